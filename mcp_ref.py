@@ -1,0 +1,1541 @@
+# SPDX-License-Identifier: MIT
+"""mcp_ref: a Model Context Protocol server in one standard-library file.
+
+Copy this file into your project; nothing else is needed (CPython 3.9 to 3.13,
+no third-party package).  It serves MCP tools over stdio for every protocol
+revision: 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (the ``initialize``
+handshake) and 2026-07-28 (stateless: ``server/discover`` and per-request
+``_meta``).  Its tool layer is a drop-in for the official SDK's
+``mcp.server.MCPServer``: the same decorator, the same ``inputSchema`` and
+``outputSchema``, the same ``content`` and ``structuredContent``.
+
+The return annotation IS the output schema:
+
+    annotation                                  structured output
+    ------------------------------------------  ---------------------------------
+    str, int, float, bool, bytes, None          wrapped: {"result": value}
+    list, tuple, set, Sequence, Union, Literal  wrapped: {"result": value}
+    dict[str, T]                                the object itself
+    dataclass, TypedDict, annotated class,      the object itself
+    pydantic BaseModel
+    class without annotations, datetime, Enum,  none: the tool is unstructured
+    bare list or dict, content blocks
+
+Every result is checked against its schema before it leaves; a mismatch is a
+tool error (``isError: true``) whose text names the failing field.
+
+>>> server = MCPServer("demo")
+>>> @server.tool()
+... def add(a: int, b: int = 1) -> int:
+...     '''Add two numbers.'''
+...     return a + b
+>>> server.list_tools()[0]["outputSchema"]["properties"]
+{'result': {'title': 'Result', 'type': 'integer'}}
+>>> server.call_tool("add", {"a": "2"})
+{'content': [{'type': 'text', 'text': '3'}], 'structuredContent': {'result': 3}, 'isError': False}
+>>> server.call_tool("add", {"a": "two"})["content"][0]["text"].splitlines()[:3]
+['Error executing tool add: 1 validation error for addArguments', 'a', "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='two', input_type=str]"]
+
+Run a server file with ``python mcp_ref.py serve server.py``, or call
+``server.run()`` at the end of it.  ``python mcp_ref.py --help`` lists the
+command line (a small stdio client: ``list``, ``call``, ``serve``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import typing
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+
+__version__ = "0.1.0"
+
+__all__ = (
+    "MCPServer",
+    "Field",
+    "ToolError",
+    "InvalidSignature",
+    "ValidationError",
+    "validate",
+    "json_schema",
+    "TextContent",
+    "ImageContent",
+    "AudioContent",
+    "EmbeddedResource",
+    "ResourceLink",
+    "CallToolResult",
+    "ToolAnnotations",
+    "Image",
+    "Audio",
+)
+
+# ---------------------------------------------------------------------------
+# Constants
+# ---------------------------------------------------------------------------
+
+#: Handshake-era revisions, oldest first (docs/specification/<v>/basic/lifecycle).
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+#: Stateless revisions: version and capabilities travel in every request's
+#: ``_meta`` (docs/specification/2026-07-28/basic/versioning).
+STATELESS_VERSIONS = ("2026-07-28",)
+LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
+
+# JSON-RPC 2.0 error codes, and the MCP codes of 2026-07-28 basic/index.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+# Reserved ``_meta`` keys of the 2026-07-28 revision (basic/index, "_meta").
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+# Which revision introduced which optional field (the schema.json of each).
+_SINCE = {
+    "tool.annotations": "2025-03-26",
+    "tool.title": "2025-06-18",
+    "tool.outputSchema": "2025-06-18",
+    "tool._meta": "2025-06-18",
+    "tool.icons": "2025-11-25",
+    "result.structuredContent": "2025-06-18",
+    "content.audio": "2025-03-26",
+    "content.resource_link": "2025-06-18",
+    "impl.title": "2025-06-18",
+    "impl.extra": "2025-11-25",
+    "batch": "2025-03-26",
+}
+_BATCH_VERSIONS = ("2025-03-26",)  # added in 2025-03-26, removed in 2025-06-18
+
+_ALL_VERSIONS = HANDSHAKE_VERSIONS + STATELESS_VERSIONS
+
+
+def _has(version: str, feature: str) -> bool:
+    """Whether the negotiated revision defines ``feature`` (dates compare as text)."""
+    return version >= _SINCE[feature]
+
+
+# ---------------------------------------------------------------------------
+# Exceptions
+# ---------------------------------------------------------------------------
+
+
+class InvalidSignature(TypeError):
+    """A function cannot be registered as a tool; the message names it and why."""
+
+
+class ToolError(Exception):
+    """Raise in a tool to report a failure the model should read.
+
+    The result is ``isError: true`` with the text
+    ``Error executing tool NAME: message``.
+    """
+
+
+class _ErrorItem(typing.NamedTuple):
+    loc: Tuple[Any, ...]
+    msg: str
+    kind: str
+    value: Any
+
+    @property
+    def path(self) -> str:
+        """The JSON path of the failing value, ``$`` for the root."""
+        return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in self.loc)
+
+
+class ValidationError(ValueError):
+    """A value does not conform to a schema.
+
+    ``errors`` lists every failure with its ``loc`` (a tuple of keys and
+    indexes), ``path`` (JSON path), ``msg`` and ``kind`` (pydantic's error
+    type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text in
+    pydantic's format, without help-page links.
+    """
+
+    def __init__(self, errors: List[_ErrorItem], title: str = "value") -> None:
+        self.errors = errors
+        self.title = title
+        super().__init__(_format_errors(errors, title))
+
+
+def _truncated_repr(value: Any) -> str:
+    # pydantic shortens long input reprs to 25 + "..." + 24 characters.
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= 50 else f"{text[:25]}...{text[-24:]}"
+
+
+def _format_errors(errors: List[_ErrorItem], title: str) -> str:
+    n = len(errors)
+    lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
+    for e in errors:
+        if e.loc:
+            lines.append(".".join(str(p) for p in e.loc))
+        lines.append(
+            f"  {e.msg} [type={e.kind}, input_value={_truncated_repr(e.value)}, "
+            f"input_type={type(e.value).__name__}]"
+        )
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Type introspection
+# ---------------------------------------------------------------------------
+
+_MISSING: Any = type("_MissingType", (), {"__repr__": lambda self: "MISSING"})()
+_NoneType = type(None)
+
+
+def _module(name: str) -> Any:
+    """A module only if the program already imported it: a type from a module
+    nobody imported cannot appear in an annotation, so we never import one."""
+    return sys.modules.get(name)
+
+
+def _origin(tp: Any) -> Any:
+    return getattr(tp, "__origin__", None)
+
+
+def _args(tp: Any) -> Tuple[Any, ...]:
+    return getattr(tp, "__args__", ()) or ()
+
+
+def _is_annotated(tp: Any) -> bool:
+    return hasattr(tp, "__metadata__") and _origin(tp) is not None
+
+
+def _is_union(tp: Any) -> bool:
+    if _origin(tp) is typing.Union:
+        return True
+    union_type = getattr(_module("types"), "UnionType", None)  # PEP 604, 3.10+
+    return union_type is not None and isinstance(tp, union_type)
+
+
+def _is_literal(tp: Any) -> bool:
+    return _origin(tp) is typing.Literal
+
+
+def _qualifier(tp: Any) -> Optional[str]:
+    """``Required``/``NotRequired``/``ReadOnly`` from typing or typing_extensions."""
+    origin = _origin(tp)
+    name = getattr(origin, "_name", None) or getattr(tp, "_name", None)
+    if origin is not None and name in ("Required", "NotRequired", "ReadOnly"):
+        return str(name)
+    return None
+
+
+def _is_typeddict(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__total__")
+
+
+def _is_dataclass(tp: Any) -> bool:
+    return isinstance(tp, type) and hasattr(tp, "__dataclass_fields__")
+
+
+def _pydantic_base() -> Any:
+    """pydantic's BaseModel, only when the program imported pydantic itself."""
+    module = _module("pydantic")
+    return getattr(module, "BaseModel", None)
+
+
+def _is_pydantic_model(tp: Any) -> bool:
+    base = _pydantic_base()
+    return base is not None and isinstance(tp, type) and issubclass(tp, base)
+
+
+def _is_pydantic_field(obj: Any) -> bool:
+    fields = _module("pydantic.fields")
+    return fields is not None and isinstance(obj, fields.FieldInfo)
+
+
+def _type_hints(obj: Any) -> Dict[str, Any]:
+    """Resolved annotations (string annotations and forward references too)."""
+    try:
+        return typing.get_type_hints(obj, include_extras=True)
+    except Exception as exc:
+        name = getattr(obj, "__qualname__", repr(obj))
+        raise InvalidSignature(f"Unable to evaluate type annotations for {name!r}: {exc}") from exc
+
+
+def _cleandoc(doc: Optional[str]) -> str:
+    """``inspect.cleandoc`` without importing inspect: the same text on every Python."""
+    if not doc:
+        return ""
+    lines = doc.expandtabs().split("\n")
+    indents = [len(ln) - len(ln.lstrip()) for ln in lines[1:] if ln.strip()]
+    margin = min(indents) if indents else 0
+    lines = [lines[0].lstrip()] + [ln[margin:] for ln in lines[1:]]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def _title(name: str) -> str:
+    # pydantic's GenerateJsonSchema.get_title_from_name.
+    return name.title().replace("_", " ").strip()
+
+
+# ---------------------------------------------------------------------------
+# JSON Schema generation
+# ---------------------------------------------------------------------------
+
+
+class Field:
+    """Field metadata, as pydantic's ``Field`` spells it, for ``Annotated[T, Field(...)]``
+    or as a parameter default.  Produces the same schema keywords pydantic does."""
+
+    _KEYWORDS = {
+        "ge": "minimum",
+        "gt": "exclusiveMinimum",
+        "le": "maximum",
+        "lt": "exclusiveMaximum",
+        "multiple_of": "multipleOf",
+        "pattern": "pattern",
+    }
+
+    def __init__(
+        self,
+        default: Any = _MISSING,
+        *,
+        default_factory: Optional[Callable[[], Any]] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        examples: Optional[List[Any]] = None,
+        ge: Optional[float] = None,
+        gt: Optional[float] = None,
+        le: Optional[float] = None,
+        lt: Optional[float] = None,
+        multiple_of: Optional[float] = None,
+        min_length: Optional[int] = None,
+        max_length: Optional[int] = None,
+        pattern: Optional[str] = None,
+    ) -> None:
+        if default is ...:
+            default = _MISSING
+        self.default = default
+        self.default_factory = default_factory
+        self.title = title
+        self.description = description
+        self.examples = examples
+        self.constraints = {
+            k: v
+            for k, v in (
+                ("ge", ge), ("gt", gt), ("le", le), ("lt", lt), ("multiple_of", multiple_of),
+                ("min_length", min_length), ("max_length", max_length), ("pattern", pattern),
+            )
+            if v is not None
+        }
+
+    def __repr__(self) -> str:
+        return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
+
+    def apply(self, schema: Dict[str, Any]) -> None:
+        """Add this field's keywords to ``schema`` where pydantic puts them."""
+        target = schema
+        # pydantic applies constraints of Optional[T] to T's arm.
+        arms = schema.get("anyOf")
+        if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
+            target = arms[0]
+        kind = target.get("type")
+        for key, value in self.constraints.items():
+            if key in ("min_length", "max_length"):
+                word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
+                target[("min" if key == "min_length" else "max") + word] = value
+            else:
+                target[self._KEYWORDS[key]] = value
+        if self.title is not None:
+            schema["title"] = self.title
+        if self.description is not None:
+            schema["description"] = self.description
+        if self.examples is not None:
+            schema["examples"] = _jsonable(self.examples)
+
+
+def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
+    # pydantic sorts keys alphabetically, except the names under "properties"
+    # and values under "default", which keep their order.
+    if isinstance(value, dict):
+        keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
+        return {k: _sorted_schema(value[k], k) for k in keys}
+    if isinstance(value, list):
+        return [_sorted_schema(v, parent) for v in value]
+    return value
+
+
+class _Unsupported(Exception):
+    """An annotation that has no JSON Schema (pydantic would refuse it too)."""
+
+
+class _SchemaBuilder:
+    """Turns annotations into pydantic-identical JSON Schema, collecting ``$defs``.
+
+    One method per annotation family, in the order of the module docstring's table.
+    """
+
+    def __init__(self) -> None:
+        self.defs: Dict[str, Dict[str, Any]] = {}
+        self._names: Dict[Any, str] = {}
+        self._building: set = set()
+
+    # -- entry points -------------------------------------------------------
+
+    def schema(self, tp: Any) -> Dict[str, Any]:
+        if isinstance(tp, str):
+            raise _Unsupported(f"unresolved forward reference {tp!r}")
+        if isinstance(tp, typing.ForwardRef):
+            raise _Unsupported(f"unresolved forward reference {tp.__forward_arg__!r}")
+        if _is_annotated(tp):
+            return self.annotated(tp)
+        if tp is Any or tp is object:
+            return {}
+        if tp is None or tp is _NoneType:
+            return {"type": "null"}
+        scalar = self.scalar(tp)
+        if scalar is not None:
+            return scalar
+        if _is_literal(tp):
+            return self.literal(tp)
+        if _is_union(tp):
+            return self.union(tp)
+        if _origin(tp) is not None or tp in (list, tuple, set, frozenset, dict):
+            return self.container(tp)
+        supertype = getattr(tp, "__supertype__", None)  # typing.NewType
+        if supertype is not None:
+            return self.schema(supertype)
+        if isinstance(tp, typing.TypeVar):
+            return {}
+        if isinstance(tp, type):
+            return self.ref(tp)
+        raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
+
+    def property(self, tp: Any, name: str, default: Any = _MISSING) -> Dict[str, Any]:
+        """A field's schema: the type's, plus title and default as pydantic adds them."""
+        schema = self.schema(tp)
+        if "title" not in schema and not self._is_ref_like(schema):
+            schema["title"] = _title(name)
+        if default is not _MISSING:
+            try:
+                schema["default"] = _jsonable(default)
+            except (TypeError, ValueError):
+                pass  # pydantic leaves a default it cannot serialise out of the schema
+        return schema
+
+    @staticmethod
+    def _is_ref_like(schema: Dict[str, Any]) -> bool:
+        # pydantic sets no field title on models and enums, nor on Optional[Model].
+        if "$ref" in schema:
+            return True
+        arms = schema.get("anyOf")
+        return bool(arms) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
+
+    # -- families -----------------------------------------------------------
+
+    def annotated(self, tp: Any) -> Dict[str, Any]:
+        inner = tp.__origin__
+        metadata = tp.__metadata__
+        if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
+            return self.pydantic(tp)
+        schema = self.schema(inner)
+        for meta in metadata:
+            if isinstance(meta, Field):
+                if "$ref" in schema and (meta.constraints or meta.title):
+                    schema = {"allOf": [schema]}
+                meta.apply(schema)
+        return schema
+
+    def scalar(self, tp: Any) -> Optional[Dict[str, Any]]:
+        if tp is str:
+            return {"type": "string"}
+        if tp is bool:
+            return {"type": "boolean"}
+        if tp is int:
+            return {"type": "integer"}
+        if tp is float:
+            return {"type": "number"}
+        if tp is bytes:
+            return {"format": "binary", "type": "string"}
+        if not isinstance(tp, type):
+            return None
+        return _stdlib_scalar_schema(tp)
+
+    def literal(self, tp: Any) -> Dict[str, Any]:
+        values = [v.value if _is_enum_member(v) else v for v in _literal_values(tp)]
+        schema: Dict[str, Any] = {"const": values[0]} if len(values) == 1 else {"enum": values}
+        kinds = {_json_type(v) for v in values}
+        if len(kinds) == 1:
+            schema["type"] = kinds.pop()
+        return schema
+
+    def union(self, tp: Any) -> Dict[str, Any]:
+        arms = list(_args(tp))
+        # pydantic puts the null arm last, whatever the spelling.
+        has_null = _NoneType in arms
+        arms = [a for a in arms if a is not _NoneType]
+        schemas = [self.schema(a) for a in arms]
+        if has_null:
+            schemas.append({"type": "null"})
+        if len(schemas) == 1:
+            return schemas[0]
+        return {"anyOf": schemas}
+
+    def container(self, tp: Any) -> Dict[str, Any]:
+        origin = _origin(tp) or tp
+        args = _args(tp)
+        abc = _module("collections.abc")
+        if origin in (list, tuple) and origin is tuple:
+            return self.tuple(tp, args)
+        if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
+            return {"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True}
+        if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
+            return {"items": self.schema(args[0]) if args else {}, "type": "array"}
+        if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
+            if not args or args[1] is Any:
+                return {"additionalProperties": True, "type": "object"}
+            return {"additionalProperties": self.schema(args[1]), "type": "object"}
+        raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
+
+    def tuple(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+        if not args:
+            # bare tuple, or typing.Tuple[()] (whose args are ((),) on 3.9/3.10)
+            if getattr(tp, "_special", False) or tp is tuple:
+                return {"items": {}, "type": "array"}
+        if args == ((),) or (not args and _origin(tp) is tuple):
+            return {"maxItems": 0, "minItems": 0, "type": "array"}
+        if len(args) == 2 and args[1] is Ellipsis:
+            return {"items": self.schema(args[0]), "type": "array"}
+        n = len(args)
+        return {"maxItems": n, "minItems": n, "prefixItems": [self.schema(a) for a in args], "type": "array"}
+
+    def ref(self, cls: type) -> Dict[str, Any]:
+        """Enums, dataclasses, TypedDicts, annotated classes and pydantic models live
+        in ``$defs`` and are referenced, as pydantic does."""
+        if _is_pydantic_model(cls):
+            return self.pydantic(cls)
+        name = self._names.get(cls)
+        if name is None:
+            name = self._def_name(cls)
+            self._names[cls] = name
+            self._building.add(cls)
+            try:
+                if _is_enum(cls):
+                    definition = self.enum(cls)
+                elif _is_typeddict(cls):
+                    definition = self.typeddict(cls)
+                elif _is_dataclass(cls):
+                    definition = self.dataclass(cls)
+                else:
+                    definition = self.annotated_class(cls)
+            except BaseException:
+                del self._names[cls]
+                raise
+            finally:
+                self._building.discard(cls)
+            self.defs[name] = definition
+        return {"$ref": f"#/$defs/{name}"}
+
+    def _def_name(self, cls: type) -> str:
+        name = cls.__name__
+        if name in self.defs or name in self._names.values():
+            # pydantic disambiguates two classes of one name by their module path.
+            name = f"{cls.__module__}__{cls.__qualname__}".replace(".", "__")
+        return name
+
+    def enum(self, cls: Any) -> Dict[str, Any]:
+        values = [m.value for m in cls]
+        schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
+        doc = cls.__doc__
+        if doc and doc != "An enumeration.":
+            schema["description"] = _cleandoc(doc)
+        kinds = {_json_type(v) for v in values}
+        if len(kinds) == 1:
+            schema["type"] = kinds.pop()
+        return schema
+
+    def _object(self, cls: type, fields: List[Tuple[str, Any, Any, bool]], doc: Optional[str]) -> Dict[str, Any]:
+        properties = {}
+        required = []
+        for name, tp, default, is_required in fields:
+            properties[name] = self.property(tp, name, default)
+            if is_required:
+                required.append(name)
+        schema: Dict[str, Any] = {}
+        if doc:
+            schema["description"] = _cleandoc(doc)
+        schema["properties"] = properties
+        if required:
+            schema["required"] = required
+        schema["title"] = cls.__name__
+        schema["type"] = "object"
+        return schema
+
+    def typeddict(self, cls: type) -> Dict[str, Any]:
+        hints = _type_hints(cls)
+        required_keys = getattr(cls, "__required_keys__", set(hints) if cls.__total__ else set())  # type: ignore[attr-defined]
+        fields = []
+        for name, tp in hints.items():
+            required = name in required_keys
+            while True:  # Required/NotRequired/ReadOnly, in either order
+                qualifier = _qualifier(tp)
+                if qualifier is None:
+                    break
+                if qualifier != "ReadOnly":
+                    required = qualifier == "Required"
+                tp = _args(tp)[0]
+            fields.append((name, tp, _MISSING, required))
+        return self._object(cls, fields, cls.__doc__)
+
+    def dataclass(self, cls: type) -> Dict[str, Any]:
+        hints = _type_hints(cls)
+        fields = []
+        for f in cls.__dataclass_fields__.values():  # type: ignore[attr-defined]
+            if getattr(f, "_field_type", None) is not None and str(f._field_type) != "_FIELD":
+                continue  # ClassVar and InitVar pseudo-fields
+            default = f.default
+            has_factory = f.default_factory is not _dataclass_missing()
+            default = _MISSING if default is _dataclass_missing() else default
+            fields.append((f.name, hints.get(f.name, Any), default, default is _MISSING and not has_factory))
+        doc = cls.__doc__
+        # dataclass() writes "Name(field: type, ...)" as the docstring of a class
+        # that has none; pydantic does not publish that one.
+        if doc and doc.startswith(cls.__name__ + "("):
+            doc = None
+        return self._object(cls, fields, doc)
+
+    def annotated_class(self, cls: type) -> Dict[str, Any]:
+        """A plain class with annotated attributes, read like the SDK's
+        ``_create_model_from_class``: a class-level value is the default."""
+        hints = {k: v for k, v in _type_hints(cls).items() if not k.startswith("_")}
+        hints = {k: v for k, v in hints.items() if _origin(v) is not typing.ClassVar and v is not typing.ClassVar}
+        if not hints:
+            raise _Unsupported(f"{cls!r} has no annotated attributes")
+        fields = []
+        for name, tp in hints.items():
+            default = getattr(cls, name, _MISSING)
+            fields.append((name, tp, default, default is _MISSING))
+        return self._object(cls, fields, None)
+
+    def pydantic(self, tp: Any) -> Dict[str, Any]:
+        """The user's own pydantic builds the schema of its own types, its ``$defs``
+        merged into ours (the SDK's ``TypeAdapter(...).json_schema()``)."""
+        pydantic = _module("pydantic")
+        schema = pydantic.TypeAdapter(tp).json_schema(ref_template="#/$defs/{model}")
+        for name, definition in schema.pop("$defs", {}).items():
+            self.defs.setdefault(name, definition)
+        if isinstance(tp, type) and "$ref" not in schema:
+            # A model's schema comes inline at the root; keep it in $defs like ours.
+            self.defs.setdefault(tp.__name__, schema)
+            return {"$ref": f"#/$defs/{tp.__name__}"}
+        return schema
+
+    # -- roots --------------------------------------------------------------
+
+    def root(self, tp: Any, inline_recursive: bool = True) -> Dict[str, Any]:
+        """A complete schema.  A root class is inlined, as pydantic does; a
+        recursive one stays a bare ``$ref`` in pydantic, and SDK 2.3 inlines it
+        (``_inline_root_ref``) because ``outputSchema`` needs an object root."""
+        return self.finish(self.schema(tp), inline_recursive)
+
+    def finish(self, schema: Dict[str, Any], inline_recursive: bool = True) -> Dict[str, Any]:
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
+            name = ref[8:]
+            recursive = _refers_to(self.defs, name)
+            if not recursive:
+                schema = self.defs.pop(name)
+            elif inline_recursive:
+                schema = dict(self.defs[name])
+        defs = {n: d for n, d in self.defs.items() if _used(n, schema, self.defs)}
+        if defs:
+            schema = {"$defs": defs, **schema}
+        return _sorted_schema(schema)
+
+
+def _refers_to(defs: Dict[str, Any], name: str) -> bool:
+    needle = f'"#/$defs/{name}"'
+    return any(needle in json.dumps(d) for d in defs.values())
+
+
+def _used(name: str, schema: Dict[str, Any], defs: Dict[str, Any]) -> bool:
+    # A definition is kept when the schema reaches it through any chain of $refs.
+    text = json.dumps(schema)
+    seen = set()
+    frontier = [text]
+    while frontier:
+        chunk = frontier.pop()
+        for other in defs:
+            if other not in seen and f'"#/$defs/{other}"' in chunk:
+                seen.add(other)
+                frontier.append(json.dumps(defs[other]))
+    return name in seen
+
+
+def _dataclass_missing() -> Any:
+    return _module("dataclasses").MISSING  # loaded: a dataclass exists
+
+
+def _is_subclass(obj: Any, cls: type) -> bool:
+    return isinstance(obj, type) and issubclass(obj, cls)
+
+
+def _is_enum(tp: Any) -> bool:
+    enum = _module("enum")
+    return enum is not None and _is_subclass(tp, enum.Enum)
+
+
+def _is_enum_member(value: Any) -> bool:
+    enum = _module("enum")
+    return enum is not None and isinstance(value, enum.Enum)
+
+
+def _literal_values(tp: Any) -> List[Any]:
+    values: List[Any] = []
+    for arg in _args(tp):
+        if _is_literal(arg):  # nested Literal flattens
+            values.extend(_literal_values(arg))
+        else:
+            values.append(arg)
+    return values
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object"
+
+
+def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
+    """pydantic's schemas for the standard library's value types."""
+    dt = _module("datetime")
+    if dt is not None:
+        if issubclass(tp, dt.datetime):
+            return {"format": "date-time", "type": "string"}
+        if issubclass(tp, dt.date):
+            return {"format": "date", "type": "string"}
+        if issubclass(tp, dt.time):
+            return {"format": "time", "type": "string"}
+        if issubclass(tp, dt.timedelta):
+            return {"format": "duration", "type": "string"}
+    uuid = _module("uuid")
+    if uuid is not None and issubclass(tp, uuid.UUID):
+        return {"format": "uuid", "type": "string"}
+    decimal = _module("decimal")
+    if decimal is not None and issubclass(tp, decimal.Decimal):
+        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
+    pathlib = _module("pathlib")
+    if pathlib is not None and issubclass(tp, pathlib.PurePath):
+        return {"format": "path", "type": "string"}
+    if _is_enum(tp) or tp in (str, int, float, bool):
+        return None
+    if issubclass(tp, str):
+        return {"type": "string"}
+    return None
+
+
+def json_schema(annotation: Any) -> Dict[str, Any]:
+    """The JSON Schema of an annotation, as pydantic's
+    ``TypeAdapter(annotation).json_schema()`` gives it.
+
+    >>> json_schema(Optional[List[int]])
+    {'anyOf': [{'items': {'type': 'integer'}, 'type': 'array'}, {'type': 'null'}]}
+    """
+    builder = _SchemaBuilder()
+    try:
+        return builder.root(annotation, inline_recursive=False)
+    except _Unsupported as exc:
+        raise TypeError(str(exc)) from None
+
+
+# ---------------------------------------------------------------------------
+# Validation and conversion
+# ---------------------------------------------------------------------------
+#
+# A schema is compiled once into a checker: ``check(value, loc, errors)``
+# returns the value (converted, in the lax modes) and appends an _ErrorItem per
+# failure.  Three modes:
+#   strict  JSON Schema 2020-12 as written: ``validate()``.
+#   input   tool arguments, with the SDK's (pydantic's lax mode) leniencies:
+#           "17" and 17.0 for integers, "true" for booleans, extra keys dropped.
+#   output  tool results: the same, plus Python values turned into JSON
+#           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
+#           and absent fields filled with their published defaults.
+
+_Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
+_NATIVE = frozenset((str, int, float, bool, _NoneType, list, dict))
+_BOOL_WORDS = {
+    "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
+    "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
+}
+_TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
+                "null": "none", "array": "list", "object": "dict"}
+
+
+class _Fail(Exception):
+    """A value that cannot be turned into JSON (bad bytes, a cycle, an unknown type)."""
+
+    def __init__(self, msg: str, kind: str) -> None:
+        super().__init__(msg)
+        self.msg = msg
+        self.kind = kind
+
+
+def _translate_pattern(pattern: str) -> str:
+    # ECMA-262 Unicode property classes have no spelling in Python's re.
+    for name in ("Letter", "L"):
+        pattern = pattern.replace(f"\\p{{{name}}}", r"[^\W\d_]").replace(f"\\P{{{name}}}", r"[\W\d_]")
+    for name in ("digit", "Nd", "Decimal_Number"):
+        pattern = pattern.replace(f"\\p{{{name}}}", r"\d").replace(f"\\P{{{name}}}", r"\D")
+    return pattern
+
+
+def _iso_duration(td: Any) -> str:
+    """A timedelta in ISO 8601, as pydantic serialises it (``P1DT2H3M4.5S``)."""
+    total = td.days * 86400 + td.seconds
+    sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
+    if sign:
+        td = -td
+    days, seconds, micro = td.days, td.seconds, td.microseconds
+    text = f"{sign}P"
+    if days:
+        text += f"{days}D"
+    if seconds or micro or not days:
+        hours, rest = divmod(seconds, 3600)
+        minutes, secs = divmod(rest, 60)
+        text += "T"
+        if hours:
+            text += f"{hours}H"
+        if minutes:
+            text += f"{minutes}M"
+        if secs or micro or not (hours or minutes):
+            text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
+    return text
+
+
+def _iso_datetime(value: Any) -> str:
+    text = value.isoformat()
+    # pydantic writes UTC as "Z".
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _native(value: Any) -> Any:
+    """One level of a Python value as JSON would carry it (pydantic's JSON mode)."""
+    tp = type(value)
+    if tp in _NATIVE:
+        return value
+    if _is_enum_member(value):
+        return _native(value.value)
+    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
+        return str(value) if isinstance(value, str) else value
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, (tuple, set, frozenset, list)):
+        return list(value)
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Fail("Input should be a valid string, unable to parse raw data as a unicode string",
+                        "string_unicode") from None
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in value.__dataclass_fields__.values()
+                if str(getattr(f, "_field_type", "_FIELD")) == "_FIELD"}
+    base = _pydantic_base()
+    if base is not None and isinstance(value, base):
+        return value.model_dump(mode="json", by_alias=True)
+    dt = _module("datetime")
+    if dt is not None:
+        if isinstance(value, (dt.datetime, dt.time)):
+            return _iso_datetime(value)
+        if isinstance(value, dt.date):
+            return value.isoformat()
+        if isinstance(value, dt.timedelta):
+            return _iso_duration(value)
+    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
+        m = _module(module)
+        if m is not None and isinstance(value, getattr(m, cls)):
+            return str(value)
+    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
+        return dict(value.items())
+    if hasattr(value, "__iter__") and hasattr(value, "__next__") or _is_generator_like(value):
+        return list(value)  # generators are consumed: the SDK silently sends []
+    return value
+
+
+def _is_generator_like(value: Any) -> bool:
+    collections_abc = _module("collections.abc")
+    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
+
+
+def _jsonable(value: Any, depth: int = 0, seen: Optional[set] = None) -> Any:
+    """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
+    value = _native(value)
+    tp = type(value)
+    if tp is float and (value != value or value in (float("inf"), float("-inf"))):
+        raise _Fail("Input should be a finite number", "finite_number")
+    if tp in (str, int, float, bool, _NoneType):
+        return value
+    if depth > 500:
+        raise _Fail("Value is nested too deeply", "recursion_loop")
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        raise _Fail("Recursion error - cyclic reference detected", "recursion_loop")
+    if tp is list:
+        seen.add(id(value))
+        out: Any = [_jsonable(v, depth + 1, seen) for v in value]
+    elif tp is dict:
+        seen.add(id(value))
+        out = {_key(k): _jsonable(v, depth + 1, seen) for k, v in value.items()}
+    else:
+        raise _Fail(f"Unable to serialize unknown type: {type(value).__name__}", "serialization")
+    seen.discard(id(value))
+    return out
+
+
+def _key(key: Any) -> str:
+    key = _native(key)
+    if isinstance(key, str):
+        return key
+    if isinstance(key, (int, float, bool)) or key is None:
+        return json.dumps(key)
+    raise _Fail(f"Unable to serialize dictionary key of type {type(key).__name__}", "serialization")
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: 1 == 1.0, but true != 1, recursively."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _show(value: Any) -> str:
+    # pydantic quotes strings with single quotes in "Input should be 'a' or 'b'".
+    return repr(value) if isinstance(value, str) else json.dumps(value)
+
+
+def _one_of_text(values: List[Any]) -> str:
+    shown = [_show(v) for v in values]
+    if not shown:
+        return "one of no values (the enum is empty)"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _number_text(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+class _Compiler:
+    """Compiles one root schema (and the ``$ref`` targets inside it) into checkers."""
+
+    def __init__(self, root: Any, mode: str) -> None:
+        self.root = root
+        self.lax = mode != "strict"
+        self.output = mode == "output"
+        self._by_pointer: Dict[str, _Checker] = {}
+
+    def compile(self, schema: Any) -> _Checker:
+        if schema is True or schema == {}:
+            return self._anything
+        if schema is False:
+            return self._nothing
+        if not isinstance(schema, dict):
+            raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
+        steps: List[_Checker] = []
+        if "$ref" in schema:
+            steps.append(self._ref(schema["$ref"]))
+        type_step = self._type(schema)
+        for keyword_steps in (
+            self._enum_const(schema),
+            self._numeric(schema),
+            self._string(schema),
+            self._array(schema),
+            self._object(schema),
+            self._combinators(schema),
+        ):
+            steps.extend(keyword_steps)
+        if type_step is None and not steps:
+            return self._anything
+        return self._sequence(type_step, steps)
+
+    def _sequence(self, type_step: Optional[Callable[..., Any]], steps: List[_Checker]) -> _Checker:
+        lax = self.lax
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if lax and type(value) not in _NATIVE:
+                try:
+                    value = _native(value)
+                except _Fail as exc:
+                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                    return value
+            if type_step is not None:
+                before = len(errors)
+                value = type_step(value, loc, errors)
+                if len(errors) > before:
+                    return value  # the other keywords would only repeat the type error
+            for step in steps:
+                value = step(value, loc, errors)
+            return value
+
+        return check
+
+    def _anything(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not self.lax:
+            return value
+        try:
+            return _jsonable(value)
+        except _Fail as exc:
+            errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+            return value
+
+    @staticmethod
+    def _nothing(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        errors.append(_ErrorItem(loc, "No value is allowed here (false schema)", "false_schema", value))
+        return value
+
+    # -- $ref ---------------------------------------------------------------
+
+    def _ref(self, ref: str) -> _Checker:
+        if not ref.startswith("#"):
+            raise ValueError(f"only local $ref is supported, not {ref!r}")
+        compiled = self._by_pointer.get(ref)
+        if compiled is not None:
+            return compiled
+        cell: List[_Checker] = []
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            return cell[0](value, loc, errors)
+
+        self._by_pointer[ref] = check  # registered before compiling: recursion
+        cell.append(self.compile(self._resolve(ref)))
+        return check
+
+    def _resolve(self, ref: str) -> Any:
+        target = self.root
+        from urllib.parse import unquote  # only schemas with $ref get here
+
+        for token in unquote(ref[1:]).split("/")[1:]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(target, list):
+                target = target[int(token)]
+            elif isinstance(target, dict) and token in target:
+                target = target[token]
+            else:
+                raise ValueError(f"$ref {ref!r} points at nothing")
+        return target
+
+    # -- type ---------------------------------------------------------------
+
+    def _type(self, schema: Dict[str, Any]) -> Optional[Callable[..., Any]]:
+        declared = schema.get("type")
+        if declared is None:
+            return None
+        types = [declared] if isinstance(declared, str) else list(declared)
+        lax, output = self.lax, self.output
+        properties = schema.get("properties") or {}
+        title = schema.get("title")
+        array_kind = "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            for t in types:
+                if _is_json_type(value, t):
+                    return int(value) if lax and t == "integer" and type(value) is float else value
+            if lax:
+                failure = None
+                for t in types:
+                    converted, failure = _coerce(value, t, output, properties)
+                    if failure is None:
+                        return converted
+                msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array_kind, title)
+            else:
+                msg, kind = _type_error(types[0], array_kind, title) if len(types) == 1 else (
+                    f"Input should be of type {' or '.join(types)}", "type")
+            errors.append(_ErrorItem(loc, msg, kind, value))
+            return value
+
+        return check
+
+    # -- enum and const ------------------------------------------------------
+
+    def _enum_const(self, schema: Dict[str, Any]) -> List[_Checker]:
+        steps: List[_Checker] = []
+        for keyword in ("const", "enum"):
+            if keyword not in schema:
+                continue
+            allowed = [schema["const"]] if keyword == "const" else list(schema["enum"])
+
+            def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], allowed: List[Any] = allowed) -> Any:
+                for candidate in allowed:
+                    if _json_equal(value, candidate):
+                        return value
+                errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", "literal_error", value))
+                return value
+
+            steps.append(check)
+        return steps
+
+    # -- numbers -------------------------------------------------------------
+
+    def _numeric(self, schema: Dict[str, Any]) -> List[_Checker]:
+        bounds = [
+            (k, schema[k], kind, text)
+            for k, kind, text in (
+                ("minimum", "greater_than_equal", "greater than or equal to"),
+                ("exclusiveMinimum", "greater_than", "greater than"),
+                ("maximum", "less_than_equal", "less than or equal to"),
+                ("exclusiveMaximum", "less_than", "less than"),
+            )
+            if k in schema
+        ]
+        multiple = schema.get("multipleOf")
+        if not bounds and multiple is None:
+            return []
+        ops = {"minimum": lambda v, b: v >= b, "exclusiveMinimum": lambda v, b: v > b,
+               "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b}
+        checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                return value
+            for op, bound, kind, text in checks:
+                if not op(value, bound):
+                    errors.append(_ErrorItem(loc, f"Input should be {text} {_number_text(bound)}", kind, value))
+            if multiple is not None and not _is_multiple(value, multiple):
+                errors.append(_ErrorItem(loc, f"Input should be a multiple of {_number_text(multiple)}",
+                                         "multiple_of", value))
+            return value
+
+        return [check]
+
+    # -- strings -------------------------------------------------------------
+
+    def _string(self, schema: Dict[str, Any]) -> List[_Checker]:
+        low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
+        if low is None and high is None and pattern is None:
+            return []
+        regex = None
+        if pattern is not None:
+            import re
+
+            regex = re.compile(_translate_pattern(pattern))
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if not isinstance(value, str):
+                return value
+            n = len(value)
+            if low is not None and n < low:
+                errors.append(_ErrorItem(loc, f"String should have at least {low} character{'s' if low != 1 else ''}",
+                                         "string_too_short", value))
+            if high is not None and n > high:
+                errors.append(_ErrorItem(loc, f"String should have at most {high} character{'s' if high != 1 else ''}",
+                                         "string_too_long", value))
+            if regex is not None and not regex.search(value):
+                errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
+                                         value))
+            return value
+
+        return [check]
+
+    # -- arrays --------------------------------------------------------------
+
+    def _array(self, schema: Dict[str, Any]) -> List[_Checker]:
+        prefix = [self.compile(s) for s in schema.get("prefixItems", ())]
+        items = self.compile(schema["items"]) if "items" in schema else None
+        contains = self.compile(schema["contains"]) if "contains" in schema else None
+        min_contains = schema.get("minContains", 1)
+        max_contains = schema.get("maxContains")
+        low, high = schema.get("minItems"), schema.get("maxItems")
+        unique = schema.get("uniqueItems") is True
+        if not (prefix or items or contains or low is not None or high is not None or unique):
+            return []
+        lax = self.lax
+        noun = "Set" if unique else "Tuple" if prefix else "List"
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if not isinstance(value, list):
+                return value
+            out = value
+            if prefix or items is not None:
+                out = []
+                for i, item in enumerate(value):
+                    sub = prefix[i] if i < len(prefix) else items
+                    out.append(sub(item, loc + (i,), errors) if sub is not None else item)
+                if lax and len(value) < len(prefix) and low is not None:
+                    for i in range(len(value), min(len(prefix), low)):
+                        errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
+                    low_checked = True
+                else:
+                    low_checked = False
+            else:
+                low_checked = False
+            if unique:
+                if lax:
+                    out = _dedupe(out)  # a set keeps one of each, as pydantic's set does
+                elif not _all_unique(out):
+                    errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
+            n = len(out)
+            if low is not None and n < low and not low_checked:
+                errors.append(_ErrorItem(loc, f"{noun} should have at least {low} item{'s' if low != 1 else ''} "
+                                              f"after validation, not {n}", "too_short", value))
+            if high is not None and n > high:
+                errors.append(_ErrorItem(loc, f"{noun} should have at most {high} item{'s' if high != 1 else ''} "
+                                              f"after validation, not {n}", "too_long", value))
+            if contains is not None:
+                found = sum(1 for i, item in enumerate(out) if _passes(contains, item, loc + (i,)))
+                if found < min_contains:
+                    errors.append(_ErrorItem(loc, f"Array should contain at least {min_contains} matching "
+                                                  f"item{'s' if min_contains != 1 else ''}, not {found}",
+                                             "contains", value))
+                if max_contains is not None and found > max_contains:
+                    errors.append(_ErrorItem(loc, f"Array should contain at most {max_contains} matching "
+                                                  f"item{'s' if max_contains != 1 else ''}, not {found}",
+                                             "contains", value))
+            return out
+
+        return [check]
+
+    # -- objects -------------------------------------------------------------
+
+    def _object(self, schema: Dict[str, Any]) -> List[_Checker]:
+        properties = {k: self.compile(s) for k, s in (schema.get("properties") or {}).items()}
+        defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
+                    if isinstance(s, dict) and "default" in s}
+        required = list(schema.get("required", ()))
+        extra = schema.get("additionalProperties", _MISSING)
+        extra_check = None if extra is _MISSING else self.compile(extra)
+        patterns = []
+        if "patternProperties" in schema:
+            import re
+
+            patterns = [(re.compile(_translate_pattern(p)), self.compile(s))
+                        for p, s in schema["patternProperties"].items()]
+        names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
+        low, high = schema.get("minProperties"), schema.get("maxProperties")
+        dependent = schema.get("dependentRequired") or {}
+        if not (properties or required or extra_check or patterns or names or low is not None
+                or high is not None or dependent):
+            return []
+        # Extra keys are dropped where the SDK's models ignore them: an object
+        # with declared properties and nothing said about the others.
+        drop_extra = self.lax and bool(properties) and extra is _MISSING and not patterns
+        fill_defaults = self.output
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if not isinstance(value, dict):
+                return value
+            out: Dict[str, Any] = {}
+            for key, item in value.items():
+                sub = properties.get(key)
+                matched = sub is not None
+                if sub is not None:
+                    item = sub(item, loc + (key,), errors)
+                for regex, pattern_check in patterns:
+                    if regex.search(key):
+                        matched = True
+                        item = pattern_check(item, loc + (key,), errors)
+                if not matched:
+                    if drop_extra:
+                        continue
+                    if extra_check is not None:
+                        if extra is False:
+                            errors.append(_ErrorItem(loc + (key,), "Extra inputs are not permitted",
+                                                     "extra_forbidden", item))
+                            continue
+                        item = extra_check(item, loc + (key,), errors)
+                if names is not None:
+                    names(key, loc + (key,), errors)
+                out[key] = item
+            for key in required:
+                if key not in value:
+                    errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
+            if fill_defaults:
+                for key, default in defaults.items():
+                    if key not in out:
+                        out[key] = default
+            n = len(value)
+            if low is not None and n < low:
+                errors.append(_ErrorItem(loc, f"Dictionary should have at least {low} item{'s' if low != 1 else ''} "
+                                              f"after validation, not {n}", "too_short", value))
+            if high is not None and n > high:
+                errors.append(_ErrorItem(loc, f"Dictionary should have at most {high} item{'s' if high != 1 else ''} "
+                                              f"after validation, not {n}", "too_long", value))
+            for key, needed in dependent.items():
+                if key in value:
+                    for other in needed:
+                        if other not in value:
+                            errors.append(_ErrorItem(loc + (other,), f"Field required when {key!r} is present",
+                                                     "missing", value))
+            return out if (self.lax or out is not value) else value
+
+        return [check]
+
+    # -- combinators ---------------------------------------------------------
+
+    def _combinators(self, schema: Dict[str, Any]) -> List[_Checker]:
+        steps: List[_Checker] = []
+        if "allOf" in schema:
+            parts = [self.compile(s) for s in schema["allOf"]]
+
+            def all_of(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+                for part in parts:
+                    value = part(value, loc, errors)
+                return value
+
+            steps.append(all_of)
+        if "anyOf" in schema:
+            steps.append(self._any_of([self.compile(s) for s in schema["anyOf"]], schema["anyOf"]))
+        if "oneOf" in schema:
+            arms = [self.compile(s) for s in schema["oneOf"]]
+
+            def one_of(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+                passing = [arm for arm in arms if _passes(arm, value, loc)]
+                if len(passing) == 1:
+                    return passing[0](value, loc, [])
+                msg = "Input should match exactly one schema" + (f", but matches {len(passing)}" if passing else "")
+                errors.append(_ErrorItem(loc, msg, "one_of", value))
+                return value
+
+            steps.append(one_of)
+        if "not" in schema:
+            negated = self.compile(schema["not"])
+
+            def not_(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+                if _passes(negated, value, loc):
+                    errors.append(_ErrorItem(loc, "Input should not match the 'not' schema", "not", value))
+                return value
+
+            steps.append(not_)
+        if "if" in schema:
+            condition = self.compile(schema["if"])
+            then = self.compile(schema["then"]) if "then" in schema else None
+            otherwise = self.compile(schema["else"]) if "else" in schema else None
+
+            def if_then_else(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+                branch = then if _passes(condition, value, loc) else otherwise
+                return branch(value, loc, errors) if branch is not None else value
+
+            steps.append(if_then_else)
+        return steps
+
+    def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
+        lax = self.lax
+        strict = [_Compiler(self.root, "strict").compile(s) for s in schemas] if lax else arms
+        labels = [_arm_label(s) for s in schemas]
+        null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
+        nullable = len(schemas) == 2 and len(null_arm) == 1
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            # pydantic's "smart" unions: an arm the value already fits exactly wins
+            # (so "17" stays a string in Union[int, str]); then the lax arms, in order.
+            for i, arm in enumerate(strict):
+                if _passes(arm, value, loc):
+                    return arms[i](value, loc, []) if lax else value
+            collected: List[List[_ErrorItem]] = []
+            for arm in arms:
+                arm_errors: List[_ErrorItem] = []
+                converted = arm(value, loc, arm_errors)
+                if not arm_errors:
+                    return converted
+                collected.append(arm_errors)
+            if nullable and value is not None:
+                errors.extend(collected[1 - null_arm[0]])  # Optional[T]: T's errors alone
+            else:
+                for label, arm_errors in zip(labels, collected):
+                    for e in arm_errors:
+                        depth = len(loc)
+                        errors.append(e._replace(loc=e.loc[:depth] + (label,) + e.loc[depth:]))
+            return value
+
+        return check
+
+
+def _arm_label(schema: Any) -> str:
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            return str(schema["$ref"]).rsplit("/", 1)[-1]
+        if "const" in schema or "enum" in schema:
+            return "literal"
+        kind = schema.get("type")
+        if isinstance(kind, str):
+            return _TYPE_LABELS.get(kind, kind)
+    return "arm"
+
+
+def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
+    errors: List[_ErrorItem] = []
+    check(value, loc, errors)
+    return not errors
+
+
+def _is_json_type(value: Any, kind: str) -> bool:
+    tp = type(value)
+    if kind == "string":
+        return tp is str
+    if kind == "integer":
+        return (tp is int) or (tp is float and value.is_integer())
+    if kind == "number":
+        return tp is int or tp is float
+    if kind == "object":
+        return tp is dict
+    if kind == "array":
+        return tp is list
+    if kind == "boolean":
+        return tp is bool
+    if kind == "null":
+        return value is None
+    return False
+
+
+def _type_error(kind: str, array_kind: str, title: Optional[str]) -> Tuple[str, str]:
+    if kind == "object" and title:
+        return f"Input should be a valid dictionary or instance of {title}", "model_type"
+    if kind == "array":
+        return {"set": ("Input should be a valid set", "set_type"),
+                "tuple": ("Input should be a valid tuple", "tuple_type")}.get(
+            array_kind, ("Input should be a valid list", "list_type"))
+    return {
+        "string": ("Input should be a valid string", "string_type"),
+        "integer": ("Input should be a valid integer", "int_type"),
+        "number": ("Input should be a valid number", "float_type"),
+        "boolean": ("Input should be a valid boolean", "bool_type"),
+        "null": ("Input should be None", "none_required"),
+        "object": ("Input should be a valid dictionary", "dict_type"),
+    }.get(kind, (f"Input should be of type {kind}", "type"))
+
+
+def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> Tuple[Any, Optional[Tuple[str, str]]]:
+    """pydantic's lax conversions for one JSON type: (value, None) or (value, (msg, kind))."""
+    tp = type(value)
+    if kind == "integer":
+        if tp is bool:
+            return int(value), None
+        if tp is float:
+            if value != value or value in (float("inf"), float("-inf")):
+                return value, ("Input should be a finite number", "finite_number")
+            return value, ("Input should be a valid integer, got a number with a fractional part", "int_from_float")
+        if tp is str:
+            text = value.strip()
+            try:
+                return int(text), None
+            except ValueError:
+                try:
+                    number = float(text)
+                except ValueError:
+                    number = None
+                if number is not None and number.is_integer():
+                    return int(number), None
+                return value, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+    elif kind == "number":
+        if tp is bool:
+            return float(value), None
+        if tp is float:  # nan and infinity are no JSON
+            return value, ("Input should be a finite number", "finite_number")
+        if tp is str:
+            try:
+                number = float(value.strip())
+            except ValueError:
+                return value, ("Input should be a valid number, unable to parse string as a number", "float_parsing")
+            if number != number or number in (float("inf"), float("-inf")):
+                return value, ("Input should be a finite number", "finite_number")
+            return number, None
+    elif kind == "boolean":
+        if tp is int and value in (0, 1):
+            return bool(value), None
+        if tp is float and value in (0.0, 1.0):
+            return bool(value), None
+        if tp is str and value.strip().lower() in _BOOL_WORDS:
+            return _BOOL_WORDS[value.strip().lower()], None
+        if tp in (str, int, float):
+            return value, ("Input should be a valid boolean, unable to interpret input", "bool_parsing")
+    elif kind == "object" and output and properties and tp not in _NATIVE:
+        # An object read by attribute (the SDK's from_attributes=True).
+        return {name: getattr(value, name) for name in properties if hasattr(value, name)}, None
+    return value, (None, None) if False else _type_error(kind, "list", None)  # type: ignore[return-value]
+
+
+def _is_multiple(value: Any, multiple: Any) -> bool:
+    if isinstance(value, int) and isinstance(multiple, int):
+        return value % multiple == 0
+    try:
+        quotient = value / multiple
+    except (OverflowError, ZeroDivisionError):
+        return False
+    if quotient in (float("inf"), float("-inf")) or quotient != quotient:
+        return False
+    if float(quotient).is_integer():
+        return True
+    from decimal import Decimal  # exact check for decimal fractions like 0.0075 / 0.0001
+
+    try:
+        return Decimal(str(value)) % Decimal(str(multiple)) == 0
+    except ArithmeticError:
+        return False
+
+
+def _dedupe(items: List[Any]) -> List[Any]:
+    out: List[Any] = []
+    for item in items:
+        if not any(_json_equal(item, seen) for seen in out):
+            out.append(item)
+    return out
+
+
+def _all_unique(items: List[Any]) -> bool:
+    return len(_dedupe(items)) == len(items)
+
+
+_COMPILED: Dict[int, Tuple[Any, _Checker]] = {}
+
+
+def _checker(schema: Any, mode: str = "strict") -> _Checker:
+    return _Compiler(schema, mode).compile(schema)
+
+
+def validate(instance: Any, schema: Any) -> None:
+    """Check a JSON value against a JSON Schema (draft 2020-12, the keywords tool
+    schemas use; ``format`` and other annotations have no effect).
+
+    Raises ``ValidationError`` listing every failure.  Each schema object is
+    compiled once and the checker reused while the object lives.
+
+    >>> validate({"n": 3}, {"type": "object", "properties": {"n": {"type": "integer", "minimum": 5}}})
+    Traceback (most recent call last):
+    ...
+    mcp_ref.ValidationError: 1 validation error for value
+    n
+      Input should be greater than or equal to 5 [type=greater_than_equal, input_value=3, input_type=int]
+    """
+    entry = _COMPILED.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_COMPILED) > 256:
+            _COMPILED.clear()
+        entry = (schema, _checker(schema))
+        _COMPILED[id(schema)] = entry
+    errors: List[_ErrorItem] = []
+    try:
+        entry[1](instance, (), errors)
+    except RecursionError:
+        errors.append(_ErrorItem((), "Value or schema is nested too deeply (or recursive)", "recursion_loop", instance))
+    if errors:
+        raise ValidationError(errors)
