@@ -1539,3 +1539,1364 @@ def validate(instance: Any, schema: Any) -> None:
         errors.append(_ErrorItem((), "Value or schema is nested too deeply (or recursive)", "recursion_loop", instance))
     if errors:
         raise ValidationError(errors)
+
+
+# -- JSON back into the parameter's Python type ------------------------------
+#
+# Arguments are validated against the published inputSchema first; then each
+# value becomes what the annotation asks for (a dataclass, an Enum member, a
+# datetime, a tuple...), as pydantic hands it to the SDK's tools.
+
+
+class _BuildError(Exception):
+    def __init__(self, msg: str, kind: str, value: Any) -> None:
+        super().__init__(msg)
+        self.item = (msg, kind, value)
+
+
+def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+    try:
+        return _build_value(tp, value)
+    except _BuildError as exc:
+        msg, kind, bad = exc.item
+        errors.append(_ErrorItem(loc, msg, kind, bad))
+    except (TypeError, ValueError) as exc:
+        errors.append(_ErrorItem(loc, f"Value error, {exc}", "value_error", value))
+    return value
+
+
+def _build_value(tp: Any, value: Any) -> Any:
+    if _is_annotated(tp):
+        if any(_is_pydantic_field(m) for m in tp.__metadata__):
+            return _module("pydantic").TypeAdapter(tp).validate_python(value)
+        return _build_value(tp.__origin__, value)
+    if value is None or tp is Any or tp is object or tp in (str, int, float, bool, _NoneType):
+        return value
+    if tp is bytes:
+        return value.encode("utf-8") if isinstance(value, str) else value
+    if _is_literal(tp):
+        for option in _literal_values(tp):
+            if _is_enum_member(option) and _json_equal(option.value, value):
+                return option
+        return value
+    if _is_union(tp):
+        return _build_union(tp, value)
+    origin = _origin(tp) or tp
+    args = _args(tp)
+    if origin is tuple and isinstance(value, list):
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_build_value(args[0], v) for v in value)
+        if args and args != ((),):
+            return tuple(_build_value(a, v) for a, v in zip(args, value))
+        return tuple(value)
+    if origin in (set, frozenset) and isinstance(value, list):
+        return origin(_build_value(args[0], v) if args else v for v in value)
+    if isinstance(value, list):
+        item = args[0] if args else Any
+        return [_build_value(item, v) for v in value]
+    if isinstance(value, dict) and not isinstance(origin, type) or origin is dict or _is_subclass(origin, dict) \
+            and not _is_typeddict(origin):
+        if isinstance(value, dict) and len(args) == 2:
+            return {k: _build_value(args[1], v) for k, v in value.items()}
+        return value
+    if _is_pydantic_model(tp):
+        return tp.model_validate(value)
+    if _is_enum(tp):
+        try:
+            return tp(value)
+        except ValueError:
+            raise _BuildError(f"Input should be {_one_of_text([m.value for m in tp])}", "enum", value) from None
+    if isinstance(tp, type) and isinstance(value, str):
+        return _build_stdlib(tp, value)
+    if isinstance(tp, type) and isinstance(value, dict):
+        return _build_object(tp, value)
+    return value
+
+
+def _build_union(tp: Any, value: Any) -> Any:
+    # Pick the first arm the value already fits, as the schema check did.
+    builder = _SchemaBuilder()
+    for arm in _args(tp):
+        if arm is _NoneType:
+            continue
+        try:
+            schema = builder.finish(builder.schema(arm))
+        except _Unsupported:
+            continue
+        if _passes(_checker(schema), value, ()):
+            return _build_value(arm, value)
+    return value
+
+
+def _build_object(tp: type, value: Dict[str, Any]) -> Any:
+    if _is_typeddict(tp):
+        hints = _type_hints(tp)
+        return {k: _build_value(_strip_qualifiers(hints.get(k, Any)), v) for k, v in value.items()}
+    hints = _type_hints(tp)
+    built = {k: _build_value(hints.get(k, Any), v) for k, v in value.items() if k in hints}
+    if _is_dataclass(tp):
+        init = {f.name for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
+        obj = tp(**{k: v for k, v in built.items() if k in init})
+        for k, v in built.items():
+            if k not in init:
+                setattr(obj, k, v)
+        return obj
+    obj = tp.__new__(tp)  # an annotated class: attributes set as the schema names them
+    for k, v in built.items():
+        setattr(obj, k, v)
+    return obj
+
+
+def _strip_qualifiers(tp: Any) -> Any:
+    while _qualifier(tp) is not None:
+        tp = _args(tp)[0]
+    return tp
+
+
+def _build_stdlib(tp: type, text: str) -> Any:
+    dt = _module("datetime")
+    if dt is not None and issubclass(tp, (dt.datetime, dt.date, dt.time, dt.timedelta)):
+        return _parse_temporal(dt, tp, text)
+    for module, cls, kind in (("uuid", "UUID", "uuid_parsing"), ("decimal", "Decimal", "decimal_parsing")):
+        m = _module(module)
+        if m is not None and issubclass(tp, getattr(m, cls)):
+            try:
+                return tp(text.strip())
+            except Exception:
+                raise _BuildError(f"Input should be a valid {cls.lower()}", kind, text) from None
+    pathlib = _module("pathlib")
+    if pathlib is not None and issubclass(tp, pathlib.PurePath):
+        return tp(text)
+    return text
+
+
+def _parse_temporal(dt: Any, tp: type, text: str) -> Any:
+    value = text.strip()
+    if value.endswith(("Z", "z")):  # fromisoformat reads "Z" only from 3.11
+        value = value[:-1] + "+00:00"
+    try:
+        if issubclass(tp, dt.datetime):
+            return dt.datetime.fromisoformat(value)
+        if issubclass(tp, dt.date):
+            return dt.date.fromisoformat(value)
+        if issubclass(tp, dt.time):
+            return dt.time.fromisoformat(value)
+        return _parse_duration(dt, value)
+    except ValueError:
+        name = {dt.datetime: "datetime", dt.date: "date", dt.time: "time"}.get(tp, "timedelta")
+        raise _BuildError(f"Input should be a valid {name}, invalid {name} format", f"{name}_parsing",
+                          text) from None
+
+
+def _parse_duration(dt: Any, text: str) -> Any:
+    import re
+
+    match = re.fullmatch(
+        r"([-+]?)P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
+        r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?", text)
+    if match is None or text.endswith(("P", "T")):
+        try:
+            return dt.timedelta(seconds=float(text))  # pydantic accepts seconds too
+        except ValueError:
+            raise ValueError(text) from None
+    sign, weeks, days, hours, minutes, seconds = match.groups()
+    delta = dt.timedelta(weeks=float(weeks or 0), days=float(days or 0), hours=float(hours or 0),
+                         minutes=float(minutes or 0), seconds=float(seconds or 0))
+    return -delta if sign == "-" else delta
+
+
+# ---------------------------------------------------------------------------
+# Tools and MCPServer
+# ---------------------------------------------------------------------------
+#
+# Content blocks and results as small dataclasses.  The field names follow the
+# SDK's Python spelling (``structured_content``, ``is_error``, ``mime_type``);
+# ``to_wire()`` gives the protocol's camelCase.
+
+
+def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+class _Block:
+    """Shared by the content block types: their wire form."""
+
+    _wire: Tuple[Tuple[str, str], ...] = ()
+
+    def to_wire(self) -> Dict[str, Any]:
+        out = {"type": getattr(self, "type")}
+        for attr, key in self._wire:
+            value = getattr(self, attr)
+            if value is not None:
+                out[key] = _jsonable(value)
+        return out
+
+
+class TextContent(_Block):
+    """A text block: ``TextContent(type="text", text="...")``."""
+
+    _wire = (("text", "text"), ("annotations", "annotations"), ("meta", "_meta"))
+
+    def __init__(self, type: str = "text", text: str = "", annotations: Any = None, meta: Any = None,
+                 **kwargs: Any) -> None:
+        self.type, self.text, self.annotations, self.meta = type, text, annotations, kwargs.get("_meta", meta)
+
+    def __repr__(self) -> str:
+        return f"TextContent(text={self.text!r})"
+
+
+class ImageContent(_Block):
+    """Base64 image data with its MIME type."""
+
+    _wire = (("data", "data"), ("mime_type", "mimeType"), ("annotations", "annotations"), ("meta", "_meta"))
+
+    def __init__(self, type: str = "image", data: str = "", mime_type: str = "", annotations: Any = None,
+                 meta: Any = None, **kwargs: Any) -> None:
+        self.type, self.data, self.annotations = type, data, annotations
+        self.mime_type = kwargs.get("mimeType", mime_type)
+        self.meta = kwargs.get("_meta", meta)
+
+
+class AudioContent(ImageContent):
+    """Base64 audio data with its MIME type (protocol revisions from 2025-03-26)."""
+
+    def __init__(self, type: str = "audio", **kwargs: Any) -> None:
+        super().__init__(type=type, **kwargs)
+
+
+class EmbeddedResource(_Block):
+    """A resource's contents inside the result: ``resource`` is
+    ``{"uri": ..., "text": ...}`` or ``{"uri": ..., "blob": ...}``."""
+
+    _wire = (("resource", "resource"), ("annotations", "annotations"), ("meta", "_meta"))
+
+    def __init__(self, type: str = "resource", resource: Any = None, annotations: Any = None,
+                 meta: Any = None, **kwargs: Any) -> None:
+        self.type, self.resource, self.annotations, self.meta = type, resource, annotations, kwargs.get("_meta", meta)
+
+
+class ResourceLink(_Block):
+    """A link to a resource (protocol revisions from 2025-06-18)."""
+
+    _wire = (("name", "name"), ("uri", "uri"), ("title", "title"), ("description", "description"),
+             ("mime_type", "mimeType"), ("size", "size"), ("annotations", "annotations"), ("meta", "_meta"))
+
+    def __init__(self, type: str = "resource_link", name: str = "", uri: str = "", title: Optional[str] = None,
+                 description: Optional[str] = None, mime_type: Optional[str] = None, size: Optional[int] = None,
+                 annotations: Any = None, meta: Any = None, **kwargs: Any) -> None:
+        self.type, self.name, self.uri, self.title, self.description = type, name, uri, title, description
+        self.mime_type = kwargs.get("mimeType", mime_type)
+        self.size, self.annotations, self.meta = size, annotations, kwargs.get("_meta", meta)
+
+
+class _Media:
+    """Shared by ``Image`` and ``Audio``: bytes or a file, sent base64-encoded."""
+
+    _kind = "image"
+    _types: Dict[str, str] = {}
+
+    def __init__(self, path: Any = None, data: Optional[bytes] = None, format: Optional[str] = None) -> None:
+        if (path is None) == (data is None):
+            raise ValueError("Pass exactly one of path or data")
+        self.path, self.data, self.format = path, data, format
+
+    def mime_type(self) -> str:
+        if self.format:
+            return f"{self._kind}/{self.format.lower()}"
+        if self.path is not None:
+            suffix = os.path.splitext(str(self.path))[1].lower()
+            return self._types.get(suffix, "application/octet-stream")
+        return f"{self._kind}/{'png' if self._kind == 'image' else 'wav'}"
+
+    def to_block(self) -> ImageContent:
+        import base64
+
+        raw = self.data
+        if raw is None:
+            with open(self.path, "rb") as f:
+                raw = f.read()
+        cls = ImageContent if self._kind == "image" else AudioContent
+        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=self.mime_type())
+
+
+class Image(_Media):
+    """An image for the model: ``Image(path="chart.png")`` or ``Image(data=b"...", format="png")``."""
+
+    _types = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+              ".webp": "image/webp"}
+
+
+class Audio(_Media):
+    """Audio for the model: ``Audio(path="note.wav")`` or ``Audio(data=b"...", format="wav")``."""
+
+    _kind = "audio"
+    _types = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
+              ".m4a": "audio/mp4", ".aac": "audio/aac"}
+
+
+class CallToolResult:
+    """A tool result built by hand; returned from a tool, it is sent as it is
+    (its ``structured_content`` checked when the annotation is
+    ``Annotated[CallToolResult, Model]``)."""
+
+    def __init__(self, content: Optional[List[Any]] = None, structured_content: Any = None,
+                 is_error: bool = False, meta: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
+        self.content = list(content or [])
+        self.structured_content = kwargs.get("structuredContent", structured_content)
+        self.is_error = kwargs.get("isError", is_error)
+        self.meta = kwargs.get("_meta", meta)
+
+
+class ToolAnnotations:
+    """Hints about a tool's behaviour (protocol revisions from 2025-03-26)."""
+
+    def __init__(self, title: Optional[str] = None, read_only_hint: Optional[bool] = None,
+                 destructive_hint: Optional[bool] = None, idempotent_hint: Optional[bool] = None,
+                 open_world_hint: Optional[bool] = None, **kwargs: Any) -> None:
+        self.wire = _drop_none({
+            "title": title,
+            "readOnlyHint": kwargs.get("readOnlyHint", read_only_hint),
+            "destructiveHint": kwargs.get("destructiveHint", destructive_hint),
+            "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
+            "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
+        })
+
+
+_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink, Image, Audio)
+
+
+def _is_content_class(tp: Any) -> bool:
+    if isinstance(tp, type) and issubclass(tp, _CONTENT_TYPES):
+        return True
+    # The SDK's own content models (mcp_types), when a server still imports them.
+    return isinstance(tp, type) and tp.__module__.startswith("mcp") and tp.__name__ in (
+        "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
+
+
+def _returns_content(tp: Any) -> bool:
+    """Content blocks, bare or as items or union arms: the SDK leaves these unstructured."""
+    if _is_annotated(tp):
+        return _returns_content(tp.__origin__)
+    abc = _module("collections.abc")
+    if _is_union(tp) or _origin(tp) in (list, tuple) or (abc is not None and _origin(tp) is abc.Sequence):
+        return any(_returns_content(a) for a in _args(tp))
+    return _is_content_class(tp)
+
+
+def _content_block(value: Any) -> Optional[Dict[str, Any]]:
+    if isinstance(value, _Block):
+        return value.to_wire()
+    if isinstance(value, _Media):
+        return value.to_block().to_wire()
+    if _is_content_class(type(value)) and hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
+    return None
+
+
+def _content(value: Any) -> List[Dict[str, Any]]:
+    """The ``content`` blocks for the model: text as is, a list item by item,
+    blocks as blocks, anything else as JSON text indented by 2."""
+    if value is None:
+        return []
+    block = _content_block(value)
+    if block is not None:
+        return [block]
+    if isinstance(value, (list, tuple)):
+        return [b for item in value for b in _content(item)]
+    if isinstance(value, str):
+        return [{"type": "text", "text": value}]
+    return [{"type": "text", "text": _dumps_text(value)}]
+
+
+def _dumps_text(value: Any) -> str:
+    try:
+        data = _jsonable(value)
+    except _Fail:
+        data = str(value)  # the SDK's to_json(fallback=str)
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+class _Param(typing.NamedTuple):
+    name: str
+    annotation: Any
+    default: Any
+
+
+class _Tool:
+    """A registered function: its published schemas and its compiled checkers."""
+
+    def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str],
+                 description: Optional[str], annotations: Any, icons: Any, meta: Any,
+                 structured_output: Optional[bool]) -> None:
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "")
+        if self.name == "<lambda>" or not self.name:
+            raise InvalidSignature("You must provide a name for lambda functions")
+        fn_name = getattr(fn, "__name__", self.name)
+        self.title = title
+        self.description = description if description is not None else _cleandoc(getattr(fn, "__doc__", None))
+        self.annotations = annotations
+        self.icons = icons
+        self.meta = meta
+        self.is_async = _is_async(fn)
+        self.params, return_annotation = _signature(fn, fn_name)
+        self.input_schema = _input_schema(fn_name, self.params)
+        self.output_schema, self.wrap, self.validate_ctr = _output_schema(fn_name, return_annotation,
+                                                                           structured_output)
+        self.input_title = self.input_schema["title"]
+        self._input_check = _checker(self.input_schema, "input")
+        self._output_check = _checker(self.output_schema, "output") if self.output_schema else None
+        self.output_title = (self.output_schema or {}).get("title", "Output")
+        self._json_params = {p.name for p in self.params
+                             if not _accepts_string(self.input_schema["properties"][p.name], self.input_schema)}
+
+    # -- the three steps of a call ---------------------------------------------
+
+    def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        """Validated keyword arguments for the function, or ValidationError."""
+        arguments = self._pre_parse(arguments)
+        errors: List[_ErrorItem] = []
+        checked = self._input_check(arguments, (), errors)
+        kwargs = {}
+        if not errors:
+            for p in self.params:
+                if p.name in checked:
+                    kwargs[p.name] = _build(p.annotation, checked[p.name], (p.name,), errors)
+        if errors:
+            raise ValidationError(errors, self.input_title)
+        return kwargs
+
+    def _pre_parse(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        # Some clients send lists and objects as JSON text; like the SDK we parse
+        # such a string, but only where the parameter cannot take a string.
+        out = None
+        for name in self._json_params:
+            value = arguments.get(name)
+            if isinstance(value, str):
+                try:
+                    parsed = json.loads(value)
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(parsed, (list, dict, bool)) or parsed is None:
+                    out = dict(arguments) if out is None else out
+                    out[name] = parsed
+        return arguments if out is None else out
+
+    def result(self, value: Any) -> Dict[str, Any]:
+        """The wire result of a returned value (tool errors raise ToolError)."""
+        if isinstance(value, CallToolResult) or type(value).__name__ == "CallToolResult" and hasattr(value, "content"):
+            return self._passthrough(value)
+        if self._output_check is None:
+            return {"content": _content(value), "isError": False}
+        structured = self.check_output({"result": value} if self.wrap else value)
+        # The model reads the checked value, so both channels say the same thing.
+        shown = structured["result"] if self.wrap else structured
+        return {"content": _content(shown), "structuredContent": structured, "isError": False}
+
+    def check_output(self, value: Any) -> Any:
+        errors: List[_ErrorItem] = []
+        assert self._output_check is not None
+        try:
+            checked = self._output_check(value, (), errors)
+        except RecursionError:
+            errors.append(_ErrorItem((), "Recursion error - cyclic reference detected", "recursion_loop",
+                                     "<cyclic value>"))
+        if errors:
+            raise ValidationError(errors, self.output_title)
+        return checked
+
+    def _passthrough(self, value: Any) -> Dict[str, Any]:
+        structured = getattr(value, "structured_content", None)
+        is_error = bool(getattr(value, "is_error", False))
+        if self.validate_ctr and self._output_check is not None and not is_error:
+            structured = self.check_output(structured)
+        out: Dict[str, Any] = {"content": [b for item in value.content for b in _content(item)]}
+        if structured is not None:
+            out["structuredContent"] = _jsonable(structured)
+        out["isError"] = is_error
+        meta = getattr(value, "meta", None)
+        if meta:
+            out["_meta"] = _jsonable(meta)
+        return out
+
+    def describe(self) -> Dict[str, Any]:
+        """The tool as ``tools/list`` publishes it in the newest revision."""
+        tool: Dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            tool["title"] = self.title
+        tool["description"] = self.description
+        tool["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            tool["outputSchema"] = self.output_schema
+        if self.annotations is not None:
+            tool["annotations"] = _annotations_wire(self.annotations)
+        if self.icons is not None:
+            tool["icons"] = [_jsonable(_drop_none(i) if isinstance(i, dict) else i) for i in self.icons]
+        if self.meta is not None:
+            tool["_meta"] = _jsonable(self.meta)
+        return tool
+
+
+def _annotations_wire(annotations: Any) -> Dict[str, Any]:
+    if isinstance(annotations, ToolAnnotations):
+        return annotations.wire
+    if isinstance(annotations, dict):
+        return _drop_none(annotations)
+    if hasattr(annotations, "model_dump"):
+        return annotations.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
+    raise TypeError(f"annotations must be ToolAnnotations or a dict, not {type(annotations).__name__}")
+
+
+def _is_async(fn: Any) -> bool:
+    while hasattr(fn, "func") and not hasattr(fn, "__code__"):  # functools.partial
+        fn = fn.func
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        code = getattr(getattr(fn, "__call__", None), "__code__", None)
+    return bool(code is not None and code.co_flags & 0x80)  # CO_COROUTINE
+
+
+def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]:
+    """Parameters and return annotation, refusing what cannot be sent as JSON
+    arguments (the SDK publishes ``*args``/``**kwargs`` as if they were ordinary)."""
+    import inspect
+
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise InvalidSignature(f"Cannot read the signature of {fn_name!r}: {exc}") from exc
+    try:
+        target = inspect.unwrap(fn)
+        hints = typing.get_type_hints(target, include_extras=True) if not isinstance(target, type) else {}
+    except Exception as exc:
+        raise InvalidSignature(f"Unable to evaluate type annotations for callable {fn_name!r}: {exc}") from exc
+    params = []
+    for p in sig.parameters.values():
+        if p.name.startswith("_"):
+            raise InvalidSignature(f"Parameter {p.name} of {fn_name} cannot start with '_'")
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            star = "*" if p.kind is p.VAR_POSITIONAL else "**"
+            raise InvalidSignature(f"Parameter {star}{p.name} of {fn_name}: variadic parameters cannot be tool "
+                                   "arguments; name each argument")
+        if p.kind is p.POSITIONAL_ONLY:
+            raise InvalidSignature(f"Parameter {p.name} of {fn_name} is positional-only; tool arguments are "
+                                   "passed by name")
+        annotation = hints.get(p.name, _MISSING) if p.annotation is not p.empty else _MISSING
+        if isinstance(annotation, str):
+            raise InvalidSignature(f"Unable to evaluate type annotations for callable {fn_name!r}")
+        default = _MISSING if p.default is p.empty else p.default
+        params.append(_Param(p.name, annotation, default))
+    returns = hints.get("return", _MISSING) if sig.return_annotation is not sig.empty else _MISSING
+    return params, returns
+
+
+def _input_schema(fn_name: str, params: List[_Param]) -> Dict[str, Any]:
+    builder = _SchemaBuilder()
+    properties: Dict[str, Any] = {}
+    required = []
+    for p in params:
+        default = p.default
+        field = None
+        if isinstance(default, Field) or _is_pydantic_field(default):
+            field, default = default, getattr(default, "default", _MISSING)
+            if default is ... or _module("pydantic_core") and default is getattr(
+                    _module("pydantic_core"), "PydanticUndefined", None):
+                default = _MISSING
+            if isinstance(field, Field):
+                default = field.default if field.default_factory is None else _MISSING
+        try:
+            if p.annotation is _MISSING:
+                schema: Dict[str, Any] = {"title": p.name, "type": "string"}  # the SDK's WithJsonSchema
+                if default is not _MISSING:
+                    schema["default"] = _jsonable(default)
+            elif field is not None and not isinstance(field, Field):
+                schema = builder.property(typing.Annotated[p.annotation, field], p.name, _MISSING)
+            else:
+                schema = builder.property(p.annotation, p.name, default)
+                if isinstance(field, Field):
+                    field.apply(schema)
+        except (_Unsupported, _Fail) as exc:
+            raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
+        properties[p.name] = schema
+        if default is _MISSING and not (isinstance(field, Field) and field.default_factory is not None):
+            required.append(p.name)
+    schema = {"properties": properties}
+    if required:
+        schema["required"] = required
+    schema["title"] = f"{fn_name}Arguments"
+    schema = builder.finish({**schema, "type": "object"})
+    # The SDK's Tool model lists "type" first in inputSchema.
+    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}
+
+
+def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) -> Tuple[Optional[Dict[str, Any]], bool, bool]:
+    """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult):
+    the SDK's ``func_metadata`` rules, without its crashes."""
+    if structured is False:
+        return None, False, False
+    if annotation is _MISSING:
+        if structured:
+            raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")
+        return None, False, False
+    inner, metadata = (annotation.__origin__, annotation.__metadata__) if _is_annotated(annotation) else (annotation, ())
+    validate_ctr = False
+    if _is_subclass(inner, CallToolResult) or (isinstance(inner, type) and inner.__name__ == "CallToolResult"):
+        if not metadata:
+            return None, False, False
+        annotation = inner = metadata[0]
+        validate_ctr = True
+    if structured is None and _returns_content(inner):
+        return None, False, False
+    schema: Optional[Dict[str, Any]] = None
+    wrap = False
+    builder = _SchemaBuilder()
+    try:
+        if inner is None or inner is _NoneType or inner in (str, int, float, bool, bytes):
+            wrap = True
+        elif _origin(inner) is dict or (inner is typing.Dict) or _origin(inner) is typing.Dict:
+            args = _args(inner)
+            if len(args) == 2 and args[0] is str:
+                schema = builder.finish({**builder.schema(inner), "title": f"{fn_name}DictOutput"})
+            else:
+                wrap = True
+        elif _origin(inner) is not None or not isinstance(inner, type):
+            wrap = True  # lists, tuples, unions, Optional, Literal...
+        elif _is_pydantic_model(inner) or _is_typeddict(inner):
+            schema = builder.root(inner)
+        elif _has_annotations(inner):
+            # The SDK rebuilds every other annotated class (dataclasses included)
+            # as a model of its annotations: no docstring, class values as defaults.
+            schema = builder.finish(builder.annotated_class(inner))
+        if wrap:
+            result = builder.property(annotation, "result")
+            schema = builder.finish({"properties": {"result": result}, "required": ["result"],
+                                     "title": f"{fn_name}Output", "type": "object"})
+    except (_Unsupported, _Fail) as exc:
+        if structured:
+            raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for structured "
+                                   f"output ({exc})") from None
+        print(f"mcp_ref: {fn_name} is unstructured: {exc}", file=sys.stderr)
+        return None, False, False
+    if schema is None and structured:
+        raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for structured output")
+    return schema, wrap, validate_ctr
+
+
+def _has_annotations(cls: type) -> bool:
+    try:
+        return bool(typing.get_type_hints(cls))
+    except Exception:
+        return False
+
+
+def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
+    """Whether a parameter's schema can take a JSON string as it is."""
+    if schema is True or not isinstance(schema, dict):
+        return bool(schema)
+    if "$ref" in schema:
+        try:
+            return _accepts_string(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
+        except ValueError:
+            return False
+    if "anyOf" in schema or "oneOf" in schema:
+        return any(_accepts_string(s, root) for s in schema.get("anyOf", schema.get("oneOf", [])))
+    for key in ("const", "enum"):
+        if key in schema:
+            values = [schema["const"]] if key == "const" else schema["enum"]
+            return any(isinstance(v, str) for v in values)
+    kind = schema.get("type")
+    if kind is None:
+        return True
+    return "string" in ([kind] if isinstance(kind, str) else kind)
+
+
+class MCPServer:
+    """An MCP server of tools; the SDK's ``MCPServer`` tool layer, standard library only.
+
+    Limits (each a keyword argument):
+      ``max_message_bytes``  a longer input line is answered with an error and
+                             skipped without being held in memory (4 MiB);
+      ``max_depth``          deeper JSON nesting in a message is refused (64);
+      ``max_result_bytes``   a larger tool result becomes a tool error (16 MiB);
+      ``page_size``          ``tools/list`` pages of this many tools, with cursors;
+      ``workers``            threads for synchronous tools (8).
+    Other keywords of the SDK's constructor (``debug``, ``log_level``,
+    ``dependencies``, ...) are accepted and have no effect here.
+    """
+
+    def __init__(
+        self,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        instructions: Optional[str] = None,
+        website_url: Optional[str] = None,
+        icons: Optional[List[Any]] = None,
+        version: str = "",
+        *,
+        page_size: Optional[int] = None,
+        max_message_bytes: int = 4 * 1024 * 1024,
+        max_depth: int = 64,
+        max_result_bytes: int = 16 * 1024 * 1024,
+        workers: int = 8,
+        cache_ttl_ms: int = 0,
+        cache_scope: str = "private",
+        **sdk_settings: Any,
+    ) -> None:
+        self.name = name or "mcp-server"
+        self.title = title
+        self.description = description
+        self.instructions = instructions
+        self.website_url = website_url
+        self.icons = icons
+        self.version = version
+        self.page_size = page_size
+        self.max_message_bytes = max_message_bytes
+        self.max_depth = max_depth
+        self.max_result_bytes = max_result_bytes
+        self.workers = workers
+        self.cache_ttl_ms = cache_ttl_ms
+        self.cache_scope = cache_scope
+        self.settings = sdk_settings
+        self._tools: Dict[str, _Tool] = {}
+
+    # -- registration ----------------------------------------------------------
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        annotations: Any = None,
+        icons: Optional[List[Any]] = None,
+        meta: Optional[Dict[str, Any]] = None,
+        structured_output: Optional[bool] = None,
+    ) -> None:
+        """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one."""
+        tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output)
+        if tool.name in self._tools:
+            print(f"mcp_ref: tool {tool.name!r} registered again; the new one replaces it", file=sys.stderr)
+        self._tools[tool.name] = tool
+
+    def tool(
+        self,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        annotations: Any = None,
+        icons: Optional[List[Any]] = None,
+        meta: Optional[Dict[str, Any]] = None,
+        structured_output: Optional[bool] = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator that registers a tool: ``@server.tool()``."""
+        if callable(name):
+            raise TypeError("The @tool decorator was used incorrectly. Did you forget to call it? "
+                            "Use @tool() instead of @tool")
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output)
+            return fn
+
+        return decorator
+
+    def remove_tool(self, name: str) -> None:
+        if name not in self._tools:
+            raise ToolError(f"Unknown tool: {name}")
+        del self._tools[name]
+
+    # -- in-process API ----------------------------------------------------------
+
+    def list_tools(self, protocol_version: str = STATELESS_VERSIONS[-1]) -> List[Dict[str, Any]]:
+        """The tools as ``tools/list`` sends them in ``protocol_version``."""
+        return [_tool_for(t.describe(), protocol_version) for t in self._tools.values()]
+
+    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None,
+                  protocol_version: str = STATELESS_VERSIONS[-1]) -> Dict[str, Any]:
+        """Call a tool and return the ``tools/call`` result as sent on the wire.
+        An unknown tool raises ToolError (on the wire: JSON-RPC error -32602)."""
+        tool = self._tools.get(name)
+        if tool is None:
+            raise ToolError(f"Unknown tool: {name}")
+        return _result_for(self._invoke(tool, arguments or {}), protocol_version)
+
+    def _invoke(self, tool: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        prepared = self._prepare(tool, arguments)
+        if "isError" in prepared:
+            return prepared
+        try:
+            value = tool.fn(**prepared["kwargs"])
+            if tool.is_async:
+                value = _run_coroutine(value)
+        except BaseException as exc:
+            return self._failure(tool, exc)
+        return self._finish(tool, value)
+
+    def _prepare(self, tool: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        try:
+            return {"kwargs": tool.arguments(arguments)}
+        except ValidationError as exc:
+            return _tool_error(f"Error executing tool {tool.name}: {exc}")
+        except RecursionError:
+            return _tool_error(f"Error executing tool {tool.name}: arguments are nested too deeply")
+
+    def _failure(self, tool: _Tool, exc: BaseException) -> Dict[str, Any]:
+        if isinstance(exc, ToolError):
+            return _tool_error(f"Error executing tool {tool.name}: {exc}")
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)) and not isinstance(exc, Exception):
+            print(f"mcp_ref: tool {tool.name!r} raised {type(exc).__name__}; reported as a tool error",
+                  file=sys.stderr)
+        _log_exception(f"tool {tool.name!r} raised an exception", exc)
+        # The model gets no traceback and no file paths: those stay on stderr.
+        return _tool_error(f"Error executing tool {tool.name}")
+
+    def _finish(self, tool: _Tool, value: Any) -> Dict[str, Any]:
+        try:
+            result = tool.result(value)
+            size = len(json.dumps(result, ensure_ascii=False, allow_nan=False))
+        except ValidationError as exc:
+            return _tool_error(f"Error executing tool {tool.name}: {exc}")
+        except _Fail as exc:
+            return _tool_error(f"Error executing tool {tool.name}: {exc.msg}")
+        except RecursionError:
+            return _tool_error(f"Error executing tool {tool.name}: the result is cyclic or nested too deeply")
+        except Exception as exc:
+            _log_exception(f"tool {tool.name!r} returned a value that cannot be sent", exc)
+            return _tool_error(f"Error executing tool {tool.name}: the result cannot be converted to JSON "
+                               f"({type(exc).__name__})")
+        if size > self.max_result_bytes:
+            return _tool_error(f"Error executing tool {tool.name}: the result is {size} characters of JSON, "
+                               f"over this server's limit of {self.max_result_bytes}")
+        return result
+
+    # -- serving ---------------------------------------------------------------
+
+    def run(self, transport: str = "stdio", **kwargs: Any) -> None:
+        """Serve until the client closes stdin (or sends SIGTERM/SIGINT)."""
+        if transport != "stdio":
+            raise ValueError(f"mcp_ref serves the stdio transport only, not {transport!r}")
+        code = _StdioServer(self).serve()
+        sys.exit(code)
+
+    def _impl(self, version: str) -> Dict[str, Any]:
+        info: Dict[str, Any] = {"name": self.name, "version": self.version}
+        if self.title is not None and _has(version, "impl.title"):
+            info["title"] = self.title
+        if _has(version, "impl.extra"):
+            extra = {"description": self.description, "websiteUrl": self.website_url, "icons": self.icons}
+            info.update(_jsonable(_drop_none(extra)))
+        return info
+
+
+def _tool_error(text: str) -> Dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def _log_exception(what: str, exc: BaseException) -> None:
+    import traceback
+
+    print(f"mcp_ref: {what}:", file=sys.stderr)
+    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+
+
+def _run_coroutine(coro: Any) -> Any:
+    import asyncio
+
+    return asyncio.run(coro)
+
+
+def _tool_for(tool: Dict[str, Any], version: str) -> Dict[str, Any]:
+    """A tool with only the fields ``version`` defines."""
+    out = dict(tool)
+    for field, feature in (("annotations", "tool.annotations"), ("title", "tool.title"),
+                           ("outputSchema", "tool.outputSchema"), ("_meta", "tool._meta"), ("icons", "tool.icons")):
+        if field in out and not _has(version, feature):
+            del out[field]
+    return out
+
+
+def _result_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
+    """A tools/call result with only the fields and block types ``version`` defines."""
+    if not _has(version, "result.structuredContent") and "structuredContent" in result:
+        result = {k: v for k, v in result.items() if k != "structuredContent"}
+    blocks = result["content"]
+    if any(b.get("type") in ("audio", "resource_link") for b in blocks):
+        result = dict(result, content=[_block_for(b, version) for b in blocks])
+    return result
+
+
+def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
+    # A block the revision does not know is described in text rather than lost.
+    if block.get("type") == "audio" and not _has(version, "content.audio"):
+        return {"type": "text", "text": f"[audio content, {block.get('mimeType')}, not supported by {version}]"}
+    if block.get("type") == "resource_link" and not _has(version, "content.resource_link"):
+        return {"type": "text", "text": f"[resource link: {block.get('uri')}]"}
+    return block
+
+
+# ---------------------------------------------------------------------------
+# JSON-RPC dispatcher
+# ---------------------------------------------------------------------------
+
+
+class _RpcError(Exception):
+    def __init__(self, code: int, message: str, data: Any = _MISSING) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+    def to_wire(self) -> Dict[str, Any]:
+        error: Dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not _MISSING:
+            error["data"] = self.data
+        return error
+
+
+def _error_response(id_: Any, error: _RpcError) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "error": error.to_wire()}
+
+
+def _valid_id(id_: Any) -> bool:
+    # MCP: "a string or integer ID", never null (basic/index, Requests).
+    return isinstance(id_, str) or (isinstance(id_, int) and not isinstance(id_, bool))
+
+
+class _Dispatcher:
+    """Routes one connection's messages.  Handshake era: ``initialize`` fixes the
+    revision for the connection.  2026-07-28: each request carries its own
+    revision in ``_meta``.  Both eras may share one connection (basic/versioning,
+    "A dual-era server MAY serve both eras concurrently")."""
+
+    def __init__(self, server: MCPServer) -> None:
+        self.server = server
+        self.version: Optional[str] = None  # negotiated by initialize
+
+    def classify(self, message: Any) -> Tuple[str, Any]:
+        """('request'|'notification'|'response'|'invalid', id or error)."""
+        if not isinstance(message, dict):
+            return "invalid", _RpcError(INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
+        id_ = message.get("id", _MISSING)
+        if "method" not in message and ("result" in message or "error" in message):
+            return "response", id_
+        if message.get("jsonrpc") != "2.0":
+            return "invalid", _RpcError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+        if not isinstance(message.get("method"), str):
+            return "invalid", _RpcError(INVALID_REQUEST, 'Invalid Request: "method" must be a string')
+        if id_ is not _MISSING and not _valid_id(id_):
+            return "invalid", _RpcError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
+        params = message.get("params", _MISSING)
+        if params is not _MISSING and params is not None and not isinstance(params, dict):
+            if id_ is _MISSING:
+                return "notification", None
+            return "invalid", _RpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
+        return ("notification", None) if id_ is _MISSING else ("request", id_)
+
+    def route(self, method: str, params: Dict[str, Any]) -> Tuple[str, Optional[str]]:
+        """(handler name, revision) for a request, or raises _RpcError."""
+        meta = params.get("_meta")
+        stateless = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+        if method == "initialize":
+            return "initialize", None
+        if stateless:
+            assert isinstance(meta, dict)
+            version = meta[META_PROTOCOL_VERSION]
+            if version not in STATELESS_VERSIONS:
+                raise _RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
+                                {"supported": list(STATELESS_VERSIONS), "requested": version})
+            if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
+                raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_CLIENT_CAPABILITIES}")
+            if method in ("server/discover", "tools/list", "tools/call"):
+                return method, str(version)
+            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        if method == "server/discover":
+            raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_PROTOCOL_VERSION} "
+                                            f"and {META_CLIENT_CAPABILITIES}")
+        if self.version is None:
+            if method == "ping":  # allowed before initialization (basic/lifecycle)
+                return "ping", None
+            raise _RpcError(INVALID_PARAMS, f"Invalid params: send initialize first, or carry "
+                                            f"{META_PROTOCOL_VERSION} in _meta (protocol 2026-07-28)")
+        if method in ("ping", "tools/list", "tools/call"):
+            return method, self.version
+        raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    # -- handlers that answer at once ---------------------------------------------
+
+    def initialize(self, params: Dict[str, Any]) -> Dict[str, Any]:
+        requested = params.get("protocolVersion")
+        if not isinstance(requested, str):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion" (a string)')
+        # basic/lifecycle, "Version Negotiation": echo a version we support,
+        # otherwise offer our latest.
+        version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
+        self.version = version
+        result: Dict[str, Any] = {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
+                                  "serverInfo": self.server._impl(version)}
+        if self.server.instructions is not None:
+            result["instructions"] = self.server.instructions
+        return result
+
+    def discover(self, version: str) -> Dict[str, Any]:
+        result: Dict[str, Any] = {"supportedVersions": list(STATELESS_VERSIONS), "capabilities": {"tools": {}}}
+        if self.server.instructions is not None:
+            result["instructions"] = self.server.instructions
+        return self._cacheable(result)
+
+    def tools_list(self, params: Dict[str, Any], version: str) -> Dict[str, Any]:
+        tools = self.server.list_tools(version)
+        cursor = params.get("cursor")
+        start = 0
+        if cursor is not None:
+            if not isinstance(cursor, str) or not cursor.isdigit() or int(cursor) > len(tools):
+                raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
+            start = int(cursor)
+        result: Dict[str, Any] = {"tools": tools[start:]}
+        size = self.server.page_size
+        if size:
+            result["tools"] = tools[start:start + size]
+            if start + size < len(tools):
+                result["nextCursor"] = str(start + size)
+        return self._cacheable(result) if version in STATELESS_VERSIONS else result
+
+    def _cacheable(self, result: Dict[str, Any]) -> Dict[str, Any]:
+        # server/utilities/caching: every cacheable result carries both hints.
+        result["ttlMs"] = self.server.cache_ttl_ms
+        result["cacheScope"] = self.server.cache_scope
+        return result
+
+    def tool_for_call(self, params: Dict[str, Any]) -> Tuple[_Tool, Dict[str, Any]]:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (a string)')
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
+        tool = self.server._tools.get(name)
+        if tool is None:  # server/tools, "Error Handling": unknown tools are protocol errors
+            raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return tool, arguments
+
+    def finish(self, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        """Decorate a result for its revision (2026-07-28: resultType and serverInfo)."""
+        if version in STATELESS_VERSIONS:
+            meta = dict(result.get("_meta") or {})
+            meta[META_SERVER_INFO] = self.server._impl(str(version))
+            result = dict(result, resultType="complete", _meta=meta)
+        return result
+
+
+# ---------------------------------------------------------------------------
+# Transports
+# ---------------------------------------------------------------------------
+
+
+class _Pending:
+    """A tools/call in flight: its future and whether it was cancelled."""
+
+    __slots__ = ("future", "cancelled")
+
+    def __init__(self) -> None:
+        self.future: Any = None
+        self.cancelled = False
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
+
+
+class _StdioServer:
+    """Newline-delimited JSON-RPC on stdin/stdout (basic/transports/stdio).
+
+    The main thread reads and answers what is quick (initialize, ping, lists,
+    errors); tools run on a thread pool (sync) or one event loop (async), so a
+    slow tool blocks nothing else.  Each response is written whole under a lock.
+    """
+
+    def __init__(self, server: MCPServer) -> None:
+        import threading
+
+        self.server = server
+        self.rpc = _Dispatcher(server)
+        self.lock = threading.Lock()
+        self.inflight: Dict[Any, List[_Pending]] = {}
+        self.pool: Any = None
+        self.loop: Any = None
+        self.out: Any = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def serve(self) -> int:
+        stdin = sys.stdin.buffer
+        # Keep the real stdout for protocol messages and point fd 1 at stderr,
+        # so print() in a tool, or a child process writing to fd 1, cannot
+        # corrupt the stream (stdio: "MUST NOT write anything ... that is not a
+        # valid MCP message").
+        sys.stdout.flush()
+        self.out = os.fdopen(os.dup(1), "wb")
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+        self._install_signals()
+        try:
+            self._read_loop(stdin)
+        except KeyboardInterrupt:
+            self._exit_now()
+        self._drain()
+        return 0
+
+    def _install_signals(self) -> None:
+        import signal
+
+        def stop(signum: int, frame: Any) -> None:
+            self._exit_now()
+
+        for name in ("SIGTERM", "SIGINT"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), stop)
+
+    def _exit_now(self) -> None:
+        # Prompt and clean: wait for a response being written, never cut one.
+        if self.lock.acquire(timeout=1.0):
+            try:
+                self.out.flush()
+            except Exception:
+                pass
+        sys.stderr.flush()
+        os._exit(0)
+
+    def _drain(self) -> None:
+        """End of input: every request in flight is answered, then we exit 0."""
+        pending = [p.future for entries in list(self.inflight.values()) for p in entries if p.future is not None]
+        for future in pending:
+            try:
+                future.result()
+            except BaseException:
+                pass
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+
+    # -- reading ---------------------------------------------------------------
+
+    def _read_loop(self, stdin: Any) -> None:
+        limit = self.server.max_message_bytes
+        while True:
+            line = stdin.readline(limit + 1)
+            if not line:
+                return
+            if len(line) > limit and not line.endswith(b"\n"):
+                self._skip_rest(stdin, limit)
+                self.write(_error_response(None, _RpcError(
+                    INVALID_REQUEST, f"Invalid Request: message longer than {limit} bytes")))
+                continue
+            if line.strip():
+                self.handle_line(line)
+
+    @staticmethod
+    def _skip_rest(stdin: Any, limit: int) -> None:
+        while True:
+            chunk = stdin.readline(limit)
+            if not chunk or chunk.endswith(b"\n"):
+                return
+
+    def handle_line(self, line: bytes) -> None:
+        try:
+            message = json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            reason = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) else \
+                "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
+            self.write(_error_response(None, _RpcError(PARSE_ERROR, f"Parse error: {reason}")))
+            return
+        if len(line) > 2 * self.server.max_depth and _too_deep(message, self.server.max_depth):
+            self.write(_error_response(None, _RpcError(
+                INVALID_REQUEST, f"Invalid Request: nested deeper than {self.server.max_depth} levels")))
+            return
+        if isinstance(message, list):
+            self.handle_batch(message)
+            return
+        try:
+            response = self.handle_message(message, self.write)
+        except Exception as exc:  # a bug of ours: answer, log, keep serving
+            _log_exception("internal error", exc)
+            id_ = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
+            response = _error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error"))
+        if response is not None:
+            self.write(response)
+
+    def handle_batch(self, batch: List[Any]) -> None:
+        version = self.rpc.version
+        if version not in _BATCH_VERSIONS:
+            self.write(_error_response(None, _RpcError(
+                INVALID_REQUEST, f"Invalid Request: JSON-RPC batches are not part of protocol revision "
+                                 f"{version or '(none negotiated)'}")))
+            return
+        if not batch:
+            self.write(_error_response(None, _RpcError(INVALID_REQUEST, "Invalid Request: empty batch")))
+            return
+        import threading
+
+        def run() -> None:
+            responses = []
+            for message in batch:
+                box: List[Dict[str, Any]] = []
+                done = threading.Event()
+
+                def reply(response: Dict[str, Any]) -> None:
+                    box.append(response)
+                    done.set()
+
+                immediate = self.handle_message(message, reply, track=False)
+                if immediate is not None:
+                    responses.append(immediate)
+                elif self.rpc.classify(message)[0] == "request":
+                    done.wait()
+                    responses.extend(box)
+            if responses:
+                self.write(responses)
+
+        threading.Thread(target=run, daemon=True).start()
+
+    # -- one message -------------------------------------------------------------
+
+    def handle_message(self, message: Any, reply: Callable[[Any], None],
+                       track: bool = True) -> Optional[Dict[str, Any]]:
+        """The immediate response, or None (a notification, or a call answered later)."""
+        kind, detail = self.rpc.classify(message)
+        if kind == "invalid":
+            id_ = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
+            return _error_response(id_, detail)
+        if kind == "response":
+            return None  # we send no requests, so no response is awaited
+        params = message.get("params") or {}
+        if kind == "notification":
+            self.notification(message["method"], params if isinstance(params, dict) else {})
+            return None
+        id_ = detail
+        try:
+            handler, version = self.rpc.route(message["method"], params)
+            if handler == "initialize":
+                return self._ok(id_, self.rpc.initialize(params), None)
+            if handler == "ping":
+                return self._ok(id_, {}, version)
+            if handler == "server/discover":
+                return self._ok(id_, self.rpc.discover(str(version)), version)
+            if handler == "tools/list":
+                return self._ok(id_, self.rpc.tools_list(params, str(version)), version)
+            tool, arguments = self.rpc.tool_for_call(params)
+        except _RpcError as exc:
+            return _error_response(id_, exc)
+        self.start_call(id_, tool, arguments, str(version), reply, track)
+        return None
+
+    def _ok(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(result, version)}
+
+    def notification(self, method: str, params: Dict[str, Any]) -> None:
+        if method == "notifications/cancelled":
+            # basic/utilities/cancellation: stop waiting; send nothing for it.
+            request_id = params.get("requestId")
+            for pending in self.inflight.get(_id_key(request_id), []):
+                pending.cancelled = True
+                if pending.future is not None:
+                    pending.future.cancel()
+        # notifications/initialized and any other notification need no action.
+
+    # -- tools/call ----------------------------------------------------------------
+
+    def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], version: str,
+                   reply: Callable[[Any], None], track: bool) -> None:
+        pending = _Pending()
+        key = _id_key(id_)
+        if track:
+            self.inflight.setdefault(key, []).append(pending)
+
+        def complete(result: Dict[str, Any]) -> None:
+            if track:
+                entries = self.inflight.get(key, [])
+                if pending in entries:
+                    entries.remove(pending)
+                if not entries:
+                    self.inflight.pop(key, None)
+            if pending.cancelled:
+                return
+            reply({"jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(_result_for(result, version), version)})
+
+        server = self.server
+        if tool.is_async:
+            pending.future = self._submit_async(server, tool, arguments, complete)
+        else:
+            pending.future = self._submit_sync(server, tool, arguments, complete)
+
+    def _submit_sync(self, server: MCPServer, tool: _Tool, arguments: Dict[str, Any],
+                     complete: Callable[[Dict[str, Any]], None]) -> Any:
+        if self.pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(max_workers=server.workers, thread_name_prefix="mcp_ref-tool")
+
+        def run() -> None:
+            try:
+                result = server._invoke(tool, arguments)
+            except BaseException as exc:  # never leave a request unanswered
+                _log_exception("internal error", exc)
+                result = _tool_error(f"Error executing tool {tool.name}")
+            complete(result)
+
+        return self.pool.submit(run)
+
+    def _submit_async(self, server: MCPServer, tool: _Tool, arguments: Dict[str, Any],
+                      complete: Callable[[Dict[str, Any]], None]) -> Any:
+        import asyncio
+
+        if self.loop is None:
+            import threading
+
+            self.loop = asyncio.new_event_loop()
+            threading.Thread(target=self.loop.run_forever, name="mcp_ref-loop", daemon=True).start()
+
+        async def run() -> None:
+            prepared = server._prepare(tool, arguments)
+            if "isError" in prepared:
+                complete(prepared)
+                return
+            try:
+                value = await tool.fn(**prepared["kwargs"])
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:
+                complete(server._failure(tool, exc))
+                return
+            complete(server._finish(tool, value))
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop)
+
+    # -- writing ---------------------------------------------------------------
+
+    def write(self, message: Any) -> None:
+        data = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+        with self.lock:
+            try:
+                self.out.write(data + b"\n")
+                self.out.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                # The client closed our stdout: nobody is listening; end quietly.
+                os._exit(0)
+
+
+def _id_key(id_: Any) -> Tuple[str, Any]:
+    # 1 and "1" are different ids.
+    return (type(id_).__name__, id_)
