@@ -382,6 +382,7 @@ class _SchemaBuilder:
 
     def __init__(self) -> None:
         self.defs: Dict[str, Dict[str, Any]] = {}
+        self.families: Dict[str, str] = {}  # object title -> "dataclass", "typeddict" or "model"
         self._names: Dict[Any, str] = {}
         self._building: set = set()
 
@@ -529,10 +530,13 @@ class _SchemaBuilder:
                     definition = self.enum(cls)
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
+                    self.families[cls.__name__] = "typeddict"
                 elif _is_dataclass(cls):
                     definition = self.dataclass(cls)
+                    self.families[cls.__name__] = "dataclass"
                 else:
                     definition = self.annotated_class(cls)
+                    self.families[cls.__name__] = "model"
             except BaseException:
                 del self._names[cls]
                 raise
@@ -632,6 +636,7 @@ class _SchemaBuilder:
         if isinstance(tp, type) and "$ref" not in schema:
             # A model's schema comes inline at the root; keep it in $defs like ours.
             self.defs.setdefault(tp.__name__, schema)
+            self.families[tp.__name__] = "model"
             return {"$ref": f"#/$defs/{tp.__name__}"}
         return schema
 
@@ -783,6 +788,7 @@ _BOOL_WORDS = {
     "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
     "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
 }
+_INT_TEXT = __import__("re").compile(r"[+-]?[0-9]+(?:\.0*)?")
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
 
@@ -931,8 +937,8 @@ def _json_equal(a: Any, b: Any) -> bool:
 
 
 def _show(value: Any) -> str:
-    # pydantic quotes strings with single quotes in "Input should be 'a' or 'b'".
-    return repr(value) if isinstance(value, str) else json.dumps(value)
+    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
+    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
 
 
 def _one_of_text(values: List[Any]) -> str:
@@ -949,13 +955,17 @@ def _number_text(value: Any) -> str:
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into checkers."""
 
-    def __init__(self, root: Any, mode: str) -> None:
+    def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
         self.root = root
+        self.mode = mode
         self.lax = mode != "strict"
         self.output = mode == "output"
+        # Which Python family each object title came from, for pydantic's wording
+        # of type errors ("a dictionary or an instance of Point").
+        self.families = families or {}
         self._by_pointer: Dict[str, _Checker] = {}
 
-    def compile(self, schema: Any) -> _Checker:
+    def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         if schema is True or schema == {}:
             return self._anything
         if schema is False:
@@ -966,8 +976,10 @@ class _Compiler:
         if "$ref" in schema:
             steps.append(self._ref(schema["$ref"]))
         type_step = self._type(schema)
+        if self.lax and ("enum" in schema or "const" in schema):
+            type_step = None  # pydantic reports the allowed values, converting nothing
         for keyword_steps in (
-            self._enum_const(schema),
+            self._enum_const(schema, is_def),
             self._numeric(schema),
             self._string(schema),
             self._array(schema),
@@ -977,9 +989,12 @@ class _Compiler:
             steps.extend(keyword_steps)
         if type_step is None and not steps:
             return self._anything
-        return self._sequence(type_step, steps)
+        # pydantic's float fields hold floats: 2 becomes 2.0, after the checks
+        # (an error still shows the value as sent).
+        to_float = self.lax and schema.get("type") == "number"
+        return self._sequence(type_step, steps, to_float)
 
-    def _sequence(self, type_step: Optional[Callable[..., Any]], steps: List[_Checker]) -> _Checker:
+    def _sequence(self, type_step: Optional[Callable[..., Any]], steps: List[_Checker], to_float: bool) -> _Checker:
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -996,7 +1011,7 @@ class _Compiler:
                     return value  # the other keywords would only repeat the type error
             for step in steps:
                 value = step(value, loc, errors)
-            return value
+            return float(value) if to_float and type(value) is int else value
 
         return check
 
@@ -1028,7 +1043,7 @@ class _Compiler:
             return cell[0](value, loc, errors)
 
         self._by_pointer[ref] = check  # registered before compiling: recursion
-        cell.append(self.compile(self._resolve(ref)))
+        cell.append(self.compile(self._resolve(ref), is_def=ref.startswith("#/$defs/")))
         return check
 
     def _resolve(self, ref: str) -> Any:
@@ -1055,6 +1070,9 @@ class _Compiler:
         lax, output = self.lax, self.output
         properties = schema.get("properties") or {}
         title = schema.get("title")
+        family = self.families.get(title) if "properties" in schema else None
+        if schema.get("format") == "binary":
+            family = "bytes"
         array_kind = "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1067,9 +1085,11 @@ class _Compiler:
                     converted, failure = _coerce(value, t, output, properties)
                     if failure is None:
                         return converted
-                msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array_kind, title)
+                if failure and not failure[0]:
+                    failure = None
+                msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array_kind, title, family)
             else:
-                msg, kind = _type_error(types[0], array_kind, title) if len(types) == 1 else (
+                msg, kind = _type_error(types[0], array_kind, title, family) if len(types) == 1 else (
                     f"Input should be of type {' or '.join(types)}", "type")
             errors.append(_ErrorItem(loc, msg, kind, value))
             return value
@@ -1078,8 +1098,10 @@ class _Compiler:
 
     # -- enum and const ------------------------------------------------------
 
-    def _enum_const(self, schema: Dict[str, Any]) -> List[_Checker]:
+    def _enum_const(self, schema: Dict[str, Any], is_def: bool) -> List[_Checker]:
         steps: List[_Checker] = []
+        kind = "enum" if is_def else "literal_error"  # an Enum class, or a Literal
+        lax = self.lax
         for keyword in ("const", "enum"):
             if keyword not in schema:
                 continue
@@ -1089,7 +1111,11 @@ class _Compiler:
                 for candidate in allowed:
                     if _json_equal(value, candidate):
                         return value
-                errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", "literal_error", value))
+                if lax and kind == "enum" and isinstance(value, str) and _INT_TEXT.fullmatch(value.strip()):
+                    number = int(value.strip().split(".")[0])  # IntEnum takes "1", as pydantic's lax mode
+                    if any(_json_equal(number, candidate) for candidate in allowed):
+                        return number
+                errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
                 return value
 
             steps.append(check)
@@ -1377,9 +1403,13 @@ def _arm_label(schema: Any) -> str:
         if "const" in schema or "enum" in schema:
             return "literal"
         kind = schema.get("type")
+        if kind == "array" and "items" in schema:
+            return f"{'set' if schema.get('uniqueItems') else 'list'}[{_arm_label(schema['items'])}]"
+        if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+            return f"dict[str,{_arm_label(schema['additionalProperties'])}]"
         if isinstance(kind, str):
             return _TYPE_LABELS.get(kind, kind)
-    return "arm"
+    return "any"
 
 
 def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
@@ -1394,8 +1424,8 @@ def _is_json_type(value: Any, kind: str) -> bool:
         return tp is str
     if kind == "integer":
         return (tp is int) or (tp is float and value.is_integer())
-    if kind == "number":
-        return tp is int or tp is float
+    if kind == "number":  # NaN and infinity are no JSON numbers
+        return tp is int or (tp is float and value - value == 0)
     if kind == "object":
         return tp is dict
     if kind == "array":
@@ -1407,8 +1437,12 @@ def _is_json_type(value: Any, kind: str) -> bool:
     return False
 
 
-def _type_error(kind: str, array_kind: str, title: Optional[str]) -> Tuple[str, str]:
-    if kind == "object" and title:
+def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
+    if family == "bytes":
+        return "Input should be a valid bytes", "bytes_type"
+    if kind == "object" and family == "dataclass":
+        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
+    if kind == "object" and family == "model":
         return f"Input should be a valid dictionary or instance of {title}", "model_type"
     if kind == "array":
         return {"set": ("Input should be a valid set", "set_type"),
@@ -1436,16 +1470,9 @@ def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> 
             return value, ("Input should be a valid integer, got a number with a fractional part", "int_from_float")
         if tp is str:
             text = value.strip()
-            try:
-                return int(text), None
-            except ValueError:
-                try:
-                    number = float(text)
-                except ValueError:
-                    number = None
-                if number is not None and number.is_integer():
-                    return int(number), None
-                return value, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+            if _INT_TEXT.fullmatch(text):  # "17" and "17.0", not "1e3" (pydantic)
+                return int(text.split(".")[0]), None
+            return value, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
     elif kind == "number":
         if tp is bool:
             return float(value), None
@@ -1471,7 +1498,7 @@ def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> 
     elif kind == "object" and output and properties and tp not in _NATIVE:
         # An object read by attribute (the SDK's from_attributes=True).
         return {name: getattr(value, name) for name in properties if hasattr(value, name)}, None
-    return value, (None, None) if False else _type_error(kind, "list", None)  # type: ignore[return-value]
+    return value, ("", "")  # no conversion: the caller words the type error
 
 
 def _is_multiple(value: Any, multiple: Any) -> bool:
@@ -1508,8 +1535,8 @@ def _all_unique(items: List[Any]) -> bool:
 _COMPILED: Dict[int, Tuple[Any, _Checker]] = {}
 
 
-def _checker(schema: Any, mode: str = "strict") -> _Checker:
-    return _Compiler(schema, mode).compile(schema)
+def _checker(schema: Any, mode: str = "strict", families: Optional[Dict[str, str]] = None) -> _Checker:
+    return _Compiler(schema, mode, families).compile(schema)
 
 
 def validate(instance: Any, schema: Any) -> None:
@@ -1606,7 +1633,7 @@ def _build_value(tp: Any, value: Any) -> Any:
             return tp(value)
         except ValueError:
             raise _BuildError(f"Input should be {_one_of_text([m.value for m in tp])}", "enum", value) from None
-    if isinstance(tp, type) and isinstance(value, str):
+    if isinstance(tp, type) and isinstance(value, (str, int, float)):
         return _build_stdlib(tp, value)
     if isinstance(tp, type) and isinstance(value, dict):
         return _build_object(tp, value)
@@ -1653,7 +1680,12 @@ def _strip_qualifiers(tp: Any) -> Any:
     return tp
 
 
-def _build_stdlib(tp: type, text: str) -> Any:
+def _build_stdlib(tp: type, text: Any) -> Any:
+    if not isinstance(text, str):
+        decimal = _module("decimal")
+        if decimal is None or not issubclass(tp, decimal.Decimal):
+            return text
+        return tp(int(text)) if isinstance(text, float) and text.is_integer() else tp(str(text))
     dt = _module("datetime")
     if dt is not None and issubclass(tp, (dt.datetime, dt.date, dt.time, dt.timedelta)):
         return _parse_temporal(dt, tp, text)
@@ -1670,22 +1702,55 @@ def _build_stdlib(tp: type, text: str) -> Any:
     return text
 
 
+_DATE = r"(\d{4})-(\d{2})-(\d{2})"
+_TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
+
+
 def _parse_temporal(dt: Any, tp: type, text: str) -> Any:
+    """ISO 8601 dates, times and durations, the same on every Python (``fromisoformat``
+    reads "Z" and short fractions only from 3.11)."""
+    import re
+
     value = text.strip()
-    if value.endswith(("Z", "z")):  # fromisoformat reads "Z" only from 3.11
-        value = value[:-1] + "+00:00"
     try:
-        if issubclass(tp, dt.datetime):
-            return dt.datetime.fromisoformat(value)
-        if issubclass(tp, dt.date):
-            return dt.date.fromisoformat(value)
-        if issubclass(tp, dt.time):
-            return dt.time.fromisoformat(value)
+        if issubclass(tp, (dt.datetime, dt.date, dt.time)):
+            if issubclass(tp, dt.datetime):
+                match = re.fullmatch(_DATE + "[Tt ]" + _TIME, value)
+                if match is None and re.fullmatch(_DATE, value):
+                    match = re.fullmatch(_DATE + "[Tt ]" + _TIME, value + "T00:00")
+            else:
+                match = re.fullmatch(_DATE if issubclass(tp, dt.date) else _TIME, value)
+            if match is None:
+                raise ValueError(value)
+            return _temporal_from_match(dt, tp, match.groups())
         return _parse_duration(dt, value)
-    except ValueError:
+    except (ValueError, OverflowError):
         name = {dt.datetime: "datetime", dt.date: "date", dt.time: "time"}.get(tp, "timedelta")
         raise _BuildError(f"Input should be a valid {name}, invalid {name} format", f"{name}_parsing",
                           text) from None
+
+
+def _temporal_from_match(dt: Any, tp: type, groups: Tuple[Optional[str], ...]) -> Any:
+    date_part: Tuple[Optional[str], ...] = ()
+    if issubclass(tp, (dt.datetime, dt.date)):
+        date_part, groups = groups[:3], groups[3:]
+        day = dt.date(*(int(g) for g in date_part if g is not None))
+        if not issubclass(tp, dt.datetime):
+            return day
+    hour, minute, second, fraction, zone = groups
+    micro = int((fraction or "0")[:6].ljust(6, "0"))
+    tz = None
+    if zone:
+        if zone in ("Z", "z"):
+            tz = dt.timezone.utc
+        else:
+            digits = zone[1:].replace(":", "")
+            offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            tz = dt.timezone(-offset if zone[0] == "-" else offset)
+    clock = dt.time(int(hour or 0), int(minute or 0), int(second or 0), micro, tzinfo=tz)
+    if issubclass(tp, dt.datetime):
+        return dt.datetime.combine(day, clock)
+    return clock
 
 
 def _parse_duration(dt: Any, text: str) -> Any:
@@ -1908,6 +1973,22 @@ def _content(value: Any) -> List[Dict[str, Any]]:
     return [{"type": "text", "text": _dumps_text(value)}]
 
 
+def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
+    """``content`` for a structured result: shaped like the SDK's (a list or
+    tuple becomes a block per item, a string is sent as is), but written from the
+    checked value, so the text the model reads agrees with ``structuredContent``."""
+    if raw is None:
+        return []
+    block = _content_block(raw)
+    if block is not None:
+        return [block]
+    if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
+        return [b for r, c in zip(raw, checked) for b in _checked_content(r, c)]
+    if isinstance(raw, str) and isinstance(checked, str):
+        return [{"type": "text", "text": checked}]
+    return [{"type": "text", "text": _dumps_text(checked)}]
+
+
 def _dumps_text(value: Any) -> str:
     try:
         data = _jsonable(value)
@@ -1940,12 +2021,19 @@ class _Tool:
         self.meta = meta
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
-        self.input_schema = _input_schema(fn_name, self.params)
-        self.output_schema, self.wrap, self.validate_ctr = _output_schema(fn_name, return_annotation,
-                                                                           structured_output)
+        self.input_schema, families = _input_schema(fn_name, self.params)
+        self.output_schema, self.wrap, self.validate_ctr, out_families = _output_schema(
+            fn_name, return_annotation, structured_output)
         self.input_title = self.input_schema["title"]
-        self._input_check = _checker(self.input_schema, "input")
-        self._output_check = _checker(self.output_schema, "output") if self.output_schema else None
+        # An unannotated parameter is published as a string but takes any value (the SDK's Any).
+        checked_schema = dict(self.input_schema, properties={
+            p.name: {} if p.annotation is _MISSING else self.input_schema["properties"][p.name] for p in self.params})
+        self._input_check = _checker(checked_schema, "input", families)
+        self._output_check = _checker(self.output_schema, "output", out_families) if self.output_schema else None
+        # Defaults given as Field(...) are filled in here: the function's own
+        # default is the Field object.
+        self._field_defaults = {p.name: p.default for p in self.params
+                                if isinstance(p.default, Field) or _is_pydantic_field(p.default)}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         self._json_params = {p.name for p in self.params
                              if not _accepts_string(self.input_schema["properties"][p.name], self.input_schema)}
@@ -1962,6 +2050,8 @@ class _Tool:
             for p in self.params:
                 if p.name in checked:
                     kwargs[p.name] = _build(p.annotation, checked[p.name], (p.name,), errors)
+                elif p.name in self._field_defaults:
+                    kwargs[p.name] = _field_default(self._field_defaults[p.name])
         if errors:
             raise ValidationError(errors, self.input_title)
         return kwargs
@@ -1989,9 +2079,8 @@ class _Tool:
         if self._output_check is None:
             return {"content": _content(value), "isError": False}
         structured = self.check_output({"result": value} if self.wrap else value)
-        # The model reads the checked value, so both channels say the same thing.
         shown = structured["result"] if self.wrap else structured
-        return {"content": _content(shown), "structuredContent": structured, "isError": False}
+        return {"content": _checked_content(value, shown), "structuredContent": structured, "isError": False}
 
     def check_output(self, value: Any) -> Any:
         errors: List[_ErrorItem] = []
@@ -2035,6 +2124,12 @@ class _Tool:
         if self.meta is not None:
             tool["_meta"] = _jsonable(self.meta)
         return tool
+
+
+def _field_default(field: Any) -> Any:
+    if isinstance(field, Field):
+        return field.default_factory() if field.default_factory is not None else field.default
+    return field.get_default(call_default_factory=True)  # pydantic's FieldInfo
 
 
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
@@ -2090,7 +2185,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     return params, returns
 
 
-def _input_schema(fn_name: str, params: List[_Param]) -> Dict[str, Any]:
+def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str]]:
     builder = _SchemaBuilder()
     properties: Dict[str, Any] = {}
     required = []
@@ -2126,27 +2221,33 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Dict[str, Any]:
     schema["title"] = f"{fn_name}Arguments"
     schema = builder.finish({**schema, "type": "object"})
     # The SDK's Tool model lists "type" first in inputSchema.
-    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}
+    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.families
 
 
-def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) -> Tuple[Optional[Dict[str, Any]], bool, bool]:
-    """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult):
-    the SDK's ``func_metadata`` rules, without its crashes."""
+_Output = Tuple[Optional[Dict[str, Any]], bool, bool, Dict[str, str]]
+_UNSTRUCTURED: _Output = (None, False, False, {})
+
+
+def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) -> _Output:
+    """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
+    families): the SDK's ``func_metadata`` rules, without its crashes."""
     if structured is False:
-        return None, False, False
+        return _UNSTRUCTURED
     if annotation is _MISSING:
         if structured:
             raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")
-        return None, False, False
+        return _UNSTRUCTURED
     inner, metadata = (annotation.__origin__, annotation.__metadata__) if _is_annotated(annotation) else (annotation, ())
     validate_ctr = False
     if _is_subclass(inner, CallToolResult) or (isinstance(inner, type) and inner.__name__ == "CallToolResult"):
         if not metadata:
-            return None, False, False
+            return _UNSTRUCTURED
         annotation = inner = metadata[0]
         validate_ctr = True
     if structured is None and _returns_content(inner):
-        return None, False, False
+        return _UNSTRUCTURED
+    if inner is Any and not structured:
+        return _UNSTRUCTURED  # SDK on Python 3.11+, where Any is a class without annotations
     schema: Optional[Dict[str, Any]] = None
     wrap = False
     builder = _SchemaBuilder()
@@ -2167,6 +2268,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
             # The SDK rebuilds every other annotated class (dataclasses included)
             # as a model of its annotations: no docstring, class values as defaults.
             schema = builder.finish(builder.annotated_class(inner))
+            builder.families[inner.__name__] = "model"
         if wrap:
             result = builder.property(annotation, "result")
             schema = builder.finish({"properties": {"result": result}, "required": ["result"],
@@ -2176,10 +2278,10 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
             raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for structured "
                                    f"output ({exc})") from None
         print(f"mcp_ref: {fn_name} is unstructured: {exc}", file=sys.stderr)
-        return None, False, False
+        return _UNSTRUCTURED
     if schema is None and structured:
         raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for structured output")
-    return schema, wrap, validate_ctr
+    return schema, wrap, validate_ctr, builder.families
 
 
 def _has_annotations(cls: type) -> bool:
