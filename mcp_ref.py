@@ -3002,3 +3002,347 @@ class _StdioServer:
 def _id_key(id_: Any) -> Tuple[str, Any]:
     # 1 and "1" are different ids.
     return (type(id_).__name__, id_)
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+#
+#   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION]
+#   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
+#   python mcp_ref.py serve SERVER.py
+#
+# SERVER is a Python file that defines an mcp_ref MCPServer, or any other
+# server's command line in one quoted string ("node build/index.js").  list and
+# call are a small stdio client: they start the server as a real client would
+# and speak JSON-RPC to it; --trace shows every message, both ways, on stderr.
+#
+# Exit codes: 0 done; 1 the tool reported an error (isError); 2 bad usage (an
+# unknown option, a missing file, a malformed key=value); 3 the server failed
+# (it exited, answered with a JSON-RPC error, or did not answer in time).
+
+_USAGE = """usage: python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
+       python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
+       python mcp_ref.py serve SERVER.py
+
+SERVER is a .py file defining an MCPServer, or a server command in quotes.
+key=value: the value is read as JSON when it parses (days=3, tags='["a"]'), else as text (city=London).
+--protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
+(per-request _meta; the default, falling back to the handshake for older servers).
+Exit codes: 0 done, 1 the tool reported isError, 2 bad usage, 3 the server failed."""
+
+
+class _UsageError(Exception):
+    """Bad command-line use: exit code 2."""
+
+
+class _ServerFailed(Exception):
+    """The server died, timed out or answered with an error: exit code 3."""
+
+
+def _load_server(path: str) -> MCPServer:
+    """Import a server file and find its MCPServer."""
+    import importlib.util
+
+    if not os.path.isfile(path):
+        raise _UsageError(f"no such file: {path}")
+    folder = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, folder)
+    name = os.path.splitext(os.path.basename(path))[0]
+    if not name.isidentifier() or name in sys.modules:
+        name = "_mcp_ref_server"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise _UsageError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    servers = [v for v in vars(module).values() if isinstance(v, MCPServer)]
+    if not servers:
+        raise _UsageError(f"{path} defines no mcp_ref.MCPServer")
+    return servers[0]
+
+
+class _Client:
+    """A minimal stdio client, enough to list and call tools in every revision."""
+
+    def __init__(self, command: List[str], trace: bool, timeout: float) -> None:
+        import queue
+        import subprocess
+        import threading
+
+        self.trace = trace
+        self.timeout = timeout
+        self.next_id = 0
+        try:
+            self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        except OSError as exc:
+            raise _UsageError(f"cannot start the server {command[0]!r}: {exc.strerror}") from None
+        self.lines: Any = queue.Queue()
+
+        def pump() -> None:
+            for line in self.process.stdout:
+                self.lines.put(line)
+            self.lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+
+    def _show(self, arrow: str, message: Any) -> None:
+        if self.trace:
+            print(f"{arrow} {json.dumps(message, ensure_ascii=False)}", file=sys.stderr, flush=True)
+
+    def send(self, message: Dict[str, Any]) -> None:
+        self._show("->", message)
+        try:
+            self.process.stdin.write(json.dumps(message).encode() + b"\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise _ServerFailed(self._died()) from None
+
+    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """The response to one request (a dict with "result" or "error")."""
+        import queue
+        import time
+
+        self.next_id += 1
+        id_ = self.next_id
+        self.send({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
+            if line is None:
+                raise _ServerFailed(self._died(method))
+            try:
+                message = json.loads(line)
+            except ValueError:
+                raise _ServerFailed(f"the server wrote a line that is not JSON: {line[:200]!r}") from None
+            self._show("<-", message)
+            if isinstance(message, dict) and message.get("id") == id_:
+                return message
+
+    def _died(self, method: str = "") -> str:
+        try:
+            code = self.process.wait(timeout=5)
+        except Exception:
+            code = None
+        when = f" before answering {method}" if method else ""
+        return f"the server exited{when} (exit code {code})"
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+        except Exception:
+            self.process.kill()
+
+
+class _Session:
+    """Connects in the requested revision; 2026-07-28 by default, falling back
+    to the handshake as the stdio transport's backward-compatibility rule says."""
+
+    def __init__(self, client: _Client, protocol: Optional[str]) -> None:
+        self.client = client
+        self.meta: Optional[Dict[str, Any]] = None
+        if protocol is not None and protocol not in _ALL_VERSIONS:
+            raise _UsageError(f"unknown protocol version {protocol!r}; choose one of {', '.join(_ALL_VERSIONS)}")
+        if protocol in (None,) + STATELESS_VERSIONS:
+            version = protocol or STATELESS_VERSIONS[-1]
+            meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "mcp_ref", "version": __version__}}
+            reply = client.request("server/discover", {"_meta": meta})
+            if "result" in reply:
+                self.meta = meta
+                return
+            if protocol is not None or reply.get("error", {}).get("code") == UNSUPPORTED_PROTOCOL_VERSION:
+                raise _ServerFailed(f"server/discover failed: {_error_text(reply)}")
+        version = protocol or LATEST_HANDSHAKE_VERSION
+        reply = client.request("initialize", {"protocolVersion": version, "capabilities": {},
+                                              "clientInfo": {"name": "mcp_ref", "version": __version__}})
+        if "result" not in reply:
+            raise _ServerFailed(f"initialize failed: {_error_text(reply)}")
+        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        if self.meta is not None:
+            params = dict(params, _meta=self.meta)
+        reply = self.client.request(method, params)
+        if "result" not in reply:
+            raise _ServerFailed(f"{method} failed: {_error_text(reply)}")
+        return reply["result"]  # type: ignore[no-any-return]
+
+    def tools(self) -> List[Dict[str, Any]]:
+        tools: List[Dict[str, Any]] = []
+        params: Dict[str, Any] = {}
+        while True:
+            result = self.request("tools/list", params)
+            tools.extend(result.get("tools", []))
+            cursor = result.get("nextCursor")
+            if not cursor:
+                return tools
+            params = {"cursor": cursor}
+
+
+def _error_text(reply: Dict[str, Any]) -> str:
+    error = reply.get("error") or {}
+    return f"{error.get('message', 'no message')} (JSON-RPC error {error.get('code')})"
+
+
+def _summary(schema: Dict[str, Any]) -> str:
+    """A schema in one line: ``city: string, days?: integer``."""
+    required = set(schema.get("required", ()))
+    parts = []
+    for name, prop in (schema.get("properties") or {}).items():
+        parts.append(f"{name}{'' if name in required else '?'}: {_type_word(prop)}")
+    return ", ".join(parts) if parts else "(none)"
+
+
+def _type_word(schema: Any) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    if "anyOf" in schema:
+        return " | ".join(_type_word(s) for s in schema["anyOf"])
+    if "enum" in schema or "const" in schema:
+        return " | ".join(json.dumps(v) for v in schema.get("enum", [schema.get("const")]))
+    kind = schema.get("type", "any")
+    if kind == "array":
+        return f"array of {_type_word(schema.get('items', {}))}"
+    if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
+        return f"object of {_type_word(schema['additionalProperties'])}"
+    return str(kind)
+
+
+def _parse_pairs(pairs: List[str]) -> Dict[str, Any]:
+    arguments: Dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise _UsageError(f"expected key=value, got {pair!r}")
+        try:
+            arguments[key] = json.loads(text, parse_constant=_reject_constant)
+        except ValueError:
+            arguments[key] = text
+    return arguments
+
+
+def _cli(argv: List[str]) -> int:
+    options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": 30.0}
+    words: List[str] = []
+    it = iter(argv)
+    for word in it:
+        if word in ("-h", "--help"):
+            print(_USAGE)
+            return 0
+        if word == "--version":
+            print(f"mcp_ref {__version__}")
+            return 0
+        if word == "--trace":
+            options["trace"] = True
+        elif word in ("--protocol", "--json", "--timeout"):
+            value = next(it, None)
+            if value is None:
+                raise _UsageError(f"{word} needs a value")
+            options[word[2:]] = value
+        elif word.startswith("--"):
+            raise _UsageError(f"unknown option {word}")
+        else:
+            words.append(word)
+    if len(words) < 2 or words[0] not in ("list", "call", "serve"):
+        raise _UsageError(_USAGE)
+    command, server = words[0], words[1]
+    if command == "serve":
+        _load_server(server).run()
+        return 0
+    if server.endswith(".py"):
+        if not os.path.isfile(server):
+            raise _UsageError(f"no such file: {server}")
+        spawn = [sys.executable, os.path.abspath(__file__), "serve", server]
+    else:
+        import shlex
+
+        spawn = shlex.split(server)
+    try:
+        timeout = float(options["timeout"])
+    except ValueError:
+        raise _UsageError(f"--timeout needs a number of seconds, not {options['timeout']!r}") from None
+    client = _Client(spawn, options["trace"], timeout)
+    try:
+        session = _Session(client, options["protocol"])
+        if command == "list":
+            return _cli_list(session)
+        if len(words) < 3:
+            raise _UsageError("call needs a tool name: python mcp_ref.py call SERVER TOOL key=value ...")
+        arguments = _parse_pairs(words[3:])
+        if options["json"] is not None:
+            try:
+                extra = json.loads(options["json"])
+            except ValueError as exc:
+                raise _UsageError(f"--json is not valid JSON: {exc}") from None
+            if not isinstance(extra, dict):
+                raise _UsageError("--json needs a JSON object")
+            arguments.update(extra)
+        return _cli_call(session, words[2], arguments)
+    finally:
+        client.close()
+
+
+def _cli_list(session: _Session) -> int:
+    for tool in session.tools():
+        title = f" ({tool['title']})" if tool.get("title") else ""
+        print(f"{tool['name']}{title}")
+        if tool.get("description"):
+            print("  " + tool["description"].replace("\n", "\n  "))
+        print(f"  input:  {_summary(tool.get('inputSchema', {}))}")
+        output = tool.get("outputSchema")
+        print(f"  output: {_summary(output) if output else '(unstructured: content only)'}")
+        print("  inputSchema:  " + json.dumps(tool.get("inputSchema"), indent=2).replace("\n", "\n  "))
+        if output:
+            print("  outputSchema: " + json.dumps(output, indent=2).replace("\n", "\n  "))
+        print()
+    return 0
+
+
+def _cli_call(session: _Session, name: str, arguments: Dict[str, Any]) -> int:
+    names = {tool["name"] for tool in session.tools()}
+    if name not in names:
+        raise _UsageError(f"no tool named {name!r}; this server has: {', '.join(sorted(names)) or '(none)'}")
+    result = session.request("tools/call", {"name": name, "arguments": arguments})
+    print("content:")
+    for block in result.get("content", []):
+        if block.get("type") == "text":
+            print("  " + block["text"].replace("\n", "\n  "))
+        else:
+            print("  " + json.dumps(block))
+    if "structuredContent" in result:
+        print("structuredContent:")
+        print("  " + json.dumps(result["structuredContent"], indent=2, ensure_ascii=False).replace("\n", "\n  "))
+    print(f"isError: {json.dumps(bool(result.get('isError')))}")
+    return 1 if result.get("isError") else 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """The ``mcp-ref`` command."""
+    try:
+        return _cli(sys.argv[1:] if argv is None else argv)
+    except _UsageError as exc:
+        print(f"mcp_ref: {exc}", file=sys.stderr)
+        return 2
+    except _ServerFailed as exc:
+        print(f"mcp_ref: {exc}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # "| head" closed our stdout: nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    # Run as a script, this file is __main__; register it as mcp_ref too, so a
+    # server file's own "from mcp_ref import MCPServer" finds the same classes.
+    sys.modules.setdefault("mcp_ref", sys.modules[__name__])
+    sys.exit(main())

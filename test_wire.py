@@ -1,0 +1,397 @@
+"""The wire: JSON-RPC 2.0 over stdio, driven through real pipes, in every revision.
+
+Each test starts testdata/wire_server.py as a subprocess (as a client would) and
+asserts whole frames.
+"""
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import unittest
+from typing import Any, Dict, List, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER = os.path.join(HERE, "testdata", "wire_server.py")
+MODERN = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+SERVER_INFO = {"name": "wire", "version": "1.0"}
+
+
+class ServerProcess:
+    """A server on real pipes; lines are read on a thread so reads can time out."""
+
+    def __init__(self, env: Optional[Dict[str, str]] = None, script: str = SERVER, pump: bool = True) -> None:
+        full_env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
+        self.process = subprocess.Popen([sys.executable, script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, env=full_env)
+        self.lines: "queue.Queue[Optional[bytes]]" = queue.Queue()
+        self.stderr_chunks: List[bytes] = []
+        if pump:  # without it, the test reads stdout itself (and may close it)
+            threading.Thread(target=self._pump, daemon=True).start()
+        threading.Thread(target=self._pump_stderr, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self.process.stdout:  # type: ignore[union-attr]
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _pump_stderr(self) -> None:
+        for chunk in iter(lambda: self.process.stderr.read1(65536), b""):  # type: ignore[union-attr]
+            self.stderr_chunks.append(chunk)
+
+    @property
+    def stderr(self) -> str:
+        return b"".join(self.stderr_chunks).decode("utf-8", "replace")
+
+    def send(self, message: Any) -> None:
+        data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+        self.process.stdin.write(data)  # type: ignore[union-attr]
+        self.process.stdin.flush()  # type: ignore[union-attr]
+
+    def recv(self, timeout: float = 10.0) -> Any:
+        line = self.lines.get(timeout=timeout)
+        if line is None:
+            raise EOFError("the server closed stdout")
+        assert line.endswith(b"\n"), line
+        return json.loads(line)
+
+    def recv_raw(self, timeout: float = 10.0) -> Optional[bytes]:
+        return self.lines.get(timeout=timeout)
+
+    def nothing_for(self, seconds: float) -> bool:
+        try:
+            line = self.lines.get(timeout=seconds)
+        except queue.Empty:
+            return True
+        self.lines.put(line)
+        return False
+
+    def request(self, id_: Any, method: str, params: Optional[Dict[str, Any]] = None) -> Any:
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self.recv()
+
+    def initialize(self, version: str = "2025-11-25") -> Any:
+        reply = self.request(0, "initialize", {"protocolVersion": version, "capabilities": {},
+                                                "clientInfo": {"name": "test", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return reply
+
+    def close(self, timeout: float = 20.0) -> int:
+        try:
+            self.process.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+        return self.process.wait(timeout=timeout)
+
+    def remaining(self) -> List[Any]:
+        out = []
+        while True:
+            line = self.lines.get(timeout=10)
+            if line is None:
+                return out
+            out.append(json.loads(line))
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+
+
+class WireTestCase(unittest.TestCase):
+    env: Optional[Dict[str, str]] = None
+
+    def setUp(self) -> None:
+        self.server = ServerProcess(self.env)
+        self.addCleanup(self.server.kill)
+
+
+ADD_TOOL = {
+    "name": "add", "title": "Add", "description": "Add two numbers.",
+    "inputSchema": {"type": "object", "properties": {"a": {"title": "A", "type": "integer"},
+                                                     "b": {"default": 1, "title": "B", "type": "integer"}},
+                    "required": ["a"], "title": "addArguments"},
+    "outputSchema": {"properties": {"result": {"title": "Result", "type": "integer"}}, "required": ["result"],
+                     "title": "addOutput", "type": "object"},
+    "annotations": {"readOnlyHint": True}, "icons": [{"src": "data:,"}], "_meta": {"k": 1},
+}
+
+
+def add_tool_in(version: str) -> Dict[str, Any]:
+    drop = {"2024-11-05": {"title", "outputSchema", "annotations", "icons", "_meta"},
+            "2025-03-26": {"title", "outputSchema", "icons", "_meta"},
+            "2025-06-18": {"icons"}}.get(version, set())
+    return {k: v for k, v in ADD_TOOL.items() if k not in drop}
+
+
+class HandshakeTest(WireTestCase):
+    def test_every_handshake_revision(self) -> None:
+        for version in ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"):
+            with self.subTest(version=version):
+                server = ServerProcess()
+                self.addCleanup(server.kill)
+                self.assertEqual(server.initialize(version), {"jsonrpc": "2.0", "id": 0, "result": {
+                    "protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
+                    "serverInfo": SERVER_INFO, "instructions": "A server for tests."}})
+                tools = server.request(1, "tools/list")["result"]["tools"]
+                self.assertEqual(tools[0], add_tool_in(version))
+                expected_call: Dict[str, Any] = {"content": [{"type": "text", "text": "5"}], "isError": False}
+                if version >= "2025-06-18":
+                    expected_call = {"content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5},
+                                     "isError": False}
+                self.assertEqual(server.request(2, "tools/call", {"name": "add", "arguments": {"a": 4}}),
+                                 {"jsonrpc": "2.0", "id": 2, "result": expected_call})
+                self.assertEqual(server.request("p", "ping"), {"jsonrpc": "2.0", "id": "p", "result": {}})
+                self.assertEqual(server.close(), 0)
+
+    def test_unknown_version_gets_our_latest(self) -> None:
+        self.assertEqual(self.server.initialize("1999-01-01")["result"]["protocolVersion"], "2025-11-25")
+        self.assertEqual(self.server.initialize(MODERN)["result"]["protocolVersion"], "2025-11-25")
+
+    def test_requests_before_initialize_are_refused_but_ping(self) -> None:
+        self.assertEqual(self.server.request(1, "ping"), {"jsonrpc": "2.0", "id": 1, "result": {}})
+        reply = self.server.request(2, "tools/list")
+        self.assertEqual(reply["error"]["code"], -32602)
+        self.assertEqual(reply["id"], 2)
+
+    def test_server_info_fields_by_revision(self) -> None:
+        server = ServerProcess()
+        self.addCleanup(server.kill)
+        self.assertEqual(server.initialize("2025-06-18")["result"]["serverInfo"], SERVER_INFO)
+
+    def test_unknown_method_and_bad_params(self) -> None:
+        self.server.initialize()
+        self.assertEqual(self.server.request(1, "resources/list"), {
+            "jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found: resources/list"}})
+        self.assertEqual(self.server.request(2, "tools/call", {"name": 5}), {
+            "jsonrpc": "2.0", "id": 2,
+            "error": {"code": -32602, "message": 'Invalid params: tools/call needs "name" (a string)'}})
+        self.assertEqual(self.server.request(3, "tools/call", {"name": "add", "arguments": [1]})["error"]["code"],
+                         -32602)
+        self.assertEqual(self.server.request(4, "tools/call", {"name": "nope"}), {
+            "jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Unknown tool: nope"}})
+
+    def test_batches_only_in_2025_03_26(self) -> None:
+        batch = [{"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                 {"jsonrpc": "2.0", "method": "notifications/progress"},
+                 {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1}}}]
+        self.server.initialize("2025-06-18")
+        self.server.send(batch)
+        self.assertEqual(self.server.recv(), {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600, "message": "Invalid Request: JSON-RPC batches are not part of protocol revision "
+                                       "2025-06-18"}})
+        server = ServerProcess()
+        self.addCleanup(server.kill)
+        server.initialize("2025-03-26")
+        server.send(batch)
+        self.assertEqual(server.recv(), [
+            {"jsonrpc": "2.0", "id": 1, "result": {}},
+            {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "2"}], "isError": False}}])
+
+    def test_pagination(self) -> None:
+        server = ServerProcess({"WIRE_PAGE_SIZE": "5"})
+        self.addCleanup(server.kill)
+        server.initialize()
+        names: List[str] = []
+        cursor = None
+        for i in range(10):
+            result = server.request(i + 1, "tools/list", {"cursor": cursor} if cursor else {})["result"]
+            names += [t["name"] for t in result["tools"]]
+            self.assertLessEqual(len(result["tools"]), 5)
+            cursor = result.get("nextCursor")
+            if cursor is None:
+                break
+        self.assertEqual(names[:3], ["add", "point", "echo"])
+        self.assertEqual(len(names), len(set(names)))
+        self.assertGreater(len(names), 10)
+        self.assertEqual(server.request(99, "tools/list", {"cursor": "bogus"})["error"]["code"], -32602)
+
+
+class StatelessTest(WireTestCase):
+    def test_discover(self) -> None:
+        self.assertEqual(self.server.request(1, "server/discover", {"_meta": META}), {
+            "jsonrpc": "2.0", "id": 1, "result": {
+                "supportedVersions": [MODERN], "capabilities": {"tools": {}}, "instructions": "A server for tests.",
+                "ttlMs": 0, "cacheScope": "private", "resultType": "complete",
+                "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}})
+
+    def test_list_and_call(self) -> None:
+        listed = self.server.request(1, "tools/list", {"_meta": META})
+        self.assertEqual(listed["result"]["tools"][0], ADD_TOOL)
+        self.assertEqual({k: v for k, v in listed["result"].items() if k != "tools"}, {
+            "ttlMs": 0, "cacheScope": "private", "resultType": "complete",
+            "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}})
+        self.assertEqual(self.server.request(2, "tools/call", {"name": "point", "arguments": {"x": 3}, "_meta": META}), {
+            "jsonrpc": "2.0", "id": 2, "result": {
+                "content": [{"type": "text", "text": '{\n  "x": 3,\n  "y": 0\n}'}],
+                "structuredContent": {"x": 3, "y": 0}, "isError": False, "resultType": "complete",
+                "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}})
+
+    def test_meta_is_required(self) -> None:
+        self.assertEqual(self.server.request(1, "server/discover", {}), {"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32602, "message": "Invalid params: _meta must carry io.modelcontextprotocol/protocolVersion and "
+                                       "io.modelcontextprotocol/clientCapabilities"}})
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN}
+        self.assertEqual(self.server.request(2, "tools/list", {"_meta": meta}), {"jsonrpc": "2.0", "id": 2, "error": {
+            "code": -32602, "message": "Invalid params: _meta must carry io.modelcontextprotocol/clientCapabilities"}})
+
+    def test_unsupported_version(self) -> None:
+        meta = dict(META, **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"})
+        self.assertEqual(self.server.request(1, "tools/list", {"_meta": meta}), {"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32022, "message": "Unsupported protocol version",
+            "data": {"supported": [MODERN], "requested": "2099-01-01"}}})
+
+    def test_no_ping_in_2026(self) -> None:
+        self.assertEqual(self.server.request(1, "ping", {"_meta": META}), {
+            "jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found: ping"}})
+
+    def test_unknown_tool_is_a_protocol_error(self) -> None:
+        self.assertEqual(self.server.request(1, "tools/call", {"name": "nope", "arguments": {}, "_meta": META}), {
+            "jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool: nope"}})
+
+    def test_probe_then_fall_back_to_initialize(self) -> None:
+        # stdio "Backward Compatibility": a dual-era client probes first; both eras
+        # work on one connection.
+        self.assertIn("result", self.server.request(1, "server/discover", {"_meta": META}))
+        self.assertEqual(self.server.initialize("2025-06-18")["result"]["protocolVersion"], "2025-06-18")
+        self.assertEqual(self.server.request(2, "tools/call", {"name": "add", "arguments": {"a": 1}})["result"],
+                         {"content": [{"type": "text", "text": "2"}], "structuredContent": {"result": 2},
+                          "isError": False})
+        self.assertEqual(self.server.request(3, "tools/call", {"name": "add", "arguments": {"a": 1}, "_meta": META})[
+            "result"]["resultType"], "complete")
+
+
+class MessageErrorTest(WireTestCase):
+    def test_parse_error(self) -> None:
+        self.server.send(b'{"jsonrpc": "2.0", "id": 1, "method": \n')
+        self.assertEqual(self.server.recv(), {"jsonrpc": "2.0", "id": None,
+                                              "error": {"code": -32700, "message": "Parse error: not valid JSON"}})
+
+    def test_invalid_requests(self) -> None:
+        cases = [
+            ({"id": 1, "method": "ping"}, 1, 'Invalid Request: "jsonrpc" must be "2.0"'),
+            ({"jsonrpc": "2.0", "id": 2, "method": 7}, 2, 'Invalid Request: "method" must be a string'),
+            ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}, None,
+             'Invalid Request: "id" must be a string or an integer'),
+            ([], None, "Invalid Request: JSON-RPC batches are not part of protocol revision (none negotiated)"),
+            ("hello", None, "Invalid Request: a message must be a JSON object"),
+        ]
+        for message, id_, text in cases:
+            with self.subTest(message=message):
+                self.server.send(message)
+                self.assertEqual(self.server.recv(), {"jsonrpc": "2.0", "id": id_,
+                                                      "error": {"code": -32600, "message": text}})
+        self.server.send({"jsonrpc": "2.0", "id": 3, "method": "ping", "params": [1]})
+        self.assertEqual(self.server.recv()["error"]["code"], -32602)
+
+    def test_notifications_are_never_answered(self) -> None:
+        for message in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                        {"jsonrpc": "2.0", "method": "no/such/notification", "params": {"x": 1}},
+                        {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "nope"}},
+                        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "bad"},
+                        {"jsonrpc": "2.0", "id": 5, "result": {}}):
+            self.server.send(message)
+        self.assertEqual(self.server.request(9, "ping"), {"jsonrpc": "2.0", "id": 9, "result": {}})
+
+
+class ConcurrencyTest(WireTestCase):
+    def test_slow_tool_blocks_nothing(self) -> None:
+        self.server.initialize()
+        call = {"jsonrpc": "2.0", "method": "tools/call"}
+        self.server.send(dict(call, id="slow", params={"name": "sleep", "arguments": {"seconds": 1.5}}))
+        self.server.send(dict(call, id="aslow", params={"name": "async_sleep", "arguments": {"seconds": 1.5}}))
+        started = time.monotonic()
+        self.assertEqual(self.server.request("ping", "ping")["id"], "ping")
+        self.assertEqual(self.server.request("list", "tools/list")["id"], "list")
+        self.assertEqual(self.server.request("fast", "tools/call", {"name": "add", "arguments": {"a": 1}})["id"],
+                         "fast")
+        self.assertLess(time.monotonic() - started, 1.0)
+        self.assertEqual({self.server.recv()["id"], self.server.recv()["id"]}, {"slow", "aslow"})
+
+    def test_blocked_event_loop_does_not_block_the_server(self) -> None:
+        self.server.initialize()
+        self.server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "blocks_loop", "arguments": {"seconds": 1.5}}})
+        time.sleep(0.2)
+        started = time.monotonic()
+        self.assertEqual(self.server.request(2, "tools/call", {"name": "add", "arguments": {"a": 1}})["id"], 2)
+        self.assertLess(time.monotonic() - started, 1.0)
+        self.assertEqual(self.server.recv()["id"], 1)
+
+    def test_cancelled_requests_get_no_response(self) -> None:
+        self.server.initialize()
+        self.server.send({"jsonrpc": "2.0", "id": "h", "method": "tools/call", "params": {"name": "hang"}})
+        self.server.send({"jsonrpc": "2.0", "id": "s", "method": "tools/call",
+                          "params": {"name": "async_sleep", "arguments": {"seconds": 30}}})
+        time.sleep(0.2)
+        for id_ in ("h", "s"):
+            self.server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                              "params": {"requestId": id_, "reason": "user"}})
+        self.assertEqual(self.server.request("r", "tools/call", {"name": "release"})["id"], "r")
+        self.assertTrue(self.server.nothing_for(1.0))
+        self.assertEqual(self.server.close(), 0)
+        self.assertEqual(self.server.remaining(), [])
+
+
+class ProcessTest(WireTestCase):
+    def test_stdout_carries_protocol_messages_only(self) -> None:
+        self.server.initialize()
+        reply = self.server.request(1, "tools/call", {"name": "noisy"})
+        self.assertEqual(reply["result"]["content"], [{"type": "text", "text": "quiet on stdout"}])
+        self.assertEqual(self.server.close(), 0)
+        for text in ("print() from a tool", "sys.stdout.write from a tool", "os.write(1) from a tool",
+                     "a child process writing to fd 1"):
+            self.assertIn(text, self.server.stderr)
+
+    def test_end_of_input_answers_everything_in_flight(self) -> None:
+        self.server.initialize()
+        for i in range(4):
+            self.server.send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                              "params": {"name": "sleep" if i % 2 else "async_sleep", "arguments": {"seconds": 0.5}}})
+        self.assertEqual(self.server.close(), 0)
+        self.assertEqual(sorted(m["id"] for m in self.server.remaining()), [0, 1, 2, 3])
+
+    def test_sigterm_and_sigint_exit_promptly(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(signal=sig):
+                server = ServerProcess()
+                self.addCleanup(server.kill)
+                server.initialize()
+                server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "hang"}})
+                time.sleep(0.2)
+                started = time.monotonic()
+                server.process.send_signal(sig)
+                self.assertEqual(server.process.wait(timeout=5), 0)
+                self.assertLess(time.monotonic() - started, 3)
+                self.assertNotIn("Traceback", server.stderr)
+
+    def test_closed_stdout_ends_quietly(self) -> None:
+        self.server.kill()
+        self.server = ServerProcess(pump=False)
+        self.addCleanup(self.server.kill)
+        self.server.send({"jsonrpc": "2.0", "id": 0, "method": "ping"})
+        self.assertEqual(json.loads(self.server.process.stdout.readline()), {"jsonrpc": "2.0", "id": 0, "result": {}})
+        self.server.process.stdout.close()  # type: ignore[union-attr]
+        try:
+            for i in range(50):
+                self.server.send({"jsonrpc": "2.0", "id": i, "method": "ping"})
+        except BrokenPipeError:
+            pass
+        self.assertEqual(self.server.process.wait(timeout=10), 0)
+        self.assertNotIn("Traceback", self.server.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
