@@ -119,8 +119,8 @@ def enormous(n: int) -> str:
 
 
 @server.tool()
-def unserialisable() -> Any:
-    return object()
+def unserialisable() -> Dict[str, Any]:
+    return {"x": object()}
 
 
 @server.tool()
