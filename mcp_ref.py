@@ -3257,10 +3257,10 @@ def _cli(argv: List[str]) -> int:
     if command == "serve":
         _load_server(server).run()
         return 0
-    if server.endswith(".py"):
-        if not os.path.isfile(server):
-            raise _UsageError(f"no such file: {server}")
+    if os.path.isfile(server):
         spawn = [sys.executable, os.path.abspath(__file__), "serve", server]
+    elif server.endswith(".py") and not any(c.isspace() for c in server):
+        raise _UsageError(f"no such file: {server}")
     else:
         import shlex
 

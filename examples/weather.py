@@ -11,7 +11,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Dict, List, TypedDict
+from typing import Annotated, TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout: find mcp_ref.py
 
@@ -62,13 +62,13 @@ def get_weather_dict(city: str) -> WeatherDict:
 
 
 @mcp.tool()
-def get_forecast(city: str, days: int) -> List[WeatherData]:
+def get_forecast(city: str, days: int) -> list[WeatherData]:
     """Daily forecast for a city."""
     return [WeatherData(temperature=16.2 + day, humidity=0.83, conditions="Overcast") for day in range(days)]
 
 
 @mcp.tool()
-def get_temperatures(cities: List[str]) -> Dict[str, float]:
+def get_temperatures(cities: list[str]) -> dict[str, float]:
     """Current temperature for each city, in degrees Celsius."""
     return {city: PRECISE[city] for city in cities}
 

@@ -1,0 +1,27 @@
+"""Serve an mcp_ref server file with the official SDK's MCPServer instead.
+
+    python testdata/sdk_launcher.py examples/weather.py
+
+A stand-in ``mcp_ref`` module maps the names the file imports onto the SDK
+(``MCPServer``, ``ToolError``) and pydantic (``Field``), then the file runs as
+``__main__``: the same code, served by the SDK, for the interoperability tests.
+"""
+
+import runpy
+import sys
+import types
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+shim = types.ModuleType("mcp_ref")
+shim.MCPServer = MCPServer  # type: ignore[attr-defined]
+shim.Field = Field  # type: ignore[attr-defined]
+shim.ToolError = ToolError  # type: ignore[attr-defined]
+sys.modules["mcp_ref"] = shim
+
+if __name__ == "__main__":
+    path = sys.argv[1]
+    sys.argv = sys.argv[1:]
+    runpy.run_path(path, run_name="__main__")
