@@ -33,8 +33,10 @@ tool error (``isError: true``) whose text names the failing field.
 {'result': {'title': 'Result', 'type': 'integer'}}
 >>> server.call_tool("add", {"a": "2"})
 {'content': [{'type': 'text', 'text': '3'}], 'structuredContent': {'result': 3}, 'isError': False}
->>> server.call_tool("add", {"a": "two"})["content"][0]["text"].splitlines()[:3]
-['Error executing tool add: 1 validation error for addArguments', 'a', "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='two', input_type=str]"]
+>>> print(server.call_tool("add", {"b": 2})["content"][0]["text"])
+Error executing tool add: 1 validation error for addArguments
+a
+  Field required [type=missing, input_value={'b': 2}, input_type=dict]
 
 Run a server file with ``python mcp_ref.py serve server.py``, or call
 ``server.run()`` at the end of it.  ``python mcp_ref.py --help`` lists the
@@ -344,7 +346,7 @@ class Field:
         arms = schema.get("anyOf")
         if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
             target = arms[0]
-        kind = target.get("type")
+        kind = str(target.get("type"))
         for key, value in self.constraints.items():
             if key in ("min_length", "max_length"):
                 word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
@@ -384,7 +386,7 @@ class _SchemaBuilder:
         self.defs: Dict[str, Dict[str, Any]] = {}
         self.families: Dict[str, str] = {}  # object title -> "dataclass", "typeddict" or "model"
         self._names: Dict[Any, str] = {}
-        self._building: set = set()
+        self._building: set[type] = set()
 
     # -- entry points -------------------------------------------------------
 
@@ -435,7 +437,7 @@ class _SchemaBuilder:
         if "$ref" in schema:
             return True
         arms = schema.get("anyOf")
-        return bool(arms) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
+        return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
 
     # -- families -----------------------------------------------------------
 
@@ -638,7 +640,7 @@ class _SchemaBuilder:
             self.defs.setdefault(tp.__name__, schema)
             self.families[tp.__name__] = "model"
             return {"$ref": f"#/$defs/{tp.__name__}"}
-        return schema
+        return typing.cast(Dict[str, Any], schema)
 
     # -- roots --------------------------------------------------------------
 
@@ -660,7 +662,7 @@ class _SchemaBuilder:
         defs = {n: d for n, d in self.defs.items() if _used(n, schema, self.defs)}
         if defs:
             schema = {"$defs": defs, **schema}
-        return _sorted_schema(schema)
+        return typing.cast(Dict[str, Any], _sorted_schema(schema))
 
 
 def _refers_to(defs: Dict[str, Any], name: str) -> bool:
@@ -835,7 +837,7 @@ def _iso_duration(td: Any) -> str:
 
 
 def _iso_datetime(value: Any) -> str:
-    text = value.isoformat()
+    text: str = value.isoformat()
     # pydantic writes UTC as "Z".
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
@@ -889,7 +891,7 @@ def _is_generator_like(value: Any) -> bool:
     return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
 
 
-def _jsonable(value: Any, depth: int = 0, seen: Optional[set] = None) -> Any:
+def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> Any:
     """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
     value = _native(value)
     tp = type(value)
@@ -1070,7 +1072,7 @@ class _Compiler:
         lax, output = self.lax, self.output
         properties = schema.get("properties") or {}
         title = schema.get("title")
-        family = self.families.get(title) if "properties" in schema else None
+        family = self.families.get(str(title)) if "properties" in schema else None
         if schema.get("format") == "binary":
             family = "bytes"
         array_kind = "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
@@ -1137,8 +1139,10 @@ class _Compiler:
         multiple = schema.get("multipleOf")
         if not bounds and multiple is None:
             return []
-        ops = {"minimum": lambda v, b: v >= b, "exclusiveMinimum": lambda v, b: v > b,
-               "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b}
+        ops: Dict[str, Callable[[Any, Any], bool]] = {
+            "minimum": lambda v, b: v >= b, "exclusiveMinimum": lambda v, b: v > b,
+            "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
+        }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1668,7 +1672,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
             if k not in init:
                 setattr(obj, k, v)
         return obj
-    obj = tp.__new__(tp)  # an annotated class: attributes set as the schema names them
+    obj = typing.cast(Any, tp).__new__(tp)  # an annotated class: attributes set as the schema names them
     for k, v in built.items():
         setattr(obj, k, v)
     return obj
@@ -1786,10 +1790,11 @@ def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
 class _Block:
     """Shared by the content block types: their wire form."""
 
+    type: str
     _wire: Tuple[Tuple[str, str], ...] = ()
 
     def to_wire(self) -> Dict[str, Any]:
-        out = {"type": getattr(self, "type")}
+        out = {"type": self.type}
         for attr, key in self._wire:
             value = getattr(self, attr)
             if value is not None:
@@ -2010,7 +2015,7 @@ class _Tool:
                  description: Optional[str], annotations: Any, icons: Any, meta: Any,
                  structured_output: Optional[bool]) -> None:
         self.fn = fn
-        self.name = name or getattr(fn, "__name__", "")
+        self.name = str(name or getattr(fn, "__name__", ""))
         if self.name == "<lambda>" or not self.name:
             raise InvalidSignature("You must provide a name for lambda functions")
         fn_name = getattr(fn, "__name__", self.name)
@@ -2147,7 +2152,7 @@ def _is_async(fn: Any) -> bool:
         fn = fn.func
     code = getattr(fn, "__code__", None)
     if code is None:
-        code = getattr(getattr(fn, "__call__", None), "__code__", None)
+        code = getattr(type(fn).__dict__.get("__call__"), "__code__", None)  # a callable object
     return bool(code is not None and code.co_flags & 0x80)  # CO_COROUTINE
 
 
@@ -2237,7 +2242,9 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
         if structured:
             raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")
         return _UNSTRUCTURED
-    inner, metadata = (annotation.__origin__, annotation.__metadata__) if _is_annotated(annotation) else (annotation, ())
+    inner, metadata = (annotation, ())
+    if _is_annotated(annotation):
+        inner, metadata = annotation.__origin__, annotation.__metadata__
     validate_ctr = False
     if _is_subclass(inner, CallToolResult) or (isinstance(inner, type) and inner.__name__ == "CallToolResult"):
         if not metadata:
@@ -2301,7 +2308,7 @@ def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
         except ValueError:
             return False
     if "anyOf" in schema or "oneOf" in schema:
-        return any(_accepts_string(s, root) for s in schema.get("anyOf", schema.get("oneOf", [])))
+        return any(_accepts_string(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or [])
     for key in ("const", "enum"):
         if key in schema:
             values = [schema["const"]] if key == "const" else schema["enum"]
@@ -2857,7 +2864,8 @@ class _StdioServer:
                 box: List[Dict[str, Any]] = []
                 done = threading.Event()
 
-                def reply(response: Dict[str, Any]) -> None:
+                def reply(response: Dict[str, Any], box: List[Dict[str, Any]] = box,
+                          done: threading.Event = done) -> None:
                     box.append(response)
                     done.set()
 
@@ -3080,8 +3088,12 @@ class _Client:
             raise _UsageError(f"cannot start the server {command[0]!r}: {exc.strerror}") from None
         self.lines: Any = queue.Queue()
 
+        stdout = self.process.stdout
+        assert stdout is not None and self.process.stdin is not None
+        self.stdin = self.process.stdin
+
         def pump() -> None:
-            for line in self.process.stdout:
+            for line in stdout:
                 self.lines.put(line)
             self.lines.put(None)
 
@@ -3094,8 +3106,8 @@ class _Client:
     def send(self, message: Dict[str, Any]) -> None:
         self._show("->", message)
         try:
-            self.process.stdin.write(json.dumps(message).encode() + b"\n")
-            self.process.stdin.flush()
+            self.stdin.write(json.dumps(message).encode() + b"\n")
+            self.stdin.flush()
         except (BrokenPipeError, OSError):
             raise _ServerFailed(self._died()) from None
 
@@ -3133,7 +3145,7 @@ class _Client:
 
     def close(self) -> None:
         try:
-            self.process.stdin.close()
+            self.stdin.close()
             self.process.wait(timeout=10)
         except Exception:
             self.process.kill()
