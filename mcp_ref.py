@@ -790,6 +790,11 @@ _BOOL_WORDS = {
     "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
     "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
 }
+_FLOAT_ONLY = frozenset((float,))
+# Python types that are, exactly and without conversion, a JSON Schema type
+# (bool is not an integer; a float becomes one only through the slow path).
+_EXACT = {"string": frozenset((str,)), "integer": frozenset((int,)), "boolean": frozenset((bool,)),
+          "null": frozenset((_NoneType,)), "number": _FLOAT_ONLY}
 _INT_TEXT = __import__("re").compile(r"[+-]?[0-9]+(?:\.0*)?")
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
@@ -862,8 +867,7 @@ def _native(value: Any) -> Any:
             raise _Fail("Input should be a valid string, unable to parse raw data as a unicode string",
                         "string_unicode") from None
     if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in value.__dataclass_fields__.values()
-                if str(getattr(f, "_field_type", "_FIELD")) == "_FIELD"}
+        return {name: getattr(value, name) for name in _dataclass_names(type(value))}
     base = _pydantic_base()
     if base is not None and isinstance(value, base):
         return value.model_dump(mode="json", by_alias=True)
@@ -884,6 +888,19 @@ def _native(value: Any) -> Any:
     if hasattr(value, "__iter__") and hasattr(value, "__next__") or _is_generator_like(value):
         return list(value)  # generators are consumed: the SDK silently sends []
     return value
+
+
+_DATACLASS_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
+def _dataclass_names(cls: type) -> Tuple[str, ...]:
+    """A dataclass's field names (not its ClassVar or InitVar pseudo-fields), once per class."""
+    names = _DATACLASS_NAMES.get(cls)
+    if names is None:
+        names = tuple(f.name for f in cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
+                      if str(getattr(f, "_field_type", "_FIELD")) == "_FIELD")
+        _DATACLASS_NAMES[cls] = names
+    return names
 
 
 def _is_generator_like(value: Any) -> bool:
@@ -994,7 +1011,20 @@ class _Compiler:
         # pydantic's float fields hold floats: 2 becomes 2.0, after the checks
         # (an error still shows the value as sent).
         to_float = self.lax and schema.get("type") == "number"
-        return self._sequence(type_step, steps, to_float)
+        general = self._sequence(type_step, steps, to_float)
+        declared = schema.get("type")
+        exact = _EXACT.get(declared) if isinstance(declared, str) and not steps else None
+        if exact is None or (to_float and exact is not _FLOAT_ONLY):
+            return general
+
+        # The common leaf ({"type": "string"} and the like, with only annotations
+        # beside it): a value of exactly that Python type passes as it is.
+        def leaf(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if type(value) in exact and (exact is not _FLOAT_ONLY or value - value == 0):
+                return value
+            return general(value, loc, errors)
+
+        return leaf
 
     def _sequence(self, type_step: Optional[Callable[..., Any]], steps: List[_Checker], to_float: bool) -> _Checker:
         lax = self.lax
@@ -1270,12 +1300,19 @@ class _Compiler:
         # with declared properties and nothing said about the others.
         drop_extra = self.lax and bool(properties) and extra is _MISSING and not patterns
         fill_defaults = self.output
+        lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, dict):
                 return value
             out: Dict[str, Any] = {}
             for key, item in value.items():
+                if type(key) is not str and lax:
+                    try:
+                        key = _key(key)  # JSON object keys are strings: {1: "a"} -> {"1": "a"}
+                    except _Fail as exc:
+                        errors.append(_ErrorItem(loc + (key,), exc.msg, exc.kind, key))
+                        continue
                 sub = properties.get(key)
                 matched = sub is not None
                 if sub is not None:
@@ -1954,6 +1991,8 @@ def _returns_content(tp: Any) -> bool:
 
 
 def _content_block(value: Any) -> Optional[Dict[str, Any]]:
+    if type(value) in _NATIVE:
+        return None
     if isinstance(value, _Block):
         return value.to_wire()
     if isinstance(value, _Media):
@@ -1991,15 +2030,56 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
         return [b for r, c in zip(raw, checked) for b in _checked_content(r, c)]
     if isinstance(raw, str) and isinstance(checked, str):
         return [{"type": "text", "text": checked}]
-    return [{"type": "text", "text": _dumps_text(checked)}]
+    return [{"type": "text", "text": _pretty(checked)}]  # checked values are JSON data already
 
 
 def _dumps_text(value: Any) -> str:
+    """Any value as the SDK's ``to_json(value, fallback=str, indent=2)`` writes it."""
     try:
         data = _jsonable(value)
     except _Fail:
-        data = str(value)  # the SDK's to_json(fallback=str)
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+        data = str(value)
+    return _pretty(data)
+
+
+_encode_str = json.encoder.encode_basestring  # type: ignore[attr-defined]  # the C encoder, no \u escapes
+
+
+def _pretty(value: Any, newline: str = "\n") -> str:
+    """JSON data as ``json.dumps(value, indent=2, ensure_ascii=False)`` writes it.
+
+    json falls back to its pure-Python encoder whenever ``indent`` is set; this
+    recursion with C-encoded leaves gives the same text several times faster,
+    and the ``content`` text of every structured result is written this way.
+    """
+    tp = type(value)
+    if tp is str:
+        return _encode_str(value)  # type: ignore[no-any-return]
+    if tp is dict:
+        if not value:
+            return "{}"
+        inner = newline + "  "
+        items = [_encode_str(k) + ": " + (_encode_str(v) if type(v) is str else _pretty(v, inner))
+                 for k, v in value.items()]
+        return "{" + inner + ("," + inner).join(items) + newline + "}"
+    if tp is list:
+        if not value:
+            return "[]"
+        inner = newline + "  "
+        return "[" + inner + ("," + inner).join([_pretty(v, inner) for v in value]) + newline + "]"
+    if value is None:
+        return "null"
+    if tp is bool:
+        return "true" if value else "false"
+    if tp is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _Fail("Input should be a finite number", "finite_number")
+        return float.__repr__(value)
+    return int.__repr__(value)
+
+
+# Parameter types whose checked JSON value is already the Python value.
+_AS_IS = (str, int, float, bool, Any, object, _MISSING)
 
 
 class _Param(typing.NamedTuple):
@@ -2054,7 +2134,8 @@ class _Tool:
         if not errors:
             for p in self.params:
                 if p.name in checked:
-                    kwargs[p.name] = _build(p.annotation, checked[p.name], (p.name,), errors)
+                    value = checked[p.name]
+                    kwargs[p.name] = value if p.annotation in _AS_IS else _build(p.annotation, value, (p.name,), errors)
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
         if errors:
@@ -2427,7 +2508,8 @@ class MCPServer:
         tool = self._tools.get(name)
         if tool is None:
             raise ToolError(f"Unknown tool: {name}")
-        return _result_for(self._invoke(tool, arguments or {}), protocol_version)
+        result = _result_for(self._invoke(tool, arguments or {}), protocol_version)
+        return json.loads(self._encode_result(tool, result, lambda r: r))  # type: ignore[no-any-return]
 
     def _invoke(self, tool: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
         prepared = self._prepare(tool, arguments)
@@ -2461,8 +2543,7 @@ class MCPServer:
 
     def _finish(self, tool: _Tool, value: Any) -> Dict[str, Any]:
         try:
-            result = tool.result(value)
-            size = len(json.dumps(result, ensure_ascii=False, allow_nan=False))
+            return tool.result(value)
         except ValidationError as exc:
             return _tool_error(f"Error executing tool {tool.name}: {exc}")
         except _Fail as exc:
@@ -2473,10 +2554,21 @@ class MCPServer:
             _log_exception(f"tool {tool.name!r} returned a value that cannot be sent", exc)
             return _tool_error(f"Error executing tool {tool.name}: the result cannot be converted to JSON "
                                f"({type(exc).__name__})")
-        if size > self.max_result_bytes:
-            return _tool_error(f"Error executing tool {tool.name}: the result is {size} characters of JSON, "
-                               f"over this server's limit of {self.max_result_bytes}")
-        return result
+
+    def _encode_result(self, tool: _Tool, result: Dict[str, Any],
+                       frame: Callable[[Dict[str, Any]], Any]) -> bytes:
+        """The wire bytes of ``frame(result)``; a result that is no JSON, or is
+        over ``max_result_bytes``, becomes a tool error (measured once, as sent)."""
+        try:
+            data = _encode(frame(result))
+        except (TypeError, ValueError, RecursionError) as exc:
+            _log_exception(f"tool {tool.name!r} returned a result that is not JSON", exc)
+            return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result cannot be converted to "
+                                             f"JSON ({type(exc).__name__})")))
+        if len(data) > self.max_result_bytes:
+            return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result is {len(data)} bytes of "
+                                             f"JSON, over this server's limit of {self.max_result_bytes}")))
+        return data
 
     # -- serving ---------------------------------------------------------------
 
@@ -2495,6 +2587,14 @@ class MCPServer:
             extra = {"description": self.description, "websiteUrl": self.website_url, "icons": self.icons}
             info.update(_jsonable(_drop_none(extra)))
         return info
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _encode(message: Any) -> bytes:
+    """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
+    return _ENCODER.encode(message).encode("utf-8") + b"\n"
 
 
 def _tool_error(text: str) -> Dict[str, Any]:
@@ -2701,17 +2801,24 @@ class _Dispatcher:
 
 
 class _Pending:
-    """A tools/call in flight: its future and whether it was cancelled."""
+    """A tools/call in flight: how to cancel it, and whether it still counts."""
 
-    __slots__ = ("future", "cancelled")
+    __slots__ = ("future", "cancelled", "settled", "started", "handed_off")
 
     def __init__(self) -> None:
-        self.future: Any = None
-        self.cancelled = False
+        self.future: Any = None  # a pool or event-loop future; None while running inline
+        self.cancelled = False  # notifications/cancelled: send nothing for it
+        self.settled = False  # counted out of the in-flight total
+        self.started = 0.0  # when an inline call began (time.monotonic)
+        self.handed_off = False  # the reading role passed to another thread meanwhile
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+# NaN and Infinity are no JSON (RFC 8259), whatever Python's json accepts.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _too_deep(value: Any, limit: int) -> bool:
@@ -2730,26 +2837,44 @@ def _too_deep(value: Any, limit: int) -> bool:
 class _StdioServer:
     """Newline-delimited JSON-RPC on stdin/stdout (basic/transports/stdio).
 
-    The main thread reads and answers what is quick (initialize, ping, lists,
-    errors); tools run on a thread pool (sync) or one event loop (async), so a
-    slow tool blocks nothing else.  Each response is written whole under a lock.
+    One thread at a time reads stdin and answers what is quick (initialize,
+    ping, lists, errors) itself.  A synchronous tool runs inline on that reader
+    too, because handing every call to another thread would cost more than
+    most tools take; if it is still running after ``_HANDOFF`` seconds, a
+    watchdog gives the reading role to a new thread, so a slow tool never blocks
+    ping, tools/list or other calls.  Once ``workers`` calls run that way, new
+    calls queue for a pool of that size.  Async tools run on one event loop
+    thread.  Each response is written whole, under a lock.
     """
+
+    _HANDOFF = 0.01  # seconds an inline call may hold up reading
+    _WATCH = 0.01  # how often the watchdog looks
 
     def __init__(self, server: MCPServer) -> None:
         import threading
 
         self.server = server
         self.rpc = _Dispatcher(server)
-        self.lock = threading.Lock()
-        self.inflight: Dict[Any, List[_Pending]] = {}
+        self.lock = threading.Lock()  # one response on stdout at a time
+        self.state = threading.Lock()  # guards everything below
+        self.settled = threading.Condition(self.state)
+        self.in_flight = 0
+        self.handed_off = 0  # inline calls whose thread gave up reading
+        self.inline: Optional[_Pending] = None  # the call the current reader runs itself
+        self.pending: Dict[Any, List[_Pending]] = {}
+        self.local = threading.local()  # .reader: this thread reads; .lost: it no longer does
+        self.end_of_input = threading.Event()
         self.pool: Any = None
         self.loop: Any = None
         self.out: Any = None
+        self.stdin: Any = None
 
     # -- lifecycle -------------------------------------------------------------
 
     def serve(self) -> int:
-        stdin = sys.stdin.buffer
+        import threading
+
+        self.stdin = sys.stdin.buffer
         # Keep the real stdout for protocol messages and point fd 1 at stderr,
         # so print() in a tool, or a child process writing to fd 1, cannot
         # corrupt the stream (stdio: "MUST NOT write anything ... that is not a
@@ -2759,10 +2884,10 @@ class _StdioServer:
         os.dup2(2, 1)
         sys.stdout = sys.stderr
         self._install_signals()
-        try:
-            self._read_loop(stdin)
-        except KeyboardInterrupt:
-            self._exit_now()
+        self._start_reader()
+        threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
+        while not self.end_of_input.wait(0.5):  # the main thread stays free for signals
+            pass
         self._drain()
         return 0
 
@@ -2788,12 +2913,9 @@ class _StdioServer:
 
     def _drain(self) -> None:
         """End of input: every request in flight is answered, then we exit 0."""
-        pending = [p.future for entries in list(self.inflight.values()) for p in entries if p.future is not None]
-        for future in pending:
-            try:
-                future.result()
-            except BaseException:
-                pass
+        with self.state:
+            while self.in_flight:
+                self.settled.wait()
         if self.pool is not None:
             self.pool.shutdown(wait=True)
         if self.loop is not None:
@@ -2801,30 +2923,56 @@ class _StdioServer:
 
     # -- reading ---------------------------------------------------------------
 
-    def _read_loop(self, stdin: Any) -> None:
-        limit = self.server.max_message_bytes
-        while True:
-            line = stdin.readline(limit + 1)
-            if not line:
-                return
-            if len(line) > limit and not line.endswith(b"\n"):
-                self._skip_rest(stdin, limit)
-                self.write(_error_response(None, _RpcError(
-                    INVALID_REQUEST, f"Invalid Request: message longer than {limit} bytes")))
-                continue
-            if line.strip():
-                self.handle_line(line)
+    def _start_reader(self) -> None:
+        import threading
 
-    @staticmethod
-    def _skip_rest(stdin: Any, limit: int) -> None:
+        threading.Thread(target=self._read_loop, name="mcp_ref-reader", daemon=True).start()
+
+    def _read_loop(self) -> None:
+        self.local.reader = True
+        self.local.lost = False
+        limit = self.server.max_message_bytes
+        try:
+            while True:
+                line = self.stdin.readline(limit + 1)
+                if not line:
+                    break
+                if len(line) > limit and not line.endswith(b"\n"):
+                    self._skip_rest(limit)
+                    self.write(_error_response(None, _RpcError(
+                        INVALID_REQUEST, f"Invalid Request: message longer than {limit} bytes")))
+                    continue
+                if line.strip():
+                    self.handle_line(line)
+                    if self.local.lost:
+                        return  # another thread reads now
+        except Exception as exc:  # stdin failed: nothing more will come
+            _log_exception("reading stdin failed", exc)
+        self.end_of_input.set()
+
+    def _skip_rest(self, limit: int) -> None:
         while True:
-            chunk = stdin.readline(limit)
+            chunk = self.stdin.readline(limit)
             if not chunk or chunk.endswith(b"\n"):
                 return
 
+    def _watchdog(self) -> None:
+        import time
+
+        while True:
+            time.sleep(self._WATCH)
+            with self.state:
+                call = self.inline
+                if call is None or time.monotonic() - call.started < self._HANDOFF:
+                    continue
+                call.handed_off = True
+                self.handed_off += 1
+                self.inline = None
+            self._start_reader()
+
     def handle_line(self, line: bytes) -> None:
         try:
-            message = json.loads(line.decode("utf-8"), parse_constant=_reject_constant)
+            message = _DECODER.decode(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             reason = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) else \
                 "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
@@ -2838,7 +2986,7 @@ class _StdioServer:
             self.handle_batch(message)
             return
         try:
-            response = self.handle_message(message, self.write)
+            response = self.handle_message(message, self.write, inline=True)
         except Exception as exc:  # a bug of ours: answer, log, keep serving
             _log_exception("internal error", exc)
             id_ = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
@@ -2864,12 +3012,11 @@ class _StdioServer:
                 box: List[Dict[str, Any]] = []
                 done = threading.Event()
 
-                def reply(response: Dict[str, Any], box: List[Dict[str, Any]] = box,
-                          done: threading.Event = done) -> None:
-                    box.append(response)
+                def reply(response: Any, box: List[Dict[str, Any]] = box, done: threading.Event = done) -> None:
+                    box.append(json.loads(response) if isinstance(response, bytes) else response)
                     done.set()
 
-                immediate = self.handle_message(message, reply, track=False)
+                immediate = self.handle_message(message, reply)
                 if immediate is not None:
                     responses.append(immediate)
                 elif self.rpc.classify(message)[0] == "request":
@@ -2883,7 +3030,7 @@ class _StdioServer:
     # -- one message -------------------------------------------------------------
 
     def handle_message(self, message: Any, reply: Callable[[Any], None],
-                       track: bool = True) -> Optional[Dict[str, Any]]:
+                       inline: bool = False) -> Optional[Dict[str, Any]]:
         """The immediate response, or None (a notification, or a call answered later)."""
         kind, detail = self.rpc.classify(message)
         if kind == "invalid":
@@ -2909,7 +3056,7 @@ class _StdioServer:
             tool, arguments = self.rpc.tool_for_call(params)
         except _RpcError as exc:
             return _error_response(id_, exc)
-        self.start_call(id_, tool, arguments, str(version), reply, track)
+        self.start_call(id_, tool, arguments, str(version), reply, inline)
         return None
 
     def _ok(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
@@ -2918,38 +3065,71 @@ class _StdioServer:
     def notification(self, method: str, params: Dict[str, Any]) -> None:
         if method == "notifications/cancelled":
             # basic/utilities/cancellation: stop waiting; send nothing for it.
-            request_id = params.get("requestId")
-            for pending in self.inflight.get(_id_key(request_id), []):
-                pending.cancelled = True
-                if pending.future is not None:
-                    pending.future.cancel()
+            with self.state:
+                calls = list(self.pending.get(_id_key(params.get("requestId")), ()))
+            for call in calls:
+                call.cancelled = True
+                if call.future is not None and call.future.cancel():
+                    self._settle(call)  # a queued call that will never run
         # notifications/initialized and any other notification need no action.
 
     # -- tools/call ----------------------------------------------------------------
 
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], version: str,
-                   reply: Callable[[Any], None], track: bool) -> None:
-        pending = _Pending()
+                   reply: Callable[[Any], None], inline: bool) -> None:
+        import time
+
+        call = _Pending()
         key = _id_key(id_)
-        if track:
-            self.inflight.setdefault(key, []).append(pending)
+        with self.state:
+            self.in_flight += 1
+            self.pending.setdefault(key, []).append(call)
+            inline = inline and not tool.is_async and self.handed_off < self.server.workers
+            if inline:
+                call.started = time.monotonic()
+                self.inline = call
+        server = self.server
 
         def complete(result: Dict[str, Any]) -> None:
-            if track:
-                entries = self.inflight.get(key, [])
-                if pending in entries:
-                    entries.remove(pending)
+            if not call.cancelled:
+                reply(server._encode_result(tool, _result_for(result, version), lambda r: {
+                    "jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(r, version)}))
+            with self.state:
+                entries = self.pending.get(key, [])
+                if call in entries:
+                    entries.remove(call)
                 if not entries:
-                    self.inflight.pop(key, None)
-            if pending.cancelled:
-                return
-            reply({"jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(_result_for(result, version), version)})
+                    self.pending.pop(key, None)
+            self._settle(call)
 
-        server = self.server
-        if tool.is_async:
-            pending.future = self._submit_async(server, tool, arguments, complete)
+        if inline:
+            self._run_inline(call, server, tool, arguments, complete)
+        elif tool.is_async:
+            call.future = self._submit_async(server, tool, arguments, complete, call)
         else:
-            pending.future = self._submit_sync(server, tool, arguments, complete)
+            call.future = self._submit_sync(server, tool, arguments, complete)
+
+    def _settle(self, call: _Pending) -> None:
+        with self.state:
+            if not call.settled:
+                call.settled = True
+                self.in_flight -= 1
+                self.settled.notify_all()
+
+    def _run_inline(self, call: _Pending, server: MCPServer, tool: _Tool, arguments: Dict[str, Any],
+                    complete: Callable[[Dict[str, Any]], None]) -> None:
+        try:
+            result = server._invoke(tool, arguments)
+        except BaseException as exc:  # never leave a request unanswered
+            _log_exception("internal error", exc)
+            result = _tool_error(f"Error executing tool {tool.name}")
+        with self.state:
+            if self.inline is call:
+                self.inline = None
+            if call.handed_off:  # the watchdog passed reading on: this thread is done after this call
+                self.handed_off -= 1
+                self.local.lost = True
+        complete(result)
 
     def _submit_sync(self, server: MCPServer, tool: _Tool, arguments: Dict[str, Any],
                      complete: Callable[[Dict[str, Any]], None]) -> Any:
@@ -2969,7 +3149,7 @@ class _StdioServer:
         return self.pool.submit(run)
 
     def _submit_async(self, server: MCPServer, tool: _Tool, arguments: Dict[str, Any],
-                      complete: Callable[[Dict[str, Any]], None]) -> Any:
+                      complete: Callable[[Dict[str, Any]], None], call: _Pending) -> Any:
         import asyncio
 
         if self.loop is None:
@@ -2979,28 +3159,32 @@ class _StdioServer:
             threading.Thread(target=self.loop.run_forever, name="mcp_ref-loop", daemon=True).start()
 
         async def run() -> None:
-            prepared = server._prepare(tool, arguments)
-            if "isError" in prepared:
-                complete(prepared)
-                return
             try:
-                value = await tool.fn(**prepared["kwargs"])
-            except asyncio.CancelledError:
-                raise
-            except BaseException as exc:
-                complete(server._failure(tool, exc))
-                return
-            complete(server._finish(tool, value))
+                prepared = server._prepare(tool, arguments)
+                if "isError" in prepared:
+                    complete(prepared)
+                    return
+                try:
+                    value = await tool.fn(**prepared["kwargs"])
+                except asyncio.CancelledError:
+                    raise
+                except BaseException as exc:
+                    complete(server._failure(tool, exc))
+                    return
+                complete(server._finish(tool, value))
+            finally:
+                self._settle(call)  # cancelled or not, it no longer counts
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop)
 
     # -- writing ---------------------------------------------------------------
 
     def write(self, message: Any) -> None:
-        data = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+        """Write one message (a dict, or bytes already encoded) whole, under the lock."""
+        data = message if isinstance(message, bytes) else _encode(message)
         with self.lock:
             try:
-                self.out.write(data + b"\n")
+                self.out.write(data)
                 self.out.flush()
             except (BrokenPipeError, ValueError, OSError):
                 # The client closed our stdout: nobody is listening; end quietly.

@@ -712,7 +712,7 @@ class ContentTest(unittest.TestCase):
         server = MCPServer("t", max_result_bytes=1000)
         server.add_tool(big)
         text = server.call_tool("big", {})["content"][0]["text"]
-        self.assertRegex(text, r"^Error executing tool big: the result is \d+ characters of JSON, over this "
+        self.assertRegex(text, r"^Error executing tool big: the result is \d+ bytes of JSON, over this "
                                r"server's limit of 1000$")
 
     def test_async_tool_in_process(self) -> None:
@@ -736,6 +736,35 @@ class ContentTest(unittest.TestCase):
         for name, arguments, text in cases:
             with self.subTest(tool=name):
                 self.assertEqual(corpus.server.call_tool(name, arguments)["content"][0]["text"], text)
+
+
+class PrettyTextTest(unittest.TestCase):
+    """content text is written by mcp_ref._pretty: exactly json.dumps(indent=2)."""
+
+    def test_same_as_json_dumps(self) -> None:
+        import random
+
+        rng = random.Random(7)
+
+        def value(depth: int = 0) -> Any:
+            kind = rng.choice("sifbnld" if depth < 4 else "sif")
+            if kind == "s":
+                return rng.choice(["", 'a"b', "é\n✓\u2028", "\x00", "tab\t"])
+            if kind == "i":
+                return rng.randint(-10**20, 10**20)
+            if kind == "f":
+                return rng.choice([0.1, -1e300, 1e-7, 16.2, 3.0, -0.0])
+            if kind == "b":
+                return rng.random() < 0.5
+            if kind == "n":
+                return None
+            if kind == "l":
+                return [value(depth + 1) for _ in range(rng.randint(0, 3))]
+            return {rng.choice(["a", "é", '"k']) + str(i): value(depth + 1) for i in range(rng.randint(0, 3))}
+
+        for _ in range(3000):
+            data = value()
+            self.assertEqual(mcp_ref._pretty(data), json.dumps(data, indent=2, ensure_ascii=False))
 
 
 def load_tests(loader: unittest.TestLoader, tests: unittest.TestSuite, pattern: Optional[str]) -> unittest.TestSuite:

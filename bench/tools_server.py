@@ -1,0 +1,45 @@
+"""The benchmark's tools: one scalar, one object, one list of objects.
+
+Served by mcp_ref as it is, and by the official SDK through
+testdata/sdk_launcher.py: the same file, the same tools.
+"""
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mcp_ref import MCPServer  # noqa: E402
+
+mcp = MCPServer("bench")
+
+
+@dataclass
+class Reading:
+    city: str
+    temperature: float
+    humidity: float
+    conditions: str
+
+
+@mcp.tool()
+def add(a: int, b: int) -> int:
+    """A scalar result."""
+    return a + b
+
+
+@mcp.tool()
+def reading(city: str) -> Reading:
+    """An object result."""
+    return Reading(city, 16.2, 0.83, "Overcast")
+
+
+@mcp.tool()
+def readings(city: str, n: int) -> list[Reading]:
+    """A list of objects."""
+    return [Reading(city, 16.2 + i, 0.83, "Overcast") for i in range(n)]
+
+
+if __name__ == "__main__":
+    mcp.run()
