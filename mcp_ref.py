@@ -493,7 +493,7 @@ class _SchemaBuilder:
         origin = _origin(tp) or tp
         args = _args(tp)
         abc = _module("collections.abc")
-        if origin in (list, tuple) and origin is tuple:
+        if origin is tuple:
             return self.tuple(tp, args)
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
             return {"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True}
@@ -506,11 +506,9 @@ class _SchemaBuilder:
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def tuple(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-        if not args:
-            # bare tuple, or typing.Tuple[()] (whose args are ((),) on 3.9/3.10)
-            if getattr(tp, "_special", False) or tp is tuple:
-                return {"items": {}, "type": "array"}
-        if args == ((),) or (not args and _origin(tp) is tuple):
+        if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
+            return {"items": {}, "type": "array"}
+        if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
             return {"maxItems": 0, "minItems": 0, "type": "array"}
         if len(args) == 2 and args[1] is Ellipsis:
             return {"items": self.schema(args[0]), "type": "array"}
@@ -885,7 +883,7 @@ def _native(value: Any) -> Any:
             return str(value)
     if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
         return dict(value.items())
-    if hasattr(value, "__iter__") and hasattr(value, "__next__") or _is_generator_like(value):
+    if _is_generator_like(value):
         return list(value)  # generators are consumed: the SDK silently sends []
     return value
 
@@ -1080,9 +1078,12 @@ class _Compiler:
 
     def _resolve(self, ref: str) -> Any:
         target = self.root
-        from urllib.parse import unquote  # only schemas with $ref get here
+        pointer = ref[1:]
+        if "%" in pointer:  # a URI fragment may percent-encode its characters
+            from urllib.parse import unquote
 
-        for token in unquote(ref[1:]).split("/")[1:]:
+            pointer = unquote(pointer)
+        for token in pointer.split("/")[1:]:
             token = token.replace("~1", "/").replace("~0", "~")
             if isinstance(target, list):
                 target = target[int(token)]
@@ -1825,7 +1826,8 @@ def _drop_none(d: Dict[str, Any]) -> Dict[str, Any]:
 
 
 class _Block:
-    """Shared by the content block types: their wire form."""
+    """Shared by the content block types: their wire form, and the equality and
+    repr of a dataclass (without importing dataclasses, which imports inspect)."""
 
     type: str
     _wire: Tuple[Tuple[str, str], ...] = ()
@@ -1838,6 +1840,13 @@ class _Block:
                 out[key] = _jsonable(value)
         return out
 
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if v is not None)
+        return f"{type(self).__name__}({fields})"
+
 
 class TextContent(_Block):
     """A text block: ``TextContent(type="text", text="...")``."""
@@ -1847,9 +1856,6 @@ class TextContent(_Block):
     def __init__(self, type: str = "text", text: str = "", annotations: Any = None, meta: Any = None,
                  **kwargs: Any) -> None:
         self.type, self.text, self.annotations, self.meta = type, text, annotations, kwargs.get("_meta", meta)
-
-    def __repr__(self) -> str:
-        return f"TextContent(text={self.text!r})"
 
 
 class ImageContent(_Block):
@@ -2042,7 +2048,7 @@ def _dumps_text(value: Any) -> str:
     return _pretty(data)
 
 
-_encode_str = json.encoder.encode_basestring  # type: ignore[attr-defined]  # the C encoder, no \u escapes
+_encode_str = json.encoder.encode_basestring  # the C encoder, without \u escapes
 
 
 def _pretty(value: Any, newline: str = "\n") -> str:
@@ -2054,7 +2060,7 @@ def _pretty(value: Any, newline: str = "\n") -> str:
     """
     tp = type(value)
     if tp is str:
-        return _encode_str(value)  # type: ignore[no-any-return]
+        return _encode_str(value)
     if tp is dict:
         if not value:
             return "{}"

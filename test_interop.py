@@ -66,7 +66,7 @@ async def run_python_client(command: List[str], mode: str,
     params = StdioServerParameters(command=command[0], args=command[1:], cwd=HERE)
     results = []
     async with Client(params, mode=mode) as client:
-        version = client.protocol_version if hasattr(client, "protocol_version") else None
+        version = client.protocol_version
         tools = [t.name for t in (await client.list_tools()).tools]
         for name, arguments in calls:
             result = await client.call_tool(name, arguments)
@@ -78,7 +78,8 @@ async def run_python_client(command: List[str], mode: str,
 
 @unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
 class PythonSdkClientTest(unittest.TestCase):
-    def check_example(self, example: str, mode: str) -> None:
+    def check_example(self, example: str, mode: str) -> str:
+        """Compares every call; returns the revision the client negotiated with mcp_ref."""
         calls = EXAMPLES[example]
         path = os.path.join(HERE, example)
         ours = asyncio.run(run_python_client([sys.executable, path], mode, calls))
@@ -97,14 +98,16 @@ class PythonSdkClientTest(unittest.TestCase):
                     if "text" in block:
                         block["text"] = re.sub(r"\n *For further information visit \S+", "", block["text"])
                 self.assertEqual(got, expected)
+        self.assertEqual(ours[0], theirs[0], "the same revision as with the SDK's server")
+        return str(ours[0])
 
     def test_default_mode_lands_on_2026(self) -> None:
         for example in EXAMPLES:
-            self.check_example(example, "auto")
+            self.assertEqual(self.check_example(example, "auto"), "2026-07-28")
 
     def test_legacy_mode(self) -> None:
         for example in EXAMPLES:
-            self.check_example(example, "legacy")
+            self.assertEqual(self.check_example(example, "legacy"), "2025-11-25")
 
     def test_cli_talks_to_the_sdk_server(self) -> None:
         # Our command line is a client too: against the SDK serving the same file.

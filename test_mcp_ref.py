@@ -7,11 +7,13 @@ come from the official SDK (``testdata/sdk_expectations.json``, recorded by
 README's list), the test asserts our behaviour and names the difference.
 """
 
+import contextlib
 import dataclasses
 import doctest
 import enum
 import importlib
 import importlib.util
+import io
 import json
 import os
 import re
@@ -497,7 +499,7 @@ class ResultParityTest(unittest.TestCase):
             if name not in names:
                 continue
             expected = without_help_links(expected)
-            with self.subTest(tool=name, arguments=arguments):
+            with self.subTest(tool=name, arguments=arguments), contextlib.redirect_stderr(io.StringIO()):
                 got = without_help_links(corpus.server.call_tool(name, arguments))
                 kind = call_deviation(name, arguments, expected)
                 if kind is None:
@@ -549,7 +551,8 @@ class ResultParityTest(unittest.TestCase):
         for name, arguments in corpus.CALLS:
             if name not in tools:
                 continue
-            result = corpus.server.call_tool(name, arguments)
+            with contextlib.redirect_stderr(io.StringIO()):  # the corpus's crashing tool logs a traceback
+                result = corpus.server.call_tool(name, arguments)
             schema = tools[name].get("outputSchema")
             if result["isError"] or schema is None:
                 continue
@@ -649,6 +652,11 @@ class ContentTest(unittest.TestCase):
         result = self.server(link).call_tool("link", {}, protocol_version="2025-03-26")
         self.assertEqual(result["content"], [{"type": "text", "text": "[resource link: file:///r]"}])
 
+    def test_blocks_compare_like_dataclasses(self) -> None:
+        self.assertEqual(mcp_ref.TextContent(type="text", text="a"), mcp_ref.TextContent(text="a"))
+        self.assertNotEqual(mcp_ref.TextContent(text="a"), mcp_ref.TextContent(text="b"))
+        self.assertEqual(repr(mcp_ref.TextContent(text="a")), "TextContent(type='text', text='a')")
+
     def test_call_tool_result_passes_through(self) -> None:
         def raw() -> mcp_ref.CallToolResult:
             return mcp_ref.CallToolResult(content=[mcp_ref.TextContent(text="hi")], structured_content={"a": 1},
@@ -677,9 +685,6 @@ class ContentTest(unittest.TestCase):
         server = self.server(fails)
         self.assertEqual(server.call_tool("fails", {"kind": "tool"}), {
             "content": [{"type": "text", "text": "Error executing tool fails: the city is unknown"}], "isError": True})
-        import contextlib
-        import io
-
         stderr = io.StringIO()
         with contextlib.redirect_stderr(stderr):
             crash = server.call_tool("fails", {"kind": "crash"})
@@ -736,6 +741,67 @@ class ContentTest(unittest.TestCase):
         for name, arguments, text in cases:
             with self.subTest(tool=name):
                 self.assertEqual(corpus.server.call_tool(name, arguments)["content"][0]["text"], text)
+
+
+@unittest.skipUnless(importlib.util.find_spec("pydantic"), "pydantic is not installed (CI's venv has it)")
+class PydanticModelTest(unittest.TestCase):
+    """The SDK page's own examples, with pydantic models: pydantic describes them."""
+
+    def setUp(self) -> None:
+        from pydantic import BaseModel
+        from pydantic import Field as PydanticField
+
+        class WeatherData(BaseModel):
+            temperature: float = PydanticField(description="Degrees Celsius.")
+            humidity: float = PydanticField(description="Relative humidity, 0 to 1.")
+            conditions: str
+
+        class Plain(BaseModel):
+            temperature: float
+            humidity: float
+            conditions: str
+
+        self.server = MCPServer("Weather")
+
+        def get_weather(city: str) -> WeatherData:
+            return WeatherData(temperature=16.2, humidity=0.83, conditions="Overcast")
+
+        def get_forecast(city: str, days: int) -> List[Plain]:
+            return [Plain(temperature=16.2 + day, humidity=0.83, conditions="Overcast") for day in range(days)]
+
+        def get_upstream(city: str) -> Plain:
+            return json.loads('{"temperature": 16.2, "conditions": "Overcast"}')  # type: ignore[no-any-return]
+
+        def echo_model(data: Plain) -> str:
+            return f"{type(data).__name__} {data.temperature}"
+
+        for fn in (get_weather, get_forecast, get_upstream, echo_model):
+            self.server.add_tool(fn)
+        self.tools = {t["name"]: t for t in self.server.list_tools()}
+
+    def test_schemas_of_the_docs_page(self) -> None:
+        self.assertEqual(self.tools["get_weather"]["outputSchema"], {
+            "properties": {
+                "temperature": {"description": "Degrees Celsius.", "title": "Temperature", "type": "number"},
+                "humidity": {"description": "Relative humidity, 0 to 1.", "title": "Humidity", "type": "number"},
+                "conditions": {"title": "Conditions", "type": "string"}},
+            "required": ["temperature", "humidity", "conditions"], "title": "WeatherData", "type": "object"})
+        forecast = self.tools["get_forecast"]["outputSchema"]
+        self.assertEqual(forecast["properties"], {"result": {"items": {"$ref": "#/$defs/Plain"}, "title": "Result",
+                                                             "type": "array"}})
+        self.assertEqual(forecast["$defs"]["Plain"]["required"], ["temperature", "humidity", "conditions"])
+        self.assertEqual(self.tools["echo_model"]["inputSchema"]["properties"]["data"], {"$ref": "#/$defs/Plain"})
+
+    def test_results(self) -> None:
+        self.assertEqual(self.server.call_tool("get_weather", {"city": "London"})["structuredContent"],
+                         {"temperature": 16.2, "humidity": 0.83, "conditions": "Overcast"})
+        self.assertEqual(len(self.server.call_tool("get_forecast", {"city": "x", "days": 2})["content"]), 2)
+        self.assertEqual(self.server.call_tool("get_upstream", {"city": "London"})["content"][0]["text"], (
+            "Error executing tool get_upstream: 1 validation error for Plain\nhumidity\n  Field required "
+            "[type=missing, input_value={'temperature': 16.2, 'conditions': 'Overcast'}, input_type=dict]"))
+        self.assertEqual(self.server.call_tool("echo_model", {"data": {"temperature": 1, "humidity": 0,
+                                                                       "conditions": "x"}})["content"][0]["text"],
+                         "Plain 1.0")
 
 
 class PrettyTextTest(unittest.TestCase):

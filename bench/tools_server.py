@@ -4,11 +4,11 @@ Served by mcp_ref as it is, and by the official SDK through
 testdata/sdk_launcher.py: the same file, the same tools.
 """
 
+import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from mcp_ref import MCPServer  # noqa: E402
 

@@ -4,11 +4,11 @@
 """
 
 import asyncio
+import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout: find mcp_ref.py
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout: find mcp_ref.py
 
 from mcp_ref import MCPServer  # noqa: E402
 

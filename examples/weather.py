@@ -8,12 +8,12 @@ The same file runs on the official SDK by changing the import to
 """
 
 import json
+import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, TypedDict
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout: find mcp_ref.py
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout: find mcp_ref.py
 
 from mcp_ref import Field, MCPServer  # noqa: E402
 

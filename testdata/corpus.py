@@ -231,6 +231,13 @@ ECHO: List[Tuple[str, str, List[Any], Tuple[int, int]]] = [
     ("tuple_of_dataclass", "tuple[Point, Movie]", [[{"x": 1}, {"title": "t", "year": 1}]], (3, 9)),
 ]
 
+if sys.version_info >= (3, 11):
+    class Mode(enum.StrEnum):
+        FAST = "fast"
+        SLOW = "slow"
+
+    ECHO.append(("str_enum", "Mode", ["fast", "medium"], (3, 11)))
+
 if Required is not None:
     class Qualified(TypedDict, total=False):
         title: Required[str]

@@ -1,0 +1,203 @@
+"""The benchmark: mcp_ref against the official SDK and a bare-loop floor, in one run.
+
+    python bench/bench.py            # creates bench/.venv with the SDK on first use
+    python bench/bench.py --quick    # fewer rounds, for a look
+
+Three servers serve the same tools (bench/tools_server.py): mcp_ref, the SDK's
+MCPServer (the same file through testdata/sdk_launcher.py) and bench/floor.py,
+a loop that only does json.loads/json.dumps.  All run on the interpreter of
+bench/.venv, pinned to one CPU with taskset when it exists.  Rounds alternate
+the servers; the table shows medians with min-max, and ratios to the SDK and
+to the floor.  Standard library only (the venv holds what the SDK needs).
+"""
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import venv
+from typing import Any, Callable, Dict, List
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+VENV = os.path.join(HERE, ".venv")
+VENV_PY = os.path.join(VENV, "bin", "python")
+TOOLS = os.path.join(HERE, "tools_server.py")
+CALLS = {"scalar": ("add", {"a": 1, "b": 2}), "object": ("reading", {"city": "London"}),
+         "list of 10 objects": ("readings", {"city": "London", "n": 10})}
+
+
+def ensure_venv() -> None:
+    if os.path.exists(VENV_PY):
+        return
+    print(f"creating {VENV} with the official SDK (once)...", file=sys.stderr)
+    venv.create(VENV, with_pip=True)
+    subprocess.run([VENV_PY, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                    "mcp==2.3.*", "fastjsonschema", "jsonschema"], check=True)
+
+
+def servers() -> Dict[str, List[str]]:
+    return {
+        "floor": [VENV_PY, "-I", os.path.join(HERE, "floor.py")],
+        "mcp_ref": [VENV_PY, "-I", TOOLS],
+        "sdk": [VENV_PY, os.path.join(ROOT, "testdata", "sdk_launcher.py"), TOOLS],
+    }
+
+
+class Session:
+    def __init__(self, command: List[str]) -> None:
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL)
+        self.stdin, self.stdout = self.process.stdin, self.process.stdout
+        self.next_id = 0
+
+    def send(self, method: str, params: Dict[str, Any]) -> None:
+        self.next_id += 1
+        self.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method,  # type: ignore
+                                     "params": params}).encode() + b"\n")
+        self.stdin.flush()  # type: ignore[union-attr]
+
+    def receive(self) -> Dict[str, Any]:
+        return json.loads(self.stdout.readline())  # type: ignore[union-attr,no-any-return]
+
+    def call(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        self.send(method, params)
+        return self.receive()
+
+    def initialize(self) -> None:
+        reply = self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                         "clientInfo": {"name": "bench", "version": "1"}})
+        assert "result" in reply, reply
+        self.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')  # type: ignore
+        self.stdin.flush()  # type: ignore[union-attr]
+
+    def peak_rss_mib(self) -> float:
+        with open(f"/proc/{self.process.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM"):
+                    return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def close(self) -> None:
+        self.stdin.close()  # type: ignore[union-attr]
+        self.process.wait(timeout=60)
+
+
+def cold_start(command: List[str]) -> float:
+    start = time.perf_counter()
+    session = Session(command)
+    session.initialize()
+    assert "result" in session.call("tools/list", {})
+    elapsed = time.perf_counter() - start
+    session.close()
+    return elapsed
+
+
+def throughput(command: List[str], n: int) -> Dict[str, float]:
+    """Calls per second for each tool, sequential then pipelined; and peak RSS."""
+    session = Session(command)
+    session.initialize()
+    out: Dict[str, float] = {}
+    for label, (tool, arguments) in CALLS.items():
+        params = {"name": tool, "arguments": arguments}
+        session.call("tools/call", params)  # warm up
+        start = time.perf_counter()
+        for _ in range(n):
+            reply = session.call("tools/call", params)
+        out[label] = n / (time.perf_counter() - start)
+        assert not reply["result"].get("isError"), reply
+    tool, arguments = CALLS["scalar"]
+    # A thread writes every request while this one reads: a single thread would
+    # deadlock once both pipes are full.
+    writer = threading.Thread(target=lambda: [session.send("tools/call", {"name": tool, "arguments": arguments})
+                                              for _ in range(n)])
+    start = time.perf_counter()
+    writer.start()
+    for _ in range(n):
+        session.receive()
+    out["pipelined scalar"] = n / (time.perf_counter() - start)
+    writer.join()
+    out["peak RSS (MiB)"] = session.peak_rss_mib()
+    session.close()
+    return out
+
+
+def import_time() -> Dict[str, float]:
+    """import mcp_ref in a fresh interpreter: in all, and beyond json and typing."""
+    code = ("import sys, time; sys.path.insert(0, %r); t0 = time.perf_counter(); import json, typing; "
+            "t1 = time.perf_counter(); import mcp_ref; t2 = time.perf_counter(); print(t2 - t0, t2 - t1)" % ROOT)
+    runs = [subprocess.run([VENV_PY, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
+            for _ in range(15)]
+    totals, alone = zip(*(map(float, r.stdout.split()) for r in runs))
+    return {"import mcp_ref, with json and typing (ms)": statistics.median(totals) * 1000,
+            "import mcp_ref beyond json and typing (ms)": statistics.median(alone) * 1000}
+
+
+def fmt(values: List[float], digits: int = 0) -> str:
+    med = statistics.median(values)
+    return f"{med:,.{digits}f} ({min(values):,.{digits}f}-{max(values):,.{digits}f})"
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    if shutil.which("taskset") and os.environ.get("MCP_REF_BENCH_PINNED") != "1":
+        # One CPU for the driver and every server: stable ratios on a shared machine.
+        os.environ["MCP_REF_BENCH_PINNED"] = "1"
+        os.execvp("taskset", ["taskset", "-c", "0", sys.executable] + sys.argv)
+    ensure_venv()
+    rounds, starts, n = (3, 5, 500) if quick else (7, 10, 2000)
+    commands = servers()
+    cold: Dict[str, List[float]] = {k: [] for k in commands}
+    runs: Dict[str, Dict[str, List[float]]] = {k: {} for k in commands}
+    for round_ in range(rounds):
+        order = list(commands) if round_ % 2 == 0 else list(reversed(list(commands)))  # alternate A/B
+        for name in order:
+            for _ in range(starts):
+                cold[name].append(cold_start(commands[name]) * 1000)
+            for metric, value in throughput(commands[name], n).items():
+                runs[name].setdefault(metric, []).append(value)
+        print(f"round {round_ + 1}/{rounds} done", file=sys.stderr)
+
+    micro = json.loads(subprocess.run([VENV_PY, os.path.join(HERE, "micro.py")], capture_output=True, text=True,
+                                      check=True).stdout)
+    imports = import_time()
+    python = subprocess.run([VENV_PY, "-c", "import platform; print(platform.python_version())"],
+                            capture_output=True, text=True).stdout.strip()
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+               platform.machine())
+    med = statistics.median
+    print(f"\nmachine: {cpu}, {os.cpu_count()} CPUs, pinned to one; Python {python}; "
+          f"{rounds} rounds, medians (min-max)\n")
+    print(f"| {'metric':34} | {'floor':>24} | {'mcp_ref':>24} | {'SDK':>24} | {'mcp_ref vs SDK':>14} |"
+          f" {'mcp_ref / floor':>15} |")
+    print("|" + "|".join("-" * w for w in (36, 26, 26, 26, 16, 17)) + "|")
+
+    def row(label: str, values: Dict[str, List[float]], better: Callable[[float, float], float], digits: int = 0,
+            floor_ratio: bool = True) -> None:
+        ours, sdk, floor = med(values["mcp_ref"]), med(values["sdk"]), med(values["floor"])
+        print(f"| {label:34} | {fmt(values['floor'], digits):>24} | {fmt(values['mcp_ref'], digits):>24} | "
+              f"{fmt(values['sdk'], digits):>24} | {better(ours, sdk):>13.1f}x | "
+              f"{(ours / floor if floor_ratio else float('nan')):>15.2f} |")
+
+    row("cold start to tools/list (ms)", cold, lambda o, s: s / o, 1)
+    for metric in list(CALLS) + ["pipelined scalar"]:
+        row(f"{metric} (calls/s)", {k: runs[k][metric] for k in commands}, lambda o, s: o / s)
+    row("peak RSS after the calls (MiB)", {k: runs[k]["peak RSS (MiB)"] for k in commands}, lambda o, s: s / o, 1)
+    print()
+    for label, value in imports.items():
+        print(f"{label}: {value:.1f}")
+    print(f"schema building: {micro['schema_build_speedup']:.1f}x faster than pydantic's TypeAdapter")
+    print(f"validation per value: {micro['validate_vs_fastjsonschema']:.2f}x fastjsonschema's time, "
+          f"{micro['validate_vs_jsonschema']:.2f}x jsonschema's")
+    if "--json" in sys.argv:
+        with open(os.path.join(HERE, "results.json"), "w") as f:
+            json.dump({"cold_ms": cold, "runs": runs, "micro": micro, "imports": imports}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

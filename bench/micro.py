@@ -1,0 +1,99 @@
+"""Micro-benchmarks, run by bench.py inside bench/.venv (which has pydantic,
+fastjsonschema and jsonschema): schema building against pydantic, and
+validation per value against fastjsonschema and jsonschema, on the same
+annotations and schemas.  Prints one JSON object.
+"""
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, TypedDict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import mcp_ref  # noqa: E402
+
+
+@dataclass
+class Reading:
+    city: str
+    temperature: float
+    humidity: float
+    conditions: str
+
+
+@dataclass
+class Station:
+    name: str
+    readings: List[Reading] = field(default_factory=list)
+    tags: Optional[Dict[str, str]] = None
+
+
+class Movie(TypedDict):
+    title: str
+    year: int
+
+
+ANNOTATIONS = [Reading, List[Reading], Station, Movie, Optional[Dict[str, List[int]]]]
+READING = {"city": "London", "temperature": 16.2, "humidity": 0.83, "conditions": "Overcast"}
+VALUES = [
+    READING,
+    [READING] * 10,
+    {"name": "Heathrow", "readings": [READING] * 3, "tags": {"kind": "airport"}},
+    {"title": "Alien", "year": 1979},
+    {"a": [1, 2, 3], "b": []},
+]
+
+
+def best_of(fn, repeat: int, number: int) -> float:  # type: ignore[no-untyped-def]
+    """Seconds per call: the best of ``repeat`` runs of ``number`` calls."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def main() -> None:
+    import fastjsonschema
+    import jsonschema
+    from pydantic import TypeAdapter
+
+    out: dict = {"schema_build_us": {}, "validate_us": {}}
+    ours_total = pydantic_total = 0.0
+    for annotation in ANNOTATIONS:
+        ours = best_of(lambda: mcp_ref.json_schema(annotation), 5, 200)
+        theirs = best_of(lambda: TypeAdapter(annotation).json_schema(), 5, 50)
+        assert mcp_ref.json_schema(annotation) == TypeAdapter(annotation).json_schema(), annotation
+        out["schema_build_us"][repr(annotation)] = {"mcp_ref": ours * 1e6, "pydantic": theirs * 1e6}
+        ours_total += ours
+        pydantic_total += theirs
+    out["schema_build_speedup"] = pydantic_total / ours_total
+
+    totals = {"mcp_ref": 0.0, "fastjsonschema": 0.0, "jsonschema": 0.0}
+    for annotation, value in zip(ANNOTATIONS, VALUES):
+        schema = mcp_ref.json_schema(annotation)
+        fast = fastjsonschema.compile(schema)
+        slow = jsonschema.Draft202012Validator(schema)
+        mcp_ref.validate(value, schema)
+        fast(value)
+        slow.validate(value)
+        row = {
+            "mcp_ref": best_of(lambda: mcp_ref.validate(value, schema), 5, 2000),
+            "fastjsonschema": best_of(lambda: fast(value), 5, 2000),
+            "jsonschema": best_of(lambda: slow.validate(value), 3, 200),
+        }
+        out["validate_us"][repr(annotation)] = {k: v * 1e6 for k, v in row.items()}
+        for k, v in row.items():
+            totals[k] += v
+    out["validate_vs_fastjsonschema"] = totals["mcp_ref"] / totals["fastjsonschema"]
+    out["validate_vs_jsonschema"] = totals["mcp_ref"] / totals["jsonschema"]
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
