@@ -793,6 +793,8 @@ _FLOAT_ONLY = frozenset((float,))
 # (bool is not an integer; a float becomes one only through the slow path).
 _EXACT = {"string": frozenset((str,)), "integer": frozenset((int,)), "boolean": frozenset((bool,)),
           "null": frozenset((_NoneType,)), "number": _FLOAT_ONLY}
+# Keywords that only annotate: a schema of "type" and these is a bare type.
+_ANNOTATION_KEYS = frozenset(("type", "title", "description", "default", "examples", "format", "$comment"))
 _INT_TEXT = __import__("re").compile(r"[+-]?[0-9]+(?:\.0*)?")
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
@@ -865,7 +867,11 @@ def _native(value: Any) -> Any:
             raise _Fail("Input should be a valid string, unable to parse raw data as a unicode string",
                         "string_unicode") from None
     if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        return {name: getattr(value, name) for name in _dataclass_names(type(value))}
+        names = _dataclass_names(type(value))
+        attributes = getattr(value, "__dict__", None)
+        if attributes is not None and tuple(attributes) == names:
+            return dict(attributes)  # the usual case, and the quickest
+        return {name: getattr(value, name) for name in names}
     base = _pydantic_base()
     if base is not None and isinstance(value, base):
         return value.model_dump(mode="json", by_alias=True)
@@ -981,6 +987,7 @@ class _Compiler:
         # of type errors ("a dictionary or an instance of Point").
         self.families = families or {}
         self._by_pointer: Dict[str, _Checker] = {}
+        self._plain: List[_Checker] = []  # checkers made by _plain_object
 
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         if schema is True or schema == {}:
@@ -1011,6 +1018,8 @@ class _Compiler:
         to_float = self.lax and schema.get("type") == "number"
         general = self._sequence(type_step, steps, to_float)
         declared = schema.get("type")
+        if declared == "object" and len(steps) == 1 and steps[0] in self._plain:
+            return self._object_shortcut(steps[0], general)
         exact = _EXACT.get(declared) if isinstance(declared, str) and not steps else None
         if exact is None or (to_float and exact is not _FLOAT_ONLY):
             return general
@@ -1354,9 +1363,65 @@ class _Compiler:
                         if other not in value:
                             errors.append(_ErrorItem(loc + (other,), f"Field required when {key!r} is present",
                                                      "missing", value))
-            return out if (self.lax or out is not value) else value
+            return out
 
+        if drop_extra and not (names or low is not None or high is not None or dependent):
+            return [self._plain_object(schema, properties, required, defaults if fill_defaults else {}, check)]
         return [check]
+
+    def _object_shortcut(self, plain: _Checker, general: _Checker) -> _Checker:
+        # An object schema of the plain kind: a dict (or a dataclass, made one)
+        # goes straight to the one-loop check.
+        lax = self.lax
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if lax and type(value) not in _NATIVE and hasattr(value, "__dataclass_fields__"):
+                value = _native(value)
+            if type(value) is dict:
+                return plain(value, loc, errors)
+            return general(value, loc, errors)
+
+        return check
+
+    def _plain_object(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                      defaults: Dict[str, Any], general: _Checker) -> _Checker:
+        """The objects of generated schemas (declared properties, the rest dropped),
+        checked in one loop; a leaf whose value is exactly its JSON type is taken
+        without a call.  Anything unusual goes the general way."""
+        exact = {}
+        for key, sub_schema in (schema.get("properties") or {}).items():
+            kind = sub_schema.get("type") if isinstance(sub_schema, dict) else None
+            if kind in ("string", "integer", "boolean") and not (set(sub_schema) - _ANNOTATION_KEYS):
+                exact[key] = _EXACT[kind]
+        count = len(properties)
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if type(value) is not dict:
+                return general(value, loc, errors)
+            before = len(errors)
+            out: Dict[str, Any] = {}
+            for key, item in value.items():
+                types = exact.get(key)
+                if types is not None and type(item) in types:
+                    out[key] = item
+                    continue
+                sub = properties.get(key)
+                if sub is not None:
+                    out[key] = sub(item, loc + (key,), errors)
+                elif type(key) is not str:  # keys to convert: the general way, from the start
+                    del errors[before:]
+                    return general(value, loc, errors)
+            if len(out) != count:
+                for key in required:
+                    if key not in value:
+                        errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
+                for key, default in defaults.items():
+                    if key not in out:
+                        out[key] = default
+            return out
+
+        self._plain.append(check)
+        return check
 
     # -- combinators ---------------------------------------------------------
 
@@ -1996,8 +2061,11 @@ def _returns_content(tp: Any) -> bool:
     return _is_content_class(tp)
 
 
+_NOT_BLOCKS: set[type] = set(_NATIVE)  # types seen that are no content block
+
+
 def _content_block(value: Any) -> Optional[Dict[str, Any]]:
-    if type(value) in _NATIVE:
+    if type(value) in _NOT_BLOCKS:
         return None
     if isinstance(value, _Block):
         return value.to_wire()
@@ -2005,6 +2073,8 @@ def _content_block(value: Any) -> Optional[Dict[str, Any]]:
         return value.to_block().to_wire()
     if _is_content_class(type(value)) and hasattr(value, "model_dump"):
         return value.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
+    if len(_NOT_BLOCKS) < 1000:
+        _NOT_BLOCKS.add(type(value))
     return None
 
 
@@ -2065,8 +2135,18 @@ def _pretty(value: Any, newline: str = "\n") -> str:
         if not value:
             return "{}"
         inner = newline + "  "
-        items = [_encode_str(k) + ": " + (_encode_str(v) if type(v) is str else _pretty(v, inner))
-                 for k, v in value.items()]
+        items = []
+        for k, v in value.items():
+            kind = type(v)  # the common leaves inline: one call less per value
+            if kind is str:
+                text = _encode_str(v)
+            elif kind is int:
+                text = int.__repr__(v)
+            elif kind is float and v - v == 0:
+                text = float.__repr__(v)
+            else:
+                text = _pretty(v, inner)
+            items.append(_encode_str(k) + ": " + text)
         return "{" + inner + ("," + inner).join(items) + newline + "}"
     if tp is list:
         if not value:
