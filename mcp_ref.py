@@ -783,7 +783,7 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 #           and absent fields filled with their published defaults.
 
 _Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
-_NATIVE = frozenset((str, int, float, bool, _NoneType, list, dict))
+_NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, dict))
 _BOOL_WORDS = {
     "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
     "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
