@@ -2245,7 +2245,7 @@ class _Tool:
         return arguments if out is None else out
 
     def result(self, value: Any) -> Dict[str, Any]:
-        """The wire result of a returned value (tool errors raise ToolError)."""
+        """The wire result of a returned value; ValidationError when it does not fit its schema."""
         if isinstance(value, CallToolResult) or type(value).__name__ == "CallToolResult" and hasattr(value, "content"):
             return self._passthrough(value)
         if self._output_check is None:
