@@ -120,8 +120,11 @@ class PythonSdkClientTest(unittest.TestCase):
             self.assertIn('structuredContent:\n  {\n    "result": 17\n  }', run.stdout)
 
 
-@unittest.skipUnless(shutil.which("node") and os.path.isdir(os.path.join(NODE_DIR, "node_modules", "@modelcontextprotocol",
-                                                                        "sdk")),
+HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(
+    os.path.join(NODE_DIR, "node_modules", "@modelcontextprotocol", "sdk"))
+
+
+@unittest.skipUnless(HAVE_TS_SDK,
                      f"node or the TypeScript SDK is missing (npm install --prefix {NODE_DIR} "
                      "@modelcontextprotocol/sdk); .ci/run installs it")
 class TypeScriptClientTest(unittest.TestCase):

@@ -26,7 +26,8 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 mcp_ref = importlib.import_module(os.environ.get("MCP_REF_MODULE", "mcp_ref"))  # the module under test
-MCPServer, Field, validate, ValidationError = mcp_ref.MCPServer, mcp_ref.Field, mcp_ref.validate, mcp_ref.ValidationError
+MCPServer, Field = mcp_ref.MCPServer, mcp_ref.Field
+validate, ValidationError = mcp_ref.validate, mcp_ref.ValidationError
 
 with open(os.path.join(HERE, "testdata", "sdk_expectations.json"), encoding="utf-8") as _f:
     SDK = json.load(_f)
@@ -267,6 +268,15 @@ class JsonSchemaTest(unittest.TestCase):
                 self.assertEqual(TypeAdapter(annotation).json_schema(), expected)
 
 
+# The WeatherData schema printed on the SDK's "Structured output" page.
+DOCS_WEATHER_SCHEMA = {
+    "properties": {
+        "temperature": {"description": "Degrees Celsius.", "title": "Temperature", "type": "number"},
+        "humidity": {"description": "Relative humidity, 0 to 1.", "title": "Humidity", "type": "number"},
+        "conditions": {"title": "Conditions", "type": "string"}},
+    "required": ["temperature", "humidity", "conditions"], "title": "WeatherData", "type": "object"}
+
+
 class DocsPageSchemaTest(unittest.TestCase):
     """Every schema printed on the SDK's "Structured output" page."""
 
@@ -280,12 +290,7 @@ class DocsPageSchemaTest(unittest.TestCase):
             "required": ["result"], "title": "get_temperatureOutput", "type": "object"})
 
     def test_model_with_descriptions(self) -> None:
-        self.assertEqual(self.tools["get_weather"]["outputSchema"], {
-            "properties": {
-                "temperature": {"description": "Degrees Celsius.", "title": "Temperature", "type": "number"},
-                "humidity": {"description": "Relative humidity, 0 to 1.", "title": "Humidity", "type": "number"},
-                "conditions": {"title": "Conditions", "type": "string"}},
-            "required": ["temperature", "humidity", "conditions"], "title": "WeatherData", "type": "object"})
+        self.assertEqual(self.tools["get_weather"]["outputSchema"], DOCS_WEATHER_SCHEMA)
 
     def test_typeddict(self) -> None:
         schema = self.tools["get_weather_dict"]["outputSchema"]
@@ -534,7 +539,8 @@ class ResultParityTest(unittest.TestCase):
         elif kind == "parser_message":
             self.assertTrue(got["isError"])
             # Same header and location; pydantic's parsers explain more.
-            self.assertEqual(got["content"][0]["text"].splitlines()[:2], expected["content"][0]["text"].splitlines()[:2])
+            got_lines, expected_lines = got["content"][0]["text"], expected["content"][0]["text"]
+            self.assertEqual(got_lines.splitlines()[:2], expected_lines.splitlines()[:2])
         else:
             self.fail(kind)
 
@@ -780,12 +786,7 @@ class PydanticModelTest(unittest.TestCase):
         self.tools = {t["name"]: t for t in self.server.list_tools()}
 
     def test_schemas_of_the_docs_page(self) -> None:
-        self.assertEqual(self.tools["get_weather"]["outputSchema"], {
-            "properties": {
-                "temperature": {"description": "Degrees Celsius.", "title": "Temperature", "type": "number"},
-                "humidity": {"description": "Relative humidity, 0 to 1.", "title": "Humidity", "type": "number"},
-                "conditions": {"title": "Conditions", "type": "string"}},
-            "required": ["temperature", "humidity", "conditions"], "title": "WeatherData", "type": "object"})
+        self.assertEqual(self.tools["get_weather"]["outputSchema"], DOCS_WEATHER_SCHEMA)
         forecast = self.tools["get_forecast"]["outputSchema"]
         self.assertEqual(forecast["properties"], {"result": {"items": {"$ref": "#/$defs/Plain"}, "title": "Result",
                                                              "type": "array"}})

@@ -12,7 +12,7 @@ import threading
 import time
 import unittest
 from collections import Counter
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from test_wire import ServerProcess
 
@@ -55,7 +55,8 @@ class Fuzzer:
             return r.choice([10**40, -(10**25)])
         if kind == "list":
             return [self.value(depth + 1) for _ in range(r.randint(0, 3))]
-        return {r.choice(["a", "x", "text", "value", "b", "_meta"]): self.value(depth + 1) for _ in range(r.randint(0, 3))}
+        keys = ["a", "x", "text", "value", "b", "_meta"]
+        return {r.choice(keys): self.value(depth + 1) for _ in range(r.randint(0, 3))}
 
     def request_id(self) -> Any:
         self.n += 1
@@ -251,7 +252,8 @@ class ToolFaultTest(unittest.TestCase):
             ("cyclic", {}, "Error executing tool cyclic: 1 validation error for cyclicDictOutput\nme\n"
                            "  Recursion error - cyclic reference detected [type=recursion_loop, "
                            "input_value={'me': {...}}, input_type=dict]"),
-            ("unserialisable", {}, "Error executing tool unserialisable: 1 validation error for unserialisableDictOutput\n"
+            ("unserialisable", {}, "Error executing tool unserialisable: 1 validation error for "
+                                   "unserialisableDictOutput\n"
                                    "x\n  Unable to serialize unknown type: object [type=serialization, "
                                    "input_value=<object object at 0x...>, input_type=object]"),
             ("wrong_type", {}, "Error executing tool wrong_type: 1 validation error for wrong_typeOutput\nresult\n"

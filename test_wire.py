@@ -233,7 +233,8 @@ class StatelessTest(WireTestCase):
         self.assertEqual({k: v for k, v in listed["result"].items() if k != "tools"}, {
             "ttlMs": 0, "cacheScope": "private", "resultType": "complete",
             "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}})
-        self.assertEqual(self.server.request(2, "tools/call", {"name": "point", "arguments": {"x": 3}, "_meta": META}), {
+        call = {"name": "point", "arguments": {"x": 3}, "_meta": META}
+        self.assertEqual(self.server.request(2, "tools/call", call), {
             "jsonrpc": "2.0", "id": 2, "result": {
                 "content": [{"type": "text", "text": '{\n  "x": 3,\n  "y": 0\n}'}],
                 "structuredContent": {"x": 3, "y": 0}, "isError": False, "resultType": "complete",

@@ -11,17 +11,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, TypedDict
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(os.path.abspath(__file__))]
 
 import mcp_ref  # noqa: E402
-
-
-@dataclass
-class Reading:
-    city: str
-    temperature: float
-    humidity: float
-    conditions: str
+from tools_server import Reading  # noqa: E402  (the benchmark server's object)
 
 
 @dataclass

@@ -15,17 +15,18 @@ With ``CORPUS_STRINGS=1`` every ``echo_*`` annotation is given as a string, as
 ``from __future__ import annotations`` leaves it.
 """
 
-import dataclasses
+# Several names are used only inside the annotation strings the tools eval.
+import dataclasses  # noqa: F401
 import datetime
-import decimal
+import decimal  # noqa: F401
 import enum
 import os
-import pathlib
+import pathlib  # noqa: F401
 import sys
 import uuid
 from dataclasses import dataclass, field
-from typing import (Any, Dict, FrozenSet, List, Literal, Mapping, Optional, Sequence, Set, Tuple,
-                    TypedDict, Union)
+from typing import (Any, Dict, FrozenSet, List, Literal, Mapping, Optional, Sequence, Set,  # noqa: F401
+                    Tuple, TypedDict, Union)
 
 if os.environ.get("CORPUS_SERVER") == "sdk":
     from mcp.server import MCPServer
