@@ -834,10 +834,13 @@ class PrettyTextTest(unittest.TestCase):
             self.assertEqual(mcp_ref._pretty(data), json.dumps(data, indent=2, ensure_ascii=False))
 
 
-def load_tests(loader: unittest.TestLoader, tests: unittest.TestSuite, pattern: Optional[str]) -> unittest.TestSuite:
-    # The module docstring's examples are tests too.
-    tests.addTests(doctest.DocTestSuite(mcp_ref))
-    return tests
+class DoctestTest(unittest.TestCase):
+    """The module docstring's examples are tests too (under unittest and pytest alike)."""
+
+    def test_docstring_examples(self) -> None:
+        result = doctest.testmod(mcp_ref, optionflags=doctest.ELLIPSIS)
+        self.assertGreater(result.attempted, 5)
+        self.assertEqual(result.failed, 0)
 
 
 if __name__ == "__main__":
