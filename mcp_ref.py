@@ -19,7 +19,7 @@ The return annotation IS the output schema:
     dataclass, TypedDict, annotated class,      the object itself
     pydantic BaseModel
     class without annotations, datetime, Enum,  none: the tool is unstructured
-    bare list or dict, content blocks
+    Any, bare list or dict, content blocks
 
 Every result is checked against its schema before it leaves; a mismatch is a
 tool error (``isError: true``) whose text names the failing field.
@@ -385,8 +385,7 @@ class _SchemaBuilder:
     def __init__(self) -> None:
         self.defs: Dict[str, Dict[str, Any]] = {}
         self.families: Dict[str, str] = {}  # object title -> "dataclass", "typeddict" or "model"
-        self._names: Dict[Any, str] = {}
-        self._building: set[type] = set()
+        self._names: Dict[Any, str] = {}  # class -> its name in $defs
 
     # -- entry points -------------------------------------------------------
 
@@ -523,8 +522,7 @@ class _SchemaBuilder:
         name = self._names.get(cls)
         if name is None:
             name = self._def_name(cls)
-            self._names[cls] = name
-            self._building.add(cls)
+            self._names[cls] = name  # before building: a recursive class refers to itself
             try:
                 if _is_enum(cls):
                     definition = self.enum(cls)
@@ -540,8 +538,6 @@ class _SchemaBuilder:
             except BaseException:
                 del self._names[cls]
                 raise
-            finally:
-                self._building.discard(cls)
             self.defs[name] = definition
         return {"$ref": f"#/$defs/{name}"}
 
@@ -598,10 +594,11 @@ class _SchemaBuilder:
 
     def dataclass(self, cls: type) -> Dict[str, Any]:
         hints = _type_hints(cls)
+        names = _dataclass_names(cls)  # not the ClassVar and InitVar pseudo-fields
         fields = []
         for f in cls.__dataclass_fields__.values():  # type: ignore[attr-defined]
-            if getattr(f, "_field_type", None) is not None and str(f._field_type) != "_FIELD":
-                continue  # ClassVar and InitVar pseudo-fields
+            if f.name not in names:
+                continue
             default = f.default
             has_factory = f.default_factory is not _dataclass_missing()
             default = _MISSING if default is _dataclass_missing() else default
@@ -657,7 +654,8 @@ class _SchemaBuilder:
                 schema = self.defs.pop(name)
             elif inline_recursive:
                 schema = dict(self.defs[name])
-        defs = {n: d for n, d in self.defs.items() if _used(n, schema, self.defs)}
+        reachable = _reachable(schema, self.defs)
+        defs = {n: d for n, d in self.defs.items() if n in reachable}
         if defs:
             schema = {"$defs": defs, **schema}
         return typing.cast(Dict[str, Any], _sorted_schema(schema))
@@ -668,18 +666,17 @@ def _refers_to(defs: Dict[str, Any], name: str) -> bool:
     return any(needle in json.dumps(d) for d in defs.values())
 
 
-def _used(name: str, schema: Dict[str, Any], defs: Dict[str, Any]) -> bool:
-    # A definition is kept when the schema reaches it through any chain of $refs.
-    text = json.dumps(schema)
-    seen = set()
-    frontier = [text]
+def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
+    """The definitions the schema reaches through any chain of $refs: only those are kept."""
+    seen: set[str] = set()
+    frontier = [json.dumps(schema)]
     while frontier:
         chunk = frontier.pop()
-        for other in defs:
-            if other not in seen and f'"#/$defs/{other}"' in chunk:
-                seen.add(other)
-                frontier.append(json.dumps(defs[other]))
-    return name in seen
+        for name in defs:
+            if name not in seen and f'"#/$defs/{name}"' in chunk:
+                seen.add(name)
+                frontier.append(json.dumps(defs[name]))
+    return seen
 
 
 def _dataclass_missing() -> Any:
