@@ -48,8 +48,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-import typing
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+
+# typing takes longer to import than the rest of this module; it is needed only
+# where a user's annotation brings it (then it is loaded already) or is a string.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 __version__ = "0.1.0"
 
@@ -137,11 +141,16 @@ class ToolError(Exception):
     """
 
 
-class _ErrorItem(typing.NamedTuple):
-    loc: Tuple[Any, ...]
-    msg: str
-    kind: str
-    value: Any
+class _ErrorItem:
+    """One failure: where (``loc``, a tuple of keys and indexes), what, of which kind."""
+
+    __slots__ = ("loc", "msg", "kind", "value")
+
+    def __init__(self, loc: Tuple[Any, ...], msg: str, kind: str, value: Any) -> None:
+        self.loc, self.msg, self.kind, self.value = loc, msg, kind, value
+
+    def __repr__(self) -> str:
+        return f"_ErrorItem({self.path}, {self.msg!r}, {self.kind!r})"
 
     @property
     def path(self) -> str:
@@ -191,6 +200,7 @@ def _format_errors(errors: List[_ErrorItem], title: str) -> str:
 # ---------------------------------------------------------------------------
 
 _MISSING: Any = type("_MissingType", (), {"__repr__": lambda self: "MISSING"})()
+_ABSENT: Any = object()  # matches nothing
 _NoneType = type(None)
 
 
@@ -198,6 +208,16 @@ def _module(name: str) -> Any:
     """A module only if the program already imported it: a type from a module
     nobody imported cannot appear in an annotation, so we never import one."""
     return sys.modules.get(name)
+
+
+def _typing(name: str) -> Any:
+    """A name of typing, or a sentinel when typing is not loaded (and so no
+    annotation can hold it)."""
+    return getattr(sys.modules.get("typing"), name, _ABSENT)
+
+
+def _is_any(tp: Any) -> bool:
+    return tp is _typing("Any")
 
 
 def _origin(tp: Any) -> Any:
@@ -213,14 +233,14 @@ def _is_annotated(tp: Any) -> bool:
 
 
 def _is_union(tp: Any) -> bool:
-    if _origin(tp) is typing.Union:
+    if _origin(tp) is _typing("Union"):
         return True
     union_type = getattr(_module("types"), "UnionType", None)  # PEP 604, 3.10+
     return union_type is not None and isinstance(tp, union_type)
 
 
 def _is_literal(tp: Any) -> bool:
-    return _origin(tp) is typing.Literal
+    return _origin(tp) is _typing("Literal")
 
 
 def _qualifier(tp: Any) -> Optional[str]:
@@ -257,12 +277,30 @@ def _is_pydantic_field(obj: Any) -> bool:
 
 
 def _type_hints(obj: Any) -> Dict[str, Any]:
-    """Resolved annotations (string annotations and forward references too)."""
+    """Resolved annotations (string annotations and forward references too).
+
+    ``typing.get_type_hints`` does this; when nothing has imported typing and no
+    annotation is a string, the annotations are already objects: read them."""
+    if "typing" not in sys.modules:
+        raw = _raw_annotations(obj)
+        if not any(isinstance(v, str) for v in raw.values()):
+            return {k: _NoneType if v is None else v for k, v in raw.items()}
+    import typing
+
     try:
         return typing.get_type_hints(obj, include_extras=True)
     except Exception as exc:
         name = getattr(obj, "__qualname__", repr(obj))
         raise InvalidSignature(f"Unable to evaluate type annotations for {name!r}: {exc}") from exc
+
+
+def _raw_annotations(obj: Any) -> Dict[str, Any]:
+    if not isinstance(obj, type):
+        return dict(getattr(obj, "__annotations__", None) or {})
+    merged: Dict[str, Any] = {}
+    for base in reversed(obj.__mro__):  # as get_type_hints: later classes win
+        merged.update(base.__dict__.get("__annotations__", {}))
+    return merged
 
 
 def _cleandoc(doc: Optional[str]) -> str:
@@ -392,11 +430,11 @@ class _SchemaBuilder:
     def schema(self, tp: Any) -> Dict[str, Any]:
         if isinstance(tp, str):
             raise _Unsupported(f"unresolved forward reference {tp!r}")
-        if isinstance(tp, typing.ForwardRef):
+        if type(tp) is _typing("ForwardRef"):
             raise _Unsupported(f"unresolved forward reference {tp.__forward_arg__!r}")
         if _is_annotated(tp):
             return self.annotated(tp)
-        if tp is Any or tp is object:
+        if tp is object or _is_any(tp):
             return {}
         if tp is None or tp is _NoneType:
             return {"type": "null"}
@@ -412,7 +450,7 @@ class _SchemaBuilder:
         supertype = getattr(tp, "__supertype__", None)  # typing.NewType
         if supertype is not None:
             return self.schema(supertype)
-        if isinstance(tp, typing.TypeVar):
+        if type(tp) is _typing("TypeVar"):
             return {}
         if isinstance(tp, type):
             return self.ref(tp)
@@ -499,7 +537,7 @@ class _SchemaBuilder:
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
             return {"items": self.schema(args[0]) if args else {}, "type": "array"}
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
-            if not args or args[1] is Any:
+            if not args or _is_any(args[1]):
                 return {"additionalProperties": True, "type": "object"}
             return {"additionalProperties": self.schema(args[1]), "type": "object"}
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
@@ -602,7 +640,7 @@ class _SchemaBuilder:
             default = f.default
             has_factory = f.default_factory is not _dataclass_missing()
             default = _MISSING if default is _dataclass_missing() else default
-            fields.append((f.name, hints.get(f.name, Any), default, default is _MISSING and not has_factory))
+            fields.append((f.name, hints.get(f.name, object), default, default is _MISSING and not has_factory))
         doc = cls.__doc__
         # dataclass() writes "Name(field: type, ...)" as the docstring of a class
         # that has none; pydantic does not publish that one.
@@ -614,7 +652,8 @@ class _SchemaBuilder:
         """A plain class with annotated attributes, read like the SDK's
         ``_create_model_from_class``: a class-level value is the default."""
         hints = {k: v for k, v in _type_hints(cls).items() if not k.startswith("_")}
-        hints = {k: v for k, v in hints.items() if _origin(v) is not typing.ClassVar and v is not typing.ClassVar}
+        class_var = _typing("ClassVar")
+        hints = {k: v for k, v in hints.items() if _origin(v) is not class_var and v is not class_var}
         if not hints:
             raise _Unsupported(f"{cls!r} has no annotated attributes")
         fields = []
@@ -635,7 +674,7 @@ class _SchemaBuilder:
             self.defs.setdefault(tp.__name__, schema)
             self.families[tp.__name__] = "model"
             return {"$ref": f"#/$defs/{tp.__name__}"}
-        return typing.cast(Dict[str, Any], schema)
+        return schema  # type: ignore[no-any-return]
 
     # -- roots --------------------------------------------------------------
 
@@ -658,7 +697,7 @@ class _SchemaBuilder:
         defs = {n: d for n, d in self.defs.items() if n in reachable}
         if defs:
             schema = {"$defs": defs, **schema}
-        return typing.cast(Dict[str, Any], _sorted_schema(schema))
+        return _sorted_schema(schema)  # type: ignore[no-any-return]
 
 
 def _refers_to(defs: Dict[str, Any], name: str) -> bool:
@@ -755,6 +794,7 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
     """The JSON Schema of an annotation, as pydantic's
     ``TypeAdapter(annotation).json_schema()`` gives it.
 
+    >>> from typing import List, Optional
     >>> json_schema(Optional[List[int]])
     {'anyOf': [{'items': {'type': 'integer'}, 'type': 'array'}, {'type': 'null'}]}
     """
@@ -779,7 +819,8 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 #           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
 #           and absent fields filled with their published defaults.
 
-_Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
+if TYPE_CHECKING:
+    _Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
 _NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, dict))
 _BOOL_WORDS = {
     "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
@@ -1494,7 +1535,7 @@ class _Compiler:
                 for label, arm_errors in zip(labels, collected):
                     for e in arm_errors:
                         depth = len(loc)
-                        errors.append(e._replace(loc=e.loc[:depth] + (label,) + e.loc[depth:]))
+                        errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
             return value
 
         return check
@@ -1701,7 +1742,7 @@ def _build_value(tp: Any, value: Any) -> Any:
         if any(_is_pydantic_field(m) for m in tp.__metadata__):
             return _module("pydantic").TypeAdapter(tp).validate_python(value)
         return _build_value(tp.__origin__, value)
-    if value is None or tp is Any or tp is object or tp in (str, int, float, bool, _NoneType):
+    if value is None or tp is object or tp in (str, int, float, bool, _NoneType) or _is_any(tp):
         return value
     if tp is bytes:
         return value.encode("utf-8") if isinstance(value, str) else value
@@ -1723,7 +1764,7 @@ def _build_value(tp: Any, value: Any) -> Any:
     if origin in (set, frozenset) and isinstance(value, list):
         return origin(_build_value(args[0], v) if args else v for v in value)
     if isinstance(value, list):
-        item = args[0] if args else Any
+        item = args[0] if args else object
         return [_build_value(item, v) for v in value]
     if isinstance(value, dict) and not isinstance(origin, type) or origin is dict or _is_subclass(origin, dict) \
             and not _is_typeddict(origin):
@@ -1762,9 +1803,9 @@ def _build_union(tp: Any, value: Any) -> Any:
 def _build_object(tp: type, value: Dict[str, Any]) -> Any:
     if _is_typeddict(tp):
         hints = _type_hints(tp)
-        return {k: _build_value(_strip_qualifiers(hints.get(k, Any)), v) for k, v in value.items()}
+        return {k: _build_value(_strip_qualifiers(hints.get(k, object)), v) for k, v in value.items()}
     hints = _type_hints(tp)
-    built = {k: _build_value(hints.get(k, Any), v) for k, v in value.items() if k in hints}
+    built = {k: _build_value(hints.get(k, object), v) for k, v in value.items() if k in hints}
     if _is_dataclass(tp):
         init = {f.name for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
         obj = tp(**{k: v for k, v in built.items() if k in init})
@@ -1772,7 +1813,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
             if k not in init:
                 setattr(obj, k, v)
         return obj
-    obj = typing.cast(Any, tp).__new__(tp)  # an annotated class: attributes set as the schema names them
+    obj = object.__new__(tp)  # an annotated class: attributes set as the schema names them
     for k, v in built.items():
         setattr(obj, k, v)
     return obj
@@ -2162,13 +2203,17 @@ def _pretty(value: Any, newline: str = "\n") -> str:
 
 
 # Parameter types whose checked JSON value is already the Python value.
-_AS_IS = (str, int, float, bool, Any, object, _MISSING)
+_AS_IS = (str, int, float, bool, object, _MISSING)
 
 
-class _Param(typing.NamedTuple):
-    name: str
-    annotation: Any
-    default: Any
+class _Param:
+    """A tool parameter: its name, annotation (or _MISSING) and default (or _MISSING)."""
+
+    __slots__ = ("name", "annotation", "default", "as_is")
+
+    def __init__(self, name: str, annotation: Any, default: Any) -> None:
+        self.name, self.annotation, self.default = name, annotation, default
+        self.as_is = any(annotation is t for t in _AS_IS) or _is_any(annotation)
 
 
 class _Tool:
@@ -2218,7 +2263,7 @@ class _Tool:
             for p in self.params:
                 if p.name in checked:
                     value = checked[p.name]
-                    kwargs[p.name] = value if p.annotation in _AS_IS else _build(p.annotation, value, (p.name,), errors)
+                    kwargs[p.name] = value if p.as_is else _build(p.annotation, value, (p.name,), errors)
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
         if errors:
@@ -2320,38 +2365,72 @@ def _is_async(fn: Any) -> bool:
     return bool(code is not None and code.co_flags & 0x80)  # CO_COROUTINE
 
 
+_POSITIONAL_ONLY, _ORDINARY, _VAR_POSITIONAL, _KEYWORD_ONLY, _VAR_KEYWORD = range(5)  # inspect's kinds
+
+
 def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]:
     """Parameters and return annotation, refusing what cannot be sent as JSON
     arguments (the SDK publishes ``*args``/``**kwargs`` as if they were ordinary)."""
+    try:
+        hints = {} if isinstance(fn, type) else _type_hints(_unwrapped(fn))
+    except InvalidSignature as exc:
+        raise InvalidSignature(f"Unable to evaluate type annotations for callable {fn_name!r}: "
+                               f"{exc.__cause__}") from exc.__cause__
+    params = []
+    for name, kind, default in _parameters(fn, fn_name):
+        if name.startswith("_"):
+            raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
+        if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
+            star = "*" if kind == _VAR_POSITIONAL else "**"
+            raise InvalidSignature(f"Parameter {star}{name} of {fn_name}: variadic parameters cannot be tool "
+                                   "arguments; name each argument")
+        if kind == _POSITIONAL_ONLY:
+            raise InvalidSignature(f"Parameter {name} of {fn_name} is positional-only; tool arguments are "
+                                   "passed by name")
+        params.append(_Param(name, hints.get(name, _MISSING), default))
+    return params, hints.get("return", _MISSING)
+
+
+def _unwrapped(fn: Any) -> Any:
+    while hasattr(fn, "__wrapped__"):  # functools.wraps, as inspect.unwrap
+        fn = fn.__wrapped__
+    return fn
+
+
+def _parameters(fn: Any, fn_name: str) -> List[Tuple[str, int, Any]]:
+    """(name, kind, default or _MISSING) of each parameter.  A plain function's
+    code object says it all; anything else (a partial, a method, a callable
+    object, a wrapper) is left to inspect, which costs more to import."""
+    code = getattr(fn, "__code__", None)
+    if code is None or hasattr(fn, "__wrapped__") or hasattr(fn, "__self__") or not hasattr(fn, "__defaults__"):
+        return _parameters_by_inspect(fn, fn_name)
+    positional = code.co_argcount
+    names = code.co_varnames[: positional + code.co_kwonlyargcount]
+    defaults = fn.__defaults__ or ()
+    keyword_defaults = fn.__kwdefaults__ or {}
+    out = []
+    for i, name in enumerate(names[:positional]):
+        j = i - (positional - len(defaults))
+        kind = _POSITIONAL_ONLY if i < code.co_posonlyargcount else _ORDINARY
+        out.append((name, kind, defaults[j] if j >= 0 else _MISSING))
+    rest = positional + code.co_kwonlyargcount
+    if code.co_flags & 0x04:  # CO_VARARGS
+        out.append((code.co_varnames[rest], _VAR_POSITIONAL, _MISSING))
+        rest += 1
+    out.extend((name, _KEYWORD_ONLY, keyword_defaults.get(name, _MISSING)) for name in names[positional:])
+    if code.co_flags & 0x08:  # CO_VARKEYWORDS
+        out.append((code.co_varnames[rest], _VAR_KEYWORD, _MISSING))
+    return out
+
+
+def _parameters_by_inspect(fn: Any, fn_name: str) -> List[Tuple[str, int, Any]]:
     import inspect
 
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
         raise InvalidSignature(f"Cannot read the signature of {fn_name!r}: {exc}") from exc
-    try:
-        target = inspect.unwrap(fn)
-        hints = typing.get_type_hints(target, include_extras=True) if not isinstance(target, type) else {}
-    except Exception as exc:
-        raise InvalidSignature(f"Unable to evaluate type annotations for callable {fn_name!r}: {exc}") from exc
-    params = []
-    for p in sig.parameters.values():
-        if p.name.startswith("_"):
-            raise InvalidSignature(f"Parameter {p.name} of {fn_name} cannot start with '_'")
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            star = "*" if p.kind is p.VAR_POSITIONAL else "**"
-            raise InvalidSignature(f"Parameter {star}{p.name} of {fn_name}: variadic parameters cannot be tool "
-                                   "arguments; name each argument")
-        if p.kind is p.POSITIONAL_ONLY:
-            raise InvalidSignature(f"Parameter {p.name} of {fn_name} is positional-only; tool arguments are "
-                                   "passed by name")
-        annotation = hints.get(p.name, _MISSING) if p.annotation is not p.empty else _MISSING
-        if isinstance(annotation, str):
-            raise InvalidSignature(f"Unable to evaluate type annotations for callable {fn_name!r}")
-        default = _MISSING if p.default is p.empty else p.default
-        params.append(_Param(p.name, annotation, default))
-    returns = hints.get("return", _MISSING) if sig.return_annotation is not sig.empty else _MISSING
-    return params, returns
+    return [(p.name, int(p.kind), _MISSING if p.default is p.empty else p.default) for p in sig.parameters.values()]
 
 
 def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str]]:
@@ -2374,7 +2453,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
                 if default is not _MISSING:
                     schema["default"] = _jsonable(default)
             elif field is not None and not isinstance(field, Field):
-                schema = builder.property(typing.Annotated[p.annotation, field], p.name, _MISSING)
+                schema = builder.property(_typing("Annotated")[p.annotation, field], p.name, _MISSING)
             else:
                 schema = builder.property(p.annotation, p.name, default)
                 if isinstance(field, Field):
@@ -2393,7 +2472,8 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.families
 
 
-_Output = Tuple[Optional[Dict[str, Any]], bool, bool, Dict[str, str]]
+if TYPE_CHECKING:
+    _Output = Tuple[Optional[Dict[str, Any]], bool, bool, Dict[str, str]]
 _UNSTRUCTURED: _Output = (None, False, False, {})
 
 
@@ -2417,7 +2497,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
         validate_ctr = True
     if structured is None and _returns_content(inner):
         return _UNSTRUCTURED
-    if inner is Any and not structured:
+    if _is_any(inner) and not structured:
         return _UNSTRUCTURED  # SDK on Python 3.11+, where Any is a class without annotations
     schema: Optional[Dict[str, Any]] = None
     wrap = False
@@ -2425,7 +2505,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     try:
         if inner is None or inner is _NoneType or inner in (str, int, float, bool, bytes):
             wrap = True
-        elif _origin(inner) is dict or (inner is typing.Dict) or _origin(inner) is typing.Dict:
+        elif _origin(inner) is dict:  # dict[str, T], and typing.Dict[str, T] alike
             args = _args(inner)
             if len(args) == 2 and args[0] is str:
                 schema = builder.finish({**builder.schema(inner), "title": f"{fn_name}DictOutput"})
@@ -2457,8 +2537,8 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
 
 def _has_annotations(cls: type) -> bool:
     try:
-        return bool(typing.get_type_hints(cls))
-    except Exception:
+        return bool(_type_hints(cls))
+    except InvalidSignature:
         return False
 
 
