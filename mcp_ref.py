@@ -833,7 +833,11 @@ _EXACT = {"string": frozenset((str,)), "integer": frozenset((int,)), "boolean": 
           "null": frozenset((_NoneType,)), "number": _FLOAT_ONLY}
 # Keywords that only annotate: a schema of "type" and these is a bare type.
 _ANNOTATION_KEYS = frozenset(("type", "title", "description", "default", "examples", "format", "$comment"))
-_INT_TEXT = __import__("re").compile(r"[+-]?[0-9]+(?:\.0*)?")
+def _is_int_text(text: str) -> bool:
+    """"17" and "17.0" are integers to pydantic; "1e3" and "17.5" are not."""
+    digits = text[1:] if text[:1] in "+-" else text
+    whole, _, fraction = digits.partition(".")
+    return whole.isascii() and whole.isdigit() and fraction.strip("0") == ""
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
 
@@ -1191,7 +1195,7 @@ class _Compiler:
                 for candidate in allowed:
                     if _json_equal(value, candidate):
                         return value
-                if lax and kind == "enum" and isinstance(value, str) and _INT_TEXT.fullmatch(value.strip()):
+                if lax and kind == "enum" and isinstance(value, str) and _is_int_text(value.strip()):
                     number = int(value.strip().split(".")[0])  # IntEnum takes "1", as pydantic's lax mode
                     if any(_json_equal(number, candidate) for candidate in allowed):
                         return number
@@ -1615,7 +1619,7 @@ def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> 
             return value, ("Input should be a valid integer, got a number with a fractional part", "int_from_float")
         if tp is str:
             text = value.strip()
-            if _INT_TEXT.fullmatch(text):  # "17" and "17.0", not "1e3" (pydantic)
+            if _is_int_text(text):
                 return int(text.split(".")[0]), None
             return value, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
     elif kind == "number":
