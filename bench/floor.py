@@ -1,14 +1,24 @@
 """The floor: a bare Python stdio loop that reads a JSON line and writes one.
 
 It answers initialize, tools/list and tools/call with canned results (no schema,
-no validation): the least any Python stdio server can do per message.
+no validation, no tool code): the least any Python stdio server can do per
+message.  Each canned result is the one the real tool sends, so the client
+reads as many bytes from the floor as from the servers it is compared with.
 """
 
 import json
 import sys
 
 TOOLS = {"tools": [{"name": name, "inputSchema": {"type": "object"}} for name in ("add", "reading", "readings")]}
-RESULT = {"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}, "isError": False}
+READINGS = [{"city": "London", "temperature": 16.2 + i, "humidity": 0.83, "conditions": "Overcast"}
+            for i in range(10)]
+RESULTS = {
+    "add": {"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}, "isError": False},
+    "reading": {"content": [{"type": "text", "text": json.dumps(READINGS[0], indent=2)}],
+                "structuredContent": READINGS[0], "isError": False},
+    "readings": {"content": [{"type": "text", "text": json.dumps(r, indent=2)} for r in READINGS],
+                 "structuredContent": {"result": READINGS}, "isError": False},
+}
 
 
 def main() -> None:
@@ -24,7 +34,7 @@ def main() -> None:
         elif method == "tools/list":
             result = TOOLS
         else:
-            result = RESULT
+            result = RESULTS[message["params"]["name"]]
         out.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode() + b"\n")
         out.flush()
 
