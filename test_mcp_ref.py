@@ -410,6 +410,35 @@ class RegistrationTest(unittest.TestCase):
         self.assertEqual(set(server.list_tools("2025-11-25")[0]), {"name", "title", "description", "inputSchema",
                                                                    "outputSchema", "annotations", "icons", "_meta"})
 
+    def test_nested_plain_classes(self) -> None:
+        # Deliberate difference: the SDK crashes at registration on both.
+        class Station:
+            name: str
+            online: bool = True
+
+        class Opaque:
+            pass
+
+        def stations() -> List[Station]:
+            station = Station()
+            station.name = "Heathrow"
+            return [station]
+
+        def opaque() -> List[Opaque]:
+            return [Opaque()]
+
+        tool = self.register(stations)
+        self.assertEqual(tool["outputSchema"]["$defs"]["Station"], {
+            "properties": {"name": {"title": "Name", "type": "string"},
+                           "online": {"default": True, "title": "Online", "type": "boolean"}},
+            "required": ["name"], "title": "Station", "type": "object"})
+        server = MCPServer("t")
+        server.add_tool(stations)
+        self.assertEqual(server.call_tool("stations", {})["structuredContent"],
+                         {"result": [{"name": "Heathrow", "online": True}]})
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertNotIn("outputSchema", self.register(opaque))
+
     def test_structured_output_true_without_annotation(self) -> None:
         def f(x: int):  # type: ignore[no-untyped-def]
             return x
