@@ -909,11 +909,7 @@ def _native(value: Any) -> Any:
             raise _Fail("Input should be a valid string, unable to parse raw data as a unicode string",
                         "string_unicode") from None
     if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        names = _dataclass_names(type(value))
-        attributes = getattr(value, "__dict__", None)
-        if attributes is not None and tuple(attributes) == names:
-            return dict(attributes)  # the usual case, and the quickest
-        return {name: getattr(value, name) for name in names}
+        return _dataclass_dict(value)
     base = _pydantic_base()
     if base is not None and isinstance(value, base):
         return value.model_dump(mode="json", by_alias=True)
@@ -934,6 +930,15 @@ def _native(value: Any) -> Any:
     if _is_generator_like(value):
         return list(value)  # generators are consumed: the SDK silently sends []
     return value
+
+
+def _dataclass_dict(value: Any) -> Dict[str, Any]:
+    """A dataclass instance's fields, one level deep."""
+    names = _dataclass_names(type(value))
+    attributes = getattr(value, "__dict__", None)
+    if attributes is not None and tuple(attributes) == names:
+        return dict(attributes)  # the usual case, and the quickest
+    return {name: getattr(value, name) for name in names}
 
 
 _DATACLASS_NAMES: Dict[type, Tuple[str, ...]] = {}
@@ -1030,6 +1035,7 @@ class _Compiler:
         self.families = families or {}
         self._by_pointer: Dict[str, _Checker] = {}
         self._plain: List[_Checker] = []  # checkers made by _plain_object
+        self._recursive: set[str] = set()  # $refs met again while being compiled
 
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         if schema is True or schema == {}:
@@ -1040,6 +1046,8 @@ class _Compiler:
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
         steps: List[_Checker] = []
         if "$ref" in schema:
+            if not (set(schema) - _ANNOTATION_KEYS - {"$ref"}):
+                return self._ref(schema["$ref"])  # nothing else to check: no wrapper around it
             steps.append(self._ref(schema["$ref"]))
         type_step = self._type(schema)
         if self.lax and ("enum" in schema or "const" in schema):
@@ -1117,15 +1125,19 @@ class _Compiler:
             raise ValueError(f"only local $ref is supported, not {ref!r}")
         compiled = self._by_pointer.get(ref)
         if compiled is not None:
+            self._recursive.add(ref)  # (or merely reused; either way the indirection stays)
             return compiled
         cell: List[_Checker] = []
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             return cell[0](value, loc, errors)
 
-        self._by_pointer[ref] = check  # registered before compiling: recursion
+        self._by_pointer[ref] = check  # registered before compiling: a recursive schema meets it again
         cell.append(self.compile(self._resolve(ref), is_def=ref.startswith("#/$defs/")))
-        return check
+        if ref in self._recursive:
+            return check
+        self._by_pointer[ref] = cell[0]  # not recursive: later uses call the checker itself
+        return cell[0]
 
     def _resolve(self, ref: str) -> Any:
         target = self.root
@@ -1418,7 +1430,7 @@ class _Compiler:
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if lax and type(value) not in _NATIVE and hasattr(value, "__dataclass_fields__"):
-                value = _native(value)
+                value = _dataclass_dict(value)
             if type(value) is dict:
                 return plain(value, loc, errors)
             return general(value, loc, errors)
@@ -1433,7 +1445,7 @@ class _Compiler:
         exact = {}
         for key, sub_schema in (schema.get("properties") or {}).items():
             kind = sub_schema.get("type") if isinstance(sub_schema, dict) else None
-            if kind in ("string", "integer", "boolean") and not (set(sub_schema) - _ANNOTATION_KEYS):
+            if kind in _EXACT and kind != "null" and not (set(sub_schema) - _ANNOTATION_KEYS):
                 exact[key] = _EXACT[kind]
         count = len(properties)
 
@@ -1444,7 +1456,7 @@ class _Compiler:
             out: Dict[str, Any] = {}
             for key, item in value.items():
                 types = exact.get(key)
-                if types is not None and type(item) in types:
+                if types is not None and type(item) in types and (types is not _FLOAT_ONLY or item - item == 0):
                     out[key] = item
                     continue
                 sub = properties.get(key)
@@ -2104,6 +2116,7 @@ def _returns_content(tp: Any) -> bool:
 
 
 _NOT_BLOCKS: set[type] = set(_NATIVE)  # types seen that are no content block
+_SHAPED = (str, list, tuple, _NoneType)  # content other than one JSON text
 
 
 def _content_block(value: Any) -> Optional[Dict[str, Any]]:
@@ -2115,7 +2128,7 @@ def _content_block(value: Any) -> Optional[Dict[str, Any]]:
         return value.to_block().to_wire()
     if _is_content_class(type(value)) and hasattr(value, "model_dump"):
         return value.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
-    if len(_NOT_BLOCKS) < 1000:
+    if len(_NOT_BLOCKS) < 1000 and not isinstance(value, (str, list, tuple)):  # those are shaped
         _NOT_BLOCKS.add(type(value))
     return None
 
@@ -2139,6 +2152,9 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     """``content`` for a structured result: shaped like the SDK's (a list or
     tuple becomes a block per item, a string is sent as is), but written from the
     checked value, so the text the model reads agrees with ``structuredContent``."""
+    kind = type(raw)
+    if kind in _NOT_BLOCKS and kind not in _SHAPED:  # an object or number: its JSON text
+        return [{"type": "text", "text": _pretty(checked)}]
     if raw is None:
         return []
     block = _content_block(raw)
