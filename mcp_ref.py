@@ -1445,7 +1445,7 @@ class _Compiler:
         exact = {}
         for key, sub_schema in (schema.get("properties") or {}).items():
             kind = sub_schema.get("type") if isinstance(sub_schema, dict) else None
-            if kind in _EXACT and kind != "null" and not (set(sub_schema) - _ANNOTATION_KEYS):
+            if isinstance(kind, str) and kind in _EXACT and kind != "null" and not (set(sub_schema) - _ANNOTATION_KEYS):
                 exact[key] = _EXACT[kind]
         count = len(properties)
 
