@@ -3045,7 +3045,7 @@ class _StdioServer:
         self.handed_off = 0  # inline calls whose thread gave up reading
         self.inline: Optional[_Pending] = None  # the call the current reader runs itself
         self.pending: Dict[Any, List[_Pending]] = {}
-        self.local = threading.local()  # .reader: this thread reads; .lost: it no longer does
+        self.local = threading.local()  # .lost: this reader thread has passed reading on
         self.end_of_input = threading.Event()
         self.pool: Any = None
         self.loop: Any = None
@@ -3112,7 +3112,6 @@ class _StdioServer:
         threading.Thread(target=self._read_loop, name="mcp_ref-reader", daemon=True).start()
 
     def _read_loop(self) -> None:
-        self.local.reader = True
         self.local.lost = False
         limit = self.server.max_message_bytes
         try:
