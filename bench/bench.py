@@ -99,32 +99,65 @@ def cold_start(command: List[str]) -> float:
 
 
 def throughput(command: List[str], n: int) -> Dict[str, float]:
-    """Calls per second for each tool, sequential then pipelined; and peak RSS."""
+    """Calls per second for each tool, sequential then pipelined; and peak RSS.
+
+    The requests are encoded before the clock starts and the replies parsed
+    (and every one checked) after it stops: the driver shares the servers' CPU,
+    and its own JSON work would otherwise be counted as theirs.
+    """
     session = Session(command)
     session.initialize()
+    stdin, stdout = session.stdin, session.stdout
     out: Dict[str, float] = {}
     for label, (tool, arguments) in CALLS.items():
         params = {"name": tool, "arguments": arguments}
         session.call("tools/call", params)  # warm up
+        first = session.next_id + 1
+        lines = [request_line(first + i, params) for i in range(n)]
+        replies = []
         start = time.perf_counter()
-        for _ in range(n):
-            reply = session.call("tools/call", params)
+        for line in lines:
+            stdin.write(line)  # type: ignore[union-attr]
+            stdin.flush()  # type: ignore[union-attr]
+            replies.append(stdout.readline())  # type: ignore[union-attr]
         out[label] = n / (time.perf_counter() - start)
-        assert not reply["result"].get("isError"), reply
+        session.next_id += n
+        check_replies(replies, first)
     tool, arguments = CALLS["scalar"]
+    first = session.next_id + 1
+    lines = [request_line(first + i, {"name": tool, "arguments": arguments}) for i in range(n)]
+
+    def write_all() -> None:
+        for line in lines:
+            stdin.write(line)  # type: ignore[union-attr]
+        stdin.flush()  # type: ignore[union-attr]
+
     # A thread writes every request while this one reads: a single thread would
     # deadlock once both pipes are full.
-    writer = threading.Thread(target=lambda: [session.send("tools/call", {"name": tool, "arguments": arguments})
-                                              for _ in range(n)])
+    writer = threading.Thread(target=write_all)
     start = time.perf_counter()
     writer.start()
-    for _ in range(n):
-        session.receive()
+    replies = [stdout.readline() for _ in range(n)]  # type: ignore[union-attr]
     out["pipelined scalar"] = n / (time.perf_counter() - start)
     writer.join()
+    session.next_id += n
+    check_replies(replies, first)
     out["peak RSS (MiB)"] = session.peak_rss_mib()
     session.close()
     return out
+
+
+def request_line(id_: int, params: Dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}).encode() + b"\n"
+
+
+def check_replies(replies: List[bytes], first: int) -> None:
+    """Every request answered once, without a tool error (in any order: pipelined
+    calls may finish out of order)."""
+    parsed = [json.loads(raw) for raw in replies]
+    assert sorted(r["id"] for r in parsed) == list(range(first, first + len(replies))), "a reply is missing"
+    for reply in parsed:
+        assert not reply["result"].get("isError"), reply
 
 
 def import_time() -> Dict[str, float]:

@@ -9,7 +9,12 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, TypedDict
+from typing import Dict, List, Optional
+
+try:  # pydantic refuses typing.TypedDict before Python 3.12
+    from typing_extensions import TypedDict
+except ImportError:
+    from typing import TypedDict
 
 sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(os.path.abspath(__file__))]
 
