@@ -45,6 +45,7 @@ command line (a small stdio client: ``list``, ``call``, ``serve``).
 
 from __future__ import annotations
 
+import itertools  # loaded by json already
 import json
 import os
 import sys
@@ -114,6 +115,8 @@ _SINCE = {
     "impl.extra": "2025-11-25",
     "batch": "2025-03-26",
 }
+_ALL_RESULT_FIELDS_SINCE = max(_SINCE[f] for f in ("result.structuredContent", "content.audio",
+                                                    "content.resource_link"))
 _BATCH_VERSIONS = ("2025-03-26",)  # added in 2025-03-26, removed in 2025-06-18
 
 _ALL_VERSIONS = HANDSHAKE_VERSIONS + STATELESS_VERSIONS
@@ -934,10 +937,17 @@ def _native(value: Any) -> Any:
 
 def _dataclass_dict(value: Any) -> Dict[str, Any]:
     """A dataclass instance's fields, one level deep."""
+    fields = _dataclass_fields(value)
+    return dict(fields) if fields is getattr(value, "__dict__", None) else fields
+
+
+def _dataclass_fields(value: Any) -> Dict[str, Any]:
+    """A dataclass instance's fields, to be read only: in the usual case its
+    ``__dict__`` itself, which holds the fields in their order and nothing else."""
     names = _dataclass_names(type(value))
     attributes = getattr(value, "__dict__", None)
     if attributes is not None and tuple(attributes) == names:
-        return dict(attributes)  # the usual case, and the quickest
+        return attributes  # type: ignore[no-any-return]
     return {name: getattr(value, name) for name in names}
 
 
@@ -1300,7 +1310,10 @@ class _Compiler:
             if not isinstance(value, list):
                 return value
             out = value
-            if prefix or items is not None:
+            low_checked = False
+            if items is not None and not prefix:  # the usual array: one schema for every item
+                out = [items(item, loc + (i,), errors) for i, item in enumerate(value)]
+            elif prefix or items is not None:
                 out = []
                 for i, item in enumerate(value):
                     sub = prefix[i] if i < len(prefix) else items
@@ -1309,10 +1322,6 @@ class _Compiler:
                     for i in range(len(value), min(len(prefix), low)):
                         errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
                     low_checked = True
-                else:
-                    low_checked = False
-            else:
-                low_checked = False
             if unique:
                 if lax:
                     out = _dedupe(out)  # a set keeps one of each, as pydantic's set does
@@ -1429,10 +1438,11 @@ class _Compiler:
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if lax and type(value) not in _NATIVE and hasattr(value, "__dataclass_fields__"):
-                value = _dataclass_dict(value)
-            if type(value) is dict:
+            kind = type(value)
+            if kind is dict:
                 return plain(value, loc, errors)
+            if lax and kind not in _NATIVE and hasattr(value, "__dataclass_fields__"):
+                return plain(_dataclass_fields(value), loc, errors)
             return general(value, loc, errors)
 
         return check
@@ -1448,10 +1458,22 @@ class _Compiler:
             if isinstance(kind, str) and kind in _EXACT and kind != "null" and not (set(sub_schema) - _ANNOTATION_KEYS):
                 exact[key] = _EXACT[kind]
         count = len(properties)
+        # When every property is such a leaf: an object with exactly the declared
+        # keys, in order, each value of exactly its type, is copied as it is (a
+        # dataclass's fields usually are); floats must still be finite.
+        keys = tuple(exact) if len(exact) == count and tuple(exact) == tuple(properties) else None
+        shape = tuple(next(iter(t)) for t in exact.values())
+        floats = [key for key, t in exact.items() if t is _FLOAT_ONLY]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if type(value) is not dict:
                 return general(value, loc, errors)
+            if keys is not None and tuple(value) == keys and tuple(map(type, value.values())) == shape:
+                for key in floats:
+                    if value[key] - value[key] != 0:
+                        break
+                else:
+                    return dict(value)
             before = len(errors)
             out: Dict[str, Any] = {}
             for key, item in value.items():
@@ -2117,6 +2139,7 @@ def _returns_content(tp: Any) -> bool:
 
 _NOT_BLOCKS: set[type] = set(_NATIVE)  # types seen that are no content block
 _SHAPED = (str, list, tuple, _NoneType)  # content other than one JSON text
+_SHAPED_KINDS = frozenset(_SHAPED)
 
 
 def _content_block(value: Any) -> Optional[Dict[str, Any]]:
@@ -2161,6 +2184,9 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     if block is not None:
         return [block]
     if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
+        kinds = set(map(type, raw))
+        if kinds <= _NOT_BLOCKS and not kinds & _SHAPED_KINDS:  # one JSON text per item
+            return [{"type": "text", "text": text} for text in _texts(checked)]
         return [b for r, c in zip(raw, checked) for b in _checked_content(r, c)]
     if isinstance(raw, str) and isinstance(checked, str):
         return [{"type": "text", "text": checked}]
@@ -2177,6 +2203,34 @@ def _dumps_text(value: Any) -> str:
 
 
 _encode_str = json.encoder.encode_basestring  # the C encoder, without \u escapes
+_LEAVES = frozenset((str, int, float, bool, _NoneType))
+_DICTS = frozenset((dict,))
+_chain = itertools.chain.from_iterable
+# json's C encoder object (None where json has no C accelerator), writing
+# ",\n  " between items: see _texts.
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
+    None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
+
+
+def _texts(items: List[Any]) -> List[str]:
+    """``[_pretty(item) for item in items]``, for the items of a list result.
+
+    The usual list -- of objects whose values are all leaves, such as a list
+    of dataclasses -- is written by json's C encoder in one call: with ",\n  "
+    between items, each object comes out with exactly the line breaks of
+    indent=2, and as an encoded string never holds a raw newline, "},\n  {"
+    occurs only between two objects.
+    """
+    if (_ITEMS_ENCODER is not None and items and _DICTS.issuperset(map(type, items)) and all(items)
+            and _LEAVES.issuperset(map(type, _chain(map(dict.values, items))))):
+        try:
+            text = "".join(_ITEMS_ENCODER(items, 0))
+        except ValueError:  # NaN or infinity: _pretty words the error
+            pass
+        else:
+            return ["{\n  " + body + "\n}" for body in text[2:-2].split("},\n  {")]
+    return [_pretty(item) for item in items]
 
 
 def _pretty(value: Any, newline: str = "\n") -> str:
@@ -2809,6 +2863,8 @@ def _tool_for(tool: Dict[str, Any], version: str) -> Dict[str, Any]:
 
 def _result_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
     """A tools/call result with only the fields and block types ``version`` defines."""
+    if version >= _ALL_RESULT_FIELDS_SINCE:
+        return result
     if not _has(version, "result.structuredContent") and "structuredContent" in result:
         result = {k: v for k, v in result.items() if k != "structuredContent"}
     blocks = result["content"]

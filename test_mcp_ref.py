@@ -22,6 +22,7 @@ import sys
 import typing
 import unittest
 from typing import Any, Dict, List, Optional, Tuple, Union
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -745,6 +746,46 @@ class ContentTest(unittest.TestCase):
                 self.assertTrue(result["isError"])
                 self.assertIn(fragment, result["content"][0]["text"])
 
+    def test_objects_taken_as_they_are_or_converted(self) -> None:
+        """An object whose fields are exactly their declared types is copied as it
+        is; anything else (an int for a float, a bool for an int, an extra attribute,
+        keys out of order, NaN) takes the converting path, with pydantic's result."""
+        @dataclasses.dataclass
+        class Row:
+            city: str
+            temperature: float
+            count: int
+            ok: bool
+
+        def rows(change: str) -> List[Any]:
+            row: Any = Row("a", 1.5, 2, True)
+            if change == "dict out of order":
+                row = {"ok": True, "count": 2, "temperature": 1.5, "city": "a"}
+            elif change != "none":
+                setattr(row, *{"int for float": ("temperature", 2), "bool for int": ("count", True),
+                               "extra attribute": ("other", 1), "nan": ("temperature", float("nan"))}[change])
+            return [Row("b", 0.5, 1, False), row]
+
+        def annotated(change: str) -> List[Row]:
+            return rows(change)
+
+        server = self.server(annotated)
+        first = {"city": "b", "temperature": 0.5, "count": 1, "ok": False}
+        for change, second in (("none", {"city": "a", "temperature": 1.5, "count": 2, "ok": True}),
+                               ("int for float", {"city": "a", "temperature": 2.0, "count": 2, "ok": True}),
+                               ("bool for int", {"city": "a", "temperature": 1.5, "count": 1, "ok": True}),
+                               ("extra attribute", {"city": "a", "temperature": 1.5, "count": 2, "ok": True}),
+                               ("dict out of order", {"ok": True, "count": 2, "temperature": 1.5, "city": "a"})):
+            with self.subTest(change=change):
+                result = server.call_tool("annotated", {"change": change})
+                self.assertEqual(result["structuredContent"], {"result": [first, second]})
+                self.assertEqual([b["text"] for b in result["content"]],
+                                 [json.dumps(first, indent=2), json.dumps(second, indent=2)])
+                self.assertIs(type(second["temperature"]), float)
+        result = server.call_tool("annotated", {"change": "nan"})
+        self.assertTrue(result["isError"])
+        self.assertIn("result.1.temperature\n  Input should be a finite number", result["content"][0]["text"])
+
     def test_result_size_limit(self) -> None:
         def big() -> str:
             return "x" * 5000
@@ -861,6 +902,30 @@ class PrettyTextTest(unittest.TestCase):
         for _ in range(3000):
             data = value()
             self.assertEqual(mcp_ref._pretty(data), json.dumps(data, indent=2, ensure_ascii=False))
+        for bad in ([1.0, float("nan")], {"a": {"b": float("inf")}}, float("-inf")):
+            with self.assertRaises(mcp_ref._Fail):
+                mcp_ref._pretty(bad)
+
+    def test_list_items(self) -> None:
+        """_texts, the text of each item of a list result: one pass of json's C
+        encoder for a list of flat objects, _pretty otherwise; the same either way."""
+        import random
+
+        rng = random.Random(11)
+        leaves = ["", "},\n  {", 'a"b', "é\n✓", 0, -7, 16.2, 1e300, True, None]
+
+        def item() -> Any:
+            if rng.random() < 0.1:  # not a flat object: _pretty's way
+                return rng.choice([{}, {"a": [1]}, {"b": {"c": 1}}, [1, 2], "s", 3])
+            return {rng.choice(["a", "é", '"k', "},"]) + str(i): rng.choice(leaves) for i in range(rng.randint(1, 4))}
+
+        for with_c in (True, False):
+            with mock.patch.object(mcp_ref, "_ITEMS_ENCODER", mcp_ref._ITEMS_ENCODER if with_c else None):
+                for _ in range(2000):
+                    items = [item() for _ in range(rng.randint(0, 5))]
+                    self.assertEqual(mcp_ref._texts(items), [json.dumps(i, indent=2, ensure_ascii=False) for i in items])
+                with self.assertRaises(mcp_ref._Fail):
+                    mcp_ref._texts([{"a": 1.0}, {"a": float("nan")}])
 
 
 class DoctestTest(unittest.TestCase):
