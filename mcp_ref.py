@@ -2826,12 +2826,19 @@ class MCPServer:
         return info
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+# Without json's circular-reference check, which costs a dictionary entry per
+# container: results are checked, and cycles refused, before they are encoded,
+# and a cycle that gets here anyway still ends in RecursionError.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
+# The same encoder as json's C object, made once rather than per message.
+_WIRE_ENCODER = None if _make_encoder is None else _make_encoder(
+    None, _ENCODER.default, _encode_str, None, ":", ",", False, False, False)
 
 
 def _encode(message: Any) -> bytes:
     """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
-    return _ENCODER.encode(message).encode("utf-8") + b"\n"
+    text = _ENCODER.encode(message) if _WIRE_ENCODER is None else "".join(_WIRE_ENCODER(message, 0))
+    return text.encode("utf-8") + b"\n"
 
 
 def _tool_error(text: str) -> Dict[str, Any]:

@@ -928,6 +928,45 @@ class PrettyTextTest(unittest.TestCase):
                     mcp_ref._texts([{"a": 1.0}, {"a": float("nan")}])
 
 
+class WireEncodingTest(unittest.TestCase):
+    """_encode writes each message as compact JSON on one line, with json's C
+    encoder object or without it, and fails the way json.dumps fails."""
+
+    def test_same_as_json_dumps(self) -> None:
+        messages = [{"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "a\nb\u2028é"}],
+                                                          "structuredContent": {"result": [1, 2.5, None, True]},
+                                                          "isError": False}},
+                    {"jsonrpc": "2.0", "id": "x", "error": {"code": -32600, "message": "Invalid Request"}}]
+        cyclic: Dict[str, Any] = {}
+        cyclic["self"] = cyclic
+        for encoder in (mcp_ref._WIRE_ENCODER, None):
+            with self.subTest(c_encoder=encoder is not None), \
+                    mock.patch.object(mcp_ref, "_WIRE_ENCODER", encoder):
+                for message in messages:
+                    self.assertEqual(mcp_ref._encode(message), json.dumps(
+                        message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+                with self.assertRaises(ValueError):
+                    mcp_ref._encode({"x": float("nan")})
+                with self.assertRaises(TypeError):
+                    mcp_ref._encode({"x": object()})
+                with self.assertRaises(RecursionError):
+                    mcp_ref._encode(cyclic)
+
+    def test_cyclic_passthrough_result_is_a_tool_error(self) -> None:
+        def raw() -> mcp_ref.CallToolResult:
+            meta: Dict[str, Any] = {}
+            meta["again"] = meta
+            return mcp_ref.CallToolResult(content=[mcp_ref.TextContent(text="hi")], meta=meta)
+
+        server = MCPServer("t")
+        server.add_tool(raw)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            result = server.call_tool("raw", {})
+        self.assertTrue(result["isError"])
+        self.assertIn("cyclic", result["content"][0]["text"])
+
+
 class DoctestTest(unittest.TestCase):
     """The module docstring's examples are tests too (under unittest and pytest alike)."""
 
