@@ -2186,7 +2186,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
         kinds = set(map(type, raw))
         if kinds <= _NOT_BLOCKS and not kinds & _SHAPED_KINDS:  # one JSON text per item
-            return [{"type": "text", "text": text} for text in _texts(checked)]
+            return [{"type": "text", "text": _pretty(item)} for item in checked]
         return [b for r, c in zip(raw, checked) for b in _checked_content(r, c)]
     if isinstance(raw, str) and isinstance(checked, str):
         return [{"type": "text", "text": checked}]
@@ -2207,30 +2207,57 @@ _LEAVES = frozenset((str, int, float, bool, _NoneType))
 _DICTS = frozenset((dict,))
 _chain = itertools.chain.from_iterable
 # json's C encoder object (None where json has no C accelerator), writing
-# ",\n  " between items: see _texts.
+# ",\n  " between items: see _written.
 _make_encoder = getattr(json.encoder, "c_make_encoder", None)
 _ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
     None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
 
 
-def _texts(items: List[Any]) -> List[str]:
-    """``[_pretty(item) for item in items]``, for the items of a list result.
+class _Written:
+    """A checked ``structuredContent`` with its JSON text already written, so
+    that the message is not made to encode it a second time (_encode_result)."""
 
-    The usual list -- of objects whose values are all leaves, such as a list
-    of dataclasses -- is written by json's C encoder in one call: with ",\n  "
-    between items, each object comes out with exactly the line breaks of
-    indent=2, and as an encoded string never holds a raw newline, "},\n  {"
-    occurs only between two objects.
+    __slots__ = ("value", "json")
+
+    def __init__(self, value: Any, json_text: str) -> None:
+        self.value = value
+        self.json = json_text
+
+
+def _written(raw: Any, checked: Any) -> Optional[Tuple[List[Dict[str, Any]], str]]:
+    """The ``content`` blocks and the JSON text of a checked object of leaves
+    (a dataclass, say), or of a list of them; None for any other value.
+
+    json's C encoder writes them in one pass: with ",\n  " between items, each
+    object comes out with exactly the line breaks of indent=2, which is its
+    text for the model; an encoded string never holds a raw newline, so
+    "},\n  {" occurs only between two objects and ",\n  " only between two
+    members: replaced by ",", they leave the JSON for ``structuredContent``.
     """
-    if (_ITEMS_ENCODER is not None and items and _DICTS.issuperset(map(type, items)) and all(items)
+    if _ITEMS_ENCODER is None:
+        return None
+    if type(checked) is dict:
+        kind = type(raw)
+        if kind not in _NOT_BLOCKS or kind in _SHAPED_KINDS:  # not an object made one JSON text
+            return None
+        items = [checked]
+    elif type(checked) is list and type(raw) in (list, tuple) and checked and len(raw) == len(checked):
+        kinds = set(map(type, raw))
+        if not kinds <= _NOT_BLOCKS or kinds & _SHAPED_KINDS:  # not one JSON text per item
+            return None
+        items = checked
+    else:
+        return None
+    if not (_DICTS.issuperset(map(type, items)) and all(items)
             and _LEAVES.issuperset(map(type, _chain(map(dict.values, items))))):
-        try:
-            text = "".join(_ITEMS_ENCODER(items, 0))
-        except ValueError:  # NaN or infinity: _pretty words the error
-            pass
-        else:
-            return ["{\n  " + body + "\n}" for body in text[2:-2].split("},\n  {")]
-    return [_pretty(item) for item in items]
+        return None
+    try:
+        text = "".join(_ITEMS_ENCODER(items, 0))
+    except ValueError:  # NaN or infinity: checked values have none, but never send them
+        return None
+    blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
+    data = text.replace(",\n  ", ",")
+    return blocks, (data if items is checked else data[1:-1])
 
 
 def _pretty(value: Any, newline: str = "\n") -> str:
@@ -2368,6 +2395,11 @@ class _Tool:
             return {"content": _content(value), "isError": False}
         structured = self.check_output({"result": value} if self.wrap else value)
         shown = structured["result"] if self.wrap else structured
+        written = _written(value, shown)
+        if written is not None:
+            blocks, data = written
+            return {"content": blocks, "isError": False, "structuredContent": _Written(
+                structured, '{"result":' + data + "}" if self.wrap else data)}
         return {"content": _checked_content(value, shown), "structuredContent": structured, "isError": False}
 
     def check_output(self, value: Any) -> Any:
@@ -2797,7 +2829,7 @@ class MCPServer:
         """The wire bytes of ``frame(result)``; a result that is no JSON, or is
         over ``max_result_bytes``, becomes a tool error (measured once, as sent)."""
         try:
-            data = _encode(frame(result))
+            data = _encode_written(result, frame)
         except (TypeError, ValueError, RecursionError) as exc:
             _log_exception(f"tool {tool.name!r} returned a result that is not JSON", exc)
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result cannot be converted to "
@@ -2839,6 +2871,24 @@ def _encode(message: Any) -> bytes:
     """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
     text = _ENCODER.encode(message) if _WIRE_ENCODER is None else "".join(_WIRE_ENCODER(message, 0))
     return text.encode("utf-8") + b"\n"
+
+
+# Stands in for a written structuredContent while the rest of the message is
+# encoded: a string no tool returns (the process's own random suffix), and its
+# JSON text is checked to occur exactly once before it is replaced.
+_SLOT = "\x00mcp_ref:" + os.urandom(8).hex()
+_SLOT_JSON = _encode_str(_SLOT).encode()
+
+
+def _encode_written(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
+    """``_encode(frame(result))``, with a _Written structuredContent put in as written."""
+    written = result.get("structuredContent")
+    if type(written) is not _Written:
+        return _encode(frame(result))
+    data = _encode(frame(dict(result, structuredContent=_SLOT)))
+    if data.count(_SLOT_JSON) == 1:
+        return data.replace(_SLOT_JSON, written.json.encode("utf-8"))
+    return _encode(frame(dict(result, structuredContent=written.value)))
 
 
 def _tool_error(text: str) -> Dict[str, Any]:

@@ -906,26 +906,55 @@ class PrettyTextTest(unittest.TestCase):
             with self.assertRaises(mcp_ref._Fail):
                 mcp_ref._pretty(bad)
 
-    def test_list_items(self) -> None:
-        """_texts, the text of each item of a list result: one pass of json's C
-        encoder for a list of flat objects, _pretty otherwise; the same either way."""
+    def test_objects_written_in_one_pass(self) -> None:
+        """_written: an object of leaves, or a list of them, gets its content text
+        and its JSON from one pass of json's C encoder; the same text as
+        json.dumps(indent=2), JSON that parses back to the value; None otherwise."""
         import random
 
         rng = random.Random(11)
-        leaves = ["", "},\n  {", 'a"b', "é\n✓", 0, -7, 16.2, 1e300, True, None]
+        leaves = ["", "},\n  {", ",\n  ", 'a"b', "é\n✓", 0, -7, 16.2, 1e300, True, None]
 
-        def item() -> Any:
-            if rng.random() < 0.1:  # not a flat object: _pretty's way
-                return rng.choice([{}, {"a": [1]}, {"b": {"c": 1}}, [1, 2], "s", 3])
+        def flat() -> Dict[str, Any]:
             return {rng.choice(["a", "é", '"k', "},"]) + str(i): rng.choice(leaves) for i in range(rng.randint(1, 4))}
 
-        for with_c in (True, False):
-            with mock.patch.object(mcp_ref, "_ITEMS_ENCODER", mcp_ref._ITEMS_ENCODER if with_c else None):
-                for _ in range(2000):
-                    items = [item() for _ in range(rng.randint(0, 5))]
-                    self.assertEqual(mcp_ref._texts(items), [json.dumps(i, indent=2, ensure_ascii=False) for i in items])
-                with self.assertRaises(mcp_ref._Fail):
-                    mcp_ref._texts([{"a": 1.0}, {"a": float("nan")}])
+        written = 0
+        for _ in range(2000):
+            items = [flat() for _ in range(rng.randint(1, 5))]
+            if rng.random() < 0.2:  # one item that is not an object of leaves
+                items[rng.randrange(len(items))] = rng.choice([{}, {"a": [1]}, {"b": {"c": 1}}, [1, 2], "s", 3])
+            for raw, checked in ((items, items), (items[0], items[0])):
+                got = mcp_ref._written(raw, checked)
+                texts = [json.dumps(i, indent=2, ensure_ascii=False) for i in (checked if raw is items else [checked])]
+                flat_only = all(type(i) is dict and i and all(type(v) in (str, int, float, bool, type(None))
+                                                              for v in i.values())
+                                for i in (items if raw is items else [checked]))
+                if not flat_only:
+                    self.assertIsNone(got)
+                    continue
+                self.assertIsNotNone(got)
+                written += 1
+                blocks, data = got
+                self.assertEqual([b["text"] for b in blocks], texts)
+                self.assertEqual(json.loads(data), checked)
+                self.assertNotIn("\n", data)
+        self.assertGreater(written, 1000)
+        self.assertIsNone(mcp_ref._written([], []))
+        self.assertIsNone(mcp_ref._written([{"a": 1.0}, {"a": float("nan")}], [{"a": 1.0}, {"a": float("nan")}]))
+        self.assertIsNone(mcp_ref._written(["a"], [{"a": 1}]))  # a string item is its own text
+        with mock.patch.object(mcp_ref, "_ITEMS_ENCODER", None):
+            self.assertIsNone(mcp_ref._written({"a": 1}, {"a": 1}))
+
+    def test_written_result_on_the_wire(self) -> None:
+        """A written structuredContent is put into the message as it is; if the
+        stand-in it replaces occurred anywhere else, the value is encoded instead."""
+        structured = {"result": [{"a": 1}]}
+        for text in ("[a]", mcp_ref._SLOT):
+            result = {"content": [{"type": "text", "text": text}], "isError": False,
+                      "structuredContent": mcp_ref._Written(structured, '{"result":[{"a": 1}]}')}
+            message = json.loads(mcp_ref._encode_written(result, lambda r: {"jsonrpc": "2.0", "id": 1, "result": r}))
+            self.assertEqual(message["result"], {"content": [{"type": "text", "text": text}], "isError": False,
+                                                 "structuredContent": structured})
 
 
 class WireEncodingTest(unittest.TestCase):

@@ -6,9 +6,10 @@
 Three servers serve the same tools (bench/tools_server.py): mcp_ref, the SDK's
 MCPServer (the same file through testdata/sdk_launcher.py) and bench/floor.py,
 a loop that only does json.loads/json.dumps.  All run on the interpreter of
-bench/.venv, pinned to one CPU with taskset when it exists.  Rounds alternate
-the servers; the table shows medians with min-max, and ratios to the SDK and
-to the floor.  Standard library only (the venv holds what the SDK needs).
+bench/.venv, pinned to one CPU with taskset when it exists.  The servers take
+turns start by start and, running side by side, block by block of calls, in
+alternating order; the table shows the medians of the rounds with min-max,
+and ratios to the SDK and to the floor.  Standard library only (the venv holds what the SDK needs).
 """
 
 import json
@@ -98,38 +99,69 @@ def cold_start(command: List[str]) -> float:
     return elapsed
 
 
-def throughput(command: List[str], n: int) -> Dict[str, float]:
-    """Calls per second for each tool, sequential then pipelined; and peak RSS.
+BLOCK = 100  # calls per block: the servers take turns block by block
+PIPELINE_BLOCK = 500  # requests written at once
 
-    The requests are encoded before the clock starts and the replies parsed
-    (and every one checked) after it stops: the driver shares the servers' CPU,
-    and its own JSON work would otherwise be counted as theirs.
+
+def throughput(commands: Dict[str, List[str]], n: int, round_: int) -> Dict[str, Dict[str, float]]:
+    """For each server: calls per second for each tool, sequential then
+    pipelined, and peak RSS.
+
+    All servers run at once and take turns in blocks of BLOCK calls, in an order
+    that alternates, so that a slower or faster spell of a shared machine falls
+    on all of them alike.  The requests are encoded before the clock starts and
+    the replies parsed (and every one checked) after it stops: the driver shares
+    the servers' CPU, and its own JSON work would otherwise be counted as theirs.
     """
-    session = Session(command)
-    session.initialize()
-    stdin, stdout = session.stdin, session.stdout
-    out: Dict[str, float] = {}
-    for label, (tool, arguments) in CALLS.items():
+    sessions = {name: Session(command) for name, command in commands.items()}
+    for session in sessions.values():
+        session.initialize()
+    out: Dict[str, Dict[str, float]] = {name: {} for name in sessions}
+    for label, (tool, arguments) in list(CALLS.items()) + [("pipelined scalar", CALLS["scalar"])]:
         params = {"name": tool, "arguments": arguments}
-        session.call("tools/call", params)  # warm up
-        first = session.next_id + 1
-        lines = [request_line(first + i, params) for i in range(n)]
-        replies = []
-        start = time.perf_counter()
-        for line in lines:
-            stdin.write(line)  # type: ignore[union-attr]
-            stdin.flush()  # type: ignore[union-attr]
-            replies.append(stdout.readline())  # type: ignore[union-attr]
-        out[label] = n / (time.perf_counter() - start)
-        session.next_id += n
-        check_replies(replies, first)
-    tool, arguments = CALLS["scalar"]
+        run, size = (pipelined, PIPELINE_BLOCK) if label.startswith("pipelined") else (sequential, BLOCK)
+        elapsed = dict.fromkeys(sessions, 0.0)
+        for block in range(n // size):
+            names = list(sessions) if (block + round_) % 2 == 0 else list(reversed(list(sessions)))
+            for name in names:
+                elapsed[name] += run(sessions[name], params, size, warm_up=block == 0)
+        for name in sessions:
+            out[name][label] = (n // size) * size / elapsed[name]
+    for name, session in sessions.items():
+        out[name]["peak RSS (MiB)"] = session.peak_rss_mib()
+        session.close()
+    return out
+
+
+def sequential(session: Session, params: Dict[str, Any], n: int, warm_up: bool) -> float:
+    """Seconds for n round trips, one request at a time."""
+    if warm_up:
+        session.call("tools/call", params)
     first = session.next_id + 1
-    lines = [request_line(first + i, {"name": tool, "arguments": arguments}) for i in range(n)]
+    lines = [request_line(first + i, params) for i in range(n)]
+    stdin, stdout = session.stdin, session.stdout
+    replies = []
+    start = time.perf_counter()
+    for line in lines:
+        stdin.write(line)  # type: ignore[union-attr]
+        stdin.flush()  # type: ignore[union-attr]
+        replies.append(stdout.readline())  # type: ignore[union-attr]
+    elapsed = time.perf_counter() - start
+    session.next_id += n
+    check_replies(replies, first)
+    return elapsed
+
+
+def pipelined(session: Session, params: Dict[str, Any], n: int, warm_up: bool) -> float:
+    """Seconds for n requests written at once and their n replies read."""
+    if warm_up:
+        session.call("tools/call", params)
+    first = session.next_id + 1
+    data = b"".join(request_line(first + i, params) for i in range(n))
+    stdin, stdout = session.stdin, session.stdout
 
     def write_all() -> None:
-        for line in lines:
-            stdin.write(line)  # type: ignore[union-attr]
+        stdin.write(data)  # type: ignore[union-attr]
         stdin.flush()  # type: ignore[union-attr]
 
     # A thread writes every request while this one reads: a single thread would
@@ -138,13 +170,11 @@ def throughput(command: List[str], n: int) -> Dict[str, float]:
     start = time.perf_counter()
     writer.start()
     replies = [stdout.readline() for _ in range(n)]  # type: ignore[union-attr]
-    out["pipelined scalar"] = n / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
     writer.join()
     session.next_id += n
     check_replies(replies, first)
-    out["peak RSS (MiB)"] = session.peak_rss_mib()
-    session.close()
-    return out
+    return elapsed
 
 
 def request_line(id_: int, params: Dict[str, Any]) -> bytes:
@@ -188,11 +218,11 @@ def main() -> None:
     cold: Dict[str, List[float]] = {k: [] for k in commands}
     runs: Dict[str, Dict[str, List[float]]] = {k: {} for k in commands}
     for round_ in range(rounds):
-        order = list(commands) if round_ % 2 == 0 else list(reversed(list(commands)))  # alternate A/B
-        for name in order:
-            for _ in range(starts):
+        for start in range(starts):  # the servers take turns, in alternating order
+            for name in (list(commands) if (start + round_) % 2 == 0 else list(reversed(list(commands)))):
                 cold[name].append(cold_start(commands[name]) * 1000)
-            for metric, value in throughput(commands[name], n).items():
+        for name, metrics in throughput(commands, n, round_).items():
+            for metric, value in metrics.items():
                 runs[name].setdefault(metric, []).append(value)
         print(f"round {round_ + 1}/{rounds} done", file=sys.stderr)
 
