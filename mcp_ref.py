@@ -964,6 +964,47 @@ def _dataclass_names(cls: type) -> Tuple[str, ...]:
     return names
 
 
+def _exact_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
+                floats: List[str]) -> Callable[[List[Any]], Optional[List[Any]]]:
+    """For the items of a list schema whose objects have only leaf properties:
+    a list of dicts, or of instances of one dataclass, each with exactly the
+    declared keys in order and values of exactly their types (the usual list
+    result), is checked in a few passes over all of its members, not with a
+    call per item.  None when any item needs that call."""
+    key_list, type_list, width = list(keys), list(shape), len(keys)
+    float_positions = [keys.index(key) for key in floats]
+
+    def copy(values: List[Any]) -> Optional[List[Any]]:
+        kinds = set(map(type, values))
+        if len(kinds) != 1:
+            return None
+        kind = kinds.pop()
+        if kind is dict:
+            fields = values
+        elif _DATACLASS_NAMES.get(kind) == keys:
+            try:
+                fields = [value.__dict__ for value in values]
+            except AttributeError:  # a dataclass with __slots__
+                return None
+        else:
+            return None
+        # No object repeats a key, so all the keys, object after object, read
+        # key_list * n only if every object has exactly those keys, in order.
+        n = len(fields)
+        if list(_chain(fields)) != key_list * n:
+            return None
+        members = list(_chain(map(dict.values, fields)))
+        if list(map(type, members)) != type_list * n:
+            return None
+        for position in float_positions:  # each float column: a NaN or infinity makes the sum one
+            total = sum(members[position::width])
+            if total - total != 0:
+                return None  # the item checker says which (also when only the sum overflowed)
+        return list(map(dict, fields))
+
+    return copy
+
+
 def _is_generator_like(value: Any) -> bool:
     collections_abc = _module("collections.abc")
     return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
@@ -1044,7 +1085,10 @@ class _Compiler:
         # of type errors ("a dictionary or an instance of Point").
         self.families = families or {}
         self._by_pointer: Dict[str, _Checker] = {}
-        self._plain: List[_Checker] = []  # checkers made by _plain_object
+        # Checkers made by _plain_object, with the shape of the objects they take
+        # as they are (keys, their types, the float keys), when there is one.
+        self._plain: Dict[_Checker, Optional[Tuple[Tuple[str, ...], Tuple[type, ...], List[str]]]] = {}
+        self._lists: Dict[_Checker, Callable[[List[Any]], Optional[List[Any]]]] = {}  # see _exact_list
         self._recursive: set[str] = set()  # $refs met again while being compiled
 
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
@@ -1079,7 +1123,11 @@ class _Compiler:
         general = self._sequence(type_step, steps, to_float)
         declared = schema.get("type")
         if declared == "object" and len(steps) == 1 and steps[0] in self._plain:
-            return self._object_shortcut(steps[0], general)
+            shortcut = self._object_shortcut(steps[0], general)
+            shape = self._plain[steps[0]]
+            if shape is not None and self.lax:
+                self._lists[shortcut] = _exact_list(*shape)
+            return shortcut
         exact = _EXACT.get(declared) if isinstance(declared, str) and not steps else None
         if exact is None or (to_float and exact is not _FLOAT_ONLY):
             return general
@@ -1305,6 +1353,7 @@ class _Compiler:
             return []
         lax = self.lax
         noun = "Set" if unique else "Tuple" if prefix else "List"
+        exact_list = None if items is None or prefix else self._lists.get(items)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
@@ -1312,7 +1361,9 @@ class _Compiler:
             out = value
             low_checked = False
             if items is not None and not prefix:  # the usual array: one schema for every item
-                out = [items(item, loc + (i,), errors) for i, item in enumerate(value)]
+                copied = None if exact_list is None else exact_list(value)
+                out = copied if copied is not None else [items(item, loc + (i,), errors)
+                                                         for i, item in enumerate(value)]
             elif prefix or items is not None:
                 out = []
                 for i, item in enumerate(value):
@@ -1441,8 +1492,15 @@ class _Compiler:
             kind = type(value)
             if kind is dict:
                 return plain(value, loc, errors)
-            if lax and kind not in _NATIVE and hasattr(value, "__dataclass_fields__"):
-                return plain(_dataclass_fields(value), loc, errors)
+            if lax and kind not in _NATIVE:
+                names = _DATACLASS_NAMES.get(kind)  # a dataclass met before (the usual case)
+                if names is None and hasattr(value, "__dataclass_fields__"):
+                    names = _dataclass_names(kind)
+                if names is not None:
+                    fields = getattr(value, "__dict__", None)
+                    if fields is None or tuple(fields) != names:  # see _dataclass_fields
+                        fields = {name: getattr(value, name) for name in names}
+                    return plain(fields, loc, errors)
             return general(value, loc, errors)
 
         return check
@@ -1496,7 +1554,7 @@ class _Compiler:
                         out[key] = default
             return out
 
-        self._plain.append(check)
+        self._plain[check] = None if keys is None else (keys, shape, floats)
         return check
 
     # -- combinators ---------------------------------------------------------

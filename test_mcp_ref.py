@@ -786,6 +786,72 @@ class ContentTest(unittest.TestCase):
         self.assertTrue(result["isError"])
         self.assertIn("result.1.temperature\n  Input should be a finite number", result["content"][0]["text"])
 
+    def test_lists_checked_in_passes_agree_with_item_by_item(self) -> None:
+        """A list of exact objects is checked in a few passes over its members
+        (_exact_list); whatever the list holds, the result is the one the item
+        checker gives item by item."""
+        import random
+
+        @dataclasses.dataclass
+        class Row:
+            city: str
+            temperature: float
+            count: int
+
+        @dataclasses.dataclass
+        class Other:
+            city: str
+            temperature: float
+            count: int
+
+        @dataclasses.dataclass
+        class Slotted:
+            __slots__ = ("city", "temperature", "count")
+            city: str
+            temperature: float
+            count: int
+
+        rng = random.Random(5)
+
+        def item() -> Any:
+            row: Any = rng.choice([Row, Row, Row, Other, Slotted])("a", 1.5, 2)
+            change = rng.randrange(12)
+            if change == 0:
+                row.temperature = rng.choice([2, float("nan"), float("inf"), 1e308, True])
+            elif change == 1:
+                row.count = rng.choice([True, 2.0, "3", None])
+            elif change == 2 and not isinstance(row, Slotted):
+                row.extra = 1
+            elif change == 3:
+                row = {"city": "b", "temperature": 0.5, "count": 1}
+            elif change == 4:
+                row = {"count": 1, "temperature": 0.5, "city": "b"}
+            elif change == 5:
+                row = {"city": "b", "temperature": 0.5}
+            elif change == 6:
+                row = {"city": "b", "temperature": 0.5, "number": 1}  # another key of the same type
+            return row
+
+        cases = [[item() for _ in range(rng.randint(0, 4))] for _ in range(400)]
+        # Two big finite floats whose sum overflows: still fine.
+        cases.append([Row("a", 1e308, 1), Row("b", 1e308, 2)])
+
+        def rows(case: int) -> List[Row]:
+            return cases[case]
+
+        def results() -> List[Any]:
+            server = self.server(rows)
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr):
+                return [server.call_tool("rows", {"case": i}) for i in range(len(cases))]
+
+        in_passes = results()
+        with mock.patch.object(mcp_ref, "_exact_list", lambda *shape: lambda values: None):
+            item_by_item = results()
+        self.assertEqual(in_passes, item_by_item)
+        self.assertGreater(sum(not r["isError"] for r in in_passes), 100)
+        self.assertGreater(sum(r["isError"] for r in in_passes), 20)
+
     def test_result_size_limit(self) -> None:
         def big() -> str:
             return "x" * 5000

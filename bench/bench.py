@@ -99,7 +99,7 @@ def cold_start(command: List[str]) -> float:
     return elapsed
 
 
-BLOCK = 100  # calls per block: the servers take turns block by block
+BLOCK = 500  # calls per block: the servers take turns block by block
 PIPELINE_BLOCK = 500  # requests written at once
 
 
