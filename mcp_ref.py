@@ -937,17 +937,10 @@ def _native(value: Any) -> Any:
 
 def _dataclass_dict(value: Any) -> Dict[str, Any]:
     """A dataclass instance's fields, one level deep."""
-    fields = _dataclass_fields(value)
-    return dict(fields) if fields is getattr(value, "__dict__", None) else fields
-
-
-def _dataclass_fields(value: Any) -> Dict[str, Any]:
-    """A dataclass instance's fields, to be read only: in the usual case its
-    ``__dict__`` itself, which holds the fields in their order and nothing else."""
     names = _dataclass_names(type(value))
     attributes = getattr(value, "__dict__", None)
     if attributes is not None and tuple(attributes) == names:
-        return attributes  # type: ignore[no-any-return]
+        return dict(attributes)  # the usual case, and the quickest
     return {name: getattr(value, name) for name in names}
 
 
@@ -1484,8 +1477,9 @@ class _Compiler:
         return [check]
 
     def _object_shortcut(self, plain: _Checker, general: _Checker) -> _Checker:
-        # An object schema of the plain kind: a dict (or a dataclass, made one)
-        # goes straight to the one-loop check.
+        # An object schema of the plain kind: a dict, or a dataclass instance's
+        # fields (its own __dict__ when that holds just them: the plain check
+        # only reads it and returns a new dict), go straight to the one-loop check.
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1498,7 +1492,7 @@ class _Compiler:
                     names = _dataclass_names(kind)
                 if names is not None:
                     fields = getattr(value, "__dict__", None)
-                    if fields is None or tuple(fields) != names:  # see _dataclass_fields
+                    if fields is None or tuple(fields) != names:  # not just the fields: see _dataclass_dict
                         fields = {name: getattr(value, name) for name in names}
                     return plain(fields, loc, errors)
             return general(value, loc, errors)
