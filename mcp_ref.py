@@ -3157,7 +3157,7 @@ class _Pending:
         self.future: Any = None  # a pool or event-loop future; None while running inline
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # counted out of the in-flight total
-        self.started = 0.0  # when an inline call began (time.monotonic)
+        self.started = 0.0  # when an inline call began (_StdioServer.clock)
         self.handed_off = False  # the reading role passed to another thread meanwhile
 
 
@@ -3200,13 +3200,16 @@ class _StdioServer:
 
     def __init__(self, server: MCPServer) -> None:
         import threading
+        import time
 
+        self.clock = time.monotonic
         self.server = server
         self.rpc = _Dispatcher(server)
         self.lock = threading.Lock()  # one response on stdout at a time
         self.state = threading.Lock()  # guards everything below
         self.settled = threading.Condition(self.state)
         self.in_flight = 0
+        self.draining = False  # _drain waits for in_flight to reach 0
         self.handed_off = 0  # inline calls whose thread gave up reading
         self.inline: Optional[_Pending] = None  # the call the current reader runs itself
         self.pending: Dict[Any, List[_Pending]] = {}
@@ -3262,6 +3265,7 @@ class _StdioServer:
     def _drain(self) -> None:
         """End of input: every request in flight is answered, then we exit 0."""
         with self.state:
+            self.draining = True
             while self.in_flight:
                 self.settled.wait()
         if self.pool is not None:
@@ -3310,7 +3314,7 @@ class _StdioServer:
             time.sleep(self._WATCH)
             with self.state:
                 call = self.inline
-                if call is None or time.monotonic() - call.started < self._HANDOFF:
+                if call is None or self.clock() - call.started < self._HANDOFF:
                     continue
                 call.handed_off = True
                 self.handed_off += 1
@@ -3424,8 +3428,6 @@ class _StdioServer:
 
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], version: str,
                    reply: Callable[[Any], None], inline: bool) -> None:
-        import time
-
         call = _Pending()
         key = _id_key(id_)
         with self.state:
@@ -3433,7 +3435,7 @@ class _StdioServer:
             self.pending.setdefault(key, []).append(call)
             inline = inline and not tool.is_async and self.handed_off < self.server.workers
             if inline:
-                call.started = time.monotonic()
+                call.started = self.clock()
                 self.inline = call
         server = self.server
 
@@ -3447,7 +3449,7 @@ class _StdioServer:
                     entries.remove(call)
                 if not entries:
                     self.pending.pop(key, None)
-            self._settle(call)
+                self._settle_locked(call)
 
         if inline:
             self._run_inline(call, server, tool, arguments, complete)
@@ -3458,9 +3460,13 @@ class _StdioServer:
 
     def _settle(self, call: _Pending) -> None:
         with self.state:
-            if not call.settled:
-                call.settled = True
-                self.in_flight -= 1
+            self._settle_locked(call)
+
+    def _settle_locked(self, call: _Pending) -> None:
+        if not call.settled:
+            call.settled = True
+            self.in_flight -= 1
+            if self.draining and not self.in_flight:
                 self.settled.notify_all()
 
     def _run_inline(self, call: _Pending, server: MCPServer, tool: _Tool, arguments: Dict[str, Any],
