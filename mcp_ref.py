@@ -3329,9 +3329,12 @@ class _StdioServer:
                 "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
             self.write(_error_response(None, _RpcError(PARSE_ERROR, f"Parse error: {reason}")))
             return
-        if len(line) > 2 * self.server.max_depth and _too_deep(message, self.server.max_depth):
+        # Each level of nesting opens with a bracket: a line with no more than
+        # max_depth of them cannot be too deep, and needs no walk.
+        limit = self.server.max_depth
+        if line.count(b"{") + line.count(b"[") > limit and _too_deep(message, limit):
             self.write(_error_response(None, _RpcError(
-                INVALID_REQUEST, f"Invalid Request: nested deeper than {self.server.max_depth} levels")))
+                INVALID_REQUEST, f"Invalid Request: nested deeper than {limit} levels")))
             return
         if isinstance(message, list):
             self.handle_batch(message)
