@@ -2,6 +2,7 @@
 
     python bench/bench.py            # creates bench/.venv with the SDK on first use
     python bench/bench.py --quick    # fewer rounds, for a look
+    python bench/bench.py --json     # also write every measurement to bench/results.json
 
 Three servers serve the same tools (bench/tools_server.py): mcp_ref, the SDK's
 MCPServer (the same file through testdata/sdk_launcher.py) and bench/floor.py,
