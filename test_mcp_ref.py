@@ -979,7 +979,7 @@ class PrettyTextTest(unittest.TestCase):
         import random
 
         rng = random.Random(11)
-        leaves = ["", "},\n  {", ",\n  ", 'a"b', "é\n✓", 0, -7, 16.2, 1e300, True, None]
+        leaves = ["", "},\n  {", ",\n  ", "},\\n  {", "\\", 'a"b', '\\"', "é\n✓\x00", 0, -7, 16.2, 1e300, True, None]
 
         def flat() -> Dict[str, Any]:
             return {rng.choice(["a", "é", '"k', "},"]) + str(i): rng.choice(leaves) for i in range(rng.randint(1, 4))}
