@@ -9,8 +9,9 @@ MCPServer (the same file through testdata/sdk_launcher.py) and bench/floor.py,
 a loop that only does json.loads/json.dumps.  All run on the interpreter of
 bench/.venv, pinned to one CPU with taskset when it exists.  The servers take
 turns start by start and, running side by side, block by block of calls, in
-alternating order; the table shows the medians of the rounds with min-max,
-and ratios to the SDK and to the floor.  Standard library only (the venv holds what the SDK needs).
+alternating order; the table shows the medians of the rounds with min-max, and
+ratios to the SDK and to the floor.  Standard library only (the venv holds what
+the SDK needs).
 """
 
 import json
