@@ -937,10 +937,16 @@ def _native(value: Any) -> Any:
 
 def _dataclass_dict(value: Any) -> Dict[str, Any]:
     """A dataclass instance's fields, one level deep."""
-    names = _dataclass_names(type(value))
+    fields = _dataclass_fields(value, _dataclass_names(type(value)))
+    return dict(fields) if fields is getattr(value, "__dict__", None) else fields
+
+
+def _dataclass_fields(value: Any, names: Tuple[str, ...]) -> Dict[str, Any]:
+    """A dataclass instance's fields, to be read only: in the usual case its
+    ``__dict__`` itself, which then holds the fields in order and nothing else."""
     attributes = getattr(value, "__dict__", None)
     if attributes is not None and tuple(attributes) == names:
-        return dict(attributes)  # the usual case, and the quickest
+        return attributes  # type: ignore[no-any-return]
     return {name: getattr(value, name) for name in names}
 
 
@@ -955,6 +961,9 @@ def _dataclass_names(cls: type) -> Tuple[str, ...]:
                       if str(getattr(f, "_field_type", "_FIELD")) == "_FIELD")
         _DATACLASS_NAMES[cls] = names
     return names
+
+
+_chain = itertools.chain.from_iterable
 
 
 def _exact_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
@@ -1491,10 +1500,7 @@ class _Compiler:
                 if names is None and hasattr(value, "__dataclass_fields__"):
                     names = _dataclass_names(kind)
                 if names is not None:
-                    fields = getattr(value, "__dict__", None)
-                    if fields is None or tuple(fields) != names:  # not just the fields: see _dataclass_dict
-                        fields = {name: getattr(value, name) for name in names}
-                    return plain(fields, loc, errors)
+                    return plain(_dataclass_fields(value, names), loc, errors)
             return general(value, loc, errors)
 
         return check
@@ -2190,8 +2196,13 @@ def _returns_content(tp: Any) -> bool:
 
 
 _NOT_BLOCKS: set[type] = set(_NATIVE)  # types seen that are no content block
-_SHAPED = (str, list, tuple, _NoneType)  # content other than one JSON text
-_SHAPED_KINDS = frozenset(_SHAPED)
+_SHAPED = frozenset((str, list, tuple, _NoneType))  # content other than one JSON text
+
+
+def _one_json_text(kinds: set[type]) -> bool:
+    """Whether a value of each of these types (seen before) is sent as one
+    JSON text: not a content block, a string, a list or nothing."""
+    return kinds <= _NOT_BLOCKS and not kinds & _SHAPED
 
 
 def _content_block(value: Any) -> Optional[Dict[str, Any]]:
@@ -2227,8 +2238,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     """``content`` for a structured result: shaped like the SDK's (a list or
     tuple becomes a block per item, a string is sent as is), but written from the
     checked value, so the text the model reads agrees with ``structuredContent``."""
-    kind = type(raw)
-    if kind in _NOT_BLOCKS and kind not in _SHAPED:  # an object or number: its JSON text
+    if _one_json_text({type(raw)}):  # an object or number
         return [{"type": "text", "text": _pretty(checked)}]
     if raw is None:
         return []
@@ -2236,8 +2246,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     if block is not None:
         return [block]
     if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
-        kinds = set(map(type, raw))
-        if kinds <= _NOT_BLOCKS and not kinds & _SHAPED_KINDS:  # one JSON text per item
+        if _one_json_text(set(map(type, raw))):
             return [{"type": "text", "text": _pretty(item)} for item in checked]
         return [b for r, c in zip(raw, checked) for b in _checked_content(r, c)]
     if isinstance(raw, str) and isinstance(checked, str):
@@ -2257,7 +2266,6 @@ def _dumps_text(value: Any) -> str:
 _encode_str = json.encoder.encode_basestring  # the C encoder, without \u escapes
 _LEAVES = frozenset((str, int, float, bool, _NoneType))
 _DICTS = frozenset((dict,))
-_chain = itertools.chain.from_iterable
 # json's C encoder object (None where json has no C accelerator), writing
 # ",\n  " between items: see _written.
 _make_encoder = getattr(json.encoder, "c_make_encoder", None)
@@ -2289,13 +2297,11 @@ def _written(raw: Any, checked: Any) -> Optional[Tuple[List[Dict[str, Any]], str
     if _ITEMS_ENCODER is None:
         return None
     if type(checked) is dict:
-        kind = type(raw)
-        if kind not in _NOT_BLOCKS or kind in _SHAPED_KINDS:  # not an object made one JSON text
+        if not _one_json_text({type(raw)}):
             return None
         items = [checked]
     elif type(checked) is list and type(raw) in (list, tuple) and checked and len(raw) == len(checked):
-        kinds = set(map(type, raw))
-        if not kinds <= _NOT_BLOCKS or kinds & _SHAPED_KINDS:  # not one JSON text per item
+        if not _one_json_text(set(map(type, raw))):
             return None
         items = checked
     else:
@@ -2316,8 +2322,9 @@ def _pretty(value: Any, newline: str = "\n") -> str:
     """JSON data as ``json.dumps(value, indent=2, ensure_ascii=False)`` writes it.
 
     json falls back to its pure-Python encoder whenever ``indent`` is set; this
-    recursion with C-encoded leaves gives the same text several times faster,
-    and the ``content`` text of every structured result is written this way.
+    recursion with C-encoded leaves gives the same text several times faster;
+    the ``content`` text of structured results is written this way, except for
+    objects of leaves, which _written writes in one pass.
     """
     tp = type(value)
     if tp is str:
