@@ -46,13 +46,17 @@ command line (a small stdio client: ``list``, ``call``, ``serve``).
 from __future__ import annotations
 
 import itertools  # loaded by json already
+
 import json
+
 import os
+
 import sys
 
 # typing takes longer to import than the rest of this module; it is needed only
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
+
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -77,29 +81,52 @@ __all__ = (
     "Audio",
 )
 
+
 # ---------------------------------------------------------------------------
-# Constants
+# 1. Constants
 # ---------------------------------------------------------------------------
+
 
 #: Handshake-era revisions, oldest first (docs/specification/<v>/basic/lifecycle).
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
 #: Stateless revisions: version and capabilities travel in every request's
 #: ``_meta`` (docs/specification/2026-07-28/basic/versioning).
 STATELESS_VERSIONS = ("2026-07-28",)
+
+
 LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
+
 
 # JSON-RPC 2.0 error codes, and the MCP codes of 2026-07-28 basic/index.
 PARSE_ERROR = -32700
+
+
 INVALID_REQUEST = -32600
+
+
 METHOD_NOT_FOUND = -32601
+
+
 INVALID_PARAMS = -32602
+
+
 INTERNAL_ERROR = -32603
+
+
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+
 
 # Reserved ``_meta`` keys of the 2026-07-28 revision (basic/index, "_meta").
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+
+
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+
+
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
 
 # Which revision introduced which optional field (the schema.json of each).
 _SINCE = {
@@ -115,9 +142,14 @@ _SINCE = {
     "impl.extra": "2025-11-25",
     "batch": "2025-03-26",
 }
+
+
 _ALL_RESULT_FIELDS_SINCE = max(_SINCE[f] for f in ("result.structuredContent", "content.audio",
                                                     "content.resource_link"))
+
+
 _BATCH_VERSIONS = ("2025-03-26",)  # added in 2025-03-26, removed in 2025-06-18
+
 
 _ALL_VERSIONS = HANDSHAKE_VERSIONS + STATELESS_VERSIONS
 
@@ -127,8 +159,17 @@ def _has(version: str, feature: str) -> bool:
     return version >= _SINCE[feature]
 
 
+_MISSING: Any = type("_MissingType", (), {"__repr__": lambda self: "MISSING"})()
+
+
+_ABSENT: Any = object()  # matches nothing
+
+
+_NoneType = type(None)
+
+
 # ---------------------------------------------------------------------------
-# Exceptions
+# 2. Errors
 # ---------------------------------------------------------------------------
 
 
@@ -198,13 +239,47 @@ def _format_errors(errors: List[_ErrorItem], title: str) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------------------
-# Type introspection
-# ---------------------------------------------------------------------------
+class _Fail(Exception):
+    """A value that cannot be turned into JSON (bad bytes, a cycle, an unknown type)."""
 
-_MISSING: Any = type("_MissingType", (), {"__repr__": lambda self: "MISSING"})()
-_ABSENT: Any = object()  # matches nothing
-_NoneType = type(None)
+    def __init__(self, msg: str, kind: str) -> None:
+        super().__init__(msg)
+        self.msg = msg
+        self.kind = kind
+
+
+class _Unsupported(Exception):
+    """An annotation that has no JSON Schema (pydantic would refuse it too)."""
+
+
+# -- JSON back into the parameter's Python type ------------------------------
+#
+# Arguments are validated against the published inputSchema first; then each
+# value becomes what the annotation asks for (a dataclass, an Enum member, a
+# datetime, a tuple...), as pydantic hands it to the SDK's tools.
+
+
+class _BuildError(Exception):
+    def __init__(self, msg: str, kind: str, value: Any) -> None:
+        super().__init__(msg)
+        self.item = (msg, kind, value)
+
+
+class _RpcError(Exception):
+    def __init__(self, code: int, message: str, data: Any = _MISSING) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+    def to_wire(self) -> Dict[str, Any]:
+        error: Dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not _MISSING:
+            error["data"] = self.data
+        return error
+
+
+# ---------------------------------------------------------------------------
+# 3. Type introspection
+# ---------------------------------------------------------------------------
 
 
 def _module(name: str) -> Any:
@@ -279,6 +354,30 @@ def _is_pydantic_field(obj: Any) -> bool:
     return fields is not None and isinstance(obj, fields.FieldInfo)
 
 
+def _is_subclass(obj: Any, cls: type) -> bool:
+    return isinstance(obj, type) and issubclass(obj, cls)
+
+
+def _is_enum(tp: Any) -> bool:
+    enum = _module("enum")
+    return enum is not None and _is_subclass(tp, enum.Enum)
+
+
+def _is_enum_member(value: Any) -> bool:
+    enum = _module("enum")
+    return enum is not None and isinstance(value, enum.Enum)
+
+
+def _literal_values(tp: Any) -> List[Any]:
+    values: List[Any] = []
+    for arg in _args(tp):
+        if _is_literal(arg):  # nested Literal flattens
+            values.extend(_literal_values(arg))
+        else:
+            values.append(arg)
+    return values
+
+
 def _type_hints(obj: Any) -> Dict[str, Any]:
     """Resolved annotations (string annotations and forward references too).
 
@@ -306,6 +405,28 @@ def _raw_annotations(obj: Any) -> Dict[str, Any]:
     return merged
 
 
+def _dataclass_missing() -> Any:
+    return _module("dataclasses").MISSING  # loaded: a dataclass exists
+
+
+_DATACLASS_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
+def _dataclass_names(cls: type) -> Tuple[str, ...]:
+    """A dataclass's field names (not its ClassVar or InitVar pseudo-fields), once per class."""
+    names = _DATACLASS_NAMES.get(cls)
+    if names is None:
+        names = tuple(f.name for f in cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
+                      if str(getattr(f, "_field_type", "_FIELD")) == "_FIELD")
+        _DATACLASS_NAMES[cls] = names
+    return names
+
+
+def _is_generator_like(value: Any) -> bool:
+    collections_abc = _module("collections.abc")
+    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
+
+
 def _cleandoc(doc: Optional[str]) -> str:
     """``inspect.cleandoc`` without importing inspect: the same text on every Python."""
     if not doc:
@@ -327,7 +448,212 @@ def _title(name: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# JSON Schema generation
+# 4. Python values as JSON
+# ---------------------------------------------------------------------------
+
+
+_NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, dict))
+
+
+def _native(value: Any) -> Any:
+    """One level of a Python value as JSON would carry it (pydantic's JSON mode)."""
+    tp = type(value)
+    if tp in _NATIVE:
+        return value
+    if _is_enum_member(value):
+        return _native(value.value)
+    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
+        return str(value) if isinstance(value, str) else value
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, (tuple, set, frozenset, list)):
+        return list(value)
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Fail("Input should be a valid string, unable to parse raw data as a unicode string",
+                        "string_unicode") from None
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return _dataclass_dict(value)
+    base = _pydantic_base()
+    if base is not None and isinstance(value, base):
+        return value.model_dump(mode="json", by_alias=True)
+    dt = _module("datetime")
+    if dt is not None:
+        if isinstance(value, (dt.datetime, dt.time)):
+            return _iso_datetime(value)
+        if isinstance(value, dt.date):
+            return value.isoformat()
+        if isinstance(value, dt.timedelta):
+            return _iso_duration(value)
+    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
+        m = _module(module)
+        if m is not None and isinstance(value, getattr(m, cls)):
+            return str(value)
+    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
+        return dict(value.items())
+    if _is_generator_like(value):
+        return list(value)  # generators are consumed: the SDK silently sends []
+    return value
+
+
+def _iso_datetime(value: Any) -> str:
+    text: str = value.isoformat()
+    # pydantic writes UTC as "Z".
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _iso_duration(td: Any) -> str:
+    """A timedelta in ISO 8601, as pydantic serialises it (``P1DT2H3M4.5S``)."""
+    total = td.days * 86400 + td.seconds
+    sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
+    if sign:
+        td = -td
+    days, seconds, micro = td.days, td.seconds, td.microseconds
+    text = f"{sign}P"
+    if days:
+        text += f"{days}D"
+    if seconds or micro or not days:
+        hours, rest = divmod(seconds, 3600)
+        minutes, secs = divmod(rest, 60)
+        text += "T"
+        if hours:
+            text += f"{hours}H"
+        if minutes:
+            text += f"{minutes}M"
+        if secs or micro or not (hours or minutes):
+            text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
+    return text
+
+
+def _dataclass_dict(value: Any) -> Dict[str, Any]:
+    """A dataclass instance's fields, one level deep."""
+    fields = _dataclass_fields(value, _dataclass_names(type(value)))
+    return dict(fields) if fields is getattr(value, "__dict__", None) else fields
+
+
+def _dataclass_fields(value: Any, names: Tuple[str, ...]) -> Dict[str, Any]:
+    """A dataclass instance's fields, to be read only: in the usual case its
+    ``__dict__`` itself, which then holds the fields in order and nothing else."""
+    attributes = getattr(value, "__dict__", None)
+    if attributes is not None and tuple(attributes) == names:
+        return attributes  # type: ignore[no-any-return]
+    return {name: getattr(value, name) for name in names}
+
+
+def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> Any:
+    """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
+    value = _native(value)
+    tp = type(value)
+    if tp is float and (value != value or value in (float("inf"), float("-inf"))):
+        raise _Fail("Input should be a finite number", "finite_number")
+    if tp in (str, int, float, bool, _NoneType):
+        return value
+    if depth > 500:
+        raise _Fail("Value is nested too deeply", "recursion_loop")
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        raise _Fail("Recursion error - cyclic reference detected", "recursion_loop")
+    if tp is list:
+        seen.add(id(value))
+        out: Any = [_jsonable(v, depth + 1, seen) for v in value]
+    elif tp is dict:
+        seen.add(id(value))
+        out = {_key(k): _jsonable(v, depth + 1, seen) for k, v in value.items()}
+    else:
+        raise _Fail(f"Unable to serialize unknown type: {type(value).__name__}", "serialization")
+    seen.discard(id(value))
+    return out
+
+
+def _key(key: Any) -> str:
+    key = _native(key)
+    if isinstance(key, str):
+        return key
+    if isinstance(key, (int, float, bool)) or key is None:
+        return json.dumps(key)
+    raise _Fail(f"Unable to serialize dictionary key of type {type(key).__name__}", "serialization")
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object"
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: 1 == 1.0, but true != 1, recursively."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+_encode_str = json.encoder.encode_basestring  # the C encoder, without \u escapes
+
+
+def _pretty(value: Any, newline: str = "\n") -> str:
+    """JSON data as ``json.dumps(value, indent=2, ensure_ascii=False)`` writes it.
+
+    json falls back to its pure-Python encoder whenever ``indent`` is set; this
+    recursion with C-encoded leaves gives the same text several times faster;
+    the ``content`` text of structured results is written this way, except for
+    objects of leaves, which _written writes in one pass.
+    """
+    tp = type(value)
+    if tp is str:
+        return _encode_str(value)
+    if tp is dict:
+        if not value:
+            return "{}"
+        inner = newline + "  "
+        items = []
+        for k, v in value.items():
+            kind = type(v)  # the common leaves inline: one call less per value
+            if kind is str:
+                text = _encode_str(v)
+            elif kind is int:
+                text = int.__repr__(v)
+            elif kind is float and v - v == 0:
+                text = float.__repr__(v)
+            else:
+                text = _pretty(v, inner)
+            items.append(_encode_str(k) + ": " + text)
+        return "{" + inner + ("," + inner).join(items) + newline + "}"
+    if tp is list:
+        if not value:
+            return "[]"
+        inner = newline + "  "
+        return "[" + inner + ("," + inner).join([_pretty(v, inner) for v in value]) + newline + "]"
+    if value is None:
+        return "null"
+    if tp is bool:
+        return "true" if value else "false"
+    if tp is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _Fail("Input should be a finite number", "finite_number")
+        return float.__repr__(value)
+    return int.__repr__(value)
+
+
+# ---------------------------------------------------------------------------
+# 5. JSON Schema generation
 # ---------------------------------------------------------------------------
 
 
@@ -400,21 +726,6 @@ class Field:
             schema["description"] = self.description
         if self.examples is not None:
             schema["examples"] = _jsonable(self.examples)
-
-
-def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
-    # pydantic sorts keys alphabetically, except the names under "properties"
-    # and values under "default", which keep their order.
-    if isinstance(value, dict):
-        keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
-        return {k: _sorted_schema(value[k], k) for k in keys}
-    if isinstance(value, list):
-        return [_sorted_schema(v, parent) for v in value]
-    return value
-
-
-class _Unsupported(Exception):
-    """An annotation that has no JSON Schema (pydantic would refuse it too)."""
 
 
 class _SchemaBuilder:
@@ -703,6 +1014,17 @@ class _SchemaBuilder:
         return _sorted_schema(schema)  # type: ignore[no-any-return]
 
 
+def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
+    # pydantic sorts keys alphabetically, except the names under "properties"
+    # and values under "default", which keep their order.
+    if isinstance(value, dict):
+        keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
+        return {k: _sorted_schema(value[k], k) for k in keys}
+    if isinstance(value, list):
+        return [_sorted_schema(v, parent) for v in value]
+    return value
+
+
 def _refers_to(defs: Dict[str, Any], name: str) -> bool:
     needle = f'"#/$defs/{name}"'
     return any(needle in json.dumps(d) for d in defs.values())
@@ -719,50 +1041,6 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
                 seen.add(name)
                 frontier.append(json.dumps(defs[name]))
     return seen
-
-
-def _dataclass_missing() -> Any:
-    return _module("dataclasses").MISSING  # loaded: a dataclass exists
-
-
-def _is_subclass(obj: Any, cls: type) -> bool:
-    return isinstance(obj, type) and issubclass(obj, cls)
-
-
-def _is_enum(tp: Any) -> bool:
-    enum = _module("enum")
-    return enum is not None and _is_subclass(tp, enum.Enum)
-
-
-def _is_enum_member(value: Any) -> bool:
-    enum = _module("enum")
-    return enum is not None and isinstance(value, enum.Enum)
-
-
-def _literal_values(tp: Any) -> List[Any]:
-    values: List[Any] = []
-    for arg in _args(tp):
-        if _is_literal(arg):  # nested Literal flattens
-            values.extend(_literal_values(arg))
-        else:
-            values.append(arg)
-    return values
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return "object"
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
@@ -809,8 +1087,10 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# Validation and conversion
+# 6. Validation
 # ---------------------------------------------------------------------------
+
+
 #
 # A schema is compiled once into a checker: ``check(value, loc, errors)``
 # returns the value (converted, in the lax modes) and appends an _ErrorItem per
@@ -824,255 +1104,65 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 
 if TYPE_CHECKING:
     _Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
-_NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, dict))
+
+
 _BOOL_WORDS = {
     "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
     "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
 }
+
+
 _FLOAT_ONLY = frozenset((float,))
+
+
 # Python types that are, exactly and without conversion, a JSON Schema type
 # (bool is not an integer; a float becomes one only through the slow path).
 _EXACT = {"string": frozenset((str,)), "integer": frozenset((int,)), "boolean": frozenset((bool,)),
           "null": frozenset((_NoneType,)), "number": _FLOAT_ONLY}
+
+
 # Keywords that only annotate: a schema of "type" and these is a bare type.
 _ANNOTATION_KEYS = frozenset(("type", "title", "description", "default", "examples", "format", "$comment"))
-def _is_int_text(text: str) -> bool:
-    """"17" and "17.0" are integers to pydantic; "1e3" and "17.5" are not."""
-    digits = text[1:] if text[:1] in "+-" else text
-    whole, _, fraction = digits.partition(".")
-    return whole.isascii() and whole.isdigit() and fraction.strip("0") == ""
+
+
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
 
 
-class _Fail(Exception):
-    """A value that cannot be turned into JSON (bad bytes, a cycle, an unknown type)."""
-
-    def __init__(self, msg: str, kind: str) -> None:
-        super().__init__(msg)
-        self.msg = msg
-        self.kind = kind
+_COMPILED: Dict[int, Tuple[Any, _Checker]] = {}
 
 
-def _translate_pattern(pattern: str) -> str:
-    # ECMA-262 Unicode property classes have no spelling in Python's re.
-    for name in ("Letter", "L"):
-        pattern = pattern.replace(f"\\p{{{name}}}", r"[^\W\d_]").replace(f"\\P{{{name}}}", r"[\W\d_]")
-    for name in ("digit", "Nd", "Decimal_Number"):
-        pattern = pattern.replace(f"\\p{{{name}}}", r"\d").replace(f"\\P{{{name}}}", r"\D")
-    return pattern
+def validate(instance: Any, schema: Any) -> None:
+    """Check a JSON value against a JSON Schema (draft 2020-12, the keywords tool
+    schemas use; ``format`` and other annotations have no effect).
+
+    Raises ``ValidationError`` listing every failure.  Each schema object is
+    compiled once and the checker reused while the object lives.
+
+    >>> validate({"n": 3}, {"type": "object", "properties": {"n": {"type": "integer", "minimum": 5}}})
+    Traceback (most recent call last):
+    ...
+    mcp_ref.ValidationError: 1 validation error for value
+    n
+      Input should be greater than or equal to 5 [type=greater_than_equal, input_value=3, input_type=int]
+    """
+    entry = _COMPILED.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        if len(_COMPILED) > 256:
+            _COMPILED.clear()
+        entry = (schema, _checker(schema))
+        _COMPILED[id(schema)] = entry
+    errors: List[_ErrorItem] = []
+    try:
+        entry[1](instance, (), errors)
+    except RecursionError:
+        errors.append(_ErrorItem((), "Value or schema is nested too deeply (or recursive)", "recursion_loop", instance))
+    if errors:
+        raise ValidationError(errors)
 
 
-def _iso_duration(td: Any) -> str:
-    """A timedelta in ISO 8601, as pydantic serialises it (``P1DT2H3M4.5S``)."""
-    total = td.days * 86400 + td.seconds
-    sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
-    if sign:
-        td = -td
-    days, seconds, micro = td.days, td.seconds, td.microseconds
-    text = f"{sign}P"
-    if days:
-        text += f"{days}D"
-    if seconds or micro or not days:
-        hours, rest = divmod(seconds, 3600)
-        minutes, secs = divmod(rest, 60)
-        text += "T"
-        if hours:
-            text += f"{hours}H"
-        if minutes:
-            text += f"{minutes}M"
-        if secs or micro or not (hours or minutes):
-            text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
-    return text
-
-
-def _iso_datetime(value: Any) -> str:
-    text: str = value.isoformat()
-    # pydantic writes UTC as "Z".
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-def _native(value: Any) -> Any:
-    """One level of a Python value as JSON would carry it (pydantic's JSON mode)."""
-    tp = type(value)
-    if tp in _NATIVE:
-        return value
-    if _is_enum_member(value):
-        return _native(value.value)
-    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
-        return str(value) if isinstance(value, str) else value
-    if isinstance(value, dict):
-        return dict(value)
-    if isinstance(value, (tuple, set, frozenset, list)):
-        return list(value)
-    if isinstance(value, (bytes, bytearray)):
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Fail("Input should be a valid string, unable to parse raw data as a unicode string",
-                        "string_unicode") from None
-    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        return _dataclass_dict(value)
-    base = _pydantic_base()
-    if base is not None and isinstance(value, base):
-        return value.model_dump(mode="json", by_alias=True)
-    dt = _module("datetime")
-    if dt is not None:
-        if isinstance(value, (dt.datetime, dt.time)):
-            return _iso_datetime(value)
-        if isinstance(value, dt.date):
-            return value.isoformat()
-        if isinstance(value, dt.timedelta):
-            return _iso_duration(value)
-    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
-        m = _module(module)
-        if m is not None and isinstance(value, getattr(m, cls)):
-            return str(value)
-    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
-        return dict(value.items())
-    if _is_generator_like(value):
-        return list(value)  # generators are consumed: the SDK silently sends []
-    return value
-
-
-def _dataclass_dict(value: Any) -> Dict[str, Any]:
-    """A dataclass instance's fields, one level deep."""
-    fields = _dataclass_fields(value, _dataclass_names(type(value)))
-    return dict(fields) if fields is getattr(value, "__dict__", None) else fields
-
-
-def _dataclass_fields(value: Any, names: Tuple[str, ...]) -> Dict[str, Any]:
-    """A dataclass instance's fields, to be read only: in the usual case its
-    ``__dict__`` itself, which then holds the fields in order and nothing else."""
-    attributes = getattr(value, "__dict__", None)
-    if attributes is not None and tuple(attributes) == names:
-        return attributes  # type: ignore[no-any-return]
-    return {name: getattr(value, name) for name in names}
-
-
-_DATACLASS_NAMES: Dict[type, Tuple[str, ...]] = {}
-
-
-def _dataclass_names(cls: type) -> Tuple[str, ...]:
-    """A dataclass's field names (not its ClassVar or InitVar pseudo-fields), once per class."""
-    names = _DATACLASS_NAMES.get(cls)
-    if names is None:
-        names = tuple(f.name for f in cls.__dataclass_fields__.values()  # type: ignore[attr-defined]
-                      if str(getattr(f, "_field_type", "_FIELD")) == "_FIELD")
-        _DATACLASS_NAMES[cls] = names
-    return names
-
-
-_chain = itertools.chain.from_iterable
-
-
-def _exact_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
-                floats: List[str]) -> Callable[[List[Any]], Optional[List[Any]]]:
-    """For the items of a list schema whose objects have only leaf properties:
-    a list of dicts, or of instances of one dataclass, each with exactly the
-    declared keys in order and values of exactly their types (the usual list
-    result), is checked in a few passes over all of its members, not with a
-    call per item.  None when any item needs that call."""
-    key_list, type_list, width = list(keys), list(shape), len(keys)
-    float_positions = [keys.index(key) for key in floats]
-
-    def copy(values: List[Any]) -> Optional[List[Any]]:
-        kinds = set(map(type, values))
-        if len(kinds) != 1:
-            return None
-        kind = kinds.pop()
-        if kind is dict:
-            fields = values
-        elif _DATACLASS_NAMES.get(kind) == keys:
-            try:
-                fields = [value.__dict__ for value in values]
-            except AttributeError:  # a dataclass with __slots__
-                return None
-        else:
-            return None
-        # No object repeats a key, so all the keys, object after object, read
-        # key_list * n only if every object has exactly those keys, in order.
-        n = len(fields)
-        if list(_chain(fields)) != key_list * n:
-            return None
-        members = list(_chain(map(dict.values, fields)))
-        if list(map(type, members)) != type_list * n:
-            return None
-        for position in float_positions:  # each float column: a NaN or infinity makes the sum one
-            total = sum(members[position::width])
-            if total - total != 0:
-                return None  # the item checker says which (also when only the sum overflowed)
-        return list(map(dict, fields))
-
-    return copy
-
-
-def _is_generator_like(value: Any) -> bool:
-    collections_abc = _module("collections.abc")
-    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
-
-
-def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> Any:
-    """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
-    value = _native(value)
-    tp = type(value)
-    if tp is float and (value != value or value in (float("inf"), float("-inf"))):
-        raise _Fail("Input should be a finite number", "finite_number")
-    if tp in (str, int, float, bool, _NoneType):
-        return value
-    if depth > 500:
-        raise _Fail("Value is nested too deeply", "recursion_loop")
-    seen = set() if seen is None else seen
-    if id(value) in seen:
-        raise _Fail("Recursion error - cyclic reference detected", "recursion_loop")
-    if tp is list:
-        seen.add(id(value))
-        out: Any = [_jsonable(v, depth + 1, seen) for v in value]
-    elif tp is dict:
-        seen.add(id(value))
-        out = {_key(k): _jsonable(v, depth + 1, seen) for k, v in value.items()}
-    else:
-        raise _Fail(f"Unable to serialize unknown type: {type(value).__name__}", "serialization")
-    seen.discard(id(value))
-    return out
-
-
-def _key(key: Any) -> str:
-    key = _native(key)
-    if isinstance(key, str):
-        return key
-    if isinstance(key, (int, float, bool)) or key is None:
-        return json.dumps(key)
-    raise _Fail(f"Unable to serialize dictionary key of type {type(key).__name__}", "serialization")
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: 1 == 1.0, but true != 1, recursively."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    return type(a) is type(b) and a == b
-
-
-def _show(value: Any) -> str:
-    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
-    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
-
-
-def _one_of_text(values: List[Any]) -> str:
-    shown = [_show(v) for v in values]
-    if not shown:
-        return "one of no values (the enum is empty)"
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _number_text(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+def _checker(schema: Any, mode: str = "strict", families: Optional[Dict[str, str]] = None) -> _Checker:
+    return _Compiler(schema, mode, families).compile(schema)
 
 
 class _Compiler:
@@ -1742,6 +1832,13 @@ def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> 
     return value, ("", "")  # no conversion: the caller words the type error
 
 
+def _is_int_text(text: str) -> bool:
+    """"17" and "17.0" are integers to pydantic; "1e3" and "17.5" are not."""
+    digits = text[1:] if text[:1] in "+-" else text
+    whole, _, fraction = digits.partition(".")
+    return whole.isascii() and whole.isdigit() and fraction.strip("0") == ""
+
+
 def _is_multiple(value: Any, multiple: Any) -> bool:
     if isinstance(value, int) and isinstance(multiple, int):
         return value % multiple == 0
@@ -1773,53 +1870,34 @@ def _all_unique(items: List[Any]) -> bool:
     return len(_dedupe(items)) == len(items)
 
 
-_COMPILED: Dict[int, Tuple[Any, _Checker]] = {}
+def _translate_pattern(pattern: str) -> str:
+    # ECMA-262 Unicode property classes have no spelling in Python's re.
+    for name in ("Letter", "L"):
+        pattern = pattern.replace(f"\\p{{{name}}}", r"[^\W\d_]").replace(f"\\P{{{name}}}", r"[\W\d_]")
+    for name in ("digit", "Nd", "Decimal_Number"):
+        pattern = pattern.replace(f"\\p{{{name}}}", r"\d").replace(f"\\P{{{name}}}", r"\D")
+    return pattern
 
 
-def _checker(schema: Any, mode: str = "strict", families: Optional[Dict[str, str]] = None) -> _Checker:
-    return _Compiler(schema, mode, families).compile(schema)
+def _show(value: Any) -> str:
+    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
+    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
 
 
-def validate(instance: Any, schema: Any) -> None:
-    """Check a JSON value against a JSON Schema (draft 2020-12, the keywords tool
-    schemas use; ``format`` and other annotations have no effect).
-
-    Raises ``ValidationError`` listing every failure.  Each schema object is
-    compiled once and the checker reused while the object lives.
-
-    >>> validate({"n": 3}, {"type": "object", "properties": {"n": {"type": "integer", "minimum": 5}}})
-    Traceback (most recent call last):
-    ...
-    mcp_ref.ValidationError: 1 validation error for value
-    n
-      Input should be greater than or equal to 5 [type=greater_than_equal, input_value=3, input_type=int]
-    """
-    entry = _COMPILED.get(id(schema))
-    if entry is None or entry[0] is not schema:
-        if len(_COMPILED) > 256:
-            _COMPILED.clear()
-        entry = (schema, _checker(schema))
-        _COMPILED[id(schema)] = entry
-    errors: List[_ErrorItem] = []
-    try:
-        entry[1](instance, (), errors)
-    except RecursionError:
-        errors.append(_ErrorItem((), "Value or schema is nested too deeply (or recursive)", "recursion_loop", instance))
-    if errors:
-        raise ValidationError(errors)
+def _one_of_text(values: List[Any]) -> str:
+    shown = [_show(v) for v in values]
+    if not shown:
+        return "one of no values (the enum is empty)"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
-# -- JSON back into the parameter's Python type ------------------------------
-#
-# Arguments are validated against the published inputSchema first; then each
-# value becomes what the annotation asks for (a dataclass, an Enum member, a
-# datetime, a tuple...), as pydantic hands it to the SDK's tools.
+def _number_text(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-class _BuildError(Exception):
-    def __init__(self, msg: str, kind: str, value: Any) -> None:
-        super().__init__(msg)
-        self.item = (msg, kind, value)
+# ---------------------------------------------------------------------------
+# 7. Arguments: JSON back into Python values
+# ---------------------------------------------------------------------------
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1944,6 +2022,8 @@ def _build_stdlib(tp: type, text: Any) -> Any:
 
 
 _DATE = r"(\d{4})-(\d{2})-(\d{2})"
+
+
 _TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
 
 
@@ -2012,8 +2092,10 @@ def _parse_duration(dt: Any, text: str) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# Tools and MCPServer
+# 8. Content
 # ---------------------------------------------------------------------------
+
+
 #
 # Content blocks and results as small dataclasses.  The field names follow the
 # SDK's Python spelling (``structured_content``, ``is_error``, ``mime_type``);
@@ -2196,6 +2278,8 @@ def _returns_content(tp: Any) -> bool:
 
 
 _NOT_BLOCKS: set[type] = set(_NATIVE)  # types seen that are no content block
+
+
 _SHAPED = frozenset((str, list, tuple, _NoneType))  # content other than one JSON text
 
 
@@ -2263,103 +2347,9 @@ def _dumps_text(value: Any) -> str:
     return _pretty(data)
 
 
-_encode_str = json.encoder.encode_basestring  # the C encoder, without \u escapes
-_LEAVES = frozenset((str, int, float, bool, _NoneType))
-_DICTS = frozenset((dict,))
-# json's C encoder object (None where json has no C accelerator), writing
-# ",\n  " between items: see _written.
-_make_encoder = getattr(json.encoder, "c_make_encoder", None)
-_ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
-    None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
-
-
-class _Written:
-    """A checked ``structuredContent`` with its JSON text already written, so
-    that the message is not made to encode it a second time (_encode_result)."""
-
-    __slots__ = ("value", "json")
-
-    def __init__(self, value: Any, json_text: str) -> None:
-        self.value = value
-        self.json = json_text
-
-
-def _written(raw: Any, checked: Any) -> Optional[Tuple[List[Dict[str, Any]], str]]:
-    """The ``content`` blocks and the JSON text of a checked object of leaves
-    (a dataclass, say), or of a list of them; None for any other value.
-
-    json's C encoder writes them in one pass: with ",\n  " between items, each
-    object comes out with exactly the line breaks of indent=2, which is its
-    text for the model; an encoded string never holds a raw newline, so
-    "},\n  {" occurs only between two objects and ",\n  " only between two
-    members: replaced by ",", they leave the JSON for ``structuredContent``.
-    """
-    if _ITEMS_ENCODER is None:
-        return None
-    if type(checked) is dict:
-        if not _one_json_text({type(raw)}):
-            return None
-        items = [checked]
-    elif type(checked) is list and type(raw) in (list, tuple) and checked and len(raw) == len(checked):
-        if not _one_json_text(set(map(type, raw))):
-            return None
-        items = checked
-    else:
-        return None
-    if not (_DICTS.issuperset(map(type, items)) and all(items)
-            and _LEAVES.issuperset(map(type, _chain(map(dict.values, items))))):
-        return None
-    try:
-        text = "".join(_ITEMS_ENCODER(items, 0))
-    except ValueError:  # NaN or infinity: checked values have none, but never send them
-        return None
-    blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
-    data = text.replace(",\n  ", ",")
-    return blocks, (data if items is checked else data[1:-1])
-
-
-def _pretty(value: Any, newline: str = "\n") -> str:
-    """JSON data as ``json.dumps(value, indent=2, ensure_ascii=False)`` writes it.
-
-    json falls back to its pure-Python encoder whenever ``indent`` is set; this
-    recursion with C-encoded leaves gives the same text several times faster;
-    the ``content`` text of structured results is written this way, except for
-    objects of leaves, which _written writes in one pass.
-    """
-    tp = type(value)
-    if tp is str:
-        return _encode_str(value)
-    if tp is dict:
-        if not value:
-            return "{}"
-        inner = newline + "  "
-        items = []
-        for k, v in value.items():
-            kind = type(v)  # the common leaves inline: one call less per value
-            if kind is str:
-                text = _encode_str(v)
-            elif kind is int:
-                text = int.__repr__(v)
-            elif kind is float and v - v == 0:
-                text = float.__repr__(v)
-            else:
-                text = _pretty(v, inner)
-            items.append(_encode_str(k) + ": " + text)
-        return "{" + inner + ("," + inner).join(items) + newline + "}"
-    if tp is list:
-        if not value:
-            return "[]"
-        inner = newline + "  "
-        return "[" + inner + ("," + inner).join([_pretty(v, inner) for v in value]) + newline + "]"
-    if value is None:
-        return "null"
-    if tp is bool:
-        return "true" if value else "false"
-    if tp is float:
-        if value != value or value in (float("inf"), float("-inf")):
-            raise _Fail("Input should be a finite number", "finite_number")
-        return float.__repr__(value)
-    return int.__repr__(value)
+# ---------------------------------------------------------------------------
+# 9. Tools
+# ---------------------------------------------------------------------------
 
 
 # Parameter types whose checked JSON value is already the Python value.
@@ -2639,6 +2629,8 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
 
 if TYPE_CHECKING:
     _Output = Tuple[Optional[Dict[str, Any]], bool, bool, Dict[str, str]]
+
+
 _UNSTRUCTURED: _Output = (None, False, False, {})
 
 
@@ -2726,6 +2718,11 @@ def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
     if kind is None:
         return True
     return "string" in ([kind] if isinstance(kind, str) else kind)
+
+
+# ---------------------------------------------------------------------------
+# 10. MCPServer
+# ---------------------------------------------------------------------------
 
 
 class MCPServer:
@@ -2917,39 +2914,6 @@ class MCPServer:
         return info
 
 
-# Without json's circular-reference check, which costs a dictionary entry per
-# container: results are checked, and cycles refused, before they are encoded,
-# and a cycle that gets here anyway still ends in RecursionError.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
-# The same encoder as json's C object, made once rather than per message.
-_WIRE_ENCODER = None if _make_encoder is None else _make_encoder(
-    None, _ENCODER.default, _encode_str, None, ":", ",", False, False, False)
-
-
-def _encode(message: Any) -> bytes:
-    """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
-    text = _ENCODER.encode(message) if _WIRE_ENCODER is None else "".join(_WIRE_ENCODER(message, 0))
-    return text.encode("utf-8") + b"\n"
-
-
-# Stands in for a written structuredContent while the rest of the message is
-# encoded: a string no tool returns (the process's own random suffix), and its
-# JSON text is checked to occur exactly once before it is replaced.
-_SLOT = "\x00mcp_ref:" + os.urandom(8).hex()
-_SLOT_JSON = _encode_str(_SLOT).encode()
-
-
-def _encode_written(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-    """``_encode(frame(result))``, with a _Written structuredContent put in as written."""
-    written = result.get("structuredContent")
-    if type(written) is not _Written:
-        return _encode(frame(result))
-    data = _encode(frame(dict(result, structuredContent=_SLOT)))
-    if data.count(_SLOT_JSON) == 1:
-        return data.replace(_SLOT_JSON, written.json.encode("utf-8"))
-    return _encode(frame(dict(result, structuredContent=written.value)))
-
-
 def _tool_error(text: str) -> Dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
@@ -2967,52 +2931,9 @@ def _run_coroutine(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-def _tool_for(tool: Dict[str, Any], version: str) -> Dict[str, Any]:
-    """A tool with only the fields ``version`` defines."""
-    out = dict(tool)
-    for field, feature in (("annotations", "tool.annotations"), ("title", "tool.title"),
-                           ("outputSchema", "tool.outputSchema"), ("_meta", "tool._meta"), ("icons", "tool.icons")):
-        if field in out and not _has(version, feature):
-            del out[field]
-    return out
-
-
-def _result_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
-    """A tools/call result with only the fields and block types ``version`` defines."""
-    if version >= _ALL_RESULT_FIELDS_SINCE:
-        return result
-    if not _has(version, "result.structuredContent") and "structuredContent" in result:
-        result = {k: v for k, v in result.items() if k != "structuredContent"}
-    blocks = result["content"]
-    if any(b.get("type") in ("audio", "resource_link") for b in blocks):
-        result = dict(result, content=[_block_for(b, version) for b in blocks])
-    return result
-
-
-def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
-    # A block the revision does not know is described in text rather than lost.
-    if block.get("type") == "audio" and not _has(version, "content.audio"):
-        return {"type": "text", "text": f"[audio content, {block.get('mimeType')}, not supported by {version}]"}
-    if block.get("type") == "resource_link" and not _has(version, "content.resource_link"):
-        return {"type": "text", "text": f"[resource link: {block.get('uri')}]"}
-    return block
-
-
 # ---------------------------------------------------------------------------
-# JSON-RPC dispatcher
+# 11. JSON-RPC dispatch
 # ---------------------------------------------------------------------------
-
-
-class _RpcError(Exception):
-    def __init__(self, code: int, message: str, data: Any = _MISSING) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
-
-    def to_wire(self) -> Dict[str, Any]:
-        error: Dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not _MISSING:
-            error["data"] = self.data
-        return error
 
 
 def _error_response(id_: Any, error: _RpcError) -> Dict[str, Any]:
@@ -3150,22 +3071,62 @@ class _Dispatcher:
         return result
 
 
+def _tool_for(tool: Dict[str, Any], version: str) -> Dict[str, Any]:
+    """A tool with only the fields ``version`` defines."""
+    out = dict(tool)
+    for field, feature in (("annotations", "tool.annotations"), ("title", "tool.title"),
+                           ("outputSchema", "tool.outputSchema"), ("_meta", "tool._meta"), ("icons", "tool.icons")):
+        if field in out and not _has(version, feature):
+            del out[field]
+    return out
+
+
+def _result_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
+    """A tools/call result with only the fields and block types ``version`` defines."""
+    if version >= _ALL_RESULT_FIELDS_SINCE:
+        return result
+    if not _has(version, "result.structuredContent") and "structuredContent" in result:
+        result = {k: v for k, v in result.items() if k != "structuredContent"}
+    blocks = result["content"]
+    if any(b.get("type") in ("audio", "resource_link") for b in blocks):
+        result = dict(result, content=[_block_for(b, version) for b in blocks])
+    return result
+
+
+def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
+    # A block the revision does not know is described in text rather than lost.
+    if block.get("type") == "audio" and not _has(version, "content.audio"):
+        return {"type": "text", "text": f"[audio content, {block.get('mimeType')}, not supported by {version}]"}
+    if block.get("type") == "resource_link" and not _has(version, "content.resource_link"):
+        return {"type": "text", "text": f"[resource link: {block.get('uri')}]"}
+    return block
+
+
 # ---------------------------------------------------------------------------
-# Transports
+# 12. Transports
 # ---------------------------------------------------------------------------
 
 
-class _Pending:
-    """A tools/call in flight: how to cancel it, and whether it still counts."""
+# Without json's circular-reference check, which costs a dictionary entry per
+# container: results are checked, and cycles refused, before they are encoded,
+# and a cycle that gets here anyway still ends in RecursionError.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
 
-    __slots__ = ("future", "cancelled", "settled", "started", "handed_off")
 
-    def __init__(self) -> None:
-        self.future: Any = None  # a pool or event-loop future; None while running inline
-        self.cancelled = False  # notifications/cancelled: send nothing for it
-        self.settled = False  # counted out of the in-flight total
-        self.started = 0.0  # when an inline call began (_StdioServer.clock)
-        self.handed_off = False  # the reading role passed to another thread meanwhile
+# json's C encoder object (None where json has no C accelerator), writing
+# ",\n  " between items: see _written.
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+
+
+# The same encoder as json's C object, made once rather than per message.
+_WIRE_ENCODER = None if _make_encoder is None else _make_encoder(
+    None, _ENCODER.default, _encode_str, None, ":", ",", False, False, False)
+
+
+def _encode(message: Any) -> bytes:
+    """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
+    text = _ENCODER.encode(message) if _WIRE_ENCODER is None else "".join(_WIRE_ENCODER(message, 0))
+    return text.encode("utf-8") + b"\n"
 
 
 def _reject_constant(name: str) -> Any:
@@ -3187,6 +3148,19 @@ def _too_deep(value: Any, limit: int) -> bool:
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
     return False
+
+
+class _Pending:
+    """A tools/call in flight: how to cancel it, and whether it still counts."""
+
+    __slots__ = ("future", "cancelled", "settled", "started", "handed_off")
+
+    def __init__(self) -> None:
+        self.future: Any = None  # a pool or event-loop future; None while running inline
+        self.cancelled = False  # notifications/cancelled: send nothing for it
+        self.settled = False  # counted out of the in-flight total
+        self.started = 0.0  # when an inline call began (_StdioServer.clock)
+        self.handed_off = False  # the reading role passed to another thread meanwhile
 
 
 class _StdioServer:
@@ -3557,6 +3531,130 @@ class _StdioServer:
 def _id_key(id_: Any) -> Tuple[str, Any]:
     # 1 and "1" are different ids.
     return (type(id_).__name__, id_)
+
+
+# ---------------------------------------------------------------------------
+# 14. Accelerators
+# ---------------------------------------------------------------------------
+
+
+_chain = itertools.chain.from_iterable
+
+
+def _exact_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
+                floats: List[str]) -> Callable[[List[Any]], Optional[List[Any]]]:
+    """For the items of a list schema whose objects have only leaf properties:
+    a list of dicts, or of instances of one dataclass, each with exactly the
+    declared keys in order and values of exactly their types (the usual list
+    result), is checked in a few passes over all of its members, not with a
+    call per item.  None when any item needs that call."""
+    key_list, type_list, width = list(keys), list(shape), len(keys)
+    float_positions = [keys.index(key) for key in floats]
+
+    def copy(values: List[Any]) -> Optional[List[Any]]:
+        kinds = set(map(type, values))
+        if len(kinds) != 1:
+            return None
+        kind = kinds.pop()
+        if kind is dict:
+            fields = values
+        elif _DATACLASS_NAMES.get(kind) == keys:
+            try:
+                fields = [value.__dict__ for value in values]
+            except AttributeError:  # a dataclass with __slots__
+                return None
+        else:
+            return None
+        # No object repeats a key, so all the keys, object after object, read
+        # key_list * n only if every object has exactly those keys, in order.
+        n = len(fields)
+        if list(_chain(fields)) != key_list * n:
+            return None
+        members = list(_chain(map(dict.values, fields)))
+        if list(map(type, members)) != type_list * n:
+            return None
+        for position in float_positions:  # each float column: a NaN or infinity makes the sum one
+            total = sum(members[position::width])
+            if total - total != 0:
+                return None  # the item checker says which (also when only the sum overflowed)
+        return list(map(dict, fields))
+
+    return copy
+
+
+_LEAVES = frozenset((str, int, float, bool, _NoneType))
+
+
+_DICTS = frozenset((dict,))
+
+
+_ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
+    None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
+
+
+class _Written:
+    """A checked ``structuredContent`` with its JSON text already written, so
+    that the message is not made to encode it a second time (_encode_result)."""
+
+    __slots__ = ("value", "json")
+
+    def __init__(self, value: Any, json_text: str) -> None:
+        self.value = value
+        self.json = json_text
+
+
+def _written(raw: Any, checked: Any) -> Optional[Tuple[List[Dict[str, Any]], str]]:
+    """The ``content`` blocks and the JSON text of a checked object of leaves
+    (a dataclass, say), or of a list of them; None for any other value.
+
+    json's C encoder writes them in one pass: with ",\n  " between items, each
+    object comes out with exactly the line breaks of indent=2, which is its
+    text for the model; an encoded string never holds a raw newline, so
+    "},\n  {" occurs only between two objects and ",\n  " only between two
+    members: replaced by ",", they leave the JSON for ``structuredContent``.
+    """
+    if _ITEMS_ENCODER is None:
+        return None
+    if type(checked) is dict:
+        if not _one_json_text({type(raw)}):
+            return None
+        items = [checked]
+    elif type(checked) is list and type(raw) in (list, tuple) and checked and len(raw) == len(checked):
+        if not _one_json_text(set(map(type, raw))):
+            return None
+        items = checked
+    else:
+        return None
+    if not (_DICTS.issuperset(map(type, items)) and all(items)
+            and _LEAVES.issuperset(map(type, _chain(map(dict.values, items))))):
+        return None
+    try:
+        text = "".join(_ITEMS_ENCODER(items, 0))
+    except ValueError:  # NaN or infinity: checked values have none, but never send them
+        return None
+    blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
+    data = text.replace(",\n  ", ",")
+    return blocks, (data if items is checked else data[1:-1])
+
+
+# Stands in for a written structuredContent while the rest of the message is
+# encoded: a string no tool returns (the process's own random suffix), and its
+# JSON text is checked to occur exactly once before it is replaced.
+_SLOT = "\x00mcp_ref:" + os.urandom(8).hex()
+
+
+_SLOT_JSON = _encode_str(_SLOT).encode()
+
+
+def _encode_written(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
+    """``_encode(frame(result))``, with a _Written structuredContent put in as written."""
+    written = result.get("structuredContent")
+    if type(written) is not _Written:
+        return _encode(frame(result))
+    data = _encode(frame(dict(result, structuredContent=_SLOT)))
+    if data.count(_SLOT_JSON) == 1:
+        return data.replace(_SLOT_JSON, written.json.encode("utf-8"))
+    return _encode(frame(dict(result, structuredContent=written.value)))
 
 
 # ---------------------------------------------------------------------------
