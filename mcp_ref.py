@@ -89,46 +89,27 @@ __all__ = (
 
 #: Handshake-era revisions, oldest first (docs/specification/<v>/basic/lifecycle).
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-
-
 #: Stateless revisions: version and capabilities travel in every request's
 #: ``_meta`` (docs/specification/2026-07-28/basic/versioning).
 STATELESS_VERSIONS = ("2026-07-28",)
-
-
 LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
-
+_ALL_VERSIONS = HANDSHAKE_VERSIONS + STATELESS_VERSIONS
 
 # JSON-RPC 2.0 error codes, and the MCP codes of 2026-07-28 basic/index.
 PARSE_ERROR = -32700
-
-
 INVALID_REQUEST = -32600
-
-
 METHOD_NOT_FOUND = -32601
-
-
 INVALID_PARAMS = -32602
-
-
 INTERNAL_ERROR = -32603
-
-
 UNSUPPORTED_PROTOCOL_VERSION = -32022
-
 
 # Reserved ``_meta`` keys of the 2026-07-28 revision (basic/index, "_meta").
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
-
-
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-
-
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
-
-# Which revision introduced which optional field (the schema.json of each).
+# Which revision introduced which optional field (the schema.ts of each).
+# The dispatcher gates every field through _has (section 11).
 _SINCE = {
     "tool.annotations": "2025-03-26",
     "tool.title": "2025-06-18",
@@ -140,18 +121,10 @@ _SINCE = {
     "content.resource_link": "2025-06-18",
     "impl.title": "2025-06-18",
     "impl.extra": "2025-11-25",
-    "batch": "2025-03-26",
 }
-
-
 _ALL_RESULT_FIELDS_SINCE = max(_SINCE[f] for f in ("result.structuredContent", "content.audio",
                                                     "content.resource_link"))
-
-
-_BATCH_VERSIONS = ("2025-03-26",)  # added in 2025-03-26, removed in 2025-06-18
-
-
-_ALL_VERSIONS = HANDSHAKE_VERSIONS + STATELESS_VERSIONS
+_BATCH_VERSIONS = ("2025-03-26",)  # JSON-RPC batches: added in 2025-03-26, removed in 2025-06-18
 
 
 def _has(version: str, feature: str) -> bool:
@@ -159,12 +132,8 @@ def _has(version: str, feature: str) -> bool:
     return version >= _SINCE[feature]
 
 
-_MISSING: Any = type("_MissingType", (), {"__repr__": lambda self: "MISSING"})()
-
-
-_ABSENT: Any = object()  # matches nothing
-
-
+_MISSING: Any = type("_MissingType", (), {"__repr__": lambda self: "MISSING"})()  # no value given
+_ABSENT: Any = object()  # a stand-in that is nothing a user could pass
 _NoneType = type(None)
 
 
@@ -239,7 +208,7 @@ def _format_errors(errors: List[_ErrorItem], title: str) -> str:
     return "\n".join(lines)
 
 
-class _Fail(Exception):
+class _NotJSON(Exception):
     """A value that cannot be turned into JSON (bad bytes, a cycle, an unknown type)."""
 
     def __init__(self, msg: str, kind: str) -> None:
@@ -252,20 +221,17 @@ class _Unsupported(Exception):
     """An annotation that has no JSON Schema (pydantic would refuse it too)."""
 
 
-# -- JSON back into the parameter's Python type ------------------------------
-#
-# Arguments are validated against the published inputSchema first; then each
-# value becomes what the annotation asks for (a dataclass, an Enum member, a
-# datetime, a tuple...), as pydantic hands it to the SDK's tools.
-
-
 class _BuildError(Exception):
+    """A JSON argument that its parameter's Python type refuses (section 7)."""
+
     def __init__(self, msg: str, kind: str, value: Any) -> None:
         super().__init__(msg)
         self.item = (msg, kind, value)
 
 
 class _RpcError(Exception):
+    """A JSON-RPC error response: ``code``, ``message`` and optional ``data``."""
+
     def __init__(self, code: int, message: str, data: Any = _MISSING) -> None:
         super().__init__(message)
         self.code, self.message, self.data = code, message, data
@@ -427,14 +393,22 @@ def _is_generator_like(value: Any) -> bool:
     return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
 
 
+# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
+_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
+
+
 def _cleandoc(doc: Optional[str]) -> str:
-    """``inspect.cleandoc`` without importing inspect: the same text on every Python."""
+    """``inspect.cleandoc(doc)`` without importing inspect, with one difference:
+    lines of only white space at either end are dropped, where inspect drops
+    only empty ones.  Before Python 3.13 the compiler leaves a docstring's
+    indentation in place, so the docstring ``'Text.\\n    '`` would
+    otherwise end in a line of four spaces on 3.9-3.12 and not on 3.13."""
     if not doc:
         return ""
     lines = doc.expandtabs().split("\n")
-    indents = [len(ln) - len(ln.lstrip()) for ln in lines[1:] if ln.strip()]
+    indents = [len(ln) - len(ln.lstrip(_INDENT_CHARS)) for ln in lines[1:] if ln.lstrip(_INDENT_CHARS)]
     margin = min(indents) if indents else 0
-    lines = [lines[0].lstrip()] + [ln[margin:] for ln in lines[1:]]
+    lines = [lines[0].lstrip(_INDENT_CHARS)] + [ln[margin:] for ln in lines[1:]]
     while lines and not lines[-1].strip():
         lines.pop()
     while lines and not lines[0].strip():
@@ -450,6 +424,15 @@ def _title(name: str) -> str:
 # ---------------------------------------------------------------------------
 # 4. Python values as JSON
 # ---------------------------------------------------------------------------
+#
+# What pydantic's JSON mode makes of Python values, for results, defaults and
+# the ``{}`` (Any) schema; and JSON data as the indented text the model reads.
+
+
+def _is_finite(number: Any) -> bool:
+    """False for NaN and the infinities, which JSON cannot carry (RFC 8259):
+    for them ``x - x`` is NaN; for every other int or float it is 0."""
+    return bool(number - number == 0)
 
 
 _NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, dict))
@@ -472,7 +455,7 @@ def _native(value: Any) -> Any:
         try:
             return bytes(value).decode("utf-8")
         except UnicodeDecodeError:
-            raise _Fail("Input should be a valid string, unable to parse raw data as a unicode string",
+            raise _NotJSON("Input should be a valid string, unable to parse raw data as a unicode string",
                         "string_unicode") from None
     if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
         return _dataclass_dict(value)
@@ -529,32 +512,22 @@ def _iso_duration(td: Any) -> str:
 
 def _dataclass_dict(value: Any) -> Dict[str, Any]:
     """A dataclass instance's fields, one level deep."""
-    fields = _dataclass_fields(value, _dataclass_names(type(value)))
-    return dict(fields) if fields is getattr(value, "__dict__", None) else fields
-
-
-def _dataclass_fields(value: Any, names: Tuple[str, ...]) -> Dict[str, Any]:
-    """A dataclass instance's fields, to be read only: in the usual case its
-    ``__dict__`` itself, which then holds the fields in order and nothing else."""
-    attributes = getattr(value, "__dict__", None)
-    if attributes is not None and tuple(attributes) == names:
-        return attributes  # type: ignore[no-any-return]
-    return {name: getattr(value, name) for name in names}
+    return {name: getattr(value, name) for name in _dataclass_names(type(value))}
 
 
 def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> Any:
     """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
     value = _native(value)
     tp = type(value)
-    if tp is float and (value != value or value in (float("inf"), float("-inf"))):
-        raise _Fail("Input should be a finite number", "finite_number")
+    if tp is float and not _is_finite(value):
+        raise _NotJSON("Input should be a finite number", "finite_number")
     if tp in (str, int, float, bool, _NoneType):
         return value
     if depth > 500:
-        raise _Fail("Value is nested too deeply", "recursion_loop")
+        raise _NotJSON("Value is nested too deeply", "recursion_loop")
     seen = set() if seen is None else seen
     if id(value) in seen:
-        raise _Fail("Recursion error - cyclic reference detected", "recursion_loop")
+        raise _NotJSON("Recursion error - cyclic reference detected", "recursion_loop")
     if tp is list:
         seen.add(id(value))
         out: Any = [_jsonable(v, depth + 1, seen) for v in value]
@@ -562,7 +535,7 @@ def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> An
         seen.add(id(value))
         out = {_key(k): _jsonable(v, depth + 1, seen) for k, v in value.items()}
     else:
-        raise _Fail(f"Unable to serialize unknown type: {type(value).__name__}", "serialization")
+        raise _NotJSON(f"Unable to serialize unknown type: {type(value).__name__}", "serialization")
     seen.discard(id(value))
     return out
 
@@ -573,7 +546,7 @@ def _key(key: Any) -> str:
         return key
     if isinstance(key, (int, float, bool)) or key is None:
         return json.dumps(key)
-    raise _Fail(f"Unable to serialize dictionary key of type {type(key).__name__}", "serialization")
+    raise _NotJSON(f"Unable to serialize dictionary key of type {type(key).__name__}", "serialization")
 
 
 def _json_type(value: Any) -> str:
@@ -605,51 +578,14 @@ def _json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-_encode_str = json.encoder.encode_basestring  # the C encoder, without \u escapes
-
-
-def _pretty(value: Any, newline: str = "\n") -> str:
-    """JSON data as ``json.dumps(value, indent=2, ensure_ascii=False)`` writes it.
-
-    json falls back to its pure-Python encoder whenever ``indent`` is set; this
-    recursion with C-encoded leaves gives the same text several times faster;
-    the ``content`` text of structured results is written this way, except for
-    objects of leaves, which _written writes in one pass.
-    """
-    tp = type(value)
-    if tp is str:
-        return _encode_str(value)
-    if tp is dict:
-        if not value:
-            return "{}"
-        inner = newline + "  "
-        items = []
-        for k, v in value.items():
-            kind = type(v)  # the common leaves inline: one call less per value
-            if kind is str:
-                text = _encode_str(v)
-            elif kind is int:
-                text = int.__repr__(v)
-            elif kind is float and v - v == 0:
-                text = float.__repr__(v)
-            else:
-                text = _pretty(v, inner)
-            items.append(_encode_str(k) + ": " + text)
-        return "{" + inner + ("," + inner).join(items) + newline + "}"
-    if tp is list:
-        if not value:
-            return "[]"
-        inner = newline + "  "
-        return "[" + inner + ("," + inner).join([_pretty(v, inner) for v in value]) + newline + "]"
-    if value is None:
-        return "null"
-    if tp is bool:
-        return "true" if value else "false"
-    if tp is float:
-        if value != value or value in (float("inf"), float("-inf")):
-            raise _Fail("Input should be a finite number", "finite_number")
-        return float.__repr__(value)
-    return int.__repr__(value)
+def _pretty(value: Any) -> str:
+    """JSON data as the text the model reads: ``json.dumps(value, indent=2,
+    ensure_ascii=False)``, which is what the SDK's ``to_json(value, indent=2)``
+    writes (docs/servers/structured-output.md, "content")."""
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        raise _NotJSON("Input should be a finite number", "finite_number") from None
 
 
 # ---------------------------------------------------------------------------
@@ -1089,8 +1025,6 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 # ---------------------------------------------------------------------------
 # 6. Validation
 # ---------------------------------------------------------------------------
-
-
 #
 # A schema is compiled once into a checker: ``check(value, loc, errors)``
 # returns the value (converted, in the lax modes) and appends an _ErrorItem per
@@ -1110,25 +1044,10 @@ _BOOL_WORDS = {
     "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
     "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
 }
-
-
-_FLOAT_ONLY = frozenset((float,))
-
-
-# Python types that are, exactly and without conversion, a JSON Schema type
-# (bool is not an integer; a float becomes one only through the slow path).
-_EXACT = {"string": frozenset((str,)), "integer": frozenset((int,)), "boolean": frozenset((bool,)),
-          "null": frozenset((_NoneType,)), "number": _FLOAT_ONLY}
-
-
 # Keywords that only annotate: a schema of "type" and these is a bare type.
 _ANNOTATION_KEYS = frozenset(("type", "title", "description", "default", "examples", "format", "$comment"))
-
-
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
-
-
 _COMPILED: Dict[int, Tuple[Any, _Checker]] = {}
 
 
@@ -1162,11 +1081,16 @@ def validate(instance: Any, schema: Any) -> None:
 
 
 def _checker(schema: Any, mode: str = "strict", families: Optional[Dict[str, str]] = None) -> _Checker:
-    return _Compiler(schema, mode, families).compile(schema)
+    """The checker of a root schema in one of the three modes."""
+    return _COMPILER(schema, mode, families).compile(schema)
 
 
 class _Compiler:
-    """Compiles one root schema (and the ``$ref`` targets inside it) into checkers."""
+    """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
+
+    A checker is ``check(value, loc, errors) -> value``: it returns the value
+    (converted, in the lax modes) and appends an _ErrorItem per failure.  Each
+    keyword family has its method, in the order ``compile`` runs them."""
 
     def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
         self.root = root
@@ -1177,13 +1101,11 @@ class _Compiler:
         # of type errors ("a dictionary or an instance of Point").
         self.families = families or {}
         self._by_pointer: Dict[str, _Checker] = {}
-        # Checkers made by _plain_object, with the shape of the objects they take
-        # as they are (keys, their types, the float keys), when there is one.
-        self._plain: Dict[_Checker, Optional[Tuple[Tuple[str, ...], Tuple[type, ...], List[str]]]] = {}
-        self._lists: Dict[_Checker, Callable[[List[Any]], Optional[List[Any]]]] = {}  # see _exact_list
         self._recursive: set[str] = set()  # $refs met again while being compiled
 
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
+        """The checker of one (sub)schema: its ``type`` first (a type error stops
+        there, as pydantic reports one error per value), then each keyword."""
         if schema is True or schema == {}:
             return self._anything
         if schema is False:
@@ -1192,7 +1114,8 @@ class _Compiler:
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
         steps: List[_Checker] = []
         if "$ref" in schema:
-            if not (set(schema) - _ANNOTATION_KEYS - {"$ref"}):
+            # In 2020-12, $ref applies beside its sibling keywords, "type" included.
+            if not (set(schema) - _ANNOTATION_KEYS) - {"$ref"} and "type" not in schema:
                 return self._ref(schema["$ref"])  # nothing else to check: no wrapper around it
             steps.append(self._ref(schema["$ref"]))
         type_step = self._type(schema)
@@ -1209,38 +1132,21 @@ class _Compiler:
             steps.extend(keyword_steps)
         if type_step is None and not steps:
             return self._anything
+        return self._sequence(schema, type_step, steps)
+
+    def _sequence(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
+                  steps: List[_Checker]) -> _Checker:
+        """The type step, then the keyword steps, as one checker."""
+        lax = self.lax
         # pydantic's float fields hold floats: 2 becomes 2.0, after the checks
         # (an error still shows the value as sent).
-        to_float = self.lax and schema.get("type") == "number"
-        general = self._sequence(type_step, steps, to_float)
-        declared = schema.get("type")
-        if declared == "object" and len(steps) == 1 and steps[0] in self._plain:
-            shortcut = self._object_shortcut(steps[0], general)
-            shape = self._plain[steps[0]]
-            if shape is not None and self.lax:
-                self._lists[shortcut] = _exact_list(*shape)
-            return shortcut
-        exact = _EXACT.get(declared) if isinstance(declared, str) and not steps else None
-        if exact is None or (to_float and exact is not _FLOAT_ONLY):
-            return general
-
-        # The common leaf ({"type": "string"} and the like, with only annotations
-        # beside it): a value of exactly that Python type passes as it is.
-        def leaf(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if type(value) in exact and (exact is not _FLOAT_ONLY or value - value == 0):
-                return value
-            return general(value, loc, errors)
-
-        return leaf
-
-    def _sequence(self, type_step: Optional[Callable[..., Any]], steps: List[_Checker], to_float: bool) -> _Checker:
-        lax = self.lax
+        to_float = lax and schema.get("type") == "number"
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if lax and type(value) not in _NATIVE:
                 try:
                     value = _native(value)
-                except _Fail as exc:
+                except _NotJSON as exc:
                     errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
                     return value
             if type_step is not None:
@@ -1259,7 +1165,7 @@ class _Compiler:
             return value
         try:
             return _jsonable(value)
-        except _Fail as exc:
+        except _NotJSON as exc:
             errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
             return value
 
@@ -1405,6 +1311,7 @@ class _Compiler:
     # -- strings -------------------------------------------------------------
 
     def _string(self, schema: Dict[str, Any]) -> List[_Checker]:
+        """minLength, maxLength and pattern (ECMA-262, searched, not anchored)."""
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
@@ -1417,13 +1324,8 @@ class _Compiler:
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, str):
                 return value
-            n = len(value)
-            if low is not None and n < low:
-                errors.append(_ErrorItem(loc, f"String should have at least {low} character{'s' if low != 1 else ''}",
-                                         "string_too_short", value))
-            if high is not None and n > high:
-                errors.append(_ErrorItem(loc, f"String should have at most {high} character{'s' if high != 1 else ''}",
-                                         "string_too_long", value))
+            _check_size(len(value), low, high, "String", "character", False, loc, value, errors,
+                        ("string_too_short", "string_too_long"))
             if regex is not None and not regex.search(value):
                 errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
                                          value))
@@ -1431,73 +1333,111 @@ class _Compiler:
 
         return [check]
 
-    # -- arrays --------------------------------------------------------------
-
     def _array(self, schema: Dict[str, Any]) -> List[_Checker]:
+        """prefixItems and items, then uniqueItems, minItems/maxItems and contains."""
         prefix = [self.compile(s) for s in schema.get("prefixItems", ())]
         items = self.compile(schema["items"]) if "items" in schema else None
         contains = self.compile(schema["contains"]) if "contains" in schema else None
-        min_contains = schema.get("minContains", 1)
-        max_contains = schema.get("maxContains")
+        min_contains, max_contains = schema.get("minContains", 1), schema.get("maxContains")
         low, high = schema.get("minItems"), schema.get("maxItems")
         unique = schema.get("uniqueItems") is True
         if not (prefix or items or contains or low is not None or high is not None or unique):
             return []
         lax = self.lax
         noun = "Set" if unique else "Tuple" if prefix else "List"
-        exact_list = None if items is None or prefix else self._lists.get(items)
+        each = self._each_item(items) if items is not None and not prefix else None
+        # pydantic reports each missing member of a short tuple, not the count.
+        missing_members = lax and bool(prefix) and low is not None
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
                 return value
             out = value
-            low_checked = False
-            if items is not None and not prefix:  # the usual array: one schema for every item
-                copied = None if exact_list is None else exact_list(value)
-                out = copied if copied is not None else [items(item, loc + (i,), errors)
-                                                         for i, item in enumerate(value)]
+            if each is not None:  # the usual array: one schema for every item
+                out = each(value, loc, errors)
             elif prefix or items is not None:
-                out = []
-                for i, item in enumerate(value):
-                    sub = prefix[i] if i < len(prefix) else items
-                    out.append(sub(item, loc + (i,), errors) if sub is not None else item)
-                if lax and len(value) < len(prefix) and low is not None:
+                subs = prefix + [items] * (len(value) - len(prefix)) if items is not None else prefix
+                out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
+                out += value[len(out):]
+                if missing_members and len(value) < len(prefix):
                     for i in range(len(value), min(len(prefix), low)):
                         errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
-                    low_checked = True
             if unique:
                 if lax:
                     out = _dedupe(out)  # a set keeps one of each, as pydantic's set does
                 elif not _all_unique(out):
                     errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
-            n = len(out)
-            if low is not None and n < low and not low_checked:
-                errors.append(_ErrorItem(loc, f"{noun} should have at least {low} item{'s' if low != 1 else ''} "
-                                              f"after validation, not {n}", "too_short", value))
-            if high is not None and n > high:
-                errors.append(_ErrorItem(loc, f"{noun} should have at most {high} item{'s' if high != 1 else ''} "
-                                              f"after validation, not {n}", "too_long", value))
+            short_tuple = missing_members and len(value) < len(prefix)
+            _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
             if contains is not None:
                 found = sum(1 for i, item in enumerate(out) if _passes(contains, item, loc + (i,)))
-                if found < min_contains:
-                    errors.append(_ErrorItem(loc, f"Array should contain at least {min_contains} matching "
-                                                  f"item{'s' if min_contains != 1 else ''}, not {found}",
-                                             "contains", value))
-                if max_contains is not None and found > max_contains:
-                    errors.append(_ErrorItem(loc, f"Array should contain at most {max_contains} matching "
-                                                  f"item{'s' if max_contains != 1 else ''}, not {found}",
-                                             "contains", value))
+                for bound, word, failed in ((min_contains, "least", found < min_contains),
+                                            (max_contains, "most", max_contains is not None and found > max_contains)):
+                    if failed:
+                        errors.append(_ErrorItem(loc, f"Array should contain at {word} {_plural(bound, 'matching item')}"
+                                                      f", not {found}", "contains", value))
             return out
 
         return [check]
 
+    def _each_item(self, items: _Checker) -> Callable[[List[Any], Tuple[Any, ...], List[_ErrorItem]], List[Any]]:
+        """The checked items of an array with one schema for all of them."""
+        def each(value: List[Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> List[Any]:
+            return [items(item, loc + (i,), errors) for i, item in enumerate(value)]
+
+        return each
+
     # -- objects -------------------------------------------------------------
 
     def _object(self, schema: Dict[str, Any]) -> List[_Checker]:
+        """properties, patternProperties, additionalProperties and propertyNames
+        key by key; then required, minProperties/maxProperties, dependentRequired."""
         properties = {k: self.compile(s) for k, s in (schema.get("properties") or {}).items()}
+        # The output mode fills absent fields with their published defaults.
         defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
-                    if isinstance(s, dict) and "default" in s}
+                    if self.output and isinstance(s, dict) and "default" in s}
         required = list(schema.get("required", ()))
+        members = self._members(schema, properties)
+        low, high = schema.get("minProperties"), schema.get("maxProperties")
+        dependent = schema.get("dependentRequired") or {}
+        if members is None and not (required or low is not None or high is not None or dependent):
+            return []
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if not isinstance(value, dict):
+                return value
+            out = value if members is None else members(value, loc, errors)
+            for key in required:
+                if key not in value:
+                    errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
+            for key, default in defaults.items():
+                if key not in out:
+                    out[key] = default
+            _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
+            for key, needed in dependent.items():
+                if key in value:
+                    for other in needed:
+                        if other not in value:
+                            errors.append(_ErrorItem(loc + (other,), f"Field required when {key!r} is present",
+                                                     "missing", value))
+            return out
+
+        # The objects of generated schemas: declared properties, nothing else to check.
+        if self.lax and properties and not ("propertyNames" in schema or low is not None or high is not None
+                                        or dependent or "additionalProperties" in schema
+                                        or "patternProperties" in schema):
+            return [self._object_step(schema, properties, required, defaults, check)]
+        return [check]
+
+    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
+        """The step for an object of declared properties only (what the schema
+        builder makes): ``general`` here; the accelerators replace it."""
+        return general
+
+    def _members(self, schema: Dict[str, Any], properties: Dict[str, _Checker]) -> Optional[_Checker]:
+        """Checks each member by the keywords that name or match its key; a new
+        dict of the members kept (None: no such keyword)."""
         extra = schema.get("additionalProperties", _MISSING)
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = []
@@ -1507,26 +1447,20 @@ class _Compiler:
             patterns = [(re.compile(_translate_pattern(p)), self.compile(s))
                         for p, s in schema["patternProperties"].items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
-        low, high = schema.get("minProperties"), schema.get("maxProperties")
-        dependent = schema.get("dependentRequired") or {}
-        if not (properties or required or extra_check or patterns or names or low is not None
-                or high is not None or dependent):
-            return []
+        if not (properties or extra_check or patterns or names):
+            return None
         # Extra keys are dropped where the SDK's models ignore them: an object
         # with declared properties and nothing said about the others.
         drop_extra = self.lax and bool(properties) and extra is _MISSING and not patterns
-        fill_defaults = self.output
         lax = self.lax
 
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if not isinstance(value, dict):
-                return value
+        def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
             for key, item in value.items():
                 if type(key) is not str and lax:
                     try:
                         key = _key(key)  # JSON object keys are strings: {1: "a"} -> {"1": "a"}
-                    except _Fail as exc:
+                    except _NotJSON as exc:
                         errors.append(_ErrorItem(loc + (key,), exc.msg, exc.kind, key))
                         continue
                 sub = properties.get(key)
@@ -1540,112 +1474,18 @@ class _Compiler:
                 if not matched:
                     if drop_extra:
                         continue
+                    if extra is False:
+                        errors.append(_ErrorItem(loc + (key,), "Extra inputs are not permitted", "extra_forbidden",
+                                                 item))
+                        continue
                     if extra_check is not None:
-                        if extra is False:
-                            errors.append(_ErrorItem(loc + (key,), "Extra inputs are not permitted",
-                                                     "extra_forbidden", item))
-                            continue
                         item = extra_check(item, loc + (key,), errors)
                 if names is not None:
                     names(key, loc + (key,), errors)
                 out[key] = item
-            for key in required:
-                if key not in value:
-                    errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
-            if fill_defaults:
-                for key, default in defaults.items():
-                    if key not in out:
-                        out[key] = default
-            n = len(value)
-            if low is not None and n < low:
-                errors.append(_ErrorItem(loc, f"Dictionary should have at least {low} item{'s' if low != 1 else ''} "
-                                              f"after validation, not {n}", "too_short", value))
-            if high is not None and n > high:
-                errors.append(_ErrorItem(loc, f"Dictionary should have at most {high} item{'s' if high != 1 else ''} "
-                                              f"after validation, not {n}", "too_long", value))
-            for key, needed in dependent.items():
-                if key in value:
-                    for other in needed:
-                        if other not in value:
-                            errors.append(_ErrorItem(loc + (other,), f"Field required when {key!r} is present",
-                                                     "missing", value))
             return out
 
-        if drop_extra and not (names or low is not None or high is not None or dependent):
-            return [self._plain_object(schema, properties, required, defaults if fill_defaults else {}, check)]
-        return [check]
-
-    def _object_shortcut(self, plain: _Checker, general: _Checker) -> _Checker:
-        # An object schema of the plain kind: a dict, or a dataclass instance's
-        # fields (its own __dict__ when that holds just them: the plain check
-        # only reads it and returns a new dict), go straight to the one-loop check.
-        lax = self.lax
-
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            kind = type(value)
-            if kind is dict:
-                return plain(value, loc, errors)
-            if lax and kind not in _NATIVE:
-                names = _DATACLASS_NAMES.get(kind)  # a dataclass met before (the usual case)
-                if names is None and hasattr(value, "__dataclass_fields__"):
-                    names = _dataclass_names(kind)
-                if names is not None:
-                    return plain(_dataclass_fields(value, names), loc, errors)
-            return general(value, loc, errors)
-
-        return check
-
-    def _plain_object(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
-                      defaults: Dict[str, Any], general: _Checker) -> _Checker:
-        """The objects of generated schemas (declared properties, the rest dropped),
-        checked in one loop; a leaf whose value is exactly its JSON type is taken
-        without a call.  Anything unusual goes the general way."""
-        exact = {}
-        for key, sub_schema in (schema.get("properties") or {}).items():
-            kind = sub_schema.get("type") if isinstance(sub_schema, dict) else None
-            if isinstance(kind, str) and kind in _EXACT and kind != "null" and not (set(sub_schema) - _ANNOTATION_KEYS):
-                exact[key] = _EXACT[kind]
-        count = len(properties)
-        # When every property is such a leaf: an object with exactly the declared
-        # keys, in order, each value of exactly its type, is copied as it is (a
-        # dataclass's fields usually are); floats must still be finite.
-        keys = tuple(exact) if len(exact) == count and tuple(exact) == tuple(properties) else None
-        shape = tuple(next(iter(t)) for t in exact.values())
-        floats = [key for key, t in exact.items() if t is _FLOAT_ONLY]
-
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if type(value) is not dict:
-                return general(value, loc, errors)
-            if keys is not None and tuple(value) == keys and tuple(map(type, value.values())) == shape:
-                for key in floats:
-                    if value[key] - value[key] != 0:
-                        break
-                else:
-                    return dict(value)
-            before = len(errors)
-            out: Dict[str, Any] = {}
-            for key, item in value.items():
-                types = exact.get(key)
-                if types is not None and type(item) in types and (types is not _FLOAT_ONLY or item - item == 0):
-                    out[key] = item
-                    continue
-                sub = properties.get(key)
-                if sub is not None:
-                    out[key] = sub(item, loc + (key,), errors)
-                elif type(key) is not str:  # keys to convert: the general way, from the start
-                    del errors[before:]
-                    return general(value, loc, errors)
-            if len(out) != count:
-                for key in required:
-                    if key not in value:
-                        errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
-                for key, default in defaults.items():
-                    if key not in out:
-                        out[key] = default
-            return out
-
-        self._plain[check] = None if keys is None else (keys, shape, floats)
-        return check
+        return members
 
     # -- combinators ---------------------------------------------------------
 
@@ -1697,7 +1537,7 @@ class _Compiler:
 
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         lax = self.lax
-        strict = [_Compiler(self.root, "strict").compile(s) for s in schemas] if lax else arms
+        strict = [type(self)(self.root, "strict").compile(s) for s in schemas] if lax else arms
         labels = [_arm_label(s) for s in schemas]
         null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
         nullable = len(schemas) == 2 and len(null_arm) == 1
@@ -1725,6 +1565,9 @@ class _Compiler:
             return value
 
         return check
+
+
+_COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
 
 
 def _arm_label(schema: Any) -> str:
@@ -1891,6 +1734,22 @@ def _one_of_text(values: List[Any]) -> str:
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
+                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
+                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
+    """pydantic's length errors: "List should have at least 2 items after
+    validation, not 1", "String should have at most 3 characters"."""
+    tail = f" after validation, not {n}" if after else ""
+    if low is not None and n < low:
+        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
+    if high is not None and n > high:
+        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
+
+
 def _number_text(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
@@ -1898,6 +1757,10 @@ def _number_text(value: Any) -> str:
 # ---------------------------------------------------------------------------
 # 7. Arguments: JSON back into Python values
 # ---------------------------------------------------------------------------
+#
+# Arguments are validated against the published inputSchema first (section 6);
+# then each value becomes what the annotation asks for (a dataclass, an Enum
+# member, a datetime, a tuple...), as pydantic hands it to the SDK's tools.
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -2338,11 +2201,17 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     return [{"type": "text", "text": _pretty(checked)}]  # checked values are JSON data already
 
 
+def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
+    """A tools/call result with ``structuredContent`` (``{"result": shown}``
+    when ``wrap``) and its ``content`` written from the same checked value."""
+    return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
+
+
 def _dumps_text(value: Any) -> str:
     """Any value as the SDK's ``to_json(value, fallback=str, indent=2)`` writes it."""
     try:
         data = _jsonable(value)
-    except _Fail:
+    except _NotJSON:
         data = str(value)
     return _pretty(data)
 
@@ -2444,12 +2313,7 @@ class _Tool:
             return {"content": _content(value), "isError": False}
         structured = self.check_output({"result": value} if self.wrap else value)
         shown = structured["result"] if self.wrap else structured
-        written = _written(value, shown)
-        if written is not None:
-            blocks, data = written
-            return {"content": blocks, "isError": False, "structuredContent": _Written(
-                structured, '{"result":' + data + "}" if self.wrap else data)}
-        return {"content": _checked_content(value, shown), "structuredContent": structured, "isError": False}
+        return _structured_result(value, shown, structured, self.wrap)
 
     def check_output(self, value: Any) -> Any:
         errors: List[_ErrorItem] = []
@@ -2613,7 +2477,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
                 schema = builder.property(p.annotation, p.name, default)
                 if isinstance(field, Field):
                     field.apply(schema)
-        except (_Unsupported, _Fail) as exc:
+        except (_Unsupported, _NotJSON) as exc:
             raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
         properties[p.name] = schema
         if default is _MISSING and not (isinstance(field, Field) and field.default_factory is not None):
@@ -2681,7 +2545,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
             result = builder.property(annotation, "result")
             schema = builder.finish({"properties": {"result": result}, "required": ["result"],
                                      "title": f"{fn_name}Output", "type": "object"})
-    except (_Unsupported, _Fail) as exc:
+    except (_Unsupported, _NotJSON) as exc:
         if structured:
             raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for structured "
                                    f"output ({exc})") from None
@@ -2871,7 +2735,7 @@ class MCPServer:
             return tool.result(value)
         except ValidationError as exc:
             return _tool_error(f"Error executing tool {tool.name}: {exc}")
-        except _Fail as exc:
+        except _NotJSON as exc:
             return _tool_error(f"Error executing tool {tool.name}: {exc.msg}")
         except RecursionError:
             return _tool_error(f"Error executing tool {tool.name}: the result is cyclic or nested too deeply")
@@ -2885,7 +2749,7 @@ class MCPServer:
         """The wire bytes of ``frame(result)``; a result that is no JSON, or is
         over ``max_result_bytes``, becomes a tool error (measured once, as sent)."""
         try:
-            data = _encode_written(result, frame)
+            data = _encode_reply(result, frame)
         except (TypeError, ValueError, RecursionError) as exc:
             _log_exception(f"tool {tool.name!r} returned a result that is not JSON", exc)
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result cannot be converted to "
@@ -3107,26 +2971,26 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
-# Without json's circular-reference check, which costs a dictionary entry per
-# container: results are checked, and cycles refused, before they are encoded,
-# and a cycle that gets here anyway still ends in RecursionError.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
+# -- wire encoding ------------------------------------------------------------
 
-
-# json's C encoder object (None where json has no C accelerator), writing
-# ",\n  " between items: see _written.
-_make_encoder = getattr(json.encoder, "c_make_encoder", None)
-
-
-# The same encoder as json's C object, made once rather than per message.
-_WIRE_ENCODER = None if _make_encoder is None else _make_encoder(
-    None, _ENCODER.default, _encode_str, None, ":", ",", False, False, False)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_dumps_message = _ENCODER.encode  # or _fast_dumps: see _use_accelerators
 
 
 def _encode(message: Any) -> bytes:
     """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
-    text = _ENCODER.encode(message) if _WIRE_ENCODER is None else "".join(_WIRE_ENCODER(message, 0))
-    return text.encode("utf-8") + b"\n"
+    text = _dumps_message(message)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # A lone surrogate (a client's "\ud800", echoed in an id or an error
+        # text) has no UTF-8 form; JSON's \u escapes carry it.
+        return json.dumps(message, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
+    """The wire bytes of ``frame(result)``: a result inside its response."""
+    return _encode(frame(result))
 
 
 def _reject_constant(name: str) -> Any:
@@ -3536,18 +3400,172 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 # ---------------------------------------------------------------------------
 # 14. Accelerators
 # ---------------------------------------------------------------------------
-
+#
+# The json package's pattern.  Every rule above is complete and correct on its
+# own.  Each accelerator here computes exactly what one rule computes, faster,
+# for the shapes that dominate real traffic, and hands anything else to that
+# rule.  _use_accelerators() is the one place that picks between them: on by
+# default, off with MCP_REF_PURE=1 in the environment.  The test suite runs
+# both ways and checks that each accelerator fires where it should.
+#
+#   accelerator          the rule it replaces        what it speeds up
+#   -------------------  --------------------------  ----------------------------------
+#   _fast_pretty         _pretty (section 4)         the content text of every result
+#   _FastCompiler        _Compiler (section 6)       objects of generated schemas, lists of them
+#   _fast_structured     _structured_result (8)      lists of flat objects: text and JSON in one pass
+#   _fast_encode_reply   _encode_reply (12)          puts that JSON into the response as written
+#   _fast_dumps          _dumps_message (12)         every message: json's C encoder, made once
+#
+# Each was measured alone with bench/bench.py; an accelerator that did not pay
+# there was removed.
 
 _chain = itertools.chain.from_iterable
+_encode_str = json.encoder.encode_basestring  # C-accelerated where json has its C part; no \u escapes
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)  # None where json has no C part
 
 
-def _exact_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
-                floats: List[str]) -> Callable[[List[Any]], Optional[List[Any]]]:
-    """For the items of a list schema whose objects have only leaf properties:
-    a list of dicts, or of instances of one dataclass, each with exactly the
-    declared keys in order and values of exactly their types (the usual list
-    result), is checked in a few passes over all of its members, not with a
-    call per item.  None when any item needs that call."""
+def _fast_pretty(value: Any, newline: str = "\n") -> str:
+    """_pretty: ``json.dumps(value, indent=2, ensure_ascii=False)``.
+
+    json falls back to its pure-Python encoder whenever ``indent`` is set; this
+    recursion writes the same text with json's C string encoder for the leaves
+    and the common leaves inline.  Checked against json.dumps by the tests."""
+    tp = type(value)
+    if tp is str:
+        return _encode_str(value)
+    if tp is dict:
+        if not value:
+            return "{}"
+        inner = newline + "  "
+        items = []
+        for k, v in value.items():
+            kind = type(v)  # the common leaves inline: one call less per value
+            if kind is str:
+                text = _encode_str(v)
+            elif kind is int:
+                text = int.__repr__(v)
+            elif kind is float and v - v == 0:  # finite (_is_finite, inline)
+                text = float.__repr__(v)
+            else:
+                text = _fast_pretty(v, inner)
+            items.append(_encode_str(k) + ": " + text)
+        return "{" + inner + ("," + inner).join(items) + newline + "}"
+    if tp is list:
+        if not value:
+            return "[]"
+        inner = newline + "  "
+        return "[" + inner + ("," + inner).join([_fast_pretty(v, inner) for v in value]) + newline + "]"
+    if value is None:
+        return "null"
+    if tp is bool:
+        return "true" if value else "false"
+    if tp is float:
+        if not _is_finite(value):
+            raise _NotJSON("Input should be a finite number", "finite_number")
+        return float.__repr__(value)
+    return int.__repr__(value)
+
+
+# Python types that are, exactly and without conversion, a JSON Schema type
+# (bool is not an integer; a float becomes one only through the rule).
+_EXACT = {"string": str, "integer": int, "boolean": bool, "number": float}
+if TYPE_CHECKING:
+    _Shape = Tuple[Tuple[str, ...], Tuple[type, ...], List[str]]  # keys, their types, the float keys
+
+
+class _FastCompiler(_Compiler):
+    """_Compiler, with a faster step for the objects that the schema builder
+    makes (declared properties, extra keys dropped) and for lists of them."""
+
+    def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
+        super().__init__(root, mode, families)
+        self._plain: Dict[_Checker, Optional[_Shape]] = {}  # _object_step's checkers, and their leaf shape
+        self._lists: Dict[_Checker, Callable[[List[Any]], Optional[List[Any]]]] = {}  # item checker -> _fast_list
+
+    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
+        """_Compiler._object's check, in one loop: a leaf whose value is exactly
+        its JSON type is taken without a call; anything else is checked by its
+        property's checker, as the rule does; keys that need converting go the
+        general way from the start."""
+        leaves = {}
+        for key, sub_schema in (schema.get("properties") or {}).items():
+            kind = sub_schema.get("type") if isinstance(sub_schema, dict) else None
+            if isinstance(kind, str) and kind in _EXACT and not (set(sub_schema) - _ANNOTATION_KEYS):
+                leaves[key] = _EXACT[kind]
+        count = len(properties)
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if type(value) is not dict:
+                return general(value, loc, errors)
+            before = len(errors)
+            out: Dict[str, Any] = {}
+            for key, item in value.items():
+                leaf = leaves.get(key)
+                if leaf is not None and type(item) is leaf and (leaf is not float or item - item == 0):
+                    out[key] = item
+                    continue
+                sub = properties.get(key)
+                if sub is not None:
+                    out[key] = sub(item, loc + (key,), errors)
+                elif type(key) is not str:
+                    del errors[before:]
+                    return general(value, loc, errors)
+            if len(out) != count:  # some property absent: required and defaults as the rule
+                for key in required:
+                    if key not in value:
+                        errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
+                for key, default in defaults.items():
+                    out.setdefault(key, default)
+            return out
+
+        every_leaf = len(leaves) == count and tuple(leaves) == tuple(properties)
+        self._plain[check] = (tuple(leaves), tuple(leaves.values()), [k for k, t in leaves.items() if t is float]) \
+            if every_leaf else None
+        return check
+
+    def _sequence(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
+                  steps: List[_Checker]) -> _Checker:
+        general = super()._sequence(schema, type_step, steps)
+        if schema.get("type") != "object" or len(steps) != 1 or steps[0] not in self._plain:
+            return general
+        # An object schema with only that step: a dict goes straight to it (the
+        # type step would only confirm it is a dict), and so do the fields of a
+        # dataclass instance (what _native would make of it); anything else, the rule.
+        plain, shape = steps[0], self._plain[steps[0]]
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            kind = type(value)
+            if kind is dict:
+                return plain(value, loc, errors)
+            if kind not in _NATIVE and hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+                return plain(_dataclass_dict(value), loc, errors)
+            return general(value, loc, errors)
+
+        if shape is not None:
+            self._lists[check] = _fast_list(*shape)
+        return check
+
+    def _each_item(self, items: _Checker) -> Callable[[List[Any], Tuple[Any, ...], List[_ErrorItem]], List[Any]]:
+        each = super()._each_item(items)
+        fast = self._lists.get(items)
+        if fast is None:
+            return each
+
+        def each_fast(value: List[Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> List[Any]:
+            copied = fast(value)
+            return each(value, loc, errors) if copied is None else copied
+
+        return each_fast
+
+
+def _fast_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
+               floats: List[str]) -> Callable[[List[Any]], Optional[List[Any]]]:
+    """The items of a list whose schema is an object of leaf properties: a list
+    of dicts, or of instances of one dataclass, each with exactly the declared
+    keys in order and values of exactly their types (the usual list result),
+    is checked in a few passes over all of its members, not with a call per
+    item.  None when any item needs the call, which then says what is wrong."""
     key_list, type_list, width = list(keys), list(shape), len(keys)
     float_positions = [keys.index(key) for key in floats]
 
@@ -3560,7 +3578,7 @@ def _exact_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
             fields = values
         elif _DATACLASS_NAMES.get(kind) == keys:
             try:
-                fields = [value.__dict__ for value in values]
+                fields = [value.__dict__ for value in values]  # its fields and nothing else, in order
             except AttributeError:  # a dataclass with __slots__
                 return None
         else:
@@ -3574,27 +3592,22 @@ def _exact_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
         if list(map(type, members)) != type_list * n:
             return None
         for position in float_positions:  # each float column: a NaN or infinity makes the sum one
-            total = sum(members[position::width])
-            if total - total != 0:
-                return None  # the item checker says which (also when only the sum overflowed)
+            if not _is_finite(sum(members[position::width])):
+                return None  # (also when only the sum overflowed: the rule then decides)
         return list(map(dict, fields))
 
     return copy
 
 
 _LEAVES = frozenset((str, int, float, bool, _NoneType))
-
-
-_DICTS = frozenset((dict,))
-
-
+# json's C encoder writing ",\n  " between items: see _fast_structured.
 _ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
     None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
 
 
-class _Written:
+class _PreEncoded:
     """A checked ``structuredContent`` with its JSON text already written, so
-    that the message is not made to encode it a second time (_encode_result)."""
+    that the response is not made to encode it a second time (_fast_encode_reply)."""
 
     __slots__ = ("value", "json")
 
@@ -3603,62 +3616,80 @@ class _Written:
         self.json = json_text
 
 
-def _written(raw: Any, checked: Any) -> Optional[Tuple[List[Dict[str, Any]], str]]:
-    """The ``content`` blocks and the JSON text of a checked object of leaves
-    (a dataclass, say), or of a list of them; None for any other value.
+def _fast_structured(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
+    """_structured_result, for a list of at least two flat objects (each a
+    non-empty dict of leaves, one block of text each); any other value: the rule.
 
-    json's C encoder writes them in one pass: with ",\n  " between items, each
-    object comes out with exactly the line breaks of indent=2, which is its
-    text for the model; an encoded string never holds a raw newline, so
-    "},\n  {" occurs only between two objects and ",\n  " only between two
-    members: replaced by ",", they leave the JSON for ``structuredContent``.
-    """
-    if _ITEMS_ENCODER is None:
-        return None
-    if type(checked) is dict:
-        if not _one_json_text({type(raw)}):
-            return None
-        items = [checked]
-    elif type(checked) is list and type(raw) in (list, tuple) and checked and len(raw) == len(checked):
-        if not _one_json_text(set(map(type, raw))):
-            return None
-        items = checked
-    else:
-        return None
-    if not (_DICTS.issuperset(map(type, items)) and all(items)
-            and _LEAVES.issuperset(map(type, _chain(map(dict.values, items))))):
-        return None
+    json's C encoder writes the list in one pass: with ",\\n  " between items,
+    each object comes out with exactly the line breaks of indent=2, which is
+    its text for the model; an encoded string never holds a raw newline, so
+    "},\\n  {" occurs only between two objects and ",\\n  " only between two
+    members: replaced by ",", they leave the JSON for ``structuredContent``."""
+    if not (type(shown) is list and len(shown) > 1 and type(raw) in (list, tuple) and len(raw) == len(shown)
+            and _one_json_text(set(map(type, raw))) and set(map(type, shown)) == {dict} and all(shown)
+            and _LEAVES.issuperset(map(type, _chain(map(dict.values, shown))))):
+        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
     try:
-        text = "".join(_ITEMS_ENCODER(items, 0))
+        text = "".join(_ITEMS_ENCODER(shown, 0))  # type: ignore[misc]
     except ValueError:  # NaN or infinity: checked values have none, but never send them
-        return None
+        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
     blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
     data = text.replace(",\n  ", ",")
-    return blocks, (data if items is checked else data[1:-1])
+    return {"content": blocks, "structuredContent": _PreEncoded(structured, '{"result":' + data + "}" if wrap else data),
+            "isError": False}
 
 
 # Stands in for a written structuredContent while the rest of the message is
 # encoded: a string no tool returns (the process's own random suffix), and its
 # JSON text is checked to occur exactly once before it is replaced.
-_SLOT = "\x00mcp_ref:" + os.urandom(8).hex()
+_PLACEHOLDER = "\x00mcp_ref:" + os.urandom(8).hex()
+_PLACEHOLDER_JSON = _encode_str(_PLACEHOLDER).encode()
 
 
-_SLOT_JSON = _encode_str(_SLOT).encode()
-
-
-def _encode_written(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-    """``_encode(frame(result))``, with a _Written structuredContent put in as written."""
+def _fast_encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
+    """_encode_reply, with a _PreEncoded structuredContent put in as written."""
     written = result.get("structuredContent")
-    if type(written) is not _Written:
+    if type(written) is not _PreEncoded:
         return _encode(frame(result))
-    data = _encode(frame(dict(result, structuredContent=_SLOT)))
-    if data.count(_SLOT_JSON) == 1:
-        return data.replace(_SLOT_JSON, written.json.encode("utf-8"))
+    data = _encode(frame(dict(result, structuredContent=_PLACEHOLDER)))
+    if data.count(_PLACEHOLDER_JSON) == 1:
+        return data.replace(_PLACEHOLDER_JSON, written.json.encode("utf-8"))
     return _encode(frame(dict(result, structuredContent=written.value)))
 
 
+# The wire encoder as json's C object, made once rather than per message, and
+# without json's circular-reference check (a dictionary entry per container):
+# results are checked, and cycles refused, before they are encoded, and a cycle
+# that gets here anyway still ends in RecursionError.
+_C_ENCODER = None if _make_encoder is None else _make_encoder(
+    None, _ENCODER.default, _encode_str, None, ":", ",", False, False, False)
+
+
+def _fast_dumps(message: Any) -> str:
+    """_dumps_message, through json's C encoder made once."""
+    return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
+
+
+# -- the one place that picks ---------------------------------------------------
+
+_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _Compiler, "_structured_result": _structured_result,
+                          "_encode_reply": _encode_reply, "_dumps_message": _dumps_message}
+_ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
+                                 "_structured_result": _fast_structured, "_encode_reply": _fast_encode_reply,
+                                 "_dumps_message": _fast_dumps}
+
+
+def _use_accelerators(on: bool) -> None:
+    """Every rule above its accelerator (on), or its plain reference (off).
+    Tools registered earlier keep the checkers they were compiled with."""
+    globals().update(_ACCELERATORS if on and _make_encoder is not None else _RULES)
+
+
+_use_accelerators(os.environ.get("MCP_REF_PURE", "") in ("", "0"))
+
+
 # ---------------------------------------------------------------------------
-# Command line
+# 13. Command line
 # ---------------------------------------------------------------------------
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION]

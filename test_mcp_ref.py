@@ -791,7 +791,7 @@ class ContentTest(unittest.TestCase):
 
     def test_lists_checked_in_passes_agree_with_item_by_item(self) -> None:
         """A list of exact objects is checked in a few passes over its members
-        (_exact_list); whatever the list holds, the result is the one the item
+        (the accelerator _fast_list); whatever the list holds, the result is the one the item
         checker gives item by item."""
         import random
 
@@ -849,7 +849,7 @@ class ContentTest(unittest.TestCase):
                 return [server.call_tool("rows", {"case": i}) for i in range(len(cases))]
 
         in_passes = results()
-        with mock.patch.object(mcp_ref, "_exact_list", lambda *shape: lambda values: None):
+        with mock.patch.object(mcp_ref, "_fast_list", lambda *shape: lambda values: None):
             item_by_item = results()
         self.assertEqual(in_passes, item_by_item)
         self.assertGreater(sum(not r["isError"] for r in in_passes), 100)
@@ -972,13 +972,14 @@ class PrettyTextTest(unittest.TestCase):
             data = value()
             self.assertEqual(mcp_ref._pretty(data), json.dumps(data, indent=2, ensure_ascii=False))
         for bad in ([1.0, float("nan")], {"a": {"b": float("inf")}}, float("-inf")):
-            with self.assertRaises(mcp_ref._Fail):
+            with self.assertRaises(mcp_ref._NotJSON):
                 mcp_ref._pretty(bad)
 
     def test_objects_written_in_one_pass(self) -> None:
-        """_written: an object of leaves, or a list of them, gets its content text
-        and its JSON from one pass of json's C encoder; the same text as
-        json.dumps(indent=2), JSON that parses back to the value; None otherwise."""
+        """_fast_structured: a list of two or more objects of leaves gets its
+        content text and its JSON from one pass of json's C encoder: the same
+        text as json.dumps(indent=2), JSON that parses back to the value; any
+        other value gets exactly what the rule, _structured_result, gives."""
         import random
 
         rng = random.Random(11)
@@ -992,36 +993,39 @@ class PrettyTextTest(unittest.TestCase):
             items = [flat() for _ in range(rng.randint(1, 5))]
             if rng.random() < 0.2:  # one item that is not an object of leaves
                 items[rng.randrange(len(items))] = rng.choice([{}, {"a": [1]}, {"b": {"c": 1}}, [1, 2], "s", 3])
-            for raw, checked in ((items, items), (items[0], items[0])):
-                got = mcp_ref._written(raw, checked)
-                texts = [json.dumps(i, indent=2, ensure_ascii=False) for i in (checked if raw is items else [checked])]
-                flat_only = all(type(i) is dict and i and all(type(v) in (str, int, float, bool, type(None))
-                                                              for v in i.values())
-                                for i in (items if raw is items else [checked]))
-                if not flat_only:
-                    self.assertIsNone(got)
-                    continue
-                self.assertIsNotNone(got)
-                written += 1
-                blocks, data = got
-                self.assertEqual([b["text"] for b in blocks], texts)
-                self.assertEqual(json.loads(data), checked)
-                self.assertNotIn("\n", data)
-        self.assertGreater(written, 1000)
-        self.assertIsNone(mcp_ref._written([], []))
-        self.assertIsNone(mcp_ref._written([{"a": 1.0}, {"a": float("nan")}], [{"a": 1.0}, {"a": float("nan")}]))
-        self.assertIsNone(mcp_ref._written(["a"], [{"a": 1}]))  # a string item is its own text
-        with mock.patch.object(mcp_ref, "_ITEMS_ENCODER", None):
-            self.assertIsNone(mcp_ref._written({"a": 1}, {"a": 1}))
+            wrap = rng.random() < 0.5
+            structured = {"result": items} if wrap else items
+            got = mcp_ref._fast_structured(items, items, structured, wrap)
+            rule = mcp_ref._structured_result(items, items, structured, wrap)
+            flat_only = len(items) > 1 and all(
+                type(i) is dict and i and all(type(v) in (str, int, float, bool, type(None)) for v in i.values())
+                for i in items)
+            if not flat_only:
+                self.assertEqual(got, rule)
+                continue
+            written += 1
+            self.assertIs(type(got["structuredContent"]), mcp_ref._PreEncoded)
+            self.assertEqual(got["content"], rule["content"])
+            data = got["structuredContent"].json
+            self.assertEqual(json.loads(data), structured)
+            self.assertNotIn("\n", data)
+        self.assertGreater(written, 500)
+        nan = [{"a": 1.0}, {"a": float("nan")}]
+        with self.assertRaises(mcp_ref._NotJSON):  # as the rule: never sent
+            mcp_ref._fast_structured(nan, nan, nan, False)
+        strings = ["a", "b"]  # a string item is its own text
+        self.assertEqual(mcp_ref._fast_structured(strings, [{"a": 1}, {"a": 2}], strings, False)["structuredContent"],
+                         strings)
 
     def test_written_result_on_the_wire(self) -> None:
         """A written structuredContent is put into the message as it is; if the
         stand-in it replaces occurred anywhere else, the value is encoded instead."""
         structured = {"result": [{"a": 1}]}
-        for text in ("[a]", mcp_ref._SLOT):
+        for text in ("[a]", mcp_ref._PLACEHOLDER):
             result = {"content": [{"type": "text", "text": text}], "isError": False,
-                      "structuredContent": mcp_ref._Written(structured, '{"result":[{"a": 1}]}')}
-            message = json.loads(mcp_ref._encode_written(result, lambda r: {"jsonrpc": "2.0", "id": 1, "result": r}))
+                      "structuredContent": mcp_ref._PreEncoded(structured, '{"result":[{"a": 1}]}')}
+            message = json.loads(mcp_ref._fast_encode_reply(
+                result, lambda r: {"jsonrpc": "2.0", "id": 1, "result": r}))
             self.assertEqual(message["result"], {"content": [{"type": "text", "text": text}], "isError": False,
                                                  "structuredContent": structured})
 
@@ -1037,9 +1041,8 @@ class WireEncodingTest(unittest.TestCase):
                     {"jsonrpc": "2.0", "id": "x", "error": {"code": -32600, "message": "Invalid Request"}}]
         cyclic: Dict[str, Any] = {}
         cyclic["self"] = cyclic
-        for encoder in (mcp_ref._WIRE_ENCODER, None):
-            with self.subTest(c_encoder=encoder is not None), \
-                    mock.patch.object(mcp_ref, "_WIRE_ENCODER", encoder):
+        for dumps in (mcp_ref._fast_dumps, mcp_ref._ENCODER.encode):
+            with self.subTest(dumps=dumps), mock.patch.object(mcp_ref, "_dumps_message", dumps):
                 for message in messages:
                     self.assertEqual(mcp_ref._encode(message), json.dumps(
                         message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
@@ -1047,7 +1050,7 @@ class WireEncodingTest(unittest.TestCase):
                     mcp_ref._encode({"x": float("nan")})
                 with self.assertRaises(TypeError):
                     mcp_ref._encode({"x": object()})
-                with self.assertRaises(RecursionError):
+                with self.assertRaises((ValueError, RecursionError)):  # json's check, or the C encoder's depth
                     mcp_ref._encode(cyclic)
 
     def test_cyclic_passthrough_result_is_a_tool_error(self) -> None:
