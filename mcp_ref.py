@@ -9,34 +9,101 @@ handshake) and 2026-07-28 (stateless: ``server/discover`` and per-request
 ``mcp.server.MCPServer``: the same decorator, the same ``inputSchema`` and
 ``outputSchema``, the same ``content`` and ``structuredContent``.
 
-The return annotation IS the output schema:
-
-    annotation                                  structured output
-    ------------------------------------------  ---------------------------------
-    str, int, float, bool, bytes, None          wrapped: {"result": value}
-    list, tuple, set, Sequence, Union, Literal  wrapped: {"result": value}
-    dict[str, T]                                the object itself
-    dataclass, TypedDict, annotated class,      the object itself
-    pydantic BaseModel
-    class without annotations, datetime, Enum,  none: the tool is unstructured
-    Any, bare list or dict, content blocks
-
-Every result is checked against its schema before it leaves; a mismatch is a
-tool error (``isError: true``) whose text names the failing field.
-
 >>> server = MCPServer("demo")
 >>> @server.tool()
 ... def add(a: int, b: int = 1) -> int:
 ...     '''Add two numbers.'''
 ...     return a + b
->>> server.list_tools()[0]["outputSchema"]["properties"]
-{'result': {'title': 'Result', 'type': 'integer'}}
 >>> server.call_tool("add", {"a": "2"})
 {'content': [{'type': 'text', 'text': '3'}], 'structuredContent': {'result': 3}, 'isError': False}
 >>> print(server.call_tool("add", {"b": 2})["content"][0]["text"])
 Error executing tool add: 1 validation error for addArguments
 a
   Field required [type=missing, input_value={'b': 2}, input_type=dict]
+
+The return annotation IS the output schema (docs/servers/structured-output.md).
+Each row is one branch of ``_output_schema``, labelled with its row (section 9):
+
+    row  return annotation                            structured output
+    S1   structured_output=False                      none: content only
+    S2   no return annotation                         none (with structured_output=True: an error)
+    S3   CallToolResult                               none: the result is sent as returned
+    S4   Annotated[CallToolResult, T]                 T's schema; structured_content checked
+    S5   content blocks, Image, Audio                 none
+    S6   Any                                          none
+    S7   str, int, float, bool, bytes, None           wrapped: {"result": value}
+    S8   dict[str, T]                                 the object itself
+    S9   dict[K, T], K not str                        wrapped
+    S10  list, tuple, set, Union, Optional, Literal   wrapped
+    S11  pydantic BaseModel, TypedDict                the object itself
+    S12  dataclass, class with annotations            the object itself
+    S13  class without annotations, datetime, Enum    none (with structured_output=True: an error)
+
+Every result is checked against its schema before it leaves; a mismatch is a
+tool error (``isError: true``) whose text names the failing field.  One example
+per row (``schema`` shows what ``tools/list`` publishes as ``outputSchema``):
+
+>>> import dataclasses, typing
+>>> def schema(annotation, **options):
+...     def tool(): pass
+...     tool.__annotations__["return"] = annotation
+...     one = MCPServer("rows")
+...     one.add_tool(tool, **options)
+...     return one.list_tools()[0].get("outputSchema")
+>>> schema(int, structured_output=False) is None                        # S1
+True
+>>> schema(_MISSING) is None                                            # S2
+True
+>>> schema(CallToolResult) is None                                      # S3
+True
+>>> schema(typing.Annotated[CallToolResult, typing.List[int]])["properties"]     # S4
+{'result': {'items': {'type': 'integer'}, 'title': 'Result', 'type': 'array'}}
+>>> schema(typing.List[TextContent]) is None                            # S5
+True
+>>> schema(typing.Any) is None                                          # S6
+True
+>>> schema(int)["properties"]                                           # S7
+{'result': {'title': 'Result', 'type': 'integer'}}
+>>> schema(dict[str, float])                                            # S8
+{'additionalProperties': {'type': 'number'}, 'title': 'toolDictOutput', 'type': 'object'}
+>>> schema(typing.Dict[int, str])["properties"]["result"]["type"]      # S9
+'object'
+>>> schema(typing.Optional[str])["properties"]["result"]["anyOf"]      # S10
+[{'type': 'string'}, {'type': 'null'}]
+>>> class Movie(typing.TypedDict):
+...     title: str
+>>> schema(Movie)                                                       # S11
+{'properties': {'title': {'title': 'Title', 'type': 'string'}}, 'required': ['title'], 'title': 'Movie', 'type': 'object'}
+>>> @dataclasses.dataclass
+... class Point:
+...     x: float
+>>> schema(Point)["properties"]                                         # S12
+{'x': {'title': 'X', 'type': 'number'}}
+>>> class Station:
+...     def __init__(self): self.name = "a"
+>>> schema(Station) is None                                             # S13
+True
+
+Contents, in the order data flows (a section per topic; the spec page each follows):
+
+     1. Constants               revisions, error codes, _meta keys (basic/versioning, basic/index)
+     2. Errors                  the exceptions, pydantic's error text
+     3. Type introspection      reading annotations without importing typing or inspect
+     4. Python values as JSON   pydantic's JSON mode; the text the model reads
+     5. JSON Schema generation  annotations to pydantic's schemas (server/tools: inputSchema, outputSchema)
+     6. Validation              JSON Schema 2020-12 checkers, and the SDK's lax modes
+     7. Arguments               JSON arguments back into the parameters' Python types
+     8. Content                 content blocks and results (server/tools, "Tool Result")
+     9. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
+    10. MCPServer               the public API of the SDK's MCPServer
+    11. JSON-RPC dispatch       routing and per-revision fields (basic/lifecycle, server/tools,
+                                server/utilities/pagination, server/utilities/caching)
+    12. Transports              wire encoding; stdio (basic/transports)
+    13. Command line            a small stdio client: list, call, serve
+    14. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+
+Context, resources, prompts and completion will be sections after 9 (Tools);
+the Streamable HTTP transport joins section 12.
 
 Run a server file with ``python mcp_ref.py serve server.py``, or call
 ``server.run()`` at the end of it.  ``python mcp_ref.py --help`` lists the
@@ -678,6 +745,8 @@ class _SchemaBuilder:
     # -- entry points -------------------------------------------------------
 
     def schema(self, tp: Any) -> Dict[str, Any]:
+        """The schema of one annotation, as pydantic's GenerateJsonSchema makes it;
+        classes go to ``$defs`` and are referenced.  Raises _Unsupported."""
         if isinstance(tp, str):
             raise _Unsupported(f"unresolved forward reference {tp!r}")
         if type(tp) is _typing("ForwardRef"):
@@ -706,7 +775,7 @@ class _SchemaBuilder:
             return self.ref(tp)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
-    def property(self, tp: Any, name: str, default: Any = _MISSING) -> Dict[str, Any]:
+    def field_schema(self, tp: Any, name: str, default: Any = _MISSING) -> Dict[str, Any]:
         """A field's schema: the type's, plus title and default as pydantic adds them."""
         schema = self.schema(tp)
         if "title" not in schema and not self._is_ref_like(schema):
@@ -781,7 +850,7 @@ class _SchemaBuilder:
         args = _args(tp)
         abc = _module("collections.abc")
         if origin is tuple:
-            return self.tuple(tp, args)
+            return self.tuple_schema(tp, args)
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
             return {"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True}
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
@@ -792,7 +861,7 @@ class _SchemaBuilder:
             return {"additionalProperties": self.schema(args[1]), "type": "object"}
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
-    def tuple(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
         if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
             return {"items": {}, "type": "array"}
         if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
@@ -851,7 +920,7 @@ class _SchemaBuilder:
         properties = {}
         required = []
         for name, tp, default, is_required in fields:
-            properties[name] = self.property(tp, name, default)
+            properties[name] = self.field_schema(tp, name, default)
             if is_required:
                 required.append(name)
         schema: Dict[str, Any] = {}
@@ -1132,9 +1201,9 @@ class _Compiler:
             steps.extend(keyword_steps)
         if type_step is None and not steps:
             return self._anything
-        return self._sequence(schema, type_step, steps)
+        return self._steps_in_order(schema, type_step, steps)
 
-    def _sequence(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
+    def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
                   steps: List[_Checker]) -> _Checker:
         """The type step, then the keyword steps, as one checker."""
         lax = self.lax
@@ -2472,9 +2541,9 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
                 if default is not _MISSING:
                     schema["default"] = _jsonable(default)
             elif field is not None and not isinstance(field, Field):
-                schema = builder.property(_typing("Annotated")[p.annotation, field], p.name, _MISSING)
+                schema = builder.field_schema(_typing("Annotated")[p.annotation, field], p.name, _MISSING)
             else:
-                schema = builder.property(p.annotation, p.name, default)
+                schema = builder.field_schema(p.annotation, p.name, default)
                 if isinstance(field, Field):
                     field.apply(schema)
         except (_Unsupported, _NotJSON) as exc:
@@ -2491,69 +2560,100 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.families
 
 
+# The structured-output rules of docs/servers/structured-output.md, one branch
+# each, tried in this order; the module docstring shows every row at work.
+#
+#   row  return annotation                               outputSchema                 the page's section
+#   ---  ----------------------------------------------  ---------------------------  -------------------------
+#   S1   structured_output=False                         none                         Opting out
+#   S2   no return annotation                            none; True: error E1         Opting out
+#   S3   CallToolResult                                  none; the result as returned (tip: CallToolResult)
+#   S4   Annotated[CallToolResult, T]                    T's (S7-S13); checked        (the SDK's own rule)
+#   S5   content blocks, Image, Audio, in a list/union   none                         A class without type hints
+#   S6   Any                                             none                         (the SDK on Python 3.11+)
+#   S7   str, int, float, bool, bytes, None              {"result": T}                The output schema
+#   S8   dict[str, T]                                    the object itself            Dictionaries
+#   S9   dict[K, T] with K not str                       {"result": T}                Dictionaries
+#   S10  list, tuple, set, Union, Optional, Literal...   {"result": T}                Lists
+#   S11  pydantic BaseModel, TypedDict                   the class's schema           Return a model; A TypedDict
+#   S12  dataclass, class with annotations               its annotations, as a model  A dataclass
+#   S13  class without annotations (datetime, Enum...)   none; True: error E2         A class without type hints
+#   E3   structured_output=True and T has no JSON Schema                    error     Opting out
+#
+# Without structured_output=True, a T that has no JSON Schema falls back to
+# unstructured with a line on stderr (the SDK does so silently).
+
 if TYPE_CHECKING:
     _Output = Tuple[Optional[Dict[str, Any]], bool, bool, Dict[str, str]]
-
-
 _UNSTRUCTURED: _Output = (None, False, False, {})
 
 
 def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) -> _Output:
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
-    families): the SDK's ``func_metadata`` rules, without its crashes."""
-    if structured is False:
+    families) by the table above: the SDK's ``func_metadata`` rules, without its crashes."""
+    if structured is False:  # S1
         return _UNSTRUCTURED
-    if annotation is _MISSING:
+    if annotation is _MISSING:  # S2
         if structured:
-            raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")
+            raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")  # E1
         return _UNSTRUCTURED
-    inner, metadata = (annotation, ())
-    if _is_annotated(annotation):
-        inner, metadata = annotation.__origin__, annotation.__metadata__
-    validate_ctr = False
+    inner, metadata = (annotation.__origin__, annotation.__metadata__) if _is_annotated(annotation) else (annotation, ())
+    check_result = False
     if _is_subclass(inner, CallToolResult) or (isinstance(inner, type) and inner.__name__ == "CallToolResult"):
-        if not metadata:
+        if not metadata:  # S3
             return _UNSTRUCTURED
-        annotation = inner = metadata[0]
-        validate_ctr = True
-    if structured is None and _returns_content(inner):
+        annotation = inner = metadata[0]  # S4
+        check_result = True
+    if structured is None and _returns_content(inner):  # S5
         return _UNSTRUCTURED
-    if _is_any(inner) and not structured:
-        return _UNSTRUCTURED  # SDK on Python 3.11+, where Any is a class without annotations
-    schema: Optional[Dict[str, Any]] = None
-    wrap = False
+    if structured is None and _is_any(inner):  # S6
+        return _UNSTRUCTURED
     builder = _SchemaBuilder()
     try:
-        if inner is None or inner is _NoneType or inner in (str, int, float, bool, bytes):
-            wrap = True
-        elif _origin(inner) is dict:  # dict[str, T], and typing.Dict[str, T] alike
-            args = _args(inner)
-            if len(args) == 2 and args[0] is str:
-                schema = builder.finish({**builder.schema(inner), "title": f"{fn_name}DictOutput"})
-            else:
-                wrap = True
-        elif _origin(inner) is not None or not isinstance(inner, type):
-            wrap = True  # lists, tuples, unions, Optional, Literal...
-        elif _is_pydantic_model(inner) or _is_typeddict(inner):
-            schema = builder.root(inner)
-        elif _has_annotations(inner):
-            # The SDK rebuilds every other annotated class (dataclasses included)
-            # as a model of its annotations: no docstring, class values as defaults.
-            schema = builder.finish(builder.annotated_class(inner))
-            builder.families[inner.__name__] = "model"
-        if wrap:
-            result = builder.property(annotation, "result")
-            schema = builder.finish({"properties": {"result": result}, "required": ["result"],
-                                     "title": f"{fn_name}Output", "type": "object"})
+        made = _structured_schema(fn_name, annotation, inner, builder)
     except (_Unsupported, _NotJSON) as exc:
-        if structured:
+        if structured:  # E3
             raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for structured "
                                    f"output ({exc})") from None
         print(f"mcp_ref: {fn_name} is unstructured: {exc}", file=sys.stderr)
         return _UNSTRUCTURED
-    if schema is None and structured:
-        raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for structured output")
-    return schema, wrap, validate_ctr, builder.families
+    if made is None:  # S13
+        if structured:
+            raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for "
+                                   "structured output")  # E2
+        return _UNSTRUCTURED
+    schema, wrap = made
+    return schema, wrap, check_result, builder.families
+
+
+def _structured_schema(fn_name: str, annotation: Any, inner: Any,
+                       builder: _SchemaBuilder) -> Optional[Tuple[Dict[str, Any], bool]]:
+    """Rows S7-S13 of the structured-output table: (outputSchema, wrapped), or None (S13)."""
+    if inner is None or inner is _NoneType or inner in (str, int, float, bool, bytes):  # S7
+        return _wrapped_schema(fn_name, annotation, builder)
+    if _origin(inner) is dict:
+        args = _args(inner)
+        if len(args) == 2 and args[0] is str:  # S8; typing.Dict[str, T] too, which the SDK wraps
+            return builder.finish({**builder.schema(inner), "title": f"{fn_name}DictOutput"}), False
+        return _wrapped_schema(fn_name, annotation, builder)  # S9
+    if _origin(inner) is not None or not isinstance(inner, type):  # S10
+        return _wrapped_schema(fn_name, annotation, builder)
+    if _is_pydantic_model(inner) or _is_typeddict(inner):  # S11
+        return builder.root(inner), False
+    if _has_annotations(inner):  # S12
+        # The SDK rebuilds every other annotated class (dataclasses included)
+        # as a model of its annotations: no docstring, class values as defaults.
+        schema = builder.finish(builder.annotated_class(inner))
+        builder.families[inner.__name__] = "model"
+        return schema, False
+    return None  # S13
+
+
+def _wrapped_schema(fn_name: str, annotation: Any, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
+    """``{"result": T}``, as the SDK wraps a value that is not a JSON object."""
+    result = builder.field_schema(annotation, "result")
+    return builder.finish({"properties": {"result": result}, "required": ["result"],
+                           "title": f"{fn_name}Output", "type": "object"}), True
 
 
 def _has_annotations(cls: type) -> bool:
@@ -3524,9 +3624,9 @@ class _FastCompiler(_Compiler):
             if every_leaf else None
         return check
 
-    def _sequence(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
+    def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
                   steps: List[_Checker]) -> _Checker:
-        general = super()._sequence(schema, type_step, steps)
+        general = super()._steps_in_order(schema, type_step, steps)
         if schema.get("type") != "object" or len(steps) != 1 or steps[0] not in self._plain:
             return general
         # An object schema with only that step: a dict goes straight to it (the
