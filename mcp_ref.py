@@ -2801,24 +2801,32 @@ class MCPServer:
         return json.loads(self._encode_result(tool, result, lambda r: r))  # type: ignore[no-any-return]
 
     def _invoke(self, tool: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        prepared = self._prepare(tool, arguments)
-        if "isError" in prepared:
-            return prepared
-        try:
-            value = tool.fn(**prepared["kwargs"])
-            if tool.is_async:
-                value = _run_coroutine(value)
-        except BaseException as exc:
-            return self._failure(tool, exc)
-        return self._finish(tool, value)
+        """One call, start to end, on this thread: a sync tool's pipeline never
+        waits, so it needs no event loop; an async tool's gets one of its own."""
+        pipeline = self._pipeline(tool, arguments)
+        if tool.is_async:
+            return _run_coroutine(pipeline)  # type: ignore[no-any-return]
+        return _complete_now(pipeline)
 
-    def _prepare(self, tool: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    async def _pipeline(self, tool: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        """prepare -> call -> finish: the one path of every call, sync or async.
+        Whatever is raised at any step becomes the call's tool error, so every
+        call ends in exactly one result."""
         try:
-            return {"kwargs": tool.arguments(arguments)}
+            kwargs = tool.arguments(arguments)
         except ValidationError as exc:
             return _tool_error(f"Error executing tool {tool.name}: {exc}")
         except RecursionError:
             return _tool_error(f"Error executing tool {tool.name}: arguments are nested too deeply")
+        except BaseException as exc:  # an argument's own code (a dataclass's __post_init__, say)
+            return self._failure(tool, exc)
+        try:
+            value = tool.fn(**kwargs)
+            if tool.is_async:
+                value = await value
+        except BaseException as exc:  # CancelledError too: the tool's own, or the client's (then unsent)
+            return self._failure(tool, exc)
+        return self._finish(tool, value)
 
     def _failure(self, tool: _Tool, exc: BaseException) -> Dict[str, Any]:
         if isinstance(exc, ToolError):
@@ -2839,7 +2847,7 @@ class MCPServer:
             return _tool_error(f"Error executing tool {tool.name}: {exc.msg}")
         except RecursionError:
             return _tool_error(f"Error executing tool {tool.name}: the result is cyclic or nested too deeply")
-        except Exception as exc:
+        except BaseException as exc:
             _log_exception(f"tool {tool.name!r} returned a value that cannot be sent", exc)
             return _tool_error(f"Error executing tool {tool.name}: the result cannot be converted to JSON "
                                f"({type(exc).__name__})")
@@ -2850,7 +2858,7 @@ class MCPServer:
         over ``max_result_bytes``, becomes a tool error (measured once, as sent)."""
         try:
             data = _encode_reply(result, frame)
-        except (TypeError, ValueError, RecursionError) as exc:
+        except Exception as exc:  # TypeError, ValueError, RecursionError from json; anything from a value's code
             _log_exception(f"tool {tool.name!r} returned a result that is not JSON", exc)
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result cannot be converted to "
                                              f"JSON ({type(exc).__name__})")))
@@ -2868,14 +2876,6 @@ class MCPServer:
         code = _StdioServer(self).serve()
         sys.exit(code)
 
-    def _impl(self, version: str) -> Dict[str, Any]:
-        info: Dict[str, Any] = {"name": self.name, "version": self.version}
-        if self.title is not None and _has(version, "impl.title"):
-            info["title"] = self.title
-        if _has(version, "impl.extra"):
-            extra = {"description": self.description, "websiteUrl": self.website_url, "icons": self.icons}
-            info.update(_jsonable(_drop_none(extra)))
-        return info
 
 
 def _tool_error(text: str) -> Dict[str, Any]:
@@ -2893,6 +2893,16 @@ def _run_coroutine(coro: Any) -> Any:
     import asyncio
 
     return asyncio.run(coro)
+
+
+def _complete_now(coro: Any) -> Any:
+    """The value of a coroutine that never waits, without an event loop."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    raise RuntimeError("a synchronous tool's call waited for something")
 
 
 # ---------------------------------------------------------------------------
@@ -2979,7 +2989,7 @@ class _Dispatcher:
         version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
         self.version = version
         result: Dict[str, Any] = {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
-                                  "serverInfo": self.server._impl(version)}
+                                  "serverInfo": _server_info(self.server, version)}
         if self.server.instructions is not None:
             result["instructions"] = self.server.instructions
         return result
@@ -3030,9 +3040,20 @@ class _Dispatcher:
         """Decorate a result for its revision (2026-07-28: resultType and serverInfo)."""
         if version in STATELESS_VERSIONS:
             meta = dict(result.get("_meta") or {})
-            meta[META_SERVER_INFO] = self.server._impl(str(version))
+            meta[META_SERVER_INFO] = _server_info(self.server, str(version))
             result = dict(result, resultType="complete", _meta=meta)
         return result
+
+
+def _server_info(server: MCPServer, version: str) -> Dict[str, Any]:
+    """The server's Implementation object with only the fields ``version`` defines."""
+    info: Dict[str, Any] = {"name": server.name, "version": server.version}
+    if server.title is not None and _has(version, "impl.title"):
+        info["title"] = server.title
+    if _has(version, "impl.extra"):
+        extra = {"description": server.description, "websiteUrl": server.website_url, "icons": server.icons}
+        info.update(_jsonable(_drop_none(extra)))
+    return info
 
 
 def _tool_for(tool: Dict[str, Any], version: str) -> Dict[str, Any]:
@@ -3115,14 +3136,14 @@ def _too_deep(value: Any, limit: int) -> bool:
 
 
 class _Pending:
-    """A tools/call in flight: how to cancel it, and whether it still counts."""
+    """A tools/call in flight: how to cancel it, and whether it is settled."""
 
     __slots__ = ("future", "cancelled", "settled", "started", "handed_off")
 
     def __init__(self) -> None:
         self.future: Any = None  # a pool or event-loop future; None while running inline
         self.cancelled = False  # notifications/cancelled: send nothing for it
-        self.settled = False  # counted out of the in-flight total
+        self.settled = False  # answered (or not, when cancelled) and counted out: _complete
         self.started = 0.0  # when an inline call began (_StdioServer.clock)
         self.handed_off = False  # the reading role passed to another thread meanwhile
 
@@ -3364,18 +3385,21 @@ class _StdioServer:
     def notification(self, method: str, params: Dict[str, Any]) -> None:
         if method == "notifications/cancelled":
             # basic/utilities/cancellation: stop waiting; send nothing for it.
+            key = _id_key(params.get("requestId"))
             with self.state:
-                calls = list(self.pending.get(_id_key(params.get("requestId")), ()))
+                calls = list(self.pending.get(key, ()))
             for call in calls:
                 call.cancelled = True
                 if call.future is not None and call.future.cancel():
-                    self._settle(call)  # a queued call that will never run
+                    self._complete(call, key, lambda: None)  # a queued call that will never run
         # notifications/initialized and any other notification need no action.
 
     # -- tools/call ----------------------------------------------------------------
 
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], version: str,
                    reply: Callable[[Any], None], inline: bool) -> None:
+        """Run a tools/call inline, on the pool or on the event loop; its one
+        response goes to ``reply`` (unless the client cancels it)."""
         call = _Pending()
         key = _id_key(id_)
         with self.state:
@@ -3385,45 +3409,48 @@ class _StdioServer:
             if inline:
                 call.started = self.clock()
                 self.inline = call
-        server = self.server
 
-        def complete(result: Dict[str, Any]) -> None:
+        def answer(result: Dict[str, Any]) -> None:
+            reply(self.server._encode_result(tool, _result_for(result, version), lambda r: {
+                "jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(r, version)}))
+
+        def complete(result: Optional[Dict[str, Any]]) -> None:
+            self._complete(call, key, lambda: answer(result or _tool_error(f"Error executing tool {tool.name}")))
+
+        if inline:
+            self._run_inline(call, tool, arguments, complete)
+        elif tool.is_async:
+            call.future = self._submit_async(tool, arguments, complete)
+        else:
+            call.future = self._submit_sync(tool, arguments, complete)
+
+    def _complete(self, call: _Pending, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
+        """Settle a call exactly once, on every path: answer it unless it was
+        cancelled (or ``answer`` is None), then count it out of the calls in
+        flight, whatever answering raised."""
+        with self.state:
+            if call.settled:
+                return
+            call.settled = True
+        try:
             if not call.cancelled:
-                reply(server._encode_result(tool, _result_for(result, version), lambda r: {
-                    "jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(r, version)}))
+                answer()
+        except BaseException as exc:  # a bug of ours: logged; the count below still happens
+            _log_exception("answering a call failed", exc)
+        finally:
             with self.state:
                 entries = self.pending.get(key, [])
                 if call in entries:
                     entries.remove(call)
                 if not entries:
                     self.pending.pop(key, None)
-                self._settle_locked(call)
+                self.in_flight -= 1
+                if self.draining and not self.in_flight:
+                    self.settled.notify_all()
 
-        if inline:
-            self._run_inline(call, server, tool, arguments, complete)
-        elif tool.is_async:
-            call.future = self._submit_async(server, tool, arguments, complete, call)
-        else:
-            call.future = self._submit_sync(server, tool, arguments, complete)
-
-    def _settle(self, call: _Pending) -> None:
-        with self.state:
-            self._settle_locked(call)
-
-    def _settle_locked(self, call: _Pending) -> None:
-        if not call.settled:
-            call.settled = True
-            self.in_flight -= 1
-            if self.draining and not self.in_flight:
-                self.settled.notify_all()
-
-    def _run_inline(self, call: _Pending, server: MCPServer, tool: _Tool, arguments: Dict[str, Any],
-                    complete: Callable[[Dict[str, Any]], None]) -> None:
-        try:
-            result = server._invoke(tool, arguments)
-        except BaseException as exc:  # never leave a request unanswered
-            _log_exception("internal error", exc)
-            result = _tool_error(f"Error executing tool {tool.name}")
+    def _run_inline(self, call: _Pending, tool: _Tool, arguments: Dict[str, Any],
+                    complete: Callable[[Optional[Dict[str, Any]]], None]) -> None:
+        result = _invoke_safely(self.server, tool, arguments)
         with self.state:
             if self.inline is call:
                 self.inline = None
@@ -3432,25 +3459,16 @@ class _StdioServer:
                 self.local.lost = True
         complete(result)
 
-    def _submit_sync(self, server: MCPServer, tool: _Tool, arguments: Dict[str, Any],
-                     complete: Callable[[Dict[str, Any]], None]) -> Any:
+    def _submit_sync(self, tool: _Tool, arguments: Dict[str, Any],
+                     complete: Callable[[Optional[Dict[str, Any]]], None]) -> Any:
         if self.pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            self.pool = ThreadPoolExecutor(max_workers=server.workers, thread_name_prefix="mcp_ref-tool")
+            self.pool = ThreadPoolExecutor(max_workers=self.server.workers, thread_name_prefix="mcp_ref-tool")
+        return self.pool.submit(lambda: complete(_invoke_safely(self.server, tool, arguments)))
 
-        def run() -> None:
-            try:
-                result = server._invoke(tool, arguments)
-            except BaseException as exc:  # never leave a request unanswered
-                _log_exception("internal error", exc)
-                result = _tool_error(f"Error executing tool {tool.name}")
-            complete(result)
-
-        return self.pool.submit(run)
-
-    def _submit_async(self, server: MCPServer, tool: _Tool, arguments: Dict[str, Any],
-                      complete: Callable[[Dict[str, Any]], None], call: _Pending) -> Any:
+    def _submit_async(self, tool: _Tool, arguments: Dict[str, Any],
+                      complete: Callable[[Optional[Dict[str, Any]]], None]) -> Any:
         import asyncio
 
         if self.loop is None:
@@ -3460,21 +3478,11 @@ class _StdioServer:
             threading.Thread(target=self.loop.run_forever, name="mcp_ref-loop", daemon=True).start()
 
         async def run() -> None:
+            result = None
             try:
-                prepared = server._prepare(tool, arguments)
-                if "isError" in prepared:
-                    complete(prepared)
-                    return
-                try:
-                    value = await tool.fn(**prepared["kwargs"])
-                except asyncio.CancelledError:
-                    raise
-                except BaseException as exc:
-                    complete(server._failure(tool, exc))
-                    return
-                complete(server._finish(tool, value))
-            finally:
-                self._settle(call)  # cancelled or not, it no longer counts
+                result = await self.server._pipeline(tool, arguments)
+            finally:  # also when cancelled, or when anything escaped the pipeline
+                complete(result)
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop)
 
@@ -3490,6 +3498,16 @@ class _StdioServer:
             except (BrokenPipeError, ValueError, OSError):
                 # The client closed our stdout: nobody is listening; end quietly.
                 os._exit(0)
+
+
+def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """server._invoke, never raising: None (answered as a plain tool error)
+    when something escaped the pipeline, which would be a bug of ours."""
+    try:
+        return server._invoke(tool, arguments)
+    except BaseException as exc:
+        _log_exception("internal error", exc)
+        return None
 
 
 def _id_key(id_: Any) -> Tuple[str, Any]:
