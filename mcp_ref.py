@@ -1714,7 +1714,11 @@ def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> 
         if tp is str:
             text = value.strip()
             if _is_int_text(text):
-                return int(text.split(".")[0]), None
+                try:
+                    return int(text.split(".")[0]), None
+                except ValueError:  # past Python's digit limit (sys.set_int_max_str_digits)
+                    return value, ("Unable to parse input string as an integer, exceeded maximum size",
+                                   "int_parsing_size")
             return value, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
     elif kind == "number":
         if tp is bool:
@@ -2697,8 +2701,11 @@ class MCPServer:
                              skipped without being held in memory (4 MiB);
       ``max_depth``          deeper JSON nesting in a message is refused (64);
       ``max_result_bytes``   a larger tool result becomes a tool error (16 MiB);
+      ``max_batch``          a JSON-RPC batch of more messages is refused (1000);
       ``page_size``          ``tools/list`` pages of this many tools, with cursors;
-      ``workers``            threads for synchronous tools (8).
+      ``workers``            threads for synchronous tools (8);
+      ``drain_timeout``      at the end of input, calls still running after this
+                             many seconds are answered with an error (10).
     Other keywords of the SDK's constructor (``debug``, ``log_level``,
     ``dependencies``, ...) are accepted and have no effect here.
     """
@@ -2717,7 +2724,9 @@ class MCPServer:
         max_message_bytes: int = 4 * 1024 * 1024,
         max_depth: int = 64,
         max_result_bytes: int = 16 * 1024 * 1024,
+        max_batch: int = 1000,
         workers: int = 8,
+        drain_timeout: float = 10.0,
         cache_ttl_ms: int = 0,
         cache_scope: str = "private",
         **sdk_settings: Any,
@@ -2733,7 +2742,9 @@ class MCPServer:
         self.max_message_bytes = max_message_bytes
         self.max_depth = max_depth
         self.max_result_bytes = max_result_bytes
+        self.max_batch = max_batch
         self.workers = workers
+        self.drain_timeout = drain_timeout
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
         self.settings = sdk_settings
@@ -2856,6 +2867,10 @@ class MCPServer:
                        frame: Callable[[Dict[str, Any]], Any]) -> bytes:
         """The wire bytes of ``frame(result)``; a result that is no JSON, or is
         over ``max_result_bytes``, becomes a tool error (measured once, as sent)."""
+        least = _least_size(result)
+        if least > self.max_result_bytes:  # refused before the whole message is made
+            return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result is at least {least} "
+                                             f"bytes of JSON, over this server's limit of {self.max_result_bytes}")))
         try:
             data = _encode_reply(result, frame)
         except Exception as exc:  # TypeError, ValueError, RecursionError from json; anything from a value's code
@@ -2863,8 +2878,8 @@ class MCPServer:
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result cannot be converted to "
                                              f"JSON ({type(exc).__name__})")))
         if len(data) > self.max_result_bytes:
-            return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result is {len(data)} bytes of "
-                                             f"JSON, over this server's limit of {self.max_result_bytes}")))
+            return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result is at least {len(data)} "
+                                             f"bytes of JSON, over this server's limit of {self.max_result_bytes}")))
         return data
 
     # -- serving ---------------------------------------------------------------
@@ -2876,6 +2891,18 @@ class MCPServer:
         code = _StdioServer(self).serve()
         sys.exit(code)
 
+
+
+def _least_size(result: Dict[str, Any]) -> int:
+    """A lower bound of a result's encoded size: its content's texts and data."""
+    size = 0
+    for block in result.get("content", ()):
+        if isinstance(block, dict):
+            for key in ("text", "data"):
+                value = block.get(key)
+                if isinstance(value, str):
+                    size += len(value)
+    return size
 
 
 def _tool_error(text: str) -> Dict[str, Any]:
@@ -2943,9 +2970,9 @@ class _Dispatcher:
         if id_ is not _MISSING and not _valid_id(id_):
             return "invalid", _RpcError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
         params = message.get("params", _MISSING)
-        if params is not _MISSING and params is not None and not isinstance(params, dict):
+        if params is not _MISSING and not isinstance(params, dict):  # null and arrays too: MCP's are objects
             if id_ is _MISSING:
-                return "notification", None
+                return "notification", None  # never answered, whatever it holds
             return "invalid", _RpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
         return ("notification", None) if id_ is _MISSING else ("request", id_)
 
@@ -3005,7 +3032,8 @@ class _Dispatcher:
         cursor = params.get("cursor")
         start = 0
         if cursor is not None:
-            if not isinstance(cursor, str) or not cursor.isdigit() or int(cursor) > len(tools):
+            if not (isinstance(cursor, str) and cursor.isascii() and cursor.isdigit() and len(cursor) < 10
+                    and int(cursor) <= len(tools)):
                 raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
             start = int(cursor)
         result: Dict[str, Any] = {"tools": tools[start:]}
@@ -3136,11 +3164,13 @@ def _too_deep(value: Any, limit: int) -> bool:
 
 
 class _Pending:
-    """A tools/call in flight: how to cancel it, and whether it is settled."""
+    """A tools/call in flight: where its response goes, how to cancel it, and
+    whether it is settled."""
 
-    __slots__ = ("future", "cancelled", "settled", "started", "handed_off")
+    __slots__ = ("id", "reply", "future", "cancelled", "settled", "started", "handed_off")
 
-    def __init__(self) -> None:
+    def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None]) -> None:
+        self.id, self.reply = id_, reply
         self.future: Any = None  # a pool or event-loop future; None while running inline
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete
@@ -3155,14 +3185,16 @@ class _StdioServer:
     ping, lists, errors) itself.  A synchronous tool runs inline on that reader
     too, because handing every call to another thread would cost more than
     most tools take; if it is still running after ``_HANDOFF`` seconds, a
-    watchdog gives the reading role to a new thread, so a slow tool never blocks
-    ping, tools/list or other calls.  Once ``workers`` calls run that way, new
-    calls queue for a pool of that size.  Async tools run on one event loop
-    thread.  Each response is written whole, under a lock.
+    watchdog gives the reading role to a new thread, and while any call runs
+    that way new calls go to a pool of ``workers`` threads, so a slow tool
+    holds up ping, tools/list or other calls once, for at most about
+    ``_HANDOFF + _WATCH``.  Async tools run on one event loop thread.  Each
+    response is written whole, under a lock.
     """
 
     _HANDOFF = 0.01  # seconds an inline call may hold up reading
     _WATCH = 0.01  # how often the watchdog looks
+    _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written
 
     def __init__(self, server: MCPServer) -> None:
         import threading
@@ -3174,7 +3206,7 @@ class _StdioServer:
         self.lock = threading.Lock()  # one response on stdout at a time
         self.state = threading.Lock()  # guards everything below
         self.settled = threading.Condition(self.state)
-        self.in_flight = 0
+        self.in_flight = 0  # calls and batches not yet settled
         self.draining = False  # _drain waits for in_flight to reach 0
         self.handed_off = 0  # inline calls whose thread gave up reading
         self.inline: Optional[_Pending] = None  # the call the current reader runs itself
@@ -3185,21 +3217,14 @@ class _StdioServer:
         self.loop: Any = None
         self.out: Any = None
         self.stdin: Any = None
+        self.stderr: Optional[_Stderr] = None
 
     # -- lifecycle -------------------------------------------------------------
 
     def serve(self) -> int:
         import threading
 
-        self.stdin = sys.stdin.buffer
-        # Keep the real stdout for protocol messages and point fd 1 at stderr,
-        # so print() in a tool, or a child process writing to fd 1, cannot
-        # corrupt the stream (stdio: "MUST NOT write anything ... that is not a
-        # valid MCP message").
-        sys.stdout.flush()
-        self.out = os.fdopen(os.dup(1), "wb")
-        os.dup2(2, 1)
-        sys.stdout = sys.stderr
+        self._take_standard_streams()
         self._install_signals()
         self._start_reader()
         threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
@@ -3207,6 +3232,23 @@ class _StdioServer:
             pass
         self._drain()
         return 0
+
+    def _take_standard_streams(self) -> None:
+        """The protocol owns stdin and stdout (stdio: "MUST NOT write anything
+        ... that is not a valid MCP message"): both move to private descriptors.
+        A tool, or a child process, then reads an empty stdin (input() gets
+        EOF instead of a request) and writes to stderr when it prints; and
+        stderr never blocks serving (_Stderr)."""
+        sys.stdout.flush()
+        self.stdin = os.fdopen(os.dup(0), "rb")
+        self.out = os.fdopen(os.dup(1), "wb")
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        sys.stdin = open(os.devnull, encoding="utf-8")
+        self.stderr = _Stderr(os.dup(2))
+        sys.stdout = sys.stderr = self.stderr  # type: ignore[assignment]
 
     def _install_signals(self) -> None:
         import signal
@@ -3219,25 +3261,41 @@ class _StdioServer:
                 signal.signal(getattr(signal, name), stop)
 
     def _exit_now(self) -> None:
-        # Prompt and clean: wait for a response being written, never cut one.
-        if self.lock.acquire(timeout=1.0):
+        # Prompt, and clean where the client allows: holding the lock, no new
+        # response starts; one being written gets _STOP_WAIT to finish (a client
+        # that does not read it in that time has it cut).
+        if self.lock.acquire(timeout=self._STOP_WAIT):
             try:
                 self.out.flush()
             except Exception:
                 pass
-        sys.stderr.flush()
+        self._exit()
+
+    def _exit(self) -> None:
+        if self.stderr is not None:
+            self.stderr.close(timeout=0.5)
         os._exit(0)
 
     def _drain(self) -> None:
-        """End of input: every request in flight is answered, then we exit 0."""
+        """End of input: every request in flight is answered, then exit 0; what
+        is still running after ``drain_timeout`` seconds is answered with an error."""
+        deadline = self.clock() + self.server.drain_timeout
         with self.state:
             self.draining = True
-            while self.in_flight:
-                self.settled.wait()
-        if self.pool is not None:
-            self.pool.shutdown(wait=True)
+            while self.in_flight and self.clock() < deadline:
+                self.settled.wait(max(0.0, deadline - self.clock()))
+            late = [(key, call) for key, calls in self.pending.items() for call in calls]
+        for key, call in late:
+            error = _RpcError(INTERNAL_ERROR, f"Internal error: the call did not finish within "
+                                              f"{self.server.drain_timeout:g} s of the end of input")
+            self._complete(call, key, lambda call=call: call.reply(_encode(_error_response(call.id, error))))
+        with self.state:  # batches waiting for those calls have written by now
+            late_batches = self.in_flight
+        if late_batches:
+            print(f"mcp_ref: {late_batches} batches unanswered at exit", file=sys.stderr)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.loop.stop)
+        self._exit()  # tool threads that never end must not hold the process
 
     # -- reading ---------------------------------------------------------------
 
@@ -3286,8 +3344,10 @@ class _StdioServer:
                 self.handed_off += 1
                 self.inline = None
             self._start_reader()
+            self._workers()  # the calls that follow go to the pool: start it here, off the reader's path
 
     def handle_line(self, line: bytes) -> None:
+        """One line of input: a message or a batch, answered or started; never raises."""
         try:
             message = _DECODER.decode(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -3296,7 +3356,7 @@ class _StdioServer:
             self.write(_error_response(None, _RpcError(PARSE_ERROR, f"Parse error: {reason}")))
             return
         # Each level of nesting opens with a bracket: a line with no more than
-        # max_depth of them cannot be too deep, and needs no walk.
+        # max_depth of them cannot be too deep, and needs no walk (a speed choice).
         limit = self.server.max_depth
         if line.count(b"{") + line.count(b"[") > limit and _too_deep(message, limit):
             self.write(_error_response(None, _RpcError(
@@ -3305,60 +3365,67 @@ class _StdioServer:
         if isinstance(message, list):
             self.handle_batch(message)
             return
-        try:
-            response = self.handle_message(message, self.write, inline=True)
-        except Exception as exc:  # a bug of ours: answer, log, keep serving
-            _log_exception("internal error", exc)
-            id_ = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
-            response = _error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error"))
-        if response is not None:
+        response = self._handle(message, self._send, inline=True)
+        if isinstance(response, dict):
             self.write(response)
 
-    def handle_batch(self, batch: List[Any]) -> None:
+    def handle_batch(self, members: List[Any]) -> None:
+        """A JSON-RPC batch (2025-03-26 only): each member handled like a single
+        message, calls concurrently; one array of the responses, written when
+        the last is ready.  No thread waits for it."""
         version = self.rpc.version
         if version not in _BATCH_VERSIONS:
             self.write(_error_response(None, _RpcError(
                 INVALID_REQUEST, f"Invalid Request: JSON-RPC batches are not part of protocol revision "
                                  f"{version or '(none negotiated)'}")))
-            return
-        if not batch:
+        elif not members:
             self.write(_error_response(None, _RpcError(INVALID_REQUEST, "Invalid Request: empty batch")))
-            return
-        import threading
+        elif len(members) > self.server.max_batch:
+            self.write(_error_response(None, _RpcError(
+                INVALID_REQUEST, f"Invalid Request: a batch of {len(members)} messages, over this server's "
+                                 f"limit of {self.server.max_batch}")))
+        else:
+            with self.state:
+                self.in_flight += 1  # the batch itself, until its reply is written
+            batch = _Batch(len(members), self._batch_done)
+            for message in members:
+                response = self._handle(message, batch.add, inline=False)
+                if response is not _STARTED:
+                    batch.add(None if response is None else _encode(response))
 
-        def run() -> None:
-            responses = []
-            for message in batch:
-                box: List[Dict[str, Any]] = []
-                done = threading.Event()
-
-                def reply(response: Any, box: List[Dict[str, Any]] = box, done: threading.Event = done) -> None:
-                    box.append(json.loads(response) if isinstance(response, bytes) else response)
-                    done.set()
-
-                immediate = self.handle_message(message, reply)
-                if immediate is not None:
-                    responses.append(immediate)
-                elif self.rpc.classify(message)[0] == "request":
-                    done.wait()
-                    responses.extend(box)
-            if responses:
-                self.write(responses)
-
-        threading.Thread(target=run, daemon=True).start()
+    def _batch_done(self, parts: List[bytes]) -> None:
+        try:
+            if parts:  # nothing at all is sent for a batch of notifications (JSON-RPC 2.0, "Batch")
+                self.write(b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n")
+        finally:
+            with self.state:
+                self.in_flight -= 1
+                if self.draining and not self.in_flight:
+                    self.settled.notify_all()
 
     # -- one message -------------------------------------------------------------
 
-    def handle_message(self, message: Any, reply: Callable[[Any], None],
-                       inline: bool = False) -> Optional[Dict[str, Any]]:
-        """The immediate response, or None (a notification, or a call answered later)."""
+    def _handle(self, message: Any, reply: Callable[[Optional[bytes]], None], inline: bool) -> Any:
+        """handle_message, never raising: a bug of ours is answered with
+        -32603 (a notification, as ever, is not answered)."""
+        try:
+            return self.handle_message(message, reply, inline)
+        except Exception as exc:
+            _log_exception("internal error", exc)
+            id_ = message.get("id") if isinstance(message, dict) else None
+            return _error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")) if _valid_id(id_) else None
+
+    def handle_message(self, message: Any, reply: Callable[[Optional[bytes]], None],
+                       inline: bool = False) -> Any:
+        """The immediate response; None for a notification or a response;
+        _STARTED for a call that ``reply`` will answer (None there: cancelled)."""
         kind, detail = self.rpc.classify(message)
         if kind == "invalid":
             id_ = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
             return _error_response(id_, detail)
         if kind == "response":
             return None  # we send no requests, so no response is awaited
-        params = message.get("params") or {}
+        params = message.get("params", {})
         if kind == "notification":
             self.notification(message["method"], params if isinstance(params, dict) else {})
             return None
@@ -3377,15 +3444,15 @@ class _StdioServer:
         except _RpcError as exc:
             return _error_response(id_, exc)
         self.start_call(id_, tool, arguments, str(version), reply, inline)
-        return None
+        return _STARTED
 
     def _ok(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         return {"jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(result, version)}
 
     def notification(self, method: str, params: Dict[str, Any]) -> None:
-        if method == "notifications/cancelled":
+        if method == "notifications/cancelled" and _valid_id(params.get("requestId")):
             # basic/utilities/cancellation: stop waiting; send nothing for it.
-            key = _id_key(params.get("requestId"))
+            key = _id_key(params["requestId"])
             with self.state:
                 calls = list(self.pending.get(key, ()))
             for call in calls:
@@ -3397,15 +3464,16 @@ class _StdioServer:
     # -- tools/call ----------------------------------------------------------------
 
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], version: str,
-                   reply: Callable[[Any], None], inline: bool) -> None:
+                   reply: Callable[[Optional[bytes]], None], inline: bool) -> None:
         """Run a tools/call inline, on the pool or on the event loop; its one
-        response goes to ``reply`` (unless the client cancels it)."""
-        call = _Pending()
+        response goes to ``reply`` (None there when the client cancelled it)."""
+        call = _Pending(id_, reply)
         key = _id_key(id_)
         with self.state:
             self.in_flight += 1
             self.pending.setdefault(key, []).append(call)
-            inline = inline and not tool.is_async and self.handed_off < self.server.workers
+            # While a call runs handed off (a slow one), the next ones go to the pool.
+            inline = inline and not tool.is_async and not self.handed_off
             if inline:
                 call.started = self.clock()
                 self.inline = call
@@ -3426,14 +3494,16 @@ class _StdioServer:
 
     def _complete(self, call: _Pending, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """Settle a call exactly once, on every path: answer it unless it was
-        cancelled (or ``answer`` is None), then count it out of the calls in
-        flight, whatever answering raised."""
+        cancelled, then count it out of the calls in flight, whatever answering
+        raised."""
         with self.state:
             if call.settled:
                 return
             call.settled = True
         try:
-            if not call.cancelled:
+            if call.cancelled:
+                call.reply(None)
+            else:
                 answer()
         except BaseException as exc:  # a bug of ours: logged; the count below still happens
             _log_exception("answering a call failed", exc)
@@ -3460,12 +3530,14 @@ class _StdioServer:
         complete(result)
 
     def _submit_sync(self, tool: _Tool, arguments: Dict[str, Any],
-                     complete: Callable[[Optional[Dict[str, Any]]], None]) -> Any:
-        if self.pool is None:
-            from concurrent.futures import ThreadPoolExecutor
+                     complete: Callable[[Optional[Dict[str, Any]]], None]) -> _Job:
+        return self._workers().submit(lambda: complete(_invoke_safely(self.server, tool, arguments)))
 
-            self.pool = ThreadPoolExecutor(max_workers=self.server.workers, thread_name_prefix="mcp_ref-tool")
-        return self.pool.submit(lambda: complete(_invoke_safely(self.server, tool, arguments)))
+    def _workers(self) -> _Workers:
+        with self.state:
+            if self.pool is None:
+                self.pool = _Workers(self.server.workers)
+            return self.pool  # type: ignore[no-any-return]
 
     def _submit_async(self, tool: _Tool, arguments: Dict[str, Any],
                       complete: Callable[[Optional[Dict[str, Any]]], None]) -> Any:
@@ -3488,6 +3560,11 @@ class _StdioServer:
 
     # -- writing ---------------------------------------------------------------
 
+    def _send(self, data: Optional[bytes]) -> None:
+        """A single request's reply: its response, or None (cancelled: nothing)."""
+        if data is not None:
+            self.write(data)
+
     def write(self, message: Any) -> None:
         """Write one message (a dict, or bytes already encoded) whole, under the lock."""
         data = message if isinstance(message, bytes) else _encode(message)
@@ -3498,6 +3575,130 @@ class _StdioServer:
             except (BrokenPipeError, ValueError, OSError):
                 # The client closed our stdout: nobody is listening; end quietly.
                 os._exit(0)
+
+
+_STARTED: Any = object()  # handle_message: a call was started, its reply comes later
+
+
+class _Job:
+    """A call queued for the _Workers: cancelled only while it waits."""
+
+    __slots__ = ("run", "state", "lock")
+
+    def __init__(self, run: Callable[[], None]) -> None:
+        import threading
+
+        self.run, self.state, self.lock = run, "queued", threading.Lock()
+
+    def cancel(self) -> bool:
+        with self.lock:
+            if self.state == "queued":
+                self.state = "cancelled"
+            return self.state == "cancelled"
+
+
+class _Workers:
+    """A fixed number of daemon threads for synchronous calls, all started at
+    once, so that no call waits for a thread to start (concurrent.futures
+    starts one per submit, and its threads hold the process at exit)."""
+
+    def __init__(self, count: int) -> None:
+        import queue
+        import threading
+
+        self.jobs: Any = queue.SimpleQueue()
+        for n in range(max(1, count)):
+            threading.Thread(target=self._work, name=f"mcp_ref-tool-{n}", daemon=True).start()
+
+    def submit(self, run: Callable[[], None]) -> _Job:
+        job = _Job(run)
+        self.jobs.put(job)
+        return job
+
+    def _work(self) -> None:
+        while True:
+            job = self.jobs.get()
+            with job.lock:
+                if job.state != "queued":
+                    continue
+                job.state = "running"
+            job.run()  # never raises: the calls' own wrappers answer for them
+
+
+class _Batch:
+    """The replies of one JSON-RPC batch, handed to ``done`` together when the
+    last member is answered (a notification, or a cancelled call: no reply)."""
+
+    def __init__(self, members: int, done: Callable[[List[bytes]], None]) -> None:
+        import threading
+
+        self.waiting = members
+        self.parts: List[bytes] = []
+        self.done = done
+        self.lock = threading.Lock()
+
+    def add(self, reply: Optional[bytes]) -> None:
+        with self.lock:
+            if reply is not None:
+                self.parts.append(reply)
+            self.waiting -= 1
+            last = self.waiting == 0
+        if last:
+            self.done(self.parts)
+
+
+class _Stderr:
+    """sys.stderr (and sys.stdout) while serving: whatever the server or a tool
+    writes is queued for a thread that writes it out, so a client that never
+    reads stderr cannot stall serving; past ``limit`` queued writes, writes
+    are dropped and counted."""
+
+    encoding = "utf-8"
+    errors = "backslashreplace"
+
+    def __init__(self, fd: int, limit: int = 10000) -> None:
+        import queue
+        import threading
+
+        self.fd = fd
+        self.queue: Any = queue.Queue(limit)
+        self.dropped = 0
+        threading.Thread(target=self._pump, name="mcp_ref-stderr", daemon=True).start()
+
+    def write(self, text: str) -> int:
+        try:
+            self.queue.put_nowait(text)
+        except Exception:  # queue.Full
+            self.dropped += 1
+        return len(text)
+
+    def _pump(self) -> None:
+        while True:
+            text = self.queue.get()
+            try:
+                os.write(self.fd, text.encode("utf-8", "backslashreplace"))
+            except OSError:
+                pass  # nobody reads stderr any more: keep draining the queue
+            self.queue.task_done()
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return False
+
+    def close(self, timeout: float) -> None:
+        """Give the queue ``timeout`` seconds to reach stderr, saying what was dropped."""
+        import time
+
+        if self.dropped:
+            self.write(f"mcp_ref: {self.dropped} writes to stderr were dropped (nobody was reading it)\n")
+        deadline = time.monotonic() + timeout
+        while self.queue.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.01)
 
 
 def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
