@@ -1389,13 +1389,16 @@ class _Compiler:
             import re
 
             regex = re.compile(_translate_pattern(pattern))
+        lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, str):
                 return value
+            before = len(errors)
             _check_size(len(value), low, high, "String", "character", False, loc, value, errors,
                         ("string_too_short", "string_too_long"))
-            if regex is not None and not regex.search(value):
+            # pydantic (the lax modes) stops at a length error: the pattern is not even tried.
+            if regex is not None and not (lax and len(errors) > before) and not regex.search(value):
                 errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
                                          value))
             return value
