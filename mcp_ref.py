@@ -4014,8 +4014,8 @@ _use_accelerators(os.environ.get("MCP_REF_PURE", "") in ("", "0"))
 # 13. Command line
 # ---------------------------------------------------------------------------
 #
-#   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION]
-#   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
+#   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
+#   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
 #   python mcp_ref.py serve SERVER.py
 #
 # SERVER is a Python file that defines an mcp_ref MCPServer, or any other
@@ -4024,30 +4024,81 @@ _use_accelerators(os.environ.get("MCP_REF_PURE", "") in ("", "0"))
 # and speak JSON-RPC to it; --trace shows every message, both ways, on stderr.
 #
 # Exit codes: 0 done; 1 the tool reported an error (isError); 2 bad usage (an
-# unknown option, a missing file, a malformed key=value); 3 the server failed
-# (it exited, answered with a JSON-RPC error, or did not answer in time).
+# unknown option, a missing file, a file that fails to import or defines no
+# MCPServer, a command that cannot start, a malformed key=value or --json, no
+# such tool); 3 the server failed (it exited, answered with a JSON-RPC error,
+# sent something malformed, or did not answer in time).  A failure is one line
+# on stderr, never a traceback (no command at all gets the usage text).
 
 _USAGE = """usage: python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
        python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
+                               [--timeout SECONDS]
        python mcp_ref.py serve SERVER.py
 
 SERVER is a .py file defining an MCPServer, or a server command in quotes.
-key=value: the value is read as JSON when it parses (days=3, tags='["a"]'), else as text (city=London).
+key=value: the value is read as JSON when it parses (days=3, tags='["a"]'), else as text (city=London,
+x=NaN: NaN is not JSON); a number beyond a double (x=1e400) is refused: quote it to send text (x='"1e400"').
 --protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
 (per-request _meta; the default, falling back to the handshake for older servers).
+--timeout: seconds to wait for each answer, a positive number (30 by default).
 Exit codes: 0 done, 1 the tool reported isError, 2 bad usage, 3 the server failed."""
+
+# Seconds a server gets to exit once its stdin is closed, and again after SIGTERM.
+_GRACE = 1.0
 
 
 class _UsageError(Exception):
     """Bad command-line use: exit code 2."""
 
 
+class _Refused(_UsageError):
+    """Our own ``serve`` child refused the file and said why on stderr: exit
+    code 2, and nothing to add, so that stderr stays one line."""
+
+
 class _ServerFailed(Exception):
-    """The server died, timed out or answered with an error: exit code 3."""
+    """The server died, timed out, answered with an error or sent something
+    malformed: exit code 3."""
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if abs(value) == float("inf"):
+        raise OverflowError(text)  # not a ValueError: key=value must not take it for text
+    return value
+
+
+# NaN and Infinity are Python's, not JSON (RFC 8259).  1e400 is JSON's syntax,
+# but Python reads it as inf, which would go out as Infinity: refused as bad
+# usage.  The decoders are the command line's own.
+_SERVER_JSON = json.JSONDecoder(parse_constant=_not_json)
+_USER_JSON = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
+
+
+def _user_json(text: str, what: str) -> Any:
+    """``text`` read as JSON, or ValueError when it is not JSON.  JSON that
+    cannot be sent on (a number beyond a double, nesting too deep) is bad usage."""
+    try:
+        return _USER_JSON.decode(text)
+    except OverflowError as exc:
+        raise _UsageError(f"{what}: the number {exc} is beyond a double (it would be sent as Infinity, "
+                          f"which is not JSON); quote it to send text") from None
+    except RecursionError:
+        raise _UsageError(f"{what}: nested too deeply") from None
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """Text from a server (or a user's file) made fit for a one-line message."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _load_server(path: str) -> MCPServer:
-    """Import a server file and find its MCPServer."""
+    """Import a server file and find its MCPServer; every failure is bad usage."""
     import importlib.util
 
     if not os.path.isfile(path):
@@ -4059,31 +4110,49 @@ def _load_server(path: str) -> MCPServer:
         name = "_mcp_ref_server"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise _UsageError(f"cannot import {path}")
+        raise _UsageError(f"cannot import {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the file's own bug: what it raised, and where
+        raise _UsageError(f"cannot load {path}: {_raised(exc, path)}") from None
     servers = [v for v in vars(module).values() if isinstance(v, MCPServer)]
     if not servers:
         raise _UsageError(f"{path} defines no mcp_ref.MCPServer")
     return servers[0]
 
 
+def _raised(exc: BaseException, path: str) -> str:
+    """``ZeroDivisionError: division by zero (line 3)``, the line being the
+    last of ``path`` in the traceback (a SyntaxError names its own)."""
+    import traceback
+
+    where = ""
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        if os.path.abspath(frame.f_code.co_filename) == os.path.abspath(path):
+            where = f" (line {line})"
+    return _one_line(f"{type(exc).__name__}: {exc}", 300) + where
+
+
 class _Client:
     """A minimal stdio client, enough to list and call tools in every revision."""
 
-    def __init__(self, command: List[str], trace: bool, timeout: float) -> None:
+    def __init__(self, command: List[str], trace: bool, timeout: float, own: bool = False) -> None:
         import queue
         import subprocess
         import threading
 
         self.trace = trace
         self.timeout = timeout
+        self.own = own  # our own serve child: its exit code 2 is a file it refused
+        self.heard = False
         self.next_id = 0
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        except OSError as exc:
-            raise _UsageError(f"cannot start the server {command[0]!r}: {exc.strerror}") from None
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise _UsageError(f"cannot start the server {command[0]!r}: {reason}") from None
         self.lines: Any = queue.Queue()
 
         stdout = self.process.stdout
@@ -4102,16 +4171,20 @@ class _Client:
             print(f"{arrow} {json.dumps(message, ensure_ascii=False)}", file=sys.stderr, flush=True)
 
     def send(self, message: Dict[str, Any]) -> None:
+        try:
+            data = json.dumps(message, allow_nan=False).encode() + b"\n"
+        except (ValueError, RecursionError) as exc:  # only the user's arguments can do this
+            raise _UsageError(f"cannot send the arguments as JSON: {exc}") from None
         self._show("->", message)
         try:
-            self.stdin.write(json.dumps(message).encode() + b"\n")
+            self.stdin.write(data)
             self.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise _ServerFailed(self._died()) from None
+        except OSError:  # BrokenPipeError: it is gone
+            raise self._died(f"before reading {message.get('method', 'our answer')}") from None
 
     def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
-        """The response to one request (a dict with "result" or "error")."""
-        import queue
+        """The response to one request: an object with a "result" object or an
+        "error" object; anything else from the server is _ServerFailed."""
         import time
 
         self.next_id += 1
@@ -4119,34 +4192,103 @@ class _Client:
         self.send({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
         deadline = time.monotonic() + self.timeout
         while True:
-            try:
-                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
-            if line is None:
-                raise _ServerFailed(self._died(method))
-            try:
-                message = json.loads(line)
-            except ValueError:
-                raise _ServerFailed(f"the server wrote a line that is not JSON: {line[:200]!r}") from None
-            self._show("<-", message)
-            if isinstance(message, dict) and message.get("id") == id_:
-                return message
+            message = self._receive(method, deadline)
+            if "method" in message:  # the server's own request or notification
+                self._answer(message)
+            else:
+                return _response(message, id_, method)
 
-    def _died(self, method: str = "") -> str:
+    def _receive(self, method: str, deadline: float) -> Dict[str, Any]:
+        """The server's next message: one JSON object on one line."""
+        import queue
+        import threading
+        import time
+
+        # A huge --timeout would overflow the lock's wait.
+        wait = min(max(0.0, deadline - time.monotonic()), threading.TIMEOUT_MAX)
         try:
-            code = self.process.wait(timeout=5)
-        except Exception:
-            code = None
-        when = f" before answering {method}" if method else ""
-        return f"the server exited{when} (exit code {code})"
+            line = self.lines.get(timeout=wait)
+        except queue.Empty:
+            raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
+        if line is None:
+            raise self._died(f"before answering {method}")
+        self.heard = True
+        if not line.endswith(b"\n"):  # the cut last line of a server that exited
+            raise self._died(f"in the middle of its answer to {method}")
+        try:
+            message = _SERVER_JSON.decode(line.decode("utf-8"))
+        except RecursionError:
+            raise _ServerFailed(f"the server wrote JSON nested too deeply to read: {line[:100]!r}") from None
+        except ValueError as exc:
+            reason = _one_line(str(exc), 80)
+            raise _ServerFailed(f"the server wrote a line that is not JSON ({reason}): {line[:100]!r}") from None
+        self._show("<-", message)
+        if not isinstance(message, dict):
+            raise _ServerFailed(f"the server wrote JSON that is not an object: {line[:100]!r}")
+        return message
+
+    def _answer(self, message: Dict[str, Any]) -> None:
+        """Answer the server's own request (it may wait for that before it
+        answers ours): ping has an empty result; this client offers no other
+        method.  A notification needs nothing."""
+        id_ = message.get("id")
+        if type(id_) not in (int, str):  # a notification, or an id no answer could name
+            return
+        if message["method"] == "ping":
+            self.send({"jsonrpc": "2.0", "id": id_, "result": {}})
+        else:
+            self.send({"jsonrpc": "2.0", "id": id_, "error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}})
+
+    def _died(self, when: str) -> Exception:
+        """What to raise once the server has closed its end of a pipe."""
+        import subprocess
+
+        try:
+            code = self.process.wait(timeout=_GRACE)
+        except subprocess.TimeoutExpired:
+            return _ServerFailed(f"the server closed the pipe {when} but did not exit")
+        if self.own and code == 2 and not self.heard:
+            return _Refused()
+        how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+        return _ServerFailed(f"the server exited {when} ({how})")
 
     def close(self) -> None:
+        """Close the server's stdin, its cue to exit; one that does not, within
+        _GRACE seconds, is terminated, and then killed."""
+        import subprocess
+
         try:
             self.stdin.close()
-            self.process.wait(timeout=10)
-        except Exception:
-            self.process.kill()
+        except OSError:  # the flush, into a pipe the server has closed
+            pass
+        for stop in (None, self.process.terminate, self.process.kill):
+            try:
+                if stop is not None:
+                    stop()
+                self.process.wait(timeout=_GRACE)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+            except OSError:  # gone already
+                return
+
+
+def _response(message: Dict[str, Any], id_: int, method: str) -> Dict[str, Any]:
+    """``message`` checked as the response to our request ``id_``: one request
+    is in flight at a time, so any other response is the server's failure."""
+    got = message.get("id")
+    if got is None and "error" in message:  # about a line it could not read: no answer will follow
+        raise _ServerFailed(f"the server reported an error while {method} waited: {_error_text(message['error'])}")
+    if type(got) is not int or got != id_:  # 1.0, "1" and true are not the id 1
+        raise _ServerFailed(f"the server answered id {_one_line(json.dumps(got), 40)} while {method} (id {id_}) waited")
+    if ("result" in message) == ("error" in message):
+        both = "both" if "result" in message else "neither"
+        raise _ServerFailed(f"the server's answer to {method} has {both} result and error")
+    if "error" in message and not isinstance(message["error"], dict):
+        raise _ServerFailed(f"{method} failed: {_error_text(message['error'])}")
+    if "result" in message and not isinstance(message["result"], dict):
+        raise _ServerFailed(f"the server's result for {method} is not an object")
+    return message
 
 
 class _Session:
@@ -4156,8 +4298,6 @@ class _Session:
     def __init__(self, client: _Client, protocol: Optional[str]) -> None:
         self.client = client
         self.meta: Optional[Dict[str, Any]] = None
-        if protocol is not None and protocol not in _ALL_VERSIONS:
-            raise _UsageError(f"unknown protocol version {protocol!r}; choose one of {', '.join(_ALL_VERSIONS)}")
         if protocol in (None,) + STATELESS_VERSIONS:
             version = protocol or STATELESS_VERSIONS[-1]
             meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: {},
@@ -4166,64 +4306,94 @@ class _Session:
             if "result" in reply:
                 self.meta = meta
                 return
-            if protocol is not None or reply.get("error", {}).get("code") == UNSUPPORTED_PROTOCOL_VERSION:
-                raise _ServerFailed(f"server/discover failed: {_error_text(reply)}")
+            if protocol is not None or reply["error"].get("code") == UNSUPPORTED_PROTOCOL_VERSION:
+                raise _ServerFailed(f"server/discover failed: {_error_text(reply['error'])}")
         version = protocol or LATEST_HANDSHAKE_VERSION
         reply = client.request("initialize", {"protocolVersion": version, "capabilities": {},
                                               "clientInfo": {"name": "mcp_ref", "version": __version__}})
         if "result" not in reply:
-            raise _ServerFailed(f"initialize failed: {_error_text(reply)}")
+            raise _ServerFailed(f"initialize failed: {_error_text(reply['error'])}")
         client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """The result object of a request; a JSON-RPC error is _ServerFailed."""
         if self.meta is not None:
             params = dict(params, _meta=self.meta)
         reply = self.client.request(method, params)
         if "result" not in reply:
-            raise _ServerFailed(f"{method} failed: {_error_text(reply)}")
+            raise _ServerFailed(f"{method} failed: {_error_text(reply['error'])}")
         return reply["result"]  # type: ignore[no-any-return]
 
     def tools(self) -> List[Dict[str, Any]]:
+        """Every page of tools/list.  A cursor seen before would list forever."""
         tools: List[Dict[str, Any]] = []
         params: Dict[str, Any] = {}
+        seen = set()
         while True:
             result = self.request("tools/list", params)
-            tools.extend(result.get("tools", []))
+            tools.extend(_checked_tools(result.get("tools", [])))
             cursor = result.get("nextCursor")
-            if not cursor:
+            if cursor is None or cursor == "":
                 return tools
+            shown = _one_line(json.dumps(cursor), 80)
+            if not isinstance(cursor, str):
+                raise _ServerFailed(f"tools/list: nextCursor {shown} is not a string")
+            if cursor in seen:
+                raise _ServerFailed(f"tools/list: the server sent the cursor {shown} again (it would list forever)")
+            seen.add(cursor)
             params = {"cursor": cursor}
 
 
-def _error_text(reply: Dict[str, Any]) -> str:
-    error = reply.get("error") or {}
-    return f"{error.get('message', 'no message')} (JSON-RPC error {error.get('code')})"
+def _checked_tools(page: Any) -> List[Dict[str, Any]]:
+    """A page of tools/list's ``tools``: a list of objects, each with a name."""
+    if not isinstance(page, list):
+        raise _ServerFailed("tools/list: tools is not a list")
+    for index, tool in enumerate(page):
+        if not isinstance(tool, dict):
+            raise _ServerFailed(f"tools/list: tool {index} is not an object")
+        if not isinstance(tool.get("name"), str):
+            raise _ServerFailed(f"tools/list: tool {index} has no name (a string)")
+    return page
+
+
+def _error_text(error: Any) -> str:
+    if not isinstance(error, dict):
+        return f"an error that is not an object: {_one_line(json.dumps(error), 80)}"
+    message, code = error.get("message"), error.get("code")
+    text = _one_line(message) if isinstance(message, str) else "no message"
+    return f"{text} (JSON-RPC error {code if type(code) is int else 'without a code'})"
 
 
 def _summary(schema: Dict[str, Any]) -> str:
     """A schema in one line: ``city: string, days?: integer``."""
-    required = set(schema.get("required", ()))
+    required = schema.get("required")
+    required = set(r for r in required if isinstance(r, str)) if isinstance(required, list) else set()
+    properties = schema.get("properties")
     parts = []
-    for name, prop in (schema.get("properties") or {}).items():
+    for name, prop in (properties if isinstance(properties, dict) else {}).items():
         parts.append(f"{name}{'' if name in required else '?'}: {_type_word(prop)}")
     return ", ".join(parts) if parts else "(none)"
 
 
-def _type_word(schema: Any) -> str:
+def _type_word(schema: Any, depth: int = 0) -> str:
+    # A schema is the server's to write: any keyword may hold anything.
     if not isinstance(schema, dict):
         return "any"
+    if depth > 8:
+        return "..."
     if "$ref" in schema:
         return str(schema["$ref"]).rsplit("/", 1)[-1]
-    if "anyOf" in schema:
-        return " | ".join(_type_word(s) for s in schema["anyOf"])
-    if "enum" in schema or "const" in schema:
-        return " | ".join(json.dumps(v) for v in schema.get("enum", [schema.get("const")]))
+    if isinstance(schema.get("anyOf"), list):
+        return " | ".join(_type_word(s, depth + 1) for s in schema["anyOf"])
+    if isinstance(schema.get("enum"), list) or "const" in schema:
+        values = schema["enum"] if isinstance(schema.get("enum"), list) else [schema["const"]]
+        return " | ".join(json.dumps(v) for v in values)
     kind = schema.get("type", "any")
     if kind == "array":
-        return f"array of {_type_word(schema.get('items', {}))}"
+        return f"array of {_type_word(schema.get('items', {}), depth + 1)}"
     if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
-        return f"object of {_type_word(schema['additionalProperties'])}"
-    return str(kind)
+        return f"object of {_type_word(schema['additionalProperties'], depth + 1)}"
+    return " | ".join(map(str, kind)) if isinstance(kind, list) else str(kind)
 
 
 def _parse_pairs(pairs: List[str]) -> Dict[str, Any]:
@@ -4233,23 +4403,63 @@ def _parse_pairs(pairs: List[str]) -> Dict[str, Any]:
         if not sep or not key:
             raise _UsageError(f"expected key=value, got {pair!r}")
         try:
-            arguments[key] = json.loads(text, parse_constant=_reject_constant)
-        except ValueError:
+            arguments[key] = _user_json(text, f"{key}={_one_line(text, 40)}")
+        except ValueError:  # not JSON (NaN and Infinity are not): text
             arguments[key] = text
     return arguments
 
 
-def _cli(argv: List[str]) -> int:
-    options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": 30.0}
+def _arguments(pairs: List[str], json_text: Optional[str]) -> Dict[str, Any]:
+    """call's arguments: the key=value pairs, then --json's object over them."""
+    arguments = _parse_pairs(pairs)
+    if json_text is not None:
+        try:
+            extra = _user_json(json_text, "--json")
+        except ValueError as exc:
+            raise _UsageError(f"--json is not valid JSON: {exc}") from None
+        if not isinstance(extra, dict):
+            raise _UsageError("--json needs a JSON object")
+        arguments.update(extra)
+    return arguments
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):  # false for NaN too
+        raise _UsageError(f"--timeout needs a positive number of seconds, not {text!r}")
+    return seconds
+
+
+def _spawn(server: str) -> Tuple[List[str], bool]:
+    """The command that starts SERVER, and whether it is our own serve."""
+    if server.endswith(".py") and os.path.isfile(server):
+        return [sys.executable, os.path.abspath(__file__), "serve", server], True
+    if server.endswith(".py") and not any(c.isspace() for c in server):
+        raise _UsageError(f"no such file: {server}")
+    import shlex
+
+    try:
+        command = shlex.split(server)
+    except ValueError as exc:  # No closing quotation
+        raise _UsageError(f"cannot read the server command {server!r}: {exc}") from None
+    if not command:
+        raise _UsageError("the server command is empty")
+    return command, False
+
+
+def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
+    """The words and options of a command line, checked before any server
+    starts; None once --help or --version has answered."""
+    options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": "30"}
     words: List[str] = []
     it = iter(argv)
     for word in it:
-        if word in ("-h", "--help"):
-            print(_USAGE)
-            return 0
-        if word == "--version":
-            print(f"mcp_ref {__version__}")
-            return 0
+        if word in ("-h", "--help", "--version"):
+            print(f"mcp_ref {__version__}" if word == "--version" else _USAGE)
+            return None
         if word == "--trace":
             options["trace"] = True
         elif word in ("--protocol", "--json", "--timeout"):
@@ -4263,57 +4473,71 @@ def _cli(argv: List[str]) -> int:
             words.append(word)
     if len(words) < 2 or words[0] not in ("list", "call", "serve"):
         raise _UsageError(_USAGE)
+    if words[0] == "call" and len(words) < 3:
+        raise _UsageError("call needs a tool name: python mcp_ref.py call SERVER TOOL key=value ...")
+    if words[0] != "call" and len(words) > 2:
+        raise _UsageError(f"{words[0]} takes one SERVER, not {words[2]!r} too; "
+                          "quote a command line: \"node build/index.js\"")
+    if options["protocol"] is not None and options["protocol"] not in _ALL_VERSIONS:
+        raise _UsageError(f"unknown protocol version {options['protocol']!r}; "
+                          f"choose one of {', '.join(_ALL_VERSIONS)}")
+    options["timeout"] = _seconds(options["timeout"])
+    return words, options
+
+
+def _cli(argv: List[str]) -> int:
+    parsed = _read_argv(argv)
+    if parsed is None:
+        return 0
+    words, options = parsed
     command, server = words[0], words[1]
     if command == "serve":
         _load_server(server).run()
         return 0
-    if os.path.isfile(server):
-        spawn = [sys.executable, os.path.abspath(__file__), "serve", server]
-    elif server.endswith(".py") and not any(c.isspace() for c in server):
-        raise _UsageError(f"no such file: {server}")
-    else:
-        import shlex
-
-        spawn = shlex.split(server)
-    try:
-        timeout = float(options["timeout"])
-    except ValueError:
-        raise _UsageError(f"--timeout needs a number of seconds, not {options['timeout']!r}") from None
-    client = _Client(spawn, options["trace"], timeout)
+    spawn, own = _spawn(server)
+    arguments = _arguments(words[3:], options["json"]) if command == "call" else {}
+    # A server's text may hold lone surrogates, or characters stdout's encoding
+    # lacks: shown escaped rather than a UnicodeEncodeError.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
+    client = _Client(spawn, options["trace"], options["timeout"], own)
     try:
         session = _Session(client, options["protocol"])
         if command == "list":
             return _cli_list(session)
-        if len(words) < 3:
-            raise _UsageError("call needs a tool name: python mcp_ref.py call SERVER TOOL key=value ...")
-        arguments = _parse_pairs(words[3:])
-        if options["json"] is not None:
-            try:
-                extra = json.loads(options["json"])
-            except ValueError as exc:
-                raise _UsageError(f"--json is not valid JSON: {exc}") from None
-            if not isinstance(extra, dict):
-                raise _UsageError("--json needs a JSON object")
-            arguments.update(extra)
         return _cli_call(session, words[2], arguments)
     finally:
         client.close()
 
 
 def _cli_list(session: _Session) -> int:
-    for tool in session.tools():
-        title = f" ({tool['title']})" if tool.get("title") else ""
-        print(f"{tool['name']}{title}")
-        if tool.get("description"):
-            print("  " + tool["description"].replace("\n", "\n  "))
-        print(f"  input:  {_summary(tool.get('inputSchema', {}))}")
-        output = tool.get("outputSchema")
-        print(f"  output: {_summary(output) if output else '(unstructured: content only)'}")
-        print("  inputSchema:  " + json.dumps(tool.get("inputSchema"), indent=2).replace("\n", "\n  "))
-        if output:
-            print("  outputSchema: " + json.dumps(output, indent=2).replace("\n", "\n  "))
-        print()
+    tools = session.tools()
+    try:  # all of it checked and written out before a line is printed
+        text = "".join(_tool_text(tool) for tool in tools)
+    except RecursionError:
+        raise _ServerFailed("tools/list: a schema is nested too deeply to show") from None
+    print(text, end="")
     return 0
+
+
+def _tool_text(tool: Dict[str, Any]) -> str:
+    """A tool as list shows it; a field of the wrong type is the server's failure."""
+    for field, kind in (("title", str), ("description", str), ("inputSchema", dict), ("outputSchema", dict)):
+        if tool.get(field) is not None and not isinstance(tool[field], kind):
+            what = "a string" if kind is str else "an object"
+            raise _ServerFailed(f"tools/list: the {field} of tool {tool['name']!r} is not {what}")
+    title = f" ({tool['title']})" if tool.get("title") else ""
+    lines = [f"{tool['name']}{title}"]
+    if tool.get("description"):
+        lines.append("  " + tool["description"].replace("\n", "\n  "))
+    lines.append(f"  input:  {_summary(tool.get('inputSchema') or {})}")
+    output = tool.get("outputSchema")
+    lines.append(f"  output: {_summary(output) if output else '(unstructured: content only)'}")
+    lines.append("  inputSchema:  " + json.dumps(tool.get("inputSchema"), indent=2).replace("\n", "\n  "))
+    if output:
+        lines.append("  outputSchema: " + json.dumps(output, indent=2).replace("\n", "\n  "))
+    return "\n".join(lines) + "\n\n"
 
 
 def _cli_call(session: _Session, name: str, arguments: Dict[str, Any]) -> int:
@@ -4321,23 +4545,45 @@ def _cli_call(session: _Session, name: str, arguments: Dict[str, Any]) -> int:
     if name not in names:
         raise _UsageError(f"no tool named {name!r}; this server has: {', '.join(sorted(names)) or '(none)'}")
     result = session.request("tools/call", {"name": name, "arguments": arguments})
-    print("content:")
-    for block in result.get("content", []):
-        if block.get("type") == "text":
-            print("  " + block["text"].replace("\n", "\n  "))
+    is_error = result.get("isError")
+    if is_error is not None and not isinstance(is_error, bool):
+        raise _ServerFailed("tools/call: isError is not a boolean")
+    try:  # all of it checked and written out before a line is printed
+        text = _result_text(result)
+    except RecursionError:
+        raise _ServerFailed("tools/call: the result is nested too deeply to show") from None
+    print(f"{text}isError: {json.dumps(bool(is_error))}")
+    return 1 if is_error else 0
+
+
+def _result_text(result: Dict[str, Any]) -> str:
+    """content and structuredContent as call shows them; a malformed block is
+    the server's failure."""
+    content = result.get("content", [])
+    if not isinstance(content, list):
+        raise _ServerFailed("tools/call: content is not a list")
+    lines = ["content:"]
+    for index, block in enumerate(content):
+        if not isinstance(block, dict):
+            raise _ServerFailed(f"tools/call: content block {index} is not an object")
+        if block.get("type") != "text":
+            lines.append("  " + json.dumps(block))
+        elif isinstance(block.get("text"), str):
+            lines.append("  " + block["text"].replace("\n", "\n  "))
         else:
-            print("  " + json.dumps(block))
+            raise _ServerFailed(f"tools/call: text block {index} has no text (a string)")
     if "structuredContent" in result:
-        print("structuredContent:")
-        print("  " + json.dumps(result["structuredContent"], indent=2, ensure_ascii=False).replace("\n", "\n  "))
-    print(f"isError: {json.dumps(bool(result.get('isError')))}")
-    return 1 if result.get("isError") else 0
+        lines.append("structuredContent:")
+        lines.append("  " + json.dumps(result["structuredContent"], indent=2, ensure_ascii=False).replace("\n", "\n  "))
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """The ``mcp-ref`` command."""
     try:
         return _cli(sys.argv[1:] if argv is None else argv)
+    except _Refused:  # our serve child has said why, in one line
+        return 2
     except _UsageError as exc:
         print(f"mcp_ref: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,358 @@
+"""The command line: its client against servers that misbehave on purpose.
+
+Each fake server is a few lines of Python written to a temporary folder; the
+client runs as a subprocess, ``python mcp_ref.py list "python3 fake.py"``, as a
+user would run it.  Every test asserts the exit code, stdout, and a stderr of
+one line without a traceback: 0 done, 1 isError, 2 bad usage, 3 the server
+failed.
+"""
+
+import concurrent.futures
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from typing import Dict, List, NamedTuple, Optional, Sequence
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLI = os.path.join(HERE, "mcp_ref.py")
+QUICKSTART = os.path.join(HERE, "examples", "quickstart.py")
+# Deterministic: strict UTF-8 on the pipes, whatever the machine's locale.
+ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
+
+# A fake server's frame: it marks that it started, then answers line by line.
+# A method's handler is one line of Python with ``request`` in scope.
+PRELUDE = '''\
+import json, os, signal, sys, time
+
+open(__file__ + ".started", "w").close()
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+
+
+def raw(text):
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def answer(request, result):
+    send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
+
+def nested(depth):
+    schema = {}
+    for _ in range(depth):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+TOOL = {"name": "echo", "inputSchema": {"type": "object"}}
+
+for line in sys.stdin:
+    request = json.loads(line)
+    if "id" not in request or "method" not in request:
+        continue
+    method = request["method"]
+'''
+
+ECHO = {
+    "tools/list": "answer(request, {'tools': [TOOL]})",
+    "tools/call": "answer(request, {'content': [{'type': 'text', "
+                  "'text': json.dumps(request['params']['arguments'], sort_keys=True)}]})",
+}
+
+
+class Run(NamedTuple):
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def run_cli(args: Sequence[str], timeout: float = 12.0) -> Run:
+    start = time.monotonic()
+    try:
+        done = subprocess.run([sys.executable, "-S", CLI, *args], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=timeout, env=ENV)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"mcp_ref {' '.join(args)[:200]} still running after {timeout} s") from None
+    return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - start)
+
+
+def run_all(cases: Sequence[Sequence[str]]) -> List[Run]:
+    """Each command line's run, a few at a time (the module keeps under 15 s)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(run_cli, cases))
+
+
+class CliTestCase(unittest.TestCase):
+    def setUp(self) -> None:
+        self.folder = tempfile.mkdtemp(prefix="mcp_ref_cli_")
+        self.addCleanup(shutil.rmtree, self.folder, True)
+        self.count = 0
+
+    def write(self, name: str, text: str) -> str:
+        path = os.path.join(self.folder, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def fake(self, handlers: Optional[Dict[str, str]] = None) -> str:
+        """A fake server's command line.  ``handlers`` maps a method to its line
+        of Python ("*": every other method; by default an empty result)."""
+        methods = dict(ECHO, **(handlers or {}))
+        other = methods.pop("*", "answer(request, {})")
+        body = "".join(f"    {'elif' if n else 'if'} method == {m!r}:\n        {code}\n"
+                       for n, (m, code) in enumerate(methods.items()))
+        self.count += 1
+        path = self.write(f"fake{self.count}.py", f"{PRELUDE}{body}    else:\n        {other}\n")
+        return f"{shlex.quote(sys.executable)} -I -S {shlex.quote(path)}"
+
+    def started(self, command: str) -> bool:
+        return os.path.exists(shlex.split(command)[-1] + ".started")
+
+    def assertFailed(self, run: Run, code: int, *fragments: str) -> None:
+        """Exit ``code``, nothing on stdout, one line on stderr naming ``fragments``."""
+        self.assertEqual(run.code, code, run)
+        self.assertNotIn("Traceback", run.stderr)
+        self.assertEqual(len(run.stderr.splitlines()), 1, run.stderr)
+        self.assertTrue(run.stderr.startswith("mcp_ref: "), run.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, run.stderr)
+        self.assertEqual(run.stdout, "")
+
+
+class UsageTest(CliTestCase):
+    """The user's mistakes: exit 2, found before the server starts."""
+
+    def test_json_that_is_not_json_is_refused(self) -> None:
+        server = self.fake()
+        deep = '{"a": ' + "[" * 30_000 + "]" * 30_000 + "}"  # deeper than json reads
+        cases = {'{"a": NaN}': "not valid JSON", '{"a": [-Infinity]}': "not valid JSON",
+                 '{"a": 1e400}': "beyond a double", deep: "nested too deeply", "[1]": "a JSON object"}
+        runs = run_all([["call", server, "echo", "--json", text, "--timeout", "10"] for text in cases])
+        for (text, fragment), run in zip(cases.items(), runs):
+            with self.subTest(json=text[:30]):
+                self.assertFailed(run, 2, "--json", fragment)
+                self.assertLess(run.seconds, 5)
+        self.assertFalse(self.started(server))
+
+    def test_key_value_is_json_when_it_parses_else_text(self) -> None:
+        # NaN and Infinity are no JSON: text, as "London" is.
+        run = run_cli(["call", self.fake(), "echo", "n=3", "s=London", "x=NaN", "y=Infinity", "z=-Infinity",
+                       "t=[\"a\"]", "e=", "f=1e-5"])
+        expected = {"e": "", "f": 1e-05, "n": 3, "s": "London", "t": ["a"], "x": "NaN", "y": "Infinity",
+                    "z": "-Infinity"}
+        self.assertEqual(run.stdout, f"content:\n  {json.dumps(expected, sort_keys=True)}\nisError: false\n", run)
+        self.assertEqual((run.code, run.stderr), (0, ""))
+
+    def test_key_value_beyond_a_double_is_refused(self) -> None:
+        # 1e400 is JSON's syntax but Python's inf: it would go out as Infinity.
+        server = self.fake()
+        pairs = ["x=1e400", 'x={"y": [1, -2E308]}']
+        for pair, run in zip(pairs, run_all([["call", server, "echo", pair] for pair in pairs])):
+            with self.subTest(pair=pair):
+                self.assertFailed(run, 2, "x=", "beyond a double")
+        self.assertFalse(self.started(server))
+
+    def test_timeout_is_a_positive_finite_number(self) -> None:
+        server = self.fake()
+        values = ["inf", "nan", "-1", "0", "abc"]
+        for value, run in zip(values, run_all([["list", server, "--timeout", v] for v in values])):
+            with self.subTest(timeout=value):
+                self.assertFailed(run, 2, "--timeout needs a positive number of seconds")
+        self.assertFalse(self.started(server))
+        # Longer than a lock can wait: still a wait, not an OverflowError.
+        run = run_cli(["list", server, "--timeout", "1e300"])
+        self.assertEqual((run.code, run.stderr), (0, ""), run)
+        self.assertTrue(run.stdout.startswith("echo\n"), run)
+
+    def test_other_mistakes(self) -> None:
+        server = self.fake()
+        cases = [
+            (["list", server, "--protocol", "2099-01-01"], "unknown protocol version"),
+            (["list", server, "extra"], "list takes one SERVER"),
+            (["list", "python3 'unclosed"], "cannot read the server command"),
+            (["list", " "], "the server command is empty"),
+            (["call", server], "call needs a tool name"),
+            (["serve", QUICKSTART, "extra"], "serve takes one SERVER"),
+        ]
+        for (args, fragment), run in zip(cases, run_all([args for args, _ in cases])):
+            with self.subTest(args=args):
+                self.assertFailed(run, 2, fragment)
+        self.assertFalse(self.started(server))
+
+
+class SameMistakeSameCodeTest(CliTestCase):
+    """A mistake in SERVER gives one exit code, whichever subcommand meets it."""
+
+    def test_table(self) -> None:
+        missing = os.path.join(self.folder, "missing.py")
+        raises = self.write("raises.py", "import mcp_ref\n1 / 0\n")
+        no_server = self.write("no_server.py", "import mcp_ref\nx = 1\n")
+        no_start = os.path.join(self.folder, "no-such-program") + " --stdio"
+        exits = f"{shlex.quote(sys.executable)} -I -S -c 'import sys; sys.exit(4)'"
+        table = [  # SERVER, the exit codes of list, call and serve, what stderr names (serve's if other)
+            (missing, (2, 2, 2), "no such file", None),
+            (raises, (2, 2, 2), "ZeroDivisionError: division by zero (line 2)", None),
+            (no_server, (2, 2, 2), "defines no mcp_ref.MCPServer", None),
+            (no_start, (2, 2, 2), "cannot start the server", "no such file"),
+            (exits, (3, 3, 2), "exit code 4", "no such file"),  # it started, then failed
+        ]
+        cases = [(argv, code, serve_names if argv[0] == "serve" and serve_names else names)
+                 for server, codes, names, serve_names in table
+                 for argv, code in zip((["list", server], ["call", server, "echo"], ["serve", server]), codes)]
+        for (argv, code, names), run in zip(cases, run_all([argv for argv, _, _ in cases])):
+            with self.subTest(argv=argv):
+                self.assertFailed(run, code, names)
+
+
+class ServerFailureTest(CliTestCase):
+    """The server's failures: exit 3, at once rather than after --timeout."""
+
+    def assertFast(self, run: Run, *fragments: str) -> None:
+        self.assertFailed(run, 3, *fragments)
+        self.assertLess(run.seconds, 6, "waited for --timeout 10")
+
+    def test_error_without_id_fails_fast(self) -> None:
+        # What a server says about a line it could not parse: no answer will come.
+        error = "send({'jsonrpc': '2.0', 'id': None, 'error': {'code': -32700, 'message': 'Parse\\nerror'}})"
+        run = run_cli(["list", self.fake({"*": error}), "--timeout", "10"])
+        self.assertFast(run, "while server/discover waited: Parse error (JSON-RPC error -32700)")
+
+    def test_repeated_cursor_fails(self) -> None:
+        same = self.fake({"tools/list": "answer(request, {'tools': [TOOL], 'nextCursor': 'same'})"})
+        cycle = self.fake({"tools/list": "answer(request, {'tools': [], "
+                                         "'nextCursor': 'b' if request['params'].get('cursor') == 'a' else 'a'})"})
+        cases = [["list", same], ["call", same, "echo"], ["list", cycle]]
+        for args, run in zip(cases, run_all(cases)):
+            with self.subTest(args=args):
+                self.assertFailed(run, 3, "again (it would list forever)")
+
+    def test_malformed_results(self) -> None:
+        listed = "tools/list"
+        cases = [
+            ("list", listed, "[]", "the server's result for tools/list is not an object"),
+            ("list", listed, "{'tools': {}}", "tools is not a list"),
+            ("call", listed, "{'tools': 'echo'}", "tools is not a list"),
+            ("list", listed, "{'tools': [1]}", "tool 0 is not an object"),
+            ("list", listed, "{'tools': [TOOL, {'inputSchema': {}}]}", "tool 1 has no name"),
+            ("call", listed, "{'tools': [{'name': 5}]}", "tool 0 has no name"),
+            ("list", listed, "{'tools': [TOOL], 'nextCursor': [1]}", "nextCursor [1] is not a string"),
+            ("list", listed, "{'tools': [dict(TOOL, description=5)]}", "the description of tool 'echo'"),
+            ("list", listed, "{'tools': [dict(TOOL, inputSchema=[1])]}", "the inputSchema of tool 'echo'"),
+            ("call", "tools/call", "'text'", "the server's result for tools/call is not an object"),
+            ("call", "tools/call", "{'content': 'hi'}", "content is not a list"),
+            ("call", "tools/call", "{'content': [{'type': 'text', 'text': 'a'}, 'hi']}", "content block 1 is not"),
+            ("call", "tools/call", "{'content': [{'type': 'text', 'text': None}]}", "text block 0 has no text"),
+            ("call", "tools/call", "{'content': [], 'isError': 'false'}", "isError is not a boolean"),
+        ]
+        argvs = [[command, self.fake({method: f"answer(request, {result})"})] + (["echo"] if command == "call" else [])
+                 for command, method, result, _ in cases]
+        for (command, _, result, fragment), run in zip(cases, run_all(argvs)):
+            with self.subTest(command=command, result=result):
+                self.assertFailed(run, 3, fragment)
+
+    def test_protocol_violations_fail_fast(self) -> None:
+        # Each answers the first request (id 1, server/discover) so, or the
+        # handshake's initialize (id 2) once discover's error sends it there.
+        cases = [
+            ("raw('[1, 2]\\n')", "JSON that is not an object"),
+            ("raw('hello\\n')", "a line that is not JSON"),
+            ("raw('{\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {\"x\": NaN}}\\n')", "a line that is not JSON"),
+            ("raw(b'\\xff\\n'.decode('latin-1'))", "a line that is not JSON"),
+            ("send({'jsonrpc': '2.0', 'id': request['id'], 'error': 'boom'})", "an error that is not an object"),
+            ("send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': 'x', 'message': {}}})",
+             "initialize failed: no message (JSON-RPC error without a code)"),
+            ("send({'jsonrpc': '2.0', 'id': request['id'], 'result': {}, 'error': {}})", "has both result and error"),
+            ("send({'jsonrpc': '2.0', 'id': request['id']})", "has neither result and error"),
+            ("send({'jsonrpc': '2.0', 'id': str(request['id']), 'result': {}})", 'answered id "1" while'),
+            ("send({'jsonrpc': '2.0', 'id': True, 'result': {}})", "answered id true while server/discover (id 1)"),
+        ]
+        runs = run_all([["list", self.fake({"*": handler}), "--timeout", "10"] for handler, _ in cases])
+        for (handler, fragment), run in zip(cases, runs):
+            with self.subTest(handler=handler):
+                self.assertFast(run, fragment)
+
+    def test_server_exits(self) -> None:
+        cases = [
+            ("sys.exit(4)", "exited before answering server/discover (exit code 4)"),
+            ("raw('{\"jsonrpc\": \"2.0\", \"id\": 1, \"res'); sys.exit(0)",
+             "exited in the middle of its answer to server/discover (exit code 0)"),
+            ("os.kill(os.getpid(), signal.SIGKILL)", "killed by signal 9"),
+            ("os.close(1); time.sleep(30)", "closed the pipe before answering server/discover but did not"),
+        ]
+        if os.name != "posix":
+            cases = cases[:2]
+        runs = run_all([["list", self.fake({"*": handler}), "--timeout", "10"] for handler, _ in cases])
+        for (handler, fragment), run in zip(cases, runs):
+            with self.subTest(handler=handler):
+                self.assertFast(run, fragment)
+
+    def test_unprintable_text_is_escaped(self) -> None:
+        # A lone surrogate is valid JSON (\\ud800) but cannot be written as UTF-8.
+        run = run_cli(["list", self.fake({"tools/list": "answer(request, {'tools': [dict(TOOL, "
+                                                        "description='bad \\ud800')]})"})])
+        self.assertEqual((run.code, run.stderr), (0, ""), run)
+        self.assertIn("  bad \\ud800\n", run.stdout)
+
+    def test_deeply_nested_schema(self) -> None:
+        # One line shows a few levels; the schema itself is shown whole.
+        run = run_cli(["list", self.fake({"tools/list": "answer(request, {'tools': [dict(TOOL, inputSchema="
+                                                        "{'type': 'object', 'properties': {'p': nested(900)}})]})"})])
+        self.assertEqual((run.code, run.stderr), (0, ""), run.stderr)
+        self.assertEqual(run.stdout.splitlines()[1], "  input:  p?: " + "array of " * 9 + "...")
+        # Deeper than Python recurses: json reads it or not, depending on the
+        # version, and either way the answer is no traceback.
+        deep = '{"type": "array", "items": ' * 1200 + "{}" + "}" * 1200
+        tools = f'[{{"name": "t", "inputSchema": {{"type": "object", "properties": {{"p": {deep}}}}}}}]'
+        line = f'{{"jsonrpc": "2.0", "id": ID, "result": {{"tools": {tools}}}}}\n'
+        run = run_cli(["list", self.fake({"tools/list": f"raw({line!r}.replace('ID', str(request['id'])))"})])
+        if run.code == 0:
+            self.assertEqual(run.stderr, "")
+            self.assertEqual(run.stdout.splitlines()[1], "  input:  p?: " + "array of " * 9 + "...")
+        else:
+            self.assertFailed(run, 3, "nested too deeply")
+
+
+class ServerRequestTest(CliTestCase):
+    def test_the_servers_requests_are_answered(self) -> None:
+        # The server waits for our answers before it answers tools/list.
+        ask = ("send({'jsonrpc': '2.0', 'id': 'p', 'method': 'ping'}); "
+               "assert json.loads(sys.stdin.readline()) == {'jsonrpc': '2.0', 'id': 'p', 'result': {}}; "
+               "send({'jsonrpc': '2.0', 'id': 9, 'method': 'roots/list'}); "
+               "assert json.loads(sys.stdin.readline())['error']['code'] == -32601; "
+               "send({'jsonrpc': '2.0', 'method': 'notifications/message', 'params': {}}); "
+               "answer(request, {'tools': [TOOL]})")
+        run = run_cli(["list", self.fake({"tools/list": ask}), "--timeout", "10"])
+        self.assertEqual((run.code, run.stderr), (0, ""), run)
+        self.assertTrue(run.stdout.startswith("echo\n"), run)
+
+
+class CloseTest(CliTestCase):
+    @unittest.skipUnless(os.name == "posix", "SIGTERM can be ignored on POSIX only")
+    def test_hung_server_is_terminated_then_killed(self) -> None:
+        # It ignores both EOF on stdin and SIGTERM: the client waits a grace
+        # period after each, then kills it, rather than 10 s.
+        pid_file = os.path.join(self.folder, "pid")
+        hang = (f"open({pid_file!r}, 'w').write(str(os.getpid())); "
+                "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(30)")
+        run = run_cli(["call", self.fake({"tools/call": hang}), "echo", "--timeout", "0.5"])
+        self.assertFailed(run, 3, "did not answer tools/call within 0.5 s")
+        self.assertLess(run.seconds, 7)
+        with open(pid_file) as f:
+            pid = int(f.read())
+        with self.assertRaises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
