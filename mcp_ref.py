@@ -73,7 +73,7 @@ True
 >>> class Movie(typing.TypedDict):
 ...     title: str
 >>> schema(Movie)                                                       # S11
-{'properties': {'title': {'title': 'Title', 'type': 'string'}}, 'required': ['title'], 'title': 'Movie', 'type': 'object'}
+{'properties': {'title': {'title': 'Title', 'type': 'string'}}, 'required': ['title'], ...'title': 'Movie', ...}
 >>> @dataclasses.dataclass
 ... class Point:
 ...     x: float
@@ -112,6 +112,7 @@ command line (a small stdio client: ``list``, ``call``, ``serve``).
 
 from __future__ import annotations
 
+import functools  # loaded by json already
 import itertools  # loaded by json already
 
 import json
@@ -1432,7 +1433,7 @@ class _Compiler:
                 out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
                 out += value[len(out):]
                 if missing_members and len(value) < len(prefix):
-                    for i in range(len(value), min(len(prefix), low)):
+                    for i in range(len(value), min(len(prefix), low or 0)):
                         errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
             if unique:
                 if lax:
@@ -1443,11 +1444,10 @@ class _Compiler:
             _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
             if contains is not None:
                 found = sum(1 for i, item in enumerate(out) if _passes(contains, item, loc + (i,)))
-                for bound, word, failed in ((min_contains, "least", found < min_contains),
-                                            (max_contains, "most", max_contains is not None and found > max_contains)):
-                    if failed:
-                        errors.append(_ErrorItem(loc, f"Array should contain at {word} {_plural(bound, 'matching item')}"
-                                                      f", not {found}", "contains", value))
+                for bound, word in ((min_contains, "least"), (max_contains, "most")):
+                    if bound is not None and (found < bound if word == "least" else found > bound):
+                        text = f"Array should contain at {word} {_plural(bound, 'matching item')}, not {found}"
+                        errors.append(_ErrorItem(loc, text, "contains", value))
             return out
 
         return [check]
@@ -2604,7 +2604,9 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
         if structured:
             raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")  # E1
         return _UNSTRUCTURED
-    inner, metadata = (annotation.__origin__, annotation.__metadata__) if _is_annotated(annotation) else (annotation, ())
+    inner, metadata = annotation, ()
+    if _is_annotated(annotation):
+        inner, metadata = annotation.__origin__, annotation.__metadata__
     check_result = False
     if _is_subclass(inner, CallToolResult) or (isinstance(inner, type) and inner.__name__ == "CallToolResult"):
         if not metadata:  # S3
@@ -2820,7 +2822,7 @@ class MCPServer:
         pipeline = self._pipeline(tool, arguments)
         if tool.is_async:
             return _run_coroutine(pipeline)  # type: ignore[no-any-return]
-        return _complete_now(pipeline)
+        return _complete_now(pipeline)  # type: ignore[no-any-return]
 
     async def _pipeline(self, tool: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """prepare -> call -> finish: the one path of every call, sync or async.
@@ -3251,7 +3253,7 @@ class _StdioServer:
         os.dup2(2, 1)
         sys.stdin = open(os.devnull, encoding="utf-8")
         self.stderr = _Stderr(os.dup(2))
-        sys.stdout = sys.stderr = self.stderr  # type: ignore[assignment]
+        sys.stdout = sys.stderr = self.stderr
 
     def _install_signals(self) -> None:
         import signal
@@ -3288,10 +3290,10 @@ class _StdioServer:
             while self.in_flight and self.clock() < deadline:
                 self.settled.wait(max(0.0, deadline - self.clock()))
             late = [(key, call) for key, calls in self.pending.items() for call in calls]
+        error = _RpcError(INTERNAL_ERROR, f"Internal error: the call did not finish within "
+                                          f"{self.server.drain_timeout:g} s of the end of input")
         for key, call in late:
-            error = _RpcError(INTERNAL_ERROR, f"Internal error: the call did not finish within "
-                                              f"{self.server.drain_timeout:g} s of the end of input")
-            self._complete(call, key, lambda call=call: call.reply(_encode(_error_response(call.id, error))))
+            self._complete(call, key, functools.partial(_answer_with_error, call, error))
         with self.state:  # batches waiting for those calls have written by now
             late_batches = self.in_flight
         if late_batches:
@@ -3704,6 +3706,10 @@ class _Stderr:
             time.sleep(0.01)
 
 
+def _answer_with_error(call: _Pending, error: _RpcError) -> None:
+    call.reply(_encode(_error_response(call.id, error)))
+
+
 def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """server._invoke, never raising: None (answered as a plain tool error)
     when something escaped the pipeline, which would be a bug of ours."""
@@ -3824,7 +3830,7 @@ class _FastCompiler(_Compiler):
             out: Dict[str, Any] = {}
             for key, item in value.items():
                 leaf = leaves.get(key)
-                if leaf is not None and type(item) is leaf and (leaf is not float or item - item == 0):
+                if leaf is not None and type(item) is leaf and (leaf is not float or _is_finite(item)):
                     out[key] = item
                     continue
                 sub = properties.get(key)
@@ -3957,8 +3963,8 @@ def _fast_structured(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[
         return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
     blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
     data = text.replace(",\n  ", ",")
-    return {"content": blocks, "structuredContent": _PreEncoded(structured, '{"result":' + data + "}" if wrap else data),
-            "isError": False}
+    pre_encoded = _PreEncoded(structured, '{"result":' + data + "}" if wrap else data)
+    return {"content": blocks, "structuredContent": pre_encoded, "isError": False}
 
 
 # Stands in for a written structuredContent while the rest of the message is

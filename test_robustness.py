@@ -223,7 +223,8 @@ class LimitsTest(unittest.TestCase):
     def test_result_size(self) -> None:
         reply = self.server.request(1, "tools/call", {"name": "enormous", "arguments": {"n": 20000}})
         self.assertTrue(reply["result"]["isError"])
-        self.assertRegex(reply["result"]["content"][0]["text"], r"^Error executing tool enormous: the result is at least "
+        self.assertRegex(reply["result"]["content"][0]["text"], r"^Error executing tool enormous: the result is "
+                                                                r"at least "
                                                                 r"\d+ bytes of JSON, over this server's limit "
                                                                 r"of 10000$")
 
