@@ -3726,297 +3726,6 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 14. Accelerators
-# ---------------------------------------------------------------------------
-#
-# The json package's pattern.  Every rule above is complete and correct on its
-# own.  Each accelerator here computes exactly what one rule computes, faster,
-# for the shapes that dominate real traffic, and hands anything else to that
-# rule.  _use_accelerators() is the one place that picks between them: on by
-# default, off with MCP_REF_PURE=1 in the environment.  The test suite runs
-# both ways and checks that each accelerator fires where it should.
-#
-#   accelerator          the rule it replaces        what it speeds up
-#   -------------------  --------------------------  ----------------------------------
-#   _fast_pretty         _pretty (section 4)         the content text of every result
-#   _FastCompiler        _Compiler (section 6)       objects of generated schemas, lists of them
-#   _fast_structured     _structured_result (8)      lists of flat objects: text and JSON in one pass
-#   _fast_encode_reply   _encode_reply (12)          puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (12)         every message: json's C encoder, made once
-#
-# Each was measured alone with bench/bench.py; an accelerator that did not pay
-# there was removed.
-
-_chain = itertools.chain.from_iterable
-_encode_str = json.encoder.encode_basestring  # C-accelerated where json has its C part; no \u escapes
-_make_encoder = getattr(json.encoder, "c_make_encoder", None)  # None where json has no C part
-
-
-def _fast_pretty(value: Any, newline: str = "\n") -> str:
-    """_pretty: ``json.dumps(value, indent=2, ensure_ascii=False)``.
-
-    json falls back to its pure-Python encoder whenever ``indent`` is set; this
-    recursion writes the same text with json's C string encoder for the leaves
-    and the common leaves inline.  Checked against json.dumps by the tests."""
-    tp = type(value)
-    if tp is str:
-        return _encode_str(value)
-    if tp is dict:
-        if not value:
-            return "{}"
-        inner = newline + "  "
-        items = []
-        for k, v in value.items():
-            kind = type(v)  # the common leaves inline: one call less per value
-            if kind is str:
-                text = _encode_str(v)
-            elif kind is int:
-                text = int.__repr__(v)
-            elif kind is float and v - v == 0:  # finite (_is_finite, inline)
-                text = float.__repr__(v)
-            else:
-                text = _fast_pretty(v, inner)
-            items.append(_encode_str(k) + ": " + text)
-        return "{" + inner + ("," + inner).join(items) + newline + "}"
-    if tp is list:
-        if not value:
-            return "[]"
-        inner = newline + "  "
-        return "[" + inner + ("," + inner).join([_fast_pretty(v, inner) for v in value]) + newline + "]"
-    if value is None:
-        return "null"
-    if tp is bool:
-        return "true" if value else "false"
-    if tp is float:
-        if not _is_finite(value):
-            raise _NotJSON("Input should be a finite number", "finite_number")
-        return float.__repr__(value)
-    return int.__repr__(value)
-
-
-# Python types that are, exactly and without conversion, a JSON Schema type
-# (bool is not an integer; a float becomes one only through the rule).
-_EXACT = {"string": str, "integer": int, "boolean": bool, "number": float}
-if TYPE_CHECKING:
-    _Shape = Tuple[Tuple[str, ...], Tuple[type, ...], List[str]]  # keys, their types, the float keys
-
-
-class _FastCompiler(_Compiler):
-    """_Compiler, with a faster step for the objects that the schema builder
-    makes (declared properties, extra keys dropped) and for lists of them."""
-
-    def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
-        super().__init__(root, mode, families)
-        self._plain: Dict[_Checker, Optional[_Shape]] = {}  # _object_step's checkers, and their leaf shape
-        self._lists: Dict[_Checker, Callable[[List[Any]], Optional[List[Any]]]] = {}  # item checker -> _fast_list
-
-    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
-                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
-        """_Compiler._object's check, in one loop: a leaf whose value is exactly
-        its JSON type is taken without a call; anything else is checked by its
-        property's checker, as the rule does; keys that need converting go the
-        general way from the start."""
-        leaves = {}
-        for key, sub_schema in (schema.get("properties") or {}).items():
-            kind = sub_schema.get("type") if isinstance(sub_schema, dict) else None
-            if isinstance(kind, str) and kind in _EXACT and not (set(sub_schema) - _ANNOTATION_KEYS):
-                leaves[key] = _EXACT[kind]
-        count = len(properties)
-
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if type(value) is not dict:
-                return general(value, loc, errors)
-            before = len(errors)
-            out: Dict[str, Any] = {}
-            for key, item in value.items():
-                leaf = leaves.get(key)
-                if leaf is not None and type(item) is leaf and (leaf is not float or _is_finite(item)):
-                    out[key] = item
-                    continue
-                sub = properties.get(key)
-                if sub is not None:
-                    out[key] = sub(item, loc + (key,), errors)
-                elif type(key) is not str:
-                    del errors[before:]
-                    return general(value, loc, errors)
-            if len(out) != count:  # some property absent: required and defaults as the rule
-                for key in required:
-                    if key not in value:
-                        errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
-                for key, default in defaults.items():
-                    out.setdefault(key, default)
-            return out
-
-        every_leaf = len(leaves) == count and tuple(leaves) == tuple(properties)
-        self._plain[check] = (tuple(leaves), tuple(leaves.values()), [k for k, t in leaves.items() if t is float]) \
-            if every_leaf else None
-        return check
-
-    def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
-                  steps: List[_Checker]) -> _Checker:
-        general = super()._steps_in_order(schema, type_step, steps)
-        if schema.get("type") != "object" or len(steps) != 1 or steps[0] not in self._plain:
-            return general
-        # An object schema with only that step: a dict goes straight to it (the
-        # type step would only confirm it is a dict), and so do the fields of a
-        # dataclass instance (what _native would make of it); anything else, the rule.
-        plain, shape = steps[0], self._plain[steps[0]]
-
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            kind = type(value)
-            if kind is dict:
-                return plain(value, loc, errors)
-            if kind not in _NATIVE and hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-                return plain(_dataclass_dict(value), loc, errors)
-            return general(value, loc, errors)
-
-        if shape is not None:
-            self._lists[check] = _fast_list(*shape)
-        return check
-
-    def _each_item(self, items: _Checker) -> Callable[[List[Any], Tuple[Any, ...], List[_ErrorItem]], List[Any]]:
-        each = super()._each_item(items)
-        fast = self._lists.get(items)
-        if fast is None:
-            return each
-
-        def each_fast(value: List[Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> List[Any]:
-            copied = fast(value)
-            return each(value, loc, errors) if copied is None else copied
-
-        return each_fast
-
-
-def _fast_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
-               floats: List[str]) -> Callable[[List[Any]], Optional[List[Any]]]:
-    """The items of a list whose schema is an object of leaf properties: a list
-    of dicts, or of instances of one dataclass, each with exactly the declared
-    keys in order and values of exactly their types (the usual list result),
-    is checked in a few passes over all of its members, not with a call per
-    item.  None when any item needs the call, which then says what is wrong."""
-    key_list, type_list, width = list(keys), list(shape), len(keys)
-    float_positions = [keys.index(key) for key in floats]
-
-    def copy(values: List[Any]) -> Optional[List[Any]]:
-        kinds = set(map(type, values))
-        if len(kinds) != 1:
-            return None
-        kind = kinds.pop()
-        if kind is dict:
-            fields = values
-        elif _DATACLASS_NAMES.get(kind) == keys:
-            try:
-                fields = [value.__dict__ for value in values]  # its fields and nothing else, in order
-            except AttributeError:  # a dataclass with __slots__
-                return None
-        else:
-            return None
-        # No object repeats a key, so all the keys, object after object, read
-        # key_list * n only if every object has exactly those keys, in order.
-        n = len(fields)
-        if list(_chain(fields)) != key_list * n:
-            return None
-        members = list(_chain(map(dict.values, fields)))
-        if list(map(type, members)) != type_list * n:
-            return None
-        for position in float_positions:  # each float column: a NaN or infinity makes the sum one
-            if not _is_finite(sum(members[position::width])):
-                return None  # (also when only the sum overflowed: the rule then decides)
-        return list(map(dict, fields))
-
-    return copy
-
-
-_LEAVES = frozenset((str, int, float, bool, _NoneType))
-# json's C encoder writing ",\n  " between items: see _fast_structured.
-_ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
-    None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
-
-
-class _PreEncoded:
-    """A checked ``structuredContent`` with its JSON text already written, so
-    that the response is not made to encode it a second time (_fast_encode_reply)."""
-
-    __slots__ = ("value", "json")
-
-    def __init__(self, value: Any, json_text: str) -> None:
-        self.value = value
-        self.json = json_text
-
-
-def _fast_structured(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
-    """_structured_result, for a list of at least two flat objects (each a
-    non-empty dict of leaves, one block of text each); any other value: the rule.
-
-    json's C encoder writes the list in one pass: with ",\\n  " between items,
-    each object comes out with exactly the line breaks of indent=2, which is
-    its text for the model; an encoded string never holds a raw newline, so
-    "},\\n  {" occurs only between two objects and ",\\n  " only between two
-    members: replaced by ",", they leave the JSON for ``structuredContent``."""
-    if not (type(shown) is list and len(shown) > 1 and type(raw) in (list, tuple) and len(raw) == len(shown)
-            and _one_json_text(set(map(type, raw))) and set(map(type, shown)) == {dict} and all(shown)
-            and _LEAVES.issuperset(map(type, _chain(map(dict.values, shown))))):
-        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
-    try:
-        text = "".join(_ITEMS_ENCODER(shown, 0))  # type: ignore[misc]
-    except ValueError:  # NaN or infinity: checked values have none, but never send them
-        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
-    blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
-    data = text.replace(",\n  ", ",")
-    pre_encoded = _PreEncoded(structured, '{"result":' + data + "}" if wrap else data)
-    return {"content": blocks, "structuredContent": pre_encoded, "isError": False}
-
-
-# Stands in for a written structuredContent while the rest of the message is
-# encoded: a string no tool returns (the process's own random suffix), and its
-# JSON text is checked to occur exactly once before it is replaced.
-_PLACEHOLDER = "\x00mcp_ref:" + os.urandom(8).hex()
-_PLACEHOLDER_JSON = _encode_str(_PLACEHOLDER).encode()
-
-
-def _fast_encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-    """_encode_reply, with a _PreEncoded structuredContent put in as written."""
-    written = result.get("structuredContent")
-    if type(written) is not _PreEncoded:
-        return _encode(frame(result))
-    data = _encode(frame(dict(result, structuredContent=_PLACEHOLDER)))
-    if data.count(_PLACEHOLDER_JSON) == 1:
-        return data.replace(_PLACEHOLDER_JSON, written.json.encode("utf-8"))
-    return _encode(frame(dict(result, structuredContent=written.value)))
-
-
-# The wire encoder as json's C object, made once rather than per message, and
-# without json's circular-reference check (a dictionary entry per container):
-# results are checked, and cycles refused, before they are encoded, and a cycle
-# that gets here anyway still ends in RecursionError.
-_C_ENCODER = None if _make_encoder is None else _make_encoder(
-    None, _ENCODER.default, _encode_str, None, ":", ",", False, False, False)
-
-
-def _fast_dumps(message: Any) -> str:
-    """_dumps_message, through json's C encoder made once."""
-    return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
-
-
-# -- the one place that picks ---------------------------------------------------
-
-_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _Compiler, "_structured_result": _structured_result,
-                          "_encode_reply": _encode_reply, "_dumps_message": _dumps_message}
-_ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
-                                 "_structured_result": _fast_structured, "_encode_reply": _fast_encode_reply,
-                                 "_dumps_message": _fast_dumps}
-
-
-def _use_accelerators(on: bool) -> None:
-    """Every rule above its accelerator (on), or its plain reference (off).
-    Tools registered earlier keep the checkers they were compiled with."""
-    globals().update(_ACCELERATORS if on and _make_encoder is not None else _RULES)
-
-
-_use_accelerators(os.environ.get("MCP_REF_PURE", "") in ("", "0"))
-
-
-# ---------------------------------------------------------------------------
 # 13. Command line
 # ---------------------------------------------------------------------------
 #
@@ -4601,6 +4310,297 @@ def main(argv: Optional[List[str]] = None) -> int:
     except BrokenPipeError:  # "| head" closed our stdout: nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+# ---------------------------------------------------------------------------
+# 14. Accelerators
+# ---------------------------------------------------------------------------
+#
+# The json package's pattern.  Every rule above is complete and correct on its
+# own.  Each accelerator here computes exactly what one rule computes, faster,
+# for the shapes that dominate real traffic, and hands anything else to that
+# rule.  _use_accelerators() is the one place that picks between them: on by
+# default, off with MCP_REF_PURE=1 in the environment.  The test suite runs
+# both ways and checks that each accelerator fires where it should.
+#
+#   accelerator          the rule it replaces        what it speeds up
+#   -------------------  --------------------------  ----------------------------------
+#   _fast_pretty         _pretty (section 4)         the content text of every result
+#   _FastCompiler        _Compiler (section 6)       objects of generated schemas, lists of them
+#   _fast_structured     _structured_result (8)      lists of flat objects: text and JSON in one pass
+#   _fast_encode_reply   _encode_reply (12)          puts that JSON into the response as written
+#   _fast_dumps          _dumps_message (12)         every message: json's C encoder, made once
+#
+# Each was measured alone with bench/bench.py; an accelerator that did not pay
+# there was removed.
+
+_chain = itertools.chain.from_iterable
+_encode_str = json.encoder.encode_basestring  # C-accelerated where json has its C part; no \u escapes
+_make_encoder = getattr(json.encoder, "c_make_encoder", None)  # None where json has no C part
+
+
+def _fast_pretty(value: Any, newline: str = "\n") -> str:
+    """_pretty: ``json.dumps(value, indent=2, ensure_ascii=False)``.
+
+    json falls back to its pure-Python encoder whenever ``indent`` is set; this
+    recursion writes the same text with json's C string encoder for the leaves
+    and the common leaves inline.  Checked against json.dumps by the tests."""
+    tp = type(value)
+    if tp is str:
+        return _encode_str(value)
+    if tp is dict:
+        if not value:
+            return "{}"
+        inner = newline + "  "
+        items = []
+        for k, v in value.items():
+            kind = type(v)  # the common leaves inline: one call less per value
+            if kind is str:
+                text = _encode_str(v)
+            elif kind is int:
+                text = int.__repr__(v)
+            elif kind is float and v - v == 0:  # finite (_is_finite, inline)
+                text = float.__repr__(v)
+            else:
+                text = _fast_pretty(v, inner)
+            items.append(_encode_str(k) + ": " + text)
+        return "{" + inner + ("," + inner).join(items) + newline + "}"
+    if tp is list:
+        if not value:
+            return "[]"
+        inner = newline + "  "
+        return "[" + inner + ("," + inner).join([_fast_pretty(v, inner) for v in value]) + newline + "]"
+    if value is None:
+        return "null"
+    if tp is bool:
+        return "true" if value else "false"
+    if tp is float:
+        if not _is_finite(value):
+            raise _NotJSON("Input should be a finite number", "finite_number")
+        return float.__repr__(value)
+    return int.__repr__(value)
+
+
+# Python types that are, exactly and without conversion, a JSON Schema type
+# (bool is not an integer; a float becomes one only through the rule).
+_EXACT = {"string": str, "integer": int, "boolean": bool, "number": float}
+if TYPE_CHECKING:
+    _Shape = Tuple[Tuple[str, ...], Tuple[type, ...], List[str]]  # keys, their types, the float keys
+
+
+class _FastCompiler(_Compiler):
+    """_Compiler, with a faster step for the objects that the schema builder
+    makes (declared properties, extra keys dropped) and for lists of them."""
+
+    def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
+        super().__init__(root, mode, families)
+        self._plain: Dict[_Checker, Optional[_Shape]] = {}  # _object_step's checkers, and their leaf shape
+        self._lists: Dict[_Checker, Callable[[List[Any]], Optional[List[Any]]]] = {}  # item checker -> _fast_list
+
+    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
+        """_Compiler._object's check, in one loop: a leaf whose value is exactly
+        its JSON type is taken without a call; anything else is checked by its
+        property's checker, as the rule does; keys that need converting go the
+        general way from the start."""
+        leaves = {}
+        for key, sub_schema in (schema.get("properties") or {}).items():
+            kind = sub_schema.get("type") if isinstance(sub_schema, dict) else None
+            if isinstance(kind, str) and kind in _EXACT and not (set(sub_schema) - _ANNOTATION_KEYS):
+                leaves[key] = _EXACT[kind]
+        count = len(properties)
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if type(value) is not dict:
+                return general(value, loc, errors)
+            before = len(errors)
+            out: Dict[str, Any] = {}
+            for key, item in value.items():
+                leaf = leaves.get(key)
+                if leaf is not None and type(item) is leaf and (leaf is not float or _is_finite(item)):
+                    out[key] = item
+                    continue
+                sub = properties.get(key)
+                if sub is not None:
+                    out[key] = sub(item, loc + (key,), errors)
+                elif type(key) is not str:
+                    del errors[before:]
+                    return general(value, loc, errors)
+            if len(out) != count:  # some property absent: required and defaults as the rule
+                for key in required:
+                    if key not in value:
+                        errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
+                for key, default in defaults.items():
+                    out.setdefault(key, default)
+            return out
+
+        every_leaf = len(leaves) == count and tuple(leaves) == tuple(properties)
+        self._plain[check] = (tuple(leaves), tuple(leaves.values()), [k for k, t in leaves.items() if t is float]) \
+            if every_leaf else None
+        return check
+
+    def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
+                  steps: List[_Checker]) -> _Checker:
+        general = super()._steps_in_order(schema, type_step, steps)
+        if schema.get("type") != "object" or len(steps) != 1 or steps[0] not in self._plain:
+            return general
+        # An object schema with only that step: a dict goes straight to it (the
+        # type step would only confirm it is a dict), and so do the fields of a
+        # dataclass instance (what _native would make of it); anything else, the rule.
+        plain, shape = steps[0], self._plain[steps[0]]
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            kind = type(value)
+            if kind is dict:
+                return plain(value, loc, errors)
+            if kind not in _NATIVE and hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+                return plain(_dataclass_dict(value), loc, errors)
+            return general(value, loc, errors)
+
+        if shape is not None:
+            self._lists[check] = _fast_list(*shape)
+        return check
+
+    def _each_item(self, items: _Checker) -> Callable[[List[Any], Tuple[Any, ...], List[_ErrorItem]], List[Any]]:
+        each = super()._each_item(items)
+        fast = self._lists.get(items)
+        if fast is None:
+            return each
+
+        def each_fast(value: List[Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> List[Any]:
+            copied = fast(value)
+            return each(value, loc, errors) if copied is None else copied
+
+        return each_fast
+
+
+def _fast_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
+               floats: List[str]) -> Callable[[List[Any]], Optional[List[Any]]]:
+    """The items of a list whose schema is an object of leaf properties: a list
+    of dicts, or of instances of one dataclass, each with exactly the declared
+    keys in order and values of exactly their types (the usual list result),
+    is checked in a few passes over all of its members, not with a call per
+    item.  None when any item needs the call, which then says what is wrong."""
+    key_list, type_list, width = list(keys), list(shape), len(keys)
+    float_positions = [keys.index(key) for key in floats]
+
+    def copy(values: List[Any]) -> Optional[List[Any]]:
+        kinds = set(map(type, values))
+        if len(kinds) != 1:
+            return None
+        kind = kinds.pop()
+        if kind is dict:
+            fields = values
+        elif _DATACLASS_NAMES.get(kind) == keys:
+            try:
+                fields = [value.__dict__ for value in values]  # its fields and nothing else, in order
+            except AttributeError:  # a dataclass with __slots__
+                return None
+        else:
+            return None
+        # No object repeats a key, so all the keys, object after object, read
+        # key_list * n only if every object has exactly those keys, in order.
+        n = len(fields)
+        if list(_chain(fields)) != key_list * n:
+            return None
+        members = list(_chain(map(dict.values, fields)))
+        if list(map(type, members)) != type_list * n:
+            return None
+        for position in float_positions:  # each float column: a NaN or infinity makes the sum one
+            if not _is_finite(sum(members[position::width])):
+                return None  # (also when only the sum overflowed: the rule then decides)
+        return list(map(dict, fields))
+
+    return copy
+
+
+_LEAVES = frozenset((str, int, float, bool, _NoneType))
+# json's C encoder writing ",\n  " between items: see _fast_structured.
+_ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
+    None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
+
+
+class _PreEncoded:
+    """A checked ``structuredContent`` with its JSON text already written, so
+    that the response is not made to encode it a second time (_fast_encode_reply)."""
+
+    __slots__ = ("value", "json")
+
+    def __init__(self, value: Any, json_text: str) -> None:
+        self.value = value
+        self.json = json_text
+
+
+def _fast_structured(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
+    """_structured_result, for a list of at least two flat objects (each a
+    non-empty dict of leaves, one block of text each); any other value: the rule.
+
+    json's C encoder writes the list in one pass: with ",\\n  " between items,
+    each object comes out with exactly the line breaks of indent=2, which is
+    its text for the model; an encoded string never holds a raw newline, so
+    "},\\n  {" occurs only between two objects and ",\\n  " only between two
+    members: replaced by ",", they leave the JSON for ``structuredContent``."""
+    if not (type(shown) is list and len(shown) > 1 and type(raw) in (list, tuple) and len(raw) == len(shown)
+            and _one_json_text(set(map(type, raw))) and set(map(type, shown)) == {dict} and all(shown)
+            and _LEAVES.issuperset(map(type, _chain(map(dict.values, shown))))):
+        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
+    try:
+        text = "".join(_ITEMS_ENCODER(shown, 0))  # type: ignore[misc]
+    except ValueError:  # NaN or infinity: checked values have none, but never send them
+        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
+    blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
+    data = text.replace(",\n  ", ",")
+    pre_encoded = _PreEncoded(structured, '{"result":' + data + "}" if wrap else data)
+    return {"content": blocks, "structuredContent": pre_encoded, "isError": False}
+
+
+# Stands in for a written structuredContent while the rest of the message is
+# encoded: a string no tool returns (the process's own random suffix), and its
+# JSON text is checked to occur exactly once before it is replaced.
+_PLACEHOLDER = "\x00mcp_ref:" + os.urandom(8).hex()
+_PLACEHOLDER_JSON = _encode_str(_PLACEHOLDER).encode()
+
+
+def _fast_encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
+    """_encode_reply, with a _PreEncoded structuredContent put in as written."""
+    written = result.get("structuredContent")
+    if type(written) is not _PreEncoded:
+        return _encode(frame(result))
+    data = _encode(frame(dict(result, structuredContent=_PLACEHOLDER)))
+    if data.count(_PLACEHOLDER_JSON) == 1:
+        return data.replace(_PLACEHOLDER_JSON, written.json.encode("utf-8"))
+    return _encode(frame(dict(result, structuredContent=written.value)))
+
+
+# The wire encoder as json's C object, made once rather than per message, and
+# without json's circular-reference check (a dictionary entry per container):
+# results are checked, and cycles refused, before they are encoded, and a cycle
+# that gets here anyway still ends in RecursionError.
+_C_ENCODER = None if _make_encoder is None else _make_encoder(
+    None, _ENCODER.default, _encode_str, None, ":", ",", False, False, False)
+
+
+def _fast_dumps(message: Any) -> str:
+    """_dumps_message, through json's C encoder made once."""
+    return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
+
+
+# -- the one place that picks ---------------------------------------------------
+
+_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _Compiler, "_structured_result": _structured_result,
+                          "_encode_reply": _encode_reply, "_dumps_message": _dumps_message}
+_ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
+                                 "_structured_result": _fast_structured, "_encode_reply": _fast_encode_reply,
+                                 "_dumps_message": _fast_dumps}
+
+
+def _use_accelerators(on: bool) -> None:
+    """Every rule above its accelerator (on), or its plain reference (off).
+    Tools registered earlier keep the checkers they were compiled with."""
+    globals().update(_ACCELERATORS if on and _make_encoder is not None else _RULES)
+
+
+_use_accelerators(os.environ.get("MCP_REF_PURE", "") in ("", "0"))
 
 
 if __name__ == "__main__":
