@@ -3120,86 +3120,11 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
     return block
 
 
-# ---------------------------------------------------------------------------
-# 12. Transports
-# ---------------------------------------------------------------------------
-
-
-# -- wire encoding ------------------------------------------------------------
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-_dumps_message = _ENCODER.encode  # or _fast_dumps: see _use_accelerators
-
-
-def _encode(message: Any) -> bytes:
-    """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
-    text = _dumps_message(message)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        # A lone surrogate (a client's "\ud800", echoed in an id or an error
-        # text) has no UTF-8 form; JSON's \u escapes carry it.
-        return json.dumps(message, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
-
-
-def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-    """The wire bytes of ``frame(result)``: a result inside its response."""
-    return _encode(frame(result))
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# NaN and Infinity are no JSON (RFC 8259), whatever Python's json accepts.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def _too_deep(value: Any, limit: int) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
-    return False
-
-
-class _Pending:
-    """A tools/call in flight: where its response goes, how to cancel it, and
-    whether it is settled."""
-
-    __slots__ = ("id", "reply", "future", "cancelled", "settled", "started", "handed_off")
-
-    def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None]) -> None:
-        self.id, self.reply = id_, reply
-        self.future: Any = None  # a pool or event-loop future; None while running inline
-        self.cancelled = False  # notifications/cancelled: send nothing for it
-        self.settled = False  # answered (or not, when cancelled) and counted out: _complete
-        self.started = 0.0  # when an inline call began (_StdioServer.clock)
-        self.handed_off = False  # the reading role passed to another thread meanwhile
-
-
-class _StdioServer:
-    """Newline-delimited JSON-RPC on stdin/stdout (basic/transports/stdio).
-
-    One thread at a time reads stdin and answers what is quick (initialize,
-    ping, lists, errors) itself.  A synchronous tool runs inline on that reader
-    too, because handing every call to another thread would cost more than
-    most tools take; if it is still running after ``_HANDOFF`` seconds, a
-    watchdog gives the reading role to a new thread, and while any call runs
-    that way new calls go to a pool of ``workers`` threads, so a slow tool
-    holds up ping, tools/list or other calls once, for at most about
-    ``_HANDOFF + _WATCH``.  Async tools run on one event loop thread.  Each
-    response is written whole, under a lock.
-    """
-
-    _HANDOFF = 0.01  # seconds an inline call may hold up reading
-    _WATCH = 0.01  # how often the watchdog looks
-    _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written
+class _Connection:
+    """One client's messages, whatever carries them: dispatch, batches, the
+    calls in flight and their cancellation.  A transport subclasses it and
+    provides ``write``; a call may run on the calling thread (``inline``), and
+    a transport may hand that thread's reading role on (_StdioServer does)."""
 
     def __init__(self, server: MCPServer) -> None:
         import threading
@@ -3208,207 +3133,27 @@ class _StdioServer:
         self.clock = time.monotonic
         self.server = server
         self.rpc = _Dispatcher(server)
-        self.lock = threading.Lock()  # one response on stdout at a time
         self.state = threading.Lock()  # guards everything below
         self.settled = threading.Condition(self.state)
         self.in_flight = 0  # calls and batches not yet settled
-        self.draining = False  # _drain waits for in_flight to reach 0
+        self.draining = False  # settle_all waits for in_flight to reach 0
         self.handed_off = 0  # inline calls whose thread gave up reading
         self.inline: Optional[_Pending] = None  # the call the current reader runs itself
         self.pending: Dict[Any, List[_Pending]] = {}
-        self.local = threading.local()  # .lost: this reader thread has passed reading on
-        self.end_of_input = threading.Event()
-        self.pool: Any = None
+        self.local = threading.local()  # .lost: this thread has passed reading on
+        self.pool: Optional[_Workers] = None
         self.loop: Any = None
-        self.out: Any = None
-        self.stdin: Any = None
-        self.stderr: Optional[_Stderr] = None
 
-    # -- lifecycle -------------------------------------------------------------
+    def write(self, message: Any) -> None:
+        """Send one message (a dict, or bytes already encoded) to the client."""
+        raise NotImplementedError
 
-    def serve(self) -> int:
-        import threading
+    def _send(self, data: Optional[bytes]) -> None:
+        """A single request's reply: its response, or None (cancelled: nothing)."""
+        if data is not None:
+            self.write(data)
 
-        self._take_standard_streams()
-        self._install_signals()
-        self._start_reader()
-        threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
-        while not self.end_of_input.wait(0.5):  # the main thread stays free for signals
-            pass
-        self._drain()
-        return 0
-
-    def _take_standard_streams(self) -> None:
-        """The protocol owns stdin and stdout (stdio: "MUST NOT write anything
-        ... that is not a valid MCP message"): both move to private descriptors.
-        A tool, or a child process, then reads an empty stdin (input() gets
-        EOF instead of a request) and writes to stderr when it prints; and
-        stderr never blocks serving (_Stderr)."""
-        sys.stdout.flush()
-        self.stdin = os.fdopen(os.dup(0), "rb")
-        self.out = os.fdopen(os.dup(1), "wb")
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        os.dup2(2, 1)
-        sys.stdin = open(os.devnull, encoding="utf-8")
-        self.stderr = _Stderr(os.dup(2))
-        sys.stdout = sys.stderr = self.stderr
-
-    def _install_signals(self) -> None:
-        import signal
-
-        def stop(signum: int, frame: Any) -> None:
-            self._exit_now()
-
-        for name in ("SIGTERM", "SIGINT"):
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), stop)
-
-    def _exit_now(self) -> None:
-        # Prompt, and clean where the client allows: holding the lock, no new
-        # response starts; one being written gets _STOP_WAIT to finish (a client
-        # that does not read it in that time has it cut).
-        if self.lock.acquire(timeout=self._STOP_WAIT):
-            try:
-                self.out.flush()
-            except Exception:
-                pass
-        self._exit()
-
-    def _exit(self) -> None:
-        if self.stderr is not None:
-            self.stderr.close(timeout=0.5)
-        os._exit(0)
-
-    def _drain(self) -> None:
-        """End of input: every request in flight is answered, then exit 0; what
-        is still running after ``drain_timeout`` seconds is answered with an error."""
-        deadline = self.clock() + self.server.drain_timeout
-        with self.state:
-            self.draining = True
-            while self.in_flight and self.clock() < deadline:
-                self.settled.wait(max(0.0, deadline - self.clock()))
-            late = [(key, call) for key, calls in self.pending.items() for call in calls]
-        error = _RpcError(INTERNAL_ERROR, f"Internal error: the call did not finish within "
-                                          f"{self.server.drain_timeout:g} s of the end of input")
-        for key, call in late:
-            self._complete(call, key, functools.partial(_answer_with_error, call, error))
-        with self.state:  # batches waiting for those calls have written by now
-            late_batches = self.in_flight
-        if late_batches:
-            print(f"mcp_ref: {late_batches} batches unanswered at exit", file=sys.stderr)
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-        self._exit()  # tool threads that never end must not hold the process
-
-    # -- reading ---------------------------------------------------------------
-
-    def _start_reader(self) -> None:
-        import threading
-
-        threading.Thread(target=self._read_loop, name="mcp_ref-reader", daemon=True).start()
-
-    def _read_loop(self) -> None:
-        self.local.lost = False
-        limit = self.server.max_message_bytes
-        try:
-            while True:
-                line = self.stdin.readline(limit + 1)
-                if not line:
-                    break
-                if len(line) > limit and not line.endswith(b"\n"):
-                    self._skip_rest(limit)
-                    self.write(_error_response(None, _RpcError(
-                        INVALID_REQUEST, f"Invalid Request: message longer than {limit} bytes")))
-                    continue
-                if line.strip():
-                    self.handle_line(line)
-                    if self.local.lost:
-                        return  # another thread reads now
-        except Exception as exc:  # stdin failed: nothing more will come
-            _log_exception("reading stdin failed", exc)
-        self.end_of_input.set()
-
-    def _skip_rest(self, limit: int) -> None:
-        while True:
-            chunk = self.stdin.readline(limit)
-            if not chunk or chunk.endswith(b"\n"):
-                return
-
-    def _watchdog(self) -> None:
-        import time
-
-        while True:
-            time.sleep(self._WATCH)
-            with self.state:
-                call = self.inline
-                if call is None or self.clock() - call.started < self._HANDOFF:
-                    continue
-                call.handed_off = True
-                self.handed_off += 1
-                self.inline = None
-            self._start_reader()
-            self._workers()  # the calls that follow go to the pool: start it here, off the reader's path
-
-    def handle_line(self, line: bytes) -> None:
-        """One line of input: a message or a batch, answered or started; never raises."""
-        try:
-            message = _DECODER.decode(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            reason = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) else \
-                "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
-            self.write(_error_response(None, _RpcError(PARSE_ERROR, f"Parse error: {reason}")))
-            return
-        # Each level of nesting opens with a bracket: a line with no more than
-        # max_depth of them cannot be too deep, and needs no walk (a speed choice).
-        limit = self.server.max_depth
-        if line.count(b"{") + line.count(b"[") > limit and _too_deep(message, limit):
-            self.write(_error_response(None, _RpcError(
-                INVALID_REQUEST, f"Invalid Request: nested deeper than {limit} levels")))
-            return
-        if isinstance(message, list):
-            self.handle_batch(message)
-            return
-        response = self._handle(message, self._send, inline=True)
-        if isinstance(response, dict):
-            self.write(response)
-
-    def handle_batch(self, members: List[Any]) -> None:
-        """A JSON-RPC batch (2025-03-26 only): each member handled like a single
-        message, calls concurrently; one array of the responses, written when
-        the last is ready.  No thread waits for it."""
-        version = self.rpc.version
-        if version not in _BATCH_VERSIONS:
-            self.write(_error_response(None, _RpcError(
-                INVALID_REQUEST, f"Invalid Request: JSON-RPC batches are not part of protocol revision "
-                                 f"{version or '(none negotiated)'}")))
-        elif not members:
-            self.write(_error_response(None, _RpcError(INVALID_REQUEST, "Invalid Request: empty batch")))
-        elif len(members) > self.server.max_batch:
-            self.write(_error_response(None, _RpcError(
-                INVALID_REQUEST, f"Invalid Request: a batch of {len(members)} messages, over this server's "
-                                 f"limit of {self.server.max_batch}")))
-        else:
-            with self.state:
-                self.in_flight += 1  # the batch itself, until its reply is written
-            batch = _Batch(len(members), self._batch_done)
-            for message in members:
-                response = self._handle(message, batch.add, inline=False)
-                if response is not _STARTED:
-                    batch.add(None if response is None else _encode(response))
-
-    def _batch_done(self, parts: List[bytes]) -> None:
-        try:
-            if parts:  # nothing at all is sent for a batch of notifications (JSON-RPC 2.0, "Batch")
-                self.write(b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n")
-        finally:
-            with self.state:
-                self.in_flight -= 1
-                if self.draining and not self.in_flight:
-                    self.settled.notify_all()
-
-    # -- one message -------------------------------------------------------------
+    # -- messages ----------------------------------------------------------------
 
     def _handle(self, message: Any, reply: Callable[[Optional[bytes]], None], inline: bool) -> Any:
         """handle_message, never raising: a bug of ours is answered with
@@ -3465,6 +3210,40 @@ class _StdioServer:
                 if call.future is not None and call.future.cancel():
                     self._complete(call, key, lambda: None)  # a queued call that will never run
         # notifications/initialized and any other notification need no action.
+
+    def handle_batch(self, members: List[Any]) -> None:
+        """A JSON-RPC batch (2025-03-26 only): each member handled like a single
+        message, calls concurrently; one array of the responses, written when
+        the last is ready.  No thread waits for it."""
+        version = self.rpc.version
+        if version not in _BATCH_VERSIONS:
+            self.write(_error_response(None, _RpcError(
+                INVALID_REQUEST, f"Invalid Request: JSON-RPC batches are not part of protocol revision "
+                                 f"{version or '(none negotiated)'}")))
+        elif not members:
+            self.write(_error_response(None, _RpcError(INVALID_REQUEST, "Invalid Request: empty batch")))
+        elif len(members) > self.server.max_batch:
+            self.write(_error_response(None, _RpcError(
+                INVALID_REQUEST, f"Invalid Request: a batch of {len(members)} messages, over this server's "
+                                 f"limit of {self.server.max_batch}")))
+        else:
+            with self.state:
+                self.in_flight += 1  # the batch itself, until its reply is written
+            batch = _Batch(len(members), self._batch_done)
+            for message in members:
+                response = self._handle(message, batch.add, inline=False)
+                if response is not _STARTED:
+                    batch.add(None if response is None else _encode(response))
+
+    def _batch_done(self, parts: List[bytes]) -> None:
+        try:
+            if parts:  # nothing at all is sent for a batch of notifications (JSON-RPC 2.0, "Batch")
+                self.write(b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n")
+        finally:
+            with self.state:
+                self.in_flight -= 1
+                if self.draining and not self.in_flight:
+                    self.settled.notify_all()
 
     # -- tools/call ----------------------------------------------------------------
 
@@ -3542,7 +3321,7 @@ class _StdioServer:
         with self.state:
             if self.pool is None:
                 self.pool = _Workers(self.server.workers)
-            return self.pool  # type: ignore[no-any-return]
+            return self.pool
 
     def _submit_async(self, tool: _Tool, arguments: Dict[str, Any],
                       complete: Callable[[Optional[Dict[str, Any]]], None]) -> Any:
@@ -3563,23 +3342,36 @@ class _StdioServer:
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop)
 
-    # -- writing ---------------------------------------------------------------
+    def settle_all(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for every call and batch in flight to be
+        answered; answer the calls still running then with an error."""
+        import time
 
-    def _send(self, data: Optional[bytes]) -> None:
-        """A single request's reply: its response, or None (cancelled: nothing)."""
-        if data is not None:
-            self.write(data)
+        deadline = time.monotonic() + timeout
+        with self.state:
+            self.draining = True
+            while self.in_flight and time.monotonic() < deadline:
+                self.settled.wait(max(0.0, deadline - time.monotonic()))
+            late = [(key, call) for key, calls in self.pending.items() for call in calls]
+        error = _RpcError(INTERNAL_ERROR, f"Internal error: the call did not finish within {timeout:g} s "
+                                          "of the end of input")
+        for key, call in late:
+            self._complete(call, key, functools.partial(_answer_with_error, call, error))
 
-    def write(self, message: Any) -> None:
-        """Write one message (a dict, or bytes already encoded) whole, under the lock."""
-        data = message if isinstance(message, bytes) else _encode(message)
-        with self.lock:
-            try:
-                self.out.write(data)
-                self.out.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                # The client closed our stdout: nobody is listening; end quietly.
-                os._exit(0)
+
+class _Pending:
+    """A tools/call in flight: where its response goes, how to cancel it, and
+    whether it is settled."""
+
+    __slots__ = ("id", "reply", "future", "cancelled", "settled", "started", "handed_off")
+
+    def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None]) -> None:
+        self.id, self.reply = id_, reply
+        self.future: Any = None  # a pool or event-loop future; None while running inline
+        self.cancelled = False  # notifications/cancelled: send nothing for it
+        self.settled = False  # answered (or not, when cancelled) and counted out: _complete
+        self.started = 0.0  # when an inline call began (_StdioServer.clock)
+        self.handed_off = False  # the reading role passed to another thread meanwhile
 
 
 _STARTED: Any = object()  # handle_message: a call was started, its reply comes later
@@ -3652,6 +3444,256 @@ class _Batch:
             self.done(self.parts)
 
 
+def _answer_with_error(call: _Pending, error: _RpcError) -> None:
+    call.reply(_encode(_error_response(call.id, error)))
+
+
+def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """server._invoke, never raising: None (answered as a plain tool error)
+    when something escaped the pipeline, which would be a bug of ours."""
+    try:
+        return server._invoke(tool, arguments)
+    except BaseException as exc:
+        _log_exception("internal error", exc)
+        return None
+
+
+def _id_key(id_: Any) -> Tuple[str, Any]:
+    # 1 and "1" are different ids.
+    return (type(id_).__name__, id_)
+
+
+# ---------------------------------------------------------------------------
+# 12. Transports
+# ---------------------------------------------------------------------------
+
+
+# -- wire encoding ------------------------------------------------------------
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_dumps_message = _ENCODER.encode  # or _fast_dumps: see _use_accelerators
+
+
+def _encode(message: Any) -> bytes:
+    """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
+    text = _dumps_message(message)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # A lone surrogate (a client's "\ud800", echoed in an id or an error
+        # text) has no UTF-8 form; JSON's \u escapes carry it.
+        return json.dumps(message, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
+    """The wire bytes of ``frame(result)``: a result inside its response."""
+    return _encode(frame(result))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# NaN and Infinity are no JSON (RFC 8259), whatever Python's json accepts.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
+
+
+class _StdioServer(_Connection):
+    """Newline-delimited JSON-RPC on stdin/stdout (basic/transports/stdio).
+
+    One thread at a time reads stdin and answers what is quick (initialize,
+    ping, lists, errors) itself.  A synchronous tool runs inline on that reader
+    too, because handing every call to another thread would cost more than
+    most tools take; if it is still running after ``_HANDOFF`` seconds, a
+    watchdog gives the reading role to a new thread, and while any call runs
+    that way new calls go to a pool of ``workers`` threads, so a slow tool
+    holds up ping, tools/list or other calls once, for at most about
+    ``_HANDOFF + _WATCH``.  Async tools run on one event loop thread.  Each
+    response is written whole, under a lock.
+    """
+
+    _HANDOFF = 0.01  # seconds an inline call may hold up reading
+    _WATCH = 0.01  # how often the watchdog looks
+    _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written
+
+    def __init__(self, server: MCPServer) -> None:
+        import threading
+
+        super().__init__(server)
+        self.lock = threading.Lock()  # one response on stdout at a time
+        self.end_of_input = threading.Event()
+        self.out: Any = None
+        self.stdin: Any = None
+        self.stderr: Optional[_Stderr] = None
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def serve(self) -> int:
+        import threading
+
+        self._take_standard_streams()
+        self._install_signals()
+        self._start_reader()
+        threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
+        while not self.end_of_input.wait(0.5):  # the main thread stays free for signals
+            pass
+        self._drain()
+        return 0
+
+    def _take_standard_streams(self) -> None:
+        """The protocol owns stdin and stdout (stdio: "MUST NOT write anything
+        ... that is not a valid MCP message"): both move to private descriptors.
+        A tool, or a child process, then reads an empty stdin (input() gets
+        EOF instead of a request) and writes to stderr when it prints; and
+        stderr never blocks serving (_Stderr)."""
+        sys.stdout.flush()
+        self.stdin = os.fdopen(os.dup(0), "rb")
+        self.out = os.fdopen(os.dup(1), "wb")
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        sys.stdin = open(os.devnull, encoding="utf-8")
+        self.stderr = _Stderr(os.dup(2))
+        sys.stdout = sys.stderr = self.stderr
+
+    def _install_signals(self) -> None:
+        import signal
+
+        def stop(signum: int, frame: Any) -> None:
+            self._exit_now()
+
+        for name in ("SIGTERM", "SIGINT"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), stop)
+
+    def _exit_now(self) -> None:
+        # Prompt, and clean where the client allows: holding the lock, no new
+        # response starts; one being written gets _STOP_WAIT to finish (a client
+        # that does not read it in that time has it cut).
+        if self.lock.acquire(timeout=self._STOP_WAIT):
+            try:
+                self.out.flush()
+            except Exception:
+                pass
+        self._exit()
+
+    def _exit(self) -> None:
+        if self.stderr is not None:
+            self.stderr.close(timeout=0.5)
+        os._exit(0)
+
+    def _drain(self) -> None:
+        """End of input: every request in flight is answered, then exit 0; what
+        is still running after ``drain_timeout`` seconds is answered with an error."""
+        self.settle_all(self.server.drain_timeout)
+        with self.state:  # batches waiting for those calls have written by now
+            unanswered = self.in_flight
+        if unanswered:
+            print(f"mcp_ref: {unanswered} batches unanswered at exit", file=sys.stderr)
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self._exit()  # tool threads that never end must not hold the process
+
+    # -- reading ---------------------------------------------------------------
+
+    def _start_reader(self) -> None:
+        import threading
+
+        threading.Thread(target=self._read_loop, name="mcp_ref-reader", daemon=True).start()
+
+    def _read_loop(self) -> None:
+        self.local.lost = False
+        limit = self.server.max_message_bytes
+        try:
+            while True:
+                line = self.stdin.readline(limit + 1)
+                if not line:
+                    break
+                if len(line) > limit and not line.endswith(b"\n"):
+                    self._skip_rest(limit)
+                    self.write(_error_response(None, _RpcError(
+                        INVALID_REQUEST, f"Invalid Request: message longer than {limit} bytes")))
+                    continue
+                if line.strip():
+                    self.handle_line(line)
+                    if self.local.lost:
+                        return  # another thread reads now
+        except Exception as exc:  # stdin failed: nothing more will come
+            _log_exception("reading stdin failed", exc)
+        self.end_of_input.set()
+
+    def _skip_rest(self, limit: int) -> None:
+        while True:
+            chunk = self.stdin.readline(limit)
+            if not chunk or chunk.endswith(b"\n"):
+                return
+
+    def _watchdog(self) -> None:
+        import time
+
+        while True:
+            time.sleep(self._WATCH)
+            with self.state:
+                call = self.inline
+                if call is None or self.clock() - call.started < self._HANDOFF:
+                    continue
+                call.handed_off = True
+                self.handed_off += 1
+                self.inline = None
+            self._start_reader()
+            self._workers()  # the calls that follow go to the pool: start it here, off the reader's path
+
+    def handle_line(self, line: bytes) -> None:
+        """One line of input: a message or a batch, answered or started; never raises."""
+        try:
+            message = _DECODER.decode(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            reason = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) else \
+                "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
+            self.write(_error_response(None, _RpcError(PARSE_ERROR, f"Parse error: {reason}")))
+            return
+        # Each level of nesting opens with a bracket: a line with no more than
+        # max_depth of them cannot be too deep, and needs no walk (a speed choice).
+        limit = self.server.max_depth
+        if line.count(b"{") + line.count(b"[") > limit and _too_deep(message, limit):
+            self.write(_error_response(None, _RpcError(
+                INVALID_REQUEST, f"Invalid Request: nested deeper than {limit} levels")))
+            return
+        if isinstance(message, list):
+            self.handle_batch(message)
+            return
+        response = self._handle(message, self._send, inline=True)
+        if isinstance(response, dict):
+            self.write(response)
+
+    # -- writing ---------------------------------------------------------------
+
+    def write(self, message: Any) -> None:
+        """Write one message (a dict, or bytes already encoded) whole, under the lock."""
+        data = message if isinstance(message, bytes) else _encode(message)
+        with self.lock:
+            try:
+                self.out.write(data)
+                self.out.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                # The client closed our stdout: nobody is listening; end quietly.
+                os._exit(0)
+
+
 class _Stderr:
     """sys.stderr (and sys.stdout) while serving: whatever the server or a tool
     writes is queued for a thread that writes it out, so a client that never
@@ -3704,25 +3746,6 @@ class _Stderr:
         deadline = time.monotonic() + timeout
         while self.queue.unfinished_tasks and time.monotonic() < deadline:
             time.sleep(0.01)
-
-
-def _answer_with_error(call: _Pending, error: _RpcError) -> None:
-    call.reply(_encode(_error_response(call.id, error)))
-
-
-def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
-    """server._invoke, never raising: None (answered as a plain tool error)
-    when something escaped the pipeline, which would be a bug of ours."""
-    try:
-        return server._invoke(tool, arguments)
-    except BaseException as exc:
-        _log_exception("internal error", exc)
-        return None
-
-
-def _id_key(id_: Any) -> Tuple[str, Any]:
-    # 1 and "1" are different ids.
-    return (type(id_).__name__, id_)
 
 
 # ---------------------------------------------------------------------------
