@@ -2951,6 +2951,12 @@ def _valid_id(id_: Any) -> bool:
     return isinstance(id_, str) or (isinstance(id_, int) and not isinstance(id_, bool))
 
 
+# The requests of each era (server/tools, basic/lifecycle, basic/versioning):
+# method -> the _Dispatcher method that answers it ("tools_call": _Connection).
+_HANDSHAKE_REQUESTS = {"ping": "ping", "tools/list": "tools_list", "tools/call": "tools_call"}
+_STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list", "tools/call": "tools_call"}
+
+
 class _Dispatcher:
     """Routes one connection's messages.  Handshake era: ``initialize`` fixes the
     revision for the connection.  2026-07-28: each request carries its own
@@ -2982,22 +2988,20 @@ class _Dispatcher:
         return ("notification", None) if id_ is _MISSING else ("request", id_)
 
     def route(self, method: str, params: Dict[str, Any]) -> Tuple[str, Optional[str]]:
-        """(handler name, revision) for a request, or raises _RpcError."""
+        """(the name of the method that answers, revision) for a request, or raises _RpcError."""
         meta = params.get("_meta")
-        stateless = isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
-        if method == "initialize":
-            return "initialize", None
-        if stateless:
-            assert isinstance(meta, dict)
+        if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:  # 2026-07-28: no initialize
             version = meta[META_PROTOCOL_VERSION]
             if version not in STATELESS_VERSIONS:
                 raise _RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
                                 {"supported": list(STATELESS_VERSIONS), "requested": version})
             if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_CLIENT_CAPABILITIES}")
-            if method in ("server/discover", "tools/list", "tools/call"):
-                return method, str(version)
+            if method in _STATELESS_REQUESTS:
+                return _STATELESS_REQUESTS[method], str(version)
             raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        if method == "initialize":
+            return "initialize", None
         if method == "server/discover":
             raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_PROTOCOL_VERSION} "
                                             f"and {META_CLIENT_CAPABILITIES}")
@@ -3006,13 +3010,13 @@ class _Dispatcher:
                 return "ping", None
             raise _RpcError(INVALID_PARAMS, f"Invalid params: send initialize first, or carry "
                                             f"{META_PROTOCOL_VERSION} in _meta (protocol 2026-07-28)")
-        if method in ("ping", "tools/list", "tools/call"):
-            return method, self.version
+        if method in _HANDSHAKE_REQUESTS:
+            return _HANDSHAKE_REQUESTS[method], self.version
         raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
-    # -- handlers that answer at once ---------------------------------------------
+    # -- the requests, each answered at once (tools/call: by _Connection.start_call) ------
 
-    def initialize(self, params: Dict[str, Any]) -> Dict[str, Any]:
+    def initialize(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         requested = params.get("protocolVersion")
         if not isinstance(requested, str):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion" (a string)')
@@ -3020,20 +3024,30 @@ class _Dispatcher:
         # otherwise offer our latest.
         version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
         self.version = version
-        result: Dict[str, Any] = {"protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
+        result: Dict[str, Any] = {"protocolVersion": version, "capabilities": self.capabilities(version),
                                   "serverInfo": _server_info(self.server, version)}
         if self.server.instructions is not None:
             result["instructions"] = self.server.instructions
         return result
 
-    def discover(self, version: str) -> Dict[str, Any]:
-        result: Dict[str, Any] = {"supportedVersions": list(STATELESS_VERSIONS), "capabilities": {"tools": {}}}
+    def ping(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        return {}
+
+    def discover(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        result: Dict[str, Any] = {"supportedVersions": list(STATELESS_VERSIONS),
+                                  "capabilities": self.capabilities(str(version))}
         if self.server.instructions is not None:
             result["instructions"] = self.server.instructions
         return self._cacheable(result)
 
-    def tools_list(self, params: Dict[str, Any], version: str) -> Dict[str, Any]:
-        tools = self.server.list_tools(version)
+    def capabilities(self, version: str) -> Dict[str, Any]:
+        """What the server offers (basic/lifecycle, "Capability Negotiation")."""
+        if version in STATELESS_VERSIONS:
+            return {"tools": {}}
+        return {"tools": {"listChanged": False}}
+
+    def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        tools = self.server.list_tools(str(version))
         cursor = params.get("cursor")
         start = 0
         if cursor is not None:
@@ -3182,14 +3196,8 @@ class _Connection:
         id_ = detail
         try:
             handler, version = self.rpc.route(message["method"], params)
-            if handler == "initialize":
-                return self._ok(id_, self.rpc.initialize(params), None)
-            if handler == "ping":
-                return self._ok(id_, {}, version)
-            if handler == "server/discover":
-                return self._ok(id_, self.rpc.discover(str(version)), version)
-            if handler == "tools/list":
-                return self._ok(id_, self.rpc.tools_list(params, str(version)), version)
+            if handler != "tools_call":
+                return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
             tool, arguments = self.rpc.tool_for_call(params)
         except _RpcError as exc:
             return _error_response(id_, exc)
