@@ -3180,9 +3180,11 @@ class _Connection:
             return _error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")) if _valid_id(id_) else None
 
     def handle_message(self, message: Any, reply: Callable[[Optional[bytes]], None],
-                       inline: bool = False) -> Any:
+                       inline: bool = False, stream: Optional[Callable[[bytes], None]] = None) -> Any:
         """The immediate response; None for a notification or a response;
-        _STARTED for a call that ``reply`` will answer (None there: cancelled)."""
+        _STARTED for a call that ``reply`` will answer (None there: cancelled).
+        ``stream`` carries the messages a call sends before its response
+        (notifications, requests to the client); by default, ``write``."""
         kind, detail = self.rpc.classify(message)
         if kind == "invalid":
             id_ = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
@@ -3201,7 +3203,7 @@ class _Connection:
             tool, arguments = self.rpc.tool_for_call(params)
         except _RpcError as exc:
             return _error_response(id_, exc)
-        self.start_call(id_, tool, arguments, str(version), reply, inline)
+        self.start_call(id_, tool, arguments, str(version), reply, inline, stream or self.write)
         return _STARTED
 
     def _ok(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
@@ -3256,10 +3258,11 @@ class _Connection:
     # -- tools/call ----------------------------------------------------------------
 
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], version: str,
-                   reply: Callable[[Optional[bytes]], None], inline: bool) -> None:
+                   reply: Callable[[Optional[bytes]], None], inline: bool,
+                   stream: Callable[[bytes], None]) -> None:
         """Run a tools/call inline, on the pool or on the event loop; its one
         response goes to ``reply`` (None there when the client cancelled it)."""
-        call = _Pending(id_, reply)
+        call = _Pending(id_, reply, stream)
         key = _id_key(id_)
         with self.state:
             self.in_flight += 1
@@ -3371,10 +3374,10 @@ class _Pending:
     """A tools/call in flight: where its response goes, how to cancel it, and
     whether it is settled."""
 
-    __slots__ = ("id", "reply", "future", "cancelled", "settled", "started", "handed_off")
+    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "handed_off")
 
-    def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None]) -> None:
-        self.id, self.reply = id_, reply
+    def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None], stream: Callable[[bytes], None]) -> None:
+        self.id, self.reply, self.stream = id_, reply, stream  # stream: see handle_message
         self.future: Any = None  # a pool or event-loop future; None while running inline
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete
