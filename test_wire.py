@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = os.path.join(HERE, "testdata", "wire_server.py")
+INFO_SERVER = os.path.join(HERE, "testdata", "info_server.py")
 MODERN = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
 SERVER_INFO = {"name": "wire", "version": "1.0"}
@@ -167,9 +168,27 @@ class HandshakeTest(WireTestCase):
         self.assertEqual(reply["id"], 2)
 
     def test_server_info_fields_by_revision(self) -> None:
-        server = ServerProcess()
+        # A server that sets every field: each revision gets exactly the fields its
+        # Implementation defines (title from 2025-06-18; description, websiteUrl
+        # and icons from 2025-11-25), in initialize and in 2026-07-28's _meta.
+        server = ServerProcess(script=INFO_SERVER)
         self.addCleanup(server.kill)
-        self.assertEqual(server.initialize("2025-06-18")["result"]["serverInfo"], SERVER_INFO)
+        basic = {"name": "info", "version": "2.0"}
+        titled = dict(basic, title="Info Server")
+        full = dict(titled, description="A server that describes itself.", websiteUrl="https://example.com/info",
+                    icons=[{"src": "https://example.com/icon.png", "mimeType": "image/png", "sizes": ["48x48"]}])
+        for version, expected in (("2024-11-05", basic), ("2025-03-26", basic), ("2025-06-18", titled),
+                                  ("2025-11-25", full)):
+            with self.subTest(version=version):
+                self.assertEqual(server.initialize(version)["result"]["serverInfo"], expected)
+        meta_key = "io.modelcontextprotocol/serverInfo"
+        self.assertEqual(server.request(1, "server/discover", {"_meta": META})["result"]["_meta"], {meta_key: full})
+        self.assertEqual(server.request(2, "tools/list", {"_meta": META})["result"]["_meta"], {meta_key: full})
+        call = {"name": "echo", "arguments": {"text": "a"}, "_meta": META}
+        self.assertEqual(server.request(3, "tools/call", call)["result"]["_meta"], {meta_key: full})
+        self.assertEqual(server.close(), 0)
+        # A server that sets none of them: name and version only.
+        self.assertEqual(self.server.initialize("2025-11-25")["result"]["serverInfo"], SERVER_INFO)
 
     def test_unknown_method_and_bad_params(self) -> None:
         self.server.initialize()

@@ -1,0 +1,92 @@
+"""Section 7, Arguments: JSON arguments back into the parameters' Python types
+(dataclasses, Enum members, datetimes, tuples, sets...), as pydantic hands
+them to the SDK's tools, after the lax input check of section 6.
+"""
+
+import dataclasses
+import datetime
+import decimal
+import enum
+import pathlib
+import unittest
+import uuid
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
+
+from _testing import load_corpus, server_with
+
+
+class Color(enum.Enum):
+    RED = "red"
+
+
+@dataclasses.dataclass
+class Inner:
+    n: int
+
+
+@dataclasses.dataclass
+class Outer:
+    inners: List[Inner]
+    when: datetime.date
+    tags: Set[str]
+    by_name: Dict[str, Inner]
+    maybe: Optional[Inner] = None
+
+
+class ArgumentsTest(unittest.TestCase):
+    def test_arguments_become_python_values(self) -> None:
+        corpus = load_corpus(strings=False)
+        cases = [
+            ("tuple_set_params", {"pair": [1, "a"], "tags": ["b", "a", "b"]}, "tuple(1, 'a') set['a', 'b'] frozenset"),
+            ("enum_param", {"color": "red", "level": "2"}, "Color.RED HIGH"),
+            ("struct_param", {"point": {"x": 1}, "movie": {"title": "t", "year": 1}}, "1,0 t green"),
+            ("datetime_param", {"when": "2024-05-01T10:00:00Z"}, "2024-05-01T11:00:00+00:00"),
+        ]
+        for name, arguments, text in cases:
+            with self.subTest(tool=name):
+                self.assertEqual(corpus.server.call_tool(name, arguments)["content"][0]["text"], text)
+
+    def test_the_values_a_tool_receives(self) -> None:
+        """Exactly what the SDK 2.3 (pydantic) passes for the same arguments:
+        nested dataclasses, a date, a set, JSON text parsed for a tuple (not for
+        a string), lax numbers and booleans, the union arm the value fits, extra
+        arguments dropped."""
+        seen: List[Dict[str, Any]] = []
+
+        def take(outer: Outer, pair: Tuple[int, str], ids: List[uuid.UUID], amount: decimal.Decimal,
+                 path: pathlib.Path, color: Color, count: int, flag: bool, either: Union[int, Inner],
+                 text: str = "") -> str:
+            seen.append(dict(outer=outer, pair=pair, ids=ids, amount=amount, path=path, color=color, count=count,
+                             flag=flag, either=either, text=text))
+            return "ok"
+
+        server = server_with(take)
+        arguments = {
+            "outer": {"inners": [{"n": 1}, {"n": "2"}], "when": "2024-05-01", "tags": ["b", "a", "b"],
+                      "by_name": {"x": {"n": 3}}, "maybe": {"n": 4}},
+            "pair": '[1, "a"]', "ids": ["12345678-1234-5678-1234-567812345678"], "amount": 1.5, "path": "/tmp/x",
+            "color": "red", "count": "17", "flag": "true", "either": {"n": 5}, "text": '["a"]', "extra": 1}
+        self.assertEqual(server.call_tool("take", arguments), {
+            "content": [{"type": "text", "text": "ok"}], "structuredContent": {"result": "ok"}, "isError": False})
+        self.assertEqual(seen, [{
+            "outer": Outer([Inner(1), Inner(2)], datetime.date(2024, 5, 1), {"a", "b"}, {"x": Inner(3)}, Inner(4)),
+            "pair": (1, "a"), "ids": [uuid.UUID("12345678-1234-5678-1234-567812345678")],
+            "amount": decimal.Decimal("1.5"), "path": pathlib.Path("/tmp/x"), "color": Color.RED, "count": 17,
+            "flag": True, "either": Inner(5), "text": '["a"]'}])
+        self.assertEqual([type(v) for v in seen[0].values()],
+                         [Outer, tuple, list, decimal.Decimal, type(pathlib.Path("/tmp/x")), Color, int, bool, Inner,
+                          str])
+        self.assertIs(type(seen[0]["outer"].tags), set)
+
+        # Invalid arguments never reach the function; every error is listed.
+        result = server.call_tool("take", dict(arguments, color="blue", count=1.5))
+        self.assertEqual(result, {"content": [{"type": "text", "text": (
+            "Error executing tool take: 2 validation errors for takeArguments\n"
+            "color\n  Input should be 'red' [type=enum, input_value='blue', input_type=str]\n"
+            "count\n  Input should be a valid integer, got a number with a fractional part "
+            "[type=int_from_float, input_value=1.5, input_type=float]")}], "isError": True})
+        self.assertEqual(len(seen), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

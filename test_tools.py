@@ -1,0 +1,573 @@
+"""Sections 9 and 10, Tools and MCPServer: registration, the structured-output
+table (rows S1-S13 and errors E1-E3 of ``_output_schema``, after
+docs/servers/structured-output.md), and the in-process MCPServer API.
+"""
+
+import contextlib
+import dataclasses
+import datetime
+import enum
+import io
+import json
+import typing
+import unittest
+from typing import Any, Dict, List, Optional, Tuple, TypedDict
+
+from _testing import NEEDS_PYDANTIC, MCPServer, has_module, load_example, mcp_ref, server_with
+
+# The WeatherData schema printed on the SDK's "Structured output" page.
+DOCS_WEATHER_SCHEMA = {
+    "properties": {
+        "temperature": {"description": "Degrees Celsius.", "title": "Temperature", "type": "number"},
+        "humidity": {"description": "Relative humidity, 0 to 1.", "title": "Humidity", "type": "number"},
+        "conditions": {"title": "Conditions", "type": "string"}},
+    "required": ["temperature", "humidity", "conditions"], "title": "WeatherData", "type": "object"}
+
+
+class DocsPageSchemaTest(unittest.TestCase):
+    """Every schema printed on the SDK's "Structured output" page."""
+
+    def setUp(self) -> None:
+        self.module = load_example("weather_example")
+        self.tools = {t["name"]: t for t in self.module.mcp.list_tools()}
+
+    def test_wrapped_int(self) -> None:
+        self.assertEqual(self.tools["get_temperature"]["outputSchema"], {
+            "properties": {"result": {"title": "Result", "type": "integer"}},
+            "required": ["result"], "title": "get_temperatureOutput", "type": "object"})
+
+    def test_model_with_descriptions(self) -> None:
+        self.assertEqual(self.tools["get_weather"]["outputSchema"], DOCS_WEATHER_SCHEMA)
+
+    def test_typeddict(self) -> None:
+        schema = self.tools["get_weather_dict"]["outputSchema"]
+        self.assertEqual(schema["properties"]["humidity"], {"title": "Humidity", "type": "number"})
+        self.assertEqual(schema["required"], ["temperature", "humidity", "conditions"])
+
+    def test_list_of_models(self) -> None:
+        @dataclasses.dataclass
+        class WeatherData:
+            temperature: float
+            humidity: float
+            conditions: str
+
+        server = MCPServer("Weather")
+
+        def get_forecast(city: str, days: int) -> List[WeatherData]:
+            return []
+
+        server.add_tool(get_forecast)
+        self.assertEqual(server.list_tools()[0]["outputSchema"], {
+            "$defs": {"WeatherData": {
+                "properties": {"temperature": {"title": "Temperature", "type": "number"},
+                               "humidity": {"title": "Humidity", "type": "number"},
+                               "conditions": {"title": "Conditions", "type": "string"}},
+                "required": ["temperature", "humidity", "conditions"], "title": "WeatherData", "type": "object"}},
+            "properties": {"result": {"items": {"$ref": "#/$defs/WeatherData"}, "title": "Result", "type": "array"}},
+            "required": ["result"], "title": "get_forecastOutput", "type": "object"})
+
+    def test_dict_of_floats(self) -> None:
+        self.assertEqual(self.tools["get_temperatures"]["outputSchema"], {
+            "additionalProperties": {"type": "number"}, "title": "get_temperaturesDictOutput", "type": "object"})
+
+    def test_opting_out_and_classes_without_hints(self) -> None:
+        self.assertNotIn("outputSchema", self.tools["weather_report"])
+        self.assertNotIn("outputSchema", self.tools["get_station"])
+
+    def test_structured_output_true_raises_for_a_class_without_hints(self) -> None:
+        server = MCPServer("Weather")
+        with self.assertRaises(mcp_ref.InvalidSignature) as caught:
+            server.add_tool(self.module.get_station, structured_output=True)
+        self.assertEqual(str(caught.exception), "Function get_station: return type <class "
+                         "'weather_example.Station'> is not serializable for structured output")
+
+
+
+class RegistrationTest(unittest.TestCase):
+    def register(self, fn: Any, **kwargs: Any) -> Dict[str, Any]:
+        server = MCPServer("t")
+        server.add_tool(fn, **kwargs)
+        return server.list_tools()[0]
+
+    def test_refused_signatures(self) -> None:
+        def star(*args: int) -> int:
+            return 0
+
+        def kwargs(**options: int) -> int:
+            return 0
+
+        def positional(a: int, /) -> int:  # noqa: E999 (3.8+ syntax)
+            return a
+
+        def private(_secret: int) -> int:
+            return 0
+
+        def unresolvable(x: "Missing") -> int:  # type: ignore[name-defined]  # noqa: F821
+            return 0
+
+        cases = [
+            (star, "Parameter *args of star: variadic parameters cannot be tool arguments; name each argument"),
+            (kwargs, "Parameter **options of kwargs: variadic parameters cannot be tool arguments; name each argument"),
+            (positional, "Parameter a of positional is positional-only; tool arguments are passed by name"),
+            (private, "Parameter _secret of private cannot start with '_'"),
+            (lambda x: x, "You must provide a name for lambda functions"),
+        ]
+        for fn, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaises(mcp_ref.InvalidSignature) as caught:
+                    self.register(fn)
+                self.assertEqual(str(caught.exception), message)
+        with self.assertRaisesRegex(mcp_ref.InvalidSignature, "Unable to evaluate type annotations .*'unresolvable'"):
+            self.register(unresolvable)
+
+    def test_lambda_with_a_name(self) -> None:
+        tool = self.register(lambda x: x, name="identity")
+        self.assertEqual(tool["inputSchema"]["properties"], {"x": {"title": "x", "type": "string"}})
+
+    def test_decorator_misuse(self) -> None:
+        server = MCPServer("t")
+        with self.assertRaisesRegex(TypeError, "Did you forget to call it"):
+            server.tool(lambda: 1)  # type: ignore[arg-type]
+
+    def test_metadata_fields(self) -> None:
+        def f(x: int) -> int:
+            """  Doc.  """
+            return x
+
+        tool = self.register(f, title="T", annotations=mcp_ref.ToolAnnotations(read_only_hint=True),
+                             icons=[{"src": "https://example.com/i.png", "mimeType": "image/png"}], meta={"k": 1})
+        self.assertEqual(tool["title"], "T")
+        import inspect
+
+        self.assertEqual(tool["description"], inspect.cleandoc(f.__doc__))
+        self.assertEqual(tool["annotations"], {"readOnlyHint": True})
+        self.assertEqual(tool["icons"], [{"src": "https://example.com/i.png", "mimeType": "image/png"}])
+        self.assertEqual(tool["_meta"], {"k": 1})
+
+    def test_fields_by_revision(self) -> None:
+        def f(x: int) -> int:
+            return x
+
+        server = MCPServer("t")
+        server.add_tool(f, title="T", annotations={"readOnlyHint": True}, icons=[{"src": "a"}], meta={"k": 1})
+        self.assertEqual(set(server.list_tools("2024-11-05")[0]), {"name", "description", "inputSchema"})
+        self.assertEqual(set(server.list_tools("2025-03-26")[0]), {"name", "description", "inputSchema",
+                                                                   "annotations"})
+        self.assertEqual(set(server.list_tools("2025-06-18")[0]), {"name", "title", "description", "inputSchema",
+                                                                   "outputSchema", "annotations", "_meta"})
+        self.assertEqual(set(server.list_tools("2025-11-25")[0]), {"name", "title", "description", "inputSchema",
+                                                                   "outputSchema", "annotations", "icons", "_meta"})
+
+    def test_nested_plain_classes(self) -> None:
+        # Deliberate difference: the SDK crashes at registration on both.
+        class Station:
+            name: str
+            online: bool = True
+
+        class Opaque:
+            pass
+
+        def stations() -> List[Station]:
+            station = Station()
+            station.name = "Heathrow"
+            return [station]
+
+        def opaque() -> List[Opaque]:
+            return [Opaque()]
+
+        tool = self.register(stations)
+        self.assertEqual(tool["outputSchema"]["$defs"]["Station"], {
+            "properties": {"name": {"title": "Name", "type": "string"},
+                           "online": {"default": True, "title": "Online", "type": "boolean"}},
+            "required": ["name"], "title": "Station", "type": "object"})
+        server = MCPServer("t")
+        server.add_tool(stations)
+        self.assertEqual(server.call_tool("stations", {})["structuredContent"],
+                         {"result": [{"name": "Heathrow", "online": True}]})
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertNotIn("outputSchema", self.register(opaque))
+
+    def test_structured_output_true_without_annotation(self) -> None:
+        def f(x: int):  # type: ignore[no-untyped-def]
+            return x
+
+        with self.assertRaisesRegex(mcp_ref.InvalidSignature, "return annotation required"):
+            self.register(f, structured_output=True)
+
+
+
+# -- the structured-output table, row by row -------------------------------------------
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int = 0
+
+
+POINT_SCHEMA = {"properties": {"x": {"title": "X", "type": "integer"},
+                               "y": {"default": 0, "title": "Y", "type": "integer"}},
+                "required": ["x"], "title": "Point", "type": "object"}
+
+
+class Movie(TypedDict):
+    title: str
+    year: int
+
+
+class Station:
+    """A class with annotations and no dataclass: a model of its annotations."""
+
+    name: str
+    online: bool = True
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Opaque:
+    """A class without annotations: no JSON Schema."""
+
+    def __repr__(self) -> str:
+        return "Opaque()"
+
+
+class Shade(enum.Enum):
+    DARK = "dark"
+
+
+def text(value: str) -> Dict[str, str]:
+    return {"type": "text", "text": value}
+
+
+def wrapped(name: str, result: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
+    """The outputSchema of a value wrapped in {"result": ...} (keys in pydantic's order)."""
+    return {**extra, "properties": {"result": dict(sorted({**result, "title": "Result"}.items()))},
+            "required": ["result"], "title": f"{name}Output", "type": "object"}
+
+
+class StructuredOutputTest(unittest.TestCase):
+    """Each row of the table in ``_output_schema`` (section 9): the exact
+    outputSchema (None: not published) and one call's exact result."""
+
+    def check(self, fn: Any, schema: Optional[Dict[str, Any]], result: Dict[str, Any], **options: Any) -> None:
+        server = server_with(fn, **options)
+        tool = server.list_tools()[0]
+        self.assertEqual(tool.get("outputSchema"), schema)
+        if schema is not None:  # in the order pydantic writes it: the frames are byte-identical
+            self.assertEqual(json.dumps(tool["outputSchema"]), json.dumps(schema))
+        self.assertEqual(server.call_tool(fn.__name__, {}), result)
+
+    def test_s1_opted_out(self) -> None:
+        def count() -> int:
+            return 3
+
+        self.check(count, None, {"content": [text("3")], "isError": False}, structured_output=False)
+
+    def test_s2_no_return_annotation(self) -> None:
+        def untyped():  # type: ignore[no-untyped-def]
+            return {"a": 1}
+
+        self.check(untyped, None, {"content": [text('{\n  "a": 1\n}')], "isError": False})
+
+    def test_s3_call_tool_result(self) -> None:
+        def raw() -> mcp_ref.CallToolResult:
+            return mcp_ref.CallToolResult(content=[mcp_ref.TextContent(text="hi")], structured_content={"a": 1})
+
+        self.check(raw, None, {"content": [text("hi")], "structuredContent": {"a": 1}, "isError": False})
+
+    def test_s4_annotated_call_tool_result(self) -> None:
+        def raw_point() -> typing.Annotated[mcp_ref.CallToolResult, Point]:
+            return mcp_ref.CallToolResult(content=[mcp_ref.TextContent(text="hi")], structured_content={"x": 1, "y": 2})
+
+        def raw_list() -> typing.Annotated[mcp_ref.CallToolResult, List[int]]:
+            return mcp_ref.CallToolResult(content=[], structured_content={"result": [1, 2]})
+
+        self.check(raw_point, POINT_SCHEMA, {"content": [text("hi")], "structuredContent": {"x": 1, "y": 2},
+                                             "isError": False})
+        self.check(raw_list, wrapped("raw_list", {"items": {"type": "integer"}, "type": "array"}),
+                   {"content": [], "structuredContent": {"result": [1, 2]}, "isError": False})
+
+    def test_s5_content_blocks(self) -> None:
+        def blocks() -> List[mcp_ref.TextContent]:
+            return [mcp_ref.TextContent(text="a"), mcp_ref.TextContent(text="b")]
+
+        def image() -> mcp_ref.Image:
+            return mcp_ref.Image(data=b"\x89PNG", format="png")
+
+        self.check(blocks, None, {"content": [text("a"), text("b")], "isError": False})
+        self.check(image, None, {"content": [{"type": "image", "data": "iVBORw==", "mimeType": "image/png"}],
+                                 "isError": False})
+
+    def test_s6_any(self) -> None:
+        def anything() -> Any:
+            return {"a": 1}
+
+        self.check(anything, None, {"content": [text('{\n  "a": 1\n}')], "isError": False})
+
+    def test_s7_scalars_are_wrapped(self) -> None:
+        def a_str() -> str:
+            return "hi"
+
+        def an_int() -> int:
+            return 3
+
+        def a_float() -> float:
+            return 2
+
+        def a_bool() -> bool:
+            return True
+
+        def some_bytes() -> bytes:
+            return b"hi"
+
+        def nothing() -> None:
+            return None
+
+        for fn, schema, value, shown in (
+                (a_str, {"type": "string"}, "hi", [text("hi")]),
+                (an_int, {"type": "integer"}, 3, [text("3")]),
+                (a_float, {"type": "number"}, 2.0, [text("2.0")]),
+                (a_bool, {"type": "boolean"}, True, [text("true")]),
+                (some_bytes, {"format": "binary", "type": "string"}, "hi", [text('"hi"')]),
+                (nothing, {"type": "null"}, None, [])):
+            with self.subTest(fn=fn.__name__):
+                self.check(fn, wrapped(fn.__name__, schema),
+                           {"content": shown, "structuredContent": {"result": value}, "isError": False})
+
+    def test_s8_dict_with_string_keys_is_the_object(self) -> None:
+        def temperatures() -> Dict[str, float]:
+            return {"a": 1, "b": 2.5}
+
+        self.check(temperatures, {"additionalProperties": {"type": "number"}, "title": "temperaturesDictOutput",
+                                  "type": "object"},
+                   {"content": [text('{\n  "a": 1.0,\n  "b": 2.5\n}')], "structuredContent": {"a": 1.0, "b": 2.5},
+                    "isError": False})
+
+    def test_s9_dict_with_other_keys_is_wrapped(self) -> None:
+        def by_number() -> Dict[int, str]:
+            return {1: "a"}
+
+        self.check(by_number, wrapped("by_number", {"additionalProperties": {"type": "string"}, "type": "object"}),
+                   {"content": [text('{\n  "1": "a"\n}')], "structuredContent": {"result": {"1": "a"}},
+                    "isError": False})
+
+    def test_s10_lists_unions_literals_are_wrapped(self) -> None:
+        def numbers() -> List[int]:
+            return [1, 2]
+
+        def pair() -> Tuple[int, str]:
+            return (1, "a")
+
+        def maybe() -> Optional[Point]:
+            return Point(1)
+
+        def choice() -> typing.Literal["a", "b"]:
+            return "a"
+
+        self.check(numbers, wrapped("numbers", {"items": {"type": "integer"}, "type": "array"}),
+                   {"content": [text("1"), text("2")], "structuredContent": {"result": [1, 2]}, "isError": False})
+        self.check(pair, wrapped("pair", {"maxItems": 2, "minItems": 2,
+                                          "prefixItems": [{"type": "integer"}, {"type": "string"}], "type": "array"}),
+                   {"content": [text("1"), text("a")], "structuredContent": {"result": [1, "a"]}, "isError": False})
+        self.check(maybe, {"$defs": {"Point": POINT_SCHEMA},
+                           "properties": {"result": {"anyOf": [{"$ref": "#/$defs/Point"}, {"type": "null"}]}},
+                           "required": ["result"], "title": "maybeOutput", "type": "object"},
+                   {"content": [text('{\n  "x": 1,\n  "y": 0\n}')], "structuredContent": {"result": {"x": 1, "y": 0}},
+                    "isError": False})
+        self.check(choice, wrapped("choice", {"enum": ["a", "b"], "type": "string"}),
+                   {"content": [text("a")], "structuredContent": {"result": "a"}, "isError": False})
+
+    def test_s11_typeddict_is_the_object(self) -> None:
+        # pydantic models: PydanticModelTest.
+        def movie() -> Movie:
+            return {"title": "t", "year": 1}
+
+        self.check(movie, {"properties": {"title": {"title": "Title", "type": "string"},
+                                          "year": {"title": "Year", "type": "integer"}},
+                           "required": ["title", "year"], "title": "Movie", "type": "object"},
+                   {"content": [text('{\n  "title": "t",\n  "year": 1\n}')],
+                    "structuredContent": {"title": "t", "year": 1}, "isError": False})
+
+    def test_s12_dataclass_and_annotated_class_are_the_object(self) -> None:
+        def point() -> Point:
+            return Point(1)
+
+        def station() -> Station:
+            return Station("a")
+
+        self.check(point, POINT_SCHEMA, {"content": [text('{\n  "x": 1,\n  "y": 0\n}')],
+                                         "structuredContent": {"x": 1, "y": 0}, "isError": False})
+        self.check(station, {"properties": {"name": {"title": "Name", "type": "string"},
+                                            "online": {"default": True, "title": "Online", "type": "boolean"}},
+                             "required": ["name"], "title": "Station", "type": "object"},
+                   {"content": [text('{\n  "name": "a",\n  "online": true\n}')],
+                    "structuredContent": {"name": "a", "online": True}, "isError": False})
+
+    def test_s13_classes_without_annotations_are_unstructured(self) -> None:
+        def opaque() -> Opaque:
+            return Opaque()
+
+        def when() -> datetime.datetime:
+            return datetime.datetime(2024, 5, 1, 10, 0)
+
+        def shade() -> Shade:
+            return Shade.DARK
+
+        self.check(opaque, None, {"content": [text('"Opaque()"')], "isError": False})
+        self.check(when, None, {"content": [text('"2024-05-01T10:00:00"')], "isError": False})
+        self.check(shade, None, {"content": [text('"dark"')], "isError": False})
+
+    def refused(self, fn: Any) -> str:
+        with self.assertRaises(mcp_ref.InvalidSignature) as caught:
+            server_with(fn, structured_output=True)
+        return str(caught.exception)
+
+    def test_e1_structured_output_without_annotation(self) -> None:
+        def untyped(x: int):  # type: ignore[no-untyped-def]
+            return x
+
+        self.assertEqual(self.refused(untyped), "Function untyped: return annotation required for structured output")
+
+    def test_e2_structured_output_for_a_class_without_annotations(self) -> None:
+        def opaque() -> Opaque:
+            return Opaque()
+
+        def when() -> datetime.datetime:
+            return datetime.datetime(2024, 5, 1)
+
+        self.assertEqual(self.refused(opaque),
+                         f"Function opaque: return type {Opaque} is not serializable for structured output")
+        self.assertEqual(self.refused(when), "Function when: return type <class 'datetime.datetime'> is not "
+                                             "serializable for structured output")
+
+    def test_e3_structured_output_for_an_annotation_without_json_schema(self) -> None:
+        def function() -> typing.Callable[[int], int]:
+            return len
+
+        self.assertEqual(self.refused(function), "Function function: return type typing.Callable[[int], int] is not "
+                         "serializable for structured output (cannot describe typing.Callable[[int], int] as JSON "
+                         "Schema)")
+        # Without structured_output=True: unstructured, and a line on stderr.
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            self.check(function, None, {"content": [text('"<built-in function len>"')], "isError": False})
+        self.assertEqual(stderr.getvalue(), "mcp_ref: function is unstructured: cannot describe "
+                                            "typing.Callable[[int], int] as JSON Schema\n")
+
+
+@unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
+class PydanticModelTest(unittest.TestCase):
+    """The SDK page's own examples, with pydantic models: pydantic describes them."""
+
+    def setUp(self) -> None:
+        from pydantic import BaseModel
+        from pydantic import Field as PydanticField
+
+        class WeatherData(BaseModel):
+            temperature: float = PydanticField(description="Degrees Celsius.")
+            humidity: float = PydanticField(description="Relative humidity, 0 to 1.")
+            conditions: str
+
+        class Plain(BaseModel):
+            temperature: float
+            humidity: float
+            conditions: str
+
+        self.server = MCPServer("Weather")
+
+        def get_weather(city: str) -> WeatherData:
+            return WeatherData(temperature=16.2, humidity=0.83, conditions="Overcast")
+
+        def get_forecast(city: str, days: int) -> List[Plain]:
+            return [Plain(temperature=16.2 + day, humidity=0.83, conditions="Overcast") for day in range(days)]
+
+        def get_upstream(city: str) -> Plain:
+            return json.loads('{"temperature": 16.2, "conditions": "Overcast"}')  # type: ignore[no-any-return]
+
+        def echo_model(data: Plain) -> str:
+            return f"{type(data).__name__} {data.temperature}"
+
+        for fn in (get_weather, get_forecast, get_upstream, echo_model):
+            self.server.add_tool(fn)
+        self.tools = {t["name"]: t for t in self.server.list_tools()}
+
+    def test_schemas_of_the_docs_page(self) -> None:
+        self.assertEqual(self.tools["get_weather"]["outputSchema"], DOCS_WEATHER_SCHEMA)
+        forecast = self.tools["get_forecast"]["outputSchema"]
+        self.assertEqual(forecast["properties"], {"result": {"items": {"$ref": "#/$defs/Plain"}, "title": "Result",
+                                                             "type": "array"}})
+        self.assertEqual(forecast["$defs"]["Plain"]["required"], ["temperature", "humidity", "conditions"])
+        self.assertEqual(self.tools["echo_model"]["inputSchema"]["properties"]["data"], {"$ref": "#/$defs/Plain"})
+
+    def test_results(self) -> None:
+        self.assertEqual(self.server.call_tool("get_weather", {"city": "London"})["structuredContent"],
+                         {"temperature": 16.2, "humidity": 0.83, "conditions": "Overcast"})
+        self.assertEqual(len(self.server.call_tool("get_forecast", {"city": "x", "days": 2})["content"]), 2)
+        self.assertEqual(self.server.call_tool("get_upstream", {"city": "London"})["content"][0]["text"], (
+            "Error executing tool get_upstream: 1 validation error for Plain\nhumidity\n  Field required "
+            "[type=missing, input_value={'temperature': 16.2, 'conditions': 'Overcast'}, input_type=dict]"))
+        self.assertEqual(self.server.call_tool("echo_model", {"data": {"temperature": 1, "humidity": 0,
+                                                                       "conditions": "x"}})["content"][0]["text"],
+                         "Plain 1.0")
+
+
+# -- the MCPServer API -------------------------------------------------------------
+
+
+class MCPServerTest(unittest.TestCase):
+    def test_result_size_limit(self) -> None:
+        def big() -> str:
+            return "x" * 5000
+
+        server = MCPServer("t", max_result_bytes=1000)
+        server.add_tool(big)
+        text = server.call_tool("big", {})["content"][0]["text"]
+        self.assertRegex(text, r"^Error executing tool big: the result is at least \d+ bytes of JSON, over this "
+                               r"server's limit of 1000$")
+
+    def test_async_tool_in_process(self) -> None:
+        async def double(x: int) -> int:
+            return x * 2
+
+        self.assertEqual(server_with(double).call_tool("double", {"x": 2})["structuredContent"], {"result": 4})
+
+    def test_unknown_tool(self) -> None:
+        with self.assertRaisesRegex(mcp_ref.ToolError, "Unknown tool: nope"):
+            MCPServer("t").call_tool("nope", {})
+
+    def test_remove_and_replace(self) -> None:
+        def one() -> int:
+            return 1
+
+        def other() -> int:
+            return 2
+
+        server = server_with(one)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            server.add_tool(other, name="one")
+        self.assertEqual(stderr.getvalue(), "mcp_ref: tool 'one' registered again; the new one replaces it\n")
+        self.assertEqual(server.call_tool("one", {})["structuredContent"], {"result": 2})
+        server.remove_tool("one")
+        self.assertEqual(server.list_tools(), [])
+        with self.assertRaisesRegex(mcp_ref.ToolError, "Unknown tool: one"):
+            server.remove_tool("one")
+
+    def test_cyclic_passthrough_result_is_a_tool_error(self) -> None:
+        def raw() -> mcp_ref.CallToolResult:
+            meta: Dict[str, Any] = {}
+            meta["again"] = meta
+            return mcp_ref.CallToolResult(content=[mcp_ref.TextContent(text="hi")], meta=meta)
+
+        server = MCPServer("t")
+        server.add_tool(raw)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            result = server.call_tool("raw", {})
+        self.assertTrue(result["isError"])
+        self.assertIn("cyclic", result["content"][0]["text"])
+
+
+if __name__ == "__main__":
+    unittest.main()
