@@ -207,7 +207,8 @@ class Generator:
             choices: List[Tuple[str, Any]] = [
                 ("add", {"a": "9" * 5000}), ("async_add", {"a": "9" * 5000}),
                 ("convert", {"p": {"mode": r.choice(["ok", "value", "error", "tool", "interrupt", "exit", "base"])}}),
-                ("async_convert", {"p": {"mode": r.choice(["ok", "value", "error", "tool"])}}),
+                ("async_convert", {"p": {"mode": r.choice(["ok", "value", "error", "tool", "interrupt", "exit",
+                                                             "base"])}}),
                 ("fail", {"kind": r.choice(["tool", "error", "interrupt", "exit", "base", "none"])}),
                 ("async_fail", {"kind": r.choice(["tool", "error", "interrupt", "exit", "base", "none"])}),
                 ("bad_result", {"kind": r.choice(["str", "object", "huge", "nan", "surrogate", "cyclic", "ok"])}),
