@@ -2946,6 +2946,12 @@ def _error_response(id_: Any, error: _RpcError) -> Dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id_, "error": error.to_wire()}
 
 
+def _echo(value: Any) -> Any:
+    """A client's value, to be sent back in an error's data: as it came when it
+    is a string (an infinity or a deep object would make the reply unencodable)."""
+    return value if isinstance(value, str) else _truncated_repr(value)
+
+
 def _valid_id(id_: Any) -> bool:
     # MCP: "a string or integer ID", never null (basic/index, Requests).
     return isinstance(id_, str) or (isinstance(id_, int) and not isinstance(id_, bool))
@@ -2994,7 +3000,7 @@ class _Dispatcher:
             version = meta[META_PROTOCOL_VERSION]
             if version not in STATELESS_VERSIONS:
                 raise _RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
-                                {"supported": list(STATELESS_VERSIONS), "requested": version})
+                                {"supported": list(STATELESS_VERSIONS), "requested": _echo(version)})
             if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_CLIENT_CAPABILITIES}")
             if method in _STATELESS_REQUESTS:
@@ -3243,7 +3249,7 @@ class _Connection:
             for message in members:
                 response = self._handle(message, batch.add, inline=False)
                 if response is not _STARTED:
-                    batch.add(None if response is None else _encode(response))
+                    batch.add(None if response is None else _encode_safely(response))
 
     def _batch_done(self, parts: List[bytes]) -> None:
         try:
@@ -3496,6 +3502,17 @@ def _encode(message: Any) -> bytes:
         return json.dumps(message, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
 
 
+def _encode_safely(message: Any) -> bytes:
+    """_encode for a message of ours: one that cannot be encoded (a bug) is
+    logged, and its id, when it has one, gets -32603 instead."""
+    try:
+        return _encode(message)
+    except Exception as exc:
+        _log_exception("a response could not be encoded", exc)
+        id_ = message.get("id") if isinstance(message, dict) else None
+        return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
+
+
 def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
     """The wire bytes of ``frame(result)``: a result inside its response."""
     return _encode(frame(result))
@@ -3695,7 +3712,7 @@ class _StdioServer(_Connection):
 
     def write(self, message: Any) -> None:
         """Write one message (a dict, or bytes already encoded) whole, under the lock."""
-        data = message if isinstance(message, bytes) else _encode(message)
+        data = message if isinstance(message, bytes) else _encode_safely(message)
         with self.lock:
             try:
                 self.out.write(data)
