@@ -130,7 +130,7 @@ HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(
 class TypeScriptClientTest(unittest.TestCase):
     def test_weather_example(self) -> None:
         sys.path.insert(0, HERE)
-        from test_mcp_ref import load_example
+        from _testing import load_example
 
         driver = os.path.join(NODE_DIR, "ts_client.mjs")
         shutil.copy(os.path.join(HERE, "testdata", "ts_client.mjs"), driver)

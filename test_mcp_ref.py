@@ -9,19 +9,17 @@ The tests of each section are in the module named for it:
     6      Validation               test_validation.py
     7      Arguments                test_arguments.py
     9, 10  Tools, MCPServer         test_tools.py
-    11, 12 Dispatch, Transports     test_wire.py, test_robustness.py, test_interop.py
+    11, 12 Dispatch, Transports     test_wire.py, test_robustness.py, test_faults.py, test_interop.py
     13     Command line             test_cli.py
     14     Accelerators             test_accelerators.py
 
-What they share is in _testing.py; its loaders are importable from here too.
+What they share is in _testing.py.
 """
 
 import doctest
 import unittest
 
-from _testing import BOTH, SDK, accelerators, load_corpus, load_example, mcp_ref, without_help_links
-
-__all__ = ["SDK", "load_corpus", "load_example", "without_help_links"]  # imported by test_interop, test_readme
+from _testing import BOTH, accelerators, mcp_ref
 
 
 class DoctestTest(unittest.TestCase):

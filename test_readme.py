@@ -70,7 +70,7 @@ class ReadmeTest(unittest.TestCase):
 
     def test_error_text_is_the_documented_one(self) -> None:
         sys.path.insert(0, HERE)
-        from test_mcp_ref import load_example
+        from _testing import load_example
 
         text = load_example("weather_readme").mcp.call_tool("get_weather_upstream", {"city": "London"})[
             "content"][0]["text"]
