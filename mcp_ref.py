@@ -147,6 +147,13 @@ __all__ = (
     "ToolAnnotations",
     "Image",
     "Audio",
+    "Context",
+    "MCPError",
+    "InputRequiredResult",
+    "ElicitationResult",
+    "AcceptedElicitation",
+    "DeclinedElicitation",
+    "CancelledElicitation",
 )
 
 
@@ -175,6 +182,7 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # Which revision introduced which optional field (the schema.ts of each).
 # The dispatcher gates every field through _has (section 11).
@@ -2329,6 +2337,7 @@ class _Tool:
         self.meta = meta
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
+        self.context_param = _context_parameter(fn)
         self.input_schema, families = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families = _output_schema(
             fn_name, return_annotation, structured_output)
@@ -2473,6 +2482,8 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
                                f"{exc.__cause__}") from exc.__cause__
     params = []
     for name, kind, default in _parameters(fn, fn_name):
+        if _is_context(hints.get(name)):
+            continue  # filled by the server (section 10), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -2484,6 +2495,22 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
                                    "passed by name")
         params.append(_Param(name, hints.get(name, _MISSING), default))
     return params, hints.get("return", _MISSING)
+
+
+def _is_context(tp: Any) -> bool:
+    """A ``Context`` annotation, ``Context[...]`` too, or the SDK's own Context."""
+    tp = _origin(tp) or tp
+    return _is_subclass(tp, Context) or (isinstance(tp, type) and tp.__name__ == "Context"
+                                         and tp.__module__.startswith("mcp."))
+
+
+def _context_parameter(fn: Any) -> Optional[str]:
+    """The name of the parameter annotated Context, if there is one."""
+    try:
+        hints = {} if isinstance(fn, type) else _type_hints(_unwrapped(fn))
+    except InvalidSignature:
+        return None
+    return next((name for name, tp in hints.items() if name != "return" and _is_context(tp)), None)
 
 
 def _unwrapped(fn: Any) -> Any:
@@ -2694,7 +2721,611 @@ def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 10. MCPServer
+# 10. Context
+# ---------------------------------------------------------------------------
+#
+# What a tool may do besides returning (the SDK's mcp.server.mcpserver.Context):
+# log to the client (server/utilities/logging), report progress
+# (basic/utilities/progress), see that it was cancelled
+# (basic/utilities/cancellation), and ask the client a question: elicitation,
+# sampling, roots (client/elicitation, client/sampling, client/roots).
+#
+# A question travels differently in the two eras, with the same tool code:
+#   handshake   a server-to-client JSON-RPC request on the same connection; the
+#               call waits for the client's response (_Connection.ask).
+#   2026-07-28  no server-to-client requests (basic/patterns/mrtr): the call
+#               ends with an InputRequiredResult that carries the question;
+#               the client retries with inputResponses and the tool runs again
+#               from the start, now finding the answer.  Answers from earlier
+#               rounds ride a signed requestState (_RequestState).
+#
+# Every Context method is awaitable, as in the SDK.  A sync tool (on its own
+# thread) may call them without await: the work is done at once, and a
+# question's answer is the ``.result()`` of what the method returns.
+
+_LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"  # 2026-07-28: a request's own log level
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021  # 2026-07-28 basic/index
+
+
+class MCPError(Exception):
+    """The client refused or failed a request of the server (a JSON-RPC error
+    response), or cannot receive it: ``code``, ``message`` and ``data``."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+class InputRequiredResult:
+    """Returned by a tool in 2026-07-28 (basic/patterns/mrtr): the client must
+    answer ``input_requests`` (key -> ``{"method": ..., "params": ...}``) and
+    retry; ``request_state`` comes back as ``ctx.request_state`` (signed by the
+    server on the way, so a client cannot alter it)."""
+
+    def __init__(self, input_requests: Optional[Dict[str, Any]] = None, request_state: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        self.input_requests = kwargs.get("inputRequests", input_requests)
+        self.request_state = kwargs.get("requestState", request_state)
+
+
+class _Record:
+    """A JSON object from the client read by attribute, as the SDK's models are:
+    ``result.stop_reason`` reads ``stopReason``."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        data = self.__dict__.get("_data", {})
+        first, *rest = name.split("_")
+        camel = first + "".join(word.title() for word in rest)
+        for key in (name, camel):
+            if key in data:
+                value = data[key]
+                if isinstance(value, dict):
+                    return _Record(value)
+                if isinstance(value, list):
+                    return [_Record(v) if isinstance(v, dict) else v for v in value]
+                return value
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return None  # an optional field the client left out
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        return dict(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Record) and other._data == self._data
+
+    def __repr__(self) -> str:
+        return f"Record({self._data!r})"
+
+
+class ElicitationResult:
+    """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
+    holds the answer, converted to the schema's type), "decline" or "cancel"."""
+
+    action = ""
+
+    def __init__(self, data: Any = None) -> None:
+        self.data = data
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(action={self.action!r}, data={self.data!r})"
+
+
+class AcceptedElicitation(ElicitationResult):
+    action = "accept"
+
+
+class DeclinedElicitation(ElicitationResult):
+    action = "decline"
+
+
+class CancelledElicitation(ElicitationResult):
+    action = "cancel"
+
+
+_ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
+
+
+class _Ready:
+    """A Context method's value, there already: ``await`` it, or ``.result()``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any = None) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+    def __await__(self) -> Any:
+        return self.value
+        yield  # a generator: awaitable without an event loop's help
+
+
+class _Request:
+    """What a call knows of its request: id, revision, params and ``_meta``,
+    the client, and where its messages go.  Behind every Context."""
+
+    def __init__(self, conn: Optional[_Connection], call: Optional[_Pending], version: Optional[str],
+                 params: Dict[str, Any]) -> None:
+        self.conn, self.call, self.version, self.params = conn, call, version, params
+        meta = params.get("_meta")
+        self.meta: Dict[str, Any] = meta if isinstance(meta, dict) else {}
+        self.stateless = version in STATELESS_VERSIONS
+        self.last_progress: Optional[float] = None
+        self.asked = 0  # questions asked so far in this run (their keys: _question_key)
+        self.answers: Dict[str, Any] = {}  # 2026-07-28: this round's and earlier rounds' answers
+        self.wanted: Dict[str, Any] = {}  # 2026-07-28: questions to send back unanswered
+        self.user_state: Optional[str] = None  # 2026-07-28: a tool's own requestState, verified
+        self.binding = ""  # 2026-07-28: what its requestState is bound to (_state_binding)
+
+    def client_capabilities(self) -> Optional[Dict[str, Any]]:
+        if self.stateless:
+            caps = self.meta.get(META_CLIENT_CAPABILITIES)
+            return caps if isinstance(caps, dict) else None
+        return None if self.conn is None else self.conn.rpc.client_capabilities
+
+    def send(self, method: str, params: Dict[str, Any]) -> None:
+        """A notification on this request's stream (nowhere, outside a connection)."""
+        if self.call is not None and not self.call.cancelled:
+            self.call.stream(_encode_safely({"jsonrpc": "2.0", "method": method, "params": params}))
+
+    def log_allowed(self, level: str) -> bool:
+        if self.stateless:  # only what the request asked for, at its level or above
+            wanted = self.meta.get(META_LOG_LEVEL)
+        else:
+            wanted = "debug" if self.conn is None or self.conn.rpc.log_level is None else self.conn.rpc.log_level
+        return wanted in _LOG_LEVELS and _LOG_LEVELS.index(level) >= _LOG_LEVELS.index(str(wanted))
+
+    # -- questions to the client ----------------------------------------------------
+
+    def ask(self, method: str, params: Dict[str, Any], capability: Tuple[str, ...],
+            convert: Callable[[Dict[str, Any]], Any]) -> Any:
+        """A question to the client, answered by ``convert(the client's result)``:
+        at once in the stateless era (or an _InputRequired unwinds the call), else
+        by the client's response, awaited or waited for."""
+        self._check_capability(capability)
+        if self.stateless:
+            key = f"{method.split('/')[0]}_{self.asked}"
+            self.asked += 1
+            answer = self.answers.get(key)
+            if isinstance(answer, dict):
+                return _Ready(convert(answer))
+            self.wanted[key] = {"method": method, "params": params}
+            raise _InputRequired()
+        if self.conn is None or self.call is None:
+            raise MCPError(INTERNAL_ERROR, f"{method}: there is no client to ask outside of a request")
+        answer_ = self.conn.ask(self.call, method, params)
+        timeout = self.conn.server.request_timeout
+        if _in_event_loop():
+            return _Awaited(answer_, timeout, convert)
+        return _Ready(convert(answer_.wait(timeout)))
+
+    def check_question(self, question: Any) -> None:
+        """A question in a tool's own InputRequiredResult: one of the kinds the
+        spec allows there, of a capability the client declared."""
+        method = question.get("method") if isinstance(question, dict) else None
+        capability: Optional[Tuple[str, ...]] = {
+            "elicitation/create": ("elicitation",), "sampling/createMessage": ("sampling",), "roots/list": ("roots",),
+        }.get(str(method))
+        if capability is None:
+            raise ValueError(f"an input request must be elicitation/create, sampling/createMessage or "
+                             f"roots/list, not {_truncated_repr(method)}")
+        params = question.get("params")
+        if capability == ("elicitation",) and isinstance(params, dict) and params.get("mode") == "url":
+            capability = ("elicitation", "url")
+        self._check_capability(capability)
+
+    def _check_capability(self, capability: Tuple[str, ...]) -> None:
+        """The client must have declared what it is asked (client/elicitation etc.)."""
+        declared: Any = self.client_capabilities() or {}
+        for name in capability:
+            declared = declared.get(name) if isinstance(declared, dict) else None
+        if declared is not None:
+            return
+        if self.stateless:
+            raise _CapabilityMissing(capability[0])
+        raise MCPError(INVALID_REQUEST, f"the client does not support {'.'.join(capability)} (it did not declare "
+                                        "that capability)")
+
+
+class _InputRequired(BaseException):
+    """Unwinds a stateless call at its first unanswered question (a BaseException,
+    so that a tool's ``except Exception`` does not swallow it)."""
+
+
+class _CapabilityMissing(BaseException):
+    """A stateless call asked what the client did not declare: -32021."""
+
+    def __init__(self, capability: str) -> None:
+        super().__init__(capability)
+        self.capability = capability
+
+
+def _in_event_loop() -> bool:
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and asyncio._get_running_loop() is not None
+
+
+class _Answer:
+    """The client's response to one request of ours, when it comes."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: Optional[Dict[str, Any]] = None
+        self.then: List[Callable[[], None]] = []
+
+    def settle(self, result: Any, error: Optional[Dict[str, Any]]) -> None:
+        if self.done.is_set():
+            return  # answered twice: the first answer stands
+        self.result, self.error = result, error
+        self.done.set()
+        for callback in self.then:
+            callback()
+
+    def value(self) -> Dict[str, Any]:
+        if self.error is not None:
+            raise MCPError(int(self.error.get("code", INTERNAL_ERROR)), str(self.error.get("message", "")),
+                           self.error.get("data"))
+        if not isinstance(self.result, dict):
+            raise MCPError(INVALID_REQUEST, "the client's response holds no result object")
+        return self.result
+
+    def wait(self, timeout: float) -> Dict[str, Any]:
+        if not self.done.wait(timeout):
+            self.settle(None, {"code": INTERNAL_ERROR, "message": f"the client did not answer within {timeout:g} s"})
+        return self.value()
+
+
+class _Awaited:
+    """An async tool's wait for the client's response, on its event loop."""
+
+    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
+        self.answer, self.timeout, self.convert = answer, timeout, convert
+
+    def __await__(self) -> Any:
+        return self._wait().__await__()
+
+    async def _wait(self) -> Any:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        arrived = loop.create_future()
+        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_resolve, arrived), None)[1])
+        if self.answer.done.is_set():
+            _resolve(arrived)
+        try:
+            await asyncio.wait_for(arrived, self.timeout)
+        except asyncio.TimeoutError:
+            self.answer.settle(None, {"code": INTERNAL_ERROR,
+                                      "message": f"the client did not answer within {self.timeout:g} s"})
+        return self.convert(self.answer.value())
+
+
+def _resolve(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class Context:
+    """The request a tool is serving, and what it may do besides returning.
+
+    A parameter annotated ``Context`` (any name) is filled by the server and is
+    no argument of the tool.  Every method is awaitable as in the SDK; in a sync
+    tool call it without ``await`` (a question's answer: ``.result()``)."""
+
+    def __init__(self, request: Optional[_Request] = None, server: Optional[MCPServer] = None) -> None:
+        self._request = request or _Request(None, None, None, {})
+        self._server = server
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # Context[ServerSession, State], as the SDK's generic is written
+
+    # -- the request -------------------------------------------------------------------
+
+    @property
+    def request_id(self) -> str:
+        call = self._request.call
+        return "" if call is None else str(call.id)
+
+    @property
+    def protocol_version(self) -> Optional[str]:
+        return self._request.version
+
+    @property
+    def client_capabilities(self) -> Optional[_Record]:
+        caps = self._request.client_capabilities()
+        return None if caps is None else _Record(caps)
+
+    @property
+    def client_info(self) -> Optional[_Record]:
+        request = self._request
+        info = request.meta.get(META_CLIENT_INFO) if request.stateless else (
+            None if request.conn is None else request.conn.rpc.client_info)
+        return _Record(info) if isinstance(info, dict) else None
+
+    @property
+    def meta(self) -> _Record:
+        """The request's ``_meta`` (``ctx.meta.progress_token``, ...)."""
+        return _Record(self._request.meta)
+
+    @property
+    def request_context(self) -> _Record:
+        """The SDK's spelling: ``.request_id``, ``.meta``, ``.lifespan_context``."""
+        return _Record({"request_id": self.request_id, "meta": self._request.meta,
+                        "lifespan_context": self.lifespan_context})
+
+    @property
+    def lifespan_context(self) -> Any:
+        return None if self._server is None else self._server._lifespan_state
+
+    @property
+    def mcp_server(self) -> MCPServer:
+        if self._server is None:
+            raise ValueError("Context is not available outside of a request")
+        return self._server
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the client cancelled this request: a sync tool may stop early
+        (an async tool's task is cancelled instead)."""
+        call = self._request.call
+        return call is not None and call.cancelled
+
+    @property
+    def input_responses(self) -> Optional[Dict[str, Any]]:
+        """2026-07-28: the client's answers to a returned InputRequiredResult."""
+        responses = self._request.params.get("inputResponses")
+        return responses if isinstance(responses, dict) else None
+
+    @property
+    def request_state(self) -> Optional[str]:
+        """2026-07-28: the ``request_state`` of the InputRequiredResult this retry answers."""
+        return self._request.user_state
+
+    @property
+    def session(self) -> _ClientSession:
+        """The SDK's ``ctx.session``: sampling, roots and the raw notifications."""
+        return _ClientSession(self._request)
+
+    # -- logging and progress ----------------------------------------------------------
+
+    def log(self, level: str, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+        """``notifications/message`` at ``level`` (server/utilities/logging), if the
+        client wants that level: ``logging/setLevel``, or in 2026-07-28 the
+        request's own ``_meta`` (none there: nothing is sent)."""
+        if level not in _LOG_LEVELS:
+            raise ValueError(f"log level must be one of {', '.join(_LOG_LEVELS)}, not {level!r}")
+        if self._request.log_allowed(level):
+            params: Dict[str, Any] = {"level": level, "data": _jsonable(data)}
+            if logger_name is not None:
+                params["logger"] = logger_name
+            self._request.send("notifications/message", params)
+        return _Ready()
+
+    def debug(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+        return self.log("debug", data, logger_name=logger_name)
+
+    def info(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+        return self.log("info", data, logger_name=logger_name)
+
+    def warning(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+        return self.log("warning", data, logger_name=logger_name)
+
+    def error(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+        return self.log("error", data, logger_name=logger_name)
+
+    def report_progress(self, progress: float, total: Optional[float] = None,
+                        message: Optional[str] = None) -> _Ready:
+        """``notifications/progress`` for the request's ``progressToken``
+        (basic/utilities/progress); nothing without a token, and nothing that
+        does not increase (the spec: progress MUST increase)."""
+        request = self._request
+        token = request.meta.get("progressToken")
+        if token is None or (request.last_progress is not None and progress <= request.last_progress):
+            return _Ready()
+        request.last_progress = progress
+        params: Dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None and (request.version or STATELESS_VERSIONS[-1]) >= "2025-03-26":
+            params["message"] = message
+        request.send("notifications/progress", params)
+        return _Ready()
+
+    # -- questions -----------------------------------------------------------------------
+
+    def elicit(self, message: str, schema: Any) -> Any:
+        """Ask the user for values of ``schema`` (a class of flat primitive fields:
+        dataclass, TypedDict, pydantic model): client/elicitation, form mode.
+        The answer: AcceptedElicitation (``.data``: a ``schema``), DeclinedElicitation
+        or CancelledElicitation."""
+        requested = _elicitation_schema(schema)
+        params: Dict[str, Any] = {"message": message, "requestedSchema": requested}
+        if (self._request.version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
+            params = {"mode": "form", **params}
+
+        def convert(result: Dict[str, Any]) -> ElicitationResult:
+            outcome = _ELICITATION.get(str(result.get("action")))
+            if outcome is None:
+                raise MCPError(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
+                                               f"{_truncated_repr(result.get('action'))}")
+            if outcome is not AcceptedElicitation:
+                return outcome()
+            return outcome(_elicited(schema, requested, result.get("content")))
+
+        return self._request.ask("elicitation/create", params, ("elicitation",), convert)
+
+    def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
+        """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
+        the answer says whether they agreed to go."""
+        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        return self._request.ask("elicitation/create", params, ("elicitation", "url"),
+                                 lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)())
+
+
+class _ClientSession:
+    """``ctx.session``: what the SDK's ServerSession offers a tool."""
+
+    def __init__(self, request: _Request) -> None:
+        self._request = request
+
+    @property
+    def client_capabilities(self) -> Optional[_Record]:
+        caps = self._request.client_capabilities()
+        return None if caps is None else _Record(caps)
+
+    def check_client_capability(self, capability: Any) -> bool:
+        wanted = _wire_value(capability)
+        declared = self._request.client_capabilities() or {}
+        return all(key in declared for key in (wanted or {}))
+
+    def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
+        """sampling/createMessage (client/sampling): the client's model answers.
+        Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
+        params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
+        for name, value in options.items():
+            if value is not None:
+                first, *rest = name.split("_")
+                params[first + "".join(word.title() for word in rest)] = _wire_value(value)
+        return self._request.ask("sampling/createMessage", params, ("sampling",), _Record)
+
+    def list_roots(self) -> Any:
+        """roots/list (client/roots): the client's roots."""
+        return self._request.ask("roots/list", {}, ("roots",), _Record)
+
+    def elicit_form(self, message: str, requested_schema: Dict[str, Any]) -> Any:
+        params = {"message": message, "requestedSchema": requested_schema}
+        return self._request.ask("elicitation/create", params, ("elicitation",), _Record)
+
+    def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _Ready:
+        return Context(self._request).log(level, data, logger_name=logger)
+
+    def report_progress(self, progress: float, total: Optional[float] = None,
+                        message: Optional[str] = None) -> _Ready:
+        return Context(self._request).report_progress(progress, total, message)
+
+    def send_tool_list_changed(self) -> _Ready:
+        self._request.send("notifications/tools/list_changed", {})
+        return _Ready()
+
+
+def _wire_value(value: Any) -> Any:
+    """One of the SDK's models, one of our content blocks, or plain JSON, as JSON."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, _Block):
+        return value.to_wire()
+    if isinstance(value, dict):
+        return {k: _wire_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_wire_value(v) for v in value]
+    return _jsonable(value)
+
+
+_ELICITABLE = frozenset(("string", "number", "integer", "boolean"))
+
+
+def _elicitation_schema(schema: Any) -> Dict[str, Any]:
+    """The requestedSchema of a class: an object of primitive fields only
+    (client/elicitation, "Requested Schema"), as the SDK refuses anything else."""
+    if isinstance(schema, dict):
+        return schema
+    rendered = json_schema(schema)
+    for name, prop in (rendered.get("properties") or {}).items():
+        kind = prop.get("type") if isinstance(prop, dict) else None
+        items = prop.get("items") if isinstance(prop, dict) else None
+        if not (kind in _ELICITABLE or "enum" in prop or (kind == "array" and isinstance(items, dict)
+                                                            and ("enum" in items or "anyOf" in items))):
+            raise TypeError(f"Elicitation schema field {name!r} must be a primitive type (string, number, "
+                            "integer, boolean) or an enum")
+    if rendered.get("type") != "object" or "$defs" in rendered:
+        raise TypeError(f"an elicitation schema must be a class of primitive fields, not {schema!r}")
+    return rendered
+
+
+def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
+    """An accepted answer, checked against the schema and built as its class."""
+    errors: List[_ErrorItem] = []
+    checked = _checker(requested, "input")(content, (), errors)
+    if errors:
+        raise ValidationError(errors, str(requested.get("title", "elicitation")))
+    if isinstance(schema, dict):
+        return checked
+    return _build_value(schema, checked)
+
+
+# -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
+#
+# The client must not be able to alter what it echoes (the spec: "MUST protect
+# its integrity ... and MUST reject state that fails verification"): the state is
+# signed with HMAC-SHA256 under the server's key, bound to the method, its
+# target and a digest of its arguments, and it expires.  It is signed, not
+# encrypted: a tool must not put secrets in its own request_state.
+
+_STATE_TTL = 600.0  # seconds a requestState stays valid
+
+
+def _state_binding(method: str, target: str, arguments: Any) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return f"{method}\n{target}\n{digest[:32]}"
+
+
+def _seal_state(key: bytes, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
+    import base64
+    import hashlib
+    import hmac
+    import time
+
+    payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
+                         separators=(",", ":")).encode()
+    body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
+    signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
+    return f"v1.{body}.{signature}"
+
+
+def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], Optional[str]]:
+    """(earlier answers, the tool's own state) from a requestState; -32602 if it
+    was altered, has expired, or belongs to another request."""
+    import base64
+    import hashlib
+    import hmac
+    import time
+
+    def refuse(why: str) -> _RpcError:
+        return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
+
+    if not isinstance(token, str) or token.count(".") != 2 or not token.startswith("v1."):
+        raise refuse("is malformed")
+    _, body, signature = token.split(".")
+    expected = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
+    if not hmac.compare_digest(expected, signature):
+        raise refuse("fails verification")
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except ValueError:
+        raise refuse("is malformed") from None
+    if payload.get("b") != binding:
+        raise refuse("belongs to another request")
+    if not isinstance(payload.get("x"), int) or payload["x"] < time.time():
+        raise refuse("has expired")
+    return dict(payload.get("r") or {}), payload.get("s")
+
+
+# ---------------------------------------------------------------------------
+# 11. MCPServer
 # ---------------------------------------------------------------------------
 
 
@@ -2710,7 +3341,14 @@ class MCPServer:
       ``page_size``          ``tools/list`` pages of this many tools, with cursors;
       ``workers``            threads for synchronous tools (8);
       ``drain_timeout``      at the end of input, calls still running after this
-                             many seconds are answered with an error (10).
+                             many seconds are answered with an error (10);
+      ``request_timeout``    seconds a question to the client may wait (300).
+    ``lifespan``: as the SDK's, a function of the server returning an async
+    context manager, entered before serving and exited after; what it yields is
+    ``ctx.lifespan_context``.  ``request_state_key``: the key that signs a
+    2026-07-28 requestState (bytes or text; also MCP_REF_STATE_KEY in the
+    environment); processes behind one load balancer need the same key, and
+    without one each process makes its own.
     Other keywords of the SDK's constructor (``debug``, ``log_level``,
     ``dependencies``, ...) are accepted and have no effect here.
     """
@@ -2732,8 +3370,11 @@ class MCPServer:
         max_batch: int = 1000,
         workers: int = 8,
         drain_timeout: float = 10.0,
+        request_timeout: float = 300.0,
         cache_ttl_ms: int = 0,
         cache_scope: str = "private",
+        lifespan: Optional[Callable[[Any], Any]] = None,
+        request_state_key: Any = None,
         **sdk_settings: Any,
     ) -> None:
         self.name = name or "mcp-server"
@@ -2750,6 +3391,12 @@ class MCPServer:
         self.max_batch = max_batch
         self.workers = workers
         self.drain_timeout = drain_timeout
+        self.request_timeout = request_timeout
+        self.lifespan = lifespan
+        self._lifespan_state: Any = None
+        key = request_state_key if request_state_key is not None else os.environ.get("MCP_REF_STATE_KEY")
+        self._state_key: bytes = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
+        self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
         self.settings = sdk_settings
@@ -2773,6 +3420,7 @@ class MCPServer:
         if tool.name in self._tools:
             print(f"mcp_ref: tool {tool.name!r} registered again; the new one replaces it", file=sys.stderr)
         self._tools[tool.name] = tool
+        self._tools_changed()
 
     def tool(
         self,
@@ -2799,6 +3447,12 @@ class MCPServer:
         if name not in self._tools:
             raise ToolError(f"Unknown tool: {name}")
         del self._tools[name]
+        self._tools_changed()
+
+    def _tools_changed(self) -> None:
+        """notifications/tools/list_changed to each session serving now (server/tools, "List Changed")."""
+        for connection in list(self._connections):
+            connection.tools_changed()
 
     # -- in-process API ----------------------------------------------------------
 
@@ -2813,21 +3467,25 @@ class MCPServer:
         tool = self._tools.get(name)
         if tool is None:
             raise ToolError(f"Unknown tool: {name}")
-        result = _result_for(self._invoke(tool, arguments or {}), protocol_version)
+        outcome = self._invoke(tool, arguments or {}, _Request(None, None, protocol_version, {}))
+        if isinstance(outcome, _RpcError):
+            raise MCPError(outcome.code, outcome.message, None if outcome.data is _MISSING else outcome.data)
+        result = _result_for(outcome, protocol_version)
         return json.loads(self._encode_result(tool, result, lambda r: r))  # type: ignore[no-any-return]
 
-    def _invoke(self, tool: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    def _invoke(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """One call, start to end, on this thread: a sync tool's pipeline never
         waits, so it needs no event loop; an async tool's gets one of its own."""
-        pipeline = self._pipeline(tool, arguments)
+        pipeline = self._pipeline(tool, arguments, request)
         if tool.is_async:
-            return _run_coroutine(pipeline)  # type: ignore[no-any-return]
-        return _complete_now(pipeline)  # type: ignore[no-any-return]
+            return _run_coroutine(pipeline)
+        return _complete_now(pipeline)
 
-    async def _pipeline(self, tool: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    async def _pipeline(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """prepare -> call -> finish: the one path of every call, sync or async.
         Whatever is raised at any step becomes the call's tool error, so every
-        call ends in exactly one result."""
+        call ends in exactly one result (or, 2026-07-28, in the -32021 of a
+        question the client cannot take: an _RpcError)."""
         try:
             kwargs = tool.arguments(arguments)
         except ValidationError as exc:
@@ -2835,18 +3493,50 @@ class MCPServer:
         except RecursionError:
             return _tool_error(f"Error executing tool {tool.name}: arguments are nested too deeply")
         except BaseException as exc:  # an argument's own code (a dataclass's __post_init__, say)
-            return self._failure(tool, exc)
+            return self._failure(tool, exc, request)
+        if tool.context_param is not None:
+            kwargs[tool.context_param] = Context(request, self)
         try:
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
+            if isinstance(value, InputRequiredResult):
+                return self._input_required(tool, request, value)
+        except _InputRequired:  # a question without its answer yet (stateless)
+            return self._input_required(tool, request, None)
+        except _CapabilityMissing as exc:
+            return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+                             {"requiredCapabilities": {exc.capability: {}}})
         except BaseException as exc:  # CancelledError too: the tool's own, or the client's (then unsent)
-            return self._failure(tool, exc)
+            return self._failure(tool, exc, request)
         return self._finish(tool, value)
 
-    def _failure(self, tool: _Tool, exc: BaseException) -> Dict[str, Any]:
+    def _input_required(self, tool: _Tool, request: _Request, value: Optional[InputRequiredResult]) -> Dict[str, Any]:
+        """The call ends asking the client (2026-07-28, basic/patterns/mrtr): the
+        questions asked, and a signed requestState with the answers so far."""
+        if not request.stateless:
+            return _tool_error(f"Error executing tool {tool.name}: InputRequiredResult exists only in protocol "
+                               "2026-07-28; in a session, ctx.elicit and ctx.session ask the client directly")
+        questions = dict(request.wanted)
+        if value is not None:
+            for key, question in (value.input_requests or {}).items():
+                question = _wire_value(question)
+                request.check_question(question)
+                questions[str(key)] = question
+        result: Dict[str, Any] = {"resultType": "input_required"}
+        if questions:
+            result["inputRequests"] = questions
+        user_state = request.user_state if value is None else value.request_state
+        result["requestState"] = _seal_state(self._state_key, request.binding, request.answers, user_state)
+        return result
+
+    def _failure(self, tool: _Tool, exc: BaseException, request: Optional[_Request] = None) -> Dict[str, Any]:
         if isinstance(exc, ToolError):
             return _tool_error(f"Error executing tool {tool.name}: {exc}")
+        if isinstance(exc, MCPError):  # our own words about the client, no paths
+            return _tool_error(f"Error executing tool {tool.name}: {exc.message}")
+        if request is not None and request.call is not None and request.call.cancelled:
+            return _tool_error(f"Error executing tool {tool.name}: cancelled")  # never sent
         if isinstance(exc, (KeyboardInterrupt, SystemExit)) and not isinstance(exc, Exception):
             print(f"mcp_ref: tool {tool.name!r} raised {type(exc).__name__}; reported as a tool error",
                   file=sys.stderr)
@@ -2938,7 +3628,7 @@ def _complete_now(coro: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 11. JSON-RPC dispatch
+# 12. JSON-RPC dispatch
 # ---------------------------------------------------------------------------
 
 
@@ -2959,7 +3649,8 @@ def _valid_id(id_: Any) -> bool:
 
 # The requests of each era (server/tools, basic/lifecycle, basic/versioning):
 # method -> the _Dispatcher method that answers it ("tools_call": _Connection).
-_HANDSHAKE_REQUESTS = {"ping": "ping", "tools/list": "tools_list", "tools/call": "tools_call"}
+_HANDSHAKE_REQUESTS = {"ping": "ping", "logging/setLevel": "set_level", "tools/list": "tools_list",
+                       "tools/call": "tools_call"}
 _STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list", "tools/call": "tools_call"}
 
 
@@ -2972,6 +3663,9 @@ class _Dispatcher:
     def __init__(self, server: MCPServer) -> None:
         self.server = server
         self.version: Optional[str] = None  # negotiated by initialize
+        self.client_capabilities: Optional[Dict[str, Any]] = None  # declared at initialize
+        self.client_info: Optional[Dict[str, Any]] = None
+        self.log_level: Optional[str] = None  # logging/setLevel; None: every level
 
     def classify(self, message: Any) -> Tuple[str, Any]:
         """('request'|'notification'|'response'|'invalid', id or error)."""
@@ -3030,6 +3724,9 @@ class _Dispatcher:
         # otherwise offer our latest.
         version = requested if requested in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
         self.version = version
+        capabilities, info = params.get("capabilities"), params.get("clientInfo")
+        self.client_capabilities = capabilities if isinstance(capabilities, dict) else {}
+        self.client_info = info if isinstance(info, dict) else None
         result: Dict[str, Any] = {"protocolVersion": version, "capabilities": self.capabilities(version),
                                   "serverInfo": _server_info(self.server, version)}
         if self.server.instructions is not None:
@@ -3037,6 +3734,14 @@ class _Dispatcher:
         return result
 
     def ping(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        return {}
+
+    def set_level(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        """logging/setLevel (server/utilities/logging): the least level sent from now on."""
+        level = params.get("level")
+        if level not in _LOG_LEVELS:
+            raise _RpcError(INVALID_PARAMS, f"Invalid params: level must be one of {', '.join(_LOG_LEVELS)}")
+        self.log_level = str(level)
         return {}
 
     def discover(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
@@ -3050,7 +3755,8 @@ class _Dispatcher:
         """What the server offers (basic/lifecycle, "Capability Negotiation")."""
         if version in STATELESS_VERSIONS:
             return {"tools": {}}
-        return {"tools": {"listChanged": False}}
+        # Tools added or removed while serving are announced (server/tools, "List Changed").
+        return {"logging": {}, "tools": {"listChanged": True}}
 
     def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         tools = self.server.list_tools(str(version))
@@ -3094,7 +3800,7 @@ class _Dispatcher:
         if version in STATELESS_VERSIONS:
             meta = dict(result.get("_meta") or {})
             meta[META_SERVER_INFO] = _server_info(self.server, str(version))
-            result = dict(result, resultType="complete", _meta=meta)
+            result = dict(result, resultType=result.get("resultType", "complete"), _meta=meta)
         return result
 
 
@@ -3121,7 +3827,7 @@ def _tool_for(tool: Dict[str, Any], version: str) -> Dict[str, Any]:
 
 def _result_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
     """A tools/call result with only the fields and block types ``version`` defines."""
-    if version >= _ALL_RESULT_FIELDS_SINCE:
+    if version >= _ALL_RESULT_FIELDS_SINCE or "content" not in result:  # (an InputRequiredResult has none)
         return result
     if not _has(version, "result.structuredContent") and "structuredContent" in result:
         result = {k: v for k, v in result.items() if k != "structuredContent"}
@@ -3163,10 +3869,54 @@ class _Connection:
         self.local = threading.local()  # .lost: this thread has passed reading on
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
+        self.outgoing: Dict[str, _Answer] = {}  # our requests to the client, by id
+        self.asked = 0
+        self.closed = False  # the client can answer nothing more
 
     def write(self, message: Any) -> None:
         """Send one message (a dict, or bytes already encoded) to the client."""
         raise NotImplementedError
+
+    def tools_changed(self) -> None:
+        if self.rpc.version is not None:  # a session: the handshake era (2026-07-28: subscriptions)
+            self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+
+    # -- our requests to the client (Context's questions, handshake era) --------------
+
+    def ask(self, call: _Pending, method: str, params: Dict[str, Any]) -> _Answer:
+        """Send a request of ours on the call's stream; its answer comes with the
+        client's response (_answered), or fails when the client goes away."""
+        answer = _Answer()
+        with self.state:
+            self.asked += 1
+            id_ = f"mcp_ref-{self.asked}"
+            self.outgoing[id_] = answer
+            call.questions.append(answer)
+            closed = self.closed
+        if closed:
+            answer.settle(None, {"code": INTERNAL_ERROR, "message": "the client has closed the connection"})
+        else:
+            call.stream(_encode_safely({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}))
+        return answer
+
+    def _answered(self, message: Dict[str, Any]) -> None:
+        """The client's response to a request of ours; one we never sent, or
+        answered already, is ignored."""
+        id_ = message.get("id")
+        with self.state:
+            answer = self.outgoing.pop(id_, None) if isinstance(id_, str) else None
+        if answer is not None:
+            error = message.get("error")
+            answer.settle(message.get("result"), error if isinstance(error, dict) or error is None else
+                          {"code": INTERNAL_ERROR, "message": "the client's error response is malformed"})
+
+    def close_questions(self, why: str) -> None:
+        """Fail every question still open: the client can no longer answer."""
+        with self.state:
+            self.closed = True
+            answers, self.outgoing = list(self.outgoing.values()), {}
+        for answer in answers:
+            answer.settle(None, {"code": INTERNAL_ERROR, "message": why})
 
     def _send(self, data: Optional[bytes]) -> None:
         """A single request's reply: its response, or None (cancelled: nothing)."""
@@ -3196,7 +3946,8 @@ class _Connection:
             id_ = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
             return _error_response(id_, detail)
         if kind == "response":
-            return None  # we send no requests, so no response is awaited
+            self._answered(message)
+            return None
         params = message.get("params", {})
         if kind == "notification":
             self.notification(message["method"], params if isinstance(params, dict) else {})
@@ -3207,10 +3958,27 @@ class _Connection:
             if handler != "tools_call":
                 return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
             tool, arguments = self.rpc.tool_for_call(params)
+            request = self._request_for(tool, arguments, params, version)
         except _RpcError as exc:
             return _error_response(id_, exc)
-        self.start_call(id_, tool, arguments, str(version), reply, inline, stream or self.write)
+        self.start_call(id_, tool, arguments, request, reply, inline, stream or self.write)
         return _STARTED
+
+    def _request_for(self, tool: _Tool, arguments: Dict[str, Any], params: Dict[str, Any],
+                     version: Optional[str]) -> _Request:
+        """A call's _Request; 2026-07-28: with the answers of the client's retry,
+        and those of earlier rounds from its verified requestState."""
+        request = _Request(self, None, version, params)
+        if request.stateless:
+            request.binding = _state_binding("tools/call", tool.name, arguments)
+            responses = params.get("inputResponses")
+            if "inputResponses" in params and not isinstance(responses, dict):
+                raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+            if params.get("requestState") is not None:
+                request.answers, request.user_state = _open_state(self.server._state_key, request.binding,
+                                                                  params["requestState"])
+            request.answers.update(responses or {})
+        return request
 
     def _ok(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         return {"jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(result, version)}
@@ -3223,6 +3991,8 @@ class _Connection:
                 calls = list(self.pending.get(key, ()))
             for call in calls:
                 call.cancelled = True
+                for answer in call.questions:
+                    answer.settle(None, {"code": INTERNAL_ERROR, "message": "the request was cancelled"})
                 if call.future is not None and call.future.cancel():
                     self._complete(call, key, lambda: None)  # a queued call that will never run
         # notifications/initialized and any other notification need no action.
@@ -3263,12 +4033,14 @@ class _Connection:
 
     # -- tools/call ----------------------------------------------------------------
 
-    def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], version: str,
+    def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], request: _Request,
                    reply: Callable[[Optional[bytes]], None], inline: bool,
                    stream: Callable[[bytes], None]) -> None:
         """Run a tools/call inline, on the pool or on the event loop; its one
         response goes to ``reply`` (None there when the client cancelled it)."""
         call = _Pending(id_, reply, stream)
+        request.call = call
+        version = str(request.version)
         key = _id_key(id_)
         with self.state:
             self.in_flight += 1
@@ -3279,19 +4051,22 @@ class _Connection:
                 call.started = self.clock()
                 self.inline = call
 
-        def answer(result: Dict[str, Any]) -> None:
+        def answer(result: Any) -> None:
+            if isinstance(result, _RpcError):
+                reply(_encode_safely(_error_response(id_, result)))
+                return
             reply(self.server._encode_result(tool, _result_for(result, version), lambda r: {
                 "jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(r, version)}))
 
-        def complete(result: Optional[Dict[str, Any]]) -> None:
+        def complete(result: Any) -> None:
             self._complete(call, key, lambda: answer(result or _tool_error(f"Error executing tool {tool.name}")))
 
         if inline:
-            self._run_inline(call, tool, arguments, complete)
+            self._run_inline(call, tool, arguments, request, complete)
         elif tool.is_async:
-            call.future = self._submit_async(tool, arguments, complete)
+            call.future = self._submit_async(tool, arguments, request, complete)
         else:
-            call.future = self._submit_sync(tool, arguments, complete)
+            call.future = self._submit_sync(tool, arguments, request, complete)
 
     def _complete(self, call: _Pending, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """Settle a call exactly once, on every path: answer it unless it was
@@ -3319,9 +4094,9 @@ class _Connection:
                 if self.draining and not self.in_flight:
                     self.settled.notify_all()
 
-    def _run_inline(self, call: _Pending, tool: _Tool, arguments: Dict[str, Any],
-                    complete: Callable[[Optional[Dict[str, Any]]], None]) -> None:
-        result = _invoke_safely(self.server, tool, arguments)
+    def _run_inline(self, call: _Pending, tool: _Tool, arguments: Dict[str, Any], request: _Request,
+                    complete: Callable[[Any], None]) -> None:
+        result = _invoke_safely(self.server, tool, arguments, request)
         with self.state:
             if self.inline is call:
                 self.inline = None
@@ -3330,9 +4105,9 @@ class _Connection:
                 self.local.lost = True
         complete(result)
 
-    def _submit_sync(self, tool: _Tool, arguments: Dict[str, Any],
-                     complete: Callable[[Optional[Dict[str, Any]]], None]) -> _Job:
-        return self._workers().submit(lambda: complete(_invoke_safely(self.server, tool, arguments)))
+    def _submit_sync(self, tool: _Tool, arguments: Dict[str, Any], request: _Request,
+                     complete: Callable[[Any], None]) -> _Job:
+        return self._workers().submit(lambda: complete(_invoke_safely(self.server, tool, arguments, request)))
 
     def _workers(self) -> _Workers:
         with self.state:
@@ -3340,24 +4115,30 @@ class _Connection:
                 self.pool = _Workers(self.server.workers)
             return self.pool
 
-    def _submit_async(self, tool: _Tool, arguments: Dict[str, Any],
-                      complete: Callable[[Optional[Dict[str, Any]]], None]) -> Any:
+    def event_loop(self) -> Any:
+        """The connection's event loop, on a thread of its own, started once."""
         import asyncio
 
-        if self.loop is None:
-            import threading
+        with self.state:
+            if self.loop is None:
+                import threading
 
-            self.loop = asyncio.new_event_loop()
-            threading.Thread(target=self.loop.run_forever, name="mcp_ref-loop", daemon=True).start()
+                self.loop = asyncio.new_event_loop()
+                threading.Thread(target=self.loop.run_forever, name="mcp_ref-loop", daemon=True).start()
+            return self.loop
+
+    def _submit_async(self, tool: _Tool, arguments: Dict[str, Any], request: _Request,
+                      complete: Callable[[Any], None]) -> Any:
+        import asyncio
 
         async def run() -> None:
             result = None
             try:
-                result = await self.server._pipeline(tool, arguments)
+                result = await self.server._pipeline(tool, arguments, request)
             finally:  # also when cancelled, or when anything escaped the pipeline
                 complete(result)
 
-        return asyncio.run_coroutine_threadsafe(run(), self.loop)
+        return asyncio.run_coroutine_threadsafe(run(), self.event_loop())
 
     def settle_all(self, timeout: float) -> None:
         """Wait up to ``timeout`` seconds for every call and batch in flight to be
@@ -3380,7 +4161,7 @@ class _Pending:
     """A tools/call in flight: where its response goes, how to cancel it, and
     whether it is settled."""
 
-    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "handed_off")
+    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "handed_off", "questions")
 
     def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None], stream: Callable[[bytes], None]) -> None:
         self.id, self.reply, self.stream = id_, reply, stream  # stream: see handle_message
@@ -3389,6 +4170,7 @@ class _Pending:
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete
         self.started = 0.0  # when an inline call began (_StdioServer.clock)
         self.handed_off = False  # the reading role passed to another thread meanwhile
+        self.questions: List[_Answer] = []  # its requests to the client (Context)
 
 
 _STARTED: Any = object()  # handle_message: a call was started, its reply comes later
@@ -3465,11 +4247,11 @@ def _answer_with_error(call: _Pending, error: _RpcError) -> None:
     call.reply(_encode(_error_response(call.id, error)))
 
 
-def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """server._invoke, never raising: None (answered as a plain tool error)
     when something escaped the pipeline, which would be a bug of ours."""
     try:
-        return server._invoke(tool, arguments)
+        return server._invoke(tool, arguments, request)
     except BaseException as exc:
         _log_exception("internal error", exc)
         return None
@@ -3481,7 +4263,7 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 12. Transports
+# 13. Transports
 # ---------------------------------------------------------------------------
 
 
@@ -3777,7 +4559,7 @@ class _Stderr:
 
 
 # ---------------------------------------------------------------------------
-# 13. Command line
+# 14. Command line
 # ---------------------------------------------------------------------------
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
@@ -4364,7 +5146,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 14. Accelerators
+# 15. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its

@@ -144,7 +144,7 @@ class HandshakeTest(WireTestCase):
                 server = ServerProcess()
                 self.addCleanup(server.kill)
                 self.assertEqual(server.initialize(version), {"jsonrpc": "2.0", "id": 0, "result": {
-                    "protocolVersion": version, "capabilities": {"tools": {"listChanged": False}},
+                    "protocolVersion": version, "capabilities": {"logging": {}, "tools": {"listChanged": True}},
                     "serverInfo": SERVER_INFO, "instructions": "A server for tests."}})
                 tools = server.request(1, "tools/list")["result"]["tools"]
                 self.assertEqual(tools[0], add_tool_in(version))
