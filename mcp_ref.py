@@ -4348,6 +4348,7 @@ class _StdioServer(_Connection):
         self.out: Any = None
         self.stdin: Any = None
         self.stderr: Optional[_Stderr] = None
+        self.manager: Any = None  # the lifespan's context manager
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -4356,6 +4357,8 @@ class _StdioServer(_Connection):
 
         self._take_standard_streams()
         self._install_signals()
+        self.server._connections.append(self)
+        self._lifespan("__aenter__")
         self._start_reader()
         threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
         while not self.end_of_input.wait(0.5):  # the main thread stays free for signals
@@ -4379,6 +4382,24 @@ class _StdioServer(_Connection):
         sys.stdin = open(os.devnull, encoding="utf-8")
         self.stderr = _Stderr(os.dup(2))
         sys.stdout = sys.stderr = self.stderr
+
+    def _lifespan(self, step: str) -> None:
+        """Enter (before serving) or exit (after) the server's lifespan, on the
+        event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
+        import asyncio
+
+        if self.server.lifespan is None:
+            return
+        if step == "__aenter__":
+            self.manager = self.server.lifespan(self.server)
+            entered = asyncio.run_coroutine_threadsafe(self.manager.__aenter__(), self.event_loop())
+            self.server._lifespan_state = entered.result()
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self.manager.__aexit__(None, None, None), self.event_loop()).result(
+                timeout=self.server.drain_timeout)
+        except BaseException as exc:
+            _log_exception("leaving the server's lifespan failed", exc)
 
     def _install_signals(self) -> None:
         import signal
@@ -4409,7 +4430,10 @@ class _StdioServer(_Connection):
     def _drain(self) -> None:
         """End of input: every request in flight is answered, then exit 0; what
         is still running after ``drain_timeout`` seconds is answered with an error."""
+        self.close_questions("the client closed its end of the connection")
         self.settle_all(self.server.drain_timeout)
+        self.server._connections.remove(self)
+        self._lifespan("__aexit__")
         with self.state:  # batches waiting for those calls have written by now
             unanswered = self.in_flight
         if unanswered:
