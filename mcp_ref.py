@@ -95,15 +95,18 @@ Contents, in the order data flows (a section per topic; the spec page each follo
      7. Arguments               JSON arguments back into the parameters' Python types
      8. Content                 content blocks and results (server/tools, "Tool Result")
      9. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
-    10. MCPServer               the public API of the SDK's MCPServer
-    11. JSON-RPC dispatch       routing and per-revision fields (basic/lifecycle, server/tools,
-                                server/utilities/pagination, server/utilities/caching)
-    12. Transports              wire encoding; stdio (basic/transports)
-    13. Command line            a small stdio client: list, call, serve
-    14. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+    10. Context                 logging, progress, cancellation, questions to the client (server/utilities/
+                                logging, basic/utilities/progress, client/elicitation, client/sampling,
+                                client/roots, basic/patterns/mrtr)
+    11. MCPServer               the public API of the SDK's MCPServer
+    12. JSON-RPC dispatch       routing, per-revision fields, a connection's calls (basic/lifecycle,
+                                server/tools, server/utilities/pagination, server/utilities/caching)
+    13. Transports              wire encoding; stdio (basic/transports)
+    14. Command line            a small stdio client: list, call, serve
+    15. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
-Context, resources, prompts and completion will be sections after 9 (Tools);
-the Streamable HTTP transport joins section 12.
+Resources, prompts and completion will be a section after 9 (Tools); the
+Streamable HTTP transport joins section 13.
 
 Run a server file with ``python mcp_ref.py serve server.py``, or call
 ``server.run()`` at the end of it.  ``python mcp_ref.py --help`` lists the
@@ -185,7 +188,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # Which revision introduced which optional field (the schema.ts of each).
-# The dispatcher gates every field through _has (section 11).
+# The dispatcher gates every field through _has (section 12).
 _SINCE = {
     "tool.annotations": "2025-03-26",
     "tool.title": "2025-06-18",
@@ -5185,8 +5188,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   _fast_pretty         _pretty (section 4)         the content text of every result
 #   _FastCompiler        _Compiler (section 6)       objects of generated schemas, lists of them
 #   _fast_structured     _structured_result (8)      lists of flat objects: text and JSON in one pass
-#   _fast_encode_reply   _encode_reply (12)          puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (12)         every message: json's C encoder, made once
+#   _fast_encode_reply   _encode_reply (13)          puts that JSON into the response as written
+#   _fast_dumps          _dumps_message (13)         every message: json's C encoder, made once
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
 # there was removed.
