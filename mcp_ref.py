@@ -3654,7 +3654,11 @@ def _valid_id(id_: Any) -> bool:
 # method -> the _Dispatcher method that answers it ("tools_call": _Connection).
 _HANDSHAKE_REQUESTS = {"ping": "ping", "logging/setLevel": "set_level", "tools/list": "tools_list",
                        "tools/call": "tools_call"}
-_STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list", "tools/call": "tools_call"}
+_STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list", "tools/call": "tools_call",
+                       "subscriptions/listen": "listen"}
+META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+# What a subscriptions/listen stream can carry here (SubscriptionFilter of 2026-07-28).
+_SUBSCRIBABLE = ("toolsListChanged",)
 
 
 class _Dispatcher:
@@ -3875,14 +3879,36 @@ class _Connection:
         self.outgoing: Dict[str, _Answer] = {}  # our requests to the client, by id
         self.asked = 0
         self.closed = False  # the client can answer nothing more
+        self.listeners: Dict[Any, Tuple[Any, Dict[str, bool], Callable[[bytes], None]]] = {}  # subscriptions/listen
 
     def write(self, message: Any) -> None:
         """Send one message (a dict, or bytes already encoded) to the client."""
         raise NotImplementedError
 
     def tools_changed(self) -> None:
-        if self.rpc.version is not None:  # a session: the handshake era (2026-07-28: subscriptions)
+        if self.rpc.version is not None:  # a session (the handshake era)
             self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        with self.state:
+            listeners = list(self.listeners.values())
+        for id_, honored, stream in listeners:  # 2026-07-28: the streams that asked for it
+            if honored.get("toolsListChanged"):
+                stream(_encode_safely({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                                       "params": {"_meta": {META_SUBSCRIPTION_ID: id_}}}))
+
+    def listen(self, id_: Any, params: Dict[str, Any], version: Optional[str],
+               stream: Callable[[bytes], None]) -> Any:
+        """subscriptions/listen (2026-07-28): a long-lived stream of the
+        notifications the client opted in to, acknowledged first; it ends when
+        the client cancels the request (no response then)."""
+        wanted = params.get("notifications")
+        if not isinstance(wanted, dict):
+            return _error_response(id_, _RpcError(INVALID_PARAMS, 'Invalid params: "notifications" must be an object'))
+        honored = {name: True for name in _SUBSCRIBABLE if wanted.get(name) is True}
+        stream(_encode_safely({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                               "params": {"notifications": honored, "_meta": {META_SUBSCRIPTION_ID: id_}}}))
+        with self.state:
+            self.listeners[_id_key(id_)] = (id_, honored, stream)
+        return _STARTED
 
     # -- our requests to the client (Context's questions, handshake era) --------------
 
@@ -3958,6 +3984,8 @@ class _Connection:
         id_ = detail
         try:
             handler, version = self.rpc.route(message["method"], params)
+            if handler == "listen":
+                return self.listen(id_, params, version, stream or self.write)
             if handler != "tools_call":
                 return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
             tool, arguments = self.rpc.tool_for_call(params)
@@ -3992,6 +4020,7 @@ class _Connection:
             key = _id_key(params["requestId"])
             with self.state:
                 calls = list(self.pending.get(key, ()))
+                self.listeners.pop(key, None)  # a subscriptions/listen stream ends
             for call in calls:
                 call.cancelled = True
                 for answer in call.questions:
