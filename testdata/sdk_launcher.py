@@ -3,7 +3,7 @@
     python testdata/sdk_launcher.py examples/weather.py
 
 A stand-in ``mcp_ref`` module maps the names the file imports onto the SDK
-(``MCPServer``, ``ToolError``) and pydantic (``Field``), then the file runs as
+(``MCPServer``, ``ToolError``, ``Context``) and pydantic (``Field``), then the file runs as
 ``__main__``: the same code, served by the SDK, for the interoperability tests.
 """
 
@@ -12,6 +12,7 @@ import sys
 import types
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
@@ -19,6 +20,7 @@ shim = types.ModuleType("mcp_ref")
 shim.MCPServer = MCPServer  # type: ignore[attr-defined]
 shim.Field = Field  # type: ignore[attr-defined]
 shim.ToolError = ToolError  # type: ignore[attr-defined]
+shim.Context = Context  # type: ignore[attr-defined]
 sys.modules["mcp_ref"] = shim
 
 if __name__ == "__main__":
