@@ -117,17 +117,15 @@ from __future__ import annotations
 
 import functools  # loaded by json already
 import itertools  # loaded by json already
-
 import json
-
 import os
-
 import sys
+from bisect import bisect_right  # for the classes of patterns (section 7)
+from operator import length_hint
 
 # typing takes longer to import than the rest of this module; it is needed only
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
-
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -1396,11 +1394,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        regex = None
-        if pattern is not None:
-            import re
-
-            regex = re.compile(_translate_pattern(pattern))
+        search = None if pattern is None else _compile_pattern(pattern)  # section 7
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1410,7 +1404,7 @@ class _Compiler:
             _check_size(len(value), low, high, "String", "character", False, loc, value, errors,
                         ("string_too_short", "string_too_long"))
             # pydantic (the lax modes) stops at a length error: the pattern is not even tried.
-            if regex is not None and not (lax and len(errors) > before) and not regex.search(value):
+            if search is not None and not (lax and len(errors) > before) and not search(value):
                 errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
                                          value))
             return value
@@ -1523,12 +1517,7 @@ class _Compiler:
         dict of the members kept (None: no such keyword)."""
         extra = schema.get("additionalProperties", _MISSING)
         extra_check = None if extra is _MISSING else self.compile(extra)
-        patterns = []
-        if "patternProperties" in schema:
-            import re
-
-            patterns = [(re.compile(_translate_pattern(p)), self.compile(s))
-                        for p, s in schema["patternProperties"].items()]
+        patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
         if not (properties or extra_check or patterns or names):
             return None
@@ -1550,8 +1539,8 @@ class _Compiler:
                 matched = sub is not None
                 if sub is not None:
                     item = sub(item, loc + (key,), errors)
-                for regex, pattern_check in patterns:
-                    if regex.search(key):
+                for search, pattern_check in patterns:
+                    if search(key):
                         matched = True
                         item = pattern_check(item, loc + (key,), errors)
                 if not matched:
@@ -1800,15 +1789,6 @@ def _all_unique(items: List[Any]) -> bool:
     return len(_dedupe(items)) == len(items)
 
 
-def _translate_pattern(pattern: str) -> str:
-    # ECMA-262 Unicode property classes have no spelling in Python's re.
-    for name in ("Letter", "L"):
-        pattern = pattern.replace(f"\\p{{{name}}}", r"[^\W\d_]").replace(f"\\P{{{name}}}", r"[\W\d_]")
-    for name in ("digit", "Nd", "Decimal_Number"):
-        pattern = pattern.replace(f"\\p{{{name}}}", r"\d").replace(f"\\P{{{name}}}", r"\D")
-    return pattern
-
-
 def _show(value: Any) -> str:
     # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
     return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
@@ -1842,7 +1822,861 @@ def _number_text(value: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 7. Arguments: JSON back into Python values
+# 7. Patterns: ECMA-262 regular expressions in linear time
+# ---------------------------------------------------------------------------
+#
+# ECMA-262 regular expressions for JSON Schema pattern, matched in linear time.
+#
+# JSON Schema patterns are ECMA-262 regular expressions (Core 2020-12 §6.4) and
+# are not anchored: "a+" matches "xxaayy" (Validation 2020-12 §6.3.3).  Python's
+# re differs in ways that change results ($ also matches before a final
+# newline, \d \w \s are Unicode-wide, no \p{..}) and it backtracks:
+# re.search(r"\d+$", "1" * 12000 + "x") takes seconds.
+#
+# Here a pattern is parsed with the ECMA-262 grammar (§22.2.1 with the u flag:
+# code points, strict escapes) into a small tree and compiled to a Thompson NFA,
+# whose set of live states (an int bitset) is carried along the text: a search
+# costs O(len(text) * program size).  The state sets are memoised as a lazily
+# built DFA (state set + character -> next state set), so a long benign string
+# costs one dict lookup per character; the DFA is flushed when it outgrows a
+# budget, and a search on which it thrashes goes on as a plain simulation.
+#
+# Assertions read bits of a position's context: at start, at end, previous and
+# next character are word characters (the state remembers the previous one).
+# Lookarounds are context bits too.  Each lookaround body is its own program and,
+# before the main search, one pass over the text marks where it matches: a
+# lookbehind body runs forward and marks each position where a match ends, a
+# lookahead body runs reversed, right to left, and marks where a match starts.
+# Every pass starts a thread at each position, so the whole stays linear:
+# O(len(text) * total program size).  With no captures to report, "the body
+# matches text[i:j] for some j" is all a lookaround asks, so this is exact.
+#
+# Backreferences (\1, \k<name>) are refused with ValueError: no automaton can
+# match them (the problem is NP-hard), and handing them to re would bring the
+# exponential case back.  Also refused: Script properties and binary properties
+# other than Any, ASCII and Assigned.  General_Category comes from unicodedata
+# (the running Python's Unicode version).
+#
+# re serves as an accelerator only where its backtracking provably stays
+# linear (see _rx_accelerated): every choice is decided by the next character, loops
+# without a fixed count repeat a single character, and either every match starts
+# at ^ (one attempt) or all counts are fixed and a match is at most 20 characters.
+
+
+def _unicodedata() -> Any:
+    import unicodedata  # only for \p{...} classes
+
+    return unicodedata  # (its category() is typed Any here)
+
+
+if TYPE_CHECKING:
+    _RxRanges = List[Tuple[int, int]]
+
+_RX_ACCELERATE = True        # default of _compile_pattern(accelerate=None)
+_RX_MAX_PROGRAM = 50_000     # NFA instructions of one pattern, lookaround bodies included
+_RX_MAX_ACCELERATED = 5_000  # larger programs skip the re-safety analysis
+_RX_MAX_UNANCHORED = 20      # longest match for which re.search (retried at every position) is used
+_RX_CACHE_BUDGET = 50_000    # cached DFA states, transitions and closures per program (about 64 B each)
+_RX_MAX_CP = 0x10FFFF
+
+# ECMA-262 §22.2.2 CompileToCharSet: \d and \w are ASCII only; \s is WhiteSpace
+# (TAB VT FF ZWNBSP and category Zs, stable since Unicode 6.3) plus LineTerminator.
+_RX_DIGITS = [(0x30, 0x39)]
+_RX_WORD_RANGES = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+_RX_SPACES = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+              (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
+_RX_ESCAPE_SETS = {"d": _RX_DIGITS, "w": _RX_WORD_RANGES, "s": _RX_SPACES}
+_RX_WORD = frozenset(chr(c) for lo, hi in _RX_WORD_RANGES for c in range(lo, hi + 1))
+_RX_CONTROL = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+_RX_IDENTITY = "^$\\.*+?()[]{}|/"  # IdentityEscape[+UnicodeMode]: SyntaxCharacter or "/"
+_RX_HEX = "0123456789abcdefABCDEF"
+# General_Category values and aliases usable in \p{..} (PropertyValueAliases.txt).
+_RX_GC_NAMES = (
+    "C Other|Cc Control cntrl|Cf Format|Cn Unassigned|Co Private_Use|Cs Surrogate|L Letter|"
+    "LC Cased_Letter|Ll Lowercase_Letter|Lm Modifier_Letter|Lo Other_Letter|Lt Titlecase_Letter|"
+    "Lu Uppercase_Letter|M Mark Combining_Mark|Mc Spacing_Mark|Me Enclosing_Mark|Mn Nonspacing_Mark|"
+    "N Number|Nd Decimal_Number digit|Nl Letter_Number|No Other_Number|P Punctuation punct|"
+    "Pc Connector_Punctuation|Pd Dash_Punctuation|Pe Close_Punctuation|Pf Final_Punctuation|"
+    "Pi Initial_Punctuation|Po Other_Punctuation|Ps Open_Punctuation|S Symbol|Sc Currency_Symbol|"
+    "Sk Modifier_Symbol|Sm Math_Symbol|So Other_Symbol|Z Separator|Zl Line_Separator|"
+    "Zp Paragraph_Separator|Zs Space_Separator")
+
+
+def _rx_gc_table() -> dict[str, frozenset[str]]:
+    rows = [row.split() for row in _RX_GC_NAMES.split("|")]
+    leaves = [row[0] for row in rows if len(row[0]) == 2 and row[0] != "LC"]
+    table: dict[str, frozenset[str]] = {}
+    for row in rows:  # "L" stands for every "Lx"; "LC" for Lu Ll Lt
+        cats = ("Lu", "Ll", "Lt") if row[0] == "LC" else [c for c in leaves if c.startswith(row[0])]
+        table.update(dict.fromkeys(row, frozenset(cats)))
+    return table
+
+
+_RX_GC = _rx_gc_table()
+_RX_ALL_CATS = frozenset(cat for group in "CLMNPSZ" for cat in _RX_GC[group])
+
+
+def _rx_merge(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _rx_complement(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    start = 0
+    for lo, hi in _rx_merge(ranges):
+        if lo > start:
+            out.append((start, lo - 1))
+        start = hi + 1
+    return out + [(start, _RX_MAX_CP)] if start <= _RX_MAX_CP else out
+
+
+class _RxClass:
+    """A set of code points: merged ranges or'ed with General_Category values, maybe negated."""
+
+    __slots__ = ("ranges", "starts", "cats", "negated")
+
+    def __init__(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> None:
+        self.ranges, self.cats, self.negated = _rx_merge(ranges), cats, negated
+        self.starts = [lo for lo, _ in self.ranges]
+
+    def has(self, ch: str) -> bool:
+        i = bisect_right(self.starts, ord(ch)) - 1
+        hit = i >= 0 and ord(ch) <= self.ranges[i][1]
+        if not hit and self.cats:
+            hit = _unicodedata().category(ch) in self.cats
+        return hit != self.negated
+
+    def points(self) -> _RxRanges:
+        """The ranges with negation applied (for classes without categories)."""
+        return _rx_complement(self.ranges) if self.negated else self.ranges
+
+
+# "." without the s flag: anything but a LineTerminator (ECMA-262 §22.2.2 CompileAtom).
+_RX_DOT = _RxClass([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)], negated=True)
+
+
+class _RxNode:
+    """Pattern tree: char (cls), cat/alt (kids), rep (kids[0], lo, hi=-1 unbounded),
+    assert (arg in ^ $ b B), look (kids[0], arg in = ! <= <!).  Groups vanish."""
+
+    __slots__ = ("kind", "kids", "cls", "lo", "hi", "arg")
+
+    def __init__(self, kind: str, kids: list[_RxNode] | None = None, cls: _RxClass = _RX_DOT,
+                 lo: int = 0, hi: int = 0, arg: str = "") -> None:
+        self.kind, self.kids, self.cls, self.lo, self.hi, self.arg = kind, kids or [], cls, lo, hi, arg
+
+
+def _rx_shown(pattern: str) -> str:
+    return repr(pattern) if len(pattern) <= 200 else repr(pattern[:200]) + "..."
+
+
+def _rx_is_digit(ch: str) -> bool:
+    return ch != "" and ch in "0123456789"
+
+
+class _RxParser:
+    """Recursive descent over ECMA-262 §22.2.1 Pattern[+UnicodeMode, +NamedCaptureGroups]."""
+
+    def __init__(self, src: str) -> None:
+        self.src, self.pos = src, 0
+        self.names: set[str] = set()
+        self.classes: dict[tuple[tuple[tuple[int, int], ...], frozenset[str], bool], _RxClass] = {}
+
+    def cls(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> _RxClass:
+        """One object per distinct class: a new character is tested once per class."""
+        key = (tuple(_rx_merge(ranges)), cats, negated)
+        found = self.classes.get(key)
+        if found is None:
+            found = self.classes[key] = _RxClass(ranges, cats, negated)
+        return found
+
+    def fail(self, problem: str) -> ValueError:
+        return ValueError(f"invalid pattern {_rx_shown(self.src)}: {problem} (at offset {self.pos})")
+
+    def peek(self, ahead: int = 0) -> str:
+        return self.src[self.pos + ahead:self.pos + ahead + 1]
+
+    def eat(self, text: str) -> bool:
+        found = self.src.startswith(text, self.pos)
+        self.pos += len(text) if found else 0
+        return found
+
+    def parse(self) -> _RxNode:
+        node = self.disjunction()
+        if self.pos < len(self.src):
+            raise self.fail("unmatched ')'")
+        return node
+
+    def disjunction(self) -> _RxNode:
+        alts = [self.alternative()]
+        while self.eat("|"):
+            alts.append(self.alternative())
+        return alts[0] if len(alts) == 1 else _RxNode("alt", alts)
+
+    def alternative(self) -> _RxNode:
+        terms = []
+        while self.peek() not in ("", "|", ")"):
+            atom, quantifiable = self.atom()
+            bounds = self.quantifier()
+            if bounds is not None:
+                if not quantifiable:  # Annex B allows (?=a)* only without the u flag
+                    raise self.fail("an assertion cannot be quantified")
+                atom = _RxNode("rep", [atom], lo=bounds[0], hi=bounds[1])
+            terms.append(atom)
+        return terms[0] if len(terms) == 1 else _RxNode("cat", terms)
+
+    def number(self) -> int | None:
+        start = self.pos
+        while _rx_is_digit(self.peek()):
+            self.pos += 1
+        digits = self.src[start:self.pos]  # a huge count only needs to exceed the cap
+        return (int(digits) if len(digits) < 10 else 10 ** 9) if digits else None
+
+    def quantifier(self) -> tuple[int, int] | None:
+        ch = self.peek()
+        if ch and ch in "*+?":
+            self.pos += 1
+            bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[ch]
+        elif ch == "{":  # with the u flag, a "{" that starts no quantifier is an error
+            self.pos += 1
+            lo = hi = self.number()
+            if self.eat(","):
+                hi = self.number()
+                hi = -1 if hi is None else hi
+            if lo is None or hi is None or not self.eat("}"):
+                raise self.fail("incomplete quantifier: expected {n}, {n,} or {n,m}")
+            if -1 < hi < lo:
+                raise self.fail("numbers out of order in {} quantifier")
+            bounds = (lo, hi)
+        else:
+            return None
+        self.eat("?")  # laziness changes which match is found, never whether one is
+        return bounds
+
+    def atom(self) -> tuple[_RxNode, bool]:
+        """The next atom, and whether a quantifier may follow it."""
+        ch = self.src[self.pos]
+        self.pos += 1
+        if ch == "\\":
+            return self.atom_escape()
+        if ch == "(":
+            return self.group()
+        if ch == "[":
+            return _RxNode("char", cls=self.char_class()), True
+        if ch in "^$":
+            return _RxNode("assert", arg=ch), False
+        if ch in "*+?{":
+            raise self.fail(f"nothing to repeat before {ch!r}")
+        if ch in "]}":
+            raise self.fail(f"lone {ch!r} must be escaped in unicode mode")
+        return _RxNode("char", cls=_RX_DOT if ch == "." else self.cls([(ord(ch), ord(ch))])), True
+
+    def group(self) -> tuple[_RxNode, bool]:
+        kind = ""
+        if self.eat("?"):
+            kind = next((k for k in ("=", "!", "<=", "<!", ":") if self.eat(k)), "")
+            if not kind and not self.eat("<"):
+                raise self.fail("'(?' must be followed by ':', '=', '!', '<=', '<!' or '<name>'")
+            if not kind:
+                self.group_name()
+        body = self.disjunction()
+        if not self.eat(")"):
+            raise self.fail("missing ')'")
+        return (body, True) if kind in ("", ":") else (_RxNode("look", [body], arg=kind), False)
+
+    def group_name(self) -> None:
+        end = self.src.find(">", self.pos)
+        name = self.src[self.pos:end] if end > 0 else ""
+        if not name.replace("$", "_").isidentifier():  # GroupName is an IdentifierName
+            raise self.fail("invalid capture group name")
+        if name in self.names:
+            raise self.fail(f"duplicate capture group name {name!r}")
+        self.names.add(name)
+        self.pos = end + 1
+
+    def atom_escape(self) -> tuple[_RxNode, bool]:
+        ch = self.peek()
+        if ch and ch in "bB":
+            self.pos += 1
+            return _RxNode("assert", arg=ch), False
+        if ch and ch in "k123456789":
+            raise self.fail("backreferences are not supported (matching them is NP-hard)")
+        item = self.escape(in_class=False)
+        return _RxNode("char", cls=item if isinstance(item, _RxClass) else self.cls([(item, item)])), True
+
+    def escape(self, in_class: bool) -> _RxClass | int:
+        """After a backslash: a class escape (\\d, \\p{..}) or one code point."""
+        ch = self.peek()
+        self.pos += 1
+        if ch and ch in "dDwWsS":
+            ranges = _RX_ESCAPE_SETS[ch.lower()]
+            return self.cls(_rx_complement(ranges) if ch.isupper() else ranges)
+        if ch and ch in "pP":
+            return self.property(negate=ch == "P")
+        if ch in _RX_CONTROL:
+            return _RX_CONTROL[ch]
+        if ch == "c" and self.peek().isascii() and self.peek().isalpha():
+            self.pos += 1
+            return ord(self.src[self.pos - 1]) % 32
+        if ch == "0" and not _rx_is_digit(self.peek()):
+            return 0
+        if ch == "x" or (ch == "u" and not self.eat("{")):
+            return self.hex(2 if ch == "x" else 4)
+        if ch == "u":  # \u{...}: any number of hex digits, at most U+10FFFF
+            end = self.src.find("}", self.pos)
+            digits = self.src[self.pos:end] if end >= 0 else ""
+            if not digits or any(c not in _RX_HEX for c in digits) or int(digits, 16) > _RX_MAX_CP:
+                raise self.fail("invalid \\u{...} escape")
+            self.pos = end + 1
+            return int(digits, 16)
+        if ch and (ch in _RX_IDENTITY or (in_class and ch in "-b")):
+            return 8 if ch == "b" else ord(ch)  # [\b] is backspace (ClassEscape :: b)
+        self.pos -= 1
+        raise self.fail(f"invalid escape '\\{ch}' in unicode mode" if ch else "'\\' at end of pattern")
+
+    def hex(self, count: int) -> int:
+        digits = self.src[self.pos:self.pos + count]
+        if len(digits) != count or any(c not in _RX_HEX for c in digits):
+            raise self.fail(f"expected {count} hexadecimal digits")
+        self.pos += count
+        cp = int(digits, 16)
+        trail = self.src[self.pos + 2:self.pos + 6]  # u mode: \uD83D\uDE00 is one code point
+        if count == 4 and 0xD800 <= cp <= 0xDBFF and self.src.startswith("\\u", self.pos) \
+                and len(trail) == 4 and all(c in _RX_HEX for c in trail) and 0xDC00 <= int(trail, 16) <= 0xDFFF:
+            self.pos += 6
+            return 0x10000 + ((cp - 0xD800) << 10) + (int(trail, 16) - 0xDC00)
+        return cp
+
+    def property(self, negate: bool) -> _RxClass:
+        end = self.src.find("}", self.pos)
+        if not self.eat("{") or end < 0:
+            raise self.fail("\\p and \\P need a {Property} in unicode mode")
+        text, self.pos = self.src[self.pos:end], end + 1
+        name, eq, value = text.partition("=")
+        if name in ("Script", "sc", "Script_Extensions", "scx"):
+            raise self.fail(f"Unicode script properties are not supported: {text!r}")
+        ranges: _RxRanges = []
+        cats = _RX_GC.get(value) if eq and name in ("General_Category", "gc") else _RX_GC.get(text)
+        if text in ("Any", "ASCII"):  # the binary properties that need no Unicode table
+            ranges, cats = [(0, _RX_MAX_CP if text == "Any" else 0x7F)], frozenset()
+        elif text == "Assigned":
+            cats = _RX_ALL_CATS - {"Cn"}
+        if cats is None:
+            raise self.fail(f"unknown or unsupported Unicode property {text!r}")
+        if negate:  # a property is ranges or categories, never both
+            return self.cls(_rx_complement(ranges)) if ranges else self.cls([], _RX_ALL_CATS - cats)
+        return self.cls(ranges, cats)
+
+    def char_class(self) -> _RxClass:
+        negated = self.eat("^")
+        ranges: _RxRanges = []
+        cats: set[str] = set()
+        while not self.eat("]"):
+            if self.pos >= len(self.src):
+                raise self.fail("missing ']'")
+            lo = self.class_atom()
+            if self.peek() == "-" and self.peek(1) not in ("", "]"):
+                self.pos += 1
+                hi = self.class_atom()
+                if isinstance(lo, _RxClass) or isinstance(hi, _RxClass):
+                    raise self.fail("a class escape cannot be a range endpoint in unicode mode")
+                if lo > hi:
+                    raise self.fail("range out of order in character class")
+                ranges.append((lo, hi))
+            elif isinstance(lo, _RxClass):
+                ranges += lo.ranges
+                cats |= lo.cats
+            else:
+                ranges.append((lo, lo))
+        return self.cls(ranges, frozenset(cats), negated)
+
+    def class_atom(self) -> _RxClass | int:
+        self.pos += 1
+        return self.escape(in_class=True) if self.src[self.pos - 1] == "\\" else ord(self.src[self.pos - 1])
+
+
+# Instructions are (op, a, b); a _RX_CHAR's class and an _RX_ASSERT's test are kept aside.
+_RX_CHAR, _RX_SPLIT, _RX_JMP, _RX_ASSERT, _RX_MATCH = range(5)
+# Context bits of a text position; lookaround k owns bit 1 << (_RX_LOOK_SHIFT + k).
+_RX_AT_START, _RX_AT_END, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_LOOK_SHIFT = 1, 2, 4, 8, 4
+# An assertion holds where ctx & mask is one of the accepted values (ECMA-262
+# CompileAssertion: ^ $ without the m flag look at the ends of the input only).
+_RX_WORDS = _RX_PREV_WORD | _RX_NEXT_WORD
+_RX_ASSERTS = {"^": (_RX_AT_START, frozenset((_RX_AT_START,))), "$": (_RX_AT_END, frozenset((_RX_AT_END,))),
+               "b": (_RX_WORDS, frozenset((_RX_PREV_WORD, _RX_NEXT_WORD))), "B": (_RX_WORDS, frozenset((0, _RX_WORDS)))}
+
+
+class _RxCompiler:
+    """Emits the programs of one pattern; each lookaround body becomes its own."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern, self.size, self.reverse = pattern, 0, False
+        self.looks: list[_RxProgram] = []  # lookaround bodies, inner ones first
+        self.look_bits: dict[int, int] = {}  # id(look node) -> its context bit
+        self.code: list[tuple[int, int, int]] = []
+        self.classes: dict[int, _RxClass] = {}
+        self.tests: dict[int, tuple[int, frozenset[int]]] = {}
+
+    def program(self, node: _RxNode, reverse: bool) -> _RxProgram:
+        saved = self.code, self.classes, self.tests, self.reverse
+        self.code, self.classes, self.tests, self.reverse = [], {}, {}, reverse
+        self.emit(node)
+        self.add(_RX_MATCH)
+        prog = _RxProgram(self.code, self.classes, self.tests, reverse)
+        self.code, self.classes, self.tests, self.reverse = saved
+        return prog
+
+    def too_large(self) -> ValueError:
+        return ValueError(f"invalid pattern {_rx_shown(self.pattern)}: too large once counted "
+                          f"repetitions are expanded (over {_RX_MAX_PROGRAM} instructions)")
+
+    def add(self, op: int, a: int = 0, b: int = 0) -> int:
+        self.size += 1
+        if self.size > _RX_MAX_PROGRAM:
+            raise self.too_large()
+        self.code.append((op, a, b))
+        return len(self.code) - 1
+
+    def emit(self, node: _RxNode) -> None:
+        if node.kind == "char":
+            self.classes[self.add(_RX_CHAR)] = node.cls
+        elif node.kind == "cat":  # a reversed program (a lookahead body) reads right to left
+            for kid in reversed(node.kids) if self.reverse else node.kids:
+                self.emit(kid)
+        elif node.kind == "alt":  # SPLIT next, L2; kid 1; JMP end; L2: SPLIT ...; last kid
+            jumps = []
+            for kid in node.kids[:-1]:
+                split = self.add(_RX_SPLIT, len(self.code) + 1)
+                self.emit(kid)
+                jumps.append(self.add(_RX_JMP))
+                self.code[split] = (_RX_SPLIT, split + 1, len(self.code))
+            self.emit(node.kids[-1])
+            for pc in jumps:
+                self.code[pc] = (_RX_JMP, len(self.code), 0)
+        elif node.kind == "rep":
+            self.repeat(node.kids[0], node.lo, node.hi)
+        else:
+            self.tests[self.add(_RX_ASSERT)] = _RX_ASSERTS[node.arg] if node.kind == "assert" else self.look(node)
+
+    def look(self, node: _RxNode) -> tuple[int, frozenset[int]]:
+        bit = self.look_bits.get(id(node))
+        if bit is None:  # compile a body once, even inside an expanded {n,m}
+            self.looks.append(self.program(node.kids[0], reverse=node.arg in ("=", "!")))
+            bit = self.look_bits[id(node)] = 1 << (_RX_LOOK_SHIFT + len(self.looks) - 1)
+        return bit, frozenset((bit,) if node.arg in ("=", "<=") else (0,))
+
+    def repeat(self, body: _RxNode, lo: int, hi: int) -> None:
+        if max(lo, hi) > _RX_MAX_PROGRAM:  # also stops (?:){1000000000} from looping for long
+            raise self.too_large()
+        for _ in range(lo - 1 if hi < 0 and lo > 0 else lo):
+            self.emit(body)
+        if hi < 0 and lo > 0:  # the last copy loops: L: body; SPLIT L, next
+            top = len(self.code)
+            self.emit(body)
+            self.add(_RX_SPLIT, top, len(self.code) + 1)
+        elif hi < 0:  # L: SPLIT next, end; body; JMP L
+            top = self.add(_RX_SPLIT)
+            self.emit(body)
+            self.add(_RX_JMP, top)
+            self.code[top] = (_RX_SPLIT, top + 1, len(self.code))
+        else:  # optional copies nest, (x(x(x)?)?)?, so each needs the one before
+            splits = []
+            for _ in range(hi - lo):
+                splits.append(self.add(_RX_SPLIT))
+                self.emit(body)
+            for pc in splits:
+                self.code[pc] = (_RX_SPLIT, pc + 1, len(self.code))
+
+
+class _RxState:
+    """A DFA state: the NFA instructions reached by consuming a character (a bitset,
+    bit pc for instruction pc), whether that character is a word character (when \\b
+    or \\B need it), and whether MATCH was reached just before it (a "hit")."""
+
+    __slots__ = ("kernel", "word", "hit", "next0", "rows", "closures")
+
+    def __init__(self, kernel: int, word: bool, hit: bool) -> None:
+        self.kernel, self.word, self.hit = kernel, word, hit
+        self.next0: dict[str, _RxState] = {}  # transitions where no outside bit is set
+        self.rows: dict[int, dict[str, _RxState]] | None = None  # outside bits -> transitions
+        self.closures: dict[int, int] = {}  # context -> closure
+
+
+class _RxProgram:
+    """One Thompson NFA (pc 0 is the start), its lazily built DFA, and memos for the
+    plain simulation.  Sets of instructions are int bitsets."""
+
+    def __init__(self, code: list[tuple[int, int, int]], classes: dict[int, _RxClass],
+                 tests: dict[int, tuple[int, frozenset[int]]], reverse: bool) -> None:
+        self.code, self.tests, self.reverse = code, tests, reverse
+        self.uses = 0  # the context bits that this program's assertions read
+        for mask, _ in tests.values():
+            self.uses |= mask
+        self.words = bool(self.uses & _RX_WORDS)
+        self.match = 1 << (len(code) - 1)  # MATCH is the last instruction
+        readers: dict[_RxClass, int] = {}  # class -> the _RX_CHAR instructions reading it
+        for pc, cls in classes.items():
+            readers[cls] = readers.get(cls, 0) | 1 << pc
+        self.stops = self.match | sum(readers.values())  # instructions that are their own closure
+        self.literals: dict[str, int] = {}  # single code points are looked up, not tested
+        self.others: list[tuple[_RxClass, int]] = []
+        for cls, pcs in readers.items():
+            lo, hi = cls.ranges[0] if len(cls.ranges) == 1 and not cls.cats and not cls.negated else (0, -1)
+            if lo == hi:
+                self.literals[chr(lo)] = self.literals.get(chr(lo), 0) | pcs
+            else:
+                self.others.append((cls, pcs))
+        self.empty = _RxState(0, False, False)
+        self.dead: _RxState | None = None
+        self.flushes = 0
+        self.flush()
+        # Dead: no thread alive and none can start mid-text (^abc after a mismatch),
+        # so only the end of the text can still matter.
+        mids = {ctx & self.uses for ctx in (0, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_WORDS)}
+        if not self.uses >> _RX_LOOK_SHIFT and not any(self.threads(0, ctx) for ctx in mids):
+            self.dead = self.empty
+
+    def flush(self) -> None:
+        """RE2-style: forget every cached state and memo, start caching again."""
+        self.empty.next0.clear()
+        self.empty.rows = None
+        self.empty.closures.clear()
+        self.states = {(0, False, False): self.empty}
+        self.reach: dict[int, dict[int, int]] = {}  # ctx -> {1 << pc: closure of pc alone}
+        self.chars: dict[str, int] = {}  # ch -> the _RX_CHAR instructions whose class has ch
+        self.budget, self.flushes = _RX_CACHE_BUDGET, self.flushes + 1
+
+    def spend(self, units: int) -> None:
+        self.budget -= units
+        if self.budget < 0:
+            self.flush()
+
+    def threads(self, kernel: int, ctx: int) -> int:
+        """The _RX_CHAR instructions alive at a position, plus the MATCH bit if it is
+        reached (Thompson's closure).  pc 0 joins everywhere: the search is unanchored."""
+        reach = self.reach.get(ctx)
+        if reach is None:
+            reach = self.reach[ctx] = {}
+        got = (kernel | 1) & self.stops
+        todo = (kernel | 1) ^ got
+        while todo:
+            low = todo & -todo  # the lowest instruction left
+            todo ^= low
+            known = reach.get(low)
+            got |= self.epsilon(low, ctx, reach) if known is None else known
+        return got
+
+    def epsilon(self, bit: int, ctx: int, reach: dict[int, int]) -> int:
+        """The closure of one instruction: what it reaches without reading."""
+        stack, seen, got = [bit.bit_length() - 1], set(), 0
+        while stack:
+            pc = stack.pop()
+            if pc not in seen:
+                seen.add(pc)
+                op, a, b = self.code[pc]
+                if op == _RX_SPLIT:
+                    stack += (a, b)
+                elif op == _RX_JMP:
+                    stack.append(a)
+                elif op == _RX_ASSERT:
+                    mask, accepted = self.tests[pc]
+                    if ctx & mask in accepted:
+                        stack.append(pc + 1)
+                else:  # _RX_CHAR or _RX_MATCH
+                    got |= 1 << pc
+        reach[bit] = got
+        self.spend(1 + (got.bit_length() >> 6))
+        return got
+
+    def readers(self, ch: str) -> int:
+        """The _RX_CHAR instructions whose class has ch (memoised in self.chars)."""
+        readers = self.literals.get(ch, 0)
+        for cls, pcs in self.others:
+            readers |= pcs if cls.has(ch) else 0
+        self.chars[ch] = readers
+        self.spend(1)
+        return readers
+
+    def context(self, text: str, i: int, ctx: int) -> int:
+        """ctx plus the word bits of position i (ECMA-262 IsWordChar on both sides)."""
+        if self.words and i and text[i - 1] in _RX_WORD:
+            ctx |= _RX_PREV_WORD
+        if self.words and i < len(text) and text[i] in _RX_WORD:
+            ctx |= _RX_NEXT_WORD
+        return ctx
+
+    def closure(self, st: _RxState, ctx: int) -> int:
+        got = st.closures.get(ctx)
+        if got is None:
+            got = st.closures[ctx] = self.threads(st.kernel, ctx)
+            self.spend(1 + (got.bit_length() >> 6))
+        return got
+
+    def step(self, st: _RxState, outside: int, ch: str, row: dict[str, _RxState]) -> _RxState:
+        """The DFA transition on ch at a position with these outside context bits,
+        remembered in row.  The word bits follow from st and ch (swapped when reversed)."""
+        word = ch in _RX_WORD
+        before, after = (word, st.word) if self.reverse else (st.word, word)
+        ctx = outside | (_RX_PREV_WORD if before else 0) | (_RX_NEXT_WORD if after else 0)
+        threads, readers = self.closure(st, ctx & self.uses), self.chars.get(ch)
+        kernel = (threads & (self.readers(ch) if readers is None else readers)) << 1  # pc reads ch: on to pc + 1
+        hit = bool(threads & self.match)
+        key = (kernel, False, False) if self.dead and not kernel and not hit else (kernel, word and self.words, hit)
+        nxt = self.states.get(key)
+        if nxt is None:
+            nxt = self.states[key] = _RxState(*key)
+            self.spend(4 + (kernel.bit_length() >> 6))
+        row[ch] = nxt
+        self.spend(1)
+        return nxt
+
+
+def _rx_search(prog: _RxProgram, text: str) -> bool:
+    """Search with a program without lookarounds: mid-text no outside context bit is
+    set, so a warm DFA costs one dict lookup per character."""
+    if not text:
+        return _rx_simulate(prog, text, None, 0, 0, 0)
+    st, dead, flushes = prog.step(prog.empty, _RX_AT_START & prog.uses, text[0], {}), prog.dead, prog.flushes
+    chars = iter(text)
+    next(chars)
+    for ch in chars:
+        if st.hit:
+            return True
+        if st is dead:
+            break
+        nxt = st.next0.get(ch)
+        if nxt is None:
+            if prog.flushes > flushes + 1:  # the cache thrashes: plain simulation is faster
+                return _rx_simulate(prog, text, None, 0, len(text) - length_hint(chars) - 1, st.kernel)
+            nxt = prog.step(st, 0, ch, st.next0)
+        st = nxt
+    return st.hit or _rx_simulate(prog, text, None, 0, len(text), st.kernel)
+
+
+def _rx_scan(prog: _RxProgram, text: str, outside: list[int], bit: int) -> bool:
+    """Run prog over text with the DFA, right to left if prog.reverse.  outside[i]
+    holds the context bits of position i that no state can know: the ends and
+    lookaround results.  With bit 0, tell whether MATCH is reached anywhere; else
+    set bit in outside[i] at each position i where it is."""
+    n, st, flushes = len(text), prog.empty, prog.flushes
+    for i in range(n, 0, -1) if prog.reverse else range(n):
+        ch, bits = text[i - 1 if prog.reverse else i], outside[i] & prog.uses
+        if st.rows is None:  # made on demand: fewer objects for the garbage collector
+            st.rows = {0: st.next0}
+        row = st.rows.get(bits)
+        if row is None:
+            row = st.rows[bits] = {}
+        nxt = row.get(ch)
+        if nxt is None:
+            if prog.flushes > flushes + 1:
+                return _rx_simulate(prog, text, outside, bit, i, st.kernel)
+            nxt = prog.step(st, bits, ch, row)
+        st = nxt
+        if st.hit:  # MATCH at position i, before ch
+            if not bit:
+                return True
+            outside[i] |= bit
+    return _rx_simulate(prog, text, outside, bit, 0 if prog.reverse else n, st.kernel)
+
+
+def _rx_simulate(prog: _RxProgram, text: str, outside: list[int] | None, bit: int,
+                 start: int, kernel: int) -> bool:
+    """Like _rx_scan (outside None: only the ends), but a plain Thompson simulation
+    from position start with these threads: no DFA state is made.  This runs when
+    the DFA cache thrashes, and for the last position."""
+    n = len(text)
+    for i in range(start, 0, -1) if prog.reverse else range(start, n):
+        ctx = outside[i] if outside is not None else _RX_AT_START if i == 0 else 0
+        threads = prog.threads(kernel, prog.context(text, i, ctx) & prog.uses)
+        if threads & prog.match:
+            if outside is None or not bit:
+                return True
+            outside[i] |= bit
+        ch = text[i - 1] if prog.reverse else text[i]
+        readers = prog.chars.get(ch)
+        kernel = (threads & (prog.readers(ch) if readers is None else readers)) << 1
+    end = 0 if prog.reverse else n
+    ctx = outside[end] if outside is not None else _RX_AT_END | (_RX_AT_START if n == 0 else 0)
+    if not prog.threads(kernel, prog.context(text, end, ctx) & prog.uses) & prog.match:
+        return False
+    if outside is not None:
+        outside[end] |= bit
+    return True
+
+
+class _RxMatcher:
+    """The search predicate: lookaround passes first (inner ones first), then the main one."""
+
+    def __init__(self, prog: _RxProgram, looks: list[_RxProgram]) -> None:
+        self.prog, self.looks = prog, looks
+
+    def __call__(self, text: str) -> bool:
+        if not self.looks:
+            return _rx_search(self.prog, text)
+        outside = [0] * (len(text) + 1)
+        outside[0] |= _RX_AT_START
+        outside[-1] |= _RX_AT_END
+        for k, body in enumerate(self.looks):
+            _rx_scan(body, text, outside, 1 << (_RX_LOOK_SHIFT + k))
+        return _rx_scan(self.prog, text, outside, 0)
+
+
+# --- The re accelerator, for patterns on which re's backtracking stays linear ---
+
+def _rx_nullable(node: _RxNode) -> bool:
+    if node.kind == "char":
+        return False
+    if node.kind == "rep":
+        return node.lo == 0 or _rx_nullable(node.kids[0])
+    return (any if node.kind == "alt" else all)(_rx_nullable(kid) for kid in node.kids)
+
+
+def _rx_first(node: _RxNode) -> list[_RxClass]:
+    """The classes of the characters that can start a match, one per tree position."""
+    if node.kind == "char":
+        return [node.cls]
+    if node.kind == "rep":
+        return _rx_first(node.kids[0]) if node.hi != 0 else []
+    out: list[_RxClass] = []
+    for kid in node.kids:
+        out += _rx_first(kid)
+        if node.kind == "cat" and not _rx_nullable(kid):
+            break
+    return out
+
+
+def _rx_disjoint(classes: list[_RxClass]) -> bool:
+    """No character is in two entries (an entry listed twice overlaps itself)."""
+    if len(classes) > 200:
+        return False
+    spans = sorted((lo, hi, k) for k, cls in enumerate(classes) for lo, hi in cls.points())
+    return all(a[1] < b[0] for a, b in zip(spans, spans[1:]))
+
+
+def _rx_deterministic(node: _RxNode, follow: list[_RxClass]) -> bool:
+    """Whether each choice in node (which branch, one more iteration or not) is
+    decided by the next character, given the classes that can follow node.  Then a
+    backtracking matcher abandons a wrong choice at its first character."""
+    kind, kids = node.kind, node.kids
+    if kind == "cat":
+        for kid in reversed(kids):
+            if not _rx_deterministic(kid, follow):
+                return False
+            follow = _rx_first(kid) + follow if _rx_nullable(kid) else _rx_first(kid)
+        return True
+    if kind == "alt":
+        nullable = [kid for kid in kids if _rx_nullable(kid)]
+        firsts = [cls for kid in kids for cls in _rx_first(kid)] + (follow if nullable else [])
+        return len(nullable) < 2 and _rx_disjoint(firsts) and all(_rx_deterministic(k, follow) for k in kids)
+    if kind != "rep" or node.hi == 0:
+        return True
+    if node.lo == node.hi == 1:
+        return _rx_deterministic(kids[0], follow)
+    if _rx_nullable(kids[0]):  # (a*)* or (a?)?: one text, many ways to match it
+        return False
+    inner = _rx_first(kids[0]) + follow  # after a copy: another copy, or what follows
+    return (node.lo == node.hi or _rx_disjoint(inner)) and _rx_deterministic(kids[0], inner)
+
+
+def _rx_fixed_length(node: _RxNode) -> float:
+    """The longest match, or infinity if some quantifier has a choice of counts."""
+    if node.kind in ("char", "assert"):
+        return 1 if node.kind == "char" else 0
+    if node.kind == "rep":
+        return node.lo * _rx_fixed_length(node.kids[0]) if node.lo == node.hi else float("inf")
+    lengths = [_rx_fixed_length(kid) for kid in node.kids]
+    return sum(lengths) if node.kind == "cat" else max(lengths)
+
+
+def _rx_anchored(node: _RxNode) -> bool:
+    """Every match starts with ^: one attempt at position 0 decides."""
+    if node.kind == "assert":
+        return node.arg == "^"
+    if node.kind == "alt":
+        return all(_rx_anchored(kid) for kid in node.kids)
+    if node.kind == "cat":
+        return bool(node.kids) and _rx_anchored(node.kids[0])
+    return node.kind == "rep" and node.lo > 0 and _rx_anchored(node.kids[0])
+
+
+def _rx_plain(node: _RxNode) -> bool:
+    """No lookaround, no \\p, and loops without a fixed count repeat one character:
+    re can spell it, and its stack does not grow with the text (a loop over a
+    group keeps a frame per iteration: 240 MB for 4 MiB of "ab")."""
+    if node.kind == "char":
+        return not node.cls.cats
+    if node.kind == "rep" and node.hi < 0 and node.kids[0].kind != "char":
+        return False
+    return node.kind != "look" and all(_rx_plain(kid) for kid in node.kids)
+
+
+def _rx_re_char(cp: int) -> str:
+    return chr(cp) if chr(cp).isascii() and chr(cp).isalnum() else "\\U%08x" % cp
+
+
+# ^ $ match only at the very ends (re's $ also matches before a final newline).
+# With re.ASCII, \b and \B use ECMA's word characters; re's \B fails on "" (< 3.14).
+_RX_RE_ASSERTS = {"^": r"\A", "$": r"\Z", "b": r"\b", "B": r"(?:\B|\A\Z)"}
+
+
+def _rx_to_re(node: _RxNode) -> str:
+    """The same language in re syntax; classes become explicit code point ranges."""
+    if node.kind == "char":  # an empty ECMA class [] matches nothing; re has no []
+        ranges = node.cls.points()
+        items = (_rx_re_char(lo) + ("" if lo == hi else "-" + _rx_re_char(hi)) for lo, hi in ranges)
+        return "[" + "".join(items) + "]" if ranges else "(?!)"
+    if node.kind == "cat":
+        return "".join(_rx_to_re(kid) for kid in node.kids)
+    if node.kind == "alt":
+        return "(?:" + "|".join(_rx_to_re(kid) for kid in node.kids) + ")"
+    if node.kind == "rep":
+        return f"(?:{_rx_to_re(node.kids[0])}){{{node.lo},{'' if node.hi < 0 else node.hi}}}"
+    return _RX_RE_ASSERTS[node.arg]
+
+
+def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
+    """A predicate on Python's re, or None unless re provably runs in linear time:
+    _rx_plain, _rx_deterministic, and either _rx_anchored (re.match: one attempt) or of a
+    fixed length of at most _RX_MAX_UNANCHORED (re.search retries at every position,
+    and each attempt then costs at most that many steps)."""
+    if not (_rx_plain(node) and _rx_deterministic(node, [])):
+        return None
+    anchored = _rx_anchored(node)
+    if not anchored and _rx_fixed_length(node) > _RX_MAX_UNANCHORED:
+        return None
+    import re
+
+    regex = re.compile(_rx_to_re(node), re.ASCII)
+    find = regex.match if anchored else regex.search
+    return lambda text: find(text) is not None
+
+
+def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
+    """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
+    in the string (JSON Schema patterns are not anchored).  ValueError names the
+    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE)."""
+    try:
+        node = _RxParser(pattern).parse()
+        compiler = _RxCompiler(pattern)
+        prog = compiler.program(node, reverse=False)  # even for re: same errors either way
+        if (_RX_ACCELERATE if accelerate is None else accelerate) and not compiler.looks \
+                and compiler.size <= _RX_MAX_ACCELERATED:
+            fast = _rx_accelerated(node)
+            if fast is not None:
+                return fast
+    except RecursionError:
+        raise ValueError(f"invalid pattern {_rx_shown(pattern)}: nested too deeply") from None
+    return _RxMatcher(prog, compiler.looks)
+
+
+# ---------------------------------------------------------------------------
+# 8. Arguments: JSON back into Python values
 # ---------------------------------------------------------------------------
 #
 # Arguments are validated against the published inputSchema first (section 6);
@@ -2042,7 +2876,7 @@ def _parse_duration(dt: Any, text: str) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 8. Content
+# 9. Content
 # ---------------------------------------------------------------------------
 
 
@@ -2304,7 +3138,7 @@ def _dumps_text(value: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 9. Tools
+# 10. Tools
 # ---------------------------------------------------------------------------
 
 
@@ -2724,7 +3558,7 @@ def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 10. Context
+# 11. Context
 # ---------------------------------------------------------------------------
 #
 # What a tool may do besides returning (the SDK's mcp.server.mcpserver.Context):
@@ -3328,7 +4162,7 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
 
 
 # ---------------------------------------------------------------------------
-# 11. MCPServer
+# 12. MCPServer
 # ---------------------------------------------------------------------------
 
 
@@ -3631,7 +4465,7 @@ def _complete_now(coro: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 12. JSON-RPC dispatch
+# 13. JSON-RPC dispatch
 # ---------------------------------------------------------------------------
 
 
@@ -4295,7 +5129,7 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 13. Transports
+# 14. Transports
 # ---------------------------------------------------------------------------
 
 
@@ -4615,7 +5449,7 @@ class _Stderr:
 
 
 # ---------------------------------------------------------------------------
-# 14. Command line
+# 15. Command line
 # ---------------------------------------------------------------------------
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
@@ -5202,7 +6036,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 15. Accelerators
+# 16. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
@@ -5216,9 +6050,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   -------------------  --------------------------  ----------------------------------
 #   _fast_pretty         _pretty (section 4)         the content text of every result
 #   _FastCompiler        _Compiler (section 6)       objects of generated schemas, lists of them
-#   _fast_structured     _structured_result (8)      lists of flat objects: text and JSON in one pass
-#   _fast_encode_reply   _encode_reply (13)          puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (13)         every message: json's C encoder, made once
+#   _fast_structured     _structured_result (9)      lists of flat objects: text and JSON in one pass
+#   _fast_encode_reply   _encode_reply (14)          puts that JSON into the response as written
+#   _fast_dumps          _dumps_message (14)         every message: json's C encoder, made once
+#   _RX_ACCELERATE       _compile_pattern (7)        patterns proven safe run on Python's re
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
 # there was removed.
@@ -5477,10 +6312,10 @@ def _fast_dumps(message: Any) -> str:
 # -- the one place that picks ---------------------------------------------------
 
 _RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _Compiler, "_structured_result": _structured_result,
-                          "_encode_reply": _encode_reply, "_dumps_message": _dumps_message}
+                          "_encode_reply": _encode_reply, "_dumps_message": _dumps_message, "_RX_ACCELERATE": False}
 _ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
                                  "_structured_result": _fast_structured, "_encode_reply": _fast_encode_reply,
-                                 "_dumps_message": _fast_dumps}
+                                 "_dumps_message": _fast_dumps, "_RX_ACCELERATE": True}
 
 
 def _use_accelerators(on: bool) -> None:

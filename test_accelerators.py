@@ -113,7 +113,7 @@ class Outer:
 class SwitchTest(unittest.TestCase):
     def test_use_accelerators_binds_every_rule_or_every_accelerator(self) -> None:
         self.assertEqual(set(mcp_ref._RULES), {"_pretty", "_COMPILER", "_structured_result", "_encode_reply",
-                                               "_dumps_message"})
+                                               "_dumps_message", "_RX_ACCELERATE"})
         self.assertEqual(set(mcp_ref._ACCELERATORS), set(mcp_ref._RULES))
         for name, rule in mcp_ref._RULES.items():
             self.assertIsNot(mcp_ref._ACCELERATORS[name], rule, name)

@@ -8,6 +8,8 @@ import json
 import os
 import random
 import re
+import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -272,6 +274,41 @@ class ToolFaultTest(unittest.TestCase):
         self.assertEqual(server.close(), 0)
         # Tracebacks go to stderr, never to the model.
         self.assertIn("RuntimeError: an internal detail at /srv/secret.py", server.stderr)
+
+
+class HostilePatternTest(unittest.TestCase):
+    def test_ping_is_answered_while_hostile_arguments_are_checked(self) -> None:
+        """A benign pattern, a hostile argument: "1" * 12000 + "x" against \\d+$
+        makes Python's re backtrack for seconds while holding the GIL; the
+        pattern matcher (section 7) is linear, so a ping sent behind ten such
+        calls is still answered at once (the bound is generous: a frozen server
+        takes seconds)."""
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata", "pattern_server.py")
+        process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL)
+        self.addCleanup(process.kill)
+        assert process.stdin is not None and process.stdout is not None
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}
+        hostile = "1" * 12000 + "x"
+        lines = [json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                             "params": {"name": "digits", "arguments": {"text": hostile}, "_meta": meta}})
+                 for i in range(10)]
+        process.stdin.write(("\n".join(lines) + "\n").encode())
+        started = time.monotonic()
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": "ping", "method": "tools/list",
+                                        "params": {"_meta": meta}}).encode() + b"\n")
+        process.stdin.flush()
+        seen = {}
+        while len(seen) < 11:
+            reply = json.loads(process.stdout.readline())
+            seen[reply["id"]] = (reply, time.monotonic() - started)
+        self.assertLess(seen["ping"][1], 2.0)
+        for i in range(10):
+            text = seen[i][0]["result"]["content"][0]["text"]
+            self.assertIn("String should match pattern '\\d+$'", text)
+        process.stdin.close()
+        self.assertEqual(process.wait(timeout=10), 0)
 
 
 class LoadTest(unittest.TestCase):
