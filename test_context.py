@@ -530,6 +530,25 @@ class SessionQuestionTest(ContextTestCase):
         server.answer(server.recv(), ROOTS_ANSWER)
         self.assertEqual(server.until(2), [result_frame(2, LATEST, "decline; short; 2 roots")])
 
+    def test_many_calls_asking_at_once(self) -> None:
+        # More sync tools waiting for answers than the pool has workers (8), and
+        # async ones beside them: every question reaches the client, every answer its tool.
+        server = self.session()
+        for n in range(12):
+            self.call(server, f"s{n}", "sync_everything")
+            self.call(server, f"a{n}", "book")
+        answers = {"elicitation/create": {"action": "accept", "content": {"date": "d"}},
+                   "sampling/createMessage": SAMPLING_ANSWER, "roots/list": ROOTS_ANSWER}
+        results: Dict[str, str] = {}
+        while len(results) < 24:
+            frame = server.recv()
+            if "method" not in frame:
+                results[frame["id"]] = frame["result"]["content"][0]["text"]
+            elif "id" in frame:
+                server.answer(frame, answers[frame["method"]])
+        self.assertEqual(results, dict([(f"s{n}", "accept: d for 2; short; 2 roots") for n in range(12)] +
+                                       [(f"a{n}", "accept: d for 2") for n in range(12)]))
+
     def test_check_client_capability(self) -> None:
         server = self.session(caps={"roots": {}, "sampling": {}, "elicitation": {}})
         for n, (capability, expected) in enumerate((({"sampling": {}}, True), ({"roots": {}, "sampling": {}}, True),
@@ -999,6 +1018,23 @@ class ListChangedTest(ContextTestCase):
         self.call(server, 4, "unregister", {"name": "newt"})
         self.assertEqual(server.until(4), [notification("notifications/tools/list_changed"),
                                            result_frame(4, LATEST, "removed newt")])
+
+    def test_2026_to_the_streams_that_listen(self) -> None:
+        server = self.start()
+        server.send({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": True}, "_meta": self.modern_meta()}})
+        subscription = {"_meta": {"io.modelcontextprotocol/subscriptionId": "sub"}}
+        self.assertEqual(server.recv(), notification("notifications/subscriptions/acknowledged",
+                                                     dict(subscription, notifications={"toolsListChanged": True})))
+        self.assertEqual(self.modern_call(server, 1, "register", {"name": "newt"}), [
+            notification("notifications/tools/list_changed", subscription),
+            result_frame(1, MODERN, "registered newt")])
+        self.assertEqual(self.modern_call(server, 2, "unregister", {"name": "newt"}), [
+            notification("notifications/tools/list_changed", subscription), result_frame(2, MODERN, "removed newt")])
+        server.send(notification("notifications/cancelled", {"requestId": "sub"}))  # the stream ends
+        self.assertEqual(self.modern_call(server, 3, "register", {"name": "newt"}),
+                         [result_frame(3, MODERN, "registered newt")])
+        self.assertTrue(server.nothing_for(0.2))
 
     def test_no_list_changed_without_a_session(self) -> None:
         server = self.shared()  # 2026-07-28 only: no session to notify

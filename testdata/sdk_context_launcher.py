@@ -3,8 +3,8 @@
     python testdata/sdk_context_launcher.py testdata/context_server.py
 
 testdata/sdk_launcher.py's stand-in ``mcp_ref`` module (``MCPServer``,
-``ToolError``, ``Field``), plus the SDK's ``Context`` and ``ON_SDK = True``, so a
-file can leave out what only mcp_ref offers; then the file runs as ``__main__``.
+``ToolError``, ``Field``, ``Context``), plus ``ON_SDK = True``, so that a file
+can leave out what only mcp_ref offers; then the file runs as ``__main__``.
 """
 
 import os
@@ -17,7 +17,7 @@ import sdk_launcher  # noqa: E402,F401  (installs the stand-in mcp_ref module)
 from mcp.server.mcpserver import Context  # noqa: E402
 
 shim = sys.modules["mcp_ref"]
-shim.Context = Context  # type: ignore[attr-defined]
+shim.Context = Context  # type: ignore[attr-defined]  (sdk_launcher.py maps it too, from aa50313 on)
 shim.ON_SDK = True  # type: ignore[attr-defined]
 
 if __name__ == "__main__":
