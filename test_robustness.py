@@ -311,6 +311,102 @@ class HostilePatternTest(unittest.TestCase):
         self.assertEqual(process.wait(timeout=10), 0)
 
 
+BOUNDS_SERVER = """
+import asyncio, os, sys
+sys.path.insert(0, %r)
+from mcp_ref import MCPServer
+
+server = MCPServer("bounds", drain_timeout=0.5, max_batch=3)
+
+
+@server.tool()
+def noisy(lines: int) -> int:
+    for _ in range(lines):
+        print("x" * 1000, file=sys.stderr)
+    return lines
+
+
+@server.tool()
+async def forever() -> str:
+    await asyncio.sleep(3600)
+    return "never"
+
+
+server.run()
+"""
+
+
+class BoundsTest(unittest.TestCase):
+    """The bounds the README's limits table states."""
+
+    def start(self) -> "subprocess.Popen[bytes]":
+        import tempfile
+
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "bounds_server.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(BOUNDS_SERVER % os.path.dirname(os.path.abspath(__file__)))
+        # stderr is a pipe nobody reads: 2 MB of it would fill the pipe 30 times over.
+        process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        self.addCleanup(process.kill)
+        return process
+
+    def exchange(self, process: "subprocess.Popen[bytes]", messages: list, replies: int) -> list:
+        """Send the messages; the replies, or a failure after 10 s (a stalled server)."""
+        import queue
+
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        process.stdin.flush()
+        lines: "queue.Queue[bytes]" = queue.Queue()
+        stdout = process.stdout
+        threading.Thread(target=lambda: [lines.put(stdout.readline()) for _ in range(replies)], daemon=True).start()
+        try:
+            return [json.loads(lines.get(timeout=10)) for _ in range(replies)]
+        except queue.Empty:
+            self.fail("the server stalled")
+
+    def test_unread_stderr_never_stalls_serving(self) -> None:
+        process = self.start()
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "noisy",
+                                                                             "arguments": {"lines": 2000}}}
+        replies = self.exchange(process, [init, call, {"jsonrpc": "2.0", "id": 2, "method": "ping"}], 3)
+        self.assertEqual({r["id"] for r in replies}, {0, 1, 2})
+        self.assertEqual([r["result"]["structuredContent"] for r in replies if r["id"] == 1], [{"result": 2000}])
+        process.stdin.close()  # type: ignore[union-attr]
+        self.assertEqual(process.wait(timeout=10), 0)
+
+    def test_end_of_input_answers_a_call_that_never_ends(self) -> None:
+        process = self.start()
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+        self.exchange(process, [init], 1)
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                        "params": {"name": "forever"}}).encode() + b"\n")
+        process.stdin.close()
+        reply = json.loads(process.stdout.readline())
+        self.assertEqual(reply, {"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32603, "message": "Internal error: the call did not finish within 0.5 s of the end of input"}})
+        self.assertEqual(process.wait(timeout=10), 0)
+
+    def test_batches_are_bounded(self) -> None:
+        process = self.start()
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-03-26", "capabilities": {}}}
+        self.exchange(process, [init], 1)
+        batch = [{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(4)]
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(json.dumps(batch).encode() + b"\n" + json.dumps(batch[:3]).encode() + b"\n")
+        process.stdin.flush()
+        self.assertEqual(json.loads(process.stdout.readline()), {"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600, "message": "Invalid Request: a batch of 4 messages, over this server's limit of 3"}})
+        self.assertEqual(sorted(r["id"] for r in json.loads(process.stdout.readline())), [0, 1, 2])
+
+
 class LoadTest(unittest.TestCase):
     def test_ten_thousand_pipelined_requests(self) -> None:
         server = ServerProcess()
