@@ -3699,6 +3699,7 @@ class _Request:
         self.last_progress: Optional[float] = None
         self.asked = 0  # questions asked so far in this run (their keys: _question_key)
         self.answers: Dict[str, Any] = {}  # 2026-07-28: this round's and earlier rounds' answers
+        self.used: Dict[str, Any] = {}  # 2026-07-28: the answers this run has read
         self.wanted: Dict[str, Any] = {}  # 2026-07-28: questions to send back unanswered
         self.user_state: Optional[str] = None  # 2026-07-28: a tool's own requestState, verified
         self.binding = ""  # 2026-07-28: what its requestState is bound to (_state_binding)
@@ -3734,6 +3735,7 @@ class _Request:
             self.asked += 1
             answer = self.answers.get(key)
             if isinstance(answer, dict):
+                self.used[key] = answer  # what the next round's state keeps (nothing the client added)
                 return _Ready(convert(answer))
             self.wanted[key] = {"method": method, "params": params}
             raise _InputRequired()
@@ -4364,7 +4366,7 @@ class MCPServer:
         if questions:
             result["inputRequests"] = questions
         user_state = request.user_state if value is None else value.request_state
-        result["requestState"] = _seal_state(self._state_key, request.binding, request.answers, user_state)
+        result["requestState"] = _seal_state(self._state_key, request.binding, request.used, user_state)
         return result
 
     def _failure(self, tool: _Tool, exc: BaseException, request: Optional[_Request] = None) -> Dict[str, Any]:
