@@ -3752,27 +3752,33 @@ class _Request:
         spec allows there, of a capability the client declared."""
         method = question.get("method") if isinstance(question, dict) else None
         capability: Optional[Tuple[str, ...]] = {
-            "elicitation/create": ("elicitation",), "sampling/createMessage": ("sampling",), "roots/list": ("roots",),
+            "elicitation/create": ("elicitation", "form"), "sampling/createMessage": ("sampling",),
+            "roots/list": ("roots",),
         }.get(str(method))
         if capability is None:
             raise ValueError(f"an input request must be elicitation/create, sampling/createMessage or "
                              f"roots/list, not {_truncated_repr(method)}")
         params = question.get("params")
-        if capability == ("elicitation",) and isinstance(params, dict) and params.get("mode") == "url":
+        if method == "elicitation/create" and isinstance(params, dict) and params.get("mode") == "url":
             capability = ("elicitation", "url")
         self._check_capability(capability)
 
     def _check_capability(self, capability: Tuple[str, ...]) -> None:
-        """The client must have declared what it is asked (client/elicitation etc.)."""
+        """The client must have declared what it is asked (client/elicitation etc.).
+        Elicitation's form mode is ``{}`` or ``{"form": {}}``: an object with
+        only ``url`` declares URL mode alone (client/elicitation, 2025-11-25)."""
         declared: Any = self.client_capabilities() or {}
         for name in capability:
+            parent = declared
             declared = declared.get(name) if isinstance(declared, dict) else None
+            if declared is None and name == "form" and parent == {}:
+                declared = parent
         if declared is not None:
             return
         if self.stateless:
-            raise _CapabilityMissing(capability[0])
-        raise MCPError(INVALID_REQUEST, f"the client does not support {'.'.join(capability)} (it did not declare "
-                                        "that capability)")
+            raise _CapabilityMissing(capability)
+        what = ".".join(name for name in capability if name != "form")
+        raise MCPError(INVALID_REQUEST, f"the client does not support {what} (it did not declare that capability)")
 
 
 class _InputRequired(BaseException):
@@ -3783,9 +3789,12 @@ class _InputRequired(BaseException):
 class _CapabilityMissing(BaseException):
     """A stateless call asked what the client did not declare: -32021."""
 
-    def __init__(self, capability: str) -> None:
+    def __init__(self, capability: Tuple[str, ...]) -> None:
         super().__init__(capability)
-        self.capability = capability
+        required: Dict[str, Any] = {}
+        for name in reversed(capability):  # ("elicitation", "url") -> {"elicitation": {"url": {}}}
+            required = {name: required} if name != "form" else required
+        self.required = required
 
 
 def _in_event_loop() -> bool:
@@ -3899,10 +3908,9 @@ class Context:
         return _Record(self._request.meta)
 
     @property
-    def request_context(self) -> _Record:
-        """The SDK's spelling: ``.request_id``, ``.meta``, ``.lifespan_context``."""
-        return _Record({"request_id": self.request_id, "meta": self._request.meta,
-                        "lifespan_context": self.lifespan_context})
+    def request_context(self) -> _RequestContext:
+        """The SDK's spelling: ``.request_id``, ``.meta``, ``.lifespan_context``, ``.session``."""
+        return _RequestContext(self)
 
     @property
     def lifespan_context(self) -> Any:
@@ -4003,7 +4011,7 @@ class Context:
                 return outcome()
             return outcome(_elicited(schema, requested, result.get("content")))
 
-        return self._request.ask("elicitation/create", params, ("elicitation",), convert)
+        return self._request.ask("elicitation/create", params, ("elicitation", "form"), convert)
 
     def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
@@ -4011,6 +4019,29 @@ class Context:
         params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
         return self._request.ask("elicitation/create", params, ("elicitation", "url"),
                                  lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)())
+
+
+class _RequestContext:
+    """``ctx.request_context``, as the SDK's: ``meta`` a dict with its keys in
+    Python's spelling (``meta.get("progress_token")``, or ``meta.progress_token``),
+    ``lifespan_context`` what the lifespan yielded."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.request_id = ctx.request_id
+        self.meta = _Meta({_snake_case(k): v for k, v in ctx._request.meta.items()})
+        self.lifespan_context = ctx.lifespan_context
+        self.session = ctx.session
+
+
+class _Meta(Dict[str, Any] if TYPE_CHECKING else dict):  # type: ignore[misc]
+    def __getattr__(self, name: str) -> Any:
+        return self.get(name)
+
+
+def _snake_case(key: str) -> str:
+    if "/" in key:  # a reserved key (io.modelcontextprotocol/...) stays as it is
+        return key
+    return "".join("_" + c.lower() if c.isupper() else c for c in key)
 
 
 class _ClientSession:
@@ -4025,9 +4056,8 @@ class _ClientSession:
         return None if caps is None else _Record(caps)
 
     def check_client_capability(self, capability: Any) -> bool:
-        wanted = _wire_value(capability)
-        declared = self._request.client_capabilities() or {}
-        return all(key in declared for key in (wanted or {}))
+        """Whether the client declared all of ``capability``, nested keys too."""
+        return _declares(self._request.client_capabilities() or {}, _wire_value(capability) or {})
 
     def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
         """sampling/createMessage (client/sampling): the client's model answers.
@@ -4045,7 +4075,7 @@ class _ClientSession:
 
     def elicit_form(self, message: str, requested_schema: Dict[str, Any]) -> Any:
         params = {"message": message, "requestedSchema": requested_schema}
-        return self._request.ask("elicitation/create", params, ("elicitation",), _Record)
+        return self._request.ask("elicitation/create", params, ("elicitation", "form"), _Record)
 
     def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _Ready:
         return Context(self._request).log(level, data, logger_name=logger)
@@ -4057,6 +4087,13 @@ class _ClientSession:
     def send_tool_list_changed(self) -> _Ready:
         self._request.send("notifications/tools/list_changed", {})
         return _Ready()
+
+
+def _declares(declared: Any, wanted: Any) -> bool:
+    if not isinstance(wanted, dict) or not wanted:
+        return True
+    return isinstance(declared, dict) and all(key in declared and _declares(declared[key], value)
+                                              for key, value in wanted.items())
 
 
 def _wire_value(value: Any) -> Any:
@@ -4345,7 +4382,7 @@ class MCPServer:
             return self._input_required(tool, request, None)
         except _CapabilityMissing as exc:
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
-                             {"requiredCapabilities": {exc.capability: {}}})
+                             {"requiredCapabilities": exc.required})
         except BaseException as exc:  # CancelledError too: the tool's own, or the client's (then unsent)
             return self._failure(tool, exc, request)
         return self._finish(tool, value)
