@@ -5291,10 +5291,10 @@ class _StdioServer(_Connection):
     def _lifespan(self, step: str) -> None:
         """Enter (before serving) or exit (after) the server's lifespan, on the
         event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
+        if self.server.lifespan is None:
+            return  # (and asyncio, 7 MiB, stays unloaded)
         import asyncio
 
-        if self.server.lifespan is None:
-            return
         if step == "__aenter__":
             self.manager = self.server.lifespan(self.server)
             entered = asyncio.run_coroutine_threadsafe(self.manager.__aenter__(), self.event_loop())
