@@ -2958,7 +2958,8 @@ def _read_resource(server: MCPServer, uri: str) -> Tuple[Dict[str, Any], Resourc
         raise _RpcError(code, str(exc) or f"Error reading resource {uri}", data) from None
     except Exception as exc:  # the traceback on stderr; the client gets no detail (as the SDK)
         _log_exception(f"reading resource {uri} failed", exc)
-        raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}", data) from None
+        what = "reading resource" if found is None else "creating resource from template"  # the SDK's words
+        raise _RpcError(INTERNAL_ERROR, f"Error {what} {uri}", data) from None
     size = len(contents.get("text", contents.get("blob", "")))
     if size > server.max_result_bytes:
         raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: at least {size} bytes, over this server's "
@@ -4814,23 +4815,31 @@ class _Stderr:
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
+#   python mcp_ref.py resources SERVER, read SERVER URI, prompts SERVER   (the same options)
+#   python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT]   (the same options)
 #   python mcp_ref.py serve SERVER.py
 #
 # SERVER is a Python file that defines an mcp_ref MCPServer, or any other
-# server's command line in one quoted string ("node build/index.js").  list and
-# call are a small stdio client: they start the server as a real client would
+# server's command line in one quoted string ("node build/index.js").  All but
+# serve are a small stdio client: they start the server as a real client would
 # and speak JSON-RPC to it; --trace shows every message, both ways, on stderr.
 #
 # Exit codes: 0 done; 1 the tool reported an error (isError); 2 bad usage (an
 # unknown option, a missing file, a file that fails to import or defines no
 # MCPServer, a command that cannot start, a malformed key=value or --json, no
-# such tool); 3 the server failed (it exited, answered with a JSON-RPC error,
-# sent something malformed, or did not answer in time).  A failure is one line
+# such tool, resource or prompt, arguments the server refuses); 3 the server
+# failed (it exited, answered with a JSON-RPC error, sent something malformed,
+# or did not answer in time).  A failure is one line
 # on stderr, never a traceback (no command at all gets the usage text).
 
 _USAGE = """usage: python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
        python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
                                [--timeout SECONDS]
+       python mcp_ref.py resources SERVER [options]      the resources and resource templates
+       python mcp_ref.py read SERVER URI [options]       a resource's contents
+       python mcp_ref.py prompts SERVER [options]        the prompts and their arguments
+       python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT] [options]
+                                                         a prompt's messages (its arguments are text)
        python mcp_ref.py serve SERVER.py
 
 SERVER is a .py file defining an MCPServer, or a server command in quotes.
@@ -4839,7 +4848,8 @@ x=NaN: NaN is not JSON); a number beyond a double (x=1e400) is refused: quote it
 --protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
 (per-request _meta; the default, falling back to the handshake for older servers).
 --timeout: seconds to wait for each answer, a positive number (30 by default).
-Exit codes: 0 done, 1 the tool reported isError, 2 bad usage, 3 the server failed."""
+Exit codes: 0 done, 1 the tool reported isError, 2 bad usage (or no such resource or prompt, or arguments
+the server refuses), 3 the server failed."""
 
 # Seconds a server gets to exit once its stdin is closed, and again after SIGTERM.
 _GRACE = 1.0
@@ -5123,21 +5133,24 @@ class _Session:
         return reply["result"]  # type: ignore[no-any-return]
 
     def tools(self) -> List[Dict[str, Any]]:
-        """Every page of tools/list.  A cursor seen before would list forever."""
-        tools: List[Dict[str, Any]] = []
+        """Every page of tools/list."""
+        return [tool for page in self.pages("tools/list", "tools") for tool in _checked_tools(page)]
+
+    def pages(self, method: str, key: str) -> Iterable[Any]:
+        """The ``key`` of every page of a list.  A cursor seen before would list forever."""
         params: Dict[str, Any] = {}
         seen = set()
         while True:
-            result = self.request("tools/list", params)
-            tools.extend(_checked_tools(result.get("tools", [])))
+            result = self.request(method, params)
+            yield result.get(key, [])
             cursor = result.get("nextCursor")
             if cursor is None or cursor == "":
-                return tools
+                return
             shown = _one_line(json.dumps(cursor), 80)
             if not isinstance(cursor, str):
-                raise _ServerFailed(f"tools/list: nextCursor {shown} is not a string")
+                raise _ServerFailed(f"{method}: nextCursor {shown} is not a string")
             if cursor in seen:
-                raise _ServerFailed(f"tools/list: the server sent the cursor {shown} again (it would list forever)")
+                raise _ServerFailed(f"{method}: the server sent the cursor {shown} again (it would list forever)")
             seen.add(cursor)
             params = {"cursor": cursor}
 
@@ -5269,11 +5282,14 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
             raise _UsageError(f"unknown option {word}")
         else:
             words.append(word)
-    if len(words) < 2 or words[0] not in ("list", "call", "serve"):
+    if len(words) < 2 or words[0] not in ("list", "call", "serve") + tuple(_MORE_COMMANDS):
         raise _UsageError(_USAGE)
     if words[0] == "call" and len(words) < 3:
         raise _UsageError("call needs a tool name: python mcp_ref.py call SERVER TOOL key=value ...")
-    if words[0] != "call" and len(words) > 2:
+    needs = _MORE_COMMANDS.get(words[0])
+    if needs is not None and (len(words) < 3 if "..." in needs else len(words) != 2 + bool(needs)):
+        raise _UsageError(f"usage: python mcp_ref.py {words[0]} SERVER {needs}".rstrip())
+    if words[0] not in ("call", "prompt", "read") and len(words) > 2:
         raise _UsageError(f"{words[0]} takes one SERVER, not {words[2]!r} too; "
                           "quote a command line: \"node build/index.js\"")
     if options["protocol"] is not None and options["protocol"] not in _ALL_VERSIONS:
@@ -5294,6 +5310,8 @@ def _cli(argv: List[str]) -> int:
         return 0
     spawn, own = _spawn(server)
     arguments = _arguments(words[3:], options["json"]) if command == "call" else {}
+    if command == "prompt":
+        arguments = _prompt_arguments(words[3:], options["json"])
     # A server's text may hold lone surrogates, or characters stdout's encoding
     # lacks: shown escaped rather than a UnicodeEncodeError.
     reconfigure = getattr(sys.stdout, "reconfigure", None)
@@ -5304,6 +5322,8 @@ def _cli(argv: List[str]) -> int:
         session = _Session(client, options["protocol"])
         if command == "list":
             return _cli_list(session)
+        if command in _MORE_COMMANDS:
+            return _more_command(session, command, words[2:], arguments)
         return _cli_call(session, words[2], arguments)
     finally:
         client.close()
@@ -5374,6 +5394,128 @@ def _result_text(result: Dict[str, Any]) -> str:
         lines.append("structuredContent:")
         lines.append("  " + json.dumps(result["structuredContent"], indent=2, ensure_ascii=False).replace("\n", "\n  "))
     return "\n".join(lines) + "\n"
+
+
+# -- resources, read, prompts, prompt (section 10's side of the wire) -----------------
+
+_MORE_COMMANDS = {"resources": "", "read": "URI", "prompts": "", "prompt": "NAME [key=value ...]"}
+
+
+def _more_command(session: _Session, command: str, words: List[str], arguments: Dict[str, Any]) -> int:
+    if command == "resources":
+        text = _listing(session, "resources/list", "resources", "uri") + _listing(
+            session, "resources/templates/list", "resourceTemplates", "uriTemplate", "templates")
+    elif command == "prompts":
+        text = _listing(session, "prompts/list", "prompts", "name")
+    elif command == "read":
+        text = _contents_text(_ask(session, "resources/read", {"uri": words[0]}))
+    else:
+        names = [p.get("name") for page in _pages(session, "prompts/list", "prompts") for p in page]
+        if words[0] not in names:
+            shown = ", ".join(sorted(n for n in names if isinstance(n, str))) or "(none)"
+            raise _UsageError(f"no prompt named {words[0]!r}; this server has: {shown}")
+        text = _messages_text(_ask(session, "prompts/get", {"name": words[0], "arguments": arguments}))
+    print(text, end="")
+    return 0
+
+
+def _ask(session: _Session, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+    """The result of a request; the server refusing what was asked (no such
+    resource, bad arguments) is bad usage, any other error its failure."""
+    if session.meta is not None:
+        params = dict(params, _meta=session.meta)
+    reply = session.client.request(method, params)
+    if "result" in reply:
+        return reply["result"]  # type: ignore[no-any-return]
+    error = reply["error"]
+    code = error.get("code") if isinstance(error, dict) else None
+    if code in (INVALID_PARAMS, RESOURCE_NOT_FOUND, METHOD_NOT_FOUND):
+        raise _UsageError(f"{method}: {_error_text(error)}")
+    raise _ServerFailed(f"{method} failed: {_error_text(error)}")
+
+
+def _pages(session: _Session, method: str, key: str) -> Iterable[List[Dict[str, Any]]]:
+    """Pages of a list; a server without that feature (-32601) lists nothing."""
+    try:
+        for page in session.pages(method, key):
+            if not (isinstance(page, list) and all(isinstance(i, dict) for i in page)):
+                raise _ServerFailed(f"{method}: {key} is not a list of objects")
+            yield page
+    except _ServerFailed as exc:
+        if f"(JSON-RPC error {METHOD_NOT_FOUND})" not in str(exc):
+            raise
+
+
+def _listing(session: _Session, method: str, key: str, first: str, label: str = "") -> str:
+    """A list as ``resources`` and ``prompts`` show it: the identifier, name
+    (title) and MIME type on one line, the description and arguments below."""
+    lines = [f"{label or key}:"]
+    for item in (i for page in _pages(session, method, key) for i in page):
+        head = [str(item.get(first))]
+        if first != "name":
+            head.append(str(item.get("name")))
+        head[-1] += f" ({item['title']})" if item.get("title") else ""
+        head += [str(item["mimeType"])] if item.get("mimeType") else []
+        lines.append("  " + "  ".join(head))
+        if item.get("description"):
+            lines.extend("    " + line for line in str(item["description"]).split("\n"))
+        arguments = item.get("arguments")
+        if isinstance(arguments, list) and arguments:
+            lines.append("    arguments: " + "; ".join(_argument_text(a) for a in arguments))
+    return "\n".join(line.rstrip() for line in lines) + ("\n" if len(lines) > 1 else " (none)\n")
+
+
+def _argument_text(argument: Any) -> str:
+    if not isinstance(argument, dict):
+        return json.dumps(argument)
+    text = f"{argument.get('name')}{' (required)' if argument.get('required') else ''}"
+    return f"{text}: {argument['description']}" if argument.get("description") else text
+
+
+def _contents_text(result: Dict[str, Any]) -> str:
+    """A resource's contents: each as its URI and MIME type, then the text (or the base64)."""
+    contents = result.get("contents")
+    if not isinstance(contents, list) or not all(isinstance(c, dict) for c in contents):
+        raise _ServerFailed("resources/read: contents is not a list of objects")
+    lines = []
+    for item in contents:
+        text, blob = item.get("text"), item.get("blob")
+        if not isinstance(text, str) and not isinstance(blob, str):
+            raise _ServerFailed(f"resources/read: the contents of {item.get('uri')} have no text or blob (a string)")
+        kind = item.get("mimeType") or "no MIME type"
+        kind += "" if isinstance(text, str) else f", {len(blob) * 3 // 4 - blob.count('=')} bytes, base64"
+        lines.append(f"{item.get('uri')} ({kind})")
+        lines.append("  " + (text if isinstance(text, str) else blob).replace("\n", "\n  "))
+    return "\n".join(lines) + "\n"
+
+
+def _messages_text(result: Dict[str, Any]) -> str:
+    """A prompt's messages: each role, then its content (text as is, other blocks as JSON)."""
+    messages = result.get("messages")
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise _ServerFailed("prompts/get: messages is not a list of objects")
+    lines = [f"description: {result['description']}"] if result.get("description") else []
+    for message in messages:
+        content = message.get("content")
+        lines.append(f"{message.get('role')}:")
+        shown = content["text"] if isinstance(content, dict) and isinstance(content.get("text"), str) \
+            and content.get("type") == "text" else json.dumps(content, ensure_ascii=False)
+        lines.append("  " + shown.replace("\n", "\n  "))
+    return "\n".join(lines) + "\n"
+
+
+def _prompt_arguments(pairs: List[str], json_text: Optional[str]) -> Dict[str, str]:
+    """A prompt's arguments are strings (server/prompts): key=value is taken as
+    text; a --json value that is not a string becomes its JSON text."""
+    arguments: Dict[str, str] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise _UsageError(f"expected key=value, got {pair!r}")
+        arguments[key] = text
+    for key, value in _arguments([], json_text).items():
+        arguments[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return arguments
 
 
 def main(argv: Optional[List[str]] = None) -> int:
