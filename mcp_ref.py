@@ -3368,7 +3368,9 @@ class Prompt(_Record):
 def _message(item: Any) -> Message:
     if isinstance(item, Message):
         return item
-    if isinstance(item, dict):  # {"role": ..., "content": ...}
+    if isinstance(item, dict):
+        if "content" not in item or set(item) - {"role", "content"}:
+            raise ValueError(f"A message is {{'role': ..., 'content': ...}}, not {_truncated_repr(item)}")
         return Message(**item)
     if isinstance(item, str) or isinstance(item, (_Block, _Media)) or _content_block(item) is not None:
         return UserMessage(item)

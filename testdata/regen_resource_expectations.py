@@ -102,6 +102,7 @@ def record(version: str) -> Dict[str, Any]:
         client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     for method in ("resources/list", "resources/templates/list", "prompts/list"):
         out[method] = ask(method, {})
+    out["resources/list?cursor=zz"] = ask("resources/list", {"cursor": "zz"})
     out["reads"] = [[uri, ask("resources/read", {"uri": uri})] for uri in resource_corpus.READS]
     out["gets"] = [[name, arguments, ask("prompts/get", {"name": name, "arguments": arguments})]
                    for name, arguments in resource_corpus.GETS]
