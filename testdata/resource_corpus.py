@@ -228,6 +228,18 @@ async def complete(ref: Any, argument: Any, context: Any) -> Optional[Completion
     return None
 
 
+# -- a change, for the subscription tests (mcp_ref only: the SDK's MCPServer
+# has no resources/subscribe) ----------------------------------------------------
+
+if hasattr(server, "notify_resource_updated"):
+
+    @server.tool()
+    def touch(uri: str) -> str:
+        """Tell the clients subscribed to ``uri`` that it changed."""
+        server.notify_resource_updated(uri)
+        return f"touched {uri}"
+
+
 # -- the requests ------------------------------------------------------------------
 
 READS = [
