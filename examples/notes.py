@@ -5,9 +5,13 @@
     python mcp_ref.py prompt examples/notes.py summarize title=shopping
 """
 
+import os
+import sys
 from typing import Any, Dict, List, Literal, Optional
 
-from mcp_ref import Completion, Field, MCPServer, ResourceNotFoundError, UserMessage
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout: find mcp_ref.py
+
+from mcp_ref import Completion, Field, MCPServer, ResourceNotFoundError, UserMessage  # noqa: E402
 
 mcp = MCPServer("Notes", instructions="Notes to read, and a prompt to summarise one.")
 
