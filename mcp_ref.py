@@ -5289,7 +5289,7 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
     if words[0] == "call" and len(words) < 3:
         raise _UsageError("call needs a tool name: python mcp_ref.py call SERVER TOOL key=value ...")
     needs = _MORE_COMMANDS.get(words[0])
-    if needs is not None and (len(words) < 3 if "..." in needs else len(words) != 2 + bool(needs)):
+    if needs and (len(words) < 3 if "..." in needs else len(words) != 3):
         raise _UsageError(f"usage: python mcp_ref.py {words[0]} SERVER {needs}".rstrip())
     if words[0] not in ("call", "prompt", "read") and len(words) > 2:
         raise _UsageError(f"{words[0]} takes one SERVER, not {words[2]!r} too; "

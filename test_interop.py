@@ -185,6 +185,18 @@ class PythonSdkClientResourcesTest(unittest.TestCase):
     def test_legacy_mode(self) -> None:
         self.assertEqual(self.check("legacy"), "2025-11-25")
 
+    def test_cli_reads_from_the_sdk_server(self) -> None:
+        # Our command line against the SDK serving the same file, in both eras.
+        path = os.path.join(HERE, "examples", "notes.py")
+        for protocol in ("2026-07-28", "2025-06-18"):
+            for args, expected in ((["read", "notes://ideas"], "notes://ideas (text/plain)\n  A server in one file.\n"),
+                                   (["prompt", "summarize", "title=todo"], "  Write the README.\n")):
+                run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), args[0],
+                                      f"{sys.executable} {LAUNCHER} {path}", *args[1:], "--protocol", protocol],
+                                     capture_output=True, text=True, timeout=60)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertTrue(run.stdout.endswith(expected), run.stdout)
+
 
 HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(
     os.path.join(NODE_DIR, "node_modules", "@modelcontextprotocol", "sdk"))
