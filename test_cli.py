@@ -371,7 +371,7 @@ class ResourcesAndPromptsTest(CliTestCase):
             "notes://shopping (text/plain)\n  Milk, eggs, bread.\n  And coffee.\n",
             "prompts:\n  summarize (Summarise a note)\n    Ask for a summary of one note.\n"
             "    arguments: title (required): The note's title; style\n",
-            "description: Ask for a summary of one note.\nuser:\n  Summarise my note 'ideas' (detailed):\n  \n"
+            "description: Ask for a summary of one note.\nuser:\n  Summarise my note 'ideas' (detailed):\n"
             "  A server in one file.\n",
             'notes://index (application/json)\n  {\n    "shopping": 30,\n    "ideas": 21,\n    "todo": 17\n  }\n',
         ]

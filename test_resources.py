@@ -183,7 +183,7 @@ class SdkParityTest(unittest.TestCase):
                     self.assertEqual(frames.ask(method), expected)
 
     def test_unknown_cursor(self) -> None:
-        # 22: an unknown cursor is -32602 (server/utilities/pagination); the SDK ignores it.
+        # 21: an unknown cursor is -32602 (server/utilities/pagination); the SDK ignores it.
         for version, recorded in recorded_revisions().items():
             with self.subTest(version=version):
                 self.assertEqual(recorded["resources/list?cursor=zz"]["result"]["resources"],
@@ -588,6 +588,7 @@ class DispatchTest(unittest.TestCase):
             {"uri": "x://own", "mimeType": "text/plain", "text": ""}]}})
 
     def test_bad_params(self) -> None:
+        # 20: the reference and the argument are checked before the handler is called.
         frames = Frames(load_corpus().server, "2025-11-25")
         for method, params, message in [
             ("resources/read", {}, 'Invalid params: resources/read needs "uri" (a string)'),

@@ -40,7 +40,7 @@ def note(title: str) -> str:
 def summarize(title: str = Field(description="The note's title"),
               style: Literal["short", "detailed"] = "short") -> List[UserMessage]:
     """Ask for a summary of one note."""
-    return [UserMessage(f"Summarise my note {title!r} ({style}):\n\n{NOTES.get(title, '(no such note)')}")]
+    return [UserMessage(f"Summarise my note {title!r} ({style}):\n{NOTES.get(title, '(no such note)')}")]
 
 
 @mcp.completion()
