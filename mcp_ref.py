@@ -2956,15 +2956,21 @@ def _read_resource(server: MCPServer, uri: str) -> Tuple[Dict[str, Any], Resourc
     except ResourceError as exc:
         code = RESOURCE_NOT_FOUND if isinstance(exc, ResourceNotFoundError) else INTERNAL_ERROR
         raise _RpcError(code, str(exc) or f"Error reading resource {uri}", data) from None
-    except Exception as exc:  # the traceback on stderr; the client gets no detail (as the SDK)
-        _log_exception(f"reading resource {uri} failed", exc)
+    except BaseException as exc:  # SystemExit too: it must not end the thread that reads stdin
         what = "reading resource" if found is None else "creating resource from template"  # the SDK's words
-        raise _RpcError(INTERNAL_ERROR, f"Error {what} {uri}", data) from None
+        raise _failed(f"resource {uri}", f"Error {what} {uri}", exc, data) from None
     size = len(contents.get("text", contents.get("blob", "")))
     if size > server.max_result_bytes:
         raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: at least {size} bytes, over this server's "
                                         f"limit of {server.max_result_bytes}", data)
     return {"contents": [contents]}, info
+
+
+def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
+    """-32603 for a user's function that raised: the traceback on stderr, the
+    client gets no detail (as the SDK: no paths, no internals)."""
+    _log_exception(f"{what} raised an exception", exc)
+    return _RpcError(INTERNAL_ERROR, message, data)
 
 
 def _find_resource(server: MCPServer, uri: str) -> Tuple[Any, Optional[Dict[str, Any]]]:
@@ -3043,7 +3049,19 @@ if TYPE_CHECKING:
 
 class _UriTemplate:
     """A parsed URI template: ``names`` of its variables, ``query`` the optional
-    ones, ``match(uri)`` the values of a URI (lists for explodes) or None."""
+    ones, ``match(uri)`` the values of a URI (lists for explodes) or None.
+
+    >>> _UriTemplate("users://{id}/profile").match("users://42/profile")
+    {'id': '42'}
+    >>> _UriTemplate("file://docs/{+path}").match("file://docs/src/a%20b.py")
+    {'path': 'src/a b.py'}
+    >>> _UriTemplate("logs://{service}{?since,level}").match("logs://api?level=error&x=1")
+    {'service': 'api', 'level': 'error'}
+    >>> _UriTemplate("tree://{/parts*}").match("tree:///a/b")
+    {'parts': ['a', 'b']}
+    >>> _UriTemplate("users://{id}/profile").match("users://4/2/profile") is None
+    True
+    """
 
     def __init__(self, template: str) -> None:
         self.template = template
@@ -3352,16 +3370,17 @@ class Prompt(_Record):
         if missing:
             raise _RpcError(INVALID_PARAMS, f"Missing required arguments for prompt {self.name}: {', '.join(missing)}")
         try:
-            kwargs = self.params.arguments(arguments)
-        except ValidationError as exc:
-            raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
-        try:
+            try:
+                kwargs = self.params.arguments(arguments)
+            except ValidationError as exc:
+                raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
             value = _call(self.fn, **kwargs)
             items = value if isinstance(value, (list, tuple)) else [value]
             messages = [_message(item).to_wire() for item in items]
-        except Exception as exc:  # the traceback on stderr; the client gets no detail (as the SDK)
-            _log_exception(f"prompt {self.name!r} failed", exc)
-            raise _RpcError(INTERNAL_ERROR, f"Error rendering prompt {self.name}") from None
+        except _RpcError:
+            raise
+        except BaseException as exc:  # SystemExit too: it must not end the thread that reads stdin
+            raise _failed(f"prompt {self.name!r}", f"Error rendering prompt {self.name}", exc) from None
         return {"description": self.description, "messages": messages}
 
 
@@ -3431,9 +3450,8 @@ def _complete(server: MCPServer, params: Dict[str, Any]) -> Dict[str, Any]:
                       _CompletionArgument(argument["name"], argument["value"]),
                       None if context is None else _CompletionContext(resolved))
         return {"completion": _completion_wire(found)}
-    except Exception as exc:
-        _log_exception(f"completing argument {argument['name']!r} failed", exc)
-        raise _RpcError(INTERNAL_ERROR, f"Error completing argument {argument['name']}") from None
+    except BaseException as exc:
+        raise _failed("the completion handler", f"Error completing argument {argument['name']}", exc) from None
 
 
 def _no_handler(*args: Any) -> None:

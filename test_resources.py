@@ -672,6 +672,31 @@ class DispatchTest(unittest.TestCase):
                          {"error": {"code": -32601, "message": "Method not found: resources/subscribe"}})
         frames.ask("resources/unsubscribe", {"uri": "users://7/profile"})
 
+    def test_nothing_a_function_raises_ends_the_server(self) -> None:
+        # SystemExit and KeyboardInterrupt too: they would end the thread that reads stdin.
+        def leave() -> str:
+            raise SystemExit(3)
+
+        def interrupt(*args: Any) -> None:
+            raise KeyboardInterrupt
+
+        server = MCPServer("raises")
+        server.resource("x://exit")(leave)
+        server.resource("x://{a}", name="t")(lambda a: leave())
+        server.prompt()(leave)
+        server.completion()(interrupt)
+        frames = Frames(server, "2025-11-25")
+        for method, params, message in [
+            ("resources/read", {"uri": "x://exit"}, "Error reading resource x://exit"),
+            ("resources/read", {"uri": "x://1"}, "Error creating resource from template x://1"),
+            ("prompts/get", {"name": "leave"}, "Error rendering prompt leave"),
+            ("completion/complete", {"ref": {"type": "ref/resource", "uri": "x://{a}"},
+                                     "argument": {"name": "a", "value": ""}}, "Error completing argument a"),
+        ]:
+            with self.subTest(method=method):
+                self.assertEqual(frames.ask(method, params)["error"]["message"], message)
+                self.assertEqual(frames.ask(method, params)["error"]["code"], -32603)
+
     def test_result_size_limit(self) -> None:
         server = MCPServer("big", max_result_bytes=1000)
         server.resource("x://big", name="big")(lambda: "x" * 5000)
