@@ -862,7 +862,7 @@ class ContentTest(unittest.TestCase):
         server = MCPServer("t", max_result_bytes=1000)
         server.add_tool(big)
         text = server.call_tool("big", {})["content"][0]["text"]
-        self.assertRegex(text, r"^Error executing tool big: the result is \d+ bytes of JSON, over this "
+        self.assertRegex(text, r"^Error executing tool big: the result is at least \d+ bytes of JSON, over this "
                                r"server's limit of 1000$")
 
     def test_async_tool_in_process(self) -> None:
