@@ -2,11 +2,11 @@
 """mcp_ref: a Model Context Protocol server in one standard-library file.
 
 Copy this file into your project; nothing else is needed (CPython 3.9 to 3.13,
-no third-party package).  It serves MCP tools over stdio for every protocol
-revision: 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (the ``initialize``
-handshake) and 2026-07-28 (stateless: ``server/discover`` and per-request
-``_meta``).  Its tool layer is a drop-in for the official SDK's
-``mcp.server.MCPServer``: the same decorator, the same ``inputSchema`` and
+no third-party package).  It serves MCP tools, resources and prompts over stdio for
+every protocol revision: 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (the
+``initialize`` handshake) and 2026-07-28 (stateless: ``server/discover`` and
+per-request ``_meta``).  It is a drop-in for the official SDK's
+``mcp.server.MCPServer``: the same decorators, the same ``inputSchema`` and
 ``outputSchema``, the same ``content`` and ``structuredContent``.
 
 >>> server = MCPServer("demo")
@@ -22,7 +22,7 @@ a
   Field required [type=missing, input_value={'b': 2}, input_type=dict]
 
 The return annotation IS the output schema (docs/servers/structured-output.md).
-Each row is one branch of ``_output_schema``, labelled with its row (section 9):
+Each row is one branch of ``_output_schema``, labelled with its row (section 10):
 
     row  return annotation                            structured output
     S1   structured_output=False                      none: content only
@@ -92,25 +92,28 @@ Contents, in the order data flows (a section per topic; the spec page each follo
      4. Python values as JSON   pydantic's JSON mode; the text the model reads
      5. JSON Schema generation  annotations to pydantic's schemas (server/tools: inputSchema, outputSchema)
      6. Validation              JSON Schema 2020-12 checkers, and the SDK's lax modes
-     7. Arguments               JSON arguments back into the parameters' Python types
-     8. Content                 content blocks and results (server/tools, "Tool Result")
-     9. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
-    10. Context                 logging, progress, cancellation, questions to the client (server/utilities/
+     7. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+     8. Arguments               JSON arguments back into the parameters' Python types
+     9. Content                 content blocks and results (server/tools, "Tool Result")
+    10. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
+    11. Resources, prompts      resources, URI templates (RFC 6570), prompts, completion (server/resources,
+        and completion          server/prompts, server/utilities/completion)
+    12. Context                 logging, progress, cancellation, questions to the client (server/utilities/
                                 logging, basic/utilities/progress, client/elicitation, client/sampling,
                                 client/roots, basic/patterns/mrtr)
-    11. MCPServer               the public API of the SDK's MCPServer
-    12. JSON-RPC dispatch       routing, per-revision fields, a connection's calls (basic/lifecycle,
+    13. MCPServer               the public API of the SDK's MCPServer
+    14. JSON-RPC dispatch       routing, per-revision fields, a connection's calls (basic/lifecycle,
                                 server/tools, server/utilities/pagination, server/utilities/caching)
-    13. Transports              wire encoding; stdio (basic/transports)
-    14. Command line            a small stdio client: list, call, serve
-    15. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+    15. Transports              wire encoding; stdio (basic/transports)
+    16. Command line            a small stdio client: list, call, resources, read, prompts, prompt, serve
+    17. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
-Resources, prompts and completion will be a section after 9 (Tools); the
-Streamable HTTP transport joins section 13.
+The Streamable HTTP transport will join section 15.
 
 Run a server file with ``python mcp_ref.py serve server.py``, or call
 ``server.run()`` at the end of it.  ``python mcp_ref.py --help`` lists the
-command line (a small stdio client: ``list``, ``call``, ``serve``).
+command line (a small stdio client: ``list``, ``call``, ``resources``, ``read``,
+``prompts``, ``prompt``, ``serve``).
 """
 
 from __future__ import annotations
@@ -148,6 +151,20 @@ __all__ = (
     "ToolAnnotations",
     "Image",
     "Audio",
+    "Resource",
+    "TextResource",
+    "BinaryResource",
+    "FileResource",
+    "FunctionResource",
+    "ResourceError",
+    "ResourceNotFoundError",
+    "Prompt",
+    "Message",
+    "UserMessage",
+    "AssistantMessage",
+    "Completion",
+    "PromptReference",
+    "ResourceTemplateReference",
     "Context",
     "MCPError",
     "InputRequiredResult",
@@ -178,6 +195,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 UNSUPPORTED_PROTOCOL_VERSION = -32022
+RESOURCE_NOT_FOUND = -32002  # server/resources, "Error Handling", until 2025-11-25 (then -32602)
 
 # Reserved ``_meta`` keys of the 2026-07-28 revision (basic/index, "_meta").
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -186,7 +204,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # Which revision introduced which optional field (the schema.ts of each).
-# The dispatcher gates every field through _has (section 12).
+# The dispatcher gates every field through _has (section 14).
 _SINCE = {
     "tool.annotations": "2025-03-26",
     "tool.title": "2025-06-18",
@@ -198,6 +216,15 @@ _SINCE = {
     "content.resource_link": "2025-06-18",
     "impl.title": "2025-06-18",
     "impl.extra": "2025-11-25",
+    "resource.title": "2025-06-18",  # resources and resource templates
+    "resource._meta": "2025-06-18",
+    "resource.icons": "2025-11-25",
+    "contents._meta": "2025-06-18",
+    "prompt.title": "2025-06-18",
+    "prompt._meta": "2025-06-18",
+    "prompt.icons": "2025-11-25",
+    "annotations.lastModified": "2025-06-18",
+    "capability.completions": "2025-03-26",  # completion/complete itself is in 2024-11-05 too
 }
 _ALL_RESULT_FIELDS_SINCE = max(_SINCE[f] for f in ("result.structuredContent", "content.audio",
                                                     "content.resource_link"))
@@ -299,7 +326,7 @@ class _Unsupported(Exception):
 
 
 class _BuildError(Exception):
-    """A JSON argument that its parameter's Python type refuses (section 7)."""
+    """A JSON argument that its parameter's Python type refuses (section 8)."""
 
     def __init__(self, msg: str, kind: str, value: Any) -> None:
         super().__init__(msg)
@@ -3320,7 +3347,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)):
-            continue  # filled by the server (section 10), no argument
+            continue  # filled by the server (section 12), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -3558,7 +3585,790 @@ def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 11. Context
+# 11. Resources, prompts and completion
+# ---------------------------------------------------------------------------
+#
+# server/resources, server/prompts and server/utilities/completion, as the SDK's
+# MCPServer offers them.  The parameters of a resource template and of a prompt
+# are a tool's arguments by another route: one _Tool (section 10) publishes,
+# checks and converts them, so "5" becomes 5 for an int, and the errors read as
+# a tool's do.  Per-revision fields are gated by the dispatcher (_fields_for).
+
+
+class ResourceError(Exception):
+    """Raise in a resource to report a failure the client should read: the
+    read is answered with JSON-RPC error -32603 and this message."""
+
+
+class ResourceNotFoundError(ResourceError):
+    """No resource at that URI: -32002 in the handshake revisions, -32602 from
+    2026-07-28 (server/resources, "Error Handling")."""
+
+
+class _Record:
+    """Equality and repr from the attributes, as a dataclass has them."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if v is not None and k not in ("fn", "params"))
+        return f"{type(self).__name__}({fields})"
+
+
+# -- resources -----------------------------------------------------------------
+
+
+class Resource(_Record):
+    """A resource to list and read (the SDK's ``Resource``): a subclass defines
+    ``read()``, which returns text (``str``) or ``bytes`` (sent base64), or an
+    awaitable of either.  ``name`` defaults to the URI; ``cache_ttl_ms`` and
+    ``cache_scope`` override the server's caching hints for its reads (2026-07-28)."""
+
+    def __init__(self, uri: str, *, name: Optional[str] = None, title: Optional[str] = None,
+                 description: Optional[str] = None, mime_type: Optional[str] = None, icons: Optional[List[Any]] = None,
+                 annotations: Any = None, meta: Optional[Dict[str, Any]] = None, cache_ttl_ms: Optional[int] = None,
+                 cache_scope: Optional[str] = None) -> None:
+        if not isinstance(uri, str) or not uri:
+            raise ValueError(f"A resource needs a URI (a non-empty string), not {uri!r}")
+        self.uri, self.name, self.title, self.description = uri, name or uri, title, description
+        self.mime_type = mime_type or "text/plain"  # the SDK's default, whatever the content
+        if annotations is not None:
+            _resource_annotations(annotations, uri)  # checked now, not at the first list
+        self.icons, self.annotations, self.meta = icons, annotations, meta
+        if cache_ttl_ms is not None and (type(cache_ttl_ms) is not int or cache_ttl_ms < 0):
+            raise ValueError(f"cache_ttl_ms of {uri} must be an integer >= 0, not {cache_ttl_ms!r}")
+        if cache_scope not in (None, "public", "private"):
+            raise ValueError(f"cache_scope of {uri} must be 'public' or 'private', not {cache_scope!r}")
+        self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope
+
+    def read(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define read()")
+
+    def describe(self, key: str = "uri") -> Dict[str, Any]:
+        """As ``resources/list`` publishes it in the newest revision (``key``:
+        ``uriTemplate`` for a template)."""
+        item: Dict[str, Any] = {key: self.uri, "name": self.name, "title": self.title,
+                                "description": self.description, "mimeType": self.mime_type}
+        if self.icons is not None:
+            item["icons"] = _icons_wire(self.icons)
+        if self.annotations is not None:
+            item["annotations"] = _resource_annotations(self.annotations, self.uri)
+        if self.meta is not None:
+            item["_meta"] = _jsonable(self.meta)
+        return _drop_none(item)
+
+
+class TextResource(Resource):
+    """A resource whose content is ``text``."""
+
+    def __init__(self, uri: str, text: str = "", **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.text = text
+
+    def read(self) -> str:
+        return self.text
+
+
+class BinaryResource(Resource):
+    """A resource whose content is ``data`` (bytes, sent base64-encoded)."""
+
+    def __init__(self, uri: str, data: bytes = b"", **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.data = data
+
+    def read(self) -> bytes:
+        return self.data
+
+
+class FileResource(Resource):
+    """A file, read when the resource is read: decoded as ``encoding`` and sent
+    as text, or sent as bytes when ``encoding`` is None.  By default, as in the
+    SDK, the ``charset`` of ``mime_type``, else ``utf-8-sig`` for textual types
+    (``text/*``, JSON, XML), else bytes."""
+
+    def __init__(self, uri: str, path: Any = None, encoding: Any = _MISSING, **options: Any) -> None:
+        super().__init__(uri, **options)
+        if path is None or not os.path.isabs(os.fspath(path)):
+            raise ValueError(f"The path of resource {uri} must be absolute, not {path!r}")
+        self.path = path
+        self.encoding = _file_encoding(self.mime_type) if encoding is _MISSING else encoding
+        if self.encoding is not None:
+            try:  # an unknown codec, or one that is no text encoding, fails here and not at a read
+                b"x".decode(self.encoding)
+            except LookupError as exc:
+                raise ValueError(f"Resource {uri}: {exc}") from None
+            except UnicodeError:
+                pass  # a text encoding: the probe byte just does not decode in it
+
+    def read(self) -> Any:
+        with open(self.path, "rb") as f:
+            data = f.read()
+        return data if self.encoding is None else data.decode(self.encoding)
+
+
+def _file_encoding(mime_type: str) -> Optional[str]:
+    essence, *parameters = (part.strip() for part in mime_type.split(";"))
+    for parameter in parameters:
+        key, _, value = parameter.partition("=")
+        if key.strip().lower() == "charset" and value:
+            return value.strip().strip('"')
+    essence = essence.lower()
+    textual = essence.startswith("text/") or essence.endswith(("+json", "+xml")) or essence in (
+        "application/json", "application/xml")
+    return "utf-8-sig" if textual else None
+
+
+class FunctionResource(Resource):
+    """A function without parameters, called at each read; it returns text,
+    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does)."""
+
+    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.fn = fn
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
+                      description: Optional[str] = None, **options: Any) -> FunctionResource:
+        name = name or getattr(fn, "__name__", None)
+        if not name or name == "<lambda>":
+            raise ValueError("You must provide a name for lambda functions")
+        if description is None:
+            description = _cleandoc(getattr(fn, "__doc__", None))
+        return cls(uri, fn, name=name, description=description, **options)
+
+    def read(self) -> Any:
+        return self.fn()
+
+
+def _icons_wire(icons: List[Any]) -> List[Any]:
+    return [_jsonable(_drop_none(i) if isinstance(i, dict) else i) for i in icons]
+
+
+def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
+    """Annotations (audience, priority, lastModified) as a dict, checked."""
+    if hasattr(value, "model_dump"):  # the SDK's Annotations
+        value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if not isinstance(value, dict):
+        raise TypeError(f"The annotations of {where} must be a dict, not {type(value).__name__}")
+    notes = _drop_none(value)
+    audience, priority = notes.get("audience", []), notes.get("priority", 0)
+    if not (isinstance(audience, list) and set(audience) <= {"user", "assistant"}):
+        raise ValueError(f"The annotations of {where}: audience is a list of 'user' and 'assistant', not {audience!r}")
+    if isinstance(priority, bool) or not isinstance(priority, (int, float)) or not 0 <= priority <= 1:
+        raise ValueError(f"The annotations of {where}: priority is a number from 0 to 1, not {priority!r}")
+    return notes
+
+
+class _Template:
+    """A resource template: its URI pattern, its listing, and its function,
+    whose parameters are the template's variables."""
+
+    def __init__(self, fn: Callable[..., Any], uri: str, **options: Any) -> None:
+        self.pattern = _UriTemplate(uri)
+        self.params = _arguments_of(fn, options.pop("name", None), options.pop("description", None))
+        self.info = Resource(uri, name=self.params.name, description=self.params.description, **options)
+        names = [p.name for p in self.params.params]
+        if set(names) != set(self.pattern.names):
+            raise ValueError(f"Mismatch between URI parameters {sorted(self.pattern.names)} and function "
+                             f"parameters {sorted(names)} of {uri}")
+        # The client may leave a {?query} variable out: its parameter needs a default.
+        bare = sorted(p.name for p in self.params.params if p.name in self.pattern.query and p.default is _MISSING)
+        if bare:
+            raise ValueError(f"Resource {uri}: the query parameters {bare} need default values")
+
+
+def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Optional[str]) -> _Tool:
+    # The one place a template's or a prompt's parameters become a schema,
+    # a check and a conversion: the tools' (no output schema).
+    return _Tool(fn, name, None, description, None, None, None, False)
+
+
+def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """A user function's value: awaited when it is async (on an event loop of its own)."""
+    value = fn(*args, **kwargs)
+    if hasattr(value, "__await__"):
+        async def wait() -> Any:
+            return await value
+
+        value = _run_coroutine(wait())
+    return value
+
+
+def _read_resource(server: MCPServer, uri: str) -> Tuple[Dict[str, Any], Resource]:
+    """The ``resources/read`` result of ``uri`` and the resource it came from;
+    errors as _RpcError (not found: RESOURCE_NOT_FOUND, which the dispatcher
+    renumbers for 2026-07-28).  Static resources first, then templates in order."""
+    data = {"uri": uri}
+    resource, found = _find_resource(server, uri)
+    info = resource.info if found is not None else resource
+    try:
+        if found is None:
+            value = _call(resource.read)
+        else:
+            try:
+                kwargs = resource.params.arguments(found)
+            except ValidationError as exc:  # the URI's variables do not convert: the client's error
+                raise _RpcError(INVALID_PARAMS, f"Invalid params: {uri} does not fit resource template "
+                                                f"{resource.pattern.template}: {exc}", data) from None
+            value = _call(resource.params.fn, **kwargs)
+        if isinstance(value, Resource):  # a function may hand over another resource
+            value = _call(value.read)
+        contents = _contents(uri, value, info)
+    except _RpcError:
+        raise
+    except ResourceError as exc:
+        code = RESOURCE_NOT_FOUND if isinstance(exc, ResourceNotFoundError) else INTERNAL_ERROR
+        raise _RpcError(code, str(exc) or f"Error reading resource {uri}", data) from None
+    except BaseException as exc:  # SystemExit too: it must not end the thread that reads stdin
+        what = "reading resource" if found is None else "creating resource from template"  # the SDK's words
+        raise _failed(f"resource {uri}", f"Error {what} {uri}", exc, data) from None
+    size = len(contents.get("text", contents.get("blob", "")))
+    if size > server.max_result_bytes:
+        raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: at least {size} bytes, over this server's "
+                                        f"limit of {server.max_result_bytes}", data)
+    return {"contents": [contents]}, info
+
+
+def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
+    """-32603 for a user's function that raised: the traceback on stderr, the
+    client gets no detail (as the SDK: no paths, no internals)."""
+    _log_exception(f"{what} raised an exception", exc)
+    return _RpcError(INTERNAL_ERROR, message, data)
+
+
+def _find_resource(server: MCPServer, uri: str) -> Tuple[Any, Optional[Dict[str, Any]]]:
+    """The static resource at ``uri`` (and None), or the first template that
+    matches it (and its variables); RESOURCE_NOT_FOUND when there is neither."""
+    resource = server._resources.get(uri)
+    if resource is not None:
+        return resource, None
+    for template in server._templates.values():
+        found = template.pattern.match(uri)
+        if found is not None:
+            if any(map(_unsafe, _flat(found.values()))):
+                break  # the SDK's default ResourceSecurity: a traversal is no resource at all
+            return template, found
+    raise _RpcError(RESOURCE_NOT_FOUND, f"Unknown resource: {uri}", {"uri": uri})
+
+
+def _contents(uri: str, value: Any, info: Resource) -> Dict[str, Any]:
+    """One TextResourceContents or BlobResourceContents, as the SDK writes them."""
+    contents: Dict[str, Any] = {"uri": uri, "mimeType": info.mime_type}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        import base64
+
+        contents["blob"] = base64.b64encode(value).decode("ascii")
+    else:
+        contents["text"] = value if isinstance(value, str) else _dumps_text(value)
+    if info.meta is not None:  # the SDK copies the resource's _meta onto its contents
+        contents["_meta"] = _jsonable(info.meta)
+    return contents
+
+
+def _flat(values: Iterable[Any]) -> List[str]:
+    return [v for value in values for v in (value if isinstance(value, list) else [value])]
+
+
+def _unsafe(value: str) -> bool:
+    """A template value the SDK's default ResourceSecurity refuses: a NUL, a
+    ``..`` that climbs above its start, or an absolute path (POSIX or Windows)."""
+    if "\0" in value:
+        return True
+    depth = 0
+    for part in value.replace("\\", "/").split("/"):
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        if depth < 0:
+            return True
+    return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
+
+
+# -- URI templates (RFC 6570) ------------------------------------------------------
+#
+# The SDK's matcher, re-derived: levels 1 to 3, plus the explode of {/x*},
+# {.x*} and {;x*}.  A template is a row of literals and captures; a capture's
+# value ends at one of its operator's stop characters.  At most one capture may
+# span segments ({+x}, {#x}, an explode): it takes what its neighbours leave.
+# No two captures may touch, so each boundary is anchored on a literal and one
+# scan from each end decides the match without backtracking (a regular
+# expression would backtrack, polynomially in the number of captures).  A
+# trailing {?a,b}{&c} is a query: its variables are optional and in any order.
+
+_OPERATORS = {  # operator: (first, separator, named, stop characters)
+    "": ("", ",", False, "/?#&,"),
+    "+": ("", ",", False, "?#"),
+    "#": ("#", ",", False, ""),
+    ".": (".", ".", False, "./?#"),
+    "/": ("/", "/", False, "/?#"),
+    ";": (";", ";", True, ";/?#"),
+    "?": ("?", "&", True, "&#"),
+    "&": ("&", "&", True, "&#"),
+}
+_MAX_URI = 65536  # longer URIs match no template (the SDK's bound)
+
+if TYPE_CHECKING:
+    _Capture = Tuple[str, str, bool, bool]  # name, operator, explode, ";name" may stand alone
+    _Atom = Any  # a literal (str) or a _Capture
+
+
+class _UriTemplate:
+    """A parsed URI template: ``names`` of its variables, ``query`` the optional
+    ones, ``match(uri)`` the values of a URI (lists for explodes) or None.
+
+    >>> _UriTemplate("users://{id}/profile").match("users://42/profile")
+    {'id': '42'}
+    >>> _UriTemplate("file://docs/{+path}").match("file://docs/src/a%20b.py")
+    {'path': 'src/a b.py'}
+    >>> _UriTemplate("logs://{service}{?since,level}").match("logs://api?level=error&x=1")
+    {'service': 'api', 'level': 'error'}
+    >>> _UriTemplate("tree://{/parts*}").match("tree:///a/b")
+    {'parts': ['a', 'b']}
+    >>> _UriTemplate("users://{id}/profile").match("users://4/2/profile") is None
+    True
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        parts = self._parse(template)
+        tail = len(parts)
+        while tail and isinstance(parts[tail - 1], tuple) and parts[tail - 1][0] in ("?", "&"):
+            tail -= 1
+        # The query tail is split off only where the path part cannot hold a ? or #.
+        if tail < len(parts) and parts[tail][0] == "?" and not any(
+                ("?" in p or "#" in p) if isinstance(p, str) else p[0] in ("?", "#") for p in parts[:tail]):
+            self.query = [name for _, variables in parts[tail:] for name, _ in variables]
+            parts = parts[:tail]
+        else:
+            self.query = []
+        atoms = self._atoms(parts)
+        spans = [i for i, a in enumerate(atoms) if not isinstance(a, str) and (a[2] or a[1] in ("+", "#"))]
+        for a, b in zip(atoms, atoms[1:]):
+            if not isinstance(a, str) and not isinstance(b, str):
+                raise ValueError(f"URI template {template!r}: variables {a[0]!r} and {b[0]!r} touch; put a "
+                                 f"literal between them so that a URI says where one ends")
+        if len(spans) > 1:
+            raise ValueError(f"URI template {template!r}: more than one variable that spans segments ({{+x}}, "
+                             f"{{#x}} or an explode); a match would be ambiguous")
+        self.greedy: Optional[_Capture] = atoms[spans[0]] if spans else None
+        self.prefix, self.suffix = (atoms[:spans[0]], atoms[spans[0] + 1:]) if spans else ([], atoms)
+
+    def _parse(self, template: str) -> List[Any]:
+        """Literals and (operator, [(name, explode)]) expressions, in order."""
+        import re
+
+        parts: List[Any] = []
+        names: List[str] = []
+        at = 0
+        while at < len(template):
+            brace = template.find("{", at)
+            if brace < 0:
+                parts.append(template[at:])
+                break
+            parts.append(template[at:brace])
+            end = template.find("}", brace)
+            where = f"URI template {template!r}, position {brace}"
+            if end < 0:
+                raise ValueError(f"{where}: '{{' is never closed")
+            body = template[brace + 1:end]
+            op = body[0] if body[:1] in ("+", "#", ".", "/", ";", "?", "&") else ""
+            variables = []
+            for spec in body[len(op):].split(","):
+                name = spec[:-1] if spec.endswith("*") else spec
+                if ":" in spec:
+                    raise ValueError(f"{where}: prefix modifiers ({{{spec}}}) are not supported")
+                if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", name):
+                    raise ValueError(f"{where}: {name!r} is not a variable name")
+                if spec.endswith("*") and op not in ("/", ".", ";"):
+                    raise ValueError(f"{where}: an explode ({{{op}{spec}}}) matches only with /, . or ;")
+                if name in names:
+                    raise ValueError(f"URI template {template!r}: variable {name!r} appears twice")
+                names.append(name)
+                variables.append((name, spec.endswith("*")))
+            parts.append((op, variables))
+            at = end + 1
+        if sum(1 for p in parts if isinstance(p, tuple) and p[0] == "?") > 1:
+            raise ValueError(f"URI template {template!r}: more than one {{?...}}; use {{?a,b}} or {{?a}}{{&b}}")
+        self.names = names
+        return [p for p in parts if p != ""]
+
+    @staticmethod
+    def _atoms(parts: List[Any]) -> List[_Atom]:
+        """Each expression as literals (its first and separator characters, and
+        the names of named operators) and one capture per variable."""
+        atoms: List[_Atom] = []
+
+        def literal(text: str) -> None:
+            if atoms and isinstance(atoms[-1], str):
+                atoms[-1] += text
+            elif text:
+                atoms.append(text)
+
+        for part in parts:
+            if isinstance(part, str):
+                literal(part)
+                continue
+            op, variables = part
+            first, separator, named, _ = _OPERATORS[op]
+            for n, (name, explode) in enumerate(variables):
+                if not explode:  # an explode's capture holds its own separators
+                    literal((separator if n else first) + (name + ("" if op == ";" else "=") if named else ""))
+                atoms.append((name, op, explode, named and op == ";" and not explode))
+        return atoms
+
+    def match(self, uri: str) -> Optional[Dict[str, Any]]:
+        if len(uri) > _MAX_URI:
+            return None
+        query = ""
+        if self.query:
+            uri, _, query = uri.partition("#")[0].partition("?")
+        values = self._scan(uri)
+        if values is not None and query:
+            from urllib.parse import unquote
+
+            pairs: Dict[str, str] = {}
+            for pair in query.split("&"):  # RFC 3986: "+" is a plus; names are never decoded
+                key, _, value = pair.partition("=")
+                pairs.setdefault(key, unquote(value))
+            values.update((name, pairs[name]) for name in self.query if name in pairs)
+        return values
+
+    def _scan(self, uri: str) -> Optional[Dict[str, Any]]:
+        if self.greedy is None:  # anchored at both ends
+            found = _scan_back(self.suffix, uri, len(uri), True)
+            return found[0] if found is not None and found[1] == 0 else None
+        back = _scan_back(self.suffix, uri, len(uri), False)
+        front = None if back is None else _scan_forward(self.prefix, uri, back[1])
+        if back is None or front is None:
+            return None
+        middle = _spanning(self.greedy, uri[front[1]:back[1]])  # what the bounded captures leave
+        return None if middle is None else {**front[0], self.greedy[0]: middle, **back[0]}
+
+
+def _scan_back(atoms: List[_Atom], uri: str, end: int, anchored: bool) -> Optional[Tuple[Dict[str, Any], int]]:
+    """Match ``atoms`` right to left ending at ``end``: each capture starts just
+    after the last occurrence of the literal before it (so the first capture is
+    the greedy one, as in a regular expression); (values, start) or None."""
+    from urllib.parse import unquote
+
+    values: Dict[str, Any] = {}
+    pos = end
+    for i in range(len(atoms) - 1, -1, -1):
+        atom = atoms[i]
+        if isinstance(atom, str):
+            if not uri.endswith(atom, 0, pos):
+                return None
+            pos -= len(atom)
+            continue
+        name, op, _, alone = atom
+        before = atoms[i - 1] if i else None
+        if alone and uri.endswith(str(before), 0, pos):  # ";name" with an empty value
+            values[name] = ""
+            continue
+        earliest = pos
+        while earliest and uri[earliest - 1] not in _OPERATORS[op][3]:
+            earliest -= 1
+        if alone:
+            start = uri.find("=", earliest, pos) + 1
+            if not start:
+                return None
+            values[name], pos = unquote(uri[start:pos]), start - 1
+            continue
+        if before is None:
+            start = earliest
+        elif anchored and i == 1:  # the template's first literal is at the start of the URI
+            start = len(before)
+            if not earliest <= start <= pos:
+                return None
+        else:
+            start = uri.rfind(before, 0, pos) + len(before)
+            if start < max(earliest, len(before)):
+                return None
+        values[name], pos = unquote(uri[start:pos]), start
+    return values, pos
+
+
+def _scan_forward(atoms: List[_Atom], uri: str, limit: int) -> Optional[Tuple[Dict[str, Any], int]]:
+    """Match ``atoms`` left to right before ``limit``, each capture as short as
+    the literal after it allows (it ends the prefix of a spanning capture)."""
+    from urllib.parse import unquote
+
+    values: Dict[str, Any] = {}
+    pos = 0
+    for i, atom in enumerate(atoms):
+        if isinstance(atom, str):
+            if pos + len(atom) > limit or not uri.startswith(atom, pos):
+                return None
+            pos += len(atom)
+            continue
+        name, op, _, alone = atom
+        after = atoms[i + 1]
+        if alone and uri.startswith(after, pos):
+            values[name] = ""
+            continue
+        if alone:
+            if uri[pos:pos + 1] != "=":
+                return None
+            pos += 1
+        latest = pos
+        while latest < limit and uri[latest] not in _OPERATORS[op][3]:
+            latest += 1
+        end = uri.find(after, pos, latest + len(after))
+        if end < 0:
+            return None
+        values[name], pos = unquote(uri[pos:end]), end
+    return values, pos
+
+
+def _spanning(capture: _Capture, raw: str) -> Any:
+    """The value of the one capture that may span segments: text, or for an
+    explode the list of its items; None when ``raw`` is not its shape."""
+    from urllib.parse import unquote
+
+    name, op, explode, _ = capture
+    _, separator, named, stops = _OPERATORS[op]
+    if not explode:
+        return None if any(c in stops for c in raw) else unquote(raw)
+    if not raw:
+        return []
+    if raw[0] != separator or any(c in stops and c != separator for c in raw):
+        return None
+    items = []
+    for item in raw.split(separator)[1:]:
+        if named:
+            if item != name and not item.startswith(name + "="):
+                return None
+            item = item[len(name) + 1:]
+        items.append(unquote(item))
+    return items
+
+
+# -- prompts ---------------------------------------------------------------------
+
+
+class Message(_Record):
+    """A prompt message: a ``role`` ("user" or "assistant") and one content
+    block (text given as a ``str``, an ``Image``, an ``Audio``, a content block
+    or its dict)."""
+
+    def __init__(self, content: Any, role: str = "user", **kwargs: Any) -> None:
+        if role not in ("user", "assistant"):
+            raise ValueError(f"A message's role is 'user' or 'assistant', not {role!r}")
+        if kwargs:
+            raise TypeError(f"Message() got unexpected arguments: {', '.join(kwargs)}")
+        self.role = role
+        self.content = _message_content(content)
+
+    def to_wire(self) -> Dict[str, Any]:
+        return {"role": self.role, "content": self.content}
+
+
+class UserMessage(Message):
+    """A message from the user: ``UserMessage("text")``."""
+
+    def __init__(self, content: Any, role: str = "user", **kwargs: Any) -> None:
+        super().__init__(content, role, **kwargs)
+
+
+class AssistantMessage(Message):
+    """A message from the assistant: ``AssistantMessage("text")``."""
+
+    def __init__(self, content: Any, role: str = "assistant", **kwargs: Any) -> None:
+        super().__init__(content, role, **kwargs)
+
+
+# The keys each content block needs (server/prompts, "Data Types"; schema.ts ContentBlock).
+_BLOCK_KEYS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data", "mimeType"),
+               "resource": ("resource",), "resource_link": ("uri", "name")}
+
+
+def _message_content(content: Any) -> Dict[str, Any]:
+    if isinstance(content, str):
+        return {"type": "text", "text": content}
+    block = dict(content) if isinstance(content, dict) else _content_block(content)
+    if block is None:
+        raise TypeError(f"A message's content is text or a content block, not {type(content).__name__}")
+    if block.get("type") not in _BLOCK_KEYS:
+        raise ValueError(f"The content block {_truncated_repr(block)} has no known type ({', '.join(_BLOCK_KEYS)})")
+    missing = [k for k in _BLOCK_KEYS[block["type"]] if k not in block]
+    if missing:
+        raise ValueError(f"The content block {_truncated_repr(block)} lacks {', '.join(missing)}")
+    if block["type"] == "resource":
+        resource = block["resource"]
+        if not (isinstance(resource, dict) and "uri" in resource and ("text" in resource or "blob" in resource)):
+            raise ValueError("An embedded resource needs a uri, and a text or a blob")
+    return _jsonable(block)  # type: ignore[no-any-return]
+
+
+class Prompt(_Record):
+    """A prompt: a function whose parameters are its arguments (required when
+    they have no default; a ``Field(description=...)`` describes one), returning
+    the messages: a string (one user message), a content block, a ``Message``,
+    a dict with ``role`` and ``content``, or a list of these."""
+
+    def __init__(self, fn: Callable[..., Any], name: Optional[str] = None, title: Optional[str] = None,
+                 description: Optional[str] = None, icons: Optional[List[Any]] = None,
+                 meta: Optional[Dict[str, Any]] = None) -> None:
+        self.params = _arguments_of(fn, name, description)
+        self.fn, self.name, self.title, self.icons, self.meta = fn, self.params.name, title, icons, meta
+        self.description = self.params.description
+        schema = self.params.input_schema
+        required = schema.get("required", [])
+        self.arguments = [_drop_none({"name": key, "description": prop.get("description"), "required": key in required})
+                          for key, prop in schema["properties"].items()]
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], name: Optional[str] = None, title: Optional[str] = None,
+                      description: Optional[str] = None, icons: Optional[List[Any]] = None) -> Prompt:
+        return cls(fn, name, title, description, icons)
+
+    def describe(self) -> Dict[str, Any]:
+        """As ``prompts/list`` publishes it in the newest revision."""
+        item = {"name": self.name, "title": self.title, "description": self.description, "arguments": self.arguments,
+                "icons": None if self.icons is None else _icons_wire(self.icons),
+                "_meta": None if self.meta is None else _jsonable(self.meta)}
+        return _drop_none(item)
+
+    def render(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        """The ``prompts/get`` result; errors as _RpcError (server/prompts, "Error Handling")."""
+        missing = [a["name"] for a in self.arguments if a["required"] and a["name"] not in arguments]
+        if missing:
+            raise _RpcError(INVALID_PARAMS, f"Missing required arguments for prompt {self.name}: {', '.join(missing)}")
+        try:
+            try:
+                kwargs = self.params.arguments(arguments)
+            except ValidationError as exc:
+                raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
+            value = _call(self.fn, **kwargs)
+            items = value if isinstance(value, (list, tuple)) else [value]
+            messages = [_message(item).to_wire() for item in items]
+        except _RpcError:
+            raise
+        except BaseException as exc:  # SystemExit too: it must not end the thread that reads stdin
+            raise _failed(f"prompt {self.name!r}", f"Error rendering prompt {self.name}", exc) from None
+        return {"description": self.description, "messages": messages}
+
+
+def _message(item: Any) -> Message:
+    if isinstance(item, Message):
+        return item
+    if isinstance(item, dict):
+        if "content" not in item or set(item) - {"role", "content"}:
+            raise ValueError(f"A message is {{'role': ..., 'content': ...}}, not {_truncated_repr(item)}")
+        return Message(**item)
+    if isinstance(item, str) or isinstance(item, (_Block, _Media)) or _content_block(item) is not None:
+        return UserMessage(item)
+    return UserMessage(_dumps_text(item))  # anything else: its JSON text, as the SDK
+
+
+# -- completion (server/utilities/completion) -------------------------------------
+
+
+class Completion(_Record):
+    """What a completion handler returns: ``values`` (at most 100 are sent),
+    and optionally ``total`` and ``has_more``."""
+
+    def __init__(self, values: Optional[List[str]] = None, total: Optional[int] = None,
+                 has_more: Optional[bool] = None, **kwargs: Any) -> None:
+        self.values, self.total = list(values or []), total
+        self.has_more = kwargs.get("hasMore", has_more)
+
+
+class PromptReference(_Record):
+    """``ref`` of a completion request for a prompt's argument."""
+
+    def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
+        self.type, self.name, self.title = type, name, title
+
+
+class ResourceTemplateReference(_Record):
+    """``ref`` of a completion request for a resource template's variable."""
+
+    def __init__(self, uri: str, type: str = "ref/resource") -> None:
+        self.type, self.uri = type, uri
+
+
+class _CompletionArgument(_Record):
+    def __init__(self, name: str, value: str) -> None:
+        self.name, self.value = name, value
+
+
+class _CompletionContext(_Record):
+    def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
+        self.arguments = arguments
+
+
+def _complete(server: MCPServer, params: Dict[str, Any]) -> Dict[str, Any]:
+    """The ``completion/complete`` result: the server's handler called with
+    (ref, argument, context), as the SDK calls it; errors as _RpcError."""
+    ref, argument, context = params.get("ref"), params.get("argument"), params.get("context")
+    reference, label, names = _completable(server, ref)
+    if not isinstance(argument, dict) or not all(isinstance(argument.get(k), str) for k in ("name", "value")):
+        raise _RpcError(INVALID_PARAMS, 'Invalid params: "argument" needs "name" and "value" (strings)')
+    if argument["name"] not in names:
+        raise _RpcError(INVALID_PARAMS, f"Invalid params: {label} has no argument {argument['name']!r}")
+    resolved = None if context is None else context.get("arguments") if isinstance(context, dict) else _ABSENT
+    if resolved is not None and not (isinstance(resolved, dict) and all(map(_is_str, resolved.values()))):
+        raise _RpcError(INVALID_PARAMS, 'Invalid params: "context" is {"arguments": {name: string, ...}}')
+    try:
+        found = _call(server._completion or _no_handler, reference,
+                      _CompletionArgument(argument["name"], argument["value"]),
+                      None if context is None else _CompletionContext(resolved))
+        return {"completion": _completion_wire(found)}
+    except BaseException as exc:
+        raise _failed("the completion handler", f"Error completing argument {argument['name']}", exc) from None
+
+
+def _no_handler(*args: Any) -> None:
+    return None
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _completable(server: MCPServer, ref: Any) -> Tuple[Any, str, List[str]]:
+    """What ``ref`` names, as the handler gets it, and its argument names; or
+    _RpcError: a prompt or a template this server does not have."""
+    kind = ref.get("type") if isinstance(ref, dict) else None
+    if kind == "ref/prompt" and isinstance(ref.get("name"), str):
+        prompt = server._prompts.get(ref["name"])
+        if prompt is None:
+            raise _RpcError(INVALID_PARAMS, f"Unknown prompt: {ref['name']}")
+        title = ref.get("title")
+        return PromptReference(prompt.name, title), f"prompt {prompt.name}", [a["name"] for a in prompt.arguments]
+    if kind == "ref/resource" and isinstance(ref.get("uri"), str):
+        template = server._templates.get(ref["uri"])
+        if template is None:
+            raise _RpcError(INVALID_PARAMS, f"Unknown resource template: {ref['uri']}")
+        return ResourceTemplateReference(ref["uri"]), f"resource template {ref['uri']}", template.pattern.names
+    raise _RpcError(INVALID_PARAMS, 'Invalid params: "ref" is {"type": "ref/prompt", "name": ...} or '
+                                    '{"type": "ref/resource", "uri": ...}')
+
+
+def _completion_wire(found: Any) -> Dict[str, Any]:
+    """A handler's answer as the result's ``completion``: None is no values;
+    past 100 values (the spec's maximum), the first 100 and ``hasMore``."""
+    if isinstance(found, (list, tuple)):
+        found = Completion(list(found))
+    elif isinstance(found, dict):
+        found = Completion(found.get("values"), found.get("total"), found.get("hasMore", found.get("has_more")))
+    values = list(getattr(found, "values", None) or [])
+    total, more = getattr(found, "total", None), getattr(found, "has_more", None)
+    if not all(map(_is_str, values)) or not (total is None or type(total) is int) or more not in (None, True, False):
+        raise TypeError(f"A completion is Completion(values=[str, ...], total=int, has_more=bool), not {found!r}")
+    if len(values) > 100:
+        values, total, more = values[:100], len(values) if total is None else total, True
+    return _drop_none({"values": values, "total": total, "hasMore": more})
+
+
+def _offers(server: MCPServer) -> Dict[str, bool]:
+    """What the server has of these: what its capabilities advertise and what it serves."""
+    return {"resources": bool(server._resources or server._templates), "prompts": bool(server._prompts),
+            "completions": server._completion is not None}
+
+
+# ---------------------------------------------------------------------------
+# 12. Context
 # ---------------------------------------------------------------------------
 #
 # What a tool may do besides returning (the SDK's mcp.server.mcpserver.Context):
@@ -3606,7 +4416,7 @@ class InputRequiredResult:
         self.request_state = kwargs.get("requestState", request_state)
 
 
-class _Record:
+class _JsonObject:
     """A JSON object from the client read by attribute, as the SDK's models are:
     ``result.stop_reason`` reads ``stopReason``."""
 
@@ -3621,9 +4431,9 @@ class _Record:
             if key in data:
                 value = data[key]
                 if isinstance(value, dict):
-                    return _Record(value)
+                    return _JsonObject(value)
                 if isinstance(value, list):
-                    return [_Record(v) if isinstance(v, dict) else v for v in value]
+                    return [_JsonObject(v) if isinstance(v, dict) else v for v in value]
                 return value
         if name.startswith("_"):
             raise AttributeError(name)
@@ -3633,10 +4443,10 @@ class _Record:
         return dict(self._data)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Record) and other._data == self._data
+        return isinstance(other, _JsonObject) and other._data == self._data
 
     def __repr__(self) -> str:
-        return f"Record({self._data!r})"
+        return f"JsonObject({self._data!r})"
 
 
 class ElicitationResult:
@@ -3891,21 +4701,21 @@ class Context:
         return self._request.version
 
     @property
-    def client_capabilities(self) -> Optional[_Record]:
+    def client_capabilities(self) -> Optional[_JsonObject]:
         caps = self._request.client_capabilities()
-        return None if caps is None else _Record(caps)
+        return None if caps is None else _JsonObject(caps)
 
     @property
-    def client_info(self) -> Optional[_Record]:
+    def client_info(self) -> Optional[_JsonObject]:
         request = self._request
         info = request.meta.get(META_CLIENT_INFO) if request.stateless else (
             None if request.conn is None else request.conn.rpc.client_info)
-        return _Record(info) if isinstance(info, dict) else None
+        return _JsonObject(info) if isinstance(info, dict) else None
 
     @property
-    def meta(self) -> _Record:
+    def meta(self) -> _JsonObject:
         """The request's ``_meta`` (``ctx.meta.progress_token``, ...)."""
-        return _Record(self._request.meta)
+        return _JsonObject(self._request.meta)
 
     @property
     def request_context(self) -> _RequestContext:
@@ -4051,9 +4861,9 @@ class _ClientSession:
         self._request = request
 
     @property
-    def client_capabilities(self) -> Optional[_Record]:
+    def client_capabilities(self) -> Optional[_JsonObject]:
         caps = self._request.client_capabilities()
-        return None if caps is None else _Record(caps)
+        return None if caps is None else _JsonObject(caps)
 
     def check_client_capability(self, capability: Any) -> bool:
         """Whether the client declared all of ``capability``, nested keys too."""
@@ -4067,15 +4877,15 @@ class _ClientSession:
             if value is not None:
                 first, *rest = name.split("_")
                 params[first + "".join(word.title() for word in rest)] = _wire_value(value)
-        return self._request.ask("sampling/createMessage", params, ("sampling",), _Record)
+        return self._request.ask("sampling/createMessage", params, ("sampling",), _JsonObject)
 
     def list_roots(self) -> Any:
         """roots/list (client/roots): the client's roots."""
-        return self._request.ask("roots/list", {}, ("roots",), _Record)
+        return self._request.ask("roots/list", {}, ("roots",), _JsonObject)
 
     def elicit_form(self, message: str, requested_schema: Dict[str, Any]) -> Any:
         params = {"message": message, "requestedSchema": requested_schema}
-        return self._request.ask("elicitation/create", params, ("elicitation", "form"), _Record)
+        return self._request.ask("elicitation/create", params, ("elicitation", "form"), _JsonObject)
 
     def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _Ready:
         return Context(self._request).log(level, data, logger_name=logger)
@@ -4201,7 +5011,7 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
 
 
 # ---------------------------------------------------------------------------
-# 12. MCPServer
+# 13. MCPServer
 # ---------------------------------------------------------------------------
 
 
@@ -4277,6 +5087,13 @@ class MCPServer:
         self.cache_scope = cache_scope
         self.settings = sdk_settings
         self._tools: Dict[str, _Tool] = {}
+        self._resources: Dict[str, Resource] = {}  # section 11, as the next three
+        self._templates: Dict[str, _Template] = {}
+        self._prompts: Dict[str, Prompt] = {}
+        self._completion: Optional[Callable[..., Any]] = None
+        self._subscribers: Dict[str, Tuple[Any, ...]] = {}  # uri -> the _Dispatchers subscribed to it
+        for resource in sdk_settings.pop("resources", None) or ():  # the SDK's MCPServer(resources=[...])
+            self.add_resource(resource)
 
     # -- registration ----------------------------------------------------------
 
@@ -4453,6 +5270,145 @@ class MCPServer:
                                              f"bytes of JSON, over this server's limit of {self.max_result_bytes}")))
         return data
 
+    # -- resources, prompts and completion (section 11) ---------------------------
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        mime_type: Optional[str] = None,
+        icons: Optional[List[Any]] = None,
+        annotations: Any = None,
+        meta: Optional[Dict[str, Any]] = None,
+        cache_ttl_ms: Optional[int] = None,
+        cache_scope: Optional[str] = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator registering a resource: ``@server.resource("config://app")``
+        on a function without parameters, or a template,
+        ``@server.resource("weather://{city}")``, whose URI variables are the
+        function's parameters.  The function returns text, bytes, or any other
+        value (sent as JSON text); it may be async."""
+        if callable(uri):
+            raise TypeError("The @resource decorator was used incorrectly. Did you forget to call it? "
+                            "Use @resource('uri') instead of @resource")
+        options = {"title": title, "mime_type": mime_type, "icons": icons, "annotations": annotations, "meta": meta,
+                   "cache_ttl_ms": cache_ttl_ms, "cache_scope": cache_scope}
+        variables = _UriTemplate(uri).names  # a malformed template fails here, before the function
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            if variables:
+                self._templates[uri] = _Template(fn, uri, name=name, description=description, **options)
+                return fn
+            params = _arguments_of(fn, name, description)
+            if params.params:
+                raise ValueError(f"Resource {uri!r} has no URI template variables, but the function declares "
+                                 f"parameters {[p.name for p in params.params]}; add {{...}} variables to the URI or "
+                                 f"remove the parameters")
+            self.add_resource(FunctionResource(uri, fn, name=params.name, description=params.description, **options))
+            return fn
+
+        return decorator
+
+    def add_resource(self, resource: Resource) -> None:
+        """Register a Resource (TextResource, BinaryResource, FileResource, ...);
+        as in the SDK, a second one at the same URI is ignored."""
+        if not isinstance(resource, Resource):
+            raise TypeError(f"add_resource takes a Resource (TextResource, FileResource, ...), "
+                            f"not {type(resource).__name__}")
+        if resource.uri in self._resources:
+            print(f"mcp_ref: resource {resource.uri!r} registered again; the first one stays", file=sys.stderr)
+            return
+        self._resources[resource.uri] = resource
+
+    def list_resources(self, protocol_version: str = STATELESS_VERSIONS[-1]) -> List[Dict[str, Any]]:
+        """The resources as ``resources/list`` sends them in ``protocol_version``."""
+        return [_fields_for(r.describe(), protocol_version, "resource") for r in self._resources.values()]
+
+    def list_resource_templates(self, protocol_version: str = STATELESS_VERSIONS[-1]) -> List[Dict[str, Any]]:
+        """The templates as ``resources/templates/list`` sends them in ``protocol_version``."""
+        return [_fields_for(t.info.describe("uriTemplate"), protocol_version, "resource")
+                for t in self._templates.values()]
+
+    def read_resource(self, uri: str, protocol_version: str = STATELESS_VERSIONS[-1]) -> Dict[str, Any]:
+        """The ``resources/read`` result as sent.  No such resource raises
+        ResourceNotFoundError; a failed read, ResourceError."""
+        try:
+            result, _ = _read_resource(self, uri)
+        except _RpcError as exc:
+            raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
+        return _contents_for(result, protocol_version)
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Send ``notifications/resources/updated`` to the clients subscribed to
+        ``uri`` (resources/subscribe, handshake revisions)."""
+        for rpc in self._subscribers.get(uri, ()):
+            if rpc.send is not None:
+                rpc.send({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
+
+    def prompt(
+        self,
+        name: Optional[str] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        icons: Optional[List[Any]] = None,
+        meta: Optional[Dict[str, Any]] = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator registering a prompt: ``@server.prompt()``; its parameters
+        are the prompt's arguments, its value the messages."""
+        if callable(name):
+            raise TypeError("The @prompt decorator was used incorrectly. Did you forget to call it? "
+                            "Use @prompt() instead of @prompt")
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_prompt(Prompt(fn, name, title, description, icons, meta))
+            return fn
+
+        return decorator
+
+    def add_prompt(self, prompt: Prompt) -> None:
+        """Register a Prompt; as in the SDK, a second one of the same name is ignored."""
+        if not isinstance(prompt, Prompt):
+            raise TypeError(f"add_prompt takes a Prompt, not {type(prompt).__name__}")
+        if prompt.name in self._prompts:
+            print(f"mcp_ref: prompt {prompt.name!r} registered again; the first one stays", file=sys.stderr)
+            return
+        self._prompts[prompt.name] = prompt
+
+    def remove_prompt(self, name: str) -> None:
+        if name not in self._prompts:
+            raise ValueError(f"Unknown prompt: {name}")
+        del self._prompts[name]
+
+    def list_prompts(self, protocol_version: str = STATELESS_VERSIONS[-1]) -> List[Dict[str, Any]]:
+        """The prompts as ``prompts/list`` sends them in ``protocol_version``."""
+        return [_fields_for(p.describe(), protocol_version, "prompt") for p in self._prompts.values()]
+
+    def get_prompt(self, name: str, arguments: Optional[Dict[str, Any]] = None,
+                   protocol_version: str = STATELESS_VERSIONS[-1]) -> Dict[str, Any]:
+        """The ``prompts/get`` result as sent; an unknown prompt, missing or
+        invalid arguments, or a failing prompt raise ValueError."""
+        prompt = self._prompts.get(name)
+        if prompt is None:
+            raise ValueError(f"Unknown prompt: {name}")
+        try:
+            return _messages_for(prompt.render(arguments or {}), protocol_version)
+        except _RpcError as exc:
+            raise ValueError(exc.message) from None
+
+    def completion(self) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator registering the completion handler, called as
+        ``handler(ref, argument, context)`` (it may be async) and returning a
+        Completion, a list of strings, or None."""
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self._completion = fn
+            return fn
+
+        return decorator
+
     # -- serving ---------------------------------------------------------------
 
     def run(self, transport: str = "stdio", **kwargs: Any) -> None:
@@ -4504,7 +5460,7 @@ def _complete_now(coro: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 13. JSON-RPC dispatch
+# 14. JSON-RPC dispatch
 # ---------------------------------------------------------------------------
 
 
@@ -4525,9 +5481,19 @@ def _valid_id(id_: Any) -> bool:
 
 # The requests of each era (server/tools, basic/lifecycle, basic/versioning):
 # method -> the _Dispatcher method that answers it ("tools_call": _Connection).
+# Resources, prompts, completion: server/resources, server/prompts,
+# server/utilities/completion; resources/subscribe left 2026-07-28 for
+# subscriptions/listen.
 _HANDSHAKE_REQUESTS = {"ping": "ping", "logging/setLevel": "set_level", "tools/list": "tools_list",
-                       "tools/call": "tools_call"}
+                       "tools/call": "tools_call",
+                       "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
+                       "resources/read": "resources_read", "resources/subscribe": "resources_subscribe",
+                       "resources/unsubscribe": "resources_unsubscribe", "prompts/list": "prompts_list",
+                       "prompts/get": "prompts_get", "completion/complete": "complete"}
 _STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list", "tools/call": "tools_call",
+                       "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
+                       "resources/read": "resources_read", "prompts/list": "prompts_list",
+                       "prompts/get": "prompts_get", "completion/complete": "complete",
                        "subscriptions/listen": "listen"}
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # What a subscriptions/listen stream can carry here (SubscriptionFilter of 2026-07-28).
@@ -4546,6 +5512,7 @@ class _Dispatcher:
         self.client_capabilities: Optional[Dict[str, Any]] = None  # declared at initialize
         self.client_info: Optional[Dict[str, Any]] = None
         self.log_level: Optional[str] = None  # logging/setLevel; None: every level
+        self.send: Optional[Callable[[Any], None]] = None  # the connection's write: notifications
 
     def classify(self, message: Any) -> Tuple[str, Any]:
         """('request'|'notification'|'response'|'invalid', id or error)."""
@@ -4632,26 +5599,40 @@ class _Dispatcher:
         return self._cacheable(result)
 
     def capabilities(self, version: str) -> Dict[str, Any]:
-        """What the server offers (basic/lifecycle, "Capability Negotiation")."""
-        if version in STATELESS_VERSIONS:
-            return {"tools": {}}
-        # Tools added or removed while serving are announced (server/tools, "List Changed").
-        return {"logging": {}, "tools": {"listChanged": True}}
+        """What the server offers (basic/lifecycle, "Capability Negotiation"):
+        resources, prompts and completions only when it has them; in a session,
+        logging, and tools added or removed while serving are announced
+        (server/tools, "List Changed")."""
+        stateless = version in STATELESS_VERSIONS
+        capabilities: Dict[str, Any] = {} if stateless else {"logging": {}}
+        capabilities["tools"] = {} if stateless else {"listChanged": True}
+        offers = _offers(self.server)
+        if offers["resources"]:
+            capabilities["resources"] = {} if stateless else {"subscribe": True, "listChanged": False}
+        if offers["prompts"]:
+            capabilities["prompts"] = {} if stateless else {"listChanged": False}
+        if offers["completions"] and _has(version, "capability.completions"):
+            capabilities["completions"] = {}
+        return capabilities
 
     def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
-        tools = self.server.list_tools(str(version))
+        return self._paged("tools", self.server.list_tools(str(version)), params, version)
+
+    def _paged(self, key: str, items: List[Any], params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        """One page of a list (server/utilities/pagination): ``page_size`` items
+        from the cursor, which is the position (opaque to the client)."""
         cursor = params.get("cursor")
         start = 0
         if cursor is not None:
             if not (isinstance(cursor, str) and cursor.isascii() and cursor.isdigit() and len(cursor) < 10
-                    and int(cursor) <= len(tools)):
+                    and int(cursor) <= len(items)):
                 raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
             start = int(cursor)
-        result: Dict[str, Any] = {"tools": tools[start:]}
+        result: Dict[str, Any] = {key: items[start:]}
         size = self.server.page_size
         if size:
-            result["tools"] = tools[start:start + size]
-            if start + size < len(tools):
+            result[key] = items[start:start + size]
+            if start + size < len(items):
                 result["nextCursor"] = str(start + size)
         return self._cacheable(result) if version in STATELESS_VERSIONS else result
 
@@ -4674,6 +5655,77 @@ class _Dispatcher:
         if tool is None:  # server/tools, "Error Handling": unknown tools are protocol errors
             raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
         return tool, arguments
+
+    # -- resources, prompts and completion (section 11) -----------------------------
+
+    def _offered(self, feature: str, method: str) -> None:
+        # Not advertised, not served: the capability says what exists (basic/lifecycle).
+        if not _offers(self.server)[feature]:
+            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    def resources_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        self._offered("resources", "resources/list")
+        return self._paged("resources", self.server.list_resources(str(version)), params, version)
+
+    def resource_templates_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        self._offered("resources", "resources/templates/list")
+        return self._paged("resourceTemplates", self.server.list_resource_templates(str(version)), params, version)
+
+    def resources_read(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        uri = self._uri(params, "resources/read")
+        try:
+            result, resource = _read_resource(self.server, uri)
+        except _RpcError as exc:
+            if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS:
+                exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"
+            raise
+        result = _contents_for(result, str(version))
+        if version not in STATELESS_VERSIONS:
+            return result
+        # server/utilities/caching: a resource's own hints over the server's.
+        return dict(self._cacheable(result), **_drop_none({"ttlMs": resource.cache_ttl_ms,
+                                                           "cacheScope": resource.cache_scope}))
+
+    def _uri(self, params: Dict[str, Any], method: str) -> str:
+        self._offered("resources", method)
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            raise _RpcError(INVALID_PARAMS, f'Invalid params: {method} needs "uri" (a string)')
+        return uri
+
+    def resources_subscribe(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        uri = self._uri(params, "resources/subscribe")
+        _find_resource(self.server, uri)  # or RESOURCE_NOT_FOUND
+        subscribers = self.server._subscribers
+        subscribers[uri] = subscribers.get(uri, ()) + (self,)  # a new tuple: notify reads without a lock
+        return {}
+
+    def resources_unsubscribe(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        uri = self._uri(params, "resources/unsubscribe")
+        subscribers = self.server._subscribers
+        subscribers[uri] = tuple(rpc for rpc in subscribers.get(uri, ()) if rpc is not self)
+        return {}
+
+    def prompts_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        self._offered("prompts", "prompts/list")
+        return self._paged("prompts", self.server.list_prompts(str(version)), params, version)
+
+    def prompts_get(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        self._offered("prompts", "prompts/get")
+        name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: prompts/get needs "name" (a string)')
+        arguments = {} if arguments is None else arguments
+        if not (isinstance(arguments, dict) and all(isinstance(v, str) for v in arguments.values())):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object of strings')
+        prompt = self.server._prompts.get(name)
+        if prompt is None:  # server/prompts, "Error Handling"
+            raise _RpcError(INVALID_PARAMS, f"Unknown prompt: {name}")
+        return _messages_for(prompt.render(arguments), str(version))
+
+    def complete(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        self._offered("completions", "completion/complete")
+        return _complete(self.server, params)
 
     def finish(self, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         """Decorate a result for its revision (2026-07-28: resultType and serverInfo)."""
@@ -4703,6 +5755,28 @@ def _tool_for(tool: Dict[str, Any], version: str) -> Dict[str, Any]:
         if field in out and not _has(version, feature):
             del out[field]
     return out
+
+
+def _fields_for(item: Dict[str, Any], version: str, kind: str) -> Dict[str, Any]:
+    """A resource, template, prompt or resource contents (``kind``: "resource",
+    "prompt", "contents") with only the fields ``version`` defines."""
+    out = dict(item)
+    for field in ("title", "_meta", "icons"):
+        if field in out and f"{kind}.{field}" in _SINCE and not _has(version, f"{kind}.{field}"):
+            del out[field]
+    notes = out.get("annotations")
+    if isinstance(notes, dict) and "lastModified" in notes and not _has(version, "annotations.lastModified"):
+        out["annotations"] = {k: v for k, v in notes.items() if k != "lastModified"}
+    return out
+
+
+def _contents_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
+    return {"contents": [_fields_for(c, version, "contents") for c in result["contents"]]}
+
+
+def _messages_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
+    """A prompts/get result with only the block types ``version`` defines."""
+    return dict(result, messages=[dict(m, content=_block_for(m["content"], version)) for m in result["messages"]])
 
 
 def _result_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
@@ -4739,6 +5813,7 @@ class _Connection:
         self.clock = time.monotonic
         self.server = server
         self.rpc = _Dispatcher(server)
+        self.rpc.send = self.write  # notifications/resources/updated
         self.state = threading.Lock()  # guards everything below
         self.settled = threading.Condition(self.state)
         self.in_flight = 0  # calls and batches not yet settled
@@ -5168,7 +6243,7 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 14. Transports
+# 15. Transports
 # ---------------------------------------------------------------------------
 
 
@@ -5488,28 +6563,36 @@ class _Stderr:
 
 
 # ---------------------------------------------------------------------------
-# 15. Command line
+# 16. Command line
 # ---------------------------------------------------------------------------
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
+#   python mcp_ref.py resources SERVER, read SERVER URI, prompts SERVER   (the same options)
+#   python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT]   (the same options)
 #   python mcp_ref.py serve SERVER.py
 #
 # SERVER is a Python file that defines an mcp_ref MCPServer, or any other
-# server's command line in one quoted string ("node build/index.js").  list and
-# call are a small stdio client: they start the server as a real client would
+# server's command line in one quoted string ("node build/index.js").  All but
+# serve are a small stdio client: they start the server as a real client would
 # and speak JSON-RPC to it; --trace shows every message, both ways, on stderr.
 #
 # Exit codes: 0 done; 1 the tool reported an error (isError); 2 bad usage (an
 # unknown option, a missing file, a file that fails to import or defines no
 # MCPServer, a command that cannot start, a malformed key=value or --json, no
-# such tool); 3 the server failed (it exited, answered with a JSON-RPC error,
-# sent something malformed, or did not answer in time).  A failure is one line
+# such tool, resource or prompt, arguments the server refuses); 3 the server
+# failed (it exited, answered with a JSON-RPC error, sent something malformed,
+# or did not answer in time).  A failure is one line
 # on stderr, never a traceback (no command at all gets the usage text).
 
 _USAGE = """usage: python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
        python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
                                [--timeout SECONDS]
+       python mcp_ref.py resources SERVER [options]      the resources and resource templates
+       python mcp_ref.py read SERVER URI [options]       a resource's contents
+       python mcp_ref.py prompts SERVER [options]        the prompts and their arguments
+       python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT] [options]
+                                                         a prompt's messages (its arguments are text)
        python mcp_ref.py serve SERVER.py
 
 SERVER is a .py file defining an MCPServer, or a server command in quotes.
@@ -5518,7 +6601,8 @@ x=NaN: NaN is not JSON); a number beyond a double (x=1e400) is refused: quote it
 --protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
 (per-request _meta; the default, falling back to the handshake for older servers).
 --timeout: seconds to wait for each answer, a positive number (30 by default).
-Exit codes: 0 done, 1 the tool reported isError, 2 bad usage, 3 the server failed."""
+Exit codes: 0 done, 1 the tool reported isError, 2 bad usage (or no such resource or prompt, or arguments
+the server refuses), 3 the server failed."""
 
 # Seconds a server gets to exit once its stdin is closed, and again after SIGTERM.
 _GRACE = 1.0
@@ -5802,21 +6886,24 @@ class _Session:
         return reply["result"]  # type: ignore[no-any-return]
 
     def tools(self) -> List[Dict[str, Any]]:
-        """Every page of tools/list.  A cursor seen before would list forever."""
-        tools: List[Dict[str, Any]] = []
+        """Every page of tools/list."""
+        return [tool for page in self.pages("tools/list", "tools") for tool in _checked_tools(page)]
+
+    def pages(self, method: str, key: str) -> Iterable[Any]:
+        """The ``key`` of every page of a list.  A cursor seen before would list forever."""
         params: Dict[str, Any] = {}
         seen = set()
         while True:
-            result = self.request("tools/list", params)
-            tools.extend(_checked_tools(result.get("tools", [])))
+            result = self.request(method, params)
+            yield result.get(key, [])
             cursor = result.get("nextCursor")
             if cursor is None or cursor == "":
-                return tools
+                return
             shown = _one_line(json.dumps(cursor), 80)
             if not isinstance(cursor, str):
-                raise _ServerFailed(f"tools/list: nextCursor {shown} is not a string")
+                raise _ServerFailed(f"{method}: nextCursor {shown} is not a string")
             if cursor in seen:
-                raise _ServerFailed(f"tools/list: the server sent the cursor {shown} again (it would list forever)")
+                raise _ServerFailed(f"{method}: the server sent the cursor {shown} again (it would list forever)")
             seen.add(cursor)
             params = {"cursor": cursor}
 
@@ -5948,11 +7035,14 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
             raise _UsageError(f"unknown option {word}")
         else:
             words.append(word)
-    if len(words) < 2 or words[0] not in ("list", "call", "serve"):
+    if len(words) < 2 or words[0] not in ("list", "call", "serve") + tuple(_MORE_COMMANDS):
         raise _UsageError(_USAGE)
     if words[0] == "call" and len(words) < 3:
         raise _UsageError("call needs a tool name: python mcp_ref.py call SERVER TOOL key=value ...")
-    if words[0] != "call" and len(words) > 2:
+    needs = _MORE_COMMANDS.get(words[0])
+    if needs and (len(words) < 3 if "..." in needs else len(words) != 3):
+        raise _UsageError(f"usage: python mcp_ref.py {words[0]} SERVER {needs}".rstrip())
+    if words[0] not in ("call", "prompt", "read") and len(words) > 2:
         raise _UsageError(f"{words[0]} takes one SERVER, not {words[2]!r} too; "
                           "quote a command line: \"node build/index.js\"")
     if options["protocol"] is not None and options["protocol"] not in _ALL_VERSIONS:
@@ -5973,6 +7063,8 @@ def _cli(argv: List[str]) -> int:
         return 0
     spawn, own = _spawn(server)
     arguments = _arguments(words[3:], options["json"]) if command == "call" else {}
+    if command == "prompt":
+        arguments = _prompt_arguments(words[3:], options["json"])
     # A server's text may hold lone surrogates, or characters stdout's encoding
     # lacks: shown escaped rather than a UnicodeEncodeError.
     reconfigure = getattr(sys.stdout, "reconfigure", None)
@@ -5983,6 +7075,8 @@ def _cli(argv: List[str]) -> int:
         session = _Session(client, options["protocol"])
         if command == "list":
             return _cli_list(session)
+        if command in _MORE_COMMANDS:
+            return _more_command(session, command, words[2:], arguments)
         return _cli_call(session, words[2], arguments)
     finally:
         client.close()
@@ -6055,6 +7149,128 @@ def _result_text(result: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# -- resources, read, prompts, prompt (section 11's side of the wire) -----------------
+
+_MORE_COMMANDS = {"resources": "", "read": "URI", "prompts": "", "prompt": "NAME [key=value ...]"}
+
+
+def _more_command(session: _Session, command: str, words: List[str], arguments: Dict[str, Any]) -> int:
+    if command == "resources":
+        text = _listing(session, "resources/list", "resources", "uri") + _listing(
+            session, "resources/templates/list", "resourceTemplates", "uriTemplate", "templates")
+    elif command == "prompts":
+        text = _listing(session, "prompts/list", "prompts", "name")
+    elif command == "read":
+        text = _contents_text(_ask(session, "resources/read", {"uri": words[0]}))
+    else:
+        names = [p.get("name") for page in _pages(session, "prompts/list", "prompts") for p in page]
+        if words[0] not in names:
+            shown = ", ".join(sorted(n for n in names if isinstance(n, str))) or "(none)"
+            raise _UsageError(f"no prompt named {words[0]!r}; this server has: {shown}")
+        text = _messages_text(_ask(session, "prompts/get", {"name": words[0], "arguments": arguments}))
+    print(text, end="")
+    return 0
+
+
+def _ask(session: _Session, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+    """The result of a request; the server refusing what was asked (no such
+    resource, bad arguments) is bad usage, any other error its failure."""
+    if session.meta is not None:
+        params = dict(params, _meta=session.meta)
+    reply = session.client.request(method, params)
+    if "result" in reply:
+        return reply["result"]  # type: ignore[no-any-return]
+    error = reply["error"]
+    code = error.get("code") if isinstance(error, dict) else None
+    if code in (INVALID_PARAMS, RESOURCE_NOT_FOUND, METHOD_NOT_FOUND):
+        raise _UsageError(f"{method}: {_error_text(error)}")
+    raise _ServerFailed(f"{method} failed: {_error_text(error)}")
+
+
+def _pages(session: _Session, method: str, key: str) -> Iterable[List[Dict[str, Any]]]:
+    """Pages of a list; a server without that feature (-32601) lists nothing."""
+    try:
+        for page in session.pages(method, key):
+            if not (isinstance(page, list) and all(isinstance(i, dict) for i in page)):
+                raise _ServerFailed(f"{method}: {key} is not a list of objects")
+            yield page
+    except _ServerFailed as exc:
+        if f"(JSON-RPC error {METHOD_NOT_FOUND})" not in str(exc):
+            raise
+
+
+def _listing(session: _Session, method: str, key: str, first: str, label: str = "") -> str:
+    """A list as ``resources`` and ``prompts`` show it: the identifier, name
+    (title) and MIME type on one line, the description and arguments below."""
+    lines = [f"{label or key}:"]
+    for item in (i for page in _pages(session, method, key) for i in page):
+        head = [str(item.get(first))]
+        if first != "name":
+            head.append(str(item.get("name")))
+        head[-1] += f" ({item['title']})" if item.get("title") else ""
+        head += [str(item["mimeType"])] if item.get("mimeType") else []
+        lines.append("  " + "  ".join(head))
+        if item.get("description"):
+            lines.extend("    " + line for line in str(item["description"]).split("\n"))
+        arguments = item.get("arguments")
+        if isinstance(arguments, list) and arguments:
+            lines.append("    arguments: " + "; ".join(_argument_text(a) for a in arguments))
+    return "\n".join(line.rstrip() for line in lines) + ("\n" if len(lines) > 1 else " (none)\n")
+
+
+def _argument_text(argument: Any) -> str:
+    if not isinstance(argument, dict):
+        return json.dumps(argument)
+    text = f"{argument.get('name')}{' (required)' if argument.get('required') else ''}"
+    return f"{text}: {argument['description']}" if argument.get("description") else text
+
+
+def _contents_text(result: Dict[str, Any]) -> str:
+    """A resource's contents: each as its URI and MIME type, then the text (or the base64)."""
+    contents = result.get("contents")
+    if not isinstance(contents, list) or not all(isinstance(c, dict) for c in contents):
+        raise _ServerFailed("resources/read: contents is not a list of objects")
+    lines = []
+    for item in contents:
+        text, blob = item.get("text"), item.get("blob")
+        if not isinstance(text, str) and not isinstance(blob, str):
+            raise _ServerFailed(f"resources/read: the contents of {item.get('uri')} have no text or blob (a string)")
+        kind = item.get("mimeType") or "no MIME type"
+        kind += "" if isinstance(text, str) else f", {len(blob) * 3 // 4 - blob.count('=')} bytes, base64"
+        lines.append(f"{item.get('uri')} ({kind})")
+        lines.append("  " + (text if isinstance(text, str) else blob).replace("\n", "\n  "))
+    return "\n".join(lines) + "\n"
+
+
+def _messages_text(result: Dict[str, Any]) -> str:
+    """A prompt's messages: each role, then its content (text as is, other blocks as JSON)."""
+    messages = result.get("messages")
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise _ServerFailed("prompts/get: messages is not a list of objects")
+    lines = [f"description: {result['description']}"] if result.get("description") else []
+    for message in messages:
+        content = message.get("content")
+        lines.append(f"{message.get('role')}:")
+        shown = content["text"] if isinstance(content, dict) and isinstance(content.get("text"), str) \
+            and content.get("type") == "text" else json.dumps(content, ensure_ascii=False)
+        lines.append("  " + shown.replace("\n", "\n  "))
+    return "\n".join(lines) + "\n"
+
+
+def _prompt_arguments(pairs: List[str], json_text: Optional[str]) -> Dict[str, str]:
+    """A prompt's arguments are strings (server/prompts): key=value is taken as
+    text; a --json value that is not a string becomes its JSON text."""
+    arguments: Dict[str, str] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise _UsageError(f"expected key=value, got {pair!r}")
+        arguments[key] = text
+    for key, value in _arguments([], json_text).items():
+        arguments[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return arguments
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """The ``mcp-ref`` command."""
     try:
@@ -6075,7 +7291,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 16. Accelerators
+# 17. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
@@ -6090,8 +7306,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   _fast_pretty         _pretty (section 4)         the content text of every result
 #   _FastCompiler        _Compiler (section 6)       objects of generated schemas, lists of them
 #   _fast_structured     _structured_result (9)      lists of flat objects: text and JSON in one pass
-#   _fast_encode_reply   _encode_reply (14)          puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (14)         every message: json's C encoder, made once
+#   _fast_encode_reply   _encode_reply (15)          puts that JSON into the response as written
+#   _fast_dumps          _dumps_message (15)         every message: json's C encoder, made once
 #   _RX_ACCELERATE       _compile_pattern (7)        patterns proven safe run on Python's re
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay

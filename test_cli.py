@@ -354,5 +354,85 @@ class CloseTest(CliTestCase):
             os.kill(pid, 0)
 
 
+NOTES = os.path.join(HERE, "examples", "notes.py")
+
+
+class ResourcesAndPromptsTest(CliTestCase):
+    """resources, read, prompts and prompt: the example served by mcp_ref, and fakes."""
+
+    def test_the_example(self) -> None:
+        runs = run_all([["resources", NOTES], ["read", NOTES, "notes://shopping"], ["prompts", NOTES],
+                        ["prompt", NOTES, "summarize", "title=ideas", "style=detailed"],
+                        ["read", NOTES, "notes://index", "--protocol", "2024-11-05"]])
+        expected = [
+            "resources:\n  notes://index  index (All notes)  application/json\n"
+            "    The title of every note, with its length.\n"
+            "templates:\n  notes://{title}  note  text/plain\n    One note, by its title.\n",
+            "notes://shopping (text/plain)\n  Milk, eggs, bread.\n  And coffee.\n",
+            "prompts:\n  summarize (Summarise a note)\n    Ask for a summary of one note.\n"
+            "    arguments: title (required): The note's title; style\n",
+            "description: Ask for a summary of one note.\nuser:\n  Summarise my note 'ideas' (detailed):\n"
+            "  A server in one file.\n",
+            'notes://index (application/json)\n  {\n    "shopping": 30,\n    "ideas": 21,\n    "todo": 17\n  }\n',
+        ]
+        for run, text in zip(runs, expected):
+            with self.subTest(args=text[:30]):
+                self.assertEqual((run.code, run.stderr, run.stdout), (0, "", text))
+
+    def test_what_the_server_refuses_is_bad_usage(self) -> None:
+        cases = [
+            (["read", NOTES, "notes://nothing"], "resources/read: No note titled 'nothing' (JSON-RPC error -32602)"),
+            (["read", NOTES, "nothing://here", "--protocol", "2025-11-25"],
+             "resources/read: Unknown resource: nothing://here (JSON-RPC error -32002)"),
+            (["prompt", NOTES, "summarize"],
+             "prompts/get: Missing required arguments for prompt summarize: title (JSON-RPC error -32602)"),
+            (["prompt", NOTES, "summarize", "title=x", "style=long"], "Input should be 'short' or 'detailed'"),
+            (["prompt", NOTES, "nope"], "no prompt named 'nope'; this server has: summarize"),
+            (["read", QUICKSTART, "x://a"], "resources/read: Method not found: resources/read (JSON-RPC error -32601)"),
+            (["read", NOTES], "usage: python mcp_ref.py read SERVER URI"),
+            (["read", NOTES, "a", "b"], "usage: python mcp_ref.py read SERVER URI"),
+            (["prompt", NOTES], "usage: python mcp_ref.py prompt SERVER NAME [key=value ...]"),
+            (["resources", NOTES, "extra"], "resources takes one SERVER"),
+            (["prompt", NOTES, "summarize", "title"], "expected key=value, got 'title'"),
+        ]
+        for (args, fragment), run in zip(cases, run_all([args for args, _ in cases])):
+            with self.subTest(args=args):
+                self.assertFailed(run, 2, fragment)
+
+    def test_a_server_without_them_lists_none(self) -> None:
+        runs = run_all([["resources", QUICKSTART], ["prompts", QUICKSTART]])
+        self.assertEqual([(r.code, r.stderr, r.stdout) for r in runs], [
+            (0, "", "resources: (none)\ntemplates: (none)\n"), (0, "", "prompts: (none)\n")])
+
+    def test_prompt_arguments_are_text(self) -> None:
+        echo = self.fake({
+            "prompts/list": "answer(request, {'prompts': [{'name': 'p'}]})",
+            "prompts/get": "answer(request, {'messages': [{'role': 'user', 'content': {'type': 'text', "
+                           "'text': json.dumps(request['params']['arguments'], sort_keys=True)}}]})"})
+        run = run_cli(["prompt", echo, "p", "n=3", "s=London", "e=", "--json", '{"l": [1], "t": "x"}'])
+        self.assertEqual((run.code, run.stderr), (0, ""), run)
+        self.assertEqual(run.stdout, 'user:\n  {"e": "", "l": "[1]", "n": "3", "s": "London", "t": "x"}\n')
+
+    def test_malformed_results(self) -> None:
+        listed = "{'prompts': [{'name': 'p'}]}"
+        cases = [
+            ("read", {"resources/read": "answer(request, {'contents': 'x'})"}, "contents is not a list of objects"),
+            ("read", {"resources/read": "answer(request, {'contents': [{'uri': 'x://a'}]})"},
+             "the contents of x://a have no text or blob"),
+            ("read", {"resources/read": "send({'jsonrpc': '2.0', 'id': request['id'], "
+                                        "'error': {'code': -32603, 'message': 'broken'}})"},
+             "resources/read failed: broken (JSON-RPC error -32603)"),
+            ("resources", {"resources/list": "answer(request, {'resources': [1]})"},
+             "resources/list: resources is not a list of objects"),
+            ("prompt", {"prompts/list": f"answer(request, {listed})",
+                        "prompts/get": "answer(request, {'messages': {}})"}, "messages is not a list of objects"),
+        ]
+        argvs = [[command, self.fake(handlers)] + (["x://a"] if command == "read" else ["p"] if command == "prompt"
+                                                   else []) for command, handlers, _ in cases]
+        for (command, _, fragment), run in zip(cases, run_all(argvs)):
+            with self.subTest(command=command, fragment=fragment):
+                self.assertFailed(run, 3, fragment)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -2,7 +2,8 @@
 
 * The official Python SDK's client (``mcp`` 2.3.x), in its default mode (which
   probes ``server/discover`` and lands on 2026-07-28) and in legacy mode: every
-  tool of every example, compared with the same file served by the SDK's own
+  tool of every example, and the resources, templates, prompts and completions
+  of examples/notes.py, compared with the same file served by the SDK's own
   MCPServer (testdata/sdk_launcher.py).
 * The TypeScript SDK's client (npm ``@modelcontextprotocol/sdk``), driven by
   testdata/ts_client.mjs.
@@ -118,6 +119,83 @@ class PythonSdkClientTest(unittest.TestCase):
                                   "--protocol", protocol], capture_output=True, text=True, timeout=60)
             self.assertEqual(run.returncode, 0, run.stderr)
             self.assertIn('structuredContent:\n  {\n    "result": 17\n  }', run.stdout)
+
+
+# examples/notes.py: what a client reads, gets and completes there.
+NOTE_READS = ["notes://index", "notes://shopping", "notes://nothing"]
+NOTE_PROMPTS = [("summarize", {"title": "shopping"}), ("summarize", {"title": "ideas", "style": "detailed"})]
+NOTE_COMPLETIONS = [("prompt", "summarize", "title", "s"), ("prompt", "summarize", "style", "d"),
+                    ("resource", "notes://{title}", "title", "i")]
+
+
+async def run_resources_client(command: List[str], mode: str) -> Dict[str, Any]:
+    """Everything the SDK's client sees of examples/notes.py, as JSON data."""
+    from mcp import Client, StdioServerParameters
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import PromptReference, ResourceTemplateReference
+
+    def dump(items: Any) -> Any:
+        return [i.model_dump(mode="json", by_alias=True, exclude_none=True) for i in items]
+
+    out: Dict[str, Any] = {}
+    async with Client(StdioServerParameters(command=command[0], args=command[1:], cwd=HERE), mode=mode) as client:
+        out["version"] = client.protocol_version
+        out["resources"] = dump((await client.list_resources()).resources)
+        out["templates"] = dump((await client.list_resource_templates()).resource_templates)
+        out["prompts"] = dump((await client.list_prompts()).prompts)
+        for uri in NOTE_READS:
+            try:
+                out[uri] = dump((await client.read_resource(uri)).contents)
+            except MCPError as exc:
+                out[uri] = {"code": exc.code, "message": exc.message}
+        for name, arguments in NOTE_PROMPTS:
+            result = await client.get_prompt(name, arguments)
+            out[f"{name} {arguments}"] = [result.description, dump(result.messages)]
+        for kind, target, argument, value in NOTE_COMPLETIONS:
+            ref: Any = PromptReference(name=target) if kind == "prompt" else ResourceTemplateReference(uri=target)
+            completion = (await client.complete(ref, {"name": argument, "value": value})).completion
+            out[f"complete {target} {argument}={value}"] = completion.model_dump(mode="json", exclude_none=True)
+    return out
+
+
+@unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
+class PythonSdkClientResourcesTest(unittest.TestCase):
+    """The SDK's client lists and reads resources and templates, lists and gets
+    prompts, and completes arguments: mcp_ref's answers are the SDK's own."""
+
+    def check(self, mode: str) -> str:
+        path = os.path.join(HERE, "examples", "notes.py")
+        ours = asyncio.run(run_resources_client([sys.executable, path], mode))
+        theirs = asyncio.run(run_resources_client([sys.executable, LAUNCHER, path], mode))
+        self.assertEqual(ours["version"], theirs["version"])
+        missing = ours.pop("notes://nothing"), theirs.pop("notes://nothing")
+        # README, "Where mcp_ref differs", 16: not found is -32002 in the handshake revisions.
+        self.assertEqual(missing[0], {"code": -32602 if ours["version"] == "2026-07-28" else -32002,
+                                      "message": "No note titled 'nothing'"})
+        self.assertEqual(missing[1], {"code": -32602, "message": "No note titled 'nothing'"})
+        for key in theirs:
+            with self.subTest(mode=mode, key=key):
+                self.assertEqual(ours[key], theirs[key])
+        self.assertEqual(ours["complete summarize title=s"], {"values": ["shopping"]})
+        return str(ours["version"])
+
+    def test_default_mode(self) -> None:
+        self.assertEqual(self.check("auto"), "2026-07-28")
+
+    def test_legacy_mode(self) -> None:
+        self.assertEqual(self.check("legacy"), "2025-11-25")
+
+    def test_cli_reads_from_the_sdk_server(self) -> None:
+        # Our command line against the SDK serving the same file, in both eras.
+        path = os.path.join(HERE, "examples", "notes.py")
+        for protocol in ("2026-07-28", "2025-06-18"):
+            for args, expected in ((["read", "notes://ideas"], "notes://ideas (text/plain)\n  A server in one file.\n"),
+                                   (["prompt", "summarize", "title=todo"], "  Write the README.\n")):
+                run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), args[0],
+                                      f"{sys.executable} {LAUNCHER} {path}", *args[1:], "--protocol", protocol],
+                                     capture_output=True, text=True, timeout=60)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertTrue(run.stdout.endswith(expected), run.stdout)
 
 
 HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(

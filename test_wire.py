@@ -413,5 +413,169 @@ class ProcessTest(WireTestCase):
         self.assertNotIn("Traceback", self.server.stderr)
 
 
+# -- resources, prompts and completion (section 10) ---------------------------------
+
+CORPUS = os.path.join(HERE, "testdata", "resource_corpus.py")
+CORPUS_INFO = {"name": "resources", "version": "1.0"}
+ALL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", MODERN)
+
+
+def corpus_server() -> Any:
+    """The corpus in this process: what its lists should be, revision by revision."""
+    sys.path.insert(0, os.path.join(HERE, "testdata"))
+    os.environ.pop("CORPUS_SERVER", None)
+    import resource_corpus
+
+    return resource_corpus.server
+
+
+class ResourcesWireTest(unittest.TestCase):
+    """testdata/resource_corpus.py over real pipes, whole frames, in every revision."""
+
+    def start(self, version: str) -> ServerProcess:
+        server = ServerProcess(script=CORPUS)
+        self.addCleanup(server.kill)
+        if version != MODERN:
+            capabilities = {"logging": {}, "tools": {"listChanged": True},
+                            "resources": {"subscribe": True, "listChanged": False}, "prompts": {"listChanged": False}}
+            if version >= "2025-03-26":
+                capabilities["completions"] = {}
+            self.assertEqual(server.initialize(version), {"jsonrpc": "2.0", "id": 0, "result": {
+                "protocolVersion": version, "capabilities": capabilities, "serverInfo": CORPUS_INFO,
+                "instructions": "Resources and prompts for tests."}})
+        return server
+
+    def ask(self, server: ServerProcess, version: str, id_: int, method: str,
+            params: Optional[Dict[str, Any]] = None) -> Any:
+        params = dict(params or {})
+        if version == MODERN:
+            params["_meta"] = META
+        return server.request(id_, method, params)
+
+    def frame(self, version: str, id_: int, result: Dict[str, Any], cacheable: bool = False) -> Dict[str, Any]:
+        """A response as the revision decorates it: 2026-07-28 adds resultType, the
+        server's Implementation in _meta, and the caching hints where they belong."""
+        if version == MODERN:
+            result = dict(result, resultType="complete", _meta={"io.modelcontextprotocol/serverInfo": CORPUS_INFO})
+            if cacheable:
+                result.update(ttlMs=0, cacheScope="private")
+        return {"jsonrpc": "2.0", "id": id_, "result": result}
+
+    def test_lists_in_every_revision(self) -> None:
+        corpus = corpus_server()
+        for version in ALL_VERSIONS:
+            with self.subTest(version=version):
+                server = self.start(version)
+                for n, (method, key, items) in enumerate((
+                        ("resources/list", "resources", corpus.list_resources(version)),
+                        ("resources/templates/list", "resourceTemplates", corpus.list_resource_templates(version)),
+                        ("prompts/list", "prompts", corpus.list_prompts(version)))):
+                    self.assertEqual(self.ask(server, version, n, method),
+                                     self.frame(version, n, {key: items}, cacheable=True))
+                hello = {"uri": "greeting://hello", "name": "hello", "description": "A friendly greeting.",
+                         "mimeType": "text/plain"}
+                if version >= "2025-06-18":
+                    hello["title"] = "Hello"
+                self.assertEqual(corpus.list_resources(version)[0], hello)
+                self.assertEqual(server.close(), 0)
+
+    def test_reads_in_every_revision(self) -> None:
+        for version in ALL_VERSIONS:
+            with self.subTest(version=version):
+                server = self.start(version)
+                self.assertEqual(self.ask(server, version, 1, "resources/read", {"uri": "greeting://hello"}),
+                                 self.frame(version, 1, {"contents": [{"uri": "greeting://hello",
+                                                                       "mimeType": "text/plain",
+                                                                       "text": "Hello, world!"}]}, cacheable=True))
+                self.assertEqual(self.ask(server, version, 2, "resources/read", {"uri": "blob://65"}),
+                                 self.frame(version, 2, {"contents": [{"uri": "blob://65", "mimeType": "image/png",
+                                                                       "blob": "QUFB"}]}, cacheable=True))
+                self.assertEqual(self.ask(server, version, 3, "resources/read", {"uri": "weather://paris/2"}),
+                                 self.frame(version, 3, {"contents": [{
+                                     "uri": "weather://paris/2", "mimeType": "application/json",
+                                     "text": '{\n  "city": "paris",\n  "day": 2,\n  "temperature": 16.5\n}'}]},
+                                     cacheable=True))
+                annotated = {"uri": "data://annotated", "mimeType": "text/plain", "text": "annotated"}
+                if version >= "2025-06-18":
+                    annotated["_meta"] = {"owner": "tests"}
+                self.assertEqual(self.ask(server, version, 4, "resources/read", {"uri": "data://annotated"}),
+                                 self.frame(version, 4, {"contents": [annotated]}, cacheable=True))
+
+    def test_read_errors_in_every_revision(self) -> None:
+        for version in ALL_VERSIONS:
+            with self.subTest(version=version):
+                server = self.start(version)
+                # server/resources, "Error Handling": -32002 until 2025-11-25, -32602 from 2026-07-28.
+                self.assertEqual(self.ask(server, version, 1, "resources/read", {"uri": "nothing://here"}), {
+                    "jsonrpc": "2.0", "id": 1, "error": {"code": -32602 if version == MODERN else -32002,
+                                                         "message": "Unknown resource: nothing://here",
+                                                         "data": {"uri": "nothing://here"}}})
+                self.assertEqual(self.ask(server, version, 2, "resources/read", {"uri": "data://fails"}), {
+                    "jsonrpc": "2.0", "id": 2, "error": {"code": -32603,
+                                                         "message": "Error reading resource data://fails",
+                                                         "data": {"uri": "data://fails"}}})
+                self.assertEqual(self.ask(server, version, 3, "resources/read", {"uri": "files://../secret"})
+                                 ["error"]["message"], "Unknown resource: files://../secret")
+                self.assertEqual(self.ask(server, version, 4, "resources/read", {"uri": 7}), {
+                    "jsonrpc": "2.0", "id": 4, "error": {
+                        "code": -32602, "message": 'Invalid params: resources/read needs "uri" (a string)'}})
+                still = self.ask(server, version, 5, "ping" if version != MODERN else "server/discover")
+                self.assertIn("result", still)  # still serving
+                self.assertEqual(server.close(), 0)
+                self.assertIn("RuntimeError: a detail at /srv/secret.py", server.stderr)  # the detail: stderr only
+
+    def test_prompts_in_every_revision(self) -> None:
+        for version in ALL_VERSIONS:
+            with self.subTest(version=version):
+                server = self.start(version)
+                greeting = {"role": "user", "content": {"type": "text", "text": "Hello, Ada! Hello, Ada!"}}
+                self.assertEqual(self.ask(server, version, 1, "prompts/get", {"name": "greet", "arguments": {
+                    "name": "Ada", "times": "2"}}), self.frame(version, 1, {"description": "Greet someone.",
+                                                                           "messages": [greeting]}))
+                audio = {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}
+                if version < "2025-03-26":
+                    audio = {"type": "text", "text": f"[audio content, audio/wav, not supported by {version}]"}
+                rich = self.ask(server, version, 2, "prompts/get", {"name": "rich"})["result"]["messages"]
+                self.assertEqual(rich[2], {"role": "assistant", "content": audio})
+                self.assertEqual(self.ask(server, version, 3, "prompts/get", {"name": "greet"}), {
+                    "jsonrpc": "2.0", "id": 3, "error": {
+                        "code": -32602, "message": "Missing required arguments for prompt greet: name"}})
+                self.assertEqual(self.ask(server, version, 4, "prompts/get", {"name": "fails_prompt", "arguments": {
+                    "reason": "x"}}), {"jsonrpc": "2.0", "id": 4, "error": {
+                        "code": -32603, "message": "Error rendering prompt fails_prompt"}})
+
+    def test_completion_in_every_revision(self) -> None:
+        for version in ALL_VERSIONS:
+            with self.subTest(version=version):
+                server = self.start(version)
+                params = {"ref": {"type": "ref/resource", "uri": "weather://{city}/{day}"},
+                          "argument": {"name": "day", "value": ""}, "context": {"arguments": {"city": "oslo"}}}
+                self.assertEqual(self.ask(server, version, 1, "completion/complete", params), self.frame(
+                    version, 1, {"completion": {"values": ["oslo-1", "oslo-2"], "total": 7, "hasMore": True}}))
+
+    def test_pages_and_cursors(self) -> None:
+        server = self.start("2025-11-25")
+        first = server.request(1, "prompts/list", {"cursor": "8"})["result"]
+        self.assertEqual([p["name"] for p in first["prompts"]], ["plain_value"])
+        self.assertEqual(server.request(2, "resources/templates/list", {"cursor": "99"}), {
+            "jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Invalid params: unknown cursor"}})
+
+    def test_subscriptions_notify_over_the_pipe(self) -> None:
+        server = self.start("2025-11-25")
+        self.assertEqual(server.request(1, "resources/subscribe", {"uri": "config://app"}),
+                         {"jsonrpc": "2.0", "id": 1, "result": {}})
+        server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": {"name": "touch", "arguments": {"uri": "config://app"}}})
+        self.assertEqual(server.recv(), {"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                                         "params": {"uri": "config://app"}})
+        self.assertEqual(server.recv()["id"], 2)
+        self.assertEqual(server.request(3, "resources/unsubscribe", {"uri": "config://app"})["result"], {})
+        self.assertEqual(server.request(4, "tools/call", {"name": "touch", "arguments": {"uri": "config://app"}})
+                         ["id"], 4)  # and no notification before it
+        modern = self.start(MODERN)
+        self.assertEqual(self.ask(modern, MODERN, 1, "resources/subscribe", {"uri": "config://app"}), {
+            "jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found: resources/subscribe"}})
+
+
 if __name__ == "__main__":
     unittest.main()

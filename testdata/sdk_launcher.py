@@ -3,7 +3,8 @@
     python testdata/sdk_launcher.py examples/weather.py
 
 A stand-in ``mcp_ref`` module maps the names the file imports onto the SDK
-(``MCPServer``, ``ToolError``, ``Context``) and pydantic (``Field``), then the file runs as
+(``MCPServer``, ``ToolError``, ``Context``, the resource errors, the prompt
+messages, ``Completion``) and pydantic (``Field``), then the file runs as
 ``__main__``: the same code, served by the SDK, for the interoperability tests.
 """
 
@@ -12,8 +13,9 @@ import sys
 import types
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver import AssistantMessage, Context, Message, UserMessage
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp_types import Completion
 from pydantic import Field
 
 shim = types.ModuleType("mcp_ref")
@@ -21,6 +23,10 @@ shim.MCPServer = MCPServer  # type: ignore[attr-defined]
 shim.Field = Field  # type: ignore[attr-defined]
 shim.ToolError = ToolError  # type: ignore[attr-defined]
 shim.Context = Context  # type: ignore[attr-defined]
+for _name, _value in (("ResourceError", ResourceError), ("ResourceNotFoundError", ResourceNotFoundError),
+                      ("Message", Message), ("UserMessage", UserMessage), ("AssistantMessage", AssistantMessage),
+                      ("Completion", Completion)):
+    setattr(shim, _name, _value)
 sys.modules["mcp_ref"] = shim
 
 if __name__ == "__main__":
