@@ -33,6 +33,7 @@ VENV_PY = os.path.join(VENV, "bin", "python")
 TOOLS = os.path.join(HERE, "tools_server.py")
 CALLS = {"scalar": ("add", {"a": 1, "b": 2}), "object": ("reading", {"city": "London"}),
          "list of 10 objects": ("readings", {"city": "London", "n": 10})}
+PROGRESS = "progress, 100 notifications"  # a Context tool: each call sends 100 notifications/progress
 
 
 def ensure_venv() -> None:
@@ -119,8 +120,11 @@ def throughput(commands: Dict[str, List[str]], n: int, round_: int) -> Dict[str,
     for session in sessions.values():
         session.initialize()
     out: Dict[str, Dict[str, float]] = {name: {} for name in sessions}
-    for label, (tool, arguments) in list(CALLS.items()) + [("pipelined scalar", CALLS["scalar"])]:
-        params = {"name": tool, "arguments": arguments}
+    progress = ("progress", {"steps": 100})
+    for label, (tool, arguments) in list(CALLS.items()) + [("pipelined scalar", CALLS["scalar"]), (PROGRESS, progress)]:
+        params: Dict[str, Any] = {"name": tool, "arguments": arguments}
+        if label == PROGRESS:
+            params["_meta"] = {"progressToken": "bench"}
         run, size = (pipelined, PIPELINE_BLOCK) if label.startswith("pipelined") else (sequential, BLOCK)
         elapsed = dict.fromkeys(sessions, 0.0)
         for block in range(n // size):
@@ -138,7 +142,7 @@ def throughput(commands: Dict[str, List[str]], n: int, round_: int) -> Dict[str,
 def sequential(session: Session, params: Dict[str, Any], n: int, warm_up: bool) -> float:
     """Seconds for n round trips, one request at a time."""
     if warm_up:
-        session.call("tools/call", params)
+        sequential(session, params, 1, warm_up=False)
     first = session.next_id + 1
     lines = [request_line(first + i, params) for i in range(n)]
     stdin, stdout = session.stdin, session.stdout
@@ -147,7 +151,10 @@ def sequential(session: Session, params: Dict[str, Any], n: int, warm_up: bool) 
     for line in lines:
         stdin.write(line)  # type: ignore[union-attr]
         stdin.flush()  # type: ignore[union-attr]
-        replies.append(stdout.readline())  # type: ignore[union-attr]
+        reply = stdout.readline()  # type: ignore[union-attr]
+        while b'"id"' not in reply:  # a notification (progress) before the response
+            reply = stdout.readline()  # type: ignore[union-attr]
+        replies.append(reply)
     elapsed = time.perf_counter() - start
     session.next_id += n
     check_replies(replies, first)
@@ -250,10 +257,14 @@ def main() -> None:
               f"{(ours / floor if floor_ratio else float('nan')):>15.2f} |")
 
     row("cold start to tools/list (ms)", cold, lambda o, s: s / o, 1)
-    for metric in list(CALLS) + ["pipelined scalar"]:
+    for metric in list(CALLS) + ["pipelined scalar", PROGRESS]:
         row(f"{metric} (calls/s)", {k: runs[k][metric] for k in commands}, lambda o, s: o / s)
     row("peak RSS after the calls (MiB)", {k: runs[k]["peak RSS (MiB)"] for k in commands}, lambda o, s: s / o, 1)
     print()
+    # A notification's cost in plain calls: (1/progress rate - 1/scalar rate) / 100, over 1/scalar rate.
+    for name in ("mcp_ref", "sdk"):
+        scalar, notifying = med(runs[name]["scalar"]), med(runs[name][PROGRESS])
+        print(f"{name}: a progress notification costs {(scalar / notifying - 1) / 100:.2f} plain calls")
     for label, value in imports.items():
         print(f"{label}: {value:.1f}")
     print(f"schema building: {micro['schema_build_speedup']:.1f}x faster than pydantic's TypeAdapter")

@@ -2,14 +2,16 @@
 
 It answers initialize, tools/list and tools/call with canned results (no schema,
 no validation, no tool code): the least any Python stdio server can do per
-message.  Each canned result is the one the real tool sends, so the client
+message; for the progress tool, also the notifications a real server sends
+first.  Each canned result is the one the real tool sends, so the client
 reads as many bytes from the floor as from the servers it is compared with.
 """
 
 import json
 import sys
 
-TOOLS = {"tools": [{"name": name, "inputSchema": {"type": "object"}} for name in ("add", "reading", "readings")]}
+TOOLS = {"tools": [{"name": name, "inputSchema": {"type": "object"}}
+                   for name in ("add", "reading", "readings", "progress")]}
 READINGS = [{"city": "London", "temperature": 16.2 + i, "humidity": 0.83, "conditions": "Overcast"}
             for i in range(10)]
 RESULTS = {
@@ -19,6 +21,17 @@ RESULTS = {
     "readings": {"content": [{"type": "text", "text": json.dumps(r, indent=2)} for r in READINGS],
                  "structuredContent": {"result": READINGS}, "isError": False},
 }
+
+
+def progress(out: "object", params: dict) -> dict:
+    steps = params["arguments"]["steps"]
+    token = params.get("_meta", {}).get("progressToken")
+    for step in range(steps):
+        if token is not None:
+            out.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {  # type: ignore
+                "progressToken": token, "progress": step + 1, "total": steps}}).encode() + b"\n")
+    return {"content": [{"type": "text", "text": str(steps)}], "structuredContent": {"result": steps},
+            "isError": False}
 
 
 def main() -> None:
@@ -33,6 +46,8 @@ def main() -> None:
                       "serverInfo": {"name": "floor", "version": "0"}}
         elif method == "tools/list":
             result = TOOLS
+        elif message["params"]["name"] == "progress":
+            result = progress(out, message["params"])
         else:
             result = RESULTS[message["params"]["name"]]
         out.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode() + b"\n")

@@ -1,4 +1,5 @@
-"""The benchmark's tools: one scalar, one object, one list of objects.
+"""The benchmark's tools: one scalar, one object, one list of objects, and one
+that reports progress (Context) a given number of times.
 
 Served by mcp_ref as it is, and by the official SDK through
 testdata/sdk_launcher.py: the same file, the same tools.
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from mcp_ref import MCPServer  # noqa: E402
+from mcp_ref import Context, MCPServer  # noqa: E402
 
 mcp = MCPServer("bench")
 
@@ -39,6 +40,14 @@ def reading(city: str) -> Reading:
 def readings(city: str, n: int) -> list[Reading]:
     """A list of objects."""
     return [Reading(city, 16.2 + i, 0.83, "Overcast") for i in range(n)]
+
+
+@mcp.tool()
+async def progress(steps: int, ctx: Context) -> int:
+    """Reports progress steps times (to a client that sent a progressToken)."""
+    for step in range(steps):
+        await ctx.report_progress(step + 1, steps)
+    return steps
 
 
 if __name__ == "__main__":
