@@ -207,6 +207,7 @@ async def generic_context(x: str, ctx: "Context[Any, Any]") -> str:  # noqa: F82
 @server.tool()
 async def wait_async(seconds: float, ctx: Context) -> str:
     """Sleeps; a cancelled call's task sees CancelledError."""
+    SEEN.append("wait_async started")
     try:
         await asyncio.sleep(seconds)
     except asyncio.CancelledError:
@@ -277,6 +278,7 @@ if not ON_SDK:
     @server.tool()
     def wait_sync(seconds: float, ctx: Context) -> str:
         """A sync tool that polls ctx.cancelled."""
+        SEEN.append("wait_sync started")
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if ctx.cancelled:
