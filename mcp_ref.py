@@ -3784,6 +3784,14 @@ def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Opti
     return _Tool(fn, name, None, description, None, None, None, False)
 
 
+def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
+    """A template's or a prompt's parameter annotated Context gets the request's
+    (section 12): its request id, revision, _meta and lifespan; no stream, so
+    it cannot log or ask from here."""
+    if params.context_param is not None:
+        kwargs[params.context_param] = Context(request, server)
+
+
 def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """A user function's value: awaited when it is async (on an event loop of its own)."""
     value = fn(*args, **kwargs)
@@ -3795,7 +3803,7 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return value
 
 
-def _read_resource(server: MCPServer, uri: str) -> Tuple[Dict[str, Any], Resource]:
+def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = None) -> Tuple[Dict[str, Any], Resource]:
     """The ``resources/read`` result of ``uri`` and the resource it came from;
     errors as _RpcError (not found: RESOURCE_NOT_FOUND, which the dispatcher
     renumbers for 2026-07-28).  Static resources first, then templates in order."""
@@ -3811,6 +3819,7 @@ def _read_resource(server: MCPServer, uri: str) -> Tuple[Dict[str, Any], Resourc
             except ValidationError as exc:  # the URI's variables do not convert: the client's error
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: {uri} does not fit resource template "
                                                 f"{resource.pattern.template}: {exc}", data) from None
+            _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
         if isinstance(value, Resource):  # a function may hand over another resource
             value = _call(value.read)
@@ -4228,7 +4237,8 @@ class Prompt(_Record):
                 "_meta": None if self.meta is None else _jsonable(self.meta)}
         return _drop_none(item)
 
-    def render(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    def render(self, arguments: Dict[str, Any], server: Optional[MCPServer] = None,
+               request: Optional[_Request] = None) -> Dict[str, Any]:
         """The ``prompts/get`` result; errors as _RpcError (server/prompts, "Error Handling")."""
         missing = [a["name"] for a in self.arguments if a["required"] and a["name"] not in arguments]
         if missing:
@@ -4238,6 +4248,8 @@ class Prompt(_Record):
                 kwargs = self.params.arguments(arguments)
             except ValidationError as exc:
                 raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
+            if server is not None:
+                _give_context(self.params, kwargs, server, request)
             value = _call(self.fn, **kwargs)
             items = value if isinstance(value, (list, tuple)) else [value]
             messages = [_message(item).to_wire() for item in items]
@@ -5394,7 +5406,7 @@ class MCPServer:
         if prompt is None:
             raise ValueError(f"Unknown prompt: {name}")
         try:
-            return _messages_for(prompt.render(arguments or {}), protocol_version)
+            return _messages_for(prompt.render(arguments or {}, self), protocol_version)
         except _RpcError as exc:
             raise ValueError(exc.message) from None
 
@@ -5674,7 +5686,7 @@ class _Dispatcher:
     def resources_read(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         uri = self._uri(params, "resources/read")
         try:
-            result, resource = _read_resource(self.server, uri)
+            result, resource = _read_resource(self.server, uri, _Request(None, None, version, params))
         except _RpcError as exc:
             if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS:
                 exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"
@@ -5721,7 +5733,7 @@ class _Dispatcher:
         prompt = self.server._prompts.get(name)
         if prompt is None:  # server/prompts, "Error Handling"
             raise _RpcError(INVALID_PARAMS, f"Unknown prompt: {name}")
-        return _messages_for(prompt.render(arguments), str(version))
+        return _messages_for(prompt.render(arguments, self.server, _Request(None, None, version, params)), str(version))
 
     def complete(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         self._offered("completions", "completion/complete")

@@ -707,5 +707,30 @@ class DispatchTest(unittest.TestCase):
             "message": "Error reading resource x://big: at least 5000 bytes, over this server's limit of 1000"}})
 
 
+class ContextTest(unittest.TestCase):
+    """A template's or a prompt's parameter annotated Context is the server's to fill."""
+
+    def test_templates_and_prompts_take_a_context(self) -> None:
+        server = mcp_ref.MCPServer("ctx")
+
+        @server.resource("users://{id}/profile")
+        def profile(id: int, ctx: mcp_ref.Context) -> str:
+            return f"{id} {ctx.protocol_version} {ctx.meta.trace}"
+
+        @server.prompt()
+        def hello(name: str, ctx: mcp_ref.Context) -> str:
+            return f"hi {name} {ctx.protocol_version}"
+
+        self.assertEqual([a["name"] for a in server.list_prompts()[0]["arguments"]], ["name"])
+        self.assertEqual(server.read_resource("users://3/profile")["contents"][0]["text"], "3 None None")
+        rpc = mcp_ref._Dispatcher(server)
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}, "trace": "t1"}
+        read = rpc.resources_read({"uri": "users://4/profile", "_meta": meta}, "2026-07-28")
+        self.assertEqual(read["contents"][0]["text"], "4 2026-07-28 t1")
+        got = rpc.prompts_get({"name": "hello", "arguments": {"name": "b"}, "_meta": meta}, "2026-07-28")
+        self.assertEqual(got["messages"][0]["content"]["text"], "hi b 2026-07-28")
+
+
 if __name__ == "__main__":
     unittest.main()
