@@ -502,6 +502,23 @@ class SessionQuestionTest(ContextTestCase):
             1, LATEST, "Error executing tool visit: the client does not support elicitation.url (it did not "
                        "declare that capability)")])
 
+    def test_elicitation_modes_by_declared_capability(self) -> None:
+        # client/elicitation (2025-11-25): {} and {"form": {}} declare form mode, {"url": {}} URL mode.
+        for caps, form, url in (({"elicitation": {}}, True, False), ({"elicitation": {"form": {}}}, True, False),
+                                ({"elicitation": {"url": {}}}, False, True),
+                                ({"elicitation": {"form": {}, "url": {}}}, True, True)):
+            server = self.session(caps=caps)
+            for n, (tool, allowed) in enumerate((("book", form), ("visit", url)), start=1):
+                with self.subTest(caps=caps, tool=tool):
+                    self.call(server, n, tool)
+                    frame = server.recv()
+                    self.assertEqual(frame.get("method") == "elicitation/create", allowed, frame)
+                    if allowed:
+                        server.answer(frame, {"action": "decline"})
+                        self.assertEqual(server.until(n), [result_frame(n, LATEST, "decline")])
+                    else:
+                        self.assertTrue(frame["result"]["isError"])
+
     # A client declaring {"elicitation": {"url": {}}} supports URL mode only
     # (client/elicitation, 2025-11-25: an empty object means form); it was once
     # sent a form elicitation anyway (fixed in 310fb45).
@@ -861,6 +878,39 @@ class InputRequiredTest(ContextTestCase):
         frames = self.modern_call(server, 1, "visit", caps={"elicitation": {}})
         self.assertEqual(frames, [rpc_error_frame(1, -32021, "Missing required client capability",
                                                   {"requiredCapabilities": {"elicitation": {"url": {}}}})])
+
+    def test_elicitation_modes_by_declared_capability(self) -> None:
+        server = self.shared()
+        for n, (caps, tool, required) in enumerate((
+                ({"elicitation": {}}, "book", None), ({"elicitation": {"form": {}}}, "book", None),
+                ({"elicitation": {"url": {}}}, "visit", None), ({"elicitation": {}}, "visit", {"url": {}}),
+                ({"elicitation": {"form": {}}}, "visit", {"url": {}}))):
+            with self.subTest(caps=caps, tool=tool):
+                frames = self.modern_call(server, n, tool, caps=caps)
+                if required is None:
+                    self.assertEqual(frames[-1]["result"]["resultType"], "input_required")
+                else:
+                    self.assertEqual(frames, [rpc_error_frame(n, -32021, "Missing required client capability",
+                                                              {"requiredCapabilities": {"elicitation": required}})])
+
+    # Bug: a form elicitation refused to a client that declared URL mode only
+    # ({"elicitation": {"url": {}}}) says the client must declare
+    # {"elicitation": {}}, the name of what it has already declared; the SDK's
+    # resolver says {"elicitation": {"form": {}}}.  (In a session the tool
+    # error says "the client does not support elicitation" likewise.)
+    @unittest.expectedFailure
+    def test_missing_form_capability_names_form(self) -> None:
+        frames = self.modern_call(self.shared(), 1, "book", caps={"elicitation": {"url": {}}})
+        self.assertEqual(frames, [rpc_error_frame(1, -32021, "Missing required client capability",
+                                                  {"requiredCapabilities": {"elicitation": {"form": {}}}})])
+
+    def test_the_state_keeps_only_the_answers_read(self) -> None:
+        server = self.shared()
+        frames = self.modern_call(server, 1, "book_twice", inputResponses={
+            "elicitation_0": {"action": "decline"}, "extra": {"action": "accept", "content": {"x": "y" * 100}}})
+        body = take_state(frames[-1]).split(".")[1]
+        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        self.assertEqual(payload["r"], {"elicitation_0": {"action": "decline"}})  # signed, readable: no secrets
 
     def test_a_question_unwinds_past_except_exception(self) -> None:
         server = self.shared()
