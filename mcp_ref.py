@@ -4812,6 +4812,19 @@ class Context:
         request.send("notifications/progress", params)
         return _Ready()
 
+    def read_resource(self, uri: str) -> _Ready:
+        """A resource of this server, read (server/resources): a list of contents,
+        each with ``.content`` (text, or bytes for a blob) and ``.mime_type``.
+        An unknown URI raises ResourceNotFoundError; a failed read, ResourceError."""
+        import base64
+
+        try:
+            result, _ = _read_resource(self.mcp_server, str(uri), self._request)
+        except _RpcError as exc:
+            raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
+        return _Ready([_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
+                                    "mime_type": c.get("mimeType")}) for c in result["contents"]])
+
     # -- questions -----------------------------------------------------------------------
 
     def elicit(self, message: str, schema: Any) -> Any:

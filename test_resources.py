@@ -731,6 +731,27 @@ class ContextTest(unittest.TestCase):
         got = rpc.prompts_get({"name": "hello", "arguments": {"name": "b"}, "_meta": meta}, "2026-07-28")
         self.assertEqual(got["messages"][0]["content"]["text"], "hi b 2026-07-28")
 
+    def test_a_tool_reads_a_resource(self) -> None:
+        server = mcp_ref.MCPServer("ctx")
+        server.add_resource(mcp_ref.TextResource(uri="data://a", text="A"))
+        server.add_resource(mcp_ref.BinaryResource(uri="data://b", data=b"\x89PNG", mime_type="image/png"))
+
+        @server.tool()
+        async def both(ctx: mcp_ref.Context) -> str:
+            text, blob = (await ctx.read_resource("data://a"))[0], (await ctx.read_resource("data://b"))[0]
+            return f"{text.content} {text.mime_type} {blob.content!r} {blob.mime_type}"
+
+        @server.tool()
+        def missing(ctx: mcp_ref.Context) -> str:
+            try:
+                ctx.read_resource("data://zz")
+            except mcp_ref.ResourceNotFoundError as exc:
+                return f"not found: {exc}"
+            return "found"
+
+        self.assertEqual(server.call_tool("both", {})["content"][0]["text"], "A text/plain b'\\x89PNG' image/png")
+        self.assertTrue(server.call_tool("missing", {})["content"][0]["text"].startswith("not found: "))
+
 
 if __name__ == "__main__":
     unittest.main()
