@@ -1204,7 +1204,9 @@ async def _drive(command: List[str], mode: str) -> Dict[str, Any]:
             events.append(["tools/list_changed"])
 
     out: Dict[str, Any] = {"calls": {}}
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=HERE)
+    # The SDK's server warns on stderr that logging, sampling and roots are deprecated in 2026-07-28.
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=HERE,
+                                   env={"PYTHONWARNINGS": "ignore::UserWarning"})
     async with Client(params, mode=mode, sampling_callback=sampling, elicitation_callback=elicitation,
                       list_roots_callback=list_roots, logging_callback=logging, message_handler=messages,
                       log_level="warning") as client:
