@@ -6815,13 +6815,21 @@ class _Client:
 
     def _answer(self, message: Dict[str, Any]) -> None:
         """Answer the server's own request (it may wait for that before it
-        answers ours): ping has an empty result; this client offers no other
-        method.  A notification needs nothing."""
-        id_ = message.get("id")
+        answers ours): ping has an empty result, an elicitation is put to the
+        user at the terminal, sampling is declined; no other method is offered.
+        A log message or progress is shown on stderr (--trace shows all)."""
+        id_, method = message.get("id"), message["method"]
         if type(id_) not in (int, str):  # a notification, or an id no answer could name
+            if not self.trace:
+                _show_notification(method, message.get("params"))
             return
-        if message["method"] == "ping":
+        if method == "ping":
             self.send({"jsonrpc": "2.0", "id": id_, "result": {}})
+        elif method == "elicitation/create" and _INTERACTIVE():
+            self.send({"jsonrpc": "2.0", "id": id_, "result": _elicit_at_terminal(message.get("params"))})
+        elif method == "sampling/createMessage":
+            self.send({"jsonrpc": "2.0", "id": id_, "error": {"code": INVALID_REQUEST,
+                                                              "message": "Sampling declined by the user"}})
         else:
             self.send({"jsonrpc": "2.0", "id": id_, "error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}})
 
@@ -6859,6 +6867,57 @@ class _Client:
                 return
 
 
+def _INTERACTIVE() -> bool:
+    """Whether a person is at the terminal to answer an elicitation."""
+    return sys.stdin is not None and sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def _client_capabilities() -> Dict[str, Any]:
+    return {"elicitation": {}} if _INTERACTIVE() else {}
+
+
+def _show_notification(method: str, params: Any) -> None:
+    params = params if isinstance(params, dict) else {}
+    if method == "notifications/message" and isinstance(params.get("level"), str):
+        logger = f" {params['logger']}" if isinstance(params.get("logger"), str) else ""
+        text = params.get("data") if isinstance(params.get("data"), str) else json.dumps(params.get("data"))
+        print(f"[{_one_line(str(params.get('level')), 20)}{logger}] {_one_line(str(text), 500)}", file=sys.stderr)
+    elif method == "notifications/progress" and "progress" in params:
+        total = f"/{params['total']}" if "total" in params else ""
+        note = f" {_one_line(str(params['message']), 200)}" if "message" in params else ""
+        print(f"[progress] {params.get('progress')}{total}{note}", file=sys.stderr)
+
+
+def _elicit_at_terminal(params: Any) -> Dict[str, Any]:
+    """An elicitation answered by the user: each field of the requested schema
+    asked for on stderr and read from stdin; no (or end of input) declines."""
+    params = params if isinstance(params, dict) else {}
+    print(f"The server asks: {_one_line(str(params.get('message', '')), 500)}", file=sys.stderr)
+    try:
+        if input("Answer? [y/N] ").strip().lower() not in ("y", "yes"):
+            return {"action": "decline"}
+        content: Dict[str, Any] = {}
+        schema = params.get("requestedSchema")
+        for name, prop in ((schema or {}).get("properties") or {}).items() if isinstance(schema, dict) else ():
+            kind = str(prop.get("type")) if isinstance(prop, dict) else "string"
+            text = input(f"  {name} ({kind}): ").strip()
+            if text:
+                content[name] = _typed_answer(kind, text)
+        return {"action": "accept", "content": content}
+    except (EOFError, ValueError):
+        return {"action": "cancel"}
+
+
+def _typed_answer(kind: str, text: str) -> Any:
+    if kind == "integer":
+        return int(text)
+    if kind == "number":
+        return float(text)
+    if kind == "boolean":
+        return text.lower() in ("y", "yes", "true", "1")
+    return text
+
+
 def _response(message: Dict[str, Any], id_: int, method: str) -> Dict[str, Any]:
     """``message`` checked as the response to our request ``id_``: one request
     is in flight at a time, so any other response is the server's failure."""
@@ -6886,7 +6945,7 @@ class _Session:
         self.meta: Optional[Dict[str, Any]] = None
         if protocol in (None,) + STATELESS_VERSIONS:
             version = protocol or STATELESS_VERSIONS[-1]
-            meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: {},
+            meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: _client_capabilities(),
                     "io.modelcontextprotocol/clientInfo": {"name": "mcp_ref", "version": __version__}}
             reply = client.request("server/discover", {"_meta": meta})
             if "result" in reply:
@@ -6895,7 +6954,7 @@ class _Session:
             if protocol is not None or reply["error"].get("code") == UNSUPPORTED_PROTOCOL_VERSION:
                 raise _ServerFailed(f"server/discover failed: {_error_text(reply['error'])}")
         version = protocol or LATEST_HANDSHAKE_VERSION
-        reply = client.request("initialize", {"protocolVersion": version, "capabilities": {},
+        reply = client.request("initialize", {"protocolVersion": version, "capabilities": _client_capabilities(),
                                               "clientInfo": {"name": "mcp_ref", "version": __version__}})
         if "result" not in reply:
             raise _ServerFailed(f"initialize failed: {_error_text(reply['error'])}")
@@ -6904,7 +6963,7 @@ class _Session:
     def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
         """The result object of a request; a JSON-RPC error is _ServerFailed."""
         if self.meta is not None:
-            params = dict(params, _meta=self.meta)
+            params = dict(params, _meta=dict(params.get("_meta") or {}, **self.meta))
         reply = self.client.request(method, params)
         if "result" not in reply:
             raise _ServerFailed(f"{method} failed: {_error_text(reply['error'])}")
@@ -7140,7 +7199,25 @@ def _cli_call(session: _Session, name: str, arguments: Dict[str, Any]) -> int:
     names = {tool["name"] for tool in session.tools()}
     if name not in names:
         raise _UsageError(f"no tool named {name!r}; this server has: {', '.join(sorted(names)) or '(none)'}")
-    result = session.request("tools/call", {"name": name, "arguments": arguments})
+    # Progress and (2026-07-28) log messages are asked for, and shown on stderr.
+    params: Dict[str, Any] = {"name": name, "arguments": arguments,
+                              "_meta": {"progressToken": 1, META_LOG_LEVEL: "info"}}
+    result = session.request("tools/call", params)
+    for _ in range(10):  # 2026-07-28: the server asks, the call is retried with the answers
+        if result.get("resultType") != "input_required":
+            break
+        questions: Dict[str, Any] = result.get("inputRequests") or {}
+        if not isinstance(questions, dict):
+            raise _ServerFailed("tools/call: inputRequests is not an object")
+        answers = {key: _elicit_at_terminal(q.get("params")) if isinstance(q, dict) and _INTERACTIVE()
+                   and q.get("method") == "elicitation/create" else {"action": "decline"}
+                   for key, q in questions.items()}
+        retry = dict(params, inputResponses=answers)
+        if isinstance(result.get("requestState"), str):
+            retry["requestState"] = result["requestState"]
+        result = session.request("tools/call", retry)
+    else:
+        raise _ServerFailed("tools/call: the server still asked for input after 10 rounds")
     is_error = result.get("isError")
     if is_error is not None and not isinstance(is_error, bool):
         raise _ServerFailed("tools/call: isError is not a boolean")

@@ -337,6 +337,27 @@ class ServerRequestTest(CliTestCase):
         self.assertTrue(run.stdout.startswith("echo\n"), run)
 
 
+class ContextTest(CliTestCase):
+    """What a tool sends besides its result: shown on stderr; a question the
+    client cannot put to a person (no terminal here) is not offered."""
+
+    def test_progress_and_logs_are_shown(self) -> None:
+        demo = os.path.join(HERE, "examples", "context_demo.py")
+        for protocol in ("2026-07-28", "2025-11-25"):
+            run = run_cli(["call", demo, "count", "to=2", "--protocol", protocol])
+            self.assertEqual(run.code, 0, run)
+            self.assertEqual(run.stderr, "[info] counting to 2\n[progress] 1/2 at 1\n[progress] 2/2 at 2\n", run)
+
+    def test_no_terminal_no_elicitation(self) -> None:
+        demo = os.path.join(HERE, "examples", "context_demo.py")
+        modern = run_cli(["call", demo, "schedule"])
+        self.assertEqual(modern.code, 3, modern)
+        self.assertIn("Missing required client capability (JSON-RPC error -32021)", modern.stderr)
+        session = run_cli(["call", demo, "schedule", "--protocol", "2025-11-25"])
+        self.assertEqual(session.code, 1, session)
+        self.assertIn("the client does not support elicitation", session.stdout)
+
+
 class CloseTest(CliTestCase):
     @unittest.skipUnless(os.name == "posix", "SIGTERM can be ignored on POSIX only")
     def test_hung_server_is_terminated_then_killed(self) -> None:
