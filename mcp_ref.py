@@ -4589,18 +4589,27 @@ class _Request:
         """The client must have declared what it is asked (client/elicitation etc.).
         Elicitation's form mode is ``{}`` or ``{"form": {}}``: an object with
         only ``url`` declares URL mode alone (client/elicitation, 2025-11-25)."""
+        if capability[0] == "elicitation" and not self.stateless:
+            since = "2025-06-18" if capability[-1] == "form" else "2025-11-25"
+            if str(self.version) < since:  # the revision has no such request
+                raise MCPError(INVALID_REQUEST, f"{'.'.join(capability)} does not exist in protocol {self.version}")
         declared: Any = self.client_capabilities() or {}
-        for name in capability:
+        for depth, name in enumerate(capability):
             parent = declared
             declared = declared.get(name) if isinstance(declared, dict) else None
             if declared is None and name == "form" and parent == {}:
                 declared = parent
-        if declared is not None:
+            if declared is None:
+                # What is missing: {"elicitation": {}} when nothing of it was
+                # declared, {"elicitation": {"form": {}}} when only another mode was.
+                missing = capability[:1] if depth == 0 and capability[-1] == "form" else capability
+                break
+        else:
             return
         if self.stateless:
-            raise _CapabilityMissing(capability)
-        what = ".".join(name for name in capability if name != "form")
-        raise MCPError(INVALID_REQUEST, f"the client does not support {what} (it did not declare that capability)")
+            raise _CapabilityMissing(missing)
+        raise MCPError(INVALID_REQUEST, f"the client does not support {'.'.join(missing)} (it did not declare that "
+                                        "capability)")
 
 
 class _InputRequired(BaseException):
@@ -4615,7 +4624,7 @@ class _CapabilityMissing(BaseException):
         super().__init__(capability)
         required: Dict[str, Any] = {}
         for name in reversed(capability):  # ("elicitation", "url") -> {"elicitation": {"url": {}}}
-            required = {name: required} if name != "form" else required
+            required = {name: required}
         self.required = required
 
 
@@ -4810,6 +4819,23 @@ class Context:
         if message is not None and (request.version or STATELESS_VERSIONS[-1]) >= "2025-03-26":
             params["message"] = message
         request.send("notifications/progress", params)
+        return _Ready()
+
+    def notify_resource_updated(self, uri: str) -> _Ready:
+        """``notifications/resources/updated`` to the clients subscribed to ``uri``."""
+        self.mcp_server.notify_resource_updated(str(uri))
+        return _Ready()
+
+    def notify_tools_changed(self) -> _Ready:
+        self.mcp_server._list_changed("tools")
+        return _Ready()
+
+    def notify_prompts_changed(self) -> _Ready:
+        self.mcp_server._list_changed("prompts")
+        return _Ready()
+
+    def notify_resources_changed(self) -> _Ready:
+        self.mcp_server._list_changed("resources")
         return _Ready()
 
     def read_resource(self, uri: str) -> _Ready:
@@ -5168,9 +5194,12 @@ class MCPServer:
         self._tools_changed()
 
     def _tools_changed(self) -> None:
-        """notifications/tools/list_changed to each session serving now (server/tools, "List Changed")."""
+        self._list_changed("tools")
+
+    def _list_changed(self, kind: str) -> None:
+        """notifications/{kind}/list_changed to each connection serving now (server/tools, "List Changed")."""
         for connection in list(self._connections):
-            connection.tools_changed()
+            connection.list_changed(kind)
 
     # -- in-process API ----------------------------------------------------------
 
@@ -5347,6 +5376,7 @@ class MCPServer:
             print(f"mcp_ref: resource {resource.uri!r} registered again; the first one stays", file=sys.stderr)
             return
         self._resources[resource.uri] = resource
+        self._list_changed("resources")
 
     def list_resources(self, protocol_version: str = STATELESS_VERSIONS[-1]) -> List[Dict[str, Any]]:
         """The resources as ``resources/list`` sends them in ``protocol_version``."""
@@ -5372,6 +5402,8 @@ class MCPServer:
         for rpc in self._subscribers.get(uri, ()):
             if rpc.send is not None:
                 rpc.send({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
+        for connection in list(self._connections):  # 2026-07-28: subscriptions/listen
+            connection.resource_updated(uri)
 
     def prompt(
         self,
@@ -5401,11 +5433,13 @@ class MCPServer:
             print(f"mcp_ref: prompt {prompt.name!r} registered again; the first one stays", file=sys.stderr)
             return
         self._prompts[prompt.name] = prompt
+        self._list_changed("prompts")
 
     def remove_prompt(self, name: str) -> None:
         if name not in self._prompts:
             raise ValueError(f"Unknown prompt: {name}")
         del self._prompts[name]
+        self._list_changed("prompts")
 
     def list_prompts(self, protocol_version: str = STATELESS_VERSIONS[-1]) -> List[Dict[str, Any]]:
         """The prompts as ``prompts/list`` sends them in ``protocol_version``."""
@@ -5521,8 +5555,9 @@ _STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list"
                        "prompts/get": "prompts_get", "completion/complete": "complete",
                        "subscriptions/listen": "listen"}
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
-# What a subscriptions/listen stream can carry here (SubscriptionFilter of 2026-07-28).
-_SUBSCRIBABLE = ("toolsListChanged",)
+# What a subscriptions/listen stream can carry (SubscriptionFilter of 2026-07-28),
+# besides resourceSubscriptions, a list of URIs.
+_SUBSCRIBABLE = ("toolsListChanged", "promptsListChanged", "resourcesListChanged")
 
 
 class _Dispatcher:
@@ -5852,21 +5887,32 @@ class _Connection:
         self.outgoing: Dict[str, _Answer] = {}  # our requests to the client, by id
         self.asked = 0
         self.closed = False  # the client can answer nothing more
-        self.listeners: Dict[Any, Tuple[Any, Dict[str, bool], Callable[[bytes], None]]] = {}  # subscriptions/listen
+        self.listeners: Dict[Any, Tuple[Any, Dict[str, Any], Callable[[bytes], None]]] = {}  # subscriptions/listen
 
     def write(self, message: Any) -> None:
         """Send one message (a dict, or bytes already encoded) to the client."""
         raise NotImplementedError
 
-    def tools_changed(self) -> None:
-        if self.rpc.version is not None:  # a session (the handshake era)
+    def list_changed(self, kind: str) -> None:
+        """``notifications/{kind}/list_changed``: to a session for tools (what it
+        declares), and in 2026-07-28 to the listen streams that asked for it."""
+        if kind == "tools" and self.rpc.version is not None:
             self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        self._to_listeners(lambda honored: honored.get(f"{kind}ListChanged") is True,
+                           f"notifications/{kind}/list_changed", {})
+
+    def resource_updated(self, uri: str) -> None:
+        """``notifications/resources/updated`` to the listen streams subscribed to ``uri``."""
+        self._to_listeners(lambda honored: uri in honored.get("resourceSubscriptions", ()),
+                           "notifications/resources/updated", {"uri": uri})
+
+    def _to_listeners(self, wants: Callable[[Dict[str, Any]], bool], method: str, params: Dict[str, Any]) -> None:
         with self.state:
             listeners = list(self.listeners.values())
-        for id_, honored, stream in listeners:  # 2026-07-28: the streams that asked for it
-            if honored.get("toolsListChanged"):
-                stream(_encode_safely({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
-                                       "params": {"_meta": {META_SUBSCRIPTION_ID: id_}}}))
+        for id_, honored, stream in listeners:
+            if wants(honored):
+                stream(_encode_safely({"jsonrpc": "2.0", "method": method,
+                                       "params": dict(params, _meta={META_SUBSCRIPTION_ID: id_})}))
 
     def listen(self, id_: Any, params: Dict[str, Any], version: Optional[str],
                stream: Callable[[bytes], None]) -> Any:
@@ -5876,7 +5922,10 @@ class _Connection:
         wanted = params.get("notifications")
         if not isinstance(wanted, dict):
             return _error_response(id_, _RpcError(INVALID_PARAMS, 'Invalid params: "notifications" must be an object'))
-        honored = {name: True for name in _SUBSCRIBABLE if wanted.get(name) is True}
+        honored: Dict[str, Any] = {name: True for name in _SUBSCRIBABLE if wanted.get(name) is True}
+        uris = wanted.get("resourceSubscriptions")
+        if isinstance(uris, list) and all(isinstance(uri, str) for uri in uris):
+            honored["resourceSubscriptions"] = uris
         stream(_encode_safely({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                                "params": {"notifications": honored, "_meta": {META_SUBSCRIPTION_ID: id_}}}))
         with self.state:

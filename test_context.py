@@ -893,12 +893,8 @@ class InputRequiredTest(ContextTestCase):
                     self.assertEqual(frames, [rpc_error_frame(n, -32021, "Missing required client capability",
                                                               {"requiredCapabilities": {"elicitation": required}})])
 
-    # Bug: a form elicitation refused to a client that declared URL mode only
-    # ({"elicitation": {"url": {}}}) says the client must declare
-    # {"elicitation": {}}, the name of what it has already declared; the SDK's
-    # resolver says {"elicitation": {"form": {}}}.  (In a session the tool
-    # error says "the client does not support elicitation" likewise.)
-    @unittest.expectedFailure
+    # A form elicitation refused to a client that declared URL mode only
+    # ({"elicitation": {"url": {}}}) names form mode, as the SDK's resolver does.
     def test_missing_form_capability_names_form(self) -> None:
         frames = self.modern_call(self.shared(), 1, "book", caps={"elicitation": {"url": {}}})
         self.assertEqual(frames, [rpc_error_frame(1, -32021, "Missing required client capability",
