@@ -753,5 +753,65 @@ class ContextTest(unittest.TestCase):
         self.assertTrue(server.call_tool("missing", {})["content"][0]["text"].startswith("not found: "))
 
 
+LISTEN_SERVER = """
+import sys
+sys.path.insert(0, %r)
+from mcp_ref import Context, MCPServer
+
+mcp = MCPServer("listen")
+
+
+@mcp.resource("data://a")
+def a() -> str:
+    return "A"
+
+
+@mcp.tool()
+def change(ctx: Context) -> str:
+    ctx.notify_resource_updated("data://a")
+    ctx.notify_resource_updated("data://b")  # no stream subscribed to it
+    mcp.add_prompt(mcp_prompt)
+    return "changed"
+
+
+def hello() -> str:
+    return "hi"
+
+
+from mcp_ref import Prompt  # noqa: E402
+mcp_prompt = Prompt.from_function(hello)
+mcp.run()
+"""
+
+
+class ListenTest(unittest.TestCase):
+    """subscriptions/listen (2026-07-28) for resources and prompts."""
+
+    def test_updates_and_list_changes_reach_the_streams_that_asked(self) -> None:
+        import subprocess
+
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "listen_server.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(LISTEN_SERVER % HERE)
+        lines = [{"jsonrpc": "2.0", "id": "s", "method": "subscriptions/listen",
+                  "params": {"_meta": META, "notifications": {"resourceSubscriptions": ["data://a"],
+                                                              "promptsListChanged": True}}},
+                 {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                  "params": {"name": "change", "arguments": {}, "_meta": META}}]
+        done = subprocess.run([sys.executable, path], input="".join(json.dumps(m) + "\n" for m in lines).encode(),
+                              capture_output=True, timeout=30)
+        frames = [json.loads(line) for line in done.stdout.splitlines()]
+        sub = {"io.modelcontextprotocol/subscriptionId": "s"}
+        self.assertEqual(frames[:3], [
+            {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+             "params": {"notifications": {"promptsListChanged": True, "resourceSubscriptions": ["data://a"]},
+                        "_meta": sub}},
+            {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "data://a", "_meta": sub}},
+            {"jsonrpc": "2.0", "method": "notifications/prompts/list_changed", "params": {"_meta": sub}}])
+        self.assertEqual(frames[3]["id"], 2)
+        self.assertEqual(len(frames), 4)
+
+
 if __name__ == "__main__":
     unittest.main()
