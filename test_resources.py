@@ -807,7 +807,8 @@ class ListenTest(unittest.TestCase):
             {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
              "params": {"notifications": {"promptsListChanged": True, "resourceSubscriptions": ["data://a"]},
                         "_meta": sub}},
-            {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "data://a", "_meta": sub}},
+            {"jsonrpc": "2.0", "method": "notifications/resources/updated",
+             "params": {"uri": "data://a", "_meta": sub}},
             {"jsonrpc": "2.0", "method": "notifications/prompts/list_changed", "params": {"_meta": sub}}])
         self.assertEqual(frames[3]["id"], 2)
         self.assertEqual(len(frames), 4)
