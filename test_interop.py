@@ -226,5 +226,39 @@ class TypeScriptClientTest(unittest.TestCase):
                 self.assertEqual(normalise(got), normalise(expected))
 
 
+    def test_resources_prompts_completion_and_context(self) -> None:
+        """The TypeScript client lists and reads resources and templates, lists
+        and gets prompts, completes an argument (examples/notes.py), and calls
+        Context tools that log, report progress, elicit, sample and list roots
+        (examples/context_demo.py), answering the server's questions."""
+        import importlib.util
+
+        driver = os.path.join(NODE_DIR, "ts_everything_client.mjs")
+        shutil.copy(os.path.join(HERE, "testdata", "ts_everything_client.mjs"), driver)
+        run = subprocess.run(["node", driver, sys.executable, os.path.join(HERE, "examples", "notes.py"),
+                              os.path.join(HERE, "examples", "context_demo.py")],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        out = json.loads(run.stdout)
+        spec = importlib.util.spec_from_file_location("notes_ts", os.path.join(HERE, "examples", "notes.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        notes = module.mcp
+        self.assertEqual(out["resources"], notes.list_resources("2025-11-25"))
+        self.assertEqual(out["templates"], notes.list_resource_templates("2025-11-25"))
+        self.assertEqual(out["index"], notes.read_resource("notes://index", "2025-11-25"))
+        self.assertEqual(out["note"], notes.read_resource("notes://shopping", "2025-11-25"))
+        self.assertEqual(out["prompts"], notes.list_prompts("2025-11-25"))
+        self.assertEqual(out["prompt"], notes.get_prompt("summarize", {"title": "ideas", "style": "detailed"},
+                                                         "2025-11-25"))
+        self.assertEqual(out["completion"]["completion"]["values"], ["shopping"])
+        texts = {name: out[name]["content"][0]["text"] for name in ("count", "schedule", "haiku", "workspace")}
+        self.assertEqual(texts, {"count": "counted to 3", "schedule": "meeting on friday for 45 minutes",
+                                 "haiku": "an old pond", "workspace": "file:///work"})
+        self.assertEqual(out["logs"], [{"level": "info", "data": "counting to 3"}])
+        self.assertEqual(out["progress"], [{"progress": i, "total": 3, "message": f"at {i}"} for i in (1, 2, 3)])
+
+
 if __name__ == "__main__":
     unittest.main()
