@@ -1884,10 +1884,8 @@ def _number_text(value: Any) -> str:
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# re serves as an accelerator only where its backtracking provably stays
-# linear (see _rx_accelerated): every choice is decided by the next character, loops
-# without a fixed count repeat a single character, and either every match starts
-# at ^ (one attempt) or all counts are fixed and a match is at most 20 characters.
+# Python's re serves as an accelerator (section 17, _rx_accelerated) only where
+# its backtracking provably stays linear.
 
 
 def _unicodedata() -> Any:
@@ -2555,134 +2553,6 @@ class _RxMatcher:
 
 
 # --- The re accelerator, for patterns on which re's backtracking stays linear ---
-
-def _rx_nullable(node: _RxNode) -> bool:
-    if node.kind == "char":
-        return False
-    if node.kind == "rep":
-        return node.lo == 0 or _rx_nullable(node.kids[0])
-    return (any if node.kind == "alt" else all)(_rx_nullable(kid) for kid in node.kids)
-
-
-def _rx_first(node: _RxNode) -> list[_RxClass]:
-    """The classes of the characters that can start a match, one per tree position."""
-    if node.kind == "char":
-        return [node.cls]
-    if node.kind == "rep":
-        return _rx_first(node.kids[0]) if node.hi != 0 else []
-    out: list[_RxClass] = []
-    for kid in node.kids:
-        out += _rx_first(kid)
-        if node.kind == "cat" and not _rx_nullable(kid):
-            break
-    return out
-
-
-def _rx_disjoint(classes: list[_RxClass]) -> bool:
-    """No character is in two entries (an entry listed twice overlaps itself)."""
-    if len(classes) > 200:
-        return False
-    spans = sorted((lo, hi, k) for k, cls in enumerate(classes) for lo, hi in cls.points())
-    return all(a[1] < b[0] for a, b in zip(spans, spans[1:]))
-
-
-def _rx_deterministic(node: _RxNode, follow: list[_RxClass]) -> bool:
-    """Whether each choice in node (which branch, one more iteration or not) is
-    decided by the next character, given the classes that can follow node.  Then a
-    backtracking matcher abandons a wrong choice at its first character."""
-    kind, kids = node.kind, node.kids
-    if kind == "cat":
-        for kid in reversed(kids):
-            if not _rx_deterministic(kid, follow):
-                return False
-            follow = _rx_first(kid) + follow if _rx_nullable(kid) else _rx_first(kid)
-        return True
-    if kind == "alt":
-        nullable = [kid for kid in kids if _rx_nullable(kid)]
-        firsts = [cls for kid in kids for cls in _rx_first(kid)] + (follow if nullable else [])
-        return len(nullable) < 2 and _rx_disjoint(firsts) and all(_rx_deterministic(k, follow) for k in kids)
-    if kind != "rep" or node.hi == 0:
-        return True
-    if node.lo == node.hi == 1:
-        return _rx_deterministic(kids[0], follow)
-    if _rx_nullable(kids[0]):  # (a*)* or (a?)?: one text, many ways to match it
-        return False
-    inner = _rx_first(kids[0]) + follow  # after a copy: another copy, or what follows
-    return (node.lo == node.hi or _rx_disjoint(inner)) and _rx_deterministic(kids[0], inner)
-
-
-def _rx_fixed_length(node: _RxNode) -> float:
-    """The longest match, or infinity if some quantifier has a choice of counts."""
-    if node.kind in ("char", "assert"):
-        return 1 if node.kind == "char" else 0
-    if node.kind == "rep":
-        return node.lo * _rx_fixed_length(node.kids[0]) if node.lo == node.hi else float("inf")
-    lengths = [_rx_fixed_length(kid) for kid in node.kids]
-    return sum(lengths) if node.kind == "cat" else max(lengths)
-
-
-def _rx_anchored(node: _RxNode) -> bool:
-    """Every match starts with ^: one attempt at position 0 decides."""
-    if node.kind == "assert":
-        return node.arg == "^"
-    if node.kind == "alt":
-        return all(_rx_anchored(kid) for kid in node.kids)
-    if node.kind == "cat":
-        return bool(node.kids) and _rx_anchored(node.kids[0])
-    return node.kind == "rep" and node.lo > 0 and _rx_anchored(node.kids[0])
-
-
-def _rx_plain(node: _RxNode) -> bool:
-    """No lookaround, no \\p, and loops without a fixed count repeat one character:
-    re can spell it, and its stack does not grow with the text (a loop over a
-    group keeps a frame per iteration: 240 MB for 4 MiB of "ab")."""
-    if node.kind == "char":
-        return not node.cls.cats
-    if node.kind == "rep" and node.hi < 0 and node.kids[0].kind != "char":
-        return False
-    return node.kind != "look" and all(_rx_plain(kid) for kid in node.kids)
-
-
-def _rx_re_char(cp: int) -> str:
-    return chr(cp) if chr(cp).isascii() and chr(cp).isalnum() else "\\U%08x" % cp
-
-
-# ^ $ match only at the very ends (re's $ also matches before a final newline).
-# With re.ASCII, \b and \B use ECMA's word characters; re's \B fails on "" (< 3.14).
-_RX_RE_ASSERTS = {"^": r"\A", "$": r"\Z", "b": r"\b", "B": r"(?:\B|\A\Z)"}
-
-
-def _rx_to_re(node: _RxNode) -> str:
-    """The same language in re syntax; classes become explicit code point ranges."""
-    if node.kind == "char":  # an empty ECMA class [] matches nothing; re has no []
-        ranges = node.cls.points()
-        items = (_rx_re_char(lo) + ("" if lo == hi else "-" + _rx_re_char(hi)) for lo, hi in ranges)
-        return "[" + "".join(items) + "]" if ranges else "(?!)"
-    if node.kind == "cat":
-        return "".join(_rx_to_re(kid) for kid in node.kids)
-    if node.kind == "alt":
-        return "(?:" + "|".join(_rx_to_re(kid) for kid in node.kids) + ")"
-    if node.kind == "rep":
-        return f"(?:{_rx_to_re(node.kids[0])}){{{node.lo},{'' if node.hi < 0 else node.hi}}}"
-    return _RX_RE_ASSERTS[node.arg]
-
-
-def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
-    """A predicate on Python's re, or None unless re provably runs in linear time:
-    _rx_plain, _rx_deterministic, and either _rx_anchored (re.match: one attempt) or of a
-    fixed length of at most _RX_MAX_UNANCHORED (re.search retries at every position,
-    and each attempt then costs at most that many steps)."""
-    if not (_rx_plain(node) and _rx_deterministic(node, [])):
-        return None
-    anchored = _rx_anchored(node)
-    if not anchored and _rx_fixed_length(node) > _RX_MAX_UNANCHORED:
-        return None
-    import re
-
-    regex = re.compile(_rx_to_re(node), re.ASCII)
-    find = regex.match if anchored else regex.search
-    return lambda text: find(text) is not None
-
 
 def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
     """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
@@ -7459,7 +7329,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   _fast_structured     _structured_result (9)      lists of flat objects: text and JSON in one pass
 #   _fast_encode_reply   _encode_reply (15)          puts that JSON into the response as written
 #   _fast_dumps          _dumps_message (15)         every message: json's C encoder, made once
-#   _RX_ACCELERATE       _compile_pattern (7)        patterns proven safe run on Python's re
+#   _rx_accelerated      _compile_pattern (7)        patterns proven safe run on Python's re (_RX_ACCELERATE)
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
 # there was removed.
@@ -7713,6 +7583,144 @@ _C_ENCODER = None if _make_encoder is None else _make_encoder(
 def _fast_dumps(message: Any) -> str:
     """_dumps_message, through json's C encoder made once."""
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
+
+
+# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 7) ---
+#
+# re backtracks; it is used for a pattern only where its backtracking provably
+# stays linear: every choice is decided by the next character (and loop bodies
+# cannot match nothing), loops without a fixed count repeat a single character,
+# and either every match starts at ^ (one attempt) or all counts are fixed and a
+# match is at most _RX_MAX_UNANCHORED characters.  The translation gives re
+# ECMA-262's meaning ($ is \Z, \d is [0-9], . excludes every line terminator).
+
+
+def _rx_nullable(node: _RxNode) -> bool:
+    if node.kind == "char":
+        return False
+    if node.kind == "rep":
+        return node.lo == 0 or _rx_nullable(node.kids[0])
+    return (any if node.kind == "alt" else all)(_rx_nullable(kid) for kid in node.kids)
+
+
+def _rx_first(node: _RxNode) -> list[_RxClass]:
+    """The classes of the characters that can start a match, one per tree position."""
+    if node.kind == "char":
+        return [node.cls]
+    if node.kind == "rep":
+        return _rx_first(node.kids[0]) if node.hi != 0 else []
+    out: list[_RxClass] = []
+    for kid in node.kids:
+        out += _rx_first(kid)
+        if node.kind == "cat" and not _rx_nullable(kid):
+            break
+    return out
+
+
+def _rx_disjoint(classes: list[_RxClass]) -> bool:
+    """No character is in two entries (an entry listed twice overlaps itself)."""
+    if len(classes) > 200:
+        return False
+    spans = sorted((lo, hi, k) for k, cls in enumerate(classes) for lo, hi in cls.points())
+    return all(a[1] < b[0] for a, b in zip(spans, spans[1:]))
+
+
+def _rx_deterministic(node: _RxNode, follow: list[_RxClass]) -> bool:
+    """Whether each choice in node (which branch, one more iteration or not) is
+    decided by the next character, given the classes that can follow node.  Then a
+    backtracking matcher abandons a wrong choice at its first character."""
+    kind, kids = node.kind, node.kids
+    if kind == "cat":
+        for kid in reversed(kids):
+            if not _rx_deterministic(kid, follow):
+                return False
+            follow = _rx_first(kid) + follow if _rx_nullable(kid) else _rx_first(kid)
+        return True
+    if kind == "alt":
+        nullable = [kid for kid in kids if _rx_nullable(kid)]
+        firsts = [cls for kid in kids for cls in _rx_first(kid)] + (follow if nullable else [])
+        return len(nullable) < 2 and _rx_disjoint(firsts) and all(_rx_deterministic(k, follow) for k in kids)
+    if kind != "rep" or node.hi == 0:
+        return True
+    if node.lo == node.hi == 1:
+        return _rx_deterministic(kids[0], follow)
+    if _rx_nullable(kids[0]):  # (a*)* or (a?)?: one text, many ways to match it
+        return False
+    inner = _rx_first(kids[0]) + follow  # after a copy: another copy, or what follows
+    return (node.lo == node.hi or _rx_disjoint(inner)) and _rx_deterministic(kids[0], inner)
+
+
+def _rx_fixed_length(node: _RxNode) -> float:
+    """The longest match, or infinity if some quantifier has a choice of counts."""
+    if node.kind in ("char", "assert"):
+        return 1 if node.kind == "char" else 0
+    if node.kind == "rep":
+        return node.lo * _rx_fixed_length(node.kids[0]) if node.lo == node.hi else float("inf")
+    lengths = [_rx_fixed_length(kid) for kid in node.kids]
+    return sum(lengths) if node.kind == "cat" else max(lengths)
+
+
+def _rx_anchored(node: _RxNode) -> bool:
+    """Every match starts with ^: one attempt at position 0 decides."""
+    if node.kind == "assert":
+        return node.arg == "^"
+    if node.kind == "alt":
+        return all(_rx_anchored(kid) for kid in node.kids)
+    if node.kind == "cat":
+        return bool(node.kids) and _rx_anchored(node.kids[0])
+    return node.kind == "rep" and node.lo > 0 and _rx_anchored(node.kids[0])
+
+
+def _rx_plain(node: _RxNode) -> bool:
+    """No lookaround, no \\p, and loops without a fixed count repeat one character:
+    re can spell it, and its stack does not grow with the text (a loop over a
+    group keeps a frame per iteration: 240 MB for 4 MiB of "ab")."""
+    if node.kind == "char":
+        return not node.cls.cats
+    if node.kind == "rep" and node.hi < 0 and node.kids[0].kind != "char":
+        return False
+    return node.kind != "look" and all(_rx_plain(kid) for kid in node.kids)
+
+
+def _rx_re_char(cp: int) -> str:
+    return chr(cp) if chr(cp).isascii() and chr(cp).isalnum() else "\\U%08x" % cp
+
+
+# ^ $ match only at the very ends (re's $ also matches before a final newline).
+# With re.ASCII, \b and \B use ECMA's word characters; re's \B fails on "" (< 3.14).
+_RX_RE_ASSERTS = {"^": r"\A", "$": r"\Z", "b": r"\b", "B": r"(?:\B|\A\Z)"}
+
+
+def _rx_to_re(node: _RxNode) -> str:
+    """The same language in re syntax; classes become explicit code point ranges."""
+    if node.kind == "char":  # an empty ECMA class [] matches nothing; re has no []
+        ranges = node.cls.points()
+        items = (_rx_re_char(lo) + ("" if lo == hi else "-" + _rx_re_char(hi)) for lo, hi in ranges)
+        return "[" + "".join(items) + "]" if ranges else "(?!)"
+    if node.kind == "cat":
+        return "".join(_rx_to_re(kid) for kid in node.kids)
+    if node.kind == "alt":
+        return "(?:" + "|".join(_rx_to_re(kid) for kid in node.kids) + ")"
+    if node.kind == "rep":
+        return f"(?:{_rx_to_re(node.kids[0])}){{{node.lo},{'' if node.hi < 0 else node.hi}}}"
+    return _RX_RE_ASSERTS[node.arg]
+
+
+def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
+    """A predicate on Python's re, or None unless re provably runs in linear time:
+    _rx_plain, _rx_deterministic, and either _rx_anchored (re.match: one attempt) or of a
+    fixed length of at most _RX_MAX_UNANCHORED (re.search retries at every position,
+    and each attempt then costs at most that many steps)."""
+    if not (_rx_plain(node) and _rx_deterministic(node, [])):
+        return None
+    anchored = _rx_anchored(node)
+    if not anchored and _rx_fixed_length(node) > _RX_MAX_UNANCHORED:
+        return None
+    import re
+
+    regex = re.compile(_rx_to_re(node), re.ASCII)
+    find = regex.match if anchored else regex.search
+    return lambda text: find(text) is not None
 
 
 # -- the one place that picks ---------------------------------------------------
