@@ -4943,10 +4943,11 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
-#   python mcp_ref.py serve SERVER.py
+#   python mcp_ref.py serve SERVER.py [--http HOST:PORT]
 #
-# SERVER is a Python file that defines an mcp_ref MCPServer, or any other
-# server's command line in one quoted string ("node build/index.js").  list and
+# SERVER is a Python file that defines an mcp_ref MCPServer, any other
+# server's command line in one quoted string ("node build/index.js"), or the
+# http(s):// URL of a Streamable HTTP endpoint.  list and
 # call are a small stdio client: they start the server as a real client would
 # and speak JSON-RPC to it; --trace shows every message, both ways, on stderr.
 #
@@ -4960,9 +4961,10 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 _USAGE = """usage: python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
        python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
                                [--timeout SECONDS]
-       python mcp_ref.py serve SERVER.py
+       python mcp_ref.py serve SERVER.py [--http HOST:PORT]
 
-SERVER is a .py file defining an MCPServer, or a server command in quotes.
+SERVER is a .py file defining an MCPServer, a server command in quotes, or an http(s):// URL.
+serve --http HOST:PORT serves the file over Streamable HTTP (endpoint /mcp) instead of stdio.
 key=value: the value is read as JSON when it parses (days=3, tags='["a"]'), else as text (city=London,
 x=NaN: NaN is not JSON); a number beyond a double (x=1e400) is refused: quote it to send text (x='"1e400"').
 --protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
@@ -5200,6 +5202,171 @@ class _Client:
                 return
 
 
+class _HttpClient:
+    """The same client over Streamable HTTP (SERVER an http(s):// URL): one
+    POST per message, answered with JSON or an SSE stream; the session id and
+    revision of the handshake era go back in headers, and the 2026-07-28
+    request headers mirror the body (basic/transports)."""
+
+    def __init__(self, url: str, trace: bool, timeout: float) -> None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise _UsageError(f"not an http(s) URL: {url}")
+        self.url, self.parts, self.trace, self.timeout = url, parts, trace, timeout
+        self.next_id = 0
+        self.session: Optional[str] = None
+        self.version: Optional[str] = None
+        self.conn: Any = None
+
+    def _show(self, arrow: str, message: Any) -> None:
+        if self.trace:
+            print(f"{arrow} {json.dumps(message, ensure_ascii=False)}", file=sys.stderr, flush=True)
+
+    def send(self, message: Dict[str, Any]) -> None:
+        """A notification (or our answer to the server's request): 202, no body."""
+        self._post(message)
+
+    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        self.next_id += 1
+        id_ = self.next_id
+        message = self._post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+        if method == "initialize" and isinstance(message.get("result"), dict):
+            version = message["result"].get("protocolVersion")
+            self.version = version if isinstance(version, str) else None
+        return _response(message, id_, method)
+
+    def _post(self, message: Dict[str, Any]) -> Dict[str, Any]:
+        """POST one message; the response to it (an error object made up from
+        the HTTP status when the body holds none), or {} for 202."""
+        try:
+            body = json.dumps(message, allow_nan=False).encode()
+        except (ValueError, RecursionError) as exc:
+            raise _UsageError(f"cannot send the arguments as JSON: {exc}") from None
+        self._show("->", message)
+        method = message.get("method", "our answer")
+        response = self._exchange("POST", body, self._headers(message), f"while sending {method}")
+        try:
+            if self.session is None and response.getheader("Mcp-Session-Id"):
+                self.session = response.getheader("Mcp-Session-Id")
+            kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+            if response.status == 202 or "id" not in message:
+                response.read()
+                return {}
+            if kind == "text/event-stream":
+                return self._events(response, message["id"], method)
+            data = response.read(_CLIENT_LIMIT + 1)
+        except OSError as exc:
+            if "timed out" in str(exc):
+                raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
+            raise _ServerFailed(f"the connection to {self.url} failed during {method}: {exc}") from None
+        return self._json_body(response.status, response.reason, data, method)
+
+    def _headers(self, message: Dict[str, Any]) -> Dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get(META_PROTOCOL_VERSION), str):
+            headers["MCP-Protocol-Version"] = meta[META_PROTOCOL_VERSION]
+            headers["Mcp-Method"] = str(message.get("method"))
+            name = params.get(_NAME_PARAMS.get(str(message.get("method")), ""))  # type: ignore[union-attr]
+            if isinstance(name, str):
+                headers["Mcp-Name"] = _header_value(name)
+            return headers
+        if self.version is not None:
+            headers["MCP-Protocol-Version"] = self.version
+        if self.session is not None:
+            headers["Mcp-Session-Id"] = self.session
+        return headers
+
+    def _exchange(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str) -> Any:
+        import http.client
+
+        path = (self.parts.path or "/") + (f"?{self.parts.query}" if self.parts.query else "")
+        for attempt in (1, 2):  # a kept-alive connection the server has closed meanwhile: once more
+            if self.conn is None:
+                kind = http.client.HTTPSConnection if self.parts.scheme == "https" else http.client.HTTPConnection
+                self.conn = kind(str(self.parts.hostname), self.parts.port, timeout=self.timeout)
+            try:
+                self.conn.request(verb, path, body=body, headers=headers)
+                return self.conn.getresponse()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                self.conn.close()
+                self.conn = None
+                if attempt == 2:
+                    raise _ServerFailed(f"{self.url} closed the connection {when}") from None
+            except OSError as exc:  # refused, unreachable, a timeout
+                self.conn.close()
+                self.conn = None
+                reason = "no answer within the timeout" if "timed out" in str(exc) else exc.strerror or str(exc)
+                raise _ServerFailed(f"cannot reach {self.url} {when}: {reason}") from None
+        raise AssertionError("unreachable")
+
+    def _json_body(self, status: int, reason: str, data: bytes, method: str) -> Dict[str, Any]:
+        if len(data) > _CLIENT_LIMIT:
+            raise _ServerFailed(f"the answer to {method} is longer than {_CLIENT_LIMIT} bytes")
+        try:
+            message = _SERVER_JSON.decode(data.decode("utf-8"))
+        except (ValueError, RecursionError):
+            message = None
+        if isinstance(message, dict) and ("result" in message or "error" in message):
+            self._show("<-", message)
+            return message
+        if status >= 300:  # an HTTP error without a JSON-RPC one: the HTTP status is the error
+            return {"jsonrpc": "2.0", "id": self.next_id, "error": {"message": f"HTTP {status} {reason}"}}
+        raise _ServerFailed(f"the server's answer to {method} is not a JSON-RPC message: {data[:100]!r}")
+
+    def _events(self, response: Any, id_: Any, method: str) -> Dict[str, Any]:
+        """Read an SSE stream until our response: notifications are shown
+        (--trace), the server's own requests answered (ping; else -32601)."""
+        data: List[bytes] = []
+        for raw in iter(lambda: response.readline(_CLIENT_LIMIT + 1), b""):
+            line = raw.rstrip(b"\r\n")
+            if line.startswith(b"data:"):
+                data.append(line[5:].lstrip(b" "))
+            if line or not data:
+                continue
+            text, data = b"\n".join(data), []  # a blank line ends the event
+            try:
+                message = _SERVER_JSON.decode(text.decode("utf-8"))
+            except (ValueError, RecursionError):
+                raise _ServerFailed(f"the server sent an event that is not JSON: {text[:100]!r}") from None
+            if not isinstance(message, dict):
+                raise _ServerFailed(f"the server sent an event that is not a JSON object: {text[:100]!r}")
+            self._show("<-", message)
+            if "method" in message:
+                _Client._answer(self, message)  # type: ignore[arg-type]
+            elif message.get("id") == id_ or message.get("id") is None:
+                response.read()
+                return message
+        raise _ServerFailed(f"the server ended its stream before answering {method}")
+
+    def close(self) -> None:
+        """End the session (DELETE), as a client that is done should."""
+        if self.session is not None:
+            try:
+                self._exchange("DELETE", None, self._headers({}), "ending the session").read()
+            except (_ServerFailed, OSError):
+                pass
+        if self.conn is not None:
+            self.conn.close()
+
+
+_CLIENT_LIMIT = 64 * 1024 * 1024  # bytes of one answer the command line will read
+
+
+def _header_value(text: str) -> str:
+    """A value as a header carries it: as is when plain visible ASCII, else
+    ``=?base64?...?=`` (2026-07-28 basic/transports/streamable-http, "Value Encoding")."""
+    import base64
+
+    if all(" " <= c <= "~" for c in text) and text == text.strip() and \
+            not (text.startswith("=?base64?") and text.endswith("?=")):
+        return text
+    return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+
+
 def _response(message: Dict[str, Any], id_: int, method: str) -> Dict[str, Any]:
     """``message`` checked as the response to our request ``id_``: one request
     is in flight at a time, so any other response is the server's failure."""
@@ -5222,7 +5389,7 @@ class _Session:
     """Connects in the requested revision; 2026-07-28 by default, falling back
     to the handshake as the stdio transport's backward-compatibility rule says."""
 
-    def __init__(self, client: _Client, protocol: Optional[str]) -> None:
+    def __init__(self, client: Any, protocol: Optional[str]) -> None:
         self.client = client
         self.meta: Optional[Dict[str, Any]] = None
         if protocol in (None,) + STATELESS_VERSIONS:
@@ -5380,7 +5547,7 @@ def _spawn(server: str) -> Tuple[List[str], bool]:
 def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
     """The words and options of a command line, checked before any server
     starts; None once --help or --version has answered."""
-    options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": "30"}
+    options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": "30", "http": None}
     words: List[str] = []
     it = iter(argv)
     for word in it:
@@ -5389,7 +5556,7 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
             return None
         if word == "--trace":
             options["trace"] = True
-        elif word in ("--protocol", "--json", "--timeout"):
+        elif word in ("--protocol", "--json", "--timeout", "--http"):
             value = next(it, None)
             if value is None:
                 raise _UsageError(f"{word} needs a value")
@@ -5409,7 +5576,20 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
         raise _UsageError(f"unknown protocol version {options['protocol']!r}; "
                           f"choose one of {', '.join(_ALL_VERSIONS)}")
     options["timeout"] = _seconds(options["timeout"])
+    if options["http"] is not None:
+        if words[0] != "serve":
+            raise _UsageError("--http goes with serve: python mcp_ref.py serve SERVER.py --http 127.0.0.1:8000")
+        options["http"] = _host_port(options["http"])
     return words, options
+
+
+def _host_port(text: str) -> Tuple[str, int]:
+    """``HOST:PORT``, ``[::1]:PORT`` or ``PORT`` (on 127.0.0.1) for serve --http."""
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]") if sep else "127.0.0.1"
+    if not port.isdigit() or int(port) > 65535 or (sep and not host):
+        raise _UsageError(f"--http needs HOST:PORT (127.0.0.1:8000), not {text!r}")
+    return host, int(port)
 
 
 def _cli(argv: List[str]) -> int:
@@ -5419,16 +5599,21 @@ def _cli(argv: List[str]) -> int:
     words, options = parsed
     command, server = words[0], words[1]
     if command == "serve":
+        if options["http"] is not None:
+            host, port = options["http"]
+            _load_server(server).run(transport="streamable-http", host=host, port=port)
         _load_server(server).run()
         return 0
-    spawn, own = _spawn(server)
+    url = server.startswith(("http://", "https://"))
+    spawn, own = ([], False) if url else _spawn(server)
     arguments = _arguments(words[3:], options["json"]) if command == "call" else {}
     # A server's text may hold lone surrogates, or characters stdout's encoding
     # lacks: shown escaped rather than a UnicodeEncodeError.
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(errors="backslashreplace")
-    client = _Client(spawn, options["trace"], options["timeout"], own)
+    client: Any = _HttpClient(server, options["trace"], options["timeout"]) if url else \
+        _Client(spawn, options["trace"], options["timeout"], own)
     try:
         session = _Session(client, options["protocol"])
         if command == "list":
