@@ -4528,6 +4528,7 @@ def _header_text(raw: Optional[str]) -> Optional[str]:
 
     if raw is None or any(not (" " <= c <= "~" or c == "\t") for c in raw):
         return None
+    raw = raw.strip(" \t")  # optional whitespace around a field value is not part of it (RFC 9110 5.5)
     if not (raw.startswith("=?base64?") and raw.endswith("?=") and len(raw) >= 11):
         return raw
     payload = raw[9:-2]
@@ -4778,6 +4779,12 @@ def _http_server_class() -> Any:
             self.active = 0
             self.counting = __import__("threading").Lock()
             super().__init__((host, port), _wsgi_handler_class(app))
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            error = sys.exc_info()[1]
+            if isinstance(error, OSError):  # a client that reset or timed out: nothing to tell
+                return
+            _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
 
     return Server
 
