@@ -4834,7 +4834,12 @@ def _run_wsgi(handler: Any, app: _HttpApp) -> None:
         handler.send_error(411, "Length Required")  # a request body of unknown length: refused
         handler.close_connection = True
         return
-    body = _Input(handler.rfile, int(handler.headers.get("Content-Length") or 0))
+    length = handler.headers.get("Content-Length") or "0"
+    if not (length.isascii() and length.isdigit()):
+        handler.send_error(400, "Bad Content-Length")
+        handler.close_connection = True
+        return
+    body = _Input(handler.rfile, int(length))
     environ = _environ(handler, body)
     started: List[Any] = []
 
