@@ -59,11 +59,14 @@ def normalise(result: Dict[str, Any]) -> Dict[str, Any]:
     return json.loads(text)  # type: ignore[no-any-return]
 
 
-async def run_python_client(command: List[str], mode: str,
+async def run_python_client(command: Any, mode: str,
                             calls: List[Tuple[str, Dict[str, Any]]]) -> Tuple[Any, List[str], List[Dict[str, Any]]]:
+    """The client over stdio (``command``: a server's command line) or over
+    Streamable HTTP (``command``: the endpoint's URL)."""
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=HERE)
+    params = command if isinstance(command, str) else \
+        StdioServerParameters(command=command[0], args=command[1:], cwd=HERE)
     results = []
     async with Client(params, mode=mode) as client:
         version = client.protocol_version
@@ -120,6 +123,30 @@ class PythonSdkClientTest(unittest.TestCase):
             self.assertIn('structuredContent:\n  {\n    "result": 17\n  }', run.stdout)
 
 
+@unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
+class PythonSdkClientOverHttpTest(unittest.TestCase):
+    """The SDK's client over Streamable HTTP gets what it gets over stdio (which
+    PythonSdkClientTest compares with the SDK's own server), in both modes."""
+
+    def test_both_modes(self) -> None:
+        from test_http import ServerProcess
+
+        for example, calls in EXAMPLES.items():
+            path = os.path.join(HERE, example)
+            server = ServerProcess(command=[sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", path,
+                                            "--http", "127.0.0.1:0"])
+            try:
+                for mode, version in (("auto", "2026-07-28"), ("legacy", "2025-11-25")):
+                    with self.subTest(example=example, mode=mode):
+                        url = f"http://127.0.0.1:{server.port}/mcp"
+                        over_http = asyncio.run(run_python_client(url, mode, calls))
+                        over_stdio = asyncio.run(run_python_client([sys.executable, path], mode, calls))
+                        self.assertEqual(over_http[0], version)
+                        self.assertEqual(normalise({"r": over_http[1:]}), normalise({"r": over_stdio[1:]}))
+            finally:
+                server.stop()
+
+
 HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(
     os.path.join(NODE_DIR, "node_modules", "@modelcontextprotocol", "sdk"))
 
@@ -145,6 +172,34 @@ class TypeScriptClientTest(unittest.TestCase):
         for (name, arguments), got in zip(calls, out["results"]):
             with self.subTest(tool=name):
                 expected = module.mcp.call_tool(name, arguments, protocol_version="2025-11-25")
+                self.assertEqual(normalise(got), normalise(expected))
+
+
+    def test_weather_example_over_http(self) -> None:
+        from test_http import ServerProcess
+
+        driver = os.path.join(NODE_DIR, "ts_http_client.mjs")
+        shutil.copy(os.path.join(HERE, "testdata", "ts_http_client.mjs"), driver)
+        calls = EXAMPLES["examples/weather.py"]
+        server = ServerProcess(command=[sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve",
+                                        os.path.join(HERE, "examples", "weather.py"), "--http", "127.0.0.1:0"])
+        try:
+            run = subprocess.run(["node", driver, f"http://127.0.0.1:{server.port}/mcp", json.dumps(calls)],
+                                 capture_output=True, text=True, timeout=120)
+        finally:
+            server.stop()
+        self.assertEqual(run.returncode, 0, run.stderr)
+        out = json.loads(run.stdout)
+        self.assertEqual(out["server"], {"name": "Weather", "version": ""})
+        self.assertRegex(out["sessionId"], r"^[0-9a-f]{32}$")
+        sys.path.insert(0, HERE)
+        from test_mcp_ref import load_example
+
+        module = load_example("weather_ts_http")
+        self.assertEqual(out["tools"], module.mcp.list_tools(out["protocolVersion"]))
+        for (name, arguments), got in zip(calls, out["results"]):
+            with self.subTest(tool=name):
+                expected = module.mcp.call_tool(name, arguments, protocol_version=out["protocolVersion"])
                 self.assertEqual(normalise(got), normalise(expected))
 
 
