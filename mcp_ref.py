@@ -4369,13 +4369,19 @@ class _HttpExchange(_Connection):
     def __init__(self, app: _HttpApp) -> None:
         super().__init__(app.server)
         self.app = app
-        self.loop = app.loop or app.event_loop()  # one loop and one pool for the whole app
+        self.loop = app.loop  # one loop and one pool for the whole app, both started when first needed
 
     def write(self, message: Any) -> None:
         pass  # handle_message is always given the response's own stream
 
     def _workers(self) -> _Workers:
         return self.app.workers()
+
+    def _submit_async(self, tool: _Tool, arguments: Dict[str, Any],
+                      complete: Callable[[Optional[Dict[str, Any]]], None]) -> Any:
+        if self.loop is None:
+            self.loop = self.app.event_loop()
+        return super()._submit_async(tool, arguments, complete)
 
 
 class _HttpSession(_HttpExchange):
@@ -4766,19 +4772,24 @@ def _serve_http(app: _HttpApp, host: str, port: int) -> int:
     return 0
 
 
-def _http_server_class() -> Any:
-    import http.server
+def _HttpServer(app: _HttpApp, host: str, port: int) -> Any:  # noqa: N802 - a class, made on first use
+    """socketserver's ThreadingTCPServer (a thread per connection) speaking
+    HTTP/1.1 to the WSGI app (_HttpConnection), built when first needed so
+    that ``import mcp_ref`` loads no socket module.  http.server is not used:
+    it brings email, mimetypes and ssl along, a third of an idle server's memory."""
     import socket
+    import socketserver
+    import threading
 
-    class Server(http.server.ThreadingHTTPServer):
+    class Server(socketserver.ThreadingTCPServer):
         daemon_threads = True  # a stream still open at exit does not hold the process
+        allow_reuse_address = True
         request_queue_size = 128
 
-        def __init__(self, app: _HttpApp, host: str, port: int) -> None:
+        def __init__(self) -> None:
             self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            self.active = 0
-            self.counting = __import__("threading").Lock()
-            super().__init__((host, port), _wsgi_handler_class(app))
+            self.app, self.active, self.counting = app, 0, threading.Lock()
+            super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
 
         def handle_error(self, request: Any, client_address: Any) -> None:
             error = sys.exc_info()[1]
@@ -4786,104 +4797,148 @@ def _http_server_class() -> Any:
                 return
             _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
 
-    return Server
+    return Server()
 
 
-def _HttpServer(app: _HttpApp, host: str, port: int) -> Any:  # noqa: N802 - a class, made on first use
-    """A ThreadingHTTPServer (a thread per connection) running the WSGI app,
-    built when first needed so that ``import mcp_ref`` loads no http module."""
-    return _http_server_class()(app, host, port)
+_MAX_LINE = 65536  # bytes of a request line or of one header line
+_MAX_HEADERS = 100
 
 
-def _wsgi_handler_class(app: _HttpApp) -> Any:
-    import http.server
+class _HttpConnection:
+    """One client connection: requests read one after another (keep-alive),
+    each run through the WSGI app; a body of unknown length (a stream) goes
+    chunked, flushed per event.  A client that sends nothing, or reads
+    nothing, for ``_TIMEOUT`` seconds is dropped."""
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        """HTTP/1.1 with keep-alive; a body of unknown length (a stream) goes
-        chunked, one chunk per event, flushed as written; a client that does
-        not send its request, or read its answer, within ``timeout`` seconds
-        is dropped."""
+    _TIMEOUT = 30.0
 
-        protocol_version = "HTTP/1.1"
-        timeout = 30.0
-        server_version = f"mcp_ref/{__version__}"
+    def __init__(self, sock: Any, client_address: Any, server: Any) -> None:
+        import socket
 
-        def __getattr__(self, name: str) -> Any:
-            if name.startswith("do_"):  # every method goes to the app, which answers 405 itself
-                return self.serve
-            raise AttributeError(name)
+        self.sock, self.server, self.app = sock, server, server.app
+        self.client = client_address
+        sock.settimeout(self._TIMEOUT)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small answers leave at once
+        self.rfile = sock.makefile("rb")
+        self.wfile = sock.makefile("wb")
+        try:
+            while self.serve_one():
+                pass
+        finally:
+            for stream in (self.wfile, self.rfile):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
 
-        def serve(self) -> None:
-            with self.server.counting:  # type: ignore[attr-defined]
-                self.server.active += 1  # type: ignore[attr-defined]
-            try:
-                _run_wsgi(self, app)
-            finally:
-                with self.server.counting:  # type: ignore[attr-defined]
-                    self.server.active -= 1  # type: ignore[attr-defined]
+    def serve_one(self) -> bool:
+        """One request and its answer; whether the connection stays open."""
+        try:
+            head = _read_head(self.rfile)
+        except OSError:  # a timeout, or a reset, while waiting for a request
+            return False
+        if head is None:
+            return False
+        if len(head) == 2:  # (status, reason)
+            self.refuse(*head)
+            return False
+        method, target, version, headers = head
+        with self.server.counting:
+            self.server.active += 1
+        try:
+            return self.run(method, target, version, headers)
+        except OSError:  # the client went away meanwhile
+            return False
+        finally:
+            with self.server.counting:
+                self.server.active -= 1
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # quiet: the protocol's errors are answered, not logged
+    def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
+        fields = {name.lower(): value for name, value in headers}
+        if "chunked" in fields.get("transfer-encoding", "").lower():
+            return self.refuse(411, "Length Required")  # a request body of unknown length
+        length = fields.get("content-length", "0")
+        if not (length.isascii() and length.isdigit()):
+            return self.refuse(400, "Bad Content-Length")
+        if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.wfile.flush()
+        body = _Input(self.rfile, int(length))
+        environ = _environ(self, method, target, version, headers, body)
+        keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
+            version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
+        started: List[Any] = []
 
-    return Handler
+        def start_response(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
+            started[:] = [status, response_headers]
+            return _no_write
+
+        result = self.app(environ, start_response)
+        try:
+            keep = _write_response(self.wfile, version, method, started[0], started[1], result, keep)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return keep and not body.left  # an unread body would be taken for the next request
+
+    def refuse(self, status: int, reason: str) -> bool:
+        text = f"{status} {reason}\n".encode()
+        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n"
+                         f"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {len(text)}\r\n"
+                         f"Connection: close\r\n\r\n".encode() + text)
+        self.wfile.flush()
+        return False
 
 
-def _run_wsgi(handler: Any, app: _HttpApp) -> None:
-    """One request through the WSGI app, and its answer onto the socket."""
-    if "chunked" in (handler.headers.get("Transfer-Encoding") or "").lower():
-        handler.send_error(411, "Length Required")  # a request body of unknown length: refused
-        handler.close_connection = True
-        return
-    length = handler.headers.get("Content-Length") or "0"
-    if not (length.isascii() and length.isdigit()):
-        handler.send_error(400, "Bad Content-Length")
-        handler.close_connection = True
-        return
-    body = _Input(handler.rfile, int(length))
-    environ = _environ(handler, body)
-    started: List[Any] = []
-
-    def start_response(status: str, headers: List[Tuple[str, str]], exc_info: Any = None) -> Callable[..., Any]:
-        started[:] = [status, headers]
-        return _no_write
-
-    result = app(environ, start_response)
-    try:
-        _write_response(handler, started[0], started[1], result)
-    except OSError:  # the client went away (BrokenPipe, ConnectionReset, a timeout)
-        handler.close_connection = True
-    finally:
-        close = getattr(result, "close", None)
-        if close is not None:
-            close()
-    if body.left:  # an unread body (refused before it was read) would be taken for the next request
-        handler.close_connection = True
+def _read_head(rfile: Any) -> Any:
+    """(method, target, version, headers) of the next request; None at the end
+    of the connection; (status, reason) for a request that cannot be read."""
+    line = rfile.readline(_MAX_LINE + 1)
+    while line in (b"\r\n", b"\n"):  # empty lines before a request are ignored (RFC 9112, 2.2)
+        line = rfile.readline(_MAX_LINE + 1)
+    if not line:
+        return None
+    if len(line) > _MAX_LINE:
+        return 414, "URI Too Long"
+    parts = line.decode("latin-1").split()
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
+        return 400, "Bad Request"
+    headers: List[Tuple[str, str]] = []
+    while True:
+        line = rfile.readline(_MAX_LINE + 1)
+        if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
+            return 431, "Request Header Fields Too Large"
+        if line in (b"\r\n", b"\n", b""):
+            return parts[0], parts[1], parts[2], headers
+        name, sep, value = line.decode("latin-1").partition(":")
+        if not sep or not name or name != name.strip():  # obsolete line folding, spaces in a name
+            return 400, "Bad Request"
+        headers.append((name, value.strip(" \t\r\n")))
 
 
 def _no_write(data: bytes) -> None:
     raise NotImplementedError("mcp_ref's HTTP server supports no write() callable")
 
 
-def _environ(handler: Any, body: Any) -> Dict[str, Any]:
+def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
+             body: Any) -> Dict[str, Any]:
     from urllib.parse import unquote
 
-    path, _, query = handler.path.partition("?")
-    host, port = handler.server.server_address[:2]
+    path, _, query = target.partition("?")
+    host, port = conn.server.server_address[:2]
     environ: Dict[str, Any] = {
-        "REQUEST_METHOD": handler.command, "SCRIPT_NAME": "", "PATH_INFO": unquote(path, "latin-1"),
-        "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port),
-        "SERVER_PROTOCOL": handler.request_version, "REMOTE_ADDR": handler.client_address[0],
-        "CONTENT_TYPE": handler.headers.get("Content-Type", ""),
-        "CONTENT_LENGTH": handler.headers.get("Content-Length", ""),
+        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": unquote(path, "latin-1"),
+        "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
+        "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
         "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
         "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
-        "mcp_ref.gone": functools.partial(_peer_gone, handler.connection),
+        "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
     }
-    for name, value in handler.headers.items():
-        key = "HTTP_" + name.upper().replace("-", "_")
-        if key in ("HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"):
-            continue
-        environ[key] = environ[key] + "," + value if key in environ else value
+    for name, value in headers:
+        key = name.upper().replace("-", "_")
+        key = key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
+        environ[key] = environ[key] + "," + value if environ.get(key) else value
     return environ
 
 
@@ -4912,32 +4967,39 @@ def _peer_gone(sock: Any) -> bool:
         return True
 
 
-def _write_response(handler: Any, status: str, headers: List[Tuple[str, str]], result: Iterable[bytes]) -> None:
-    code, _, reason = status.partition(" ")
-    handler.send_response(int(code), reason)
+def _write_response(wfile: Any, version: str, method: str, status: str, headers: List[Tuple[str, str]],
+                    result: Iterable[bytes], keep: bool) -> bool:
+    """The answer on the wire; whether the connection may stay open.  A body
+    known whole goes with its Content-Length, in one write with the headers;
+    a stream goes chunked (HTTP/1.1) or until the connection closes (1.0)."""
+    import time
+
     names = {name.lower() for name, _ in headers}
-    for name, value in headers:
-        handler.send_header(name, value)
-    if isinstance(result, list) or "content-length" in names:  # a body already whole: its length
-        data = b"".join(result)
-        if "content-length" not in names:
-            handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        if handler.command != "HEAD":
-            handler.wfile.write(data)
-        return
-    chunked = handler.request_version == "HTTP/1.1"
-    handler.send_header("Transfer-Encoding" if chunked else "Connection", "chunked" if chunked else "close")
-    handler.end_headers()
-    handler.wfile.flush()
+    lines = [f"HTTP/1.1 {status}", f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}",
+             f"Server: mcp_ref/{__version__}"] + [f"{name}: {value}" for name, value in headers]
+    whole = isinstance(result, list) or "content-length" in names
+    chunked = not whole and version == "HTTP/1.1"
+    keep = keep and (whole or chunked)
+    data = b"".join(result) if whole else b""
+    if whole and "content-length" not in names:
+        lines.append(f"Content-Length: {len(data)}")
+    if chunked:
+        lines.append("Transfer-Encoding: chunked")
+    if not keep:
+        lines.append("Connection: close")
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    wfile.write(head + (data if method != "HEAD" else b""))
+    wfile.flush()
+    if whole:
+        return keep
     for data in result:  # each event on the wire as soon as it is made
         if data:
-            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-            handler.wfile.flush()
+            wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+            wfile.flush()
     if chunked:
-        handler.wfile.write(b"0\r\n\r\n")
-    else:
-        handler.close_connection = True
+        wfile.write(b"0\r\n\r\n")
+        wfile.flush()
+    return keep
 
 
 def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
