@@ -2,8 +2,8 @@
 """mcp_ref: a Model Context Protocol server in one standard-library file.
 
 Copy this file into your project; nothing else is needed (CPython 3.9 to 3.13,
-no third-party package).  It serves MCP tools over stdio for every protocol
-revision: 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (the ``initialize``
+no third-party package).  It serves MCP tools over stdio and Streamable HTTP
+for every protocol revision: 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (the ``initialize``
 handshake) and 2026-07-28 (stateless: ``server/discover`` and per-request
 ``_meta``).  Its tool layer is a drop-in for the official SDK's
 ``mcp.server.MCPServer``: the same decorator, the same ``inputSchema`` and
@@ -98,16 +98,17 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     10. MCPServer               the public API of the SDK's MCPServer
     11. JSON-RPC dispatch       routing and per-revision fields (basic/lifecycle, server/tools,
                                 server/utilities/pagination, server/utilities/caching)
-    12. Transports              wire encoding; stdio (basic/transports)
-    13. Command line            a small stdio client: list, call, serve
+    12. Transports              wire encoding; stdio; Streamable HTTP, a WSGI app and a
+                                standard-library server (basic/transports, basic/authorization)
+    13. Command line            a small client over stdio or HTTP: list, call, serve
     14. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
-Context, resources, prompts and completion will be sections after 9 (Tools);
-the Streamable HTTP transport joins section 12.
+Context, resources, prompts and completion will be sections after 9 (Tools).
 
-Run a server file with ``python mcp_ref.py serve server.py``, or call
-``server.run()`` at the end of it.  ``python mcp_ref.py --help`` lists the
-command line (a small stdio client: ``list``, ``call``, ``serve``).
+Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
+``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
+"streamable-http")``) at the end of it.  ``python mcp_ref.py --help`` lists the
+command line (a small client, over stdio or HTTP: ``list``, ``call``, ``serve``).
 """
 
 from __future__ import annotations
