@@ -3852,6 +3852,9 @@ _HTTP_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEA
 # Mcp-Name carries this parameter of these requests ("Standard Request Headers").
 _NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+# Requests whose answer is a stream that stays open until the client leaves
+# (basic/patterns/subscriptions): no request_timeout for them.
+_LONG_LIVED = frozenset({"subscriptions/listen"})
 _SESSION_HEADER = "HTTP_MCP_SESSION_ID"
 _VERSION_HEADER = "HTTP_MCP_PROTOCOL_VERSION"
 # The stream's own headers: no caching, and no buffering by a proxy (nginx
@@ -4082,7 +4085,8 @@ class _HttpApp:
             # Outside a session, an error's HTTP status says what it is (_HTTP_STATUS).
             table = not isinstance(conn, _HttpSession) and (modern or not self.stateless)
             return _json_reply(response, table)
-        return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern)
+        return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
+                                 long_lived=message.get("method") in _LONG_LIVED)
 
     def _inline(self, message: Dict[str, Any]) -> bool:
         """Whether a call may run on the request's own thread: not when its tool
@@ -4095,11 +4099,12 @@ class _HttpApp:
         return tool is None or getattr(tool, "context_kwarg", None) is None
 
     def _answer_call(self, conn: _Connection, id_: Any, channel: _Channel, environ: Dict[str, Any],
-                     cancel_on_close: bool) -> _Reply:
+                     cancel_on_close: bool, long_lived: bool = False) -> _Reply:
         """JSON if the response comes first and soon; otherwise an SSE stream."""
         import time
 
-        deadline = None if self.request_timeout is None else time.monotonic() + self.request_timeout
+        timeout = None if long_lived else self.request_timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         watch = _CallWatch(conn, id_, cancel_on_close, deadline)
         first = self._wait(channel, None if self.json_response else self.sse_after, environ, watch)
         if first is not None and not first[0] or first is None and not self.json_response and not watch.stop:
