@@ -3888,7 +3888,7 @@ class _HttpApp:
         self.idle_timeout = options["session_idle_timeout"]
         self.max_sessions = options["max_sessions"]
         self.hosts, self.origins = _allowed(options)
-        self.auth = _HttpAuth.from_settings(server.settings, self.path)
+        self.auth = _HttpAuth.from_settings(server.settings)
         self.lock = threading.Lock()
         self.sessions: Dict[str, _HttpSession] = {}
         self.pool: Optional[_Workers] = None
@@ -4669,7 +4669,7 @@ class _HttpAuth:
     a client where to get one (2025-06-18 basic/authorization,
     "Authorization Server Location")."""
 
-    def __init__(self, verifier: Any, auth: Any, endpoint: str) -> None:
+    def __init__(self, verifier: Any, auth: Any) -> None:
         from urllib.parse import urlsplit
 
         self.verifier = verifier
@@ -4692,11 +4692,11 @@ class _HttpAuth:
                 self.document["scopes_supported"] = self.scopes
 
     @classmethod
-    def from_settings(cls, settings: Dict[str, Any], endpoint: str) -> Optional[_HttpAuth]:
+    def from_settings(cls, settings: Dict[str, Any]) -> Optional[_HttpAuth]:
         verifier = settings.get("token_verifier")
         if verifier is None:
             return None
-        return cls(verifier, settings.get("auth"), endpoint)
+        return cls(verifier, settings.get("auth"))
 
     def metadata(self, method: str) -> _Reply:
         if method != "GET":
@@ -4751,7 +4751,7 @@ def _is_awaitable(value: Any) -> bool:
 def _serve_http(app: _HttpApp, host: str, port: int) -> int:
     """Serve ``app`` on host:port with the standard library until SIGINT or
     SIGTERM: then stop accepting, end the open streams, give requests in
-    flight a moment, and return 0."""
+    flight a moment, and exit 0."""
     import signal
     import threading
     import time
@@ -4769,13 +4769,16 @@ def _serve_http(app: _HttpApp, host: str, port: int) -> int:
     print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr, flush=True)
     while not stop.wait(0.5):  # the main thread stays free for signals
         pass
-    httpd.shutdown()
+    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
+    stopping.start()
+    stopping.join(2.0)
     app.close()
     deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
     while httpd.active and time.monotonic() < deadline:
         time.sleep(0.02)
     httpd.server_close()
-    return 0
+    sys.stderr.flush()
+    os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
 
 
 def _HttpServer(app: _HttpApp, host: str, port: int) -> Any:  # noqa: N802 - a class, made on first use
