@@ -122,6 +122,34 @@ class PythonSdkClientTest(unittest.TestCase):
             self.assertEqual(run.returncode, 0, run.stderr)
             self.assertIn('structuredContent:\n  {\n    "result": 17\n  }', run.stdout)
 
+    def test_cli_talks_to_the_sdk_server_over_http(self) -> None:
+        # Our command line as an HTTP client, against the SDK's Streamable HTTP app (under uvicorn).
+        import socket
+        import time
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = subprocess.Popen([sys.executable, LAUNCHER, os.path.join(HERE, "examples", "weather.py"), "--http",
+                                   str(port)], stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            for protocol in ("2026-07-28", "2025-11-25", "2025-03-26"):
+                run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), "call",
+                                      f"http://127.0.0.1:{port}/mcp", "get_temperature", "city=London", "--protocol",
+                                      protocol], capture_output=True, text=True, timeout=60)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertTrue(run.stdout.startswith("content:\n  17\n"), run.stdout)
+        finally:
+            server.terminate()
+            server.wait(10)
+
 
 @unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
 class PythonSdkClientOverHttpTest(unittest.TestCase):
