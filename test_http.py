@@ -365,12 +365,16 @@ class HostileTest(SharedServer):
         replies = []
         for raw in (b"GARBAGE\r\n\r\n", b"POST /mcp HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
                     b"POST /mcp HTTP/1.1\r\n" + b"X-A: b\r\n" * 200 + b"\r\n",
-                    b"POST /mcp HTTP/1.1\r\nContent-Length: nope\r\n\r\n"):
+                    b"POST /mcp HTTP/1.1\r\nContent-Length: nope\r\n\r\n",
+                    b"POST /mcp HTTP/1.1\r\nX-Big: " + b"a" * 70000 + b"\r\n\r\n",
+                    b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n",
+                    b"POST /mcp HTTP/1.1\r\n folded: header\r\n\r\n", b"POST /mcp HTTP/2.0\r\n\r\n"):
             sock = socket.create_connection(("127.0.0.1", s.port), timeout=5)
             sock.sendall(raw)
             replies.append(sock.recv(4096).split(b"\r\n")[0])
             sock.close()
-        self.assertEqual([line.split(b" ")[1] for line in replies], [b"400", b"411", b"431", b"400"])
+        self.assertEqual([line.split(b" ")[1] for line in replies],
+                         [b"400", b"411", b"431", b"400", b"431", b"414", b"400", b"400"])
         self.assertEqual(s.modern("tools/list").status, 200)  # and it serves on
 
     def test_keep_alive_survives_errors(self) -> None:
@@ -381,6 +385,40 @@ class HostileTest(SharedServer):
             response.read()
         self.assertEqual(response.status, 200)  # ping: allowed before initialize (basic/lifecycle)
         conn.close()
+
+
+class HeaderRulesTest(unittest.TestCase):
+    """The rules of 2026-07-28 "Value Encoding" and "x-mcp-header", alone."""
+
+    def test_header_values(self) -> None:
+        text = mcp_ref._header_text
+        self.assertEqual(text("plain"), "plain")
+        self.assertEqual(text("=?base64?" + base64.b64encode("Zürich".encode()).decode() + "?="), "Zürich")
+        self.assertEqual(text("=?base64?YWJj?"), "=?base64?YWJj?")  # no ?= suffix: literal
+        for bad in ("=?base64?YWJ?=", "=?base64?YW Jj?=", "=?base64?//8=?=", "caf\u00e9", "a\x00b", None):
+            self.assertIsNone(text(bad), bad)
+        self.assertEqual(mcp_ref._header_value("Zürich"), "=?base64?WsO8cmljaA==?=")
+        self.assertEqual(mcp_ref._header_value(" padded "), "=?base64?IHBhZGRlZCA=?=")
+        self.assertEqual(mcp_ref._header_value("=?base64?literal?="), "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=")
+
+    def test_x_mcp_header_annotations(self) -> None:
+        find = mcp_ref._x_mcp_headers
+
+        def schema(**properties: Any) -> Dict[str, Any]:
+            return {"type": "object", "properties": properties}
+
+        self.assertEqual(sorted(find(schema(r={"type": "string", "x-mcp-header": "Region"},
+                                            o={"type": "object", "properties": {"n": {"type": "integer",
+                                                                                      "x-mcp-header": "N"}}}))),
+                         [(("o", "n"), "N", "integer"), (("r",), "Region", "string")])
+        invalid = [schema(a={"type": "number", "x-mcp-header": "A"}),
+                   schema(a={"type": "string", "x-mcp-header": "A b"}),
+                   schema(a={"type": "string", "x-mcp-header": "A"}, b={"type": "string", "x-mcp-header": "a"}),
+                   schema(a={"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}),
+                   schema(a={"anyOf": [{"type": "string", "x-mcp-header": "A"}]}),
+                   dict(schema(), **{"x-mcp-header": "Root"})]
+        for case in invalid:
+            self.assertIsNone(find(case), case)
 
 
 # -- streams, time and concurrency ---------------------------------------------------------
