@@ -2,11 +2,12 @@
 """mcp_ref: a Model Context Protocol server in one standard-library file.
 
 Copy this file into your project; nothing else is needed (CPython 3.9 to 3.13,
-no third-party package).  It serves MCP tools, resources and prompts over stdio for
-every protocol revision: 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (the
-``initialize`` handshake) and 2026-07-28 (stateless: ``server/discover`` and
-per-request ``_meta``).  It is a drop-in for the official SDK's
-``mcp.server.MCPServer``: the same decorators, the same ``inputSchema`` and
+no third-party package).  It serves MCP tools, resources and prompts over stdio
+and Streamable HTTP for every protocol revision: 2024-11-05, 2025-03-26,
+2025-06-18 and 2025-11-25 (the ``initialize`` handshake) and 2026-07-28
+(stateless: ``server/discover`` and per-request ``_meta``).  It is a drop-in
+for the official SDK's ``mcp.server.MCPServer``: the same decorators, the same
+``inputSchema`` and
 ``outputSchema``, the same ``content`` and ``structuredContent``.
 
 >>> server = MCPServer("demo")
@@ -104,16 +105,17 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     13. MCPServer               the public API of the SDK's MCPServer
     14. JSON-RPC dispatch       routing, per-revision fields, a connection's calls (basic/lifecycle,
                                 server/tools, server/utilities/pagination, server/utilities/caching)
-    15. Transports              wire encoding; stdio (basic/transports)
-    16. Command line            a small stdio client: list, call, resources, read, prompts, prompt, serve
+    15. Transports              wire encoding; stdio; Streamable HTTP, a WSGI app and a
+                                standard-library server (basic/transports, basic/authorization)
+    16. Command line            a small client over stdio or HTTP: list, call, resources, read, prompts,
+                                prompt, serve
     17. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
-The Streamable HTTP transport will join section 15.
-
-Run a server file with ``python mcp_ref.py serve server.py``, or call
-``server.run()`` at the end of it.  ``python mcp_ref.py --help`` lists the
-command line (a small stdio client: ``list``, ``call``, ``resources``, ``read``,
-``prompts``, ``prompt``, ``serve``).
+Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
+``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
+"streamable-http")``) at the end of it.  ``python mcp_ref.py --help`` lists the
+command line (a small client, over stdio or HTTP: ``list``, ``call``,
+``resources``, ``read``, ``prompts``, ``prompt``, ``serve``).
 """
 
 from __future__ import annotations
@@ -142,6 +144,7 @@ __all__ = (
     "ValidationError",
     "validate",
     "json_schema",
+    "wsgi_app",
     "TextContent",
     "ImageContent",
     "AudioContent",
@@ -5341,11 +5344,65 @@ class MCPServer:
     # -- serving ---------------------------------------------------------------
 
     def run(self, transport: str = "stdio", **kwargs: Any) -> None:
-        """Serve until the client closes stdin (or sends SIGTERM/SIGINT)."""
+        """Serve until the client closes stdin (or sends SIGTERM/SIGINT).
+        ``transport="streamable-http"``: serve HTTP on ``host`` and ``port``
+        (127.0.0.1:8000) until SIGTERM/SIGINT; see ``streamable_http_app``."""
+        if transport == "streamable-http":
+            sys.exit(self._run_http(**kwargs))
         if transport != "stdio":
-            raise ValueError(f"mcp_ref serves the stdio transport only, not {transport!r}")
+            raise ValueError(f"mcp_ref serves the stdio and streamable-http transports, not {transport!r}")
         code = _StdioServer(self).serve()
         sys.exit(code)
+
+    # -- Streamable HTTP (section 12) ------------------------------------------------
+
+    def streamable_http_app(
+        self,
+        *,
+        streamable_http_path: str = "/mcp",
+        json_response: bool = False,
+        stateless_http: bool = False,
+        max_request_body_size: Optional[int] = None,
+        session_idle_timeout: Optional[float] = 1800.0,
+        max_sessions: Optional[int] = 10000,
+        transport_security: Any = None,
+        host: str = "127.0.0.1",
+        allowed_hosts: Optional[List[str]] = None,
+        allowed_origins: Optional[List[str]] = None,
+        request_timeout: Optional[float] = 300.0,
+        sse_after: float = 10.0,
+        keepalive: float = 15.0,
+        **sdk_options: Any,
+    ) -> Callable[..., Any]:
+        """The Streamable HTTP transport as a WSGI application: one endpoint,
+        both eras (2026-07-28 stateless; 2025-03-26 .. 2025-11-25 with sessions).
+
+        ``host`` is where it will be served: for a loopback address, only
+        loopback Host and Origin headers are accepted (DNS rebinding), unless
+        ``allowed_hosts``/``allowed_origins`` (or the SDK's
+        ``transport_security``) say otherwise; ``["*"]`` accepts any.
+        ``max_request_body_size`` defaults to ``max_message_bytes``.  A call
+        still running after ``request_timeout`` seconds is cancelled and
+        answered with an error; one silent for ``sse_after`` seconds is
+        answered with an SSE stream, with a comment every ``keepalive``
+        seconds.  ``json_response=True`` never streams; ``stateless_http=True``
+        keeps no sessions (each request in the revision its
+        MCP-Protocol-Version names).  Sessions idle for
+        ``session_idle_timeout`` seconds are forgotten; past ``max_sessions``,
+        initialize gets 503.  The SDK's other keywords (``event_store``,
+        ``retry_interval``) are accepted and have no effect: streams are not
+        resumable.
+        """
+        options = dict(streamable_http_path=streamable_http_path, json_response=json_response,
+                       stateless_http=stateless_http, max_request_body_size=max_request_body_size,
+                       session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
+                       transport_security=transport_security, host=host, allowed_hosts=allowed_hosts,
+                       allowed_origins=allowed_origins, request_timeout=request_timeout, sse_after=sse_after,
+                       keepalive=keepalive)
+        return _HttpApp(self, options)
+
+    def _run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> int:
+        return _serve_http(self.streamable_http_app(host=host, **options), host, port)  # type: ignore[arg-type]
 
 
 
@@ -6506,6 +6563,1208 @@ class _Stderr:
             time.sleep(0.01)
 
 
+# -- Streamable HTTP ----------------------------------------------------------
+#
+# One endpoint (``/mcp``) serves both eras, as a WSGI application
+# (``MCPServer.streamable_http_app()``), so that any WSGI server can run it;
+# _HttpServer below is the standard library's own.  Which era a POST belongs
+# to is read from the message, never guessed:
+#
+#   POST body                                   served by
+#   ------------------------------------------  -------------------------------------------------
+#   a request whose _meta names its revision    a fresh _HttpExchange: 2026-07-28 is stateless
+#                                               (basic/transports/streamable-http), so any worker
+#                                               of any process can answer it
+#   initialize (no such _meta)                  a new _HttpSession; its id goes back in
+#                                               Mcp-Session-Id (2025-03-26 .. 2025-11-25,
+#                                               basic/transports "Session Management")
+#   anything with Mcp-Session-Id                that session (404 once it has ended)
+#   anything else                               a fresh _HttpExchange, which answers a request
+#                                               with the dispatcher's -32602 and HTTP 400
+#
+# A request is answered with JSON when its answer is ready before it has
+# anything else to say; a call that sends messages first (notifications,
+# requests to the client: handle_message's ``stream``), or runs longer than
+# ``sse_after`` seconds, gets an SSE stream instead, which ends with the
+# response.  Calls run as on stdio (a synchronous tool on the request's own
+# thread, async tools on one event loop), through the same _Connection.
+
+HEADER_MISMATCH = -32020  # 2026-07-28 basic/transports/streamable-http, "Server Validation"
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021  # 2026-07-28 basic/index, "Error Codes"
+
+# The HTTP status of an error response (2026-07-28: basic/transports/
+# streamable-http, "Protocol Version Header"; basic/index, "Per-request
+# protocol fields"; schema.ts on each error).  Any other error: 200.
+_HTTP_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
+                MISSING_REQUIRED_CLIENT_CAPABILITY: 400, UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
+# Mcp-Name carries this parameter of these requests ("Standard Request Headers").
+_NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+# Requests whose answer is a stream that stays open until the client leaves
+# (basic/patterns/subscriptions): no request_timeout for them.
+_LONG_LIVED = frozenset({"subscriptions/listen"})
+_SESSION_HEADER = "HTTP_MCP_SESSION_ID"
+_VERSION_HEADER = "HTTP_MCP_PROTOCOL_VERSION"
+# The stream's own headers: no caching, and no buffering by a proxy (nginx
+# honours X-Accel-Buffering; "Receiving Messages" asks for it).
+_SSE_HEADERS = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache, no-transform"),
+                ("X-Accel-Buffering", "no")]
+
+if TYPE_CHECKING:
+    _Reply = Tuple[str, List[Tuple[str, str]], Iterable[bytes]]  # status line, headers, body
+    _StartResponse = Callable[..., Any]
+
+
+class _HttpApp:
+    """The WSGI application of one MCPServer: routing, the guards every request
+    passes (Host and Origin, the bearer token), and the three methods of the
+    endpoint.  Thread-safe: a WSGI server calls it from many threads at once."""
+
+    _POLL = 0.25  # seconds between looks at a silent call's client (gone?) and its deadline
+
+    def __init__(self, server: MCPServer, options: Dict[str, Any]) -> None:
+        import threading
+
+        self.server = server
+        self.path = options["streamable_http_path"]
+        self.json_response = bool(options["json_response"])
+        self.stateless = bool(options["stateless_http"])
+        self.max_body = int(options["max_request_body_size"] or server.max_message_bytes)
+        self.request_timeout = options["request_timeout"]
+        self.sse_after = float(options["sse_after"])
+        self.keepalive = float(options["keepalive"])
+        self.idle_timeout = options["session_idle_timeout"]
+        self.max_sessions = options["max_sessions"]
+        self.hosts, self.origins = _allowed(options)
+        self.auth = _HttpAuth.from_settings(server.settings)
+        self.lock = threading.Lock()
+        self.sessions: Dict[str, _HttpSession] = {}
+        self.pool: Optional[_Workers] = None
+        self.loop: Any = None
+        self.closing = threading.Event()
+        self._param_headers: Dict[_Tool, Optional[List[Tuple[Tuple[str, ...], str, Any]]]] = {}
+
+    def __call__(self, environ: Dict[str, Any], start_response: _StartResponse) -> Iterable[bytes]:
+        status, headers, body = self.respond(environ)
+        start_response(status, headers)
+        return body
+
+    def respond(self, environ: Dict[str, Any]) -> _Reply:
+        """One HTTP request's answer (the body may be a stream still to come)."""
+        refused = self._guard(environ)
+        if refused is not None:
+            return refused
+        path, method = environ.get("PATH_INFO") or "/", environ.get("REQUEST_METHOD", "GET")
+        if self.auth is not None and path in self.auth.metadata_paths:
+            return self.auth.metadata(method)
+        if path != self.path:
+            return _plain(404, "Not Found")
+        if self.auth is not None:
+            refused = self.auth.check(environ, self._run_async)
+            if refused is not None:
+                return refused
+        if method == "POST":
+            return self._post(environ)
+        if method == "GET":
+            return self._get(environ)
+        if method == "DELETE":
+            return self._delete(environ)
+        return _plain(405, "Method Not Allowed", [("Allow", "GET, POST, DELETE")])
+
+    # -- guards ------------------------------------------------------------------
+
+    def _guard(self, environ: Dict[str, Any]) -> Optional[_Reply]:
+        """DNS rebinding (basic/transports, "Security Warning"): a Host this
+        server does not answer to gets 421; an Origin it does not trust, 403."""
+        host = environ.get("HTTP_HOST") or ""
+        if self.hosts is not None and not _host_allowed(host, self.hosts):
+            return _error_reply(421, None, INVALID_REQUEST, f"Invalid Host header: {_one_line(host, 100)}")
+        origin = environ.get("HTTP_ORIGIN")
+        if origin is not None and not _origin_allowed(origin, host, self.hosts, self.origins):
+            return _error_reply(403, None, INVALID_REQUEST, f"Invalid Origin header: {_one_line(origin, 100)}")
+        return None
+
+    # -- POST: every message from the client ---------------------------------------
+
+    def _post(self, environ: Dict[str, Any]) -> _Reply:
+        refused = _check_media(environ, self.json_response)
+        if refused is not None:
+            return refused
+        message = self._read_message(environ)
+        if not isinstance(message, (dict, list)):
+            return message  # type: ignore[no-any-return]  # the error reply
+        session_id = environ.get(_SESSION_HEADER)
+        modern = isinstance(message, dict) and _modern_version(message) is not None
+        if session_id is not None and not modern and not self.stateless:
+            session = self._session(session_id)
+            if session is None:
+                return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
+            refused = _check_version_header(environ, session.rpc.version)
+            if refused is not None:
+                return refused
+            if isinstance(message, list):
+                return self._batch(session, message, environ)
+            return self._exchange(session, message, environ, modern=False)
+        if isinstance(message, list):
+            return _error_reply(400, None, INVALID_REQUEST, "Invalid Request: a JSON-RPC batch needs a session "
+                                                            "of protocol revision 2025-03-26")
+        if modern:
+            return self._post_modern(message, environ)
+        if message.get("method") == "initialize" and "id" in message and not self.stateless:
+            return self._initialize(message, environ)
+        return self._post_sessionless(message, environ)
+
+    def _read_message(self, environ: Dict[str, Any]) -> Any:
+        """The body as JSON, or the error reply: too long (413), not JSON (400,
+        -32700), nested too deeply (400, -32600)."""
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or -1)
+        except ValueError:
+            return _error_reply(400, None, INVALID_REQUEST, "Invalid Request: bad Content-Length")
+        if length > self.max_body:
+            return _error_reply(413, None, INVALID_REQUEST, f"Invalid Request: message longer than {self.max_body} "
+                                                            f"bytes")
+        stream = environ["wsgi.input"]
+        body = stream.read(length) if length >= 0 else stream.read(self.max_body + 1)
+        if len(body) > self.max_body:
+            return _error_reply(413, None, INVALID_REQUEST, f"Invalid Request: message longer than {self.max_body} "
+                                                            f"bytes")
+        try:
+            message = _DECODER.decode(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            reason = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) else \
+                "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
+            return _error_reply(400, None, PARSE_ERROR, f"Parse error: {reason}")
+        limit = self.server.max_depth
+        if body.count(b"{") + body.count(b"[") > limit and _too_deep(message, limit):
+            return _error_reply(400, None, INVALID_REQUEST, f"Invalid Request: nested deeper than {limit} levels")
+        if not isinstance(message, (dict, list)):
+            return _error_reply(400, None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
+        return message
+
+    def _post_modern(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
+        """2026-07-28: the headers must agree with the body ("Server
+        Validation"), then a fresh connection answers."""
+        id_ = message.get("id") if _valid_id(message.get("id")) else None
+        mismatch = _header_mismatch(message, environ)
+        if mismatch is None and message.get("method") == "tools/call":
+            mismatch = self._param_mismatch(message, environ)
+        if mismatch is not None:
+            return _error_reply(400, id_, HEADER_MISMATCH, f"Header mismatch: {mismatch}")
+        if "id" not in message:  # no client notification is defined on this wire: accepted, unread
+            return _plain(202, "")
+        # subscriptions/listen (basic/patterns/subscriptions) is a request like
+        # any other here: its handler streams notifications through ``stream``
+        # and answers only when the client goes away; see _HttpApp._exchange.
+        return self._exchange(_HttpExchange(self), message, environ, modern=True)
+
+    def _post_sessionless(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
+        if "method" not in message and ("result" in message or "error" in message):
+            return _error_reply(400, None, INVALID_REQUEST, "Invalid Request: no session to answer; "
+                                                            "send Mcp-Session-Id")
+        exchange = _HttpExchange(self)
+        if self.stateless:  # stateless_http: every request stands alone, in the revision its header names
+            header = environ.get(_VERSION_HEADER) or "2025-03-26"
+            if header not in HANDSHAKE_VERSIONS:
+                return _error_reply(400, None, INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version: "
+                                                                f"{_one_line(header, 40)}")
+            exchange.rpc.version = header
+        return self._exchange(exchange, message, environ, modern=False)
+
+    def _initialize(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
+        """The handshake opens a session; its id is sent only with a successful result."""
+        session = _HttpSession(self)
+        response = self._handle(session, message, _Channel(), True)
+        if not isinstance(response, dict) or "result" not in response:
+            return _json_reply(response, modern=False)
+        with self.lock:
+            self._expire_idle()
+            if self.max_sessions is not None and len(self.sessions) >= self.max_sessions:
+                return _error_reply(503, message.get("id"), INTERNAL_ERROR,
+                                    f"Server busy: {len(self.sessions)} sessions open, the limit")
+            self.sessions[session.id] = session
+        status, headers, body = _json_reply(response, modern=False)
+        return status, headers + [("Mcp-Session-Id", session.id)], body
+
+    def _session(self, session_id: str) -> Optional[_HttpSession]:
+        import time
+
+        with self.lock:
+            session = self.sessions.get(session_id)
+            if session is not None:
+                session.last_used = time.monotonic()
+            return session
+
+    def _expire_idle(self) -> None:
+        """Forget sessions idle for ``session_idle_timeout`` seconds (under the lock)."""
+        import time
+
+        if self.idle_timeout is None:
+            return
+        now = time.monotonic()
+        for key, session in list(self.sessions.items()):
+            if now - session.last_used > self.idle_timeout and not session.in_flight:
+                del self.sessions[key]
+                session.end()
+
+    # -- a request and its answer --------------------------------------------------
+
+    def _handle(self, conn: _Connection, message: Dict[str, Any], channel: _Channel, inline: bool) -> Any:
+        """handle_message, never raising (as _Connection._handle does for stdio)."""
+        stream: Callable[[bytes], None] = channel.send
+        if self.json_response and isinstance(conn, _HttpSession):
+            stream = conn.write  # no SSE on the POST: what comes before the response goes to the GET stream
+        try:
+            return conn.handle_message(message, channel.reply, inline, stream)
+        except Exception as exc:
+            _log_exception("internal error", exc)
+            id_ = message.get("id")
+            return _error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")) if _valid_id(id_) else None
+
+    def _exchange(self, conn: _Connection, message: Dict[str, Any], environ: Dict[str, Any],
+                  modern: bool) -> _Reply:
+        """Answer one message: 202 for a notification or a response, JSON for a
+        ready answer, else wait for the call (JSON or SSE: _answer_call)."""
+        channel = _Channel()
+        response = self._handle(conn, message, channel, self._inline(message))
+        if response is None:
+            return _plain(202, "")
+        if response is not _STARTED:
+            # Outside a session, an error's HTTP status says what it is (_HTTP_STATUS).
+            table = not isinstance(conn, _HttpSession) and (modern or not self.stateless)
+            return _json_reply(response, table)
+        return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
+                                 long_lived=message.get("method") in _LONG_LIVED)
+
+    def _inline(self, message: Dict[str, Any]) -> bool:
+        """Whether a call may run on the request's own thread: not when its tool
+        can send messages before its response (a Context parameter), which must
+        reach the client while it runs."""
+        params = message.get("params")
+        if message.get("method") != "tools/call" or not isinstance(params, dict):
+            return True
+        tool = self.server._tools.get(params.get("name"))  # type: ignore[arg-type]
+        return tool is None or getattr(tool, "context_kwarg", None) is None
+
+    def _answer_call(self, conn: _Connection, id_: Any, channel: _Channel, environ: Dict[str, Any],
+                     cancel_on_close: bool, long_lived: bool = False) -> _Reply:
+        """JSON if the response comes first and soon; otherwise an SSE stream."""
+        import time
+
+        timeout = None if long_lived else self.request_timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
+        watch = _CallWatch(conn, id_, cancel_on_close, deadline)
+        first = self._wait(channel, None if self.json_response else self.sse_after, environ, watch)
+        if first is not None and not first[0] or first is None and not self.json_response and not watch.stop:
+            return "200 OK", list(_SSE_HEADERS), self._sse(channel, first, watch, environ)
+        if first is None:  # the deadline passed (JSON only), the client went, or the server is stopping
+            watch.close()
+            watch.cancel()
+            return _json_reply(_error_response(id_, _RpcError(INTERNAL_ERROR, watch.late_text())), False)
+        watch.done = True
+        if first[1] is None:  # cancelled by the client (notifications/cancelled): nothing to send
+            return "200 OK", list(_SSE_HEADERS), []
+        return "200 OK", [("Content-Type", "application/json")], [first[1]]
+
+    def _wait(self, channel: _Channel, seconds: Optional[float], environ: Dict[str, Any],
+              watch: _CallWatch) -> Any:
+        """The channel's first item within ``seconds`` (None: until the
+        deadline), skipping messages when nothing but JSON may be sent; None
+        if none came (``watch.stop`` says whether it is worth waiting on)."""
+        import time
+
+        gone = environ.get("mcp_ref.gone", _never)
+        end = time.monotonic() + seconds if seconds is not None else watch.deadline
+        if watch.deadline is not None and end is not None:
+            end = min(end, watch.deadline)
+        while True:
+            step = self._POLL if end is None else min(self._POLL, end - time.monotonic())
+            if step <= 0:
+                watch.stop = watch.expired()
+                return None
+            item = channel.get(step)
+            if item is not None and not (self.json_response and not item[0]):
+                return item
+            if gone() or self.closing.is_set():
+                watch.stop = True
+                return None
+
+    def _sse(self, channel: _Channel, first: Any, watch: _CallWatch,
+             environ: Dict[str, Any]) -> Iterable[bytes]:
+        """The POST's event stream: messages, then the response, then the end.
+        A comment every ``keepalive`` seconds keeps proxies from timing it out
+        and finds a client that has gone (its write fails)."""
+        import time
+
+        gone = environ.get("mcp_ref.gone", _never)
+        try:
+            item = first if first is not None else (False, b": stream open\n\n")
+            quiet_since = time.monotonic()
+            while True:
+                if item is not None:
+                    final, data = item
+                    if data is not None:
+                        yield data if data.startswith(b":") else _sse_event(data)
+                    quiet_since = time.monotonic()
+                    if final:
+                        watch.done = True
+                        return
+                elif watch.expired():
+                    watch.cancel()
+                    yield _sse_event(_encode(_error_response(watch.id, _RpcError(INTERNAL_ERROR, watch.late_text()))))
+                    return
+                elif gone() or self.closing.is_set():
+                    return
+                elif time.monotonic() - quiet_since >= self.keepalive:
+                    yield b": keepalive\n\n"
+                    quiet_since = time.monotonic()
+                item = channel.get(self._POLL)
+        finally:
+            watch.close()
+
+    # -- GET: the session's own stream; DELETE: the session's end -----------------
+
+    def _get(self, environ: Dict[str, Any]) -> _Reply:
+        """2025-03-26 .. 2025-11-25 ("Listening for Messages from the Server"):
+        one stream per session for what the server sends outside any request.
+        2026-07-28 has none: 405."""
+        session_id = environ.get(_SESSION_HEADER)
+        if self.stateless or environ.get(_VERSION_HEADER) in STATELESS_VERSIONS:
+            return _plain(405, "Method Not Allowed", [("Allow", "POST")])
+        if "text/event-stream" not in _accepted(environ):
+            return _error_reply(406, None, INVALID_REQUEST, "Not Acceptable: the client must accept "
+                                                            "text/event-stream")
+        if session_id is None:
+            return _error_reply(400, None, INVALID_REQUEST, "Bad Request: Mcp-Session-Id is required")
+        session = self._session(session_id)
+        if session is None:
+            return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
+        channel = session.open_stream()
+        if channel is None:
+            return _error_reply(409, None, INVALID_REQUEST, "Conflict: this session's GET stream is open already")
+        watch = _CallWatch(session, None, False, None)
+        watch.closed = lambda: session.close_stream(channel)
+        return "200 OK", list(_SSE_HEADERS), self._sse(channel, None, watch, environ)
+
+    def _delete(self, environ: Dict[str, Any]) -> _Reply:
+        session_id = environ.get(_SESSION_HEADER)
+        if self.stateless or environ.get(_VERSION_HEADER) in STATELESS_VERSIONS:
+            return _plain(405, "Method Not Allowed", [("Allow", "POST")])
+        if session_id is None:
+            return _error_reply(400, None, INVALID_REQUEST, "Bad Request: Mcp-Session-Id is required")
+        with self.lock:
+            session = self.sessions.pop(session_id, None)
+        if session is None:
+            return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
+        session.end()
+        return _plain(200, "")
+
+    # -- 2025-03-26 batches ----------------------------------------------------------
+
+    def _batch(self, session: _HttpSession, members: List[Any], environ: Dict[str, Any]) -> _Reply:
+        """A JSON-RPC batch (2025-03-26 only), as _Connection.handle_batch
+        answers one on stdio, its responses in one array on this POST."""
+        version = session.rpc.version
+        if version not in _BATCH_VERSIONS or not members or len(members) > self.server.max_batch:
+            reason = "an empty batch" if not members else \
+                f"a batch of {len(members)} messages, over this server's limit of {self.server.max_batch}" \
+                if version in _BATCH_VERSIONS else f"JSON-RPC batches are not part of protocol revision {version}"
+            return _error_reply(400, None, INVALID_REQUEST, f"Invalid Request: {reason}")
+        channel = _Channel()
+        batch = _Batch(len(members), lambda parts: channel.reply(
+            b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n" if parts else None))
+        for message in members:
+            response = self._handle(session, message, _BatchMember(channel, batch), False) \
+                if isinstance(message, dict) else _error_response(None, _RpcError(
+                    INVALID_REQUEST, "Invalid Request: a message must be a JSON object"))
+            if response is not _STARTED:
+                batch.add(None if response is None else _encode(response))
+        if all(isinstance(m, dict) and "id" not in m for m in members):
+            return _plain(202, "")
+        return self._answer_call(session, None, channel, environ, cancel_on_close=False)
+
+    # -- x-mcp-header ----------------------------------------------------------------
+
+    def _param_mismatch(self, message: Dict[str, Any], environ: Dict[str, Any]) -> Optional[str]:
+        """Mcp-Param-{Name} headers against the arguments they mirror
+        ("Custom Headers from Tool Parameters": present together, equal)."""
+        params = message.get("params") or {}
+        name = params.get("name")
+        tool = self.server._tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            return None
+        annotated = self._param_headers.get(tool, _ABSENT)
+        if annotated is _ABSENT:
+            annotated = self._param_headers[tool] = _x_mcp_headers(tool.describe()["inputSchema"])
+        arguments = params.get("arguments")
+        for path, token, kind in annotated or ():
+            value = _value_at(arguments, path)
+            problem = _param_header_problem(environ.get("HTTP_MCP_PARAM_" + token.upper().replace("-", "_")),
+                                            value, kind)
+            if problem is not None:
+                return f"Mcp-Param-{token} header {problem} the argument {'.'.join(path)!r}"
+        return None
+
+    # -- the shared event loop and pool ------------------------------------------------
+
+    def workers(self) -> _Workers:
+        with self.lock:
+            if self.pool is None:
+                self.pool = _Workers(self.server.workers)
+            return self.pool
+
+    def event_loop(self) -> Any:
+        import asyncio
+        import threading
+
+        with self.lock:
+            if self.loop is None:
+                self.loop = asyncio.new_event_loop()
+                threading.Thread(target=self.loop.run_forever, name="mcp_ref-loop", daemon=True).start()
+            return self.loop
+
+    def _run_async(self, coro: Any, timeout: float) -> Any:
+        import asyncio
+
+        return asyncio.run_coroutine_threadsafe(coro, self.event_loop()).result(timeout)
+
+    def close(self) -> None:
+        """Stop: every open stream ends, every session is forgotten."""
+        self.closing.set()
+        with self.lock:
+            sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            session.end()
+
+
+def _never() -> bool:
+    return False
+
+
+class _Channel:
+    """What goes out on one HTTP response, in order: ``(False, bytes)`` for a
+    message before the response (``stream``), ``(True, bytes)`` for the
+    response (``reply``; None there: a cancelled call, nothing to send)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self) -> None:
+        import queue
+
+        self.items: Any = queue.SimpleQueue()
+
+    def send(self, data: bytes) -> None:
+        self.items.put((False, data))
+
+    def reply(self, data: Optional[bytes]) -> None:
+        self.items.put((True, data))
+
+    def get(self, timeout: float) -> Optional[Tuple[bool, Optional[bytes]]]:
+        import queue
+
+        try:
+            return self.items.get(timeout=max(0.0, timeout))  # type: ignore[no-any-return]
+        except queue.Empty:
+            return None
+
+
+class _BatchMember(_Channel):
+    """A batch member's channel: its messages go to the batch's response, its reply into the batch."""
+
+    def __init__(self, channel: _Channel, batch: _Batch) -> None:
+        self.channel, self.batch = channel, batch
+
+    def send(self, data: bytes) -> None:
+        self.channel.send(data)
+
+    def reply(self, data: Optional[bytes]) -> None:
+        self.batch.add(data)
+
+
+class _CallWatch:
+    """A call being answered on an HTTP response: its deadline, and what
+    happens when the response ends before the call does.  2026-07-28: the
+    client closing the stream cancels the call (basic/patterns/cancellation);
+    before it, a disconnection is not a cancellation (2025-11-25 basic/transports)."""
+
+    def __init__(self, conn: _Connection, id_: Any, cancel_on_close: bool, deadline: Optional[float]) -> None:
+        self.conn, self.id, self.cancel_on_close, self.deadline = conn, id_, cancel_on_close, deadline
+        self.done = False
+        self.stop = False  # no use waiting on: the client went, or the server is stopping
+        self.closed: Callable[[], None] = _nothing
+
+    def expired(self) -> bool:
+        import time
+
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def late_text(self) -> str:
+        return "Internal error: the call did not finish within the server's request timeout"
+
+    def cancel(self) -> None:
+        if self.id is not None and not self.done:
+            self.done = True
+            self.conn.notification("notifications/cancelled", {"requestId": self.id})
+
+    def close(self) -> None:
+        if self.cancel_on_close:
+            self.cancel()
+        self.closed()
+
+
+def _nothing() -> None:
+    pass
+
+
+class _HttpExchange(_Connection):
+    """One stateless request's connection (2026-07-28, or a request with no
+    session): nothing outlives the request but the app's pool and loop."""
+
+    def __init__(self, app: _HttpApp) -> None:
+        super().__init__(app.server)
+        self.app = app
+        self.loop = app.loop  # one loop and one pool for the whole app, both started when first needed
+
+    def write(self, message: Any) -> None:
+        pass  # handle_message is always given the response's own stream
+
+    def _workers(self) -> _Workers:
+        return self.app.workers()
+
+    def event_loop(self) -> Any:
+        return self.app.event_loop()  # the app's one loop, for every request's async tools
+
+
+class _HttpSession(_HttpExchange):
+    """A handshake-era session (2025-03-26 .. 2025-11-25): the revision its
+    initialize fixed, its calls in flight, and its one GET stream, where
+    ``write`` sends what belongs to no request (nothing, while none is open)."""
+
+    def __init__(self, app: _HttpApp) -> None:
+        import secrets
+        import time
+
+        super().__init__(app)
+        self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
+        self.last_used = time.monotonic()
+        self.stream: Optional[_Channel] = None
+
+    def write(self, message: Any) -> None:
+        stream = self.stream
+        if stream is not None:
+            stream.send(message if isinstance(message, bytes) else _encode(message))
+
+    def open_stream(self) -> Optional[_Channel]:
+        with self.state:
+            if self.stream is not None:
+                return None
+            self.stream = _Channel()
+            return self.stream
+
+    def close_stream(self, channel: _Channel) -> None:
+        with self.state:
+            if self.stream is channel:
+                self.stream = None
+
+    def end(self) -> None:
+        """DELETE, expiry or shutdown: the GET stream ends; calls still
+        running finish, and their answers go nowhere."""
+        with self.state:
+            stream, self.stream = self.stream, None
+        if stream is not None:
+            stream.reply(None)
+
+
+def _sse_event(data: bytes) -> bytes:
+    # One JSON-RPC message per event, on one data line (_encode writes no
+    # newline inside a message).
+    return b"event: message\ndata: " + data.rstrip(b"\n") + b"\n\n"
+
+
+def _plain(status: int, text: str, headers: Optional[List[Tuple[str, str]]] = None) -> _Reply:
+    body = [text.encode()] if text else []
+    return _status_line(status), [("Content-Type", "text/plain; charset=utf-8")] + (headers or []), body
+
+
+def _status_line(status: int) -> str:
+    import http
+
+    return f"{status} {http.HTTPStatus(status).phrase}"
+
+
+def _error_reply(status: int, id_: Any, code: int, message: str, data: Any = _MISSING,
+                 headers: Optional[List[Tuple[str, str]]] = None) -> _Reply:
+    """A JSON-RPC error response as the HTTP response's body (transport
+    errors carry no id: "a JSON-RPC error response that has no id")."""
+    body = _encode(_error_response(id_, _RpcError(code, message, data)))
+    return _status_line(status), [("Content-Type", "application/json")] + (headers or []), [body]
+
+
+def _json_reply(response: Any, modern: bool) -> _Reply:
+    """A ready response as JSON.  Without a session, an error's status is the
+    table's (_HTTP_STATUS); within one, a JSON-RPC error is still 200."""
+    status = 200
+    if modern and isinstance(response, dict) and isinstance(response.get("error"), dict):
+        status = _HTTP_STATUS.get(response["error"].get("code"), 200)
+    return _status_line(status), [("Content-Type", "application/json")], [_encode(response)]
+
+
+def _accepted(environ: Dict[str, Any]) -> List[str]:
+    """The media types of the Accept header, parameters dropped, lower case."""
+    return [part.split(";")[0].strip().lower() for part in (environ.get("HTTP_ACCEPT") or "").split(",")]
+
+
+def _check_media(environ: Dict[str, Any], json_only: bool) -> Optional[_Reply]:
+    """A POST must send JSON (415) and accept both JSON and SSE (406):
+    basic/transports, "Sending Messages to the Server" (JSON only when this
+    server never streams)."""
+    content_type = (environ.get("CONTENT_TYPE") or "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        return _error_reply(415, None, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be "
+                                                        "application/json")
+    accepted = _accepted(environ)
+    wild = "*/*" in accepted
+    json_ok = wild or "application/json" in accepted or "application/*" in accepted
+    sse_ok = wild or "text/event-stream" in accepted or "text/*" in accepted
+    if not json_ok or not (sse_ok or json_only):
+        return _error_reply(406, None, INVALID_REQUEST, "Not Acceptable: the client must accept both "
+                                                        "application/json and text/event-stream")
+    return None
+
+
+def _check_version_header(environ: Dict[str, Any], negotiated: Optional[str]) -> Optional[_Reply]:
+    """MCP-Protocol-Version within a session (2025-06-18 on, "Protocol Version
+    Header"): absent means 2025-03-26; one we do not serve is a 400."""
+    header = environ.get(_VERSION_HEADER)
+    if header is None or header == negotiated or header in HANDSHAKE_VERSIONS:
+        return None
+    return _error_reply(400, None, INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version: "
+                                                    f"{_one_line(header, 40)} (this session speaks {negotiated})")
+
+
+def _modern_version(message: Dict[str, Any]) -> Any:
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+
+
+def _header_mismatch(message: Dict[str, Any], environ: Dict[str, Any]) -> Optional[str]:
+    """What the 2026-07-28 standard headers say that the body does not
+    ("Server Validation"), checked once _meta carries the required pair
+    (without it, the dispatcher's -32602 answers first)."""
+    params = message.get("params") or {}
+    meta = params.get("_meta") or {}
+    if META_CLIENT_CAPABILITIES not in meta:
+        return None
+    version = environ.get(_VERSION_HEADER)
+    if version != meta.get(META_PROTOCOL_VERSION):
+        return (f"MCP-Protocol-Version header value {_shown(version)} does not match the body's "
+                f"{META_PROTOCOL_VERSION} {_shown(meta.get(META_PROTOCOL_VERSION))}")
+    if "id" not in message:
+        return None  # header requirements for notifications are not defined
+    method = environ.get("HTTP_MCP_METHOD")
+    if method != message.get("method"):
+        return f"Mcp-Method header value {_shown(method)} does not match the body's method {_shown(message['method'])}"
+    key = _NAME_PARAMS.get(message["method"])
+    if key is not None and params.get(key) is not None:
+        name = environ.get("HTTP_MCP_NAME")
+        if _header_text(name) != params[key]:
+            return f"Mcp-Name header value {_shown(name)} does not match the body's {key} {_shown(params[key])}"
+    return None
+
+
+def _shown(value: Any) -> str:
+    return "(none)" if value is None else repr(_one_line(str(value), 80))
+
+
+def _header_text(raw: Optional[str]) -> Optional[str]:
+    """A header value as text: ``=?base64?...?=`` decoded ("Value Encoding");
+    None for a malformed one, or one with characters a header may not carry."""
+    import base64
+    import binascii
+
+    if raw is None or any(not (" " <= c <= "~" or c == "\t") for c in raw):
+        return None
+    raw = raw.strip(" \t")  # optional whitespace around a field value is not part of it (RFC 9110 5.5)
+    if not (raw.startswith("=?base64?") and raw.endswith("?=") and len(raw) >= 11):
+        return raw
+    payload = raw[9:-2]
+    try:
+        data = base64.b64decode(payload, validate=True)
+        if base64.b64encode(data).decode("ascii") != payload:  # canonical form only
+            return None
+        return data.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+def _x_mcp_headers(schema: Any) -> Optional[List[Tuple[Tuple[str, ...], str, Any]]]:
+    """The (property path, header name, type) of each ``x-mcp-header``
+    annotation; None when any is invalid (a conforming client then drops the
+    tool and sends no such header: server/tools, "x-mcp-header")."""
+    import re
+
+    token = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+    found: List[Tuple[Tuple[str, ...], str, Any]] = []
+    seen = set()
+    stack: List[Tuple[Optional[Tuple[str, ...]], Any]] = [((), schema)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, list):
+            stack.extend((None, item) for item in node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        if "x-mcp-header" in node:
+            name, kind = node["x-mcp-header"], node.get("type")
+            if not path or not isinstance(name, str) or not token.match(name) or name.lower() in seen \
+                    or kind not in ("string", "integer", "boolean"):
+                return None
+            seen.add(name.lower())
+            found.append((path, name, kind))
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                stack.extend(((path + (k,)) if path is not None else None, v) for k, v in value.items())
+            elif key not in ("default", "examples", "const", "enum", "x-mcp-header"):
+                stack.append((None, value))  # anything but a properties chain is no place for one
+    return found
+
+
+def _value_at(arguments: Any, path: Tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(arguments, dict):
+            return None
+        arguments = arguments.get(key)
+    return arguments
+
+
+def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional[str]:
+    """Why one Mcp-Param header does not mirror its argument, or None."""
+    if value is None:  # absent or null: the client sends no header
+        return None if raw is None else "is present without"
+    if isinstance(value, bool):
+        rendered: Optional[str] = "true" if value else "false"
+    elif isinstance(value, (str, int, float)):
+        rendered = str(value)
+    else:
+        rendered = None
+    if raw is None:
+        return None if rendered is None else "is missing for"
+    text = _header_text(raw)
+    if text is None:
+        return "is malformed for"
+    if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool) and \
+            float(value).is_integer():
+        try:  # numerically: 42 matches 42.0 ("Server Validation", note)
+            return None if _finite(text) == value else "does not match"
+        except (ValueError, OverflowError):
+            return "does not match"
+    return None if text == rendered else "does not match"
+
+
+# -- hosts and origins --
+
+
+def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[List[str]]]:
+    """The Host and Origin allow-lists (None: any).  By default a server for
+    a loopback address answers only to loopback names, as the SDK's does: the
+    defence against DNS rebinding (basic/security_best_practices)."""
+    security = options.get("transport_security")
+    hosts, origins = options.get("allowed_hosts"), options.get("allowed_origins")
+    if security is not None:  # the SDK's TransportSecuritySettings, or anything shaped like it
+        if not getattr(security, "enable_dns_rebinding_protection", True):
+            return None, None
+        hosts = list(getattr(security, "allowed_hosts", None) or []) or hosts
+        origins = list(getattr(security, "allowed_origins", None) or []) or origins
+    if hosts is None and options.get("host") in ("127.0.0.1", "localhost", "::1"):
+        hosts = [f"{name}:*" for name in _LOOPBACK_HOSTS] + list(_LOOPBACK_HOSTS)
+    if hosts is not None and "*" in hosts:
+        hosts = None
+    if origins is None and hosts is not None:
+        origins = [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
+    return hosts, origins
+
+
+def _host_allowed(host: str, allowed: List[str]) -> bool:
+    host = host.lower()
+    for pattern in allowed:
+        pattern = pattern.lower()
+        if host == pattern or pattern.endswith(":*") and host.startswith(pattern[:-1]) and \
+                host[len(pattern) - 1:].isdigit():
+            return True
+    return False
+
+
+def _origin_allowed(origin: str, host: str, hosts: Optional[List[str]], origins: Optional[List[str]]) -> bool:
+    """An Origin is fine when listed, or when it is this server's own (same
+    host) and that host is one it answers to."""
+    if origins is not None and _host_allowed(origin, origins):
+        return True
+    own = origin.lower().split("://", 1)[-1]
+    return own == host.lower() and (hosts is None or _host_allowed(own, hosts)) or origins is None
+
+
+# -- authorization: a resource server (basic/authorization) --
+
+
+class _HttpAuth:
+    """Bearer tokens checked by the user's verifier (the SDK's
+    ``token_verifier=``: ``verify_token(token)`` returning an access token, or
+    None), and the Protected Resource Metadata document (RFC 9728) that tells
+    a client where to get one (2025-06-18 basic/authorization,
+    "Authorization Server Location")."""
+
+    def __init__(self, verifier: Any, auth: Any) -> None:
+        from urllib.parse import urlsplit
+
+        self.verifier = verifier
+        self.scopes = list(getattr(auth, "required_scopes", None) or [])
+        resource = getattr(auth, "resource_server_url", None)
+        issuer = getattr(auth, "issuer_url", None)
+        self.document: Optional[Dict[str, Any]] = None
+        self.metadata_url: Optional[str] = None
+        self.metadata_paths: Tuple[str, ...] = ()
+        if resource is not None:
+            parts = urlsplit(str(resource))
+            suffix = parts.path.rstrip("/")
+            base = "/.well-known/oauth-protected-resource"
+            self.metadata_paths = (base + suffix, base) if suffix else (base,)
+            self.metadata_url = f"{parts.scheme}://{parts.netloc}{self.metadata_paths[0]}"
+            self.document = {"resource": str(resource), "bearer_methods_supported": ["header"]}
+            if issuer is not None:
+                self.document["authorization_servers"] = [str(issuer)]
+            if self.scopes:
+                self.document["scopes_supported"] = self.scopes
+
+    @classmethod
+    def from_settings(cls, settings: Dict[str, Any]) -> Optional[_HttpAuth]:
+        verifier = settings.get("token_verifier")
+        if verifier is None:
+            return None
+        return cls(verifier, settings.get("auth"))
+
+    def metadata(self, method: str) -> _Reply:
+        if method != "GET":
+            return _plain(405, "Method Not Allowed", [("Allow", "GET")])
+        return "200 OK", [("Content-Type", "application/json"), ("Cache-Control", "max-age=3600")], \
+            [json.dumps(self.document).encode()]
+
+    def check(self, environ: Dict[str, Any], run_async: Callable[[Any, float], Any]) -> Optional[_Reply]:
+        """None when the request's bearer token is good; else 401 (none, or
+        invalid: OAuth 2.1 section 5.3) or 403 (too few scopes)."""
+        import time
+
+        header = environ.get("HTTP_AUTHORIZATION") or ""
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return self._challenge(401, "invalid_token", "Authentication required")
+        verify = getattr(self.verifier, "verify_token", self.verifier)
+        try:
+            access = verify(token.strip())
+            if _is_awaitable(access):
+                access = run_async(access, 30.0)
+        except Exception as exc:
+            _log_exception("the token verifier raised", exc)
+            access = None
+        expires = getattr(access, "expires_at", None)
+        if access is None or isinstance(expires, (int, float)) and expires < time.time():
+            return self._challenge(401, "invalid_token", "Invalid or expired token")
+        granted = set(getattr(access, "scopes", None) or [])
+        if any(scope not in granted for scope in self.scopes):
+            return self._challenge(403, "insufficient_scope", "Required scope missing")
+        return None
+
+    def _challenge(self, status: int, error: str, description: str) -> _Reply:
+        """RFC 6750 section 3, with resource_metadata (RFC 9728 section 5.1)."""
+        params = [f'error="{error}"', f'error_description="{description}"']
+        if self.scopes:
+            params.append(f'scope="{" ".join(self.scopes)}"')
+        if self.metadata_url is not None:
+            params.append(f'resource_metadata="{self.metadata_url}"')
+        body = json.dumps({"error": error, "error_description": description}).encode()
+        return _status_line(status), [("Content-Type", "application/json"),
+                                      ("WWW-Authenticate", "Bearer " + ", ".join(params))], [body]
+
+
+def _is_awaitable(value: Any) -> bool:
+    return hasattr(value, "__await__")
+
+
+# -- the embedded server --
+
+
+def _serve_http(app: _HttpApp, host: str, port: int) -> int:
+    """Serve ``app`` on host:port with the standard library until SIGINT or
+    SIGTERM: then stop accepting, end the open streams, give requests in
+    flight a moment, and exit 0."""
+    import signal
+    import threading
+    import time
+
+    httpd = _HttpServer(app, host, port)
+    stop = threading.Event()
+    for name in ("SIGTERM", "SIGINT"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), lambda signum, frame: stop.set())
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
+                              daemon=True)
+    thread.start()
+    bound = httpd.server_address
+    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
+    print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr, flush=True)
+    while not stop.wait(0.5):  # the main thread stays free for signals
+        pass
+    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
+    stopping.start()
+    stopping.join(2.0)
+    app.close()
+    deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
+    while httpd.active and time.monotonic() < deadline:
+        time.sleep(0.02)
+    httpd.server_close()
+    sys.stderr.flush()
+    os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
+
+
+def _HttpServer(app: _HttpApp, host: str, port: int) -> Any:  # noqa: N802 - a class, made on first use
+    """socketserver's ThreadingTCPServer (a thread per connection) speaking
+    HTTP/1.1 to the WSGI app (_HttpConnection), built when first needed so
+    that ``import mcp_ref`` loads no socket module.  http.server is not used:
+    it brings email, mimetypes and ssl along, a third of an idle server's memory."""
+    import socket
+    import socketserver
+    import threading
+
+    class Server(socketserver.ThreadingTCPServer):
+        daemon_threads = True  # a stream still open at exit does not hold the process
+        allow_reuse_address = True
+        request_queue_size = 128
+
+        def __init__(self) -> None:
+            self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            self.app, self.active, self.counting = app, 0, threading.Lock()
+            super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            error = sys.exc_info()[1]
+            if isinstance(error, OSError):  # a client that reset or timed out: nothing to tell
+                return
+            _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
+
+    return Server()
+
+
+_MAX_LINE = 65536  # bytes of a request line or of one header line
+_MAX_HEADERS = 100
+
+
+class _HttpConnection:
+    """One client connection: requests read one after another (keep-alive),
+    each run through the WSGI app; a body of unknown length (a stream) goes
+    chunked, flushed per event.  A client that sends nothing, or reads
+    nothing, for ``_TIMEOUT`` seconds is dropped."""
+
+    _TIMEOUT = 30.0
+
+    def __init__(self, sock: Any, client_address: Any, server: Any) -> None:
+        import socket
+
+        self.sock, self.server, self.app = sock, server, server.app
+        self.client = client_address
+        sock.settimeout(self._TIMEOUT)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small answers leave at once
+        self.rfile = sock.makefile("rb")
+        self.wfile = sock.makefile("wb")
+        try:
+            while self.serve_one():
+                pass
+        finally:
+            for stream in (self.wfile, self.rfile):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def serve_one(self) -> bool:
+        """One request and its answer; whether the connection stays open."""
+        try:
+            head = _read_head(self.rfile)
+        except OSError:  # a timeout, or a reset, while waiting for a request
+            return False
+        if head is None:
+            return False
+        if len(head) == 2:  # (status, reason)
+            self.refuse(*head)
+            return False
+        method, target, version, headers = head
+        with self.server.counting:
+            self.server.active += 1
+        try:
+            return self.run(method, target, version, headers)
+        except OSError:  # the client went away meanwhile
+            return False
+        finally:
+            with self.server.counting:
+                self.server.active -= 1
+
+    def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
+        fields = {name.lower(): value for name, value in headers}
+        if "chunked" in fields.get("transfer-encoding", "").lower():
+            return self.refuse(411, "Length Required")  # a request body of unknown length
+        length = fields.get("content-length", "0")
+        if not (length.isascii() and length.isdigit()):
+            return self.refuse(400, "Bad Content-Length")
+        if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.wfile.flush()
+        body = _Input(self.rfile, int(length))
+        environ = _environ(self, method, target, version, headers, body)
+        keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
+            version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
+        started: List[Any] = []
+
+        def start_response(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
+            started[:] = [status, response_headers]
+            return _no_write
+
+        result = self.app(environ, start_response)
+        try:
+            keep = _write_response(self.wfile, version, method, started[0], started[1], result, keep)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return keep and not body.left  # an unread body would be taken for the next request
+
+    def refuse(self, status: int, reason: str) -> bool:
+        text = f"{status} {reason}\n".encode()
+        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n"
+                         f"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {len(text)}\r\n"
+                         f"Connection: close\r\n\r\n".encode() + text)
+        self.wfile.flush()
+        return False
+
+
+def _read_head(rfile: Any) -> Any:
+    """(method, target, version, headers) of the next request; None at the end
+    of the connection; (status, reason) for a request that cannot be read."""
+    line = rfile.readline(_MAX_LINE + 1)
+    while line in (b"\r\n", b"\n"):  # empty lines before a request are ignored (RFC 9112, 2.2)
+        line = rfile.readline(_MAX_LINE + 1)
+    if not line:
+        return None
+    if len(line) > _MAX_LINE:
+        return 414, "URI Too Long"
+    parts = line.decode("latin-1").split()
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
+        return 400, "Bad Request"
+    headers: List[Tuple[str, str]] = []
+    while True:
+        line = rfile.readline(_MAX_LINE + 1)
+        if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
+            return 431, "Request Header Fields Too Large"
+        if line in (b"\r\n", b"\n", b""):
+            return parts[0], parts[1], parts[2], headers
+        name, sep, value = line.decode("latin-1").partition(":")
+        if not sep or not name or name != name.strip():  # obsolete line folding, spaces in a name
+            return 400, "Bad Request"
+        headers.append((name, value.strip(" \t\r\n")))
+
+
+def _no_write(data: bytes) -> None:
+    raise NotImplementedError("mcp_ref's HTTP server supports no write() callable")
+
+
+def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
+             body: Any) -> Dict[str, Any]:
+    from urllib.parse import unquote
+
+    path, _, query = target.partition("?")
+    host, port = conn.server.server_address[:2]
+    environ: Dict[str, Any] = {
+        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": unquote(path, "latin-1"),
+        "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
+        "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
+        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
+        "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
+    }
+    for name, value in headers:
+        key = name.upper().replace("-", "_")
+        key = key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
+        environ[key] = environ[key] + "," + value if environ.get(key) else value
+    return environ
+
+
+class _Input:
+    """The request body, never read past its Content-Length."""
+
+    def __init__(self, stream: Any, length: int) -> None:
+        self.stream, self.left = stream, max(0, length)
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        data = self.stream.read(size) if size else b""
+        self.left -= len(data)
+        return data
+
+
+def _peer_gone(sock: Any) -> bool:
+    """Whether the client has closed its end (readable, and nothing to read)."""
+    import select
+    import socket
+
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+def _write_response(wfile: Any, version: str, method: str, status: str, headers: List[Tuple[str, str]],
+                    result: Iterable[bytes], keep: bool) -> bool:
+    """The answer on the wire; whether the connection may stay open.  A body
+    known whole goes with its Content-Length, in one write with the headers;
+    a stream goes chunked (HTTP/1.1) or until the connection closes (1.0)."""
+    import time
+
+    names = {name.lower() for name, _ in headers}
+    lines = [f"HTTP/1.1 {status}", f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}",
+             f"Server: mcp_ref/{__version__}"] + [f"{name}: {value}" for name, value in headers]
+    whole = isinstance(result, list) or "content-length" in names
+    chunked = not whole and version == "HTTP/1.1"
+    keep = keep and (whole or chunked)
+    data = b"".join(result) if whole else b""
+    if whole and "content-length" not in names:
+        lines.append(f"Content-Length: {len(data)}")
+    if chunked:
+        lines.append("Transfer-Encoding: chunked")
+    if not keep:
+        lines.append("Connection: close")
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    wfile.write(head + (data if method != "HEAD" else b""))
+    wfile.flush()
+    if whole:
+        return keep
+    for data in result:  # each event on the wire as soon as it is made
+        if data:
+            wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+            wfile.flush()
+    if chunked:
+        wfile.write(b"0\r\n\r\n")
+        wfile.flush()
+    return keep
+
+
+def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
+    """The Streamable HTTP WSGI application of the MCPServer that ``server_file``
+    defines, for a WSGI server's command line:
+    ``gunicorn 'mcp_ref:wsgi_app("server.py")'``.  ``options`` are
+    ``MCPServer.streamable_http_app``'s."""
+    return _load_server(server_file).streamable_http_app(**options)
+
+
+
 # ---------------------------------------------------------------------------
 # 16. Command line
 # ---------------------------------------------------------------------------
@@ -6514,11 +7773,12 @@ class _Stderr:
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
 #   python mcp_ref.py resources SERVER, read SERVER URI, prompts SERVER   (the same options)
 #   python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT]   (the same options)
-#   python mcp_ref.py serve SERVER.py
+#   python mcp_ref.py serve SERVER.py [--http HOST:PORT]
 #
-# SERVER is a Python file that defines an mcp_ref MCPServer, or any other
-# server's command line in one quoted string ("node build/index.js").  All but
-# serve are a small stdio client: they start the server as a real client would
+# SERVER is a Python file that defines an mcp_ref MCPServer, any other
+# server's command line in one quoted string ("node build/index.js"), or the
+# http(s):// URL of a Streamable HTTP endpoint.  All but serve are a small
+# client: they start the server (or reach the URL) as a real client would
 # and speak JSON-RPC to it; --trace shows every message, both ways, on stderr.
 #
 # Exit codes: 0 done; 1 the tool reported an error (isError); 2 bad usage (an
@@ -6537,9 +7797,10 @@ _USAGE = """usage: python mcp_ref.py list  SERVER [--trace] [--protocol VERSION]
        python mcp_ref.py prompts SERVER [options]        the prompts and their arguments
        python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT] [options]
                                                          a prompt's messages (its arguments are text)
-       python mcp_ref.py serve SERVER.py
+       python mcp_ref.py serve SERVER.py [--http HOST:PORT]
 
-SERVER is a .py file defining an MCPServer, or a server command in quotes.
+SERVER is a .py file defining an MCPServer, a server command in quotes, or an http(s):// URL.
+serve --http HOST:PORT serves the file over Streamable HTTP (endpoint /mcp) instead of stdio.
 key=value: the value is read as JSON when it parses (days=3, tags='["a"]'), else as text (city=London,
 x=NaN: NaN is not JSON); a number beyond a double (x=1e400) is refused: quote it to send text (x='"1e400"').
 --protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
@@ -6837,6 +8098,171 @@ def _typed_answer(kind: str, text: str) -> Any:
     return text
 
 
+class _HttpClient:
+    """The same client over Streamable HTTP (SERVER an http(s):// URL): one
+    POST per message, answered with JSON or an SSE stream; the session id and
+    revision of the handshake era go back in headers, and the 2026-07-28
+    request headers mirror the body (basic/transports)."""
+
+    def __init__(self, url: str, trace: bool, timeout: float) -> None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise _UsageError(f"not an http(s) URL: {url}")
+        self.url, self.parts, self.trace, self.timeout = url, parts, trace, timeout
+        self.next_id = 0
+        self.session: Optional[str] = None
+        self.version: Optional[str] = None
+        self.conn: Any = None
+
+    def _show(self, arrow: str, message: Any) -> None:
+        if self.trace:
+            print(f"{arrow} {json.dumps(message, ensure_ascii=False)}", file=sys.stderr, flush=True)
+
+    def send(self, message: Dict[str, Any]) -> None:
+        """A notification (or our answer to the server's request): 202, no body."""
+        self._post(message)
+
+    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        self.next_id += 1
+        id_ = self.next_id
+        message = self._post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+        if method == "initialize" and isinstance(message.get("result"), dict):
+            version = message["result"].get("protocolVersion")
+            self.version = version if isinstance(version, str) else None
+        return _response(message, id_, method)
+
+    def _post(self, message: Dict[str, Any]) -> Dict[str, Any]:
+        """POST one message; the response to it (an error object made up from
+        the HTTP status when the body holds none), or {} for 202."""
+        try:
+            body = json.dumps(message, allow_nan=False).encode()
+        except (ValueError, RecursionError) as exc:
+            raise _UsageError(f"cannot send the arguments as JSON: {exc}") from None
+        self._show("->", message)
+        method = message.get("method", "our answer")
+        response = self._exchange("POST", body, self._headers(message), f"while sending {method}")
+        try:
+            if self.session is None and response.getheader("Mcp-Session-Id"):
+                self.session = response.getheader("Mcp-Session-Id")
+            kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+            if response.status == 202 or "id" not in message:
+                response.read()
+                return {}
+            if kind == "text/event-stream":
+                return self._events(response, message["id"], method)
+            data = response.read(_CLIENT_LIMIT + 1)
+        except OSError as exc:
+            if "timed out" in str(exc):
+                raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
+            raise _ServerFailed(f"the connection to {self.url} failed during {method}: {exc}") from None
+        return self._json_body(response.status, response.reason, data, method)
+
+    def _headers(self, message: Dict[str, Any]) -> Dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get(META_PROTOCOL_VERSION), str):
+            headers["MCP-Protocol-Version"] = meta[META_PROTOCOL_VERSION]
+            headers["Mcp-Method"] = str(message.get("method"))
+            name = params.get(_NAME_PARAMS.get(str(message.get("method")), ""))  # type: ignore[union-attr]
+            if isinstance(name, str):
+                headers["Mcp-Name"] = _header_value(name)
+            return headers
+        if self.version is not None:
+            headers["MCP-Protocol-Version"] = self.version
+        if self.session is not None:
+            headers["Mcp-Session-Id"] = self.session
+        return headers
+
+    def _exchange(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str) -> Any:
+        import http.client
+
+        path = (self.parts.path or "/") + (f"?{self.parts.query}" if self.parts.query else "")
+        for attempt in (1, 2):  # a kept-alive connection the server has closed meanwhile: once more
+            if self.conn is None:
+                kind = http.client.HTTPSConnection if self.parts.scheme == "https" else http.client.HTTPConnection
+                self.conn = kind(str(self.parts.hostname), self.parts.port, timeout=self.timeout)
+            try:
+                self.conn.request(verb, path, body=body, headers=headers)
+                return self.conn.getresponse()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                self.conn.close()
+                self.conn = None
+                if attempt == 2:
+                    raise _ServerFailed(f"{self.url} closed the connection {when}") from None
+            except OSError as exc:  # refused, unreachable, a timeout
+                self.conn.close()
+                self.conn = None
+                reason = "no answer within the timeout" if "timed out" in str(exc) else exc.strerror or str(exc)
+                raise _ServerFailed(f"cannot reach {self.url} {when}: {reason}") from None
+        raise AssertionError("unreachable")
+
+    def _json_body(self, status: int, reason: str, data: bytes, method: str) -> Dict[str, Any]:
+        if len(data) > _CLIENT_LIMIT:
+            raise _ServerFailed(f"the answer to {method} is longer than {_CLIENT_LIMIT} bytes")
+        try:
+            message = _SERVER_JSON.decode(data.decode("utf-8"))
+        except (ValueError, RecursionError):
+            message = None
+        if isinstance(message, dict) and ("result" in message or "error" in message):
+            self._show("<-", message)
+            return message
+        if status >= 300:  # an HTTP error without a JSON-RPC one: the HTTP status is the error
+            return {"jsonrpc": "2.0", "id": self.next_id, "error": {"message": f"HTTP {status} {reason}"}}
+        raise _ServerFailed(f"the server's answer to {method} is not a JSON-RPC message: {data[:100]!r}")
+
+    def _events(self, response: Any, id_: Any, method: str) -> Dict[str, Any]:
+        """Read an SSE stream until our response: notifications are shown
+        (--trace), the server's own requests answered (ping; else -32601)."""
+        data: List[bytes] = []
+        for raw in iter(lambda: response.readline(_CLIENT_LIMIT + 1), b""):
+            line = raw.rstrip(b"\r\n")
+            if line.startswith(b"data:"):
+                data.append(line[5:].lstrip(b" "))
+            if line or not data:
+                continue
+            text, data = b"\n".join(data), []  # a blank line ends the event
+            try:
+                message = _SERVER_JSON.decode(text.decode("utf-8"))
+            except (ValueError, RecursionError):
+                raise _ServerFailed(f"the server sent an event that is not JSON: {text[:100]!r}") from None
+            if not isinstance(message, dict):
+                raise _ServerFailed(f"the server sent an event that is not a JSON object: {text[:100]!r}")
+            self._show("<-", message)
+            if "method" in message:
+                _Client._answer(self, message)  # type: ignore[arg-type]
+            elif message.get("id") == id_ or message.get("id") is None:
+                response.read()
+                return message
+        raise _ServerFailed(f"the server ended its stream before answering {method}")
+
+    def close(self) -> None:
+        """End the session (DELETE), as a client that is done should."""
+        if self.session is not None:
+            try:
+                self._exchange("DELETE", None, self._headers({}), "ending the session").read()
+            except (_ServerFailed, OSError):
+                pass
+        if self.conn is not None:
+            self.conn.close()
+
+
+_CLIENT_LIMIT = 64 * 1024 * 1024  # bytes of one answer the command line will read
+
+
+def _header_value(text: str) -> str:
+    """A value as a header carries it: as is when plain visible ASCII, else
+    ``=?base64?...?=`` (2026-07-28 basic/transports/streamable-http, "Value Encoding")."""
+    import base64
+
+    if all(" " <= c <= "~" for c in text) and text == text.strip() and \
+            not (text.startswith("=?base64?") and text.endswith("?=")):
+        return text
+    return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+
+
 def _response(message: Dict[str, Any], id_: int, method: str) -> Dict[str, Any]:
     """``message`` checked as the response to our request ``id_``: one request
     is in flight at a time, so any other response is the server's failure."""
@@ -6859,7 +8285,7 @@ class _Session:
     """Connects in the requested revision; 2026-07-28 by default, falling back
     to the handshake as the stdio transport's backward-compatibility rule says."""
 
-    def __init__(self, client: _Client, protocol: Optional[str]) -> None:
+    def __init__(self, client: Any, protocol: Optional[str]) -> None:
         self.client = client
         self.meta: Optional[Dict[str, Any]] = None
         if protocol in (None,) + STATELESS_VERSIONS:
@@ -7020,7 +8446,7 @@ def _spawn(server: str) -> Tuple[List[str], bool]:
 def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
     """The words and options of a command line, checked before any server
     starts; None once --help or --version has answered."""
-    options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": "30"}
+    options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": "30", "http": None}
     words: List[str] = []
     it = iter(argv)
     for word in it:
@@ -7029,7 +8455,7 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
             return None
         if word == "--trace":
             options["trace"] = True
-        elif word in ("--protocol", "--json", "--timeout"):
+        elif word in ("--protocol", "--json", "--timeout", "--http"):
             value = next(it, None)
             if value is None:
                 raise _UsageError(f"{word} needs a value")
@@ -7052,7 +8478,20 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
         raise _UsageError(f"unknown protocol version {options['protocol']!r}; "
                           f"choose one of {', '.join(_ALL_VERSIONS)}")
     options["timeout"] = _seconds(options["timeout"])
+    if options["http"] is not None:
+        if words[0] != "serve":
+            raise _UsageError("--http goes with serve: python mcp_ref.py serve SERVER.py --http 127.0.0.1:8000")
+        options["http"] = _host_port(options["http"])
     return words, options
+
+
+def _host_port(text: str) -> Tuple[str, int]:
+    """``HOST:PORT``, ``[::1]:PORT`` or ``PORT`` (on 127.0.0.1) for serve --http."""
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]") if sep else "127.0.0.1"
+    if not port.isdigit() or int(port) > 65535 or (sep and not host):
+        raise _UsageError(f"--http needs HOST:PORT (127.0.0.1:8000), not {text!r}")
+    return host, int(port)
 
 
 def _cli(argv: List[str]) -> int:
@@ -7062,9 +8501,13 @@ def _cli(argv: List[str]) -> int:
     words, options = parsed
     command, server = words[0], words[1]
     if command == "serve":
+        if options["http"] is not None:
+            host, port = options["http"]
+            _load_server(server).run(transport="streamable-http", host=host, port=port)
         _load_server(server).run()
         return 0
-    spawn, own = _spawn(server)
+    url = server.startswith(("http://", "https://"))
+    spawn, own = ([], False) if url else _spawn(server)
     arguments = _arguments(words[3:], options["json"]) if command == "call" else {}
     if command == "prompt":
         arguments = _prompt_arguments(words[3:], options["json"])
@@ -7073,7 +8516,8 @@ def _cli(argv: List[str]) -> int:
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(errors="backslashreplace")
-    client = _Client(spawn, options["trace"], options["timeout"], own)
+    client: Any = _HttpClient(server, options["trace"], options["timeout"]) if url else \
+        _Client(spawn, options["trace"], options["timeout"], own)
     try:
         session = _Session(client, options["protocol"])
         if command == "list":

@@ -60,11 +60,14 @@ def normalise(result: Dict[str, Any]) -> Dict[str, Any]:
     return json.loads(text)  # type: ignore[no-any-return]
 
 
-async def run_python_client(command: List[str], mode: str,
+async def run_python_client(command: Any, mode: str,
                             calls: List[Tuple[str, Dict[str, Any]]]) -> Tuple[Any, List[str], List[Dict[str, Any]]]:
+    """The client over stdio (``command``: a server's command line) or over
+    Streamable HTTP (``command``: the endpoint's URL)."""
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=HERE)
+    params = command if isinstance(command, str) else \
+        StdioServerParameters(command=command[0], args=command[1:], cwd=HERE)
     results = []
     async with Client(params, mode=mode) as client:
         version = client.protocol_version
@@ -119,6 +122,58 @@ class PythonSdkClientTest(unittest.TestCase):
                                   "--protocol", protocol], capture_output=True, text=True, timeout=60)
             self.assertEqual(run.returncode, 0, run.stderr)
             self.assertIn('structuredContent:\n  {\n    "result": 17\n  }', run.stdout)
+
+    def test_cli_talks_to_the_sdk_server_over_http(self) -> None:
+        # Our command line as an HTTP client, against the SDK's Streamable HTTP app (under uvicorn).
+        import socket
+        import time
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = subprocess.Popen([sys.executable, LAUNCHER, os.path.join(HERE, "examples", "weather.py"), "--http",
+                                   str(port)], stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            for protocol in ("2026-07-28", "2025-11-25", "2025-03-26"):
+                run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), "call",
+                                      f"http://127.0.0.1:{port}/mcp", "get_temperature", "city=London", "--protocol",
+                                      protocol], capture_output=True, text=True, timeout=60)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertTrue(run.stdout.startswith("content:\n  17\n"), run.stdout)
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+@unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
+class PythonSdkClientOverHttpTest(unittest.TestCase):
+    """The SDK's client over Streamable HTTP gets what it gets over stdio (which
+    PythonSdkClientTest compares with the SDK's own server), in both modes."""
+
+    def test_both_modes(self) -> None:
+        from test_http import ServerProcess
+
+        for example, calls in EXAMPLES.items():
+            path = os.path.join(HERE, example)
+            server = ServerProcess(command=[sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", path,
+                                            "--http", "127.0.0.1:0"])
+            try:
+                for mode, version in (("auto", "2026-07-28"), ("legacy", "2025-11-25")):
+                    with self.subTest(example=example, mode=mode):
+                        url = f"http://127.0.0.1:{server.port}/mcp"
+                        over_http = asyncio.run(run_python_client(url, mode, calls))
+                        over_stdio = asyncio.run(run_python_client([sys.executable, path], mode, calls))
+                        self.assertEqual(over_http[0], version)
+                        self.assertEqual(normalise({"r": over_http[1:]}), normalise({"r": over_stdio[1:]}))
+            finally:
+                server.stop()
 
 
 # examples/notes.py: what a client reads, gets and completes there.
@@ -258,6 +313,33 @@ class TypeScriptClientTest(unittest.TestCase):
                                  "haiku": "an old pond", "workspace": "file:///work"})
         self.assertEqual(out["logs"], [{"level": "info", "data": "counting to 3"}])
         self.assertEqual(out["progress"], [{"progress": i, "total": 3, "message": f"at {i}"} for i in (1, 2, 3)])
+
+    def test_weather_example_over_http(self) -> None:
+        from test_http import ServerProcess
+
+        driver = os.path.join(NODE_DIR, "ts_http_client.mjs")
+        shutil.copy(os.path.join(HERE, "testdata", "ts_http_client.mjs"), driver)
+        calls = EXAMPLES["examples/weather.py"]
+        server = ServerProcess(command=[sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve",
+                                        os.path.join(HERE, "examples", "weather.py"), "--http", "127.0.0.1:0"])
+        try:
+            run = subprocess.run(["node", driver, f"http://127.0.0.1:{server.port}/mcp", json.dumps(calls)],
+                                 capture_output=True, text=True, timeout=120)
+        finally:
+            server.stop()
+        self.assertEqual(run.returncode, 0, run.stderr)
+        out = json.loads(run.stdout)
+        self.assertEqual(out["server"], {"name": "Weather", "version": ""})
+        self.assertRegex(out["sessionId"], r"^[0-9a-f]{32}$")
+        sys.path.insert(0, HERE)
+        from _testing import load_example
+
+        module = load_example("weather_ts_http")
+        self.assertEqual(out["tools"], module.mcp.list_tools(out["protocolVersion"]))
+        for (name, arguments), got in zip(calls, out["results"]):
+            with self.subTest(tool=name):
+                expected = module.mcp.call_tool(name, arguments, protocol_version=out["protocolVersion"])
+                self.assertEqual(normalise(got), normalise(expected))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Serve an mcp_ref server file with the official SDK's MCPServer instead.
 
     python testdata/sdk_launcher.py examples/weather.py
+    python testdata/sdk_launcher.py examples/weather.py --http 8000   (Streamable HTTP, under uvicorn)
 
 A stand-in ``mcp_ref`` module maps the names the file imports onto the SDK
 (``MCPServer``, ``ToolError``, ``Context``, the resource errors, the prompt
@@ -31,5 +32,11 @@ sys.modules["mcp_ref"] = shim
 
 if __name__ == "__main__":
     path = sys.argv[1]
-    sys.argv = sys.argv[1:]
-    runpy.run_path(path, run_name="__main__")
+    if sys.argv[2:3] == ["--http"]:  # python testdata/sdk_launcher.py FILE --http PORT: Streamable HTTP
+        import uvicorn
+
+        app = runpy.run_path(path)["mcp"].streamable_http_app()
+        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning")
+    else:
+        sys.argv = sys.argv[1:]
+        runpy.run_path(path, run_name="__main__")
