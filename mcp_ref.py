@@ -4808,8 +4808,11 @@ class _ClientSession:
         return self._request.ask("roots/list", {}, ("roots",), _JsonObject)
 
     def elicit_form(self, message: str, requested_schema: Dict[str, Any]) -> Any:
+        """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``)."""
         params = {"message": message, "requestedSchema": requested_schema}
         return self._request.ask("elicitation/create", params, ("elicitation", "form"), _JsonObject)
+
+    elicit = elicit_form  # the SDK's older name
 
     def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _Ready:
         return Context(self._request).log(level, data, logger_name=logger)

@@ -92,14 +92,12 @@ if Context is not None:
     async def test_tool_with_progress(ctx: Context) -> str:  # type: ignore[valid-type]
         for step in (0, 50, 100):
             await ctx.report_progress(step, 100, f"Completed step {step} of 100")
-        return str(ctx.request_context.meta.progressToken if ctx.request_context.meta else 0)
+        return str(ctx.request_context.meta.get("progress_token") or 0)
 
     @mcp.tool(description="Tests server-initiated sampling (LLM completion request)")
     async def test_sampling(prompt: str, ctx: Context) -> str:  # type: ignore[valid-type]
-        from mcp_ref import SamplingMessage  # type: ignore[attr-defined]
-
         result = await ctx.session.create_message(
-            messages=[SamplingMessage(role="user", content=TextContent(text=prompt))], max_tokens=100)
+            messages=[{"role": "user", "content": {"type": "text", "text": prompt}}], max_tokens=100)
         return f"LLM response: {getattr(result.content, 'text', 'No response')}"
 
     @mcp.tool(description="Tests server-initiated elicitation (user input request)")
@@ -108,6 +106,128 @@ if Context is not None:
                   "required": ["response"]}
         result = await ctx.session.elicit(message=message, requested_schema=schema)
         return f"User response: action={result.action}, content={json.dumps(result.content or {})}"
+
+
+    @mcp.tool(description="Tests elicitation with default values for all primitive types (SEP-1034)")
+    async def test_elicitation_sep1034_defaults(ctx: Context) -> str:  # type: ignore[valid-type]
+        schema = {"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe", "description": "User name"},
+            "age": {"type": "integer", "default": 30, "description": "User age"},
+            "score": {"type": "number", "default": 95.5, "description": "User score"},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active",
+                       "description": "User status"},
+            "verified": {"type": "boolean", "default": True, "description": "Verification status"}}}
+        result = await ctx.session.elicit(message="Please provide user information", requested_schema=schema)
+        return f"Elicitation result: action={result.action}, content={json.dumps(result.content or {})}"
+
+    @mcp.tool(description="Tests elicitation with enum schema variations per SEP-1330")
+    async def test_elicitation_sep1330_enums(ctx: Context) -> str:  # type: ignore[valid-type]
+        schema = {"type": "object", "properties": {
+            "untitledSingle": {"type": "string", "enum": ["active", "inactive", "pending"]},
+            "titledSingle": {"type": "string", "oneOf": [{"const": "low", "title": "Low Priority"},
+                                                         {"const": "medium", "title": "Medium Priority"},
+                                                         {"const": "high", "title": "High Priority"}]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["read", "write", "execute"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "feature", "title": "New Feature"},
+                                                                 {"const": "bug", "title": "Bug Fix"},
+                                                                 {"const": "docs", "title": "Documentation"}]}},
+            "legacyEnum": {"type": "string", "enum": ["small", "medium", "large"],
+                           "enumNames": ["Small Size", "Medium Size", "Large Size"]}}}
+        result = await ctx.session.elicit(message="Please select values using different enum schema types",
+                                          requested_schema=schema)
+        return f"Elicitation completed: action={result.action}, content={json.dumps(result.content or {})}"
+
+    # -- 2026-07-28: InputRequiredResult (basic/patterns/mrtr), keys as the suite names them --
+
+    from mcp_ref import InputRequiredResult
+
+    NAME = {"method": "elicitation/create", "params": {
+        "mode": "form", "message": "What is your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}}
+    CAPITAL = {"method": "sampling/createMessage", "params": {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}],
+        "maxTokens": 100}}
+    ROOTS = {"method": "roots/list", "params": {}}
+
+    def answered(ctx: Context, key: str) -> dict:  # type: ignore[valid-type]
+        answer = (ctx.input_responses or {}).get(key)
+        return answer if isinstance(answer, dict) else {}
+
+    @mcp.tool(description="An elicitation through InputRequiredResult")
+    def test_input_required_result_elicitation(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        answer = answered(ctx, "user_name")
+        if answer.get("action") == "accept" and isinstance(answer.get("content"), dict):
+            return f"Hello, {answer['content'].get('name')}!"
+        return InputRequiredResult(input_requests={"user_name": NAME})
+
+    @mcp.tool(description="A sampling request through InputRequiredResult")
+    def test_input_required_result_sampling(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        answer = answered(ctx, "capital_question")
+        if answer:
+            return f"Sampling said: {json.dumps(answer.get('content'))}"
+        return InputRequiredResult(input_requests={"capital_question": CAPITAL})
+
+    @mcp.tool(description="A roots/list request through InputRequiredResult")
+    def test_input_required_result_list_roots(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        answer = answered(ctx, "client_roots")
+        if isinstance(answer.get("roots"), list):
+            return "Roots: " + ", ".join(str(r.get("uri")) for r in answer["roots"] if isinstance(r, dict))
+        return InputRequiredResult(input_requests={"client_roots": ROOTS})
+
+    @mcp.tool(description="requestState round-tripped")
+    def test_input_required_result_request_state(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        if ctx.request_state == "confirm-pending" and answered(ctx, "confirm"):
+            return "state-ok: confirmed"
+        confirm = {"method": "elicitation/create", "params": {"mode": "form", "message": "Please confirm",
+                   "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}},
+                                       "required": ["ok"]}}}
+        return InputRequiredResult(input_requests={"confirm": confirm}, request_state="confirm-pending")
+
+    @mcp.tool(description="Elicitation, sampling and roots in one InputRequiredResult")
+    def test_input_required_result_multiple_inputs(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        keys = ("user_name", "greeting", "client_roots")
+        if all(answered(ctx, key) for key in keys):
+            return "All inputs received"
+        greeting = {"method": "sampling/createMessage", "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}],
+            "maxTokens": 50}}
+        return InputRequiredResult(input_requests={"user_name": NAME, "greeting": greeting, "client_roots": ROOTS},
+                                   request_state="multiple")
+
+    @mcp.tool(description="Two rounds of questions, the state evolving")
+    def test_input_required_result_multi_round(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        def ask(key: str, message: str, field: str) -> dict:
+            return {key: {"method": "elicitation/create", "params": {"mode": "form", "message": message,
+                    "requestedSchema": {"type": "object", "properties": {field: {"type": "string"}},
+                                        "required": [field]}}}}
+
+        if ctx.request_state == "round-2" and answered(ctx, "step2"):
+            return "Both steps complete"
+        if ctx.request_state == "round-1" and answered(ctx, "step1"):
+            return InputRequiredResult(input_requests=ask("step2", "Step 2: What is your favorite color?", "color"),
+                                       request_state="round-2")
+        return InputRequiredResult(input_requests=ask("step1", "Step 1: What is your name?", "name"),
+                                   request_state="round-1")
+
+    @mcp.tool(description="requestState that must be integrity-protected")
+    def test_input_required_result_tampered_state(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        if ctx.request_state == "signed" and answered(ctx, "confirm"):
+            return "state verified"
+        confirm = {"method": "elicitation/create", "params": {"mode": "form", "message": "Confirm?",
+                   "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}
+        return InputRequiredResult(input_requests={"confirm": confirm}, request_state="signed")
+
+    @mcp.tool(description="Only the questions the client's capabilities allow")
+    def test_input_required_result_capabilities(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        caps = ctx.client_capabilities
+        questions = {}
+        if caps is not None and caps.sampling is not None:
+            questions["capital_question"] = CAPITAL
+        if caps is not None and caps.elicitation is not None:
+            questions["user_name"] = NAME
+        if not questions or all(answered(ctx, key) for key in questions):
+            return "Capabilities respected"
+        return InputRequiredResult(input_requests=questions)
 
 
 # -- resources, prompts, completion ---------------------------------------------
@@ -155,6 +275,13 @@ if hasattr(mcp, "prompt"):
             {"role": "user", "content": {"type": "image", "data": TEST_IMAGE_BASE64, "mimeType": "image/png"}},
             {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}},
         ]
+
+
+if hasattr(mcp, "completion"):
+
+    @mcp.completion()
+    def complete(ref, argument, context):  # type: ignore[no-untyped-def]
+        return []  # "completion support can be minimal": the capability and the endpoint
 
 
 if __name__ == "__main__":
