@@ -7505,18 +7505,21 @@ def _serve_http(app: _HttpApp, host: str, port: int) -> int:
     import time
 
     httpd = _HttpServer(app, host, port)
-    stop = threading.Event()
+    # The handler only notes the signal: one that took a lock (Event.set does)
+    # could interrupt the main thread while it holds that very lock, and wait
+    # for it forever.
+    signals: List[int] = []
     for name in ("SIGTERM", "SIGINT"):
         if hasattr(signal, name):
-            signal.signal(getattr(signal, name), lambda signum, frame: stop.set())
+            signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
                               daemon=True)
     thread.start()
     bound = httpd.server_address
     shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
     print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr, flush=True)
-    while not stop.wait(0.5):  # the main thread stays free for signals
-        pass
+    while not signals:  # the main thread stays free for signals
+        time.sleep(0.1)
     stopping = threading.Thread(target=httpd.shutdown, daemon=True)
     stopping.start()
     stopping.join(2.0)
