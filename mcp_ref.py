@@ -6593,7 +6593,6 @@ class _Stderr:
 # thread, async tools on one event loop), through the same _Connection.
 
 HEADER_MISMATCH = -32020  # 2026-07-28 basic/transports/streamable-http, "Server Validation"
-MISSING_REQUIRED_CLIENT_CAPABILITY = -32021  # 2026-07-28 basic/index, "Error Codes"
 
 # The HTTP status of an error response (2026-07-28: basic/transports/
 # streamable-http, "Protocol Version Header"; basic/index, "Per-request
@@ -6847,7 +6846,7 @@ class _HttpApp:
         if message.get("method") != "tools/call" or not isinstance(params, dict):
             return True
         tool = self.server._tools.get(params.get("name"))  # type: ignore[arg-type]
-        return tool is None or getattr(tool, "context_kwarg", None) is None
+        return tool is None or getattr(tool, "context_param", None) is None
 
     def _answer_call(self, conn: _Connection, id_: Any, channel: _Channel, environ: Dict[str, Any],
                      cancel_on_close: bool, long_lived: bool = False) -> _Reply:
