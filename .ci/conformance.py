@@ -51,6 +51,7 @@ EXPECTED_TO_PASS: Dict[str, List[str]] = {
         "server-sse-polling",           # (nothing to check: our streams are not resumable)
         "logging-set-level", "tools-call-with-logging", "tools-call-sampling", "tools-call-elicitation",
         "elicitation-sep1034-defaults", "elicitation-sep1330-enums",
+        "resources-subscribe", "resources-unsubscribe",
     ],
     "2026-07-28": _CONTENT + _SERVED + [
         "sep-2164-resource-not-found",

@@ -125,6 +125,9 @@ def throughput(commands: Dict[str, List[str]], n: int, round_: int) -> Dict[str,
         params: Dict[str, Any] = {"name": tool, "arguments": arguments}
         if label == PROGRESS:
             params["_meta"] = {"progressToken": "bench"}
+            # The peak memory of the plain tools, before the async progress tool loads asyncio.
+            for name, session in sessions.items():
+                out[name]["peak RSS (MiB)"] = session.peak_rss_mib()
         run, size = (pipelined, PIPELINE_BLOCK) if label.startswith("pipelined") else (sequential, BLOCK)
         elapsed = dict.fromkeys(sessions, 0.0)
         for block in range(n // size):
@@ -133,8 +136,7 @@ def throughput(commands: Dict[str, List[str]], n: int, round_: int) -> Dict[str,
                 elapsed[name] += run(sessions[name], params, size, warm_up=block == 0)
         for name in sessions:
             out[name][label] = (n // size) * size / elapsed[name]
-    for name, session in sessions.items():
-        out[name]["peak RSS (MiB)"] = session.peak_rss_mib()
+    for session in sessions.values():
         session.close()
     return out
 

@@ -246,6 +246,11 @@ if hasattr(mcp, "resource"):
 
         return base64.b64decode(TEST_IMAGE_BASE64)
 
+    @mcp.resource("test://watched-resource", name="watched-resource", title="Watched Resource",
+                  description="A resource that can be subscribed to for updates", mime_type="text/plain")
+    def watched_resource() -> str:
+        return "Watched resource content"
+
     @mcp.resource("test://template/{id}/data", name="template", title="Resource Template",
                   description="A resource template with parameter substitution", mime_type="application/json")
     def template(id: str) -> str:
