@@ -137,6 +137,25 @@ if Context is not None:
                                           requested_schema=schema)
         return f"Elicitation completed: action={result.action}, content={json.dumps(result.content or {})}"
 
+    # -- 2026-07-28 diagnostics of server-stateless ------------------------------------
+
+    @mcp.tool(description="Needs the client's roots: -32021 when the client did not declare roots")
+    async def test_missing_capability(ctx: Context) -> str:  # type: ignore[valid-type]
+        roots = await ctx.session.list_roots()
+        return f"{len(roots.roots or [])} roots"
+
+    @mcp.tool(description="Asks the user: in 2026-07-28 an InputRequiredResult, never a request on the stream")
+    async def test_streaming_elicitation(ctx: Context) -> str:  # type: ignore[valid-type]
+        await ctx.report_progress(1, 2, "asking")
+        result = await ctx.session.elicit(message="Continue?", requested_schema={
+            "type": "object", "properties": {"ok": {"type": "boolean"}}})
+        return f"action={result.action}"
+
+    @mcp.tool(description="Logs at info: nothing is sent to a request without a log level")
+    async def test_logging_tool(ctx: Context) -> str:  # type: ignore[valid-type]
+        await ctx.info("a log line")
+        return "logged"
+
     # -- 2026-07-28: InputRequiredResult (basic/patterns/mrtr), keys as the suite names them --
 
     from mcp_ref import InputRequiredResult
