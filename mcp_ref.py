@@ -6101,14 +6101,9 @@ class _Connection:
 
     def event_loop(self) -> Any:
         """The connection's event loop, on a thread of its own, started once."""
-        import asyncio
-
         with self.state:
             if self.loop is None:
-                import threading
-
-                self.loop = asyncio.new_event_loop()
-                threading.Thread(target=self.loop.run_forever, name="mcp_ref-loop", daemon=True).start()
+                self.loop = _start_event_loop()
             return self.loop
 
     def _submit_async(self, tool: _Tool, arguments: Dict[str, Any], request: _Request,
@@ -6225,6 +6220,16 @@ class _Batch:
             last = self.waiting == 0
         if last:
             self.done(self.parts)
+
+
+def _start_event_loop() -> Any:
+    """A new event loop, running on a daemon thread of its own (async tools' home)."""
+    import asyncio
+    import threading
+
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, name="mcp_ref-loop", daemon=True).start()
+    return loop
 
 
 def _answer_with_error(call: _Pending, error: _RpcError) -> None:
@@ -7016,13 +7021,9 @@ class _HttpApp:
             return self.pool
 
     def event_loop(self) -> Any:
-        import asyncio
-        import threading
-
         with self.lock:
             if self.loop is None:
-                self.loop = asyncio.new_event_loop()
-                threading.Thread(target=self.loop.run_forever, name="mcp_ref-loop", daemon=True).start()
+                self.loop = _start_event_loop()
             return self.loop
 
     def _run_async(self, coro: Any, timeout: float) -> Any:
