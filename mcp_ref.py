@@ -4124,10 +4124,18 @@ class Prompt(_Record):
             if server is not None:
                 _give_context(self.params, kwargs, server, request)
             value = _call(self.fn, **kwargs)
+            if isinstance(value, InputRequiredResult):  # 2026-07-28: the prompt asks the client first
+                if server is None or request is None or not request.stateless:
+                    raise _RpcError(INTERNAL_ERROR, f"Error rendering prompt {self.name}: InputRequiredResult "
+                                                    "exists only in protocol 2026-07-28")
+                return server._input_required(self.params, request, value)
             items = value if isinstance(value, (list, tuple)) else [value]
             messages = [_message(item).to_wire() for item in items]
         except _RpcError:
             raise
+        except _CapabilityMissing as exc:
+            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+                            {"requiredCapabilities": exc.required}) from None
         except BaseException as exc:  # SystemExit too: it must not end the thread that reads stdin
             raise _failed(f"prompt {self.name!r}", f"Error rendering prompt {self.name}", exc) from None
         return {"description": self.description, "messages": messages}
@@ -5711,7 +5719,14 @@ class _Dispatcher:
         prompt = self.server._prompts.get(name)
         if prompt is None:  # server/prompts, "Error Handling"
             raise _RpcError(INVALID_PARAMS, f"Unknown prompt: {name}")
-        return _messages_for(prompt.render(arguments, self.server, _Request(None, None, version, params)), str(version))
+        request = _Request(None, None, version, params)
+        if request.stateless:  # a retry of an InputRequiredResult (basic/patterns/mrtr)
+            request.binding = _state_binding("prompts/get", name, arguments)
+            if params.get("requestState") is not None:
+                request.answers, request.user_state = _open_state(self.server._state_key, request.binding,
+                                                                  params["requestState"])
+        result = prompt.render(arguments, self.server, request)
+        return result if "resultType" in result else _messages_for(result, str(version))
 
     def complete(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         self._offered("completions", "completion/complete")

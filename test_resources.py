@@ -731,6 +731,34 @@ class ContextTest(unittest.TestCase):
         got = rpc.prompts_get({"name": "hello", "arguments": {"name": "b"}, "_meta": meta}, "2026-07-28")
         self.assertEqual(got["messages"][0]["content"]["text"], "hi b 2026-07-28")
 
+    def test_a_prompt_asks_first(self) -> None:
+        """2026-07-28: a prompt may return an InputRequiredResult (basic/patterns/mrtr);
+        the retry's answers are ctx.input_responses, its requestState is checked."""
+        server = mcp_ref.MCPServer("mrtr", request_state_key="k")
+        question = {"method": "elicitation/create", "params": {
+            "message": "Context?", "requestedSchema": {"type": "object", "properties": {"c": {"type": "string"}}}}}
+
+        @server.prompt()
+        def asks(ctx: mcp_ref.Context):  # type: ignore[no-untyped-def]
+            answer = (ctx.input_responses or {}).get("c")
+            if answer:
+                return f"with {answer['content']['c']} ({ctx.request_state})"
+            return mcp_ref.InputRequiredResult(input_requests={"c": question}, request_state="r1")
+
+        rpc = mcp_ref._Dispatcher(server)
+        meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}})
+        first = rpc.prompts_get({"name": "asks", "_meta": meta}, MODERN)
+        self.assertEqual((first["resultType"], first["inputRequests"]), ("input_required", {"c": question}))
+        retry = {"name": "asks", "_meta": meta, "requestState": first["requestState"],
+                 "inputResponses": {"c": {"action": "accept", "content": {"c": "x"}}}}
+        self.assertEqual(rpc.prompts_get(retry, MODERN)["messages"][0]["content"]["text"], "with x (r1)")
+        with self.assertRaises(mcp_ref._RpcError) as caught:
+            rpc.prompts_get(dict(retry, requestState=first["requestState"] + "x"), MODERN)
+        self.assertEqual(caught.exception.code, -32602)
+        with self.assertRaises(mcp_ref._RpcError) as caught:  # the client cannot take the question
+            rpc.prompts_get({"name": "asks", "_meta": META}, MODERN)
+        self.assertEqual(caught.exception.code, -32021)
+
     def test_a_tool_reads_a_resource(self) -> None:
         server = mcp_ref.MCPServer("ctx")
         server.add_resource(mcp_ref.TextResource(uri="data://a", text="A"))

@@ -60,7 +60,7 @@ EXPECTED_TO_PASS: Dict[str, List[str]] = {
         "input-required-result-basic-list-roots", "input-required-result-request-state",
         "input-required-result-multiple-input-requests", "input-required-result-multi-round",
         "input-required-result-result-type", "input-required-result-tampered-state",
-        "input-required-result-capability-check",
+        "input-required-result-capability-check", "input-required-result-non-tool-request",
         "input-required-result-missing-input-response",
         "input-required-result-unsupported-methods",
         "input-required-result-ignore-extra-params",

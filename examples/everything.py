@@ -301,6 +301,20 @@ if hasattr(mcp, "prompt"):
         ]
 
 
+if hasattr(mcp, "prompt") and Context is not None:
+    from mcp_ref import InputRequiredResult as _InputRequired
+
+    @mcp.prompt(description="A prompt that asks the client first (2026-07-28)")
+    def test_input_required_result_prompt(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        answer = (ctx.input_responses or {}).get("user_context")
+        if isinstance(answer, dict) and answer.get("action") == "accept" and isinstance(answer.get("content"), dict):
+            return f"Use this context: {answer['content'].get('context')}"
+        return _InputRequired(input_requests={"user_context": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "What context should the prompt use?",
+            "requestedSchema": {"type": "object", "properties": {"context": {"type": "string"}},
+                                "required": ["context"]}}}})
+
+
 if hasattr(mcp, "completion"):
 
     @mcp.completion()
