@@ -4830,7 +4830,9 @@ class _ClientSession:
         return Context(self._request).report_progress(progress, total, message)
 
     def send_tool_list_changed(self) -> _Ready:
-        self._request.send("notifications/tools/list_changed", {})
+        """As ``ctx.notify_tools_changed()``: to every connection that asked for it."""
+        if self._request.conn is not None:
+            self._request.conn.server._list_changed("tools")
         return _Ready()
 
 

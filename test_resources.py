@@ -815,6 +815,25 @@ mcp.run()
 class ListenTest(unittest.TestCase):
     """subscriptions/listen (2026-07-28) for resources and prompts."""
 
+    def test_context_announces_list_changes_to_every_connection(self) -> None:
+        server = mcp_ref.MCPServer("notify")
+        told: List[str] = []
+
+        class Connection:  # what the server announces to, as _Connection.list_changed takes it
+            def list_changed(self, kind: str) -> None:
+                told.append(kind)
+
+        @server.tool()
+        def announce(ctx: mcp_ref.Context) -> str:
+            ctx.notify_tools_changed()
+            ctx.notify_prompts_changed()
+            ctx.notify_resources_changed()
+            return "told"
+
+        server._connections.append(Connection())
+        server.call_tool("announce", {})
+        self.assertEqual(told, ["tools", "prompts", "resources"])
+
     def test_updates_and_list_changes_reach_the_streams_that_asked(self) -> None:
         import subprocess
 
