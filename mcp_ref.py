@@ -6853,12 +6853,12 @@ class _HttpApp:
         response = self._handle(conn, message, channel, self._inline(message))
         if response is None:
             return _plain(202, "")
+        # Outside a session, an error's HTTP status says what it is (_HTTP_STATUS).
+        table = not isinstance(conn, _HttpSession) and (modern or not self.stateless)
         if response is not _STARTED:
-            # Outside a session, an error's HTTP status says what it is (_HTTP_STATUS).
-            table = not isinstance(conn, _HttpSession) and (modern or not self.stateless)
             return _json_reply(response, table)
         return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
-                                 long_lived=message.get("method") in _LONG_LIVED)
+                                 long_lived=message.get("method") in _LONG_LIVED, table=table)
 
     def _inline(self, message: Dict[str, Any]) -> bool:
         """Whether a call may run on the request's own thread: not when its tool
@@ -6871,8 +6871,9 @@ class _HttpApp:
         return tool is None or getattr(tool, "context_param", None) is None
 
     def _answer_call(self, conn: _Connection, id_: Any, channel: _Channel, environ: Dict[str, Any],
-                     cancel_on_close: bool, long_lived: bool = False) -> _Reply:
-        """JSON if the response comes first and soon; otherwise an SSE stream."""
+                     cancel_on_close: bool, long_lived: bool = False, table: bool = False) -> _Reply:
+        """JSON if the response comes first and soon (an error's status from
+        _HTTP_STATUS when ``table``); otherwise an SSE stream."""
         import time
 
         timeout = None if long_lived else self.request_timeout
@@ -6888,6 +6889,9 @@ class _HttpApp:
         watch.done = True
         if first[1] is None:  # cancelled by the client (notifications/cancelled): nothing to send
             return "200 OK", list(_SSE_HEADERS), []
+        if table and b'"error"' in first[1]:  # a tool's -32021 is a 400 too (basic/index)
+            status, headers, _ = _json_reply(json.loads(first[1]), True)
+            return status, headers, [first[1]]
         return "200 OK", [("Content-Type", "application/json")], [first[1]]
 
     def _wait(self, channel: _Channel, seconds: Optional[float], environ: Dict[str, Any],

@@ -554,6 +554,24 @@ class InProcessTest(unittest.TestCase):
         self.assertEqual(events[-1]["result"]["content"], [{"type": "text", "text": "done"}])
         self.assertTrue(reply.body.startswith(b"event: message\ndata: {"))
 
+    def test_a_tools_missing_capability_is_a_400(self) -> None:
+        # basic/index: -32021 is "400 Bad Request" on HTTP, also when a tool's
+        # question finds the capability undeclared (after the call started).
+        server = mcp_ref.MCPServer("inproc")
+
+        @server.tool()
+        async def sample(ctx: mcp_ref.Context) -> str:
+            result = await ctx.session.create_message(messages=[], max_tokens=5)
+            return str(result)
+
+        endpoint = InProcess(server)
+        try:
+            reply = endpoint.modern("tools/call", {"name": "sample", "arguments": {}}, id_=4)
+        finally:
+            endpoint.stop()
+        self.assertEqual(error_of(reply), (400, -32021, 4))
+        self.assertEqual(reply.json()["error"]["data"], {"requiredCapabilities": {"sampling": {}}})
+
     def test_the_get_stream_carries_what_belongs_to_no_request(self) -> None:
         endpoint = InProcess(mcp_ref.MCPServer("inproc"))
         try:

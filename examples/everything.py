@@ -139,10 +139,11 @@ if Context is not None:
 
     # -- 2026-07-28 diagnostics of server-stateless ------------------------------------
 
-    @mcp.tool(description="Needs the client's roots: -32021 when the client did not declare roots")
+    @mcp.tool(description="Needs sampling: -32021 when the client did not declare sampling")
     async def test_missing_capability(ctx: Context) -> str:  # type: ignore[valid-type]
-        roots = await ctx.session.list_roots()
-        return f"{len(roots.roots or [])} roots"
+        result = await ctx.session.create_message(
+            messages=[{"role": "user", "content": {"type": "text", "text": "Say hi"}}], max_tokens=10)
+        return f"LLM response: {getattr(result.content, 'text', '')}"
 
     @mcp.tool(description="Asks the user: in 2026-07-28 an InputRequiredResult, never a request on the stream")
     async def test_streaming_elicitation(ctx: Context) -> str:  # type: ignore[valid-type]
