@@ -3411,7 +3411,8 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     those pydantic validates."""
     builder = _SchemaBuilder()
     pydantic_params = [p for p in params if p.pydantic]
-    arguments_model, model_schema = None, {}
+    arguments_model: Any = None
+    model_schema: Dict[str, Any] = {}
     if pydantic_params:
         try:
             arguments_model, model_schema = _pydantic_arguments(fn_name, pydantic_params)
@@ -3563,14 +3564,13 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     if structured is None and _is_any(inner):  # S6
         return _UNSTRUCTURED
     builder = _SchemaBuilder()
-    adapter = None
+    made: Optional[Tuple[Dict[str, Any], bool, Any]]
     try:
         if _involves_pydantic(annotation):
             made = _pydantic_structured(fn_name, annotation, inner)
-            if made is not None:
-                made, adapter = made[:2], made[2]
         else:
-            made = _structured_schema(fn_name, annotation, inner, builder)
+            plain = _structured_schema(fn_name, annotation, inner, builder)
+            made = None if plain is None else (plain[0], plain[1], None)
     except (_Unsupported, _NotJSON) as exc:
         if structured:  # E3
             raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for structured "
@@ -3582,7 +3582,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
             raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for "
                                    "structured output")  # E2
         return _UNSTRUCTURED
-    schema, wrap = made
+    schema, wrap, adapter = made
     return schema, wrap, check_result, builder.families, adapter
 
 
