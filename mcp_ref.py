@@ -436,8 +436,9 @@ def _is_pydantic_field(obj: Any) -> bool:
 
 
 def _is_pydantic_type(tp: Any) -> bool:
-    """A class pydantic owns: a BaseModel (a RootModel too) or a pydantic dataclass."""
-    if _is_pydantic_model(tp):
+    """A class pydantic owns: a BaseModel (a RootModel too), a pydantic dataclass,
+    or a type that tells pydantic how to validate it (``SecretStr``, ``HttpUrl``...)."""
+    if _is_pydantic_model(tp) or (isinstance(tp, type) and hasattr(tp, "__get_pydantic_core_schema__")):
         return True
     dataclasses = _module("pydantic.dataclasses")
     return dataclasses is not None and isinstance(tp, type) and bool(dataclasses.is_pydantic_dataclass(tp))
@@ -2647,6 +2648,8 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 # Arguments are validated against the published inputSchema first (section 6);
 # then each value becomes what the annotation asks for (a dataclass, an Enum
 # member, a datetime, a tuple...), as pydantic hands it to the SDK's tools.
+# A parameter whose annotation involves pydantic (_involves_pydantic) is not
+# read here: the tool's pydantic arguments model takes it whole (section 10).
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:

@@ -30,8 +30,8 @@ FIXTURES = '''
 import dataclasses
 from typing import Annotated, Dict, List, Optional, TypedDict
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, RootModel, computed_field,
-                      field_validator, model_validator)
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, HttpUrl, RootModel, SecretStr,
+                      computed_field, field_validator, model_validator)
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 
@@ -201,11 +201,19 @@ def positive(n: Annotated[int, Field(ge=1)], m: Annotated[int, AfterValidator(la
 
 def json(json: Reading) -> float:
     return json.celsius
+
+
+def login(password: SecretStr, home: HttpUrl) -> str:
+    return f"{len(password.get_secret_value())} {home.host}"
+
+
+def untyped(note=Field("none", description="Anything")) -> str:  # type: ignore[no-untyped-def]
+    return repr(note)
 '''
 
 TOOLS = ("check_reading", "reading_back", "check_range", "square", "address", "address_by_name", "zip_only",
          "zip_annotated", "exact", "exact_back", "dog", "dogs", "scores", "pixel", "titled", "readings", "maybe",
-         "station", "log", "by_city", "positive", "json")
+         "station", "log", "by_city", "positive", "json", "login", "untyped")
 
 # Every call, made on both servers.
 CALLS: List[Tuple[str, Dict[str, Any]]] = [
@@ -247,6 +255,10 @@ CALLS: List[Tuple[str, Dict[str, Any]]] = [
     ("positive", {"n": 0, "m": "x", "plain": "y"}),
     ("positive", {"m": 2}),
     ("json", {"json": {"celsius": 1}}),
+    ("login", {"password": "hunter2", "home": "https://example.org/x"}),
+    ("login", {"password": 7, "home": "not a url"}),
+    ("untyped", {}),
+    ("untyped", {"note": [1]}),
 ]
 
 # Where mcp_ref differs from the SDK on purpose (README, "Where mcp_ref differs
@@ -508,6 +520,16 @@ class PydanticTest(unittest.TestCase):
                    "Error executing tool positive: 1 validation error for positiveOutput\nresult\n"
                    "  Input should be less than or equal to 100 [type=less_than_equal, input_value=300, "
                    "input_type=int]")
+
+    def test_pydantic_types(self) -> None:
+        # Types that tell pydantic how to validate them are pydantic's too.
+        self.assertEqual(self.schema("login")["properties"]["password"],
+                         {"format": "password", "title": "Password", "type": "string", "writeOnly": True})
+        self.check("login", {"password": "hunter2", "home": "https://example.org/x"}, {"result": "7 example.org"})
+        self.check("login", {"password": 7, "home": "not a url"},
+                   "Error executing tool login: 2 validation errors for loginArguments\npassword\n  Input should be "
+                   "a valid string [type=string_type, input_value=7, input_type=int]\nhome\n  Input should be a "
+                   "valid URL, relative URL without a base [type=url_parsing, input_value='not a url', input_type=str]")
 
     def test_a_name_basemodel_uses(self) -> None:
         self.assertEqual(list(self.schema("json")["properties"]), ["json"])
