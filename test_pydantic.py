@@ -531,6 +531,23 @@ class PydanticTest(unittest.TestCase):
                    "a valid string [type=string_type, input_value=7, input_type=int]\nhome\n  Input should be a "
                    "valid URL, relative URL without a base [type=url_parsing, input_value='not a url', input_type=str]")
 
+    def test_call_tool_result_with_a_model(self) -> None:
+        from typing import Annotated
+
+        reading = self.servers[False]._tools["check_reading"].params[0].annotation
+
+        def measured(celsius: float) -> Annotated[mcp_ref.CallToolResult, reading]:
+            return mcp_ref.CallToolResult(content=[mcp_ref.TextContent(type="text", text="ok")],
+                                          structured_content={"celsius": celsius})
+
+        server = MCPServer("t")
+        server.add_tool(measured)
+        # Checked by the model's own validator, and sent as the tool built it.
+        self.assertEqual(server.call_tool("measured", {"celsius": 3})["structuredContent"], {"celsius": 3})
+        self.assertEqual(server.call_tool("measured", {"celsius": -300})["content"][0]["text"],
+                         "Error executing tool measured: 1 validation error for Reading\ncelsius\n  Value error, "
+                         "below absolute zero [type=value_error, input_value=-300.0, input_type=float]")
+
     def test_a_name_basemodel_uses(self) -> None:
         self.assertEqual(list(self.schema("json")["properties"]), ["json"])
         self.check("json", {"json": {"celsius": 1}}, {"result": 1.0})
