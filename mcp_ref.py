@@ -3492,13 +3492,61 @@ def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, 
     return (model, names), schema
 
 
-def _for_pydantic(annotation: Any) -> Any:
-    """An annotation for pydantic: our own ``Field`` in its ``Annotated`` metadata
-    becomes pydantic's (pydantic ignores metadata it does not know)."""
-    if _is_annotated(annotation) and any(isinstance(m, Field) for m in annotation.__metadata__):
-        metadata = tuple(m.as_pydantic() if isinstance(m, Field) else m for m in annotation.__metadata__)
-        return _typing("Annotated")[(annotation.__origin__, *metadata)]
-    return annotation
+def _for_pydantic(tp: Any) -> Any:
+    """An annotation as pydantic takes it, at any depth of ``Annotated``, unions
+    and generics: our own ``Field`` in ``Annotated`` metadata becomes pydantic's
+    (pydantic ignores metadata it does not know), and a ``typing.TypedDict``
+    becomes one pydantic reads below Python 3.12 (_readable_typeddict)."""
+    if _is_annotated(tp):
+        metadata = tuple(m.as_pydantic() if isinstance(m, Field) else m for m in tp.__metadata__)
+        return _typing("Annotated")[(_for_pydantic(tp.__origin__), *metadata)]
+    if _is_typeddict(tp):
+        return _readable_typeddict(tp)
+    args = _args(tp)
+    if not args or _origin(tp) is None or _is_literal(tp):
+        return tp
+    new = tuple(_for_pydantic(a) for a in args)
+    if all(n is a for n, a in zip(new, args)):
+        return tp
+    if _is_union(tp):
+        return _typing("Union")[new]
+    if hasattr(tp, "copy_with"):  # typing's generics
+        return tp.copy_with(new)
+    return type(tp)(_origin(tp), new)  # list[T] and the other builtin generics (types.GenericAlias)
+
+
+_READABLE_TYPEDDICTS: Dict[type, Any] = {}
+
+
+def _readable_typeddict(cls: type) -> Any:
+    """pydantic refuses a ``typing.TypedDict`` below Python 3.12; the same keys
+    as a ``typing_extensions.TypedDict`` (which pydantic itself imports), as the
+    SDK's ``_pydantic_readable_typeddict`` rebuilds a returned one.  An explicit
+    ``Required``/``NotRequired`` wins over the class's totality, as in pydantic."""
+    extensions = _module("typing_extensions")
+    if sys.version_info >= (3, 12) or type(cls).__module__ != "typing" or extensions is None:
+        return cls
+    if cls in _READABLE_TYPEDDICTS:
+        return _READABLE_TYPEDDICTS[cls]
+    _READABLE_TYPEDDICTS[cls] = cls  # a recursive one meets itself unchanged (pydantic then says why)
+    items: Dict[str, Any] = {}
+    for name, hint in _type_hints(cls).items():
+        qualifiers = set()
+        while _qualifier(hint) is not None:
+            qualifiers.add(_qualifier(hint))
+            hint = _args(hint)[0]
+        item = _for_pydantic(hint)
+        if "ReadOnly" in qualifiers and hasattr(extensions, "ReadOnly"):
+            item = extensions.ReadOnly[item]
+        required = (name in getattr(cls, "__required_keys__", ()) or "Required" in qualifiers) \
+            and "NotRequired" not in qualifiers
+        items[name] = item if required else extensions.NotRequired[item]
+    rebuilt = extensions.TypedDict(cls.__name__, items)
+    for attr in ("__doc__", "__module__", "__qualname__", "__pydantic_config__"):
+        if hasattr(cls, attr):
+            setattr(rebuilt, attr, getattr(cls, attr))
+    _READABLE_TYPEDDICTS[cls] = rebuilt
+    return rebuilt
 
 
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
@@ -3626,7 +3674,7 @@ def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[
                 or not isinstance(inner, type):  # S7, S9, S10
             model, wrap = pydantic.create_model(f"{fn_name}Output", result=_for_pydantic(annotation)), True
         elif _is_pydantic_model(inner) or _is_typeddict(inner):  # S11
-            model = inner
+            model = _for_pydantic(inner)
         elif _has_annotations(inner):  # S12
             model = _pydantic_model_of_class(inner)
         else:

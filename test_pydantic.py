@@ -548,6 +548,31 @@ class PydanticTest(unittest.TestCase):
                          "Error executing tool measured: 1 validation error for Reading\ncelsius\n  Value error, "
                          "below absolute zero [type=value_error, input_value=-300.0, input_type=float]")
 
+    def test_typeddict_below_python_3_12(self) -> None:
+        # pydantic refuses typing.TypedDict below 3.12: it is rebuilt, qualifiers and totality kept.
+        from typing import TypedDict
+
+        from typing_extensions import Required
+
+        model = self.servers[False]._tools["check_reading"].params[0].annotation
+
+        class Entry(TypedDict, total=False):
+            at: Required[int]
+            reading: model  # type: ignore[valid-type]
+
+        def entry(e: Entry) -> Entry:
+            return e
+
+        server = MCPServer("t")
+        server.add_tool(entry)
+        self.assertEqual(server.list_tools()[0]["outputSchema"]["required"], ["at"])
+        self.assertEqual(server.call_tool("entry", {"e": {"at": 1}})["structuredContent"], {"at": 1})
+        self.assertEqual(server.call_tool("entry", {"e": {"reading": {"celsius": -300}}})["content"][0]["text"],
+                         "Error executing tool entry: 2 validation errors for entryArguments\ne.at\n  Field required "
+                         "[type=missing, input_value={'reading': {'celsius': -300}}, input_type=dict]\n"
+                         "e.reading.celsius\n  Value error, below absolute zero [type=value_error, "
+                         "input_value=-300, input_type=int]")
+
     def test_a_name_basemodel_uses(self) -> None:
         self.assertEqual(list(self.schema("json")["properties"]), ["json"])
         self.check("json", {"json": {"celsius": 1}}, {"result": 1.0})
