@@ -3181,13 +3181,13 @@ class _Tool:
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
         if self._arguments_model is not None:
-            self._pydantic_arguments(arguments, kwargs, errors)
+            self._read_pydantic(arguments, kwargs, errors)
         if errors:
             raise ValidationError(errors, self.input_title)
         return kwargs
 
-    def _pydantic_arguments(self, arguments: Dict[str, Any], kwargs: Dict[str, Any],
-                            errors: List[_ErrorItem]) -> None:
+    def _read_pydantic(self, arguments: Dict[str, Any], kwargs: Dict[str, Any],
+                       errors: List[_ErrorItem]) -> None:
         """The parameters pydantic validates, as the SDK's arguments model does:
         the whole arguments object goes in (the others' keys are ignored), so
         each error has pydantic's own location and input.  The function gets
