@@ -294,6 +294,14 @@ class ValidationError(ValueError):
         super().__init__(_format_errors(errors, title))
 
 
+def _from_pydantic(exc: Any) -> ValidationError:
+    """pydantic's ``ValidationError`` as ours: its own locations, messages, kinds
+    and title, so the text is the one the SDK shows (without help-page links)."""
+    errors = [_ErrorItem(tuple(e["loc"]), e["msg"], e["type"], e.get("input"))
+              for e in exc.errors(include_url=False)]
+    return ValidationError(errors, str(exc.title))
+
+
 def _truncated_repr(value: Any) -> str:
     # pydantic shortens long input reprs to 25 + "..." + 24 characters.
     try:
@@ -426,6 +434,49 @@ def _is_pydantic_model(tp: Any) -> bool:
 def _is_pydantic_field(obj: Any) -> bool:
     fields = _module("pydantic.fields")
     return fields is not None and isinstance(obj, fields.FieldInfo)
+
+
+def _is_pydantic_type(tp: Any) -> bool:
+    """A class pydantic owns: a BaseModel (a RootModel too), a pydantic dataclass,
+    or a type that tells pydantic how to validate it (``SecretStr``, ``HttpUrl``...)."""
+    if _is_pydantic_model(tp) or (isinstance(tp, type) and hasattr(tp, "__get_pydantic_core_schema__")):
+        return True
+    dataclasses = _module("pydantic.dataclasses")
+    return dataclasses is not None and isinstance(tp, type) and bool(dataclasses.is_pydantic_dataclass(tp))
+
+
+def _is_pydantic_metadata(obj: Any) -> bool:
+    """``Annotated`` metadata only pydantic reads: ``Field``, its validators and
+    serializers (``AfterValidator``, ``PlainSerializer``...), annotated_types' constraints."""
+    return type(obj).__module__.split(".")[0] in ("pydantic", "pydantic_core", "annotated_types")
+
+
+def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
+    """Whether an annotation is, or holds anywhere, a pydantic type or pydantic
+    metadata: in ``Annotated``, a union arm, a generic's argument, or a field of a
+    dataclass or TypedDict.  Such an annotation is validated and serialised by
+    pydantic as a whole (sections 8 and 10), as the SDK does: a validator,
+    alias, computed field or strict config inside it works only if pydantic
+    builds every level around it too.  Everything else keeps our own path."""
+    if _module("pydantic") is None:
+        return False  # nothing can come from pydantic: no cost on the common path
+    seen = set() if seen is None else seen
+    if id(tp) in seen or isinstance(tp, str) or _is_literal(tp):
+        return False
+    seen.add(id(tp))
+    if _is_annotated(tp):
+        return any(_is_pydantic_metadata(m) for m in tp.__metadata__) or _involves_pydantic(tp.__origin__, seen)
+    if _is_pydantic_type(tp):
+        return True
+    if _origin(tp) is not None or _is_union(tp):
+        return any(_involves_pydantic(a, seen) for a in _args(tp) if a is not Ellipsis)
+    if _is_dataclass(tp) or _is_typeddict(tp):
+        try:
+            hints = _type_hints(tp)
+        except InvalidSignature:
+            return False
+        return any(_involves_pydantic(h, seen) for h in hints.values())
+    return False
 
 
 def _is_subclass(obj: Any, cls: type) -> bool:
@@ -750,6 +801,19 @@ class Field:
     def __repr__(self) -> str:
         return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
 
+    def as_pydantic(self) -> Any:
+        """pydantic's own ``Field`` with the same settings, for an annotation
+        that pydantic validates (sections 8 and 10)."""
+        kwargs: Dict[str, Any] = dict(self.constraints)
+        for key in ("title", "description", "examples"):
+            if getattr(self, key) is not None:
+                kwargs[key] = getattr(self, key)
+        if self.default_factory is not None:
+            kwargs["default_factory"] = self.default_factory
+        elif self.default is not _MISSING:
+            kwargs["default"] = self.default
+        return _module("pydantic").Field(**kwargs)
+
     def apply(self, schema: Dict[str, Any]) -> None:
         """Add this field's keywords to ``schema`` where pydantic puts them."""
         target = schema
@@ -846,7 +910,9 @@ class _SchemaBuilder:
         schema = self.schema(inner)
         for meta in metadata:
             if isinstance(meta, Field):
-                if "$ref" in schema and (meta.constraints or meta.title):
+                # pydantic 2.x writes title, description and examples beside a
+                # $ref (2020-12 allows siblings); only constraints need allOf.
+                if "$ref" in schema and meta.constraints:
                     schema = {"allOf": [schema]}
                 meta.apply(schema)
         return schema
@@ -2583,6 +2649,8 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 # Arguments are validated against the published inputSchema first (section 6);
 # then each value becomes what the annotation asks for (a dataclass, an Enum
 # member, a datetime, a tuple...), as pydantic hands it to the SDK's tools.
+# A parameter whose annotation involves pydantic (_involves_pydantic) is not
+# read here: the tool's pydantic arguments model takes it whole (section 10).
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -3048,13 +3116,17 @@ _AS_IS = (str, int, float, bool, object, _MISSING)
 
 
 class _Param:
-    """A tool parameter: its name, annotation (or _MISSING) and default (or _MISSING)."""
+    """A tool parameter: its name, annotation (or _MISSING) and default (or _MISSING);
+    ``key``, the argument's name on the wire (a pydantic alias, or the name), and
+    ``pydantic``, whether pydantic validates it (see _pydantic_arguments)."""
 
-    __slots__ = ("name", "annotation", "default", "as_is")
+    __slots__ = ("name", "annotation", "default", "as_is", "key", "pydantic")
 
     def __init__(self, name: str, annotation: Any, default: Any) -> None:
         self.name, self.annotation, self.default = name, annotation, default
         self.as_is = any(annotation is t for t in _AS_IS) or _is_any(annotation)
+        self.key = name
+        self.pydantic = _is_pydantic_field(default) or (annotation is not _MISSING and _involves_pydantic(annotation))
 
 
 class _Tool:
@@ -3076,22 +3148,21 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        self.input_schema, families = _input_schema(fn_name, self.params)
-        self.output_schema, self.wrap, self.validate_ctr, out_families = _output_schema(
+        self.input_schema, families, self._arguments_model = _input_schema(fn_name, self.params)
+        self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
             fn_name, return_annotation, structured_output)
         self.input_title = self.input_schema["title"]
-        # An unannotated parameter is published as a string but takes any value (the SDK's Any).
-        checked_schema = dict(self.input_schema, properties={
-            p.name: {} if p.annotation is _MISSING else self.input_schema["properties"][p.name] for p in self.params})
-        self._input_check = _checker(checked_schema, "input", families)
-        self._output_check = _checker(self.output_schema, "output", out_families) if self.output_schema else None
+        self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", families)
+        self._output_check = _checker(self.output_schema, "output", out_families) \
+            if self.output_schema and self._output_adapter is None else None
         # Defaults given as Field(...) are filled in here: the function's own
-        # default is the Field object.
+        # default is the Field object.  pydantic fills its own parameters'.
         self._field_defaults = {p.name: p.default for p in self.params
-                                if isinstance(p.default, Field) or _is_pydantic_field(p.default)}
+                                if isinstance(p.default, Field) and not p.pydantic}
         self.output_title = (self.output_schema or {}).get("title", "Output")
-        self._json_params = {p.name for p in self.params
-                             if not _accepts_string(self.input_schema["properties"][p.name], self.input_schema)}
+        self._json_params = {p.key for p in self.params
+                             if not _accepts_string(self.input_schema["properties"][p.key], self.input_schema)}
+        self._positions = {p.key: i for i, p in enumerate(self.params)}
 
     # -- the three steps of a call ---------------------------------------------
 
@@ -3103,14 +3174,36 @@ class _Tool:
         kwargs = {}
         if not errors:
             for p in self.params:
+                if p.pydantic:
+                    continue
                 if p.name in checked:
                     value = checked[p.name]
                     kwargs[p.name] = value if p.as_is else _build(p.annotation, value, (p.name,), errors)
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
+        if self._arguments_model is not None:
+            self._read_pydantic(arguments, kwargs, errors)
         if errors:
             raise ValidationError(errors, self.input_title)
         return kwargs
+
+    def _read_pydantic(self, arguments: Dict[str, Any], kwargs: Dict[str, Any],
+                       errors: List[_ErrorItem]) -> None:
+        """The parameters pydantic validates, as the SDK's arguments model does:
+        the whole arguments object goes in (the others' keys are ignored), so
+        each error has pydantic's own location and input.  The function gets
+        each value under its Python name (the SDK passes an alias as the
+        keyword, and the call fails)."""
+        model, names = self._arguments_model
+        try:
+            instance = model.model_validate(arguments)
+        except _module("pydantic_core").ValidationError as exc:
+            errors.extend(_from_pydantic(exc).errors)
+            # In parameter order, as one model of every parameter reports them.
+            errors.sort(key=lambda e: self._positions.get(e.loc[0], -1) if e.loc else -1)
+            return
+        for name, field in names:
+            kwargs[name] = getattr(instance, field)
 
     def _pre_parse(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         # Some clients send lists and objects as JSON text; like the SDK we parse
@@ -3132,13 +3225,36 @@ class _Tool:
         """The wire result of a returned value; ValidationError when it does not fit its schema."""
         if isinstance(value, CallToolResult) or type(value).__name__ == "CallToolResult" and hasattr(value, "content"):
             return self._passthrough(value)
-        if self._output_check is None:
+        if self._output_adapter is not None:
+            structured = self._pydantic_output({"result": value} if self.wrap else value)
+        elif self._output_check is None:
             return {"content": _content(value), "isError": False}
-        structured = self.check_output({"result": value} if self.wrap else value)
+        else:
+            structured = self.check_output({"result": value} if self.wrap else value)
         shown = structured["result"] if self.wrap else structured
         return _structured_result(value, shown, structured, self.wrap)
 
+    def _pydantic_output(self, value: Any) -> Any:
+        """A result pydantic validates and serialises, with the SDK's options
+        (``convert_result``): Python names or aliases accepted, aliases sent; a
+        model is dumped from its instance, so a returned subclass keeps its
+        fields and computed fields are sent."""
+        adapter = self._output_adapter
+        try:
+            validated = adapter.validate_python(value, **_by_alias_and_name())
+        except _module("pydantic_core").ValidationError as exc:
+            raise _from_pydantic(exc) from None
+        if _is_pydantic_model(type(validated)):
+            return validated.model_dump(mode="json", by_alias=True)
+        return adapter.dump_python(validated, mode="json", by_alias=True)
+
     def check_output(self, value: Any) -> Any:
+        if self._output_adapter is not None:  # a CallToolResult's own structured content: checked, sent as given
+            try:
+                self._output_adapter.validate_python(value)
+            except _module("pydantic_core").ValidationError as exc:
+                raise _from_pydantic(exc) from None
+            return value
         errors: List[_ErrorItem] = []
         assert self._output_check is not None
         try:
@@ -3153,7 +3269,7 @@ class _Tool:
     def _passthrough(self, value: Any) -> Dict[str, Any]:
         structured = getattr(value, "structured_content", None)
         is_error = bool(getattr(value, "is_error", False))
-        if self.validate_ctr and self._output_check is not None and not is_error:
+        if self.validate_ctr and (self._output_check or self._output_adapter) is not None and not is_error:
             structured = self.check_output(structured)
         out: Dict[str, Any] = {"content": [b for item in value.content for b in _content(item)]}
         if structured is not None:
@@ -3293,35 +3409,46 @@ def _parameters_by_inspect(fn: Any, fn_name: str) -> List[Tuple[str, int, Any]]:
     return [(p.name, int(p.kind), _MISSING if p.default is p.empty else p.default) for p in sig.parameters.values()]
 
 
-def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str]]:
+def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str], Any]:
+    """(inputSchema, families, the pydantic arguments model and its (parameter,
+    field) names, or None): our own schema for each parameter, pydantic's for
+    those pydantic validates."""
     builder = _SchemaBuilder()
+    pydantic_params = [p for p in params if p.pydantic]
+    arguments_model: Any = None
+    model_schema: Dict[str, Any] = {}
+    if pydantic_params:
+        try:
+            arguments_model, model_schema = _pydantic_arguments(fn_name, pydantic_params)
+        except Exception as exc:  # pydantic refuses the annotation (PydanticUserError, SchemaError...)
+            raise InvalidSignature(f"Function {fn_name}: pydantic cannot build its arguments: {exc}") from None
+        for name, definition in model_schema.pop("$defs", {}).items():
+            builder.defs.setdefault(name, definition)
     properties: Dict[str, Any] = {}
     required = []
     for p in params:
+        if p.pydantic:
+            properties[p.key] = model_schema["properties"][p.key]
+            if p.key in model_schema.get("required", ()):
+                required.append(p.key)
+            continue
         default = p.default
-        field = None
-        if isinstance(default, Field) or _is_pydantic_field(default):
-            field, default = default, getattr(default, "default", _MISSING)
-            if default is ... or _module("pydantic_core") and default is getattr(
-                    _module("pydantic_core"), "PydanticUndefined", None):
-                default = _MISSING
-            if isinstance(field, Field):
-                default = field.default if field.default_factory is None else _MISSING
+        field = default if isinstance(default, Field) else None
+        if field is not None:
+            default = field.default if field.default_factory is None else _MISSING
         try:
             if p.annotation is _MISSING:
                 schema: Dict[str, Any] = {"title": p.name, "type": "string"}  # the SDK's WithJsonSchema
                 if default is not _MISSING:
                     schema["default"] = _jsonable(default)
-            elif field is not None and not isinstance(field, Field):
-                schema = builder.field_schema(_typing("Annotated")[p.annotation, field], p.name, _MISSING)
             else:
                 schema = builder.field_schema(p.annotation, p.name, default)
-                if isinstance(field, Field):
+                if field is not None:
                     field.apply(schema)
         except (_Unsupported, _NotJSON) as exc:
             raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
         properties[p.name] = schema
-        if default is _MISSING and not (isinstance(field, Field) and field.default_factory is not None):
+        if default is _MISSING and not (field is not None and field.default_factory is not None):
             required.append(p.name)
     schema = {"properties": properties}
     if required:
@@ -3329,7 +3456,112 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     schema["title"] = f"{fn_name}Arguments"
     schema = builder.finish({**schema, "type": "object"})
     # The SDK's Tool model lists "type" first in inputSchema.
-    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.families
+    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.families, arguments_model
+
+
+def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
+    """The SDK's arguments model (``func_metadata``'s ``ArgModelBase``) for the
+    parameters pydantic validates, and its schema.  A model rather than a
+    TypeAdapter per parameter: alias, ``validate_default`` and the like are
+    options of a model's fields, and only one model reports every parameter's
+    errors at once.  Sets each parameter's ``key``: its alias, if it has one."""
+    pydantic = _module("pydantic")
+    annotated = _typing("Annotated")
+    fields: Dict[str, Any] = {}
+    names = []
+    for p in params:
+        annotation, metadata = p.annotation, []
+        if annotation is _MISSING:
+            annotation = _typing("Any")
+            metadata.append(pydantic.WithJsonSchema({"title": p.name, "type": "string"}))
+        annotation = _for_pydantic(annotation)
+        field = p.name
+        if callable(getattr(pydantic.BaseModel, field, None)):
+            # A name BaseModel uses (json, copy...): the SDK renames the field and keeps the name as alias.
+            field = f"field_{field}"
+            metadata.append(pydantic.Field(alias=p.name))
+        if metadata:
+            annotation = annotated[(annotation, *metadata)]
+        default = p.default.as_pydantic() if isinstance(p.default, Field) else p.default
+        fields[field] = (annotation, ...) if default is _MISSING else (annotation, default)
+        names.append((p.name, field))
+    model = pydantic.create_model(f"{fn_name}Arguments", __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
+                                  **fields)
+    schema = model.model_json_schema(by_alias=True, ref_template="#/$defs/{model}")
+    for p, key in zip(params, schema["properties"]):  # one property per field, in order
+        p.key = key
+    return (model, names), schema
+
+
+def _for_pydantic(tp: Any) -> Any:
+    """An annotation as pydantic takes it, at any depth of ``Annotated``, unions
+    and generics: our own ``Field`` in ``Annotated`` metadata becomes pydantic's
+    (pydantic ignores metadata it does not know), and a ``typing.TypedDict``
+    becomes one pydantic reads below Python 3.12 (_readable_typeddict)."""
+    if _is_annotated(tp):
+        metadata = tuple(m.as_pydantic() if isinstance(m, Field) else m for m in tp.__metadata__)
+        return _typing("Annotated")[(_for_pydantic(tp.__origin__), *metadata)]
+    if _is_typeddict(tp):
+        return _readable_typeddict(tp)
+    args = _args(tp)
+    if not args or _origin(tp) is None or _is_literal(tp):
+        return tp
+    new = tuple(_for_pydantic(a) for a in args)
+    if all(n is a for n, a in zip(new, args)):
+        return tp
+    if _is_union(tp):
+        return _typing("Union")[new]
+    if hasattr(tp, "copy_with"):  # typing's generics
+        return tp.copy_with(new)
+    return type(tp)(_origin(tp), new)  # list[T] and the other builtin generics (types.GenericAlias)
+
+
+_READABLE_TYPEDDICTS: Dict[type, Any] = {}
+
+
+def _readable_typeddict(cls: type) -> Any:
+    """pydantic refuses a ``typing.TypedDict`` below Python 3.12; the same keys
+    as a ``typing_extensions.TypedDict`` (which pydantic itself imports), as the
+    SDK's ``_pydantic_readable_typeddict`` rebuilds a returned one.  An explicit
+    ``Required``/``NotRequired`` wins over the class's totality, as in pydantic."""
+    extensions = _module("typing_extensions")
+    if sys.version_info >= (3, 12) or type(cls).__module__ != "typing" or extensions is None:
+        return cls
+    if cls in _READABLE_TYPEDDICTS:
+        return _READABLE_TYPEDDICTS[cls]
+    _READABLE_TYPEDDICTS[cls] = cls  # a recursive one meets itself unchanged (pydantic then says why)
+    items: Dict[str, Any] = {}
+    for name, hint in _type_hints(cls).items():
+        qualifiers = set()
+        while _qualifier(hint) is not None:
+            qualifiers.add(_qualifier(hint))
+            hint = _args(hint)[0]
+        item = _for_pydantic(hint)
+        if "ReadOnly" in qualifiers and hasattr(extensions, "ReadOnly"):
+            item = extensions.ReadOnly[item]
+        required = (name in getattr(cls, "__required_keys__", ()) or "Required" in qualifiers) \
+            and "NotRequired" not in qualifiers
+        items[name] = item if required else extensions.NotRequired[item]
+    rebuilt = extensions.TypedDict(cls.__name__, items)
+    for attr in ("__doc__", "__module__", "__qualname__", "__pydantic_config__"):
+        if hasattr(cls, attr):
+            setattr(rebuilt, attr, getattr(cls, attr))
+    _READABLE_TYPEDDICTS[cls] = rebuilt
+    return rebuilt
+
+
+def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
+    """The schema our own checker applies to the arguments: an unannotated
+    parameter takes any value (the SDK's Any, published as a string), and
+    those pydantic validates are left to pydantic."""
+    free = {p.key for p in params if p.annotation is _MISSING or p.pydantic}
+    checked = dict(schema, properties={k: {} if k in free else v for k, v in schema["properties"].items()})
+    required = [k for k in schema.get("required", ()) if k not in {p.key for p in params if p.pydantic}]
+    if required:
+        checked["required"] = required
+    else:
+        checked.pop("required", None)
+    return checked
 
 
 # The structured-output rules of docs/servers/structured-output.md, one branch
@@ -3356,13 +3588,14 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
 # unstructured with a line on stderr (the SDK does so silently).
 
 if TYPE_CHECKING:
-    _Output = Tuple[Optional[Dict[str, Any]], bool, bool, Dict[str, str]]
-_UNSTRUCTURED: _Output = (None, False, False, {})
+    _Output = Tuple[Optional[Dict[str, Any]], bool, bool, Dict[str, str], Any]
+_UNSTRUCTURED: _Output = (None, False, False, {}, None)
 
 
 def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) -> _Output:
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
-    families) by the table above: the SDK's ``func_metadata`` rules, without its crashes."""
+    families, pydantic's TypeAdapter or None) by the table above: the SDK's
+    ``func_metadata`` rules, without its crashes."""
     if structured is False:  # S1
         return _UNSTRUCTURED
     if annotation is _MISSING:  # S2
@@ -3383,8 +3616,13 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     if structured is None and _is_any(inner):  # S6
         return _UNSTRUCTURED
     builder = _SchemaBuilder()
+    made: Optional[Tuple[Dict[str, Any], bool, Any]]
     try:
-        made = _structured_schema(fn_name, annotation, inner, builder)
+        if _involves_pydantic(annotation):
+            made = _pydantic_structured(fn_name, annotation, inner)
+        else:
+            plain = _structured_schema(fn_name, annotation, inner, builder)
+            made = None if plain is None else (plain[0], plain[1], None)
     except (_Unsupported, _NotJSON) as exc:
         if structured:  # E3
             raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for structured "
@@ -3396,8 +3634,8 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
             raise InvalidSignature(f"Function {fn_name}: return type {inner} is not serializable for "
                                    "structured output")  # E2
         return _UNSTRUCTURED
-    schema, wrap = made
-    return schema, wrap, check_result, builder.families
+    schema, wrap, adapter = made
+    return schema, wrap, check_result, builder.families, adapter
 
 
 def _structured_schema(fn_name: str, annotation: Any, inner: Any,
@@ -3421,6 +3659,71 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
         builder.families[inner.__name__] = "model"
         return schema, False
     return None  # S13
+
+
+def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
+    """Rows S7-S13 for an annotation pydantic validates (_involves_pydantic):
+    (outputSchema, wrapped, TypeAdapter), or None (S13).  The adapter is the
+    SDK's output model (``_create_output_model``), built once here; the schema
+    is that adapter's, as ``FuncMetadata`` publishes it."""
+    pydantic = _module("pydantic")
+    wrap = False
+    try:
+        if _origin(inner) is dict and len(_args(inner)) == 2 and _args(inner)[0] is str:  # S8
+            model: Any = _typing("Annotated")[inner, pydantic.Field(title=f"{fn_name}DictOutput")]
+        elif inner in (None, _NoneType, str, int, float, bool, bytes) or _origin(inner) is not None \
+                or not isinstance(inner, type):  # S7, S9, S10
+            model, wrap = pydantic.create_model(f"{fn_name}Output", result=_for_pydantic(annotation)), True
+        elif _is_pydantic_model(inner) or _is_typeddict(inner):  # S11
+            model = _for_pydantic(inner)
+        elif _has_annotations(inner):  # S12
+            model = _pydantic_model_of_class(inner)
+        else:
+            return None  # S13
+        adapter = pydantic.TypeAdapter(model)
+        schema = adapter.json_schema(ref_template="#/$defs/{model}", schema_generator=_strict_json_schema())
+    except Exception as exc:  # pydantic refuses the type (PydanticUserError, SchemaError, a warning made an error)
+        raise _Unsupported(f"{type(exc).__name__}: {exc}") from None
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        # A recursive model's root is a bare $ref: SDK 2.3's _inline_root_ref copies the definition onto it.
+        schema = {**schema["$defs"][ref[8:]], **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema, wrap, adapter
+
+
+def _pydantic_model_of_class(cls: type) -> Any:
+    """Row S12 through pydantic: the SDK's ``_create_model_from_class``, a model of
+    the class's annotations read from its attributes (keeping their ``Annotated``
+    metadata, as our own S12 does)."""
+    pydantic = _module("pydantic")
+    fields: Dict[str, Any] = {}
+    for name, tp in _type_hints(cls).items():
+        if name.startswith("_") or _origin(tp) is _typing("ClassVar") or tp is _typing("ClassVar"):
+            continue
+        default = getattr(cls, name, _MISSING)
+        fields[name] = _for_pydantic(tp) if default is _MISSING else (_for_pydantic(tp), default)
+    return pydantic.create_model(cls.__name__, __config__=pydantic.ConfigDict(from_attributes=True), **fields)
+
+
+@functools.lru_cache(maxsize=None)
+def _strict_json_schema() -> Any:
+    """The SDK's ``StrictJsonSchema``: a schema pydantic would warn about (a
+    default it cannot serialise, say) is an error, so the tool is unstructured."""
+    json_schema = _module("pydantic.json_schema")
+
+    class StrictJsonSchema(json_schema.GenerateJsonSchema):  # type: ignore[misc, name-defined]
+        def emit_warning(self, kind: Any, detail: str) -> None:
+            raise ValueError(f"JSON schema warning: {kind} - {detail}")
+
+    return StrictJsonSchema
+
+
+@functools.lru_cache(maxsize=None)
+def _by_alias_and_name() -> Dict[str, bool]:
+    """The options the SDK validates a result with, so that it may use Python
+    names or aliases; ``validate_python`` has them from pydantic 2.11."""
+    version = tuple(int(part) for part in str(_module("pydantic").VERSION).split(".")[:2])
+    return {"by_alias": True, "by_name": True} if version >= (2, 11) else {}
 
 
 def _wrapped_schema(fn_name: str, annotation: Any, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
