@@ -175,6 +175,10 @@ __all__ = (
     "AcceptedElicitation",
     "DeclinedElicitation",
     "CancelledElicitation",
+    "Resolve",
+    "Elicit",
+    "Sample",
+    "ListRoots",
 )
 
 
@@ -3075,6 +3079,8 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
+        # Parameters filled by resolvers, and the resolvers (section 12); None: none.
+        self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, families = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families = _output_schema(
             fn_name, return_annotation, structured_output)
@@ -3219,7 +3225,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
                                f"{exc.__cause__}") from exc.__cause__
     params = []
     for name, kind, default in _parameters(fn, fn_name):
-        if _is_context(hints.get(name)):
+        if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
             continue  # filled by the server (section 12), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
@@ -4351,6 +4357,9 @@ class ElicitationResult:
     def __init__(self, data: Any = None) -> None:
         self.data = data
 
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
+
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
 
@@ -4467,13 +4476,23 @@ class _Request:
         self._check_capability(capability)
 
     def _check_capability(self, capability: Tuple[str, ...]) -> None:
-        """The client must have declared what it is asked (client/elicitation etc.).
-        Elicitation's form mode is ``{}`` or ``{"form": {}}``: an object with
-        only ``url`` declares URL mode alone (client/elicitation, 2025-11-25)."""
+        """The client must have declared what it is asked (client/elicitation etc.)."""
         if capability[0] == "elicitation" and not self.stateless:
             since = "2025-06-18" if capability[-1] == "form" else "2025-11-25"
             if str(self.version) < since:  # the revision has no such request
                 raise MCPError(INVALID_REQUEST, f"{'.'.join(capability)} does not exist in protocol {self.version}")
+        missing = self._missing(capability)
+        if missing is None:
+            return
+        if self.stateless:
+            raise _CapabilityMissing(missing)
+        raise MCPError(INVALID_REQUEST, f"the client does not support {'.'.join(missing)} (it did not declare that "
+                                        "capability)")
+
+    def _missing(self, capability: Tuple[str, ...]) -> Optional[Tuple[str, ...]]:
+        """What of ``capability`` the client did not declare, or None.  Elicitation's
+        form mode is ``{}`` or ``{"form": {}}``: an object with only ``url``
+        declares URL mode alone (client/elicitation, 2025-11-25)."""
         declared: Any = self.client_capabilities() or {}
         for depth, name in enumerate(capability):
             parent = declared
@@ -4483,14 +4502,8 @@ class _Request:
             if declared is None:
                 # What is missing: {"elicitation": {}} when nothing of it was
                 # declared, {"elicitation": {"form": {}}} when only another mode was.
-                missing = capability[:1] if depth == 0 and capability[-1] == "form" else capability
-                break
-        else:
-            return
-        if self.stateless:
-            raise _CapabilityMissing(missing)
-        raise MCPError(INVALID_REQUEST, f"the client does not support {'.'.join(missing)} (it did not declare that "
-                                        "capability)")
+                return capability[:1] if depth == 0 and capability[-1] == "form" else capability
+        return None
 
 
 class _InputRequired(BaseException):
@@ -4501,8 +4514,9 @@ class _InputRequired(BaseException):
 class _CapabilityMissing(BaseException):
     """A stateless call asked what the client did not declare: -32021."""
 
-    def __init__(self, capability: Tuple[str, ...]) -> None:
+    def __init__(self, capability: Tuple[str, ...], message: str = "Missing required client capability") -> None:
         super().__init__(capability)
+        self.message = message
         required: Dict[str, Any] = {}
         for name in reversed(capability):  # ("elicitation", "url") -> {"elicitation": {"url": {}}}
             required = {name: required}
@@ -4804,11 +4818,7 @@ class _ClientSession:
     def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
         """sampling/createMessage (client/sampling): the client's model answers.
         Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
-        params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
-        for name, value in options.items():
-            if value is not None:
-                first, *rest = name.split("_")
-                params[first + "".join(word.title() for word in rest)] = _wire_value(value)
+        params = _sampling_params(messages, max_tokens, options)
         return self._request.ask("sampling/createMessage", params, ("sampling",), _JsonObject)
 
     def list_roots(self) -> Any:
@@ -4834,6 +4844,15 @@ class _ClientSession:
         if self._request.conn is not None:
             self._request.conn.server._list_changed("tools")
         return _Ready()
+
+
+def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
+    for name, value in options.items():
+        if value is not None:
+            first, *rest = name.split("_")
+            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
+    return params
 
 
 def _declares(declared: Any, wanted: Any) -> bool:
@@ -4886,6 +4905,348 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
     if isinstance(schema, dict):
         return checked
     return _build_value(schema, checked)
+
+
+# -- resolvers: the SDK's Resolve(...) markers -------------------------------------------
+#
+# A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
+# inputSchema): the server fills it by running ``fn`` before the tool, as the
+# SDK's mcp.server.mcpserver.resolve does.  A resolver takes the Context, tool
+# arguments by name, and other resolvers' values (a DAG, each run once per
+# call), and may return a question, Elicit, Sample or ListRoots, whose answer is
+# injected: the whole outcome for ``Annotated[ElicitationResult[T], ...]``, the
+# accepted value for ``Annotated[T, ...]`` (decline or cancel end the call).
+#
+#   handshake   each question is a request to the client, as ctx.elicit's
+#   2026-07-28  every question unanswered this round, together, in one
+#               InputRequiredResult keyed by the resolver's "module:qualname";
+#               the answers ride the signed requestState with a digest of each
+#               question, so a question asked differently is asked again
+#
+# A question the client did not declare the capability for is -32021 in both
+# eras (the SDK's rule for resolvers), worded as the SDK words it.
+
+
+class Resolve:
+    """``Annotated[T, Resolve(fn)]``: the parameter is ``fn``'s value, not an argument."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        if not callable(fn):
+            raise TypeError(f"Resolve() takes a function, not {type(fn).__name__}")
+        self.fn = fn
+
+
+class Elicit:
+    """A resolver's question to the user (form elicitation): ``Elicit(message, Schema)``;
+    ``Elicit[Schema]`` as a return annotation."""
+
+    def __init__(self, message: str, schema: Any) -> None:
+        self.message, self.schema = message, schema
+        self.requested = _elicitation_schema(schema)  # a schema that cannot be asked fails here
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls
+
+
+class Sample:
+    """A resolver's request to the client's model (sampling/createMessage), with
+    the options of ``ctx.session.create_message``; ``tools`` or ``tool_choice``
+    need the client's ``sampling.tools``."""
+
+    def __init__(self, messages: List[Any], *, max_tokens: int, **options: Any) -> None:
+        self.messages, self.max_tokens, self.options = messages, max_tokens, options
+
+
+class ListRoots:
+    """A resolver's request for the client's roots (roots/list)."""
+
+
+_QUESTIONS = (Elicit, Sample, ListRoots)
+
+
+class _Resolver:
+    """One resolver, analysed at registration: how each parameter is filled
+    (("context", None), ("argument", None) or ("resolve", (Resolve, whole outcome))),
+    and its key on the wire."""
+
+    __slots__ = ("fn", "name", "params", "is_async", "key")
+
+    def __init__(self, fn: Callable[..., Any], params: List[Tuple[str, str, Any]], key: str) -> None:
+        self.fn, self.params, self.key = fn, params, key
+        self.name = getattr(fn, "__name__", None) or type(fn).__name__
+        self.is_async = _is_async(fn)
+
+
+def _resolve_marker(tp: Any) -> Optional[Tuple[Resolve, bool]]:
+    """(the Resolve, whether the whole outcome is wanted) of ``Annotated[T, Resolve(fn)]``."""
+    if not _is_annotated(tp):
+        return None
+    marker = next((m for m in tp.__metadata__ if isinstance(m, Resolve)), None)
+    if marker is None:
+        return None
+    inner = _args(tp)[0] if _args(tp) else _origin(tp)
+    members = _args(inner) if _is_union(inner) else (inner,)
+    return marker, any(_is_subclass(m, ElicitationResult) for m in members)
+
+
+def _buried_resolve(tp: Any) -> bool:
+    if _is_annotated(tp):
+        return any(isinstance(m, Resolve) for m in tp.__metadata__)
+    return any(_buried_resolve(arg) for arg in _args(tp))
+
+
+def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tuple[Resolve, bool]]:
+    """The parameters of ``fn`` that resolvers fill, in order."""
+    hints = _hints_or_none(fn)
+    resolved = {}
+    for name, tp in hints.items():
+        found = None if name == "return" else _resolve_marker(tp)
+        if found is not None:
+            resolved[name] = found
+        elif name != "return" and _buried_resolve(tp):
+            raise InvalidSignature(f"Parameter {name!r} of {fn_name!r} wraps `Resolve(...)` in a union; annotate "
+                                   "the parameter directly as `Annotated[T, Resolve(...)]`")
+    return resolved
+
+
+def _hints_or_none(fn: Any) -> Dict[str, Any]:
+    """A function's or a callable object's annotations; none when they cannot be
+    read (the SDK's tolerance: such a resolver takes only arguments by name)."""
+    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else getattr(type(fn), "__call__", fn)
+    try:
+        return {} if isinstance(fn, type) else _type_hints(_unwrapped(target))
+    except InvalidSignature:
+        return {}
+
+
+def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
+                  returns: Any) -> Optional[Tuple[Dict[str, Tuple[Resolve, bool]], Dict[Any, _Resolver]]]:
+    """A tool's resolved parameters and its resolvers (the DAG, each once), or
+    None when it has none; InvalidSignature for what cannot be resolved."""
+    resolved = _resolved_parameters(fn, tool_name)
+    if not resolved:
+        return None
+    if _has_input_required(returns):
+        raise InvalidSignature(f"Tool {tool_name!r} combines Resolve(...) parameters with an InputRequiredResult "
+                               "return; a call has one input_required channel, so the multi-round flow is driven "
+                               "either by resolvers or by the tool body, not both")
+    plans: Dict[Any, _Resolver] = {}
+    bases: Dict[str, int] = {}
+
+    def analyse(fn: Callable[..., Any], stack: Tuple[Any, ...]) -> None:
+        identity = _resolver_identity(fn)
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+        if identity in stack:
+            raise InvalidSignature(f"Resolver {name!r} has a cyclic dependency")
+        if identity in plans:
+            return
+        # The wire key outlives the process (a retry may reach another): module and
+        # qualified name, numbered when two resolvers share them (closures).
+        base = (f"{getattr(fn, '__module__', None) or type(fn).__module__}:"
+                f"{getattr(fn, '__qualname__', None) or type(fn).__qualname__}")
+        seen = bases[base] = bases.get(base, -1) + 1
+        hints = _hints_or_none(fn)
+        params: List[Tuple[str, str, Any]] = []
+        for param, _, _ in _parameters(fn, name):
+            tp = hints.get(param)
+            marker = _resolve_marker(tp)
+            if tp is not None and _is_context(_args(tp)[0] if _is_annotated(tp) else tp):
+                params.append((param, "context", None))
+            elif marker is not None:
+                params.append((param, "resolve", marker))
+            elif param in arguments:
+                params.append((param, "argument", None))
+            else:
+                raise InvalidSignature(f"Resolver {name!r} parameter {param!r} cannot be resolved: expected a "
+                                       "Context, an Annotated[_, Resolve(...)], or a tool argument by name")
+        returned = hints.get("return")
+        arms = _args(returned) if _is_union(returned) else (returned,)
+        if sum(1 for arm in arms if _is_subclass(arm, _QUESTIONS)) > 1:
+            raise InvalidSignature(f"Resolver {name!r} return annotation has multiple Elicit/Sample/ListRoots arms; "
+                                   "a resolver asks one question - split it into separate resolvers")
+        plans[identity] = _Resolver(fn, params, base if not seen else f"{base}#{seen}")
+        for _, kind, detail in params:
+            if kind == "resolve":
+                analyse(detail[0].fn, stack + (identity,))
+
+    for marker, _ in resolved.values():
+        analyse(marker.fn, ())
+    return resolved, plans
+
+
+def _has_input_required(tp: Any) -> bool:
+    if _is_annotated(tp):
+        return _has_input_required(_args(tp)[0] if _args(tp) else _origin(tp))
+    if _is_union(tp):
+        return any(_has_input_required(arg) for arg in _args(tp))
+    return _is_subclass(tp, InputRequiredResult)
+
+
+def _resolver_identity(fn: Any) -> Any:
+    """A bound method is made anew at each access: its function and object
+    identify it (two references to ``auth.login`` are one resolver)."""
+    owner = getattr(fn, "__self__", None)
+    if owner is not None:
+        func = getattr(fn, "__func__", None)
+        return (id(func) if func is not None else getattr(fn, "__name__", id(fn)), id(owner))
+    return id(fn)
+
+
+class _Unanswered(Exception):
+    """A resolver waits for an answer of a later round (2026-07-28)."""
+
+
+async def _resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
+                              server: MCPServer) -> Dict[str, Any]:
+    """The values of a tool's resolved parameters; in 2026-07-28, an _InputRequired
+    when some question waits for the client (every one of them asked at once)."""
+    assert tool.resolved is not None
+    resolution = _Resolution(tool, kwargs, Context(request, server), request)
+    values = {}
+    for name, (marker, whole) in tool.resolved[0].items():
+        try:
+            outcome = await resolution.value_of(marker.fn)
+        except _Unanswered:
+            continue
+        values[name] = outcome if whole else _accepted_value(outcome, name)
+    if request.wanted:
+        request.user_state = json.dumps({"q": resolution.digests}, separators=(",", ":"))
+        raise _InputRequired()
+    return values
+
+
+def _accepted_value(outcome: ElicitationResult, name: str) -> Any:
+    if isinstance(outcome, AcceptedElicitation):
+        return outcome.data
+    raise ToolError(f"Resolver for parameter {name!r} could not resolve: elicitation was {outcome.action}")
+
+
+class _Resolution:
+    """One call's walk of its resolvers."""
+
+    def __init__(self, tool: _Tool, kwargs: Dict[str, Any], ctx: Context, request: _Request) -> None:
+        assert tool.resolved is not None
+        self.plans, self.ctx, self.request = tool.resolved[1], ctx, request
+        self.arguments = {p.name: kwargs.get(p.name, p.default) for p in tool.params}
+        self.done: Dict[Any, ElicitationResult] = {}
+        self.digests: Dict[str, str] = {}  # 2026-07-28: the question each key asked, or was answered
+        asked = None
+        if request.stateless and request.user_state:
+            try:
+                asked = json.loads(request.user_state).get("q")
+            except (ValueError, AttributeError):
+                asked = None
+        self.asked: Dict[str, Any] = asked if isinstance(asked, dict) else {}
+
+    async def value_of(self, fn: Callable[..., Any]) -> ElicitationResult:
+        identity = _resolver_identity(fn)
+        if identity in self.done:
+            return self.done[identity]
+        plan = self.plans[identity]
+        if plan.key in self.request.wanted:
+            raise _Unanswered()  # asked already this round, for another parameter
+        kwargs: Dict[str, Any] = {}
+        waiting = False
+        for name, kind, detail in plan.params:
+            if kind == "context":
+                kwargs[name] = self.ctx
+            elif kind == "argument":
+                kwargs[name] = self.arguments[name]
+            else:
+                try:  # every dependency, so that all the questions of a round go together
+                    outcome = await self.value_of(detail[0].fn)
+                except _Unanswered:
+                    waiting = True
+                    continue
+                kwargs[name] = outcome if detail[1] else _accepted_value(outcome, name)
+        if waiting:
+            raise _Unanswered()
+        value = await _run_resolver(plan, kwargs)
+        result = await self.ask(value, plan.key) if isinstance(value, _QUESTIONS) else AcceptedElicitation(value)
+        self.done[identity] = result
+        return result
+
+    async def ask(self, question: Any, key: str) -> ElicitationResult:
+        request = self.request
+        method, params, capability, what = _resolver_question(question, request.version)
+        if not request.stateless:
+            if request._missing(capability) is not None and request.conn is not None:
+                raise _CapabilityMissing(capability, f"Client did not declare the {what} capability required by "
+                                                     f"resolver {key!r}")
+            if isinstance(question, Elicit):
+                try:
+                    return await self.ctx.elicit(question.message, question.schema)  # type: ignore[no-any-return]
+                except ValidationError as exc:
+                    raise ToolError(f"Resolver {key!r}: {exc}") from None
+            return AcceptedElicitation(await request.ask(method, params, capability, _JsonObject))
+        import hashlib
+
+        wire = {"method": method, "params": params}
+        digest = hashlib.sha256(json.dumps(wire, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+        answer = request.answers.get(key)
+        if answer is not None and self.asked.get(key) != digest:
+            answer = None  # an answer to another question (the server changed meanwhile): ask again
+        self.digests[key] = digest
+        if answer is None:
+            if request._missing(capability) is not None:
+                raise _CapabilityMissing(capability, f"Client did not declare the {what} capability required by "
+                                                     f"resolver {key!r}")
+            request.wanted[key] = wire
+            raise _Unanswered()
+        request.used[key] = answer
+        return _resolver_answer(question, key, answer)
+
+
+async def _run_resolver(plan: _Resolver, kwargs: Dict[str, Any]) -> Any:
+    """A resolver's value: a sync one on a thread of its own when an event loop
+    runs here (as the SDK does), so that it may wait; an async one awaited."""
+    if plan.is_async:
+        if _in_event_loop():
+            return await plan.fn(**kwargs)
+        return _call(plan.fn, **kwargs)  # a sync tool's call: on an event loop of its own
+    if _in_event_loop():
+        import asyncio
+
+        return await asyncio.get_running_loop().run_in_executor(None, functools.partial(plan.fn, **kwargs))
+    return plan.fn(**kwargs)
+
+
+def _resolver_question(question: Any, version: Optional[str]) -> Tuple[str, Dict[str, Any], Tuple[str, ...], str]:
+    """(method, params, capability, its name in the SDK's words) of a question."""
+    if isinstance(question, Elicit):
+        requested = question.requested
+        if version in STATELESS_VERSIONS:  # as the SDK sends it there: the spec's requestedSchema has no title
+            requested = {k: v for k, v in requested.items() if k != "title"}
+        params: Dict[str, Any] = {"message": question.message, "requestedSchema": requested}
+        if (version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
+            params = {"mode": "form", **params}
+        return "elicitation/create", params, ("elicitation", "form"), "form elicitation"
+    if isinstance(question, Sample):
+        tools = question.options.get("tools") is not None or question.options.get("tool_choice") is not None
+        return ("sampling/createMessage", _sampling_params(question.messages, question.max_tokens, question.options),
+                ("sampling", "tools") if tools else ("sampling",), "sampling.tools" if tools else "sampling")
+    return "roots/list", {}, ("roots",), "roots"
+
+
+def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
+    """The client's answer (2026-07-28) as the outcome it stands for, checked as the SDK checks it."""
+    if not isinstance(question, Elicit):
+        needed = ("roots",) if isinstance(question, ListRoots) else ("role", "content", "model")
+        if not (isinstance(answer, dict) and all(k in answer for k in needed)):
+            raise ToolError(f"Resolver {key!r} received a response of the wrong kind")
+        return AcceptedElicitation(_JsonObject(answer))
+    outcome = _ELICITATION.get(str(answer.get("action"))) if isinstance(answer, dict) else None
+    if outcome is None:
+        raise ToolError(f"Resolver {key!r} received a non-elicitation response")
+    if outcome is not AcceptedElicitation:
+        return outcome()
+    if answer.get("content") is None:
+        raise ToolError(f"Resolver {key!r} received an accepted elicitation with no content")
+    try:
+        return outcome(_elicited(question.schema, question.requested, answer["content"]))
+    except ValidationError:
+        raise ToolError(f"Resolver {key!r} received an accepted elicitation whose content does not match the "
+                        "requested schema") from None
 
 
 # -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
@@ -5130,6 +5491,8 @@ class MCPServer:
         if tool.context_param is not None:
             kwargs[tool.context_param] = Context(request, self)
         try:
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 12)
+                kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
@@ -5138,8 +5501,7 @@ class MCPServer:
         except _InputRequired:  # a question without its answer yet (stateless)
             return self._input_required(tool, request, None)
         except _CapabilityMissing as exc:
-            return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
-                             {"requiredCapabilities": exc.required})
+            return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
         except BaseException as exc:  # CancelledError too: the tool's own, or the client's (then unsent)
             return self._failure(tool, exc, request)
         return self._finish(tool, value)
@@ -6868,7 +7230,7 @@ class _HttpApp:
         if message.get("method") != "tools/call" or not isinstance(params, dict):
             return True
         tool = self.server._tools.get(params.get("name"))  # type: ignore[arg-type]
-        return tool is None or getattr(tool, "context_param", None) is None
+        return tool is None or getattr(tool, "context_param", None) is None and tool.resolved is None
 
     def _answer_call(self, conn: _Connection, id_: Any, channel: _Channel, environ: Dict[str, Any],
                      cancel_on_close: bool, long_lived: bool = False, table: bool = False) -> _Reply:

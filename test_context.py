@@ -1157,7 +1157,11 @@ SDK_CALLS: List[Tuple[str, Dict[str, Any]]] = [
     ("visit", {}), ("summarize", {"text": "t"}), ("roots", {}), ("everything", {}), ("about", {}),
     ("named_anything", {"a": 1}), ("generic_context", {"x": "y"}), ("lifespan_sdk_style", {}),
     ("meta_sdk_style", {}), ("register", {"name": "newt"}), ("newt", {}),
+    ("reserve", {"venue": "Oslo"}), ("reserve_outcome", {"venue": "Oslo"}), ("survey", {"venue": "Oslo"}),
 ]
+# Tools whose parameters the SDK's Resolve(...) markers fill: the same questions and
+# results from both servers in both eras (the SDK's server asks them in 2026-07-28 too).
+RESOLVED = {"reserve", "reserve_outcome", "survey"}
 QUESTIONS = {"book", "book_twice", "visit", "summarize", "roots", "everything"}
 # Where mcp_ref differs on purpose (README, "Where mcp_ref differs"), asserted apart:
 #   progress_back  a progress value that does not increase is dropped (the spec: MUST increase);
@@ -1332,6 +1336,29 @@ class SdkClientTest(unittest.TestCase):
         rounds = [f for f in self.runs["auto", "ref"]["frames"] if f[0] == "request"]
         self.assertEqual(rounds, [], "no server-to-client requests in 2026-07-28")
 
+    def test_resolvers_ask_the_same_in_both_eras(self) -> None:
+        # Resolve(...): the SDK's server asks in 2026-07-28 too (InputRequiredResult
+        # rounds), and the client sees the same questions, log lines and results.
+        for mode in ("legacy", "auto"):
+            ours, theirs = self.runs[mode, "ref"]["calls"], self.runs[mode, "sdk"]["calls"]
+            for name in sorted(RESOLVED):
+                with self.subTest(mode=mode, tool=name):
+                    self.assertNotIn("raised", ours[name])
+                    self.assertEqual(_normalised(ours[name]), _normalised(theirs[name]))
+            # In 2026-07-28 the resolvers run again on the retry (on both): its log line twice.
+            again = ["log"] if mode == "auto" else []
+            self.assertEqual([e[0] for e in ours["survey"]["events"]], ["log", "sampling", "roots", "elicitation"] + again)
+        for side in ("ref", "sdk"):  # survey's three questions in one round, keyed module:qualname
+            with open(os.path.join(self.folder, f"auto-{side}.log"), encoding="utf-8") as f:
+                rounds = [json.loads(line[2:])["result"]["inputRequests"] for line in f
+                          if line.startswith("< ") and '"inputRequests"' in line]
+            module = "context_server" if side == "ref" else "__main__"  # how each loads the file
+            self.assertEqual([sorted(r) for r in rounds], [[f"{module}:resolve_booking"]] * 2 + [sorted(
+                f"{module}:resolve_{n}" for n in ("booking", "roots", "summary"))])
+            self.assertEqual(rounds[-1][f"{module}:resolve_roots"]["method"], "roots/list")
+        for mode in ("legacy", "auto"):
+            self.assertNotIn("line", self.runs[mode, "ref"]["tools"]["reserve"]["inputSchema"]["properties"])
+
     def test_where_mcp_ref_differs_on_purpose(self) -> None:
         for mode in ("legacy", "auto"):
             with self.subTest(mode=mode):
@@ -1379,8 +1406,8 @@ class SdkClientTest(unittest.TestCase):
         # Every notification and question comes before its call's response, in the
         # same order on both; the questions' ids differ: "mcp_ref-N", the SDK's 1, 2, ...
         ids = [frame[3] for frame in ours if frame[0] == "request"]
-        self.assertEqual(ids, [f"mcp_ref-{n}" for n in range(1, 10)])  # book 1, book_twice 2, visit,
-        self.assertEqual([frame[3] for frame in theirs if frame[0] == "request"], list(range(1, 10)))  # ...
+        self.assertEqual(ids, [f"mcp_ref-{n}" for n in range(1, 15)])  # book 1, book_twice 2, visit,
+        self.assertEqual([frame[3] for frame in theirs if frame[0] == "request"], list(range(1, 15)))  # ...
         # The SDK sends roots/list without params, mcp_ref with {} (both valid).
         self.assertIn(["request", "roots/list", None], [f[:3] for f in theirs])
         self.assertIn(["request", "roots/list", {}], [f[:3] for f in ours])

@@ -21,12 +21,12 @@ import sys
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Dict, List
+from typing import Annotated, Any, AsyncIterator, Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import mcp_ref  # noqa: E402  (on the SDK: the launcher's stand-in module)
-from mcp_ref import Context, MCPServer  # noqa: E402
+from mcp_ref import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample  # noqa: E402
 
 ON_SDK = bool(getattr(mcp_ref, "ON_SDK", False))
 
@@ -231,6 +231,48 @@ async def register(name: str, ctx: Context) -> str:
 
     ctx.mcp_server.add_tool(added, name=name, description=f"Added as {name}.")
     return f"registered {name}"
+
+
+# -- resolvers: the SDK's Resolve(...) markers ------------------------------------------
+
+
+def resolve_booking(venue: str) -> Elicit[Booking]:
+    """Asks the user (the same question for every parameter that needs it: asked once)."""
+    return Elicit(f"Book {venue}: when and for how many?", Booking)
+
+
+async def resolve_summary(venue: str, ctx: Context) -> Sample:
+    await ctx.warning(f"sampling for {venue}")
+    return Sample([_user(f"Describe {venue}")], max_tokens=20, system_prompt="One line.")
+
+
+def resolve_roots() -> ListRoots:
+    return ListRoots()
+
+
+def resolve_line(booking: Annotated[Booking, Resolve(resolve_booking)], venue: str) -> str:
+    """A resolver of a resolver's value, and an argument by name."""
+    return f"{venue} on {booking.date}"
+
+
+@server.tool()
+async def reserve(venue: str, line: Annotated[str, Resolve(resolve_line)],
+                  booking: Annotated[Booking, Resolve(resolve_booking)]) -> str:
+    """Parameters filled by resolvers (not in inputSchema)."""
+    return f"{line} for {booking.guests}"
+
+
+@server.tool()
+async def reserve_outcome(venue: str, booking: Annotated[ElicitationResult[Booking], Resolve(resolve_booking)]) -> str:
+    """The whole outcome of the question, accepted or not."""
+    return f"{venue}: {_booking_text(booking)}"
+
+
+@server.tool()
+def survey(venue: str, summary: Annotated[Any, Resolve(resolve_summary)], found: Annotated[Any, Resolve(resolve_roots)],
+           booking: Annotated[Booking, Resolve(resolve_booking)]) -> str:
+    """Three questions: sampling, roots and elicitation (2026-07-28: one round)."""
+    return f"{summary.content.text}; {len(found.roots)} roots; {booking.date}"
 
 
 # -- what only mcp_ref offers ------------------------------------------------------------
