@@ -1351,7 +1351,7 @@ class SdkClientTest(unittest.TestCase):
         for side in ("ref", "sdk"):  # survey's three questions in one round, keyed module:qualname
             with open(os.path.join(self.folder, f"auto-{side}.log"), encoding="utf-8") as f:
                 rounds = [json.loads(line[2:])["result"]["inputRequests"] for line in f
-                          if line.startswith("< ") and '"inputRequests"' in line]
+                          if line.startswith("< ") and '"inputRequests"' in line][-3:]  # the last three calls
             module = "context_server" if side == "ref" else "__main__"  # how each loads the file
             self.assertEqual([sorted(r) for r in rounds], [[f"{module}:resolve_booking"]] * 2 + [sorted(
                 f"{module}:resolve_{n}" for n in ("booking", "roots", "summary"))])
