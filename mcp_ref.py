@@ -3600,11 +3600,13 @@ def _file_encoding(mime_type: str) -> Optional[str]:
 
 class FunctionResource(Resource):
     """A function without parameters, called at each read; it returns text,
-    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does)."""
+    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
+    A parameter annotated Context gets the read's (section 12)."""
 
     def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
         super().__init__(uri, **options)
         self.fn = fn
+        self.context_param = _context_parameter(fn)
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
@@ -3665,8 +3667,8 @@ def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Opti
 
 def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
     """A template's or a prompt's parameter annotated Context gets the request's
-    (section 12): its request id, revision, _meta and lifespan; no stream, so
-    it cannot log or ask from here."""
+    (section 12): it logs, reports progress and asks the client as a tool's
+    does (the dispatcher runs such a function as a call: _Connection.start_request)."""
     if params.context_param is not None:
         kwargs[params.context_param] = Context(request, server)
 
@@ -3691,7 +3693,9 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
     info = resource.info if found is not None else resource
     try:
         if found is None:
-            value = _call(resource.read)
+            context_param = getattr(resource, "context_param", None)
+            value = _call(resource.read) if context_param is None else \
+                _call(resource.fn, **{context_param: Context(request, server)})
         else:
             try:
                 kwargs = resource.params.arguments(found)
@@ -3700,11 +3704,18 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
+        if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
+            if request is None or not request.stateless:
+                raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
+                                                "protocol 2026-07-28", data)
+            raise _Asking(value)
         if isinstance(value, Resource):  # a function may hand over another resource
             value = _call(value.read)
         contents = _contents(uri, value, info)
-    except _RpcError:
-        raise
+    except (_RpcError, _Asking, _InputRequired, _CapabilityMissing):
+        raise  # the last three: the dispatcher answers with the question (section 12)
+    except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
+        raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
     except ResourceError as exc:
         code = RESOURCE_NOT_FOUND if isinstance(exc, ResourceNotFoundError) else INTERNAL_ERROR
         raise _RpcError(code, str(exc) or f"Error reading resource {uri}", data) from None
@@ -3716,6 +3727,14 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
         raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: at least {size} bytes, over this server's "
                                         f"limit of {server.max_result_bytes}", data)
     return {"contents": [contents]}, info
+
+
+class _Asking(Exception):
+    """A resource function returned an InputRequiredResult (2026-07-28): ``value``."""
+
+    def __init__(self, value: InputRequiredResult) -> None:
+        super().__init__("the resource asks the client")
+        self.value = value
 
 
 def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
@@ -4139,9 +4158,14 @@ class Prompt(_Record):
             messages = [_message(item).to_wire() for item in items]
         except _RpcError:
             raise
+        except _InputRequired:  # a question without its answer yet (2026-07-28)
+            assert server is not None and request is not None
+            return server._input_required(self.params, request, None)
         except _CapabilityMissing as exc:
-            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message,
                             {"requiredCapabilities": exc.required}) from None
+        except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
+            raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
         except BaseException as exc:  # SystemExit too: it must not end the thread that reads stdin
             raise _failed(f"prompt {self.name!r}", f"Error rendering prompt {self.name}", exc) from None
         return {"description": self.description, "messages": messages}
@@ -4743,6 +4767,8 @@ class Context:
             result, _ = _read_resource(self.mcp_server, str(uri), self._request)
         except _RpcError as exc:
             raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
+        except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
+            raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
         return _Ready([_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
                                     "mime_type": c.get("mimeType")}) for c in result["contents"]])
 
@@ -5856,6 +5882,8 @@ _STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list"
                        "resources/read": "resources_read", "prompts/list": "prompts_list",
                        "prompts/get": "prompts_get", "completion/complete": "complete",
                        "subscriptions/listen": "listen"}
+# The requests whose function may take a Context: answered as a call is when it does (_talks).
+_TALKING = ("resources_read", "prompts_get")
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # What a subscriptions/listen stream can carry (SubscriptionFilter of 2026-07-28),
 # besides resourceSubscriptions, a list of URIs.
@@ -6033,20 +6061,40 @@ class _Dispatcher:
         self._offered("resources", "resources/templates/list")
         return self._paged("resourceTemplates", self.server.list_resource_templates(str(version)), params, version)
 
-    def resources_read(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+    def resources_read(self, params: Dict[str, Any], version: Optional[str],
+                       request: Optional[_Request] = None) -> Dict[str, Any]:
+        """``request``: the read's own, when it runs as a call (_Connection.start_request)."""
         uri = self._uri(params, "resources/read")
+        request = request or _Request(None, None, version, params)
+        if request.stateless:  # perhaps a retry of an InputRequiredResult (basic/patterns/mrtr)
+            _open_retry(request, self.server, "resources/read", uri, {}, params)
         try:
-            result, resource = _read_resource(self.server, uri, _Request(None, None, version, params))
+            result, resource = _read_resource(self.server, uri, request)
         except _RpcError as exc:
             if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS:
                 exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"
             raise
+        except (_InputRequired, _Asking, _CapabilityMissing) as exc:
+            return self._asks(uri, request, exc)
         result = _contents_for(result, str(version))
         if version not in STATELESS_VERSIONS:
             return result
         # server/utilities/caching: a resource's own hints over the server's.
         return dict(self._cacheable(result), **_drop_none({"ttlMs": resource.cache_ttl_ms,
                                                            "cacheScope": resource.cache_scope}))
+
+    def _asks(self, uri: str, request: _Request, exc: BaseException) -> Dict[str, Any]:
+        """A resource that asks the client (2026-07-28): an InputRequiredResult
+        with the questions, or -32021 for one the client cannot take."""
+        try:
+            if isinstance(exc, _CapabilityMissing):
+                raise exc
+            return self.server._input_required(None, request, getattr(exc, "value", None))  # type: ignore[arg-type]
+        except _CapabilityMissing as missing:
+            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, missing.message,
+                            {"requiredCapabilities": missing.required}) from None
+        except Exception as error:  # a malformed question of its own InputRequiredResult
+            raise _failed(f"resource {uri}", f"Error reading resource {uri}", error, {"uri": uri}) from None
 
     def _uri(self, params: Dict[str, Any], method: str) -> str:
         self._offered("resources", method)
@@ -6072,7 +6120,9 @@ class _Dispatcher:
         self._offered("prompts", "prompts/list")
         return self._paged("prompts", self.server.list_prompts(str(version)), params, version)
 
-    def prompts_get(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+    def prompts_get(self, params: Dict[str, Any], version: Optional[str],
+                    request: Optional[_Request] = None) -> Dict[str, Any]:
+        """``request``: the prompt's own, when it runs as a call (_Connection.start_request)."""
         self._offered("prompts", "prompts/get")
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str):
@@ -6083,12 +6133,9 @@ class _Dispatcher:
         prompt = self.server._prompts.get(name)
         if prompt is None:  # server/prompts, "Error Handling"
             raise _RpcError(INVALID_PARAMS, f"Unknown prompt: {name}")
-        request = _Request(None, None, version, params)
-        if request.stateless:  # a retry of an InputRequiredResult (basic/patterns/mrtr)
-            request.binding = _state_binding("prompts/get", name, arguments)
-            if params.get("requestState") is not None:
-                request.answers, request.user_state = _open_state(self.server._state_key, request.binding,
-                                                                  params["requestState"])
+        request = request or _Request(None, None, version, params)
+        if request.stateless:  # perhaps a retry of an InputRequiredResult (basic/patterns/mrtr)
+            _open_retry(request, self.server, "prompts/get", name, arguments, params)
         result = prompt.render(arguments, self.server, request)
         return result if "resultType" in result else _messages_for(result, str(version))
 
@@ -6103,6 +6150,39 @@ class _Dispatcher:
             meta[META_SERVER_INFO] = _server_info(self.server, str(version))
             result = dict(result, resultType=result.get("resultType", "complete"), _meta=meta)
         return result
+
+
+def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
+                params: Dict[str, Any]) -> None:
+    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
+    and the answers of earlier rounds from its verified requestState, as a
+    tools/call's (_Connection._request_for)."""
+    request.binding = _state_binding(method, target, arguments)
+    responses = params.get("inputResponses")
+    if "inputResponses" in params and not isinstance(responses, dict):
+        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+    if params.get("requestState") is not None:
+        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
+    request.answers.update(responses or {})
+
+
+def _talks(server: MCPServer, method: str, params: Dict[str, Any]) -> bool:
+    """Whether a resources/read or prompts/get runs a function that takes a
+    Context: it then runs as a tool call does (_Connection.start_request), so
+    that what it sends reaches the client while it runs, and the client's
+    answers to its questions can come in meanwhile."""
+    if method == "prompts/get":
+        name = params.get("name")
+        prompt = server._prompts.get(name) if isinstance(name, str) else None
+        return prompt is not None and prompt.params.context_param is not None
+    uri = params.get("uri")
+    if method != "resources/read" or not isinstance(uri, str):
+        return False
+    try:
+        resource, found = _find_resource(server, uri)
+    except _RpcError:
+        return False  # answered at once: not found
+    return (resource.params if found is not None else resource).__dict__.get("context_param") is not None
 
 
 def _server_info(server: MCPServer, version: str) -> Dict[str, Any]:
@@ -6317,6 +6397,9 @@ class _Connection:
             handler, version = self.rpc.route(message["method"], params)
             if handler == "listen":
                 return self.listen(id_, params, version, stream or self.write)
+            if handler in _TALKING and _talks(self.server, message["method"], params):
+                self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
+                return _STARTED
             if handler != "tools_call":
                 return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
             tool, arguments = self.rpc.tool_for_call(params)
@@ -6395,6 +6478,43 @@ class _Connection:
                     self.settled.notify_all()
 
     # -- tools/call ----------------------------------------------------------------
+
+    def start_request(self, id_: Any, handler: str, params: Dict[str, Any], version: Optional[str],
+                      reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> None:
+        """A resources/read or prompts/get whose function takes a Context, run as
+        a tools/call is (start_call): inline or on the pool, cancellable, its
+        messages on ``stream`` before its one response to ``reply``."""
+        call = _Pending(id_, reply, stream)
+        request = _Request(self, call, version, params)
+        key = _id_key(id_)
+        with self.state:
+            self.in_flight += 1
+            self.pending.setdefault(key, []).append(call)
+            inline = inline and not self.handed_off
+            if inline:
+                call.started = self.clock()
+                self.inline = call
+
+        def answer() -> bytes:
+            try:
+                return _encode_safely(self._ok(id_, getattr(self.rpc, handler)(params, version, request), version))
+            except _RpcError as exc:
+                return _encode_safely(_error_response(id_, exc))
+            except BaseException as exc:  # a bug of ours: the call is still answered
+                _log_exception("internal error", exc)
+                return _encode_safely(_error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")))
+
+        if not inline:
+            call.future = self._workers().submit(lambda: self._complete(call, key, lambda: reply(answer())))
+            return
+        response = answer()
+        with self.state:  # as _run_inline: the reading role may have passed on meanwhile
+            if self.inline is call:
+                self.inline = None
+            if call.handed_off:
+                self.handed_off -= 1
+                self.local.lost = True
+        self._complete(call, key, lambda: reply(response))
 
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], request: _Request,
                    reply: Callable[[Optional[bytes]], None], inline: bool,
@@ -7227,8 +7347,10 @@ class _HttpApp:
         can send messages before its response (a Context parameter), which must
         reach the client while it runs."""
         params = message.get("params")
-        if message.get("method") != "tools/call" or not isinstance(params, dict):
+        if not isinstance(params, dict):
             return True
+        if message.get("method") != "tools/call":  # a resource's or a prompt's function too
+            return not _talks(self.server, str(message.get("method")), params)
         tool = self.server._tools.get(params.get("name"))  # type: ignore[arg-type]
         return tool is None or getattr(tool, "context_param", None) is None and tool.resolved is None
 

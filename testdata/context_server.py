@@ -275,6 +275,25 @@ def survey(venue: str, summary: Annotated[Any, Resolve(resolve_summary)], found:
     return f"{summary.content.text}; {len(found.roots)} roots; {booking.date}"
 
 
+# -- a resource and a prompt that log and ask, as a tool does ------------------------------
+
+
+@server.resource("notes://{topic}")
+async def note(topic: str, ctx: Context) -> str:
+    """A resource template whose function logs and asks the user."""
+    await ctx.warning(f"reading {topic}")
+    answer = await ctx.elicit(f"Which {topic} note?", Booking)
+    return f"{topic}: {_booking_text(answer)}"
+
+
+@server.prompt()
+async def plan(topic: str, ctx: Context) -> str:
+    """A prompt that logs and asks the client's model."""
+    await ctx.warning(f"planning {topic}")
+    result = await ctx.session.create_message([_user(f"Plan {topic}")], max_tokens=10)
+    return f"Plan for {topic}: {result.content.text}"
+
+
 # -- what only mcp_ref offers ------------------------------------------------------------
 
 if not ON_SDK:
