@@ -304,7 +304,8 @@ class LoggingTest(ContextTestCase):
                 server = self.session(version)
                 # Declared (the SDK 2.3 logs without declaring it); list_changed too (ListChangedTest).
                 self.assertEqual(server.init_reply["result"]["capabilities"],
-                                 {"logging": {}, "tools": {"listChanged": True}})
+                                 {"logging": {}, "tools": {"listChanged": True}, "prompts": {"listChanged": False},
+                                  "resources": {"subscribe": True, "listChanged": False}})
                 self.call(server, 1, "log_levels")
                 self.assertEqual(server.until(1), log_frames("debug") + [result_frame(1, version, "logged")])
 
@@ -936,6 +937,225 @@ class InputRequiredTest(ContextTestCase):
 
 
 # -- Context injection, the request, the lifespan ---------------------------------------------------
+
+
+# -- the SDK's Resolve(...) markers ------------------------------------------------------------
+
+RESOLVER = "__main__:resolve_{}"  # a resolver's key on the wire: module:qualname (the file runs as __main__)
+MODERN_BOOKING = {k: v for k, v in BOOKING_SCHEMA.items() if k != "title"}  # as the SDK sends it in 2026-07-28
+
+
+def reserve_question(version: str) -> Dict[str, Any]:
+    params = form_params("Book Oslo: when and for how many?", version)
+    if version == MODERN:
+        params["requestedSchema"] = MODERN_BOOKING
+    return params
+
+
+class ResolverTest(ContextTestCase):
+    """Parameters filled by resolvers (testdata/context_server.py: reserve,
+    reserve_outcome, survey), as the SDK's mcp.server.mcpserver.resolve fills them."""
+
+    def test_not_in_the_input_schema(self) -> None:
+        server = self.shared()
+        server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": self.modern_meta()}})
+        tools = {t["name"]: t for t in server.until(1)[-1]["result"]["tools"]}
+        for name in ("reserve", "reserve_outcome", "survey"):
+            self.assertEqual(tools[name]["inputSchema"], {
+                "type": "object", "properties": {"venue": {"title": "Venue", "type": "string"}},
+                "required": ["venue"], "title": f"{name}Arguments"})
+
+    def test_a_session_asks_each_question_once(self) -> None:
+        # reserve's two parameters need the same resolver (one directly, one through
+        # resolve_line, which also takes the argument venue): one question.
+        server = self.session()
+        for n, (answer, text) in enumerate(((
+                {"action": "accept", "content": {"date": "mon"}}, "Oslo on mon for 2"),
+                ({"action": "decline"}, "Error executing tool reserve: Resolver for parameter 'booking' could not "
+                                        "resolve: elicitation was decline")), start=1):
+            with self.subTest(answer=answer):
+                self.call(server, n, "reserve", {"venue": "Oslo"})
+                asked = server.recv()
+                self.assertEqual(asked, question(n, "elicitation/create", reserve_question(LATEST)))
+                server.answer(asked, answer)
+                expected = result_frame(n, LATEST, text) if n == 1 else tool_error_frame(n, LATEST, text)
+                self.assertEqual(server.until(n), [expected])
+
+    def test_the_whole_outcome(self) -> None:
+        server = self.session()
+        for n, action in enumerate(("decline", "cancel"), start=1):
+            self.call(server, n, "reserve_outcome", {"venue": "Oslo"})
+            server.answer(server.recv(), {"action": action})
+            self.assertEqual(server.until(n), [result_frame(n, LATEST, f"Oslo: {action}")])
+
+    def test_sampling_roots_and_a_log_line_in_a_session(self) -> None:
+        server = self.session()
+        self.call(server, 1, "survey", {"venue": "Oslo"})
+        self.assertEqual(server.recv(), log_frame("warning", "sampling for Oslo"))
+        asked = server.recv()
+        self.assertEqual(asked, question(1, "sampling/createMessage", {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Describe Oslo"}}], "maxTokens": 20,
+            "systemPrompt": "One line."}))
+        server.answer(asked, SAMPLING_ANSWER)
+        asked = server.recv()
+        self.assertEqual(asked, question(2, "roots/list", {}))
+        server.answer(asked, ROOTS_ANSWER)
+        asked = server.recv()
+        self.assertEqual(asked, question(3, "elicitation/create", reserve_question(LATEST)))
+        server.answer(asked, {"action": "accept", "content": {"date": "sat"}})
+        self.assertEqual(server.until(1), [result_frame(1, LATEST, "short; 2 roots; sat")])
+
+    def test_an_undeclared_capability_is_32021_in_a_session_too(self) -> None:
+        # The SDK's rule for resolvers, in its words (a tool's own ctx.elicit: a tool error).
+        server = self.session(caps={"sampling": {}})
+        self.call(server, 1, "reserve", {"venue": "Oslo"})
+        self.assertEqual(server.until(1), [rpc_error_frame(
+            1, -32021, f"Client did not declare the form elicitation capability required by resolver "
+                       f"'{RESOLVER.format('booking')}'", {"requiredCapabilities": {"elicitation": {"form": {}}}})])
+
+    def test_2026_one_round_for_every_question(self) -> None:
+        server = self.shared()
+        frames = self.modern_call(server, 1, "survey", {"venue": "Oslo"}, meta={META_LOG: "warning"})
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [log_frame("warning", "sampling for Oslo"), input_required_frame(1, {
+            RESOLVER.format("summary"): {"method": "sampling/createMessage", "params": {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "Describe Oslo"}}],
+                "maxTokens": 20, "systemPrompt": "One line."}},
+            RESOLVER.format("roots"): {"method": "roots/list", "params": {}},
+            RESOLVER.format("booking"): {"method": "elicitation/create", "params": reserve_question(MODERN)}})])
+        answers = {RESOLVER.format("summary"): SAMPLING_ANSWER, RESOLVER.format("roots"): ROOTS_ANSWER,
+                   RESOLVER.format("booking"): {"action": "accept", "content": {"date": "sun", "guests": 5}}}
+        frames = self.modern_call(server, 2, "survey", {"venue": "Oslo"}, inputResponses=answers, requestState=state)
+        self.assertEqual(frames, [result_frame(2, MODERN, "short; 2 roots; sun")])
+
+    def test_2026_answers_are_kept_across_rounds(self) -> None:
+        # reserve: one round; the answer, then the outcome of an answer of the wrong shape.
+        server = self.shared()
+        key = RESOLVER.format("booking")
+        frames = self.modern_call(server, 1, "reserve", {"venue": "Oslo"})
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [input_required_frame(1, {key: {
+            "method": "elicitation/create", "params": reserve_question(MODERN)}})])
+        for n, answer, text in (
+                (2, {"action": "accept", "content": {"date": "mon", "guests": 3}}, "Oslo on mon for 3"),
+                (3, {"action": "accept", "content": {"guests": 3}},
+                 f"Resolver '{key}' received an accepted elicitation whose content does not match the requested "
+                 "schema"),
+                (4, {"action": "accept"}, f"Resolver '{key}' received an accepted elicitation with no content"),
+                (5, {"content": {}}, f"Resolver '{key}' received a non-elicitation response"),
+                (6, {"action": "cancel"}, "Resolver for parameter 'booking' could not resolve: elicitation was "
+                                          "cancel")):
+            with self.subTest(answer=answer):
+                frames = self.modern_call(server, n, "reserve", {"venue": "Oslo"}, inputResponses={key: answer},
+                                          requestState=state)
+                expected = result_frame(n, MODERN, text) if n == 2 else tool_error_frame(
+                    n, MODERN, f"Error executing tool reserve: {text}")
+                self.assertEqual(frames, [expected])
+
+    def test_2026_an_answer_to_a_question_never_asked_asks_again(self) -> None:
+        # Only the question the state says was asked may be answered (the SDK's rule):
+        # an answer sent without it, or for other arguments, is not taken.
+        server = self.shared()
+        key = RESOLVER.format("booking")
+        answer = {key: {"action": "accept", "content": {"date": "mon"}}}
+        frames = self.modern_call(server, 1, "reserve", {"venue": "Oslo"}, inputResponses=answer)
+        take_state(frames[-1])
+        self.assertEqual(frames, [input_required_frame(1, {key: {
+            "method": "elicitation/create", "params": reserve_question(MODERN)}})])
+        state = take_state(self.modern_call(server, 2, "reserve", {"venue": "Bergen"})[-1])
+        frames = self.modern_call(server, 3, "reserve", {"venue": "Oslo"}, inputResponses=answer, requestState=state)
+        self.assertEqual(frames, [rpc_error_frame(3, -32602, "Invalid params: requestState belongs to another "
+                                                             "request")])
+
+    def test_2026_missing_capability(self) -> None:
+        server = self.shared()
+        for n, caps, name, what, required in (
+                (1, {"elicitation": {"url": {}}, "sampling": {}, "roots": {}}, "booking", "form elicitation",
+                 {"elicitation": {"form": {}}}),
+                (2, {"elicitation": {}, "roots": {}}, "summary", "sampling", {"sampling": {}}),
+                (3, {"elicitation": {}, "sampling": {}}, "roots", "roots", {"roots": {}})):
+            with self.subTest(caps=caps):
+                frames = self.modern_call(server, n, "survey", {"venue": "Oslo"}, caps=caps)
+                self.assertEqual(frames, [rpc_error_frame(
+                    n, -32021, f"Client did not declare the {what} capability required by resolver "
+                               f"'{RESOLVER.format(name)}'", {"requiredCapabilities": required})])
+
+
+class ResolverRegistrationTest(unittest.TestCase):
+    """What cannot be resolved is refused at registration, in the SDK's words."""
+
+    def refused(self, fn: Any) -> str:
+        with self.assertRaises(mcp_ref.InvalidSignature) as caught:
+            mcp_ref.MCPServer("r").add_tool(fn)
+        return str(caught.exception)
+
+    def test_refusals(self) -> None:
+        from typing import Annotated, Optional, Union
+
+        later = mcp_ref.Resolve(str)
+
+        def cycle_a(b: Annotated[str, later]) -> str:
+            return b
+
+        def cycle_b(a: Annotated[str, mcp_ref.Resolve(cycle_a)]) -> str:
+            return a
+
+        later.fn = cycle_b
+
+        def unknown(nothing: int) -> str:
+            return ""
+
+        def two_questions() -> Union[mcp_ref.Elicit, mcp_ref.ListRoots]:
+            return mcp_ref.ListRoots()
+
+        def tool_cycle(x: Annotated[str, mcp_ref.Resolve(cycle_b)]) -> str:
+            return x
+
+        def tool_unknown(x: Annotated[str, mcp_ref.Resolve(unknown)]) -> str:
+            return x
+
+        def tool_union(x: Optional[Annotated[str, mcp_ref.Resolve(unknown)]]) -> str:
+            return str(x)
+
+        def tool_two(x: Annotated[str, mcp_ref.Resolve(two_questions)]) -> str:
+            return x
+
+        def tool_own(x: Annotated[str, mcp_ref.Resolve(cycle_a)]) -> Union[str, mcp_ref.InputRequiredResult]:
+            return x
+
+        self.assertEqual(self.refused(tool_cycle), "Resolver 'cycle_b' has a cyclic dependency")
+        self.assertEqual(self.refused(tool_unknown), "Resolver 'unknown' parameter 'nothing' cannot be resolved: "
+                                                     "expected a Context, an Annotated[_, Resolve(...)], or a tool "
+                                                     "argument by name")
+        self.assertEqual(self.refused(tool_union), "Parameter 'x' of 'tool_union' wraps `Resolve(...)` in a union; "
+                                                   "annotate the parameter directly as `Annotated[T, Resolve(...)]`")
+        self.assertEqual(self.refused(tool_two), "Resolver 'two_questions' return annotation has multiple "
+                                                 "Elicit/Sample/ListRoots arms; a resolver asks one question - split "
+                                                 "it into separate resolvers")
+        self.assertTrue(self.refused(tool_own).startswith("Tool 'tool_own' combines Resolve(...) parameters with an "
+                                                          "InputRequiredResult return"))
+
+    def test_in_process_and_closures(self) -> None:
+        from typing import Annotated
+
+        def factory(n: int) -> Any:
+            def value() -> int:
+                return n
+            return value
+
+        server = mcp_ref.MCPServer("r")
+
+        @server.tool()
+        async def add(a: int, one: Annotated[int, mcp_ref.Resolve(factory(1))],
+                      two: Annotated[int, mcp_ref.Resolve(factory(2))]) -> int:
+            return a + one + two
+
+        tool = server._tools["add"]
+        assert tool.resolved is not None
+        keys = sorted(plan.key for plan in tool.resolved[1].values())
+        self.assertEqual(keys, [f"{__name__}:{self.test_in_process_and_closures.__qualname__}.<locals>.factory."
+                                f"<locals>.value" + suffix for suffix in ("", "#1")])
+        self.assertEqual(server.call_tool("add", {"a": 10})["structuredContent"], {"result": 13})
 
 
 class InjectionTest(ContextTestCase):

@@ -282,6 +282,7 @@ def survey(venue: str, summary: Annotated[Any, Resolve(resolve_summary)], found:
 async def note(topic: str, ctx: Context) -> str:
     """A resource template whose function logs and asks the user."""
     await ctx.warning(f"reading {topic}")
+    await ctx.report_progress(1, 2)
     answer = await ctx.elicit(f"Which {topic} note?", Booking)
     return f"{topic}: {_booking_text(answer)}"
 
@@ -381,6 +382,22 @@ if not ON_SDK:
     def check_capability(capability: Dict[str, Any], ctx: Context) -> bool:
         """ctx.session.check_client_capability, as a tool may ask before it asks the client."""
         return bool(ctx.session.check_client_capability(capability))
+
+    @server.resource("notes://today")
+    def today(ctx: Context) -> str:
+        """A static resource whose function takes a Context (the SDK refuses one): sync, without await."""
+        ctx.info("today read")
+        return f"today: {ctx.session.list_roots().result().roots[0].name}"
+
+    @server.resource("notes://own/{topic}")
+    def own_note(topic: str, ctx: Context) -> Any:
+        """A template's own InputRequiredResult (2026-07-28), as the SDK allows it."""
+        if ctx.input_responses and "pick" in ctx.input_responses:
+            return f"{ctx.request_state}: {ctx.input_responses['pick']['content']['choice']}"
+        return InputRequiredResult(input_requests={"pick": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": f"Which {topic}?", "requestedSchema": {
+                "type": "object", "properties": {"choice": {"type": "string"}}, "required": ["choice"]}}}},
+            request_state=f"asked about {topic}")
 
     @server.tool()
     def unregister(name: str) -> str:
