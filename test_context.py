@@ -1158,6 +1158,144 @@ class ResolverRegistrationTest(unittest.TestCase):
         self.assertEqual(server.call_tool("add", {"a": 10})["structuredContent"], {"result": 13})
 
 
+# -- resources and prompts that log and ask ----------------------------------------------------
+
+
+class ResourcePromptTest(ContextTestCase):
+    """A resource's or a prompt's function that takes a Context logs, reports
+    progress and asks the client as a tool does: on the request's stream in a
+    session, with InputRequiredResult rounds in 2026-07-28."""
+
+    @staticmethod
+    def read(server: ContextServer, id_: Any, uri: str, meta: Optional[Dict[str, Any]] = None,
+             **params: Any) -> None:
+        body: Dict[str, Any] = dict(params, uri=uri)
+        if meta is not None:
+            body["_meta"] = meta
+        server.send({"jsonrpc": "2.0", "id": id_, "method": "resources/read", "params": body})
+
+    @staticmethod
+    def get(server: ContextServer, id_: Any, name: str, arguments: Dict[str, str],
+            meta: Optional[Dict[str, Any]] = None, **params: Any) -> None:
+        body: Dict[str, Any] = dict(params, name=name, arguments=arguments)
+        if meta is not None:
+            body["_meta"] = meta
+        server.send({"jsonrpc": "2.0", "id": id_, "method": "prompts/get", "params": body})
+
+    @staticmethod
+    def contents(id_: Any, uri: str, text: str, modern: bool = False) -> Dict[str, Any]:
+        result: Dict[str, Any] = {"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}
+        if modern:
+            result = dict(result, ttlMs=0, cacheScope="private", resultType="complete",
+                          _meta={"io.modelcontextprotocol/serverInfo": SERVER_INFO})
+        return {"jsonrpc": "2.0", "id": id_, "result": result}
+
+    def test_a_template_logs_reports_and_asks_in_every_handshake_revision(self) -> None:
+        for version in HANDSHAKE:
+            with self.subTest(version=version):
+                server = self.session(version, caps=ALL_CAPS if version >= "2025-06-18" else {"elicitation": {}})
+                self.read(server, 1, "notes://cats", {"progressToken": "p"})
+                self.assertEqual(server.recv(), log_frame("warning", "reading cats"))
+                self.assertEqual(server.recv(), progress_frame("p", 1, 2))
+                asked = server.recv()
+                if version < "2025-06-18":  # no elicitation in that revision: the read fails, saying why
+                    self.assertEqual(asked, rpc_error_frame(1, -32600, f"elicitation.form does not exist in "
+                                                                       f"protocol {version}"))
+                    continue
+                self.assertEqual(asked, question(1, "elicitation/create", form_params("Which cats note?", version)))
+                server.answer(asked, {"action": "accept", "content": {"date": "tue"}})
+                self.assertEqual(server.until(1), [self.contents(1, "notes://cats", "cats: accept: tue for 2")])
+
+    def test_a_prompt_samples_in_a_session(self) -> None:
+        server = self.session()
+        self.get(server, 1, "plan", {"topic": "trip"})
+        self.assertEqual(server.recv(), log_frame("warning", "planning trip"))
+        asked = server.recv()
+        self.assertEqual(asked, question(1, "sampling/createMessage", {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Plan trip"}}], "maxTokens": 10}))
+        server.answer(asked, SAMPLING_ANSWER)
+        self.assertEqual(server.until(1), [{"jsonrpc": "2.0", "id": 1, "result": {
+            "description": "A prompt that logs and asks the client's model.",
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Plan for trip: short"}}]}}])
+
+    def test_a_static_resource_with_a_context_and_other_requests_meanwhile(self) -> None:
+        # While the read waits for the client's answer, the server reads and answers the rest.
+        server = self.session()
+        self.read(server, 1, "notes://today")
+        self.assertEqual(server.recv(), log_frame("info", "today read"))
+        asked = server.recv()
+        self.assertEqual(asked, question(1, "roots/list", {}))
+        self.assertEqual(server.request(2, "ping"), {"jsonrpc": "2.0", "id": 2, "result": {}})
+        server.answer(asked, ROOTS_ANSWER)
+        self.assertEqual(server.until(1), [self.contents(1, "notes://today", "today: A")])
+
+    def test_a_refused_question_and_cancellation(self) -> None:
+        server = self.session(caps={"elicitation": {}})
+        self.read(server, 1, "notes://today")
+        self.assertEqual(server.until(1), [log_frame("info", "today read"), rpc_error_frame(
+            1, -32600, "the client does not support roots (it did not declare that capability)")])
+        server = self.session()
+        self.get(server, 2, "plan", {"topic": "x"})
+        server.recv()
+        server.recv()  # the question, never answered: the client cancels the request instead
+        server.send(notification("notifications/cancelled", {"requestId": 2}))
+        self.assertEqual(server.request(3, "ping")["result"], {})
+        self.assertTrue(server.nothing_for(0.3))  # nothing is sent for a cancelled request
+
+    def test_2026_a_template_asks_with_input_required(self) -> None:
+        server = self.shared()
+        meta = dict(self.modern_meta(), **{META_LOG: "warning"})
+        self.read(server, 1, "notes://cats", meta)
+        frames = server.until(1)
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [log_frame("warning", "reading cats"), input_required_frame(1, {"elicitation_0": {
+            "method": "elicitation/create", "params": form_params("Which cats note?", MODERN)}})])
+        answer = {"elicitation_0": {"action": "accept", "content": {"date": "fri", "guests": 1}}}
+        self.read(server, 2, "notes://cats", self.modern_meta(), inputResponses=answer, requestState=state)
+        self.assertEqual(server.until(2), [self.contents(2, "notes://cats", "cats: accept: fri for 1", True)])
+        # The state is bound to the URI it was asked for.
+        self.read(server, 3, "notes://dogs", self.modern_meta(), inputResponses=answer, requestState=state)
+        self.assertEqual(server.until(3), [rpc_error_frame(3, -32602, "Invalid params: requestState belongs to "
+                                                                      "another request")])
+        self.read(server, 4, "notes://cats", self.modern_meta(), inputResponses=[])
+        self.assertEqual(server.until(4), [rpc_error_frame(4, -32602, 'Invalid params: "inputResponses" must be '
+                                                                      'an object')])
+
+    def test_2026_a_prompt_asks_and_capabilities_are_checked(self) -> None:
+        server = self.shared()
+        self.get(server, 1, "plan", {"topic": "trip"}, self.modern_meta())
+        frames = server.until(1)
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [input_required_frame(1, {"sampling_0": {"method": "sampling/createMessage", "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Plan trip"}}], "maxTokens": 10}}})])
+        self.get(server, 2, "plan", {"topic": "trip"}, self.modern_meta(), requestState=state,
+                 inputResponses={"sampling_0": SAMPLING_ANSWER})
+        self.assertEqual(server.until(2)[-1]["result"]["messages"][0]["content"]["text"], "Plan for trip: short")
+        for n, send in ((3, lambda meta: self.get(server, 3, "plan", {"topic": "trip"}, meta)),
+                        (4, lambda meta: self.read(server, 4, "notes://today", meta))):
+            send(self.modern_meta({"elicitation": {}}))
+            self.assertEqual(server.until(n), [rpc_error_frame(n, -32021, "Missing required client capability", {
+                "requiredCapabilities": {"sampling": {}} if n == 3 else {"roots": {}}})])
+
+    def test_2026_a_templates_own_input_required_result(self) -> None:
+        server = self.shared()
+        self.read(server, 1, "notes://own/color", self.modern_meta())
+        frames = server.until(1)
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [input_required_frame(1, {"pick": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Which color?", "requestedSchema": {
+                "type": "object", "properties": {"choice": {"type": "string"}}, "required": ["choice"]}}}})])
+        self.read(server, 2, "notes://own/color", self.modern_meta(), requestState=state,
+                  inputResponses={"pick": {"action": "accept", "content": {"choice": "red"}}})
+        self.assertEqual(server.until(2), [self.contents(2, "notes://own/color", "asked about color: red", True)])
+        # In a session there is no such result: the read fails, saying why.
+        server = self.session()
+        self.read(server, 3, "notes://own/color")
+        self.assertEqual(server.until(3), [rpc_error_frame(3, -32603, "Error reading resource notes://own/color: "
+                                                                      "InputRequiredResult exists only in protocol "
+                                                                      "2026-07-28", {"uri": "notes://own/color"})])
+
+
 class InjectionTest(ContextTestCase):
     def test_context_is_no_argument(self) -> None:
         server = self.session()
