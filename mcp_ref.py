@@ -5038,7 +5038,7 @@ def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tupl
 def _hints_or_none(fn: Any) -> Dict[str, Any]:
     """A function's or a callable object's annotations; none when they cannot be
     read (the SDK's tolerance: such a resolver takes only arguments by name)."""
-    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else getattr(type(fn), "__call__", fn)
+    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else type(fn).__call__  # an object's method
     try:
         return {} if isinstance(fn, type) else _type_hints(_unwrapped(target))
     except InvalidSignature:
@@ -5087,7 +5087,7 @@ def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
                                        "Context, an Annotated[_, Resolve(...)], or a tool argument by name")
         returned = hints.get("return")
         arms = _args(returned) if _is_union(returned) else (returned,)
-        if sum(1 for arm in arms if _is_subclass(arm, _QUESTIONS)) > 1:
+        if sum(1 for arm in arms if any(_is_subclass(arm, kind) for kind in _QUESTIONS)) > 1:
             raise InvalidSignature(f"Resolver {name!r} return annotation has multiple Elicit/Sample/ListRoots arms; "
                                    "a resolver asks one question - split it into separate resolvers")
         plans[identity] = _Resolver(fn, params, base if not seen else f"{base}#{seen}")

@@ -1266,8 +1266,10 @@ class ResourcePromptTest(ContextTestCase):
         self.get(server, 1, "plan", {"topic": "trip"}, self.modern_meta())
         frames = server.until(1)
         state = take_state(frames[-1])
-        self.assertEqual(frames, [input_required_frame(1, {"sampling_0": {"method": "sampling/createMessage", "params": {
-            "messages": [{"role": "user", "content": {"type": "text", "text": "Plan trip"}}], "maxTokens": 10}}})])
+        self.assertEqual(frames, [input_required_frame(1, {"sampling_0": {
+            "method": "sampling/createMessage",
+            "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Plan trip"}}],
+                       "maxTokens": 10}}})])
         self.get(server, 2, "plan", {"topic": "trip"}, self.modern_meta(), requestState=state,
                  inputResponses={"sampling_0": SAMPLING_ANSWER})
         self.assertEqual(server.until(2)[-1]["result"]["messages"][0]["content"]["text"], "Plan for trip: short")
@@ -1715,7 +1717,8 @@ class SdkClientTest(unittest.TestCase):
                     self.assertEqual(_normalised(ours[name]), _normalised(theirs[name]))
             # In 2026-07-28 the resolvers run again on the retry (on both): its log line twice.
             again = ["log"] if mode == "auto" else []
-            self.assertEqual([e[0] for e in ours["survey"]["events"]], ["log", "sampling", "roots", "elicitation"] + again)
+            self.assertEqual([e[0] for e in ours["survey"]["events"]],
+                             ["log", "sampling", "roots", "elicitation"] + again)
         for side in ("ref", "sdk"):  # survey's three questions in one round, keyed module:qualname
             with open(os.path.join(self.folder, f"auto-{side}.log"), encoding="utf-8") as f:
                 rounds = [json.loads(line[2:])["result"]["inputRequests"] for line in f
