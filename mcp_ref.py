@@ -3662,7 +3662,11 @@ class _Template:
 def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Optional[str]) -> _Tool:
     # The one place a template's or a prompt's parameters become a schema,
     # a check and a conversion: the tools' (no output schema).
-    return _Tool(fn, name, None, description, None, None, None, False)
+    params = _Tool(fn, name, None, description, None, None, None, False)
+    if params.resolved is not None:  # as in the SDK, resolvers fill tool parameters only
+        raise InvalidSignature(f"{params.name!r}: Resolve(...) parameters are for tools; a resource or a prompt "
+                               f"asks the client through its Context")
+    return params
 
 
 def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
