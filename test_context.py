@@ -1478,6 +1478,17 @@ class DemoTest(ContextTestCase):
                                   inputResponses={"elicitation_0": {"action": "decline"}})
         self.assertEqual(len(frames), 1)
         self.assertEqual(frames[0]["result"]["structuredContent"], {"result": "no meeting (decline)"})
+        # A parameter filled by a resolver, and a resource that logs.
+        self.call(server, 8, "book_room", {"room": "Attic"})
+        asked = server.recv()
+        self.assertEqual(asked["params"]["message"], "When do you need Attic?")
+        server.answer(asked, {"action": "accept", "content": {"day": "Friday", "minutes": 45}})
+        self.assertEqual(server.until(8), [result_frame(8, LATEST, "Attic booked on Friday for 45 minutes")])
+        server.send({"jsonrpc": "2.0", "id": 9, "method": "resources/read", "params": {"uri": "minutes://monday"}})
+        text = "Minutes of monday: nothing decided."
+        self.assertEqual(server.until(9), [log_frame("info", "reading the minutes of monday"), {
+            "jsonrpc": "2.0", "id": 9, "result": {"contents": [
+                {"uri": "minutes://monday", "mimeType": "text/plain", "text": text}]}}])
         self.assertEqual(server.close(), 0)
 
 
