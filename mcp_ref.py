@@ -99,9 +99,9 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     10. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
     11. Resources, prompts      resources, URI templates (RFC 6570), prompts, completion (server/resources,
         and completion          server/prompts, server/utilities/completion)
-    12. Context                 logging, progress, cancellation, questions to the client (server/utilities/
-                                logging, basic/utilities/progress, client/elicitation, client/sampling,
-                                client/roots, basic/patterns/mrtr)
+    12. Context                 logging, progress, cancellation, questions to the client, the SDK's
+                                Resolve(...) resolvers (server/utilities/logging, basic/utilities/progress,
+                                client/elicitation, client/sampling, client/roots, basic/patterns/mrtr)
     13. MCPServer               the public API of the SDK's MCPServer
     14. JSON-RPC dispatch       routing, per-revision fields, a connection's calls (basic/lifecycle,
                                 server/tools, server/utilities/pagination, server/utilities/caching)
@@ -4298,11 +4298,13 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 # 12. Context
 # ---------------------------------------------------------------------------
 #
-# What a tool may do besides returning (the SDK's mcp.server.mcpserver.Context):
-# log to the client (server/utilities/logging), report progress
-# (basic/utilities/progress), see that it was cancelled
+# What a tool, a resource or a prompt may do besides returning (the SDK's
+# mcp.server.mcpserver.Context): log to the client (server/utilities/logging),
+# report progress (basic/utilities/progress), see that it was cancelled
 # (basic/utilities/cancellation), and ask the client a question: elicitation,
-# sampling, roots (client/elicitation, client/sampling, client/roots).
+# sampling, roots (client/elicitation, client/sampling, client/roots).  A
+# resources/read or prompts/get whose function takes a Context runs as a
+# tools/call does (_Connection.start_request), so the same holds there.
 #
 # A question travels differently in the two eras, with the same tool code:
 #   handshake   a server-to-client JSON-RPC request on the same connection; the
@@ -5539,6 +5541,10 @@ class MCPServer:
     def _input_required(self, tool: _Tool, request: _Request, value: Optional[InputRequiredResult]) -> Dict[str, Any]:
         """The call ends asking the client (2026-07-28, basic/patterns/mrtr): the
         questions asked, and a signed requestState with the answers so far."""
+        if value is not None and getattr(tool, "resolved", None) is not None:
+            # One input_required channel per call (the SDK's rule, a crash there): the resolvers' or the tool's.
+            return self._failure(tool, RuntimeError("the tool returned an InputRequiredResult but its parameters "
+                                                    "use Resolve(...)"), request)
         if not request.stateless:
             return _tool_error(f"Error executing tool {tool.name}: InputRequiredResult exists only in protocol "
                                "2026-07-28; in a session, ctx.elicit and ctx.session ask the client directly")

@@ -17,9 +17,11 @@ frames between them, and compares them; it skips without the SDK.
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
 import importlib.util
+import io
 import json
 import os
 import queue
@@ -1156,6 +1158,18 @@ class ResolverRegistrationTest(unittest.TestCase):
         self.assertEqual(keys, [f"{__name__}:{self.test_in_process_and_closures.__qualname__}.<locals>.factory."
                                 f"<locals>.value" + suffix for suffix in ("", "#1")])
         self.assertEqual(server.call_tool("add", {"a": 10})["structuredContent"], {"result": 13})
+
+        # A body that returns its own InputRequiredResult without declaring it: one
+        # input_required channel per call, so a crash, as in the SDK.
+        @server.tool()
+        def own(x: Annotated[int, mcp_ref.Resolve(factory(3))]) -> Any:
+            return mcp_ref.InputRequiredResult(input_requests={})
+
+        with contextlib.redirect_stderr(io.StringIO()) as logged:
+            self.assertEqual(server.call_tool("own", {}), {
+                "content": [{"type": "text", "text": "Error executing tool own"}], "isError": True})
+        self.assertIn("RuntimeError: the tool returned an InputRequiredResult but its parameters use Resolve(...)",
+                      logged.getvalue())
 
 
 # -- resources and prompts that log and ask ----------------------------------------------------
