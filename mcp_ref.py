@@ -99,9 +99,9 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     10. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
     11. Resources, prompts      resources, URI templates (RFC 6570), prompts, completion (server/resources,
         and completion          server/prompts, server/utilities/completion)
-    12. Context                 logging, progress, cancellation, questions to the client (server/utilities/
-                                logging, basic/utilities/progress, client/elicitation, client/sampling,
-                                client/roots, basic/patterns/mrtr)
+    12. Context                 logging, progress, cancellation, questions to the client, the SDK's
+                                Resolve(...) resolvers (server/utilities/logging, basic/utilities/progress,
+                                client/elicitation, client/sampling, client/roots, basic/patterns/mrtr)
     13. MCPServer               the public API of the SDK's MCPServer
     14. JSON-RPC dispatch       routing, per-revision fields, a connection's calls (basic/lifecycle,
                                 server/tools, server/utilities/pagination, server/utilities/caching)
@@ -176,6 +176,10 @@ __all__ = (
     "AcceptedElicitation",
     "DeclinedElicitation",
     "CancelledElicitation",
+    "Resolve",
+    "Elicit",
+    "Sample",
+    "ListRoots",
 )
 
 
@@ -3148,6 +3152,8 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
+        # Parameters filled by resolvers, and the resolvers (section 12); None: none.
+        self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, families, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
             fn_name, return_annotation, structured_output)
@@ -3336,7 +3342,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
                                f"{exc.__cause__}") from exc.__cause__
     params = []
     for name, kind, default in _parameters(fn, fn_name):
-        if _is_context(hints.get(name)):
+        if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
             continue  # filled by the server (section 12), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
@@ -3898,11 +3904,13 @@ def _file_encoding(mime_type: str) -> Optional[str]:
 
 class FunctionResource(Resource):
     """A function without parameters, called at each read; it returns text,
-    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does)."""
+    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
+    A parameter annotated Context gets the read's (section 12)."""
 
     def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
         super().__init__(uri, **options)
         self.fn = fn
+        self.context_param = _context_parameter(fn)
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
@@ -3958,13 +3966,17 @@ class _Template:
 def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Optional[str]) -> _Tool:
     # The one place a template's or a prompt's parameters become a schema,
     # a check and a conversion: the tools' (no output schema).
-    return _Tool(fn, name, None, description, None, None, None, False)
+    params = _Tool(fn, name, None, description, None, None, None, False)
+    if params.resolved is not None:  # as in the SDK, resolvers fill tool parameters only
+        raise InvalidSignature(f"{params.name!r}: Resolve(...) parameters are for tools; a resource or a prompt "
+                               f"asks the client through its Context")
+    return params
 
 
 def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
     """A template's or a prompt's parameter annotated Context gets the request's
-    (section 12): its request id, revision, _meta and lifespan; no stream, so
-    it cannot log or ask from here."""
+    (section 12): it logs, reports progress and asks the client as a tool's
+    does (the dispatcher runs such a function as a call: _Connection.start_request)."""
     if params.context_param is not None:
         kwargs[params.context_param] = Context(request, server)
 
@@ -3989,7 +4001,9 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
     info = resource.info if found is not None else resource
     try:
         if found is None:
-            value = _call(resource.read)
+            context_param = getattr(resource, "context_param", None)
+            value = _call(resource.read) if context_param is None else \
+                _call(resource.fn, **{context_param: Context(request, server)})
         else:
             try:
                 kwargs = resource.params.arguments(found)
@@ -3998,11 +4012,18 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
+        if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
+            if request is None or not request.stateless:
+                raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
+                                                "protocol 2026-07-28", data)
+            raise _Asking(value)
         if isinstance(value, Resource):  # a function may hand over another resource
             value = _call(value.read)
         contents = _contents(uri, value, info)
-    except _RpcError:
-        raise
+    except (_RpcError, _Asking, _InputRequired, _CapabilityMissing):
+        raise  # the last three: the dispatcher answers with the question (section 12)
+    except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
+        raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
     except ResourceError as exc:
         code = RESOURCE_NOT_FOUND if isinstance(exc, ResourceNotFoundError) else INTERNAL_ERROR
         raise _RpcError(code, str(exc) or f"Error reading resource {uri}", data) from None
@@ -4014,6 +4035,14 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
         raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: at least {size} bytes, over this server's "
                                         f"limit of {server.max_result_bytes}", data)
     return {"contents": [contents]}, info
+
+
+class _Asking(Exception):
+    """A resource function returned an InputRequiredResult (2026-07-28): ``value``."""
+
+    def __init__(self, value: InputRequiredResult) -> None:
+        super().__init__("the resource asks the client")
+        self.value = value
 
 
 def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
@@ -4437,9 +4466,14 @@ class Prompt(_Record):
             messages = [_message(item).to_wire() for item in items]
         except _RpcError:
             raise
+        except _InputRequired:  # a question without its answer yet (2026-07-28)
+            assert server is not None and request is not None
+            return server._input_required(self.params, request, None)
         except _CapabilityMissing as exc:
-            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message,
                             {"requiredCapabilities": exc.required}) from None
+        except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
+            raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
         except BaseException as exc:  # SystemExit too: it must not end the thread that reads stdin
             raise _failed(f"prompt {self.name!r}", f"Error rendering prompt {self.name}", exc) from None
         return {"description": self.description, "messages": messages}
@@ -4568,11 +4602,13 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 # 12. Context
 # ---------------------------------------------------------------------------
 #
-# What a tool may do besides returning (the SDK's mcp.server.mcpserver.Context):
-# log to the client (server/utilities/logging), report progress
-# (basic/utilities/progress), see that it was cancelled
+# What a tool, a resource or a prompt may do besides returning (the SDK's
+# mcp.server.mcpserver.Context): log to the client (server/utilities/logging),
+# report progress (basic/utilities/progress), see that it was cancelled
 # (basic/utilities/cancellation), and ask the client a question: elicitation,
-# sampling, roots (client/elicitation, client/sampling, client/roots).
+# sampling, roots (client/elicitation, client/sampling, client/roots).  A
+# resources/read or prompts/get whose function takes a Context runs as a
+# tools/call does (_Connection.start_request), so the same holds there.
 #
 # A question travels differently in the two eras, with the same tool code:
 #   handshake   a server-to-client JSON-RPC request on the same connection; the
@@ -4654,6 +4690,9 @@ class ElicitationResult:
 
     def __init__(self, data: Any = None) -> None:
         self.data = data
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
@@ -4780,13 +4819,23 @@ class _Request:
         self._check_capability(capability)
 
     def _check_capability(self, capability: Tuple[str, ...]) -> None:
-        """The client must have declared what it is asked (client/elicitation etc.).
-        Elicitation's form mode is ``{}`` or ``{"form": {}}``: an object with
-        only ``url`` declares URL mode alone (client/elicitation, 2025-11-25)."""
+        """The client must have declared what it is asked (client/elicitation etc.)."""
         if capability[0] == "elicitation" and not self.stateless:
             since = "2025-06-18" if capability[-1] == "form" else "2025-11-25"
             if str(self.version) < since:  # the revision has no such request
                 raise MCPError(INVALID_REQUEST, f"{'.'.join(capability)} does not exist in protocol {self.version}")
+        missing = self._missing(capability)
+        if missing is None:
+            return
+        if self.stateless:
+            raise _CapabilityMissing(missing)
+        raise MCPError(INVALID_REQUEST, f"the client does not support {'.'.join(missing)} (it did not declare that "
+                                        "capability)")
+
+    def _missing(self, capability: Tuple[str, ...]) -> Optional[Tuple[str, ...]]:
+        """What of ``capability`` the client did not declare, or None.  Elicitation's
+        form mode is ``{}`` or ``{"form": {}}``: an object with only ``url``
+        declares URL mode alone (client/elicitation, 2025-11-25)."""
         declared: Any = self.client_capabilities() or {}
         for depth, name in enumerate(capability):
             parent = declared
@@ -4796,14 +4845,8 @@ class _Request:
             if declared is None:
                 # What is missing: {"elicitation": {}} when nothing of it was
                 # declared, {"elicitation": {"form": {}}} when only another mode was.
-                missing = capability[:1] if depth == 0 and capability[-1] == "form" else capability
-                break
-        else:
-            return
-        if self.stateless:
-            raise _CapabilityMissing(missing)
-        raise MCPError(INVALID_REQUEST, f"the client does not support {'.'.join(missing)} (it did not declare that "
-                                        "capability)")
+                return capability[:1] if depth == 0 and capability[-1] == "form" else capability
+        return None
 
 
 class _InputRequired(BaseException):
@@ -4822,8 +4865,9 @@ class _BadArguments(BaseException):
 class _CapabilityMissing(BaseException):
     """A stateless call asked what the client did not declare: -32021."""
 
-    def __init__(self, capability: Tuple[str, ...]) -> None:
+    def __init__(self, capability: Tuple[str, ...], message: str = "Missing required client capability") -> None:
         super().__init__(capability)
+        self.message = message
         required: Dict[str, Any] = {}
         for name in reversed(capability):  # ("elicitation", "url") -> {"elicitation": {"url": {}}}
             required = {name: required}
@@ -5050,6 +5094,8 @@ class Context:
             result, _ = _read_resource(self.mcp_server, str(uri), self._request)
         except _RpcError as exc:
             raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
+        except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
+            raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
         return _Ready([_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
                                     "mime_type": c.get("mimeType")}) for c in result["contents"]])
 
@@ -5125,11 +5171,7 @@ class _ClientSession:
     def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
         """sampling/createMessage (client/sampling): the client's model answers.
         Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
-        params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
-        for name, value in options.items():
-            if value is not None:
-                first, *rest = name.split("_")
-                params[first + "".join(word.title() for word in rest)] = _wire_value(value)
+        params = _sampling_params(messages, max_tokens, options)
         return self._request.ask("sampling/createMessage", params, ("sampling",), _JsonObject)
 
     def list_roots(self) -> Any:
@@ -5155,6 +5197,15 @@ class _ClientSession:
         if self._request.conn is not None:
             self._request.conn.server._list_changed("tools")
         return _Ready()
+
+
+def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
+    for name, value in options.items():
+        if value is not None:
+            first, *rest = name.split("_")
+            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
+    return params
 
 
 def _declares(declared: Any, wanted: Any) -> bool:
@@ -5207,6 +5258,348 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
     if isinstance(schema, dict):
         return checked
     return _build_value(schema, checked)
+
+
+# -- resolvers: the SDK's Resolve(...) markers -------------------------------------------
+#
+# A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
+# inputSchema): the server fills it by running ``fn`` before the tool, as the
+# SDK's mcp.server.mcpserver.resolve does.  A resolver takes the Context, tool
+# arguments by name, and other resolvers' values (a DAG, each run once per
+# call), and may return a question, Elicit, Sample or ListRoots, whose answer is
+# injected: the whole outcome for ``Annotated[ElicitationResult[T], ...]``, the
+# accepted value for ``Annotated[T, ...]`` (decline or cancel end the call).
+#
+#   handshake   each question is a request to the client, as ctx.elicit's
+#   2026-07-28  every question unanswered this round, together, in one
+#               InputRequiredResult keyed by the resolver's "module:qualname";
+#               the answers ride the signed requestState with a digest of each
+#               question, so a question asked differently is asked again
+#
+# A question the client did not declare the capability for is -32021 in both
+# eras (the SDK's rule for resolvers), worded as the SDK words it.
+
+
+class Resolve:
+    """``Annotated[T, Resolve(fn)]``: the parameter is ``fn``'s value, not an argument."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        if not callable(fn):
+            raise TypeError(f"Resolve() takes a function, not {type(fn).__name__}")
+        self.fn = fn
+
+
+class Elicit:
+    """A resolver's question to the user (form elicitation): ``Elicit(message, Schema)``;
+    ``Elicit[Schema]`` as a return annotation."""
+
+    def __init__(self, message: str, schema: Any) -> None:
+        self.message, self.schema = message, schema
+        self.requested = _elicitation_schema(schema)  # a schema that cannot be asked fails here
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls
+
+
+class Sample:
+    """A resolver's request to the client's model (sampling/createMessage), with
+    the options of ``ctx.session.create_message``; ``tools`` or ``tool_choice``
+    need the client's ``sampling.tools``."""
+
+    def __init__(self, messages: List[Any], *, max_tokens: int, **options: Any) -> None:
+        self.messages, self.max_tokens, self.options = messages, max_tokens, options
+
+
+class ListRoots:
+    """A resolver's request for the client's roots (roots/list)."""
+
+
+_QUESTIONS = (Elicit, Sample, ListRoots)
+
+
+class _Resolver:
+    """One resolver, analysed at registration: how each parameter is filled
+    (("context", None), ("argument", None) or ("resolve", (Resolve, whole outcome))),
+    and its key on the wire."""
+
+    __slots__ = ("fn", "name", "params", "is_async", "key")
+
+    def __init__(self, fn: Callable[..., Any], params: List[Tuple[str, str, Any]], key: str) -> None:
+        self.fn, self.params, self.key = fn, params, key
+        self.name = getattr(fn, "__name__", None) or type(fn).__name__
+        self.is_async = _is_async(fn)
+
+
+def _resolve_marker(tp: Any) -> Optional[Tuple[Resolve, bool]]:
+    """(the Resolve, whether the whole outcome is wanted) of ``Annotated[T, Resolve(fn)]``."""
+    if not _is_annotated(tp):
+        return None
+    marker = next((m for m in tp.__metadata__ if isinstance(m, Resolve)), None)
+    if marker is None:
+        return None
+    inner = _args(tp)[0] if _args(tp) else _origin(tp)
+    members = _args(inner) if _is_union(inner) else (inner,)
+    return marker, any(_is_subclass(m, ElicitationResult) for m in members)
+
+
+def _buried_resolve(tp: Any) -> bool:
+    if _is_annotated(tp):
+        return any(isinstance(m, Resolve) for m in tp.__metadata__)
+    return any(_buried_resolve(arg) for arg in _args(tp))
+
+
+def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tuple[Resolve, bool]]:
+    """The parameters of ``fn`` that resolvers fill, in order."""
+    hints = _hints_or_none(fn)
+    resolved = {}
+    for name, tp in hints.items():
+        found = None if name == "return" else _resolve_marker(tp)
+        if found is not None:
+            resolved[name] = found
+        elif name != "return" and _buried_resolve(tp):
+            raise InvalidSignature(f"Parameter {name!r} of {fn_name!r} wraps `Resolve(...)` in a union; annotate "
+                                   "the parameter directly as `Annotated[T, Resolve(...)]`")
+    return resolved
+
+
+def _hints_or_none(fn: Any) -> Dict[str, Any]:
+    """A function's or a callable object's annotations; none when they cannot be
+    read (the SDK's tolerance: such a resolver takes only arguments by name)."""
+    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else type(fn).__call__  # an object's method
+    try:
+        return {} if isinstance(fn, type) else _type_hints(_unwrapped(target))
+    except InvalidSignature:
+        return {}
+
+
+def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
+                  returns: Any) -> Optional[Tuple[Dict[str, Tuple[Resolve, bool]], Dict[Any, _Resolver]]]:
+    """A tool's resolved parameters and its resolvers (the DAG, each once), or
+    None when it has none; InvalidSignature for what cannot be resolved."""
+    resolved = _resolved_parameters(fn, tool_name)
+    if not resolved:
+        return None
+    if _has_input_required(returns):
+        raise InvalidSignature(f"Tool {tool_name!r} combines Resolve(...) parameters with an InputRequiredResult "
+                               "return; a call has one input_required channel, so the multi-round flow is driven "
+                               "either by resolvers or by the tool body, not both")
+    plans: Dict[Any, _Resolver] = {}
+    bases: Dict[str, int] = {}
+
+    def analyse(fn: Callable[..., Any], stack: Tuple[Any, ...]) -> None:
+        identity = _resolver_identity(fn)
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+        if identity in stack:
+            raise InvalidSignature(f"Resolver {name!r} has a cyclic dependency")
+        if identity in plans:
+            return
+        # The wire key outlives the process (a retry may reach another): module and
+        # qualified name, numbered when two resolvers share them (closures).
+        base = (f"{getattr(fn, '__module__', None) or type(fn).__module__}:"
+                f"{getattr(fn, '__qualname__', None) or type(fn).__qualname__}")
+        seen = bases[base] = bases.get(base, -1) + 1
+        hints = _hints_or_none(fn)
+        params: List[Tuple[str, str, Any]] = []
+        for param, _, _ in _parameters(fn, name):
+            tp = hints.get(param)
+            marker = _resolve_marker(tp)
+            if tp is not None and _is_context(_args(tp)[0] if _is_annotated(tp) else tp):
+                params.append((param, "context", None))
+            elif marker is not None:
+                params.append((param, "resolve", marker))
+            elif param in arguments:
+                params.append((param, "argument", None))
+            else:
+                raise InvalidSignature(f"Resolver {name!r} parameter {param!r} cannot be resolved: expected a "
+                                       "Context, an Annotated[_, Resolve(...)], or a tool argument by name")
+        returned = hints.get("return")
+        arms = _args(returned) if _is_union(returned) else (returned,)
+        if sum(1 for arm in arms if any(_is_subclass(arm, kind) for kind in _QUESTIONS)) > 1:
+            raise InvalidSignature(f"Resolver {name!r} return annotation has multiple Elicit/Sample/ListRoots arms; "
+                                   "a resolver asks one question - split it into separate resolvers")
+        plans[identity] = _Resolver(fn, params, base if not seen else f"{base}#{seen}")
+        for _, kind, detail in params:
+            if kind == "resolve":
+                analyse(detail[0].fn, stack + (identity,))
+
+    for marker, _ in resolved.values():
+        analyse(marker.fn, ())
+    return resolved, plans
+
+
+def _has_input_required(tp: Any) -> bool:
+    if _is_annotated(tp):
+        return _has_input_required(_args(tp)[0] if _args(tp) else _origin(tp))
+    if _is_union(tp):
+        return any(_has_input_required(arg) for arg in _args(tp))
+    return _is_subclass(tp, InputRequiredResult)
+
+
+def _resolver_identity(fn: Any) -> Any:
+    """A bound method is made anew at each access: its function and object
+    identify it (two references to ``auth.login`` are one resolver)."""
+    owner = getattr(fn, "__self__", None)
+    if owner is not None:
+        func = getattr(fn, "__func__", None)
+        return (id(func) if func is not None else getattr(fn, "__name__", id(fn)), id(owner))
+    return id(fn)
+
+
+class _Unanswered(Exception):
+    """A resolver waits for an answer of a later round (2026-07-28)."""
+
+
+async def _resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
+                              server: MCPServer) -> Dict[str, Any]:
+    """The values of a tool's resolved parameters; in 2026-07-28, an _InputRequired
+    when some question waits for the client (every one of them asked at once)."""
+    assert tool.resolved is not None
+    resolution = _Resolution(tool, kwargs, Context(request, server), request)
+    values = {}
+    for name, (marker, whole) in tool.resolved[0].items():
+        try:
+            outcome = await resolution.value_of(marker.fn)
+        except _Unanswered:
+            continue
+        values[name] = outcome if whole else _accepted_value(outcome, name)
+    if request.wanted:
+        request.user_state = json.dumps({"q": resolution.digests}, separators=(",", ":"))
+        raise _InputRequired()
+    return values
+
+
+def _accepted_value(outcome: ElicitationResult, name: str) -> Any:
+    if isinstance(outcome, AcceptedElicitation):
+        return outcome.data
+    raise ToolError(f"Resolver for parameter {name!r} could not resolve: elicitation was {outcome.action}")
+
+
+class _Resolution:
+    """One call's walk of its resolvers."""
+
+    def __init__(self, tool: _Tool, kwargs: Dict[str, Any], ctx: Context, request: _Request) -> None:
+        assert tool.resolved is not None
+        self.plans, self.ctx, self.request = tool.resolved[1], ctx, request
+        self.arguments = {p.name: kwargs.get(p.name, p.default) for p in tool.params}
+        self.done: Dict[Any, ElicitationResult] = {}
+        self.digests: Dict[str, str] = {}  # 2026-07-28: the question each key asked, or was answered
+        asked = None
+        if request.stateless and request.user_state:
+            try:
+                asked = json.loads(request.user_state).get("q")
+            except (ValueError, AttributeError):
+                asked = None
+        self.asked: Dict[str, Any] = asked if isinstance(asked, dict) else {}
+
+    async def value_of(self, fn: Callable[..., Any]) -> ElicitationResult:
+        identity = _resolver_identity(fn)
+        if identity in self.done:
+            return self.done[identity]
+        plan = self.plans[identity]
+        if plan.key in self.request.wanted:
+            raise _Unanswered()  # asked already this round, for another parameter
+        kwargs: Dict[str, Any] = {}
+        waiting = False
+        for name, kind, detail in plan.params:
+            if kind == "context":
+                kwargs[name] = self.ctx
+            elif kind == "argument":
+                kwargs[name] = self.arguments[name]
+            else:
+                try:  # every dependency, so that all the questions of a round go together
+                    outcome = await self.value_of(detail[0].fn)
+                except _Unanswered:
+                    waiting = True
+                    continue
+                kwargs[name] = outcome if detail[1] else _accepted_value(outcome, name)
+        if waiting:
+            raise _Unanswered()
+        value = await _run_resolver(plan, kwargs)
+        result = await self.ask(value, plan.key) if isinstance(value, _QUESTIONS) else AcceptedElicitation(value)
+        self.done[identity] = result
+        return result
+
+    async def ask(self, question: Any, key: str) -> ElicitationResult:
+        request = self.request
+        method, params, capability, what = _resolver_question(question, request.version)
+        if not request.stateless:
+            if request._missing(capability) is not None and request.conn is not None:
+                raise _CapabilityMissing(capability, f"Client did not declare the {what} capability required by "
+                                                     f"resolver {key!r}")
+            if isinstance(question, Elicit):
+                try:
+                    return await self.ctx.elicit(question.message, question.schema)  # type: ignore[no-any-return]
+                except ValidationError as exc:
+                    raise ToolError(f"Resolver {key!r}: {exc}") from None
+            return AcceptedElicitation(await request.ask(method, params, capability, _JsonObject))
+        import hashlib
+
+        wire = {"method": method, "params": params}
+        digest = hashlib.sha256(json.dumps(wire, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+        answer = request.answers.get(key)
+        if answer is not None and self.asked.get(key) != digest:
+            answer = None  # an answer to another question (the server changed meanwhile): ask again
+        self.digests[key] = digest
+        if answer is None:
+            if request._missing(capability) is not None:
+                raise _CapabilityMissing(capability, f"Client did not declare the {what} capability required by "
+                                                     f"resolver {key!r}")
+            request.wanted[key] = wire
+            raise _Unanswered()
+        request.used[key] = answer
+        return _resolver_answer(question, key, answer)
+
+
+async def _run_resolver(plan: _Resolver, kwargs: Dict[str, Any]) -> Any:
+    """A resolver's value: a sync one on a thread of its own when an event loop
+    runs here (as the SDK does), so that it may wait; an async one awaited."""
+    if plan.is_async:
+        if _in_event_loop():
+            return await plan.fn(**kwargs)
+        return _call(plan.fn, **kwargs)  # a sync tool's call: on an event loop of its own
+    if _in_event_loop():
+        import asyncio
+
+        return await asyncio.get_running_loop().run_in_executor(None, functools.partial(plan.fn, **kwargs))
+    return plan.fn(**kwargs)
+
+
+def _resolver_question(question: Any, version: Optional[str]) -> Tuple[str, Dict[str, Any], Tuple[str, ...], str]:
+    """(method, params, capability, its name in the SDK's words) of a question."""
+    if isinstance(question, Elicit):
+        requested = question.requested
+        if version in STATELESS_VERSIONS:  # as the SDK sends it there: the spec's requestedSchema has no title
+            requested = {k: v for k, v in requested.items() if k != "title"}
+        params: Dict[str, Any] = {"message": question.message, "requestedSchema": requested}
+        if (version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
+            params = {"mode": "form", **params}
+        return "elicitation/create", params, ("elicitation", "form"), "form elicitation"
+    if isinstance(question, Sample):
+        tools = question.options.get("tools") is not None or question.options.get("tool_choice") is not None
+        return ("sampling/createMessage", _sampling_params(question.messages, question.max_tokens, question.options),
+                ("sampling", "tools") if tools else ("sampling",), "sampling.tools" if tools else "sampling")
+    return "roots/list", {}, ("roots",), "roots"
+
+
+def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
+    """The client's answer (2026-07-28) as the outcome it stands for, checked as the SDK checks it."""
+    if not isinstance(question, Elicit):
+        needed = ("roots",) if isinstance(question, ListRoots) else ("role", "content", "model")
+        if not (isinstance(answer, dict) and all(k in answer for k in needed)):
+            raise ToolError(f"Resolver {key!r} received a response of the wrong kind")
+        return AcceptedElicitation(_JsonObject(answer))
+    outcome = _ELICITATION.get(str(answer.get("action"))) if isinstance(answer, dict) else None
+    if outcome is None:
+        raise ToolError(f"Resolver {key!r} received a non-elicitation response")
+    if outcome is not AcceptedElicitation:
+        return outcome()
+    if answer.get("content") is None:
+        raise ToolError(f"Resolver {key!r} received an accepted elicitation with no content")
+    try:
+        return outcome(_elicited(question.schema, question.requested, answer["content"]))
+    except ValidationError:
+        raise ToolError(f"Resolver {key!r} received an accepted elicitation whose content does not match the "
+                        "requested schema") from None
 
 
 # -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
@@ -5440,7 +5833,10 @@ class MCPServer:
         call ends in exactly one result (or, 2026-07-28, in the -32021 of a
         question the client cannot take: an _RpcError)."""
         try:
-            value = tool.fn(**self._prepare(tool, arguments, request))
+            kwargs = self._prepare(tool, arguments, request)
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 12)
+                kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
+            value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
             if isinstance(value, InputRequiredResult):  # its questions checked: -32021 when undeclared
@@ -5472,13 +5868,16 @@ class MCPServer:
         if isinstance(exc, _InputRequired):  # a question without its answer yet (stateless)
             return self._input_required(tool, request, None)
         if isinstance(exc, _CapabilityMissing):
-            return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
-                             {"requiredCapabilities": exc.required})
+            return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
         return self._failure(tool, exc, request)  # CancelledError too: the tool's own, or the client's (unsent)
 
     def _input_required(self, tool: _Tool, request: _Request, value: Optional[InputRequiredResult]) -> Dict[str, Any]:
         """The call ends asking the client (2026-07-28, basic/patterns/mrtr): the
         questions asked, and a signed requestState with the answers so far."""
+        if value is not None and getattr(tool, "resolved", None) is not None:
+            # One input_required channel per call (the SDK's rule, a crash there): the resolvers' or the tool's.
+            return self._failure(tool, RuntimeError("the tool returned an InputRequiredResult but its parameters "
+                                                    "use Resolve(...)"), request)
         if not request.stateless:
             return _tool_error(f"Error executing tool {tool.name}: InputRequiredResult exists only in protocol "
                                "2026-07-28; in a session, ctx.elicit and ctx.session ask the client directly")
@@ -5830,6 +6229,8 @@ _STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list"
                        "resources/read": "resources_read", "prompts/list": "prompts_list",
                        "prompts/get": "prompts_get", "completion/complete": "complete",
                        "subscriptions/listen": "listen"}
+# The requests whose function may take a Context: answered as a call is when it does (_talks).
+_TALKING = ("resources_read", "prompts_get")
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # What a subscriptions/listen stream can carry (SubscriptionFilter of 2026-07-28),
 # besides resourceSubscriptions, a list of URIs.
@@ -6007,20 +6408,40 @@ class _Dispatcher:
         self._offered("resources", "resources/templates/list")
         return self._paged("resourceTemplates", self.server.list_resource_templates(str(version)), params, version)
 
-    def resources_read(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+    def resources_read(self, params: Dict[str, Any], version: Optional[str],
+                       request: Optional[_Request] = None) -> Dict[str, Any]:
+        """``request``: the read's own, when it runs as a call (_Connection.start_request)."""
         uri = self._uri(params, "resources/read")
+        request = request or _Request(None, None, version, params)
+        if request.stateless:  # perhaps a retry of an InputRequiredResult (basic/patterns/mrtr)
+            _open_retry(request, self.server, "resources/read", uri, {}, params)
         try:
-            result, resource = _read_resource(self.server, uri, _Request(None, None, version, params))
+            result, resource = _read_resource(self.server, uri, request)
         except _RpcError as exc:
             if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS:
                 exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"
             raise
+        except (_InputRequired, _Asking, _CapabilityMissing) as exc:
+            return self._asks(uri, request, exc)
         result = _contents_for(result, str(version))
         if version not in STATELESS_VERSIONS:
             return result
         # server/utilities/caching: a resource's own hints over the server's.
         return dict(self._cacheable(result), **_drop_none({"ttlMs": resource.cache_ttl_ms,
                                                            "cacheScope": resource.cache_scope}))
+
+    def _asks(self, uri: str, request: _Request, exc: BaseException) -> Dict[str, Any]:
+        """A resource that asks the client (2026-07-28): an InputRequiredResult
+        with the questions, or -32021 for one the client cannot take."""
+        try:
+            if isinstance(exc, _CapabilityMissing):
+                raise exc
+            return self.server._input_required(None, request, getattr(exc, "value", None))  # type: ignore[arg-type]
+        except _CapabilityMissing as missing:
+            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, missing.message,
+                            {"requiredCapabilities": missing.required}) from None
+        except Exception as error:  # a malformed question of its own InputRequiredResult
+            raise _failed(f"resource {uri}", f"Error reading resource {uri}", error, {"uri": uri}) from None
 
     def _uri(self, params: Dict[str, Any], method: str) -> str:
         self._offered("resources", method)
@@ -6046,7 +6467,9 @@ class _Dispatcher:
         self._offered("prompts", "prompts/list")
         return self._paged("prompts", self.server.list_prompts(str(version)), params, version)
 
-    def prompts_get(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+    def prompts_get(self, params: Dict[str, Any], version: Optional[str],
+                    request: Optional[_Request] = None) -> Dict[str, Any]:
+        """``request``: the prompt's own, when it runs as a call (_Connection.start_request)."""
         self._offered("prompts", "prompts/get")
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str):
@@ -6057,12 +6480,9 @@ class _Dispatcher:
         prompt = self.server._prompts.get(name)
         if prompt is None:  # server/prompts, "Error Handling"
             raise _RpcError(INVALID_PARAMS, f"Unknown prompt: {name}")
-        request = _Request(None, None, version, params)
-        if request.stateless:  # a retry of an InputRequiredResult (basic/patterns/mrtr)
-            request.binding = _state_binding("prompts/get", name, arguments)
-            if params.get("requestState") is not None:
-                request.answers, request.user_state = _open_state(self.server._state_key, request.binding,
-                                                                  params["requestState"])
+        request = request or _Request(None, None, version, params)
+        if request.stateless:  # perhaps a retry of an InputRequiredResult (basic/patterns/mrtr)
+            _open_retry(request, self.server, "prompts/get", name, arguments, params)
         result = prompt.render(arguments, self.server, request)
         return result if "resultType" in result else _messages_for(result, str(version))
 
@@ -6077,6 +6497,39 @@ class _Dispatcher:
             meta[META_SERVER_INFO] = _server_info(self.server, str(version))
             result = dict(result, resultType=result.get("resultType", "complete"), _meta=meta)
         return result
+
+
+def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
+                params: Dict[str, Any]) -> None:
+    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
+    and the answers of earlier rounds from its verified requestState, as a
+    tools/call's (_Connection._request_for)."""
+    request.binding = _state_binding(method, target, arguments)
+    responses = params.get("inputResponses")
+    if "inputResponses" in params and not isinstance(responses, dict):
+        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+    if params.get("requestState") is not None:
+        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
+    request.answers.update(responses or {})
+
+
+def _talks(server: MCPServer, method: str, params: Dict[str, Any]) -> bool:
+    """Whether a resources/read or prompts/get runs a function that takes a
+    Context: it then runs as a tool call does (_Connection.start_request), so
+    that what it sends reaches the client while it runs, and the client's
+    answers to its questions can come in meanwhile."""
+    if method == "prompts/get":
+        name = params.get("name")
+        prompt = server._prompts.get(name) if isinstance(name, str) else None
+        return prompt is not None and prompt.params.context_param is not None
+    uri = params.get("uri")
+    if method != "resources/read" or not isinstance(uri, str):
+        return False
+    try:
+        resource, found = _find_resource(server, uri)
+    except _RpcError:
+        return False  # answered at once: not found
+    return (resource.params if found is not None else resource).__dict__.get("context_param") is not None
 
 
 def _server_info(server: MCPServer, version: str) -> Dict[str, Any]:
@@ -6291,6 +6744,9 @@ class _Connection:
             handler, version = self.rpc.route(message["method"], params)
             if handler == "listen":
                 return self.listen(id_, params, version, stream or self.write)
+            if handler in _TALKING and _talks(self.server, message["method"], params):
+                self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
+                return _STARTED
             if handler != "tools_call":
                 return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
             tool, arguments = self.rpc.tool_for_call(params)
@@ -6369,6 +6825,43 @@ class _Connection:
                     self.settled.notify_all()
 
     # -- tools/call ----------------------------------------------------------------
+
+    def start_request(self, id_: Any, handler: str, params: Dict[str, Any], version: Optional[str],
+                      reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> None:
+        """A resources/read or prompts/get whose function takes a Context, run as
+        a tools/call is (start_call): inline or on the pool, cancellable, its
+        messages on ``stream`` before its one response to ``reply``."""
+        call = _Pending(id_, reply, stream)
+        request = _Request(self, call, version, params)
+        key = _id_key(id_)
+        with self.state:
+            self.in_flight += 1
+            self.pending.setdefault(key, []).append(call)
+            inline = inline and not self.handed_off
+            if inline:
+                call.started = self.clock()
+                self.inline = call
+
+        def answer() -> bytes:
+            try:
+                return _encode_safely(self._ok(id_, getattr(self.rpc, handler)(params, version, request), version))
+            except _RpcError as exc:
+                return _encode_safely(_error_response(id_, exc))
+            except BaseException as exc:  # a bug of ours: the call is still answered
+                _log_exception("internal error", exc)
+                return _encode_safely(_error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")))
+
+        if not inline:
+            call.future = self._workers().submit(lambda: self._complete(call, key, lambda: reply(answer())))
+            return
+        response = answer()
+        with self.state:  # as _run_inline: the reading role may have passed on meanwhile
+            if self.inline is call:
+                self.inline = None
+            if call.handed_off:
+                self.handed_off -= 1
+                self.local.lost = True
+        self._complete(call, key, lambda: reply(response))
 
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], request: _Request,
                    reply: Callable[[Optional[bytes]], None], inline: bool,
@@ -7203,10 +7696,12 @@ class _HttpApp:
         can send messages before its response (a Context parameter), which must
         reach the client while it runs."""
         params = message.get("params")
-        if message.get("method") != "tools/call" or not isinstance(params, dict):
+        if not isinstance(params, dict):
             return True
+        if message.get("method") != "tools/call":  # a resource's or a prompt's function too
+            return not _talks(self.server, str(message.get("method")), params)
         tool = self.server._tools.get(params.get("name"))  # type: ignore[arg-type]
-        return tool is None or getattr(tool, "context_param", None) is None
+        return tool is None or getattr(tool, "context_param", None) is None and tool.resolved is None
 
     def _answer_call(self, conn: _Connection, id_: Any, channel: _Channel, environ: Dict[str, Any],
                      cancel_on_close: bool, long_lived: bool = False, table: bool = False) -> _Reply:
@@ -9539,7 +10034,9 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
 def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """_call_sync: MCPServer._pipeline's steps without the coroutine, which a
     sync tool never needs (making, starting and finishing one costs about 3% of
-    a scalar call)."""
+    a scalar call).  A tool with resolvers takes the rule's path (they may wait)."""
+    if tool.resolved is not None:
+        return _complete_now(server._pipeline(tool, arguments, request))
     try:
         value = tool.fn(**server._prepare(tool, arguments, request))
         if isinstance(value, InputRequiredResult):

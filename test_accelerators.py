@@ -16,7 +16,7 @@ import io
 import json
 import random
 import unittest
-from typing import Any, Callable, Dict, List, Optional, Tuple, TypedDict
+from typing import Annotated, Any, Callable, Dict, List, Optional, Tuple, TypedDict
 from unittest import mock
 
 from _testing import BOTH, accelerators, mcp_ref, server_with
@@ -540,6 +540,18 @@ class CallSyncTest(unittest.TestCase):
         def elicits(a: int, ctx: mcp_ref.Context) -> str:
             return str(ctx.elicit("Name?", {"type": "object", "properties": {"n": {"type": "string"}}}))
 
+        def twice(a: int) -> int:
+            return 2 * a
+
+        def name_of() -> Any:
+            return mcp_ref.Elicit("Name?", {"type": "object", "properties": {"n": {"type": "string"}}})
+
+        def resolved(a: int, two: Annotated[int, mcp_ref.Resolve(twice)]) -> int:
+            return a + two
+
+        def resolved_asks(name: Annotated[Any, mcp_ref.Resolve(name_of)]) -> str:
+            return str(name)
+
         stateless = {"_meta": {mcp_ref.META_PROTOCOL_VERSION: "2026-07-28",
                                mcp_ref.META_CLIENT_CAPABILITIES: {"roots": {}, "elicitation": {}}}}
         bare = {"_meta": {mcp_ref.META_PROTOCOL_VERSION: "2026-07-28", mcp_ref.META_CLIENT_CAPABILITIES: {}}}
@@ -547,7 +559,8 @@ class CallSyncTest(unittest.TestCase):
                  (crash, {"a": 1}, {}), (exits, {"a": 1}, {}), (built, {"c": {"n": -1}}, {}),
                  (built, {"c": {"n": 4}}, {}), (wrong, {"a": 1}, {}), (asks, {"a": 1}, stateless),
                  (asks, {"a": 1}, {}), (asks, {"a": 1}, bare), (elicits, {"a": 1}, stateless),
-                 (elicits, {"a": 1}, bare), (elicits, {"a": 1}, {})]
+                 (elicits, {"a": 1}, bare), (elicits, {"a": 1}, {}), (resolved, {"a": 1}, {}),
+                 (resolved_asks, {}, stateless), (resolved_asks, {}, bare), (resolved_asks, {}, {})]
         key = b"k" * 32
         for fn, arguments, params in cases:
             outcomes = []
