@@ -545,6 +545,7 @@ class AnnotatedNode(Node):
         self.inner = inner
         self.flags_from(inner)
         self.hashable = inner.hashable
+        self.is_typing_dict = inner.is_typing_dict
         kwargs: Dict[str, Any] = {}
         base = inner.expr
         if base in ("int", "float"):
@@ -679,7 +680,7 @@ def return_tool(annotation: Any) -> Callable[..., Any]:
 def clean(result: Any) -> Any:
     """Noise that differs between two processes or two builds, not between the
     implementations: pydantic's help links, object addresses, the case's module name."""
-    text = json.dumps(result, sort_keys=True)
+    text = json.dumps(result)
     text = re.sub(r"0x[0-9a-f]+", "0x", text)
     text = re.sub(r"\\n *For further information visit \S+?(?=\\n|\")", "", text)
     out = json.loads(text)
@@ -840,26 +841,37 @@ def readme_11_parser_messages(case: "Case", theirs: Any, ours: Any) -> None:
                 block["text"] = brief(block["text"])
 
 
-def readme_12_dataclass_descriptions(case: "Case", theirs: Any, ours: Any) -> None:
-    """README 12: a returned dataclass keeps its fields' Annotated Field descriptions;
-    the SDK rebuilds it without them."""
-    if not case.node.has_dc_description or "outputSchema" not in ours:
+def readme_12_dataclass_metadata(case: "Case", theirs: Any, ours: Any) -> None:
+    """README 12: a returned dataclass keeps its fields' Annotated[..., Field(...)]
+    metadata; the SDK rebuilds it without (no description, title, examples or
+    constraints in its outputSchema)."""
+    if "outputSchema" not in ours or "outputSchema" not in theirs or not re.search(
+            r"@dataclasses.dataclass\n[^@]*Annotated\[", case.source):
         return
 
-    def strip(schema: Any) -> Any:
-        if isinstance(schema, dict):
-            return {k: strip(v) for k, v in schema.items()
-                    if not (k == "description" and isinstance(v, str) and v.startswith("The "))}
-        if isinstance(schema, list):
-            return [strip(v) for v in schema]
-        return schema
+    def strip(mine: Any, sdk: Any) -> Any:
+        if isinstance(mine, dict) and isinstance(sdk, dict):
+            out = {}
+            for key, value in mine.items():
+                if key not in sdk and key in FIELD_KEYWORDS:
+                    continue
+                out[key] = sdk[key] if key == "title" and key in sdk else strip(value, sdk.get(key))
+            return out
+        if isinstance(mine, list) and isinstance(sdk, list) and len(mine) == len(sdk):
+            return [strip(m, t) for m, t in zip(mine, sdk)]
+        return mine
 
-    ours["outputSchema"] = strip(ours["outputSchema"])
+    ours["outputSchema"] = strip(ours["outputSchema"], theirs["outputSchema"])
+
+
+FIELD_KEYWORDS = {"description", "title", "examples", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                  "multipleOf", "minLength", "maxLength", "pattern", "minItems", "maxItems", "minProperties",
+                  "maxProperties", "default"}
 
 
 NORMALISERS = (readme_1_output_errors_name_the_field, readme_3_typing_dict_is_an_object,
                readme_5_content_from_the_checked_value, readme_7_json_text_for_strings, readme_9_nan_is_an_error,
-               readme_11_parser_messages, readme_12_dataclass_descriptions)
+               readme_11_parser_messages, readme_12_dataclass_metadata)
 
 
 @dataclasses.dataclass
@@ -899,7 +911,111 @@ class Known:
     readme: str  # the README difference's number, or "open"
 
 
-KNOWN: List[Known] = []
+def _types(result: Any) -> List[str]:
+    return re.findall(r"\[type=(\w+)", _text(result))
+
+
+def _skeleton(result: Any) -> List[str]:
+    """An error's header and locations: its lines that are not messages."""
+    return [line for line in _text(result).splitlines() if not line.startswith("  ")]
+
+
+def _both_errors(case: Case) -> bool:
+    return bool(case.theirs.get("isError") and case.ours.get("isError"))
+
+
+def _only(case: Case, *keys: str) -> bool:
+    return all(case.theirs.get(k) == case.ours.get(k) for k in ("content", "structuredContent", "isError",
+                                                                  "inputSchema", "outputSchema") if k not in keys)
+
+
+def _schema_diff(case: Case) -> List[Tuple[str, Any, Any]]:
+    out: List[Tuple[str, Any, Any]] = []
+
+    def walk(a: Any, b: Any, path: str) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in list(a) + [k for k in b if k not in a]:
+                if a.get(k, "<none>") != b.get(k, "<none>"):
+                    walk(a.get(k, "<none>"), b.get(k, "<none>"), f"{path}/{k}")
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b)):
+                walk(x, y, f"{path}/{i}")
+        else:
+            out.append((path, a, b))
+
+    walk({k: case.theirs.get(k) for k in ("inputSchema", "outputSchema")},
+         {k: case.ours.get(k) for k in ("inputSchema", "outputSchema")}, "")
+    return out
+
+
+def _canonical(value: Any) -> Any:
+    """Lists sorted, for values whose order is a set's iteration order."""
+    if isinstance(value, dict):
+        return {k: _canonical(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return sorted((_canonical(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+    return value
+
+
+def _lax_kind(case: Case, accepted_by: str) -> bool:
+    winner, loser = (case.theirs, case.ours) if accepted_by == "sdk" else (case.ours, case.theirs)
+    return case.part == "argument" and not winner.get("isError") and bool(loser.get("isError"))
+
+
+KNOWN: List[Known] = [
+    Known("set_order", lambda c: c.part != "schema" and re.search(r"\b(set|Set|frozenset|FrozenSet)\[", c.source)
+          is not None and _canonical(c.theirs) == _canonical(c.ours),
+          "the SDK sends a set in its iteration order, which for strings changes with each process's hash seed",
+          "none: the SDK's own order is not reproducible"),
+    Known("error_type_names", lambda c: _both_errors(c) and _skeleton(c.theirs) == _skeleton(c.ours)
+          and _types(c.theirs) != _types(c.ours),
+          "an argument of the wrong JSON type is reported by the JSON type checked (list_type, string_type, "
+          "set_type, bool_parsing) where pydantic names the Python type (tuple_type, path_type, uuid_type, "
+          "frozen_set_type, is_instance_of, bool_type, decimal_type, date_type)", "open"),
+    Known("error_message_words", lambda c: _both_errors(c) and _skeleton(c.theirs) == _skeleton(c.ours)
+          and _types(c.theirs) == _types(c.ours),
+          "same errors at the same places, worded differently (input_value of a nested value, a constraint's "
+          "message)", "open"),
+    Known("error_count_or_location", lambda c: _both_errors(c) and _skeleton(c.theirs) != _skeleton(c.ours),
+          "a different number of errors or locations: union members listed differently, strict models, "
+          "lax conversions tried in another order", "open"),
+    Known("lax_input_refused", lambda c: _lax_kind(c, "sdk"),
+          "pydantic's lax mode accepts what mcp_ref refuses: numbers and datetimes for dates and times, '1_000' "
+          "for int, JSON text, strings for enums...", "open"),
+    Known("input_accepted_wrongly", lambda c: _lax_kind(c, "ref"),
+          "mcp_ref accepts an argument pydantic refuses", "open"),
+    Known("typeddict_extra_keys", lambda c: c.part == "argument" and "TypedDict" in c.source
+          and not c.ours.get("isError") and not c.theirs.get("isError") and "extra_key" in json.dumps(c.ours)
+          and "extra_key" not in json.dumps(c.theirs),
+          "pydantic drops keys a TypedDict does not declare; mcp_ref keeps them", "open"),
+    Known("output_not_converted", lambda c: c.part == "return" and bool(c.theirs.get("isError"))
+          and not c.ours.get("isError"),
+          "a returned value the SDK's output conversion refuses is sent as it is (RootModel, strict models, "
+          "values of the wrong type for an unwrapped output)", "open"),
+    Known("output_refused", lambda c: c.part == "return" and not c.theirs.get("isError")
+          and bool(c.ours.get("isError")),
+          "a returned value pydantic converts (a model instance, lax JSON forms) is refused as output", "open"),
+    Known("output_differs", lambda c: c.part != "schema" and not c.theirs.get("isError")
+          and not c.ours.get("isError"),
+          "both succeed with different content or structuredContent (a returned value converted differently, "
+          "text written from another value)", "open"),
+    Known("annotated_field_default", lambda c: c.part == "schema" and any(
+        p.endswith(("/required", "/default")) for p, _, _ in _schema_diff(c)) and "default=" in c.source,
+          "Annotated[T, Field(default=...)] is not a default: the parameter or field stays required and its "
+          "schema has no default (pydantic honours it, and puts it in items too)", "open"),
+    Known("nested_anyof_flattened", lambda c: c.part == "schema" and any(
+        p.endswith("anyOf") for p, _, _ in _schema_diff(c)),
+          "pydantic flattens a union inside a union (Decimal's number|string in an Optional); mcp_ref nests "
+          "the anyOf", "open"),
+    Known("rootmodel_or_annotated_ref", lambda c: c.part == "schema" and any(
+        "$ref" in p or "$defs" in p for p, _, _ in _schema_diff(c)),
+          "a RootModel, or a class under Annotated[..., Field()], is inlined where pydantic refers to $defs",
+          "open"),
+    Known("field_metadata_placement", lambda c: c.part == "schema" and all(
+        p.rsplit("/", 1)[-1] in FIELD_KEYWORDS for p, _, _ in _schema_diff(c)),
+          "Field metadata (title, description, constraints) kept or dropped in other places than pydantic: "
+          "dict values, union members, Field() inside a stdlib dataclass given as a parameter", "open"),
+]
 
 
 def known_kind(case: Case) -> Optional[str]:
@@ -1004,7 +1120,9 @@ class ToolDifferentialTest(unittest.TestCase):
         started = time.perf_counter()
         for index in range(N):
             defs, node = generator.case()
-            shared = rng.random() < 0.4
+            # A pydantic class takes pydantic's Field; elsewhere mcp_ref's side gets its own Field mostly.
+            shared = rng.random() < 0.4 or any(w in "".join(defs.lines) for w in ("BaseModel", "RootModel",
+                                                                                    "pydantic_dataclass"))
             ours_field = "pydantic.Field" if shared else "mcp_ref.Field"
             source = source_of(defs, node.expr, ours_field)
             try:
@@ -1034,5 +1152,10 @@ class ToolDifferentialTest(unittest.TestCase):
         print(f"\n{N} annotations in {elapsed:.1f}s; compared {tally.compared}; known: {summary or 'none'}",
               file=sys.stderr)
         self.assertGreaterEqual(tally.compared.get("argument", 0), N * 0.9)
+        dump = os.environ.get("MCP_REF_DIFF_DUMP")
+        if dump:  # every unlisted case, for sorting them into kinds
+            with open(dump, "w", encoding="utf-8") as f:
+                json.dump([dict(index=i, part=c.part, kind=c.kind, source=c.source, argument=repr(c.argument),
+                                theirs=c.theirs, ours=c.ours) for i, c in tally.unlisted], f, indent=1)
         if tally.unlisted:
             self.fail(tally.report(SEED))
