@@ -1027,8 +1027,11 @@ KNOWN: List[Known] = [
           "errors at other locations: an invalid int key ('[key]') not reported with its value's error, a "
           "date, time or UUID inside a container reported at the container", "open"),
     # -- one side takes an argument the other refuses
-    Known("field_default_ignored", lambda c: _arguments_refused(c) and c.kind == "missing"
-          and "default=" in c.source, "Annotated[T, Field(default=...)] is not used as a default", "open"),
+    Known("field_default_ignored", lambda c: c.part == "argument" and "default=" in c.source and (
+        (_arguments_refused(c) and c.kind == "missing") or (_arguments_taken(c) and _text(c.theirs) == "Error "
+                                                           "executing tool f")),
+          "Annotated[T, Field(default=...)] is not used as a default (a TypedDict's NotRequired field included)",
+          "open"),
     Known("computed_field_extra_forbid", lambda c: c.part != "schema" and bool(c.ours.get("isError"))
           and "extra_forbidden" in _types(c.ours) and "computed_field" in c.source,
           "a model with extra='forbid' and a computed field is refused: its own computed field counts as an "
@@ -1047,15 +1050,27 @@ KNOWN: List[Known] = [
     Known("lax_underscores", lambda c: _arguments_refused(c) and "_" in repr(c.argument)
           and set(_types(c.ours)) & {"int_parsing", "float_parsing"} != set(),
           "pydantic reads '1_000' as 1000 (Python's int() syntax); mcp_ref refuses it", "open"),
-    Known("defaults_checked", lambda c: _arguments_refused(c) and c.kind == "valid",
+    Known("defaults_checked", lambda c: _arguments_refused(c) and isinstance(c.argument, dict) and all(
+        line.rsplit(".", 1)[-1] not in c.argument for line in _skeleton(c.ours)[1:]),
           "a field left out takes its default unchecked in pydantic (validate_default is off); mcp_ref checks "
           "it against the field's constraints", "open"),
     Known("enum_value_from_string", lambda c: _arguments_taken(c) and "enum." in c.source
-          and isinstance(c.argument, str),
+          and re.search(r"'\d+'", repr(c.argument)) is not None,
           "the string '2' is taken for an Enum member whose value is 2 (pydantic takes it only for IntEnum and "
           "int-mixin enums)", "open"),
     Known("mapping_values_unchecked", lambda c: (_arguments_taken(c) or _both_succeed(c)) and "Mapping[" in c.source,
           "typing.Mapping[str, T]'s values are not converted or checked when T is a date, time, UUID...", "open"),
+    Known("literal_from_string", lambda c: _arguments_taken(c) and "Literal[" in c.source
+          and re.search(r"'\d+'", repr(c.argument)) is not None,
+          "the string '2' is taken for Literal[2] (pydantic compares a Literal's ints strictly)", "open"),
+    Known("timedelta_from_number_string", lambda c: _arguments_taken(c) and "time_delta_parsing" in _types(c.theirs),
+          "the string '-1' is taken for a timedelta of -1 second; pydantic takes numbers, not strings of numbers",
+          "open"),
+    Known("json_text_scalar", lambda c: _arguments_taken(c) and c.argument in ("true", "false", "null"),
+          "JSON text is parsed for a number: 'true' sent to Optional[float] reads 1.0 (pydantic refuses it); "
+          "README 7 allows JSON text only where a string is not acceptable, for lists and objects", "open"),
+    Known("bool_as_decimal", lambda c: _arguments_taken(c) and "decimal_type" in _types(c.theirs),
+          "True is taken for a Decimal (pydantic refuses booleans there)", "open"),
     Known("huge_float_to_int", lambda c: _arguments_taken(c) and "int_parsing_size" in _types(c.theirs),
           "1e300 is taken for an int (pydantic refuses floats beyond 64 bits: int_parsing_size)", "open"),
     # -- both succeed, differently
