@@ -23,7 +23,6 @@ import dataclasses
 import io
 import json
 import logging
-import math
 import os
 import random
 import re
@@ -331,8 +330,8 @@ class EnumNode(Node):
         else:
             self.values = rng.sample(["red", 2, "x", 3.5], rng.randint(1, 3))
         base = f"enum.{kind}" if "," not in kind else kind.replace("Enum", "enum.Enum")
-        if kind == "StrEnum":
-            base = "str, enum.Enum"  # enum.StrEnum's schema, on every Python
+        if kind == "StrEnum" and sys.version_info < (3, 11):
+            base = "str, enum.Enum"  # what enum.StrEnum is, before Python 3.11
         doc = '    """An enumeration of colours."""\n' if rng.random() < 0.3 else ""
         members = "".join(f"    M{i} = {v!r}\n" for i, v in enumerate(self.values))
         defs.add(f"class {self.expr}({base}):\n{doc}{members}")
@@ -418,8 +417,8 @@ class Struct(Node):
         body = self.field_lines(rng, "dataclasses.field", True)
         if self.fields and rng.random() < 0.25:  # Annotated[T, Field(description=...)] on a field (README 12)
             spec = self.fields[0]
-            body = body.replace(f"    {spec.name}: {spec.node.expr}",
-                                f"    {spec.name}: Annotated[{spec.node.expr}, Field(description='The {spec.name}')]", 1)
+            described = f"Annotated[{spec.node.expr}, Field(description='The {spec.name}')]"
+            body = body.replace(f"    {spec.name}: {spec.node.expr}", f"    {spec.name}: {described}", 1)
             self.has_dc_description = True
         defs.add(f"@dataclasses.dataclass\nclass {self.expr}:\n{doc}{body}")
 
@@ -1194,7 +1193,6 @@ class ToolDifferentialTest(unittest.TestCase):
     results for random arguments and for random returned values."""
 
     def test_tools_agree_with_the_sdk(self) -> None:
-        import pydantic
 
         logging.disable(logging.CRITICAL)
         self.addCleanup(logging.disable, logging.NOTSET)
@@ -1252,3 +1250,244 @@ class ToolDifferentialTest(unittest.TestCase):
                                 theirs=c.theirs, ours=c.ours) for i, k, c in tally.every], f, indent=1)
         if tally.unlisted:
             self.fail(tally.report(SEED))
+
+
+# ---------------------------------------------------------------------------
+# validate() against jsonschema, on random Draft 2020-12 schemas
+# ---------------------------------------------------------------------------
+
+PATTERNS = ["^a", "b$", "^[0-9]+$", "^[a-z]*$", "é", "^.{2}$", "^(ab|c)+$", "x*", "^\\d", "[A-Z]", "^$"]
+KEYS = ["a", "b", "ab", "c1", "é", "", "x"]
+
+
+class SchemaGenerator:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def root(self) -> Any:
+        schema = self.make(3)
+        if isinstance(schema, dict) and self.rng.random() < 0.3:
+            schema = dict(schema)
+            schema["$defs"] = {"d": self.make(2)}
+            ref_site: Dict[str, Any] = {"$ref": "#/$defs/d"}
+            if self.rng.random() < 0.6:  # $ref with siblings: both apply in 2020-12
+                ref_site.update(self.keywords(1))
+            schema["properties"] = dict(schema.get("properties", {}), r=ref_site)
+            if self.rng.random() < 0.4:
+                schema["items"] = {"$ref": "#/$defs/d"}
+        return schema
+
+    def make(self, depth: int) -> Any:
+        rng = self.rng
+        if rng.random() < 0.05:
+            return rng.choice([True, False])
+        schema = self.keywords(depth)
+        if depth > 0 and rng.random() < 0.3:
+            which = rng.choice(["allOf", "anyOf", "oneOf", "not", "if"])
+            if which == "not":
+                schema["not"] = self.make(depth - 1)
+            elif which == "if":
+                schema["if"] = self.make(depth - 1)
+                if rng.random() < 0.8:
+                    schema["then"] = self.make(depth - 1)
+                if rng.random() < 0.6:
+                    schema["else"] = self.make(depth - 1)
+            else:
+                schema[which] = [self.make(depth - 1) for _ in range(rng.randint(1, 3))]
+        return schema
+
+    def keywords(self, depth: int) -> Dict[str, Any]:
+        rng = self.rng
+        schema: Dict[str, Any] = {}
+        family = rng.choice(["number", "integer", "string", "array", "object", "enum", "const", "types", "none"])
+        if family in ("number", "integer"):
+            if rng.random() < 0.8:
+                schema["type"] = family
+            for key in rng.sample(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+                                  rng.randint(0, 3)):
+                schema[key] = rng.choice([0, 1, -1, 2.5, 0.1, 0.01, 3, 1e-7, 10, 0.5, 1e308]) \
+                    if key == "multipleOf" else rng.choice([0, 1, -1, 2.5, 0.1, 10**20, -0.5])
+                if key == "multipleOf" and schema[key] <= 0:
+                    schema[key] = 0.1
+        elif family == "string":
+            if rng.random() < 0.8:
+                schema["type"] = "string"
+            for key in rng.sample(["minLength", "maxLength", "pattern"], rng.randint(0, 2)):
+                schema[key] = rng.choice(PATTERNS) if key == "pattern" else rng.choice([0, 1, 2, 3])
+        elif family == "array":
+            if rng.random() < 0.8:
+                schema["type"] = "array"
+            for key in rng.sample(["items", "prefixItems", "contains", "uniqueItems", "minItems", "maxItems"],
+                                  rng.randint(0, 3)):
+                if key == "items":
+                    schema[key] = self.make(depth - 1) if depth > 0 else rng.choice([True, False, {}])
+                elif key == "prefixItems":
+                    schema[key] = [self.make(max(depth - 1, 0)) for _ in range(rng.randint(1, 2))]
+                elif key == "contains":
+                    schema[key] = self.make(max(depth - 1, 0))
+                    if rng.random() < 0.4:
+                        schema["minContains"] = rng.choice([0, 1, 2])
+                    if rng.random() < 0.3:
+                        schema["maxContains"] = rng.choice([1, 2])
+                elif key == "uniqueItems":
+                    schema[key] = rng.random() < 0.8
+                else:
+                    schema[key] = rng.choice([0, 1, 2, 3])
+        elif family == "object":
+            if rng.random() < 0.8:
+                schema["type"] = "object"
+            for key in rng.sample(["properties", "required", "additionalProperties", "patternProperties",
+                                   "minProperties", "maxProperties"], rng.randint(0, 3)):
+                if key == "properties":
+                    schema[key] = {k: self.make(max(depth - 1, 0)) for k in rng.sample(KEYS, rng.randint(1, 3))}
+                elif key == "required":
+                    schema[key] = rng.sample(KEYS, rng.randint(0, 2))
+                elif key == "additionalProperties":
+                    schema[key] = rng.choice([True, False]) if rng.random() < 0.5 else self.make(max(depth - 1, 0))
+                elif key == "patternProperties":
+                    schema[key] = {rng.choice(PATTERNS): self.make(max(depth - 1, 0))}
+                else:
+                    schema[key] = rng.choice([0, 1, 2])
+        elif family == "enum":
+            schema["enum"] = [self.value(1) for _ in range(rng.randint(1, 4))]
+        elif family == "const":
+            schema["const"] = self.value(1)
+        elif family == "types":
+            schema["type"] = rng.sample(["null", "boolean", "integer", "number", "string", "array", "object"],
+                                        rng.randint(1, 3))
+        return schema
+
+    def value(self, depth: int) -> Any:
+        rng = self.rng
+        roll = rng.random()
+        if depth <= 0 or roll < 0.6:
+            return rng.choice([None, True, False, 0, 1, -1, 1.0, 0.0, -0.0, 2.5, 0.3, 0.7, 3, 10, 1e-7, 3e-7,
+                               10**20, 10**20 + 1, 1e308, 0.1 * 3, 1.1, 7.5, "", "a", "ab", "abc", "b", "é", "😀",
+                               "😀😀", "0", "12", "A", "x"])
+        if roll < 0.8:
+            items = [self.value(depth - 1) for _ in range(rng.randint(0, 3))]
+            if items and rng.random() < 0.3:
+                items.append(rng.choice(items) if rng.random() < 0.5 else 1)
+            return items
+        return {k: self.value(depth - 1) for k in rng.sample(KEYS, rng.randint(0, 3))}
+
+
+    def near(self, schema: Any, depth: int = 3) -> Any:
+        """A value shaped after the schema (often valid, sometimes just off), to reach deep keywords."""
+        rng = self.rng
+        if not isinstance(schema, dict) or depth <= 0 or rng.random() < 0.1:
+            return self.value(1)
+        if "const" in schema:
+            return schema["const"]
+        if "enum" in schema:
+            return rng.choice(schema["enum"])
+        for key in ("allOf", "anyOf", "oneOf"):
+            if key in schema and rng.random() < 0.5:
+                return self.near(rng.choice(schema[key]), depth - 1)
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            kind = rng.choice(kind)
+        if kind is None:
+            kind = "object" if "properties" in schema else "array" if "items" in schema or "prefixItems" in schema \
+                else None
+        if kind == "object":
+            out = {k: self.near(v, depth - 1) for k, v in schema.get("properties", {}).items() if rng.random() < 0.8}
+            for key in schema.get("required", []):
+                out.setdefault(key, self.value(1))
+            return out
+        if kind == "array":
+            items = [self.near(s, depth - 1) for s in schema.get("prefixItems", [])]
+            items += [self.near(schema.get("items", {}), depth - 1) for _ in range(rng.randint(0, 2))]
+            if "contains" in schema and rng.random() < 0.7:
+                items.append(self.near(schema["contains"], depth - 1))
+            return items
+        if kind in ("number", "integer"):
+            base = schema.get("multipleOf", 1)
+            return rng.choice([base * rng.randint(-3, 12), rng.randint(-3, 12) * 1.0, base * 0.5,
+                               schema.get("minimum", 0), schema.get("exclusiveMaximum", 1)])
+        if kind == "string":
+            return rng.choice(["", "a", "ab", "abc", "12", "ab" * rng.randint(1, 3), "é😀", "c"])
+        return self.value(2)
+
+
+def _exact_multiple_of(validator: Any, divisor: Any, instance: Any, schema: Any) -> Any:
+    """multipleOf in exact decimal arithmetic, on the numbers as written (what validate does)."""
+    import decimal as _decimal
+
+    import jsonschema
+
+    if not validator.is_type(instance, "number"):
+        return
+    try:
+        quotient = _decimal.Decimal(repr(instance)) / _decimal.Decimal(repr(divisor))
+    except (_decimal.InvalidOperation, ValueError):
+        return
+    if quotient != quotient.to_integral_value():
+        yield jsonschema.ValidationError(f"{instance!r} is not a multiple of {divisor}")
+
+
+def exact_decimal_makes_us_right(schema: Any, instance: Any, ours: bool) -> bool:
+    """jsonschema divides floats (0.3 / 0.1 = 2.9999999999999996, so 0.3 is no multiple
+    of 0.1 to it); validate divides the decimal numbers as written.  When jsonschema
+    with an exact multipleOf gives our verdict, the difference is that arithmetic."""
+    import jsonschema
+
+    exact = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"multipleOf": _exact_multiple_of})
+    return "multipleOf" in json.dumps(schema) and exact(schema).is_valid(instance) == ours
+
+
+# The kinds of disagreement validate() still has, over (schema, instance, our verdict).
+KNOWN_VALIDATE: List[Known] = [
+    Known("multiple_of_huge", lambda c: "multipleOf" in json.dumps(c[0]) and "e+30" in json.dumps(c[1]),
+          "multipleOf with a fractional divisor refuses numbers near the float limit (1e308 is a multiple "
+          "of 0.5)", "open"),
+]
+
+
+@unittest.skipUnless(HAVE_ALL, "needs the SDK, pydantic and jsonschema (CI's venv)")
+class ValidateDifferentialTest(unittest.TestCase):
+    """mcp_ref.validate gives jsonschema's Draft 2020-12 verdict."""
+
+    def test_validate_agrees_with_jsonschema(self) -> None:
+        import jsonschema
+
+        rng = random.Random(SEED)
+        generator = SchemaGenerator(rng)
+        disagreements: List[str] = []
+        exact = checked = 0
+        known: Dict[str, int] = {}
+        started = time.perf_counter()
+        while checked < 4 * N:
+            schema = generator.root()
+            validator = jsonschema.Draft202012Validator(schema)
+            for _ in range(8):
+                instance = generator.near(schema) if rng.random() < 0.6 else generator.value(3)
+                checked += 1
+                try:
+                    theirs = validator.is_valid(instance)
+                except Exception:  # noqa: BLE001 - jsonschema's own limits (1e308 / 1e-7 overflows)
+                    continue
+                try:
+                    mcp_ref.validate(instance, schema)
+                    ours = True
+                except mcp_ref.ValidationError:
+                    ours = False
+                except Exception as exc:  # noqa: BLE001 - validate must not crash
+                    disagreements.append(f"validate({json.dumps(instance)}, {json.dumps(schema)}) raised {exc!r}")
+                    continue
+                if ours == theirs:
+                    continue
+                if exact_decimal_makes_us_right(schema, instance, ours):
+                    exact += 1
+                    continue
+                kind = next((k.name for k in KNOWN_VALIDATE if k.applies((schema, instance, ours))), None)
+                if kind is not None:
+                    known[kind] = known.get(kind, 0) + 1
+                    continue
+                disagreements.append(f"validate({json.dumps(instance)}, {json.dumps(schema)}): "
+                                     f"mcp_ref says {'valid' if ours else 'invalid'}, jsonschema the opposite")
+        print(f"\n{checked} instances in {time.perf_counter() - started:.1f}s; {exact} where exact decimal "
+              f"arithmetic makes us right; known: {known}", file=sys.stderr)
+        if disagreements:
+            smallest = sorted(disagreements, key=len)[:5]
+            self.fail(f"{len(disagreements)} disagreements (seed {SEED}); the smallest:\n" + "\n".join(smallest))
