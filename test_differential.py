@@ -1099,7 +1099,8 @@ KNOWN: List[Known] = [
           "pydantic's smart union picks the exact type first (-73 stays an int in Union[Decimal, None, int], "
           "'abc' a str in Union[bytes, str], 'f' a bool in Union[bool, bytes]); mcp_ref the first member that "
           "converts", "open"),
-    Known("typeddict_extra_keys", lambda c: _both_succeed(c) and "TypedDict" in c.source,
+    Known("typeddict_extra_keys", lambda c: _both_succeed(c) and "TypedDict" in c.source
+          and _text(c.ours).count('":') > _text(c.theirs).count('":'),
           "pydantic drops keys a TypedDict does not declare; mcp_ref keeps them", "open"),
     Known("json_form_kept", lambda c: _both_succeed(c),
           "a value in JSON form (returned, or a field's default) is sent as it is, not through the declared "
