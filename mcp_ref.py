@@ -1769,9 +1769,9 @@ class _Compiler:
                         return arms[i](value, loc, [])
                 for i, arm in enumerate(strict):
                     if not inexact[i] and _passes(arm, value, loc):
-                        arm_errors: List[_ErrorItem] = []
-                        converted = arms[i](value, loc, arm_errors)
-                        if not arm_errors:
+                        strict_errors: List[_ErrorItem] = []
+                        converted = arms[i](value, loc, strict_errors)
+                        if not strict_errors:
                             return converted
             collected: List[List[_ErrorItem]] = []
             for arm in arms:
@@ -1932,7 +1932,7 @@ def _is_int_text(text: str) -> bool:
 # error type.  test_validation runs every row through pydantic when it is
 # installed, so the table cannot drift from it.
 
-_LAX_TABLE = (
+_LAX_TABLE: Tuple[Tuple[str, Tuple[Tuple[Any, Any], ...], Tuple[Tuple[Any, str], ...]], ...] = (
     ("date",
      ((1577836800, "2020-01-01"), (1577836800000, "2020-01-01"), ("1577836800", "2020-01-01"), (0, "1970-01-01"),
       ("2020-01-02", "2020-01-02"), ("2020-01-02T00:00:00", "2020-01-02"), ("2020-01-02T00:00:00Z", "2020-01-02"),
@@ -1945,8 +1945,9 @@ _LAX_TABLE = (
     ("datetime",
      ((1577836800, "2020-01-01T00:00:00Z"), (1577836800000, "2020-01-01T00:00:00Z"),
       (1577836800.5, "2020-01-01T00:00:00.500000Z"), ("1577836800", "2020-01-01T00:00:00Z"),
-      ("-1", "1969-12-31T23:59:59Z"), ("2024-01-02", "2024-01-02T00:00:00"), ("2020-01-02 03:04", "2020-01-02T03:04:00"),
-      ("2020-01-02T03:04:05+01:00", "2020-01-02T03:04:05+01:00"), ("2020-01-02T03:04:05+0100", "2020-01-02T03:04:05+01:00"),
+      ("-1", "1969-12-31T23:59:59Z"), ("2024-01-02", "2024-01-02T00:00:00"),
+      ("2020-01-02 03:04", "2020-01-02T03:04:00"), ("2020-01-02T03:04:05+01:00", "2020-01-02T03:04:05+01:00"),
+      ("2020-01-02T03:04:05+0100", "2020-01-02T03:04:05+01:00"),
       ("2020-01-02t03:04:05z", "2020-01-02T03:04:05Z"), ("2020-01-02T03:04:05-00:00", "2020-01-02T03:04:05Z"),
       ("2020-01-02T03:04:05,5", "2020-01-02T03:04:05.500000"),
       ("2020-01-02T03:04:05.123456789", "2020-01-02T03:04:05.123456")),
@@ -2091,7 +2092,7 @@ def _clock(dt: Any, groups: Tuple[Optional[str], ...]) -> Any:
             digits = zone[1:].replace(":", "")
             offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
             tz = dt.timezone(-offset if zone[0] == "-" else offset)
-    return dt.time(int(hour), int(minute), int(second or 0), micro, tzinfo=tz)
+    return dt.time(int(hour or 0), int(minute or 0), int(second or 0), micro, tzinfo=tz)
 
 
 def _moment(dt: Any, value: Any, bad: str, out_of_range: str, wrong_type: str) -> Any:
@@ -2207,6 +2208,7 @@ def _lax_uuid(tp: type, value: Any) -> Any:
 
 def _lax_decimal(tp: type, value: Any) -> Any:
     tv = type(value)
+    number: Any
     if isinstance(value, tp):
         number = value
     elif tv is int:
