@@ -1279,9 +1279,12 @@ class _Compiler:
         # pydantic's float fields hold floats: 2 becomes 2.0, after the checks
         # (an error still shows the value as sent).
         to_float = lax and schema.get("type") == "number"
+        # A union with an arm converted through its type (Union[datetime, date])
+        # sees the object itself, as pydantic's exact match does; its arms make it JSON.
+        native = lax and not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if lax and type(value) not in _NATIVE:
+            if native and type(value) not in _NATIVE:
                 try:
                     value = _native(value)
                 except _NotJSON as exc:
@@ -1749,10 +1752,10 @@ class _Compiler:
         labels = [_arm_label(s) for s in schemas]
         null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
         nullable = len(schemas) == 2 and len(null_arm) == 1
-        exact = [_exact_type(s) for s in schemas]
-        # A type converted through its annotation (a UUID, a date) is never
-        # exact for JSON data: to pydantic's strict mode those want the object.
+        # A type converted through its annotation (a UUID, a date) is exact for
+        # its object alone, never for JSON data: pydantic's strict mode wants the object.
         inexact = [type(s) is _TypedSchema for s in schemas]
+        exact = [s.py_type if type(s) is _TypedSchema else _exact_type(s) for s in schemas]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not lax:
@@ -1765,7 +1768,7 @@ class _Compiler:
                 # str]), then an arm the value fits strictly, then the lax arms, in order.
                 kind = type(value)
                 for i, arm in enumerate(strict):
-                    if exact[i] is kind and _passes(arm, value, loc):
+                    if exact[i] is kind and (inexact[i] or _passes(arm, value, loc)):
                         return arms[i](value, loc, [])
                 for i, arm in enumerate(strict):
                     if not inexact[i] and _passes(arm, value, loc):

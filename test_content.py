@@ -435,6 +435,10 @@ class ConvertedResultTest(unittest.TestCase):
                     (Union[float, int], 5, 5, ["5"]),
                     (Union[int, float], 5.0, 5.0, ["5.0"]),
                     (Union[uuid.UUID, str], "", "", [""]),
+                    # An object of exactly one arm's type is that arm's, as in pydantic's smart unions.
+                    (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2), "2020-01-02",
+                     ['"2020-01-02"']),
+                    (Union[float, decimal.Decimal], decimal.Decimal("1.5"), "1.5", ['"1.5"']),
                 ]:
                     with self.subTest(accelerated=on, annotation=annotation, value=value):
                         result = self.call(annotation, value)
@@ -465,6 +469,9 @@ class ConvertedResultTest(unittest.TestCase):
             (List[datetime.timedelta], [3600, "P1W", "-1 day", datetime.timedelta(days=800, microseconds=5)]),
             (List[decimal.Decimal], [0.1, 1e20, " 1_000 ", 3]), (Dict[int, List[datetime.time]], {"7": ["01:00", 5]}),
             (Optional[uuid.UUID], "{12345678-1234-5678-1234-567812345678}"),
+            (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2)),
+            (Union[datetime.date, datetime.datetime], datetime.datetime(2020, 1, 2, 3)),
+            (Union[float, decimal.Decimal], decimal.Decimal("1.5")), (Union[datetime.date, str], "2020-01-02"),
         ]:
             with self.subTest(annotation=annotation, value=value):
                 adapter = pydantic.TypeAdapter(annotation)
