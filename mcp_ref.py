@@ -1658,11 +1658,12 @@ class _Compiler:
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
-        if not (properties or extra_check or patterns or names):
-            return None
         # Extra keys are dropped where the SDK's models ignore them: an object
-        # with declared properties and nothing said about the others.
-        drop_extra = self.lax and bool(properties) and extra is _MISSING and not patterns
+        # with declared properties (none, for an empty TypedDict or dataclass)
+        # and nothing said about the others.
+        drop_extra = self.lax and "properties" in schema and extra is _MISSING and not patterns
+        if not (properties or extra_check or patterns or names or drop_extra):
+            return None
         lax = self.lax
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:

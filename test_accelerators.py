@@ -285,7 +285,8 @@ class CompilerTest(unittest.TestCase):
         fast, rule = self.results([stamps, take], calls, True), self.results([stamps, take], calls, False)
         self.assertEqual(fast, rule)
         self.assertEqual(rule[0]["structuredContent"]["result"], [
-            {"day": "2020-01-02", "amount": "1.5", "names": {"1": "a"}}, {"day": "2020-01-03", "amount": "2", "names": {}}])
+            {"day": "2020-01-02", "amount": "1.5", "names": {"1": "a"}},
+            {"day": "2020-01-03", "amount": "2", "names": {}}])
         self.assertEqual(rule[1]["structuredContent"]["result"], [
             {"day": "2020-01-01", "amount": "1000", "names": {"2": "b"}}])
         self.assertEqual([r["isError"] for r in rule], [False, False, False, True, True, False])

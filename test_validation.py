@@ -111,6 +111,10 @@ class Movie(TypedDict):
     title: str
 
 
+class Loose(TypedDict, total=False):
+    pass
+
+
 # Values pydantic's lax mode converts (or refuses) beyond the table's rows:
 # (annotation, the value returned or sent).
 FAMILY_CASES: List[Tuple[Any, Any]] = [
@@ -126,7 +130,7 @@ FAMILY_CASES: List[Tuple[Any, Any]] = [
     (Dict[float, int], {"1.5": 1}), (Dict[uuid.UUID, int], {"12345678123456781234567812345678": 1}),
     (Dict[datetime.date, int], {"2020-01-02": 1, "x": 2}),
     (List[decimal.Decimal], ["abc"]), (List[decimal.Decimal], [1, "2.5", 0.1]), (List[datetime.date], ["2023-02-29"]),
-    (Movie, {"title": "Up", "year": 2009}), (List[Movie], [{"title": "Up", "year": 2009}]),
+    (Movie, {"title": "Up", "year": 2009}), (List[Movie], [{"title": "Up", "year": 2009}]), (Loose, {"x": 1}),
 ]
 
 
@@ -240,7 +244,7 @@ class LaxTableTest(unittest.TestCase):
             ("ok", {"1.5": 1}), ("ok", {"12345678-1234-5678-1234-567812345678": 1}),
             ("err", "date_from_datetime_parsing"),
             ("err", "decimal_parsing"), ("ok", ["1", "2.5", "0.1"]), ("err", "date_from_datetime_parsing"),
-            ("ok", {"title": "Up"}), ("ok", [{"title": "Up"}]),
+            ("ok", {"title": "Up"}), ("ok", [{"title": "Up"}]), ("ok", {}),
         ]
         self.assertEqual(len(expected), len(FAMILY_CASES))
         for on in BOTH:
