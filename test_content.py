@@ -43,7 +43,7 @@ CALL_DEVIATIONS = {
     "json_text_for_strings": {"echo_optional_str"},
     # The SDK validates an exhausted generator and sends {"result": []}.
     "generator_consumed": {"ret_list_from_generator"},
-    # pydantic's date, time and UUID parsers word their messages in more detail.
+    # pydantic's date, time and UUID parsers word their messages in more detail (same error type).
     "parser_message": {"echo_datetime", "echo_date", "echo_uuid"},
 }
 
@@ -196,9 +196,11 @@ class ResultParityTest(unittest.TestCase):
             self.assertEqual(got["content"], expected["content"])
         elif kind == "parser_message":
             self.assertTrue(got["isError"])
-            # Same header and location; pydantic's parsers explain more.
+            # Same header, location and error type; pydantic's parsers explain more.
             got_lines, expected_lines = got["content"][0]["text"], expected["content"][0]["text"]
             self.assertEqual(got_lines.splitlines()[:2], expected_lines.splitlines()[:2])
+            kinds = [text.split("[type=", 1)[1].split(",", 1)[0] for text in (got_lines, expected_lines)]
+            self.assertEqual(kinds[0], kinds[1])
         else:
             self.fail(kind)
 
