@@ -1617,6 +1617,9 @@ class _Compiler:
         low, high = schema.get("minProperties"), schema.get("maxProperties")
         dependent = schema.get("dependentRequired") or {}
         if members is None and not (required or low is not None or high is not None or dependent):
+            if self.lax and schema.get("properties") == {} and not (
+                    {"additionalProperties", "patternProperties", "propertyNames"} & set(schema)):
+                return [_no_members]  # an empty TypedDict or dataclass: pydantic ignores every key
             return []
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1658,12 +1661,11 @@ class _Compiler:
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
-        # Extra keys are dropped where the SDK's models ignore them: an object
-        # with declared properties (none, for an empty TypedDict or dataclass)
-        # and nothing said about the others.
-        drop_extra = self.lax and "properties" in schema and extra is _MISSING and not patterns
-        if not (properties or extra_check or patterns or names or drop_extra):
+        if not (properties or extra_check or patterns or names):
             return None
+        # Extra keys are dropped where the SDK's models ignore them: an object
+        # with declared properties and nothing said about the others.
+        drop_extra = self.lax and bool(properties) and extra is _MISSING and not patterns
         lax = self.lax
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
@@ -1813,6 +1815,10 @@ def _arm_label(schema: Any) -> str:
         if isinstance(kind, str):
             return _TYPE_LABELS.get(kind, kind)
     return "any"
+
+
+def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+    return {} if type(value) is dict and value else value
 
 
 def _exact_type(schema: Any) -> Optional[type]:
