@@ -1960,7 +1960,9 @@ _LAX_TABLE: Tuple[Tuple[str, Tuple[Tuple[Any, Any], ...], Tuple[Tuple[Any, str],
       ("2020-01-02T03:04:05+0100", "2020-01-02T03:04:05+01:00"),
       ("2020-01-02t03:04:05z", "2020-01-02T03:04:05Z"), ("2020-01-02T03:04:05-00:00", "2020-01-02T03:04:05Z"),
       ("2020-01-02T03:04:05,5", "2020-01-02T03:04:05.500000"),
-      ("2020-01-02T03:04:05.123456789", "2020-01-02T03:04:05.123456")),
+      ("2020-01-02T03:04:05.123456789", "2020-01-02T03:04:05.123456"), ("60.", "1970-01-01T00:01:00Z"),
+      (".24", "1970-01-01T00:00:00.240000Z"), ("1.5e3", "1970-01-01T00:25:00Z"),
+      (21000000001.25, "1970-09-01T01:20:00.001250Z")),
      (("not a date", "datetime_from_date_parsing"), ("2023-02-29T00:00:00", "datetime_from_date_parsing"),
       ("2020-01-02T24:00:00", "datetime_from_date_parsing"), ("2020-01-02T03", "datetime_from_date_parsing"),
       ("2020-01-02T03:04:05+01", "datetime_from_date_parsing"), ("2020-1-2", "datetime_from_date_parsing"),
@@ -1978,10 +1980,13 @@ _LAX_TABLE: Tuple[Tuple[str, Tuple[Tuple[Any, Any], ...], Tuple[Tuple[Any, str],
       ("1 day", "P1D"), ("1d", "P1D"), ("-1 day", "-P1D"), ("+1 day", "P1D"), ("1 days, 1:02:03.5", "P1DT1H2M3.5S"),
       ("2 days 01:00:00", "P2DT1H"), ("P1D", "P1D"), ("PT1H", "PT1H"), ("P1W", "P7D"), ("-PT1S", "-PT1S"),
       ("P1.5D", "P1DT12H"), ("P1DT", "P1D"), ("P1M", "P30D"), ("P1Y", "P1Y"), ("P400D", "P1Y35D"),
-      ("PT1.5H", "PT1H30M")),
+      ("PT1.5H", "PT1H30M"), ("1 DAY", "P1D"), ("3D", "P3D"), ("5day,", "P5D"), ("1day01:00:00", "P1DT1H"),
+      (93158001334.60156, "P2954Y7DT14H35M34.601563S")),
      (("3600", "time_delta_parsing"), ("abc", "time_delta_parsing"), ("P", "time_delta_parsing"),
       ("PT", "time_delta_parsing"), (" P1D", "time_delta_parsing"), ("1:2:3", "time_delta_parsing"),
       ("1 day 25:00:00", "time_delta_parsing"), ("1_000", "time_delta_parsing"), (1e20, "time_delta_parsing"),
+      ("1:01", "time_delta_parsing"), ("01:60", "time_delta_parsing"), ("99D  ", "time_delta_parsing"),
+      ("99999999999:00:00", "time_delta_parsing"), ("P99999999999D", "time_delta_parsing"),
       (None, "time_delta_type"))),
     ("uuid",
      (("12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678"),
@@ -1993,7 +1998,8 @@ _LAX_TABLE: Tuple[Tuple[str, Tuple[Tuple[Any, Any], ...], Tuple[Tuple[Any, str],
     ("decimal",
      ((1, "1"), (1.5, "1.5"), (0.1, "0.1"), ("1.50", "1.50"), (" 1.5 ", "1.5"), ("1e3", "1E+3"), (1e20, "1E+20"),
       ("1_000", "1000"), ("1.5e-3", "0.0015"), ("-0", "-0")),
-     (("abc", "decimal_parsing"), ("", "decimal_parsing"), ("nan", "finite_number"), ("inf", "finite_number"),
+     (("abc", "decimal_parsing"), ("", "decimal_parsing"), ("105 _", "decimal_parsing"), ("nan", "finite_number"),
+      ("inf", "finite_number"),
       ("-Infinity", "finite_number"), (True, "decimal_type"), (None, "decimal_type"), ([], "decimal_type"))),
     ("path",
      (("a/b", "a/b"), ("", "."), ("/tmp/x/", "/tmp/x")),
@@ -2027,11 +2033,13 @@ _LAX_MESSAGES = {
 
 _DATE = r"(\d{4})-(\d{2})-(\d{2})"
 _TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
-_NUMBER_TEXT = r"[+-]?\d+(?:\.\d+)?"  # a Unix time as text: no exponent, no spaces
+# A Unix time as text: "60.", ".5", "1.5e3" (an exponent only after a point), no spaces.
+_NUMBER_TEXT = r"[+-]?(?:\d+|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?)"
 _DURATION_ISO = (r"([+-]?)P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
                  r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?")
 # "1 day, 01:02:03.5", "2d", "01:02" (hours and minutes), "-01:00:00": Python's str() of a timedelta and kin.
-_DURATION_DAYS = r"([+-]?)(?:(\d+) ?(?:days?|d)(?:,? ?(?=\d)|$))?(?:(\d+):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
+_DURATION_DAYS = (r"(?i)([+-]?)(?:(\d+) ?(?:days?|d)(?:,? *(?=\d)|,? ?$))?"
+                  r"(?:(\d+):([0-5]\d)(?::([0-5]\d)(?:\.(\d+))?)?)?")
 _UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
 _MAX_DURATION_DAYS = 999_999_999
 
@@ -2057,10 +2065,13 @@ def _lax_parse(kind: str, tp: type, value: Any) -> Any:
     """A value of ``tp`` from what pydantic's lax mode takes for it (its row
     in _LAX_TABLE); raises _BuildError with pydantic's error type."""
     try:
-        if kind in ("datetime", "date", "time", "timedelta"):
+        if kind in _LAX_TEMPORAL:
             import datetime as dt
 
-            return _LAX_TEMPORAL[kind](dt, value)
+            try:
+                return _LAX_TEMPORAL[kind](dt, value)
+            except (OverflowError, ValueError):  # a field past what datetime holds
+                raise _LaxFailure(_TEMPORAL_PARSING[kind]) from None
         return _LAX_OTHER[kind](tp, value)
     except _LaxFailure as exc:
         msg = _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
@@ -2077,14 +2088,13 @@ def _unix_time(dt: Any, number: Any, kind: str) -> Any:
     """A Unix time (seconds, or milliseconds past 2e10) as an aware UTC datetime."""
     if number != number or number in (float("inf"), float("-inf")):
         raise _LaxFailure(kind)
-    if type(number) is int:
-        whole, micro = divmod(number, 1000) if abs(number) > _UNIX_MS else (number, 0)
-        micro *= 1000
+    if abs(number) > _UNIX_MS:  # milliseconds, and their fraction in microseconds
+        whole_ms = int(number // 1)
+        whole, ms = divmod(whole_ms, 1000)
+        micro = ms * 1000 + int((number - whole_ms) * 1000 + 0.5)  # half up, as pydantic
     else:
-        if abs(number) > _UNIX_MS:
-            number /= 1000
         whole = int(number // 1)
-        micro = round((number - whole) * 1_000_000)
+        micro = int((number - whole) * 1_000_000 + 0.5)
     try:
         return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=whole, microseconds=micro)
     except OverflowError:
@@ -2184,7 +2194,8 @@ def _lax_timedelta(dt: Any, value: Any) -> Any:
     if tv in (bool, int, float):  # seconds; pydantic takes true as 1
         if value != value or abs(value) > _MAX_DURATION_DAYS * 86400:
             raise _LaxFailure("time_delta_parsing")
-        return dt.timedelta(seconds=value)
+        whole = int(value // 1)  # its fraction rounded to the microsecond, as pydantic does
+        return dt.timedelta(seconds=whole, microseconds=int((value - whole) * 1_000_000 + 0.5))
     if tv is not str:
         raise _LaxFailure("time_delta_type")
     iso = re.fullmatch(_DURATION_ISO, value)
@@ -2200,6 +2211,8 @@ def _lax_timedelta(dt: Any, value: Any) -> Any:
     sign, days, hours, minutes, seconds, fraction = match.groups()
     if days is not None and hours is not None and (seconds is None or int(hours) > 23):
         raise _LaxFailure("time_delta_parsing")  # after a day: a clock time, to the second
+    if hours is not None and seconds is None and len(hours) < 2:
+        raise _LaxFailure("time_delta_parsing")  # "01:02" is hours and minutes; "1:02" is nothing
     delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
                          seconds=int(seconds or 0), microseconds=int((fraction or "0")[:6].ljust(6, "0")))
     return -delta if sign == "-" else delta
@@ -2226,8 +2239,11 @@ def _lax_decimal(tp: type, value: Any) -> Any:
     elif tv is float:
         number = tp(repr(value))  # 0.1 is Decimal("0.1"), as pydantic reads it
     elif tv is str:
+        text = value.strip().replace("_", "")  # "1_000" is 1000; "1 000" is no number
         try:
-            number = tp(value.strip().replace("_", ""))
+            if text != text.strip():
+                raise ArithmeticError(value)
+            number = tp(text)
         except ArithmeticError:
             raise _LaxFailure("decimal_parsing") from None
     else:
@@ -2248,6 +2264,8 @@ def _lax_path(tp: type, value: Any) -> Any:
 _LAX_TEMPORAL: Dict[str, Callable[[Any, Any], Any]] = {
     "datetime": _lax_datetime, "date": _lax_date, "time": _lax_time, "timedelta": _lax_timedelta}
 _LAX_OTHER: Dict[str, Callable[[type, Any], Any]] = {"uuid": _lax_uuid, "decimal": _lax_decimal, "path": _lax_path}
+_TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_from_datetime_parsing",
+                     "time": "time_parsing", "timedelta": "time_delta_parsing"}
 
 
 def _is_multiple(value: Any, multiple: Any) -> bool:
