@@ -1166,7 +1166,9 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 # failure.  Three modes:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
 #   input   tool arguments, with the SDK's (pydantic's lax mode) leniencies:
-#           "17" and 17.0 for integers, "true" for booleans, extra keys dropped.
+#           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
+#           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
+#           keys) converted through its annotation (_LAX_TABLE, below).
 #   output  tool results: the same, plus Python values turned into JSON
 #           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
 #           and absent fields filled with their published defaults.
