@@ -2037,13 +2037,14 @@ _DATE = r"(\d{4})-(\d{2})-(\d{2})"
 _TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
 # A Unix time as text: "60.", ".5", "1.5e3" (an exponent only after a point), no spaces.
 _NUMBER_TEXT = r"[+-]?(?:\d+|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+# ISO 8601 durations; a year reads as 365 days and a month as 30, as pydantic reads them.
 _DURATION_ISO = (r"([+-]?)P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
                  r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?")
 # "1 day, 01:02:03.5", "2d", "01:02" (hours and minutes), "-01:00:00": Python's str() of a timedelta and kin.
 _DURATION_DAYS = (r"(?i)([+-]?)(?:(\d+) ?(?:days?|d)(?:,? *(?=\d)|,? ?$))?"
                   r"(?:(\d+):([0-5]\d)(?::([0-5]\d)(?:\.(\d+))?)?)?")
 _UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
-_MAX_DURATION_DAYS = 999_999_999
+_MAX_DURATION_DAYS = 999_999_999  # timedelta's limit, which pydantic keeps for numbers of seconds
 
 
 def _lax_kind(tp: Any) -> Optional[str]:
@@ -2081,6 +2082,8 @@ def _lax_parse(kind: str, tp: type, value: Any) -> Any:
 
 
 class _LaxFailure(Exception):
+    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type."""
+
     def __init__(self, kind: str) -> None:
         super().__init__(kind)
         self.kind = kind
