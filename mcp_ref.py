@@ -1350,7 +1350,10 @@ class _Compiler:
                 return value
             out = _native(parsed)
             if rest is not None:
+                before = len(errors)
                 rest(float(parsed) if number else out, loc, errors)
+                for error in errors[before:]:
+                    error.value = value  # the error shows the value as sent, as pydantic's does
             return out
 
         return check

@@ -10,9 +10,9 @@ import enum
 import pathlib
 import unittest
 import uuid
-from typing import Any, Dict, List, Literal, Optional, Set, Tuple, Union
+from typing import Annotated, Any, Dict, List, Literal, Optional, Set, Tuple, Union
 
-from _testing import load_corpus, server_with
+from _testing import Field, load_corpus, server_with
 
 
 class Color(enum.Enum):
@@ -124,6 +124,16 @@ class ArgumentsTest(unittest.TestCase):
                 text = server.call_tool("take", dict(arguments, **{name: value}))["content"][0]["text"]
                 self.assertIn(f"[type={kind},", text)
         self.assertEqual(len(seen), 1)
+
+    def test_a_converted_value_keeps_its_bounds(self) -> None:
+        def pay(amount: Annotated[decimal.Decimal, Field(ge=0)]) -> str:
+            return repr(amount)
+
+        server = server_with(pay)
+        self.assertEqual(server.call_tool("pay", {"amount": "1_000.5"})["content"][0]["text"], "Decimal('1000.5')")
+        self.assertEqual(server.call_tool("pay", {"amount": "-1"})["content"][0]["text"].splitlines()[1:], [
+            "amount", "  Input should be greater than or equal to 0 [type=greater_than_equal, input_value='-1', "
+            "input_type=str]"])
 
 
 if __name__ == "__main__":
