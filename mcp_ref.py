@@ -1901,8 +1901,9 @@ def _exact_type(schema: Any) -> Optional[type]:
     """The Python type a value has when it fits this bare type schema exactly."""
     if not isinstance(schema, dict) or type(schema) is _TypedSchema or set(schema) - _ANNOTATION_KEYS:
         return None
+    kind = schema.get("type")  # a list of types ({"type": ["null", "object"]}) names no one type
     return {"string": str, "integer": int, "number": float, "boolean": bool, "null": _NoneType}.get(
-        schema.get("type"))  # type: ignore[arg-type]
+        kind) if isinstance(kind, str) else None
 
 
 def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:

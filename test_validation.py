@@ -51,6 +51,13 @@ class ValidateTest(unittest.TestCase):
         self.assertEqual(self.errors(1.0, {"type": "integer"}), [])  # JSON: 1.0 is an integer
         self.assertEqual(self.errors(True, {"type": "integer"})[0][1], "int_type")
 
+    def test_an_arm_of_several_types(self) -> None:
+        schema = {"anyOf": [{"type": ["null", "object"]}, {"type": "integer"}]}
+        self.assertEqual(self.errors(None, schema), [])
+        self.assertEqual(self.errors({}, schema), [])
+        self.assertEqual(self.errors(3, schema), [])
+        self.assertEqual(len(self.errors("", schema)), 1)
+
     def test_refs_and_recursion(self) -> None:
         schema = {"$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}},
                                   "additionalProperties": False}}, "$ref": "#/$defs/n"}
