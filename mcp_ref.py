@@ -1831,10 +1831,13 @@ class _Compiler:
         labels = [_arm_label(s) for s in schemas]
         null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
         nullable = len(schemas) == 2 and len(null_arm) == 1
-        # A type converted through its annotation (a UUID, a date) is exact for
-        # its object alone, never for JSON data: pydantic's strict mode wants the object.
-        inexact = [type(s) is _TypedSchema for s in schemas]
-        exact = [s.py_type if type(s) is _TypedSchema else _exact_type(s) for s in schemas]
+        # A type converted through its annotation (a UUID, a date), bytes and an
+        # Enum are exact for their objects alone, never for JSON data: pydantic's
+        # strict Python mode, which the SDK's model_validate uses, wants the object
+        # ('f' is Union[bool, bytes]'s False; 3 is Union[timedelta, IntEnum]'s 3 s).
+        inexact = [self._python_only(s) for s in schemas]
+        exact = [s.py_type if type(s) is _TypedSchema else None if inexact[i] else _exact_type(s)
+                 for i, s in enumerate(schemas)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not lax:
@@ -1872,6 +1875,24 @@ class _Compiler:
             return value
 
         return check
+
+
+    def _python_only(self, schema: Any) -> bool:
+        """Whether the arm is a Python class no JSON value is an instance of."""
+        if type(schema) is _TypedSchema:
+            return True
+        if not isinstance(schema, dict):
+            return False
+        if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
+            return True
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
+            try:
+                target = self._resolve(ref)
+            except ValueError:
+                return False
+            return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
+        return False
 
 
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
@@ -3215,10 +3236,14 @@ def _build_key(tp: Any, key: str) -> Any:
 
 
 def _build_union(tp: Any, value: Any) -> Any:
-    # The arm of exactly the value's type, else the first arm the value fits, as the schema check chose.
+    # The arm the schema check chose (pydantic's smart union, _Compiler._any_of):
+    # the arm of exactly the value's type, else the first arm the JSON value is
+    # already an instance of (a Literal's string, a list), else the first arm
+    # that converts it (a Path, bytes, an Enum, a date from a string).
     if type(value) in (str, int, float, bool) and type(value) in _args(tp):
         return value
     builder = _SchemaBuilder()
+    fits = []
     for arm in _args(tp):
         if arm is _NoneType:
             continue
@@ -3227,11 +3252,18 @@ def _build_union(tp: Any, value: Any) -> Any:
         except _Unsupported:
             continue
         if _passes(_checker(schema), value, ()):
-            try:
-                return _build_value(arm, value)
-            except _BuildError:
-                continue  # a string the arm's type refuses: the checker chose a later arm
+            fits.append(arm)
+    for arm in sorted(fits, key=_python_only_type):  # stable: the instances first, each kind in order
+        try:
+            return _build_value(arm, value)
+        except _BuildError:
+            continue  # a string the arm's type refuses: the checker chose a later arm
     return value
+
+
+def _python_only_type(tp: Any) -> bool:
+    """Whether no JSON value is an instance of ``tp`` (pydantic's strict mode refuses them all)."""
+    return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp)
 
 
 def _build_object(tp: type, value: Dict[str, Any]) -> Any:
@@ -3497,6 +3529,10 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     tuple becomes a block per item, a string is sent as is), but written from the
     checked value, so the text the model reads agrees with ``structuredContent``."""
     if _one_json_text({type(raw)}):  # an object or number
+        if type(raw) in (int, float) and isinstance(checked, str):
+            # a number read as a string (a Decimal, a timedelta): its text bare,
+            # as the SDK shows the number it was given
+            return [{"type": "text", "text": checked}]
         return [{"type": "text", "text": _pretty(checked)}]
     if raw is None:
         return []
@@ -3504,7 +3540,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     if block is not None:
         return [block]
     if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
-        if _one_json_text(set(map(type, raw))):
+        if _one_json_text(set(map(type, raw))) and not any(type(c) is str for c in checked):
             return [{"type": "text", "text": _pretty(item)} for item in checked]
         return [b for r, c in zip(raw, checked) for b in _checked_content(r, c)]
     if isinstance(raw, str) and isinstance(checked, str):

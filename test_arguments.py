@@ -125,6 +125,36 @@ class ArgumentsTest(unittest.TestCase):
                 self.assertIn(f"[type={kind},", text)
         self.assertEqual(len(seen), 1)
 
+    def test_a_union_takes_the_arm_pydantic_chooses(self) -> None:
+        """pydantic's smart union in Python mode (the SDK's model_validate): an arm
+        the value is an instance of wins; bytes, a Path, an Enum or a timedelta
+        take a JSON value only by conversion, so the first arm that converts wins."""
+        class Level(enum.IntEnum):
+            LOW = 3
+
+        seen: List[Any] = []
+
+        def take(value: Any) -> str:
+            seen.append(value)
+            return "ok"
+
+        for annotation, argument, expected in [
+            (Union[bool, bytes], "f", False),
+            (Union[float, bool, bytes], " 2 ", 2.0),
+            (Union[bytes, int], "abc", b"abc"),
+            (Union[pathlib.Path, Literal["b", "a"], None], "a", "a"),
+            (Union[pathlib.Path, int, bytes], "", pathlib.Path(".")),
+            (Union[datetime.timedelta, Level], 3, datetime.timedelta(seconds=3)),
+            (Union[Level, datetime.timedelta], 3, Level.LOW),
+            (Union[bytes, str], "abc", "abc"),
+        ]:
+            with self.subTest(annotation=annotation, argument=argument):
+                take.__annotations__["value"] = annotation
+                seen.clear()
+                self.assertFalse(server_with(take).call_tool("take", {"value": argument})["isError"])
+                self.assertEqual(seen, [expected])
+                self.assertIs(type(seen[0]), type(expected))
+
     def test_a_converted_value_keeps_its_bounds(self) -> None:
         def pay(amount: Annotated[decimal.Decimal, Field(ge=0)]) -> str:
             return repr(amount)

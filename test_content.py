@@ -424,13 +424,13 @@ class ConvertedResultTest(unittest.TestCase):
             with accelerators(on):
                 for annotation, value, structured, texts in [
                     (Optional[datetime.datetime], "2024-01-02", "2024-01-02T00:00:00", ["2024-01-02T00:00:00"]),
-                    (Optional[datetime.datetime], 1577836800, "2020-01-01T00:00:00Z", ['"2020-01-01T00:00:00Z"']),
+                    (Optional[datetime.datetime], 1577836800, "2020-01-01T00:00:00Z", ["2020-01-01T00:00:00Z"]),
                     (List[datetime.date], ["2020-01-02T00:00:00"], ["2020-01-02"], ["2020-01-02"]),
-                    (Optional[datetime.time], 3600, "01:00:00Z", ['"01:00:00Z"']),
-                    (List[datetime.timedelta], ["1 day, 01:00:00", 90], ["P1DT1H", "PT1M30S"], ["P1DT1H", '"PT1M30S"']),
+                    (Optional[datetime.time], 3600, "01:00:00Z", ["01:00:00Z"]),
+                    (List[datetime.timedelta], ["1 day, 01:00:00", 90], ["P1DT1H", "PT1M30S"], ["P1DT1H", "PT1M30S"]),
                     (List[uuid.UUID], ["12345678123456781234567812345678"], ["12345678-1234-5678-1234-567812345678"],
                      ["12345678-1234-5678-1234-567812345678"]),
-                    (List[decimal.Decimal], [1.5, 2, "0.10"], ["1.5", "2", "0.10"], ['"1.5"', '"2"', "0.10"]),
+                    (List[decimal.Decimal], [1.5, 2, "0.10"], ["1.5", "2", "0.10"], ["1.5", "2", "0.10"]),
                     (List[pathlib.Path], [""], ["."], ["."]),
                     (Dict[int, str], {"1": "a", 2: "b"}, {"1": "a", "2": "b"}, ['{\n  "1": "a",\n  "2": "b"\n}']),
                     (typing.Literal[1, 2], 2.0, 2, ["2"]),
