@@ -966,7 +966,10 @@ class _SchemaBuilder:
         if origin is tuple:
             return self.tuple_schema(tp, args)
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
-            return {"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True}
+            schema = {"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True}
+            # pydantic puts each item in a Python set: one it builds as a dict, a
+            # list or an unfrozen dataclass is refused (set_item_not_hashable).
+            return _TypedSchema(schema, tp) if args and _may_be_unhashable(args[0]) else schema
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
             return {"items": self.schema(args[0]) if args else {}, "type": "array"}
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
@@ -1167,6 +1170,21 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
     return seen
 
 
+def _may_be_unhashable(tp: Any) -> bool:
+    """Whether pydantic may build a value of ``tp`` that a set cannot hold."""
+    if _is_annotated(tp):
+        return _may_be_unhashable(tp.__origin__)
+    if _is_any(tp) or _is_typeddict(tp):
+        return True
+    if _is_union(tp) or _origin(tp) is tuple:
+        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
+    if _is_literal(tp) or _origin(tp) is frozenset:
+        return False
+    if _origin(tp) is not None:
+        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
+    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
+
+
 class _TypedSchema(dict):  # type: ignore[type-arg]
     """A schema that remembers the annotation it describes, where JSON Schema
     alone cannot say how pydantic converts a value (a Decimal is any number or
@@ -1304,7 +1322,8 @@ class _Compiler:
     def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
         self.root = root
         self.mode = mode
-        self.lax = mode != "strict"
+        # "arms": strict, as a lax union tries its arms first (see _any_of)
+        self.lax = mode not in ("strict", "arms")
         self.output = mode == "output"
         # Which Python family each object title came from, for pydantic's wording
         # of type errors ("a dictionary or an instance of Point").
@@ -1323,6 +1342,8 @@ class _Compiler:
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
         if self.lax and type(schema) is _TypedSchema:
             return self._typed(schema)
+        if self.mode == "arms" and self._python_only(schema):
+            return self._nothing  # no JSON value is an instance of the class, as pydantic's strict mode sees it
         steps: List[_Checker] = []
         if "$ref" in schema:
             # In 2020-12, $ref applies beside its sibling keywords, "type" included.
@@ -1398,6 +1419,8 @@ class _Compiler:
         it with ``mode="json"``: ``convert_result`` in func_metadata.py)."""
         plain = self.compile(dict(schema))
         tp = schema.py_type
+        if schema.get("uniqueItems") is True:
+            return self._hashable_items(_args(tp)[0], self.compile(schema["items"]), plain)
         if _origin(tp) is not None:
             return self._typed_keys(_args(tp)[0], plain)
         kind = _lax_kind(tp)
@@ -1426,6 +1449,29 @@ class _Compiler:
                 for error in errors[before:]:
                     error.value = value  # the error shows the value as sent, as pydantic's does
             return out
+
+        return check
+
+    def _hashable_items(self, item_type: Any, item: _Checker, plain: _Checker) -> _Checker:
+        """A set whose items pydantic may build unhashable: each item that passes
+        is built as the tool would receive it, and one a set cannot hold is
+        refused where pydantic refuses it (the item's own errors, if any, instead)."""
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            found: List[_ErrorItem] = []
+            if type(value) is list:
+                for i, raw in enumerate(value):
+                    item_errors: List[_ErrorItem] = []
+                    checked = item(raw, loc + (i,), item_errors)
+                    if not item_errors and not _hashable_as(item_type, checked):
+                        found.append(_ErrorItem(loc + (i,), "Set items should be hashable", "set_item_not_hashable",
+                                                raw))
+            if not found:
+                return plain(value, loc, errors)
+            others: List[_ErrorItem] = []
+            plain(value, loc, others)
+            depth = len(loc)
+            errors.extend(sorted(found + others, key=lambda e: e.loc[depth] if len(e.loc) > depth else -1))
+            return value
 
         return check
 
@@ -1827,7 +1873,7 @@ class _Compiler:
 
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         lax = self.lax
-        strict = [type(self)(self.root, "strict").compile(s) for s in schemas] if lax else arms
+        strict = [type(self)(self.root, "arms").compile(s) for s in schemas] if lax else arms
         labels = [_arm_label(s) for s in schemas]
         null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
         nullable = len(schemas) == 2 and len(null_arm) == 1
@@ -2386,6 +2432,17 @@ def _is_multiple(value: Any, multiple: Any) -> bool:
         return Decimal(str(value)) % Decimal(str(multiple)) == 0
     except ArithmeticError:
         return False
+
+
+def _hashable_as(tp: Any, value: Any) -> bool:
+    """Whether the checked JSON ``value``, built as ``tp`` (section 8), can be a set's item."""
+    try:
+        hash(_build_value(tp, value))
+    except TypeError:
+        return False
+    except Exception:  # noqa: BLE001 - a value that does not build is the item check's to report
+        return True
+    return True
 
 
 def _dedupe(items: List[Any]) -> List[Any]:

@@ -155,7 +155,20 @@ class ArgumentsTest(unittest.TestCase):
                 self.assertEqual(seen, [expected])
                 self.assertIs(type(seen[0]), type(expected))
 
-    def test_a_converted_value_keeps_its_bounds(self) -> None:
+    def test_a_set_refuses_items_it_cannot_hold(self) -> None:
+        def take(value: Set[Dict[str, int]], pairs: Set[Tuple[int, ...]] = frozenset()) -> str:  # type: ignore[assignment]
+            return repr(sorted(pairs))
+
+        server = server_with(take)
+        self.assertEqual(server.call_tool("take", {"value": [], "pairs": [[1], [2], [1]]})["content"][0]["text"],
+                         "[(1,), (2,)]")
+        self.assertEqual(server.call_tool("take", {"value": [{"a": 1}, {"a": "x"}]})["content"][0]["text"],
+                         "Error executing tool take: 2 validation errors for takeArguments\nvalue.0\n"
+                         "  Set items should be hashable [type=set_item_not_hashable, input_value={'a': 1}, "
+                         "input_type=dict]\nvalue.1.a\n  Input should be a valid integer, unable to parse string as "
+                         "an integer [type=int_parsing, input_value='x', input_type=str]")
+
+
         def pay(amount: Annotated[decimal.Decimal, Field(ge=0)]) -> str:
             return repr(amount)
 

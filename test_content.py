@@ -407,6 +407,11 @@ class ContentTest(unittest.TestCase):
                     self.assertFalse(result["isError"])
 
 
+@dataclasses.dataclass
+class Empty:
+    pass
+
+
 class ConvertedResultTest(unittest.TestCase):
     """A result is converted through its declared type (pydantic's lax mode, as
     the SDK's convert_result validates it with the output model) and sent in
@@ -437,6 +442,11 @@ class ConvertedResultTest(unittest.TestCase):
                     (Union[float, int], 5, 5, ["5"]),
                     (Union[int, float], 5.0, 5.0, ["5.0"]),
                     (Union[uuid.UUID, str], "", "", [""]),
+                    # pydantic's strict mode takes no JSON value for bytes, a Path or a Decimal: the lax arms in order
+                    (Union[bool, bytes], "f", False, ["false"]),
+                    (Union[pathlib.Path, int, bytes], "", ".", ["."]),
+                    (Union[decimal.Decimal, bool, None], 1.5, "1.5", ["1.5"]),
+                    (Union[typing.Mapping[str, bytes], Empty, None], {"": "é"}, {}, ["{}"]),
                     # An object of exactly one arm's type is that arm's, as in pydantic's smart unions.
                     (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2), "2020-01-02",
                      ['"2020-01-02"']),
@@ -456,6 +466,9 @@ class ConvertedResultTest(unittest.TestCase):
             (List[datetime.date], ["2023-02-29"], "result.0", "date_from_datetime_parsing"),
             (Dict[int, str], {"x": "a"}, "result.x.[key]", "int_parsing"),
             (List[int], [1e20], "result.0", "int_parsing_size"),
+            # pydantic builds a set's items: a dict cannot be one
+            (typing.Set[Dict[str, datetime.time]], [{"b": "10:20:30"}], "result.0", "set_item_not_hashable"),
+            (typing.FrozenSet[Union[Dict[str, str], int]], [2, {"a": "b"}], "result.1", "set_item_not_hashable"),
         ]:
             with self.subTest(annotation=annotation, value=value):
                 text = self.call(annotation, value)["content"][0]["text"]
@@ -474,6 +487,8 @@ class ConvertedResultTest(unittest.TestCase):
             (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2)),
             (Union[datetime.date, datetime.datetime], datetime.datetime(2020, 1, 2, 3)),
             (Union[float, decimal.Decimal], decimal.Decimal("1.5")), (Union[datetime.date, str], "2020-01-02"),
+            (Union[bool, bytes], "f"), (Union[pathlib.Path, int, bytes], ""), (Union[decimal.Decimal, bool], 1.5),
+            (Union[typing.Mapping[str, bytes], Empty, None], {"": "é"}), (typing.Set[typing.Tuple[int, ...]], [[1], [1]]),
         ]:
             with self.subTest(annotation=annotation, value=value):
                 adapter = pydantic.TypeAdapter(annotation)

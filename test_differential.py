@@ -970,6 +970,9 @@ def _canonical(value: Any) -> Any:
         return {k: _canonical(v) for k, v in value.items()}
     if isinstance(value, list):
         return sorted((_canonical(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
+    if isinstance(value, str) and value.startswith("["):  # a content block's JSON text of a whole set
+        with contextlib.suppress(ValueError):
+            return _canonical(json.loads(value))
     return value
 
 
