@@ -1884,6 +1884,7 @@ class _Compiler:
         inexact = [self._python_only(s) for s in schemas]
         exact = [s.py_type if type(s) is _TypedSchema else None if inexact[i] else _exact_type(s)
                  for i, s in enumerate(schemas)]
+        fields = [self._field_names(s) for s in schemas]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not lax:
@@ -1898,12 +1899,25 @@ class _Compiler:
                 for i, arm in enumerate(strict):
                     if exact[i] is kind and (inexact[i] or _passes(arm, value, loc)):
                         return arms[i](value, loc, [])
+                # Of the classes of fields (a TypedDict, a dataclass, a model) the
+                # value fits strictly, the one it sets the most fields of wins, the
+                # first on a tie (pydantic-core's fields_set_count).
+                best: Optional[Tuple[int, Any]] = None
                 for i, arm in enumerate(strict):
                     if not inexact[i] and _passes(arm, value, loc):
                         strict_errors: List[_ErrorItem] = []
                         converted = arms[i](value, loc, strict_errors)
-                        if not strict_errors:
-                            return converted
+                        if strict_errors:
+                            continue
+                        if fields[i] is None or type(value) is not dict:
+                            if best is None:
+                                return converted
+                            continue
+                        count = sum(1 for key in value if key in fields[i])
+                        if best is None or count > best[0]:
+                            best = (count, converted)
+                if best is not None:
+                    return best[1]
             collected: List[List[_ErrorItem]] = []
             for arm in arms:
                 arm_errors: List[_ErrorItem] = []
@@ -1922,6 +1936,17 @@ class _Compiler:
 
         return check
 
+
+    def _field_names(self, schema: Any) -> Optional[frozenset[str]]:
+        """The fields of a class of fields' object schema (None: not one)."""
+        if isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and len(schema) == 1:
+            try:
+                schema = self._resolve(schema["$ref"])
+            except ValueError:
+                return None
+        if isinstance(schema, dict) and schema.get("type") == "object" and isinstance(schema.get("properties"), dict):
+            return frozenset(schema["properties"])
+        return None
 
     def _python_only(self, schema: Any) -> bool:
         """Whether the arm is a Python class no JSON value is an instance of."""
@@ -3300,7 +3325,7 @@ def _build_union(tp: Any, value: Any) -> Any:
     if type(value) in (str, int, float, bool) and type(value) in _args(tp):
         return value
     builder = _SchemaBuilder()
-    fits = []
+    fits: List[Any] = []
     for arm in _args(tp):
         if arm is _NoneType:
             continue
@@ -3310,12 +3335,26 @@ def _build_union(tp: Any, value: Any) -> Any:
             continue
         if _passes(_checker(schema), value, ()):
             fits.append(arm)
-    for arm in sorted(fits, key=_python_only_type):  # stable: the instances first, each kind in order
+    fits.sort(key=_python_only_type)  # stable: the instances first, each kind in order
+    if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
+        # the class the object sets the most fields of, the first on a tie (see _any_of)
+        classes = [arm for arm in fits if _field_names_of(arm) is not None]
+        best = max(classes, key=lambda arm: sum(1 for key in value if key in _field_names_of(arm)))  # type: ignore[operator]
+        fits.remove(best)
+        fits.insert(0, best)
+    for arm in fits:
         try:
             return _build_value(arm, value)
         except _BuildError:
             continue  # a string the arm's type refuses: the checker chose a later arm
     return value
+
+
+def _field_names_of(tp: Any) -> Optional[set[str]]:
+    """A TypedDict's, a dataclass's or a model's field names (None: not one of those)."""
+    if isinstance(tp, type) and (_is_typeddict(tp) or _is_dataclass(tp) or _is_pydantic_model(tp)):
+        return set(_type_hints(tp))
+    return None
 
 
 def _python_only_type(tp: Any) -> bool:

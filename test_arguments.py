@@ -25,6 +25,12 @@ class Inner:
 
 
 @dataclasses.dataclass
+class Point2:
+    n: int
+    m: int = 0
+
+
+@dataclasses.dataclass
 class Outer:
     inners: List[Inner]
     when: datetime.date
@@ -147,6 +153,9 @@ class ArgumentsTest(unittest.TestCase):
             (Union[datetime.timedelta, Level], 3, datetime.timedelta(seconds=3)),
             (Union[Level, datetime.timedelta], 3, Level.LOW),
             (Union[bytes, str], "abc", "abc"),
+            # of the classes of fields, the one the object sets the most fields of
+            (Union[Inner, Point2, None], {"n": 1, "m": 2}, Point2(1, 2)),
+            (Union[Point2, Inner], {"n": 1}, Point2(1, 0)),
         ]:
             with self.subTest(annotation=annotation, argument=argument):
                 take.__annotations__["value"] = annotation

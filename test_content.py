@@ -412,6 +412,11 @@ class Empty:
     pass
 
 
+class Pair(typing.TypedDict, total=False):
+    a: int
+    b: bool
+
+
 class ConvertedResultTest(unittest.TestCase):
     """A result is converted through its declared type (pydantic's lax mode, as
     the SDK's convert_result validates it with the output model) and sent in
@@ -447,6 +452,7 @@ class ConvertedResultTest(unittest.TestCase):
                     (Union[pathlib.Path, int, bytes], "", ".", ["."]),
                     (Union[decimal.Decimal, bool, None], 1.5, "1.5", ["1.5"]),
                     (Union[typing.Mapping[str, bytes], Empty, None], {"": "é"}, {}, ["{}"]),
+                    (Union[Empty, Pair, None], {"a": 1, "b": True}, {"a": 1, "b": True}, ['{\n  "a": 1,\n  "b": true\n}']),
                     # An object of exactly one arm's type is that arm's, as in pydantic's smart unions.
                     (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2), "2020-01-02",
                      ['"2020-01-02"']),
