@@ -1552,10 +1552,11 @@ class _Compiler:
         if schema.get("format") == "binary":
             family = "bytes"
         array_kind = "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+        arms = self.mode == "arms"  # pydantic's strict int takes no float, 2.0 included
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
-                if _is_json_type(value, t):
+                if _is_json_type(value, t) and not (arms and t == "integer" and type(value) is float):
                     if lax and t == "integer" and type(value) is float:
                         if abs(value) >= _INT_FLOAT_LIMIT:  # pydantic's int from a float is an i64
                             errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded "
@@ -1910,9 +1911,9 @@ class _Compiler:
                         if strict_errors:
                             continue
                         if fields[i] is None or type(value) is not dict:
-                            if best is None:
-                                return converted
-                            continue
+                            # an exact arm without fields wins at once, even after a class
+                            # ({} is dict[str, T]'s before a dataclass of defaults)
+                            return converted
                         count = sum(1 for key in value if key in fields[i])
                         if best is None or count > best[0]:
                             best = (count, converted)
@@ -3625,7 +3626,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     tuple becomes a block per item, a string is sent as is), but written from the
     checked value, so the text the model reads agrees with ``structuredContent``."""
     if _one_json_text({type(raw)}):  # an object or number
-        if type(raw) in (int, float) and isinstance(checked, str):
+        if type(raw) in (int, float, bool) and isinstance(checked, str):
             # a number read as a string (a Decimal, a timedelta): its text bare,
             # as the SDK shows the number it was given
             return [{"type": "text", "text": checked}]

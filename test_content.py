@@ -412,6 +412,11 @@ class Empty:
     pass
 
 
+@dataclasses.dataclass
+class Defaults:
+    value: int = 17
+
+
 class Pair(typing.TypedDict, total=False):
     a: int
     b: bool
@@ -453,6 +458,8 @@ class ConvertedResultTest(unittest.TestCase):
                     (Union[decimal.Decimal, bool, None], 1.5, "1.5", ["1.5"]),
                     (Union[typing.Mapping[str, bytes], Empty, None], {"": "é"}, {}, ["{}"]),
                     (Union[Empty, Pair, None], {"a": 1, "b": True}, {"a": 1, "b": True}, ['{\n  "a": 1,\n  "b": true\n}']),
+                    (Union[Defaults, Dict[str, bytes]], {}, {}, ["{}"]),  # the dict is exact: no default filled
+                    (Union[decimal.Decimal, int, None], 2.0, "2.0", ["2.0"]),  # strict int takes no float
                     # An object of exactly one arm's type is that arm's, as in pydantic's smart unions.
                     (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2), "2020-01-02",
                      ['"2020-01-02"']),

@@ -1069,6 +1069,11 @@ KNOWN: List[Known] = [
     Known("error_locations", lambda c: _both_errors(c),
           "errors at other locations: an invalid int key ('[key]') not reported with its value's error, a "
           "date, time or UUID inside a container reported at the container", "open"),
+    # -- both succeed, in another order
+    Known("set_order", lambda c: _both_succeed(c) and SETS.search(c.source) is not None
+          and _canonical(c.theirs) == _canonical(c.ours),
+          "the SDK sends a set in its iteration order, which for strings changes with each process's hash seed",
+          "none: the SDK's own order is not reproducible"),
     # -- one side takes an argument the other refuses
     Known("field_default_ignored", lambda c: c.part == "argument" and "default=" in c.source and (
         (_arguments_refused(c) and c.kind == "missing") or (_arguments_taken(c) and _text(c.theirs) == "Error "
@@ -1115,10 +1120,6 @@ KNOWN: List[Known] = [
     Known("huge_float_to_int", lambda c: _arguments_taken(c) and "int_parsing_size" in _types(c.theirs),
           "1e300 is taken for an int (pydantic refuses floats beyond 64 bits: int_parsing_size)", "open"),
     # -- both succeed, differently
-    Known("set_order", lambda c: _both_succeed(c) and SETS.search(c.source) is not None
-          and _canonical(c.theirs) == _canonical(c.ours),
-          "the SDK sends a set in its iteration order, which for strings changes with each process's hash seed",
-          "none: the SDK's own order is not reproducible"),
     Known("computed_field_missing", lambda c: _both_succeed(c) and "computed_field" in c.source
           and any("size" in json.dumps(r.get("structuredContent")) for r in (c.theirs,)),
           "a model's computed fields are missing from the result (pydantic serialises them)", "open"),
@@ -1138,6 +1139,12 @@ KNOWN: List[Known] = [
           "multipleOf in exact arithmetic: 10**20 is no multiple of 3, which pydantic's float division says it is",
           "28"),
     # -- results
+    Known("typing_dict_output_lengths", lambda c: c.part == "return" and bool(c.theirs.get("isError"))
+          and not c.ours.get("isError") and re.search(r"-> Annotated\[Dict\[str, [^\n]*Field\([^\n]*_length=",
+                                                       c.source) is not None,
+          "an Annotated typing.Dict[str, T] output is the object itself, as dict[str, T]'s is, and the SDK drops the "
+          "Annotated metadata of that object (its own dict[str, T] output: func_metadata's TODO); the SDK wraps a "
+          "typing.Dict and so checks its min_length and max_length", "3"),
     Known("output_not_converted", lambda c: c.part == "return" and bool(c.theirs.get("isError"))
           and not c.ours.get("isError"),
           "a returned value the declared type refuses is sent anyway where the output schema does not see the "
@@ -1148,12 +1155,6 @@ KNOWN: List[Known] = [
     Known("dataclass_return_constraints", _dataclass_return_constraint,
           "a returned dataclass (stdlib or pydantic) keeps its fields' Field constraints; the SDK rebuilds it "
           "from get_type_hints without any of its Field metadata, so it checks none of them", "12"),
-    Known("typing_dict_output_lengths", lambda c: c.part == "return" and bool(c.theirs.get("isError"))
-          and not c.ours.get("isError") and re.search(r"-> Annotated\[Dict\[str, [^\n]*Field\([^\n]*_length=",
-                                                       c.source) is not None,
-          "an Annotated typing.Dict[str, T] output is the object itself, as dict[str, T]'s is, and the SDK drops the "
-          "Annotated metadata of that object (its own dict[str, T] output: func_metadata's TODO); the SDK wraps a "
-          "typing.Dict and so checks its min_length and max_length", "3"),
     Known("output_refused", lambda c: c.part == "return" and bool(c.ours.get("isError"))
           and not c.theirs.get("isError"),
           "a returned value pydantic converts is refused (a default outside the field's constraints, lax forms)",
