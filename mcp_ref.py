@@ -1886,6 +1886,10 @@ class _Compiler:
         exact = [s.py_type if type(s) is _TypedSchema else None if inexact[i] else _exact_type(s)
                  for i, s in enumerate(schemas)]
         fields = [self._field_names(s) for s in schemas]
+        # Any takes every value as it is, but pydantic ranks it below an exact arm
+        # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
+        anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
+                    for s in schemas]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not lax:
@@ -1905,7 +1909,7 @@ class _Compiler:
                 # first on a tie (pydantic-core's fields_set_count).
                 best: Optional[Tuple[int, Any]] = None
                 for i, arm in enumerate(strict):
-                    if not inexact[i] and _passes(arm, value, loc):
+                    if not inexact[i] and not anything[i] and _passes(arm, value, loc):
                         strict_errors: List[_ErrorItem] = []
                         converted = arms[i](value, loc, strict_errors)
                         if strict_errors:
@@ -1919,6 +1923,8 @@ class _Compiler:
                             best = (count, converted)
                 if best is not None:
                     return best[1]
+                if True in anything:
+                    return arms[anything.index(True)](value, loc, [])
             collected: List[List[_ErrorItem]] = []
             for arm in arms:
                 arm_errors: List[_ErrorItem] = []
@@ -1957,6 +1963,8 @@ class _Compiler:
             return False
         if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
             return True
+        if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema):
+            return True  # a set or a tuple: a JSON list is neither
         ref = schema.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
             try:
@@ -3336,7 +3344,8 @@ def _build_union(tp: Any, value: Any) -> Any:
             continue
         if _passes(_checker(schema), value, ()):
             fits.append(arm)
-    fits.sort(key=_python_only_type)  # stable: the instances first, each kind in order
+    # stable: the instances first, then Any, then the arms that convert, each kind in order
+    fits.sort(key=lambda arm: 2 if _python_only_type(arm) else 1 if _is_any(arm) else 0)
     if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
         # the class the object sets the most fields of, the first on a tie (see _any_of)
         classes = [arm for arm in fits if _field_names_of(arm) is not None]
@@ -3360,7 +3369,7 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 
 def _python_only_type(tp: Any) -> bool:
     """Whether no JSON value is an instance of ``tp`` (pydantic's strict mode refuses them all)."""
-    return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp)
+    return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp) or _origin(tp) in (tuple, set, frozenset)
 
 
 def _build_object(tp: type, value: Dict[str, Any]) -> Any:

@@ -460,6 +460,8 @@ class ConvertedResultTest(unittest.TestCase):
                     (Union[Empty, Pair, None], {"a": 1, "b": True}, {"a": 1, "b": True}, ['{\n  "a": 1,\n  "b": true\n}']),
                     (Union[Defaults, Dict[str, bytes]], {}, {}, ["{}"]),  # the dict is exact: no default filled
                     (Union[decimal.Decimal, int, None], 2.0, "2.0", ["2.0"]),  # strict int takes no float
+                    (Union[Any, Pair], {"a": 1, "x": 2}, {"a": 1}, ['{\n  "a": 1\n}']),  # Any ranks below a class
+                    (Union[typing.Set[int], List[int]], [1, 1], [1, 1], ["1", "1"]),  # a list is no set
                     # An object of exactly one arm's type is that arm's, as in pydantic's smart unions.
                     (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2), "2020-01-02",
                      ['"2020-01-02"']),
