@@ -1685,6 +1685,8 @@ class _Compiler:
             return []
         lax = self.lax
         noun = "Set" if unique else "Tuple" if prefix else "List"
+        item_schema = schema.get("items")
+        sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
         each = self._each_item(items) if items is not None and not prefix else None
         # pydantic reports each missing member of a short tuple, not the count.
         missing_members = lax and bool(prefix) and low is not None
@@ -1704,7 +1706,7 @@ class _Compiler:
                         errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
             if unique:
                 if lax:
-                    out = _dedupe(out)  # a set keeps one of each, as pydantic's set does
+                    out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as pydantic's set does
                 elif not _all_unique(out):
                     errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
             short_tuple = missing_members and len(value) < len(prefix)
@@ -2479,12 +2481,21 @@ def _hashable_as(tp: Any, value: Any) -> bool:
     return True
 
 
-def _dedupe(items: List[Any]) -> List[Any]:
+def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
+    """One of each item; with ``sets``, items that are sets themselves (a
+    frozenset of frozensets) are equal whatever their order."""
+    same = _same_set if sets else _json_equal
     out: List[Any] = []
     for item in items:
-        if not any(_json_equal(item, seen) for seen in out):
+        if not any(same(item, seen) for seen in out):
             out.append(item)
     return out
+
+
+def _same_set(a: Any, b: Any) -> bool:
+    if type(a) is not list or type(b) is not list:
+        return _json_equal(a, b)
+    return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
 
 
 def _all_unique(items: List[Any]) -> bool:
@@ -3649,6 +3660,8 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
         if _one_json_text(set(map(type, raw))) and not any(type(c) is str for c in checked):
             return [{"type": "text", "text": _pretty(item)} for item in checked]
         return [b for r, c in zip(raw, checked) for b in _checked_content(r, c)]
+    if isinstance(raw, (list, tuple)) and isinstance(checked, list):  # a set kept one of each: its own items
+        return [b for c in checked for b in _checked_content(c, c)]
     if isinstance(raw, str) and isinstance(checked, str):
         return [{"type": "text", "text": checked}]
     return [{"type": "text", "text": _pretty(checked)}]  # checked values are JSON data already
