@@ -1916,11 +1916,12 @@ class _Compiler:
                         converted = arms[i](value, loc, strict_errors)
                         if strict_errors:
                             continue
-                        if fields[i] is None or type(value) is not dict:
+                        names = fields[i]
+                        if names is None or type(value) is not dict:
                             # an exact arm without fields wins at once, even after a class
                             # ({} is dict[str, T]'s before a dataclass of defaults)
                             return converted
-                        count = sum(1 for key in value if key in fields[i])
+                        count = len(names.intersection(value))
                         if best is None or count > best[0]:
                             best = (count, converted)
                 if best is not None:
@@ -3359,8 +3360,8 @@ def _build_union(tp: Any, value: Any) -> Any:
     fits.sort(key=lambda arm: 2 if _python_only_type(arm) else 1 if _is_any(arm) else 0)
     if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
         # the class the object sets the most fields of, the first on a tie (see _any_of)
-        classes = [arm for arm in fits if _field_names_of(arm) is not None]
-        best = max(classes, key=lambda arm: sum(1 for key in value if key in _field_names_of(arm)))  # type: ignore[operator]
+        classes = [(arm, names) for arm in fits for names in [_field_names_of(arm)] if names is not None]
+        best = max(classes, key=lambda pair: len(pair[1].intersection(value)))[0]
         fits.remove(best)
         fits.insert(0, best)
     for arm in fits:

@@ -457,7 +457,8 @@ class ConvertedResultTest(unittest.TestCase):
                     (Union[pathlib.Path, int, bytes], "", ".", ["."]),
                     (Union[decimal.Decimal, bool, None], 1.5, "1.5", ["1.5"]),
                     (Union[typing.Mapping[str, bytes], Empty, None], {"": "é"}, {}, ["{}"]),
-                    (Union[Empty, Pair, None], {"a": 1, "b": True}, {"a": 1, "b": True}, ['{\n  "a": 1,\n  "b": true\n}']),
+                    (Union[Empty, Pair, None], {"a": 1, "b": True}, {"a": 1, "b": True},
+                     ['{\n  "a": 1,\n  "b": true\n}']),
                     (Union[Defaults, Dict[str, bytes]], {}, {}, ["{}"]),  # the dict is exact: no default filled
                     (Union[decimal.Decimal, int, None], 2.0, "2.0", ["2.0"]),  # strict int takes no float
                     (Union[Any, Pair], {"a": 1, "x": 2}, {"a": 1}, ['{\n  "a": 1\n}']),  # Any ranks below a class
@@ -507,7 +508,8 @@ class ConvertedResultTest(unittest.TestCase):
             (Union[datetime.date, datetime.datetime], datetime.datetime(2020, 1, 2, 3)),
             (Union[float, decimal.Decimal], decimal.Decimal("1.5")), (Union[datetime.date, str], "2020-01-02"),
             (Union[bool, bytes], "f"), (Union[pathlib.Path, int, bytes], ""), (Union[decimal.Decimal, bool], 1.5),
-            (Union[typing.Mapping[str, bytes], Empty, None], {"": "é"}), (typing.Set[typing.Tuple[int, ...]], [[1], [1]]),
+            (Union[typing.Mapping[str, bytes], Empty, None], {"": "é"}),
+            (typing.Set[typing.Tuple[int, ...]], [[1], [1]]),
         ]:
             with self.subTest(annotation=annotation, value=value):
                 adapter = pydantic.TypeAdapter(annotation)

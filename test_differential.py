@@ -788,9 +788,9 @@ def readme_5_content_from_the_checked_value(case: "Case", theirs: Any, ours: Any
     with structuredContent); the SDK writes it from the value returned."""
     if theirs.get("isError") or ours.get("isError") or "structuredContent" not in ours:
         return
-    if theirs.get("content") == ours.get("content") or theirs.get("structuredContent") != ours["structuredContent"] and (
-            not SETS.search(case.source) or _canonical(theirs.get("structuredContent")) != _canonical(
-                ours["structuredContent"])):  # a set's order is the SDK's hash order: see set_order
+    same = theirs.get("structuredContent") == ours["structuredContent"] or SETS.search(case.source) is not None and (
+        _canonical(theirs.get("structuredContent")) == _canonical(ours["structuredContent"]))  # a set: hash order
+    if not same or theirs.get("content") == ours.get("content"):
         return
     checked = ours["structuredContent"]
     if case.wrapped:
