@@ -1124,15 +1124,15 @@ KNOWN: List[Known] = [
     Known("typeddict_extra_keys", lambda c: _both_succeed(c) and "TypedDict" in c.source
           and _text(c.ours).count('":') > _text(c.theirs).count('":'),
           "pydantic drops keys a TypedDict does not declare; mcp_ref keeps them", "open"),
+    Known("infinity_text", lambda c: _both_succeed(c) and str(c.argument).strip().lower().lstrip("+-") in (
+        "inf", "infinity", "nan") and (c.theirs.get("structuredContent") or {}).get("result", 0) is None,
+          "pydantic reads the string 'inf' as a float's infinity, which the SDK then sends as null; mcp_ref takes no "
+          "infinity or NaN for a float (README 9), so a later arm takes the string", "9"),
     Known("defaults_as_given", lambda c: _both_succeed(c) and re.search(
         r"default_factory|default=|^    \w+: [^\n]+ = ", c.source, re.M) is not None,
           "a field's default is neither checked nor converted by pydantic (validate_default is off): it is sent as "
           "written ('10:20:30.5' for a time), and a dataclass's default_factory values are filled in results; "
           "mcp_ref converts defaults and fills only the published ones", "open"),
-    Known("infinity_text", lambda c: _both_succeed(c) and str(c.argument).strip().lower().lstrip("+-") in (
-        "inf", "infinity", "nan") and (c.theirs.get("structuredContent") or {}).get("result", 0) is None,
-          "pydantic reads the string 'inf' as a float's infinity, which the SDK then sends as null; mcp_ref takes no "
-          "infinity or NaN for a float (README 9), so a later arm takes the string", "9"),
     Known("exact_multiple_of", lambda c: not c.theirs.get("isError") and _types(c.ours) == ["multiple_of"]
           and all(_inexact_multiple(m) for m in MULTIPLE.finditer(_text(c.ours))),
           "multipleOf in exact arithmetic: 10**20 is no multiple of 3, which pydantic's float division says it is",
