@@ -3068,7 +3068,8 @@ class _Tool:
             raise InvalidSignature("You must provide a name for lambda functions")
         fn_name = getattr(fn, "__name__", self.name)
         self.title = title
-        self.description = description if description is not None else _cleandoc(getattr(fn, "__doc__", None))
+        # The SDK's ``description or fn.__doc__``: an empty description takes the docstring too.
+        self.description = description or _cleandoc(getattr(fn, "__doc__", None))
         self.annotations = annotations
         self.icons = icons
         self.meta = meta
@@ -5048,7 +5049,11 @@ class MCPServer:
         """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one."""
         tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output)
         if tool.name in self._tools:
-            print(f"mcp_ref: tool {tool.name!r} registered again; the new one replaces it", file=sys.stderr)
+            # The SDK's ToolManager keeps the first tool of a name (with a warning
+            # unless warn_on_duplicate_tools=False); remove_tool makes room.
+            if self.settings.get("warn_on_duplicate_tools", True):
+                print(f"mcp_ref: tool {tool.name!r} registered again; the first one stays", file=sys.stderr)
+            return
         self._tools[tool.name] = tool
         self._tools_changed()
 

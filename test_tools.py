@@ -543,16 +543,47 @@ class MCPServerTest(unittest.TestCase):
         def other() -> int:
             return 2
 
+        # The SDK's ToolManager.add_tool: the first tool of a name stays, with a warning.
         server = server_with(one)
         stderr = io.StringIO()
         with contextlib.redirect_stderr(stderr):
             server.add_tool(other, name="one")
-        self.assertEqual(stderr.getvalue(), "mcp_ref: tool 'one' registered again; the new one replaces it\n")
-        self.assertEqual(server.call_tool("one", {})["structuredContent"], {"result": 2})
+        self.assertEqual(stderr.getvalue(), "mcp_ref: tool 'one' registered again; the first one stays\n")
+        self.assertEqual(server.call_tool("one", {})["structuredContent"], {"result": 1})
+        self.assertEqual([t["name"] for t in server.list_tools()], ["one"])
         server.remove_tool("one")
         self.assertEqual(server.list_tools(), [])
         with self.assertRaisesRegex(mcp_ref.ToolError, "Unknown tool: one"):
             server.remove_tool("one")
+        server.add_tool(other, name="one")  # removed: the name is free again
+        self.assertEqual(server.call_tool("one", {})["structuredContent"], {"result": 2})
+
+    def test_duplicate_warning_can_be_turned_off(self) -> None:
+        def one() -> int:
+            return 1
+
+        server = MCPServer("t", warn_on_duplicate_tools=False)  # the SDK's setting
+        server.add_tool(one)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            server.add_tool(lambda: 2, name="one")
+        self.assertEqual(stderr.getvalue(), "")
+        self.assertEqual(server.call_tool("one", {})["structuredContent"], {"result": 1})
+
+    def test_empty_description_takes_the_docstring(self) -> None:
+        # The SDK's Tool.from_function: ``description or fn.__doc__ or ""``.
+        def documented() -> int:
+            """The docstring."""
+            return 1
+
+        def bare() -> int:
+            return 1
+
+        server = MCPServer("t")
+        server.add_tool(documented, description="")
+        server.add_tool(documented, name="given", description="Given.")
+        server.add_tool(bare, description="")
+        self.assertEqual([t["description"] for t in server.list_tools()], ["The docstring.", "Given.", ""])
 
     def test_cyclic_passthrough_result_is_a_tool_error(self) -> None:
         def raw() -> mcp_ref.CallToolResult:
