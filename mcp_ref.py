@@ -5547,11 +5547,13 @@ class _Dispatcher:
             if version not in STATELESS_VERSIONS:
                 raise _RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
                                 {"supported": list(STATELESS_VERSIONS), "requested": _echo(version)})
+            # The revision is known: a method it does not have (initialize, ping)
+            # is -32601 before its params are looked at, as JSON-RPC orders them.
+            if method not in _STATELESS_REQUESTS:
+                raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
             if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_CLIENT_CAPABILITIES}")
-            if method in _STATELESS_REQUESTS:
-                return _STATELESS_REQUESTS[method], str(version)
-            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+            return _STATELESS_REQUESTS[method], str(version)
         if method == "initialize":
             return "initialize", None
         if method == "server/discover":
