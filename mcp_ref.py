@@ -1265,7 +1265,12 @@ class _Compiler:
                     return value  # the other keywords would only repeat the type error
             for step in steps:
                 value = step(value, loc, errors)
-            return float(value) if to_float and type(value) is int else value
+            if to_float and type(value) is int:
+                try:
+                    return float(value)
+                except OverflowError:  # beyond float's range: pydantic's float_type error
+                    errors.append(_ErrorItem(loc, "Input should be a valid number", "float_type", value))
+            return value
 
         return check
 
@@ -1373,8 +1378,11 @@ class _Compiler:
                     if _json_equal(value, candidate):
                         return value
                 if lax and kind == "enum" and isinstance(value, str) and _is_int_text(value.strip()):
-                    number = int(value.strip().split(".")[0])  # IntEnum takes "1", as pydantic's lax mode
-                    if any(_json_equal(number, candidate) for candidate in allowed):
+                    try:  # IntEnum takes "1", as pydantic's lax mode
+                        number = int(value.strip().split(".")[0])
+                    except ValueError:  # past Python's digit limit: no member's value
+                        number = None
+                    if number is not None and any(_json_equal(number, candidate) for candidate in allowed):
                         return number
                 errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
                 return value

@@ -13,7 +13,7 @@ import typing
 import unittest
 from typing import Any, Dict, List, Optional, Tuple, TypedDict
 
-from _testing import NEEDS_PYDANTIC, MCPServer, has_module, load_example, mcp_ref, server_with
+from _testing import BOTH, NEEDS_PYDANTIC, MCPServer, accelerators, has_module, load_example, mcp_ref, server_with
 
 # The WeatherData schema printed on the SDK's "Structured output" page.
 DOCS_WEATHER_SCHEMA = {
@@ -584,6 +584,37 @@ class MCPServerTest(unittest.TestCase):
         server.add_tool(documented, name="given", description="Given.")
         server.add_tool(bare, description="")
         self.assertEqual([t["description"] for t in server.list_tools()], ["The docstring.", "Given.", ""])
+
+    def test_numbers_beyond_float_range_are_tool_errors(self) -> None:
+        # pydantic (the SDK) refuses an int that no float can hold: float_type.
+        class Level(enum.IntEnum):
+            ONE = 1
+
+        def half(x: float) -> float:
+            return x / 2
+
+        def huge() -> float:
+            return 10 ** 400  # type: ignore[return-value]
+
+        def level(x: Level) -> int:
+            return int(x)
+
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                server = server_with(half, huge, level)
+                self.assertEqual(server.call_tool("half", {"x": 10 ** 400}), {"content": [{"type": "text", "text": (
+                    "Error executing tool half: 1 validation error for halfArguments\nx\n  Input should be a valid "
+                    "number [type=float_type, input_value=1000000000000000000000000...000000000000000000000000, "
+                    "input_type=int]")}], "isError": True})
+                self.assertEqual(server.call_tool("half", {"x": -10 ** 300})["structuredContent"], {"result": -5e299})
+                self.assertEqual(server.call_tool("huge", {})["content"][0]["text"], (
+                    "Error executing tool huge: 1 validation error for hugeOutput\nresult\n  Input should be a valid "
+                    "number [type=float_type, input_value=1000000000000000000000000...000000000000000000000000, "
+                    "input_type=int]"))
+                # An IntEnum given digits past Python's int() limit: not a member (the SDK's text).
+                self.assertEqual(server.call_tool("level", {"x": "1" * 5000})["content"][0]["text"], (
+                    "Error executing tool level: 1 validation error for levelArguments\nx\n  Input should be 1 "
+                    "[type=enum, input_value='111111111111111111111111...11111111111111111111111', input_type=str]"))
 
     def test_cyclic_passthrough_result_is_a_tool_error(self) -> None:
         def raw() -> mcp_ref.CallToolResult:
