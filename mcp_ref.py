@@ -1797,22 +1797,33 @@ def _is_int_text(text: str) -> bool:
 
 
 def _is_multiple(value: Any, multiple: Any) -> bool:
-    if isinstance(value, int) and isinstance(multiple, int):
+    """multipleOf in exact arithmetic: "division by this keyword's value results
+    in an integer" (JSON Schema validation 6.2.1), with each number taken as the
+    decimal its JSON text denotes (a float's shortest repr), never through a
+    rounded float quotient: 1e20 is no multiple of 3, 1e308 is one of 1e-308."""
+    if type(value) is int and type(multiple) is int and multiple:  # the common case, and exact
         return value % multiple == 0
-    try:
-        quotient = value / multiple
-    except (OverflowError, ZeroDivisionError):
+    if type(value) is float and value.is_integer() and abs(value) < 2.0 ** 53 and type(multiple) is int and multiple:
+        return int(value) % multiple == 0  # an integral float this small is its integer, exactly
+    a, b = _decimal_parts(value), _decimal_parts(multiple)
+    if a is None or b is None or b[0] == 0:
         return False
-    if quotient in (float("inf"), float("-inf")) or quotient != quotient:
-        return False
-    if float(quotient).is_integer():
-        return True
-    from decimal import Decimal  # exact check for decimal fractions like 0.0075 / 0.0001
+    # value = m1 * 10**e1 and multiple = m2 * 10**e2: scaled to one exponent, integers.
+    (m1, e1), (m2, e2) = a, b
+    low = min(e1, e2)
+    return (m1 * 10 ** (e1 - low)) % (m2 * 10 ** (e2 - low)) == 0
 
-    try:
-        return Decimal(str(value)) % Decimal(str(multiple)) == 0
-    except ArithmeticError:
-        return False
+
+def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
+    """(m, e) with number == m * 10**e exactly, for an int or a finite float
+    read as its shortest decimal repr; None for NaN and the infinities."""
+    if isinstance(number, int):
+        return int(number), 0
+    if not isinstance(number, float) or not _is_finite(number):
+        return None
+    mantissa, _, exponent = repr(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    return int(whole + fraction), int(exponent or 0) - len(fraction)
 
 
 def _dedupe(items: List[Any]) -> List[Any]:
