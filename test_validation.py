@@ -89,7 +89,8 @@ class ValidateTest(unittest.TestCase):
     # is one more keyword, applied together with its siblings (Core 8.2.3.1).
     BESIDE_REF = [
         ({"type": "number"}, ""), ({"type": ["string", "null"]}, 1), ({"minimum": 3}, 2), ({"multipleOf": 2}, 3),
-        ({"maxLength": 1}, "ab"), ({"enum": [1, "a"]}, 2), ({"const": "x"}, "y"), ({"items": {"type": "integer"}}, ["a"]),
+        ({"maxLength": 1}, "ab"), ({"enum": [1, "a"]}, 2), ({"const": "x"}, "y"),
+        ({"items": {"type": "integer"}}, ["a"]),
         ({"minItems": 2}, [1]), ({"properties": {"a": {"type": "string"}}}, {"a": 1}), ({"required": ["b"]}, {}),
         ({"additionalProperties": False}, {"z": 1}), ({"anyOf": [{"type": "integer"}]}, "s"),
         ({"not": {"type": "string"}}, "s"), ({"format": "email", "type": "integer"}, "a@b"),
