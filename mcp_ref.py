@@ -1802,7 +1802,7 @@ def _is_multiple(value: Any, multiple: Any) -> bool:
     decimal its JSON text denotes (a float's shortest repr), never through a
     rounded float quotient: 1e20 is no multiple of 3, 1e308 is one of 1e-308."""
     if type(value) is int and type(multiple) is int and multiple:  # the common case, and exact
-        return value % multiple == 0
+        return bool(value % multiple == 0)
     if type(value) is float and value.is_integer() and abs(value) < 2.0 ** 53 and type(multiple) is int and multiple:
         return int(value) % multiple == 0  # an integral float this small is its integer, exactly
     a, b = _decimal_parts(value), _decimal_parts(multiple)
