@@ -1811,7 +1811,7 @@ def _is_multiple(value: Any, multiple: Any) -> bool:
     # value = m1 * 10**e1 and multiple = m2 * 10**e2: scaled to one exponent, integers.
     (m1, e1), (m2, e2) = a, b
     low = min(e1, e2)
-    return (m1 * 10 ** (e1 - low)) % (m2 * 10 ** (e2 - low)) == 0
+    return bool((m1 * 10 ** (e1 - low)) % (m2 * 10 ** (e2 - low)) == 0)
 
 
 def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
