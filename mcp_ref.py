@@ -823,7 +823,7 @@ class _SchemaBuilder:
         if default is not _MISSING:
             try:
                 schema["default"] = _jsonable(default)
-            except (TypeError, ValueError):
+            except (_NotJSON, TypeError, ValueError, RecursionError):
                 pass  # pydantic leaves a default it cannot serialise out of the schema
         return schema
 
@@ -874,16 +874,16 @@ class _SchemaBuilder:
         return schema
 
     def union(self, tp: Any) -> Dict[str, Any]:
+        """pydantic's nullable_schema around its union_schema: the arms' schemas,
+        an arm that is itself only an anyOf spliced in, duplicates dropped
+        (get_flattened_anyof); the null arm last, whatever the spelling."""
         arms = list(_args(tp))
-        # pydantic puts the null arm last, whatever the spelling.
         has_null = _NoneType in arms
-        arms = [a for a in arms if a is not _NoneType]
-        schemas = [self.schema(a) for a in arms]
-        if has_null:
-            schemas.append({"type": "null"})
-        if len(schemas) == 1:
-            return schemas[0]
-        return {"anyOf": schemas}
+        schemas = [self.schema(a) for a in arms if a is not _NoneType]
+        schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
+        if has_null and schema != {"type": "null"}:
+            schema = _flattened_any_of([schema, {"type": "null"}])
+        return schema
 
     def container(self, tp: Any) -> Dict[str, Any]:
         origin = _origin(tp) or tp
@@ -896,9 +896,9 @@ class _SchemaBuilder:
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
             return {"items": self.schema(args[0]) if args else {}, "type": "array"}
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
-            if not args or _is_any(args[1]):
-                return {"additionalProperties": True, "type": "object"}
-            return {"additionalProperties": self.schema(args[1]), "type": "object"}
+            values = self.schema(args[1]) if args else {}
+            values.pop("title", None)  # pydantic's _common_dict_schema: no title on additionalProperties
+            return {"additionalProperties": values or True, "type": "object"}
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
@@ -941,12 +941,19 @@ class _SchemaBuilder:
     def _def_name(self, cls: type) -> str:
         name = cls.__name__
         if name in self.defs or name in self._names.values():
-            # pydantic disambiguates two classes of one name by their module path.
-            name = f"{cls.__module__}__{cls.__qualname__}".replace(".", "__")
+            name = _qualified_name(cls)  # and the first of the name too, at finish
         return name
 
+    def _qualified_names(self) -> Dict[str, str]:
+        """pydantic names every class of a name that two classes share by its
+        module path (get_defs_ref): the first one met is renamed too."""
+        short = [cls for cls, name in self._names.items() if name == cls.__name__]
+        return {cls.__name__: _qualified_name(cls) for cls in short
+                if any(other is not cls and other.__name__ == cls.__name__ for other in self._names)}
+
     def enum(self, cls: Any) -> Dict[str, Any]:
-        values = [m.value for m in cls]
+        # pydantic lists every name, aliases too: B = 1 and C = 1 give [1, 1].
+        values = [m.value for m in cls.__members__.values()]
         schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
         doc = cls.__doc__
         if doc and doc != "An enumeration.":
@@ -960,8 +967,12 @@ class _SchemaBuilder:
         properties = {}
         required = []
         for name, tp, default, is_required in fields:
+            is_required = is_required or isinstance(default, Field) or _is_pydantic_field(default)
+            tp, default, own, has_default = _field_parts(tp, default)
             properties[name] = self.field_schema(tp, name, default)
-            if is_required:
+            if own is not None:
+                own.apply(properties[name])
+            if is_required and not has_default:
                 required.append(name)
         schema: Dict[str, Any] = {}
         if doc:
@@ -1044,6 +1055,11 @@ class _SchemaBuilder:
         return self.finish(self.schema(tp), inline_recursive)
 
     def finish(self, schema: Dict[str, Any], inline_recursive: bool = True) -> Dict[str, Any]:
+        renames = self._qualified_names()
+        if renames:
+            schema = _renamed_refs(schema, renames)
+            self.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in self.defs.items()}
+            self._names = {cls: renames.get(n, n) for cls, n in self._names.items()}
         ref = schema.get("$ref")
         if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
             name = ref[8:]
@@ -1057,6 +1073,80 @@ class _SchemaBuilder:
         if defs:
             schema = {"$defs": defs, **schema}
         return _sorted_schema(schema)  # type: ignore[no-any-return]
+
+
+def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
+    """A dataclass or class field as pydantic reads it: (annotation, published
+    default, our Field to apply to its schema, whether it has a default or a
+    factory).  A Field given as the value (ours or pydantic's) is the field's
+    metadata and its default the default; with no value,
+    ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
+    holder = _field_holder(tp, default)
+    if holder is None:
+        return tp, default, None, default is not _MISSING
+    value = _field_value(holder)
+    has_default = value is not _MISSING or holder.default_factory is not None
+    if holder is not default:  # in the annotation: applied with it
+        return tp, value, None, has_default
+    if isinstance(holder, Field):
+        return tp, value, holder, has_default
+    return _typing("Annotated")[tp, holder], value, None, has_default  # pydantic is loaded, typing too
+
+
+def _field_holder(tp: Any, default: Any) -> Any:
+    """The Field (ours or pydantic's) that gives a field's default, or None."""
+    if isinstance(default, Field) or _is_pydantic_field(default):
+        return default
+    if default is _MISSING and _is_annotated(tp):
+        for meta in reversed(tp.__metadata__):  # the last one wins, as pydantic merges them
+            if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
+                    _field_value(meta) is not _MISSING or meta.default_factory is not None):
+                return meta
+    return None
+
+
+def _field_value(field: Any) -> Any:
+    """A Field's own default, or _MISSING (``...`` and pydantic's PydanticUndefined too)."""
+    value = field.default
+    if value is ... or type(value).__name__ == "PydanticUndefinedType":
+        return _MISSING
+    return value
+
+
+def _qualified_name(cls: type) -> str:
+    # pydantic's normalize_name of "module.qualname": [^a-zA-Z0-9.-_] -> "_", "." -> "__".
+    text = f"{cls.__module__}.{cls.__qualname__}"
+    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
+
+
+def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
+    if isinstance(value, dict):
+        out = {k: _renamed_refs(v, renames) for k, v in value.items()}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
+            out["$ref"] = "#/$defs/" + renames[ref[8:]]
+        return out
+    if isinstance(value, list):
+        return [_renamed_refs(v, renames) for v in value]
+    return value
+
+
+def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """pydantic's get_flattened_anyof: a member that is only an anyOf gives its
+    arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
+    members: List[Dict[str, Any]] = []
+    for schema in schemas:
+        members.extend(schema["anyOf"] if len(schema) == 1 and "anyOf" in schema else [schema])
+    unique = list({_hashable(m): m for m in members}.values())
+    return unique[0] if len(unique) == 1 else {"anyOf": unique}
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
 
 
 def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
@@ -2683,6 +2773,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
         return {k: _build_value(_strip_qualifiers(hints.get(k, object)), v) for k, v in value.items()}
     hints = _type_hints(tp)
     built = {k: _build_value(hints.get(k, object), v) for k, v in value.items() if k in hints}
+    _fill_field_defaults(tp, hints, built)
     if _is_dataclass(tp):
         init = {f.name for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
         obj = tp(**{k: v for k, v in built.items() if k in init})
@@ -2694,6 +2785,23 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
     for k, v in built.items():
         setattr(obj, k, v)
     return obj
+
+
+def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
+    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
+    ``Annotated[T, Field(default=3)]``): its default, as pydantic fills them;
+    the class itself would take the Field object as the value."""
+    if _is_dataclass(tp):
+        missing = _dataclass_missing()
+        defaults = {f.name: _MISSING if f.default is missing else f.default
+                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
+    else:
+        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
+    for name, default in defaults.items():
+        if name not in built:
+            holder = _field_holder(hints.get(name, object), default)
+            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
+                built[name] = _field_default(holder)
 
 
 def _strip_qualifiers(tp: Any) -> Any:
@@ -3106,8 +3214,9 @@ class _Tool:
         self._output_check = _checker(self.output_schema, "output", out_families) if self.output_schema else None
         # Defaults given as Field(...) are filled in here: the function's own
         # default is the Field object.
-        self._field_defaults = {p.name: p.default for p in self.params
-                                if isinstance(p.default, Field) or _is_pydantic_field(p.default)}
+        # So are those of Annotated[T, Field(default=...)] without a default.
+        holders = {p.name: _field_holder(p.annotation, p.default) for p in self.params}
+        self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         self._json_params = {p.name for p in self.params
                              if not _accepts_string(self.input_schema["properties"][p.name], self.input_schema)}
@@ -3326,6 +3435,10 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
                 default = _MISSING
             if isinstance(field, Field):
                 default = field.default if field.default_factory is None else _MISSING
+        factory = isinstance(field, Field) and field.default_factory is not None
+        in_annotation = _field_holder(p.annotation, _MISSING) if field is None else None
+        if in_annotation is not None:  # Annotated[T, Field(default=...)]: pydantic's default
+            default, factory = _field_value(in_annotation), in_annotation.default_factory is not None
         try:
             if p.annotation is _MISSING:
                 schema: Dict[str, Any] = {"title": p.name, "type": "string"}  # the SDK's WithJsonSchema
@@ -3340,7 +3453,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
         except (_Unsupported, _NotJSON) as exc:
             raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
         properties[p.name] = schema
-        if default is _MISSING and not (isinstance(field, Field) and field.default_factory is not None):
+        if default is _MISSING and not factory:
             required.append(p.name)
     schema = {"properties": properties}
     if required:
