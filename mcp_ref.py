@@ -1331,6 +1331,8 @@ class _Compiler:
             steps.extend(keyword_steps)
         if type_step is None and not steps:
             return self._anything
+        if self.lax and type_step is None and set(schema) - _ANNOTATION_KEYS == {"anyOf"}:
+            return steps[0]  # a union sees the value as returned: an instance picks its class's arm
         return self._steps_in_order(schema, type_step, steps)
 
     def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
@@ -1735,14 +1737,45 @@ class _Compiler:
             steps.append(if_then_else)
         return steps
 
+    def _class_arms(self, schemas: List[Any]) -> Dict[str, int]:
+        """The arms that are a class's $ref (a dataclass, a model, an Enum...),
+        by the class's name (its definition's title); the first of a name."""
+        out: Dict[str, int] = {}
+        for i, arm in enumerate(schemas):
+            ref = arm.get("$ref") if isinstance(arm, dict) else None
+            if isinstance(ref, str) and not set(arm) - _ANNOTATION_KEYS - {"$ref"}:
+                try:
+                    target = self._resolve(ref)
+                except (ValueError, IndexError):
+                    continue
+                if isinstance(target, dict) and isinstance(target.get("title"), str):
+                    out.setdefault(target["title"], i)
+        return out
+
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         lax = self.lax
         strict = [type(self)(self.root, "strict").compile(s) for s in schemas] if lax else arms
         labels = [_arm_label(s) for s in schemas]
         null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
         nullable = len(schemas) == 2 and len(null_arm) == 1
+        by_class = self._class_arms(schemas) if lax else {}
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if lax and type(value) not in _NATIVE:
+                # pydantic's smart union takes an instance of an arm's own class
+                # first: Empty() stays Empty in Union[Point, Empty], though its
+                # fields ({}) fit Point too.
+                mine = by_class.get(type(value).__name__)
+                if mine is not None:
+                    own_errors: List[_ErrorItem] = []
+                    converted = arms[mine](value, loc, own_errors)
+                    if not own_errors:
+                        return converted
+                try:
+                    value = _native(value)
+                except _NotJSON as exc:
+                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                    return value
             # pydantic's "smart" unions: an arm the value already fits exactly wins
             # (so "17" stays a string in Union[int, str]); then the lax arms, in order.
             for i, arm in enumerate(strict):

@@ -11,7 +11,7 @@ import io
 import json
 import typing
 import unittest
-from typing import Any, Dict, List, Optional, Tuple, TypedDict
+from typing import Any, Dict, List, Optional, Tuple, TypedDict, Union
 
 from _testing import BOTH, NEEDS_PYDANTIC, MCPServer, accelerators, has_module, load_example, mcp_ref, server_with
 
@@ -584,6 +584,27 @@ class MCPServerTest(unittest.TestCase):
         server.add_tool(documented, name="given", description="Given.")
         server.add_tool(bare, description="")
         self.assertEqual([t["description"] for t in server.list_tools()], ["The docstring.", "Given.", ""])
+
+    def test_an_instance_takes_its_own_class_in_a_union(self) -> None:
+        # pydantic's smart union: Empty() is Empty, though its fields ({}) fit Origin
+        # too (which would fill in x); the SDK sends {"result": {}}.
+        @dataclasses.dataclass
+        class Origin:
+            x: int = 0
+
+        @dataclasses.dataclass
+        class Empty:
+            pass
+
+        def pick(which: int) -> Union[Origin, Empty, int]:
+            return [Empty(), Origin(1), 3][which]
+
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                server = server_with(pick)
+                self.assertEqual([server.call_tool("pick", {"which": i})["structuredContent"] for i in range(3)],
+                                 [{"result": {}}, {"result": {"x": 1}}, {"result": 3}])
+                self.assertEqual(server.call_tool("pick", {"which": 0})["content"], [text("{}")])
 
     def test_numbers_beyond_float_range_are_tool_errors(self) -> None:
         # pydantic (the SDK) refuses an int that no float can hold: float_type.
