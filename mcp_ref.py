@@ -845,7 +845,7 @@ class _SchemaBuilder:
         schema = self.schema(inner)
         for meta in metadata:
             if isinstance(meta, Field):
-                if "$ref" in schema and (meta.constraints or meta.title):
+                if "$ref" in schema and meta.constraints:  # (a title goes beside the $ref, as pydantic's)
                     schema = {"allOf": [schema]}
                 meta.apply(schema)
         return schema

@@ -271,6 +271,13 @@ class PydanticRulesTest(unittest.TestCase):
               "type": "object"}),
             (List[typing.Annotated[int, field(title="T")]], {"items": {"title": "T", "type": "integer"},
                                                              "type": "array"}),
+            (Dict[str, typing.Annotated[Twin, field(title="T", description="d")]], {
+                "$defs": {"Twin": {"properties": {"x": {"title": "X", "type": "integer"}}, "required": ["x"],
+                                   "title": "Twin", "type": "object"}},
+                "additionalProperties": {"$ref": "#/$defs/Twin", "description": "d"}, "type": "object"}),
+            (List[typing.Annotated[Aliased, field(title="T")]], {
+                "$defs": {"Aliased": {"enum": [1, 1, 2], "title": "Aliased", "type": "integer"}},
+                "items": {"$ref": "#/$defs/Aliased", "title": "T"}, "type": "array"}),
             (Tuple[Twin, OtherTwin, Twin], {
                 "$defs": {twin: {"properties": {"x": {"title": "X", "type": "integer"}}, "required": ["x"],
                                  "title": "Twin", "type": "object"},
