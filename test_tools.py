@@ -13,7 +13,8 @@ import typing
 import unittest
 from typing import Any, Dict, List, Optional, Tuple, TypedDict, Union
 
-from _testing import BOTH, NEEDS_PYDANTIC, MCPServer, accelerators, has_module, load_example, mcp_ref, server_with
+from _testing import (BOTH, NEEDS_PYDANTIC, Field, MCPServer, accelerators, has_module, load_example, mcp_ref,
+                      server_with)
 
 # The WeatherData schema printed on the SDK's "Structured output" page.
 DOCS_WEATHER_SCHEMA = {
@@ -605,6 +606,21 @@ class MCPServerTest(unittest.TestCase):
                 self.assertEqual([server.call_tool("pick", {"which": i})["structuredContent"] for i in range(3)],
                                  [{"result": {}}, {"result": {"x": 1}}, {"result": 3}])
                 self.assertEqual(server.call_tool("pick", {"which": 0})["content"], [text("{}")])
+
+    def test_multiple_of_is_exact(self) -> None:
+        # README, "Where mcp_ref differs": pydantic's float multiple_of allows a
+        # relative error of 1e-9, so the SDK takes 1e20 as a multiple of 3 and
+        # 0.30000000000000004 as one of 0.1; here both are refused, 0.3 is taken.
+        def scaled(x: typing.Annotated[float, Field(multiple_of=3)] = 0.0,
+                   y: typing.Annotated[float, Field(multiple_of=0.1)] = 0.0) -> float:
+            return x + y
+
+        server = server_with(scaled)
+        self.assertEqual(server.call_tool("scaled", {"x": 1e20})["content"][0]["text"], (
+            "Error executing tool scaled: 1 validation error for scaledArguments\nx\n  Input should be a multiple "
+            "of 3 [type=multiple_of, input_value=1e+20, input_type=float]"))
+        self.assertTrue(server.call_tool("scaled", {"y": 0.30000000000000004})["isError"])
+        self.assertEqual(server.call_tool("scaled", {"x": 3e20, "y": 0.3})["structuredContent"], {"result": 3e20})
 
     def test_numbers_beyond_float_range_are_tool_errors(self) -> None:
         # pydantic (the SDK) refuses an int that no float can hold: float_type.
