@@ -336,6 +336,22 @@ class PydanticRulesTest(unittest.TestCase):
             self.assertEqual(TypeAdapter(FieldDefaults).json_schema(), FIELD_DEFAULTS)
         self.assertEqual(mcp_ref.json_schema(FieldDefaults), FIELD_DEFAULTS)
 
+    def test_defaults_that_are_no_json_are_left_out(self) -> None:
+        # pydantic leaves out a default it cannot serialise (with a warning), but
+        # writes NaN and infinity, which JSON has not: left out here too (README).
+        @dataclasses.dataclass
+        class Odd:
+            a: float = float("nan")
+            b: float = float("inf")
+            c: Any = dataclasses.field(default_factory=object)
+            d: bytes = b"\xff"
+            e: typing.FrozenSet[int] = frozenset({1})
+
+        self.assertEqual(mcp_ref.json_schema(Odd)["properties"], {
+            "a": {"title": "A", "type": "number"}, "b": {"title": "B", "type": "number"}, "c": {"title": "C"},
+            "d": {"format": "binary", "title": "D", "type": "string"},
+            "e": {"default": [1], "items": {"type": "integer"}, "title": "E", "type": "array", "uniqueItems": True}})
+
     def test_field_defaults_fill_absent_arguments(self) -> None:
         def make(value: FieldDefaults, n: typing.Annotated[int, Field(default=7)]) -> str:
             return repr((value.a, value.c, value.d, value.e, n))
