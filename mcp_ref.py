@@ -896,10 +896,29 @@ class _SchemaBuilder:
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
             return {"items": self.schema(args[0]) if args else {}, "type": "array"}
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
-            values = self.schema(args[1]) if args else {}
-            values.pop("title", None)  # pydantic's _common_dict_schema: no title on additionalProperties
-            return {"additionalProperties": values or True, "type": "object"}
+            return self.mapping(args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
+
+    def mapping(self, args: Tuple[Any, ...]) -> Dict[str, Any]:
+        """pydantic's _common_dict_schema: the values' schema (without its title)
+        for every key, or for the keys that match the keys' pattern; keys with
+        other constraints (a Literal, an Enum, a length) in propertyNames."""
+        keys = self.schema(args[0]) if args else {}
+        values = self.schema(args[1]) if args else {}
+        values.pop("title", None)
+        pattern = None
+        if "$ref" not in keys:
+            pattern = keys.pop("pattern", None)
+            keys.pop("title", None)
+        schema: Dict[str, Any] = {"type": "object"}
+        if pattern is not None:
+            schema["patternProperties"] = {pattern: values}
+        else:
+            schema["additionalProperties"] = values or True
+        if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
+            keys.pop("type", None)
+            schema["propertyNames"] = keys
+        return schema
 
     def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
         if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
@@ -1655,6 +1674,12 @@ class _Compiler:
         # with declared properties and nothing said about the others.
         drop_extra = self.lax and bool(properties) and extra is _MISSING and not patterns
         lax = self.lax
+        # pydantic's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
+        # alone, and refuses a key that does not match, as its keys' schema does.
+        keys_pattern = next(iter(schema["patternProperties"]), None) if (
+            lax and len(patterns) == 1 and not properties and extra is _MISSING) else None
+        # pydantic places a key's error under the key, then "[key]".
+        key_loc: Tuple[Any, ...] = ("[key]",) if lax else ()
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
@@ -1676,6 +1701,10 @@ class _Compiler:
                 if not matched:
                     if drop_extra:
                         continue
+                    if keys_pattern is not None:
+                        errors.append(_ErrorItem(loc + (key, "[key]"), f"String should match pattern '{keys_pattern}'",
+                                                 "string_pattern_mismatch", key))
+                        continue
                     if extra is False:
                         errors.append(_ErrorItem(loc + (key,), "Extra inputs are not permitted", "extra_forbidden",
                                                  item))
@@ -1683,7 +1712,7 @@ class _Compiler:
                     if extra_check is not None:
                         item = extra_check(item, loc + (key,), errors)
                 if names is not None:
-                    names(key, loc + (key,), errors)
+                    names(key, loc + (key,) + key_loc, errors)
                 out[key] = item
             return out
 

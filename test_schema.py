@@ -288,6 +288,16 @@ class PydanticRulesTest(unittest.TestCase):
                                                               {"$ref": f"#/$defs/{twin}"}],
                 "type": "array"}),
             (Aliased, {"enum": [1, 1, 2], "title": "Aliased", "type": "integer"}),
+            (Dict[typing.Literal["a", "b"], int], {"additionalProperties": {"type": "integer"},
+                                                   "propertyNames": {"enum": ["a", "b"]}, "type": "object"}),
+            (Dict[Aliased, str], {"$defs": {"Aliased": {"enum": [1, 1, 2], "title": "Aliased", "type": "integer"}},
+                                  "additionalProperties": {"type": "string"},
+                                  "propertyNames": {"$ref": "#/$defs/Aliased"}, "type": "object"}),
+            (Dict[typing.Annotated[str, field(pattern="^x")], Any], {"patternProperties": {"^x": {}},
+                                                                     "type": "object"}),
+            (Dict[typing.Annotated[str, field(pattern="^x", min_length=2)], int], {
+                "patternProperties": {"^x": {"type": "integer"}}, "propertyNames": {"minLength": 2},
+                "type": "object"}),
         ]
 
     def test_cases(self) -> None:

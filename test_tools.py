@@ -607,6 +607,22 @@ class MCPServerTest(unittest.TestCase):
                                  [{"result": {}}, {"result": {"x": 1}}, {"result": 3}])
                 self.assertEqual(server.call_tool("pick", {"which": 0})["content"], [text("{}")])
 
+    def test_dictionary_keys_are_checked_as_pydantic_checks_them(self) -> None:
+        # A Literal key in propertyNames, a pattern key in patternProperties alone;
+        # the error under the key, then "[key]" (the SDK's text).
+        def count(letters: Dict[typing.Literal["a", "b"], int] = {},  # noqa: B006
+                  tagged: Dict[typing.Annotated[str, Field(pattern="^x")], int] = {}) -> int:  # noqa: B006
+            return len(letters) + len(tagged)
+
+        server = server_with(count)
+        self.assertEqual(server.call_tool("count", {"letters": {"a": 1}, "tagged": {"xy": 2}})["structuredContent"],
+                         {"result": 2})
+        self.assertEqual(server.call_tool("count", {"letters": {"c": 1}, "tagged": {"y": 2}})["content"][0]["text"], (
+            "Error executing tool count: 2 validation errors for countArguments\n"
+            "letters.c.[key]\n  Input should be 'a' or 'b' [type=literal_error, input_value='c', input_type=str]\n"
+            "tagged.y.[key]\n  String should match pattern '^x' [type=string_pattern_mismatch, input_value='y', "
+            "input_type=str]"))
+
     def test_multiple_of_is_exact(self) -> None:
         # README, "Where mcp_ref differs": pydantic's float multiple_of allows a
         # relative error of 1e-9, so the SDK takes 1e20 as a multiple of 3 and
