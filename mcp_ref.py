@@ -1668,11 +1668,12 @@ class _Compiler:
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
-        if not (properties or extra_check or patterns or names):
-            return None
         # Extra keys are dropped where the SDK's models ignore them: an object
-        # with declared properties and nothing said about the others.
-        drop_extra = self.lax and bool(properties) and extra is _MISSING and not patterns
+        # with declared properties (none, for a class without fields) and
+        # nothing said about the others.
+        drop_extra = self.lax and "properties" in schema and extra is _MISSING and not patterns
+        if not (properties or extra_check or patterns or names or drop_extra):
+            return None
         lax = self.lax
         # pydantic's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
         # alone, and refuses a key that does not match, as its keys' schema does.
@@ -1781,6 +1782,31 @@ class _Compiler:
                     out.setdefault(target["title"], i)
         return out
 
+    def _declared(self, schema: Any) -> Optional[frozenset[str]]:
+        """The property names an object arm declares (through its $ref), or None."""
+        try:
+            target = self._resolve(schema["$ref"]) if isinstance(schema, dict) and "$ref" in schema else schema
+        except (ValueError, IndexError, TypeError):
+            return None
+        properties = target.get("properties") if isinstance(target, dict) else None
+        return frozenset(properties) if isinstance(properties, dict) else None
+
+    @staticmethod
+    def _most_fields_set(value: Dict[Any, Any], loc: Tuple[Any, ...], first: int, strict: List[_Checker],
+                         fields: List[Optional[frozenset[str]]]) -> int:
+        """pydantic's smart union among the object arms a dict fits: the one
+        that sets the most fields wins, the first of equals ({"a": 2} is One
+        in Union[Empty, One], though Empty takes it too, ignoring "a")."""
+        def count(i: int) -> int:
+            names = fields[i]
+            return -1 if names is None else sum(1 for key in value if key in names)
+
+        best = first
+        for i in range(first + 1, len(strict)):
+            if count(i) > count(best) and _passes(strict[i], value, loc):
+                best = i
+        return best
+
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         lax = self.lax
         strict = [type(self)(self.root, "strict").compile(s) for s in schemas] if lax else arms
@@ -1788,6 +1814,8 @@ class _Compiler:
         null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
         nullable = len(schemas) == 2 and len(null_arm) == 1
         by_class = self._class_arms(schemas) if lax else {}
+        declared = [self._declared(s) for s in schemas] if lax else []
+        fields = declared if sum(d is not None for d in declared) > 1 else []
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if lax and type(value) not in _NATIVE:
@@ -1809,6 +1837,8 @@ class _Compiler:
             # (so "17" stays a string in Union[int, str]); then the lax arms, in order.
             for i, arm in enumerate(strict):
                 if _passes(arm, value, loc):
+                    if fields and type(value) is dict:
+                        i = self._most_fields_set(value, loc, i, strict, fields)
                     return arms[i](value, loc, []) if lax else value
             collected: List[List[_ErrorItem]] = []
             for arm in arms:
@@ -2815,8 +2845,11 @@ def _build_value(tp: Any, value: Any) -> Any:
 
 
 def _build_union(tp: Any, value: Any) -> Any:
-    # Pick the first arm the value already fits, as the schema check did.
+    # Pick the first arm the value already fits, as the schema check did; for
+    # an object, the one of those that declares the most of its keys (pydantic's
+    # "most fields set", _Compiler._most_fields_set).
     builder = _SchemaBuilder()
+    best, most = None, -2
     for arm in _args(tp):
         if arm is _NoneType:
             continue
@@ -2825,8 +2858,13 @@ def _build_union(tp: Any, value: Any) -> Any:
         except _Unsupported:
             continue
         if _passes(_checker(schema), value, ()):
-            return _build_value(arm, value)
-    return value
+            if not isinstance(value, dict):
+                return _build_value(arm, value)
+            names = schema.get("properties")
+            count = sum(1 for key in value if key in names) if isinstance(names, dict) else -1
+            if count > most:
+                best, most = arm, count
+    return value if best is None else _build_value(best, value)
 
 
 def _build_object(tp: type, value: Dict[str, Any]) -> Any:

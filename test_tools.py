@@ -607,6 +607,40 @@ class MCPServerTest(unittest.TestCase):
                                  [{"result": {}}, {"result": {"x": 1}}, {"result": 3}])
                 self.assertEqual(server.call_tool("pick", {"which": 0})["content"], [text("{}")])
 
+    def test_a_union_of_classes_picks_as_pydantic_does(self) -> None:
+        # pydantic's smart union for a dict: of the arms it fits, the one that
+        # sets the most fields; a class without fields ignores every key (the
+        # SDK's answers; a dict holding an instance was "cannot be converted").
+        @dataclasses.dataclass
+        class Empty:
+            pass
+
+        @dataclasses.dataclass
+        class One:
+            a: int = 1
+
+        @dataclasses.dataclass
+        class Two:
+            a: int = 1
+            b: int = 2
+
+        def take(x: Union[Empty, One, Two]) -> str:
+            return repr(x)
+
+        def give(which: int) -> Union[Empty, int]:
+            return [{"a": Empty()}, {"a": 2}][which]  # type: ignore[return-value]
+
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                server = server_with(take, give)
+                taken = [server.call_tool("take", {"x": x})["structuredContent"]["result"]
+                         for x in ({}, {"a": 2}, {"b": 3}, {"z": 1})]
+                self.assertEqual([t.split(".")[-1] for t in taken],
+                                 ["Empty()", "One(a=2)", "Two(a=1, b=3)", "Empty()"])
+                for which in (0, 1):
+                    self.assertEqual(server.call_tool("give", {"which": which}),
+                                     {"content": [text("{}")], "structuredContent": {"result": {}}, "isError": False})
+
     def test_dictionary_keys_are_checked_as_pydantic_checks_them(self) -> None:
         # A Literal key in propertyNames, a pattern key in patternProperties alone;
         # the error under the key, then "[key]" (the SDK's text).
