@@ -1624,6 +1624,8 @@ class _Compiler:
                     if self.output and isinstance(s, dict) and "default" in s}
         required = list(schema.get("required", ()))
         members = self._members(schema, properties)
+        if members is None and self.lax and "properties" in schema and "additionalProperties" not in schema:
+            members = _no_members  # a class without fields: every key ignored, as in pydantic
         low, high = schema.get("minProperties"), schema.get("maxProperties")
         dependent = schema.get("dependentRequired") or {}
         if members is None and not (required or low is not None or high is not None or dependent):
@@ -1672,7 +1674,7 @@ class _Compiler:
         # with declared properties (none, for a class without fields) and
         # nothing said about the others.
         drop_extra = self.lax and "properties" in schema and extra is _MISSING and not patterns
-        if not (properties or extra_check or patterns or names or drop_extra):
+        if not (properties or extra_check or patterns or names):
             return None
         lax = self.lax
         # pydantic's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
@@ -1860,6 +1862,10 @@ class _Compiler:
 
 
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
+
+
+def _no_members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
+    return {}
 
 
 def _arm_label(schema: Any) -> str:
