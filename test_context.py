@@ -17,9 +17,11 @@ frames between them, and compares them; it skips without the SDK.
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
 import importlib.util
+import io
 import json
 import os
 import queue
@@ -304,7 +306,8 @@ class LoggingTest(ContextTestCase):
                 server = self.session(version)
                 # Declared (the SDK 2.3 logs without declaring it); list_changed too (ListChangedTest).
                 self.assertEqual(server.init_reply["result"]["capabilities"],
-                                 {"logging": {}, "tools": {"listChanged": True}})
+                                 {"logging": {}, "tools": {"listChanged": True}, "prompts": {"listChanged": False},
+                                  "resources": {"subscribe": True, "listChanged": False}})
                 self.call(server, 1, "log_levels")
                 self.assertEqual(server.until(1), log_frames("debug") + [result_frame(1, version, "logged")])
 
@@ -938,6 +941,377 @@ class InputRequiredTest(ContextTestCase):
 # -- Context injection, the request, the lifespan ---------------------------------------------------
 
 
+# -- the SDK's Resolve(...) markers ------------------------------------------------------------
+
+RESOLVER = "__main__:resolve_{}"  # a resolver's key on the wire: module:qualname (the file runs as __main__)
+MODERN_BOOKING = {k: v for k, v in BOOKING_SCHEMA.items() if k != "title"}  # as the SDK sends it in 2026-07-28
+
+
+def reserve_question(version: str) -> Dict[str, Any]:
+    params = form_params("Book Oslo: when and for how many?", version)
+    if version == MODERN:
+        params["requestedSchema"] = MODERN_BOOKING
+    return params
+
+
+class ResolverTest(ContextTestCase):
+    """Parameters filled by resolvers (testdata/context_server.py: reserve,
+    reserve_outcome, survey), as the SDK's mcp.server.mcpserver.resolve fills them."""
+
+    def test_not_in_the_input_schema(self) -> None:
+        server = self.shared()
+        server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": self.modern_meta()}})
+        tools = {t["name"]: t for t in server.until(1)[-1]["result"]["tools"]}
+        for name in ("reserve", "reserve_outcome", "survey"):
+            self.assertEqual(tools[name]["inputSchema"], {
+                "type": "object", "properties": {"venue": {"title": "Venue", "type": "string"}},
+                "required": ["venue"], "title": f"{name}Arguments"})
+
+    def test_a_session_asks_each_question_once(self) -> None:
+        # reserve's two parameters need the same resolver (one directly, one through
+        # resolve_line, which also takes the argument venue): one question.
+        server = self.session()
+        for n, (answer, text) in enumerate(((
+                {"action": "accept", "content": {"date": "mon"}}, "Oslo on mon for 2"),
+                ({"action": "decline"}, "Error executing tool reserve: Resolver for parameter 'booking' could not "
+                                        "resolve: elicitation was decline")), start=1):
+            with self.subTest(answer=answer):
+                self.call(server, n, "reserve", {"venue": "Oslo"})
+                asked = server.recv()
+                self.assertEqual(asked, question(n, "elicitation/create", reserve_question(LATEST)))
+                server.answer(asked, answer)
+                expected = result_frame(n, LATEST, text) if n == 1 else tool_error_frame(n, LATEST, text)
+                self.assertEqual(server.until(n), [expected])
+
+    def test_the_whole_outcome(self) -> None:
+        server = self.session()
+        for n, action in enumerate(("decline", "cancel"), start=1):
+            self.call(server, n, "reserve_outcome", {"venue": "Oslo"})
+            server.answer(server.recv(), {"action": action})
+            self.assertEqual(server.until(n), [result_frame(n, LATEST, f"Oslo: {action}")])
+
+    def test_sampling_roots_and_a_log_line_in_a_session(self) -> None:
+        server = self.session()
+        self.call(server, 1, "survey", {"venue": "Oslo"})
+        self.assertEqual(server.recv(), log_frame("warning", "sampling for Oslo"))
+        asked = server.recv()
+        self.assertEqual(asked, question(1, "sampling/createMessage", {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Describe Oslo"}}], "maxTokens": 20,
+            "systemPrompt": "One line."}))
+        server.answer(asked, SAMPLING_ANSWER)
+        asked = server.recv()
+        self.assertEqual(asked, question(2, "roots/list", {}))
+        server.answer(asked, ROOTS_ANSWER)
+        asked = server.recv()
+        self.assertEqual(asked, question(3, "elicitation/create", reserve_question(LATEST)))
+        server.answer(asked, {"action": "accept", "content": {"date": "sat"}})
+        self.assertEqual(server.until(1), [result_frame(1, LATEST, "short; 2 roots; sat")])
+
+    def test_an_undeclared_capability_is_32021_in_a_session_too(self) -> None:
+        # The SDK's rule for resolvers, in its words (a tool's own ctx.elicit: a tool error).
+        server = self.session(caps={"sampling": {}})
+        self.call(server, 1, "reserve", {"venue": "Oslo"})
+        self.assertEqual(server.until(1), [rpc_error_frame(
+            1, -32021, f"Client did not declare the form elicitation capability required by resolver "
+                       f"'{RESOLVER.format('booking')}'", {"requiredCapabilities": {"elicitation": {"form": {}}}})])
+
+    def test_2026_one_round_for_every_question(self) -> None:
+        server = self.shared()
+        frames = self.modern_call(server, 1, "survey", {"venue": "Oslo"}, meta={META_LOG: "warning"})
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [log_frame("warning", "sampling for Oslo"), input_required_frame(1, {
+            RESOLVER.format("summary"): {"method": "sampling/createMessage", "params": {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "Describe Oslo"}}],
+                "maxTokens": 20, "systemPrompt": "One line."}},
+            RESOLVER.format("roots"): {"method": "roots/list", "params": {}},
+            RESOLVER.format("booking"): {"method": "elicitation/create", "params": reserve_question(MODERN)}})])
+        answers = {RESOLVER.format("summary"): SAMPLING_ANSWER, RESOLVER.format("roots"): ROOTS_ANSWER,
+                   RESOLVER.format("booking"): {"action": "accept", "content": {"date": "sun", "guests": 5}}}
+        frames = self.modern_call(server, 2, "survey", {"venue": "Oslo"}, inputResponses=answers, requestState=state)
+        self.assertEqual(frames, [result_frame(2, MODERN, "short; 2 roots; sun")])
+
+    def test_2026_answers_are_kept_across_rounds(self) -> None:
+        # reserve: one round; the answer, then the outcome of an answer of the wrong shape.
+        server = self.shared()
+        key = RESOLVER.format("booking")
+        frames = self.modern_call(server, 1, "reserve", {"venue": "Oslo"})
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [input_required_frame(1, {key: {
+            "method": "elicitation/create", "params": reserve_question(MODERN)}})])
+        for n, answer, text in (
+                (2, {"action": "accept", "content": {"date": "mon", "guests": 3}}, "Oslo on mon for 3"),
+                (3, {"action": "accept", "content": {"guests": 3}},
+                 f"Resolver '{key}' received an accepted elicitation whose content does not match the requested "
+                 "schema"),
+                (4, {"action": "accept"}, f"Resolver '{key}' received an accepted elicitation with no content"),
+                (5, {"content": {}}, f"Resolver '{key}' received a non-elicitation response"),
+                (6, {"action": "cancel"}, "Resolver for parameter 'booking' could not resolve: elicitation was "
+                                          "cancel")):
+            with self.subTest(answer=answer):
+                frames = self.modern_call(server, n, "reserve", {"venue": "Oslo"}, inputResponses={key: answer},
+                                          requestState=state)
+                expected = result_frame(n, MODERN, text) if n == 2 else tool_error_frame(
+                    n, MODERN, f"Error executing tool reserve: {text}")
+                self.assertEqual(frames, [expected])
+
+    def test_2026_an_answer_to_a_question_never_asked_asks_again(self) -> None:
+        # Only the question the state says was asked may be answered (the SDK's rule):
+        # an answer sent without it, or for other arguments, is not taken.
+        server = self.shared()
+        key = RESOLVER.format("booking")
+        answer = {key: {"action": "accept", "content": {"date": "mon"}}}
+        frames = self.modern_call(server, 1, "reserve", {"venue": "Oslo"}, inputResponses=answer)
+        take_state(frames[-1])
+        self.assertEqual(frames, [input_required_frame(1, {key: {
+            "method": "elicitation/create", "params": reserve_question(MODERN)}})])
+        state = take_state(self.modern_call(server, 2, "reserve", {"venue": "Bergen"})[-1])
+        frames = self.modern_call(server, 3, "reserve", {"venue": "Oslo"}, inputResponses=answer, requestState=state)
+        self.assertEqual(frames, [rpc_error_frame(3, -32602, "Invalid params: requestState belongs to another "
+                                                             "request")])
+
+    def test_2026_missing_capability(self) -> None:
+        server = self.shared()
+        for n, caps, name, what, required in (
+                (1, {"elicitation": {"url": {}}, "sampling": {}, "roots": {}}, "booking", "form elicitation",
+                 {"elicitation": {"form": {}}}),
+                (2, {"elicitation": {}, "roots": {}}, "summary", "sampling", {"sampling": {}}),
+                (3, {"elicitation": {}, "sampling": {}}, "roots", "roots", {"roots": {}})):
+            with self.subTest(caps=caps):
+                frames = self.modern_call(server, n, "survey", {"venue": "Oslo"}, caps=caps)
+                self.assertEqual(frames, [rpc_error_frame(
+                    n, -32021, f"Client did not declare the {what} capability required by resolver "
+                               f"'{RESOLVER.format(name)}'", {"requiredCapabilities": required})])
+
+
+class ResolverRegistrationTest(unittest.TestCase):
+    """What cannot be resolved is refused at registration, in the SDK's words."""
+
+    def refused(self, fn: Any) -> str:
+        with self.assertRaises(mcp_ref.InvalidSignature) as caught:
+            mcp_ref.MCPServer("r").add_tool(fn)
+        return str(caught.exception)
+
+    def test_refusals(self) -> None:
+        from typing import Annotated, Optional, Union
+
+        later = mcp_ref.Resolve(str)
+
+        def cycle_a(b: Annotated[str, later]) -> str:
+            return b
+
+        def cycle_b(a: Annotated[str, mcp_ref.Resolve(cycle_a)]) -> str:
+            return a
+
+        later.fn = cycle_b
+
+        def unknown(nothing: int) -> str:
+            return ""
+
+        def two_questions() -> Union[mcp_ref.Elicit, mcp_ref.ListRoots]:
+            return mcp_ref.ListRoots()
+
+        def tool_cycle(x: Annotated[str, mcp_ref.Resolve(cycle_b)]) -> str:
+            return x
+
+        def tool_unknown(x: Annotated[str, mcp_ref.Resolve(unknown)]) -> str:
+            return x
+
+        def tool_union(x: Optional[Annotated[str, mcp_ref.Resolve(unknown)]]) -> str:
+            return str(x)
+
+        def tool_two(x: Annotated[str, mcp_ref.Resolve(two_questions)]) -> str:
+            return x
+
+        def tool_own(x: Annotated[str, mcp_ref.Resolve(cycle_a)]) -> Union[str, mcp_ref.InputRequiredResult]:
+            return x
+
+        self.assertEqual(self.refused(tool_cycle), "Resolver 'cycle_b' has a cyclic dependency")
+        self.assertEqual(self.refused(tool_unknown), "Resolver 'unknown' parameter 'nothing' cannot be resolved: "
+                                                     "expected a Context, an Annotated[_, Resolve(...)], or a tool "
+                                                     "argument by name")
+        self.assertEqual(self.refused(tool_union), "Parameter 'x' of 'tool_union' wraps `Resolve(...)` in a union; "
+                                                   "annotate the parameter directly as `Annotated[T, Resolve(...)]`")
+        self.assertEqual(self.refused(tool_two), "Resolver 'two_questions' return annotation has multiple "
+                                                 "Elicit/Sample/ListRoots arms; a resolver asks one question - split "
+                                                 "it into separate resolvers")
+        self.assertTrue(self.refused(tool_own).startswith("Tool 'tool_own' combines Resolve(...) parameters with an "
+                                                          "InputRequiredResult return"))
+
+    def test_in_process_and_closures(self) -> None:
+        from typing import Annotated
+
+        def factory(n: int) -> Any:
+            def value() -> int:
+                return n
+            return value
+
+        server = mcp_ref.MCPServer("r")
+
+        @server.tool()
+        async def add(a: int, one: Annotated[int, mcp_ref.Resolve(factory(1))],
+                      two: Annotated[int, mcp_ref.Resolve(factory(2))]) -> int:
+            return a + one + two
+
+        tool = server._tools["add"]
+        assert tool.resolved is not None
+        keys = sorted(plan.key for plan in tool.resolved[1].values())
+        self.assertEqual(keys, [f"{__name__}:{self.test_in_process_and_closures.__qualname__}.<locals>.factory."
+                                f"<locals>.value" + suffix for suffix in ("", "#1")])
+        self.assertEqual(server.call_tool("add", {"a": 10})["structuredContent"], {"result": 13})
+
+        # A body that returns its own InputRequiredResult without declaring it: one
+        # input_required channel per call, so a crash, as in the SDK.
+        @server.tool()
+        def own(x: Annotated[int, mcp_ref.Resolve(factory(3))]) -> Any:
+            return mcp_ref.InputRequiredResult(input_requests={})
+
+        with contextlib.redirect_stderr(io.StringIO()) as logged:
+            self.assertEqual(server.call_tool("own", {}), {
+                "content": [{"type": "text", "text": "Error executing tool own"}], "isError": True})
+        self.assertIn("RuntimeError: the tool returned an InputRequiredResult but its parameters use Resolve(...)",
+                      logged.getvalue())
+
+
+# -- resources and prompts that log and ask ----------------------------------------------------
+
+
+class ResourcePromptTest(ContextTestCase):
+    """A resource's or a prompt's function that takes a Context logs, reports
+    progress and asks the client as a tool does: on the request's stream in a
+    session, with InputRequiredResult rounds in 2026-07-28."""
+
+    @staticmethod
+    def read(server: ContextServer, id_: Any, uri: str, meta: Optional[Dict[str, Any]] = None,
+             **params: Any) -> None:
+        body: Dict[str, Any] = dict(params, uri=uri)
+        if meta is not None:
+            body["_meta"] = meta
+        server.send({"jsonrpc": "2.0", "id": id_, "method": "resources/read", "params": body})
+
+    @staticmethod
+    def get(server: ContextServer, id_: Any, name: str, arguments: Dict[str, str],
+            meta: Optional[Dict[str, Any]] = None, **params: Any) -> None:
+        body: Dict[str, Any] = dict(params, name=name, arguments=arguments)
+        if meta is not None:
+            body["_meta"] = meta
+        server.send({"jsonrpc": "2.0", "id": id_, "method": "prompts/get", "params": body})
+
+    @staticmethod
+    def contents(id_: Any, uri: str, text: str, modern: bool = False) -> Dict[str, Any]:
+        result: Dict[str, Any] = {"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}
+        if modern:
+            result = dict(result, ttlMs=0, cacheScope="private", resultType="complete",
+                          _meta={"io.modelcontextprotocol/serverInfo": SERVER_INFO})
+        return {"jsonrpc": "2.0", "id": id_, "result": result}
+
+    def test_a_template_logs_reports_and_asks_in_every_handshake_revision(self) -> None:
+        for version in HANDSHAKE:
+            with self.subTest(version=version):
+                server = self.session(version, caps=ALL_CAPS if version >= "2025-06-18" else {"elicitation": {}})
+                self.read(server, 1, "notes://cats", {"progressToken": "p"})
+                self.assertEqual(server.recv(), log_frame("warning", "reading cats"))
+                self.assertEqual(server.recv(), progress_frame("p", 1, 2))
+                asked = server.recv()
+                if version < "2025-06-18":  # no elicitation in that revision: the read fails, saying why
+                    self.assertEqual(asked, rpc_error_frame(1, -32600, f"elicitation.form does not exist in "
+                                                                       f"protocol {version}"))
+                    continue
+                self.assertEqual(asked, question(1, "elicitation/create", form_params("Which cats note?", version)))
+                server.answer(asked, {"action": "accept", "content": {"date": "tue"}})
+                self.assertEqual(server.until(1), [self.contents(1, "notes://cats", "cats: accept: tue for 2")])
+
+    def test_a_prompt_samples_in_a_session(self) -> None:
+        server = self.session()
+        self.get(server, 1, "plan", {"topic": "trip"})
+        self.assertEqual(server.recv(), log_frame("warning", "planning trip"))
+        asked = server.recv()
+        self.assertEqual(asked, question(1, "sampling/createMessage", {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Plan trip"}}], "maxTokens": 10}))
+        server.answer(asked, SAMPLING_ANSWER)
+        self.assertEqual(server.until(1), [{"jsonrpc": "2.0", "id": 1, "result": {
+            "description": "A prompt that logs and asks the client's model.",
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Plan for trip: short"}}]}}])
+
+    def test_a_static_resource_with_a_context_and_other_requests_meanwhile(self) -> None:
+        # While the read waits for the client's answer, the server reads and answers the rest.
+        server = self.session()
+        self.read(server, 1, "notes://today")
+        self.assertEqual(server.recv(), log_frame("info", "today read"))
+        asked = server.recv()
+        self.assertEqual(asked, question(1, "roots/list", {}))
+        self.assertEqual(server.request(2, "ping"), {"jsonrpc": "2.0", "id": 2, "result": {}})
+        server.answer(asked, ROOTS_ANSWER)
+        self.assertEqual(server.until(1), [self.contents(1, "notes://today", "today: A")])
+
+    def test_a_refused_question_and_cancellation(self) -> None:
+        server = self.session(caps={"elicitation": {}})
+        self.read(server, 1, "notes://today")
+        self.assertEqual(server.until(1), [log_frame("info", "today read"), rpc_error_frame(
+            1, -32600, "the client does not support roots (it did not declare that capability)")])
+        server = self.session()
+        self.get(server, 2, "plan", {"topic": "x"})
+        server.recv()
+        server.recv()  # the question, never answered: the client cancels the request instead
+        server.send(notification("notifications/cancelled", {"requestId": 2}))
+        self.assertEqual(server.request(3, "ping")["result"], {})
+        self.assertTrue(server.nothing_for(0.3))  # nothing is sent for a cancelled request
+
+    def test_2026_a_template_asks_with_input_required(self) -> None:
+        server = self.shared()
+        meta = dict(self.modern_meta(), **{META_LOG: "warning"})
+        self.read(server, 1, "notes://cats", meta)
+        frames = server.until(1)
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [log_frame("warning", "reading cats"), input_required_frame(1, {"elicitation_0": {
+            "method": "elicitation/create", "params": form_params("Which cats note?", MODERN)}})])
+        answer = {"elicitation_0": {"action": "accept", "content": {"date": "fri", "guests": 1}}}
+        self.read(server, 2, "notes://cats", self.modern_meta(), inputResponses=answer, requestState=state)
+        self.assertEqual(server.until(2), [self.contents(2, "notes://cats", "cats: accept: fri for 1", True)])
+        # The state is bound to the URI it was asked for.
+        self.read(server, 3, "notes://dogs", self.modern_meta(), inputResponses=answer, requestState=state)
+        self.assertEqual(server.until(3), [rpc_error_frame(3, -32602, "Invalid params: requestState belongs to "
+                                                                      "another request")])
+        self.read(server, 4, "notes://cats", self.modern_meta(), inputResponses=[])
+        self.assertEqual(server.until(4), [rpc_error_frame(4, -32602, 'Invalid params: "inputResponses" must be '
+                                                                      'an object')])
+
+    def test_2026_a_prompt_asks_and_capabilities_are_checked(self) -> None:
+        server = self.shared()
+        self.get(server, 1, "plan", {"topic": "trip"}, self.modern_meta())
+        frames = server.until(1)
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [input_required_frame(1, {"sampling_0": {
+            "method": "sampling/createMessage",
+            "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Plan trip"}}],
+                       "maxTokens": 10}}})])
+        self.get(server, 2, "plan", {"topic": "trip"}, self.modern_meta(), requestState=state,
+                 inputResponses={"sampling_0": SAMPLING_ANSWER})
+        self.assertEqual(server.until(2)[-1]["result"]["messages"][0]["content"]["text"], "Plan for trip: short")
+        for n, send in ((3, lambda meta: self.get(server, 3, "plan", {"topic": "trip"}, meta)),
+                        (4, lambda meta: self.read(server, 4, "notes://today", meta))):
+            send(self.modern_meta({"elicitation": {}}))
+            self.assertEqual(server.until(n), [rpc_error_frame(n, -32021, "Missing required client capability", {
+                "requiredCapabilities": {"sampling": {}} if n == 3 else {"roots": {}}})])
+
+    def test_2026_a_templates_own_input_required_result(self) -> None:
+        server = self.shared()
+        self.read(server, 1, "notes://own/color", self.modern_meta())
+        frames = server.until(1)
+        state = take_state(frames[-1])
+        self.assertEqual(frames, [input_required_frame(1, {"pick": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Which color?", "requestedSchema": {
+                "type": "object", "properties": {"choice": {"type": "string"}}, "required": ["choice"]}}}})])
+        self.read(server, 2, "notes://own/color", self.modern_meta(), requestState=state,
+                  inputResponses={"pick": {"action": "accept", "content": {"choice": "red"}}})
+        self.assertEqual(server.until(2), [self.contents(2, "notes://own/color", "asked about color: red", True)])
+        # In a session there is no such result: the read fails, saying why.
+        server = self.session()
+        self.read(server, 3, "notes://own/color")
+        self.assertEqual(server.until(3), [rpc_error_frame(3, -32603, "Error reading resource notes://own/color: "
+                                                                      "InputRequiredResult exists only in protocol "
+                                                                      "2026-07-28", {"uri": "notes://own/color"})])
+
+
 class InjectionTest(ContextTestCase):
     def test_context_is_no_argument(self) -> None:
         server = self.session()
@@ -1118,6 +1492,17 @@ class DemoTest(ContextTestCase):
                                   inputResponses={"elicitation_0": {"action": "decline"}})
         self.assertEqual(len(frames), 1)
         self.assertEqual(frames[0]["result"]["structuredContent"], {"result": "no meeting (decline)"})
+        # A parameter filled by a resolver, and a resource that logs.
+        self.call(server, 8, "book_room", {"room": "Attic"})
+        asked = server.recv()
+        self.assertEqual(asked["params"]["message"], "When do you need Attic?")
+        server.answer(asked, {"action": "accept", "content": {"day": "Friday", "minutes": 45}})
+        self.assertEqual(server.until(8), [result_frame(8, LATEST, "Attic booked on Friday for 45 minutes")])
+        server.send({"jsonrpc": "2.0", "id": 9, "method": "resources/read", "params": {"uri": "minutes://monday"}})
+        text = "Minutes of monday: nothing decided."
+        self.assertEqual(server.until(9), [log_frame("info", "reading the minutes of monday"), {
+            "jsonrpc": "2.0", "id": 9, "result": {"contents": [
+                {"uri": "minutes://monday", "mimeType": "text/plain", "text": text}]}}])
         self.assertEqual(server.close(), 0)
 
 
@@ -1157,7 +1542,11 @@ SDK_CALLS: List[Tuple[str, Dict[str, Any]]] = [
     ("visit", {}), ("summarize", {"text": "t"}), ("roots", {}), ("everything", {}), ("about", {}),
     ("named_anything", {"a": 1}), ("generic_context", {"x": "y"}), ("lifespan_sdk_style", {}),
     ("meta_sdk_style", {}), ("register", {"name": "newt"}), ("newt", {}),
+    ("reserve", {"venue": "Oslo"}), ("reserve_outcome", {"venue": "Oslo"}), ("survey", {"venue": "Oslo"}),
 ]
+# Tools whose parameters the SDK's Resolve(...) markers fill: the same questions and
+# results from both servers in both eras (the SDK's server asks them in 2026-07-28 too).
+RESOLVED = {"reserve", "reserve_outcome", "survey"}
 QUESTIONS = {"book", "book_twice", "visit", "summarize", "roots", "everything"}
 # Where mcp_ref differs on purpose (README, "Where mcp_ref differs"), asserted apart:
 #   progress_back  a progress value that does not increase is dropped (the spec: MUST increase);
@@ -1221,6 +1610,16 @@ async def _drive(command: List[str], mode: str) -> Dict[str, Any]:
                 outcome = {"raised": f"{type(exc).__name__}: {exc}"}
             outcome["events"] = list(events)
             out["calls"][name] = outcome
+        # A resource and a prompt whose functions log and ask, as a tool does.
+        for what, read in (("note", lambda: client.read_resource("notes://cats")),
+                           ("plan", lambda: client.get_prompt("plan", {"topic": "trip"}))):
+            events.clear()
+            try:
+                outcome = {"result": dump(await read())}
+            except Exception as exc:  # noqa: BLE001  (the SDK's server cannot ask in 2026-07-28)
+                outcome = {"raised": f"{type(exc).__name__}: {exc}"}
+            outcome["events"] = list(events)
+            out[what] = outcome
     return out
 
 
@@ -1332,6 +1731,50 @@ class SdkClientTest(unittest.TestCase):
         rounds = [f for f in self.runs["auto", "ref"]["frames"] if f[0] == "request"]
         self.assertEqual(rounds, [], "no server-to-client requests in 2026-07-28")
 
+    def test_resolvers_ask_the_same_in_both_eras(self) -> None:
+        # Resolve(...): the SDK's server asks in 2026-07-28 too (InputRequiredResult
+        # rounds), and the client sees the same questions, log lines and results.
+        for mode in ("legacy", "auto"):
+            ours, theirs = self.runs[mode, "ref"]["calls"], self.runs[mode, "sdk"]["calls"]
+            for name in sorted(RESOLVED):
+                with self.subTest(mode=mode, tool=name):
+                    self.assertNotIn("raised", ours[name])
+                    self.assertEqual(_normalised(ours[name]), _normalised(theirs[name]))
+            # In 2026-07-28 the resolvers run again on the retry (on both): its log line twice.
+            again = ["log"] if mode == "auto" else []
+            self.assertEqual([e[0] for e in ours["survey"]["events"]],
+                             ["log", "sampling", "roots", "elicitation"] + again)
+        for side in ("ref", "sdk"):  # survey's three questions in one round, keyed module:qualname
+            with open(os.path.join(self.folder, f"auto-{side}.log"), encoding="utf-8") as f:
+                rounds = [json.loads(line[2:])["result"]["inputRequests"] for line in f
+                          if line.startswith("< ") and '"inputRequests"' in line]
+            rounds = rounds[-5:-2] if side == "ref" else rounds[-3:]  # the resolvers' (then ref: note, plan)
+            module = "context_server" if side == "ref" else "__main__"  # how each loads the file
+            self.assertEqual([sorted(r) for r in rounds], [[f"{module}:resolve_booking"]] * 2 + [sorted(
+                f"{module}:resolve_{n}" for n in ("booking", "roots", "summary"))])
+            self.assertEqual(rounds[-1][f"{module}:resolve_roots"]["method"], "roots/list")
+        for mode in ("legacy", "auto"):
+            self.assertNotIn("line", self.runs[mode, "ref"]["tools"]["reserve"]["inputSchema"]["properties"])
+
+    def test_resources_and_prompts_log_and_ask(self) -> None:
+        # In a session, as the SDK's: the log line and the question on the
+        # request's stream, before its response.
+        for what in ("note", "plan"):
+            with self.subTest(what=what):
+                ours, theirs = self.runs["legacy", "ref"][what], self.runs["legacy", "sdk"][what]
+                self.assertNotIn("raised", ours)
+                self.assertEqual(ours, theirs)
+                self.assertEqual(len(ours["events"]), 2)
+                # 2026-07-28: the SDK's server cannot ask ("no back-channel"); mcp_ref
+                # answers with an InputRequiredResult, which the client answers with the
+                # same callback; the function runs again on the retry (its log line twice).
+                modern = self.runs["auto", "ref"][what]
+                self.assertIn("no back-channel", self.runs["auto", "sdk"][what]["raised"])
+                self.assertEqual(modern["events"], ours["events"] + ours["events"][:1])
+                result = dict(modern["result"])
+                self.assertEqual(result.pop("_meta"), {"io.modelcontextprotocol/serverInfo": SERVER_INFO})
+                self.assertEqual(result, ours["result"])
+
     def test_where_mcp_ref_differs_on_purpose(self) -> None:
         for mode in ("legacy", "auto"):
             with self.subTest(mode=mode):
@@ -1379,8 +1822,8 @@ class SdkClientTest(unittest.TestCase):
         # Every notification and question comes before its call's response, in the
         # same order on both; the questions' ids differ: "mcp_ref-N", the SDK's 1, 2, ...
         ids = [frame[3] for frame in ours if frame[0] == "request"]
-        self.assertEqual(ids, [f"mcp_ref-{n}" for n in range(1, 10)])  # book 1, book_twice 2, visit,
-        self.assertEqual([frame[3] for frame in theirs if frame[0] == "request"], list(range(1, 10)))  # ...
+        self.assertEqual(ids, [f"mcp_ref-{n}" for n in range(1, 17)])  # book 1, book_twice 2, visit,
+        self.assertEqual([frame[3] for frame in theirs if frame[0] == "request"], list(range(1, 17)))  # ...
         # The SDK sends roots/list without params, mcp_ref with {} (both valid).
         self.assertIn(["request", "roots/list", None], [f[:3] for f in theirs])
         self.assertIn(["request", "roots/list", {}], [f[:3] for f in ours])
@@ -1389,7 +1832,9 @@ class SdkClientTest(unittest.TestCase):
         # The SDK 2.3 logs without declaring logging, and says listChanged false;
         # mcp_ref declares logging and announces list changes.
         ours, theirs = self.runs["legacy", "ref"]["initialize"], self.runs["legacy", "sdk"]["initialize"]
-        self.assertEqual(ours["capabilities"], {"logging": {}, "tools": {"listChanged": True}})
+        self.assertEqual(ours["capabilities"], {"logging": {}, "tools": {"listChanged": True},
+                                                "prompts": {"listChanged": False},
+                                                "resources": {"subscribe": True, "listChanged": False}})
         self.assertNotIn("logging", theirs["capabilities"])
         self.assertEqual(theirs["capabilities"]["tools"], {"listChanged": False})
         self.assertEqual({k: v for k, v in ours.items() if k != "capabilities"},

@@ -579,6 +579,67 @@ class InProcessTest(unittest.TestCase):
         self.assertEqual(error_of(reply), (400, -32021, 4))
         self.assertEqual(reply.json()["error"]["data"], {"requiredCapabilities": {"sampling": {}}})
 
+    def test_a_resource_logs_and_asks_on_the_posts_stream(self) -> None:
+        # In a session, a resource's function that takes a Context runs off the
+        # request's thread: its log line and its question go out on the POST's SSE
+        # stream while it runs, the answer comes in another POST (as a tool's).
+        server = mcp_ref.MCPServer("inproc")
+
+        @server.resource("notes://{topic}")
+        def note(topic: str, ctx: mcp_ref.Context) -> str:
+            ctx.info(f"reading {topic}")
+            asked = [{"role": "user", "content": {"type": "text", "text": topic}}]
+            return str(ctx.session.create_message(asked, max_tokens=5).result().content.text)
+
+        endpoint = InProcess(server)
+        try:
+            reply = endpoint.request("POST", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            session = reply.headers["mcp-session-id"]
+            conn = http.client.HTTPConnection("127.0.0.1", endpoint.port, timeout=5)
+            conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                                                          "params": {"uri": "notes://cats"}}),
+                         headers={"Content-Type": "application/json", "Accept": ACCEPT, "Mcp-Session-Id": session,
+                                  "MCP-Protocol-Version": "2025-11-25"})
+            stream = conn.getresponse()
+            self.assertEqual(stream.getheader("Content-Type"), "text/event-stream")
+
+            def event() -> Any:
+                while True:
+                    line = stream.readline()
+                    if line.startswith(b"data: "):
+                        return json.loads(line[6:])
+
+            self.assertEqual(event(), {"jsonrpc": "2.0", "method": "notifications/message",
+                                       "params": {"level": "info", "data": "reading cats"}})
+            asked = event()
+            self.assertEqual(asked, {"jsonrpc": "2.0", "id": "mcp_ref-1", "method": "sampling/createMessage",
+                                     "params": {"messages": [{"role": "user", "content": {"type": "text",
+                                                                                          "text": "cats"}}],
+                                                "maxTokens": 5}})
+            answered = endpoint.in_session(session, {"jsonrpc": "2.0", "id": asked["id"], "result": {
+                "role": "assistant", "content": {"type": "text", "text": "purr"}, "model": "m"}})
+            self.assertEqual(answered.status, 202)
+            self.assertEqual(event(), {"jsonrpc": "2.0", "id": 1, "result": {
+                "contents": [{"uri": "notes://cats", "mimeType": "text/plain", "text": "purr"}]}})
+            conn.close()
+            # 2026-07-28: an InputRequiredResult, or -32021 (HTTP 400) without the capability.
+            reply = endpoint.modern("resources/read", {"uri": "notes://dogs"}, id_=2,
+                                    headers={"Mcp-Name": "notes://dogs"})
+            self.assertEqual(error_of(reply), (400, -32021, 2))
+            with_sampling = dict(META, **{"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}})
+            reply = endpoint.request("POST", {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {
+                "uri": "notes://dogs", "_meta": with_sampling}}, {"MCP-Protocol-Version": MODERN,
+                                                                   "Mcp-Method": "resources/read",
+                                                                   "Mcp-Name": "notes://dogs"})
+            # No log level asked for: no log line, and the answer is one JSON object.
+            self.assertEqual(reply.headers["content-type"], "application/json")
+            self.assertEqual(reply.json()["result"]["resultType"], "input_required")
+            self.assertEqual(list(reply.json()["result"]["inputRequests"]), ["sampling_0"])
+        finally:
+            endpoint.stop()
+
     def test_the_get_stream_carries_what_belongs_to_no_request(self) -> None:
         endpoint = InProcess(mcp_ref.MCPServer("inproc"))
         try:

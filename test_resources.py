@@ -759,6 +759,72 @@ class ContextTest(unittest.TestCase):
             rpc.prompts_get({"name": "asks", "_meta": META}, MODERN)
         self.assertEqual(caught.exception.code, -32021)
 
+    def test_a_static_resource_takes_a_context(self) -> None:
+        # The SDK refuses a Context on a resource without URI variables; the spec
+        # has nothing against it, and a static resource may want to log or ask too.
+        server = mcp_ref.MCPServer("ctx", request_state_key="k")
+
+        @server.resource("data://roots")
+        def roots(ctx: mcp_ref.Context) -> str:
+            return ", ".join(r.name for r in ctx.session.list_roots().result().roots)
+
+        @server.tool()
+        def reads(ctx: mcp_ref.Context) -> str:
+            return str(ctx.read_resource("data://roots").result()[0].content)
+
+        rpc = mcp_ref._Dispatcher(server)
+        meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities": {"roots": {}}})
+        first = rpc.resources_read({"uri": "data://roots", "_meta": meta}, MODERN)
+        self.assertEqual((first["resultType"], first["inputRequests"]),
+                         ("input_required", {"roots_0": {"method": "roots/list", "params": {}}}))
+        retry = {"uri": "data://roots", "_meta": meta, "requestState": first["requestState"],
+                 "inputResponses": {"roots_0": {"roots": [{"uri": "file:///a", "name": "a"}]}}}
+        self.assertEqual(rpc.resources_read(retry, MODERN)["contents"][0]["text"], "a")
+        # Read from a tool, the resource's question is the tool's (the same request):
+        # in process there is no client, which declared nothing.
+        with self.assertRaises(mcp_ref.MCPError) as refused:
+            server.call_tool("reads", {})
+        self.assertEqual((refused.exception.code, refused.exception.data), (-32021, {"requiredCapabilities": {
+            "roots": {}}}))
+        with self.assertRaises(mcp_ref._RpcError) as caught:
+            rpc.resources_read({"uri": "data://roots", "_meta": META}, MODERN)
+        self.assertEqual((caught.exception.code, caught.exception.data), (-32021, {"requiredCapabilities": {
+            "roots": {}}}))
+
+    def test_an_mcp_error_is_passed_on(self) -> None:
+        # As the SDK does: the function's MCPError is the response's error.
+        server = mcp_ref.MCPServer("ctx")
+
+        @server.resource("data://{name}")
+        def refuses(name: str) -> str:
+            raise mcp_ref.MCPError(-32042, f"no {name} today", {"retry": True})
+
+        @server.prompt()
+        def refuses_too() -> str:
+            raise mcp_ref.MCPError(-32042, "not now")
+
+        for version in ("2025-11-25", MODERN):
+            frames = Frames(server, version)
+            self.assertEqual(frames.ask("resources/read", {"uri": "data://x"}), {"error": {
+                "code": -32042, "message": "no x today", "data": {"retry": True}}})
+            self.assertEqual(frames.ask("prompts/get", {"name": "refuses_too"}), {"error": {
+                "code": -32042, "message": "not now"}})
+
+    def test_resolve_parameters_are_for_tools(self) -> None:
+        from typing import Annotated
+
+        server = mcp_ref.MCPServer("ctx")
+
+        def value() -> str:
+            return "v"
+
+        with self.assertRaises(mcp_ref.InvalidSignature) as caught:
+            @server.prompt()
+            def asks(x: Annotated[str, mcp_ref.Resolve(value)]) -> str:
+                return x
+        self.assertEqual(str(caught.exception), "'asks': Resolve(...) parameters are for tools; a resource or a "
+                                                "prompt asks the client through its Context")
+
     def test_a_tool_reads_a_resource(self) -> None:
         server = mcp_ref.MCPServer("ctx")
         server.add_resource(mcp_ref.TextResource(uri="data://a", text="A"))

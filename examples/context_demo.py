@@ -10,6 +10,11 @@ no argument of the tool.  In a session (protocol up to 2025-11-25) a question
 is a request to the client, answered while the tool waits; in 2026-07-28 the
 call ends with ``input_required`` and the client retries with the answers (the
 SDKs' clients do that by themselves).  The same code serves both.
+
+A resource's or a prompt's function may take a Context too, and log and ask
+the same way.  A tool parameter annotated ``Annotated[T, Resolve(fn)]`` (the
+SDK's markers) is filled by running ``fn`` first: it may return a question
+(``Elicit``, ``Sample``, ``ListRoots``) whose answer becomes the parameter.
 """
 
 import asyncio
@@ -17,11 +22,11 @@ import os
 import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Dict, List
+from typing import Annotated, Any, AsyncIterator, Dict, List
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from a checkout: find mcp_ref.py
 
-from mcp_ref import Context, MCPServer  # noqa: E402
+from mcp_ref import Context, Elicit, MCPServer, Resolve  # noqa: E402
 
 
 @asynccontextmanager
@@ -79,6 +84,24 @@ def greet(name: str, ctx: Context) -> str:
     """A sync tool: the same Context, without await."""
     ctx.debug(f"greeting {name}")
     return f"{ctx.lifespan_context['greeting']}, {name}!"
+
+
+def ask_meeting(room: str) -> Elicit[Meeting]:
+    """A resolver: it may take the Context and the tool's arguments by name."""
+    return Elicit(f"When do you need {room}?", Meeting)
+
+
+@mcp.tool()
+def book_room(room: str, meeting: Annotated[Meeting, Resolve(ask_meeting)]) -> str:
+    """Book a room; the server asks when before the tool runs (a decline ends the call)."""
+    return f"{room} booked on {meeting.day} for {meeting.minutes} minutes"
+
+
+@mcp.resource("minutes://{day}")
+async def minutes(day: str, ctx: Context) -> str:
+    """A resource that logs as a tool does."""
+    await ctx.info(f"reading the minutes of {day}")
+    return f"Minutes of {day}: nothing decided."
 
 
 if __name__ == "__main__":

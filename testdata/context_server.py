@@ -21,12 +21,12 @@ import sys
 import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Dict, List
+from typing import Annotated, Any, AsyncIterator, Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import mcp_ref  # noqa: E402  (on the SDK: the launcher's stand-in module)
-from mcp_ref import Context, MCPServer  # noqa: E402
+from mcp_ref import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample  # noqa: E402
 
 ON_SDK = bool(getattr(mcp_ref, "ON_SDK", False))
 
@@ -233,6 +233,68 @@ async def register(name: str, ctx: Context) -> str:
     return f"registered {name}"
 
 
+# -- resolvers: the SDK's Resolve(...) markers ------------------------------------------
+
+
+def resolve_booking(venue: str) -> Elicit[Booking]:
+    """Asks the user (the same question for every parameter that needs it: asked once)."""
+    return Elicit(f"Book {venue}: when and for how many?", Booking)
+
+
+async def resolve_summary(venue: str, ctx: Context) -> Sample:
+    await ctx.warning(f"sampling for {venue}")
+    return Sample([_user(f"Describe {venue}")], max_tokens=20, system_prompt="One line.")
+
+
+def resolve_roots() -> ListRoots:
+    return ListRoots()
+
+
+def resolve_line(booking: Annotated[Booking, Resolve(resolve_booking)], venue: str) -> str:
+    """A resolver of a resolver's value, and an argument by name."""
+    return f"{venue} on {booking.date}"
+
+
+@server.tool()
+async def reserve(venue: str, line: Annotated[str, Resolve(resolve_line)],
+                  booking: Annotated[Booking, Resolve(resolve_booking)]) -> str:
+    """Parameters filled by resolvers (not in inputSchema)."""
+    return f"{line} for {booking.guests}"
+
+
+@server.tool()
+async def reserve_outcome(venue: str, booking: Annotated[ElicitationResult[Booking], Resolve(resolve_booking)]) -> str:
+    """The whole outcome of the question, accepted or not."""
+    return f"{venue}: {_booking_text(booking)}"
+
+
+@server.tool()
+def survey(venue: str, summary: Annotated[Any, Resolve(resolve_summary)], found: Annotated[Any, Resolve(resolve_roots)],
+           booking: Annotated[Booking, Resolve(resolve_booking)]) -> str:
+    """Three questions: sampling, roots and elicitation (2026-07-28: one round)."""
+    return f"{summary.content.text}; {len(found.roots)} roots; {booking.date}"
+
+
+# -- a resource and a prompt that log and ask, as a tool does ------------------------------
+
+
+@server.resource("notes://{topic}")
+async def note(topic: str, ctx: Context) -> str:
+    """A resource template whose function logs and asks the user."""
+    await ctx.warning(f"reading {topic}")
+    await ctx.report_progress(1, 2)
+    answer = await ctx.elicit(f"Which {topic} note?", Booking)
+    return f"{topic}: {_booking_text(answer)}"
+
+
+@server.prompt()
+async def plan(topic: str, ctx: Context) -> str:
+    """A prompt that logs and asks the client's model."""
+    await ctx.warning(f"planning {topic}")
+    result = await ctx.session.create_message([_user(f"Plan {topic}")], max_tokens=10)
+    return f"Plan for {topic}: {result.content.text}"
+
+
 # -- what only mcp_ref offers ------------------------------------------------------------
 
 if not ON_SDK:
@@ -320,6 +382,22 @@ if not ON_SDK:
     def check_capability(capability: Dict[str, Any], ctx: Context) -> bool:
         """ctx.session.check_client_capability, as a tool may ask before it asks the client."""
         return bool(ctx.session.check_client_capability(capability))
+
+    @server.resource("notes://today")
+    def today(ctx: Context) -> str:
+        """A static resource whose function takes a Context (the SDK refuses one): sync, without await."""
+        ctx.info("today read")
+        return f"today: {ctx.session.list_roots().result().roots[0].name}"
+
+    @server.resource("notes://own/{topic}")
+    def own_note(topic: str, ctx: Context) -> Any:
+        """A template's own InputRequiredResult (2026-07-28), as the SDK allows it."""
+        if ctx.input_responses and "pick" in ctx.input_responses:
+            return f"{ctx.request_state}: {ctx.input_responses['pick']['content']['choice']}"
+        return InputRequiredResult(input_requests={"pick": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": f"Which {topic}?", "requestedSchema": {
+                "type": "object", "properties": {"choice": {"type": "string"}}, "required": ["choice"]}}}},
+            request_state=f"asked about {topic}")
 
     @server.tool()
     def unregister(name: str) -> str:

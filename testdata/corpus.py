@@ -518,3 +518,190 @@ def _py_calls() -> List[Tuple[str, Dict[str, Any]]]:
 
 
 CALLS = _py_calls()
+
+
+# -- a second server: lax inputs, rejections, JSON forms returned, pydantic models ----
+# Recorded under "more_tools" and "more_calls" and compared by test_differential.py,
+# which lists the disagreements still open (its KNOWN); the pydantic tools exist only
+# where pydantic is installed (CI's venv), as a user's models bring it.
+
+more = MCPServer("corpus-more")
+
+try:
+    import pydantic
+except ImportError:
+    pydantic = None
+
+
+class Mixed(enum.Enum):
+    X = "x"
+    TWO = 2
+
+
+class IntMixin(int, enum.Enum):
+    ONE = 1
+    TWO = 2
+
+
+@dataclass
+class Defaulted:
+    path: pathlib.Path = pathlib.Path("")
+    when: Optional[datetime.time] = None
+
+
+# (name, annotation source, argument values): lax forms pydantic takes and values it refuses.
+MORE_ECHO: List[Tuple[str, str, List[Any]]] = [
+    ("lax_int", "int", ["1_000", " 8 ", 17.0, True, "0x1f", 1e300, "1e3"]),
+    ("lax_float", "float", ["1e3", True, " 2 ", "1_000.5", "inf", "true"]),
+    ("lax_bool", "bool", ["off", "YES", "t", 0, 1.5, "tru"]),
+    ("lax_date", "datetime.date", [1714521600, "2024-05-01T00:00:00", "1714521600", "2024-05-01T10:00:00", 1.5]),
+    ("lax_datetime", "datetime.datetime", [1714557600, "2024-05-01", "1714557600", "2024-05-01 10:00"]),
+    ("lax_time", "datetime.time", [3600, "10:20", 3600.5, None]),
+    ("lax_timedelta", "datetime.timedelta", [3600, 1.5, "1:02:03", "-1", False]),
+    ("lax_uuid", "uuid.UUID", ["12345678123456781234567812345678", "urn:uuid:12345678-1234-5678-1234-567812345678",
+                               1]),
+    ("lax_decimal", "decimal.Decimal", [2.5, "1_000", " 1.5 ", True, None]),
+    ("lax_path", "pathlib.Path", ["", None]),
+    ("lax_literal_bool", "Literal[True]", [1, 1.0, "true"]),
+    ("lax_literal_int", "Literal[1, 2]", [True, "1", 2.0]),
+    ("lax_enum_mixed", "Mixed", ["2", 2, "x"]),
+    ("lax_enum_int_mixin", "IntMixin", ["1", 1.0, 3]),
+    ("lax_tuple", "tuple", [17, {}, "[1]"]),
+    ("lax_frozenset", "frozenset[int]", [-1, [1, 1]]),
+    ("lax_sequence", "Sequence[int]", [{}, [1, "2"]]),
+    ("lax_mapping_uuid", "Mapping[str, uuid.UUID]", [{"a": "x"}, {"a": "12345678123456781234567812345678"}]),
+    ("lax_dict_int_keys", "dict[int, float]", [{"x": "x"}, {"1": "2.5"}]),
+    ("lax_union_temporal", "Union[bool, datetime.datetime, bytes]", ["é", 1714557600, "true"]),
+    ("lax_union_exact", "Union[decimal.Decimal, None, int]", [-73, "1.5", 2.5]),
+    ("lax_union_bytes_str", "Union[bytes, str]", ["abc"]),
+    ("lax_optional_float", "Optional[float]", ["true", "null", None]),
+    ("lax_defaulted", "Defaulted", [{}, {"when": 3600}]),
+]
+
+# (name, return annotation source, expression): JSON forms and wrong values returned for typed outputs.
+MORE_RETURNS: List[Tuple[str, str, str]] = [
+    ("json_time", "Optional[datetime.time]", "'10:20:30.5'"),
+    ("json_time_bad", "Optional[datetime.time]", "'x'"),
+    ("json_path", "Union[pathlib.Path, int]", "''"),
+    ("json_date_from_datetime", "Optional[datetime.date]", "'2024-05-01T10:00:00'"),
+    ("json_float_big_int", "list[float]", "[10**20]"),
+    ("json_mapping_datetime", "Mapping[str, datetime.datetime]", "{'a': '2024-05-01 10:00'}"),
+    ("json_literal_bool", "Literal[True]", "1.0"),
+    ("json_multiple_big", "Annotated[float, Field(multiple_of=3)]", "10**20"),
+    ("json_frozenset", "frozenset[int]", "[3, 1, 2]"),
+]
+
+_MORE_CALLS: List[Tuple[str, Dict[str, Any]]] = []
+for _name, _source, _args in MORE_ECHO:
+    more.add_tool(_echo(_name, _source))
+    _MORE_CALLS.extend((f"echo_{_name}", {"value": v}) for v in _args)
+for _name, _source, _expression in MORE_RETURNS:
+    more.add_tool(_returner(_name, _source, _expression))
+    _MORE_CALLS.append((f"ret_{_name}", {}))
+
+
+if pydantic is not None:
+    from pydantic import BaseModel, ConfigDict, RootModel, computed_field, field_validator, model_validator
+    from pydantic import Field as PField
+    from pydantic.dataclasses import dataclass as pydantic_dataclass
+
+    class Checked(BaseModel):
+        """A model with validators."""
+
+        count: int
+        name: str = ""
+
+        @field_validator("count")
+        @classmethod
+        def _not_negative(cls, v: int) -> int:
+            if v < 0:
+                raise ValueError("must not be negative")
+            return v
+
+        @field_validator("name", mode="before")
+        @classmethod
+        def _strip(cls, v: Any) -> Any:
+            return v.strip() if isinstance(v, str) else v
+
+        @model_validator(mode="after")
+        def _unlucky(self) -> "Checked":
+            if self.count == 13:
+                raise ValueError("13 is unlucky")
+            return self
+
+    class Computed(BaseModel):
+        width: int
+        height: int = 1
+
+        @computed_field  # type: ignore[prop-decorator]
+        @property
+        def area(self) -> int:
+            return self.width * self.height
+
+    class ComputedForbid(Computed):
+        model_config = ConfigDict(extra="forbid")
+
+    class Aliased(BaseModel):
+        model_config = ConfigDict(populate_by_name=True)
+        first_name: str = PField(alias="firstName")
+        age: int = PField(0, alias="Age")
+
+    class AliasOnly(BaseModel):
+        first_name: str = PField(alias="firstName")
+
+    class StrictModel(BaseModel):
+        model_config = ConfigDict(strict=True)
+        n: int
+        when: Optional[datetime.date] = None
+
+    class Base(BaseModel):
+        id: int
+
+    class Child(Base):
+        label: str = "x"
+
+    class Numbers(RootModel[List[int]]):
+        pass
+
+    @pydantic_dataclass
+    class PydanticPoint:
+        x: int
+        y: Annotated[int, PField(ge=0)] = 0
+
+    MORE_MODELS: List[Tuple[str, str, List[Any]]] = [
+        ("model_validators", "Checked", [{"count": 1, "name": " a "}, {"count": -1}, {"count": 13}, {"count": "2"}]),
+        ("model_computed", "Computed", [{"width": 2, "height": 3}, {"width": 2, "area": 9}]),
+        ("model_computed_forbid", "ComputedForbid", [{"width": 2}, {"width": 2, "area": 2}]),
+        ("model_aliases", "Aliased", [{"firstName": "a"}, {"first_name": "a", "age": 3}, {"firstName": "a", "Age": "4"},
+                                      {}]),
+        ("model_alias_only", "AliasOnly", [{"firstName": "a"}, {"first_name": "a"}]),
+        ("model_strict", "StrictModel", [{"n": 1}, {"n": "1"}, {"n": 1.0}, {"n": 1, "when": "2024-05-01"}]),
+        ("model_subclass", "Child", [{"id": 1}, {"id": 1, "label": "y"}, {"label": "y"}]),
+        ("model_root", "Numbers", [[1, 2], ["1"], [1, "x"], {}]),
+        ("model_pydantic_dataclass", "PydanticPoint", [{"x": 1}, {"x": 1, "y": -1}, {"x": "a"}]),
+        ("model_list", "list[Checked]", [[{"count": 1}, {"count": -2}]]),
+        ("model_optional", "Optional[Child]", [None, {"id": 2}]),
+    ]
+    MORE_MODEL_RETURNS: List[Tuple[str, str, str]] = [
+        ("model_instance", "Checked", "Checked(count=2, name='n')"),
+        ("model_dict", "Checked", "{'count': 3}"),
+        ("model_dict_invalid", "Checked", "{'count': -3}"),
+        ("model_constructed", "Checked", "Checked.model_construct(name='no count')"),
+        ("model_computed_instance", "Computed", "Computed(width=2, height=5)"),
+        ("model_computed_forbid_instance", "ComputedForbid", "ComputedForbid(width=2)"),
+        ("model_aliased_instance", "Aliased", "Aliased(firstName='a', Age=3)"),
+        ("model_aliased_dict_by_name", "Aliased", "{'first_name': 'a'}"),
+        ("model_child_as_base", "Base", "Child(id=1, label='z')"),
+        ("model_root_instance", "Numbers", "Numbers([3, 4])"),
+        ("model_root_wrong", "Numbers", "['x']"),
+        ("model_pydantic_dataclass_instance", "PydanticPoint", "PydanticPoint(x=1)"),
+        ("model_list_instances", "list[Computed]", "[Computed(width=1), Computed(width=2, height=2)]"),
+    ]
+    for _name, _source, _args in MORE_MODELS:
+        more.add_tool(_echo(_name, _source))
+        _MORE_CALLS.extend((f"echo_{_name}", {"value": v}) for v in _args)
+    for _name, _source, _expression in MORE_MODEL_RETURNS:
+        more.add_tool(_returner(_name, _source, _expression))
+        _MORE_CALLS.append((f"ret_{_name}", {}))
+
+MORE_CALLS = _MORE_CALLS

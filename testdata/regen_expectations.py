@@ -32,14 +32,15 @@ def dump(model):  # type: ignore[no-untyped-def]
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-async def record(module):  # type: ignore[no-untyped-def]
+async def record(module, server=None, cases=None):  # type: ignore[no-untyped-def]
     from mcp.server.mcpserver.exceptions import ToolError
 
-    tools = {t.name: dump(t) for t in await module.server.list_tools()}
+    server = server or module.server
+    tools = {t.name: dump(t) for t in await server.list_tools()}
     calls = []
-    for name, arguments in module.CALLS:
+    for name, arguments in module.CALLS if cases is None else cases:
         try:
-            result = dump(await module.server.call_tool(name, arguments))
+            result = dump(await server.call_tool(name, arguments))
         except ToolError as exc:  # what MCPServer._handle_call_tool sends
             result = {"content": [{"type": "text", "text": str(exc)}], "isError": True}
         calls.append([name, arguments, result])
@@ -58,10 +59,13 @@ def main() -> None:
         out["tools_strings" if strings else "tools"] = tools
         if not strings:
             out["calls"] = calls
+            module = sys.modules["corpus_sdk_0"]
+            out["more_tools"], out["more_calls"] = asyncio.run(record(module, module.more, module.MORE_CALLS))
     with open(os.path.join(HERE, "sdk_expectations.json"), "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1, ensure_ascii=False, sort_keys=False)
         f.write("\n")
-    print(f"{len(out['tools'])} tools, {len(out['calls'])} calls recorded", file=sys.stderr)
+    print(f"{len(out['tools'])} + {len(out['more_tools'])} tools, {len(out['calls'])} + {len(out['more_calls'])} "
+          f"calls recorded", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sdk_launcher  # noqa: E402,F401  (installs the stand-in mcp_ref module)
-from mcp.server.mcpserver import Context  # noqa: E402
+from mcp.server import mcpserver  # noqa: E402
 
 shim = sys.modules["mcp_ref"]
-shim.Context = Context  # type: ignore[attr-defined]  (sdk_launcher.py maps it too, from aa50313 on)
+for name in ("Context", "Resolve", "Elicit", "Sample", "ListRoots", "ElicitationResult"):
+    setattr(shim, name, getattr(mcpserver, name))  # (Context: sdk_launcher.py maps it too)
 shim.ON_SDK = True  # type: ignore[attr-defined]
 
 if __name__ == "__main__":
