@@ -3979,8 +3979,10 @@ def _by_alias_and_name() -> Dict[str, bool]:
 def _wrapped_schema(fn_name: str, annotation: Any, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
     """``{"result": T}``, as the SDK wraps a value that is not a JSON object."""
     result = builder.field_schema(annotation, "result")
-    return builder.finish({"properties": {"result": result}, "required": ["result"],
-                           "title": f"{fn_name}Output", "type": "object"}), True
+    schema: Dict[str, Any] = {"properties": {"result": result}, "required": ["result"]}
+    if _field_holder(annotation, _MISSING) is not None:  # Annotated[T, Field(default=...)]: not required
+        del schema["required"]
+    return builder.finish({**schema, "title": f"{fn_name}Output", "type": "object"}), True
 
 
 def _has_annotations(cls: type) -> bool:

@@ -657,6 +657,20 @@ class MCPServerTest(unittest.TestCase):
             "tagged.y.[key]\n  String should match pattern '^x' [type=string_pattern_mismatch, input_value='y', "
             "input_type=str]"))
 
+    def test_annotated_field_default_is_a_default(self) -> None:
+        # pydantic (the SDK): Annotated[T, Field(default=...)] is not required and
+        # publishes its default, for a parameter and for the wrapped result.
+        def echo(value: typing.Annotated[int, Field(lt=5, default=1)]) -> typing.Annotated[int, Field(default=1)]:
+            return value
+
+        tool = server_with(echo).list_tools()[0]
+        self.assertEqual(tool["inputSchema"], {"type": "object", "properties": {"value": {
+            "default": 1, "exclusiveMaximum": 5, "title": "Value", "type": "integer"}}, "title": "echoArguments"})
+        self.assertEqual(tool["outputSchema"], {"properties": {"result": {"default": 1, "title": "Result",
+                                                                          "type": "integer"}},
+                                                "title": "echoOutput", "type": "object"})
+        self.assertEqual(server_with(echo).call_tool("echo", {})["structuredContent"], {"result": 1})
+
     def test_multiple_of_is_exact(self) -> None:
         # README, "Where mcp_ref differs": pydantic's float multiple_of allows a
         # relative error of 1e-9, so the SDK takes 1e20 as a multiple of 3 and
