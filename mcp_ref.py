@@ -658,9 +658,12 @@ def _iso_duration(td: Any) -> str:
         td = -td
     days, seconds, micro = td.days, td.seconds, td.microseconds
     text = f"{sign}P"
+    years, days = divmod(days, 365)  # pydantic counts 365 days as a year: P1Y35D
+    if years:
+        text += f"{years}Y"
     if days:
         text += f"{days}D"
-    if seconds or micro or not days:
+    if seconds or micro or not (years or days):
         hours, rest = divmod(seconds, 3600)
         minutes, secs = divmod(rest, 60)
         text += "T"
@@ -853,7 +856,7 @@ class _SchemaBuilder:
 
     def __init__(self) -> None:
         self.defs: Dict[str, Dict[str, Any]] = {}
-        self.families: Dict[str, str] = {}  # object title -> "dataclass", "typeddict" or "model"
+        self.families: Dict[str, str] = {}  # title -> "dataclass", "typeddict", "model" or "int_enum"
         self._names: Dict[Any, str] = {}  # class -> its name in $defs
 
     # -- entry points -------------------------------------------------------
@@ -972,10 +975,10 @@ class _SchemaBuilder:
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
             return {"items": self.schema(args[0]) if args else {}, "type": "array"}
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
-            return self.mapping(args)
+            return self.mapping(tp, args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
-    def mapping(self, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    def mapping(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
         """pydantic's _common_dict_schema: the values' schema (without its title)
         for every key, or for the keys that match the keys' pattern; keys with
         other constraints (a Literal, an Enum, a length) in propertyNames."""
@@ -994,7 +997,8 @@ class _SchemaBuilder:
         if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
             keys.pop("type", None)
             schema["propertyNames"] = keys
-        return schema
+        # Keys that pydantic converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
+        return _TypedSchema(schema, tp) if args and (args[0] in (int, float) or _lax_kind(args[0])) else schema
 
     def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
         if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
@@ -1018,6 +1022,8 @@ class _SchemaBuilder:
             try:
                 if _is_enum(cls):
                     definition = self.enum(cls)
+                    if issubclass(cls, int):
+                        self.families[cls.__name__] = "int_enum"
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
                     self.families[cls.__name__] = "typeddict"
@@ -1249,7 +1255,8 @@ def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
     # and values under "default", which keep their order.
     if isinstance(value, dict):
         keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
-        return {k: _sorted_schema(value[k], k) for k in keys}
+        out = {k: _sorted_schema(value[k], k) for k in keys}
+        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
     if isinstance(value, list):
         return [_sorted_schema(v, parent) for v in value]
     return value
@@ -1273,8 +1280,26 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
     return seen
 
 
+class _TypedSchema(dict):  # type: ignore[type-arg]
+    """A schema that remembers the annotation it describes, where JSON Schema
+    alone cannot say how pydantic converts a value (a Decimal is any number or
+    string, a date any string, a dict's int keys are strings): the lax modes of
+    section 6 convert through ``py_type``.  It is a dict to everything else."""
+
+    __slots__ = ("py_type",)
+
+    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
+        super().__init__(schema)
+        self.py_type = py_type
+
+
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
     """pydantic's schemas for the standard library's value types."""
+    schema = _stdlib_scalar_json(tp)
+    return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
+
+
+def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
     dt = _module("datetime")
     if dt is not None:
         if issubclass(tp, dt.datetime):
@@ -1325,7 +1350,9 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 # failure.  Three modes:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
 #   input   tool arguments, with the SDK's (pydantic's lax mode) leniencies:
-#           "17" and 17.0 for integers, "true" for booleans, extra keys dropped.
+#           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
+#           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
+#           keys) converted through its annotation (_LAX_TABLE, below).
 #   output  tool results: the same, plus Python values turned into JSON
 #           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
 #           and absent fields filled with their published defaults.
@@ -1343,6 +1370,7 @@ _ANNOTATION_KEYS = frozenset(("type", "title", "description", "default", "exampl
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
 _COMPILED: Dict[int, Tuple[Any, _Checker]] = {}
+_INT_FLOAT_LIMIT = 2.0 ** 63
 
 
 def validate(instance: Any, schema: Any) -> None:
@@ -1406,6 +1434,8 @@ class _Compiler:
             return self._nothing
         if not isinstance(schema, dict):
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
+        if self.lax and type(schema) is _TypedSchema:
+            return self._typed(schema)
         steps: List[_Checker] = []
         if "$ref" in schema:
             # In 2020-12, $ref applies beside its sibling keywords, "type" included.
@@ -1437,9 +1467,12 @@ class _Compiler:
         # pydantic's float fields hold floats: 2 becomes 2.0, after the checks
         # (an error still shows the value as sent).
         to_float = lax and schema.get("type") == "number"
+        # A union with an arm converted through its type (Union[datetime, date])
+        # sees the object itself, as pydantic's exact match does; its arms make it JSON.
+        native = lax and not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if lax and type(value) not in _NATIVE:
+            if native and type(value) not in _NATIVE:
                 try:
                     value = _native(value)
                 except _NotJSON as exc:
@@ -1474,6 +1507,72 @@ class _Compiler:
     def _nothing(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
         errors.append(_ErrorItem(loc, "No value is allowed here (false schema)", "false_schema", value))
         return value
+
+    # -- types that JSON Schema cannot name ------------------------------------
+
+    def _typed(self, schema: _TypedSchema) -> _Checker:
+        """The lax modes convert through the annotation itself where its schema
+        cannot tell (a row of _LAX_TABLE; a dict's keys): what pydantic parses
+        is parsed, what it refuses is refused, and the value goes on in its
+        JSON mode (the SDK validates a result with its output model, then dumps
+        it with ``mode="json"``: ``convert_result`` in func_metadata.py)."""
+        plain = self.compile(dict(schema))
+        tp = schema.py_type
+        if _origin(tp) is not None:
+            return self._typed_keys(_args(tp)[0], plain)
+        kind = _lax_kind(tp)
+        assert kind is not None
+        # Other keywords (a Field's bounds, lengths) are checked on the converted value.
+        rest = plain if set(schema) - _ANNOTATION_KEYS - {"anyOf"} else None
+        number = kind == "decimal"
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if type(value) not in _NATIVE and not isinstance(value, tp):
+                try:
+                    value = _native(value)
+                except _NotJSON as exc:
+                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                    return value
+            try:
+                parsed = _lax_parse(kind, tp, value)
+            except _BuildError as exc:
+                msg, error_kind, bad = exc.item
+                errors.append(_ErrorItem(loc, msg, error_kind, bad))
+                return value
+            out = _native(parsed)
+            if rest is not None:
+                before = len(errors)
+                rest(float(parsed) if number else out, loc, errors)
+                for error in errors[before:]:
+                    error.value = value  # the error shows the value as sent, as pydantic's does
+            return out
+
+        return check
+
+    def _typed_keys(self, key_type: Any, plain: _Checker) -> _Checker:
+        """A dict whose keys pydantic converts (``dict[int, T]``): each key through
+        its type (``"x"`` refused at ``(key, "[key]")``), sent as JSON's string."""
+        key_schema = ({"type": "integer"} if key_type is int else {"type": "number"} if key_type is float
+                      else _TypedSchema({"type": "string"}, key_type))
+        key_check = self.compile(key_schema)
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            if type(value) is not dict:
+                try:
+                    value = _native(value)
+                except _NotJSON as exc:
+                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                    return value
+                if type(value) is not dict:
+                    return plain(value, loc, errors)
+            before = len(errors)
+            keyed = {}
+            for key, item in value.items():
+                converted = key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
+                keyed[_key(converted)] = item
+            return value if len(errors) > before else plain(keyed, loc, errors)
+
+        return check
 
     # -- $ref ---------------------------------------------------------------
 
@@ -1531,7 +1630,13 @@ class _Compiler:
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
                 if _is_json_type(value, t):
-                    return int(value) if lax and t == "integer" and type(value) is float else value
+                    if lax and t == "integer" and type(value) is float:
+                        if abs(value) >= _INT_FLOAT_LIMIT:  # pydantic's int from a float is an i64
+                            errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded "
+                                                     "maximum size", "int_parsing_size", value))
+                            return value
+                        return int(value)
+                    return value
             if lax:
                 failure = None
                 for t in types:
@@ -1555,6 +1660,7 @@ class _Compiler:
         steps: List[_Checker] = []
         kind = "enum" if is_def else "literal_error"  # an Enum class, or a Literal
         lax = self.lax
+        int_enum = is_def and self.families.get(str(schema.get("title"))) == "int_enum"
         for keyword in ("const", "enum"):
             if keyword not in schema:
                 continue
@@ -1563,9 +1669,16 @@ class _Compiler:
             def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], allowed: List[Any] = allowed) -> Any:
                 for candidate in allowed:
                     if _json_equal(value, candidate):
-                        return value
-                if lax and kind == "enum" and isinstance(value, str) and _is_int_text(value.strip()):
-                    try:  # IntEnum takes "1", as pydantic's lax mode
+                        # pydantic's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
+                        return candidate if lax and type(candidate) is not type(value) else value
+                if not lax:
+                    pass
+                elif type(value) in (bool, int, float):
+                    for candidate in allowed:  # true is 1 and 1 is true, to Literal and Enum alike
+                        if type(candidate) in (bool, int, float) and value == candidate:
+                            return candidate
+                elif int_enum and isinstance(value, str) and _is_int_text(value.strip()):
+                    try:  # an IntEnum takes "1"; a plain Enum does not
                         number = int(value.strip().split(".")[0])
                     except ValueError:  # past Python's digit limit: no member's value
                         number = None
@@ -1700,11 +1813,12 @@ class _Compiler:
                     if self.output and isinstance(s, dict) and "default" in s}
         required = list(schema.get("required", ()))
         members = self._members(schema, properties)
-        if members is None and self.lax and "properties" in schema and "additionalProperties" not in schema:
-            members = _no_members  # a class without fields: every key ignored, as in pydantic
         low, high = schema.get("minProperties"), schema.get("maxProperties")
         dependent = schema.get("dependentRequired") or {}
         if members is None and not (required or low is not None or high is not None or dependent):
+            if self.lax and schema.get("properties") == {} and not (
+                    {"additionalProperties", "patternProperties", "propertyNames"} & set(schema)):
+                return [_no_members]  # an empty TypedDict or dataclass: pydantic ignores every key
             return []
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1894,30 +2008,50 @@ class _Compiler:
         by_class = self._class_arms(schemas) if lax else {}
         declared = [self._declared(s) for s in schemas] if lax else []
         fields = declared if sum(d is not None for d in declared) > 1 else []
+        # A type converted through its annotation (a UUID, a date) is exact for
+        # its object alone, never for JSON data: pydantic's strict mode wants the object.
+        inexact = [type(s) is _TypedSchema for s in schemas]
+        exact = [s.py_type if type(s) is _TypedSchema else _exact_type(s) for s in schemas]
+        native = not any(inexact)  # else the arms see the object itself and make it JSON
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if lax and type(value) not in _NATIVE:
-                # pydantic's smart union takes an instance of an arm's own class
-                # first: Empty() stays Empty in Union[Point, Empty], though its
-                # fields ({}) fit Point too.
-                mine = by_class.get(type(value).__name__)
-                if mine is not None:
-                    own_errors: List[_ErrorItem] = []
-                    converted = arms[mine](value, loc, own_errors)
-                    if not own_errors:
-                        return converted
-                try:
-                    value = _native(value)
-                except _NotJSON as exc:
-                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                    return value
-            # pydantic's "smart" unions: an arm the value already fits exactly wins
-            # (so "17" stays a string in Union[int, str]); then the lax arms, in order.
-            for i, arm in enumerate(strict):
-                if _passes(arm, value, loc):
-                    if fields and type(value) is dict:
-                        i = self._most_fields_set(value, loc, i, strict, fields)
-                    return arms[i](value, loc, []) if lax else value
+            if not lax:
+                for arm in strict:
+                    if _passes(arm, value, loc):
+                        return value
+            else:
+                if type(value) not in _NATIVE:
+                    # pydantic's smart union takes an instance of an arm's own class
+                    # first: Empty() stays Empty in Union[Point, Empty], though its
+                    # fields ({}) fit Point too.
+                    mine = by_class.get(type(value).__name__)
+                    if mine is not None:
+                        own_errors: List[_ErrorItem] = []
+                        converted = arms[mine](value, loc, own_errors)
+                        if not own_errors:
+                            return converted
+                    if native:
+                        try:
+                            value = _native(value)
+                        except _NotJSON as exc:
+                            errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                            return value
+                # pydantic's "smart" unions: an arm of exactly the value's type wins
+                # (5 is Union[float, int]'s int, "17" stays a string in Union[int,
+                # str]), then an arm the value fits strictly (of a dict's, the one
+                # that sets the most fields), then the lax arms, in order.
+                kind = type(value)
+                for i, arm in enumerate(strict):
+                    if exact[i] is kind and (inexact[i] or _passes(arm, value, loc)):
+                        return arms[i](value, loc, [])
+                for i, arm in enumerate(strict):
+                    if not inexact[i] and _passes(arm, value, loc):
+                        if fields and kind is dict:
+                            i = self._most_fields_set(value, loc, i, strict, fields)
+                        strict_errors: List[_ErrorItem] = []
+                        converted = arms[i](value, loc, strict_errors)
+                        if not strict_errors:
+                            return converted
             collected: List[List[_ErrorItem]] = []
             for arm in arms:
                 arm_errors: List[_ErrorItem] = []
@@ -1940,10 +2074,6 @@ class _Compiler:
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
 
 
-def _no_members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
-    return {}
-
-
 def _arm_label(schema: Any) -> str:
     if isinstance(schema, dict):
         if "$ref" in schema:
@@ -1958,6 +2088,19 @@ def _arm_label(schema: Any) -> str:
         if isinstance(kind, str):
             return _TYPE_LABELS.get(kind, kind)
     return "any"
+
+
+def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+    return {} if type(value) is dict and value else value
+
+
+def _exact_type(schema: Any) -> Optional[type]:
+    """The Python type a value has when it fits this bare type schema exactly."""
+    if not isinstance(schema, dict) or type(schema) is _TypedSchema or set(schema) - _ANNOTATION_KEYS:
+        return None
+    kind = schema.get("type")  # a list of types ({"type": ["null", "object"]}) names no one type
+    return {"string": str, "integer": int, "number": float, "boolean": bool, "null": _NoneType}.get(
+        kind) if isinstance(kind, str) else None
 
 
 def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
@@ -2057,7 +2200,349 @@ def _is_int_text(text: str) -> bool:
     """"17" and "17.0" are integers to pydantic; "1e3" and "17.5" are not."""
     digits = text[1:] if text[:1] in "+-" else text
     whole, _, fraction = digits.partition(".")
+    if "_" in whole:  # "1_000": single underscores between digits, as pydantic (and int()) read them
+        if "__" in whole or whole[:1] == "_" or whole[-1:] == "_":
+            return False
+        whole = whole.replace("_", "")
     return whole.isascii() and whole.isdigit() and fraction.strip("0") == ""
+
+
+# -- pydantic's lax mode, type by type ----------------------------------------
+#
+# The standard library's value types, as pydantic's lax mode converts them
+# (https://docs.pydantic.dev/latest/concepts/conversion_table/, and the text
+# forms of pydantic-core's speedate), then written in its JSON mode.  One row
+# per type: inputs it takes with the JSON it sends, inputs it refuses with the
+# error type.  test_validation runs every row through pydantic when it is
+# installed, so the table cannot drift from it.
+
+_LAX_TABLE: Tuple[Tuple[str, Tuple[Tuple[Any, Any], ...], Tuple[Tuple[Any, str], ...]], ...] = (
+    ("date",
+     ((1577836800, "2020-01-01"), (1577836800000, "2020-01-01"), ("1577836800", "2020-01-01"), (0, "1970-01-01"),
+      ("2020-01-02", "2020-01-02"), ("2020-01-02T00:00:00", "2020-01-02"), ("2020-01-02T00:00:00Z", "2020-01-02"),
+      ("2020-01-02 00:00", "2020-01-02")),
+     ((1577836800.5, "date_from_datetime_inexact"), ("2020-01-02T00:00:01", "date_from_datetime_inexact"),
+      ("20200102", "date_from_datetime_inexact"), (-1, "date_from_datetime_inexact"),
+      ("2023-02-29", "date_from_datetime_parsing"), ("not a date", "date_from_datetime_parsing"),
+      (" 2020-01-02", "date_from_datetime_parsing"), (1e20, "date_from_datetime_parsing"),
+      (True, "date_type"), (None, "date_type"), ([], "date_type"))),
+    ("datetime",
+     ((1577836800, "2020-01-01T00:00:00Z"), (1577836800000, "2020-01-01T00:00:00Z"),
+      (1577836800.5, "2020-01-01T00:00:00.500000Z"), ("1577836800", "2020-01-01T00:00:00Z"),
+      ("-1", "1969-12-31T23:59:59Z"), ("2024-01-02", "2024-01-02T00:00:00"),
+      ("2020-01-02 03:04", "2020-01-02T03:04:00"), ("2020-01-02T03:04:05+01:00", "2020-01-02T03:04:05+01:00"),
+      ("2020-01-02T03:04:05+0100", "2020-01-02T03:04:05+01:00"),
+      ("2020-01-02t03:04:05z", "2020-01-02T03:04:05Z"), ("2020-01-02T03:04:05-00:00", "2020-01-02T03:04:05Z"),
+      ("2020-01-02T03:04:05,5", "2020-01-02T03:04:05.500000"),
+      ("2020-01-02T03:04:05.123456789", "2020-01-02T03:04:05.123456"), ("60.", "1970-01-01T00:01:00Z"),
+      (".24", "1970-01-01T00:00:00.240000Z"), ("1.5e3", "1970-01-01T00:25:00Z"),
+      (21000000001.25, "1970-09-01T01:20:00.001250Z")),
+     (("not a date", "datetime_from_date_parsing"), ("2023-02-29T00:00:00", "datetime_from_date_parsing"),
+      ("2020-01-02T24:00:00", "datetime_from_date_parsing"), ("2020-01-02T03", "datetime_from_date_parsing"),
+      ("2020-01-02T03:04:05+01", "datetime_from_date_parsing"), ("2020-1-2", "datetime_from_date_parsing"),
+      ("1e9", "datetime_from_date_parsing"), (" 2020-01-02", "datetime_from_date_parsing"),
+      (1e20, "datetime_parsing"), (True, "datetime_type"), (None, "datetime_type"))),
+    ("time",
+     ((3600, "01:00:00Z"), (3600.5, "01:00:00.500000Z"), ("01:00:00", "01:00:00"), ("01:00", "01:00:00"),
+      ("01:00:00Z", "01:00:00Z"), ("01:00:00+01:00", "01:00:00+01:00"), ("01:00:00.123", "01:00:00.123000")),
+     (("1:00", "time_parsing"), ("25:00", "time_parsing"), ("01:00:00+01", "time_parsing"), ("3600", "time_parsing"),
+      ("01:00:00 ", "time_parsing"), (86400, "time_parsing"), (-1, "time_parsing"), (True, "time_type"),
+      (None, "time_type"))),
+    ("timedelta",
+     ((3600, "PT1H"), (1.5, "PT1.5S"), (True, "PT1S"), (0, "PT0S"), ("01:00:00", "PT1H"), ("01:02", "PT1H2M"),
+      ("1:02:03", "PT1H2M3S"), ("100:00:00", "P4DT4H"), ("01:00:00.5", "PT1H0.5S"), ("-01:00:00", "-PT1H"),
+      ("1 day", "P1D"), ("1d", "P1D"), ("-1 day", "-P1D"), ("+1 day", "P1D"), ("1 days, 1:02:03.5", "P1DT1H2M3.5S"),
+      ("2 days 01:00:00", "P2DT1H"), ("P1D", "P1D"), ("PT1H", "PT1H"), ("P1W", "P7D"), ("-PT1S", "-PT1S"),
+      ("P1.5D", "P1DT12H"), ("P1DT", "P1D"), ("P1M", "P30D"), ("P1Y", "P1Y"), ("P400D", "P1Y35D"),
+      ("PT1.5H", "PT1H30M"), ("1 DAY", "P1D"), ("3D", "P3D"), ("5day,", "P5D"), ("1day01:00:00", "P1DT1H"),
+      (93158001334.60156, "P2954Y7DT14H35M34.601563S")),
+     (("3600", "time_delta_parsing"), ("abc", "time_delta_parsing"), ("P", "time_delta_parsing"),
+      ("PT", "time_delta_parsing"), (" P1D", "time_delta_parsing"), ("1:2:3", "time_delta_parsing"),
+      ("1 day 25:00:00", "time_delta_parsing"), ("1_000", "time_delta_parsing"), (1e20, "time_delta_parsing"),
+      ("1:01", "time_delta_parsing"), ("01:60", "time_delta_parsing"), ("99D  ", "time_delta_parsing"),
+      ("99999999999:00:00", "time_delta_parsing"), ("P99999999999D", "time_delta_parsing"),
+      (None, "time_delta_type"))),
+    ("uuid",
+     (("12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678"),
+      ("12345678123456781234567812345678", "12345678-1234-5678-1234-567812345678"),
+      ("{12345678-1234-5678-1234-567812345678}", "12345678-1234-5678-1234-567812345678"),
+      ("urn:uuid:12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678")),
+     (("not-a-uuid", "uuid_parsing"), ("", "uuid_parsing"), (5, "uuid_type"), (1.5, "uuid_type"), (True, "uuid_type"),
+      (None, "uuid_type"))),
+    ("decimal",
+     ((1, "1"), (1.5, "1.5"), (0.1, "0.1"), ("1.50", "1.50"), (" 1.5 ", "1.5"), ("1e3", "1E+3"), (1e20, "1E+20"),
+      ("1_000", "1000"), ("1.5e-3", "0.0015"), ("-0", "-0")),
+     (("abc", "decimal_parsing"), ("", "decimal_parsing"), ("105 _", "decimal_parsing"), ("nan", "finite_number"),
+      ("inf", "finite_number"),
+      ("-Infinity", "finite_number"), (True, "decimal_type"), (None, "decimal_type"), ([], "decimal_type"))),
+    ("path",
+     (("a/b", "a/b"), ("", "."), ("/tmp/x/", "/tmp/x")),
+     ((5, "path_type"), (True, "path_type"), (None, "path_type"))),
+    ("int",
+     ((17, 17), (17.0, 17), ("17", 17), (" 7 ", 7), ("+5", 5), ("17.0", 17), ("1_000", 1000), ("1_0_0", 100),
+      (True, 1), (9.2e18, 9200000000000000000), ("99999999999999999999", 99999999999999999999)),
+     (("1e3", "int_parsing"), ("_1", "int_parsing"), ("1__0", "int_parsing"), ("1_", "int_parsing"),
+      ("0x10", "int_parsing"), (17.5, "int_from_float"), (1e20, "int_parsing_size"), (9.3e18, "int_parsing_size"),
+      (None, "int_type"))),
+)
+
+_LAX_MESSAGES = {
+    "date_type": "Input should be a valid date",
+    "date_from_datetime_parsing": "Input should be a valid date or datetime, invalid date format",
+    "date_from_datetime_inexact": "Datetimes provided to dates should have zero time - e.g. be exact dates",
+    "datetime_type": "Input should be a valid datetime",
+    "datetime_from_date_parsing": "Input should be a valid datetime or date, invalid datetime format",
+    "datetime_parsing": "Input should be a valid datetime, dates after 9999 are not supported as unix timestamps",
+    "time_type": "Input should be a valid time",
+    "time_parsing": "Input should be in a valid time format, invalid time format",
+    "time_delta_type": "Input should be a valid timedelta",
+    "time_delta_parsing": "Input should be a valid timedelta, invalid duration format",
+    "uuid_type": "UUID input should be a string, bytes or UUID object",
+    "uuid_parsing": "Input should be a valid UUID, invalid format",
+    "decimal_type": "Decimal input should be an integer, float, string or Decimal object",
+    "decimal_parsing": "Input should be a valid decimal",
+    "finite_number": "Input should be a finite number",
+    "path_type": "Input is not a valid path",
+}
+
+_DATE = r"(\d{4})-(\d{2})-(\d{2})"
+_TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
+# A Unix time as text: "60.", ".5", "1.5e3" (an exponent only after a point), no spaces.
+_NUMBER_TEXT = r"[+-]?(?:\d+|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+# ISO 8601 durations; a year reads as 365 days and a month as 30, as pydantic reads them.
+_DURATION_ISO = (r"([+-]?)P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
+                 r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?")
+# "1 day, 01:02:03.5", "2d", "01:02" (hours and minutes), "-01:00:00": Python's str() of a timedelta and kin.
+_DURATION_DAYS = (r"(?i)([+-]?)(?:(\d+) ?(?:days?|d)(?:,? *(?=\d)|,? ?$))?"
+                  r"(?:(\d+):([0-5]\d)(?::([0-5]\d)(?:\.(\d+))?)?)?")
+_UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
+_MAX_DURATION_DAYS = 999_999_999  # timedelta's limit, which pydantic keeps for numbers of seconds
+
+
+def _lax_kind(tp: Any) -> Optional[str]:
+    """The row of _LAX_TABLE a class converts by (None: not one of them)."""
+    if not isinstance(tp, type):
+        return None
+    dt = _module("datetime")
+    if dt is not None:
+        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
+            if issubclass(tp, cls):
+                return kind
+    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
+                                   ("pathlib", "PurePath", "path")):
+        m = _module(module)
+        if m is not None and issubclass(tp, getattr(m, cls_name)):
+            return kind
+    return None
+
+
+def _lax_parse(kind: str, tp: type, value: Any) -> Any:
+    """A value of ``tp`` from what pydantic's lax mode takes for it (its row
+    in _LAX_TABLE); raises _BuildError with pydantic's error type."""
+    try:
+        if kind in _LAX_TEMPORAL:
+            import datetime as dt
+
+            try:
+                return _LAX_TEMPORAL[kind](dt, value)
+            except (OverflowError, ValueError):  # a field past what datetime holds
+                raise _LaxFailure(_TEMPORAL_PARSING[kind]) from None
+        return _LAX_OTHER[kind](tp, value)
+    except _LaxFailure as exc:
+        msg = _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
+        raise _BuildError(msg, exc.kind, value) from None
+
+
+class _LaxFailure(Exception):
+    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+def _unix_time(dt: Any, number: Any, kind: str) -> Any:
+    """A Unix time (seconds, or milliseconds past 2e10) as an aware UTC datetime."""
+    if number != number or number in (float("inf"), float("-inf")):
+        raise _LaxFailure(kind)
+    if abs(number) > _UNIX_MS:  # milliseconds, and their fraction in microseconds
+        whole_ms = int(number // 1)
+        whole, ms = divmod(whole_ms, 1000)
+        micro = ms * 1000 + int((number - whole_ms) * 1000 + 0.5)  # half up, as pydantic
+    else:
+        whole = int(number // 1)
+        micro = int((number - whole) * 1_000_000 + 0.5)
+    try:
+        return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=whole, microseconds=micro)
+    except OverflowError:
+        raise _LaxFailure(kind) from None
+
+
+def _clock(dt: Any, groups: Tuple[Optional[str], ...]) -> Any:
+    hour, minute, second, fraction, zone = groups
+    micro = int((fraction or "0")[:6].ljust(6, "0"))
+    tz = None
+    if zone:
+        if zone in ("Z", "z"):
+            tz = dt.timezone.utc
+        else:
+            digits = zone[1:].replace(":", "")
+            offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            tz = dt.timezone(-offset if zone[0] == "-" else offset)
+    return dt.time(int(hour or 0), int(minute or 0), int(second or 0), micro, tzinfo=tz)
+
+
+def _moment(dt: Any, value: Any, bad: str, out_of_range: str, wrong_type: str) -> Any:
+    """A datetime from a Unix time (a number or its text) or an ISO 8601 text
+    (a date alone is its midnight), as speedate reads them; else _LaxFailure."""
+    import re
+
+    tv = type(value)
+    if tv in (int, float):
+        return _unix_time(dt, value, out_of_range)
+    if tv is not str:
+        raise _LaxFailure(wrong_type)  # true included: no Unix time to pydantic
+    if re.fullmatch(_NUMBER_TEXT, value):
+        return _unix_time(dt, float(value) if "." in value else int(value), bad)
+    match = re.fullmatch(_DATE + "(?:[Tt ]" + _TIME + ")?", value)
+    if match is None:
+        raise _LaxFailure(bad)
+    groups = match.groups()
+    try:
+        day = dt.date(*(int(g) for g in groups[:3]))
+        clock = dt.time() if groups[3] is None else _clock(dt, groups[3:])
+    except ValueError:
+        raise _LaxFailure(bad) from None
+    return dt.datetime.combine(day, clock)
+
+
+def _lax_datetime(dt: Any, value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day)
+    return _moment(dt, value, "datetime_from_date_parsing", "datetime_parsing", "datetime_type")
+
+
+def _lax_date(dt: Any, value: Any) -> Any:
+    import re
+
+    if type(value) is str and re.fullmatch(_DATE, value):
+        try:
+            return dt.date(int(value[:4]), int(value[5:7]), int(value[8:]))
+        except ValueError:
+            raise _LaxFailure("date_from_datetime_parsing") from None
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    moment = value if isinstance(value, dt.datetime) else _moment(
+        dt, value, "date_from_datetime_parsing", "date_from_datetime_parsing", "date_type")
+    if moment.time() != dt.time():  # pydantic: a datetime makes a date only at midnight
+        raise _LaxFailure("date_from_datetime_inexact")
+    return moment.date()
+
+
+def _lax_time(dt: Any, value: Any) -> Any:
+    import re
+
+    tv = type(value)
+    if isinstance(value, dt.time):
+        return value
+    if tv in (int, float):
+        if not 0 <= value < 86400:  # (NaN fails this too)
+            raise _LaxFailure("time_parsing")
+        return (dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=value)).timetz()
+    if tv is not str:
+        raise _LaxFailure("time_type")
+    match = re.fullmatch(_TIME, value)
+    try:
+        if match is None:
+            raise ValueError(value)
+        return _clock(dt, match.groups())
+    except ValueError:
+        raise _LaxFailure("time_parsing") from None
+
+
+def _lax_timedelta(dt: Any, value: Any) -> Any:
+    import re
+
+    tv = type(value)
+    if isinstance(value, dt.timedelta):
+        return value
+    if tv in (bool, int, float):  # seconds; pydantic takes true as 1
+        if value != value or abs(value) > _MAX_DURATION_DAYS * 86400:
+            raise _LaxFailure("time_delta_parsing")
+        whole = int(value // 1)  # its fraction rounded to the microsecond, as pydantic does
+        return dt.timedelta(seconds=whole, microseconds=int((value - whole) * 1_000_000 + 0.5))
+    if tv is not str:
+        raise _LaxFailure("time_delta_type")
+    iso = re.fullmatch(_DURATION_ISO, value)
+    if iso is not None and any(iso.groups()[1:]):
+        sign, years, months, weeks, days, hours, minutes, seconds = iso.groups()
+        delta = dt.timedelta(days=float(years or 0) * 365 + float(months or 0) * 30 + float(weeks or 0) * 7
+                             + float(days or 0), hours=float(hours or 0), minutes=float(minutes or 0),
+                             seconds=float(seconds or 0))
+        return -delta if sign == "-" else delta
+    match = re.fullmatch(_DURATION_DAYS, value)
+    if match is None or not any(match.groups()[1:]):
+        raise _LaxFailure("time_delta_parsing")
+    sign, days, hours, minutes, seconds, fraction = match.groups()
+    if days is not None and hours is not None and (seconds is None or int(hours) > 23):
+        raise _LaxFailure("time_delta_parsing")  # after a day: a clock time, to the second
+    if hours is not None and seconds is None and len(hours) < 2:
+        raise _LaxFailure("time_delta_parsing")  # "01:02" is hours and minutes; "1:02" is nothing
+    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
+                         seconds=int(seconds or 0), microseconds=int((fraction or "0")[:6].ljust(6, "0")))
+    return -delta if sign == "-" else delta
+
+
+def _lax_uuid(tp: type, value: Any) -> Any:
+    if isinstance(value, tp):
+        return value
+    if type(value) is not str:
+        raise _LaxFailure("uuid_type")
+    try:
+        return tp(value)
+    except ValueError:
+        raise _LaxFailure("uuid_parsing") from None
+
+
+def _lax_decimal(tp: type, value: Any) -> Any:
+    tv = type(value)
+    number: Any
+    if isinstance(value, tp):
+        number = value
+    elif tv is int:
+        number = tp(value)
+    elif tv is float:
+        number = tp(repr(value))  # 0.1 is Decimal("0.1"), as pydantic reads it
+    elif tv is str:
+        text = value.strip().replace("_", "")  # "1_000" is 1000; "1 000" is no number
+        try:
+            if text != text.strip():
+                raise ArithmeticError(value)
+            number = tp(text)
+        except ArithmeticError:
+            raise _LaxFailure("decimal_parsing") from None
+    else:
+        raise _LaxFailure("decimal_type")  # true included: pydantic takes no booleans here
+    if not number.is_finite():
+        raise _LaxFailure("finite_number")
+    return number
+
+
+def _lax_path(tp: type, value: Any) -> Any:
+    if isinstance(value, tp):
+        return value
+    if type(value) is not str:
+        raise _LaxFailure("path_type")
+    return tp(value)
+
+
+_LAX_TEMPORAL: Dict[str, Callable[[Any, Any], Any]] = {
+    "datetime": _lax_datetime, "date": _lax_date, "time": _lax_time, "timedelta": _lax_timedelta}
+_LAX_OTHER: Dict[str, Callable[[type, Any], Any]] = {"uuid": _lax_uuid, "decimal": _lax_decimal, "path": _lax_path}
+_TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_from_datetime_parsing",
+                     "time": "time_parsing", "timedelta": "time_delta_parsing"}
 
 
 def _is_multiple(value: Any, multiple: Any) -> bool:
@@ -2912,7 +3397,7 @@ def _build_value(tp: Any, value: Any) -> Any:
     if isinstance(value, dict) and not isinstance(origin, type) or origin is dict or _is_subclass(origin, dict) \
             and not _is_typeddict(origin):
         if isinstance(value, dict) and len(args) == 2:
-            return {k: _build_value(args[1], v) for k, v in value.items()}
+            return {_build_key(args[0], k): _build_value(args[1], v) for k, v in value.items()}
         return value
     if _is_pydantic_model(tp):
         return tp.model_validate(value)
@@ -2928,10 +3413,21 @@ def _build_value(tp: Any, value: Any) -> Any:
     return value
 
 
+def _build_key(tp: Any, key: str) -> Any:
+    """A dict key as its type: the checked JSON key ("1" for dict[int, T]) is the number's text."""
+    if tp is int:
+        return int(key)
+    if tp is float:
+        return float(key)
+    return _build_value(tp, key)
+
+
 def _build_union(tp: Any, value: Any) -> Any:
-    # Pick the first arm the value already fits, as the schema check did; for
-    # an object, the one of those that declares the most of its keys (pydantic's
-    # "most fields set", _Compiler._most_fields_set).
+    # The arm of exactly the value's type, else the first arm the value fits, as
+    # the schema check chose; for an object, the one of those that declares the
+    # most of its keys (pydantic's "most fields set", _Compiler._most_fields_set).
+    if type(value) in (str, int, float, bool) and type(value) in _args(tp):
+        return value
     builder = _SchemaBuilder()
     best, most = None, -2
     for arm in _args(tp):
@@ -2943,7 +3439,10 @@ def _build_union(tp: Any, value: Any) -> Any:
             continue
         if _passes(_checker(schema), value, ()):
             if not isinstance(value, dict):
-                return _build_value(arm, value)
+                try:
+                    return _build_value(arm, value)
+                except _BuildError:
+                    continue  # a string the arm's type refuses: the checker chose a later arm
             names = schema.get("properties")
             count = sum(1 for key in value if key in names) if isinstance(names, dict) else -1
             if count > most:
@@ -2994,96 +3493,10 @@ def _strip_qualifiers(tp: Any) -> Any:
     return tp
 
 
-def _build_stdlib(tp: type, text: Any) -> Any:
-    if not isinstance(text, str):
-        decimal = _module("decimal")
-        if decimal is None or not issubclass(tp, decimal.Decimal):
-            return text
-        return tp(int(text)) if isinstance(text, float) and text.is_integer() else tp(str(text))
-    dt = _module("datetime")
-    if dt is not None and issubclass(tp, (dt.datetime, dt.date, dt.time, dt.timedelta)):
-        return _parse_temporal(dt, tp, text)
-    for module, cls, kind in (("uuid", "UUID", "uuid_parsing"), ("decimal", "Decimal", "decimal_parsing")):
-        m = _module(module)
-        if m is not None and issubclass(tp, getattr(m, cls)):
-            try:
-                return tp(text.strip())
-            except Exception:
-                raise _BuildError(f"Input should be a valid {cls.lower()}", kind, text) from None
-    pathlib = _module("pathlib")
-    if pathlib is not None and issubclass(tp, pathlib.PurePath):
-        return tp(text)
-    return text
-
-
-_DATE = r"(\d{4})-(\d{2})-(\d{2})"
-
-
-_TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
-
-
-def _parse_temporal(dt: Any, tp: type, text: str) -> Any:
-    """ISO 8601 dates, times and durations, the same on every Python (``fromisoformat``
-    reads "Z" and short fractions only from 3.11)."""
-    import re
-
-    value = text.strip()
-    try:
-        if issubclass(tp, (dt.datetime, dt.date, dt.time)):
-            if issubclass(tp, dt.datetime):
-                match = re.fullmatch(_DATE + "[Tt ]" + _TIME, value)
-                if match is None and re.fullmatch(_DATE, value):
-                    match = re.fullmatch(_DATE + "[Tt ]" + _TIME, value + "T00:00")
-            else:
-                match = re.fullmatch(_DATE if issubclass(tp, dt.date) else _TIME, value)
-            if match is None:
-                raise ValueError(value)
-            return _temporal_from_match(dt, tp, match.groups())
-        return _parse_duration(dt, value)
-    except (ValueError, OverflowError):
-        name = {dt.datetime: "datetime", dt.date: "date", dt.time: "time"}.get(tp, "timedelta")
-        raise _BuildError(f"Input should be a valid {name}, invalid {name} format", f"{name}_parsing",
-                          text) from None
-
-
-def _temporal_from_match(dt: Any, tp: type, groups: Tuple[Optional[str], ...]) -> Any:
-    date_part: Tuple[Optional[str], ...] = ()
-    if issubclass(tp, (dt.datetime, dt.date)):
-        date_part, groups = groups[:3], groups[3:]
-        day = dt.date(*(int(g) for g in date_part if g is not None))
-        if not issubclass(tp, dt.datetime):
-            return day
-    hour, minute, second, fraction, zone = groups
-    micro = int((fraction or "0")[:6].ljust(6, "0"))
-    tz = None
-    if zone:
-        if zone in ("Z", "z"):
-            tz = dt.timezone.utc
-        else:
-            digits = zone[1:].replace(":", "")
-            offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-            tz = dt.timezone(-offset if zone[0] == "-" else offset)
-    clock = dt.time(int(hour or 0), int(minute or 0), int(second or 0), micro, tzinfo=tz)
-    if issubclass(tp, dt.datetime):
-        return dt.datetime.combine(day, clock)
-    return clock
-
-
-def _parse_duration(dt: Any, text: str) -> Any:
-    import re
-
-    match = re.fullmatch(
-        r"([-+]?)P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
-        r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?", text)
-    if match is None or text.endswith(("P", "T")):
-        try:
-            return dt.timedelta(seconds=float(text))  # pydantic accepts seconds too
-        except ValueError:
-            raise ValueError(text) from None
-    sign, weeks, days, hours, minutes, seconds = match.groups()
-    delta = dt.timedelta(weeks=float(weeks or 0), days=float(days or 0), hours=float(hours or 0),
-                         minutes=float(minutes or 0), seconds=float(seconds or 0))
-    return -delta if sign == "-" else delta
+def _build_stdlib(tp: type, value: Any) -> Any:
+    """A value of one of _LAX_TABLE's types (section 6) from its checked JSON form."""
+    kind = _lax_kind(tp)
+    return value if kind is None else _lax_parse(kind, tp, value)
 
 
 # ---------------------------------------------------------------------------
@@ -9963,7 +10376,8 @@ class _FastCompiler(_Compiler):
         leaves = {}
         for key, sub_schema in (schema.get("properties") or {}).items():
             kind = sub_schema.get("type") if isinstance(sub_schema, dict) else None
-            if isinstance(kind, str) and kind in _EXACT and not (set(sub_schema) - _ANNOTATION_KEYS):
+            if isinstance(kind, str) and kind in _EXACT and not (set(sub_schema) - _ANNOTATION_KEYS) \
+                    and type(sub_schema) is not _TypedSchema:  # (a date's string is parsed: the rule's step)
                 leaves[key] = _EXACT[kind]
         count = len(properties)
 

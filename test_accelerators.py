@@ -12,6 +12,8 @@ MCP_REF_PURE=1.
 
 import contextlib
 import dataclasses
+import datetime
+import decimal
 import io
 import json
 import random
@@ -90,6 +92,13 @@ class Slotted:
 class Movie(TypedDict):
     title: str
     year: int
+
+
+@dataclasses.dataclass
+class Stamped:
+    day: datetime.date
+    amount: decimal.Decimal
+    names: Dict[int, str]
 
 
 @dataclasses.dataclass
@@ -252,6 +261,37 @@ class CompilerTest(unittest.TestCase):
             self.assertEqual(fast, rule, (name, arguments, values[arguments["case"]] if "case" in arguments else ""))
         self.assertGreater(sum(not r["isError"] for r in pure), 300)
         self.assertGreater(sum(r["isError"] for r in pure), 300)
+
+    def test_typed_leaves_are_converted_as_the_rule_does(self) -> None:
+        """A date, Decimal or dict[int, T] field looks like a plain string or
+        object to JSON Schema, but is converted through its type: the fast
+        object step and the list passes leave it to the rule's step."""
+        values = [
+            [Stamped("2020-01-02T00:00:00", 1.5, {"1": "a"}), Stamped("2020-01-03", 2, {})],
+            [{"day": 1577836800, "amount": "1_000", "names": {2: "b"}}],
+            [{"day": "2020-01-02", "amount": "1.5", "names": {}}, {"day": "2020-01-02", "amount": "1.5", "names": {}}],
+            [{"day": "2023-02-29", "amount": True, "names": {"x": "a"}}],
+            [{"day": "2020-01-02T00:00:01", "amount": "nan", "names": {}}],
+        ]
+
+        def stamps(case: int) -> List[Stamped]:
+            return values[case]  # type: ignore[no-any-return]
+
+        def take(rows: List[Stamped]) -> str:
+            return repr(rows)
+
+        calls = [("stamps", {"case": i}) for i in range(len(values))]
+        calls.append(("take", {"rows": [{"day": "2020-01-02T00:00:00", "amount": 0.1, "names": {"1": "a"}}]}))
+        fast, rule = self.results([stamps, take], calls, True), self.results([stamps, take], calls, False)
+        self.assertEqual(fast, rule)
+        self.assertEqual(rule[0]["structuredContent"]["result"], [
+            {"day": "2020-01-02", "amount": "1.5", "names": {"1": "a"}},
+            {"day": "2020-01-03", "amount": "2", "names": {}}])
+        self.assertEqual(rule[1]["structuredContent"]["result"], [
+            {"day": "2020-01-01", "amount": "1000", "names": {"2": "b"}}])
+        self.assertEqual([r["isError"] for r in rule], [False, False, False, True, True, False])
+        self.assertEqual(rule[-1]["content"][0]["text"], "[Stamped(day=datetime.date(2020, 1, 2), "
+                         "amount=Decimal('0.1'), names={1: 'a'})]")
 
     def test_lists_checked_in_passes_agree_with_item_by_item(self) -> None:
         """A list of exact objects is checked in a few passes over its members

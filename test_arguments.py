@@ -10,9 +10,9 @@ import enum
 import pathlib
 import unittest
 import uuid
-from typing import Any, Dict, List, Optional, Set, Tuple, Union
+from typing import Annotated, Any, Dict, List, Literal, Optional, Set, Tuple, Union
 
-from _testing import load_corpus, server_with
+from _testing import Field, load_corpus, server_with
 
 
 class Color(enum.Enum):
@@ -86,6 +86,54 @@ class ArgumentsTest(unittest.TestCase):
             "count\n  Input should be a valid integer, got a number with a fractional part "
             "[type=int_from_float, input_value=1.5, input_type=float]")}], "isError": True})
         self.assertEqual(len(seen), 1)
+
+    def test_pydantic_lax_forms_arrive_converted(self) -> None:
+        """pydantic's lax mode for arguments (each form in mcp_ref._LAX_TABLE is
+        checked against pydantic in test_validation): Unix times, a midnight
+        datetime for a date, seconds and "1 day" for durations, "1_000" for an
+        int, true for Literal[1], int keys, and the exact union arm first."""
+        seen: List[Dict[str, Any]] = []
+
+        class Level(enum.IntEnum):
+            LOW = 1
+
+        def take(when: datetime.datetime, day: datetime.date, at: datetime.time, span: datetime.timedelta,
+                 wait: datetime.timedelta, n: int, one: Literal[1, 2], level: Level, plain: Color,
+                 keyed: Dict[int, str], number: Union[float, int], ident: Union[uuid.UUID, str]) -> str:
+            seen.append({k: v for k, v in locals().items() if k != "seen"})
+            return "ok"
+
+        server = server_with(take)
+        arguments = {"when": "1577836800", "day": "2020-01-02T00:00:00Z", "at": 3600.5, "span": "1 day, 01:00:00",
+                     "wait": 1.5, "n": "1_000", "one": True, "level": "1", "plain": "red", "keyed": {"7": "a"},
+                     "number": 5, "ident": ""}
+        self.assertFalse(server.call_tool("take", arguments)["isError"])
+        utc = datetime.timezone.utc
+        self.assertEqual(seen, [{
+            "when": datetime.datetime(2020, 1, 1, tzinfo=utc), "day": datetime.date(2020, 1, 2),
+            "at": datetime.time(1, 0, 0, 500000, tzinfo=utc), "span": datetime.timedelta(days=1, hours=1),
+            "wait": datetime.timedelta(seconds=1.5), "n": 1000, "one": 1, "level": Level.LOW, "plain": Color.RED,
+            "keyed": {7: "a"}, "number": 5, "ident": ""}])
+        self.assertEqual((type(seen[0]["one"]), type(seen[0]["number"])), (int, int))
+
+        refused = {"day": ("2020-01-02T00:00:01", "date_from_datetime_inexact"),
+                   "when": ("not a date", "datetime_from_date_parsing"), "n": (1e20, "int_parsing_size"),
+                   "keyed": ({"x": "a"}, "int_parsing"), "span": ("3600", "time_delta_parsing")}
+        for name, (value, kind) in refused.items():
+            with self.subTest(argument=name):
+                text = server.call_tool("take", dict(arguments, **{name: value}))["content"][0]["text"]
+                self.assertIn(f"[type={kind},", text)
+        self.assertEqual(len(seen), 1)
+
+    def test_a_converted_value_keeps_its_bounds(self) -> None:
+        def pay(amount: Annotated[decimal.Decimal, Field(ge=0)]) -> str:
+            return repr(amount)
+
+        server = server_with(pay)
+        self.assertEqual(server.call_tool("pay", {"amount": "1_000.5"})["content"][0]["text"], "Decimal('1000.5')")
+        self.assertEqual(server.call_tool("pay", {"amount": "-1"})["content"][0]["text"].splitlines()[1:], [
+            "amount", "  Input should be greater than or equal to 0 [type=greater_than_equal, input_value='-1', "
+            "input_type=str]"])
 
 
 if __name__ == "__main__":

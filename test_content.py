@@ -43,7 +43,7 @@ CALL_DEVIATIONS = {
     "json_text_for_strings": {"echo_optional_str"},
     # The SDK validates an exhausted generator and sends {"result": []}.
     "generator_consumed": {"ret_list_from_generator"},
-    # pydantic's date, time and UUID parsers word their messages in more detail.
+    # pydantic's date, time and UUID parsers word their messages in more detail (same error type).
     "parser_message": {"echo_datetime", "echo_date", "echo_uuid"},
 }
 
@@ -196,9 +196,11 @@ class ResultParityTest(unittest.TestCase):
             self.assertEqual(got["content"], expected["content"])
         elif kind == "parser_message":
             self.assertTrue(got["isError"])
-            # Same header and location; pydantic's parsers explain more.
+            # Same header, location and error type; pydantic's parsers explain more.
             got_lines, expected_lines = got["content"][0]["text"], expected["content"][0]["text"]
             self.assertEqual(got_lines.splitlines()[:2], expected_lines.splitlines()[:2])
+            kinds = [text.split("[type=", 1)[1].split(",", 1)[0] for text in (got_lines, expected_lines)]
+            self.assertEqual(kinds[0], kinds[1])
         else:
             self.fail(kind)
 
@@ -403,6 +405,80 @@ class ContentTest(unittest.TestCase):
                     self.assertEqual(result["content"], [
                         {"type": "text", "text": json.dumps(item, indent=2, ensure_ascii=False)} for item in items])
                     self.assertFalse(result["isError"])
+
+
+class ConvertedResultTest(unittest.TestCase):
+    """A result is converted through its declared type (pydantic's lax mode, as
+    the SDK's convert_result validates it with the output model) and sent in
+    pydantic's JSON mode; the content text follows the converted value."""
+
+    def call(self, annotation: Any, value: Any) -> Dict[str, Any]:
+        def tool() -> None:
+            return value  # type: ignore[no-any-return]
+
+        tool.__annotations__["return"] = annotation
+        return server_with(tool).call_tool("tool", {})  # type: ignore[no-any-return]
+
+    def test_json_forms_are_parsed_and_normalised(self) -> None:
+        for on in BOTH:
+            with accelerators(on):
+                for annotation, value, structured, texts in [
+                    (Optional[datetime.datetime], "2024-01-02", "2024-01-02T00:00:00", ["2024-01-02T00:00:00"]),
+                    (Optional[datetime.datetime], 1577836800, "2020-01-01T00:00:00Z", ['"2020-01-01T00:00:00Z"']),
+                    (List[datetime.date], ["2020-01-02T00:00:00"], ["2020-01-02"], ["2020-01-02"]),
+                    (Optional[datetime.time], 3600, "01:00:00Z", ['"01:00:00Z"']),
+                    (List[datetime.timedelta], ["1 day, 01:00:00", 90], ["P1DT1H", "PT1M30S"], ["P1DT1H", '"PT1M30S"']),
+                    (List[uuid.UUID], ["12345678123456781234567812345678"], ["12345678-1234-5678-1234-567812345678"],
+                     ["12345678-1234-5678-1234-567812345678"]),
+                    (List[decimal.Decimal], [1.5, 2, "0.10"], ["1.5", "2", "0.10"], ['"1.5"', '"2"', "0.10"]),
+                    (List[pathlib.Path], [""], ["."], ["."]),
+                    (Dict[int, str], {"1": "a", 2: "b"}, {"1": "a", "2": "b"}, ['{\n  "1": "a",\n  "2": "b"\n}']),
+                    (typing.Literal[1, 2], 2.0, 2, ["2"]),
+                    (Union[float, int], 5, 5, ["5"]),
+                    (Union[int, float], 5.0, 5.0, ["5.0"]),
+                    (Union[uuid.UUID, str], "", "", [""]),
+                    # An object of exactly one arm's type is that arm's, as in pydantic's smart unions.
+                    (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2), "2020-01-02",
+                     ['"2020-01-02"']),
+                    (Union[float, decimal.Decimal], decimal.Decimal("1.5"), "1.5", ['"1.5"']),
+                ]:
+                    with self.subTest(accelerated=on, annotation=annotation, value=value):
+                        result = self.call(annotation, value)
+                        self.assertEqual(result["structuredContent"], {"result": structured})
+                        self.assertEqual([b["text"] for b in result["content"]], texts)
+
+    def test_what_pydantic_refuses_is_refused(self) -> None:
+        for annotation, value, place, kind in [
+            (Optional[datetime.datetime], "not a date", "result", "datetime_from_date_parsing"),
+            (List[uuid.UUID], ["not-a-uuid"], "result.0", "uuid_parsing"),
+            (List[decimal.Decimal], ["abc"], "result.0", "decimal_parsing"),
+            (List[decimal.Decimal], [True], "result.0", "decimal_type"),
+            (List[datetime.date], ["2023-02-29"], "result.0", "date_from_datetime_parsing"),
+            (Dict[int, str], {"x": "a"}, "result.x.[key]", "int_parsing"),
+            (List[int], [1e20], "result.0", "int_parsing_size"),
+        ]:
+            with self.subTest(annotation=annotation, value=value):
+                text = self.call(annotation, value)["content"][0]["text"]
+                self.assertEqual(text.splitlines()[1], place)
+                self.assertIn(f"[type={kind},", text)
+
+    @unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
+    def test_structured_content_is_pydantic_json_mode(self) -> None:
+        import pydantic
+
+        for annotation, value in [
+            (Optional[datetime.datetime], "2024-01-02"), (List[datetime.date], [1577836800, "2020-01-02T00:00:00Z"]),
+            (List[datetime.timedelta], [3600, "P1W", "-1 day", datetime.timedelta(days=800, microseconds=5)]),
+            (List[decimal.Decimal], [0.1, 1e20, " 1_000 ", 3]), (Dict[int, List[datetime.time]], {"7": ["01:00", 5]}),
+            (Optional[uuid.UUID], "{12345678-1234-5678-1234-567812345678}"),
+            (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2)),
+            (Union[datetime.date, datetime.datetime], datetime.datetime(2020, 1, 2, 3)),
+            (Union[float, decimal.Decimal], decimal.Decimal("1.5")), (Union[datetime.date, str], "2020-01-02"),
+        ]:
+            with self.subTest(annotation=annotation, value=value):
+                adapter = pydantic.TypeAdapter(annotation)
+                expected = adapter.dump_python(adapter.validate_python(value), mode="json")
+                self.assertEqual(self.call(annotation, value)["structuredContent"], {"result": expected})
 
 
 if __name__ == "__main__":
