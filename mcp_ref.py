@@ -5412,11 +5412,15 @@ class _Request:
     def __init__(self, conn: Optional[_Connection], call: Optional[_Pending], version: Optional[str],
                  params: Dict[str, Any]) -> None:
         self.conn, self.call, self.version, self.params = conn, call, version, params
-        meta = params.get("_meta")
-        self.meta: Dict[str, Any] = meta if isinstance(meta, dict) else {}
         self.stateless = version in STATELESS_VERSIONS
         if self.stateless:
             self.answers, self.used, self.wanted = {}, {}, {}
+
+    @property
+    def meta(self) -> Dict[str, Any]:
+        """The request's ``_meta`` ({} without one): read where asked (most calls never do)."""
+        meta = self.params.get("_meta")
+        return meta if isinstance(meta, dict) else {}
 
     def client_capabilities(self) -> Optional[Dict[str, Any]]:
         if self.stateless:
