@@ -1226,7 +1226,7 @@ def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
         ref = out.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
             out["$ref"] = "#/$defs/" + renames[ref[8:]]
-        return out
+        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
     if isinstance(value, list):
         return [_renamed_refs(v, renames) for v in value]
     return value
@@ -3819,8 +3819,9 @@ class _Tool:
         holders = {p.name: _field_holder(p.annotation, p.default) for p in self.params if not p.pydantic}
         self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
+        published = self.input_schema["properties"]
         self._json_params = {p.key for p in self.params
-                             if not _accepts_string(self.input_schema["properties"][p.key], self.input_schema)}
+                             if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
         self._positions = {p.key: i for i, p in enumerate(self.params)}
 
     # -- the three steps of a call ---------------------------------------------
@@ -3958,9 +3959,20 @@ class _Tool:
 
 
 def _field_default(field: Any) -> Any:
+    """A Field's default for one call: a mutable one copied, as pydantic's
+    smart_deepcopy does, so that no call sees what another did to it."""
     if isinstance(field, Field):
-        return field.default_factory() if field.default_factory is not None else field.default
-    return field.get_default(call_default_factory=True)  # pydantic's FieldInfo
+        value = field.default_factory() if field.default_factory is not None else field.default
+    else:
+        value = field.get_default(call_default_factory=True)  # pydantic's FieldInfo
+    if type(value) in _IMMUTABLE or (type(value) in (list, dict, set) and not value):
+        return value if type(value) in _IMMUTABLE else type(value)()
+    import copy
+
+    return copy.deepcopy(value)
+
+
+_IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
 
 
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
@@ -4087,6 +4099,8 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     required = []
     for p in params:
         if p.pydantic:
+            if p.key not in model_schema["properties"]:  # SkipJsonSchema: pydantic publishes nothing
+                continue
             properties[p.key] = model_schema["properties"][p.key]
             if p.key in model_schema.get("required", ()):
                 required.append(p.key)
@@ -4146,13 +4160,14 @@ def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, 
         if metadata:
             annotation = annotated[(annotation, *metadata)]
         default = p.default.as_pydantic() if isinstance(p.default, Field) else p.default
-        fields[field] = (annotation, ...) if default is _MISSING else (annotation, default)
+        # A bare annotation keeps a default given inside Annotated[T, Field(default=...)].
+        fields[field] = annotation if default is _MISSING else (annotation, default)
         names.append((p.name, field))
     model = pydantic.create_model(f"{fn_name}Arguments", __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
                                   **fields)
     schema = model.model_json_schema(by_alias=True, ref_template="#/$defs/{model}")
-    for p, key in zip(params, schema["properties"]):  # one property per field, in order
-        p.key = key
+    for p, (_, field) in zip(params, names):
+        p.key = model.model_fields[field].alias or field  # (SkipJsonSchema: not among the properties)
     return (model, names), schema
 
 
