@@ -6911,8 +6911,8 @@ _STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list"
                        "resources/read": "resources_read", "prompts/list": "prompts_list",
                        "prompts/get": "prompts_get", "completion/complete": "complete",
                        "subscriptions/listen": "listen"}
-# The requests whose function may take a Context: answered as a call is when it does (_talks).
-_TALKING = ("resources_read", "prompts_get")
+# The requests whose function may take a Context: answered as a call is when it does (_runs_with_context).
+_CONTEXT_HANDLERS = ("resources_read", "prompts_get")
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # What a subscriptions/listen stream can carry (SubscriptionFilter of 2026-07-28),
 # besides resourceSubscriptions, a list of URIs.
@@ -7186,8 +7186,8 @@ class _Dispatcher:
 def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
                 params: Dict[str, Any]) -> None:
     """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
-    and the answers of earlier rounds from its verified requestState, as a
-    tools/call's (_Connection._request_for)."""
+    and the answers of earlier rounds from its verified requestState: of a
+    tools/call, a resources/read or a prompts/get."""
     request.binding = _state_binding(method, target, arguments)
     responses = params.get("inputResponses")
     if "inputResponses" in params and not isinstance(responses, dict):
@@ -7197,7 +7197,7 @@ def _open_retry(request: _Request, server: MCPServer, method: str, target: str, 
     request.answers.update(responses or {})
 
 
-def _talks(server: MCPServer, method: str, params: Dict[str, Any]) -> bool:
+def _runs_with_context(server: MCPServer, method: str, params: Dict[str, Any]) -> bool:
     """Whether a resources/read or prompts/get runs a function that takes a
     Context: it then runs as a tool call does (_Connection.start_request), so
     that what it sends reaches the client while it runs, and the client's
@@ -7428,7 +7428,7 @@ class _Connection:
             handler, version = self.rpc.route(message["method"], params)
             if handler == "listen":
                 return self.listen(id_, params, version, stream or self.write)
-            if handler in _TALKING and _talks(self.server, message["method"], params):
+            if handler in _CONTEXT_HANDLERS and _runs_with_context(self.server, message["method"], params):
                 self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
                 return _STARTED
             if handler != "tools_call":
@@ -7446,14 +7446,7 @@ class _Connection:
         and those of earlier rounds from its verified requestState."""
         request = _Request(self, None, version, params)
         if request.stateless:
-            request.binding = _state_binding("tools/call", tool.name, arguments)
-            responses = params.get("inputResponses")
-            if "inputResponses" in params and not isinstance(responses, dict):
-                raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
-            if params.get("requestState") is not None:
-                request.answers, request.user_state = _open_state(self.server._state_key, request.binding,
-                                                                  params["requestState"])
-            request.answers.update(responses or {})
+            _open_retry(request, self.server, "tools/call", tool.name, arguments, params)
         return request
 
     def _ok(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
@@ -8383,7 +8376,7 @@ class _HttpApp:
         if not isinstance(params, dict):
             return True
         if message.get("method") != "tools/call":  # a resource's or a prompt's function too
-            return not _talks(self.server, str(message.get("method")), params)
+            return not _runs_with_context(self.server, str(message.get("method")), params)
         tool = self.server._tools.get(params.get("name"))  # type: ignore[arg-type]
         return tool is None or getattr(tool, "context_param", None) is None and tool.resolved is None
 
