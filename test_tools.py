@@ -518,7 +518,7 @@ class PydanticModelTest(unittest.TestCase):
 
 class MCPServerTest(unittest.TestCase):
     def test_a_mutable_default_is_each_call_s_own(self) -> None:
-        def tagged(tags: typing.Annotated[List[str], Field(default=[])], more: List[str] = Field(default=["a"])) -> int:
+        def tagged(tags: typing.Annotated[List[str], Field(default=[])], more: List[str] = Field(default=["a"])) -> int:  # noqa: B008
             tags.append("x")
             more.append("y")
             return len(tags) + len(more)
