@@ -964,11 +964,13 @@ class _SchemaBuilder:
         args = _args(tp)
         abc = _module("collections.abc")
         if origin is tuple:
-            return self.tuple_schema(tp, args)
+            return _ArraySchema(self.tuple_schema(tp, args), "tuple")
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
-            return {"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True}
+            return _ArraySchema({"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True},
+                                "frozenset" if origin is frozenset else "set")
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
-            return {"items": self.schema(args[0]) if args else {}, "type": "array"}
+            return _ArraySchema({"items": self.schema(args[0]) if args else {}, "type": "array"},
+                                "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
             if not args or _is_any(args[1]):
                 return {"additionalProperties": True, "type": "object"}
@@ -1143,6 +1145,8 @@ def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
     if isinstance(value, dict):
         keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
         out = {k: _sorted_schema(value[k], k) for k in keys}
+        if type(value) is _ArraySchema:
+            return _ArraySchema(out, value.array_kind)
         return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
     if isinstance(value, list):
         return [_sorted_schema(v, parent) for v in value]
@@ -1178,6 +1182,19 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
     def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
         super().__init__(schema)
         self.py_type = py_type
+
+
+class _ArraySchema(dict):  # type: ignore[type-arg]
+    """An array schema that remembers the container pydantic reads it as
+    ("list", "tuple", "set", "frozenset" or "sequence"): JSON Schema says
+    "array" for all of them, pydantic's type error names the one it wanted
+    (tuple_type, frozen_set_type, is_instance_of).  A dict to everything else."""
+
+    __slots__ = ("array_kind",)
+
+    def __init__(self, schema: Dict[str, Any], array_kind: str) -> None:
+        super().__init__(schema)
+        self.array_kind = array_kind
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
@@ -1505,7 +1522,8 @@ class _Compiler:
         family = self.families.get(str(title)) if "properties" in schema else None
         if schema.get("format") == "binary":
             family = "bytes"
-        array_kind = "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+        array_kind = schema.array_kind if type(schema) is _ArraySchema else \
+            "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
@@ -1525,7 +1543,8 @@ class _Compiler:
                         return converted
                 if failure and not failure[0]:
                     failure = None
-                msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array_kind, title, family)
+                array = "sequence_str" if array_kind == "sequence" and type(value) is str else array_kind
+                msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array, title, family)
             else:
                 msg, kind = _type_error(types[0], array_kind, title, family) if len(types) == 1 else (
                     f"Input should be of type {' or '.join(types)}", "type")
@@ -1940,7 +1959,11 @@ def _type_error(kind: str, array_kind: str, title: Optional[str], family: Option
         return f"Input should be a valid dictionary or instance of {title}", "model_type"
     if kind == "array":
         return {"set": ("Input should be a valid set", "set_type"),
-                "tuple": ("Input should be a valid tuple", "tuple_type")}.get(
+                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
+                "tuple": ("Input should be a valid tuple", "tuple_type"),
+                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
+                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
+                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
             array_kind, ("Input should be a valid list", "list_type"))
     return {
         "string": ("Input should be a valid string", "string_type"),
@@ -1991,7 +2014,10 @@ def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> 
             return bool(value), None
         if tp is str and value.strip().lower() in _BOOL_WORDS:
             return _BOOL_WORDS[value.strip().lower()], None
-        if tp in (str, int, float):
+        # pydantic reads a number as an i64 first: one it cannot (a fraction, past
+        # the i64 range) is no bool_parsing but a bool_type.
+        if tp is str or (tp is int and -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT) or (
+                tp is float and value.is_integer() and abs(value) < _INT_FLOAT_LIMIT):
             return value, ("Input should be a valid boolean, unable to interpret input", "bool_parsing")
     elif kind == "object" and output and properties and tp not in _NATIVE:
         # An object read by attribute (the SDK's from_attributes=True).
