@@ -307,12 +307,21 @@ def _from_pydantic(exc: Any) -> ValidationError:
 
 
 def _truncated_repr(value: Any) -> str:
-    # pydantic shortens long input reprs to 25 + "..." + 24 characters.
+    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
+    # and last 24 bytes, each cut moved inwards to a character boundary
+    # (write_truncated_to_limited_bytes): 'é' counts two.
     try:
         text = repr(value)
     except Exception:
         text = f"<{type(value).__name__} object>"
-    return text if len(text) <= 50 else f"{text[:25]}...{text[-24:]}"
+    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= 50:
+        return text
+    # A partial character at either cut is dropped: the boundary is the floor
+    # of the head's end and the ceiling of the tail's start.
+    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
 
 
 def _format_errors(errors: List[_ErrorItem], title: str) -> str:
@@ -1380,13 +1389,17 @@ class _Compiler:
                 except _NotJSON as exc:
                     errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
                     return value
+            sent = value
             if type_step is not None:
                 before = len(errors)
                 value = type_step(value, loc, errors)
                 if len(errors) > before:
                     return value  # the other keywords would only repeat the type error
+            before = len(errors)
             for step in steps:
                 value = step(value, loc, errors)
+            if value is not sent and len(errors) > before:
+                _show_as_sent(errors, before, value, sent)
             return float(value) if to_float and type(value) is int else value
 
         return check
@@ -1914,6 +1927,15 @@ def _arm_label(schema: Any) -> str:
 
 def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
     return {} if type(value) is dict and value else value
+
+
+def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
+    """pydantic checks a bound or a length on the converted value but shows the
+    value as sent ('-3', not -3; True, not 1.0): the errors from ``before`` on
+    that show the converted value show the sent one."""
+    for error in errors[before:]:
+        if error.value is converted:
+            error.value = sent
 
 
 def _exact_type(schema: Any) -> Optional[type]:
@@ -3665,7 +3687,7 @@ class _Tool:
                     parsed = json.loads(value)
                 except (ValueError, RecursionError):
                     continue
-                if isinstance(parsed, (list, dict, bool)) or parsed is None:
+                if isinstance(parsed, (list, dict)) or parsed is None:  # (the SDK keeps "true", as int is)
                     out = dict(arguments) if out is None else out
                     out[name] = parsed
         return arguments if out is None else out
