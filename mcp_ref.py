@@ -329,7 +329,8 @@ def _format_errors(errors: List[_ErrorItem], title: str) -> str:
     lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
     for e in errors:
         if e.loc:
-            lines.append(".".join(str(p) for p in e.loc))
+            # pydantic-core quotes a key that holds a dot: value.`tuple[int, ...]`.0
+            lines.append(".".join(f"`{p}`" if type(p) is str and "." in p else str(p) for p in e.loc))
         lines.append(
             f"  {e.msg} [type={e.kind}, input_value={_truncated_repr(e.value)}, "
             f"input_type={type(e.value).__name__}]"
@@ -860,7 +861,7 @@ class _SchemaBuilder:
 
     def __init__(self) -> None:
         self.defs: Dict[str, Dict[str, Any]] = {}
-        self.families: Dict[str, str] = {}  # title -> "dataclass", "typeddict", "model" or "int_enum"
+        self.families: Dict[str, str] = {}  # title -> "dataclass", "typeddict", "model", "enum", "int_enum", ...
         self._names: Dict[Any, str] = {}  # class -> its name in $defs
 
     # -- entry points -------------------------------------------------------
@@ -973,15 +974,17 @@ class _SchemaBuilder:
         args = _args(tp)
         abc = _module("collections.abc")
         if origin is tuple:
-            return _ArraySchema(self.tuple_schema(tp, args), "tuple")
+            return _ContainerSchema(self.tuple_schema(tp, args), "tuple")
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
-            return _ArraySchema({"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True},
+            return _ContainerSchema({"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True},
                                 "frozenset" if origin is frozenset else "set")
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
-            return _ArraySchema({"items": self.schema(args[0]) if args else {}, "type": "array"},
+            return _ContainerSchema({"items": self.schema(args[0]) if args else {}, "type": "array"},
                                 "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
-            if not args or _is_any(args[1]):
+            if not args:  # (pydantic names a bare dict's validator dict[any,any], a union member's place)
+                return _ContainerSchema({"additionalProperties": True, "type": "object"}, "dict")
+            if _is_any(args[1]):
                 return {"additionalProperties": True, "type": "object"}
             schema = {"additionalProperties": self.schema(args[1]), "type": "object"}
             # Keys that pydantic converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
@@ -1010,8 +1013,9 @@ class _SchemaBuilder:
             try:
                 if _is_enum(cls):
                     definition = self.enum(cls)
-                    if issubclass(cls, int):
-                        self.families[cls.__name__] = "int_enum"
+                    # pydantic names an Enum's validator by its mixin: int-enum[Color], enum[Color].
+                    self.families[cls.__name__] = next(
+                        (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
                     self.families[cls.__name__] = "typeddict"
@@ -1154,8 +1158,8 @@ def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
     if isinstance(value, dict):
         keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
         out = {k: _sorted_schema(value[k], k) for k in keys}
-        if type(value) is _ArraySchema:
-            return _ArraySchema(out, value.array_kind)
+        if type(value) is _ContainerSchema:
+            return _ContainerSchema(out, value.container)
         return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
     if isinstance(value, list):
         return [_sorted_schema(v, parent) for v in value]
@@ -1193,17 +1197,18 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
         self.py_type = py_type
 
 
-class _ArraySchema(dict):  # type: ignore[type-arg]
-    """An array schema that remembers the container pydantic reads it as
-    ("list", "tuple", "set", "frozenset" or "sequence"): JSON Schema says
-    "array" for all of them, pydantic's type error names the one it wanted
-    (tuple_type, frozen_set_type, is_instance_of).  A dict to everything else."""
+class _ContainerSchema(dict):  # type: ignore[type-arg]
+    """A container's schema that remembers the container pydantic reads it as
+    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
+    JSON Schema says "array" or "object" for all of them, pydantic's errors
+    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
+    union member dict[any,any]).  A dict to everything else."""
 
-    __slots__ = ("array_kind",)
+    __slots__ = ("container",)
 
-    def __init__(self, schema: Dict[str, Any], array_kind: str) -> None:
+    def __init__(self, schema: Dict[str, Any], container: str) -> None:
         super().__init__(schema)
-        self.array_kind = array_kind
+        self.container = container
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
@@ -1429,7 +1434,7 @@ class _Compiler:
         plain = self.compile(dict(schema))
         tp = schema.py_type
         if _origin(tp) is not None:
-            return self._typed_keys(_args(tp)[0], plain)
+            return self._typed_keys(_args(tp)[0], plain, schema.get("additionalProperties", True))
         kind = _lax_kind(tp)
         assert kind is not None
         # Other keywords (a Field's bounds, lengths) are checked on the converted value.
@@ -1459,12 +1464,15 @@ class _Compiler:
 
         return check
 
-    def _typed_keys(self, key_type: Any, plain: _Checker) -> _Checker:
+    def _typed_keys(self, key_type: Any, plain: _Checker, values: Any) -> _Checker:
         """A dict whose keys pydantic converts (``dict[int, T]``): each key through
-        its type (``"x"`` refused at ``(key, "[key]")``), sent as JSON's string."""
+        its type (``"x"`` refused at ``(key, "[key]")``), sent as JSON's string.
+        A refused key's value is checked still: pydantic reports each entry's
+        key error, then its value's."""
         key_schema = ({"type": "integer"} if key_type is int else {"type": "number"} if key_type is float
                       else _TypedSchema({"type": "string"}, key_type))
         key_check = self.compile(key_schema)
+        value_check = self.compile(values)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if type(value) is not dict:
@@ -1480,7 +1488,13 @@ class _Compiler:
             for key, item in value.items():
                 converted = key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
                 keyed[_key(converted)] = item
-            return value if len(errors) > before else plain(keyed, loc, errors)
+            if len(errors) == before:
+                return plain(keyed, loc, errors)
+            del errors[before:]
+            for key, item in value.items():
+                key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
+                value_check(item, loc + (key,), errors)
+            return value
 
         return check
 
@@ -1535,7 +1549,7 @@ class _Compiler:
         family = self.families.get(str(title)) if "properties" in schema else None
         if schema.get("format") == "binary":
             family = "bytes"
-        array_kind = schema.array_kind if type(schema) is _ArraySchema else \
+        array_kind = schema.container if type(schema) is _ContainerSchema else \
             "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1620,6 +1634,26 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
+        if self.lax:
+            # pydantic's constrained int and float stop at the first failure, in the
+            # order multiple_of, le, lt, ge, gt (pydantic-core's constrained validators).
+            order = ("less_than_equal", "less_than", "greater_than_equal", "greater_than")
+            checks.sort(key=lambda c: order.index(c[2]))
+
+            def first(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    return value
+                if multiple is not None and not _is_multiple(value, multiple):
+                    errors.append(_ErrorItem(loc, f"Input should be a multiple of {_number_text(multiple)}",
+                                             "multiple_of", value))
+                    return value
+                for op, bound, kind, text in checks:
+                    if not op(value, bound):
+                        errors.append(_ErrorItem(loc, f"Input should be {text} {_number_text(bound)}", kind, value))
+                        return value
+                return value
+
+            return [first]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -1860,9 +1894,8 @@ class _Compiler:
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         lax = self.lax
         strict = [type(self)(self.root, "strict").compile(s) for s in schemas] if lax else arms
-        labels = [_arm_label(s) for s in schemas]
+        labels = [_arm_label(s, self.families) for s in schemas]
         null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
-        nullable = len(schemas) == 2 and len(null_arm) == 1
         # A type converted through its annotation (a UUID, a date) is exact for
         # its object alone, never for JSON data: pydantic's strict mode wants the object.
         inexact = [type(s) is _TypedSchema for s in schemas]
@@ -1894,10 +1927,17 @@ class _Compiler:
                 if not arm_errors:
                     return converted
                 collected.append(arm_errors)
-            if nullable and value is not None:
-                errors.extend(collected[1 - null_arm[0]])  # Optional[T]: T's errors alone
+            if null_arm and value is not None:
+                # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
+                # arm reports nothing, and Optional[T] reports T's errors alone.
+                collected = [c for i, c in enumerate(collected) if i not in null_arm]
+                labelled = [label for i, label in enumerate(labels) if i not in null_arm]
             else:
-                for label, arm_errors in zip(labels, collected):
+                labelled = labels
+            if len(collected) == 1:
+                errors.extend(collected[0])
+            else:
+                for label, arm_errors in zip(labelled, collected):
                     for e in arm_errors:
                         depth = len(loc)
                         errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
@@ -1909,20 +1949,81 @@ class _Compiler:
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
 
 
-def _arm_label(schema: Any) -> str:
-    if isinstance(schema, dict):
-        if "$ref" in schema:
-            return str(schema["$ref"]).rsplit("/", 1)[-1]
-        if "const" in schema or "enum" in schema:
-            return "literal"
-        kind = schema.get("type")
-        if kind == "array" and "items" in schema:
-            return f"{'set' if schema.get('uniqueItems') else 'list'}[{_arm_label(schema['items'])}]"
-        if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
-            return f"dict[str,{_arm_label(schema['additionalProperties'])}]"
-        if isinstance(kind, str):
-            return _TYPE_LABELS.get(kind, kind)
-    return "any"
+def _arm_label(schema: Any, families: Dict[str, str]) -> str:
+    """pydantic's name of a union member (its validator's name, as pydantic-core
+    gives it), which locates the member's errors: ``value.list[int].0``."""
+    label = _bare_label(schema, families)
+    # Annotated[T, Field(default=...)] as a member, or inside one
+    return f"default[{label}]" if isinstance(schema, dict) and "default" in schema else label
+
+
+def _bare_label(schema: Any, families: Dict[str, str]) -> str:
+    if not isinstance(schema, dict) or not schema:
+        return "any"
+    if type(schema) is _TypedSchema:
+        tp = schema.py_type
+        if _origin(tp) is not None:  # a dict whose keys are converted
+            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
+        return _type_label(tp)
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        family = families.get(name, "")
+        return f"{family[:-5]}-enum[{name}]" if family.endswith("_enum") else \
+            f"enum[{name}]" if family == "enum" else name
+    for keyword in ("const", "enum"):
+        if keyword in schema:
+            values = [schema["const"]] if keyword == "const" else schema[keyword]
+            return f"literal[{','.join(repr(v) for v in values)}]"
+    if "anyOf" in schema:
+        arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
+        inner = ",".join(_arm_label(a, families) for a in arms)
+        inner = inner if len(arms) == 1 else f"union[{inner}]"
+        return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
+    kind = schema.get("type")
+    if kind == "array":
+        return _array_label(schema, families)
+    if kind == "object":
+        values = schema.get("additionalProperties")
+        if type(schema) is _ContainerSchema:  # a bare dict
+            return "dict[any,any]"
+        return f"dict[str,{_arm_label(values, families)}]" if "properties" not in schema else "dict"
+    if not isinstance(kind, str):
+        return "any"
+    constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                                            "multipleOf", "minLength", "maxLength", "pattern"))
+    label = "bytes" if schema.get("format") == "binary" else _TYPE_LABELS.get(kind, kind)
+    return f"constrained-{label}" if constrained and label in ("int", "float", "str", "bytes") else label
+
+
+def _array_label(schema: Dict[str, Any], families: Dict[str, str]) -> str:
+    container = schema.container if type(schema) is _ContainerSchema else \
+        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+    items = schema.get("items")
+    item = _arm_label(items, families)
+    if container == "tuple" or "prefixItems" in schema:
+        labels = [_arm_label(s, families) for s in schema.get("prefixItems", ())]
+        if items is not None and items is not False:
+            labels.append(f"{item}, ...")
+        return f"tuple[{', '.join(labels)}]"
+    if container == "sequence":
+        if not items:  # Sequence and Sequence[Any]: an isinstance check alone
+            return "json-or-python[json=list[any],python=is-instance[Sequence]]"
+        return (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
+                "function-wrap[sequence_validator()]]]")
+    return f"{container}[{item}]"
+
+
+def _type_label(tp: Any) -> str:
+    """pydantic's validator name of a type the lax table converts (or a dict key's)."""
+    if tp in (int, float, str, bool):
+        return tp.__name__
+    kind = _lax_kind(tp)
+    if kind == "path":
+        name = tp.__name__
+        json = "json=function-after[path_validator(), str]"
+        strict = f"json-or-python[{json},python=is-instance[{name}]]"
+        return f"lax-or-strict[lax=union[{strict},function-after[path_validator(), str]],strict={strict}]"
+    return kind or "any"
 
 
 def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
