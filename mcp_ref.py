@@ -1607,6 +1607,11 @@ class _Compiler:
                     number = int(value.strip().split(".")[0])  # an IntEnum takes "1"; a plain Enum does not
                     if any(_json_equal(number, candidate) for candidate in allowed):
                         return number
+                if lax and type(value) is int and not -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT and any(
+                        type(c) is int for c in allowed):  # pydantic reads an int Literal's input as an i64 first
+                    errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded maximum size",
+                                             "int_parsing_size", value))
+                    return value
                 errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
                 return value
 
@@ -1682,8 +1687,10 @@ class _Compiler:
             if not isinstance(value, str):
                 return value
             before = len(errors)
-            _check_size(len(value), low, high, "String", "character", False, loc, value, errors,
-                        ("string_too_short", "string_too_long"))
+            n = len(value)
+            # pydantic (the lax modes) stops at the first length error, the minimum's first.
+            _check_size(n, low, None if lax and low is not None and n < low else high, "String", "character",
+                        False, loc, value, errors, ("string_too_short", "string_too_long"))
             # pydantic (the lax modes) stops at a length error: the pattern is not even tried.
             if search is not None and not (lax and len(errors) > before) and not search(value):
                 errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
@@ -1703,15 +1710,33 @@ class _Compiler:
         if not (prefix or items or contains or low is not None or high is not None or unique):
             return []
         lax = self.lax
-        noun = "Set" if unique else "Tuple" if prefix else "List"
+        container = schema.container if type(schema) is _ContainerSchema else ""
+        noun = "Frozenset" if container == "frozenset" else "Set" if unique else \
+            "Tuple" if prefix or container == "tuple" else "List"
         each = self._each_item(items) if items is not None and not prefix else None
-        # pydantic reports each missing member of a short tuple, not the count.
+        # pydantic reports each missing member of a short tuple, not the count;
+        # a fixed tuple too long is reported alone, its members unchecked.
         missing_members = lax and bool(prefix) and low is not None
+        fixed = lax and bool(prefix) and items is None and high is not None
+        # A set's items must hash (pydantic's set_item_not_hashable): a JSON
+        # object or list an argument sends for a dict, a list or Any.
+        item_schema = schema.get("items")
+        unhashable: Tuple[type, ...] = () if not (unique and self.mode == "input") else \
+            (dict, list) if item_schema in ({}, True) else \
+            (dict,) if isinstance(item_schema, dict) and item_schema.get("type") == "object" and \
+            "$ref" not in item_schema and "properties" not in item_schema else \
+            (list,) if isinstance(item_schema, dict) and item_schema.get("type") == "array" and \
+            getattr(item_schema, "container", "list") == "list" else ()
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
                 return value
+            if fixed and len(value) > high:
+                _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
+                return value
             out = value
+            if unhashable and any(type(item) in unhashable for item in value):
+                return _unhashable_items(each, value, unhashable, loc, errors)
             if each is not None:  # the usual array: one schema for every item
                 out = each(value, loc, errors)
             elif prefix or items is not None:
@@ -1727,7 +1752,13 @@ class _Compiler:
                 elif not _all_unique(out):
                     errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
             short_tuple = missing_members and len(value) < len(prefix)
-            _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
+            if unique and lax and high is not None and len(out) > high:
+                # pydantic's set stops as soon as it holds too many: "not more", not the count.
+                _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
+                errors.append(_ErrorItem(loc, f"{noun} should have at most {_plural(high, 'item')} after "
+                                              "validation, not more", "too_long", value))
+            else:
+                _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
             if contains is not None:
                 found = sum(1 for i, item in enumerate(out) if _passes(contains, item, loc + (i,)))
                 for bound, word in ((min_contains, "least"), (max_contains, "most")):
@@ -2514,6 +2545,22 @@ def _is_multiple(value: Any, multiple: Any) -> bool:
         return Decimal(str(value)) % Decimal(str(multiple)) == 0
     except ArithmeticError:
         return False
+
+
+def _unhashable_items(each: Optional[Callable[..., List[Any]]], value: List[Any], unhashable: Tuple[type, ...],
+                      loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> List[Any]:
+    """A set given items that cannot hash: pydantic checks each item, then
+    refuses it at its index, in item order."""
+    for i, item in enumerate(value):
+        item_errors: List[_ErrorItem] = []
+        if each is not None:
+            each([item], loc, item_errors)  # located at index 0: moved to i
+            for e in item_errors:
+                e.loc = loc + (i,) + e.loc[len(loc) + 1:]
+        errors.extend(item_errors)
+        if not item_errors and type(item) in unhashable:
+            errors.append(_ErrorItem(loc + (i,), "Set items should be hashable", "set_item_not_hashable", item))
+    return value
 
 
 def _dedupe(items: List[Any]) -> List[Any]:
