@@ -1958,7 +1958,7 @@ class _Compiler:
                 if not arm_errors:
                     return converted
                 collected.append(arm_errors)
-            if null_arm and value is not None:
+            if null_arm and value is not None and len(null_arm) < len(collected) and (lax or len(collected) == 2):
                 # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
                 # arm reports nothing, and Optional[T] reports T's errors alone.
                 collected = [c for i, c in enumerate(collected) if i not in null_arm]
