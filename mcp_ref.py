@@ -976,11 +976,12 @@ class _SchemaBuilder:
         if origin is tuple:
             return _ContainerSchema(self.tuple_schema(tp, args), "tuple")
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
-            return _ContainerSchema({"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True},
-                                "frozenset" if origin is frozenset else "set")
+            items = self.schema(args[0]) if args else {}
+            return _ContainerSchema({"items": items, "type": "array", "uniqueItems": True},
+                                    "frozenset" if origin is frozenset else "set")
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
             return _ContainerSchema({"items": self.schema(args[0]) if args else {}, "type": "array"},
-                                "sequence" if abc and origin is abc.Sequence else "list")
+                                    "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
             if not args:  # (pydantic names a bare dict's validator dict[any,any], a union member's place)
                 return _ContainerSchema({"additionalProperties": True, "type": "object"}, "dict")
@@ -1731,7 +1732,7 @@ class _Compiler:
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
                 return value
-            if fixed and len(value) > high:
+            if fixed and len(value) > (high or 0):
                 _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
                 return value
             out = value
@@ -2047,7 +2048,7 @@ def _array_label(schema: Dict[str, Any], families: Dict[str, str]) -> str:
 def _type_label(tp: Any) -> str:
     """pydantic's validator name of a type the lax table converts (or a dict key's)."""
     if tp in (int, float, str, bool):
-        return tp.__name__
+        return str(tp.__name__)
     kind = _lax_kind(tp)
     if kind == "path":
         name = tp.__name__
