@@ -2333,16 +2333,18 @@ def _lax_parse(kind: str, tp: type, value: Any) -> Any:
                 raise _LaxFailure(_TEMPORAL_PARSING[kind]) from None
         return _LAX_OTHER[kind](tp, value)
     except _LaxFailure as exc:
-        msg = _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
+        msg = exc.msg or _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
         raise _BuildError(msg, exc.kind, value) from None
 
 
 class _LaxFailure(Exception):
-    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type."""
+    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type,
+    ``msg`` its message where the row words it more closely than _LAX_MESSAGES."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, msg: Optional[str] = None) -> None:
         super().__init__(kind)
         self.kind = kind
+        self.msg = msg
 
 
 def _unix_time(dt: Any, number: Any, kind: str) -> Any:
@@ -2447,18 +2449,29 @@ def _lax_time(dt: Any, value: Any) -> Any:
 
 
 def _lax_timedelta(dt: Any, value: Any) -> Any:
-    import re
-
     tv = type(value)
     if isinstance(value, dt.timedelta):
         return value
     if tv in (bool, int, float):  # seconds; pydantic takes true as 1
         if value != value or abs(value) > _MAX_DURATION_DAYS * 86400:
-            raise _LaxFailure("time_delta_parsing")
+            raise _LaxFailure("time_delta_parsing", _DURATION_TOO_LONG)
         whole = int(value // 1)  # its fraction rounded to the microsecond, as pydantic does
         return dt.timedelta(seconds=whole, microseconds=int((value - whole) * 1_000_000 + 0.5))
     if tv is not str:
         raise _LaxFailure("time_delta_type")
+    try:
+        return _lax_duration_text(dt, value)
+    except (_LaxFailure, OverflowError, ValueError):  # (ValueError, OverflowError: past timedelta's range)
+        raise _LaxFailure("time_delta_parsing", f"Input should be a valid timedelta, {_duration_complaint(value)}") \
+            from None
+
+
+_DURATION_TOO_LONG = "Input should be a valid timedelta, durations may not exceed 999,999,999 days"
+
+
+def _lax_duration_text(dt: Any, value: str) -> Any:
+    import re
+
     iso = re.fullmatch(_DURATION_ISO, value)
     if iso is not None and any(iso.groups()[1:]):
         sign, years, months, weeks, days, hours, minutes, seconds = iso.groups()
@@ -2477,6 +2490,68 @@ def _lax_timedelta(dt: Any, value: Any) -> Any:
     delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
                          seconds=int(seconds or 0), microseconds=int((fraction or "0")[:6].ljust(6, "0")))
     return -delta if sign == "-" else delta
+
+
+def _duration_complaint(text: str) -> str:
+    """Why speedate refuses a duration text, in its words (pydantic's message
+    after "Input should be a valid timedelta, "); the reader is speedate's
+    Duration::parse_bytes, followed only as far as its own errors go."""
+    data = text.encode("utf-8")
+    sign = 1 if data[:1] in (b"+", b"-") else 0
+    if not data:
+        return "input is too short"
+
+    def number(at: int) -> Tuple[Optional[str], int]:
+        if at >= len(data):
+            return "input is too short", at
+        if not 48 <= data[at] <= 57:
+            return "invalid digit in duration", at
+        end = at
+        while end < len(data) and 48 <= data[end] <= 57:
+            end += 1
+        too_large = int(data[at:end]) > 0xFFFFFFFF
+        return ("a numeric value in the duration is too large" if too_large else None), end
+
+    if data[sign:sign + 1] == b"P":
+        at, got_t, fraction_before = sign + 1, False, False
+        while at < len(data):
+            if data[at:at + 1] == b"T":
+                if got_t:
+                    return "`t` character repeated in duration"
+                got_t = True
+            else:
+                complaint, at = number(at)
+                if complaint:
+                    return complaint
+                fraction = data[at:at + 1] in (b".", b",")
+                while fraction and at + 1 < len(data) and 48 <= data[at + 1] <= 57:
+                    at += 1
+                at += fraction
+                if fraction_before:
+                    return "quantity fraction invalid in duration"
+                fraction_before = fraction
+                if data[at:at + 1] not in ((b"H", b"M", b"S") if got_t else (b"Y", b"M", b"W", b"D")):
+                    return f"quantity invalid in {'time' if got_t else 'date'} part of duration"
+            at += 1
+        return "input is too short" if at < 3 else "invalid duration format"
+    if b"d" in data or b"D" in data or len(data) - sign < 5:
+        complaint, at = number(sign)
+        if complaint:
+            return complaint
+        at += data[at:at + 1] == b" "
+        if data[at:at + 1] not in (b"d", b"D"):
+            return '"day" identifier in duration not correctly formatted'
+        return "invalid duration format"  # (past the day: a clock time, worded as a time's errors)
+    hour, colon, _ = data[sign:].partition(b":")
+    if not colon:
+        return "invalid character in hour"
+    if len(hour) > 10:
+        return "durations may not exceed 999,999,999 hours"
+    if hour and not (hour.isascii() and hour.isdigit()):
+        return "invalid character in hour"
+    if hour and int(hour) > 24 * 10 ** 8:
+        return "durations may not exceed 999,999,999 hours"
+    return "invalid duration format"
 
 
 def _lax_uuid(tp: type, value: Any) -> Any:

@@ -422,6 +422,27 @@ ERROR_TEXTS: List[Tuple[Any, Any, List[str]]] = [
      "value",
      "  Unable to parse input string as an integer, exceeded maximum size [type=int_parsing_size,"
       " input_value=100000000000000000000, input_type=int]"]),
+    # speedate's own words for a duration it refuses
+    (datetime.timedelta, "P", [
+     "value",
+     "  Input should be a valid timedelta, input is too short [type=time_delta_parsing, input_value='P',"
+     " input_type=str]"]),
+    (datetime.timedelta, "x", [
+     "value",
+     "  Input should be a valid timedelta, invalid digit in duration [type=time_delta_parsing, input_value='x',"
+     " input_type=str]"]),
+    (datetime.timedelta, "-1", [
+     "value",
+     "  Input should be a valid timedelta, \"day\" identifier in duration not correctly formatted"
+     " [type=time_delta_parsing, input_value='-1', input_type=str]"]),
+    (datetime.timedelta, "maybe", [
+     "value",
+     "  Input should be a valid timedelta, invalid character in hour [type=time_delta_parsing,"
+     " input_value='maybe', input_type=str]"]),
+    (datetime.timedelta, 10 ** 20, [
+     "value",
+     "  Input should be a valid timedelta, durations may not exceed 999,999,999 days [type=time_delta_parsing,"
+     " input_value=100000000000000000000, input_type=int]"]),
 ]
 
 
