@@ -1550,6 +1550,7 @@ class _Compiler:
         family = self.families.get(str(title)) if "properties" in schema else None
         if schema.get("format") == "binary":
             family = "bytes"
+        bounded = lax and "multipleOf" not in schema and any(k in schema for k in _BOUNDS)
         array_kind = schema.container if type(schema) is _ContainerSchema else \
             "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
 
@@ -1571,6 +1572,10 @@ class _Compiler:
                         return converted
                 if failure and not failure[0]:
                     failure = None
+                if failure and failure[1] == "finite_number" and type(value) is str and bounded:
+                    # pydantic takes "nan" and "inf" as floats and refuses them by the
+                    # first bound they fail; one they pass stays refused here (not JSON).
+                    failure = _bound_failure(schema, float(value.strip())) or failure
                 array = "sequence_str" if array_kind == "sequence" and type(value) is str else array_kind
                 msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array, title, family)
             else:
@@ -1721,13 +1726,7 @@ class _Compiler:
         fixed = lax and bool(prefix) and items is None and high is not None
         # A set's items must hash (pydantic's set_item_not_hashable): a JSON
         # object or list an argument sends for a dict, a list or Any.
-        item_schema = schema.get("items")
-        unhashable: Tuple[type, ...] = () if not (unique and self.mode == "input") else \
-            (dict, list) if item_schema in ({}, True) else \
-            (dict,) if isinstance(item_schema, dict) and item_schema.get("type") == "object" and \
-            "$ref" not in item_schema and "properties" not in item_schema else \
-            (list,) if isinstance(item_schema, dict) and item_schema.get("type") == "array" and \
-            getattr(item_schema, "container", "list") == "list" else ()
+        unhashable = _unhashable(schema.get("items")) if unique and self.mode == "input" else ()
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
@@ -1796,9 +1795,12 @@ class _Compiler:
                 return [_no_members]  # an empty TypedDict or dataclass: pydantic ignores every key
             return []
 
+        lax = self.lax
+
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, dict):
                 return value
+            before = len(errors)
             out = value if members is None else members(value, loc, errors)
             for key in required:
                 if key not in value:
@@ -1806,7 +1808,8 @@ class _Compiler:
             for key, default in defaults.items():
                 if key not in out:
                     out[key] = default
-            _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
+            if not (lax and len(errors) > before):  # pydantic counts a dict's items only once they all pass
+                _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
             for key, needed in dependent.items():
                 if key in value:
                     for other in needed:
@@ -2060,6 +2063,25 @@ def _type_label(tp: Any) -> str:
 
 def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
     return {} if type(value) is dict and value else value
+
+
+# pydantic-core's constrained int and float check their bounds in this order.
+_BOUNDS = {"maximum": ("less_than_equal", "less than or equal to"), "exclusiveMaximum": ("less_than", "less than"),
+           "minimum": ("greater_than_equal", "greater than or equal to"),
+           "exclusiveMinimum": ("greater_than", "greater than")}
+
+
+def _bound_failure(schema: Dict[str, Any], number: float) -> Optional[Tuple[str, str]]:
+    """The message and type of the first bound (in pydantic's order) a number fails."""
+    for key, (kind, text) in _BOUNDS.items():
+        bound = schema.get(key)
+        if bound is None:
+            continue
+        fits = number <= bound if key == "maximum" else number < bound if key == "exclusiveMaximum" else \
+            number >= bound if key == "minimum" else number > bound
+        if not fits:
+            return f"Input should be {text} {_number_text(bound)}", kind
+    return None
 
 
 def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
@@ -2621,6 +2643,22 @@ def _is_multiple(value: Any, multiple: Any) -> bool:
         return Decimal(str(value)) % Decimal(str(multiple)) == 0
     except ArithmeticError:
         return False
+
+
+def _unhashable(schema: Any) -> Tuple[type, ...]:
+    """The JSON types that, under this item schema, become a Python value that
+    cannot hash: a dict, a list, Any's objects and arrays."""
+    if schema in ({}, True):
+        return (dict, list)
+    if not isinstance(schema, dict) or type(schema) is _TypedSchema or "$ref" in schema:
+        return ()
+    if "anyOf" in schema:
+        return tuple({t for arm in schema["anyOf"] for t in _unhashable(arm)})
+    if schema.get("type") == "object" and "properties" not in schema:
+        return (dict,)
+    if schema.get("type") == "array" and getattr(schema, "container", "list") == "list":
+        return (list,)
+    return ()
 
 
 def _unhashable_items(each: Optional[Callable[..., List[Any]]], value: List[Any], unhashable: Tuple[type, ...],

@@ -422,6 +422,20 @@ ERROR_TEXTS: List[Tuple[Any, Any, List[str]]] = [
      "value",
      "  Unable to parse input string as an integer, exceeded maximum size [type=int_parsing_size,"
       " input_value=100000000000000000000, input_type=int]"]),
+    # "nan" and "inf" refused by the first bound they fail
+    (Annotated[float, Field(ge=5, lt=0.5)], "-inf", [
+     "value",
+     "  Input should be greater than or equal to 5 [type=greater_than_equal, input_value='-inf', input_type=str]"]),
+    (Annotated[float, Field(ge=5, lt=0.5)], "nan", [
+     "value",
+     "  Input should be less than 0.5 [type=less_than, input_value='nan', input_type=str]"]),
+    # a dict's length is not counted while its items fail; a nullable dict cannot hash either
+    (Annotated[Dict[str, List[int]], Field(max_length=1)], {"a": 1, "b": []}, [
+     "value.a",
+     "  Input should be a valid list [type=list_type, input_value=1, input_type=int]"]),
+    (Set[Optional[Dict[str, str]]], [{"a": ""}, None], [
+     "value.0",
+     "  Set items should be hashable [type=set_item_not_hashable, input_value={'a': ''}, input_type=dict]"]),
     # speedate's own words for a duration it refuses
     (datetime.timedelta, "P", [
      "value",
