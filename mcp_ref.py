@@ -1550,7 +1550,7 @@ class _Compiler:
         family = self.families.get(str(title)) if "properties" in schema else None
         if schema.get("format") == "binary":
             family = "bytes"
-        bounded = lax and "multipleOf" not in schema and any(k in schema for k in _BOUNDS)
+        bounded = lax and any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
         array_kind = schema.container if type(schema) is _ContainerSchema else \
             "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
 
@@ -1796,6 +1796,7 @@ class _Compiler:
             return []
 
         lax = self.lax
+        rank = {key: i for i, key in enumerate(properties)}
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, dict):
@@ -1808,6 +1809,8 @@ class _Compiler:
             for key, default in defaults.items():
                 if key not in out:
                     out[key] = default
+            if lax and len(errors) > before + 1 and rank:
+                _in_field_order(errors, before, len(loc), rank)
             if not (lax and len(errors) > before):  # pydantic counts a dict's items only once they all pass
                 _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
             for key, needed in dependent.items():
@@ -2082,6 +2085,16 @@ def _bound_failure(schema: Dict[str, Any], number: float) -> Optional[Tuple[str,
         if not fits:
             return f"Input should be {text} {_number_text(bound)}", kind
     return None
+
+
+def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dict[str, int]) -> None:
+    """pydantic validates a class's fields in their declared order (a missing
+    one where it stands), then the keys it does not know: the errors from
+    ``before`` on, in that order."""
+    def place(e: _ErrorItem) -> int:
+        return rank.get(e.loc[depth], len(rank)) if len(e.loc) > depth else -1
+
+    errors[before:] = sorted(errors[before:], key=place)
 
 
 def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
@@ -2650,7 +2663,9 @@ def _unhashable(schema: Any) -> Tuple[type, ...]:
     cannot hash: a dict, a list, Any's objects and arrays."""
     if schema in ({}, True):
         return (dict, list)
-    if not isinstance(schema, dict) or type(schema) is _TypedSchema or "$ref" in schema:
+    if type(schema) is _TypedSchema:  # a dict whose keys are converted, or a date, a UUID...
+        return (dict,) if _origin(schema.py_type) is not None else ()
+    if not isinstance(schema, dict) or "$ref" in schema:
         return ()
     if "anyOf" in schema:
         return tuple({t for arm in schema["anyOf"] for t in _unhashable(arm)})
@@ -10442,6 +10457,7 @@ class _FastCompiler(_Compiler):
                     and type(sub_schema) is not _TypedSchema:  # (a date's string is parsed: the rule's step)
                 leaves[key] = _EXACT[kind]
         count = len(properties)
+        rank = {key: i for i, key in enumerate(properties)}
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if type(value) is not dict:
@@ -10465,6 +10481,8 @@ class _FastCompiler(_Compiler):
                         errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
                 for key, default in defaults.items():
                     out.setdefault(key, default)
+            if len(errors) > before + 1:
+                _in_field_order(errors, before, len(loc), rank)
             return out
 
         every_leaf = len(leaves) == count and tuple(leaves) == tuple(properties)

@@ -6,6 +6,7 @@ test_content.py's parity test, results in test_content.py and test_tools.py;
 the accelerated compiler (_FastCompiler) in test_accelerators.py.
 """
 
+import dataclasses
 import datetime
 import decimal
 import enum
@@ -324,6 +325,13 @@ class Shade(enum.IntEnum):
     DARK = 1
 
 
+@dataclasses.dataclass
+class Spot:
+    name: str
+    size: dict  # type: ignore[type-arg]
+    x: int = 0
+
+
 # One argument each tool refuses, and pydantic's error text for it (the lines
 # after "1 validation error for fArguments"): the error type a wrong JSON type
 # gets, the value as sent, the repr cut at UTF-8 bytes, union members named as
@@ -436,6 +444,21 @@ ERROR_TEXTS: List[Tuple[Any, Any, List[str]]] = [
     (Set[Optional[Dict[str, str]]], [{"a": ""}, None], [
      "value.0",
      "  Set items should be hashable [type=set_item_not_hashable, input_value={'a': ''}, input_type=dict]"]),
+    # a class's errors in its fields' order, a missing one where it stands
+    (Spot, {"size": 1.5, "x": "q"}, [
+     "value.name",
+     "  Field required [type=missing, input_value={'size': 1.5, 'x': 'q'}, input_type=dict]",
+     "value.size",
+     "  Input should be a valid dictionary [type=dict_type, input_value=1.5, input_type=float]",
+     "value.x",
+     "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='q',"
+     " input_type=str]"]),
+    (FrozenSet[Dict[int, int]], [{"1": "1"}], [
+     "value.0",
+     "  Set items should be hashable [type=set_item_not_hashable, input_value={'1': '1'}, input_type=dict]"]),
+    (Annotated[float, Field(le=0.1, multiple_of=3)], "nan", [
+     "value",
+     "  Input should be less than or equal to 0.1 [type=less_than_equal, input_value='nan', input_type=str]"]),
     # speedate's own words for a duration it refuses
     (datetime.timedelta, "P", [
      "value",
