@@ -851,6 +851,11 @@ class Field:
             schema["description"] = self.description
         if self.examples is not None:
             schema["examples"] = _jsonable(self.examples)
+        if self.default is not _MISSING and self.default_factory is None:
+            try:  # pydantic publishes Annotated[T, Field(default=...)]'s default where T is
+                schema["default"] = _jsonable(self.default)
+            except (_NotJSON, TypeError, ValueError, RecursionError):
+                pass
 
 
 class _SchemaBuilder:
@@ -905,7 +910,7 @@ class _SchemaBuilder:
         if default is not _MISSING:
             try:
                 schema["default"] = _jsonable(default)
-            except (TypeError, ValueError):
+            except (_NotJSON, TypeError, ValueError, RecursionError):
                 pass  # pydantic leaves a default it cannot serialise out of the schema
         return schema
 
@@ -958,16 +963,16 @@ class _SchemaBuilder:
         return schema
 
     def union(self, tp: Any) -> Dict[str, Any]:
+        """pydantic's nullable_schema around its union_schema: the arms' schemas,
+        an arm that is itself only an anyOf spliced in, duplicates dropped
+        (get_flattened_anyof); the null arm last, whatever the spelling."""
         arms = list(_args(tp))
-        # pydantic puts the null arm last, whatever the spelling.
         has_null = _NoneType in arms
-        arms = [a for a in arms if a is not _NoneType]
-        schemas = [self.schema(a) for a in arms]
-        if has_null:
-            schemas.append({"type": "null"})
-        if len(schemas) == 1:
-            return schemas[0]
-        return {"anyOf": schemas}
+        schemas = [self.schema(a) for a in arms if a is not _NoneType]
+        schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
+        if has_null and schema != {"type": "null"}:
+            schema = _flattened_any_of([schema, {"type": "null"}])
+        return schema
 
     def container(self, tp: Any) -> Dict[str, Any]:
         origin = _origin(tp) or tp
@@ -983,14 +988,32 @@ class _SchemaBuilder:
             return _ContainerSchema({"items": self.schema(args[0]) if args else {}, "type": "array"},
                                     "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
-            if not args:  # (pydantic names a bare dict's validator dict[any,any], a union member's place)
-                return _ContainerSchema({"additionalProperties": True, "type": "object"}, "dict")
-            if _is_any(args[1]):
-                return {"additionalProperties": True, "type": "object"}
-            schema = {"additionalProperties": self.schema(args[1]), "type": "object"}
-            # Keys that pydantic converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
-            return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
+            return self.mapping(tp, args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
+
+    def mapping(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+        """pydantic's _common_dict_schema: the values' schema (without its title)
+        for every key, or for the keys that match the keys' pattern; keys with
+        other constraints (a Literal, an Enum, a length) in propertyNames."""
+        keys = self.schema(args[0]) if args else {}
+        values = self.schema(args[1]) if args else {}
+        values.pop("title", None)
+        pattern = None
+        if "$ref" not in keys:
+            pattern = keys.pop("pattern", None)
+            keys.pop("title", None)
+        schema: Dict[str, Any] = {"type": "object"}
+        if pattern is not None:
+            schema["patternProperties"] = {pattern: values}
+        else:
+            schema["additionalProperties"] = values or True
+        if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
+            keys.pop("type", None)
+            schema["propertyNames"] = keys
+        if not args:  # (pydantic names a bare dict's validator dict[any,any], a union member's place)
+            return _ContainerSchema(schema, "dict")
+        # Keys that pydantic converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
+        return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
 
     def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
         if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
@@ -1035,12 +1058,19 @@ class _SchemaBuilder:
     def _def_name(self, cls: type) -> str:
         name = cls.__name__
         if name in self.defs or name in self._names.values():
-            # pydantic disambiguates two classes of one name by their module path.
-            name = f"{cls.__module__}__{cls.__qualname__}".replace(".", "__")
+            name = _qualified_name(cls)  # and the first of the name too, at finish
         return name
 
+    def _qualified_names(self) -> Dict[str, str]:
+        """pydantic names every class of a name that two classes share by its
+        module path (get_defs_ref): the first one met is renamed too."""
+        short = [cls for cls, name in self._names.items() if name == cls.__name__]
+        return {cls.__name__: _qualified_name(cls) for cls in short
+                if any(other is not cls and other.__name__ == cls.__name__ for other in self._names)}
+
     def enum(self, cls: Any) -> Dict[str, Any]:
-        values = [m.value for m in cls]
+        # pydantic lists every name, aliases too: B = 1 and C = 1 give [1, 1].
+        values = [m.value for m in cls.__members__.values()]
         schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
         doc = cls.__doc__
         if doc and doc != "An enumeration.":
@@ -1054,8 +1084,12 @@ class _SchemaBuilder:
         properties = {}
         required = []
         for name, tp, default, is_required in fields:
+            is_required = is_required or isinstance(default, Field) or _is_pydantic_field(default)
+            tp, default, own, has_default = _field_parts(tp, default)
             properties[name] = self.field_schema(tp, name, default)
-            if is_required:
+            if own is not None:
+                own.apply(properties[name])
+            if is_required and not has_default:
                 required.append(name)
         schema: Dict[str, Any] = {}
         if doc:
@@ -1138,6 +1172,11 @@ class _SchemaBuilder:
         return self.finish(self.schema(tp), inline_recursive)
 
     def finish(self, schema: Dict[str, Any], inline_recursive: bool = True) -> Dict[str, Any]:
+        renames = self._qualified_names()
+        if renames:
+            schema = _renamed_refs(schema, renames)
+            self.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in self.defs.items()}
+            self._names = {cls: renames.get(n, n) for cls, n in self._names.items()}
         ref = schema.get("$ref")
         if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
             name = ref[8:]
@@ -1151,6 +1190,80 @@ class _SchemaBuilder:
         if defs:
             schema = {"$defs": defs, **schema}
         return _sorted_schema(schema)  # type: ignore[no-any-return]
+
+
+def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
+    """A dataclass or class field as pydantic reads it: (annotation, published
+    default, our Field to apply to its schema, whether it has a default or a
+    factory).  A Field given as the value (ours or pydantic's) is the field's
+    metadata and its default the default; with no value,
+    ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
+    holder = _field_holder(tp, default)
+    if holder is None:
+        return tp, default, None, default is not _MISSING
+    value = _field_value(holder)
+    has_default = value is not _MISSING or holder.default_factory is not None
+    if holder is not default:  # in the annotation: applied with it
+        return tp, value, None, has_default
+    if isinstance(holder, Field):
+        return tp, value, holder, has_default
+    return _typing("Annotated")[tp, holder], value, None, has_default  # pydantic is loaded, typing too
+
+
+def _field_holder(tp: Any, default: Any) -> Any:
+    """The Field (ours or pydantic's) that gives a field's default, or None."""
+    if isinstance(default, Field) or _is_pydantic_field(default):
+        return default
+    if default is _MISSING and _is_annotated(tp):
+        for meta in reversed(tp.__metadata__):  # the last one wins, as pydantic merges them
+            if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
+                    _field_value(meta) is not _MISSING or meta.default_factory is not None):
+                return meta
+    return None
+
+
+def _field_value(field: Any) -> Any:
+    """A Field's own default, or _MISSING (``...`` and pydantic's PydanticUndefined too)."""
+    value = field.default
+    if value is ... or type(value).__name__ == "PydanticUndefinedType":
+        return _MISSING
+    return value
+
+
+def _qualified_name(cls: type) -> str:
+    # pydantic's normalize_name of "module.qualname": [^a-zA-Z0-9.-_] -> "_", "." -> "__".
+    text = f"{cls.__module__}.{cls.__qualname__}"
+    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
+
+
+def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
+    if isinstance(value, dict):
+        out = {k: _renamed_refs(v, renames) for k, v in value.items()}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
+            out["$ref"] = "#/$defs/" + renames[ref[8:]]
+        return out
+    if isinstance(value, list):
+        return [_renamed_refs(v, renames) for v in value]
+    return value
+
+
+def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """pydantic's get_flattened_anyof: a member that is only an anyOf gives its
+    arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
+    members: List[Dict[str, Any]] = []
+    for schema in schemas:
+        members.extend(schema["anyOf"] if len(schema) == 1 and "anyOf" in schema else [schema])
+    unique = list({_hashable(m): m for m in members}.values())
+    return unique[0] if len(unique) == 1 else {"anyOf": unique}
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
 
 
 def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
@@ -1375,6 +1488,8 @@ class _Compiler:
             steps.extend(keyword_steps)
         if type_step is None and not steps:
             return self._anything
+        if self.lax and type_step is None and set(schema) - _ANNOTATION_KEYS == {"anyOf"}:
+            return steps[0]  # a union sees the value as returned: an instance picks its class's arm
         return self._steps_in_order(schema, type_step, steps)
 
     def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
@@ -1406,7 +1521,12 @@ class _Compiler:
                 value = step(value, loc, errors)
             if value is not sent and len(errors) > before:
                 _show_as_sent(errors, before, value, sent)
-            return float(value) if to_float and type(value) is int else value
+            if to_float and type(value) is int:
+                try:
+                    return float(value)
+                except OverflowError:  # beyond float's range: pydantic's float_type error
+                    errors.append(_ErrorItem(loc, "Input should be a valid number", "float_type", value))
+            return value
 
         return check
 
@@ -1610,8 +1730,11 @@ class _Compiler:
                         if type(candidate) in (bool, int, float) and value == candidate:
                             return candidate
                 elif int_enum and isinstance(value, str) and _is_int_text(value.strip()):
-                    number = int(value.strip().split(".")[0])  # an IntEnum takes "1"; a plain Enum does not
-                    if any(_json_equal(number, candidate) for candidate in allowed):
+                    try:  # an IntEnum takes "1"; a plain Enum does not
+                        number = int(value.strip().split(".")[0])
+                    except ValueError:  # past Python's digit limit: no member's value
+                        number = None
+                    if number is not None and any(_json_equal(number, candidate) for candidate in allowed):
                         return number
                 if lax and type(value) is int and not -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT and any(
                         type(c) is int for c in allowed):  # pydantic reads an int Literal's input as an i64 first
@@ -1841,12 +1964,19 @@ class _Compiler:
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
+        # Extra keys are dropped where the SDK's models ignore them: an object
+        # with declared properties (none, for a class without fields) and
+        # nothing said about the others.
+        drop_extra = self.lax and "properties" in schema and extra is _MISSING and not patterns
         if not (properties or extra_check or patterns or names):
             return None
-        # Extra keys are dropped where the SDK's models ignore them: an object
-        # with declared properties and nothing said about the others.
-        drop_extra = self.lax and bool(properties) and extra is _MISSING and not patterns
         lax = self.lax
+        # pydantic's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
+        # alone, and refuses a key that does not match, as its keys' schema does.
+        keys_pattern = next(iter(schema["patternProperties"]), None) if (
+            lax and len(patterns) == 1 and not properties and extra is _MISSING) else None
+        # pydantic places a key's error under the key, then "[key]".
+        key_loc: Tuple[Any, ...] = ("[key]",) if lax else ()
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
@@ -1868,6 +1998,10 @@ class _Compiler:
                 if not matched:
                     if drop_extra:
                         continue
+                    if keys_pattern is not None:
+                        errors.append(_ErrorItem(loc + (key, "[key]"), f"String should match pattern '{keys_pattern}'",
+                                                 "string_pattern_mismatch", key))
+                        continue
                     if extra is False:
                         errors.append(_ErrorItem(loc + (key,), "Extra inputs are not permitted", "extra_forbidden",
                                                  item))
@@ -1875,7 +2009,7 @@ class _Compiler:
                     if extra_check is not None:
                         item = extra_check(item, loc + (key,), errors)
                 if names is not None:
-                    names(key, loc + (key,), errors)
+                    names(key, loc + (key,) + key_loc, errors)
                 out[key] = item
             return out
 
@@ -1929,15 +2063,59 @@ class _Compiler:
             steps.append(if_then_else)
         return steps
 
+    def _class_arms(self, schemas: List[Any]) -> Dict[str, int]:
+        """The arms that are a class's $ref (a dataclass, a model, an Enum...),
+        by the class's name (its definition's title); the first of a name."""
+        out: Dict[str, int] = {}
+        for i, arm in enumerate(schemas):
+            ref = arm.get("$ref") if isinstance(arm, dict) else None
+            if isinstance(ref, str) and not set(arm) - _ANNOTATION_KEYS - {"$ref"}:
+                try:
+                    target = self._resolve(ref)
+                except (ValueError, IndexError):
+                    continue
+                if isinstance(target, dict) and isinstance(target.get("title"), str):
+                    out.setdefault(target["title"], i)
+        return out
+
+    def _declared(self, schema: Any) -> Optional[frozenset[str]]:
+        """The property names an object arm declares (through its $ref), or None."""
+        try:
+            target = self._resolve(schema["$ref"]) if isinstance(schema, dict) and "$ref" in schema else schema
+        except (ValueError, IndexError, TypeError):
+            return None
+        properties = target.get("properties") if isinstance(target, dict) else None
+        return frozenset(properties) if isinstance(properties, dict) else None
+
+    @staticmethod
+    def _most_fields_set(value: Dict[Any, Any], loc: Tuple[Any, ...], first: int, strict: List[_Checker],
+                         fields: List[Optional[frozenset[str]]]) -> int:
+        """pydantic's smart union among the object arms a dict fits: the one
+        that sets the most fields wins, the first of equals ({"a": 2} is One
+        in Union[Empty, One], though Empty takes it too, ignoring "a")."""
+        def count(i: int) -> int:
+            names = fields[i]
+            return -1 if names is None else sum(1 for key in value if key in names)
+
+        best = first
+        for i in range(first + 1, len(strict)):
+            if count(i) > count(best) and _passes(strict[i], value, loc):
+                best = i
+        return best
+
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         lax = self.lax
         strict = [type(self)(self.root, "strict").compile(s) for s in schemas] if lax else arms
         labels = [_arm_label(s, self.families) for s in schemas]
         null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
+        by_class = self._class_arms(schemas) if lax else {}
+        declared = [self._declared(s) for s in schemas] if lax else []
+        fields = declared if sum(d is not None for d in declared) > 1 else []
         # A type converted through its annotation (a UUID, a date) is exact for
         # its object alone, never for JSON data: pydantic's strict mode wants the object.
         inexact = [type(s) is _TypedSchema for s in schemas]
         exact = [s.py_type if type(s) is _TypedSchema else _exact_type(s) for s in schemas]
+        native = not any(inexact)  # else the arms see the object itself and make it JSON
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not lax:
@@ -1945,15 +2123,34 @@ class _Compiler:
                     if _passes(arm, value, loc):
                         return value
             else:
+                if type(value) not in _NATIVE:
+                    # pydantic's smart union takes an instance of an arm's own class
+                    # first: Empty() stays Empty in Union[Point, Empty], though its
+                    # fields ({}) fit Point too.
+                    mine = by_class.get(type(value).__name__)
+                    if mine is not None:
+                        own_errors: List[_ErrorItem] = []
+                        converted = arms[mine](value, loc, own_errors)
+                        if not own_errors:
+                            return converted
+                    if native:
+                        try:
+                            value = _native(value)
+                        except _NotJSON as exc:
+                            errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                            return value
                 # pydantic's "smart" unions: an arm of exactly the value's type wins
                 # (5 is Union[float, int]'s int, "17" stays a string in Union[int,
-                # str]), then an arm the value fits strictly, then the lax arms, in order.
+                # str]), then an arm the value fits strictly (of a dict's, the one
+                # that sets the most fields), then the lax arms, in order.
                 kind = type(value)
                 for i, arm in enumerate(strict):
                     if exact[i] is kind and (inexact[i] or _passes(arm, value, loc)):
                         return arms[i](value, loc, [])
                 for i, arm in enumerate(strict):
                     if not inexact[i] and _passes(arm, value, loc):
+                        if fields and kind is dict:
+                            i = self._most_fields_set(value, loc, i, strict, fields)
                         strict_errors: List[_ErrorItem] = []
                         converted = arms[i](value, loc, strict_errors)
                         if not strict_errors:
@@ -2640,22 +2837,33 @@ _TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_fro
 
 
 def _is_multiple(value: Any, multiple: Any) -> bool:
-    if isinstance(value, int) and isinstance(multiple, int):
-        return value % multiple == 0
-    try:
-        quotient = value / multiple
-    except (OverflowError, ZeroDivisionError):
+    """multipleOf in exact arithmetic: "division by this keyword's value results
+    in an integer" (JSON Schema validation 6.2.1), with each number taken as the
+    decimal its JSON text denotes (a float's shortest repr), never through a
+    rounded float quotient: 1e20 is no multiple of 3, 1e308 is one of 1e-308."""
+    if type(value) is int and type(multiple) is int and multiple:  # the common case, and exact
+        return bool(value % multiple == 0)
+    if type(value) is float and value.is_integer() and abs(value) < 2.0 ** 53 and type(multiple) is int and multiple:
+        return int(value) % multiple == 0  # an integral float this small is its integer, exactly
+    a, b = _decimal_parts(value), _decimal_parts(multiple)
+    if a is None or b is None or b[0] == 0:
         return False
-    if quotient in (float("inf"), float("-inf")) or quotient != quotient:
-        return False
-    if float(quotient).is_integer():
-        return True
-    from decimal import Decimal  # exact check for decimal fractions like 0.0075 / 0.0001
+    # value = m1 * 10**e1 and multiple = m2 * 10**e2: scaled to one exponent, integers.
+    (m1, e1), (m2, e2) = a, b
+    low = min(e1, e2)
+    return bool((m1 * 10 ** (e1 - low)) % (m2 * 10 ** (e2 - low)) == 0)
 
-    try:
-        return Decimal(str(value)) % Decimal(str(multiple)) == 0
-    except ArithmeticError:
-        return False
+
+def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
+    """(m, e) with number == m * 10**e exactly, for an int or a finite float
+    read as its shortest decimal repr; None for NaN and the infinities."""
+    if isinstance(number, int):
+        return int(number), 0
+    if not isinstance(number, float) or not _is_finite(number):
+        return None
+    mantissa, _, exponent = repr(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    return int(whole + fraction), int(exponent or 0) - len(fraction)
 
 
 def _unhashable(schema: Any) -> Tuple[type, ...]:
@@ -3540,10 +3748,13 @@ def _build_key(tp: Any, key: str) -> Any:
 
 
 def _build_union(tp: Any, value: Any) -> Any:
-    # The arm of exactly the value's type, else the first arm the value fits, as the schema check chose.
+    # The arm of exactly the value's type, else the first arm the value fits, as
+    # the schema check chose; for an object, the one of those that declares the
+    # most of its keys (pydantic's "most fields set", _Compiler._most_fields_set).
     if type(value) in (str, int, float, bool) and type(value) in _args(tp):
         return value
     builder = _SchemaBuilder()
+    best, most = None, -2
     for arm in _args(tp):
         if arm is _NoneType:
             continue
@@ -3552,11 +3763,16 @@ def _build_union(tp: Any, value: Any) -> Any:
         except _Unsupported:
             continue
         if _passes(_checker(schema), value, ()):
-            try:
-                return _build_value(arm, value)
-            except _BuildError:
-                continue  # a string the arm's type refuses: the checker chose a later arm
-    return value
+            if not isinstance(value, dict):
+                try:
+                    return _build_value(arm, value)
+                except _BuildError:
+                    continue  # a string the arm's type refuses: the checker chose a later arm
+            names = schema.get("properties")
+            count = sum(1 for key in value if key in names) if isinstance(names, dict) else -1
+            if count > most:
+                best, most = arm, count
+    return value if best is None else _build_value(best, value)
 
 
 def _build_object(tp: type, value: Dict[str, Any]) -> Any:
@@ -3565,6 +3781,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
         return {k: _build_value(_strip_qualifiers(hints.get(k, object)), v) for k, v in value.items()}
     hints = _type_hints(tp)
     built = {k: _build_value(hints.get(k, object), v) for k, v in value.items() if k in hints}
+    _fill_field_defaults(tp, hints, built)
     if _is_dataclass(tp):
         init = {f.name for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
         obj = tp(**{k: v for k, v in built.items() if k in init})
@@ -3576,6 +3793,23 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
     for k, v in built.items():
         setattr(obj, k, v)
     return obj
+
+
+def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
+    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
+    ``Annotated[T, Field(default=3)]``): its default, as pydantic fills them;
+    the class itself would take the Field object as the value."""
+    if _is_dataclass(tp):
+        missing = _dataclass_missing()
+        defaults = {f.name: _MISSING if f.default is missing else f.default
+                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
+    else:
+        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
+    for name, default in defaults.items():
+        if name not in built:
+            holder = _field_holder(hints.get(name, object), default)
+            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
+                built[name] = _field_default(holder)
 
 
 def _strip_qualifiers(tp: Any) -> Any:
@@ -3887,7 +4121,8 @@ class _Tool:
             raise InvalidSignature("You must provide a name for lambda functions")
         fn_name = getattr(fn, "__name__", self.name)
         self.title = title
-        self.description = description if description is not None else _cleandoc(getattr(fn, "__doc__", None))
+        # The SDK's ``description or fn.__doc__``: an empty description takes the docstring too.
+        self.description = description or _cleandoc(getattr(fn, "__doc__", None))
         self.annotations = annotations
         self.icons = icons
         self.meta = meta
@@ -3905,8 +4140,9 @@ class _Tool:
             if self.output_schema and self._output_adapter is None else None
         # Defaults given as Field(...) are filled in here: the function's own
         # default is the Field object.  pydantic fills its own parameters'.
-        self._field_defaults = {p.name: p.default for p in self.params
-                                if isinstance(p.default, Field) and not p.pydantic}
+        # So are those of Annotated[T, Field(default=...)] without a default.
+        holders = {p.name: _field_holder(p.annotation, p.default) for p in self.params if not p.pydantic}
+        self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         self._json_params = {p.key for p in self.params
                              if not _accepts_string(self.input_schema["properties"][p.key], self.input_schema)}
@@ -4184,6 +4420,10 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
         field = default if isinstance(default, Field) else None
         if field is not None:
             default = field.default if field.default_factory is None else _MISSING
+        factory = field is not None and field.default_factory is not None
+        in_annotation = _field_holder(p.annotation, _MISSING) if field is None else None
+        if in_annotation is not None:  # Annotated[T, Field(default=...)]: pydantic's default
+            default, factory = _field_value(in_annotation), in_annotation.default_factory is not None
         try:
             if p.annotation is _MISSING:
                 schema: Dict[str, Any] = {"title": p.name, "type": "string"}  # the SDK's WithJsonSchema
@@ -4196,7 +4436,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
         except (_Unsupported, _NotJSON) as exc:
             raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
         properties[p.name] = schema
-        if default is _MISSING and not (field is not None and field.default_factory is not None):
+        if default is _MISSING and not factory:
             required.append(p.name)
     schema = {"properties": properties}
     if required:
@@ -4477,8 +4717,10 @@ def _by_alias_and_name() -> Dict[str, bool]:
 def _wrapped_schema(fn_name: str, annotation: Any, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
     """``{"result": T}``, as the SDK wraps a value that is not a JSON object."""
     result = builder.field_schema(annotation, "result")
-    return builder.finish({"properties": {"result": result}, "required": ["result"],
-                           "title": f"{fn_name}Output", "type": "object"}), True
+    schema: Dict[str, Any] = {"properties": {"result": result}, "required": ["result"]}
+    if _field_holder(annotation, _MISSING) is not None:  # Annotated[T, Field(default=...)]: not required
+        del schema["required"]
+    return builder.finish({**schema, "title": f"{fn_name}Output", "type": "object"}), True
 
 
 def _has_annotations(cls: type) -> bool:
@@ -5495,11 +5737,15 @@ class _Request:
     def __init__(self, conn: Optional[_Connection], call: Optional[_Pending], version: Optional[str],
                  params: Dict[str, Any]) -> None:
         self.conn, self.call, self.version, self.params = conn, call, version, params
-        meta = params.get("_meta")
-        self.meta: Dict[str, Any] = meta if isinstance(meta, dict) else {}
         self.stateless = version in STATELESS_VERSIONS
         if self.stateless:
             self.answers, self.used, self.wanted = {}, {}, {}
+
+    @property
+    def meta(self) -> Dict[str, Any]:
+        """The request's ``_meta`` ({} without one): read where asked (most calls never do)."""
+        meta = self.params.get("_meta")
+        return meta if isinstance(meta, dict) else {}
 
     def client_capabilities(self) -> Optional[Dict[str, Any]]:
         if self.stateless:
@@ -6504,7 +6750,11 @@ class MCPServer:
         """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one."""
         tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output)
         if tool.name in self._tools:
-            print(f"mcp_ref: tool {tool.name!r} registered again; the new one replaces it", file=sys.stderr)
+            # The SDK's ToolManager keeps the first tool of a name (with a warning
+            # unless warn_on_duplicate_tools=False); remove_tool makes room.
+            if self.settings.get("warn_on_duplicate_tools", True):
+                print(f"mcp_ref: tool {tool.name!r} registered again; the first one stays", file=sys.stderr)
+            return
         self._tools[tool.name] = tool
         self._tools_changed()
 
@@ -7021,11 +7271,13 @@ class _Dispatcher:
             if version not in STATELESS_VERSIONS:
                 raise _RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
                                 {"supported": list(STATELESS_VERSIONS), "requested": _echo(version)})
+            # The revision is known: a method it does not have (initialize, ping)
+            # is -32601 before its params are looked at, as JSON-RPC orders them.
+            if method not in _STATELESS_REQUESTS:
+                raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
             if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_CLIENT_CAPABILITIES}")
-            if method in _STATELESS_REQUESTS:
-                return _STATELESS_REQUESTS[method], str(version)
-            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+            return _STATELESS_REQUESTS[method], str(version)
         if method == "initialize":
             return "initialize", None
         if method == "server/discover":

@@ -174,6 +174,13 @@ class ModernEraTest(SharedServer):
         for removed in ("initialize", "ping", "logging/setLevel"):
             self.assertEqual(error_of(s.modern(removed, id_=4))[:2], (404, -32601), removed)
         self.assertEqual(error_of(s.modern("tools/call", {"name": "missing"}, id_=5)), (400, -32602, 5))
+        # initialize with only the revision in _meta: still no method of 2026-07-28.
+        half = {"io.modelcontextprotocol/protocolVersion": MODERN}
+        initialize = s.request("POST", {"jsonrpc": "2.0", "id": 9, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"},
+            "_meta": half}}, {"MCP-Protocol-Version": MODERN, "Mcp-Method": "initialize"})
+        self.assertEqual(error_of(initialize), (404, -32601, 9))
+        self.assertNotIn("mcp-session-id", initialize.headers)
         no_meta = s.request("POST", {"jsonrpc": "2.0", "id": 6, "method": "tools/list", "params": {}},
                             {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"})
         self.assertEqual(error_of(no_meta), (400, -32602, 6))

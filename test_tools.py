@@ -11,9 +11,10 @@ import io
 import json
 import typing
 import unittest
-from typing import Any, Dict, List, Optional, Tuple, TypedDict
+from typing import Any, Dict, List, Optional, Tuple, TypedDict, Union
 
-from _testing import NEEDS_PYDANTIC, MCPServer, has_module, load_example, mcp_ref, server_with
+from _testing import (BOTH, NEEDS_PYDANTIC, Field, MCPServer, accelerators, has_module, load_example, mcp_ref,
+                      server_with)
 
 # The WeatherData schema printed on the SDK's "Structured output" page.
 DOCS_WEATHER_SCHEMA = {
@@ -543,16 +544,178 @@ class MCPServerTest(unittest.TestCase):
         def other() -> int:
             return 2
 
+        # The SDK's ToolManager.add_tool: the first tool of a name stays, with a warning.
         server = server_with(one)
         stderr = io.StringIO()
         with contextlib.redirect_stderr(stderr):
             server.add_tool(other, name="one")
-        self.assertEqual(stderr.getvalue(), "mcp_ref: tool 'one' registered again; the new one replaces it\n")
-        self.assertEqual(server.call_tool("one", {})["structuredContent"], {"result": 2})
+        self.assertEqual(stderr.getvalue(), "mcp_ref: tool 'one' registered again; the first one stays\n")
+        self.assertEqual(server.call_tool("one", {})["structuredContent"], {"result": 1})
+        self.assertEqual([t["name"] for t in server.list_tools()], ["one"])
         server.remove_tool("one")
         self.assertEqual(server.list_tools(), [])
         with self.assertRaisesRegex(mcp_ref.ToolError, "Unknown tool: one"):
             server.remove_tool("one")
+        server.add_tool(other, name="one")  # removed: the name is free again
+        self.assertEqual(server.call_tool("one", {})["structuredContent"], {"result": 2})
+
+    def test_duplicate_warning_can_be_turned_off(self) -> None:
+        def one() -> int:
+            return 1
+
+        server = MCPServer("t", warn_on_duplicate_tools=False)  # the SDK's setting
+        server.add_tool(one)
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            server.add_tool(lambda: 2, name="one")
+        self.assertEqual(stderr.getvalue(), "")
+        self.assertEqual(server.call_tool("one", {})["structuredContent"], {"result": 1})
+
+    def test_empty_description_takes_the_docstring(self) -> None:
+        # The SDK's Tool.from_function: ``description or fn.__doc__ or ""``.
+        def documented() -> int:
+            """The docstring."""
+            return 1
+
+        def bare() -> int:
+            return 1
+
+        server = MCPServer("t")
+        server.add_tool(documented, description="")
+        server.add_tool(documented, name="given", description="Given.")
+        server.add_tool(bare, description="")
+        self.assertEqual([t["description"] for t in server.list_tools()], ["The docstring.", "Given.", ""])
+
+    def test_an_instance_takes_its_own_class_in_a_union(self) -> None:
+        # pydantic's smart union: Empty() is Empty, though its fields ({}) fit Origin
+        # too (which would fill in x); the SDK sends {"result": {}}.
+        @dataclasses.dataclass
+        class Origin:
+            x: int = 0
+
+        @dataclasses.dataclass
+        class Empty:
+            pass
+
+        def pick(which: int) -> Union[Origin, Empty, int]:
+            return [Empty(), Origin(1), 3][which]
+
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                server = server_with(pick)
+                self.assertEqual([server.call_tool("pick", {"which": i})["structuredContent"] for i in range(3)],
+                                 [{"result": {}}, {"result": {"x": 1}}, {"result": 3}])
+                self.assertEqual(server.call_tool("pick", {"which": 0})["content"], [text("{}")])
+
+    def test_a_union_of_classes_picks_as_pydantic_does(self) -> None:
+        # pydantic's smart union for a dict: of the arms it fits, the one that
+        # sets the most fields; a class without fields ignores every key (the
+        # SDK's answers; a dict holding an instance was "cannot be converted").
+        @dataclasses.dataclass
+        class Empty:
+            pass
+
+        @dataclasses.dataclass
+        class One:
+            a: int = 1
+
+        @dataclasses.dataclass
+        class Two:
+            a: int = 1
+            b: int = 2
+
+        def take(x: Union[Empty, One, Two]) -> str:
+            return repr(x)
+
+        def give(which: int) -> Union[Empty, int]:
+            return [{"a": Empty()}, {"a": 2}][which]  # type: ignore[return-value]
+
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                server = server_with(take, give)
+                taken = [server.call_tool("take", {"x": x})["structuredContent"]["result"]
+                         for x in ({}, {"a": 2}, {"b": 3}, {"z": 1})]
+                self.assertEqual([t.split(".")[-1] for t in taken],
+                                 ["Empty()", "One(a=2)", "Two(a=1, b=3)", "Empty()"])
+                for which in (0, 1):
+                    self.assertEqual(server.call_tool("give", {"which": which}),
+                                     {"content": [text("{}")], "structuredContent": {"result": {}}, "isError": False})
+
+    def test_dictionary_keys_are_checked_as_pydantic_checks_them(self) -> None:
+        # A Literal key in propertyNames, a pattern key in patternProperties alone;
+        # the error under the key, then "[key]" (the SDK's text).
+        def count(letters: Dict[typing.Literal["a", "b"], int] = {},  # noqa: B006
+                  tagged: Dict[typing.Annotated[str, Field(pattern="^x")], int] = {}) -> int:  # noqa: B006
+            return len(letters) + len(tagged)
+
+        server = server_with(count)
+        self.assertEqual(server.call_tool("count", {"letters": {"a": 1}, "tagged": {"xy": 2}})["structuredContent"],
+                         {"result": 2})
+        self.assertEqual(server.call_tool("count", {"letters": {"c": 1}, "tagged": {"y": 2}})["content"][0]["text"], (
+            "Error executing tool count: 2 validation errors for countArguments\n"
+            "letters.c.[key]\n  Input should be 'a' or 'b' [type=literal_error, input_value='c', input_type=str]\n"
+            "tagged.y.[key]\n  String should match pattern '^x' [type=string_pattern_mismatch, input_value='y', "
+            "input_type=str]"))
+
+    def test_annotated_field_default_is_a_default(self) -> None:
+        # pydantic (the SDK): Annotated[T, Field(default=...)] is not required and
+        # publishes its default, for a parameter and for the wrapped result.
+        def echo(value: typing.Annotated[int, Field(lt=5, default=1)]) -> typing.Annotated[int, Field(default=1)]:
+            return value
+
+        tool = server_with(echo).list_tools()[0]
+        self.assertEqual(tool["inputSchema"], {"type": "object", "properties": {"value": {
+            "default": 1, "exclusiveMaximum": 5, "title": "Value", "type": "integer"}}, "title": "echoArguments"})
+        self.assertEqual(tool["outputSchema"], {"properties": {"result": {"default": 1, "title": "Result",
+                                                                          "type": "integer"}},
+                                                "title": "echoOutput", "type": "object"})
+        self.assertEqual(server_with(echo).call_tool("echo", {})["structuredContent"], {"result": 1})
+
+    def test_multiple_of_is_exact(self) -> None:
+        # README, "Where mcp_ref differs": pydantic's float multiple_of allows a
+        # relative error of 1e-9, so the SDK takes 1e20 as a multiple of 3 and
+        # 0.30000000000000004 as one of 0.1; here both are refused, 0.3 is taken.
+        def scaled(x: typing.Annotated[float, Field(multiple_of=3)] = 0.0,
+                   y: typing.Annotated[float, Field(multiple_of=0.1)] = 0.0) -> float:
+            return x + y
+
+        server = server_with(scaled)
+        self.assertEqual(server.call_tool("scaled", {"x": 1e20})["content"][0]["text"], (
+            "Error executing tool scaled: 1 validation error for scaledArguments\nx\n  Input should be a multiple "
+            "of 3 [type=multiple_of, input_value=1e+20, input_type=float]"))
+        self.assertTrue(server.call_tool("scaled", {"y": 0.30000000000000004})["isError"])
+        self.assertEqual(server.call_tool("scaled", {"x": 3e20, "y": 0.3})["structuredContent"], {"result": 3e20})
+
+    def test_numbers_beyond_float_range_are_tool_errors(self) -> None:
+        # pydantic (the SDK) refuses an int that no float can hold: float_type.
+        class Level(enum.IntEnum):
+            ONE = 1
+
+        def half(x: float) -> float:
+            return x / 2
+
+        def huge() -> float:
+            return 10 ** 400  # type: ignore[return-value]
+
+        def level(x: Level) -> int:
+            return int(x)
+
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                server = server_with(half, huge, level)
+                self.assertEqual(server.call_tool("half", {"x": 10 ** 400}), {"content": [{"type": "text", "text": (
+                    "Error executing tool half: 1 validation error for halfArguments\nx\n  Input should be a valid "
+                    "number [type=float_type, input_value=1000000000000000000000000...000000000000000000000000, "
+                    "input_type=int]")}], "isError": True})
+                self.assertEqual(server.call_tool("half", {"x": -10 ** 300})["structuredContent"], {"result": -5e299})
+                self.assertEqual(server.call_tool("huge", {})["content"][0]["text"], (
+                    "Error executing tool huge: 1 validation error for hugeOutput\nresult\n  Input should be a valid "
+                    "number [type=float_type, input_value=1000000000000000000000000...000000000000000000000000, "
+                    "input_type=int]"))
+                # An IntEnum given digits past Python's int() limit: not a member (the SDK's text).
+                self.assertEqual(server.call_tool("level", {"x": "1" * 5000})["content"][0]["text"], (
+                    "Error executing tool level: 1 validation error for levelArguments\nx\n  Input should be 1 "
+                    "[type=enum, input_value='111111111111111111111111...11111111111111111111111', input_type=str]"))
 
     def test_cyclic_passthrough_result_is_a_tool_error(self) -> None:
         def raw() -> mcp_ref.CallToolResult:

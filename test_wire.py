@@ -273,6 +273,18 @@ class StatelessTest(WireTestCase):
             "code": -32022, "message": "Unsupported protocol version",
             "data": {"supported": [MODERN], "requested": "2099-01-01"}}})
 
+    def test_initialize_is_no_2026_method(self) -> None:
+        # _meta names the revision, 2026-07-28, which has no initialize: -32601,
+        # with or without the rest of the envelope (the method is looked up first).
+        params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+        half = {"io.modelcontextprotocol/protocolVersion": MODERN}
+        for id_, meta in ((1, META), (2, half)):
+            self.assertEqual(self.server.request(id_, "initialize", dict(params, _meta=meta)), {
+                "jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": "Method not found: initialize"}})
+        self.assertEqual(self.server.request(3, "tools/list", {"_meta": half})["error"]["code"], -32602)
+        # Nothing was initialized: the handshake still works on this connection.
+        self.assertEqual(self.server.initialize("2025-06-18")["result"]["protocolVersion"], "2025-06-18")
+
     def test_no_ping_in_2026(self) -> None:
         self.assertEqual(self.server.request(1, "ping", {"_meta": META}), {
             "jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found: ping"}})
