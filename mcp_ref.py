@@ -972,6 +972,11 @@ class _SchemaBuilder:
         schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
         if has_null and schema != {"type": "null"}:
             schema = _flattened_any_of([schema, {"type": "null"}])
+        members = schemas + [{"type": "null"}] if has_null else schemas
+        if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
+            # pydantic validates the members as written (a Decimal one arm, a
+            # repeated one twice), whatever the published anyOf flattened.
+            return _UnionSchema(schema, members)
         return schema
 
     def container(self, tp: Any) -> Dict[str, Any]:
@@ -1274,6 +1279,8 @@ def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
         out = {k: _sorted_schema(value[k], k) for k in keys}
         if type(value) is _ContainerSchema:
             return _ContainerSchema(out, value.container)
+        if type(value) is _UnionSchema:
+            return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
         return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
     if isinstance(value, list):
         return [_sorted_schema(v, parent) for v in value]
@@ -1309,6 +1316,18 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
     def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
         super().__init__(schema)
         self.py_type = py_type
+
+
+class _UnionSchema(dict):  # type: ignore[type-arg]
+    """A union's flattened anyOf (as pydantic publishes it) that remembers the
+    members it validates by, and names in its errors: the lax modes check
+    ``members``.  A dict to everything else."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
+        super().__init__(schema)
+        self.members = members
 
 
 class _ContainerSchema(dict):  # type: ignore[type-arg]
@@ -1468,6 +1487,8 @@ class _Compiler:
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
         if self.lax and type(schema) is _TypedSchema:
             return self._typed(schema)
+        if self.lax and type(schema) is _UnionSchema:
+            schema = dict(schema, anyOf=schema.members)
         steps: List[_Checker] = []
         if "$ref" in schema:
             # In 2020-12, $ref applies beside its sibling keywords, "type" included.

@@ -1042,11 +1042,6 @@ KNOWN: List[Known] = [
         _text(c.theirs)) and "type=finite_number" in _text(c.ours),
           "README 9's rule in arguments: 'nan' and 'inf' sent for a float are refused (no JSON number), beside "
           "the errors both report; pydantic takes them", "9"),
-    Known("error_default_member", lambda c: _both_errors(c) and UNION.search(c.source) is not None
-          and "default=" in c.source and re.sub(r"default\[([^\]\[]*(?:\[[^\]]*\])*)\]", r"\1",
-                                               _text(c.theirs)) == _text(c.ours),
-          "a union member (or its item) with Field(default=...) is named default[...] by pydantic; mcp_ref's "
-          "schema has no default there (schema_annotated_default), so the name lacks it", "open"),
     # -- one side takes an argument the other refuses
     Known("field_default_ignored", lambda c: c.part == "argument" and "default=" in c.source and (
         (_arguments_refused(c) and c.kind == "missing") or (_arguments_taken(c) and _text(c.theirs) == "Error "

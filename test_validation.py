@@ -538,6 +538,16 @@ ERROR_TEXTS: List[Tuple[Any, Any, List[str]]] = [
     (Annotated[float, Field(le=0.1, multiple_of=3)], "nan", [
      "value",
      "  Input should be less than or equal to 0.1 [type=less_than_equal, input_value='nan', input_type=str]"]),
+    # a union's members as written, though its published anyOf is flattened (Decimal's number and string)
+    (Optional[decimal.Decimal], "NaNx", [
+     "value",
+     "  Input should be a valid decimal [type=decimal_parsing, input_value='NaNx', input_type=str]"]),
+    (Union[decimal.Decimal, Tuple[int, ...]], {"a": 1}, [
+     "value.decimal",
+     "  Decimal input should be an integer, float, string or Decimal object [type=decimal_type,"
+     " input_value={'a': 1}, input_type=dict]",
+     "value.`tuple[int, ...]`",
+     "  Input should be a valid tuple [type=tuple_type, input_value={'a': 1}, input_type=dict]"]),
     # speedate's own words for a duration it refuses
     (datetime.timedelta, "P", [
      "value",
