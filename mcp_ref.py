@@ -1247,7 +1247,7 @@ def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
         ref = out.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
             out["$ref"] = "#/$defs/" + renames[ref[8:]]
-        return out
+        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
     if isinstance(value, list):
         return [_renamed_refs(v, renames) for v in value]
     return value
@@ -4165,8 +4165,9 @@ class _Tool:
         holders = {p.name: _field_holder(p.annotation, p.default) for p in self.params if not p.pydantic}
         self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
+        published = self.input_schema["properties"]
         self._json_params = {p.key for p in self.params
-                             if not _accepts_string(self.input_schema["properties"][p.key], self.input_schema)}
+                             if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
         self._positions = {p.key: i for i, p in enumerate(self.params)}
 
     # -- the three steps of a call ---------------------------------------------
@@ -4304,9 +4305,20 @@ class _Tool:
 
 
 def _field_default(field: Any) -> Any:
+    """A Field's default for one call: a mutable one copied, as pydantic's
+    smart_deepcopy does, so that no call sees what another did to it."""
     if isinstance(field, Field):
-        return field.default_factory() if field.default_factory is not None else field.default
-    return field.get_default(call_default_factory=True)  # pydantic's FieldInfo
+        value = field.default_factory() if field.default_factory is not None else field.default
+    else:
+        value = field.get_default(call_default_factory=True)  # pydantic's FieldInfo
+    if type(value) in _IMMUTABLE or (type(value) in (list, dict, set) and not value):
+        return value if type(value) in _IMMUTABLE else type(value)()
+    import copy
+
+    return copy.deepcopy(value)
+
+
+_IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
 
 
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
@@ -4433,6 +4445,8 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     required = []
     for p in params:
         if p.pydantic:
+            if p.key not in model_schema["properties"]:  # SkipJsonSchema: pydantic publishes nothing
+                continue
             properties[p.key] = model_schema["properties"][p.key]
             if p.key in model_schema.get("required", ()):
                 required.append(p.key)
@@ -4492,13 +4506,14 @@ def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, 
         if metadata:
             annotation = annotated[(annotation, *metadata)]
         default = p.default.as_pydantic() if isinstance(p.default, Field) else p.default
-        fields[field] = (annotation, ...) if default is _MISSING else (annotation, default)
+        # A bare annotation keeps a default given inside Annotated[T, Field(default=...)].
+        fields[field] = annotation if default is _MISSING else (annotation, default)
         names.append((p.name, field))
     model = pydantic.create_model(f"{fn_name}Arguments", __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
                                   **fields)
     schema = model.model_json_schema(by_alias=True, ref_template="#/$defs/{model}")
-    for p, key in zip(params, schema["properties"]):  # one property per field, in order
-        p.key = key
+    for p, (_, field) in zip(params, names):
+        p.key = model.model_fields[field].alias or field  # (SkipJsonSchema: not among the properties)
     return (model, names), schema
 
 
@@ -7242,8 +7257,8 @@ _STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list"
                        "resources/read": "resources_read", "prompts/list": "prompts_list",
                        "prompts/get": "prompts_get", "completion/complete": "complete",
                        "subscriptions/listen": "listen"}
-# The requests whose function may take a Context: answered as a call is when it does (_talks).
-_TALKING = ("resources_read", "prompts_get")
+# The requests whose function may take a Context: answered as a call is when it does (_runs_with_context).
+_CONTEXT_HANDLERS = ("resources_read", "prompts_get")
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # What a subscriptions/listen stream can carry (SubscriptionFilter of 2026-07-28),
 # besides resourceSubscriptions, a list of URIs.
@@ -7517,8 +7532,8 @@ class _Dispatcher:
 def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
                 params: Dict[str, Any]) -> None:
     """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
-    and the answers of earlier rounds from its verified requestState, as a
-    tools/call's (_Connection._request_for)."""
+    and the answers of earlier rounds from its verified requestState: of a
+    tools/call, a resources/read or a prompts/get."""
     request.binding = _state_binding(method, target, arguments)
     responses = params.get("inputResponses")
     if "inputResponses" in params and not isinstance(responses, dict):
@@ -7528,7 +7543,7 @@ def _open_retry(request: _Request, server: MCPServer, method: str, target: str, 
     request.answers.update(responses or {})
 
 
-def _talks(server: MCPServer, method: str, params: Dict[str, Any]) -> bool:
+def _runs_with_context(server: MCPServer, method: str, params: Dict[str, Any]) -> bool:
     """Whether a resources/read or prompts/get runs a function that takes a
     Context: it then runs as a tool call does (_Connection.start_request), so
     that what it sends reaches the client while it runs, and the client's
@@ -7759,7 +7774,7 @@ class _Connection:
             handler, version = self.rpc.route(message["method"], params)
             if handler == "listen":
                 return self.listen(id_, params, version, stream or self.write)
-            if handler in _TALKING and _talks(self.server, message["method"], params):
+            if handler in _CONTEXT_HANDLERS and _runs_with_context(self.server, message["method"], params):
                 self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
                 return _STARTED
             if handler != "tools_call":
@@ -7777,14 +7792,7 @@ class _Connection:
         and those of earlier rounds from its verified requestState."""
         request = _Request(self, None, version, params)
         if request.stateless:
-            request.binding = _state_binding("tools/call", tool.name, arguments)
-            responses = params.get("inputResponses")
-            if "inputResponses" in params and not isinstance(responses, dict):
-                raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
-            if params.get("requestState") is not None:
-                request.answers, request.user_state = _open_state(self.server._state_key, request.binding,
-                                                                  params["requestState"])
-            request.answers.update(responses or {})
+            _open_retry(request, self.server, "tools/call", tool.name, arguments, params)
         return request
 
     def _ok(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
@@ -8714,7 +8722,7 @@ class _HttpApp:
         if not isinstance(params, dict):
             return True
         if message.get("method") != "tools/call":  # a resource's or a prompt's function too
-            return not _talks(self.server, str(message.get("method")), params)
+            return not _runs_with_context(self.server, str(message.get("method")), params)
         tool = self.server._tools.get(params.get("name"))  # type: ignore[arg-type]
         return tool is None or getattr(tool, "context_param", None) is None and tool.resolved is None
 

@@ -392,6 +392,29 @@ class PydanticTest(unittest.TestCase):
     def schema(self, name: str, key: str = "inputSchema") -> Any:
         return next(t for t in self.servers[True].list_tools() if t["name"] == name)[key]
 
+    def test_defaults_inside_annotated_and_skipped_parameters(self) -> None:
+        from typing import Annotated
+
+        import pydantic
+        from pydantic.json_schema import SkipJsonSchema
+
+        def tagged(tags: Annotated[List[str], pydantic.Field(default=[])]) -> int:
+            tags.append("x")  # each call gets a default of its own, as pydantic copies it
+            return len(tags)
+
+        def skipped(a: SkipJsonSchema[int] = 1, b: Annotated[int, pydantic.Field(alias="B")] = 2) -> int:
+            return a + b
+
+        server = MCPServer("defaults")
+        server.add_tool(tagged)
+        server.add_tool(skipped)
+        self.assertEqual(next(t for t in server.list_tools() if t["name"] == "tagged")["inputSchema"]["properties"],
+                         {"tags": {"default": [], "items": {"type": "string"}, "title": "Tags", "type": "array"}})
+        self.assertEqual([call(server, "tagged", {})["structuredContent"] for _ in range(2)], [{"result": 1}] * 2)
+        self.assertEqual(list(next(t for t in server.list_tools() if t["name"] == "skipped")["inputSchema"]
+                              ["properties"]), ["B"])
+        self.assertEqual(call(server, "skipped", {"B": 5})["structuredContent"], {"result": 6})
+
     def test_field_validator_runs_on_arguments_with_pydantic_locations(self) -> None:
         self.check("check_reading", {"reading": {"celsius": -300}},
                    "Error executing tool check_reading: 1 validation error for check_readingArguments\n"

@@ -517,6 +517,30 @@ class PydanticModelTest(unittest.TestCase):
 
 
 class MCPServerTest(unittest.TestCase):
+    def test_a_mutable_default_is_each_call_s_own(self) -> None:
+        def tagged(tags: typing.Annotated[List[str], Field(default=[])], more: List[str] = Field(default=["a"])) -> int:  # noqa: B008
+            tags.append("x")
+            more.append("y")
+            return len(tags) + len(more)
+
+        server = MCPServer("t")
+        server.add_tool(tagged)
+        self.assertEqual([server.call_tool("tagged", {})["structuredContent"] for _ in range(3)], [{"result": 3}] * 3)
+
+    def test_classes_of_one_name_keep_their_conversions(self) -> None:
+        # Renaming the $defs of two classes named P must not cost a date its lax forms.
+        first = dataclasses.make_dataclass("P", [("x", int)])
+        second = dataclasses.make_dataclass("P", [("y", int)])
+        first.__module__, second.__module__ = "here", "elsewhere"
+
+        def both(a: first, b: second, d: datetime.date) -> str:  # type: ignore[valid-type]
+            return d.isoformat()
+
+        server = MCPServer("t")
+        server.add_tool(both)
+        result = server.call_tool("both", {"a": {"x": 1}, "b": {"y": 2}, "d": 1577836800})
+        self.assertEqual(result["structuredContent"], {"result": "2020-01-01"}, result)
+
     def test_result_size_limit(self) -> None:
         def big() -> str:
             return "x" * 5000
