@@ -307,12 +307,21 @@ def _from_pydantic(exc: Any) -> ValidationError:
 
 
 def _truncated_repr(value: Any) -> str:
-    # pydantic shortens long input reprs to 25 + "..." + 24 characters.
+    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
+    # and last 24 bytes, each cut moved inwards to a character boundary
+    # (write_truncated_to_limited_bytes): 'é' counts two.
     try:
         text = repr(value)
     except Exception:
         text = f"<{type(value).__name__} object>"
-    return text if len(text) <= 50 else f"{text[:25]}...{text[-24:]}"
+    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= 50:
+        return text
+    # A partial character at either cut is dropped: the boundary is the floor
+    # of the head's end and the ceiling of the tail's start.
+    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
 
 
 def _format_errors(errors: List[_ErrorItem], title: str) -> str:
@@ -320,7 +329,8 @@ def _format_errors(errors: List[_ErrorItem], title: str) -> str:
     lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
     for e in errors:
         if e.loc:
-            lines.append(".".join(str(p) for p in e.loc))
+            # pydantic-core quotes a key that holds a dot: value.`tuple[int, ...]`.0
+            lines.append(".".join(f"`{p}`" if type(p) is str and "." in p else str(p) for p in e.loc))
         lines.append(
             f"  {e.msg} [type={e.kind}, input_value={_truncated_repr(e.value)}, "
             f"input_type={type(e.value).__name__}]"
@@ -856,7 +866,7 @@ class _SchemaBuilder:
 
     def __init__(self) -> None:
         self.defs: Dict[str, Dict[str, Any]] = {}
-        self.families: Dict[str, str] = {}  # title -> "dataclass", "typeddict", "model" or "int_enum"
+        self.families: Dict[str, str] = {}  # title -> "dataclass", "typeddict", "model", "enum", "int_enum", ...
         self._names: Dict[Any, str] = {}  # class -> its name in $defs
 
     # -- entry points -------------------------------------------------------
@@ -962,6 +972,11 @@ class _SchemaBuilder:
         schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
         if has_null and schema != {"type": "null"}:
             schema = _flattened_any_of([schema, {"type": "null"}])
+        members = schemas + [{"type": "null"}] if has_null else schemas
+        if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
+            # pydantic validates the members as written (a Decimal one arm, a
+            # repeated one twice), whatever the published anyOf flattened.
+            return _UnionSchema(schema, members)
         return schema
 
     def container(self, tp: Any) -> Dict[str, Any]:
@@ -969,14 +984,17 @@ class _SchemaBuilder:
         args = _args(tp)
         abc = _module("collections.abc")
         if origin is tuple:
-            return self.tuple_schema(tp, args)
+            return _ContainerSchema(self.tuple_schema(tp, args), "tuple")
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
-            schema = {"items": self.schema(args[0]) if args else {}, "type": "array", "uniqueItems": True}
+            items = self.schema(args[0]) if args else {}
+            schema = _ContainerSchema({"items": items, "type": "array", "uniqueItems": True},
+                                      "frozenset" if origin is frozenset else "set")
             # pydantic puts each item in a Python set: one it builds as a dict, a
             # list or an unfrozen dataclass is refused (set_item_not_hashable).
             return _TypedSchema(schema, tp) if args and _may_be_unhashable(args[0]) else schema
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
-            return {"items": self.schema(args[0]) if args else {}, "type": "array"}
+            return _ContainerSchema({"items": self.schema(args[0]) if args else {}, "type": "array"},
+                                    "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
             return self.mapping(tp, args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
@@ -1000,8 +1018,10 @@ class _SchemaBuilder:
         if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
             keys.pop("type", None)
             schema["propertyNames"] = keys
+        if not args:  # (pydantic names a bare dict's validator dict[any,any], a union member's place)
+            return _ContainerSchema(schema, "dict")
         # Keys that pydantic converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
-        return _TypedSchema(schema, tp) if args and (args[0] in (int, float) or _lax_kind(args[0])) else schema
+        return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
 
     def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
         if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
@@ -1025,8 +1045,9 @@ class _SchemaBuilder:
             try:
                 if _is_enum(cls):
                     definition = self.enum(cls)
-                    if issubclass(cls, int):
-                        self.families[cls.__name__] = "int_enum"
+                    # pydantic names an Enum's validator by its mixin: int-enum[Color], enum[Color].
+                    self.families[cls.__name__] = next(
+                        (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
                     self.families[cls.__name__] = "typeddict"
@@ -1270,6 +1291,10 @@ def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
     if isinstance(value, dict):
         keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
         out = {k: _sorted_schema(value[k], k) for k in keys}
+        if type(value) is _ContainerSchema:
+            return _ContainerSchema(out, value.container)
+        if type(value) is _UnionSchema:
+            return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
         return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
     if isinstance(value, list):
         return [_sorted_schema(v, parent) for v in value]
@@ -1320,6 +1345,32 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
     def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
         super().__init__(schema)
         self.py_type = py_type
+
+
+class _UnionSchema(dict):  # type: ignore[type-arg]
+    """A union's flattened anyOf (as pydantic publishes it) that remembers the
+    members it validates by, and names in its errors: the lax modes check
+    ``members``.  A dict to everything else."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
+        super().__init__(schema)
+        self.members = members
+
+
+class _ContainerSchema(dict):  # type: ignore[type-arg]
+    """A container's schema that remembers the container pydantic reads it as
+    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
+    JSON Schema says "array" or "object" for all of them, pydantic's errors
+    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
+    union member dict[any,any]).  A dict to everything else."""
+
+    __slots__ = ("container",)
+
+    def __init__(self, schema: Dict[str, Any], container: str) -> None:
+        super().__init__(schema)
+        self.container = container
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
@@ -1468,6 +1519,8 @@ class _Compiler:
             return self._typed(schema)
         if self.mode == "arms" and self._python_only(schema):
             return self._nothing  # no JSON value is an instance of the class, as pydantic's strict mode sees it
+        if self.lax and type(schema) is _UnionSchema:
+            schema = dict(schema, anyOf=schema.members)
         steps: List[_Checker] = []
         if "$ref" in schema:
             # In 2020-12, $ref applies beside its sibling keywords, "type" included.
@@ -1510,13 +1563,17 @@ class _Compiler:
                 except _NotJSON as exc:
                     errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
                     return value
+            sent = value
             if type_step is not None:
                 before = len(errors)
                 value = type_step(value, loc, errors)
                 if len(errors) > before:
                     return value  # the other keywords would only repeat the type error
+            before = len(errors)
             for step in steps:
                 value = step(value, loc, errors)
+            if value is not sent and len(errors) > before:
+                _show_as_sent(errors, before, value, sent)
             if to_float and type(value) is int:
                 try:
                     return float(value)
@@ -1553,7 +1610,7 @@ class _Compiler:
         if schema.get("uniqueItems") is True:
             return self._hashable_items(_args(tp)[0], self.compile(schema["items"]), plain)
         if _origin(tp) is not None:
-            return self._typed_keys(_args(tp)[0], plain)
+            return self._typed_keys(_args(tp)[0], plain, schema.get("additionalProperties", True))
         kind = _lax_kind(tp)
         assert kind is not None
         # Other keywords (a Field's bounds, lengths) are checked on the converted value.
@@ -1606,12 +1663,15 @@ class _Compiler:
 
         return check
 
-    def _typed_keys(self, key_type: Any, plain: _Checker) -> _Checker:
+    def _typed_keys(self, key_type: Any, plain: _Checker, values: Any) -> _Checker:
         """A dict whose keys pydantic converts (``dict[int, T]``): each key through
-        its type (``"x"`` refused at ``(key, "[key]")``), sent as JSON's string."""
+        its type (``"x"`` refused at ``(key, "[key]")``), sent as JSON's string.
+        A refused key's value is checked still: pydantic reports each entry's
+        key error, then its value's."""
         key_schema = ({"type": "integer"} if key_type is int else {"type": "number"} if key_type is float
                       else _TypedSchema({"type": "string"}, key_type))
         key_check = self.compile(key_schema)
+        value_check = self.compile(values)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if type(value) is not dict:
@@ -1627,7 +1687,13 @@ class _Compiler:
             for key, item in value.items():
                 converted = key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
                 keyed[_key(converted)] = item
-            return value if len(errors) > before else plain(keyed, loc, errors)
+            if len(errors) == before:
+                return plain(keyed, loc, errors)
+            del errors[before:]
+            for key, item in value.items():
+                key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
+                value_check(item, loc + (key,), errors)
+            return value
 
         return check
 
@@ -1682,7 +1748,9 @@ class _Compiler:
         family = self.families.get(str(title)) if "properties" in schema else None
         if schema.get("format") == "binary":
             family = "bytes"
-        array_kind = "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+        bounded = lax and any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
+        array_kind = schema.container if type(schema) is _ContainerSchema else \
+            "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
         arms = self.mode == "arms"  # pydantic's strict int takes no float, 2.0 included
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1703,7 +1771,12 @@ class _Compiler:
                         return converted
                 if failure and not failure[0]:
                     failure = None
-                msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array_kind, title, family)
+                if failure and failure[1] == "finite_number" and type(value) is str and bounded:
+                    # pydantic takes "nan" and "inf" as floats and refuses them by the
+                    # first bound they fail; one they pass stays refused here (not JSON).
+                    failure = _bound_failure(schema, float(value.strip())) or failure
+                array = "sequence_str" if array_kind == "sequence" and type(value) is str else array_kind
+                msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array, title, family)
             else:
                 msg, kind = _type_error(types[0], array_kind, title, family) if len(types) == 1 else (
                     f"Input should be of type {' or '.join(types)}", "type")
@@ -1742,6 +1815,11 @@ class _Compiler:
                         number = None
                     if number is not None and any(_json_equal(number, candidate) for candidate in allowed):
                         return number
+                if lax and type(value) is int and not -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT and any(
+                        type(c) is int for c in allowed):  # pydantic reads an int Literal's input as an i64 first
+                    errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded maximum size",
+                                             "int_parsing_size", value))
+                    return value
                 errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
                 return value
 
@@ -1769,6 +1847,26 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
+        if self.lax:
+            # pydantic's constrained int and float stop at the first failure, in the
+            # order multiple_of, le, lt, ge, gt (pydantic-core's constrained validators).
+            order = ("less_than_equal", "less_than", "greater_than_equal", "greater_than")
+            checks.sort(key=lambda c: order.index(c[2]))
+
+            def first(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    return value
+                if multiple is not None and not _is_multiple(value, multiple):
+                    errors.append(_ErrorItem(loc, f"Input should be a multiple of {_number_text(multiple)}",
+                                             "multiple_of", value))
+                    return value
+                for op, bound, kind, text in checks:
+                    if not op(value, bound):
+                        errors.append(_ErrorItem(loc, f"Input should be {text} {_number_text(bound)}", kind, value))
+                        return value
+                return value
+
+            return [first]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -1797,8 +1895,10 @@ class _Compiler:
             if not isinstance(value, str):
                 return value
             before = len(errors)
-            _check_size(len(value), low, high, "String", "character", False, loc, value, errors,
-                        ("string_too_short", "string_too_long"))
+            n = len(value)
+            # pydantic (the lax modes) stops at the first length error, the minimum's first.
+            _check_size(n, low, None if lax and low is not None and n < low else high, "String", "character",
+                        False, loc, value, errors, ("string_too_short", "string_too_long"))
             # pydantic (the lax modes) stops at a length error: the pattern is not even tried.
             if search is not None and not (lax and len(errors) > before) and not search(value):
                 errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
@@ -1818,15 +1918,22 @@ class _Compiler:
         if not (prefix or items or contains or low is not None or high is not None or unique):
             return []
         lax = self.lax
-        noun = "Set" if unique else "Tuple" if prefix else "List"
+        container = schema.container if type(schema) is _ContainerSchema else ""
+        noun = "Frozenset" if container == "frozenset" else "Set" if unique else \
+            "Tuple" if prefix or container == "tuple" else "List"
         item_schema = schema.get("items")
         sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
         each = self._each_item(items) if items is not None and not prefix else None
-        # pydantic reports each missing member of a short tuple, not the count.
+        # pydantic reports each missing member of a short tuple, not the count;
+        # a fixed tuple too long is reported alone, its members unchecked.
         missing_members = lax and bool(prefix) and low is not None
+        fixed = lax and bool(prefix) and items is None and high is not None
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
+                return value
+            if fixed and len(value) > (high or 0):
+                _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
                 return value
             out = value
             if each is not None:  # the usual array: one schema for every item
@@ -1844,7 +1951,13 @@ class _Compiler:
                 elif not _all_unique(out):
                     errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
             short_tuple = missing_members and len(value) < len(prefix)
-            _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
+            if unique and lax and high is not None and len(out) > high:
+                # pydantic's set stops as soon as it holds too many: "not more", not the count.
+                _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
+                errors.append(_ErrorItem(loc, f"{noun} should have at most {_plural(high, 'item')} after "
+                                              "validation, not more", "too_long", value))
+            else:
+                _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
             if contains is not None:
                 found = sum(1 for i, item in enumerate(out) if _passes(contains, item, loc + (i,)))
                 for bound, word in ((min_contains, "least"), (max_contains, "most")):
@@ -1881,9 +1994,13 @@ class _Compiler:
                 return [_no_members]  # an empty TypedDict or dataclass: pydantic ignores every key
             return []
 
+        lax = self.lax
+        rank = {key: i for i, key in enumerate(properties)}
+
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, dict):
                 return value
+            before = len(errors)
             out = value if members is None else members(value, loc, errors)
             for key in required:
                 if key not in value:
@@ -1891,7 +2008,10 @@ class _Compiler:
             for key, default in defaults.items():
                 if key not in out:
                     out[key] = default
-            _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
+            if lax and len(errors) > before + 1 and rank:
+                _in_field_order(errors, before, len(loc), rank)
+            if not (lax and len(errors) > before):  # pydantic counts a dict's items only once they all pass
+                _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
             for key, needed in dependent.items():
                 if key in value:
                     for other in needed:
@@ -2046,9 +2166,8 @@ class _Compiler:
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         lax = self.lax
         strict = [type(self)(self.root, "arms").compile(s) for s in schemas] if lax else arms
-        labels = [_arm_label(s) for s in schemas]
+        labels = [_arm_label(s, self.families) for s in schemas]
         null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
-        nullable = len(schemas) == 2 and len(null_arm) == 1
         by_class = self._class_arms(schemas) if lax else {}
         # A type converted through its annotation (a UUID, a date), bytes, an
         # Enum, a set and a tuple are exact for their objects alone, never for
@@ -2125,10 +2244,17 @@ class _Compiler:
                 if not arm_errors:
                     return converted
                 collected.append(arm_errors)
-            if nullable and value is not None:
-                errors.extend(collected[1 - null_arm[0]])  # Optional[T]: T's errors alone
+            if null_arm and value is not None and len(null_arm) < len(collected) and (lax or len(collected) == 2):
+                # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
+                # arm reports nothing, and Optional[T] reports T's errors alone.
+                collected = [c for i, c in enumerate(collected) if i not in null_arm]
+                labelled = [label for i, label in enumerate(labels) if i not in null_arm]
             else:
-                for label, arm_errors in zip(labels, collected):
+                labelled = labels
+            if len(collected) == 1:
+                errors.extend(collected[0])
+            else:
+                for label, arm_errors in zip(labelled, collected):
                     for e in arm_errors:
                         depth = len(loc)
                         errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
@@ -2160,24 +2286,123 @@ class _Compiler:
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
 
 
-def _arm_label(schema: Any) -> str:
-    if isinstance(schema, dict):
-        if "$ref" in schema:
-            return str(schema["$ref"]).rsplit("/", 1)[-1]
-        if "const" in schema or "enum" in schema:
-            return "literal"
-        kind = schema.get("type")
-        if kind == "array" and "items" in schema:
-            return f"{'set' if schema.get('uniqueItems') else 'list'}[{_arm_label(schema['items'])}]"
-        if kind == "object" and isinstance(schema.get("additionalProperties"), dict):
-            return f"dict[str,{_arm_label(schema['additionalProperties'])}]"
-        if isinstance(kind, str):
-            return _TYPE_LABELS.get(kind, kind)
-    return "any"
+def _arm_label(schema: Any, families: Dict[str, str]) -> str:
+    """pydantic's name of a union member (its validator's name, as pydantic-core
+    gives it), which locates the member's errors: ``value.list[int].0``."""
+    label = _bare_label(schema, families)
+    # Annotated[T, Field(default=...)] as a member, or inside one
+    return f"default[{label}]" if isinstance(schema, dict) and "default" in schema else label
+
+
+def _bare_label(schema: Any, families: Dict[str, str]) -> str:
+    if not isinstance(schema, dict) or not schema:
+        return "any"
+    if type(schema) is _TypedSchema:
+        tp = schema.py_type
+        if _origin(tp) is not None:  # a dict whose keys are converted
+            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
+        return _type_label(tp)
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        family = families.get(name, "")
+        return f"{family[:-5]}-enum[{name}]" if family.endswith("_enum") else \
+            f"enum[{name}]" if family == "enum" else name
+    for keyword in ("const", "enum"):
+        if keyword in schema:
+            values = [schema["const"]] if keyword == "const" else schema[keyword]
+            return f"literal[{','.join(repr(v) for v in values)}]"
+    if "anyOf" in schema:
+        arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
+        inner = ",".join(_arm_label(a, families) for a in arms)
+        inner = inner if len(arms) == 1 else f"union[{inner}]"
+        return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
+    kind = schema.get("type")
+    if kind == "array":
+        return _array_label(schema, families)
+    if kind == "object":
+        values = schema.get("additionalProperties")
+        if type(schema) is _ContainerSchema:  # a bare dict
+            return "dict[any,any]"
+        return f"dict[str,{_arm_label(values, families)}]" if "properties" not in schema else "dict"
+    if not isinstance(kind, str):
+        return "any"
+    constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                                            "multipleOf", "minLength", "maxLength", "pattern"))
+    label = "bytes" if schema.get("format") == "binary" else _TYPE_LABELS.get(kind, kind)
+    return f"constrained-{label}" if constrained and label in ("int", "float", "str", "bytes") else label
+
+
+def _array_label(schema: Dict[str, Any], families: Dict[str, str]) -> str:
+    container = schema.container if type(schema) is _ContainerSchema else \
+        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+    items = schema.get("items")
+    item = _arm_label(items, families)
+    if container == "tuple" or "prefixItems" in schema:
+        labels = [_arm_label(s, families) for s in schema.get("prefixItems", ())]
+        if items is not None and items is not False:
+            labels.append(f"{item}, ...")
+        return f"tuple[{', '.join(labels)}]"
+    if container == "sequence":
+        if not items:  # Sequence and Sequence[Any]: an isinstance check alone
+            return "json-or-python[json=list[any],python=is-instance[Sequence]]"
+        return (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
+                "function-wrap[sequence_validator()]]]")
+    return f"{container}[{item}]"
+
+
+def _type_label(tp: Any) -> str:
+    """pydantic's validator name of a type the lax table converts (or a dict key's)."""
+    if tp in (int, float, str, bool):
+        return str(tp.__name__)
+    kind = _lax_kind(tp)
+    if kind == "path":
+        name = tp.__name__
+        json = "json=function-after[path_validator(), str]"
+        strict = f"json-or-python[{json},python=is-instance[{name}]]"
+        return f"lax-or-strict[lax=union[{strict},function-after[path_validator(), str]],strict={strict}]"
+    return kind or "any"
 
 
 def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
     return {} if type(value) is dict and value else value
+
+
+# pydantic-core's constrained int and float check their bounds in this order.
+_BOUNDS = {"maximum": ("less_than_equal", "less than or equal to"), "exclusiveMaximum": ("less_than", "less than"),
+           "minimum": ("greater_than_equal", "greater than or equal to"),
+           "exclusiveMinimum": ("greater_than", "greater than")}
+
+
+def _bound_failure(schema: Dict[str, Any], number: float) -> Optional[Tuple[str, str]]:
+    """The message and type of the first bound (in pydantic's order) a number fails."""
+    for key, (kind, text) in _BOUNDS.items():
+        bound = schema.get(key)
+        if bound is None:
+            continue
+        fits = number <= bound if key == "maximum" else number < bound if key == "exclusiveMaximum" else \
+            number >= bound if key == "minimum" else number > bound
+        if not fits:
+            return f"Input should be {text} {_number_text(bound)}", kind
+    return None
+
+
+def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dict[str, int]) -> None:
+    """pydantic validates a class's fields in their declared order (a missing
+    one where it stands), then the keys it does not know: the errors from
+    ``before`` on, in that order."""
+    def place(e: _ErrorItem) -> int:
+        return rank.get(e.loc[depth], len(rank)) if len(e.loc) > depth else -1
+
+    errors[before:] = sorted(errors[before:], key=place)
+
+
+def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
+    """pydantic checks a bound or a length on the converted value but shows the
+    value as sent ('-3', not -3; True, not 1.0): the errors from ``before`` on
+    that show the converted value show the sent one."""
+    for error in errors[before:]:
+        if error.value is converted:
+            error.value = sent
 
 
 def _exact_type(schema: Any) -> Optional[type]:
@@ -2223,7 +2448,11 @@ def _type_error(kind: str, array_kind: str, title: Optional[str], family: Option
         return f"Input should be a valid dictionary or instance of {title}", "model_type"
     if kind == "array":
         return {"set": ("Input should be a valid set", "set_type"),
-                "tuple": ("Input should be a valid tuple", "tuple_type")}.get(
+                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
+                "tuple": ("Input should be a valid tuple", "tuple_type"),
+                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
+                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
+                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
             array_kind, ("Input should be a valid list", "list_type"))
     return {
         "string": ("Input should be a valid string", "string_type"),
@@ -2274,7 +2503,10 @@ def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> 
             return bool(value), None
         if tp is str and value.strip().lower() in _BOOL_WORDS:
             return _BOOL_WORDS[value.strip().lower()], None
-        if tp in (str, int, float):
+        # pydantic reads a number as an i64 first: one it cannot (a fraction, past
+        # the i64 range) is no bool_parsing but a bool_type.
+        if tp is str or (tp is int and -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT) or (
+                tp is float and value.is_integer() and abs(value) < _INT_FLOAT_LIMIT):
             return value, ("Input should be a valid boolean, unable to interpret input", "bool_parsing")
     elif kind == "object" and output and properties and tp not in _NATIVE:
         # An object read by attribute (the SDK's from_attributes=True).
@@ -2435,16 +2667,18 @@ def _lax_parse(kind: str, tp: type, value: Any) -> Any:
                 raise _LaxFailure(_TEMPORAL_PARSING[kind]) from None
         return _LAX_OTHER[kind](tp, value)
     except _LaxFailure as exc:
-        msg = _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
+        msg = exc.msg or _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
         raise _BuildError(msg, exc.kind, value) from None
 
 
 class _LaxFailure(Exception):
-    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type."""
+    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type,
+    ``msg`` its message where the row words it more closely than _LAX_MESSAGES."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, msg: Optional[str] = None) -> None:
         super().__init__(kind)
         self.kind = kind
+        self.msg = msg
 
 
 def _unix_time(dt: Any, number: Any, kind: str) -> Any:
@@ -2549,18 +2783,29 @@ def _lax_time(dt: Any, value: Any) -> Any:
 
 
 def _lax_timedelta(dt: Any, value: Any) -> Any:
-    import re
-
     tv = type(value)
     if isinstance(value, dt.timedelta):
         return value
     if tv in (bool, int, float):  # seconds; pydantic takes true as 1
         if value != value or abs(value) > _MAX_DURATION_DAYS * 86400:
-            raise _LaxFailure("time_delta_parsing")
+            raise _LaxFailure("time_delta_parsing", _DURATION_TOO_LONG)
         whole = int(value // 1)  # its fraction rounded to the microsecond, as pydantic does
         return dt.timedelta(seconds=whole, microseconds=int((value - whole) * 1_000_000 + 0.5))
     if tv is not str:
         raise _LaxFailure("time_delta_type")
+    try:
+        return _lax_duration_text(dt, value)
+    except (_LaxFailure, OverflowError, ValueError):  # (ValueError, OverflowError: past timedelta's range)
+        raise _LaxFailure("time_delta_parsing", f"Input should be a valid timedelta, {_duration_complaint(value)}") \
+            from None
+
+
+_DURATION_TOO_LONG = "Input should be a valid timedelta, durations may not exceed 999,999,999 days"
+
+
+def _lax_duration_text(dt: Any, value: str) -> Any:
+    import re
+
     iso = re.fullmatch(_DURATION_ISO, value)
     if iso is not None and any(iso.groups()[1:]):
         sign, years, months, weeks, days, hours, minutes, seconds = iso.groups()
@@ -2579,6 +2824,68 @@ def _lax_timedelta(dt: Any, value: Any) -> Any:
     delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
                          seconds=int(seconds or 0), microseconds=int((fraction or "0")[:6].ljust(6, "0")))
     return -delta if sign == "-" else delta
+
+
+def _duration_complaint(text: str) -> str:
+    """Why speedate refuses a duration text, in its words (pydantic's message
+    after "Input should be a valid timedelta, "); the reader is speedate's
+    Duration::parse_bytes, followed only as far as its own errors go."""
+    data = text.encode("utf-8")
+    sign = 1 if data[:1] in (b"+", b"-") else 0
+    if not data:
+        return "input is too short"
+
+    def number(at: int) -> Tuple[Optional[str], int]:
+        if at >= len(data):
+            return "input is too short", at
+        if not 48 <= data[at] <= 57:
+            return "invalid digit in duration", at
+        end = at
+        while end < len(data) and 48 <= data[end] <= 57:
+            end += 1
+        too_large = int(data[at:end]) > 0xFFFFFFFF
+        return ("a numeric value in the duration is too large" if too_large else None), end
+
+    if data[sign:sign + 1] == b"P":
+        at, got_t, fraction_before = sign + 1, False, False
+        while at < len(data):
+            if data[at:at + 1] == b"T":
+                if got_t:
+                    return "`t` character repeated in duration"
+                got_t = True
+            else:
+                complaint, at = number(at)
+                if complaint:
+                    return complaint
+                fraction = data[at:at + 1] in (b".", b",")
+                while fraction and at + 1 < len(data) and 48 <= data[at + 1] <= 57:
+                    at += 1
+                at += fraction
+                if fraction_before:
+                    return "quantity fraction invalid in duration"
+                fraction_before = fraction
+                if data[at:at + 1] not in ((b"H", b"M", b"S") if got_t else (b"Y", b"M", b"W", b"D")):
+                    return f"quantity invalid in {'time' if got_t else 'date'} part of duration"
+            at += 1
+        return "input is too short" if at < 3 else "invalid duration format"
+    if b"d" in data or b"D" in data or len(data) - sign < 5:
+        complaint, at = number(sign)
+        if complaint:
+            return complaint
+        at += data[at:at + 1] == b" "
+        if data[at:at + 1] not in (b"d", b"D"):
+            return '"day" identifier in duration not correctly formatted'
+        return "invalid duration format"  # (past the day: a clock time, worded as a time's errors)
+    hour, colon, _ = data[sign:].partition(b":")
+    if not colon:
+        return "invalid character in hour"
+    if len(hour) > 10:
+        return "durations may not exceed 999,999,999 hours"
+    if hour and not (hour.isascii() and hour.isdigit()):
+        return "invalid character in hour"
+    if hour and int(hour) > 24 * 10 ** 8:
+        return "durations may not exceed 999,999,999 hours"
+    return "invalid duration format"
 
 
 def _lax_uuid(tp: type, value: Any) -> Any:
@@ -4006,7 +4313,7 @@ class _Tool:
                     parsed = json.loads(value)
                 except (ValueError, RecursionError):
                     continue
-                if isinstance(parsed, (list, dict, bool)) or parsed is None:
+                if isinstance(parsed, (list, dict)) or parsed is None:  # (the SDK keeps "true", as int is)
                     out = dict(arguments) if out is None else out
                     out[name] = parsed
         return arguments if out is None else out
@@ -10522,6 +10829,7 @@ class _FastCompiler(_Compiler):
                     and type(sub_schema) is not _TypedSchema:  # (a date's string is parsed: the rule's step)
                 leaves[key] = _EXACT[kind]
         count = len(properties)
+        rank = {key: i for i, key in enumerate(properties)}
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if type(value) is not dict:
@@ -10545,6 +10853,8 @@ class _FastCompiler(_Compiler):
                         errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
                 for key, default in defaults.items():
                     out.setdefault(key, default)
+            if len(errors) > before + 1:
+                _in_field_order(errors, before, len(loc), rank)
             return out
 
         every_leaf = len(leaves) == count and tuple(leaves) == tuple(properties)

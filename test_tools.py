@@ -531,7 +531,7 @@ class MCPServerTest(unittest.TestCase):
         # Renaming the $defs of two classes named P must not cost a date its lax forms.
         first = dataclasses.make_dataclass("P", [("x", int)])
         second = dataclasses.make_dataclass("P", [("y", int)])
-        first.__module__, second.__module__ = "here", "elsewhere"
+        first.__module__, second.__module__ = __name__, "_testing"  # two modules, one name
 
         def both(a: first, b: second, d: datetime.date) -> str:  # type: ignore[valid-type]
             return d.isoformat()

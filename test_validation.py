@@ -6,6 +6,7 @@ test_content.py's parity test, results in test_content.py and test_tools.py;
 the accelerated compiler (_FastCompiler) in test_accelerators.py.
 """
 
+import dataclasses
 import datetime
 import decimal
 import enum
@@ -15,14 +16,15 @@ import subprocess
 import sys
 import unittest
 import uuid
-from typing import Any, Dict, List, Literal, Optional, Tuple, Union
+from typing import Annotated, Any, Dict, FrozenSet, List, Literal, Optional, Sequence, Set, Tuple, Union
 
 try:  # pydantic reads typing.TypedDict only from Python 3.12
     from typing_extensions import TypedDict
 except ImportError:
     from typing import TypedDict
 
-from _testing import BOTH, HERE, NEEDS_JSONSCHEMA, NEEDS_PYDANTIC, accelerators, has_module, mcp_ref, server_with
+from _testing import (BOTH, HERE, NEEDS_JSONSCHEMA, NEEDS_PYDANTIC, Field, accelerators, has_module, mcp_ref,
+                      server_with)
 
 validate, ValidationError = mcp_ref.validate, mcp_ref.ValidationError
 
@@ -396,6 +398,220 @@ class LaxTableTest(unittest.TestCase):
                 except mcp_ref._BuildError as exc:
                     ours = ("err", exc.item[1])
                 self.assertEqual(ours, theirs, (name, value))
+
+
+class Shade(enum.IntEnum):
+    DARK = 1
+
+
+@dataclasses.dataclass
+class Spot:
+    name: str
+    size: dict  # type: ignore[type-arg]
+    x: int = 0
+
+
+# One argument each tool refuses, and pydantic's error text for it (the lines
+# after "1 validation error for fArguments"): the error type a wrong JSON type
+# gets, the value as sent, the repr cut at UTF-8 bytes, union members named as
+# pydantic-core names its validators, bounds and lengths reported as pydantic
+# stops, a dict's refused key with its value's error, set items that cannot hash.
+ERROR_TEXTS: List[Tuple[Any, Any, List[str]]] = [
+    (Tuple[int, ...], "x", [
+     "value",
+     "  Input should be a valid tuple [type=tuple_type, input_value='x', input_type=str]"]),
+    (FrozenSet[int], 1, [
+     "value",
+     "  Input should be a valid frozenset [type=frozen_set_type, input_value=1, input_type=int]"]),
+    (Sequence[int], {"a": 1}, [
+     "value",
+     "  Input should be an instance of Sequence [type=is_instance_of, input_value={'a': 1}, input_type=dict]"]),
+    (Sequence[int], "ab", [
+     "value",
+     "  'str' instances are not allowed as a Sequence value [type=sequence_str, input_value='ab',"
+      " input_type=str]"]),
+    (bool, 1.5, [
+     "value",
+     "  Input should be a valid boolean [type=bool_type, input_value=1.5, input_type=float]"]),
+    (bool, 2, [
+     "value",
+     "  Input should be a valid boolean, unable to interpret input [type=bool_parsing, input_value=2,"
+      " input_type=int]"]),
+    (bool, 10 ** 20, [
+     "value",
+     "  Input should be a valid boolean [type=bool_type, input_value=100000000000000000000, input_type=int]"]),
+    (Annotated[int, Field(ge=10)], "-3", [
+     "value",
+     "  Input should be greater than or equal to 10 [type=greater_than_equal, input_value='-3', input_type=str]"]),
+    (Annotated[float, Field(lt=0.5)], True, [
+     "value",
+     "  Input should be less than 0.5 [type=less_than, input_value=True, input_type=bool]"]),
+    (List[int], "true", [
+     "value",
+     "  Input should be a valid list [type=list_type, input_value='true', input_type=str]"]),
+    (bytes, {"é" * 30: 1}, [
+     "value",
+     "  Input should be a valid bytes [type=bytes_type, input_value={'ééééééééééé...ééééééééé': 1},"
+      " input_type=dict]"]),
+    (Union[uuid.UUID, bytes, None], 1, [
+     "value.uuid",
+     "  UUID input should be a string, bytes or UUID object [type=uuid_type, input_value=1, input_type=int]",
+     "value.bytes",
+     "  Input should be a valid bytes [type=bytes_type, input_value=1, input_type=int]"]),
+    (Union[Tuple[int, ...], FrozenSet[str], Dict[str, int], dict, Shade], 0.5, [
+     "value.`tuple[int, ...]`",
+     "  Input should be a valid tuple [type=tuple_type, input_value=0.5, input_type=float]",
+     "value.frozenset[str]",
+     "  Input should be a valid frozenset [type=frozen_set_type, input_value=0.5, input_type=float]",
+     "value.dict[str,int]",
+     "  Input should be a valid dictionary [type=dict_type, input_value=0.5, input_type=float]",
+     "value.dict[any,any]",
+     "  Input should be a valid dictionary [type=dict_type, input_value=0.5, input_type=float]",
+     "value.int-enum[Shade]",
+     "  Input should be 1 [type=enum, input_value=0.5, input_type=float]"]),
+    (Union[Annotated[int, Field(gt=1)], Sequence[str], Literal["x"]], 1, [
+     "value.constrained-int",
+     "  Input should be greater than 1 [type=greater_than, input_value=1, input_type=int]",
+     "value.json-or-python[json=list[str],python=chain[is-instance[Sequence],function-wrap[sequence_validator()]]]",
+     "  Input should be an instance of Sequence [type=is_instance_of, input_value=1, input_type=int]",
+     "value.literal['x']",
+     "  Input should be 'x' [type=literal_error, input_value=1, input_type=int]"]),
+    (Dict[int, Optional[None]], {"x": ""}, [
+     "value.x.[key]",
+     "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing,"
+      " input_value='x', input_type=str]",
+     "value.x",
+     "  Input should be None [type=none_required, input_value='', input_type=str]"]),
+    (Annotated[int, Field(lt=0, gt=10)], 5, [
+     "value",
+     "  Input should be less than 0 [type=less_than, input_value=5, input_type=int]"]),
+    (Annotated[str, Field(min_length=4, max_length=1)], "hi", [
+     "value",
+     "  String should have at least 4 characters [type=string_too_short, input_value='hi', input_type=str]"]),
+    (Tuple[None], [0, 1, 2], [
+     "value",
+     "  Tuple should have at most 1 item after validation, not 3 [type=too_long, input_value=[0, 1, 2],"
+      " input_type=list]"]),
+    (Annotated[Set[int], Field(max_length=1)], [1, 2, 3], [
+     "value",
+     "  Set should have at most 1 item after validation, not more [type=too_long, input_value=[1, 2, 3],"
+      " input_type=list]"]),
+    (Annotated[FrozenSet[int], Field(min_length=3)], [1, 1], [
+     "value",
+     "  Frozenset should have at least 3 items after validation, not 1 [type=too_short, input_value=[1, 1],"
+      " input_type=list]"]),
+    (FrozenSet[Dict[str, str]], [{"a": ""}, None], [
+     "value.0",
+     "  Set items should be hashable [type=set_item_not_hashable, input_value={'a': ''}, input_type=dict]",
+     "value.1",
+     "  Input should be a valid dictionary [type=dict_type, input_value=None, input_type=NoneType]"]),
+    (Literal[1, 2], 10 ** 20, [
+     "value",
+     "  Unable to parse input string as an integer, exceeded maximum size [type=int_parsing_size,"
+      " input_value=100000000000000000000, input_type=int]"]),
+    # "nan" and "inf" refused by the first bound they fail
+    (Annotated[float, Field(ge=5, lt=0.5)], "-inf", [
+     "value",
+     "  Input should be greater than or equal to 5 [type=greater_than_equal, input_value='-inf', input_type=str]"]),
+    (Annotated[float, Field(ge=5, lt=0.5)], "nan", [
+     "value",
+     "  Input should be less than 0.5 [type=less_than, input_value='nan', input_type=str]"]),
+    # a dict's length is not counted while its items fail; a nullable dict cannot hash either
+    (Annotated[Dict[str, List[int]], Field(max_length=1)], {"a": 1, "b": []}, [
+     "value.a",
+     "  Input should be a valid list [type=list_type, input_value=1, input_type=int]"]),
+    (Set[Optional[Dict[str, str]]], [{"a": ""}, None], [
+     "value.0",
+     "  Set items should be hashable [type=set_item_not_hashable, input_value={'a': ''}, input_type=dict]"]),
+    # a class's errors in its fields' order, a missing one where it stands
+    (Spot, {"size": 1.5, "x": "q"}, [
+     "value.name",
+     "  Field required [type=missing, input_value={'size': 1.5, 'x': 'q'}, input_type=dict]",
+     "value.size",
+     "  Input should be a valid dictionary [type=dict_type, input_value=1.5, input_type=float]",
+     "value.x",
+     "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='q',"
+     " input_type=str]"]),
+    (FrozenSet[Dict[int, int]], [{"1": "1"}], [
+     "value.0",
+     "  Set items should be hashable [type=set_item_not_hashable, input_value={'1': '1'}, input_type=dict]"]),
+    (Annotated[float, Field(le=0.1, multiple_of=3)], "nan", [
+     "value",
+     "  Input should be less than or equal to 0.1 [type=less_than_equal, input_value='nan', input_type=str]"]),
+    # a union's members as written, though its published anyOf is flattened (Decimal's number and string)
+    (Optional[decimal.Decimal], "NaNx", [
+     "value",
+     "  Input should be a valid decimal [type=decimal_parsing, input_value='NaNx', input_type=str]"]),
+    (Union[decimal.Decimal, Tuple[int, ...]], {"a": 1}, [
+     "value.decimal",
+     "  Decimal input should be an integer, float, string or Decimal object [type=decimal_type,"
+     " input_value={'a': 1}, input_type=dict]",
+     "value.`tuple[int, ...]`",
+     "  Input should be a valid tuple [type=tuple_type, input_value={'a': 1}, input_type=dict]"]),
+    # speedate's own words for a duration it refuses
+    (datetime.timedelta, "P", [
+     "value",
+     "  Input should be a valid timedelta, input is too short [type=time_delta_parsing, input_value='P',"
+     " input_type=str]"]),
+    (datetime.timedelta, "x", [
+     "value",
+     "  Input should be a valid timedelta, invalid digit in duration [type=time_delta_parsing, input_value='x',"
+     " input_type=str]"]),
+    (datetime.timedelta, "-1", [
+     "value",
+     "  Input should be a valid timedelta, \"day\" identifier in duration not correctly formatted"
+     " [type=time_delta_parsing, input_value='-1', input_type=str]"]),
+    (datetime.timedelta, "maybe", [
+     "value",
+     "  Input should be a valid timedelta, invalid character in hour [type=time_delta_parsing,"
+     " input_value='maybe', input_type=str]"]),
+    (datetime.timedelta, 10 ** 20, [
+     "value",
+     "  Input should be a valid timedelta, durations may not exceed 999,999,999 days [type=time_delta_parsing,"
+     " input_value=100000000000000000000, input_type=int]"]),
+]
+
+
+class ErrorTextTest(unittest.TestCase):
+    """Arguments refused with pydantic's words, located where pydantic locates them."""
+
+    @staticmethod
+    def refused(tp: Any, value: Any) -> List[str]:
+        def f(value):  # type: ignore[no-untyped-def]
+            return None
+
+        f.__annotations__["value"] = tp
+        server = mcp_ref.MCPServer("errors")
+        server.add_tool(f, structured_output=False)
+        result = server.call_tool("f", {"value": value})
+        return result["content"][0]["text"].splitlines()[1:]  # type: ignore[no-any-return]
+
+    def test_refused_as_pydantic_words_it(self) -> None:
+        for on in BOTH:
+            with accelerators(on):
+                for tp, value, expected in ERROR_TEXTS:
+                    with self.subTest(accelerated=on, tp=tp, value=value):
+                        self.assertEqual(self.refused(tp, value), expected)
+
+    @unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
+    def test_the_texts_are_pydantic(self) -> None:
+        import typing
+
+        import pydantic
+
+        def theirs(tp: Any) -> Any:  # our Field as pydantic's, throughout the annotation
+            args = typing.get_args(tp)
+            if typing.get_origin(tp) is Annotated:
+                return Annotated[(theirs(args[0]), *(pydantic.Field(**m.constraints) if isinstance(m, Field) else m
+                                                     for m in tp.__metadata__))]
+            return Union[tuple(theirs(a) for a in args)] if typing.get_origin(tp) is Union else tp
+
+        for tp, value, expected in ERROR_TEXTS:
+            model = pydantic.create_model("fArguments", value=(theirs(tp), ...))
+            with self.subTest(tp=tp, value=value), self.assertRaises(pydantic.ValidationError) as caught:
+                model.model_validate({"value": value})
+            lines = [line for line in str(caught.exception).splitlines()[1:] if "errors.pydantic.dev" not in line]
+            self.assertEqual(lines, expected)
 
 
 if __name__ == "__main__":
