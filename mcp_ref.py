@@ -2214,7 +2214,10 @@ class _Compiler:
                 kind = type(value)
                 for i, arm in enumerate(strict):
                     if exact[i] is kind and (inexact[i] or _passes(arm, value, loc)):
-                        return arms[i](value, loc, [])
+                        exact_errors: List[_ErrorItem] = []  # its bounds may still refuse it (gt=5)
+                        converted = arms[i](value, loc, exact_errors)
+                        if not exact_errors:
+                            return converted
                 # Of the classes of fields (a TypedDict, a dataclass, a model) the
                 # value fits strictly, the one it sets the most fields of wins, the
                 # first on a tie (pydantic-core's fields_set_count).
