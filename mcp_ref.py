@@ -1605,10 +1605,12 @@ class _Compiler:
         is parsed, what it refuses is refused, and the value goes on in its
         JSON mode (the SDK validates a result with its output model, then dumps
         it with ``mode="json"``: ``convert_result`` in func_metadata.py)."""
-        plain = self.compile(dict(schema))
         tp = schema.py_type
-        if schema.get("uniqueItems") is True:
+        if schema.get("uniqueItems") is True:  # a set's or a frozenset's own words ("a valid frozenset")
+            noun = "frozenset" if _origin(tp) is frozenset else "set"
+            plain = self.compile(_ContainerSchema(dict(schema), noun))
             return self._hashable_items(_args(tp)[0], self.compile(schema["items"]), plain)
+        plain = self.compile(dict(schema))
         if _origin(tp) is not None:
             return self._typed_keys(_args(tp)[0], plain, schema.get("additionalProperties", True))
         kind = _lax_kind(tp)

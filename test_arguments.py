@@ -10,7 +10,7 @@ import enum
 import pathlib
 import unittest
 import uuid
-from typing import Annotated, Any, Dict, List, Literal, Optional, Set, Tuple, Union
+from typing import FrozenSet, Annotated, Any, Dict, List, Literal, Optional, Set, Tuple, Union
 
 from _testing import Field, load_corpus, server_with
 
@@ -176,6 +176,13 @@ class ArgumentsTest(unittest.TestCase):
                          "  Set items should be hashable [type=set_item_not_hashable, input_value={'a': 1}, "
                          "input_type=dict]\nvalue.1.a\n  Input should be a valid integer, unable to parse string as "
                          "an integer [type=int_parsing, input_value='x', input_type=str]")
+
+        def frozen(value: FrozenSet[Dict[str, bool]]) -> int:
+            return len(value)
+
+        self.assertEqual(server_with(frozen).call_tool("frozen", {"value": None})["content"][0]["text"],
+                         "Error executing tool frozen: 1 validation error for frozenArguments\nvalue\n  Input should "
+                         "be a valid frozenset [type=frozen_set_type, input_value=None, input_type=NoneType]")
 
 
         def pay(amount: Annotated[decimal.Decimal, Field(ge=0)]) -> str:

@@ -490,7 +490,8 @@ class ConvertedResultTest(unittest.TestCase):
             (typing.Set[Dict[str, datetime.time]], [{"b": "10:20:30"}], "result.0", "set_item_not_hashable"),
             (typing.FrozenSet[Union[Dict[str, str], int]], [2, {"a": "b"}], "result.1", "set_item_not_hashable"),
             # an arm of exactly the value's type that its bound refuses does not win
-            (Optional[typing.Annotated[decimal.Decimal, mcp_ref.Field(gt=5)]], decimal.Decimal("1"), "result", "greater_than"),
+            (Optional[typing.Annotated[decimal.Decimal, mcp_ref.Field(gt=5)]], decimal.Decimal("1"), "result",
+             "greater_than"),
         ]:
             with self.subTest(annotation=annotation, value=value):
                 text = self.call(annotation, value)["content"][0]["text"]
