@@ -2166,104 +2166,19 @@ class _Compiler:
         return frozenset(properties) if isinstance(properties, dict) else None
 
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
+        union = _Union(self, arms, schemas)
         lax = self.lax
-        strict = [type(self)(self.root, "arms").compile(s) for s in schemas] if lax else arms
-        labels = [_arm_label(s, self.families) for s in schemas]
-        null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
-        by_class = self._class_arms(schemas) if lax else {}
-        # A type converted through its annotation (a UUID, a date), bytes, an
-        # Enum, a set and a tuple are exact for their objects alone, never for
-        # JSON data: pydantic's strict Python mode, which the SDK's model_validate
-        # uses, wants the object ('f' is Union[bool, bytes]'s False; 3 is
-        # Union[timedelta, IntEnum]'s 3 seconds).
-        inexact = [self._python_only(s) for s in schemas]
-        exact = [s.py_type if type(s) is _TypedSchema else None if inexact[i] else _exact_type(s)
-                 for i, s in enumerate(schemas)]
-        fields = [self._declared(s) for s in schemas] if lax else []
-        # Any takes every value as it is, but pydantic ranks it below an exact arm
-        # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
-        anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
-                    for s in schemas]
-        # else the arms see the object itself and make it JSON
-        native = not any(type(s) is _TypedSchema for s in schemas)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if not lax:
-                for arm in strict:
+            if lax:
+                chosen, value = union.smart(value, loc, errors)
+                if chosen:
+                    return value
+            else:
+                for arm in union.strict:
                     if _passes(arm, value, loc):
                         return value
-            else:
-                if type(value) not in _NATIVE:
-                    # pydantic's smart union takes an instance of an arm's own class
-                    # first: Empty() stays Empty in Union[Point, Empty], though its
-                    # fields ({}) fit Point too.
-                    mine = by_class.get(type(value).__name__)
-                    if mine is not None:
-                        own_errors: List[_ErrorItem] = []
-                        converted = arms[mine](value, loc, own_errors)
-                        if not own_errors:
-                            return converted
-                    if native:
-                        try:
-                            value = _native(value)
-                        except _NotJSON as exc:
-                            errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                            return value
-                # pydantic's "smart" unions: an arm of exactly the value's type wins
-                # (5 is Union[float, int]'s int, "17" stays a string in Union[int,
-                # str]), then an arm the value fits strictly (of a dict's, the one
-                # that sets the most fields), then the lax arms, in order.
-                kind = type(value)
-                for i, arm in enumerate(strict):
-                    if exact[i] is kind and (inexact[i] or _passes(arm, value, loc)):
-                        exact_errors: List[_ErrorItem] = []  # its bounds may still refuse it (gt=5)
-                        converted = arms[i](value, loc, exact_errors)
-                        if not exact_errors:
-                            return converted
-                # Of the classes of fields (a TypedDict, a dataclass, a model) the
-                # value fits strictly, the one it sets the most fields of wins, the
-                # first on a tie (pydantic-core's fields_set_count).
-                best: Optional[Tuple[int, Any]] = None
-                for i, arm in enumerate(strict):
-                    if not inexact[i] and not anything[i] and _passes(arm, value, loc):
-                        strict_errors: List[_ErrorItem] = []
-                        converted = arms[i](value, loc, strict_errors)
-                        if strict_errors:
-                            continue
-                        names = fields[i]
-                        if names is None or type(value) is not dict:
-                            # an exact arm without fields wins at once, even after a class
-                            # ({} is dict[str, T]'s before a dataclass of defaults)
-                            return converted
-                        count = len(names.intersection(value))
-                        if best is None or count > best[0]:
-                            best = (count, converted)
-                if best is not None:
-                    return best[1]
-                if True in anything:
-                    return arms[anything.index(True)](value, loc, [])
-            collected: List[List[_ErrorItem]] = []
-            for arm in arms:
-                arm_errors: List[_ErrorItem] = []
-                converted = arm(value, loc, arm_errors)
-                if not arm_errors:
-                    return converted
-                collected.append(arm_errors)
-            if null_arm and value is not None and len(null_arm) < len(collected) and (lax or len(collected) == 2):
-                # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
-                # arm reports nothing, and Optional[T] reports T's errors alone.
-                collected = [c for i, c in enumerate(collected) if i not in null_arm]
-                labelled = [label for i, label in enumerate(labels) if i not in null_arm]
-            else:
-                labelled = labels
-            if len(collected) == 1:
-                errors.extend(collected[0])
-            else:
-                for label, arm_errors in zip(labelled, collected):
-                    for e in arm_errors:
-                        depth = len(loc)
-                        errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
-            return value
+            return union.first_or_errors(value, loc, errors)
 
         return check
 
@@ -2408,6 +2323,123 @@ def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: A
     for error in errors[before:]:
         if error.value is converted:
             error.value = sent
+
+
+class _Union:
+    """An anyOf's arms and what pydantic's "smart" union needs to know of them
+    (_Compiler._any_of): an arm of exactly the value's type wins (5 is
+    Union[float, int]'s int, "17" stays a string in Union[int, str]), then an
+    arm the value fits strictly (of a dict's, the one that sets the most
+    fields), then Any, then the lax arms in order."""
+
+    def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
+        lax = compiler.lax
+        self.arms = arms
+        self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
+        self.labels = [_arm_label(s, compiler.families) for s in schemas]
+        self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
+        self.lax = lax
+        self.by_class = compiler._class_arms(schemas) if lax else {}
+        # A type converted through its annotation (a UUID, a date), bytes, an
+        # Enum, a set and a tuple are exact for their objects alone, never for
+        # JSON data: pydantic's strict Python mode, which the SDK's model_validate
+        # uses, wants the object ('f' is Union[bool, bytes]'s False; 3 is
+        # Union[timedelta, IntEnum]'s 3 seconds).
+        self.inexact = [compiler._python_only(s) for s in schemas]
+        self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
+                      for i, s in enumerate(schemas)]
+        self.fields = [compiler._declared(s) for s in schemas] if lax else []
+        # Any takes every value as it is, but pydantic ranks it below an exact arm
+        # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
+        self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
+                         for s in schemas]
+        # else the arms see the object itself and make it JSON
+        self.native = not any(type(s) is _TypedSchema for s in schemas)
+
+    def smart(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Tuple[bool, Any]:
+        """(True, the value as its chosen arm made it), or (False, the value,
+        made JSON) when no arm is chosen before the lax pass."""
+        if type(value) not in _NATIVE:
+            # pydantic's smart union takes an instance of an arm's own class
+            # first: Empty() stays Empty in Union[Point, Empty], though its
+            # fields ({}) fit Point too.
+            mine = self.by_class.get(type(value).__name__)
+            if mine is not None:
+                chosen, converted = _taken(self.arms[mine], value, loc)
+                if chosen:
+                    return True, converted
+            if self.native:
+                try:
+                    value = _native(value)
+                except _NotJSON as exc:
+                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                    return True, value
+        kind = type(value)
+        for i, arm in enumerate(self.strict):
+            if self.exact[i] is kind and (self.inexact[i] or _passes(arm, value, loc)):
+                chosen, converted = _taken(self.arms[i], value, loc)  # its bounds may still refuse it (gt=5)
+                if chosen:
+                    return True, converted
+        chosen, converted = self._most_fields(value, loc)
+        if chosen:
+            return True, converted
+        if True in self.anything:
+            return True, self.arms[self.anything.index(True)](value, loc, [])
+        return False, value
+
+    def _most_fields(self, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
+        """Of the classes of fields (a TypedDict, a dataclass, a model) the value
+        fits strictly, the one it sets the most fields of, the first on a tie
+        (pydantic-core's fields_set_count); an exact arm without fields wins at
+        once, even after a class ({} is dict[str, T]'s before a dataclass of
+        defaults)."""
+        best: Optional[Tuple[int, Any]] = None
+        for i, arm in enumerate(self.strict):
+            if self.inexact[i] or self.anything[i] or not _passes(arm, value, loc):
+                continue
+            chosen, converted = _taken(self.arms[i], value, loc)
+            if not chosen:
+                continue
+            names = self.fields[i]
+            if names is None or type(value) is not dict:
+                return True, converted
+            count = len(names.intersection(value))
+            if best is None or count > best[0]:
+                best = (count, converted)
+        return (False, None) if best is None else (True, best[1])
+
+    def first_or_errors(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        """The first arm that takes the value, or every arm's errors, each under
+        the arm's name as pydantic names it."""
+        collected: List[List[_ErrorItem]] = []
+        for arm in self.arms:
+            arm_errors: List[_ErrorItem] = []
+            converted = arm(value, loc, arm_errors)
+            if not arm_errors:
+                return converted
+            collected.append(arm_errors)
+        labelled = self.labels
+        null_arm = self.null_arm
+        if null_arm and value is not None and len(null_arm) < len(collected) and (self.lax or len(collected) == 2):
+            # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
+            # arm reports nothing, and Optional[T] reports T's errors alone.
+            collected = [c for i, c in enumerate(collected) if i not in null_arm]
+            labelled = [label for i, label in enumerate(labelled) if i not in null_arm]
+        if len(collected) == 1:
+            errors.extend(collected[0])
+            return value
+        depth = len(loc)
+        for label, arm_errors in zip(labelled, collected):
+            for e in arm_errors:
+                errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
+        return value
+
+
+def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
+    """(whether ``arm`` takes the value without an error, what it made of it)."""
+    arm_errors: List[_ErrorItem] = []
+    converted = arm(value, loc, arm_errors)
+    return not arm_errors, converted
 
 
 def _exact_type(schema: Any) -> Optional[type]:
