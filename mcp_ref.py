@@ -4439,8 +4439,8 @@ def _field_default(field: Any) -> Any:
         value = field.default_factory() if field.default_factory is not None else field.default
     else:
         value = field.get_default(call_default_factory=True)  # pydantic's FieldInfo
-    if type(value) in _IMMUTABLE or (type(value) in (list, dict, set) and not value):
-        return value if type(value) in _IMMUTABLE else type(value)()
+    if type(value) in _IMMUTABLE:
+        return value
     import copy
 
     return copy.deepcopy(value)
