@@ -23,7 +23,7 @@ a
   Field required [type=missing, input_value={'b': 2}, input_type=dict]
 
 The return annotation IS the output schema (docs/servers/structured-output.md).
-Each row is one branch of ``_output_schema``, labelled with its row (section 10):
+Each row is one branch of ``_output_schema``, labelled with its row (section 12):
 
     row  return annotation                            structured output
     S1   structured_output=False                      none: content only
@@ -92,24 +92,33 @@ Contents, in the order data flows (a section per topic; the spec page each follo
      3. Type introspection      reading annotations without importing typing or inspect
      4. Python values as JSON   pydantic's JSON mode; the text the model reads
      5. JSON Schema generation  annotations to pydantic's schemas (server/tools: inputSchema, outputSchema)
-     6. Validation              JSON Schema 2020-12 checkers, and the SDK's lax modes
-     7. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-     8. Arguments               JSON arguments back into the parameters' Python types
-     9. Content                 content blocks and results (server/tools, "Tool Result")
-    10. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
-    11. Resources, prompts      resources, URI templates (RFC 6570), prompts, completion (server/resources,
-        and completion          server/prompts, server/utilities/completion)
-    12. Context                 logging, progress, cancellation, questions to the client, the SDK's
-                                Resolve(...) resolvers (server/utilities/logging, basic/utilities/progress,
-                                client/elicitation, client/sampling, client/roots, basic/patterns/mrtr)
-    13. MCPServer               the public API of the SDK's MCPServer
-    14. JSON-RPC dispatch       routing, per-revision fields, a connection's calls (basic/lifecycle,
-                                server/tools, server/utilities/pagination, server/utilities/caching)
-    15. Transports              wire encoding; stdio; Streamable HTTP, a WSGI app and a
-                                standard-library server (basic/transports, basic/authorization)
-    16. Command line            a small client over stdio or HTTP: list, call, resources, read, prompts,
-                                prompt, serve
-    17. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+     6. Validation              JSON Schema 2020-12 checkers, compiled once: strict, input and output modes
+     7. Unions and error texts  pydantic's smart union; its error texts, locations and order
+     8. Lax conversions         pydantic's lax mode, as the SDK validates: its conversion table
+     9. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+    10. Arguments               JSON arguments back into the parameters' Python types
+    11. Content                 content blocks and results (server/tools, "Tool Result")
+    12. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
+    13. Resources               resources and URI templates (server/resources, RFC 6570)
+    14. Prompts and completion  prompts, completion (server/prompts, server/utilities/completion)
+    15. Context                 logging, progress, cancellation, questions to the client
+                                (server/utilities/logging, basic/utilities/progress, client/elicitation,
+                                client/sampling, client/roots)
+    16. Resolvers               the SDK's Resolve(...) parameters; the signed requestState
+                                (basic/patterns/mrtr)
+    17. MCPServer               the public API of the SDK's MCPServer
+    18. JSON-RPC dispatch       routing, per-revision fields (basic/lifecycle, server/tools,
+                                server/utilities/pagination, server/utilities/caching)
+    19. Connections             a connection's batches, calls in flight and their cancellation
+                                (basic/utilities/cancellation)
+    20. stdio                   wire encoding; the stdio transport (basic/transports)
+    21. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
+    22. HTTP access control     Host and Origin checks; bearer tokens (basic/security_best_practices,
+                                basic/authorization)
+    23. HTTP server             a standard-library server for the WSGI app
+    24. A client                a small client over stdio or HTTP
+    25. Command line            list, call, resources, read, prompts, prompt, serve
+    26. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
@@ -125,7 +134,7 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
-from bisect import bisect_right  # for the classes of patterns (section 7)
+from bisect import bisect_right  # for the classes of patterns (section 9)
 from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -212,7 +221,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # Which revision introduced which optional field (the schema.ts of each).
-# The dispatcher gates every field through _has (section 14).
+# The dispatcher gates every field through _has (section 18).
 _SINCE = {
     "tool.annotations": "2025-03-26",
     "tool.title": "2025-06-18",
@@ -352,7 +361,7 @@ class _Unsupported(Exception):
 
 
 class _BuildError(Exception):
-    """A JSON argument that its parameter's Python type refuses (section 8)."""
+    """A JSON argument that its parameter's Python type refuses (section 10)."""
 
     def __init__(self, msg: str, kind: str, value: Any) -> None:
         super().__init__(msg)
@@ -469,7 +478,7 @@ def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
     """Whether an annotation is, or holds anywhere, a pydantic type or pydantic
     metadata: in ``Annotated``, a union arm, a generic's argument, or a field of a
     dataclass or TypedDict.  Such an annotation is validated and serialised by
-    pydantic as a whole (sections 8 and 10), as the SDK does: a validator,
+    pydantic as a whole (sections 10 and 12), as the SDK does: a validator,
     alias, computed field or strict config inside it works only if pydantic
     builds every level around it too.  Everything else keeps our own path."""
     if _module("pydantic") is None:
@@ -820,7 +829,7 @@ class Field:
 
     def as_pydantic(self) -> Any:
         """pydantic's own ``Field`` with the same settings, for an annotation
-        that pydantic validates (sections 8 and 10)."""
+        that pydantic validates (sections 10 and 12)."""
         kwargs: Dict[str, Any] = dict(self.constraints)
         for key in ("title", "description", "examples"):
             if getattr(self, key) is not None:
@@ -1338,7 +1347,7 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
     """A schema that remembers the annotation it describes, where JSON Schema
     alone cannot say how pydantic converts a value (a Decimal is any number or
     string, a date any string, a dict's int keys are strings): the lax modes of
-    section 6 convert through ``py_type``.  It is a dict to everything else."""
+    sections 6 and 8 convert through ``py_type``.  It is a dict to everything else."""
 
     __slots__ = ("py_type",)
 
@@ -1432,7 +1441,7 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 #   input   tool arguments, with the SDK's (pydantic's lax mode) leniencies:
 #           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
 #           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
-#           keys) converted through its annotation (_LAX_TABLE, below).
+#           keys) converted through its annotation (_LAX_TABLE, section 8).
 #   output  tool results: the same, plus Python values turned into JSON
 #           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
 #           and absent fields filled with their published defaults.
@@ -1441,14 +1450,8 @@ if TYPE_CHECKING:
     _Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
 
 
-_BOOL_WORDS = {
-    "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
-    "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
-}
 # Keywords that only annotate: a schema of "type" and these is a bare type.
 _ANNOTATION_KEYS = frozenset(("type", "title", "description", "default", "examples", "format", "$comment"))
-_TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
-                "null": "none", "array": "list", "object": "dict"}
 _COMPILED: Dict[int, Tuple[Any, _Checker]] = {}
 _INT_FLOAT_LIMIT = 2.0 ** 63
 
@@ -1890,7 +1893,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 7
+        search = None if pattern is None else _compile_pattern(pattern)  # section 9
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -2206,6 +2209,81 @@ class _Compiler:
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
 
 
+def _is_multiple(value: Any, multiple: Any) -> bool:
+    """multipleOf in exact arithmetic: "division by this keyword's value results
+    in an integer" (JSON Schema validation 6.2.1), with each number taken as the
+    decimal its JSON text denotes (a float's shortest repr), never through a
+    rounded float quotient: 1e20 is no multiple of 3, 1e308 is one of 1e-308."""
+    if type(value) is int and type(multiple) is int and multiple:  # the common case, and exact
+        return bool(value % multiple == 0)
+    if type(value) is float and value.is_integer() and abs(value) < 2.0 ** 53 and type(multiple) is int and multiple:
+        return int(value) % multiple == 0  # an integral float this small is its integer, exactly
+    a, b = _decimal_parts(value), _decimal_parts(multiple)
+    if a is None or b is None or b[0] == 0:
+        return False
+    # value = m1 * 10**e1 and multiple = m2 * 10**e2: scaled to one exponent, integers.
+    (m1, e1), (m2, e2) = a, b
+    low = min(e1, e2)
+    return bool((m1 * 10 ** (e1 - low)) % (m2 * 10 ** (e2 - low)) == 0)
+
+
+def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
+    """(m, e) with number == m * 10**e exactly, for an int or a finite float
+    read as its shortest decimal repr; None for NaN and the infinities."""
+    if isinstance(number, int):
+        return int(number), 0
+    if not isinstance(number, float) or not _is_finite(number):
+        return None
+    mantissa, _, exponent = repr(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    return int(whole + fraction), int(exponent or 0) - len(fraction)
+
+
+def _hashable_as(tp: Any, value: Any) -> bool:
+    """Whether the checked JSON ``value``, built as ``tp`` (section 10), can be a set's item."""
+    try:
+        hash(_build_value(tp, value))
+    except TypeError:
+        return False
+    except Exception:  # noqa: BLE001 - a value that does not build is the item check's to report
+        return True
+    return True
+
+
+def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
+    """One of each item; with ``sets``, items that are sets themselves (a
+    frozenset of frozensets) are equal whatever their order."""
+    same = _same_set if sets else _json_equal
+    out: List[Any] = []
+    for item in items:
+        if not any(same(item, seen) for seen in out):
+            out.append(item)
+    return out
+
+
+def _same_set(a: Any, b: Any) -> bool:
+    if type(a) is not list or type(b) is not list:
+        return _json_equal(a, b)
+    return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
+
+
+def _all_unique(items: List[Any]) -> bool:
+    return len(_dedupe(items)) == len(items)
+
+
+# ---------------------------------------------------------------------------
+# 7. Unions and error texts
+# ---------------------------------------------------------------------------
+#
+# What the SDK's lax modes add to a checker's verdict: pydantic's "smart"
+# union, which picks the arm a value belongs to, and pydantic's error texts,
+# locations (``value.list[int].0``) and order, so that an error reads as the
+# SDK's does.
+
+_TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
+                "null": "none", "array": "list", "object": "dict"}
+
+
 def _arm_label(schema: Any, families: Dict[str, str]) -> str:
     """pydantic's name of a union member (its validator's name, as pydantic-core
     gives it), which locates the member's errors: ``value.list[int].0``."""
@@ -2499,6 +2577,53 @@ def _type_error(kind: str, array_kind: str, title: Optional[str], family: Option
         "null": ("Input should be None", "none_required"),
         "object": ("Input should be a valid dictionary", "dict_type"),
     }.get(kind, (f"Input should be of type {kind}", "type"))
+
+
+def _show(value: Any) -> str:
+    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
+    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
+
+
+def _one_of_text(values: List[Any]) -> str:
+    shown = [_show(v) for v in values]
+    if not shown:
+        return "one of no values (the enum is empty)"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
+                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
+                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
+    """pydantic's length errors: "List should have at least 2 items after
+    validation, not 1", "String should have at most 3 characters"."""
+    tail = f" after validation, not {n}" if after else ""
+    if low is not None and n < low:
+        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
+    if high is not None and n > high:
+        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
+
+
+def _number_text(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+# ---------------------------------------------------------------------------
+# 8. Lax conversions
+# ---------------------------------------------------------------------------
+#
+# pydantic's lax mode, which the SDK's tool arguments and results go through:
+# "17" and 17.0 for an int, "yes" for a bool, an object read by attribute,
+# then the standard library's value types (a date, a Decimal, a UUID) from
+# the JSON forms pydantic takes.
+
+_BOOL_WORDS = {
+    "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
+    "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
+}
 
 
 def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> Tuple[Any, Optional[Tuple[str, str]]]:
@@ -2975,102 +3100,8 @@ _TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_fro
                      "time": "time_parsing", "timedelta": "time_delta_parsing"}
 
 
-def _is_multiple(value: Any, multiple: Any) -> bool:
-    """multipleOf in exact arithmetic: "division by this keyword's value results
-    in an integer" (JSON Schema validation 6.2.1), with each number taken as the
-    decimal its JSON text denotes (a float's shortest repr), never through a
-    rounded float quotient: 1e20 is no multiple of 3, 1e308 is one of 1e-308."""
-    if type(value) is int and type(multiple) is int and multiple:  # the common case, and exact
-        return bool(value % multiple == 0)
-    if type(value) is float and value.is_integer() and abs(value) < 2.0 ** 53 and type(multiple) is int and multiple:
-        return int(value) % multiple == 0  # an integral float this small is its integer, exactly
-    a, b = _decimal_parts(value), _decimal_parts(multiple)
-    if a is None or b is None or b[0] == 0:
-        return False
-    # value = m1 * 10**e1 and multiple = m2 * 10**e2: scaled to one exponent, integers.
-    (m1, e1), (m2, e2) = a, b
-    low = min(e1, e2)
-    return bool((m1 * 10 ** (e1 - low)) % (m2 * 10 ** (e2 - low)) == 0)
-
-
-def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
-    """(m, e) with number == m * 10**e exactly, for an int or a finite float
-    read as its shortest decimal repr; None for NaN and the infinities."""
-    if isinstance(number, int):
-        return int(number), 0
-    if not isinstance(number, float) or not _is_finite(number):
-        return None
-    mantissa, _, exponent = repr(number).partition("e")
-    whole, _, fraction = mantissa.partition(".")
-    return int(whole + fraction), int(exponent or 0) - len(fraction)
-
-
-def _hashable_as(tp: Any, value: Any) -> bool:
-    """Whether the checked JSON ``value``, built as ``tp`` (section 8), can be a set's item."""
-    try:
-        hash(_build_value(tp, value))
-    except TypeError:
-        return False
-    except Exception:  # noqa: BLE001 - a value that does not build is the item check's to report
-        return True
-    return True
-
-
-def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
-    """One of each item; with ``sets``, items that are sets themselves (a
-    frozenset of frozensets) are equal whatever their order."""
-    same = _same_set if sets else _json_equal
-    out: List[Any] = []
-    for item in items:
-        if not any(same(item, seen) for seen in out):
-            out.append(item)
-    return out
-
-
-def _same_set(a: Any, b: Any) -> bool:
-    if type(a) is not list or type(b) is not list:
-        return _json_equal(a, b)
-    return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
-
-
-def _all_unique(items: List[Any]) -> bool:
-    return len(_dedupe(items)) == len(items)
-
-
-def _show(value: Any) -> str:
-    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
-    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
-
-
-def _one_of_text(values: List[Any]) -> str:
-    shown = [_show(v) for v in values]
-    if not shown:
-        return "one of no values (the enum is empty)"
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _plural(n: int, unit: str) -> str:
-    return f"{n} {unit}{'' if n == 1 else 's'}"
-
-
-def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
-                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
-                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
-    """pydantic's length errors: "List should have at least 2 items after
-    validation, not 1", "String should have at most 3 characters"."""
-    tail = f" after validation, not {n}" if after else ""
-    if low is not None and n < low:
-        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
-    if high is not None and n > high:
-        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
-
-
-def _number_text(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
 # ---------------------------------------------------------------------------
-# 7. Patterns: ECMA-262 regular expressions in linear time
+# 9. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
 #
 # ECMA-262 regular expressions for JSON Schema pattern, matched in linear time.
@@ -3105,7 +3136,7 @@ def _number_text(value: Any) -> str:
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 17, _rx_accelerated) only where
+# Python's re serves as an accelerator (section 26, _rx_accelerated) only where
 # its backtracking provably stays linear.
 
 
@@ -3794,14 +3825,14 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 
 
 # ---------------------------------------------------------------------------
-# 8. Arguments: JSON back into Python values
+# 10. Arguments: JSON back into Python values
 # ---------------------------------------------------------------------------
 #
 # Arguments are validated against the published inputSchema first (section 6);
 # then each value becomes what the annotation asks for (a dataclass, an Enum
 # member, a datetime, a tuple...), as pydantic hands it to the SDK's tools.
 # A parameter whose annotation involves pydantic (_involves_pydantic) is not
-# read here: the tool's pydantic arguments model takes it whole (section 10).
+# read here: the tool's pydantic arguments model takes it whole (section 12).
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -3962,13 +3993,13 @@ def _strip_qualifiers(tp: Any) -> Any:
 
 
 def _build_stdlib(tp: type, value: Any) -> Any:
-    """A value of one of _LAX_TABLE's types (section 6) from its checked JSON form."""
+    """A value of one of _LAX_TABLE's types (section 8) from its checked JSON form."""
     kind = _lax_kind(tp)
     return value if kind is None else _lax_parse(kind, tp, value)
 
 
 # ---------------------------------------------------------------------------
-# 9. Content
+# 11. Content
 # ---------------------------------------------------------------------------
 
 
@@ -4236,7 +4267,7 @@ def _dumps_text(value: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 10. Tools
+# 12. Tools
 # ---------------------------------------------------------------------------
 
 
@@ -4278,7 +4309,7 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        # Parameters filled by resolvers, and the resolvers (section 12); None: none.
+        # Parameters filled by resolvers, and the resolvers (section 16); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, families, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
@@ -4482,7 +4513,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
-            continue  # filled by the server (section 12), no argument
+            continue  # filled by the server (section 16), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -4916,12 +4947,12 @@ def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 11. Resources, prompts and completion
+# 13. Resources
 # ---------------------------------------------------------------------------
 #
-# server/resources, server/prompts and server/utilities/completion, as the SDK's
-# MCPServer offers them.  The parameters of a resource template and of a prompt
-# are a tool's arguments by another route: one _Tool (section 10) publishes,
+# server/resources, as the SDK's MCPServer offers them, and URI templates (RFC
+# 6570).  The parameters of a resource template (and of a prompt, section 14)
+# are a tool's arguments by another route: one _Tool (section 12) publishes,
 # checks and converts them, so "5" becomes 5 for an int, and the errors read as
 # a tool's do.  Per-revision fields are gated by the dispatcher (_fields_for).
 
@@ -5053,7 +5084,7 @@ def _file_encoding(mime_type: str) -> Optional[str]:
 class FunctionResource(Resource):
     """A function without parameters, called at each read; it returns text,
     bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
-    A parameter annotated Context gets the read's (section 12)."""
+    A parameter annotated Context gets the read's (section 15)."""
 
     def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
         super().__init__(uri, **options)
@@ -5123,7 +5154,7 @@ def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Opti
 
 def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
     """A template's or a prompt's parameter annotated Context gets the request's
-    (section 12): it logs, reports progress and asks the client as a tool's
+    (section 15): it logs, reports progress and asks the client as a tool's
     does (the dispatcher runs such a function as a call: _Connection.start_request)."""
     if params.context_param is not None:
         kwargs[params.context_param] = Context(request, server)
@@ -5169,7 +5200,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
             value = _call(value.read)
         contents = _contents(uri, value, info)
     except (_RpcError, _Asking, _InputRequired, _CapabilityMissing):
-        raise  # the last three: the dispatcher answers with the question (section 12)
+        raise  # the last three: the dispatcher answers with the question (section 15)
     except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
         raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
     except ResourceError as exc:
@@ -5505,7 +5536,13 @@ def _spanning(capture: _Capture, raw: str) -> Any:
     return items
 
 
-# -- prompts ---------------------------------------------------------------------
+# ---------------------------------------------------------------------------
+# 14. Prompts and completion
+# ---------------------------------------------------------------------------
+#
+# server/prompts and server/utilities/completion, as the SDK's MCPServer
+# offers them.  A prompt's arguments are checked and converted as a tool's
+# are (one _Tool, section 12).
 
 
 class Message(_Record):
@@ -5747,7 +5784,7 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 
 
 # ---------------------------------------------------------------------------
-# 12. Context
+# 15. Context
 # ---------------------------------------------------------------------------
 #
 # What a tool, a resource or a prompt may do besides returning (the SDK's
@@ -6412,7 +6449,9 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
     return _build_value(schema, checked)
 
 
-# -- resolvers: the SDK's Resolve(...) markers -------------------------------------------
+# ---------------------------------------------------------------------------
+# 16. Resolvers
+# ---------------------------------------------------------------------------
 #
 # A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
 # inputSchema): the server fills it by running ``fn`` before the tool, as the
@@ -6814,7 +6853,7 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
 
 
 # ---------------------------------------------------------------------------
-# 13. MCPServer
+# 17. MCPServer
 # ---------------------------------------------------------------------------
 
 
@@ -6890,7 +6929,7 @@ class MCPServer:
         self.cache_scope = cache_scope
         self.settings = sdk_settings
         self._tools: Dict[str, _Tool] = {}
-        self._resources: Dict[str, Resource] = {}  # section 11, as the next three
+        self._resources: Dict[str, Resource] = {}  # sections 13 and 14, as the next three
         self._templates: Dict[str, _Template] = {}
         self._prompts: Dict[str, Prompt] = {}
         self._completion: Optional[Callable[..., Any]] = None
@@ -6990,7 +7029,7 @@ class MCPServer:
         question the client cannot take: an _RpcError)."""
         try:
             kwargs = self._prepare(tool, arguments, request)
-            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 12)
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 16)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             value = tool.fn(**kwargs)
             if tool.is_async:
@@ -7097,7 +7136,7 @@ class MCPServer:
                                              f"bytes of JSON, over this server's limit of {self.max_result_bytes}")))
         return data
 
-    # -- resources, prompts and completion (section 11) ---------------------------
+    # -- resources, prompts and completion (sections 13 and 14) ------------------
 
     def resource(
         self,
@@ -7254,7 +7293,7 @@ class MCPServer:
         code = _StdioServer(self).serve()
         sys.exit(code)
 
-    # -- Streamable HTTP (section 12) ------------------------------------------------
+    # -- Streamable HTTP (section 21) ------------------------------------------------
 
     def streamable_http_app(
         self,
@@ -7350,7 +7389,7 @@ def _complete_now(coro: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 14. JSON-RPC dispatch
+# 18. JSON-RPC dispatch
 # ---------------------------------------------------------------------------
 
 
@@ -7551,7 +7590,7 @@ class _Dispatcher:
             raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
         return tool, arguments
 
-    # -- resources, prompts and completion (section 11) -----------------------------
+    # -- resources, prompts and completion (sections 13 and 14) --------------------
 
     def _offered(self, feature: str, method: str) -> None:
         # Not advertised, not served: the capability says what exists (basic/lifecycle).
@@ -7752,6 +7791,15 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
     if block.get("type") == "resource_link" and not _has(version, "content.resource_link"):
         return {"type": "text", "text": f"[resource link: {block.get('uri')}]"}
     return block
+
+
+# ---------------------------------------------------------------------------
+# 19. Connections
+# ---------------------------------------------------------------------------
+#
+# One client's messages, whatever transport carries them: batches, the calls
+# in flight, on which thread each runs, and their cancellation
+# (basic/utilities/cancellation) and timeouts.
 
 
 class _Connection:
@@ -8251,7 +8299,7 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 15. Transports
+# 20. stdio
 # ---------------------------------------------------------------------------
 
 
@@ -8570,7 +8618,9 @@ class _Stderr:
             time.sleep(0.01)
 
 
-# -- Streamable HTTP ----------------------------------------------------------
+# ---------------------------------------------------------------------------
+# 21. Streamable HTTP
+# ---------------------------------------------------------------------------
 #
 # One endpoint (``/mcp``) serves both eras, as a WSGI application
 # (``MCPServer.streamable_http_app()``), so that any WSGI server can run it;
@@ -9370,7 +9420,13 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
     return None if text == rendered else "does not match"
 
 
-# -- hosts and origins --
+# ---------------------------------------------------------------------------
+# 22. HTTP access control
+# ---------------------------------------------------------------------------
+#
+# Who may talk to an HTTP server: the Host and Origin checks against DNS
+# rebinding (basic/transports, basic/security_best_practices), and bearer
+# tokens (basic/authorization).
 
 
 def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[List[str]]]:
@@ -9498,7 +9554,12 @@ def _is_awaitable(value: Any) -> bool:
     return hasattr(value, "__await__")
 
 
-# -- the embedded server --
+# ---------------------------------------------------------------------------
+# 23. HTTP server
+# ---------------------------------------------------------------------------
+#
+# The standard library's own server for the WSGI app: threads, keep-alive,
+# streamed responses and a clean stop on SIGINT or SIGTERM.
 
 
 def _serve_http(app: _HttpApp, host: str, port: int) -> int:
@@ -9775,50 +9836,14 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
     return _load_server(server_file).streamable_http_app(**options)
 
 
-
 # ---------------------------------------------------------------------------
-# 16. Command line
+# 24. A client
 # ---------------------------------------------------------------------------
 #
-#   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
-#   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
-#   python mcp_ref.py resources SERVER, read SERVER URI, prompts SERVER   (the same options)
-#   python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT]   (the same options)
-#   python mcp_ref.py serve SERVER.py [--http HOST:PORT]
-#
-# SERVER is a Python file that defines an mcp_ref MCPServer, any other
-# server's command line in one quoted string ("node build/index.js"), or the
-# http(s):// URL of a Streamable HTTP endpoint.  All but serve are a small
-# client: they start the server (or reach the URL) as a real client would
-# and speak JSON-RPC to it; --trace shows every message, both ways, on stderr.
-#
-# Exit codes: 0 done; 1 the tool reported an error (isError); 2 bad usage (an
-# unknown option, a missing file, a file that fails to import or defines no
-# MCPServer, a command that cannot start, a malformed key=value or --json, no
-# such tool, resource or prompt, arguments the server refuses); 3 the server
-# failed (it exited, answered with a JSON-RPC error, sent something malformed,
-# or did not answer in time).  A failure is one line
-# on stderr, never a traceback (no command at all gets the usage text).
-
-_USAGE = """usage: python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
-       python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
-                               [--timeout SECONDS]
-       python mcp_ref.py resources SERVER [options]      the resources and resource templates
-       python mcp_ref.py read SERVER URI [options]       a resource's contents
-       python mcp_ref.py prompts SERVER [options]        the prompts and their arguments
-       python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT] [options]
-                                                         a prompt's messages (its arguments are text)
-       python mcp_ref.py serve SERVER.py [--http HOST:PORT]
-
-SERVER is a .py file defining an MCPServer, a server command in quotes, or an http(s):// URL.
-serve --http HOST:PORT serves the file over Streamable HTTP (endpoint /mcp) instead of stdio.
-key=value: the value is read as JSON when it parses (days=3, tags='["a"]'), else as text (city=London,
-x=NaN: NaN is not JSON); a number beyond a double (x=1e400) is refused: quote it to send text (x='"1e400"').
---protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
-(per-request _meta; the default, falling back to the handshake for older servers).
---timeout: seconds to wait for each answer, a positive number (30 by default).
-Exit codes: 0 done, 1 the tool reported isError, 2 bad usage (or no such resource or prompt, or arguments
-the server refuses), 3 the server failed."""
+# A small client over stdio (a child process it starts) or Streamable HTTP,
+# as the command line uses it: it speaks to a server as a real client would
+# (initialize, or 2026-07-28's per-request _meta), answers its questions at
+# the terminal, and refuses whatever the server sends malformed.
 
 # Seconds a server gets to exit once its stdin is closed, and again after SIGTERM.
 _GRACE = 1.0
@@ -10368,6 +10393,51 @@ def _error_text(error: Any) -> str:
     return f"{text} (JSON-RPC error {code if type(code) is int else 'without a code'})"
 
 
+# ---------------------------------------------------------------------------
+# 25. Command line
+# ---------------------------------------------------------------------------
+#
+#   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
+#   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
+#   python mcp_ref.py resources SERVER, read SERVER URI, prompts SERVER   (the same options)
+#   python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT]   (the same options)
+#   python mcp_ref.py serve SERVER.py [--http HOST:PORT]
+#
+# SERVER is a Python file that defines an mcp_ref MCPServer, any other
+# server's command line in one quoted string ("node build/index.js"), or the
+# http(s):// URL of a Streamable HTTP endpoint.  All but serve are a small
+# client: they start the server (or reach the URL) as a real client would
+# and speak JSON-RPC to it; --trace shows every message, both ways, on stderr.
+#
+# Exit codes: 0 done; 1 the tool reported an error (isError); 2 bad usage (an
+# unknown option, a missing file, a file that fails to import or defines no
+# MCPServer, a command that cannot start, a malformed key=value or --json, no
+# such tool, resource or prompt, arguments the server refuses); 3 the server
+# failed (it exited, answered with a JSON-RPC error, sent something malformed,
+# or did not answer in time).  A failure is one line
+# on stderr, never a traceback (no command at all gets the usage text).
+
+_USAGE = """usage: python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
+       python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
+                               [--timeout SECONDS]
+       python mcp_ref.py resources SERVER [options]      the resources and resource templates
+       python mcp_ref.py read SERVER URI [options]       a resource's contents
+       python mcp_ref.py prompts SERVER [options]        the prompts and their arguments
+       python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT] [options]
+                                                         a prompt's messages (its arguments are text)
+       python mcp_ref.py serve SERVER.py [--http HOST:PORT]
+
+SERVER is a .py file defining an MCPServer, a server command in quotes, or an http(s):// URL.
+serve --http HOST:PORT serves the file over Streamable HTTP (endpoint /mcp) instead of stdio.
+key=value: the value is read as JSON when it parses (days=3, tags='["a"]'), else as text (city=London,
+x=NaN: NaN is not JSON); a number beyond a double (x=1e400) is refused: quote it to send text (x='"1e400"').
+--protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
+(per-request _meta; the default, falling back to the handshake for older servers).
+--timeout: seconds to wait for each answer, a positive number (30 by default).
+Exit codes: 0 done, 1 the tool reported isError, 2 bad usage (or no such resource or prompt, or arguments
+the server refuses), 3 the server failed."""
+
+
 def _summary(schema: Dict[str, Any]) -> str:
     """A schema in one line: ``city: string, days?: integer``."""
     required = schema.get("required")
@@ -10625,7 +10695,7 @@ def _result_text(result: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- resources, read, prompts, prompt (section 11's side of the wire) -----------------
+# -- resources, read, prompts, prompt (sections 13 and 14 on the wire) ----------------
 
 _MORE_COMMANDS = {"resources": "", "read": "URI", "prompts": "", "prompt": "NAME [key=value ...]"}
 
@@ -10767,7 +10837,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 17. Accelerators
+# 26. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
@@ -11045,7 +11115,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 7) ---
+# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 9) ---
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies
