@@ -1,4 +1,4 @@
-"""Section 14, Accelerators: each faster twin against the rule it replaces.
+"""Section 26, Accelerators: each faster twin against the rule it replaces.
 
 For each accelerator (``mcp_ref._ACCELERATORS``; ``_RULES`` holds the rules):
   * it gives what its rule gives, on seeded random inputs (the rule called
@@ -379,7 +379,7 @@ class CompilerTest(unittest.TestCase):
 
 
 class StructuredResultTest(unittest.TestCase):
-    """_structured_result (section 8) and _fast_structured."""
+    """_structured_result (section 11) and _fast_structured."""
 
     def test_objects_written_in_one_pass(self) -> None:
         """_fast_structured: a list of two or more objects of leaves gets its
@@ -426,7 +426,7 @@ class StructuredResultTest(unittest.TestCase):
 
 
 class EncodeReplyTest(unittest.TestCase):
-    """_encode_reply (section 12) and _fast_encode_reply."""
+    """_encode_reply (section 20) and _fast_encode_reply."""
 
     def test_written_result_on_the_wire(self) -> None:
         """A written structuredContent is put into the message as it is; if the
@@ -543,7 +543,7 @@ def rows_result(n: int) -> Dict[str, Any]:
 
 
 class CallSyncTest(unittest.TestCase):
-    """_call_sync (section 13: the pipeline coroutine, run to its end) and
+    """_call_sync (section 17: the pipeline coroutine, run to its end) and
     _fast_call_sync (its steps without the coroutine): one result for every way
     a sync call can end."""
 
