@@ -3179,6 +3179,7 @@ _RX_GC_NAMES = (
     "Zp Paragraph_Separator|Zs Space_Separator")
 
 
+@functools.lru_cache(maxsize=None)  # made when a pattern first names a category, not at import
 def _rx_gc_table() -> dict[str, frozenset[str]]:
     rows = [row.split() for row in _RX_GC_NAMES.split("|")]
     leaves = [row[0] for row in rows if len(row[0]) == 2 and row[0] != "LC"]
@@ -3189,8 +3190,6 @@ def _rx_gc_table() -> dict[str, frozenset[str]]:
     return table
 
 
-_RX_GC = _rx_gc_table()
-_RX_ALL_CATS = frozenset(cat for group in "CLMNPSZ" for cat in _RX_GC[group])
 
 
 def _rx_merge(ranges: _RxRanges) -> _RxRanges:
@@ -3439,15 +3438,17 @@ class _RxParser:
         if name in ("Script", "sc", "Script_Extensions", "scx"):
             raise self.fail(f"Unicode script properties are not supported: {text!r}")
         ranges: _RxRanges = []
-        cats = _RX_GC.get(value) if eq and name in ("General_Category", "gc") else _RX_GC.get(text)
+        table = _rx_gc_table()
+        every = frozenset(cat for group in "CLMNPSZ" for cat in table[group])
+        cats = table.get(value) if eq and name in ("General_Category", "gc") else table.get(text)
         if text in ("Any", "ASCII"):  # the binary properties that need no Unicode table
             ranges, cats = [(0, _RX_MAX_CP if text == "Any" else 0x7F)], frozenset()
         elif text == "Assigned":
-            cats = _RX_ALL_CATS - {"Cn"}
+            cats = every - {"Cn"}
         if cats is None:
             raise self.fail(f"unknown or unsupported Unicode property {text!r}")
         if negate:  # a property is ranges or categories, never both
-            return self.cls(_rx_complement(ranges)) if ranges else self.cls([], _RX_ALL_CATS - cats)
+            return self.cls(_rx_complement(ranges)) if ranges else self.cls([], every - cats)
         return self.cls(ranges, cats)
 
     def char_class(self) -> _RxClass:
@@ -4229,7 +4230,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     """``content`` for a structured result: shaped like the SDK's (a list or
     tuple becomes a block per item, a string is sent as is), but written from the
     checked value, so the text the model reads agrees with ``structuredContent``."""
-    if _one_json_text({type(raw)}):  # an object or number
+    if type(raw) in _NOT_BLOCKS and type(raw) not in _SHAPED:  # an object or number (_one_json_text)
         if type(raw) in (int, float, bool) and isinstance(checked, str):
             # a number read as a string (a Decimal, a timedelta): its text bare,
             # as the SDK shows the number it was given
@@ -8568,35 +8569,47 @@ class _Stderr:
     """sys.stderr (and sys.stdout) while serving: whatever the server or a tool
     writes is queued for a thread that writes it out, so a client that never
     reads stderr cannot stall serving; past ``limit`` queued writes, writes
-    are dropped and counted."""
+    are dropped and counted.  The queue and its thread are made by the first
+    write: most servers never write, and start sooner without them."""
 
     encoding = "utf-8"
     errors = "backslashreplace"
 
     def __init__(self, fd: int, limit: int = 10000) -> None:
-        import queue
         import threading
 
-        self.fd = fd
-        self.queue: Any = queue.Queue(limit)
+        self.fd, self.limit = fd, limit
+        self.queue: Any = None  # until the first write
+        self.starting = threading.Lock()
         self.dropped = 0
-        threading.Thread(target=self._pump, name="mcp_ref-stderr", daemon=True).start()
 
     def write(self, text: str) -> int:
+        if self.queue is None:
+            self._start()
         try:
             self.queue.put_nowait(text)
         except Exception:  # queue.Full
             self.dropped += 1
         return len(text)
 
-    def _pump(self) -> None:
+    def _start(self) -> None:
+        import queue
+        import threading
+
+        with self.starting:
+            if self.queue is None:
+                pending: Any = queue.Queue(self.limit)
+                threading.Thread(target=self._pump, args=(pending,), name="mcp_ref-stderr", daemon=True).start()
+                self.queue = pending
+
+    def _pump(self, pending: Any) -> None:
         while True:
-            text = self.queue.get()
+            text = pending.get()
             try:
                 os.write(self.fd, text.encode("utf-8", "backslashreplace"))
             except OSError:
                 pass  # nobody reads stderr any more: keep draining the queue
-            self.queue.task_done()
+            pending.task_done()
 
     def flush(self) -> None:
         pass
@@ -8614,7 +8627,7 @@ class _Stderr:
         if self.dropped:
             self.write(f"mcp_ref: {self.dropped} writes to stderr were dropped (nobody was reading it)\n")
         deadline = time.monotonic() + timeout
-        while self.queue.unfinished_tasks and time.monotonic() < deadline:
+        while self.queue is not None and self.queue.unfinished_tasks and time.monotonic() < deadline:
             time.sleep(0.01)
 
 

@@ -379,6 +379,24 @@ class BoundsTest(unittest.TestCase):
         process.stdin.close()  # type: ignore[union-attr]
         self.assertEqual(process.wait(timeout=10), 0)
 
+    def test_stderr_writer_starts_with_the_first_write(self) -> None:
+        # Serving starts without the writer's thread and queue (most servers never
+        # write to stderr); the first write makes them, and its text arrives.
+        import mcp_ref
+
+        read_end, write_end = os.pipe()
+        self.addCleanup(os.close, read_end)
+        self.addCleanup(os.close, write_end)
+        writer = mcp_ref._Stderr(write_end)
+        names = lambda: [t.name for t in threading.enumerate() if t.name == "mcp_ref-stderr"]  # noqa: E731
+        before = len(names())
+        self.assertIsNone(writer.queue)
+        self.assertEqual(writer.write("first line\n"), 11)
+        self.assertEqual(writer.write("second line\n"), 12)
+        writer.close(timeout=5)
+        self.assertEqual(os.read(read_end, 100), b"first line\nsecond line\n")
+        self.assertEqual(len(names()), before + 1)
+
     def test_end_of_input_answers_a_call_that_never_ends(self) -> None:
         process = self.start()
         init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",

@@ -3,6 +3,7 @@
     python bench/bench.py            # creates bench/.venv with the SDK on first use
     python bench/bench.py --quick    # fewer rounds, for a look
     python bench/bench.py --json     # also write every measurement to bench/results.json
+    python bench/bench.py --baseline REV   # also the code of git revision REV, side by side (repeatable)
 
 Three servers serve the same tools (bench/tools_server.py): mcp_ref, the SDK's
 MCPServer (the same file through testdata/sdk_launcher.py) and bench/floor.py,
@@ -12,6 +13,12 @@ turns start by start and, running side by side, block by block of calls, in
 alternating order; the table shows the medians of the rounds with min-max, and
 ratios to the SDK and to the floor.  Standard library only (the venv holds what
 the SDK needs).
+
+With --baseline REV one more server runs in the same turns: the tools file and
+mcp_ref.py of that git revision, so that a change is measured against the code
+before it on the same machine at the same time (a table for each: the ratios of
+both to the SDK, and of today's code to the earlier one).  A metric the earlier
+tools file has no tool for is left out for it.
 """
 
 import json
@@ -33,6 +40,7 @@ VENV_PY = os.path.join(VENV, "bin", "python")
 TOOLS = os.path.join(HERE, "tools_server.py")
 CALLS = {"scalar": ("add", {"a": 1, "b": 2}), "object": ("reading", {"city": "London"}),
          "list of 10 objects": ("readings", {"city": "London", "n": 10})}
+MAIN = ("floor", "mcp_ref", "sdk")  # the first table's servers (--baseline adds one)
 PROGRESS = "progress, 100 notifications"  # a Context tool: each call sends 100 notifications/progress
 
 
@@ -45,12 +53,34 @@ def ensure_venv() -> None:
                     "mcp==2.3.*", "fastjsonschema", "jsonschema"], check=True)
 
 
-def servers() -> Dict[str, List[str]]:
-    return {
+def servers(baselines: List[str]) -> Dict[str, List[str]]:
+    commands = {
         "floor": [VENV_PY, "-I", os.path.join(HERE, "floor.py")],
         "mcp_ref": [VENV_PY, "-I", TOOLS],
         "sdk": [VENV_PY, os.path.join(ROOT, "testdata", "sdk_launcher.py"), TOOLS],
     }
+    for rev in baselines:
+        commands[f"at {rev}"] = [VENV_PY, "-I", checkout(rev)]
+    return commands
+
+
+def checkout(rev: str) -> str:
+    """mcp_ref.py and bench/tools_server.py of git revision ``rev`` in
+    bench/.baseline/<commit>/ (its tools file finds its mcp_ref.py one level
+    up); the tools file's path.  Its bytecode is written before any timing."""
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", rev + "^{commit}"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    directory = os.path.join(HERE, ".baseline", commit)
+    tools = os.path.join(directory, "bench", "tools_server.py")
+    if not os.path.exists(tools):
+        os.makedirs(os.path.dirname(tools), exist_ok=True)
+        for path in ("mcp_ref.py", "bench/tools_server.py"):
+            data = subprocess.run(["git", "-C", ROOT, "show", f"{commit}:{path}"], capture_output=True,
+                                  check=True).stdout
+            with open(os.path.join(directory, path), "wb") as f:
+                f.write(data)
+    subprocess.run([VENV_PY, "-m", "py_compile", os.path.join(directory, "mcp_ref.py")], check=True)
+    return tools
 
 
 class Session:
@@ -59,6 +89,7 @@ class Session:
                                         stderr=subprocess.DEVNULL)
         self.stdin, self.stdout = self.process.stdin, self.process.stdout
         self.next_id = 0
+        self.tools: List[str] = []  # what tools/list names, after initialize
 
     def send(self, method: str, params: Dict[str, Any]) -> None:
         self.next_id += 1
@@ -79,6 +110,7 @@ class Session:
         assert "result" in reply, reply
         self.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')  # type: ignore
         self.stdin.flush()  # type: ignore[union-attr]
+        self.tools = [tool["name"] for tool in self.call("tools/list", {})["result"]["tools"]]
 
     def peak_rss_mib(self) -> float:
         with open(f"/proc/{self.process.pid}/status") as f:
@@ -129,12 +161,12 @@ def throughput(commands: Dict[str, List[str]], n: int, round_: int) -> Dict[str,
             for name, session in sessions.items():
                 out[name]["peak RSS (MiB)"] = session.peak_rss_mib()
         run, size = (pipelined, PIPELINE_BLOCK) if label.startswith("pipelined") else (sequential, BLOCK)
-        elapsed = dict.fromkeys(sessions, 0.0)
+        serving = [name for name, session in sessions.items() if tool in session.tools]
+        elapsed = dict.fromkeys(serving, 0.0)
         for block in range(n // size):
-            names = list(sessions) if (block + round_) % 2 == 0 else list(reversed(list(sessions)))
-            for name in names:
+            for name in serving if (block + round_) % 2 == 0 else list(reversed(serving)):
                 elapsed[name] += run(sessions[name], params, size, warm_up=block == 0)
-        for name in sessions:
+        for name in serving:
             out[name][label] = (n // size) * size / elapsed[name]
     for session in sessions.values():
         session.close()
@@ -225,7 +257,8 @@ def main() -> None:
         os.execvp("taskset", ["taskset", "-c", "0", sys.executable] + sys.argv)
     ensure_venv()
     rounds, starts, n = (3, 5, 500) if quick else (7, 10, 2000)
-    commands = servers()
+    baselines = [sys.argv[i + 1] for i, word in enumerate(sys.argv[:-1]) if word == "--baseline"]
+    commands = servers(baselines)
     cold: Dict[str, List[float]] = {k: [] for k in commands}
     runs: Dict[str, Dict[str, List[float]]] = {k: {} for k in commands}
     for round_ in range(rounds):
@@ -260,9 +293,11 @@ def main() -> None:
 
     row("cold start to tools/list (ms)", cold, lambda o, s: s / o, 1)
     for metric in list(CALLS) + ["pipelined scalar", PROGRESS]:
-        row(f"{metric} (calls/s)", {k: runs[k][metric] for k in commands}, lambda o, s: o / s)
-    row("peak RSS after the calls (MiB)", {k: runs[k]["peak RSS (MiB)"] for k in commands}, lambda o, s: s / o, 1)
+        row(f"{metric} (calls/s)", {k: runs[k][metric] for k in MAIN}, lambda o, s: o / s)
+    row("peak RSS after the calls (MiB)", {k: runs[k]["peak RSS (MiB)"] for k in MAIN}, lambda o, s: s / o, 1)
     print()
+    for rev in baselines:
+        compare_table(rev, cold, runs)
     # A notification's cost in plain calls: (1/progress rate - 1/scalar rate) / 100, over 1/scalar rate.
     for name in ("mcp_ref", "sdk"):
         scalar, notifying = med(runs[name]["scalar"]), med(runs[name][PROGRESS])
@@ -274,7 +309,31 @@ def main() -> None:
           f"{micro['validate_vs_jsonschema']:.2f}x jsonschema's")
     if "--json" in sys.argv:
         with open(os.path.join(HERE, "results.json"), "w") as f:
-            json.dump({"cold_ms": cold, "runs": runs, "micro": micro, "imports": imports}, f, indent=1)
+            json.dump({"cold_ms": cold, "runs": runs, "micro": micro, "imports": imports,
+                       "baselines": baselines}, f, indent=1)
+
+
+def compare_table(rev: str, cold: Dict[str, List[float]], runs: Dict[str, Dict[str, List[float]]]) -> None:
+    """mcp_ref now and at git revision ``rev``, each against the SDK of the same run."""
+    med = statistics.median
+    baseline = f"at {rev}"
+    print(f"| {'metric':34} | {'mcp_ref ' + baseline:>24} | {'mcp_ref':>24} | {'before vs SDK':>13} |"
+          f" {'now vs SDK':>10} | {'now / before':>12} |")
+    print("|" + "|".join("-" * w for w in (36, 26, 26, 15, 12, 14)) + "|")
+    rows = [("cold start to tools/list (ms)", cold, True)]
+    rows += [(f"{metric} (calls/s)", {k: v.get(metric, []) for k, v in runs.items()}, False)
+             for metric in list(CALLS) + ["pipelined scalar", PROGRESS]]
+    rows.append(("peak RSS after the calls (MiB)", {k: v["peak RSS (MiB)"] for k, v in runs.items()}, True))
+    for label, values, lower_is_better in rows:
+        if not values[baseline]:
+            continue  # the earlier tools file has no such tool
+        before, now, sdk = med(values[baseline]), med(values["mcp_ref"]), med(values["sdk"])
+        # how many times better than the SDK: faster, or smaller
+        then_x, now_x = (sdk / before, sdk / now) if lower_is_better else (before / sdk, now / sdk)
+        print(f"| {label:34} | {fmt(values[baseline], 1 if lower_is_better else 0):>24} | "
+              f"{fmt(values['mcp_ref'], 1 if lower_is_better else 0):>24} | {then_x:>12.1f}x | "
+              f"{now_x:>9.1f}x | {now_x / then_x:>12.2f} |")
+    print()
 
 
 if __name__ == "__main__":
