@@ -8055,13 +8055,8 @@ class _Connection:
             call.future = self._workers().submit(lambda: self._complete(call, key, lambda: reply(answer())))
             return
         response = answer()
-        with self.state:  # as _run_inline: the reading role may have passed on meanwhile
-            if self.inline is call:
-                self.inline = None
-            if call.handed_off:
-                self.handed_off -= 1
-                self.local.lost = True
-        self._complete(call, key, lambda: reply(response))
+        if self._inline_done(call):
+            self._answer_settled(call, key, lambda: reply(response))
 
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], request: _Request,
                    reply: Callable[[Optional[bytes]], None], inline: bool,
@@ -8081,12 +8076,16 @@ class _Connection:
                 call.started = self.clock()
                 self.inline = call
 
+        if inline:
+            result = _invoke_safely(self.server, tool, arguments, request)
+            if self._inline_done(call):
+                self._answer_settled(call, key, lambda: reply(self._response(id_, tool, version, result)))
+            return
+
         def complete(result: Any) -> None:
             self._complete(call, key, lambda: reply(self._response(id_, tool, version, result)))
 
-        if inline:
-            self._run_inline(call, tool, arguments, request, complete)
-        elif tool.is_async:
+        if tool.is_async:
             call.future = self._submit_async(tool, arguments, request, complete)
         else:
             call.future = self._submit_sync(tool, arguments, request, complete)
@@ -8108,6 +8107,10 @@ class _Connection:
             if call.settled:
                 return
             call.settled = True
+        self._answer_settled(call, key, answer)
+
+    def _answer_settled(self, call: _Pending, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
+        """_complete, for a call this thread has just marked settled (under the lock)."""
         try:
             if call.cancelled:
                 call.reply(None)
@@ -8126,16 +8129,20 @@ class _Connection:
                 if self.draining and not self.in_flight:
                     self.settled.notify_all()
 
-    def _run_inline(self, call: _Pending, tool: _Tool, arguments: Dict[str, Any], request: _Request,
-                    complete: Callable[[Any], None]) -> None:
-        result = _invoke_safely(self.server, tool, arguments, request)
+    def _inline_done(self, call: _Pending) -> bool:
+        """A call run inline has ended: the reading role is free again (or, if the
+        watchdog passed it on meanwhile, this thread stops reading after it).
+        Settled here, in the same lock (one lock less than _complete): whether
+        this thread is the one to answer it (False: settle_all already did)."""
         with self.state:
             if self.inline is call:
                 self.inline = None
             if call.handed_off:  # the watchdog passed reading on: this thread is done after this call
                 self.handed_off -= 1
                 self.local.lost = True
-        complete(result)
+            first = not call.settled
+            call.settled = True
+        return first
 
     def _submit_sync(self, tool: _Tool, arguments: Dict[str, Any], request: _Request,
                      complete: Callable[[Any], None]) -> _Job:
