@@ -1558,9 +1558,15 @@ class _Compiler:
         # A union with an arm converted through its type (Union[datetime, date])
         # sees the object itself, as pydantic's exact match does; its arms make it JSON.
         native = lax and not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
+        # pydantic's str takes a str, bytes or an Enum member, never another
+        # object whose JSON form is a string (a Decimal, a UUID, a date, a Path).
+        text = lax and schema.get("type") == "string" and not {"enum", "const"} & set(schema)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if native and type(value) not in _NATIVE:
+                if text and not (isinstance(value, (str, bytes, bytearray)) or _is_enum_member(value)):
+                    errors.append(_ErrorItem(loc, "Input should be a valid string", "string_type", value))
+                    return value
                 try:
                     value = _native(value)
                 except _NotJSON as exc:
@@ -3836,9 +3842,10 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 # read here: the tool's pydantic arguments model takes it whole (section 12).
 
 
-def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], sent: Any = _MISSING) -> Any:
+    """``value`` (checked JSON) as ``tp``; ``sent``: the argument as it came, where known."""
     try:
-        return _build_value(tp, value)
+        return _build_value(tp, value, sent)
     except _BuildError as exc:
         msg, kind, bad = exc.item
         errors.append(_ErrorItem(loc, msg, kind, bad))
@@ -3847,11 +3854,11 @@ def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) 
     return value
 
 
-def _build_value(tp: Any, value: Any) -> Any:
+def _build_value(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     if _is_annotated(tp):
         if any(_is_pydantic_field(m) for m in tp.__metadata__):
             return _module("pydantic").TypeAdapter(tp).validate_python(value)
-        return _build_value(tp.__origin__, value)
+        return _build_value(tp.__origin__, value, sent)
     if value is None or tp is object or tp in (str, int, float, bool, _NoneType) or _is_any(tp):
         return value
     if tp is bytes:
@@ -3862,7 +3869,7 @@ def _build_value(tp: Any, value: Any) -> Any:
                 return option
         return value
     if _is_union(tp):
-        return _build_union(tp, value)
+        return _build_union(tp, value, sent)
     origin = _origin(tp) or tp
     args = _args(tp)
     if origin is tuple and isinstance(value, list):
@@ -3904,12 +3911,15 @@ def _build_key(tp: Any, key: str) -> Any:
     return _build_value(tp, key)
 
 
-def _build_union(tp: Any, value: Any) -> Any:
+def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     # The arm the schema check chose (pydantic's smart union, _Compiler._any_of):
     # the arm of exactly the value's type, else the first arm the JSON value is
     # already an instance of (a Literal's string, a list), else the first arm
-    # that converts it (a Path, bytes, an Enum, a date from a string).
-    if type(value) in (str, int, float, bool) and type(value) in _args(tp):
+    # that converts it (a Path, bytes, an Enum, a date from a string).  A string
+    # the check made of a number (a Unix time a date's, a number a Decimal's)
+    # comes from an arm that converts, as pydantic's str takes no number: those first.
+    converted = type(value) is str and sent is not _MISSING and type(sent) is not str
+    if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
         return value
     builder = _SchemaBuilder()
     fits: List[Any] = []
@@ -3923,7 +3933,7 @@ def _build_union(tp: Any, value: Any) -> Any:
         if _passes(_checker(schema), value, ()):
             fits.append(arm)
     # stable: the instances first, then Any, then the arms that convert, each kind in order
-    fits.sort(key=lambda arm: 2 if _python_only_type(arm) else 1 if _is_any(arm) else 0)
+    fits.sort(key=lambda arm: (-1 if converted else 2) if _python_only_type(arm) else 1 if _is_any(arm) else 0)
     if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
         # the class the object sets the most fields of, the first on a tie (see _any_of)
         classes = [(arm, names) for arm in fits for names in [_field_names_of(arm)] if names is not None]
@@ -4344,7 +4354,8 @@ class _Tool:
                     continue
                 if p.name in checked:
                     value = checked[p.name]
-                    kwargs[p.name] = value if p.as_is else _build(p.annotation, value, (p.name,), errors)
+                    kwargs[p.name] = value if p.as_is else _build(p.annotation, value, (p.name,), errors,
+                                                                  arguments.get(p.name, _MISSING))
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
         if self._arguments_model is not None:

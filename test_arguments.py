@@ -153,6 +153,15 @@ class ArgumentsTest(unittest.TestCase):
             (Union[datetime.timedelta, Level], 3, datetime.timedelta(seconds=3)),
             (Union[Level, datetime.timedelta], 3, Level.LOW),
             (Union[bytes, str], "abc", "abc"),
+            # a value the arm converts from another JSON type: that arm's object,
+            # not the string the check made of it (str takes no number)
+            (Union[datetime.date, str], 1699920000, datetime.date(2023, 11, 14)),
+            (Union[datetime.datetime, datetime.date, str, None], 0,
+             datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)),
+            (Union[decimal.Decimal, str], 1.5, decimal.Decimal("1.5")),
+            (Union[str, decimal.Decimal], 2, decimal.Decimal(2)),
+            (Union[datetime.date, str], "2020-01-02", "2020-01-02"),
+            (Union[decimal.Decimal, str], "1.5", "1.5"),
             # of the classes of fields, the one the object sets the most fields of
             (Union[Inner, Point2, None], {"n": 1, "m": 2}, Point2(1, 2)),
             (Union[Point2, Inner], {"n": 1}, Point2(1, 0)),

@@ -336,6 +336,38 @@ class StructuredOutputTest(unittest.TestCase):
                 self.check(fn, wrapped(fn.__name__, schema),
                            {"content": shown, "structuredContent": {"result": value}, "isError": False})
 
+    def test_a_str_takes_no_other_object(self) -> None:
+        # pydantic's str (the SDK's output model) takes a str, bytes or an Enum
+        # member; a Decimal, UUID, date or Path returned for it is refused, though
+        # its JSON form is a string.  In a list or a dict's values alike.
+        import decimal
+        import pathlib
+        import uuid
+
+        returned: List[Any] = []
+
+        def named() -> str:
+            return returned[0]  # type: ignore[no-any-return]
+
+        def labels() -> Dict[str, List[str]]:
+            return {"a": ["x", returned[0]]}
+
+        for value, text_ in ((decimal.Decimal("1.5"), "Decimal('1.5')"), (uuid.UUID(int=1), repr(uuid.UUID(int=1))),
+                             (datetime.date(2020, 1, 2), "datetime.date(2020, 1, 2)"),
+                             (pathlib.PurePosixPath("/a"), "PurePosixPath('/a')")):
+            returned[:] = [value]
+            kind = type(value).__name__
+            with self.subTest(value=value):
+                self.assertEqual(server_with(named).call_tool("named", {})["content"][0]["text"],
+                                 "Error executing tool named: 1 validation error for namedOutput\nresult\n  Input "
+                                 f"should be a valid string [type=string_type, input_value={text_}, input_type={kind}]")
+                self.assertIn(f"a.1\n  Input should be a valid string [type=string_type, input_value={text_}",
+                              server_with(labels).call_tool("labels", {})["content"][0]["text"])
+        for value, sent in ((b"hi", "hi"), (Shade.DARK, "dark")):
+            returned[:] = [value]
+            with self.subTest(value=value):
+                self.assertEqual(server_with(named).call_tool("named", {})["structuredContent"], {"result": sent})
+
     def test_s8_dict_with_string_keys_is_the_object(self) -> None:
         def temperatures() -> Dict[str, float]:
             return {"a": 1, "b": 2.5}
