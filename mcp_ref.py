@@ -2303,6 +2303,8 @@ def _bare_label(schema: Any, families: Dict[str, str]) -> str:
         return "any"
     if type(schema) is _TypedSchema:
         tp = schema.py_type
+        if _origin(tp) in (set, frozenset):  # a set whose items may not hash
+            return f"{_origin(tp).__name__}[{_arm_label(schema.get('items'), families)}]"
         if _origin(tp) is not None:  # a dict whose keys are converted
             return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
         return _type_label(tp)
@@ -8598,7 +8600,7 @@ class _Stderr:
 
         self.fd, self.limit = fd, limit
         self.queue: Any = None  # until the first write
-        self.starting = threading.Lock()
+        self.starting = threading.RLock()  # (a signal handler that prints may come in while it is held)
         self.dropped = 0
 
     def write(self, text: str) -> int:

@@ -470,6 +470,11 @@ ERROR_TEXTS: List[Tuple[Any, Any, List[str]]] = [
      "  Input should be a valid dictionary [type=dict_type, input_value=0.5, input_type=float]",
      "value.int-enum[Shade]",
      "  Input should be 1 [type=enum, input_value=0.5, input_type=float]"]),
+    (Union[bool, FrozenSet[Dict[int, bool]]], [{}], [
+     "value.bool",
+     "  Input should be a valid boolean [type=bool_type, input_value=[{}], input_type=list]",
+     "value.frozenset[dict[int,bool]].0",
+     "  Set items should be hashable [type=set_item_not_hashable, input_value={}, input_type=dict]"]),
     (Union[Annotated[int, Field(gt=1)], Sequence[str], Literal["x"]], 1, [
      "value.constrained-int",
      "  Input should be greater than 1 [type=greater_than, input_value=1, input_type=int]",
