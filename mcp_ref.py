@@ -2021,8 +2021,16 @@ class _Compiler:
                     out[key] = default
             if lax and len(errors) > before + 1 and rank:
                 _in_field_order(errors, before, len(loc), rank)
+            if lax and high is not None:
+                # pydantic's dict stops as soon as it holds too many items that
+                # pass, with that one error ("not more"), whatever else it found.
+                failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
+                if sum(1 for key in value if key not in failed) > high:
+                    del errors[before:]
+                    errors.append(_ErrorItem(loc, f"Dictionary should have at most {_plural(high, 'item')} after "
+                                                  "validation, not more", "too_long", value))
             if not (lax and len(errors) > before):  # pydantic counts a dict's items only once they all pass
-                _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
+                _check_size(len(value), low, None if lax else high, "Dictionary", "item", True, loc, value, errors)
             for key, needed in dependent.items():
                 if key in value:
                     for other in needed:

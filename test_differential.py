@@ -1018,6 +1018,18 @@ def _both_succeed(case: Case) -> bool:
     return case.part != "schema" and not case.theirs.get("isError") and not case.ours.get("isError")
 
 
+def _json_text_for_a_string(case: Case) -> bool:
+    """The argument is JSON text of null, a list or an object, for a parameter
+    that takes a string as it is (Any, or a union with str): README 7."""
+    if not isinstance(case.argument, str) or re.search(r"\bAny\b|\bstr\b", case.source) is None:
+        return False
+    try:
+        parsed = json.loads(case.argument)
+    except ValueError:
+        return False
+    return parsed is None or isinstance(parsed, (list, dict))
+
+
 def _without_inputs(text: str) -> str:
     return re.sub(r"input_value=.*?, input_type=\w+\]", "]", text)
 
@@ -1077,7 +1089,7 @@ KNOWN: List[Known] = [
           "SDK rebuilds it from get_type_hints without any of it", "12"),
     Known("typing_dict_output_metadata", lambda c: c.part == "schema" and re.search(
         r"-> Annotated\[Dict\[str, ", c.source) is not None and all(
-            path.startswith("/outputSchema/") and path.split("/")[2] in ("minProperties", "maxProperties", "default")
+            path.startswith("/outputSchema/") and path.split("/")[2] in FIELD_KEYWORDS - {"title"}
             for path, _, _ in _schema_diff(c)),
           "an Annotated typing.Dict[str, T] output is the object itself, whose Annotated metadata the SDK drops "
           "for its own dict[str, T] output; the SDK wraps a typing.Dict and publishes it", "3"),
@@ -1106,6 +1118,9 @@ KNOWN: List[Known] = [
         "inf", "infinity", "nan") and (c.theirs.get("structuredContent") or {}).get("result", 0) is None,
           "pydantic reads the string 'inf' as a float's infinity, which the SDK then sends as null; mcp_ref takes no "
           "infinity or NaN for a float (README 9), so a later arm takes the string", "9"),
+    Known("json_text_kept", lambda c: not c.ours.get("isError") and _json_text_for_a_string(c),
+          "JSON text sent for a parameter that takes a string stays the string; the SDK parses it into null, a list "
+          "or an object whatever the parameter", "7"),
     Known("defaults_as_given", lambda c: _both_succeed(c) and re.search(
         r"default_factory|default=|^    \w+: [^\n]+ = ", c.source, re.M) is not None,
           "a field's default is neither checked nor converted by pydantic (validate_default is off): it is sent as "

@@ -470,6 +470,16 @@ ERROR_TEXTS: List[Tuple[Any, Any, List[str]]] = [
      "  Input should be a valid dictionary [type=dict_type, input_value=0.5, input_type=float]",
      "value.int-enum[Shade]",
      "  Input should be 1 [type=enum, input_value=0.5, input_type=float]"]),
+    # a dict stops at the first item past max_length, with that error alone
+    (Annotated[Dict[str, str], Field(max_length=1)], {"a": "x", "b": 1, "c": "z"}, [
+     "value",
+     "  Dictionary should have at most 1 item after validation, not more [type=too_long, input_value={'a': 'x',"
+      " 'b': 1, 'c': 'z'}, input_type=dict]"]),
+    (Annotated[Dict[str, str], Field(max_length=1)], {"a": 1, "b": 2}, [
+     "value.a",
+     "  Input should be a valid string [type=string_type, input_value=1, input_type=int]",
+     "value.b",
+     "  Input should be a valid string [type=string_type, input_value=2, input_type=int]"]),
     (Union[bool, FrozenSet[Dict[int, bool]]], [{}], [
      "value.bool",
      "  Input should be a valid boolean [type=bool_type, input_value=[{}], input_type=list]",
@@ -612,7 +622,11 @@ class ErrorTextTest(unittest.TestCase):
                                                      for m in tp.__metadata__))]
             return Union[tuple(theirs(a) for a in args)] if typing.get_origin(tp) is Union else tp
 
+        version = tuple(int(part) for part in pydantic.VERSION.split(".")[:2])
         for tp, value, expected in ERROR_TEXTS:
+            if version < (2, 14) and any("not more [type=too_long" in line for line in expected) \
+                    and "Dictionary" in expected[1]:
+                continue  # a dict stops at max_length since pydantic 2.14 (the SDK's); 2.13 went on
             model = pydantic.create_model("fArguments", value=(theirs(tp), ...))
             with self.subTest(tp=tp, value=value), self.assertRaises(pydantic.ValidationError) as caught:
                 model.model_validate({"value": value})
