@@ -1560,11 +1560,11 @@ class _Compiler:
         native = lax and not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
         # pydantic's str takes a str, bytes or an Enum member, never another
         # object whose JSON form is a string (a Decimal, a UUID, a date, a Path).
-        text = lax and schema.get("type") == "string" and not {"enum", "const"} & set(schema)
+        strings_only = lax and schema.get("type") == "string" and not {"enum", "const"} & set(schema)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if native and type(value) not in _NATIVE:
-                if text and not (isinstance(value, (str, bytes, bytearray)) or _is_enum_member(value)):
+                if strings_only and not (isinstance(value, (str, bytes, bytearray)) or _is_enum_member(value)):
                     errors.append(_ErrorItem(loc, "Input should be a valid string", "string_type", value))
                     return value
                 try:
@@ -3204,8 +3204,6 @@ def _rx_gc_table() -> dict[str, frozenset[str]]:
         cats = ("Lu", "Ll", "Lt") if row[0] == "LC" else [c for c in leaves if c.startswith(row[0])]
         table.update(dict.fromkeys(row, frozenset(cats)))
     return table
-
-
 
 
 def _rx_merge(ranges: _RxRanges) -> _RxRanges:
