@@ -2022,13 +2022,7 @@ class _Compiler:
             if lax and len(errors) > before + 1 and rank:
                 _in_field_order(errors, before, len(loc), rank)
             if lax and high is not None:
-                # pydantic's dict stops as soon as it holds too many items that
-                # pass, with that one error ("not more"), whatever else it found.
-                failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
-                if sum(1 for key in value if key not in failed) > high:
-                    del errors[before:]
-                    errors.append(_ErrorItem(loc, f"Dictionary should have at most {_plural(high, 'item')} after "
-                                                  "validation, not more", "too_long", value))
+                _dict_too_long(value, high, loc, errors, before)
             if not (lax and len(errors) > before):  # pydantic counts a dict's items only once they all pass
                 _check_size(len(value), low, None if lax else high, "Dictionary", "item", True, loc, value, errors)
             for key, needed in dependent.items():
@@ -2251,17 +2245,6 @@ def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
     mantissa, _, exponent = repr(number).partition("e")
     whole, _, fraction = mantissa.partition(".")
     return int(whole + fraction), int(exponent or 0) - len(fraction)
-
-
-def _hashable_as(tp: Any, value: Any) -> bool:
-    """Whether the checked JSON ``value``, built as ``tp`` (section 10), can be a set's item."""
-    try:
-        hash(_build_value(tp, value))
-    except TypeError:
-        return False
-    except Exception:  # noqa: BLE001 - a value that does not build is the item check's to report
-        return True
-    return True
 
 
 def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
@@ -2635,6 +2618,28 @@ def _number_text(value: Any) -> str:
 # "17" and 17.0 for an int, "yes" for a bool, an object read by attribute,
 # then the standard library's value types (a date, a Decimal, a UUID) from
 # the JSON forms pydantic takes.
+
+def _hashable_as(tp: Any, value: Any) -> bool:
+    """Whether the checked JSON ``value``, built as ``tp`` (section 10), can be a set's item."""
+    try:
+        hash(_build_value(tp, value))
+    except TypeError:
+        return False
+    except Exception:  # noqa: BLE001 - a value that does not build is the item check's to report
+        return True
+    return True
+
+
+def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], errors: List[_ErrorItem],
+                   before: int) -> None:
+    """pydantic's dict stops as soon as it holds more than ``high`` items that
+    pass: that one error ("not more"), whatever else it found (pydantic 2.14)."""
+    failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
+    if sum(1 for key in value if key not in failed) > high:
+        del errors[before:]
+        errors.append(_ErrorItem(loc, f"Dictionary should have at most {_plural(high, 'item')} after validation, "
+                                      "not more", "too_long", value))
+
 
 _BOOL_WORDS = {
     "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
