@@ -1965,8 +1965,7 @@ class _Compiler:
             if unique and lax and high is not None and len(out) > high:
                 # pydantic's set stops as soon as it holds too many: "not more", not the count.
                 _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
-                errors.append(_ErrorItem(loc, f"{noun} should have at most {_plural(high, 'item')} after "
-                                              "validation, not more", "too_long", value))
+                errors.append(_too_many(noun, high, loc, value))
             else:
                 _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
             if contains is not None:
@@ -2294,9 +2293,10 @@ def _bare_label(schema: Any, families: Dict[str, str]) -> str:
         return "any"
     if type(schema) is _TypedSchema:
         tp = schema.py_type
-        if _origin(tp) in (set, frozenset):  # a set whose items may not hash
-            return f"{_origin(tp).__name__}[{_arm_label(schema.get('items'), families)}]"
-        if _origin(tp) is not None:  # a dict whose keys are converted
+        origin = _origin(tp)
+        if origin in (set, frozenset):  # a set whose items may not hash
+            return f"{origin.__name__}[{_arm_label(schema.get('items'), families)}]"
+        if origin is not None:  # a dict whose keys are converted
             return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
         return _type_label(tp)
     if "$ref" in schema:
@@ -2606,6 +2606,13 @@ def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, u
         errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
 
 
+def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _ErrorItem:
+    """pydantic's length error of a container that stopped as soon as it held
+    more than ``high`` items: "not more", not their count."""
+    return _ErrorItem(loc, f"{subject} should have at most {_plural(high, 'item')} after validation, not more",
+                      "too_long", value)
+
+
 def _number_text(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
@@ -2637,8 +2644,7 @@ def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], error
     failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
     if sum(1 for key in value if key not in failed) > high:
         del errors[before:]
-        errors.append(_ErrorItem(loc, f"Dictionary should have at most {_plural(high, 'item')} after validation, "
-                                      "not more", "too_long", value))
+        errors.append(_too_many("Dictionary", high, loc, value))
 
 
 _BOOL_WORDS = {
@@ -3211,6 +3217,11 @@ def _rx_gc_table() -> dict[str, frozenset[str]]:
     return table
 
 
+@functools.lru_cache(maxsize=None)
+def _rx_every_category() -> frozenset[str]:
+    return frozenset(cat for group in "CLMNPSZ" for cat in _rx_gc_table()[group])
+
+
 def _rx_merge(ranges: _RxRanges) -> _RxRanges:
     out: _RxRanges = []
     for lo, hi in sorted(ranges):
@@ -3458,16 +3469,15 @@ class _RxParser:
             raise self.fail(f"Unicode script properties are not supported: {text!r}")
         ranges: _RxRanges = []
         table = _rx_gc_table()
-        every = frozenset(cat for group in "CLMNPSZ" for cat in table[group])
         cats = table.get(value) if eq and name in ("General_Category", "gc") else table.get(text)
         if text in ("Any", "ASCII"):  # the binary properties that need no Unicode table
             ranges, cats = [(0, _RX_MAX_CP if text == "Any" else 0x7F)], frozenset()
         elif text == "Assigned":
-            cats = every - {"Cn"}
+            cats = _rx_every_category() - {"Cn"}
         if cats is None:
             raise self.fail(f"unknown or unsupported Unicode property {text!r}")
         if negate:  # a property is ranges or categories, never both
-            return self.cls(_rx_complement(ranges)) if ranges else self.cls([], every - cats)
+            return self.cls(_rx_complement(ranges)) if ranges else self.cls([], _rx_every_category() - cats)
         return self.cls(ranges, cats)
 
     def char_class(self) -> _RxClass:
