@@ -142,7 +142,7 @@ from types import MappingProxyType  # loaded by json already (re, enum)
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+    from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple
 
 __version__ = "0.1.0"
 
@@ -6839,11 +6839,16 @@ def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
 _STATE_TTL = 600.0  # seconds a requestState stays valid
 
 
-def _state_binding(method: str, target: str, arguments: Any) -> str:
+def _state_binding(method: str, target: str, arguments: Any, principal: Optional[str] = None) -> str:
+    """What a requestState belongs to: the request, and over HTTP with a token
+    verifier the principal it was issued to, so another user's replay is
+    refused (basic/security_best_practices: bind state to the user)."""
     import hashlib
 
     digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-    return f"{method}\n{target}\n{digest[:32]}"
+    if principal is None:
+        return f"{method}\n{target}\n{digest[:32]}"
+    return f"{method}\n{target}\n{digest[:32]}\n{hashlib.sha256(principal.encode()).hexdigest()[:32]}"
 
 
 def _seal_state(key: bytes, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
@@ -7339,6 +7344,8 @@ class MCPServer:
         max_request_body_size: Optional[int] = None,
         session_idle_timeout: Optional[float] = 1800.0,
         max_sessions: Optional[int] = 10000,
+        max_sessions_per_client: Optional[int] = 1000,
+        max_streams_per_client: Optional[int] = 100,
         transport_security: Any = None,
         host: str = "127.0.0.1",
         allowed_hosts: Optional[List[str]] = None,
@@ -7362,14 +7369,18 @@ class MCPServer:
         seconds.  ``json_response=True`` never streams; ``stateless_http=True``
         keeps no sessions (each request in the revision its
         MCP-Protocol-Version names).  Sessions idle for
-        ``session_idle_timeout`` seconds are forgotten; past ``max_sessions``,
-        initialize gets 503.  The SDK's other keywords (``event_store``,
-        ``retry_interval``) are accepted and have no effect: streams are not
-        resumable.
+        ``session_idle_timeout`` seconds end; past ``max_sessions``, or
+        ``max_sessions_per_client`` of one client (the token's principal,
+        else the peer address), initialize gets 503 with Retry-After, as does
+        a GET or subscriptions/listen stream past ``max_streams_per_client``.
+        The SDK's other keywords (``event_store``, ``retry_interval``) are
+        accepted and have no effect: streams are not resumable.
         """
         options = dict(streamable_http_path=streamable_http_path, json_response=json_response,
                        stateless_http=stateless_http, max_request_body_size=max_request_body_size,
                        session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
+                       max_sessions_per_client=max_sessions_per_client,
+                       max_streams_per_client=max_streams_per_client,
                        transport_security=transport_security, host=host, allowed_hosts=allowed_hosts,
                        allowed_origins=allowed_origins, request_timeout=request_timeout, sse_after=sse_after,
                        keepalive=keepalive)
@@ -7736,7 +7747,7 @@ def _open_retry(request: _Request, server: MCPServer, method: str, target: str, 
     """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
     and the answers of earlier rounds from its verified requestState: of a
     tools/call, a resources/read or a prompts/get."""
-    request.binding = _state_binding(method, target, arguments)
+    request.binding = _state_binding(method, target, arguments, getattr(request.conn, "principal", None))
     responses = params.get("inputResponses")
     if "inputResponses" in params and not isinstance(responses, dict):
         raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
@@ -8264,29 +8275,89 @@ class _Job:
 class _Workers:
     """A fixed number of daemon threads for synchronous calls, all started at
     once, so that no call waits for a thread to start (concurrent.futures
-    starts one per submit, and its threads hold the process at exit)."""
+    starts one per submit, and its threads hold the process at exit).
 
-    def __init__(self, count: int) -> None:
-        import queue
+    Fair to every client (over HTTP, many share one pool): calls wait in one
+    queue per client, and a free thread takes the first call of the next
+    client in turn (round-robin) that runs fewer than ``per_client`` calls.
+    So one client's slow calls hold at most ``per_client`` threads, and a call
+    of another client waits behind at most one call of each client that has
+    calls waiting.  With one client (stdio), this is one queue, first come
+    first served.  Bounded: ``count`` threads, and a waiting call is a request
+    its transport holds open."""
+
+    def __init__(self, count: int, per_client: Optional[int] = None) -> None:
+        import collections
         import threading
 
-        self.jobs: Any = queue.SimpleQueue()
+        self.per_client = max(1, per_client or count)
+        self.ready = threading.Condition()  # guards everything below
+        self.queues: Dict[Any, Deque[_Job]] = {}  # each client's calls waiting, in order
+        self.turns: Deque[Any] = collections.deque()  # the clients with calls waiting, next first
+        self.running: Dict[Any, int] = {}  # how many calls of each client run now
         for n in range(max(1, count)):
             threading.Thread(target=self._work, name=f"mcp_ref-tool-{n}", daemon=True).start()
 
-    def submit(self, run: Callable[[], None]) -> _Job:
+    def submit(self, run: Callable[[], None], client: Any = None) -> _Job:
+        import collections
+
         job = _Job(run)
-        self.jobs.put(job)
+        with self.ready:
+            queue = self.queues.get(client)
+            if queue is None:
+                queue = self.queues[client] = collections.deque()
+                self.turns.append(client)
+            queue.append(job)
+            self.ready.notify()
         return job
+
+    def _next(self) -> Optional[Tuple[Any, _Job]]:
+        """(Under the lock.)  The next client in turn below its cap, and its first call."""
+        for _ in range(len(self.turns)):
+            client = self.turns[0]
+            self.turns.rotate(-1)  # its turn is taken: to the back of the line
+            if self.running.get(client, 0) >= self.per_client:
+                continue
+            queue = self.queues[client]
+            job = queue.popleft()
+            if not queue:
+                del self.queues[client]
+                self.turns.pop()  # nothing left waiting: out of the line (it is last, just rotated)
+            self.running[client] = self.running.get(client, 0) + 1
+            return client, job
+        return None
 
     def _work(self) -> None:
         while True:
-            job = self.jobs.get()
-            with job.lock:
-                if job.state != "queued":
-                    continue
-                job.state = "running"
-            job.run()  # never raises: the calls' own wrappers answer for them
+            with self.ready:
+                picked = self._next()
+                while picked is None:
+                    self.ready.wait()
+                    picked = self._next()
+            client, job = picked
+            try:
+                with job.lock:
+                    if job.state != "queued":
+                        continue
+                    job.state = "running"
+                job.run()  # never raises: the calls' own wrappers answer for them
+            finally:
+                with self.ready:
+                    left = self.running.pop(client) - 1
+                    if left:
+                        self.running[client] = left
+                    self.ready.notify()  # a client that was at its cap may have a call waiting
+
+
+class _Lane(_Workers):
+    """One client's way into a shared _Workers: what it submits queues under
+    its name (its own threads: none)."""
+
+    def __init__(self, pool: _Workers, client: Any) -> None:
+        self.pool, self.client = pool, client
+
+    def submit(self, run: Callable[[], None], client: Any = None) -> _Job:
+        return self.pool.submit(run, self.client)
 
 
 class _Batch:
@@ -8714,6 +8785,8 @@ _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 # (basic/patterns/subscriptions): no request_timeout for them.
 _LONG_LIVED = frozenset({"subscriptions/listen"})
 _SESSION_HEADER = "HTTP_MCP_SESSION_ID"
+_PRINCIPAL = "mcp_ref.principal"  # environ: who the verified token speaks for (_HttpAuth.check)
+_RETRY_AFTER = "10"  # seconds: a 503 past a limit says when to try again
 _VERSION_HEADER = "HTTP_MCP_PROTOCOL_VERSION"
 # The stream's own headers: no caching, and no buffering by a proxy (nginx
 # honours X-Accel-Buffering; "Receiving Messages" asks for it).
@@ -8745,10 +8818,15 @@ class _HttpApp:
         self.keepalive = float(options["keepalive"])
         self.idle_timeout = options["session_idle_timeout"]
         self.max_sessions = options["max_sessions"]
+        self.client_sessions = options.get("max_sessions_per_client")
+        self.client_streams = options.get("max_streams_per_client")
         self.hosts, self.origins = _allowed(options)
         self.auth = _HttpAuth.from_settings(server.settings)
         self.lock = threading.Lock()
         self.sessions: Dict[str, _HttpSession] = {}
+        self.owned: Dict[str, int] = {}  # sessions open, per client (_client_of)
+        self.streaming: Dict[str, int] = {}  # GET and listen streams open, per client
+        self.sweeper: Any = None  # the thread that expires idle sessions, while any is open
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
         self.closing = threading.Event()
@@ -8770,7 +8848,7 @@ class _HttpApp:
         if path != self.path:
             return _plain(404, "Not Found")
         if self.auth is not None:
-            refused = self.auth.check(environ, self._run_async)
+            refused = self.auth.check(environ, self._run_async)  # sets environ[_PRINCIPAL]
             if refused is not None:
                 return refused
         if method == "POST":
@@ -8806,7 +8884,7 @@ class _HttpApp:
         session_id = environ.get(_SESSION_HEADER)
         modern = isinstance(message, dict) and _modern_version(message) is not None
         if session_id is not None and not modern and not self.stateless:
-            session = self._session(session_id)
+            session = self._session(session_id, environ)
             if session is None:
                 return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
             refused = _check_version_header(environ, session.rpc.version)
@@ -8866,13 +8944,21 @@ class _HttpApp:
         # subscriptions/listen (basic/patterns/subscriptions) is a request like
         # any other here: its handler streams notifications through ``stream``
         # and answers only when the client goes away; see _HttpApp._exchange.
-        return self._exchange(_HttpExchange(self), message, environ, modern=True)
+        # It holds a thread while open: counted against the client's streams.
+        exchange = _HttpExchange(self, environ)
+        if message.get("method") not in _LONG_LIVED:
+            return self._exchange(exchange, message, environ, modern=True)
+        release = self._open_stream_slot(exchange.client)
+        if release is None:
+            return self._busy(id_, f"{self.client_streams} streams open by this client, the limit")
+        status, headers, body = self._exchange(exchange, message, environ, modern=True)
+        return status, headers, _Counted(body, release)
 
     def _post_sessionless(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
         if "method" not in message and ("result" in message or "error" in message):
             return _error_reply(400, None, INVALID_REQUEST, "Invalid Request: no session to answer; "
                                                             "send Mcp-Session-Id")
-        exchange = _HttpExchange(self)
+        exchange = _HttpExchange(self, environ)
         if self.stateless:  # stateless_http: every request stands alone, in the revision its header names
             header = environ.get(_VERSION_HEADER) or "2025-03-26"
             if header not in HANDSHAKE_VERSIONS:
@@ -8883,39 +8969,115 @@ class _HttpApp:
 
     def _initialize(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
         """The handshake opens a session; its id is sent only with a successful result."""
-        session = _HttpSession(self)
+        session = _HttpSession(self, environ)
         response = self._handle(session, message, _Channel(), True)
         if not isinstance(response, dict) or "result" not in response:
             return _json_reply(response, modern=False)
         with self.lock:
-            self._expire_idle()
-            if self.max_sessions is not None and len(self.sessions) >= self.max_sessions:
-                return _error_reply(503, message.get("id"), INTERNAL_ERROR,
-                                    f"Server busy: {len(self.sessions)} sessions open, the limit")
-            self.sessions[session.id] = session
+            expired = self._expire_idle()
+            busy = f"{len(self.sessions)} sessions open, the limit" \
+                if self.max_sessions is not None and len(self.sessions) >= self.max_sessions else \
+                f"{self.client_sessions} sessions open for this client, the limit" \
+                if self.client_sessions is not None and self.owned.get(session.client, 0) >= self.client_sessions \
+                else None
+            if busy is None:
+                self.sessions[session.id] = session
+                self.owned[session.client] = self.owned.get(session.client, 0) + 1
+                self._sweep_later()
+        for old in expired:
+            old.end()
+        if busy is not None:
+            return self._busy(message.get("id"), busy)
         status, headers, body = _json_reply(response, modern=False)
         return status, headers + [("Mcp-Session-Id", session.id)], body
 
-    def _session(self, session_id: str) -> Optional[_HttpSession]:
+    def _busy(self, id_: Any, why: str) -> _Reply:
+        """503 past a limit, with when to try again (RFC 9110 section 10.2.3):
+        sessions expire and streams end, so the refusal is temporary."""
+        return _error_reply(503, id_, INTERNAL_ERROR, f"Server busy: {why}", headers=[("Retry-After", _RETRY_AFTER)])
+
+    def _session(self, session_id: str, environ: Dict[str, Any]) -> Optional[_HttpSession]:
+        """The session, if it exists and is this request's principal's: another
+        user's session is answered as if it did not exist (basic/
+        security_best_practices, "Session Hijacking": bind the session to the user)."""
         import time
 
         with self.lock:
             session = self.sessions.get(session_id)
-            if session is not None:
-                session.last_used = time.monotonic()
+            if session is None or session.principal != environ.get(_PRINCIPAL):
+                return None
+            session.last_used = time.monotonic()
             return session
 
-    def _expire_idle(self) -> None:
-        """Forget sessions idle for ``session_idle_timeout`` seconds (under the lock)."""
+    def _forget(self, session: _HttpSession) -> None:
+        """(Under the lock.)  The session is no longer open: out of the table and its client's count."""
+        if self.sessions.pop(session.id, None) is None:
+            return
+        left = self.owned.pop(session.client, 0) - 1
+        if left > 0:
+            self.owned[session.client] = left
+
+    def _expire_idle(self) -> List[_HttpSession]:
+        """(Under the lock.)  Forget the sessions idle for ``session_idle_timeout``
+        seconds, and return them, to end outside the lock.  A session with a
+        call in flight or its GET stream open is in use: idle from when it is not."""
         import time
 
         if self.idle_timeout is None:
-            return
+            return []
         now = time.monotonic()
-        for key, session in list(self.sessions.items()):
-            if now - session.last_used > self.idle_timeout and not session.in_flight:
-                del self.sessions[key]
+        expired = []
+        for session in list(self.sessions.values()):
+            if session.in_flight or session.stream is not None:
+                session.last_used = now
+            elif now - session.last_used > self.idle_timeout:
+                self._forget(session)
+                expired.append(session)
+        return expired
+
+    def _sweep_later(self) -> None:
+        """(Under the lock.)  Idle sessions expire on time, not only when the next
+        initialize comes: one daemon thread looks every quarter of the timeout
+        (at most every minute) while any session is open, then stops."""
+        import threading
+
+        if self.idle_timeout is None or self.sweeper is not None:
+            return
+        self.sweeper = threading.Thread(target=self._sweep, name="mcp_ref-sessions", daemon=True)
+        self.sweeper.start()
+
+    def _sweep(self) -> None:
+        period = min(max(float(self.idle_timeout) / 4, 0.05), 60.0)
+        while not self.closing.wait(period):
+            with self.lock:
+                expired = self._expire_idle()
+                done = not self.sessions
+                if done:
+                    self.sweeper = None  # the next session starts another
+            for session in expired:
                 session.end()
+            if done:
+                return
+
+    def _open_stream_slot(self, client: str) -> Optional[Callable[[], None]]:
+        """Count a stream in for its client; None past ``max_streams_per_client``,
+        else the call that counts it out (once)."""
+        with self.lock:
+            if self.client_streams is not None and self.streaming.get(client, 0) >= self.client_streams:
+                return None
+            self.streaming[client] = self.streaming.get(client, 0) + 1
+        released: List[bool] = []
+
+        def release() -> None:
+            with self.lock:
+                if released:
+                    return
+                released.append(True)
+                left = self.streaming.pop(client, 0) - 1
+                if left > 0:
+                    self.streaming[client] = left
+
+        return release
 
     # -- a request and its answer --------------------------------------------------
 
@@ -9052,15 +9214,19 @@ class _HttpApp:
                                                             "text/event-stream")
         if session_id is None:
             return _error_reply(400, None, INVALID_REQUEST, "Bad Request: Mcp-Session-Id is required")
-        session = self._session(session_id)
+        session = self._session(session_id, environ)
         if session is None:
             return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
+        release = self._open_stream_slot(session.client)
+        if release is None:
+            return self._busy(None, f"{self.client_streams} streams open by this client, the limit")
         channel = session.open_stream()
         if channel is None:
+            release()
             return _error_reply(409, None, INVALID_REQUEST, "Conflict: this session's GET stream is open already")
         watch = _CallWatch(session, None, False, None)
         watch.closed = lambda: session.close_stream(channel)
-        return "200 OK", list(_SSE_HEADERS), self._sse(channel, None, watch, environ)
+        return "200 OK", list(_SSE_HEADERS), _Counted(self._sse(channel, None, watch, environ), release)
 
     def _delete(self, environ: Dict[str, Any]) -> _Reply:
         session_id = environ.get(_SESSION_HEADER)
@@ -9068,10 +9234,11 @@ class _HttpApp:
             return _plain(405, "Method Not Allowed", [("Allow", "POST")])
         if session_id is None:
             return _error_reply(400, None, INVALID_REQUEST, "Bad Request: Mcp-Session-Id is required")
-        with self.lock:
-            session = self.sessions.pop(session_id, None)
+        session = self._session(session_id, environ)  # another user's: as if it did not exist
         if session is None:
             return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
+        with self.lock:
+            self._forget(session)
         session.end()
         return _plain(200, "")
 
@@ -9124,9 +9291,11 @@ class _HttpApp:
     # -- the shared event loop and pool ------------------------------------------------
 
     def workers(self) -> _Workers:
+        """The app's one pool, shared by every client: ``2 * workers`` threads,
+        at most ``workers`` of them running one client's calls (_Workers: fair)."""
         with self.lock:
             if self.pool is None:
-                self.pool = _Workers(self.server.workers)
+                self.pool = _Workers(2 * self.server.workers, per_client=self.server.workers)
             return self.pool
 
     def event_loop(self) -> Any:
@@ -9144,7 +9313,7 @@ class _HttpApp:
         """Stop: every open stream ends, every session is forgotten."""
         self.closing.set()
         with self.lock:
-            sessions, self.sessions = list(self.sessions.values()), {}
+            sessions, self.sessions, self.owned = list(self.sessions.values()), {}, {}
         for session in sessions:
             session.end()
 
@@ -9232,16 +9401,21 @@ class _HttpExchange(_Connection):
     """One stateless request's connection (2026-07-28, or a request with no
     session): nothing outlives the request but the app's pool and loop."""
 
-    def __init__(self, app: _HttpApp) -> None:
+    def __init__(self, app: _HttpApp, environ: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(app.server)
         self.app = app
         self.loop = app.loop  # one loop and one pool for the whole app, both started when first needed
+        # Who sent the request: the verified token's principal (None without
+        # auth), which a session and a requestState are bound to; and the
+        # client its limits and its share of the pool are counted for.
+        self.principal: Optional[str] = None if environ is None else environ.get(_PRINCIPAL)
+        self.client = "" if environ is None else _client_of(environ)
 
     def write(self, message: Any) -> None:
         pass  # handle_message is always given the response's own stream
 
     def _workers(self) -> _Workers:
-        return self.app.workers()
+        return _Lane(self.app.workers(), self.client)  # the client's own queue in the shared pool
 
     def event_loop(self) -> Any:
         return self.app.event_loop()  # the app's one loop, for every request's async tools
@@ -9252,11 +9426,11 @@ class _HttpSession(_HttpExchange):
     initialize fixed, its calls in flight, and its one GET stream, where
     ``write`` sends what belongs to no request (nothing, while none is open)."""
 
-    def __init__(self, app: _HttpApp) -> None:
+    def __init__(self, app: _HttpApp, environ: Optional[Dict[str, Any]] = None) -> None:
         import secrets
         import time
 
-        super().__init__(app)
+        super().__init__(app, environ)
         self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
         self.last_used = time.monotonic()
         self.stream: Optional[_Channel] = None
@@ -9285,6 +9459,33 @@ class _HttpSession(_HttpExchange):
             stream, self.stream = self.stream, None
         if stream is not None:
             stream.reply(None)
+
+
+class _Counted:
+    """A response body that counts its stream out (``release``) when the WSGI
+    server closes it (PEP 3333: always, even unread; a generator not yet
+    started would skip its ``finally``)."""
+
+    def __init__(self, body: Iterable[bytes], release: Callable[[], None]) -> None:
+        self.body, self.release = body, release
+
+    def __iter__(self) -> Any:
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self.release()
+
+
+def _client_of(environ: Dict[str, Any]) -> str:
+    """Whom a request's limits and share of the pool count against: the
+    verified token's principal, else the peer's address."""
+    principal = environ.get(_PRINCIPAL)
+    return f"principal {principal}" if principal is not None else f"address {environ.get('REMOTE_ADDR') or ''}"
 
 
 def _sse_event(data: bytes) -> bytes:
@@ -9590,6 +9791,7 @@ class _HttpAuth:
         granted = set(getattr(access, "scopes", None) or [])
         if any(scope not in granted for scope in self.scopes):
             return self._challenge(403, "insufficient_scope", "Required scope missing")
+        environ[_PRINCIPAL] = _principal(access)
         return None
 
     def _challenge(self, status: int, error: str, description: str) -> _Reply:
@@ -9602,6 +9804,16 @@ class _HttpAuth:
         body = json.dumps({"error": error, "error_description": description}).encode()
         return _status_line(status), [("Content-Type", "application/json"),
                                       ("WWW-Authenticate", "Bearer " + ", ".join(params))], [body]
+
+
+def _principal(access: Any) -> str:
+    """Who a verified token speaks for: its (client id, issuer, subject), as
+    the SDK's principal_components reads them (a part the verifier does not
+    give is null), so two users of one OAuth client differ when it gives a subject."""
+    claims = getattr(access, "claims", None)
+    issuer = claims.get("iss") if isinstance(claims, dict) else None
+    parts = [getattr(access, "client_id", None), issuer, getattr(access, "subject", None)]
+    return json.dumps([None if part is None else str(part) for part in parts], separators=(",", ":"))
 
 
 def _is_awaitable(value: Any) -> bool:

@@ -544,8 +544,8 @@ class InProcessTest(unittest.TestCase):
         original = mcp_ref._HttpExchange.__init__
         made: List[Any] = []
 
-        def remember(self: Any, app: Any) -> None:
-            original(self, app)
+        def remember(self: Any, app: Any, *environ: Any) -> None:
+            original(self, app, *environ)
             made.append(self)
 
         server.box["conn"] = lambda: made[-1]  # type: ignore[attr-defined]
