@@ -113,8 +113,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 (basic/utilities/cancellation)
     20. stdio                   wire encoding; the stdio transport (basic/transports)
     21. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
-    22. HTTP access control     Host and Origin checks; bearer tokens (basic/security_best_practices,
-                                basic/authorization)
+    22. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
+                                limits per client (basic/security_best_practices, basic/authorization)
     23. HTTP server             a standard-library server for the WSGI app
     24. A client                a small client over stdio or HTTP
     25. Command line            list, call, resources, read, prompts, prompt, serve
@@ -8816,20 +8816,14 @@ class _HttpApp:
         self.request_timeout = options["request_timeout"]
         self.sse_after = float(options["sse_after"])
         self.keepalive = float(options["keepalive"])
-        self.idle_timeout = options["session_idle_timeout"]
-        self.max_sessions = options["max_sessions"]
-        self.client_sessions = options.get("max_sessions_per_client")
-        self.client_streams = options.get("max_streams_per_client")
         self.hosts, self.origins = _allowed(options)
         self.auth = _HttpAuth.from_settings(server.settings)
         self.lock = threading.Lock()
-        self.sessions: Dict[str, _HttpSession] = {}
-        self.owned: Dict[str, int] = {}  # sessions open, per client (_client_of)
-        self.streaming: Dict[str, int] = {}  # GET and listen streams open, per client
-        self.sweeper: Any = None  # the thread that expires idle sessions, while any is open
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
         self.closing = threading.Event()
+        self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 22)
+        self.sessions = self.table.open  # by id (the same dict, for good)
         self._param_headers: Dict[_Tool, Optional[List[Tuple[Tuple[str, ...], str, Any]]]] = {}
 
     def __call__(self, environ: Dict[str, Any], start_response: _StartResponse) -> Iterable[bytes]:
@@ -8884,7 +8878,7 @@ class _HttpApp:
         session_id = environ.get(_SESSION_HEADER)
         modern = isinstance(message, dict) and _modern_version(message) is not None
         if session_id is not None and not modern and not self.stateless:
-            session = self._session(session_id, environ)
+            session = self.table.find(session_id, environ)
             if session is None:
                 return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
             refused = _check_version_header(environ, session.rpc.version)
@@ -8948,9 +8942,9 @@ class _HttpApp:
         exchange = _HttpExchange(self, environ)
         if message.get("method") not in _LONG_LIVED:
             return self._exchange(exchange, message, environ, modern=True)
-        release = self._open_stream_slot(exchange.client)
+        release = self.table.open_stream(exchange.client)
         if release is None:
-            return self._busy(id_, f"{self.client_streams} streams open by this client, the limit")
+            return _busy(id_, f"{self.table.client_streams} streams open by this client, the limit")
         status, headers, body = self._exchange(exchange, message, environ, modern=True)
         return status, headers, _Counted(body, release)
 
@@ -8973,111 +8967,11 @@ class _HttpApp:
         response = self._handle(session, message, _Channel(), True)
         if not isinstance(response, dict) or "result" not in response:
             return _json_reply(response, modern=False)
-        with self.lock:
-            expired = self._expire_idle()
-            busy = f"{len(self.sessions)} sessions open, the limit" \
-                if self.max_sessions is not None and len(self.sessions) >= self.max_sessions else \
-                f"{self.client_sessions} sessions open for this client, the limit" \
-                if self.client_sessions is not None and self.owned.get(session.client, 0) >= self.client_sessions \
-                else None
-            if busy is None:
-                self.sessions[session.id] = session
-                self.owned[session.client] = self.owned.get(session.client, 0) + 1
-                self._sweep_later()
-        for old in expired:
-            old.end()
+        busy = self.table.add(session)
         if busy is not None:
-            return self._busy(message.get("id"), busy)
+            return _busy(message.get("id"), busy)
         status, headers, body = _json_reply(response, modern=False)
         return status, headers + [("Mcp-Session-Id", session.id)], body
-
-    def _busy(self, id_: Any, why: str) -> _Reply:
-        """503 past a limit, with when to try again (RFC 9110 section 10.2.3):
-        sessions expire and streams end, so the refusal is temporary."""
-        return _error_reply(503, id_, INTERNAL_ERROR, f"Server busy: {why}", headers=[("Retry-After", _RETRY_AFTER)])
-
-    def _session(self, session_id: str, environ: Dict[str, Any]) -> Optional[_HttpSession]:
-        """The session, if it exists and is this request's principal's: another
-        user's session is answered as if it did not exist (basic/
-        security_best_practices, "Session Hijacking": bind the session to the user)."""
-        import time
-
-        with self.lock:
-            session = self.sessions.get(session_id)
-            if session is None or session.principal != environ.get(_PRINCIPAL):
-                return None
-            session.last_used = time.monotonic()
-            return session
-
-    def _forget(self, session: _HttpSession) -> None:
-        """(Under the lock.)  The session is no longer open: out of the table and its client's count."""
-        if self.sessions.pop(session.id, None) is None:
-            return
-        left = self.owned.pop(session.client, 0) - 1
-        if left > 0:
-            self.owned[session.client] = left
-
-    def _expire_idle(self) -> List[_HttpSession]:
-        """(Under the lock.)  Forget the sessions idle for ``session_idle_timeout``
-        seconds, and return them, to end outside the lock.  A session with a
-        call in flight or its GET stream open is in use: idle from when it is not."""
-        import time
-
-        if self.idle_timeout is None:
-            return []
-        now = time.monotonic()
-        expired = []
-        for session in list(self.sessions.values()):
-            if session.in_flight or session.stream is not None:
-                session.last_used = now
-            elif now - session.last_used > self.idle_timeout:
-                self._forget(session)
-                expired.append(session)
-        return expired
-
-    def _sweep_later(self) -> None:
-        """(Under the lock.)  Idle sessions expire on time, not only when the next
-        initialize comes: one daemon thread looks every quarter of the timeout
-        (at most every minute) while any session is open, then stops."""
-        import threading
-
-        if self.idle_timeout is None or self.sweeper is not None:
-            return
-        self.sweeper = threading.Thread(target=self._sweep, name="mcp_ref-sessions", daemon=True)
-        self.sweeper.start()
-
-    def _sweep(self) -> None:
-        period = min(max(float(self.idle_timeout) / 4, 0.05), 60.0)
-        while not self.closing.wait(period):
-            with self.lock:
-                expired = self._expire_idle()
-                done = not self.sessions
-                if done:
-                    self.sweeper = None  # the next session starts another
-            for session in expired:
-                session.end()
-            if done:
-                return
-
-    def _open_stream_slot(self, client: str) -> Optional[Callable[[], None]]:
-        """Count a stream in for its client; None past ``max_streams_per_client``,
-        else the call that counts it out (once)."""
-        with self.lock:
-            if self.client_streams is not None and self.streaming.get(client, 0) >= self.client_streams:
-                return None
-            self.streaming[client] = self.streaming.get(client, 0) + 1
-        released: List[bool] = []
-
-        def release() -> None:
-            with self.lock:
-                if released:
-                    return
-                released.append(True)
-                left = self.streaming.pop(client, 0) - 1
-                if left > 0:
-                    self.streaming[client] = left
-
-        return release
 
     # -- a request and its answer --------------------------------------------------
 
@@ -9214,12 +9108,12 @@ class _HttpApp:
                                                             "text/event-stream")
         if session_id is None:
             return _error_reply(400, None, INVALID_REQUEST, "Bad Request: Mcp-Session-Id is required")
-        session = self._session(session_id, environ)
+        session = self.table.find(session_id, environ)
         if session is None:
             return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
-        release = self._open_stream_slot(session.client)
+        release = self.table.open_stream(session.client)
         if release is None:
-            return self._busy(None, f"{self.client_streams} streams open by this client, the limit")
+            return _busy(None, f"{self.table.client_streams} streams open by this client, the limit")
         channel = session.open_stream()
         if channel is None:
             release()
@@ -9234,11 +9128,10 @@ class _HttpApp:
             return _plain(405, "Method Not Allowed", [("Allow", "POST")])
         if session_id is None:
             return _error_reply(400, None, INVALID_REQUEST, "Bad Request: Mcp-Session-Id is required")
-        session = self._session(session_id, environ)  # another user's: as if it did not exist
+        session = self.table.find(session_id, environ)  # another user's: as if it did not exist
         if session is None:
             return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
-        with self.lock:
-            self._forget(session)
+        self.table.remove(session)
         session.end()
         return _plain(200, "")
 
@@ -9312,9 +9205,7 @@ class _HttpApp:
     def close(self) -> None:
         """Stop: every open stream ends, every session is forgotten."""
         self.closing.set()
-        with self.lock:
-            sessions, self.sessions, self.owned = list(self.sessions.values()), {}, {}
-        for session in sessions:
+        for session in self.table.clear():
             session.end()
 
 
@@ -9459,33 +9350,6 @@ class _HttpSession(_HttpExchange):
             stream, self.stream = self.stream, None
         if stream is not None:
             stream.reply(None)
-
-
-class _Counted:
-    """A response body that counts its stream out (``release``) when the WSGI
-    server closes it (PEP 3333: always, even unread; a generator not yet
-    started would skip its ``finally``)."""
-
-    def __init__(self, body: Iterable[bytes], release: Callable[[], None]) -> None:
-        self.body, self.release = body, release
-
-    def __iter__(self) -> Any:
-        return iter(self.body)
-
-    def close(self) -> None:
-        try:
-            close = getattr(self.body, "close", None)
-            if close is not None:
-                close()
-        finally:
-            self.release()
-
-
-def _client_of(environ: Dict[str, Any]) -> str:
-    """Whom a request's limits and share of the pool count against: the
-    verified token's principal, else the peer's address."""
-    principal = environ.get(_PRINCIPAL)
-    return f"principal {principal}" if principal is not None else f"address {environ.get('REMOTE_ADDR') or ''}"
 
 
 def _sse_event(data: bytes) -> bytes:
@@ -9681,7 +9545,8 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
 #
 # Who may talk to an HTTP server: the Host and Origin checks against DNS
 # rebinding (basic/transports, basic/security_best_practices), and bearer
-# tokens (basic/authorization).
+# tokens (basic/authorization); and what each client may hold: its sessions,
+# bound to it, and its share of sessions and streams.
 
 
 def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[List[str]]]:
@@ -9818,6 +9683,175 @@ def _principal(access: Any) -> str:
 
 def _is_awaitable(value: Any) -> bool:
     return hasattr(value, "__await__")
+
+
+# -- sessions: whose, how many, how long (basic/security_best_practices) --
+
+
+class _Sessions:
+    """The open sessions of an _HttpApp, kept as the security best practices
+    ask: each bound to the principal whose token opened it ("Session
+    Hijacking": bind session IDs to user-specific information); at most
+    ``max_sessions`` in all and ``max_sessions_per_client`` per client, with
+    at most ``max_streams_per_client`` streams open ("Resource exhaustion");
+    ended when idle for ``session_idle_timeout`` seconds, by a timer.  A
+    client (_client_of) is the token's principal, else the peer address.
+    Shares the app's lock."""
+
+    def __init__(self, options: Dict[str, Any], lock: Any, closing: Any) -> None:
+        self.lock, self.closing = lock, closing
+        self.idle_timeout = options["session_idle_timeout"]
+        self.max_sessions = options["max_sessions"]
+        self.client_sessions = options.get("max_sessions_per_client")
+        self.client_streams = options.get("max_streams_per_client")
+        self.open: Dict[str, _HttpSession] = {}
+        self.owned: Dict[str, int] = {}  # sessions open, per client
+        self.streaming: Dict[str, int] = {}  # GET and listen streams open, per client
+        self.sweeper: Any = None  # the thread that expires idle sessions, while any is open
+
+    def find(self, session_id: str, environ: Dict[str, Any]) -> Optional[_HttpSession]:
+        """The session, if it exists and is this request's principal's: another
+        user's is answered as if it did not exist (404, as the SDK does)."""
+        import time
+
+        with self.lock:
+            session = self.open.get(session_id)
+            if session is None or session.principal != environ.get(_PRINCIPAL):
+                return None
+            session.last_used = time.monotonic()
+            return session
+
+    def add(self, session: _HttpSession) -> Optional[str]:
+        """Open a session; past a limit, why not (the idle ones expire first)."""
+        with self.lock:
+            expired = self._expire_idle()
+            busy = f"{len(self.open)} sessions open, the limit" \
+                if self.max_sessions is not None and len(self.open) >= self.max_sessions else \
+                f"{self.client_sessions} sessions open for this client, the limit" \
+                if self.client_sessions is not None and self.owned.get(session.client, 0) >= self.client_sessions \
+                else None
+            if busy is None:
+                self.open[session.id] = session
+                self.owned[session.client] = self.owned.get(session.client, 0) + 1
+                self._sweep_later()
+        for old in expired:
+            old.end()
+        return busy
+
+    def remove(self, session: _HttpSession) -> None:
+        with self.lock:
+            self._forget(session)
+
+    def clear(self) -> List[_HttpSession]:
+        """Forget every session (the app is closing); they are returned, to end."""
+        with self.lock:
+            sessions = list(self.open.values())
+            self.open.clear()
+            self.owned.clear()
+        return sessions
+
+    def _forget(self, session: _HttpSession) -> None:
+        """(Under the lock.)  Out of the table and its client's count."""
+        if self.open.pop(session.id, None) is None:
+            return
+        left = self.owned.pop(session.client, 0) - 1
+        if left > 0:
+            self.owned[session.client] = left
+
+    def _expire_idle(self) -> List[_HttpSession]:
+        """(Under the lock.)  Forget the sessions idle for ``session_idle_timeout``
+        seconds, and return them, to end outside the lock.  A session with a
+        call in flight or its GET stream open is in use: idle from when it is not."""
+        import time
+
+        if self.idle_timeout is None:
+            return []
+        now = time.monotonic()
+        expired = []
+        for session in list(self.open.values()):
+            if session.in_flight or session.stream is not None:
+                session.last_used = now
+            elif now - session.last_used > self.idle_timeout:
+                self._forget(session)
+                expired.append(session)
+        return expired
+
+    def _sweep_later(self) -> None:
+        """(Under the lock.)  Idle sessions end on time, not when the next
+        initialize comes: one daemon thread looks every quarter of the timeout
+        (at most every minute) while any session is open, then stops."""
+        import threading
+
+        if self.idle_timeout is None or self.sweeper is not None:
+            return
+        self.sweeper = threading.Thread(target=self._sweep, name="mcp_ref-sessions", daemon=True)
+        self.sweeper.start()
+
+    def _sweep(self) -> None:
+        period = min(max(float(self.idle_timeout) / 4, 0.05), 60.0)
+        while not self.closing.wait(period):
+            with self.lock:
+                expired = self._expire_idle()
+                done = not self.open
+                if done:
+                    self.sweeper = None  # the next session starts another
+            for session in expired:
+                session.end()  # its GET stream ends; no call is in flight
+            if done:
+                return
+
+    def open_stream(self, client: str) -> Optional[Callable[[], None]]:
+        """Count a stream in for its client: None past ``max_streams_per_client``,
+        else the call that counts it out (once)."""
+        with self.lock:
+            if self.client_streams is not None and self.streaming.get(client, 0) >= self.client_streams:
+                return None
+            self.streaming[client] = self.streaming.get(client, 0) + 1
+        released: List[bool] = []
+
+        def release() -> None:
+            with self.lock:
+                if released:
+                    return
+                released.append(True)
+                left = self.streaming.pop(client, 0) - 1
+                if left > 0:
+                    self.streaming[client] = left
+
+        return release
+
+
+def _client_of(environ: Dict[str, Any]) -> str:
+    """Whom a request's limits and share of the pool count against: the
+    verified token's principal, else the peer's address."""
+    principal = environ.get(_PRINCIPAL)
+    return f"principal {principal}" if principal is not None else f"address {environ.get('REMOTE_ADDR') or ''}"
+
+
+def _busy(id_: Any, why: str) -> _Reply:
+    """503 past a limit, with when to try again (RFC 9110 section 10.2.3):
+    sessions expire and streams end, so the refusal is temporary."""
+    return _error_reply(503, id_, INTERNAL_ERROR, f"Server busy: {why}", headers=[("Retry-After", _RETRY_AFTER)])
+
+
+class _Counted:
+    """A stream's response body that counts it out (``release``) when the WSGI
+    server closes it (PEP 3333: always, even unread; a generator not yet
+    started would skip its ``finally``)."""
+
+    def __init__(self, body: Iterable[bytes], release: Callable[[], None]) -> None:
+        self.body, self.release = body, release
+
+    def __iter__(self) -> Any:
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self.release()
 
 
 # ---------------------------------------------------------------------------

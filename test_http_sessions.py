@@ -183,8 +183,8 @@ class IdleTest(unittest.TestCase):
         self.assertIn(listening, app.sessions)
         stream.close()
         wait_for(lambda: listening not in app.sessions, "the session whose stream closed to expire")
-        self.assertEqual(app.owned, {})
-        wait_for(lambda: app.sweeper is None, "the timer to stop with no session left")
+        self.assertEqual(app.table.owned, {})
+        wait_for(lambda: app.table.sweeper is None, "the timer to stop with no session left")
 
 
 class ClientLimitsTest(unittest.TestCase):
@@ -232,7 +232,7 @@ class ClientLimitsTest(unittest.TestCase):
         self.assertEqual(again.status, 200)
         for stream in (streams[1], other, again):
             stream.close()
-        self.assertEqual(app.streaming, {})
+        self.assertEqual(app.table.streaming, {})
 
 
 class FairPoolTest(unittest.TestCase):
