@@ -9345,7 +9345,9 @@ class _HttpSession(_HttpExchange):
 
     def end(self) -> None:
         """DELETE, expiry or shutdown: the GET stream ends; calls still
-        running finish, and their answers go nowhere."""
+        running finish, and their answers go nowhere.  Their questions to the
+        client fail now: it will answer nothing more (not a cancellation)."""
+        self.close_questions("the session has ended")
         with self.state:
             stream, self.stream = self.stream, None
         if stream is not None:

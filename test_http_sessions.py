@@ -187,6 +187,37 @@ class IdleTest(unittest.TestCase):
         wait_for(lambda: app.table.sweeper is None, "the timer to stop with no session left")
 
 
+class EndTest(unittest.TestCase):
+    def test_deleting_a_session_fails_its_calls_open_questions(self) -> None:
+        # The client that ended its session answers nothing more: a call
+        # waiting on its answer ends now, not at request_timeout.
+        server = mcp_ref.MCPServer("end")
+        outcome: List[str] = []
+
+        @server.tool()
+        async def ask(ctx: mcp_ref.Context) -> str:
+            try:
+                await ctx.elicit("Your name?", Name)
+            except Exception as exc:
+                outcome.append(str(exc))
+                raise
+            return "answered"
+
+        app = server.streamable_http_app(sse_after=0.05)
+        self.addCleanup(app.close)
+        init = dict(INIT, params=dict(INIT["params"], capabilities={"elicitation": {}}))
+        session = request(app, "POST", init).headers["mcp-session-id"]
+        headers = {"Mcp-Session-Id": session}
+        call = request(app, "POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                     "params": {"name": "ask", "arguments": {}}}, headers)
+        frames = iter(call.body)
+        self.assertIn(b'"method":"elicitation/create"', next(frames))
+        self.assertEqual(request(app, "DELETE", None, headers).status, 200)
+        wait_for(lambda: outcome, "the question to fail")
+        self.assertEqual(outcome, ["the session has ended"])
+        call.close()
+
+
 class ClientLimitsTest(unittest.TestCase):
     def test_sessions_per_client(self) -> None:
         app = mcp_ref.MCPServer("caps").streamable_http_app(max_sessions_per_client=2, max_sessions=3)
