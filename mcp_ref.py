@@ -9691,13 +9691,13 @@ def _is_awaitable(value: Any) -> bool:
 
 
 class _Sessions:
-    """The open sessions of an _HttpApp, kept as the security best practices
-    ask: each bound to the principal whose token opened it ("Session
-    Hijacking": bind session IDs to user-specific information); at most
-    ``max_sessions`` in all and ``max_sessions_per_client`` per client, with
-    at most ``max_streams_per_client`` streams open ("Resource exhaustion");
-    ended when idle for ``session_idle_timeout`` seconds, by a timer.  A
-    client (_client_of) is the token's principal, else the peer address.
+    """The open sessions of an _HttpApp: each bound to the principal whose
+    token opened it (basic/security_best_practices, "Session Hijacking":
+    bind session IDs to user-specific information); at most ``max_sessions``
+    in all and ``max_sessions_per_client`` per client, with at most
+    ``max_streams_per_client`` streams open, so that no client fills the
+    server; ended when idle for ``session_idle_timeout`` seconds, by a timer.
+    A client (_client_of) is the token's principal, else the peer address.
     Shares the app's lock."""
 
     def __init__(self, options: Dict[str, Any], lock: Any, closing: Any) -> None:
