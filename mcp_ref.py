@@ -8946,6 +8946,9 @@ class _HttpApp:
         if release is None:
             return _busy(id_, f"{self.table.client_streams} streams open by this client, the limit")
         status, headers, body = self._exchange(exchange, message, environ, modern=True)
+        if isinstance(body, list):  # answered at once (an error): no stream is held
+            release()
+            return status, headers, body
         return status, headers, _Counted(body, release)
 
     def _post_sessionless(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:

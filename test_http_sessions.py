@@ -267,6 +267,16 @@ class ClientLimitsTest(unittest.TestCase):
         for stream in (streams[1], other, again):
             stream.close()
         self.assertEqual(app.table.streaming, {})
+        # A listen stream counts while open; one answered at once (an error) is
+        # a whole body, sent with its Content-Length, and holds nothing.
+        listen = modern(app, "subscriptions/listen", {"notifications": {"toolsListChanged": True}}, 8)
+        self.assertIn(b"notifications/subscriptions/acknowledged", next(iter(listen.body)))
+        self.assertEqual(app.table.streaming, {"address 192.0.2.1": 1})
+        listen.close()
+        refused = modern(app, "subscriptions/listen", {"notifications": 1}, 9)
+        self.assertIsInstance(refused.body, list)
+        self.assertEqual((refused.status, refused.json()["error"]["code"]), (400, -32602))
+        self.assertEqual(app.table.streaming, {})
 
 
 class FairPoolTest(unittest.TestCase):
