@@ -8621,13 +8621,16 @@ def _hold_standard_streams() -> _Stderr:
 
 
 def _standard_fds() -> None:
-    """Take back fds 0, 1 and 2 where a tool has closed them (the null
-    device; 1 and 2 as writable), so that the next descriptor the server opens,
-    an accepted socket above all, cannot become a tool's stdout."""
-    for fd in (0, 1, 2):
+    """Take back fds 0, 1 and 2 where a tool has closed them (0 and 2: the
+    null device; 1: a copy of 2), so that the next descriptor the server
+    opens, an accepted socket above all, cannot become a tool's stdout."""
+    for fd in (0, 2, 1):
         try:
             os.fstat(fd)
         except OSError:
+            if fd == 1:
+                os.dup2(2, 1)
+                continue
             null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
             if null != fd:
                 os.dup2(null, fd)
@@ -9805,7 +9808,7 @@ def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int
 
         def process_request_thread(self, request: Any, client_address: Any) -> None:
             try:
-                super().process_request_thread(request, client_address)  # type: ignore[misc]
+                super().process_request_thread(request, client_address)
             finally:
                 with self.counting:
                     left = self.clients.pop(client_address[0], 1) - 1
@@ -9876,7 +9879,7 @@ def _deadline_reader() -> Any:
                 raise _ReadTimeout("read_timeout")
             self.sock.settimeout(min(left, _HttpConnection._TIMEOUT))
             try:
-                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
+                return self.sock.recv_into(buffer)
             except socket.timeout:
                 raise _ReadTimeout("read_timeout") from None
 
@@ -9961,6 +9964,8 @@ class _HttpConnection:
             self.wfile.flush()
         body = _Input(self.rfile, length)
         environ = _environ(self, method, target, version, headers, body)
+        if environ["CONTENT_LENGTH"]:
+            environ["CONTENT_LENGTH"] = str(length)  # ("40, 40": RFC 9110, 8.6)
         keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
             version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
         started: List[Any] = []
