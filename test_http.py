@@ -7,6 +7,8 @@
   GET stream, MCP-Protocol-Version, batches in 2025-03-26.
 * Hostile bodies and headers, slow clients, clients that disconnect mid-stream,
   many concurrent streams, request timeouts, SIGTERM.
+* The edge: loopback binds however spelled, RFC 9112 framing, read deadlines,
+  the per-client connection cap, the process's fds and stderr, SIGTERM drains.
 * In process: the ``stream`` hook a call uses to send before its response,
   the GET stream, bearer tokens and the protected-resource metadata.
 * gunicorn (when installed: .ci/run installs it) with several workers.
