@@ -9843,10 +9843,15 @@ def _above_standard_fds(sock: Any) -> Any:
 
 
 def _busy(sock: Any) -> None:
+    """503 on the accepting thread, which must not wait: the answer fits an
+    empty send buffer, and what the client has sent already is read, so
+    that closing does not reset the connection before the client reads it."""
     text = b"503 Service Unavailable: too many connections from this address\n"
     try:
         sock.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; "
                      b"charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(text), text))
+        sock.setblocking(False)
+        sock.recv(65536)
     except OSError:
         pass
 
