@@ -9562,7 +9562,7 @@ def _ip_address(text: str) -> Any:
         return None
     import socket
 
-    try:  # inet_aton's forms: 127.1, 2130706433 (RFC 3986 leaves them to the resolver)
+    try:  # the forms bind() reads with inet_aton: 127.1, 2130706433 (RFC 3986, 7.4)
         return ipaddress.ip_address(socket.inet_aton(text))
     except OSError:
         return None
