@@ -7320,7 +7320,8 @@ class MCPServer:
     def run(self, transport: str = "stdio", **kwargs: Any) -> None:
         """Serve until the client closes stdin (or sends SIGTERM/SIGINT).
         ``transport="streamable-http"``: serve HTTP on ``host`` and ``port``
-        (127.0.0.1:8000) until SIGTERM/SIGINT; see ``streamable_http_app``."""
+        (127.0.0.1:8000) until SIGTERM/SIGINT; see ``streamable_http_app``,
+        and _HttpServer for ``max_client_connections`` and ``read_timeout``."""
         if transport == "streamable-http":
             sys.exit(self._run_http(**kwargs))
         if transport != "stdio":
@@ -9702,7 +9703,10 @@ def _is_awaitable(value: Any) -> bool:
 # ---------------------------------------------------------------------------
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
-# streamed responses and a clean stop on SIGINT or SIGTERM.
+# streamed responses and a clean stop on SIGINT or SIGTERM.  It frames
+# requests as RFC 9112 says (anything framed two ways is refused), and bounds
+# what one client can hold: connections per address, and the time a request's
+# head and body may take to arrive.
 
 
 def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
