@@ -9774,7 +9774,8 @@ def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int
     that ``import mcp_ref`` loads no socket module.  http.server is not used:
     it brings email, mimetypes and ssl along, a third of an idle server's memory.
     One address holds at most ``max_client_connections`` connections (a
-    thread each): past them, 503 with Retry-After and no thread."""
+    thread each), and all at most ``max_connections``: past them, 503 with
+    Retry-After and no thread."""
     import socket
     import socketserver
     import threading
@@ -9783,12 +9784,14 @@ def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int
         daemon_threads = True  # a stream still open at exit does not hold the process
         allow_reuse_address = True
         request_queue_size = 128
+        max_connections = 1024  # threads in all, whatever the addresses (a local client has 2**24)
 
         def __init__(self) -> None:
             self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
             self.app, self.active, self.streams, self.counting = app, 0, 0, threading.Lock()
             self.stopping, self.read_timeout, self.per_client = False, read_timeout, max_client_connections
-            self.clients: Dict[str, int] = {}
+            self.clients: Dict[str, int] = {}  # open connections per address
+            self.open = 0
             self.reader = _deadline_reader()
             super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
 
@@ -9801,9 +9804,10 @@ def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int
         def process_request(self, request: Any, client_address: Any) -> None:
             peer = client_address[0]
             with self.counting:
-                busy = self.clients.get(peer, 0) >= self.per_client
+                busy = self.clients.get(peer, 0) >= self.per_client or self.open >= self.max_connections
                 if not busy:
                     self.clients[peer] = self.clients.get(peer, 0) + 1
+                    self.open += 1
             if busy:
                 _busy(request)
                 self.shutdown_request(request)
@@ -9815,6 +9819,7 @@ def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int
                 super().process_request_thread(request, client_address)
             finally:
                 with self.counting:
+                    self.open -= 1
                     left = self.clients.pop(client_address[0], 1) - 1
                     if left:
                         self.clients[client_address[0]] = left

@@ -686,6 +686,28 @@ class StalledClientTest(unittest.TestCase):
             self.fail("the cap never came down")
 
 
+class ConnectionsInAllTest(unittest.TestCase):
+    def test_connections_in_all_are_capped(self) -> None:
+        served = InProcess(mcp_ref.MCPServer("t"))
+        served.httpd.max_connections = 2
+        held = []
+        try:
+            for source in ("127.0.0.1", "127.0.0.2"):
+                sock = socket.socket()
+                sock.settimeout(10)
+                sock.bind((source, 0))
+                sock.connect(("127.0.0.1", served.port))
+                held.append(sock)
+            time.sleep(0.3)  # (accepted: each waits for its head)
+            data, closed = raw_exchange(served.port, b"")
+            self.assertEqual(data.split(b"\r\n")[:2], [b"HTTP/1.1 503 Service Unavailable", b"Retry-After: 1"])
+            self.assertTrue(closed)
+        finally:
+            for sock in held:
+                sock.close()
+            served.stop()
+
+
 class EdgeServer(ServerProcess):
     """testdata/http_edge_server.py: stdout to a file; stderr read past the first line only if ``drain``."""
 
