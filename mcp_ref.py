@@ -9802,13 +9802,7 @@ def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int
             return sock, address
 
         def process_request(self, request: Any, client_address: Any) -> None:
-            peer = client_address[0]
-            with self.counting:
-                busy = self.clients.get(peer, 0) >= self.per_client or self.open >= self.max_connections
-                if not busy:
-                    self.clients[peer] = self.clients.get(peer, 0) + 1
-                    self.open += 1
-            if busy:
+            if not _admit(self, client_address[0], 1):
                 _busy(request)
                 self.shutdown_request(request)
                 return
@@ -9818,11 +9812,7 @@ def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int
             try:
                 super().process_request_thread(request, client_address)
             finally:
-                with self.counting:
-                    self.open -= 1
-                    left = self.clients.pop(client_address[0], 1) - 1
-                    if left:
-                        self.clients[client_address[0]] = left
+                _admit(self, client_address[0], -1)
 
         def handle_error(self, request: Any, client_address: Any) -> None:
             error = sys.exc_info()[1]
@@ -9831,6 +9821,20 @@ def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int
             _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
 
     return Server()
+
+
+def _admit(server: Any, peer: str, step: int) -> bool:
+    """Count a connection from ``peer`` in (1), if the caps allow it, or out (-1)."""
+    with server.counting:
+        held = server.clients.get(peer, 0)
+        if step > 0 and (held >= server.per_client or server.open >= server.max_connections):
+            return False
+        server.open += step
+        if held + step:
+            server.clients[peer] = held + step
+        else:
+            server.clients.pop(peer, None)
+        return True
 
 
 def _above_standard_fds(sock: Any) -> Any:
