@@ -779,7 +779,7 @@ class ProcessEdgeTest(unittest.TestCase):
             while time.monotonic() < deadline:
                 try:
                     socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
-                except ConnectionRefusedError:
+                except (ConnectionRefusedError, ConnectionResetError):  # (reset: caught in the closing backlog)
                     refused = True
                     break
                 time.sleep(0.02)
