@@ -7325,7 +7325,8 @@ class MCPServer:
     def run(self, transport: str = "stdio", **kwargs: Any) -> None:
         """Serve until the client closes stdin (or sends SIGTERM/SIGINT).
         ``transport="streamable-http"``: serve HTTP on ``host`` and ``port``
-        (127.0.0.1:8000) until SIGTERM/SIGINT; see ``streamable_http_app``."""
+        (127.0.0.1:8000) until SIGTERM/SIGINT; see ``streamable_http_app``,
+        and _HttpServer for ``max_client_connections`` and ``read_timeout``."""
         if transport == "streamable-http":
             sys.exit(self._run_http(**kwargs))
         if transport != "stdio":
@@ -7386,8 +7387,10 @@ class MCPServer:
                        keepalive=keepalive)
         return _HttpApp(self, options)
 
-    def _run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> int:
-        return _serve_http(self.streamable_http_app(host=host, **options), host, port)  # type: ignore[arg-type]
+    def _run_http(self, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
+                  read_timeout: float = 30.0, **options: Any) -> int:
+        return _serve_http(self.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
+                           max_client_connections, read_timeout)
 
 
 
@@ -8524,13 +8527,7 @@ class _StdioServer(_Connection):
         sys.stdout.flush()
         self.stdin = os.fdopen(os.dup(0), "rb")
         self.out = os.fdopen(os.dup(1), "wb")
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        os.dup2(2, 1)
-        sys.stdin = open(os.devnull, encoding="utf-8")
-        self.stderr = _Stderr(os.dup(2))
-        sys.stdout = sys.stderr = self.stderr
+        self.stderr = _hold_standard_streams()
 
     def _lifespan(self, step: str) -> None:
         """Enter (before serving) or exit (after) the server's lifespan, on the
@@ -8675,6 +8672,41 @@ class _StdioServer(_Connection):
             except (BrokenPipeError, ValueError, OSError):
                 # The client closed our stdout: nobody is listening; end quietly.
                 os._exit(0)
+
+
+def _hold_standard_streams() -> _Stderr:
+    """While serving, in every mode: fd 0 is the null device and fd 1 a copy
+    of stderr, so that a tool's ``input()`` or ``print()``, or a child process,
+    never reads or writes a client's bytes, and no socket ever gets those
+    numbers (_standard_fds keeps them taken); sys.stdout and sys.stderr are
+    one _Stderr, whose queue a client that never reads stderr cannot block."""
+    sys.stdout.flush()
+    _standard_fds()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    stderr = _Stderr(os.dup(2))
+    sys.stdout = sys.stderr = stderr
+    return stderr
+
+
+def _standard_fds() -> None:
+    """Take back fds 0, 1 and 2 where a tool has closed them (0 and 2: the
+    null device; 1: a copy of 2), so that the next descriptor the server
+    opens, an accepted socket above all, cannot become a tool's stdout."""
+    for fd in (0, 2, 1):
+        try:
+            os.fstat(fd)
+        except OSError:
+            if fd == 1:
+                os.dup2(2, 1)
+                continue
+            null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
 
 
 class _Stderr:
@@ -9565,8 +9597,12 @@ def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[Lis
             return None, None
         hosts = list(getattr(security, "allowed_hosts", None) or []) or hosts
         origins = list(getattr(security, "allowed_origins", None) or []) or origins
-    if hosts is None and options.get("host") in ("127.0.0.1", "localhost", "::1"):
-        hosts = [f"{name}:*" for name in _LOOPBACK_HOSTS] + list(_LOOPBACK_HOSTS)
+    if hosts is None and _is_loopback(str(options.get("host"))):
+        names = list(_LOOPBACK_HOSTS)
+        own = _ip_address(str(options.get("host")))
+        if own is not None and not any(own == _ip_address(name) for name in names):
+            names.append(f"[{own}]" if own.version == 6 else str(own))  # 127.0.0.2: its own address too
+        hosts = [f"{name}:*" for name in names] + names
     if hosts is not None and "*" in hosts:
         hosts = None
     if origins is None and hosts is not None:
@@ -9574,14 +9610,68 @@ def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[Lis
     return hosts, origins
 
 
+def _is_loopback(host: str) -> bool:
+    """Whether a server bound to ``host`` is reachable from this machine only:
+    ``localhost``, or any spelling of a loopback address (127.0.0.2, 127.1,
+    0:0:0:0:0:0:0:1): compared as addresses, never as strings."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    address = _ip_address(host)
+    return address is not None and address.is_loopback
+
+
+def _ip_address(text: str) -> Any:
+    """The IP address ``text`` spells ([::1] and the short IPv4 forms that
+    bind() accepts, such as 127.1, included), or None for a name."""
+    import ipaddress
+
+    text = text.strip("[]")
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        pass
+    if not text or not all(part.isdigit() for part in text.split(".")) or text.count(".") > 3:
+        return None
+    import socket
+
+    try:  # the forms bind() reads with inet_aton: 127.1, 2130706433 (RFC 3986, 7.4)
+        return ipaddress.ip_address(socket.inet_aton(text))
+    except OSError:
+        return None
+
+
 def _host_allowed(host: str, allowed: List[str]) -> bool:
+    """Whether a Host (or an Origin) matches one of ``allowed`` ("name", or
+    "name:*" for any port).  An IP literal matches by address, so
+    [0:0:0:0:0:0:0:1] is [::1], however the client spells it."""
     host = host.lower()
     for pattern in allowed:
         pattern = pattern.lower()
         if host == pattern or pattern.endswith(":*") and host.startswith(pattern[:-1]) and \
                 host[len(pattern) - 1:].isdigit():
             return True
+    scheme, name, port = _host_parts(host)  # (the common spellings matched above, with no parsing)
+    address = _ip_address(name) if name[:1] == "[" or name[:1].isdigit() else None
+    if address is None:
+        return False
+    for pattern in allowed:
+        p_scheme, p_name, p_port = _host_parts(pattern.lower())
+        if p_scheme == scheme and (p_port == port or p_port == "*" and port.isdigit()) and \
+                _ip_address(p_name) == address:
+            return True
     return False
+
+
+def _host_parts(text: str) -> Tuple[str, str, str]:
+    """("http", "[::1]", "8000") for http://[::1]:8000; ("", "host", "") for host."""
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "", text
+    if rest.startswith("["):
+        name, _, tail = rest.partition("]")
+        return scheme, name + "]", tail[1:] if tail.startswith(":") else tail
+    name, _, port = rest.partition(":")
+    return scheme, name, port
 
 
 def _origin_allowed(origin: str, host: str, hosts: Optional[List[str]], origins: Optional[List[str]]) -> bool:
@@ -9864,18 +9954,28 @@ class _Counted:
 # ---------------------------------------------------------------------------
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
-# streamed responses and a clean stop on SIGINT or SIGTERM.
+# streamed responses and a clean stop on SIGINT or SIGTERM.  It frames
+# requests as RFC 9112 says (anything framed two ways is refused), and bounds
+# what one client can hold: connections per address, and the time a request's
+# head and body may take to arrive.
 
 
-def _serve_http(app: _HttpApp, host: str, port: int) -> int:
+def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
+                read_timeout: float = 30.0) -> int:
     """Serve ``app`` on host:port with the standard library until SIGINT or
-    SIGTERM: then stop accepting, end the open streams, give requests in
-    flight a moment, and exit 0."""
+    SIGTERM (then _stop_http), and exit 0.  An address it cannot serve on (in
+    use, not this machine's, no such name) is one line on stderr, and 2."""
     import signal
     import threading
     import time
 
-    httpd = _HttpServer(app, host, port)
+    try:
+        httpd = _HttpServer(app, host, port, max_client_connections, read_timeout)
+    except OSError as exc:
+        shown = f"[{host}]" if ":" in host else host
+        print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
     # The handler only notes the signal: one that took a lock (Event.set does)
     # could interrupt the main thread while it holds that very lock, and wait
     # for it forever.
@@ -9888,26 +9988,45 @@ def _serve_http(app: _HttpApp, host: str, port: int) -> int:
     thread.start()
     bound = httpd.server_address
     shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
-    print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr, flush=True)
+    print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
     while not signals:  # the main thread stays free for signals
         time.sleep(0.1)
-    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
-    stopping.start()
-    stopping.join(2.0)
-    app.close()
-    deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
-    while httpd.active and time.monotonic() < deadline:
-        time.sleep(0.02)
-    httpd.server_close()
-    sys.stderr.flush()
+    _stop_http(httpd, app)
+    stderr.close(timeout=0.5)
     os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
 
 
-def _HttpServer(app: _HttpApp, host: str, port: int) -> Any:  # noqa: N802 - a class, made on first use
+def _stop_http(httpd: Any, app: _HttpApp) -> None:
+    """SIGTERM or SIGINT (README, "Serving over HTTP"): the listening socket
+    closes (a new connection is refused) and a new request on an open one
+    gets 503; requests in flight, a call streaming its answer too, get up to
+    ``min(drain_timeout, 5)`` seconds to finish; then the open streams end."""
+    import threading
+    import time
+
+    httpd.stopping = True
+    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
+    stopping.start()
+    stopping.join(2.0)
+    httpd.server_close()
+    deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
+    while httpd.active > httpd.streams and time.monotonic() < deadline:  # (a GET stream never ends by itself)
+        time.sleep(0.02)
+    app.close()
+    deadline = time.monotonic() + 1.0
+    while httpd.active and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,  # noqa: N802 - a class
+                read_timeout: float = 30.0) -> Any:
     """socketserver's ThreadingTCPServer (a thread per connection) speaking
     HTTP/1.1 to the WSGI app (_HttpConnection), built when first needed so
     that ``import mcp_ref`` loads no socket module.  http.server is not used:
-    it brings email, mimetypes and ssl along, a third of an idle server's memory."""
+    it brings email, mimetypes and ssl along, a third of an idle server's memory.
+    One address holds at most ``max_client_connections`` connections (a
+    thread each), and all at most ``max_connections``: past them, 503 with
+    Retry-After and no thread."""
     import socket
     import socketserver
     import threading
@@ -9916,11 +10035,35 @@ def _HttpServer(app: _HttpApp, host: str, port: int) -> Any:  # noqa: N802 - a c
         daemon_threads = True  # a stream still open at exit does not hold the process
         allow_reuse_address = True
         request_queue_size = 128
+        max_connections = 1024  # threads in all, whatever the addresses (a local client has 2**24)
 
         def __init__(self) -> None:
             self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            self.app, self.active, self.counting = app, 0, threading.Lock()
+            self.app, self.active, self.streams, self.counting = app, 0, 0, threading.Lock()
+            self.stopping, self.read_timeout, self.per_client = False, read_timeout, max_client_connections
+            self.clients: Dict[str, int] = {}  # open connections per address
+            self.open = 0
+            self.reader = _deadline_reader()
             super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
+
+        def get_request(self) -> Any:
+            sock, address = super().get_request()
+            if sock.fileno() <= 2:  # a tool closed fd 0, 1 or 2: a client's socket must not be its stdout
+                sock = _above_standard_fds(sock)
+            return sock, address
+
+        def process_request(self, request: Any, client_address: Any) -> None:
+            if not _admit(self, client_address[0], 1):
+                _busy(request)
+                self.shutdown_request(request)
+                return
+            super().process_request(request, client_address)
+
+        def process_request_thread(self, request: Any, client_address: Any) -> None:
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                _admit(self, client_address[0], -1)
 
         def handle_error(self, request: Any, client_address: Any) -> None:
             error = sys.exc_info()[1]
@@ -9931,26 +10074,112 @@ def _HttpServer(app: _HttpApp, host: str, port: int) -> Any:  # noqa: N802 - a c
     return Server()
 
 
+def _admit(server: Any, peer: str, step: int) -> bool:
+    """Count a connection from ``peer`` in (1), if the caps allow it, or out (-1)."""
+    with server.counting:
+        held = server.clients.get(peer, 0)
+        if step > 0 and (held >= server.per_client or server.open >= server.max_connections):
+            return False
+        server.open += step
+        if held + step:
+            server.clients[peer] = held + step
+        else:
+            server.clients.pop(peer, None)
+        return True
+
+
+def _above_standard_fds(sock: Any) -> Any:
+    """``sock`` moved to a descriptor above 2, and fds 0-2 taken back
+    (_standard_fds): a tool's child process, or os.write(1, ...), then writes
+    to stderr, not into a client's connection."""
+    import socket
+
+    try:
+        import fcntl
+    except ImportError:  # (Windows: sockets are no file descriptors)
+        return sock
+    fd = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 3)
+    os.set_inheritable(fd, False)
+    moved = socket.socket(sock.family, sock.type, sock.proto, fileno=fd)
+    sock.close()
+    _standard_fds()
+    return moved
+
+
+def _busy(sock: Any) -> None:
+    """503 on the accepting thread, which must not wait: the answer fits an
+    empty send buffer, and what the client has sent already is read, so
+    that closing does not reset the connection before the client reads it."""
+    text = b"503 Service Unavailable: too many connections from this address\n"
+    try:
+        sock.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; "
+                     b"charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(text), text))
+        sock.setblocking(False)
+        sock.recv(65536)
+    except OSError:
+        pass
+
+
+class _ReadTimeout(OSError):
+    """A request's head, or its body, not read within ``read_timeout``."""
+
+
+def _deadline_reader() -> Any:
+    """The raw reader under a connection's rfile: a socket's bytes, with one
+    deadline for the whole of a request's head (or body) rather than for each
+    read, so that a client trickling a byte at a time (slowloris) cannot hold a
+    thread for longer than ``read_timeout``."""
+    import io
+    import socket
+    import time
+
+    class DeadlineReader(io.RawIOBase):
+        def __init__(self, sock: Any) -> None:
+            self.sock, self.deadline = sock, None
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            if self.deadline is None:
+                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise _ReadTimeout("read_timeout")
+            self.sock.settimeout(min(left, _HttpConnection._TIMEOUT))
+            try:
+                return self.sock.recv_into(buffer)
+            except socket.timeout:
+                raise _ReadTimeout("read_timeout") from None
+
+    return DeadlineReader
+
+
 _MAX_LINE = 65536  # bytes of a request line or of one header line
 _MAX_HEADERS = 100
+_TOKEN = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # RFC 9110, 5.6.2
 
 
 class _HttpConnection:
     """One client connection: requests read one after another (keep-alive),
     each run through the WSGI app; a body of unknown length (a stream) goes
-    chunked, flushed per event.  A client that sends nothing, or reads
-    nothing, for ``_TIMEOUT`` seconds is dropped."""
+    chunked, flushed per event.  A request's head, and then its body, must
+    arrive within the server's ``read_timeout`` (the wait for the next
+    request on a kept connection included); a client that reads nothing for
+    ``_TIMEOUT`` seconds is dropped."""
 
     _TIMEOUT = 30.0
 
     def __init__(self, sock: Any, client_address: Any, server: Any) -> None:
+        import io
         import socket
 
         self.sock, self.server, self.app = sock, server, server.app
         self.client = client_address
         sock.settimeout(self._TIMEOUT)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small answers leave at once
-        self.rfile = sock.makefile("rb")
+        self.reader = server.reader(sock)
+        self.rfile = io.BufferedReader(self.reader)
         self.wfile = sock.makefile("wb")
         try:
             while self.serve_one():
@@ -9964,9 +10193,12 @@ class _HttpConnection:
 
     def serve_one(self) -> bool:
         """One request and its answer; whether the connection stays open."""
+        import time
+
+        self.reader.deadline = time.monotonic() + self.server.read_timeout
         try:
             head = _read_head(self.rfile)
-        except OSError:  # a timeout, or a reset, while waiting for a request
+        except OSError:  # read_timeout (a stalled head: closed, unanswered), or a reset
             return False
         if head is None:
             return False
@@ -9974,8 +10206,12 @@ class _HttpConnection:
             self.refuse(*head)
             return False
         method, target, version, headers = head
+        if self.server.stopping:  # SIGTERM: requests in flight finish, no new one starts
+            return self.refuse(503, "Service Unavailable")
+        stream = method == "GET"
         with self.server.counting:
             self.server.active += 1
+            self.server.streams += stream
         try:
             return self.run(method, target, version, headers)
         except OSError:  # the client went away meanwhile
@@ -9983,19 +10219,22 @@ class _HttpConnection:
         finally:
             with self.server.counting:
                 self.server.active -= 1
+                self.server.streams -= stream
 
     def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
+        import time
+
+        length = _framing(version, headers)
+        if isinstance(length, tuple):
+            return self.refuse(*length)
         fields = {name.lower(): value for name, value in headers}
-        if "chunked" in fields.get("transfer-encoding", "").lower():
-            return self.refuse(411, "Length Required")  # a request body of unknown length
-        length = fields.get("content-length", "0")
-        if not (length.isascii() and length.isdigit()):
-            return self.refuse(400, "Bad Content-Length")
         if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
             self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             self.wfile.flush()
-        body = _Input(self.rfile, int(length))
+        body = _Input(self.rfile, length)
         environ = _environ(self, method, target, version, headers, body)
+        if environ["CONTENT_LENGTH"]:
+            environ["CONTENT_LENGTH"] = str(length)  # ("40, 40": RFC 9110, 8.6)
         keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
             version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
         started: List[Any] = []
@@ -10004,7 +10243,13 @@ class _HttpConnection:
             started[:] = [status, response_headers]
             return _no_write
 
-        result = self.app(environ, start_response)
+        self.reader.deadline = time.monotonic() + self.server.read_timeout  # the body's own
+        try:
+            result = self.app(environ, start_response)
+        except _ReadTimeout:  # a stalled body (RFC 9110, 15.5.9)
+            return self.refuse(408, "Request Timeout")
+        self.reader.deadline = None
+        self.sock.settimeout(self._TIMEOUT)
         try:
             keep = _write_response(self.wfile, version, method, started[0], started[1], result, keep)
         finally:
@@ -10015,11 +10260,44 @@ class _HttpConnection:
 
     def refuse(self, status: int, reason: str) -> bool:
         text = f"{status} {reason}\n".encode()
-        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n"
+        retry = "Retry-After: 1\r\n" if status == 503 else ""
+        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n{retry}"
                          f"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {len(text)}\r\n"
                          f"Connection: close\r\n\r\n".encode() + text)
         self.wfile.flush()
         return False
+
+
+def _framing(version: str, headers: List[Tuple[str, str]]) -> Any:
+    """The request body's length (RFC 9112, 6.3), or the (status, reason)
+    that refuses the request.  A refused request closes the connection (6.3
+    asks it of every case below), so no byte of a body that a proxy in front
+    framed otherwise is ever read as a next request: request smuggling."""
+    codings: List[str] = []
+    lengths: List[str] = []
+    hosts = 0
+    for name, value in headers:
+        name = name.lower()
+        if name == "transfer-encoding":
+            codings += [coding.strip(" \t").lower() for coding in value.split(",")]
+        elif name == "content-length":
+            lengths += [length.strip(" \t") for length in value.split(",")]
+        elif name == "host":
+            hosts += 1
+    if codings:
+        # 6.1: with Content-Length, or in HTTP/1.0, Transfer-Encoding is faulty
+        # framing; 6.3 (4): a last coding other than chunked leaves the length unknown.
+        if lengths or version != "HTTP/1.1" or codings[-1] != "chunked":
+            return 400, "Bad Request"
+        return 411, "Length Required"  # chunked is valid HTTP; we read only bodies of a known length
+    if version == "HTTP/1.1" and hosts != 1:
+        return 400, "Bad Request"  # 3.2: exactly one Host
+    if not lengths:
+        return 0
+    # 6.3 (5), RFC 9110 8.6: digits only; a list of one value repeated is that value.
+    if len(set(lengths)) > 1 or not (lengths[0].isascii() and lengths[0].isdigit()):
+        return 400, "Bad Content-Length"
+    return int(lengths[0]) if len(lengths[0]) < 19 else 10 ** 18
 
 
 def _read_head(rfile: Any) -> Any:
@@ -10043,9 +10321,13 @@ def _read_head(rfile: Any) -> Any:
         if line in (b"\r\n", b"\n", b""):
             return parts[0], parts[1], parts[2], headers
         name, sep, value = line.decode("latin-1").partition(":")
-        if not sep or not name or name != name.strip():  # obsolete line folding, spaces in a name
+        value = value.strip(" \t\r\n")
+        # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
+        # 5.2) and a space before the colon (5.1) are refused; so are CR and
+        # NUL inside a value (RFC 9110, 5.5).
+        if not sep or not name or name.strip(_TOKEN) or "\r" in value or "\0" in value:
             return 400, "Bad Request"
-        headers.append((name, value.strip(" \t\r\n")))
+        headers.append((name, value))
 
 
 def _no_write(data: bytes) -> None:

@@ -191,6 +191,25 @@ class UsageTest(CliTestCase):
         self.assertFalse(self.started(server))
 
 
+    def test_serve_http_where_it_cannot(self) -> None:
+        """README, "The command line": a failure is one line on stderr and exit 2."""
+        import socket
+
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen(1)
+            port = taken.getsockname()[1]
+            cases = [
+                (f"127.0.0.1:{port}", f"cannot serve on 127.0.0.1:{port}: "),  # in use
+                ("192.0.2.1:8000", "cannot serve on 192.0.2.1:8000: "),  # not this machine's (TEST-NET-1)
+                ("no-such-host.invalid:8000", "cannot serve on no-such-host.invalid:8000: "),  # RFC 6761
+            ]
+            runs = run_all([["serve", QUICKSTART, "--http", where] for where, _ in cases])
+        for (where, fragment), run in zip(cases, runs):
+            with self.subTest(where=where):
+                self.assertFailed(run, 2, fragment)
+
+
 class SameMistakeSameCodeTest(CliTestCase):
     """A mistake in SERVER gives one exit code, whichever subcommand meets it."""
 

@@ -7,6 +7,8 @@
   GET stream, MCP-Protocol-Version, batches in 2025-03-26.
 * Hostile bodies and headers, slow clients, clients that disconnect mid-stream,
   many concurrent streams, request timeouts, SIGTERM.
+* The edge: loopback binds however spelled, RFC 9112 framing, read deadlines,
+  the per-client connection cap, the process's fds and stderr, SIGTERM drains.
 * In process: the ``stream`` hook a call uses to send before its response,
   the GET stream, bearer tokens and the protected-resource metadata.
 * gunicorn (when installed: .ci/run installs it) with several workers.
@@ -511,6 +513,282 @@ class ShutdownTest(unittest.TestCase):
             self.assertEqual(server.stop(), 0)
             self.assertLess(time.monotonic() - started, 3)
             conn.close()
+
+
+# -- the edge: access control by address, framing, stalled clients, the process ----------------
+
+EDGE_SERVER = os.path.join(HERE, "testdata", "http_edge_server.py")
+
+
+def raw_exchange(port: int, raw: bytes, timeout: float = 10.0) -> Tuple[bytes, bool]:
+    """Send ``raw``; everything the server answers, and whether it then closed the connection."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        sock.sendall(raw)
+        data = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except socket.timeout:
+                return data, False
+            if not chunk:
+                return data, True
+            data += chunk
+            if b"\r\n\r\n" in data and data.startswith(b"HTTP/1.1 4"):
+                sock.settimeout(3)  # the answer is whole: does the connection close?
+    finally:
+        sock.close()
+
+
+def ping_request(*extra: bytes, body: bytes = b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                 version: bytes = b"HTTP/1.1", host: bytes = b"Host: 127.0.0.1\r\n") -> bytes:
+    return (b"POST /mcp " + version + b"\r\n" + host + b"Content-Type: application/json\r\n"
+            b"Accept: application/json, text/event-stream\r\n" + b"".join(h + b"\r\n" for h in extra) + b"\r\n" + body)
+
+
+class LoopbackByAddressTest(unittest.TestCase):
+    """basic/security_best_practices, DNS rebinding: every spelling of a loopback bind."""
+
+    def status(self, app: Any, host: str, origin: Optional[str] = None) -> int:
+        environ = {"REQUEST_METHOD": "PUT", "PATH_INFO": "/mcp", "HTTP_HOST": host}
+        if origin is not None:
+            environ["HTTP_ORIGIN"] = origin
+        return int(app.respond(environ)[0][:3])
+
+    def test_every_spelling_of_loopback_accepts_only_loopback_names(self) -> None:
+        server = mcp_ref.MCPServer("t")
+        for bind in ("127.0.0.1", "127.0.0.2", "127.1", "0:0:0:0:0:0:0:1", "::1", "[::1]", "localhost"):
+            with self.subTest(bind=bind):
+                app = server.streamable_http_app(host=bind)
+                self.assertEqual(self.status(app, "evil.example"), 421)
+                self.assertEqual(self.status(app, "evil.example:8000"), 421)
+                self.assertEqual(self.status(app, "127.0.0.1:8000", "http://evil.example"), 403)
+                for host in ("localhost:8000", "127.0.0.1", "[::1]:8000", "[0:0:0:0:0:0:0:1]:8000"):
+                    self.assertEqual(self.status(app, host), 405, host)  # past the guard
+                self.assertEqual(self.status(app, "localhost", "http://[0:0:0:0:0:0:0:1]:8000"), 405)
+        own = server.streamable_http_app(host="127.0.0.2")
+        self.assertEqual(self.status(own, "127.0.0.2:8000", "http://127.0.0.2:8000"), 405)
+        for bind in ("0.0.0.0", "192.0.2.1"):  # not loopback: the deployment chooses (allowed_hosts)
+            self.assertEqual(self.status(server.streamable_http_app(host=bind), "evil.example"), 405)
+
+    def test_served_on_127_0_0_2(self) -> None:
+        app = mcp_ref.MCPServer("t").streamable_http_app(host="127.0.0.2")
+        httpd = mcp_ref._HttpServer(app, "127.0.0.2", 0)
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        try:
+            for host, status in (("evil.example", 421), (f"127.0.0.2:{httpd.server_address[1]}", 200)):
+                conn = http.client.HTTPConnection("127.0.0.2", httpd.server_address[1], timeout=10)
+                conn.request("POST", "/mcp", body=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                             headers={"Host": host, "Content-Type": "application/json", "Accept": ACCEPT})
+                response = conn.getresponse()
+                response.read()
+                conn.close()
+                self.assertEqual(response.status, status, host)
+        finally:
+            httpd.shutdown()
+            app.close()
+            httpd.server_close()
+
+
+class FramingTest(SharedServer):
+    """RFC 9112 6.1 and 6.3: a request framed two ways (the request-smuggling
+    vector behind a proxy) is refused with 400 and the connection closed."""
+
+    def test_ambiguous_framing_is_refused_and_closes(self) -> None:
+        cases = {
+            b"gzip with Content-Length": ping_request(b"Transfer-Encoding: gzip", b"Content-Length: 40"),
+            b"chunked with Content-Length": ping_request(b"Transfer-Encoding: chunked", b"Content-Length: 40"),
+            b"a last coding not chunked": ping_request(b"Transfer-Encoding: chunked, gzip"),
+            b"an empty coding": ping_request(b"Transfer-Encoding: ", b"Content-Length: 40"),
+            b"Transfer-Encoding in HTTP/1.0": ping_request(b"Transfer-Encoding: chunked", version=b"HTTP/1.0"),
+            b"two Content-Lengths": ping_request(b"Content-Length: 40", b"Content-Length: 4"),
+            b"a list of two": ping_request(b"Content-Length: 40, 4"),
+            b"a sign": ping_request(b"Content-Length: +40"),
+            b"hexadecimal": ping_request(b"Content-Length: 0x28"),
+            b"two Hosts": ping_request(b"Content-Length: 40", b"Host: evil.example"),
+            b"no Host": ping_request(b"Content-Length: 40", host=b""),
+            b"a bare CR in a value": ping_request(b"X-A: b\rContent-Length: 4", b"Content-Length: 40"),
+            b"a space in a name": ping_request(b"Content Length: 4", b"Content-Length: 40"),
+            b"a NUL in a value": ping_request(b"X-A: \0", b"Content-Length: 40"),
+        }
+        smuggled = ping_request(b"Content-Length: 40")  # what a proxy that read it otherwise sent next
+        for label, raw in cases.items():
+            with self.subTest(label):
+                data, closed = raw_exchange(self.server.port, raw + smuggled)
+                self.assertRegex(data.split(b"\r\n")[0], rb"^HTTP/1\.1 400 ")
+                self.assertEqual(data.count(b"HTTP/1.1 "), 1)  # the smuggled request is never read
+                self.assertTrue(closed)
+
+    def test_one_value_repeated_is_that_value(self) -> None:  # RFC 9110, 8.6
+        data, _ = raw_exchange(self.server.port, ping_request(b"Content-Length: 40, 40", b"Connection: close"))
+        self.assertEqual(data.split(b"\r\n")[0], b"HTTP/1.1 200 OK")
+
+
+class StalledClientTest(unittest.TestCase):
+    """Slowloris: a head, or a body, must arrive whole within read_timeout;
+    one address holds at most max_client_connections connections."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.server = ServerProcess({"read_timeout": 1, "max_client_connections": 3})
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.server.stop()
+
+    def test_a_trickled_head_is_cut(self) -> None:
+        import select
+
+        sock = socket.create_connection(("127.0.0.1", self.server.port), timeout=10)
+        raw, closed, deadline = ping_request(b"Content-Length: 40") * 10, False, time.monotonic() + 15
+        for byte in raw:  # one byte every 0.1 s, well within any per-read timeout
+            if time.monotonic() > deadline:
+                break
+            try:
+                sock.send(bytes([byte]))
+            except OSError:
+                closed = True
+                break
+            if select.select([sock], [], [], 0.1)[0]:
+                closed = sock.recv(100) == b""
+                break
+        sock.close()
+        self.assertTrue(closed, "a client trickling its head held the connection")
+
+    def test_a_stalled_body_gets_408(self) -> None:
+        raw = ping_request(b"Content-Length: 100", body=b'{"jsonrpc"')
+        data, closed = raw_exchange(self.server.port, raw, timeout=15)
+        self.assertEqual(data.split(b"\r\n")[0], b"HTTP/1.1 408 Request Timeout")
+        self.assertTrue(closed)
+
+    def test_connections_per_client_are_capped(self) -> None:
+        held = [socket.create_connection(("127.0.0.1", self.server.port), timeout=10) for _ in range(3)]
+        try:
+            time.sleep(0.3)  # (accepted: each waits for its head)
+            data, closed = raw_exchange(self.server.port, b"", timeout=10)
+            self.assertEqual(data.split(b"\r\n")[:2], [b"HTTP/1.1 503 Service Unavailable", b"Retry-After: 1"])
+            self.assertTrue(closed)
+            other = socket.socket()  # another address is not this one's count
+            other.settimeout(10)
+            other.bind(("127.0.0.2", 0))
+            other.connect(("127.0.0.1", self.server.port))
+            other.sendall(ping_request(b"Content-Length: 40", b"Connection: close"))
+            self.assertEqual(other.recv(100).split(b"\r\n")[0], b"HTTP/1.1 200 OK")
+            other.close()
+        finally:
+            for sock in held:
+                sock.close()
+        for _ in range(50):  # the count goes down as the connections end
+            if self.server.request("POST", {"jsonrpc": "2.0", "id": 1, "method": "ping"}).status == 200:
+                break
+            time.sleep(0.1)
+        else:
+            self.fail("the cap never came down")
+
+
+class ConnectionsInAllTest(unittest.TestCase):
+    def test_connections_in_all_are_capped(self) -> None:
+        served = InProcess(mcp_ref.MCPServer("t"))
+        served.httpd.max_connections = 2
+        held = []
+        try:
+            for source in ("127.0.0.1", "127.0.0.2"):
+                sock = socket.socket()
+                sock.settimeout(10)
+                sock.bind((source, 0))
+                sock.connect(("127.0.0.1", served.port))
+                held.append(sock)
+            time.sleep(0.3)  # (accepted: each waits for its head)
+            data, closed = raw_exchange(served.port, b"")
+            self.assertEqual(data.split(b"\r\n")[:2], [b"HTTP/1.1 503 Service Unavailable", b"Retry-After: 1"])
+            self.assertTrue(closed)
+        finally:
+            for sock in held:
+                sock.close()
+            served.stop()
+
+
+class EdgeServer(ServerProcess):
+    """testdata/http_edge_server.py: stdout to a file; stderr read past the first line only if ``drain``."""
+
+    def __init__(self, options: Optional[Dict[str, Any]] = None, drain: bool = True) -> None:
+        self.stdout = tempfile.TemporaryFile()
+        self.process = subprocess.Popen([sys.executable, EDGE_SERVER, "0", json.dumps(options or {})],
+                                        stdout=self.stdout, stderr=subprocess.PIPE)
+        line = self.process.stderr.readline().decode()  # type: ignore[union-attr]
+        assert "serving" in line, line
+        self.port = int(line.rsplit(":", 1)[1].split("/")[0])
+        self.drain = threading.Thread(target=self.process.stderr.read if drain else lambda: None,  # type: ignore
+                                      daemon=True)
+        self.drain.start()
+
+    def call(self, name: str, arguments: Dict[str, Any]) -> Any:
+        return self.modern("tools/call", {"name": name, "arguments": arguments})
+
+    def stop(self) -> int:
+        code = super().stop()
+        self.stdout.seek(0)
+        self.out = self.stdout.read()
+        self.stdout.close()
+        return code
+
+
+class ProcessEdgeTest(unittest.TestCase):
+    def test_a_closed_fd_1_never_becomes_a_clients_socket(self) -> None:
+        server = EdgeServer()
+        try:
+            self.assertEqual(server.call("close_stdout", {}).status, 200)
+            other = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            other.sendall(ping_request(b"Content-Length: 40"))
+            self.assertEqual(other.recv(4096).split(b"\r\n")[0], b"HTTP/1.1 200 OK")
+            self.assertEqual(server.call("write_stdout", {"text": "LEAKED\n"}).status, 200)
+            other.sendall(ping_request(b"Content-Length: 40"))
+            self.assertEqual(other.recv(4096).split(b"\r\n")[0], b"HTTP/1.1 200 OK")  # nothing before it
+            other.close()
+            server.call("write_stdout", {"text": "PRINTED\n"})
+        finally:
+            self.assertEqual(server.stop(), 0)
+        self.assertEqual(server.out, b"")  # print() and fd 1 went to stderr, as on stdio
+
+    def test_stderr_nobody_reads_never_blocks_serving(self) -> None:
+        server = EdgeServer(drain=False)
+        try:
+            for n in range(400):  # a traceback each: about 120 fill a pipe
+                reply = server.call("fails", {"text": "x" * 200})
+                self.assertTrue(reply.json()["result"]["isError"], n)
+        finally:
+            server.process.kill()
+            server.process.wait(10)
+            server.process.stderr.close()  # type: ignore[union-attr]
+            server.stdout.close()
+
+    def test_sigterm_lets_a_streaming_call_finish_and_refuses_new_connections(self) -> None:
+        server = EdgeServer({"sse_after": 0.2, "keepalive": 0.2})
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=15)
+            body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                    "params": {"name": "waits", "arguments": {"seconds": 2}, "_meta": META}}
+            conn.request("POST", "/mcp", body=json.dumps(body), headers={
+                "Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": MODERN,
+                "Mcp-Method": "tools/call", "Mcp-Name": "waits"})
+            response = conn.getresponse()
+            self.assertEqual(response.getheader("Content-Type"), "text/event-stream")
+            first = response.readline()
+            server.process.send_signal(signal.SIGTERM)
+            refused, deadline = False, time.monotonic() + 10
+            while time.monotonic() < deadline:
+                try:
+                    socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+                except (ConnectionRefusedError, ConnectionResetError):  # (reset: caught in the closing backlog)
+                    refused = True
+                    break
+                time.sleep(0.02)
+            self.assertTrue(refused, "new connections were still taken")
+            rest = Response(200, {}, first + response.read())
+            self.assertEqual(rest.events()[-1]["result"]["content"][0]["text"], "waited 2.0")
+            conn.close()
+        finally:
+            self.assertEqual(server.stop(), 0)
 
 
 # -- in process: the stream hook, the GET stream, authorization ---------------------------
