@@ -6870,7 +6870,9 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
     def refuse(why: str) -> _RpcError:
         return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
 
-    if not isinstance(token, str) or token.count(".") != 2 or not token.startswith("v1."):
+    # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
+    # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
+    if not isinstance(token, str) or not token.isascii() or token.count(".") != 2 or not token.startswith("v1."):
         raise refuse("is malformed")
     _, body, signature = token.split(".")
     expected = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
@@ -6880,7 +6882,7 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
         payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     except ValueError:
         raise refuse("is malformed") from None
-    if payload.get("b") != binding:
+    if not isinstance(payload, dict) or payload.get("b") != binding:
         raise refuse("belongs to another request")
     if not isinstance(payload.get("x"), int) or payload["x"] < time.time():
         raise refuse("has expired")

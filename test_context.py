@@ -811,7 +811,10 @@ class InputRequiredTest(ContextTestCase):
                  (f"v1.{body}.", "fails verification"),
                  (f"v2.{body}.{signature}", "is malformed"),
                  (state + ".x", "is malformed"), ("garbage", "is malformed"), (5, "is malformed"),
-                 ({"s": state}, "is malformed")]
+                 ({"s": state}, "is malformed"),
+                 # Non-ASCII text, a lone surrogate: forged, not our bug (they were -32603).
+                 (f"v1.{body}.{signature[:-1]}\u00e9", "is malformed"), (f"v1.{body}\ud800.{signature}", "is malformed"),
+                 (f"v1.\u00e9.{signature}", "is malformed")]
         for n, (bad, why) in enumerate(cases, start=2):
             with self.subTest(state=bad):
                 frames = self.modern_call(server, n, "book_twice", requestState=bad,
