@@ -6331,9 +6331,7 @@ class Context:
         The answer: AcceptedElicitation (``.data``: a ``schema``), DeclinedElicitation
         or CancelledElicitation."""
         requested = _elicitation_schema(schema)
-        params: Dict[str, Any] = {"message": message, "requestedSchema": requested}
-        if (self._request.version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
-            params = {"mode": "form", **params}
+        params = _form_params(self._request, message, requested)
 
         def convert(result: Dict[str, Any]) -> ElicitationResult:
             outcome = _ELICITATION.get(str(result.get("action")))
@@ -6402,9 +6400,11 @@ class _ClientSession:
         """roots/list (client/roots): the client's roots."""
         return self._request.ask("roots/list", {}, ("roots",), _JsonObject)
 
-    def elicit_form(self, message: str, requested_schema: Dict[str, Any]) -> Any:
-        """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``)."""
-        params = {"message": message, "requestedSchema": requested_schema}
+    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
+        """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
+        ``related_request_id`` only routes the SDK's request (its stream): ours
+        always go on the call's own, and it is no param."""
+        params = _form_params(self._request, message, _wire_value(requested_schema))
         return self._request.ask("elicitation/create", params, ("elicitation", "form"), _JsonObject)
 
     elicit = elicit_form  # the SDK's older name
@@ -6423,10 +6423,22 @@ class _ClientSession:
         return _Ready()
 
 
+def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
+    """A form elicitation's params: ``mode`` from 2025-11-25 on, where
+    client/elicitation defines it (the SDK always sends it; 2025-06-18's
+    ElicitRequest has no such field)."""
+    params: Dict[str, Any] = {"message": message, "requestedSchema": requested}
+    if (request.version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
+        params = {"mode": "form", **params}
+    return params
+
+
 def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
     params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
     for name, value in options.items():
-        if value is not None:
+        # related_request_id picks the SDK's stream for the request, it is no
+        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
+        if value is not None and name != "related_request_id":
             first, *rest = name.split("_")
             params[first + "".join(word.title() for word in rest)] = _wire_value(value)
     return params

@@ -429,6 +429,23 @@ class SessionQuestionTest(ContextTestCase):
         server.answer(asked, {"action": "accept", "content": {"date": "mon"}})
         self.assertEqual(server.until(1), [result_frame(1, "2025-06-18", "accept: mon for 2")])
 
+    def test_elicit_form_sends_mode_where_the_revision_has_it(self) -> None:
+        # ctx.session.elicit_form, with the SDK's related_request_id (a routing hint, never a param).
+        schema = {"type": "object", "properties": {"date": {"type": "string"}}}
+        for n, version in enumerate(("2025-06-18", "2025-11-25"), start=1):
+            with self.subTest(version=version):
+                server = self.session(version, {"elicitation": {}})
+                self.call(server, n, "book_form")
+                asked = server.recv()
+                params = {"message": "When?", "requestedSchema": schema}
+                self.assertEqual(asked, question(1, "elicitation/create",
+                                                 {"mode": "form", **params} if version >= "2025-11-25" else params))
+                server.answer(asked, {"action": "decline"})
+                self.assertEqual(server.until(n), [result_frame(n, version, "decline")])
+        frames = self.modern_call(self.shared(), 1, "book_form")
+        self.assertEqual(frames[-1]["result"]["inputRequests"], {"elicitation_0": {
+            "method": "elicitation/create", "params": {"mode": "form", "message": "When?", "requestedSchema": schema}}})
+
     def test_url_elicitation(self) -> None:
         server = self.session()
         for n, action in enumerate(("accept", "decline", "cancel"), start=1):
