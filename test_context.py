@@ -1560,6 +1560,7 @@ HAVE_SDK = importlib.util.find_spec("mcp") is not None and importlib.util.find_s
 # The calls each client makes, in order (newt: the tool that register adds).
 SDK_CALLS: List[Tuple[str, Dict[str, Any]]] = [
     ("log_levels", {}), ("progress", {"steps": 3}), ("progress_back", {}), ("book", {}), ("book_twice", {}),
+    ("book_form", {}),
     ("visit", {}), ("summarize", {"text": "t"}), ("roots", {}), ("everything", {}), ("about", {}),
     ("named_anything", {"a": 1}), ("generic_context", {"x": "y"}), ("lifespan_sdk_style", {}),
     ("meta_sdk_style", {}), ("register", {"name": "newt"}), ("newt", {}),
@@ -1568,7 +1569,7 @@ SDK_CALLS: List[Tuple[str, Dict[str, Any]]] = [
 # Tools whose parameters the SDK's Resolve(...) markers fill: the same questions and
 # results from both servers in both eras (the SDK's server asks them in 2026-07-28 too).
 RESOLVED = {"reserve", "reserve_outcome", "survey"}
-QUESTIONS = {"book", "book_twice", "visit", "summarize", "roots", "everything"}
+QUESTIONS = {"book", "book_twice", "book_form", "visit", "summarize", "roots", "everything"}
 # Where mcp_ref differs on purpose (README, "Where mcp_ref differs"), asserted apart:
 #   progress_back  a progress value that does not increase is dropped (the spec: MUST increase);
 #   register       tools/list_changed is sent to sessions when a tool is added;
@@ -1843,8 +1844,8 @@ class SdkClientTest(unittest.TestCase):
         # Every notification and question comes before its call's response, in the
         # same order on both; the questions' ids differ: "mcp_ref-N", the SDK's 1, 2, ...
         ids = [frame[3] for frame in ours if frame[0] == "request"]
-        self.assertEqual(ids, [f"mcp_ref-{n}" for n in range(1, 17)])  # book 1, book_twice 2, visit,
-        self.assertEqual([frame[3] for frame in theirs if frame[0] == "request"], list(range(1, 17)))  # ...
+        self.assertEqual(ids, [f"mcp_ref-{n}" for n in range(1, 18)])  # book 1, book_twice 2, visit,
+        self.assertEqual([frame[3] for frame in theirs if frame[0] == "request"], list(range(1, 18)))  # ...
         # The SDK sends roots/list without params, mcp_ref with {} (both valid).
         self.assertIn(["request", "roots/list", None], [f[:3] for f in theirs])
         self.assertIn(["request", "roots/list", {}], [f[:3] for f in ours])
