@@ -8788,7 +8788,7 @@ class _HttpApp:
             if refused is not None:
                 return refused
         if method == "POST":
-            return self._post(environ)
+            return self._post_safely(environ)
         if method == "GET":
             return self._get(environ)
         if method == "DELETE":
@@ -8810,11 +8810,23 @@ class _HttpApp:
 
     # -- POST: every message from the client ---------------------------------------
 
+    def _post_safely(self, environ: Dict[str, Any]) -> _Reply:
+        """_post, never raising: a bug of ours is still one answer, -32603 with
+        the request's id (as _Connection._handle answers on stdio), never a
+        connection closed by the WSGI server."""
+        try:
+            return self._post(environ)
+        except Exception as exc:
+            _log_exception("internal error", exc)
+            message = environ.get("mcp_ref.message")
+            id_ = message.get("id") if isinstance(message, dict) else None
+            return _error_reply(500, id_ if _valid_id(id_) else None, INTERNAL_ERROR, "Internal error")
+
     def _post(self, environ: Dict[str, Any]) -> _Reply:
         refused = _check_media(environ, self.json_response)
         if refused is not None:
             return refused
-        message = self._read_message(environ)
+        message = environ["mcp_ref.message"] = self._read_message(environ)
         if not isinstance(message, (dict, list)):
             return message  # type: ignore[no-any-return]  # the error reply
         session_id = environ.get(_SESSION_HEADER)
@@ -8868,8 +8880,14 @@ class _HttpApp:
 
     def _post_modern(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
         """2026-07-28: the headers must agree with the body ("Server
-        Validation"), then a fresh connection answers."""
+        Validation"), then a fresh connection answers.  A message that is no
+        valid request or notification is answered first, as on stdio: the
+        checks below read its fields (method, params) as JSON-RPC defines them."""
+        exchange = _HttpExchange(self)
         id_ = message.get("id") if _valid_id(message.get("id")) else None
+        kind, invalid = exchange.rpc.classify(message)
+        if kind == "invalid":
+            return _json_reply(_error_response(id_, invalid), modern=True)
         mismatch = _header_mismatch(message, environ)
         if mismatch is None and message.get("method") == "tools/call":
             mismatch = self._param_mismatch(message, environ)
@@ -8880,7 +8898,7 @@ class _HttpApp:
         # subscriptions/listen (basic/patterns/subscriptions) is a request like
         # any other here: its handler streams notifications through ``stream``
         # and answers only when the client goes away; see _HttpApp._exchange.
-        return self._exchange(_HttpExchange(self), message, environ, modern=True)
+        return self._exchange(exchange, message, environ, modern=True)
 
     def _post_sessionless(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
         if "method" not in message and ("result" in message or "error" in message):
@@ -8969,7 +8987,8 @@ class _HttpApp:
             return True
         if message.get("method") != "tools/call":  # a resource's or a prompt's function too
             return not _runs_with_context(self.server, str(message.get("method")), params)
-        tool = self.server._tools.get(params.get("name"))  # type: ignore[arg-type]
+        name = params.get("name")  # any JSON value: the dispatcher answers one that is no tool's name
+        tool = self.server._tools.get(name) if isinstance(name, str) else None
         return tool is None or getattr(tool, "context_param", None) is None and tool.resolved is None
 
     def _answer_call(self, conn: _Connection, id_: Any, channel: _Channel, environ: Dict[str, Any],
@@ -9480,7 +9499,7 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
     if text is None:
         return "is malformed for"
     if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool) and \
-            float(value).is_integer():
+            (isinstance(value, int) or value.is_integer()):  # (float() of a huge int overflows)
         try:  # numerically: 42 matches 42.0 ("Server Validation", note)
             return None if _finite(text) == value else "does not match"
         except (ValueError, OverflowError):

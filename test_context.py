@@ -830,8 +830,8 @@ class InputRequiredTest(ContextTestCase):
                  (state + ".x", "is malformed"), ("garbage", "is malformed"), (5, "is malformed"),
                  ({"s": state}, "is malformed"),
                  # Non-ASCII text, a lone surrogate: forged, not our bug (they were -32603).
-                 (f"v1.{body}.{signature[:-1]}\u00e9", "is malformed"), (f"v1.{body}\ud800.{signature}", "is malformed"),
-                 (f"v1.\u00e9.{signature}", "is malformed")]
+                 (f"v1.{body}.{signature[:-1]}\u00e9", "is malformed"),
+                 (f"v1.{body}\ud800.{signature}", "is malformed"), (f"v1.\u00e9.{signature}", "is malformed")]
         for n, (bad, why) in enumerate(cases, start=2):
             with self.subTest(state=bad):
                 frames = self.modern_call(server, n, "book_twice", requestState=bad,
