@@ -6394,18 +6394,20 @@ class _ClientSession:
         """sampling/createMessage (client/sampling): the client's model answers.
         Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
         params = _sampling_params(messages, max_tokens, options)
-        return self._request.ask("sampling/createMessage", params, ("sampling",), _JsonObject)
+        return self._request.ask("sampling/createMessage", params, ("sampling",),
+                                 functools.partial(_answer, "sampling/createMessage", None))
 
     def list_roots(self) -> Any:
         """roots/list (client/roots): the client's roots."""
-        return self._request.ask("roots/list", {}, ("roots",), _JsonObject)
+        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_answer, "roots/list", None))
 
     def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
         """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
         ``related_request_id`` only routes the SDK's request (its stream): ours
         always go on the call's own, and it is no param."""
         params = _form_params(self._request, message, _wire_value(requested_schema))
-        return self._request.ask("elicitation/create", params, ("elicitation", "form"), _JsonObject)
+        return self._request.ask("elicitation/create", params, ("elicitation", "form"),
+                                 functools.partial(_answer, "elicitation/create", params["requestedSchema"]))
 
     elicit = elicit_form  # the SDK's older name
 
@@ -6462,6 +6464,76 @@ def _wire_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_wire_value(v) for v in value]
     return _jsonable(value)
+
+
+# What the client answers each question with (2026-07-28 schema.ts: ElicitResult,
+# CreateMessageResult, ListRootsResult), as leniently as the SDK's models take
+# it (a content block's "type" may be left out; null for what may be absent).
+_BLOCK: Dict[str, Any] = {"anyOf": [
+    {"type": "object", "required": ["text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
+    {"type": "object", "required": ["data", "mimeType"], "properties": {
+        "type": {"enum": ["image", "audio"]}, "data": {"type": "string"}, "mimeType": {"type": "string"}}},
+    {"type": "object", "required": ["name", "id", "input"], "properties": {
+        "type": {"const": "tool_use"}, "name": {"type": "string"}, "id": {"type": "string"},
+        "input": {"type": "object"}}},
+    {"type": "object", "required": ["toolUseId"], "properties": {
+        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}}}]}
+_META_FIELD = {"type": ["object", "null"]}
+_ANSWERS: Dict[str, Dict[str, Any]] = {
+    "elicitation/create": {"type": "object", "required": ["action"], "properties": {
+        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _META_FIELD,
+        "content": {"type": ["object", "null"], "additionalProperties": {"anyOf": [
+            {"type": ["string", "number", "boolean", "null"]}, {"type": "array", "items": {"type": "string"}}]}}}},
+    "sampling/createMessage": {"type": "object", "required": ["role", "content", "model"], "properties": {
+        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"},
+        "stopReason": {"type": ["string", "null"]}, "_meta": _META_FIELD,
+        "content": {"anyOf": [_BLOCK, {"type": "array", "items": _BLOCK}]}}},
+    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _META_FIELD, "roots": {
+        "type": "array", "items": {"type": "object", "required": ["uri"], "properties": {
+            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": ["string", "null"]},
+            "_meta": _META_FIELD}}}}},
+}
+_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
+                 "roots/list": "ListRootsResult"}
+
+
+@functools.lru_cache(maxsize=None)
+def _answer_checker(method: str) -> _Checker:
+    return _checker(_ANSWERS[method], "strict")
+
+
+def _answer_problem(method: str, answer: Any) -> Optional[str]:
+    """Where ``answer`` is no result of ``method`` (the client's), or None."""
+    errors: List[_ErrorItem] = []
+    _answer_checker(method)(answer, (), errors)
+    return None if not errors else _where(answer, errors[0].loc)
+
+
+def _where(value: Any, loc: Tuple[Any, ...]) -> str:
+    """The JSON path of the failing value (the keys of a union's arms left out)."""
+    path = "$"
+    for step in loc:
+        if isinstance(value, dict) and step in value or isinstance(value, list) and isinstance(step, int):
+            value = value[step]
+            path += f"[{step}]" if isinstance(step, int) else f".{step}"
+    return path
+
+
+def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
+    """ctx.session's view of the client's answer, checked against what was
+    asked: the result of that request (the SDK validates it as its model), and
+    an accepted form's content against its requestedSchema (client/elicitation)."""
+    problem = _answer_problem(method, result)
+    if problem is not None:
+        problem += f" does not fit {_RESULT_NAMES[method]}"
+    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
+        errors: List[_ErrorItem] = []
+        _checker(requested, "strict")(result["content"], (), errors)
+        if errors:
+            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
+    if problem is not None:
+        raise MCPError(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
+    return _JsonObject(result)
 
 
 _ELICITABLE = frozenset(("string", "number", "integer", "boolean"))
@@ -7754,6 +7826,12 @@ def _open_retry(request: _Request, server: MCPServer, method: str, target: str, 
     responses = params.get("inputResponses")
     if "inputResponses" in params and not isinstance(responses, dict):
         raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+    # Each answer must be one of the results the spec allows there, before anything
+    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
+    for key, response in (responses or {}).items():
+        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
+            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
+                                            f"CreateMessageResult or ListRootsResult")
     if params.get("requestState") is not None:
         request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
     request.answers.update(responses or {})

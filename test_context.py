@@ -474,6 +474,15 @@ class SessionQuestionTest(ContextTestCase):
             "content": [{"type": "text", "text": t} for t in texts], "structuredContent": {"result": texts},
             "isError": False}}])
 
+    def test_an_answer_that_does_not_fit_the_question_is_a_tool_error(self) -> None:
+        # The SDK validates the client's result as its model: a malformed one fails the call.
+        server = self.session()
+        self.call(server, 1, "roots")
+        server.answer(server.recv(), {"roots": [{"uri": 5}]})
+        self.assertEqual(server.until(1), [tool_error_frame(1, LATEST, "Error executing tool roots: the client's "
+                                                                       "answer to roots/list is invalid: "
+                                                                       "$.roots[0].uri does not fit ListRootsResult")])
+
     def test_sampling_and_roots_in_the_first_revision(self) -> None:
         server = self.session("2024-11-05", {"sampling": {}, "roots": {}})
         self.call(server, 1, "summarize", {"text": "x"})
@@ -788,8 +797,8 @@ class InputRequiredTest(ContextTestCase):
         frames = self.modern_call(server, 1, "book")
         state = take_state(frames[-1])
         asked = frames[-1]
-        for n, responses in enumerate(({"wrong_key": {"action": "accept", "content": {"date": "x"}}},
-                                       {"elicitation_0": "yes"}, {"elicitation_0": None}, {}, None), start=2):
+        for n, responses in enumerate(({"wrong_key": {"action": "accept", "content": {"date": "x"}}}, {}, None),
+                                      start=2):
             with self.subTest(responses=responses):
                 params: Dict[str, Any] = {"requestState": state}
                 if responses is not None:
@@ -803,12 +812,43 @@ class InputRequiredTest(ContextTestCase):
         self.assertEqual(frames, [result_frame(9, MODERN, "decline")])
 
     def test_an_answer_of_the_wrong_shape_is_a_tool_error(self) -> None:
+        # A result of another kind, or content that does not fit the question: the
+        # tool's error, as the SDK's resolvers answer (test_2026_answers_are_kept_across_rounds).
         server = self.shared()
-        for n, answer, text in ((1, {"action": "maybe"}, "Error executing tool book: the client's elicitation "
-                                                         "answer has no valid action: 'maybe'"),
-                                (2, {"action": "accept", "content": {"date": 5}}, "Error executing tool book")):
-            frames = self.modern_call(server, n, "book", inputResponses={"elicitation_0": answer})
-            self.assertEqual(frames, [tool_error_frame(n, MODERN, text)])
+        for n, tool, answer, text in (
+                (1, "book", {"roots": []}, "Error executing tool book: the client's elicitation answer has no valid "
+                                           "action: None"),
+                (2, "book", {"action": "accept", "content": {"date": 5}}, "Error executing tool book"),
+                (3, "summarize", ROOTS_ANSWER, "Error executing tool summarize: the client's answer to "
+                                               "sampling/createMessage is invalid: $ does not fit CreateMessageResult"),
+                (4, "roots", {"action": "decline"}, "Error executing tool roots: the client's answer to roots/list is "
+                                                    "invalid: $ does not fit ListRootsResult"),
+                (5, "book_form", {"action": "accept", "content": {"date": 5}},
+                 "Error executing tool book_form: the client's answer to elicitation/create is invalid: $.content.date "
+                 "does not match the requested schema")):
+            with self.subTest(tool=tool, answer=answer):
+                key = {"summarize": "sampling_0", "roots": "roots_0"}.get(tool, "elicitation_0")
+                frames = self.modern_call(server, n, tool, {"text": "t"} if tool == "summarize" else {},
+                                          inputResponses={key: answer})
+                self.assertEqual(frames, [tool_error_frame(n, MODERN, text)])
+
+    def test_an_answer_that_is_no_result_is_refused_before_the_call_runs(self) -> None:
+        # basic/patterns/mrtr, "Error Handling": each answer an ElicitResult, CreateMessageResult or
+        # ListRootsResult (2026-07-28 schema.ts); the SDK answers -32602 before the tool runs too.
+        server = self.shared()
+        for n, (tool, key, answer) in enumerate((
+                ("book", "elicitation_0", {"action": "maybe"}), ("book", "elicitation_0", "yes"),
+                ("book", "elicitation_0", None), ("book", "elicitation_0", {"action": "accept", "content": {"d": [1]}}),
+                ("summarize", "sampling_0", {"role": "assistant", "content": 5, "model": "m"}),
+                ("roots", "roots_0", {"roots": 5}), ("roots", "roots_0", {"roots": [{"uri": 5}]}),
+                ("roots", "roots_0", {"roots": [{"uri": "https://x"}]}),
+                ("book", "other", {"content": {}})), start=1):
+            with self.subTest(tool=tool, answer=answer):
+                frames = self.modern_call(server, n, tool, {"text": "t"} if tool == "summarize" else {},
+                                          inputResponses={key: answer})
+                self.assertEqual(frames, [rpc_error_frame(n, -32602, f"Invalid params: inputResponses[{key!r}] is no "
+                                                                     "ElicitResult, CreateMessageResult or "
+                                                                     "ListRootsResult")])
 
     def test_input_responses_must_be_an_object(self) -> None:
         server = self.shared()
@@ -1065,7 +1105,7 @@ class ResolverTest(ContextTestCase):
                  f"Resolver '{key}' received an accepted elicitation whose content does not match the requested "
                  "schema"),
                 (4, {"action": "accept"}, f"Resolver '{key}' received an accepted elicitation with no content"),
-                (5, {"content": {}}, f"Resolver '{key}' received a non-elicitation response"),
+                (5, {"roots": []}, f"Resolver '{key}' received a non-elicitation response"),
                 (6, {"action": "cancel"}, "Resolver for parameter 'booking' could not resolve: elicitation was "
                                           "cancel")):
             with self.subTest(answer=answer):
