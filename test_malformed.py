@@ -28,6 +28,7 @@ SEED = os.environ.get("MCP_REF_MALFORMED_SEED")
 SEEDS = (int(SEED),) if SEED is not None else range(40) if LONG else range(4)
 MODERN = "2026-07-28"
 SESSION = "2025-11-25"
+BATCHES = "2025-03-26"  # the one revision with JSON-RPC batches
 PV, CAPS = "io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"
 ABSENT: Any = object()  # the param is left out
 
@@ -176,43 +177,64 @@ def shared(kind: str) -> Any:
     return SERVERS[kind]
 
 
+def initialize(version: str) -> Dict[str, Any]:
+    return message("initialize", dict(SESSION_REQUESTS["initialize"], protocolVersion=version))
+
+
+def flat(frames: List[Any]) -> List[Any]:
+    """The messages of some frames, a batch's array opened."""
+    return [m for frame in frames for m in (frame if isinstance(frame, list) else [frame])]
+
+
 class Stdio:
     """A stdio connection, in process: each line as the reader handles it."""
+
+    batch = False  # each message alone in a JSON-RPC batch (2025-03-26)
 
     def __init__(self, era: str) -> None:
         self.conn = mcp_ref._StdioServer(shared("stdio"))
         self.conn.out = io.BytesIO()
         if era != MODERN:
-            self.send(message("initialize", SESSION_REQUESTS["initialize"]))
+            self.send(initialize(BATCHES if self.batch else SESSION))
 
     def send(self, msg: Dict[str, Any]) -> List[Any]:
         start = self.conn.out.tell()
-        self.conn.handle_line(json.dumps(msg).encode())
+        batched = self.batch and msg.get("method") != "initialize"
+        self.conn.handle_line(json.dumps([msg] if batched else msg).encode())
         self.conn.settle_all(10)
         self.conn.draining = False
-        return [json.loads(line) for line in self.conn.out.getvalue()[start:].splitlines()]
+        return flat([json.loads(line) for line in self.conn.out.getvalue()[start:].splitlines()])
+
+
+class StdioBatch(Stdio):
+    batch = True
 
 
 class Http:
     """The Streamable HTTP app, called as a WSGI server calls it; in a session
     (the handshake era) or not (2026-07-28: the standard headers from the body)."""
 
-    apps: Dict[str, Any] = {}  # one app per era (each has its pool of threads), one session
+    apps: Dict[Tuple[str, str], Any] = {}  # one app per kind and era (each has its pool of threads), one session
+    options: Dict[str, Any] = {}
+    version, batch = SESSION, False
 
     def __init__(self, era: str) -> None:
         self.era = era
-        if era not in self.apps:
-            self.app, self.session = shared("http").streamable_http_app(), None
-            if era != MODERN:
-                self.send(message("initialize", SESSION_REQUESTS["initialize"]))
-            self.apps[era] = (self.app, self.session)
-        self.app, self.session = self.apps[era]
+        key = (type(self).__name__, era)
+        if key not in self.apps:
+            self.app, self.session = shared("http").streamable_http_app(**self.options), None
+            if era != MODERN and not self.options.get("stateless_http"):
+                self.send(initialize(self.version))
+            self.apps[key] = (self.app, self.session)
+        self.app, self.session = self.apps[key]
 
     def send(self, msg: Dict[str, Any]) -> List[Any]:
         headers = {"HTTP_ACCEPT": "application/json, text/event-stream", "CONTENT_TYPE": "application/json",
                    "HTTP_HOST": "127.0.0.1"}
         if self.session is not None:
-            headers.update(HTTP_MCP_SESSION_ID=self.session, HTTP_MCP_PROTOCOL_VERSION=SESSION)
+            headers.update(HTTP_MCP_SESSION_ID=self.session, HTTP_MCP_PROTOCOL_VERSION=self.version)
+        elif self.era != MODERN:
+            headers.update(HTTP_MCP_PROTOCOL_VERSION=self.version)
         params = msg.get("params")
         if self.era == MODERN and isinstance(params, dict):  # as a client derives them from the body
             meta = params.get("_meta")
@@ -226,7 +248,8 @@ class Http:
                 if isinstance(value, (str, int, float)) and len(str(value)) < 1000 and str(value).isascii() \
                         and str(value).isprintable():
                     headers[header] = str(value)
-        body = json.dumps(msg).encode()
+        batched = self.batch and self.session is not None
+        body = json.dumps([msg] if batched else msg).encode()
         environ = dict(headers, REQUEST_METHOD="POST", PATH_INFO="/mcp", CONTENT_LENGTH=str(len(body)),
                        **{"wsgi.input": io.BytesIO(body)})
         status: List[Any] = []
@@ -235,17 +258,29 @@ class Http:
         if msg.get("method") == "initialize" and "Mcp-Session-Id" in response_headers:
             self.session = response_headers["Mcp-Session-Id"]
         if response_headers.get("Content-Type") == "application/json":
-            return [json.loads(b"".join(body))]
+            return flat([json.loads(b"".join(body))])
         if response_headers.get("Content-Type") != "text/event-stream":
             assert line.startswith("202"), (line, body)  # a notification or a response: accepted, unanswered
             return []
         frames = []
         for chunk in body:  # up to the answer: a listen stream stays open after its acknowledgement
-            frames += [json.loads(part[5:]) for part in chunk.decode().split("\n") if part.startswith("data:")]
+            frames += flat([json.loads(part[5:]) for part in chunk.decode().split("\n") if part.startswith("data:")])
             if frames and answered(frames[-1]):
                 break
         body.close()  # type: ignore[attr-defined]
         return frames
+
+
+class HttpBatch(Http):
+    version, batch = BATCHES, True
+
+
+class HttpStateless(Http):
+    options = {"stateless_http": True}
+
+
+class HttpJson(Http):
+    options = {"json_response": True}
 
 
 def answered(frame: Dict[str, Any]) -> bool:
@@ -263,6 +298,8 @@ class MalformedTest(unittest.TestCase):
             logged = io.StringIO()
             with contextlib.redirect_stderr(logged):
                 for what, msg in cases(era, Values(seed)):
+                    if getattr(transport, "batch", False) and what.startswith("initialize"):
+                        continue  # "MUST NOT be part of a JSON-RPC batch" (2025-03-26 basic/lifecycle)
                     try:
                         answers = [f for f in transport(era).send(msg) if answered(f)]
                     except Exception as exc:  # a WSGI server closes the connection: no answer
@@ -294,6 +331,14 @@ class MalformedTest(unittest.TestCase):
 
     def test_http_2026(self) -> None:
         self.check(Http, MODERN)
+
+    def test_batches_of_2025_03_26(self) -> None:
+        self.check(StdioBatch, BATCHES)
+        self.check(HttpBatch, BATCHES)
+
+    def test_http_options(self) -> None:
+        self.check(HttpStateless, SESSION)
+        self.check(HttpJson, SESSION)
 
 
 class ExamplesTest(unittest.TestCase):
