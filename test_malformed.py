@@ -5,7 +5,8 @@ members of its nested objects, the message's own fields, the 2026-07-28
 ``_meta`` keys) replaced in turn by a value of every JSON type, and removed.
 Each request goes over stdio (``_StdioServer.handle_line``, the reader's own
 path) and over Streamable HTTP (the WSGI app, with the headers a client
-derives from the body), in a handshake session and in 2026-07-28.  Each must
+derives from the body), in a handshake session and in 2026-07-28; also as
+2025-03-26 batches of one, and on stateless_http and json_response apps.  Each must
 get exactly one JSON-RPC answer with its id (null when the id itself is not
 one), never -32603 (kept for bugs of ours) and nothing logged as a bug.
 
