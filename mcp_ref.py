@@ -6331,9 +6331,7 @@ class Context:
         The answer: AcceptedElicitation (``.data``: a ``schema``), DeclinedElicitation
         or CancelledElicitation."""
         requested = _elicitation_schema(schema)
-        params: Dict[str, Any] = {"message": message, "requestedSchema": requested}
-        if (self._request.version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
-            params = {"mode": "form", **params}
+        params = _form_params(self._request, message, requested)
 
         def convert(result: Dict[str, Any]) -> ElicitationResult:
             outcome = _ELICITATION.get(str(result.get("action")))
@@ -6396,16 +6394,20 @@ class _ClientSession:
         """sampling/createMessage (client/sampling): the client's model answers.
         Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
         params = _sampling_params(messages, max_tokens, options)
-        return self._request.ask("sampling/createMessage", params, ("sampling",), _JsonObject)
+        return self._request.ask("sampling/createMessage", params, ("sampling",),
+                                 functools.partial(_answer, "sampling/createMessage", None))
 
     def list_roots(self) -> Any:
         """roots/list (client/roots): the client's roots."""
-        return self._request.ask("roots/list", {}, ("roots",), _JsonObject)
+        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_answer, "roots/list", None))
 
-    def elicit_form(self, message: str, requested_schema: Dict[str, Any]) -> Any:
-        """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``)."""
-        params = {"message": message, "requestedSchema": requested_schema}
-        return self._request.ask("elicitation/create", params, ("elicitation", "form"), _JsonObject)
+    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
+        """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
+        ``related_request_id`` only routes the SDK's request (its stream): ours
+        always go on the call's own, and it is no param."""
+        params = _form_params(self._request, message, _wire_value(requested_schema))
+        return self._request.ask("elicitation/create", params, ("elicitation", "form"),
+                                 functools.partial(_answer, "elicitation/create", params["requestedSchema"]))
 
     elicit = elicit_form  # the SDK's older name
 
@@ -6423,10 +6425,22 @@ class _ClientSession:
         return _Ready()
 
 
+def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
+    """A form elicitation's params: ``mode`` from 2025-11-25 on, where
+    client/elicitation defines it (the SDK always sends it; 2025-06-18's
+    ElicitRequest has no such field)."""
+    params: Dict[str, Any] = {"message": message, "requestedSchema": requested}
+    if (request.version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
+        params = {"mode": "form", **params}
+    return params
+
+
 def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
     params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
     for name, value in options.items():
-        if value is not None:
+        # related_request_id picks the SDK's stream for the request, it is no
+        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
+        if value is not None and name != "related_request_id":
             first, *rest = name.split("_")
             params[first + "".join(word.title() for word in rest)] = _wire_value(value)
     return params
@@ -6450,6 +6464,76 @@ def _wire_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_wire_value(v) for v in value]
     return _jsonable(value)
+
+
+# What the client answers each question with (2026-07-28 schema.ts: ElicitResult,
+# CreateMessageResult, ListRootsResult), as leniently as the SDK's models take
+# it (a content block's "type" may be left out; null for what may be absent).
+_BLOCK: Dict[str, Any] = {"anyOf": [
+    {"type": "object", "required": ["text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
+    {"type": "object", "required": ["data", "mimeType"], "properties": {
+        "type": {"enum": ["image", "audio"]}, "data": {"type": "string"}, "mimeType": {"type": "string"}}},
+    {"type": "object", "required": ["name", "id", "input"], "properties": {
+        "type": {"const": "tool_use"}, "name": {"type": "string"}, "id": {"type": "string"},
+        "input": {"type": "object"}}},
+    {"type": "object", "required": ["toolUseId"], "properties": {
+        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}}}]}
+_META_FIELD = {"type": ["object", "null"]}
+_ANSWERS: Dict[str, Dict[str, Any]] = {
+    "elicitation/create": {"type": "object", "required": ["action"], "properties": {
+        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _META_FIELD,
+        "content": {"type": ["object", "null"], "additionalProperties": {"anyOf": [
+            {"type": ["string", "number", "boolean", "null"]}, {"type": "array", "items": {"type": "string"}}]}}}},
+    "sampling/createMessage": {"type": "object", "required": ["role", "content", "model"], "properties": {
+        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"},
+        "stopReason": {"type": ["string", "null"]}, "_meta": _META_FIELD,
+        "content": {"anyOf": [_BLOCK, {"type": "array", "items": _BLOCK}]}}},
+    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _META_FIELD, "roots": {
+        "type": "array", "items": {"type": "object", "required": ["uri"], "properties": {
+            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": ["string", "null"]},
+            "_meta": _META_FIELD}}}}},
+}
+_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
+                 "roots/list": "ListRootsResult"}
+
+
+@functools.lru_cache(maxsize=None)
+def _answer_checker(method: str) -> _Checker:
+    return _checker(_ANSWERS[method], "strict")
+
+
+def _answer_problem(method: str, answer: Any) -> Optional[str]:
+    """Where ``answer`` is no result of ``method`` (the client's), or None."""
+    errors: List[_ErrorItem] = []
+    _answer_checker(method)(answer, (), errors)
+    return None if not errors else _where(answer, errors[0].loc)
+
+
+def _where(value: Any, loc: Tuple[Any, ...]) -> str:
+    """The JSON path of the failing value (the keys of a union's arms left out)."""
+    path = "$"
+    for step in loc:
+        if isinstance(value, dict) and step in value or isinstance(value, list) and isinstance(step, int):
+            value = value[step]
+            path += f"[{step}]" if isinstance(step, int) else f".{step}"
+    return path
+
+
+def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
+    """ctx.session's view of the client's answer, checked against what was
+    asked: the result of that request (the SDK validates it as its model), and
+    an accepted form's content against its requestedSchema (client/elicitation)."""
+    problem = _answer_problem(method, result)
+    if problem is not None:
+        problem += f" does not fit {_RESULT_NAMES[method]}"
+    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
+        errors: List[_ErrorItem] = []
+        _checker(requested, "strict")(result["content"], (), errors)
+        if errors:
+            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
+    if problem is not None:
+        raise MCPError(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
+    return _JsonObject(result)
 
 
 _ELICITABLE = frozenset(("string", "number", "integer", "boolean"))
@@ -6875,7 +6959,9 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
     def refuse(why: str) -> _RpcError:
         return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
 
-    if not isinstance(token, str) or token.count(".") != 2 or not token.startswith("v1."):
+    # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
+    # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
+    if not isinstance(token, str) or not token.isascii() or token.count(".") != 2 or not token.startswith("v1."):
         raise refuse("is malformed")
     _, body, signature = token.split(".")
     expected = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
@@ -6885,7 +6971,7 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
         payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     except ValueError:
         raise refuse("is malformed") from None
-    if payload.get("b") != binding:
+    if not isinstance(payload, dict) or payload.get("b") != binding:
         raise refuse("belongs to another request")
     if not isinstance(payload.get("x"), int) or payload["x"] < time.time():
         raise refuse("has expired")
@@ -7754,6 +7840,12 @@ def _open_retry(request: _Request, server: MCPServer, method: str, target: str, 
     responses = params.get("inputResponses")
     if "inputResponses" in params and not isinstance(responses, dict):
         raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+    # Each answer must be one of the results the spec allows there, before anything
+    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
+    for key, response in (responses or {}).items():
+        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
+            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
+                                            f"CreateMessageResult or ListRootsResult")
     if params.get("requestState") is not None:
         request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
     request.answers.update(responses or {})
@@ -8878,7 +8970,7 @@ class _HttpApp:
             if refused is not None:
                 return refused
         if method == "POST":
-            return self._post(environ)
+            return self._post_safely(environ)
         if method == "GET":
             return self._get(environ)
         if method == "DELETE":
@@ -8900,11 +8992,23 @@ class _HttpApp:
 
     # -- POST: every message from the client ---------------------------------------
 
+    def _post_safely(self, environ: Dict[str, Any]) -> _Reply:
+        """_post, never raising: a bug of ours is still one answer, -32603 with
+        the request's id (as _Connection._handle answers on stdio), never a
+        connection closed by the WSGI server."""
+        try:
+            return self._post(environ)
+        except Exception as exc:
+            _log_exception("internal error", exc)
+            message = environ.get("mcp_ref.message")
+            id_ = message.get("id") if isinstance(message, dict) else None
+            return _error_reply(500, id_ if _valid_id(id_) else None, INTERNAL_ERROR, "Internal error")
+
     def _post(self, environ: Dict[str, Any]) -> _Reply:
         refused = _check_media(environ, self.json_response)
         if refused is not None:
             return refused
-        message = self._read_message(environ)
+        message = environ["mcp_ref.message"] = self._read_message(environ)
         if not isinstance(message, (dict, list)):
             return message  # type: ignore[no-any-return]  # the error reply
         session_id = environ.get(_SESSION_HEADER)
@@ -8958,8 +9062,14 @@ class _HttpApp:
 
     def _post_modern(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
         """2026-07-28: the headers must agree with the body ("Server
-        Validation"), then a fresh connection answers."""
+        Validation"), then a fresh connection answers.  A message that is no
+        valid request or notification is answered first, as on stdio: the
+        checks below read its fields (method, params) as JSON-RPC defines them."""
+        exchange = _HttpExchange(self, environ)
         id_ = message.get("id") if _valid_id(message.get("id")) else None
+        kind, invalid = exchange.rpc.classify(message)
+        if kind == "invalid":
+            return _json_reply(_error_response(id_, invalid), modern=True)
         mismatch = _header_mismatch(message, environ)
         if mismatch is None and message.get("method") == "tools/call":
             mismatch = self._param_mismatch(message, environ)
@@ -8971,7 +9081,6 @@ class _HttpApp:
         # any other here: its handler streams notifications through ``stream``
         # and answers only when the client goes away; see _HttpApp._exchange.
         # It holds a thread while open: counted against the client's streams.
-        exchange = _HttpExchange(self, environ)
         if message.get("method") not in _LONG_LIVED:
             return self._exchange(exchange, message, environ, modern=True)
         release = self.table.open_stream(exchange.client)
@@ -9046,7 +9155,8 @@ class _HttpApp:
             return True
         if message.get("method") != "tools/call":  # a resource's or a prompt's function too
             return not _runs_with_context(self.server, str(message.get("method")), params)
-        tool = self.server._tools.get(params.get("name"))  # type: ignore[arg-type]
+        name = params.get("name")  # any JSON value: the dispatcher answers one that is no tool's name
+        tool = self.server._tools.get(name) if isinstance(name, str) else None
         return tool is None or getattr(tool, "context_param", None) is None and tool.resolved is None
 
     def _answer_call(self, conn: _Connection, id_: Any, channel: _Channel, environ: Dict[str, Any],
@@ -9568,7 +9678,7 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
     if text is None:
         return "is malformed for"
     if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool) and \
-            float(value).is_integer():
+            (isinstance(value, int) or value.is_integer()):  # (float() of a huge int overflows)
         try:  # numerically: 42 matches 42.0 ("Server Validation", note)
             return None if _finite(text) == value else "does not match"
         except (ValueError, OverflowError):

@@ -429,6 +429,23 @@ class SessionQuestionTest(ContextTestCase):
         server.answer(asked, {"action": "accept", "content": {"date": "mon"}})
         self.assertEqual(server.until(1), [result_frame(1, "2025-06-18", "accept: mon for 2")])
 
+    def test_elicit_form_sends_mode_where_the_revision_has_it(self) -> None:
+        # ctx.session.elicit_form, with the SDK's related_request_id (a routing hint, never a param).
+        schema = {"type": "object", "properties": {"date": {"type": "string"}}}
+        for n, version in enumerate(("2025-06-18", "2025-11-25"), start=1):
+            with self.subTest(version=version):
+                server = self.session(version, {"elicitation": {}})
+                self.call(server, n, "book_form")
+                asked = server.recv()
+                params = {"message": "When?", "requestedSchema": schema}
+                self.assertEqual(asked, question(1, "elicitation/create",
+                                                 {"mode": "form", **params} if version >= "2025-11-25" else params))
+                server.answer(asked, {"action": "decline"})
+                self.assertEqual(server.until(n), [result_frame(n, version, "decline")])
+        frames = self.modern_call(self.shared(), 1, "book_form")
+        self.assertEqual(frames[-1]["result"]["inputRequests"], {"elicitation_0": {
+            "method": "elicitation/create", "params": {"mode": "form", "message": "When?", "requestedSchema": schema}}})
+
     def test_url_elicitation(self) -> None:
         server = self.session()
         for n, action in enumerate(("accept", "decline", "cancel"), start=1):
@@ -456,6 +473,15 @@ class SessionQuestionTest(ContextTestCase):
         self.assertEqual(server.until(1), [{"jsonrpc": "2.0", "id": 1, "result": {
             "content": [{"type": "text", "text": t} for t in texts], "structuredContent": {"result": texts},
             "isError": False}}])
+
+    def test_an_answer_that_does_not_fit_the_question_is_a_tool_error(self) -> None:
+        # The SDK validates the client's result as its model: a malformed one fails the call.
+        server = self.session()
+        self.call(server, 1, "roots")
+        server.answer(server.recv(), {"roots": [{"uri": 5}]})
+        self.assertEqual(server.until(1), [tool_error_frame(1, LATEST, "Error executing tool roots: the client's "
+                                                                       "answer to roots/list is invalid: "
+                                                                       "$.roots[0].uri does not fit ListRootsResult")])
 
     def test_sampling_and_roots_in_the_first_revision(self) -> None:
         server = self.session("2024-11-05", {"sampling": {}, "roots": {}})
@@ -771,8 +797,8 @@ class InputRequiredTest(ContextTestCase):
         frames = self.modern_call(server, 1, "book")
         state = take_state(frames[-1])
         asked = frames[-1]
-        for n, responses in enumerate(({"wrong_key": {"action": "accept", "content": {"date": "x"}}},
-                                       {"elicitation_0": "yes"}, {"elicitation_0": None}, {}, None), start=2):
+        for n, responses in enumerate(({"wrong_key": {"action": "accept", "content": {"date": "x"}}}, {}, None),
+                                      start=2):
             with self.subTest(responses=responses):
                 params: Dict[str, Any] = {"requestState": state}
                 if responses is not None:
@@ -786,12 +812,43 @@ class InputRequiredTest(ContextTestCase):
         self.assertEqual(frames, [result_frame(9, MODERN, "decline")])
 
     def test_an_answer_of_the_wrong_shape_is_a_tool_error(self) -> None:
+        # A result of another kind, or content that does not fit the question: the
+        # tool's error, as the SDK's resolvers answer (test_2026_answers_are_kept_across_rounds).
         server = self.shared()
-        for n, answer, text in ((1, {"action": "maybe"}, "Error executing tool book: the client's elicitation "
-                                                         "answer has no valid action: 'maybe'"),
-                                (2, {"action": "accept", "content": {"date": 5}}, "Error executing tool book")):
-            frames = self.modern_call(server, n, "book", inputResponses={"elicitation_0": answer})
-            self.assertEqual(frames, [tool_error_frame(n, MODERN, text)])
+        for n, tool, answer, text in (
+                (1, "book", {"roots": []}, "Error executing tool book: the client's elicitation answer has no valid "
+                                           "action: None"),
+                (2, "book", {"action": "accept", "content": {"date": 5}}, "Error executing tool book"),
+                (3, "summarize", ROOTS_ANSWER, "Error executing tool summarize: the client's answer to "
+                                               "sampling/createMessage is invalid: $ does not fit CreateMessageResult"),
+                (4, "roots", {"action": "decline"}, "Error executing tool roots: the client's answer to roots/list is "
+                                                    "invalid: $ does not fit ListRootsResult"),
+                (5, "book_form", {"action": "accept", "content": {"date": 5}},
+                 "Error executing tool book_form: the client's answer to elicitation/create is invalid: $.content.date "
+                 "does not match the requested schema")):
+            with self.subTest(tool=tool, answer=answer):
+                key = {"summarize": "sampling_0", "roots": "roots_0"}.get(tool, "elicitation_0")
+                frames = self.modern_call(server, n, tool, {"text": "t"} if tool == "summarize" else {},
+                                          inputResponses={key: answer})
+                self.assertEqual(frames, [tool_error_frame(n, MODERN, text)])
+
+    def test_an_answer_that_is_no_result_is_refused_before_the_call_runs(self) -> None:
+        # basic/patterns/mrtr, "Error Handling": each answer an ElicitResult, CreateMessageResult or
+        # ListRootsResult (2026-07-28 schema.ts); the SDK answers -32602 before the tool runs too.
+        server = self.shared()
+        for n, (tool, key, answer) in enumerate((
+                ("book", "elicitation_0", {"action": "maybe"}), ("book", "elicitation_0", "yes"),
+                ("book", "elicitation_0", None), ("book", "elicitation_0", {"action": "accept", "content": {"d": [1]}}),
+                ("summarize", "sampling_0", {"role": "assistant", "content": 5, "model": "m"}),
+                ("roots", "roots_0", {"roots": 5}), ("roots", "roots_0", {"roots": [{"uri": 5}]}),
+                ("roots", "roots_0", {"roots": [{"uri": "https://x"}]}),
+                ("book", "other", {"content": {}})), start=1):
+            with self.subTest(tool=tool, answer=answer):
+                frames = self.modern_call(server, n, tool, {"text": "t"} if tool == "summarize" else {},
+                                          inputResponses={key: answer})
+                self.assertEqual(frames, [rpc_error_frame(n, -32602, f"Invalid params: inputResponses[{key!r}] is no "
+                                                                     "ElicitResult, CreateMessageResult or "
+                                                                     "ListRootsResult")])
 
     def test_input_responses_must_be_an_object(self) -> None:
         server = self.shared()
@@ -811,7 +868,10 @@ class InputRequiredTest(ContextTestCase):
                  (f"v1.{body}.", "fails verification"),
                  (f"v2.{body}.{signature}", "is malformed"),
                  (state + ".x", "is malformed"), ("garbage", "is malformed"), (5, "is malformed"),
-                 ({"s": state}, "is malformed")]
+                 ({"s": state}, "is malformed"),
+                 # Non-ASCII text, a lone surrogate: forged, not our bug (they were -32603).
+                 (f"v1.{body}.{signature[:-1]}\u00e9", "is malformed"),
+                 (f"v1.{body}\ud800.{signature}", "is malformed"), (f"v1.\u00e9.{signature}", "is malformed")]
         for n, (bad, why) in enumerate(cases, start=2):
             with self.subTest(state=bad):
                 frames = self.modern_call(server, n, "book_twice", requestState=bad,
@@ -1045,7 +1105,7 @@ class ResolverTest(ContextTestCase):
                  f"Resolver '{key}' received an accepted elicitation whose content does not match the requested "
                  "schema"),
                 (4, {"action": "accept"}, f"Resolver '{key}' received an accepted elicitation with no content"),
-                (5, {"content": {}}, f"Resolver '{key}' received a non-elicitation response"),
+                (5, {"roots": []}, f"Resolver '{key}' received a non-elicitation response"),
                 (6, {"action": "cancel"}, "Resolver for parameter 'booking' could not resolve: elicitation was "
                                           "cancel")):
             with self.subTest(answer=answer):
@@ -1540,6 +1600,7 @@ HAVE_SDK = importlib.util.find_spec("mcp") is not None and importlib.util.find_s
 # The calls each client makes, in order (newt: the tool that register adds).
 SDK_CALLS: List[Tuple[str, Dict[str, Any]]] = [
     ("log_levels", {}), ("progress", {"steps": 3}), ("progress_back", {}), ("book", {}), ("book_twice", {}),
+    ("book_form", {}),
     ("visit", {}), ("summarize", {"text": "t"}), ("roots", {}), ("everything", {}), ("about", {}),
     ("named_anything", {"a": 1}), ("generic_context", {"x": "y"}), ("lifespan_sdk_style", {}),
     ("meta_sdk_style", {}), ("register", {"name": "newt"}), ("newt", {}),
@@ -1548,7 +1609,7 @@ SDK_CALLS: List[Tuple[str, Dict[str, Any]]] = [
 # Tools whose parameters the SDK's Resolve(...) markers fill: the same questions and
 # results from both servers in both eras (the SDK's server asks them in 2026-07-28 too).
 RESOLVED = {"reserve", "reserve_outcome", "survey"}
-QUESTIONS = {"book", "book_twice", "visit", "summarize", "roots", "everything"}
+QUESTIONS = {"book", "book_twice", "book_form", "visit", "summarize", "roots", "everything"}
 # Where mcp_ref differs on purpose (README, "Where mcp_ref differs"), asserted apart:
 #   progress_back  a progress value that does not increase is dropped (the spec: MUST increase);
 #   register       tools/list_changed is sent to sessions when a tool is added;
@@ -1823,8 +1884,8 @@ class SdkClientTest(unittest.TestCase):
         # Every notification and question comes before its call's response, in the
         # same order on both; the questions' ids differ: "mcp_ref-N", the SDK's 1, 2, ...
         ids = [frame[3] for frame in ours if frame[0] == "request"]
-        self.assertEqual(ids, [f"mcp_ref-{n}" for n in range(1, 17)])  # book 1, book_twice 2, visit,
-        self.assertEqual([frame[3] for frame in theirs if frame[0] == "request"], list(range(1, 17)))  # ...
+        self.assertEqual(ids, [f"mcp_ref-{n}" for n in range(1, 18)])  # book 1, book_twice 2, visit,
+        self.assertEqual([frame[3] for frame in theirs if frame[0] == "request"], list(range(1, 18)))  # ...
         # The SDK sends roots/list without params, mcp_ref with {} (both valid).
         self.assertIn(["request", "roots/list", None], [f[:3] for f in theirs])
         self.assertIn(["request", "roots/list", {}], [f[:3] for f in ours])

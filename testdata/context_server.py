@@ -129,6 +129,14 @@ async def book_twice(ctx: Context) -> str:
 
 
 @server.tool()
+async def book_form(ctx: Context) -> str:
+    """ctx.session.elicit_form: the schema as JSON, the answer as sent."""
+    answer = await ctx.session.elicit_form("When?", {"type": "object", "properties": {"date": {"type": "string"}}},
+                                           related_request_id=ctx.request_id)
+    return str(answer.action)
+
+
+@server.tool()
 async def visit(ctx: Context) -> str:
     """Send the user to a URL (URL elicitation)."""
     answer = await ctx.elicit_url("Please sign in", "https://example.com/login", "login-1")
@@ -140,7 +148,7 @@ async def summarize(text: str, ctx: Context) -> str:
     """Ask the client's model (sampling)."""
     result = await ctx.session.create_message(
         [_user(f"Summarize: {text}")],
-        max_tokens=50, system_prompt="Be brief.", temperature=0.5)
+        max_tokens=50, system_prompt="Be brief.", temperature=0.5, related_request_id=ctx.request_id)
     return f"{result.model}/{result.role}/{result.stop_reason}: {result.content.text}"
 
 
