@@ -51,6 +51,7 @@ and the trace of every client involved.
 import json
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -73,7 +74,7 @@ WITNESS_BOUND = 10.0  # seconds for one ordinary call while others abuse the ser
 RSS_BOUND = 96 << 20  # bytes the server may grow by over the run
 THREAD_BOUND = 200  # threads the server may run at once
 FLOOD_MIB = 160  # MiB of log notifications sent to a client that stops reading
-STALLED = 300  # connections the hog opens and never finishes
+STALLED = 400  # connections the hog opens and never finishes
 POOL_CALLS = 40  # slow calls the pool client keeps in flight
 OPTIONS = {"sse_after": 0.3, "keepalive": 1.0, "request_timeout": 30, "max_sessions": 100}
 
@@ -175,7 +176,7 @@ class Wire:
         parts = status.split(b" ", 2)
         if len(parts) < 2 or not parts[0].startswith(b"HTTP/") or not parts[1].isdigit():
             raise Closed(f"not an HTTP status line: {shorten(status)}")
-        headers = []
+        headers: List[Tuple[str, str]] = []
         while True:
             line = self.line()
             if not line:
@@ -237,8 +238,8 @@ class Wire:
 def request(method: str, body: Optional[bytes], headers: Dict[str, Optional[str]], port: int,
             path: str = "/mcp") -> bytes:
     """An HTTP/1.1 request; a header given as None is left out."""
-    fields = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json", "Accept": ACCEPT,
-              "Connection": "close"}
+    fields: Dict[str, Optional[str]] = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json",
+                                        "Accept": ACCEPT, "Connection": "close"}
     fields.update(headers)
     if body is not None:
         fields["Content-Length"] = str(len(body))
@@ -341,11 +342,13 @@ class Run:
         return client
 
     def violate(self, invariant: str, client: "Client", detail: str) -> None:
+        if client.abandoned:
+            return  # its connections were cut by the test itself
         with self.lock:
             self.violations.append((invariant, client.name, len(client.trace) - 1, detail))
 
     def check_isolation(self) -> None:
-        for name, client in self.clients.items():
+        for client in self.clients.values():
             seen = bytes(client.seen)
             for other in self.clients.values():
                 if other is not client and other.nonce.encode() in seen:
@@ -360,13 +363,20 @@ class Run:
 
     def report(self, stderr: bytes) -> str:
         lines = [f"MCP_REF_FUZZ_SEED={self.seed}: {len(self.violations)} violation(s)"]
-        involved = []
+        involved: List[str] = []
+        alike: Dict[Tuple[str, str, str], int] = {}  # the same failure again: counted, not repeated
         for invariant, name, index, detail in self.violations:
             client = self.clients.get(name)
             action = client.trace[index] if client is not None and 0 <= index < len(client.trace) else "-"
+            key = (invariant, name, re.sub(r"N[0-9a-f]{12}\w*?-\d+", "ID", detail + " / " + action)[:400])
+            alike[key] = alike.get(key, 0) + 1
+            if alike[key] > 1:
+                continue
             lines.append(f"  [{invariant}] {name} #{index} {action}\n      {detail}")
             if name not in involved and client is not None:
                 involved.append(name)
+        lines += [f"  ({count - 1} more like [{key[0]}] {key[1]}: {shorten(key[2], 100)})"
+                  for key, count in alike.items() if count > 1]
         for name in involved:
             lines.append(f"  trace of {name} ({self.clients[name].source}, nonce {self.clients[name].nonce}):")
             lines += [f"    #{i} {action}" for i, action in enumerate(self.clients[name].trace)]
@@ -387,6 +397,8 @@ class Client:
         self.n = 0
         self.token: Optional[str] = None
         self.stuck = False
+        self.abandoned = False
+        self.live: List[Wire] = []
 
     @property
     def port(self) -> int:
@@ -403,7 +415,18 @@ class Client:
         return f"{self.nonce}-{self.n}"
 
     def wire(self) -> Wire:
-        return Wire(self.port, self.source, self.seen, self.run.server.host)
+        wire = Wire(self.port, self.source, self.seen, self.run.server.host)
+        self.live.append(wire)
+        return wire
+
+    def abandon(self) -> None:
+        """Cut every connection: what it was waiting for no longer counts."""
+        self.abandoned = True
+        for wire in list(self.live):
+            try:
+                wire.sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def exchange(self, raw: bytes) -> Reply:
         """One request on a fresh connection; Closed if it is not answered."""
@@ -531,6 +554,13 @@ def in_threads(jobs: List[Callable[[], None]], bound: float) -> None:
 
 WRONG: List[Any] = [None, True, False, 0, -1, 17, 1.5, 10 ** 30, "", "x", "\ud800", "\u00e9\u2028", [], [1, "a"], {},
                     {"a": {"b": [None]}}]
+KINDS = ("null", "bool", "int", "float", "str", "list", "dict")  # each param gets one wrong value of each JSON type
+
+
+def of_kind(kind: str) -> List[Any]:
+    return [w for w in WRONG if {"null": w is None, "bool": isinstance(w, bool), "float": isinstance(w, float),
+                                 "int": isinstance(w, int) and not isinstance(w, bool), "str": isinstance(w, str),
+                                 "list": isinstance(w, list), "dict": isinstance(w, dict)}[kind]]
 INVALID_IDS: List[Any] = [None, True, 1.5, [1], {"id": 1}]
 BAD_BODIES = [b"{nope", b"\xff\xfe{}", b"[]", b"42", b"NaN", b"null", b'"x"', b"", b"[" * 100 + b"]" * 100,
               b'{"a":' * 3000, b'{"jsonrpc": "2.0", "id": 1, "method": "ping"', b"\x00" * 10]
@@ -551,63 +581,79 @@ def method_params(nonce: str) -> Dict[str, Dict[str, Any]]:
     }
 
 
-def malformed_message(rng: random.Random, client: Client, modern: bool) -> Dict[str, Any]:
-    """A request of a random method with one thing wrong: a param's type, a
-    nested argument, params itself, method, id, jsonrpc, _meta, or a field missing."""
-    table = method_params(client.nonce)
-    method = rng.choice(sorted(table))
-    params = json.loads(json.dumps(table[method]))
+def faults(modern: bool) -> List[Tuple[str, str, str]]:
+    """Every (method, what to break, which key) of one era: each param's type, each
+    nested argument's, params itself, method, id, jsonrpc, a missing field, _meta's."""
+    table = method_params("n")
+    out = []
+    for method in sorted(table):
+        if modern and method == "initialize":
+            continue
+        out += [(method, "param", f"{key}/{kind}") for key in table[method] for kind in KINDS]
+        out += [(method, "nested", f"{key}/{kind}") for key in table[method].get("arguments", {}) for kind in KINDS]
+        out += [(method, "extra", "extra/str")]
+        out += [(method, "params", ""), (method, "method", ""), (method, "id", ""), (method, "jsonrpc", "")]
+        out += [(method, "drop", key) for key in ("method", "params", "jsonrpc")]
+        if modern:
+            out += [(method, "meta", key) for key in sorted(META) + ["io.modelcontextprotocol/logLevel"]]
+    return out
+
+
+def malformed_message(rng: random.Random, client: Client, modern: bool, fault: Tuple[str, str, str]) -> Any:
+    """A request of ``method`` with one thing wrong, the wrong value drawn from WRONG."""
+    method, kind, key = fault
+    params = json.loads(json.dumps(method_params(client.nonce)[method]))
     if modern:
         params["_meta"] = dict(META)
     message: Dict[str, Any] = {"jsonrpc": "2.0", "id": client.next_id(), "method": method, "params": params}
-    kind = rng.choice(["param"] * 6 + ["nested", "params", "method", "id", "jsonrpc", "drop"] + ["meta"] * modern)
-    keys = [key for key in params if key != "_meta"]
-    if kind == "param" and keys or kind == "nested" and "arguments" not in params:
-        params[rng.choice(keys or ["extra"])] = rng.choice(WRONG)
-    elif kind == "param":
-        params["extra"] = rng.choice(WRONG)
+    if kind in ("param", "extra"):
+        key, _, type_ = key.partition("/")
+        params[key] = rng.choice(of_kind(type_))
     elif kind == "nested":
-        arguments = params["arguments"]
-        arguments[rng.choice(sorted(arguments))] = rng.choice(WRONG)
+        key, _, type_ = key.partition("/")
+        params["arguments"][key] = rng.choice(of_kind(type_))
     elif kind == "params":
         message["params"] = rng.choice([w for w in WRONG if not isinstance(w, dict)])
     elif kind == "method":
-        message["method"] = rng.choice(WRONG)
+        message["method"] = rng.choice([w for w in WRONG if w != "ping"])
     elif kind == "id":
         message["id"] = rng.choice(INVALID_IDS)
     elif kind == "jsonrpc":
         message["jsonrpc"] = rng.choice(["1.0", None, 2, ""])
     elif kind == "drop":
-        del message[rng.choice(["method", "params", "jsonrpc"])]
+        del message[key]
     else:
-        meta = params["_meta"]
-        meta[rng.choice(sorted(meta) + ["io.modelcontextprotocol/logLevel"])] = rng.choice(WRONG)
+        params["_meta"][key] = rng.choice(WRONG)
     return message
 
 
-def run_malformed(client: Client, count: int = 45) -> None:
+def run_malformed(client: Client) -> None:
+    """Every fault of faults(), in both eras, in a seeded order; bad bodies and
+    batches (2025-03-26) among them."""
     rng = client.rng
     sessions = {SESSION: client.initialize(SESSION), BATCH_SESSION: client.initialize(BATCH_SESSION)}
-    for _ in range(count):
+    plan: List[Tuple[str, Any]] = [(MODERN, f) for f in faults(True)] + [(SESSION, f) for f in faults(False)]
+    plan += [("body", body) for body in BAD_BODIES] + [("batch", None)] * 8
+    rng.shuffle(plan)
+    for where, fault in plan:
         if client.stuck:
             return
-        where = rng.choice(["modern"] * 4 + ["session"] * 3 + ["batch", "body", "sessionless"])
-        era = MODERN if where == "modern" else BATCH_SESSION if where == "batch" else rng.choice([SESSION,
-                                                                                                 BATCH_SESSION])
-        session = None if where in ("modern", "sessionless") else sessions[era]
+        era = {MODERN: MODERN, "batch": BATCH_SESSION, "body": rng.choice([MODERN, SESSION, BATCH_SESSION])}.get(
+            where, rng.choice([SESSION, BATCH_SESSION]))
+        session = None if era == MODERN or rng.random() < 0.1 else sessions[era]
         if where == "body":
-            body = rng.choice(BAD_BODIES)
-            client.act(f"{era} POST raw body {shorten(body, 60)}" + (" in session" if session else ""))
-            reply = client.post(None, era, session, body=body, malformed=True)
+            client.act(f"{era} POST raw body {shorten(fault, 60)}" + (" in session" if session else ""))
+            reply = client.post(None, era, session, body=fault, malformed=True)
             if reply is not None and not 400 <= reply.status < 500:
                 client.fail("answer-once", f"a body that is no message answered {reply!r}")
             continue
         if where == "batch":
-            message: Any = [malformed_message(rng, client, False) if rng.random() < 0.6 else
+            choices = faults(False)
+            message: Any = [malformed_message(rng, client, False, rng.choice(choices)) if rng.random() < 0.6 else
                             {"jsonrpc": "2.0", "id": client.next_id(), "method": "ping"}
                             for _ in range(rng.randint(1, 3))]
         else:
-            message = malformed_message(rng, client, where == "modern")
+            message = malformed_message(rng, client, era == MODERN, fault)
         client.act(f"{era} POST {shorten(json.dumps(message), 300)}" + (" in session" if session else ""))
         client.post(message, era, session, malformed=True)
 
@@ -715,7 +761,8 @@ class Bystander:
         self.client.act("open a keep-alive connection and hold it")
         try:
             wire = self.client.wire()
-            message = {"jsonrpc": "2.0", "id": self.client.next_id(), "method": "ping", "params": {"_meta": META}}
+            message = {"jsonrpc": "2.0", "id": self.client.next_id(), "method": "server/discover",
+                       "params": {"_meta": META}}
             wire.send(request("POST", dump(message), dict(self.client.headers(MODERN, message, None),
                                                             Connection=None), self.client.port))
             check_answer(self.client, message, wire.reply())
@@ -752,11 +799,12 @@ def run_tools(client: Client, bystander: Bystander) -> None:
     some(noisy)
 
 
-def run_raiser(client: Client, count: int = 150) -> None:
+def run_raiser(client: Client, ready: threading.Event, stop: threading.Event, count: int = 150) -> None:
     """A tool that raises: each call's traceback goes to the server's stderr, which nobody reads."""
+    ready.set()
     session = client.initialize(SESSION)
     for i in range(count):
-        if client.stuck:
+        if client.stuck or stop.is_set():
             return
         if i % 2:
             client.call(MODERN, "fail", {"kind": "error"})
@@ -874,6 +922,7 @@ class Witness:
         self.session = client.initialize(SESSION)
 
     def round(self) -> None:
+        """One call of each kind; the first one too slow ends the round (the rest would only wait too)."""
         for era, tool in self.CALLS:
             if self.client.stuck:
                 return
@@ -882,10 +931,21 @@ class Witness:
             took = time.monotonic() - started
             if reply is None:
                 self.client.fail("progress", f"no answer (after {took:.1f} s)")
-            elif took > WITNESS_BOUND:
+                return
+            if took > WITNESS_BOUND:
                 self.client.fail("progress", f"answered after {took:.1f} s, over {WITNESS_BOUND} s")
-            elif result_text(reply) != self.client.nonce and reply.status != 503:
+                return
+            if result_text(reply) != self.client.nonce and reply.status != 503:
                 self.client.fail("progress", f"not its own answer: {reply!r}")
+
+    def fresh_session(self) -> None:
+        """A new session while others hold many: granted, or 503 with Retry-After (checked by the answer rule)."""
+        message = {"jsonrpc": "2.0", "id": self.client.next_id(), "method": "initialize",
+                   "params": method_params(self.client.nonce)["initialize"]}
+        self.client.act("a fresh initialize")
+        reply = self.client.post(message, SESSION)
+        if reply is not None and reply.status != 503 and "mcp-session-id" not in reply.headers:
+            self.client.fail("progress", f"a fresh initialize got no session: {reply!r}")
 
     def rounds_while(self, busy: Callable[[], bool], limit: int = 20) -> None:
         self.round()
@@ -1000,8 +1060,7 @@ def clients_run(run: Run) -> None:
         run_tools(run.client("tools", "127.0.0.5"), Bystander(run.client("bystander", "127.0.0.13")))
     phase_a = [(name, source, job) for name, source, job in (
         ("malformed", "127.0.0.2", run_malformed), ("framing", "127.0.0.3", run_framing),
-        ("headers", "127.0.0.4", run_headers), ("raiser", "127.0.0.6", run_raiser),
-        ("streams", "127.0.0.7", run_streams)) if wanted(name)]
+        ("headers", "127.0.0.4", run_headers), ("streams", "127.0.0.7", run_streams)) if wanted(name)]
     threads = [threading.Thread(target=job, args=(run.client(name, source),), daemon=True)
                for name, source, job in phase_a]
     for t in threads:
@@ -1012,7 +1071,8 @@ def clients_run(run: Run) -> None:
     stop = threading.Event()
     phase_b = [(name, source, job) for name, source, job in (
         ("hog", "127.0.0.8", run_hog), ("flood", "127.0.0.9", run_flood), ("pool", "127.0.0.10", run_pool),
-        ("sessions", "127.0.0.12", lambda c, r, s: run_sessions(c, r))) if wanted(name)]
+        ("sessions", "127.0.0.12", lambda c, r, s: run_sessions(c, r)),
+        ("raiser", "127.0.0.6", run_raiser)) if wanted(name)]
     readies = [threading.Event() for _ in phase_b]
     threads = [threading.Thread(target=job, args=(run.client(name, source), ready, stop), daemon=True)
                for (name, source, job), ready in zip(phase_b, readies)]
@@ -1021,11 +1081,11 @@ def clients_run(run: Run) -> None:
     for ready in readies:
         ready.wait(30)
     witness.round()
-    witness.client.act("a fresh initialize")
-    fresh = Client.initialize(witness.client)
-    if fresh is None and not witness.client.stuck:
-        witness.client.fail("progress", "a fresh initialize got no session (503 allowed only with Retry-After)")
+    witness.fresh_session()
     stop.set()
+    for name in ("pool", "raiser"):
+        if name in run.clients:
+            run.clients[name].abandon()
     for t in threads:
         t.join(60)
     server = run.server
