@@ -658,6 +658,64 @@ def run_malformed(client: Client) -> None:
         client.post(message, era, session, malformed=True)
 
 
+ELICITING = dict(META, **{"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}})
+
+
+def ask_message(client: Client, topic: str, **retry: Any) -> Dict[str, Any]:
+    """tools/call ask (2026-07-28), a first round or a retry (inputResponses, requestState)."""
+    params = dict({"name": "ask", "arguments": {"topic": topic}, "_meta": ELICITING}, **retry)
+    return {"jsonrpc": "2.0", "id": client.next_id(), "method": "tools/call", "params": params}
+
+
+def first_state(client: Client, topic: str) -> Optional[str]:
+    client.act(f"{MODERN} tools/call ask {{'topic': {topic!r}}}: a first round, for its requestState")
+    reply = client.post(ask_message(client, topic), MODERN)
+    result = (reply.messages() or [{}])[0].get("result") if reply is not None else None
+    state = result.get("requestState") if isinstance(result, dict) else None
+    if not isinstance(state, str):
+        client.fail("answer-once", f"no requestState in the first round: {reply!r}")
+        return None
+    return state
+
+
+def run_states(client: Client) -> None:
+    """basic/patterns/mrtr: an altered requestState (a character changed, a non-ASCII
+    character or a lone surrogate added, a wrong type) is refused with -32602; so is
+    an answer that does not match the requested schema (as the SDK refuses it)."""
+    rng = client.rng
+    topic = f"T{client.nonce}"
+    state = first_state(client, topic)
+    if state is None:
+        return
+    middle = len(state) // 2
+    flipped = state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1:]
+    accept = {"elicitation_0": {"action": "accept", "content": {"name": "ok"}}}
+    faults: List[Tuple[str, Dict[str, Any]]] = [
+        (f"requestState {name}", {"requestState": value, "inputResponses": accept}) for name, value in (
+            ("with a character changed", flipped), ("+ 'é'", state + "\u00e9"),
+            ("+ a lone surrogate", state + "\ud800"), ("with 'é' inside", state[:middle] + "\u00e9" + state[middle:]),
+            ("of 3 dots", "v1..."),
+            ("17", 17), ("[]", []), ("{}", {}))]
+    faults += [(f"inputResponses {value!r}", {"requestState": state, "inputResponses": value})
+               for value in ("x", [accept], 17)]
+    rng.shuffle(faults)
+    for name, retry in faults:
+        client.act(f"{MODERN} tools/call ask, retry with {name}")
+        reply = client.post(ask_message(client, topic, **retry), MODERN, malformed=True)
+        errors = [m.get("error") for m in (reply.messages() if reply is not None else []) if isinstance(m, dict)]
+        if reply is not None and not (errors and isinstance(errors[0], dict) and errors[0].get("code") == -32602):
+            client.fail("request-state", f"{name}: not refused with -32602: {reply!r}")
+    for content in ({"name": 17}, {"name": None}, {}, {"name": ["x"]}):
+        client.act(f"{MODERN} tools/call ask, retry answering {json.dumps(content)} (the schema asks a string name)")
+        answer = {"elicitation_0": {"action": "accept", "content": content}}
+        reply = client.post(ask_message(client, topic, requestState=state, inputResponses=answer), MODERN,
+                            malformed=True)
+        errors = [m.get("error") for m in (reply.messages() if reply is not None else []) if isinstance(m, dict)]
+        if reply is not None and not (errors and isinstance(errors[0], dict) and errors[0].get("code") == -32602):
+            client.fail("validation", f"the answer {json.dumps(content)} was not refused with -32602 (as the "
+                                      f"SDK refuses it): {reply!r}")
+
+
 def framing_cases(port: int, nonce: str) -> List[Tuple[str, bytes, Tuple[int, ...]]]:
     """(name, request, the statuses RFC 9112 allows); each request is followed
     by a smuggled second one, which must never be answered."""
@@ -1060,7 +1118,8 @@ def clients_run(run: Run) -> None:
         run_tools(run.client("tools", "127.0.0.5"), Bystander(run.client("bystander", "127.0.0.13")))
     phase_a = [(name, source, job) for name, source, job in (
         ("malformed", "127.0.0.2", run_malformed), ("framing", "127.0.0.3", run_framing),
-        ("headers", "127.0.0.4", run_headers), ("streams", "127.0.0.7", run_streams)) if wanted(name)]
+        ("headers", "127.0.0.4", run_headers), ("streams", "127.0.0.7", run_streams),
+        ("states", "127.0.0.15", run_states)) if wanted(name)]
     threads = [threading.Thread(target=job, args=(run.client(name, source),), daemon=True)
                for name, source, job in phase_a]
     for t in threads:
@@ -1151,7 +1210,18 @@ def users_run(run: Run) -> None:
                 client.fail("progress", f"not its own answer: {reply!r}")
         return calls
 
-    actions = [bob_posts, bob_streams, bob_deletes, anonymous_posts] + [own(alice, sa), own(bob, sb)] * 3
+    def bob_replays() -> None:
+        state = first_state(alice, "shared")
+        if state is None:
+            return
+        bob.act("retry alice's ask with her requestState")
+        answer = {"elicitation_0": {"action": "accept", "content": {"name": "bob"}}}
+        reply = bob.post(ask_message(bob, "shared", requestState=state, inputResponses=answer), MODERN)
+        if reply is not None and b'"result"' in reply.body:
+            bob.fail("access", f"bob's retry with alice's requestState was taken: {reply!r}")
+
+    actions = [bob_posts, bob_streams, bob_deletes, anonymous_posts, bob_replays]
+    actions += [own(alice, sa), own(bob, sb)] * 3
     run.clients["alice"].rng.shuffle(actions)
     for action in actions:
         action()

@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -133,6 +134,20 @@ def steps(nonce: str, count: int, delay: float, ctx: Context) -> str:
         ctx.report_progress(i, count, message=f"{nonce}:{i}")
         time.sleep(_bounded(delay))
     return f"{nonce}:done"
+
+
+@dataclass
+class Name:
+    name: str
+
+
+@server.tool()
+async def ask(topic: str, ctx: Context) -> str:
+    """Two questions (2026-07-28: two InputRequiredResult rounds, the answers in the signed requestState)."""
+    first = await ctx.elicit(f"{topic}: first?", Name)
+    second = await ctx.elicit(f"{topic}: second?", Name)
+    names = [answer.data.name if answer.action == "accept" else answer.action for answer in (first, second)]
+    return f"{topic}: {names[0]!r} {names[1]!r}"
 
 
 @server.resource("fuzz://note")
