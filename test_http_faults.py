@@ -1207,7 +1207,8 @@ def users_run(run: Run) -> None:
             reply = client.call(era, client.rng.choice(["echo", "ctx_echo", "async_echo"]), {},
                                 session if era == SESSION else None)
             if reply is not None and result_text(reply) != client.nonce:
-                client.fail("progress", f"not its own answer: {reply!r}")
+                ended = reply.status == 404 and era == SESSION  # by someone else: bob_deletes
+                client.fail("access" if ended else "progress", f"not its own answer: {reply!r}")
         return calls
 
     def bob_replays() -> None:
