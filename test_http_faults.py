@@ -1014,11 +1014,24 @@ class Witness:
             time.sleep(0.2)
 
 
+def settle(measure: Callable[[], int], limit: float = 8.0) -> None:
+    """Wait until ``measure`` (the server's threads, its RSS) stops growing for half a
+    second, or ``limit`` seconds: what an abuser did has then taken effect."""
+    deadline, last = time.monotonic() + limit, -1
+    while time.monotonic() < deadline:
+        now = measure()
+        if now <= last:
+            return
+        last = now
+        time.sleep(0.5)
+
+
 def run_hog(client: Client, ready: threading.Event, stop: threading.Event) -> None:
     """Stalled connections (half a request), and listen and GET streams never read."""
     wires: List[Wire] = []
     port = client.port
-    partial = [f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 100\r\n\r\n{{".encode(),
+    partial = [f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}"
+               f"\r\nContent-Length: 100\r\n\r\n{{".encode(),
                f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Slow".encode()]
     client.act(f"open {STALLED} connections, send half a request on each, wait")
     try:
@@ -1043,6 +1056,7 @@ def run_hog(client: Client, ready: threading.Event, stop: threading.Event) -> No
     except OSError:
         pass  # a server that refuses more connections from this client: as it may
     finally:
+        settle(client.run.server.threads)
         ready.set()
         stop.wait(60)
         for wire in wires:
@@ -1058,10 +1072,10 @@ def run_flood(client: Client, ready: threading.Event, stop: threading.Event) -> 
     wire = client.wire()
     try:
         wire.send(request("POST", dump(message), client.headers(SESSION, message, session), client.port))
-        time.sleep(1.0)
     except OSError:
         pass
     finally:
+        settle(client.run.server.rss)
         ready.set()
         stop.wait(60)
         wire.close()
