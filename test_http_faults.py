@@ -130,7 +130,8 @@ def shorten(data: Any, limit: int = 160) -> str:
 class Wire:
     """One connection from ``source``; ``seen`` is every byte it received."""
 
-    def __init__(self, port: int, source: str, seen: bytearray, host: str = "127.0.0.1") -> None:
+    def __init__(self, port: int, source: str, seen: bytearray, host: str = "127.0.0.1",
+                 bound: float = IO_TIMEOUT + CLOSE_WAIT) -> None:
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.sock = socket.socket(family, socket.SOCK_STREAM)
         self.sock.settimeout(IO_TIMEOUT)
@@ -138,7 +139,7 @@ class Wire:
             self.sock.bind((source, 0))
         self.sock.connect((host, port))
         self.buf, self.seen = b"", seen
-        self.deadline = time.monotonic() + IO_TIMEOUT + CLOSE_WAIT  # keepalive comments must not stretch a read
+        self.deadline = time.monotonic() + bound  # keepalive comments must not stretch a read
 
     def send(self, data: bytes) -> None:
         self.sock.sendall(data)
@@ -398,6 +399,9 @@ class Client:
         self.token: Optional[str] = None
         self.stuck = False
         self.abandoned = False
+        self.bound = IO_TIMEOUT + CLOSE_WAIT  # seconds one answer may take, keepalive comments or not
+        self.unanswered = "answer-once"  # the invariant a request with no answer breaks
+        self.sessions: List[Optional[str]] = []
         self.live: List[Wire] = []
 
     @property
@@ -415,7 +419,7 @@ class Client:
         return f"{self.nonce}-{self.n}"
 
     def wire(self) -> Wire:
-        wire = Wire(self.port, self.source, self.seen, self.run.server.host)
+        wire = Wire(self.port, self.source, self.seen, self.run.server.host, self.bound)
         self.live.append(wire)
         return wire
 
@@ -464,7 +468,7 @@ class Client:
         try:
             reply = self.exchange(request("POST", dump(message) if body is None else body, fields, self.port))
         except Closed as exc:
-            self.fail("answer-once", f"no answer: {exc}")
+            self.fail(self.unanswered, f"no answer: {exc}")
             self.stuck = self.stuck or "timed out" in str(exc)
             return None
         check_answer(self, message, reply, malformed)
@@ -860,7 +864,7 @@ def run_tools(client: Client, bystander: Bystander) -> None:
 def run_raiser(client: Client, ready: threading.Event, stop: threading.Event, count: int = 150) -> None:
     """A tool that raises: each call's traceback goes to the server's stderr, which nobody reads."""
     ready.set()
-    session = client.initialize(SESSION)
+    session = client.sessions[0]  # opened before the abusers started
     for i in range(count):
         if client.stuck or stop.is_set():
             return
@@ -900,6 +904,33 @@ def run_streams(client: Client) -> None:
         finally:
             wire.sock.close()
     resume(client, session)
+
+
+def run_leaver(client: Client, ready: threading.Event, stop: threading.Event, calls: int = 2) -> None:
+    """basic/transports (2025-03-26 .. 2025-11-25): "The disconnection SHOULD NOT be
+    interpreted as the client cancelling its request"; the README says so too.  Calls
+    left before their answer (JSON or stream) must still run to their end."""
+    ready.set()
+    session = client.sessions[0]  # opened before the abusers started
+    for _ in range(calls):
+        message = {"jsonrpc": "2.0", "id": client.next_id(), "method": "tools/call",
+                   "params": {"name": "pause", "arguments": {"nonce": client.nonce, "seconds": 1.0}}}
+        client.act(f"{SESSION} tools/call pause 1 s in session, disconnect before any answer")
+        wire = client.wire()
+        try:
+            wire.send(request("POST", dump(message), client.headers(SESSION, message, session), client.port))
+            time.sleep(0.05)
+        finally:
+            wire.sock.close()
+    deadline = time.monotonic() + IO_TIMEOUT  # for calls of 1 s
+    done = None
+    while time.monotonic() < deadline:
+        reply = client.call(SESSION, "finished", {}, session)
+        done = result_text(reply) if reply is not None else None
+        if done == str(calls) or client.stuck:
+            return
+        time.sleep(0.5)
+    client.fail("cancellation", f"{done} of the {calls} calls its client left ran to their end")
 
 
 def steps_message(client: Client, era: str, count: int = 6) -> Dict[str, Any]:
@@ -977,6 +1008,8 @@ class Witness:
 
     def __init__(self, client: Client) -> None:
         self.client = client
+        client.bound = WITNESS_BOUND + 1  # past that, its call has failed already: no need to wait on
+        client.unanswered = "progress"
         self.session = client.initialize(SESSION)
 
     def round(self) -> None:
@@ -988,8 +1021,7 @@ class Witness:
             reply = self.client.call(era, tool, {}, self.session if era == SESSION else None)
             took = time.monotonic() - started
             if reply is None:
-                self.client.fail("progress", f"no answer (after {took:.1f} s)")
-                return
+                return  # failed already (progress)
             if took > WITNESS_BOUND:
                 self.client.fail("progress", f"answered after {took:.1f} s, over {WITNESS_BOUND} s")
                 return
@@ -1046,8 +1078,7 @@ def run_hog(client: Client, ready: threading.Event, stop: threading.Event) -> No
             wire = client.wire()
             wires.append(wire)
             wire.send(request("POST", dump(listen), client.headers(MODERN, listen, None), port))
-        for _ in range(5):
-            session = client.initialize(SESSION)
+        for session in client.sessions:
             if session is not None:
                 wire = client.wire()
                 wires.append(wire)
@@ -1065,7 +1096,7 @@ def run_hog(client: Client, ready: threading.Event, stop: threading.Event) -> No
 
 def run_flood(client: Client, ready: threading.Event, stop: threading.Event) -> None:
     """A call that logs FLOOD_MIB MiB to a client that stops reading."""
-    session = client.initialize(SESSION)
+    session = client.sessions[0]  # opened before the abusers started
     message = {"jsonrpc": "2.0", "id": client.next_id(), "method": "tools/call",
                "params": {"name": "flood", "arguments": {"nonce": client.nonce, "chunks": FLOOD_MIB}}}
     client.act(f"tools/call flood {FLOOD_MIB} MiB in session, read nothing, wait")
@@ -1083,7 +1114,7 @@ def run_flood(client: Client, ready: threading.Event, stop: threading.Event) -> 
 
 def run_pool(client: Client, ready: threading.Event, stop: threading.Event) -> None:
     """POOL_CALLS slow calls (sync tools with a Context) kept in flight until the witness is done."""
-    session = client.initialize(SESSION)
+    session = client.sessions[0]  # opened before the abusers started
     deadline = time.monotonic() + WITNESS_BOUND * 3
 
     def loop(n: int) -> None:
@@ -1145,10 +1176,13 @@ def clients_run(run: Run) -> None:
     phase_b = [(name, source, job) for name, source, job in (
         ("hog", "127.0.0.8", run_hog), ("flood", "127.0.0.9", run_flood), ("pool", "127.0.0.10", run_pool),
         ("sessions", "127.0.0.12", lambda c, r, s: run_sessions(c, r)),
-        ("raiser", "127.0.0.6", run_raiser)) if wanted(name)]
+        ("raiser", "127.0.0.6", run_raiser), ("leaver", "127.0.0.16", run_leaver)) if wanted(name)]
     readies = [threading.Event() for _ in phase_b]
-    threads = [threading.Thread(target=job, args=(run.client(name, source), ready, stop), daemon=True)
-               for (name, source, job), ready in zip(phase_b, readies)]
+    clients = [run.client(name, source) for name, source, _ in phase_b]
+    for client in clients:  # before any of them fills the server's sessions
+        client.sessions = [client.initialize(SESSION) for _ in range(5 if client.name == "hog" else 1)]
+    threads = [threading.Thread(target=job, args=(client, ready, stop), daemon=True)
+               for (_, _, job), client, ready in zip(phase_b, clients, readies)]
     for t in threads:
         t.start()
     for ready in readies:

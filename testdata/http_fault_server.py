@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -134,6 +134,22 @@ def steps(nonce: str, count: int, delay: float, ctx: Context) -> str:
         ctx.report_progress(i, count, message=f"{nonce}:{i}")
         time.sleep(_bounded(delay))
     return f"{nonce}:done"
+
+
+FINISHED: Dict[str, int] = {}  # nonce -> pause calls that ran to their end
+
+
+@server.tool()
+async def pause(nonce: str, seconds: float) -> str:
+    """Silent for ``seconds``, then counted in FINISHED (cancelled: not counted)."""
+    await asyncio.sleep(_bounded(seconds))
+    FINISHED[nonce] = FINISHED.get(nonce, 0) + 1
+    return nonce
+
+
+@server.tool()
+def finished(nonce: str) -> int:
+    return FINISHED.get(nonce, 0)
 
 
 @dataclass
