@@ -19,10 +19,17 @@ nonce, which it puts in every request id and every tool argument:
   fd 1, raise; a ``bystander`` keeps a connection open meanwhile;
 * ``raiser``: a tool that raises, many times (its tracebacks fill stderr);
 * ``streams``: clients that disconnect mid-stream, and reconnect with Last-Event-ID;
+* ``states``: 2026-07-28 retries with an altered requestState, and with answers
+  that do not match the schema asked;
 * then, while a ``witness`` makes ordinary calls: ``hog`` (stalled connections,
   unread listen and GET streams), ``flood`` (a call that logs 160 MiB to a client
-  that stops reading), ``pool`` (many slow calls), ``sessions`` (past the cap);
-* ``users`` (a second server, with a token verifier): bob uses alice's session.
+  that stops reading), ``pool`` (many slow calls), ``sessions`` (past the cap),
+  ``leaver`` (handshake-era calls left before their answer);
+* ``users`` (a second server, with a token verifier): bob uses, streams from and
+  deletes alice's session, and replays her requestState.
+
+Phase 0 runs the tools alone (what lands on a reused fd 1 then lands on the
+bystander); phase A the hostile input; phase B the abusers.
 
 Invariants checked on every run (a failure names one of them):
 
@@ -37,6 +44,9 @@ framing       RFC 9112: a request whose length cannot be trusted gets 400 (or 41
 retry-after   every 503 carries Retry-After
 resume        a stream with event ids, resumed with Last-Event-ID, loses and
               repeats no event; a stream without ids is simply not resumable
+request-state an altered requestState is refused with -32602 (basic/patterns/mrtr)
+validation    an answer off the asked schema is refused with -32602, as the SDK does
+cancellation  a handshake-era call its client left still runs to its end
 bounded       server RSS grows by at most RSS_BOUND; at most THREAD_BOUND threads
 progress      each of the witness's calls completes within WITNESS_BOUND seconds
 alive         the server process is alive at the end
@@ -76,6 +86,7 @@ THREAD_BOUND = 200  # threads the server may run at once
 FLOOD_MIB = 160  # MiB of log notifications sent to a client that stops reading
 STALLED = 400  # connections the hog opens and never finishes
 POOL_CALLS = 40  # slow calls the pool client keeps in flight
+INDEPENDENT = {"malformed", "framing", "headers", "states"}  # clients whose requests each stand alone
 OPTIONS = {"sse_after": 0.3, "keepalive": 1.0, "request_timeout": 30, "max_sessions": 100}
 
 
@@ -362,6 +373,25 @@ class Run:
             self.violations.append(("isolation", "server", -1, f"{len(out)} bytes on the server's stdout "
                                                               f"(from {owners}): {shorten(out)}"))
 
+    def trace_to_replay(self, name: str) -> List[str]:
+        """A client's actions up to its last failure: the first three (its set-up) and
+        each failing one, with the three before it unless each of its requests stands
+        alone (INDEPENDENT); the rest elided."""
+        trace = self.clients[name].trace
+        failing = {index for _, who, index, _ in self.violations if who == name and index >= 0}
+        before = 0 if name in INDEPENDENT else 3
+        keep = set(range(min(3, len(trace)))) | {i for f in failing for i in range(f - before, f + 1) if i >= 0}
+        lines, skipped = [], 0
+        for i, action in enumerate(trace[:max(failing | {0}) + 1]):
+            if i not in keep:
+                skipped += 1
+                continue
+            if skipped:
+                lines.append(f"    ... ({skipped} actions)")
+                skipped = 0
+            lines.append(f"    #{i} {action}" + ("   <- fails" if i in failing else ""))
+        return lines
+
     def report(self, stderr: bytes) -> str:
         lines = [f"MCP_REF_FUZZ_SEED={self.seed}: {len(self.violations)} violation(s)"]
         involved: List[str] = []
@@ -380,7 +410,7 @@ class Run:
                   for key, count in alike.items() if count > 1]
         for name in involved:
             lines.append(f"  trace of {name} ({self.clients[name].source}, nonce {self.clients[name].nonce}):")
-            lines += [f"    #{i} {action}" for i, action in enumerate(self.clients[name].trace)]
+            lines += self.trace_to_replay(name)
         tail = stderr.decode("utf-8", "replace").strip().splitlines()[-8:]
         lines.append("  server stderr (last lines): " + "\n    ".join([""] + tail))
         return "\n".join(lines)
