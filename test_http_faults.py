@@ -1218,7 +1218,7 @@ def clients_run(run: Run) -> None:
         t.join(60)
     stop = threading.Event()
     phase_b = [(name, source, job) for name, source, job in (
-        ("hog", "127.0.0.8", run_hog), ("flood", "127.0.0.9", run_flood), ("pool", "127.0.0.10", run_pool),
+        ("flood", "127.0.0.9", run_flood), ("hog", "127.0.0.8", run_hog), ("pool", "127.0.0.10", run_pool),
         ("sessions", "127.0.0.12", lambda c, r, s: run_sessions(c, r)),
         ("raiser", "127.0.0.6", run_raiser), ("leaver", "127.0.0.16", run_leaver)) if wanted(name)]
     readies = [threading.Event() for _ in phase_b]
@@ -1227,8 +1227,10 @@ def clients_run(run: Run) -> None:
         client.sessions = [client.initialize(SESSION) for _ in range(5 if client.name == "hog" else 1)]
     threads = [threading.Thread(target=job, args=(client, ready, stop), daemon=True)
                for (_, _, job), client, ready in zip(phase_b, clients, readies)]
-    for t in threads:
+    for t, ready in zip(threads, readies):  # the flood first: its tool must have a thread before the pool's calls
         t.start()
+        if t is threads[0]:
+            ready.wait(30)
     for ready in readies:
         ready.wait(30)
     witness.round()
