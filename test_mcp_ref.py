@@ -18,7 +18,7 @@ The tests of each section are in the module named for it:
     15, 16  Context, Resolvers        test_context.py
     18-20   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py
             stdio
-    21-23   Streamable HTTP, access   test_http.py
+    21-23   Streamable HTTP, access   test_http.py, test_http_faults.py
             control, HTTP server
     24, 25  A client, Command line    test_cli.py
     26      Accelerators              test_accelerators.py
