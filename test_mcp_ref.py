@@ -19,7 +19,7 @@ The tests of each section are in the module named for it:
     18-20   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
             stdio                     test_malformed.py (with 21)
     21-23   Streamable HTTP, access   test_http.py, test_http_sessions.py (several users: sessions,
-            control, HTTP server      limits per client, the fair pool)
+            control, HTTP server      limits per client, the fair pool), test_http_faults.py
     24, 25  A client, Command line    test_cli.py
     26      Accelerators              test_accelerators.py
 
