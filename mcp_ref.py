@@ -10164,7 +10164,7 @@ def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int
 
         def process_request(self, request: Any, client_address: Any) -> None:
             if not _admit(self, client_address[0], 1):
-                _busy(request)
+                _refuse_connection(request)
                 self.shutdown_request(request)
                 return
             super().process_request(request, client_address)
@@ -10216,7 +10216,7 @@ def _above_standard_fds(sock: Any) -> Any:
     return moved
 
 
-def _busy(sock: Any) -> None:
+def _refuse_connection(sock: Any) -> None:
     """503 on the accepting thread, which must not wait: the answer fits an
     empty send buffer, and what the client has sent already is read, so
     that closing does not reset the connection before the client reads it."""
