@@ -728,8 +728,9 @@ def first_state(client: Client, topic: str) -> Optional[str]:
 
 def run_states(client: Client) -> None:
     """basic/patterns/mrtr: an altered requestState (a character changed, a non-ASCII
-    character or a lone surrogate added, a wrong type) is refused with -32602; so is
-    an answer that does not match the requested schema (as the SDK refuses it)."""
+    character or a lone surrogate added, a wrong type) is refused with -32602; an
+    answer that does not match the requested schema never reaches the tool: it is
+    a tool error, as the SDK's ctx.elicit makes it (or -32602)."""
     rng = client.rng
     topic = f"T{client.nonce}"
     state = first_state(client, topic)
@@ -758,10 +759,13 @@ def run_states(client: Client) -> None:
         answer = {"elicitation_0": {"action": "accept", "content": content}}
         reply = client.post(ask_message(client, topic, requestState=state, inputResponses=answer), MODERN,
                             malformed=True)
-        errors = [m.get("error") for m in (reply.messages() if reply is not None else []) if isinstance(m, dict)]
-        if reply is not None and not (errors and isinstance(errors[0], dict) and errors[0].get("code") == -32602):
-            client.fail("validation", f"the answer {json.dumps(content)} was not refused with -32602 (as the "
-                                      f"SDK refuses it): {reply!r}")
+        messages = [m for m in (reply.messages() if reply is not None else []) if isinstance(m, dict)]
+        error, result = (messages[0].get("error"), messages[0].get("result")) if messages else (None, None)
+        refused = (isinstance(error, dict) and error.get("code") == -32602) or (
+            isinstance(result, dict) and result.get("isError") is True)
+        if reply is not None and not refused:
+            client.fail("validation", f"the answer {json.dumps(content)} was not refused (a tool error, as the "
+                                      f"SDK's ctx.elicit gives, or -32602): {reply!r}")
 
 
 def framing_cases(port: int, nonce: str) -> List[Tuple[str, bytes, Tuple[int, ...]]]:
