@@ -7041,9 +7041,10 @@ class MCPServer:
                   protocol_version: str = STATELESS_VERSIONS[-1]) -> Dict[str, Any]:
         """Call a tool and return the ``tools/call`` result as sent on the wire.
         An unknown tool raises ToolError (on the wire: JSON-RPC error -32602)."""
-        tool = self._tools.get(name)
-        if tool is None:
-            raise ToolError(f"Unknown tool: {name}")
+        try:
+            tool = self._tool_named(name)
+        except _RpcError as exc:
+            raise ToolError(exc.message) from None
         outcome = self._invoke(tool, arguments or {}, _Request(None, None, protocol_version, {}))
         if isinstance(outcome, _RpcError):
             raise MCPError(outcome.code, outcome.message, None if outcome.data is _MISSING else outcome.data)
@@ -7051,21 +7052,55 @@ class MCPServer:
         return json.loads(self._encode_result(tool, result, lambda r: r))  # type: ignore[no-any-return]
 
     def _invoke(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-        """One call, start to end, on this thread: a sync tool's pipeline never
-        waits, so it needs no event loop; an async tool's gets one of its own."""
+        """_call, start to end, on this thread: a sync tool's call never waits, so
+        it needs no event loop (_call_sync); an async tool's gets one of its own."""
         if tool.is_async:
-            return _run_coroutine(self._pipeline(tool, arguments, request))
+            return _run_coroutine(self._call(tool, arguments, request))
         return _call_sync(self, tool, arguments, request)
 
-    async def _pipeline(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-        """prepare -> call -> finish: the one path of every call, sync or async.
-        Whatever is raised at any step becomes the call's tool error, so every
-        call ends in exactly one result (or, 2026-07-28, in the -32021 of a
-        question the client cannot take: an _RpcError)."""
+    # -- tools/call, top to bottom (server/tools) --------------------------------
+    #
+    # Every call takes these steps, in this order.  server/tools, "Error
+    # Handling", gives each outcome: a request for a tool that does not exist is
+    # a protocol error; whatever goes wrong with one that does is a tool
+    # execution error, a result with isError: true that the model reads and can
+    # act on.
+    #
+    #   step                                 outcome                           method
+    #   -----------------------------------  --------------------------------  --------------
+    #   1. find the tool                     unknown: JSON-RPC error -32602    _tool_named
+    #   2. convert the arguments             refused: isError                  _call
+    #   3. run the tool                      raised: isError                   _call
+    #   4. check the result (outputSchema)   a mismatch: isError               _call
+    #   5. encode the response               not JSON, too large: isError      _encode_result
+    #
+    # call_tool (above) takes the five steps in process.  On the wire, the
+    # dispatcher's tools/call takes step 1 (section 18), and section 19 decides
+    # where _call runs (inline, on the pool, on the event loop) and answers it
+    # with step 5; neither decides an outcome.  A sync tool's call skips _call's
+    # coroutine: _fast_call_sync (section 26), the same steps in the same order.
+
+    def _tool_named(self, name: str) -> _Tool:
+        """Step 1."""
+        tool = self._tools.get(name)
+        if tool is None:  # server/tools, "Error Handling": unknown tools are protocol errors
+            raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return tool
+
+    async def _call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+        """Steps 2 to 4, for sync and async tools alike: the call's result, or
+        (2026-07-28) an InputRequiredResult asking the client, or the -32021
+        _RpcError of a question the client cannot take.  Whatever is raised at
+        any step ends the call in exactly one of those (_stopped)."""
         try:
-            kwargs = self._prepare(tool, arguments, request)
+            # 2. The arguments, converted by the inputSchema's rules.  Refused, they
+            # are a tool execution error (server/tools, "Error Handling", 2025-11-25:
+            # "Input validation errors"; the SDK answers so in every revision).
+            kwargs = self._arguments(tool, arguments, request)
             if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 16)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
+            # 3. Run.  What the tool raises is a tool execution error too ("API
+            # failures", "Business logic errors"): isError (_failure).
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
@@ -7073,11 +7108,13 @@ class MCPServer:
                 return self._input_required(tool, request, value)
         except BaseException as exc:
             return self._stopped(tool, request, exc)
-        return self._finish(tool, value)
+        # 4. The result as content and structuredContent, which MUST conform to the
+        # outputSchema (server/tools, "Output Schema"): a mismatch is isError.
+        return self._checked_result(tool, value)
 
-    def _prepare(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Dict[str, Any]:
-        """The function's keyword arguments; _BadArguments (with the call's
-        result) when the client's do not convert."""
+    def _arguments(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Dict[str, Any]:
+        """Step 2: the function's keyword arguments; _BadArguments (with the
+        call's result, isError) when the client's do not convert."""
         try:
             kwargs = tool.arguments(arguments)
         except ValidationError as exc:
@@ -7092,7 +7129,7 @@ class MCPServer:
         return kwargs
 
     def _stopped(self, tool: _Tool, request: _Request, exc: BaseException) -> Any:
-        """The result of a call that raised, at whichever step."""
+        """Steps 2 and 3: the result of a call that raised, at whichever step."""
         if isinstance(exc, _BadArguments):
             return exc.result
         if isinstance(exc, _InputRequired):  # a question without its answer yet (stateless)
@@ -7125,6 +7162,8 @@ class MCPServer:
         return result
 
     def _failure(self, tool: _Tool, exc: BaseException, request: Optional[_Request] = None) -> Dict[str, Any]:
+        """Step 3: a tool that raised, as a tool execution error (isError): a
+        ToolError's or MCPError's text, anything else without its details."""
         if isinstance(exc, ToolError):
             return _tool_error(f"Error executing tool {tool.name}: {exc}")
         if isinstance(exc, MCPError):  # our own words about the client, no paths
@@ -7138,7 +7177,9 @@ class MCPServer:
         # The model gets no traceback and no file paths: those stay on stderr.
         return _tool_error(f"Error executing tool {tool.name}")
 
-    def _finish(self, tool: _Tool, value: Any) -> Dict[str, Any]:
+    def _checked_result(self, tool: _Tool, value: Any) -> Dict[str, Any]:
+        """Step 4: the tool's value as its result (section 12), checked against
+        the outputSchema; a mismatch, or a value that is no JSON, is isError."""
         try:
             return tool.result(value)
         except ValidationError as exc:
@@ -7154,8 +7195,8 @@ class MCPServer:
 
     def _encode_result(self, tool: _Tool, result: Dict[str, Any],
                        frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-        """The wire bytes of ``frame(result)``; a result that is no JSON, or is
-        over ``max_result_bytes``, becomes a tool error (measured once, as sent)."""
+        """Step 5: the wire bytes of ``frame(result)``; a result that is no JSON,
+        or is over ``max_result_bytes``, becomes a tool error (measured once, as sent)."""
         least = _least_size(result)
         if least > self.max_result_bytes:  # refused before the whole message is made
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result is at least {least} "
@@ -7409,8 +7450,8 @@ def _run_coroutine(coro: Any) -> Any:
 
 
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-    """A sync tool's call: its pipeline, which never waits."""
-    return _complete_now(server._pipeline(tool, arguments, request))
+    """A sync tool's call: MCPServer._call, which then never waits."""
+    return _complete_now(server._call(tool, arguments, request))
 
 
 def _complete_now(coro: Any) -> Any:
@@ -7612,6 +7653,9 @@ class _Dispatcher:
         return result
 
     def tool_for_call(self, params: Dict[str, Any]) -> Tuple[_Tool, Dict[str, Any]]:
+        """A tools/call's tool and arguments (server/tools, "Calling Tools"): the
+        call's steps and outcomes are read in section 17 (MCPServer._call), and
+        section 19 runs it."""
         name = params.get("name")
         if not isinstance(name, str):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (a string)')
@@ -7620,10 +7664,7 @@ class _Dispatcher:
             arguments = {}
         if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-        tool = self.server._tools.get(name)
-        if tool is None:  # server/tools, "Error Handling": unknown tools are protocol errors
-            raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
-        return tool, arguments
+        return self.server._tool_named(name), arguments  # step 1 of tools/call (section 17)
 
     # -- resources, prompts and completion (sections 13 and 14) --------------------
 
@@ -8095,8 +8136,11 @@ class _Connection:
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], request: _Request,
                    reply: Callable[[Optional[bytes]], None], inline: bool,
                    stream: Callable[[bytes], None]) -> None:
-        """Run a tools/call inline, on the pool or on the event loop; its one
-        response goes to ``reply`` (None there when the client cancelled it)."""
+        """Where a tools/call runs: inline, on the pool or on the event loop.
+        What it does is MCPServer._call's (section 17: steps 2 to 4, whose
+        outcomes server/tools gives); its one response, step 5 (_response), goes
+        to ``reply`` (None there when the client cancelled it:
+        basic/utilities/cancellation)."""
         call = _Pending(id_, reply, stream)
         request.call = call
         version = str(request.version)
@@ -8125,7 +8169,8 @@ class _Connection:
             call.future = self._submit_sync(tool, arguments, request, complete)
 
     def _response(self, id_: Any, tool: _Tool, version: str, result: Any) -> bytes:
-        """The wire response of a call's result (None: a bug of ours, a tool error)."""
+        """Step 5 of a tools/call (MCPServer._encode_result): the wire response of
+        its result (None: a bug of ours, a tool error; an _RpcError: -32021)."""
         if isinstance(result, _RpcError):
             return _encode_safely(_error_response(id_, result))
         if result is None:
@@ -8202,8 +8247,8 @@ class _Connection:
         async def run() -> None:
             result = None
             try:
-                result = await self.server._pipeline(tool, arguments, request)
-            finally:  # also when cancelled, or when anything escaped the pipeline
+                result = await self.server._call(tool, arguments, request)
+            finally:  # also when cancelled, or when anything escaped _call
                 complete(result)
 
         return asyncio.run_coroutine_threadsafe(run(), self.event_loop())
@@ -8327,7 +8372,7 @@ def _answer_with_error(call: _Pending, error: _RpcError) -> None:
 
 def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """server._invoke, never raising: None (answered as a plain tool error)
-    when something escaped the pipeline, which would be a bug of ours."""
+    when something escaped _call, which would be a bug of ours."""
     try:
         return server._invoke(tool, arguments, request)
     except BaseException as exc:
@@ -10909,7 +10954,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   _fast_encode_reply   _encode_reply (15)          puts that JSON into the response as written
 #   _fast_dumps          _dumps_message (15)         every message: json's C encoder, made once
 #   _rx_accelerated      _compile_pattern (7)        patterns proven safe run on Python's re (_RX_ACCELERATE)
-#   _fast_call_sync      _call_sync (13)             a sync tool's call, without the pipeline's coroutine
+#   _fast_call_sync      _call_sync (17)             a sync tool's call, without _call's coroutine
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
 # there was removed.
@@ -11311,18 +11356,20 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
 
 
 def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-    """_call_sync: MCPServer._pipeline's steps without the coroutine, which a
-    sync tool never needs (making, starting and finishing one costs about 3% of
-    a scalar call).  A tool with resolvers takes the rule's path (they may wait)."""
+    """_call_sync: MCPServer._call (section 17) for a sync tool, line for line
+    without the awaits, so without the coroutine, which such a call never needs
+    (making, starting and finishing one costs about 3% of a scalar call).  Every
+    outcome is the rule's own method; a tool with resolvers takes the rule's
+    path (they may wait)."""
     if tool.resolved is not None:
-        return _complete_now(server._pipeline(tool, arguments, request))
+        return _complete_now(server._call(tool, arguments, request))
     try:
-        value = tool.fn(**server._prepare(tool, arguments, request))
+        value = tool.fn(**server._arguments(tool, arguments, request))  # steps 2 and 3
         if isinstance(value, InputRequiredResult):
             return server._input_required(tool, request, value)
     except BaseException as exc:
         return server._stopped(tool, request, exc)
-    return server._finish(tool, value)
+    return server._checked_result(tool, value)  # step 4
 
 
 # -- the one place that picks ---------------------------------------------------
