@@ -10349,8 +10349,11 @@ class _HttpClient:
         raise _ServerFailed(f"the server's answer to {method} is not a JSON-RPC message: {data[:100]!r}")
 
     def _events(self, response: Any, id_: Any, method: str) -> Dict[str, Any]:
-        """Read an SSE stream until our response: notifications are shown
-        (--trace), the server's own requests answered (ping; else -32601)."""
+        """Read an SSE stream until our response (or an error without an id:
+        about a message the server could not read).  What comes before it goes
+        to _Client._answer: a notification is shown on stderr, a request of the
+        server's is answered there (ping, an elicitation at the terminal,
+        sampling declined, anything else -32601)."""
         data: List[bytes] = []
         for raw in iter(lambda: response.readline(_CLIENT_LIMIT + 1), b""):
             line = raw.rstrip(b"\r\n")
