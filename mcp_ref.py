@@ -6433,7 +6433,11 @@ def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, An
 
 
 def _declares(declared: Any, wanted: Any) -> bool:
-    if not isinstance(wanted, dict) or not wanted:
+    """Each key of ``wanted`` declared, nested keys too; a value (listChanged: true,
+    an experimental setting) declared equal, as the SDK compares them."""
+    if not isinstance(wanted, dict):
+        return bool(declared == wanted)
+    if not wanted:
         return True
     return isinstance(declared, dict) and all(key in declared and _declares(declared[key], value)
                                               for key, value in wanted.items())
