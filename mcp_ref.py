@@ -6899,6 +6899,8 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
 
 class MCPServer:
     """An MCP server of tools; the SDK's ``MCPServer`` tool layer, standard library only.
+    Its tools follow server/tools (a tools/call's steps: "tools/call, top to
+    bottom" below), its resources and prompts server/resources and server/prompts.
 
     Limits (each a keyword argument):
       ``max_message_bytes``  a longer input line is answered with an error and
@@ -7880,7 +7882,10 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 #
 # One client's messages, whatever transport carries them: batches, the calls
 # in flight, on which thread each runs, and their cancellation
-# (basic/utilities/cancellation) and timeouts.
+# (basic/utilities/cancellation) and timeouts.  What a tools/call answers is
+# section 17's (MCPServer._call, each outcome as server/tools gives it); this
+# section decides only where the call runs: inline on the reading thread, on
+# the pool, or on the event loop of async tools.
 
 
 class _Connection:
