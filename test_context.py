@@ -1471,7 +1471,7 @@ class SdkSessionMethodsTest(ContextTestCase):
         # ServerSession.check_client_capability, where the SDK's rule and ours
         # agree: roots.listChanged and sampling.tools when asked for, experimental
         # values equal, {} always.  (Ours also requires what the SDK's v1 rule
-        # leaves unchecked, such as tasks or elicitation's URL mode: test above.)
+        # leaves unchecked, such as tasks or elicitation's URL mode: next test.)
         server = self.session(caps={"roots": {"listChanged": True}, "sampling": {},
                                     "experimental": {"x": {"y": 1}}})
         for n, (capability, declared) in enumerate((
@@ -1482,6 +1482,15 @@ class SdkSessionMethodsTest(ContextTestCase):
                 self.call(server, n, "check_capability", {"capability": capability})
                 self.assertEqual(server.until(n), [result_frame(n, LATEST, "true" if declared else "false",
                                                                 {"result": declared})])
+
+    # README, "Where mcp_ref differs from the SDK", 32: every key asked for must
+    # be declared; the SDK's v1 rule answers true for tasks and for elicitation's modes.
+    def test_check_client_capability_asks_for_every_key(self) -> None:
+        server = self.session(caps={"elicitation": {}, "sampling": {}})
+        for n, capability in enumerate(({"tasks": {}}, {"elicitation": {"url": {}}}), start=1):
+            with self.subTest(capability=capability):
+                self.call(server, n, "check_capability", {"capability": capability})
+                self.assertEqual(server.until(n), [result_frame(n, LATEST, "false", {"result": False})])
 
     def test_send_log_message_at_or_above_the_level(self) -> None:
         # ServerSession.send_log_message: notifications/message with its logger;
@@ -1614,7 +1623,7 @@ SDK_CALLS: List[Tuple[str, Dict[str, Any]]] = [
     ("log_levels", {}), ("progress", {"steps": 3}), ("progress_back", {}), ("book", {}), ("book_twice", {}),
     ("visit", {}), ("summarize", {"text": "t"}), ("roots", {}), ("everything", {}), ("about", {}),
     ("named_anything", {"a": 1}), ("generic_context", {"x": "y"}), ("lifespan_sdk_style", {}),
-    ("meta_sdk_style", {}), ("register", {"name": "newt"}), ("newt", {}),
+    ("meta_sdk_style", {}), ("register", {"name": "newt"}), ("newt", {}), ("announce", {}),
     ("reserve", {"venue": "Oslo"}), ("reserve_outcome", {"venue": "Oslo"}), ("survey", {"venue": "Oslo"}),
 ]
 # Tools whose parameters the SDK's Resolve(...) markers fill: the same questions and
