@@ -875,7 +875,7 @@ class _SchemaBuilder:
 
     def __init__(self) -> None:
         self.defs: Dict[str, Dict[str, Any]] = {}
-        self.families: Dict[str, str] = {}  # title -> "dataclass", "typeddict", "model", "enum", "int_enum", ...
+        self.class_kinds: Dict[str, str] = {}  # title -> "dataclass", "typeddict", "model", "enum", "int_enum", ...
         self._names: Dict[Any, str] = {}  # class -> its name in $defs
 
     # -- entry points -------------------------------------------------------
@@ -1055,17 +1055,17 @@ class _SchemaBuilder:
                 if _is_enum(cls):
                     definition = self.enum(cls)
                     # pydantic names an Enum's validator by its mixin: int-enum[Color], enum[Color].
-                    self.families[cls.__name__] = next(
+                    self.class_kinds[cls.__name__] = next(
                         (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
-                    self.families[cls.__name__] = "typeddict"
+                    self.class_kinds[cls.__name__] = "typeddict"
                 elif _is_dataclass(cls):
                     definition = self.dataclass(cls)
-                    self.families[cls.__name__] = "dataclass"
+                    self.class_kinds[cls.__name__] = "dataclass"
                 else:
                     definition = self.annotated_class(cls)
-                    self.families[cls.__name__] = "model"
+                    self.class_kinds[cls.__name__] = "model"
             except BaseException:
                 del self._names[cls]
                 raise
@@ -1176,7 +1176,7 @@ class _SchemaBuilder:
         if isinstance(tp, type) and "$ref" not in schema:
             # A model's schema comes inline at the root; keep it in $defs like ours.
             self.defs.setdefault(tp.__name__, schema)
-            self.families[tp.__name__] = "model"
+            self.class_kinds[tp.__name__] = "model"
             return {"$ref": f"#/$defs/{tp.__name__}"}
         return schema  # type: ignore[no-any-return]
 
@@ -1485,9 +1485,9 @@ def validate(instance: Any, schema: Any) -> None:
         raise ValidationError(errors)
 
 
-def _checker(schema: Any, mode: str = "strict", families: Optional[Dict[str, str]] = None) -> _Checker:
+def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, str]] = None) -> _Checker:
     """The checker of a root schema in one of the three modes."""
-    return _COMPILER(schema, mode, families).compile(schema)
+    return _COMPILER(schema, mode, class_kinds).compile(schema)
 
 
 class _Compiler:
@@ -1497,7 +1497,7 @@ class _Compiler:
     (converted, in the lax modes) and appends an _ErrorItem per failure.  Each
     keyword family has its method, in the order ``compile`` runs them."""
 
-    def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         self.root = root
         self.mode = mode
         # "arms": strict, as a lax union tries its arms first (see _any_of)
@@ -1505,7 +1505,7 @@ class _Compiler:
         self.output = mode == "output"
         # Which Python family each object title came from, for pydantic's wording
         # of type errors ("a dictionary or an instance of Point").
-        self.families = families or {}
+        self.class_kinds = class_kinds or {}
         self._by_pointer: Dict[str, _Checker] = {}
         self._recursive: set[str] = set()  # $refs met again while being compiled
 
@@ -1756,7 +1756,7 @@ class _Compiler:
         lax, output = self.lax, self.output
         properties = schema.get("properties") or {}
         title = schema.get("title")
-        family = self.families.get(str(title)) if "properties" in schema else None
+        family = self.class_kinds.get(str(title)) if "properties" in schema else None
         if schema.get("format") == "binary":
             family = "bytes"
         bounded = lax and any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
@@ -1802,7 +1802,7 @@ class _Compiler:
         steps: List[_Checker] = []
         kind = "enum" if is_def else "literal_error"  # an Enum class, or a Literal
         lax = self.lax
-        int_enum = is_def and self.families.get(str(schema.get("title"))) == "int_enum"
+        int_enum = is_def and self.class_kinds.get(str(schema.get("title"))) == "int_enum"
         for keyword in ("const", "enum"):
             if keyword not in schema:
                 continue
@@ -2280,28 +2280,28 @@ _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean":
                 "null": "none", "array": "list", "object": "dict"}
 
 
-def _arm_label(schema: Any, families: Dict[str, str]) -> str:
+def _arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
     """pydantic's name of a union member (its validator's name, as pydantic-core
     gives it), which locates the member's errors: ``value.list[int].0``."""
-    label = _bare_label(schema, families)
+    label = _bare_label(schema, class_kinds)
     # Annotated[T, Field(default=...)] as a member, or inside one
     return f"default[{label}]" if isinstance(schema, dict) and "default" in schema else label
 
 
-def _bare_label(schema: Any, families: Dict[str, str]) -> str:
+def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
     if not isinstance(schema, dict) or not schema:
         return "any"
     if type(schema) is _TypedSchema:
         tp = schema.py_type
         origin = _origin(tp)
         if origin in (set, frozenset):  # a set whose items may not hash
-            return f"{origin.__name__}[{_arm_label(schema.get('items'), families)}]"
+            return f"{origin.__name__}[{_arm_label(schema.get('items'), class_kinds)}]"
         if origin is not None:  # a dict whose keys are converted
-            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
+            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), class_kinds)}]"
         return _type_label(tp)
     if "$ref" in schema:
         name = str(schema["$ref"]).rsplit("/", 1)[-1]
-        family = families.get(name, "")
+        family = class_kinds.get(name, "")
         return f"{family[:-5]}-enum[{name}]" if family.endswith("_enum") else \
             f"enum[{name}]" if family == "enum" else name
     for keyword in ("const", "enum"):
@@ -2310,17 +2310,17 @@ def _bare_label(schema: Any, families: Dict[str, str]) -> str:
             return f"literal[{','.join(repr(v) for v in values)}]"
     if "anyOf" in schema:
         arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
-        inner = ",".join(_arm_label(a, families) for a in arms)
+        inner = ",".join(_arm_label(a, class_kinds) for a in arms)
         inner = inner if len(arms) == 1 else f"union[{inner}]"
         return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
     kind = schema.get("type")
     if kind == "array":
-        return _array_label(schema, families)
+        return _array_label(schema, class_kinds)
     if kind == "object":
         values = schema.get("additionalProperties")
         if type(schema) is _ContainerSchema:  # a bare dict
             return "dict[any,any]"
-        return f"dict[str,{_arm_label(values, families)}]" if "properties" not in schema else "dict"
+        return f"dict[str,{_arm_label(values, class_kinds)}]" if "properties" not in schema else "dict"
     if not isinstance(kind, str):
         return "any"
     constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -2329,13 +2329,13 @@ def _bare_label(schema: Any, families: Dict[str, str]) -> str:
     return f"constrained-{label}" if constrained and label in ("int", "float", "str", "bytes") else label
 
 
-def _array_label(schema: Dict[str, Any], families: Dict[str, str]) -> str:
+def _array_label(schema: Dict[str, Any], class_kinds: Dict[str, str]) -> str:
     container = schema.container if type(schema) is _ContainerSchema else \
         "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
     items = schema.get("items")
-    item = _arm_label(items, families)
+    item = _arm_label(items, class_kinds)
     if container == "tuple" or "prefixItems" in schema:
-        labels = [_arm_label(s, families) for s in schema.get("prefixItems", ())]
+        labels = [_arm_label(s, class_kinds) for s in schema.get("prefixItems", ())]
         if items is not None and items is not False:
             labels.append(f"{item}, ...")
         return f"tuple[{', '.join(labels)}]"
@@ -2413,7 +2413,7 @@ class _Union:
         lax = compiler.lax
         self.arms = arms
         self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
-        self.labels = [_arm_label(s, compiler.families) for s in schemas]
+        self.labels = [_arm_label(s, compiler.class_kinds) for s in schemas]
         self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
         self.lax = lax
         self.by_class = compiler._class_arms(schemas) if lax else {}
@@ -4345,11 +4345,11 @@ class _Tool:
         self.context_param = _context_parameter(fn)
         # Parameters filled by resolvers, and the resolvers (section 16); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
-        self.input_schema, families, self._arguments_model = _input_schema(fn_name, self.params)
+        self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
             fn_name, return_annotation, structured_output)
         self.input_title = self.input_schema["title"]
-        self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", families)
+        self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", class_kinds)
         self._output_check = _checker(self.output_schema, "output", out_families) \
             if self.output_schema and self._output_adapter is None else None
         # Defaults given as Field(...) are filled in here: the function's own
@@ -4621,7 +4621,7 @@ def _parameters_by_inspect(fn: Any, fn_name: str) -> List[Tuple[str, int, Any]]:
 
 
 def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str], Any]:
-    """(inputSchema, families, the pydantic arguments model and its (parameter,
+    """(inputSchema, class_kinds, the pydantic arguments model and its (parameter,
     field) names, or None): our own schema for each parameter, pydantic's for
     those pydantic validates."""
     builder = _SchemaBuilder()
@@ -4673,7 +4673,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     schema["title"] = f"{fn_name}Arguments"
     schema = builder.finish({**schema, "type": "object"})
     # The SDK's Tool model lists "type" first in inputSchema.
-    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.families, arguments_model
+    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.class_kinds, arguments_model
 
 
 def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
@@ -4812,7 +4812,7 @@ _UNSTRUCTURED: _Output = (None, False, False, {}, None)
 
 def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) -> _Output:
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
-    families, pydantic's TypeAdapter or None) by the table above: the SDK's
+    class_kinds, pydantic's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
     if structured is False:  # S1
         return _UNSTRUCTURED
@@ -4853,7 +4853,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
                                    "structured output")  # E2
         return _UNSTRUCTURED
     schema, wrap, adapter = made
-    return schema, wrap, check_result, builder.families, adapter
+    return schema, wrap, check_result, builder.class_kinds, adapter
 
 
 def _structured_schema(fn_name: str, annotation: Any, inner: Any,
@@ -4874,7 +4874,7 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
         # The SDK rebuilds every other annotated class (dataclasses included)
         # as a model of its annotations: no docstring, class values as defaults.
         schema = builder.finish(builder.annotated_class(inner))
-        builder.families[inner.__name__] = "model"
+        builder.class_kinds[inner.__name__] = "model"
         return schema, False
     return None  # S13
 
@@ -5936,7 +5936,7 @@ class CancelledElicitation(ElicitationResult):
 _ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
 
 
-class _Ready:
+class _AwaitableValue:
     """A Context method's value, there already: ``await`` it, or ``.result()``."""
 
     __slots__ = ("value",)
@@ -5970,7 +5970,7 @@ class _Request:
     user_state: Optional[str] = None  # 2026-07-28: a tool's own requestState, verified
     binding = ""  # 2026-07-28: what its requestState is bound to (_state_binding)
 
-    def __init__(self, conn: Optional[_Connection], call: Optional[_Pending], version: Optional[str],
+    def __init__(self, conn: Optional[_Connection], call: Optional[_CallInFlight], version: Optional[str],
                  params: Dict[str, Any]) -> None:
         self.conn, self.call, self.version, self.params = conn, call, version, params
         self.stateless = version in STATELESS_VERSIONS
@@ -6015,7 +6015,7 @@ class _Request:
             answer = self.answers.get(key)
             if isinstance(answer, dict):
                 self.used[key] = answer  # what the next round's state keeps (nothing the client added)
-                return _Ready(convert(answer))
+                return _AwaitableValue(convert(answer))
             self.wanted[key] = {"method": method, "params": params}
             raise _InputRequired()
         if self.conn is None or self.call is None:
@@ -6023,8 +6023,8 @@ class _Request:
         answer_ = self.conn.ask(self.call, method, params)
         timeout = self.conn.server.request_timeout
         if _in_event_loop():
-            return _Awaited(answer_, timeout, convert)
-        return _Ready(convert(answer_.wait(timeout)))
+            return _AwaitableAnswer(answer_, timeout, convert)
+        return _AwaitableValue(convert(answer_.wait(timeout)))
 
     def check_question(self, question: Any) -> None:
         """A question in a tool's own InputRequiredResult: one of the kinds the
@@ -6136,7 +6136,7 @@ class _Answer:
         return self.value()
 
 
-class _Awaited:
+class _AwaitableAnswer:
     """An async tool's wait for the client's response, on its event loop."""
 
     def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
@@ -6248,7 +6248,7 @@ class Context:
 
     # -- logging and progress ----------------------------------------------------------
 
-    def log(self, level: str, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def log(self, level: str, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         """``notifications/message`` at ``level`` (server/utilities/logging), if the
         client wants that level: ``logging/setLevel``, or in 2026-07-28 the
         request's own ``_meta`` (none there: nothing is sent)."""
@@ -6259,29 +6259,29 @@ class Context:
             if logger_name is not None:
                 params["logger"] = logger_name
             self._request.send("notifications/message", params)
-        return _Ready()
+        return _AwaitableValue()
 
-    def debug(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def debug(self, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         return self.log("debug", data, logger_name=logger_name)
 
-    def info(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def info(self, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         return self.log("info", data, logger_name=logger_name)
 
-    def warning(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def warning(self, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         return self.log("warning", data, logger_name=logger_name)
 
-    def error(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def error(self, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         return self.log("error", data, logger_name=logger_name)
 
     def report_progress(self, progress: float, total: Optional[float] = None,
-                        message: Optional[str] = None) -> _Ready:
+                        message: Optional[str] = None) -> _AwaitableValue:
         """``notifications/progress`` for the request's ``progressToken``
         (basic/utilities/progress); nothing without a token, and nothing that
         does not increase (the spec: progress MUST increase)."""
         request = self._request
         token = request.meta.get("progressToken")
         if token is None or (request.last_progress is not None and progress <= request.last_progress):
-            return _Ready()
+            return _AwaitableValue()
         request.last_progress = progress
         params: Dict[str, Any] = {"progressToken": token, "progress": progress}
         if total is not None:
@@ -6289,26 +6289,26 @@ class Context:
         if message is not None and (request.version or STATELESS_VERSIONS[-1]) >= "2025-03-26":
             params["message"] = message
         request.send("notifications/progress", params)
-        return _Ready()
+        return _AwaitableValue()
 
-    def notify_resource_updated(self, uri: str) -> _Ready:
+    def notify_resource_updated(self, uri: str) -> _AwaitableValue:
         """``notifications/resources/updated`` to the clients subscribed to ``uri``."""
         self.mcp_server.notify_resource_updated(str(uri))
-        return _Ready()
+        return _AwaitableValue()
 
-    def notify_tools_changed(self) -> _Ready:
+    def notify_tools_changed(self) -> _AwaitableValue:
         self.mcp_server._list_changed("tools")
-        return _Ready()
+        return _AwaitableValue()
 
-    def notify_prompts_changed(self) -> _Ready:
+    def notify_prompts_changed(self) -> _AwaitableValue:
         self.mcp_server._list_changed("prompts")
-        return _Ready()
+        return _AwaitableValue()
 
-    def notify_resources_changed(self) -> _Ready:
+    def notify_resources_changed(self) -> _AwaitableValue:
         self.mcp_server._list_changed("resources")
-        return _Ready()
+        return _AwaitableValue()
 
-    def read_resource(self, uri: str) -> _Ready:
+    def read_resource(self, uri: str) -> _AwaitableValue:
         """A resource of this server, read (server/resources): a list of contents,
         each with ``.content`` (text, or bytes for a blob) and ``.mime_type``.
         An unknown URI raises ResourceNotFoundError; a failed read, ResourceError."""
@@ -6320,8 +6320,9 @@ class Context:
             raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
         except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
             raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
-        return _Ready([_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
-                                    "mime_type": c.get("mimeType")}) for c in result["contents"]])
+        return _AwaitableValue([_JsonObject({"content": c["text"] if "text" in c else
+                                             base64.b64decode(c.get("blob", "")),
+                                             "mime_type": c.get("mimeType")}) for c in result["contents"]])
 
     # -- questions -----------------------------------------------------------------------
 
@@ -6411,18 +6412,18 @@ class _ClientSession:
 
     elicit = elicit_form  # the SDK's older name
 
-    def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _Ready:
+    def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _AwaitableValue:
         return Context(self._request).log(level, data, logger_name=logger)
 
     def report_progress(self, progress: float, total: Optional[float] = None,
-                        message: Optional[str] = None) -> _Ready:
+                        message: Optional[str] = None) -> _AwaitableValue:
         return Context(self._request).report_progress(progress, total, message)
 
-    def send_tool_list_changed(self) -> _Ready:
+    def send_tool_list_changed(self) -> _AwaitableValue:
         """As ``ctx.notify_tools_changed()``: to every connection that asked for it."""
         if self._request.conn is not None:
             self._request.conn.server._list_changed("tools")
-        return _Ready()
+        return _AwaitableValue()
 
 
 def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
@@ -6447,7 +6448,11 @@ def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, An
 
 
 def _declares(declared: Any, wanted: Any) -> bool:
-    if not isinstance(wanted, dict) or not wanted:
+    """Each key of ``wanted`` declared, nested keys too; a value (listChanged: true,
+    an experimental setting) declared equal, as the SDK compares them."""
+    if not isinstance(wanted, dict):
+        return bool(declared == wanted)
+    if not wanted:
         return True
     return isinstance(declared, dict) and all(key in declared and _declares(declared[key], value)
                                               for key, value in wanted.items())
@@ -6985,6 +6990,8 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
 
 class MCPServer:
     """An MCP server of tools; the SDK's ``MCPServer`` tool layer, standard library only.
+    Its tools follow server/tools (a tools/call's steps: "tools/call, top to
+    bottom" below), its resources and prompts server/resources and server/prompts.
 
     Limits (each a keyword argument):
       ``max_message_bytes``  a longer input line is answered with an error and
@@ -7132,9 +7139,10 @@ class MCPServer:
                   protocol_version: str = STATELESS_VERSIONS[-1]) -> Dict[str, Any]:
         """Call a tool and return the ``tools/call`` result as sent on the wire.
         An unknown tool raises ToolError (on the wire: JSON-RPC error -32602)."""
-        tool = self._tools.get(name)
-        if tool is None:
-            raise ToolError(f"Unknown tool: {name}")
+        try:
+            tool = self._tool_named(name)
+        except _RpcError as exc:
+            raise ToolError(exc.message) from None
         outcome = self._invoke(tool, arguments or {}, _Request(None, None, protocol_version, {}))
         if isinstance(outcome, _RpcError):
             raise MCPError(outcome.code, outcome.message, None if outcome.data is _MISSING else outcome.data)
@@ -7142,21 +7150,55 @@ class MCPServer:
         return json.loads(self._encode_result(tool, result, lambda r: r))  # type: ignore[no-any-return]
 
     def _invoke(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-        """One call, start to end, on this thread: a sync tool's pipeline never
-        waits, so it needs no event loop; an async tool's gets one of its own."""
+        """_call, start to end, on this thread: a sync tool's call never waits, so
+        it needs no event loop (_call_sync); an async tool's gets one of its own."""
         if tool.is_async:
-            return _run_coroutine(self._pipeline(tool, arguments, request))
+            return _run_coroutine(self._call(tool, arguments, request))
         return _call_sync(self, tool, arguments, request)
 
-    async def _pipeline(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-        """prepare -> call -> finish: the one path of every call, sync or async.
-        Whatever is raised at any step becomes the call's tool error, so every
-        call ends in exactly one result (or, 2026-07-28, in the -32021 of a
-        question the client cannot take: an _RpcError)."""
+    # -- tools/call, top to bottom (server/tools) --------------------------------
+    #
+    # Every call takes these steps, in this order.  server/tools, "Error
+    # Handling", gives each outcome: a request for a tool that does not exist is
+    # a protocol error; whatever goes wrong with one that does is a tool
+    # execution error, a result with isError: true that the model reads and can
+    # act on.
+    #
+    #   step                                 outcome                           method
+    #   -----------------------------------  --------------------------------  --------------
+    #   1. find the tool                     unknown: JSON-RPC error -32602    _tool_named
+    #   2. convert the arguments             refused: isError                  _call
+    #   3. run the tool                      raised: isError                   _call
+    #   4. check the result (outputSchema)   a mismatch: isError               _call
+    #   5. encode the response               not JSON, too large: isError      _encode_result
+    #
+    # call_tool (above) takes the five steps in process.  On the wire, the
+    # dispatcher's tools/call takes step 1 (section 18), and section 19 decides
+    # where _call runs (inline, on the pool, on the event loop) and answers it
+    # with step 5; neither decides an outcome.  A sync tool's call skips _call's
+    # coroutine: _fast_call_sync (section 26), the same steps in the same order.
+
+    def _tool_named(self, name: str) -> _Tool:
+        """Step 1."""
+        tool = self._tools.get(name)
+        if tool is None:  # server/tools, "Error Handling": unknown tools are protocol errors
+            raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return tool
+
+    async def _call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+        """Steps 2 to 4, for sync and async tools alike: the call's result, or
+        (2026-07-28) an InputRequiredResult asking the client, or the -32021
+        _RpcError of a question the client cannot take.  Whatever is raised at
+        any step ends the call in exactly one of those (_stopped)."""
         try:
-            kwargs = self._prepare(tool, arguments, request)
+            # 2. The arguments, converted by the inputSchema's rules.  Refused, they
+            # are a tool execution error (server/tools, "Error Handling", 2025-11-25:
+            # "Input validation errors"; the SDK answers so in every revision).
+            kwargs = self._arguments(tool, arguments, request)
             if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 16)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
+            # 3. Run.  What the tool raises is a tool execution error too ("API
+            # failures", "Business logic errors"): isError (_failure).
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
@@ -7164,11 +7206,13 @@ class MCPServer:
                 return self._input_required(tool, request, value)
         except BaseException as exc:
             return self._stopped(tool, request, exc)
-        return self._finish(tool, value)
+        # 4. The result as content and structuredContent, which MUST conform to the
+        # outputSchema (server/tools, "Output Schema"): a mismatch is isError.
+        return self._checked_result(tool, value)
 
-    def _prepare(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Dict[str, Any]:
-        """The function's keyword arguments; _BadArguments (with the call's
-        result) when the client's do not convert."""
+    def _arguments(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Dict[str, Any]:
+        """Step 2: the function's keyword arguments; _BadArguments (with the
+        call's result, isError) when the client's do not convert."""
         try:
             kwargs = tool.arguments(arguments)
         except ValidationError as exc:
@@ -7183,7 +7227,7 @@ class MCPServer:
         return kwargs
 
     def _stopped(self, tool: _Tool, request: _Request, exc: BaseException) -> Any:
-        """The result of a call that raised, at whichever step."""
+        """Steps 2 and 3: the result of a call that raised, at whichever step."""
         if isinstance(exc, _BadArguments):
             return exc.result
         if isinstance(exc, _InputRequired):  # a question without its answer yet (stateless)
@@ -7216,6 +7260,8 @@ class MCPServer:
         return result
 
     def _failure(self, tool: _Tool, exc: BaseException, request: Optional[_Request] = None) -> Dict[str, Any]:
+        """Step 3: a tool that raised, as a tool execution error (isError): a
+        ToolError's or MCPError's text, anything else without its details."""
         if isinstance(exc, ToolError):
             return _tool_error(f"Error executing tool {tool.name}: {exc}")
         if isinstance(exc, MCPError):  # our own words about the client, no paths
@@ -7229,7 +7275,9 @@ class MCPServer:
         # The model gets no traceback and no file paths: those stay on stderr.
         return _tool_error(f"Error executing tool {tool.name}")
 
-    def _finish(self, tool: _Tool, value: Any) -> Dict[str, Any]:
+    def _checked_result(self, tool: _Tool, value: Any) -> Dict[str, Any]:
+        """Step 4: the tool's value as its result (section 12), checked against
+        the outputSchema; a mismatch, or a value that is no JSON, is isError."""
         try:
             return tool.result(value)
         except ValidationError as exc:
@@ -7245,8 +7293,8 @@ class MCPServer:
 
     def _encode_result(self, tool: _Tool, result: Dict[str, Any],
                        frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-        """The wire bytes of ``frame(result)``; a result that is no JSON, or is
-        over ``max_result_bytes``, becomes a tool error (measured once, as sent)."""
+        """Step 5: the wire bytes of ``frame(result)``; a result that is no JSON,
+        or is over ``max_result_bytes``, becomes a tool error (measured once, as sent)."""
         least = _least_size(result)
         if least > self.max_result_bytes:  # refused before the whole message is made
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result is at least {least} "
@@ -7509,11 +7557,11 @@ def _run_coroutine(coro: Any) -> Any:
 
 
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-    """A sync tool's call: its pipeline, which never waits."""
-    return _complete_now(server._pipeline(tool, arguments, request))
+    """A sync tool's call: MCPServer._call, which then never waits."""
+    return _run_without_loop(server._call(tool, arguments, request))
 
 
-def _complete_now(coro: Any) -> Any:
+def _run_without_loop(coro: Any) -> Any:
     """The value of a coroutine that never waits, without an event loop."""
     try:
         coro.send(None)
@@ -7712,6 +7760,9 @@ class _Dispatcher:
         return result
 
     def tool_for_call(self, params: Dict[str, Any]) -> Tuple[_Tool, Dict[str, Any]]:
+        """A tools/call's tool and arguments (server/tools, "Calling Tools"): the
+        call's steps and outcomes are read in section 17 (MCPServer._call), and
+        section 19 runs it."""
         name = params.get("name")
         if not isinstance(name, str):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (a string)')
@@ -7720,10 +7771,7 @@ class _Dispatcher:
             arguments = {}
         if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-        tool = self.server._tools.get(name)
-        if tool is None:  # server/tools, "Error Handling": unknown tools are protocol errors
-            raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
-        return tool, arguments
+        return self.server._tool_named(name), arguments  # step 1 of tools/call (section 17)
 
     # -- resources, prompts and completion (sections 13 and 14) --------------------
 
@@ -7940,7 +7988,10 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 #
 # One client's messages, whatever transport carries them: batches, the calls
 # in flight, on which thread each runs, and their cancellation
-# (basic/utilities/cancellation) and timeouts.
+# (basic/utilities/cancellation) and timeouts.  What a tools/call answers is
+# section 17's (MCPServer._call, each outcome as server/tools gives it); this
+# section decides only where the call runs: inline on the reading thread, on
+# the pool, or on the event loop of async tools.
 
 
 class _Connection:
@@ -7961,9 +8012,9 @@ class _Connection:
         self.settled = threading.Condition(self.state)
         self.in_flight = 0  # calls and batches not yet settled
         self.draining = False  # settle_all waits for in_flight to reach 0
-        self.handed_off = 0  # inline calls whose thread gave up reading
-        self.inline: Optional[_Pending] = None  # the call the current reader runs itself
-        self.pending: Dict[Any, List[_Pending]] = {}
+        self.slow_inline = 0  # inline calls past the watchdog (their thread passed reading on), still running
+        self.inline: Optional[_CallInFlight] = None  # the call the current reader runs itself
+        self.pending: Dict[Any, List[_CallInFlight]] = {}
         self.local = threading.local()  # .lost: this thread has passed reading on
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
@@ -8017,7 +8068,7 @@ class _Connection:
 
     # -- our requests to the client (Context's questions, handshake era) --------------
 
-    def ask(self, call: _Pending, method: str, params: Dict[str, Any]) -> _Answer:
+    def ask(self, call: _CallInFlight, method: str, params: Dict[str, Any]) -> _Answer:
         """Send a request of ours on the call's stream; its answer comes with the
         client's response (_answered), or fails when the client goes away."""
         answer = _Answer()
@@ -8171,13 +8222,13 @@ class _Connection:
         """A resources/read or prompts/get whose function takes a Context, run as
         a tools/call is (start_call): inline or on the pool, cancellable, its
         messages on ``stream`` before its one response to ``reply``."""
-        call = _Pending(id_, reply, stream)
+        call = _CallInFlight(id_, reply, stream)
         request = _Request(self, call, version, params)
         key = _id_key(id_)
         with self.state:
             self.in_flight += 1
             self.pending.setdefault(key, []).append(call)
-            inline = inline and not self.handed_off
+            inline = inline and not self.slow_inline
             if inline:
                 call.started = self.clock()
                 self.inline = call
@@ -8201,9 +8252,12 @@ class _Connection:
     def start_call(self, id_: Any, tool: _Tool, arguments: Dict[str, Any], request: _Request,
                    reply: Callable[[Optional[bytes]], None], inline: bool,
                    stream: Callable[[bytes], None]) -> None:
-        """Run a tools/call inline, on the pool or on the event loop; its one
-        response goes to ``reply`` (None there when the client cancelled it)."""
-        call = _Pending(id_, reply, stream)
+        """Where a tools/call runs: inline, on the pool or on the event loop.
+        What it does is MCPServer._call's (section 17: steps 2 to 4, whose
+        outcomes server/tools gives); its one response, step 5 (_response), goes
+        to ``reply`` (None there when the client cancelled it:
+        basic/utilities/cancellation)."""
+        call = _CallInFlight(id_, reply, stream)
         request.call = call
         version = str(request.version)
         key = _id_key(id_)
@@ -8211,7 +8265,7 @@ class _Connection:
             self.in_flight += 1
             self.pending.setdefault(key, []).append(call)
             # While a call runs handed off (a slow one), the next ones go to the pool.
-            inline = inline and not tool.is_async and not self.handed_off
+            inline = inline and not tool.is_async and not self.slow_inline
             if inline:
                 call.started = self.clock()
                 self.inline = call
@@ -8231,7 +8285,8 @@ class _Connection:
             call.future = self._submit_sync(tool, arguments, request, complete)
 
     def _response(self, id_: Any, tool: _Tool, version: str, result: Any) -> bytes:
-        """The wire response of a call's result (None: a bug of ours, a tool error)."""
+        """Step 5 of a tools/call (MCPServer._encode_result): the wire response of
+        its result (None: a bug of ours, a tool error; an _RpcError: -32021)."""
         if isinstance(result, _RpcError):
             return _encode_safely(_error_response(id_, result))
         if result is None:
@@ -8239,7 +8294,7 @@ class _Connection:
         return self.server._encode_result(tool, _result_for(result, version), lambda r: {
             "jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(r, version)})
 
-    def _complete(self, call: _Pending, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
+    def _complete(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """Settle a call exactly once, on every path: answer it unless it was
         cancelled, then count it out of the calls in flight, whatever answering
         raised."""
@@ -8249,7 +8304,7 @@ class _Connection:
             call.settled = True
         self._answer_settled(call, key, answer)
 
-    def _answer_settled(self, call: _Pending, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
+    def _answer_settled(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """_complete, for a call this thread has just marked settled (under the lock)."""
         try:
             if call.cancelled:
@@ -8269,7 +8324,7 @@ class _Connection:
                 if self.draining and not self.in_flight:
                     self.settled.notify_all()
 
-    def _inline_done(self, call: _Pending) -> bool:
+    def _inline_done(self, call: _CallInFlight) -> bool:
         """A call run inline has ended: the reading role is free again (or, if the
         watchdog passed it on meanwhile, this thread stops reading after it).
         Settled here, in the same lock (one lock less than _complete): whether
@@ -8277,8 +8332,8 @@ class _Connection:
         with self.state:
             if self.inline is call:
                 self.inline = None
-            if call.handed_off:  # the watchdog passed reading on: this thread is done after this call
-                self.handed_off -= 1
+            if call.reader_moved_on:  # the watchdog passed reading on: this thread is done after this call
+                self.slow_inline -= 1
                 self.local.lost = True
             first = not call.settled
             call.settled = True
@@ -8308,8 +8363,8 @@ class _Connection:
         async def run() -> None:
             result = None
             try:
-                result = await self.server._pipeline(tool, arguments, request)
-            finally:  # also when cancelled, or when anything escaped the pipeline
+                result = await self.server._call(tool, arguments, request)
+            finally:  # also when cancelled, or when anything escaped _call
                 complete(result)
 
         return asyncio.run_coroutine_threadsafe(run(), self.event_loop())
@@ -8331,11 +8386,11 @@ class _Connection:
             self._complete(call, key, functools.partial(_answer_with_error, call, error))
 
 
-class _Pending:
+class _CallInFlight:
     """A tools/call in flight: where its response goes, how to cancel it, and
     whether it is settled."""
 
-    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "handed_off", "questions")
+    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "reader_moved_on", "questions")
 
     def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None], stream: Callable[[bytes], None]) -> None:
         self.id, self.reply, self.stream = id_, reply, stream  # stream: see handle_message
@@ -8343,7 +8398,7 @@ class _Pending:
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete
         self.started = 0.0  # when an inline call began (_StdioServer.clock)
-        self.handed_off = False  # the reading role passed to another thread meanwhile
+        self.reader_moved_on = False  # the reading role passed to another thread meanwhile
         self.questions: List[_Answer] = []  # its requests to the client (Context)
 
 
@@ -8487,13 +8542,13 @@ def _start_event_loop() -> Any:
     return loop
 
 
-def _answer_with_error(call: _Pending, error: _RpcError) -> None:
+def _answer_with_error(call: _CallInFlight, error: _RpcError) -> None:
     call.reply(_encode(_error_response(call.id, error)))
 
 
 def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """server._invoke, never raising: None (answered as a plain tool error)
-    when something escaped the pipeline, which would be a bug of ours."""
+    when something escaped _call, which would be a bug of ours."""
     try:
         return server._invoke(tool, arguments, request)
     except BaseException as exc:
@@ -8723,8 +8778,8 @@ class _StdioServer(_Connection):
                 call = self.inline
                 if call is None or self.clock() - call.started < self._HANDOFF:
                     continue
-                call.handed_off = True
-                self.handed_off += 1
+                call.reader_moved_on = True
+                self.slow_inline += 1
                 self.inline = None
             self._start_reader()
             self._workers()  # the calls that follow go to the pool: start it here, off the reader's path
@@ -10947,8 +11002,11 @@ class _HttpClient:
         raise _ServerFailed(f"the server's answer to {method} is not a JSON-RPC message: {data[:100]!r}")
 
     def _events(self, response: Any, id_: Any, method: str) -> Dict[str, Any]:
-        """Read an SSE stream until our response: notifications are shown
-        (--trace), the server's own requests answered (ping; else -32601)."""
+        """Read an SSE stream until our response (or an error without an id:
+        about a message the server could not read).  What comes before it goes
+        to _Client._answer: a notification is shown on stderr, a request of the
+        server's is answered there (ping, an elicitation at the terminal,
+        sampling declined, anything else -32601)."""
         data: List[bytes] = []
         for raw in iter(lambda: response.readline(_CLIENT_LIMIT + 1), b""):
             line = raw.rstrip(b"\r\n")
@@ -11552,7 +11610,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   _fast_encode_reply   _encode_reply (15)          puts that JSON into the response as written
 #   _fast_dumps          _dumps_message (15)         every message: json's C encoder, made once
 #   _rx_accelerated      _compile_pattern (7)        patterns proven safe run on Python's re (_RX_ACCELERATE)
-#   _fast_call_sync      _call_sync (13)             a sync tool's call, without the pipeline's coroutine
+#   _fast_call_sync      _call_sync (17)             a sync tool's call, without _call's coroutine
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
 # there was removed.
@@ -11615,8 +11673,8 @@ class _FastCompiler(_Compiler):
     """_Compiler, with a faster step for the objects that the schema builder
     makes (declared properties, extra keys dropped) and for lists of them."""
 
-    def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
-        super().__init__(root, mode, families)
+    def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
+        super().__init__(root, mode, class_kinds)
         self._plain: Dict[_Checker, Optional[_Shape]] = {}  # _object_step's checkers, and their leaf shape
         self._lists: Dict[_Checker, Callable[[List[Any]], Optional[List[Any]]]] = {}  # item checker -> _fast_list
 
@@ -11954,18 +12012,20 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
 
 
 def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-    """_call_sync: MCPServer._pipeline's steps without the coroutine, which a
-    sync tool never needs (making, starting and finishing one costs about 3% of
-    a scalar call).  A tool with resolvers takes the rule's path (they may wait)."""
+    """_call_sync: MCPServer._call (section 17) for a sync tool, line for line
+    without the awaits, so without the coroutine, which such a call never needs
+    (making, starting and finishing one costs about 3% of a scalar call).  Every
+    outcome is the rule's own method; a tool with resolvers takes the rule's
+    path (they may wait)."""
     if tool.resolved is not None:
-        return _complete_now(server._pipeline(tool, arguments, request))
+        return _run_without_loop(server._call(tool, arguments, request))
     try:
-        value = tool.fn(**server._prepare(tool, arguments, request))
+        value = tool.fn(**server._arguments(tool, arguments, request))  # steps 2 and 3
         if isinstance(value, InputRequiredResult):
             return server._input_required(tool, request, value)
     except BaseException as exc:
         return server._stopped(tool, request, exc)
-    return server._finish(tool, value)
+    return server._checked_result(tool, value)  # step 4
 
 
 # -- the one place that picks ---------------------------------------------------

@@ -543,11 +543,11 @@ def rows_result(n: int) -> Dict[str, Any]:
 
 
 class CallSyncTest(unittest.TestCase):
-    """_call_sync (section 17: the pipeline coroutine, run to its end) and
+    """_call_sync (section 17: MCPServer._call, run to its end) and
     _fast_call_sync (its steps without the coroutine): one result for every way
     a sync call can end."""
 
-    def test_every_ending_agrees_with_the_pipeline(self) -> None:
+    def test_every_ending_agrees_with_the_rule(self) -> None:
         @dataclasses.dataclass
         class Checked:
             n: int

@@ -1511,6 +1511,87 @@ class ListChangedTest(ContextTestCase):
         self.assertTrue(server.nothing_for(0.2))
 
 
+class SdkSessionMethodsTest(ContextTestCase):
+    """Four of the SDK's Context and ServerSession methods, whole frames as the
+    SDK sends them (mcp 2.3: mcp/server/mcpserver/context.py, mcp/server/session.py)."""
+
+    def test_elicit_url_sends_the_url_request_and_takes_the_action(self) -> None:
+        # Context.elicit_url: elicitation/create in URL mode (client/elicitation,
+        # 2025-11-25); the answer's action only (accept means the user agreed to go).
+        server = self.session(caps={"elicitation": {"url": {}}})
+        self.call(server, 1, "visit")
+        asked = server.recv()
+        self.assertEqual(asked, {"jsonrpc": "2.0", "id": "mcp_ref-1", "method": "elicitation/create", "params": {
+            "mode": "url", "message": "Please sign in", "url": "https://example.com/login",
+            "elicitationId": "login-1"}})
+        server.answer(asked, {"action": "accept", "content": {"ignored": True}})
+        self.assertEqual(server.until(1), [result_frame(1, LATEST, "accept")])
+
+    def test_check_client_capability(self) -> None:
+        # ServerSession.check_client_capability, where the SDK's rule and ours
+        # agree: roots.listChanged and sampling.tools when asked for, experimental
+        # values equal, {} always.  (Ours also requires what the SDK's v1 rule
+        # leaves unchecked, such as tasks or elicitation's URL mode: next test.)
+        server = self.session(caps={"roots": {"listChanged": True}, "sampling": {},
+                                    "experimental": {"x": {"y": 1}}})
+        for n, (capability, declared) in enumerate((
+                ({"roots": {"listChanged": True}}, True), ({"sampling": {"tools": {}}}, False),
+                ({"experimental": {"x": {"y": 1}}}, True), ({"experimental": {"x": {"y": 2}}}, False),
+                ({"elicitation": {}}, False), ({}, True)), start=1):
+            with self.subTest(capability=capability):
+                self.call(server, n, "check_capability", {"capability": capability})
+                self.assertEqual(server.until(n), [result_frame(n, LATEST, "true" if declared else "false",
+                                                                {"result": declared})])
+
+    # README, "Where mcp_ref differs from the SDK", 33: every key asked for must
+    # be declared; the SDK's v1 rule answers true for tasks and for elicitation's modes.
+    def test_check_client_capability_asks_for_every_key(self) -> None:
+        server = self.session(caps={"elicitation": {}, "sampling": {}})
+        for n, capability in enumerate(({"tasks": {}}, {"elicitation": {"url": {}}}), start=1):
+            with self.subTest(capability=capability):
+                self.call(server, n, "check_capability", {"capability": capability})
+                self.assertEqual(server.until(n), [result_frame(n, LATEST, "false", {"result": False})])
+
+    def test_send_log_message_at_or_above_the_level(self) -> None:
+        # ServerSession.send_log_message: notifications/message with its logger;
+        # below logging/setLevel's level nothing is sent (server/utilities/logging).
+        server = self.session()
+        self.assertEqual(server.request(1, "logging/setLevel", {"level": "warning"}),
+                         {"jsonrpc": "2.0", "id": 1, "result": {}})
+        self.call(server, 2, "sync_log_progress")  # ctx.info (dropped), then send_log_message at warning
+        self.assertEqual(server.until(2), [log_frame("warning", {"n": 1}, "session"), result_frame(2, LATEST, "done")])
+        server.request(3, "logging/setLevel", {"level": "error"})
+        self.call(server, 4, "sync_log_progress")
+        self.assertEqual(server.until(4), [result_frame(4, LATEST, "done")])
+
+    def test_send_log_message_in_2026_only_when_the_request_asks(self) -> None:
+        # 2026-07-28: a per-request opt-in (the request's _meta log level), as the SDK's.
+        server = self.shared()
+        self.assertEqual(self.modern_call(server, 1, "sync_log_progress"), [result_frame(1, MODERN, "done")])
+        self.assertEqual(self.modern_call(server, 2, "sync_log_progress", meta={META_LOG: "warning"}),
+                         [log_frame("warning", {"n": 1}, "session"), result_frame(2, MODERN, "done")])
+
+    def test_send_tool_list_changed(self) -> None:
+        # ServerSession.send_tool_list_changed: notifications/tools/list_changed,
+        # without params (server/tools, "List Changed Notification"), before the response.
+        for version in HANDSHAKE:
+            with self.subTest(version=version):
+                server = self.session(version)
+                self.call(server, 1, "announce")
+                self.assertEqual(server.until(1), [notification("notifications/tools/list_changed"),
+                                                   result_frame(1, version, "announced")])
+
+    def test_send_tool_list_changed_in_2026_to_the_streams_that_listen(self) -> None:
+        server = self.start()
+        self.assertEqual(self.modern_call(server, 1, "announce"), [result_frame(1, MODERN, "announced")])
+        server.send({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": True}, "_meta": self.modern_meta()}})
+        subscription = {"_meta": {"io.modelcontextprotocol/subscriptionId": "sub"}}
+        self.assertEqual(server.recv()["method"], "notifications/subscriptions/acknowledged")
+        self.assertEqual(self.modern_call(server, 2, "announce"), [
+            notification("notifications/tools/list_changed", subscription), result_frame(2, MODERN, "announced")])
+
+
 # -- examples/context_demo.py --------------------------------------------------------------------------------
 
 
@@ -1603,7 +1684,7 @@ SDK_CALLS: List[Tuple[str, Dict[str, Any]]] = [
     ("book_form", {}),
     ("visit", {}), ("summarize", {"text": "t"}), ("roots", {}), ("everything", {}), ("about", {}),
     ("named_anything", {"a": 1}), ("generic_context", {"x": "y"}), ("lifespan_sdk_style", {}),
-    ("meta_sdk_style", {}), ("register", {"name": "newt"}), ("newt", {}),
+    ("meta_sdk_style", {}), ("register", {"name": "newt"}), ("newt", {}), ("announce", {}),
     ("reserve", {"venue": "Oslo"}), ("reserve_outcome", {"venue": "Oslo"}), ("survey", {"venue": "Oslo"}),
 ]
 # Tools whose parameters the SDK's Resolve(...) markers fill: the same questions and

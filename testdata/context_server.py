@@ -241,6 +241,13 @@ async def register(name: str, ctx: Context) -> str:
     return f"registered {name}"
 
 
+@server.tool()
+async def announce(ctx: Context) -> str:
+    """Tell the client the tool list changed, as the SDK's ServerSession does."""
+    await ctx.session.send_tool_list_changed()
+    return "announced"
+
+
 # -- resolvers: the SDK's Resolve(...) markers ------------------------------------------
 
 
