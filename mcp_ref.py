@@ -9053,6 +9053,8 @@ class _HttpApp:
         connection closed by the WSGI server."""
         try:
             return self._post(environ)
+        except OSError:  # wsgi.input failed (the client left, a read deadline): the WSGI server answers
+            raise
         except Exception as exc:
             _log_exception("internal error", exc)
             message = environ.get("mcp_ref.message")
