@@ -23,7 +23,7 @@ a
   Field required [type=missing, input_value={'b': 2}, input_type=dict]
 
 The return annotation IS the output schema (docs/servers/structured-output.md).
-Each row is one branch of ``_output_schema``, labelled with its row (section 12):
+Each row is one branch of ``_output_schema``, labelled with its row (section 9):
 
     row  return annotation                            structured output
     S1   structured_output=False                      none: content only
@@ -93,29 +93,29 @@ Contents, in the order data flows (a section per topic; the spec page each follo
      4. Python values as JSON   pydantic's JSON mode; the text the model reads
      5. JSON Schema generation  annotations to pydantic's schemas (server/tools: inputSchema, outputSchema)
      6. Validation              JSON Schema 2020-12 checkers, compiled once: strict, input and output modes
-     7. Unions and error texts  pydantic's smart union; its error texts, locations and order
-     8. Lax conversions         pydantic's lax mode, as the SDK validates: its conversion table
-     9. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-    10. Arguments               JSON arguments back into the parameters' Python types
-    11. Content                 content blocks and results (server/tools, "Tool Result")
-    12. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
-    13. Resources               resources and URI templates (server/resources, RFC 6570)
-    14. Prompts and completion  prompts, completion (server/prompts, server/utilities/completion)
-    15. Context                 logging, progress, cancellation, questions to the client
+     7. Arguments               JSON arguments back into the parameters' Python types
+     8. Content                 content blocks and results (server/tools, "Tool Result")
+     9. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
+    10. Resources               resources and URI templates (server/resources, RFC 6570)
+    11. Prompts and completion  prompts, completion (server/prompts, server/utilities/completion)
+    12. Context                 logging, progress, cancellation, questions to the client
                                 (server/utilities/logging, basic/utilities/progress, client/elicitation,
                                 client/sampling, client/roots)
-    16. Resolvers               the SDK's Resolve(...) parameters; the signed requestState
+    13. Resolvers               the SDK's Resolve(...) parameters; the signed requestState
                                 (basic/patterns/mrtr)
-    17. MCPServer               the public API of the SDK's MCPServer
-    18. JSON-RPC dispatch       routing, per-revision fields (basic/lifecycle, server/tools,
+    14. MCPServer               the public API of the SDK's MCPServer
+    15. JSON-RPC dispatch       routing, per-revision fields (basic/lifecycle, server/tools,
                                 server/utilities/pagination, server/utilities/caching)
-    19. Connections             a connection's batches, calls in flight and their cancellation
+    16. Connections             a connection's batches, calls in flight and their cancellation
                                 (basic/utilities/cancellation)
-    20. stdio                   wire encoding; the stdio transport (basic/transports)
-    21. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
-    22. HTTP access control     Host and Origin checks; bearer tokens (basic/security_best_practices,
+    17. stdio                   wire encoding; the stdio transport (basic/transports)
+    18. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
+    19. HTTP access control     Host and Origin checks; bearer tokens (basic/security_best_practices,
                                 basic/authorization)
-    23. HTTP server             a standard-library server for the WSGI app
+    20. HTTP server             a standard-library server for the WSGI app
+    21. SDK fidelity            pydantic's smart union; its error texts, locations and order
+    22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
+    23. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
     24. A client                a small client over stdio or HTTP
     25. Command line            list, call, resources, read, prompts, prompt, serve
     26. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
@@ -134,7 +134,7 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
-from bisect import bisect_right  # for the classes of patterns (section 9)
+from bisect import bisect_right  # for the classes of patterns (section 23)
 from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -221,7 +221,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # Which revision introduced which optional field (the schema.ts of each).
-# The dispatcher gates every field through _has (section 18).
+# The dispatcher gates every field through _has (section 15).
 _SINCE = {
     "tool.annotations": "2025-03-26",
     "tool.title": "2025-06-18",
@@ -361,7 +361,7 @@ class _Unsupported(Exception):
 
 
 class _BuildError(Exception):
-    """A JSON argument that its parameter's Python type refuses (section 10)."""
+    """A JSON argument that its parameter's Python type refuses (section 7)."""
 
     def __init__(self, msg: str, kind: str, value: Any) -> None:
         super().__init__(msg)
@@ -478,7 +478,7 @@ def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
     """Whether an annotation is, or holds anywhere, a pydantic type or pydantic
     metadata: in ``Annotated``, a union arm, a generic's argument, or a field of a
     dataclass or TypedDict.  Such an annotation is validated and serialised by
-    pydantic as a whole (sections 10 and 12), as the SDK does: a validator,
+    pydantic as a whole (sections 7 and 9), as the SDK does: a validator,
     alias, computed field or strict config inside it works only if pydantic
     builds every level around it too.  Everything else keeps our own path."""
     if _module("pydantic") is None:
@@ -829,7 +829,7 @@ class Field:
 
     def as_pydantic(self) -> Any:
         """pydantic's own ``Field`` with the same settings, for an annotation
-        that pydantic validates (sections 10 and 12)."""
+        that pydantic validates (sections 7 and 9)."""
         kwargs: Dict[str, Any] = dict(self.constraints)
         for key in ("title", "description", "examples"):
             if getattr(self, key) is not None:
@@ -1347,7 +1347,7 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
     """A schema that remembers the annotation it describes, where JSON Schema
     alone cannot say how pydantic converts a value (a Decimal is any number or
     string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 8 convert through ``py_type``.  It is a dict to everything else."""
+    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
 
     __slots__ = ("py_type",)
 
@@ -1441,7 +1441,7 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 #   input   tool arguments, with the SDK's (pydantic's lax mode) leniencies:
 #           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
 #           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
-#           keys) converted through its annotation (_LAX_TABLE, section 8).
+#           keys) converted through its annotation (_LAX_TABLE, section 22).
 #   output  tool results: the same, plus Python values turned into JSON
 #           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
 #           and absent fields filled with their published defaults.
@@ -1899,7 +1899,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 9
+        search = None if pattern is None else _compile_pattern(pattern)  # section 23
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -2268,1601 +2268,14 @@ def _all_unique(items: List[Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 7. Unions and error texts
-# ---------------------------------------------------------------------------
-#
-# What the SDK's lax modes add to a checker's verdict: pydantic's "smart"
-# union, which picks the arm a value belongs to, and pydantic's error texts,
-# locations (``value.list[int].0``) and order, so that an error reads as the
-# SDK's does.
-
-_TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
-                "null": "none", "array": "list", "object": "dict"}
-
-
-def _arm_label(schema: Any, families: Dict[str, str]) -> str:
-    """pydantic's name of a union member (its validator's name, as pydantic-core
-    gives it), which locates the member's errors: ``value.list[int].0``."""
-    label = _bare_label(schema, families)
-    # Annotated[T, Field(default=...)] as a member, or inside one
-    return f"default[{label}]" if isinstance(schema, dict) and "default" in schema else label
-
-
-def _bare_label(schema: Any, families: Dict[str, str]) -> str:
-    if not isinstance(schema, dict) or not schema:
-        return "any"
-    if type(schema) is _TypedSchema:
-        tp = schema.py_type
-        origin = _origin(tp)
-        if origin in (set, frozenset):  # a set whose items may not hash
-            return f"{origin.__name__}[{_arm_label(schema.get('items'), families)}]"
-        if origin is not None:  # a dict whose keys are converted
-            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
-        return _type_label(tp)
-    if "$ref" in schema:
-        name = str(schema["$ref"]).rsplit("/", 1)[-1]
-        family = families.get(name, "")
-        return f"{family[:-5]}-enum[{name}]" if family.endswith("_enum") else \
-            f"enum[{name}]" if family == "enum" else name
-    for keyword in ("const", "enum"):
-        if keyword in schema:
-            values = [schema["const"]] if keyword == "const" else schema[keyword]
-            return f"literal[{','.join(repr(v) for v in values)}]"
-    if "anyOf" in schema:
-        arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
-        inner = ",".join(_arm_label(a, families) for a in arms)
-        inner = inner if len(arms) == 1 else f"union[{inner}]"
-        return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
-    kind = schema.get("type")
-    if kind == "array":
-        return _array_label(schema, families)
-    if kind == "object":
-        values = schema.get("additionalProperties")
-        if type(schema) is _ContainerSchema:  # a bare dict
-            return "dict[any,any]"
-        return f"dict[str,{_arm_label(values, families)}]" if "properties" not in schema else "dict"
-    if not isinstance(kind, str):
-        return "any"
-    constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                                            "multipleOf", "minLength", "maxLength", "pattern"))
-    label = "bytes" if schema.get("format") == "binary" else _TYPE_LABELS.get(kind, kind)
-    return f"constrained-{label}" if constrained and label in ("int", "float", "str", "bytes") else label
-
-
-def _array_label(schema: Dict[str, Any], families: Dict[str, str]) -> str:
-    container = schema.container if type(schema) is _ContainerSchema else \
-        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
-    items = schema.get("items")
-    item = _arm_label(items, families)
-    if container == "tuple" or "prefixItems" in schema:
-        labels = [_arm_label(s, families) for s in schema.get("prefixItems", ())]
-        if items is not None and items is not False:
-            labels.append(f"{item}, ...")
-        return f"tuple[{', '.join(labels)}]"
-    if container == "sequence":
-        if not items:  # Sequence and Sequence[Any]: an isinstance check alone
-            return "json-or-python[json=list[any],python=is-instance[Sequence]]"
-        return (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
-                "function-wrap[sequence_validator()]]]")
-    return f"{container}[{item}]"
-
-
-def _type_label(tp: Any) -> str:
-    """pydantic's validator name of a type the lax table converts (or a dict key's)."""
-    if tp in (int, float, str, bool):
-        return str(tp.__name__)
-    kind = _lax_kind(tp)
-    if kind == "path":
-        name = tp.__name__
-        json = "json=function-after[path_validator(), str]"
-        strict = f"json-or-python[{json},python=is-instance[{name}]]"
-        return f"lax-or-strict[lax=union[{strict},function-after[path_validator(), str]],strict={strict}]"
-    return kind or "any"
-
-
-def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-    return {} if type(value) is dict and value else value
-
-
-# pydantic-core's constrained int and float check their bounds in this order.
-_BOUNDS = {"maximum": ("less_than_equal", "less than or equal to"), "exclusiveMaximum": ("less_than", "less than"),
-           "minimum": ("greater_than_equal", "greater than or equal to"),
-           "exclusiveMinimum": ("greater_than", "greater than")}
-
-
-def _bound_failure(schema: Dict[str, Any], number: float) -> Optional[Tuple[str, str]]:
-    """The message and type of the first bound (in pydantic's order) a number fails."""
-    for key, (kind, text) in _BOUNDS.items():
-        bound = schema.get(key)
-        if bound is None:
-            continue
-        fits = number <= bound if key == "maximum" else number < bound if key == "exclusiveMaximum" else \
-            number >= bound if key == "minimum" else number > bound
-        if not fits:
-            return f"Input should be {text} {_number_text(bound)}", kind
-    return None
-
-
-def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dict[str, int]) -> None:
-    """pydantic validates a class's fields in their declared order (a missing
-    one where it stands), then the keys it does not know: the errors from
-    ``before`` on, in that order."""
-    def place(e: _ErrorItem) -> int:
-        return rank.get(e.loc[depth], len(rank)) if len(e.loc) > depth else -1
-
-    errors[before:] = sorted(errors[before:], key=place)
-
-
-def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
-    """pydantic checks a bound or a length on the converted value but shows the
-    value as sent ('-3', not -3; True, not 1.0): the errors from ``before`` on
-    that show the converted value show the sent one."""
-    for error in errors[before:]:
-        if error.value is converted:
-            error.value = sent
-
-
-class _Union:
-    """An anyOf's arms and what pydantic's "smart" union needs to know of them
-    (_Compiler._any_of): an arm of exactly the value's type wins (5 is
-    Union[float, int]'s int, "17" stays a string in Union[int, str]), then an
-    arm the value fits strictly (of a dict's, the one that sets the most
-    fields), then Any, then the lax arms in order."""
-
-    def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
-        lax = compiler.lax
-        self.arms = arms
-        self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
-        self.labels = [_arm_label(s, compiler.families) for s in schemas]
-        self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
-        self.lax = lax
-        self.by_class = compiler._class_arms(schemas) if lax else {}
-        # A type converted through its annotation (a UUID, a date), bytes, an
-        # Enum, a set and a tuple are exact for their objects alone, never for
-        # JSON data: pydantic's strict Python mode, which the SDK's model_validate
-        # uses, wants the object ('f' is Union[bool, bytes]'s False; 3 is
-        # Union[timedelta, IntEnum]'s 3 seconds).
-        self.inexact = [compiler._python_only(s) for s in schemas]
-        self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
-                      for i, s in enumerate(schemas)]
-        self.fields = [compiler._declared(s) for s in schemas] if lax else []
-        # Any takes every value as it is, but pydantic ranks it below an exact arm
-        # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
-        self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
-                         for s in schemas]
-        # else the arms see the object itself and make it JSON
-        self.native = not any(type(s) is _TypedSchema for s in schemas)
-
-    def smart(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Tuple[bool, Any]:
-        """(True, the value as its chosen arm made it), or (False, the value,
-        made JSON) when no arm is chosen before the lax pass."""
-        if type(value) not in _NATIVE:
-            # pydantic's smart union takes an instance of an arm's own class
-            # first: Empty() stays Empty in Union[Point, Empty], though its
-            # fields ({}) fit Point too.
-            mine = self.by_class.get(type(value).__name__)
-            if mine is not None:
-                chosen, converted = _taken(self.arms[mine], value, loc)
-                if chosen:
-                    return True, converted
-            if self.native:
-                try:
-                    value = _native(value)
-                except _NotJSON as exc:
-                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                    return True, value
-        kind = type(value)
-        for i, arm in enumerate(self.strict):
-            if self.exact[i] is kind and (self.inexact[i] or _passes(arm, value, loc)):
-                chosen, converted = _taken(self.arms[i], value, loc)  # its bounds may still refuse it (gt=5)
-                if chosen:
-                    return True, converted
-        chosen, converted = self._most_fields(value, loc)
-        if chosen:
-            return True, converted
-        if True in self.anything:
-            return True, self.arms[self.anything.index(True)](value, loc, [])
-        return False, value
-
-    def _most_fields(self, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
-        """Of the classes of fields (a TypedDict, a dataclass, a model) the value
-        fits strictly, the one it sets the most fields of, the first on a tie
-        (pydantic-core's fields_set_count); an exact arm without fields wins at
-        once, even after a class ({} is dict[str, T]'s before a dataclass of
-        defaults)."""
-        best: Optional[Tuple[int, Any]] = None
-        for i, arm in enumerate(self.strict):
-            if self.inexact[i] or self.anything[i] or not _passes(arm, value, loc):
-                continue
-            chosen, converted = _taken(self.arms[i], value, loc)
-            if not chosen:
-                continue
-            names = self.fields[i]
-            if names is None or type(value) is not dict:
-                return True, converted
-            count = len(names.intersection(value))
-            if best is None or count > best[0]:
-                best = (count, converted)
-        return (False, None) if best is None else (True, best[1])
-
-    def first_or_errors(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-        """The first arm that takes the value, or every arm's errors, each under
-        the arm's name as pydantic names it."""
-        collected: List[List[_ErrorItem]] = []
-        for arm in self.arms:
-            arm_errors: List[_ErrorItem] = []
-            converted = arm(value, loc, arm_errors)
-            if not arm_errors:
-                return converted
-            collected.append(arm_errors)
-        labelled = self.labels
-        null_arm = self.null_arm
-        if null_arm and value is not None and len(null_arm) < len(collected) and (self.lax or len(collected) == 2):
-            # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
-            # arm reports nothing, and Optional[T] reports T's errors alone.
-            collected = [c for i, c in enumerate(collected) if i not in null_arm]
-            labelled = [label for i, label in enumerate(labelled) if i not in null_arm]
-        if len(collected) == 1:
-            errors.extend(collected[0])
-            return value
-        depth = len(loc)
-        for label, arm_errors in zip(labelled, collected):
-            for e in arm_errors:
-                errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
-        return value
-
-
-def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
-    """(whether ``arm`` takes the value without an error, what it made of it)."""
-    arm_errors: List[_ErrorItem] = []
-    converted = arm(value, loc, arm_errors)
-    return not arm_errors, converted
-
-
-def _exact_type(schema: Any) -> Optional[type]:
-    """The Python type a value has when it fits this bare type schema exactly."""
-    if not isinstance(schema, dict) or type(schema) is _TypedSchema or set(schema) - _ANNOTATION_KEYS:
-        return None
-    kind = schema.get("type")  # a list of types ({"type": ["null", "object"]}) names no one type
-    return {"string": str, "integer": int, "number": float, "boolean": bool, "null": _NoneType}.get(
-        kind) if isinstance(kind, str) else None
-
-
-def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
-    errors: List[_ErrorItem] = []
-    check(value, loc, errors)
-    return not errors
-
-
-def _is_json_type(value: Any, kind: str) -> bool:
-    tp = type(value)
-    if kind == "string":
-        return tp is str
-    if kind == "integer":
-        return (tp is int) or (tp is float and value.is_integer())
-    if kind == "number":  # NaN and infinity are no JSON numbers
-        return tp is int or (tp is float and value - value == 0)
-    if kind == "object":
-        return tp is dict
-    if kind == "array":
-        return tp is list
-    if kind == "boolean":
-        return tp is bool
-    if kind == "null":
-        return value is None
-    return False
-
-
-def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
-    if family == "bytes":
-        return "Input should be a valid bytes", "bytes_type"
-    if kind == "object" and family == "dataclass":
-        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
-    if kind == "object" and family == "model":
-        return f"Input should be a valid dictionary or instance of {title}", "model_type"
-    if kind == "array":
-        return {"set": ("Input should be a valid set", "set_type"),
-                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
-                "tuple": ("Input should be a valid tuple", "tuple_type"),
-                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
-                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
-                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
-            array_kind, ("Input should be a valid list", "list_type"))
-    return {
-        "string": ("Input should be a valid string", "string_type"),
-        "integer": ("Input should be a valid integer", "int_type"),
-        "number": ("Input should be a valid number", "float_type"),
-        "boolean": ("Input should be a valid boolean", "bool_type"),
-        "null": ("Input should be None", "none_required"),
-        "object": ("Input should be a valid dictionary", "dict_type"),
-    }.get(kind, (f"Input should be of type {kind}", "type"))
-
-
-def _show(value: Any) -> str:
-    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
-    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
-
-
-def _one_of_text(values: List[Any]) -> str:
-    shown = [_show(v) for v in values]
-    if not shown:
-        return "one of no values (the enum is empty)"
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _plural(n: int, unit: str) -> str:
-    return f"{n} {unit}{'' if n == 1 else 's'}"
-
-
-def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
-                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
-                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
-    """pydantic's length errors: "List should have at least 2 items after
-    validation, not 1", "String should have at most 3 characters"."""
-    tail = f" after validation, not {n}" if after else ""
-    if low is not None and n < low:
-        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
-    if high is not None and n > high:
-        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
-
-
-def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _ErrorItem:
-    """pydantic's length error of a container that stopped as soon as it held
-    more than ``high`` items: "not more", not their count."""
-    return _ErrorItem(loc, f"{subject} should have at most {_plural(high, 'item')} after validation, not more",
-                      "too_long", value)
-
-
-def _number_text(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
-# ---------------------------------------------------------------------------
-# 8. Lax conversions
-# ---------------------------------------------------------------------------
-#
-# pydantic's lax mode, which the SDK's tool arguments and results go through:
-# "17" and 17.0 for an int, "yes" for a bool, an object read by attribute,
-# then the standard library's value types (a date, a Decimal, a UUID) from
-# the JSON forms pydantic takes.
-
-def _hashable_as(tp: Any, value: Any) -> bool:
-    """Whether the checked JSON ``value``, built as ``tp`` (section 10), can be a set's item."""
-    try:
-        hash(_build_value(tp, value))
-    except TypeError:
-        return False
-    except Exception:  # noqa: BLE001 - a value that does not build is the item check's to report
-        return True
-    return True
-
-
-def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], errors: List[_ErrorItem],
-                   before: int) -> None:
-    """pydantic's dict stops as soon as it holds more than ``high`` items that
-    pass: that one error ("not more"), whatever else it found (pydantic 2.14)."""
-    failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
-    if sum(1 for key in value if key not in failed) > high:
-        del errors[before:]
-        errors.append(_too_many("Dictionary", high, loc, value))
-
-
-_BOOL_WORDS = {
-    "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
-    "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
-}
-
-
-def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> Tuple[Any, Optional[Tuple[str, str]]]:
-    """pydantic's lax conversions for one JSON type: (value, None) or (value, (msg, kind))."""
-    tp = type(value)
-    if kind == "integer":
-        if tp is bool:
-            return int(value), None
-        if tp is float:
-            if value != value or value in (float("inf"), float("-inf")):
-                return value, ("Input should be a finite number", "finite_number")
-            return value, ("Input should be a valid integer, got a number with a fractional part", "int_from_float")
-        if tp is str:
-            text = value.strip()
-            if _is_int_text(text):
-                try:
-                    return int(text.split(".")[0]), None
-                except ValueError:  # past Python's digit limit (sys.set_int_max_str_digits)
-                    return value, ("Unable to parse input string as an integer, exceeded maximum size",
-                                   "int_parsing_size")
-            return value, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
-    elif kind == "number":
-        if tp is bool:
-            return float(value), None
-        if tp is float:  # nan and infinity are no JSON
-            return value, ("Input should be a finite number", "finite_number")
-        if tp is str:
-            try:
-                number = float(value.strip())
-            except ValueError:
-                return value, ("Input should be a valid number, unable to parse string as a number", "float_parsing")
-            if number != number or number in (float("inf"), float("-inf")):
-                return value, ("Input should be a finite number", "finite_number")
-            return number, None
-    elif kind == "boolean":
-        if tp is int and value in (0, 1):
-            return bool(value), None
-        if tp is float and value in (0.0, 1.0):
-            return bool(value), None
-        if tp is str and value.strip().lower() in _BOOL_WORDS:
-            return _BOOL_WORDS[value.strip().lower()], None
-        # pydantic reads a number as an i64 first: one it cannot (a fraction, past
-        # the i64 range) is no bool_parsing but a bool_type.
-        if tp is str or (tp is int and -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT) or (
-                tp is float and value.is_integer() and abs(value) < _INT_FLOAT_LIMIT):
-            return value, ("Input should be a valid boolean, unable to interpret input", "bool_parsing")
-    elif kind == "object" and output and properties and tp not in _NATIVE:
-        # An object read by attribute (the SDK's from_attributes=True).
-        return {name: getattr(value, name) for name in properties if hasattr(value, name)}, None
-    return value, ("", "")  # no conversion: the caller words the type error
-
-
-def _is_int_text(text: str) -> bool:
-    """"17" and "17.0" are integers to pydantic; "1e3" and "17.5" are not."""
-    digits = text[1:] if text[:1] in "+-" else text
-    whole, _, fraction = digits.partition(".")
-    if "_" in whole:  # "1_000": single underscores between digits, as pydantic (and int()) read them
-        if "__" in whole or whole[:1] == "_" or whole[-1:] == "_":
-            return False
-        whole = whole.replace("_", "")
-    return whole.isascii() and whole.isdigit() and fraction.strip("0") == ""
-
-
-# -- pydantic's lax mode, type by type ----------------------------------------
-#
-# The standard library's value types, as pydantic's lax mode converts them
-# (https://docs.pydantic.dev/latest/concepts/conversion_table/, and the text
-# forms of pydantic-core's speedate), then written in its JSON mode.  One row
-# per type: inputs it takes with the JSON it sends, inputs it refuses with the
-# error type.  test_validation runs every row through pydantic when it is
-# installed, so the table cannot drift from it.
-
-_LAX_TABLE: Tuple[Tuple[str, Tuple[Tuple[Any, Any], ...], Tuple[Tuple[Any, str], ...]], ...] = (
-    ("date",
-     ((1577836800, "2020-01-01"), (1577836800000, "2020-01-01"), ("1577836800", "2020-01-01"), (0, "1970-01-01"),
-      ("2020-01-02", "2020-01-02"), ("2020-01-02T00:00:00", "2020-01-02"), ("2020-01-02T00:00:00Z", "2020-01-02"),
-      ("2020-01-02 00:00", "2020-01-02")),
-     ((1577836800.5, "date_from_datetime_inexact"), ("2020-01-02T00:00:01", "date_from_datetime_inexact"),
-      ("20200102", "date_from_datetime_inexact"), (-1, "date_from_datetime_inexact"),
-      ("2023-02-29", "date_from_datetime_parsing"), ("not a date", "date_from_datetime_parsing"),
-      (" 2020-01-02", "date_from_datetime_parsing"), (1e20, "date_from_datetime_parsing"),
-      (True, "date_type"), (None, "date_type"), ([], "date_type"))),
-    ("datetime",
-     ((1577836800, "2020-01-01T00:00:00Z"), (1577836800000, "2020-01-01T00:00:00Z"),
-      (1577836800.5, "2020-01-01T00:00:00.500000Z"), ("1577836800", "2020-01-01T00:00:00Z"),
-      ("-1", "1969-12-31T23:59:59Z"), ("2024-01-02", "2024-01-02T00:00:00"),
-      ("2020-01-02 03:04", "2020-01-02T03:04:00"), ("2020-01-02T03:04:05+01:00", "2020-01-02T03:04:05+01:00"),
-      ("2020-01-02T03:04:05+0100", "2020-01-02T03:04:05+01:00"),
-      ("2020-01-02t03:04:05z", "2020-01-02T03:04:05Z"), ("2020-01-02T03:04:05-00:00", "2020-01-02T03:04:05Z"),
-      ("2020-01-02T03:04:05,5", "2020-01-02T03:04:05.500000"),
-      ("2020-01-02T03:04:05.123456789", "2020-01-02T03:04:05.123456"), ("60.", "1970-01-01T00:01:00Z"),
-      (".24", "1970-01-01T00:00:00.240000Z"), ("1.5e3", "1970-01-01T00:25:00Z"),
-      (21000000001.25, "1970-09-01T01:20:00.001250Z")),
-     (("not a date", "datetime_from_date_parsing"), ("2023-02-29T00:00:00", "datetime_from_date_parsing"),
-      ("2020-01-02T24:00:00", "datetime_from_date_parsing"), ("2020-01-02T03", "datetime_from_date_parsing"),
-      ("2020-01-02T03:04:05+01", "datetime_from_date_parsing"), ("2020-1-2", "datetime_from_date_parsing"),
-      ("1e9", "datetime_from_date_parsing"), (" 2020-01-02", "datetime_from_date_parsing"),
-      (1e20, "datetime_parsing"), (True, "datetime_type"), (None, "datetime_type"))),
-    ("time",
-     ((3600, "01:00:00Z"), (3600.5, "01:00:00.500000Z"), ("01:00:00", "01:00:00"), ("01:00", "01:00:00"),
-      ("01:00:00Z", "01:00:00Z"), ("01:00:00+01:00", "01:00:00+01:00"), ("01:00:00.123", "01:00:00.123000")),
-     (("1:00", "time_parsing"), ("25:00", "time_parsing"), ("01:00:00+01", "time_parsing"), ("3600", "time_parsing"),
-      ("01:00:00 ", "time_parsing"), (86400, "time_parsing"), (-1, "time_parsing"), (True, "time_type"),
-      (None, "time_type"))),
-    ("timedelta",
-     ((3600, "PT1H"), (1.5, "PT1.5S"), (True, "PT1S"), (0, "PT0S"), ("01:00:00", "PT1H"), ("01:02", "PT1H2M"),
-      ("1:02:03", "PT1H2M3S"), ("100:00:00", "P4DT4H"), ("01:00:00.5", "PT1H0.5S"), ("-01:00:00", "-PT1H"),
-      ("1 day", "P1D"), ("1d", "P1D"), ("-1 day", "-P1D"), ("+1 day", "P1D"), ("1 days, 1:02:03.5", "P1DT1H2M3.5S"),
-      ("2 days 01:00:00", "P2DT1H"), ("P1D", "P1D"), ("PT1H", "PT1H"), ("P1W", "P7D"), ("-PT1S", "-PT1S"),
-      ("P1.5D", "P1DT12H"), ("P1DT", "P1D"), ("P1M", "P30D"), ("P1Y", "P1Y"), ("P400D", "P1Y35D"),
-      ("PT1.5H", "PT1H30M"), ("1 DAY", "P1D"), ("3D", "P3D"), ("5day,", "P5D"), ("1day01:00:00", "P1DT1H"),
-      (93158001334.60156, "P2954Y7DT14H35M34.601563S")),
-     (("3600", "time_delta_parsing"), ("abc", "time_delta_parsing"), ("P", "time_delta_parsing"),
-      ("PT", "time_delta_parsing"), (" P1D", "time_delta_parsing"), ("1:2:3", "time_delta_parsing"),
-      ("1 day 25:00:00", "time_delta_parsing"), ("1_000", "time_delta_parsing"), (1e20, "time_delta_parsing"),
-      ("1:01", "time_delta_parsing"), ("01:60", "time_delta_parsing"), ("99D  ", "time_delta_parsing"),
-      ("99999999999:00:00", "time_delta_parsing"), ("P99999999999D", "time_delta_parsing"),
-      (None, "time_delta_type"))),
-    ("uuid",
-     (("12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678"),
-      ("12345678123456781234567812345678", "12345678-1234-5678-1234-567812345678"),
-      ("{12345678-1234-5678-1234-567812345678}", "12345678-1234-5678-1234-567812345678"),
-      ("urn:uuid:12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678")),
-     (("not-a-uuid", "uuid_parsing"), ("", "uuid_parsing"), (5, "uuid_type"), (1.5, "uuid_type"), (True, "uuid_type"),
-      (None, "uuid_type"))),
-    ("decimal",
-     ((1, "1"), (1.5, "1.5"), (0.1, "0.1"), ("1.50", "1.50"), (" 1.5 ", "1.5"), ("1e3", "1E+3"), (1e20, "1E+20"),
-      ("1_000", "1000"), ("1.5e-3", "0.0015"), ("-0", "-0")),
-     (("abc", "decimal_parsing"), ("", "decimal_parsing"), ("105 _", "decimal_parsing"), ("nan", "finite_number"),
-      ("inf", "finite_number"),
-      ("-Infinity", "finite_number"), (True, "decimal_type"), (None, "decimal_type"), ([], "decimal_type"))),
-    ("path",
-     (("a/b", "a/b"), ("", "."), ("/tmp/x/", "/tmp/x")),
-     ((5, "path_type"), (True, "path_type"), (None, "path_type"))),
-    ("int",
-     ((17, 17), (17.0, 17), ("17", 17), (" 7 ", 7), ("+5", 5), ("17.0", 17), ("1_000", 1000), ("1_0_0", 100),
-      (True, 1), (9.2e18, 9200000000000000000), ("99999999999999999999", 99999999999999999999)),
-     (("1e3", "int_parsing"), ("_1", "int_parsing"), ("1__0", "int_parsing"), ("1_", "int_parsing"),
-      ("0x10", "int_parsing"), (17.5, "int_from_float"), (1e20, "int_parsing_size"), (9.3e18, "int_parsing_size"),
-      (None, "int_type"))),
-)
-
-_LAX_MESSAGES = {
-    "date_type": "Input should be a valid date",
-    "date_from_datetime_parsing": "Input should be a valid date or datetime, invalid date format",
-    "date_from_datetime_inexact": "Datetimes provided to dates should have zero time - e.g. be exact dates",
-    "datetime_type": "Input should be a valid datetime",
-    "datetime_from_date_parsing": "Input should be a valid datetime or date, invalid datetime format",
-    "datetime_parsing": "Input should be a valid datetime, dates after 9999 are not supported as unix timestamps",
-    "time_type": "Input should be a valid time",
-    "time_parsing": "Input should be in a valid time format, invalid time format",
-    "time_delta_type": "Input should be a valid timedelta",
-    "time_delta_parsing": "Input should be a valid timedelta, invalid duration format",
-    "uuid_type": "UUID input should be a string, bytes or UUID object",
-    "uuid_parsing": "Input should be a valid UUID, invalid format",
-    "decimal_type": "Decimal input should be an integer, float, string or Decimal object",
-    "decimal_parsing": "Input should be a valid decimal",
-    "finite_number": "Input should be a finite number",
-    "path_type": "Input is not a valid path",
-}
-
-_DATE = r"(\d{4})-(\d{2})-(\d{2})"
-_TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
-# A Unix time as text: "60.", ".5", "1.5e3" (an exponent only after a point), no spaces.
-_NUMBER_TEXT = r"[+-]?(?:\d+|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?)"
-# ISO 8601 durations; a year reads as 365 days and a month as 30, as pydantic reads them.
-_DURATION_ISO = (r"([+-]?)P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
-                 r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?")
-# "1 day, 01:02:03.5", "2d", "01:02" (hours and minutes), "-01:00:00": Python's str() of a timedelta and kin.
-_DURATION_DAYS = (r"(?i)([+-]?)(?:(\d+) ?(?:days?|d)(?:,? *(?=\d)|,? ?$))?"
-                  r"(?:(\d+):([0-5]\d)(?::([0-5]\d)(?:\.(\d+))?)?)?")
-_UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
-_MAX_DURATION_DAYS = 999_999_999  # timedelta's limit, which pydantic keeps for numbers of seconds
-
-
-def _lax_kind(tp: Any) -> Optional[str]:
-    """The row of _LAX_TABLE a class converts by (None: not one of them)."""
-    if not isinstance(tp, type):
-        return None
-    dt = _module("datetime")
-    if dt is not None:
-        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
-            if issubclass(tp, cls):
-                return kind
-    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
-                                   ("pathlib", "PurePath", "path")):
-        m = _module(module)
-        if m is not None and issubclass(tp, getattr(m, cls_name)):
-            return kind
-    return None
-
-
-def _lax_parse(kind: str, tp: type, value: Any) -> Any:
-    """A value of ``tp`` from what pydantic's lax mode takes for it (its row
-    in _LAX_TABLE); raises _BuildError with pydantic's error type."""
-    try:
-        if kind in _LAX_TEMPORAL:
-            import datetime as dt
-
-            try:
-                return _LAX_TEMPORAL[kind](dt, value)
-            except (OverflowError, ValueError):  # a field past what datetime holds
-                raise _LaxFailure(_TEMPORAL_PARSING[kind]) from None
-        return _LAX_OTHER[kind](tp, value)
-    except _LaxFailure as exc:
-        msg = exc.msg or _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
-        raise _BuildError(msg, exc.kind, value) from None
-
-
-class _LaxFailure(Exception):
-    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type,
-    ``msg`` its message where the row words it more closely than _LAX_MESSAGES."""
-
-    def __init__(self, kind: str, msg: Optional[str] = None) -> None:
-        super().__init__(kind)
-        self.kind = kind
-        self.msg = msg
-
-
-def _unix_time(dt: Any, number: Any, kind: str) -> Any:
-    """A Unix time (seconds, or milliseconds past 2e10) as an aware UTC datetime."""
-    if number != number or number in (float("inf"), float("-inf")):
-        raise _LaxFailure(kind)
-    if abs(number) > _UNIX_MS:  # milliseconds, and their fraction in microseconds
-        whole_ms = int(number // 1)
-        whole, ms = divmod(whole_ms, 1000)
-        micro = ms * 1000 + int((number - whole_ms) * 1000 + 0.5)  # half up, as pydantic
-    else:
-        whole = int(number // 1)
-        micro = int((number - whole) * 1_000_000 + 0.5)
-    try:
-        return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=whole, microseconds=micro)
-    except OverflowError:
-        raise _LaxFailure(kind) from None
-
-
-def _clock(dt: Any, groups: Tuple[Optional[str], ...]) -> Any:
-    hour, minute, second, fraction, zone = groups
-    micro = int((fraction or "0")[:6].ljust(6, "0"))
-    tz = None
-    if zone:
-        if zone in ("Z", "z"):
-            tz = dt.timezone.utc
-        else:
-            digits = zone[1:].replace(":", "")
-            offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-            tz = dt.timezone(-offset if zone[0] == "-" else offset)
-    return dt.time(int(hour or 0), int(minute or 0), int(second or 0), micro, tzinfo=tz)
-
-
-def _moment(dt: Any, value: Any, bad: str, out_of_range: str, wrong_type: str) -> Any:
-    """A datetime from a Unix time (a number or its text) or an ISO 8601 text
-    (a date alone is its midnight), as speedate reads them; else _LaxFailure."""
-    import re
-
-    tv = type(value)
-    if tv in (int, float):
-        return _unix_time(dt, value, out_of_range)
-    if tv is not str:
-        raise _LaxFailure(wrong_type)  # true included: no Unix time to pydantic
-    if re.fullmatch(_NUMBER_TEXT, value):
-        return _unix_time(dt, float(value) if "." in value else int(value), bad)
-    match = re.fullmatch(_DATE + "(?:[Tt ]" + _TIME + ")?", value)
-    if match is None:
-        raise _LaxFailure(bad)
-    groups = match.groups()
-    try:
-        day = dt.date(*(int(g) for g in groups[:3]))
-        clock = dt.time() if groups[3] is None else _clock(dt, groups[3:])
-    except ValueError:
-        raise _LaxFailure(bad) from None
-    return dt.datetime.combine(day, clock)
-
-
-def _lax_datetime(dt: Any, value: Any) -> Any:
-    if isinstance(value, dt.datetime):
-        return value
-    if isinstance(value, dt.date):
-        return dt.datetime(value.year, value.month, value.day)
-    return _moment(dt, value, "datetime_from_date_parsing", "datetime_parsing", "datetime_type")
-
-
-def _lax_date(dt: Any, value: Any) -> Any:
-    import re
-
-    if type(value) is str and re.fullmatch(_DATE, value):
-        try:
-            return dt.date(int(value[:4]), int(value[5:7]), int(value[8:]))
-        except ValueError:
-            raise _LaxFailure("date_from_datetime_parsing") from None
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-        return value
-    moment = value if isinstance(value, dt.datetime) else _moment(
-        dt, value, "date_from_datetime_parsing", "date_from_datetime_parsing", "date_type")
-    if moment.time() != dt.time():  # pydantic: a datetime makes a date only at midnight
-        raise _LaxFailure("date_from_datetime_inexact")
-    return moment.date()
-
-
-def _lax_time(dt: Any, value: Any) -> Any:
-    import re
-
-    tv = type(value)
-    if isinstance(value, dt.time):
-        return value
-    if tv in (int, float):
-        if not 0 <= value < 86400:  # (NaN fails this too)
-            raise _LaxFailure("time_parsing")
-        return (dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=value)).timetz()
-    if tv is not str:
-        raise _LaxFailure("time_type")
-    match = re.fullmatch(_TIME, value)
-    try:
-        if match is None:
-            raise ValueError(value)
-        return _clock(dt, match.groups())
-    except ValueError:
-        raise _LaxFailure("time_parsing") from None
-
-
-def _lax_timedelta(dt: Any, value: Any) -> Any:
-    tv = type(value)
-    if isinstance(value, dt.timedelta):
-        return value
-    if tv in (bool, int, float):  # seconds; pydantic takes true as 1
-        if value != value or abs(value) > _MAX_DURATION_DAYS * 86400:
-            raise _LaxFailure("time_delta_parsing", _DURATION_TOO_LONG)
-        whole = int(value // 1)  # its fraction rounded to the microsecond, as pydantic does
-        return dt.timedelta(seconds=whole, microseconds=int((value - whole) * 1_000_000 + 0.5))
-    if tv is not str:
-        raise _LaxFailure("time_delta_type")
-    try:
-        return _lax_duration_text(dt, value)
-    except (_LaxFailure, OverflowError, ValueError):  # (ValueError, OverflowError: past timedelta's range)
-        raise _LaxFailure("time_delta_parsing", f"Input should be a valid timedelta, {_duration_complaint(value)}") \
-            from None
-
-
-_DURATION_TOO_LONG = "Input should be a valid timedelta, durations may not exceed 999,999,999 days"
-
-
-def _lax_duration_text(dt: Any, value: str) -> Any:
-    import re
-
-    iso = re.fullmatch(_DURATION_ISO, value)
-    if iso is not None and any(iso.groups()[1:]):
-        sign, years, months, weeks, days, hours, minutes, seconds = iso.groups()
-        delta = dt.timedelta(days=float(years or 0) * 365 + float(months or 0) * 30 + float(weeks or 0) * 7
-                             + float(days or 0), hours=float(hours or 0), minutes=float(minutes or 0),
-                             seconds=float(seconds or 0))
-        return -delta if sign == "-" else delta
-    match = re.fullmatch(_DURATION_DAYS, value)
-    if match is None or not any(match.groups()[1:]):
-        raise _LaxFailure("time_delta_parsing")
-    sign, days, hours, minutes, seconds, fraction = match.groups()
-    if days is not None and hours is not None and (seconds is None or int(hours) > 23):
-        raise _LaxFailure("time_delta_parsing")  # after a day: a clock time, to the second
-    if hours is not None and seconds is None and len(hours) < 2:
-        raise _LaxFailure("time_delta_parsing")  # "01:02" is hours and minutes; "1:02" is nothing
-    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
-                         seconds=int(seconds or 0), microseconds=int((fraction or "0")[:6].ljust(6, "0")))
-    return -delta if sign == "-" else delta
-
-
-def _duration_complaint(text: str) -> str:
-    """Why speedate refuses a duration text, in its words (pydantic's message
-    after "Input should be a valid timedelta, "); the reader is speedate's
-    Duration::parse_bytes, followed only as far as its own errors go."""
-    data = text.encode("utf-8")
-    sign = 1 if data[:1] in (b"+", b"-") else 0
-    if not data:
-        return "input is too short"
-
-    def number(at: int) -> Tuple[Optional[str], int]:
-        if at >= len(data):
-            return "input is too short", at
-        if not 48 <= data[at] <= 57:
-            return "invalid digit in duration", at
-        end = at
-        while end < len(data) and 48 <= data[end] <= 57:
-            end += 1
-        too_large = int(data[at:end]) > 0xFFFFFFFF
-        return ("a numeric value in the duration is too large" if too_large else None), end
-
-    if data[sign:sign + 1] == b"P":
-        at, got_t, fraction_before = sign + 1, False, False
-        while at < len(data):
-            if data[at:at + 1] == b"T":
-                if got_t:
-                    return "`t` character repeated in duration"
-                got_t = True
-            else:
-                complaint, at = number(at)
-                if complaint:
-                    return complaint
-                fraction = data[at:at + 1] in (b".", b",")
-                while fraction and at + 1 < len(data) and 48 <= data[at + 1] <= 57:
-                    at += 1
-                at += fraction
-                if fraction_before:
-                    return "quantity fraction invalid in duration"
-                fraction_before = fraction
-                if data[at:at + 1] not in ((b"H", b"M", b"S") if got_t else (b"Y", b"M", b"W", b"D")):
-                    return f"quantity invalid in {'time' if got_t else 'date'} part of duration"
-            at += 1
-        return "input is too short" if at < 3 else "invalid duration format"
-    if b"d" in data or b"D" in data or len(data) - sign < 5:
-        complaint, at = number(sign)
-        if complaint:
-            return complaint
-        at += data[at:at + 1] == b" "
-        if data[at:at + 1] not in (b"d", b"D"):
-            return '"day" identifier in duration not correctly formatted'
-        return "invalid duration format"  # (past the day: a clock time, worded as a time's errors)
-    hour, colon, _ = data[sign:].partition(b":")
-    if not colon:
-        return "invalid character in hour"
-    if len(hour) > 10:
-        return "durations may not exceed 999,999,999 hours"
-    if hour and not (hour.isascii() and hour.isdigit()):
-        return "invalid character in hour"
-    if hour and int(hour) > 24 * 10 ** 8:
-        return "durations may not exceed 999,999,999 hours"
-    return "invalid duration format"
-
-
-def _lax_uuid(tp: type, value: Any) -> Any:
-    if isinstance(value, tp):
-        return value
-    if type(value) is not str:
-        raise _LaxFailure("uuid_type")
-    try:
-        return tp(value)
-    except ValueError:
-        raise _LaxFailure("uuid_parsing") from None
-
-
-def _lax_decimal(tp: type, value: Any) -> Any:
-    tv = type(value)
-    number: Any
-    if isinstance(value, tp):
-        number = value
-    elif tv is int:
-        number = tp(value)
-    elif tv is float:
-        number = tp(repr(value))  # 0.1 is Decimal("0.1"), as pydantic reads it
-    elif tv is str:
-        text = value.strip().replace("_", "")  # "1_000" is 1000; "1 000" is no number
-        try:
-            if text != text.strip():
-                raise ArithmeticError(value)
-            number = tp(text)
-        except ArithmeticError:
-            raise _LaxFailure("decimal_parsing") from None
-    else:
-        raise _LaxFailure("decimal_type")  # true included: pydantic takes no booleans here
-    if not number.is_finite():
-        raise _LaxFailure("finite_number")
-    return number
-
-
-def _lax_path(tp: type, value: Any) -> Any:
-    if isinstance(value, tp):
-        return value
-    if type(value) is not str:
-        raise _LaxFailure("path_type")
-    return tp(value)
-
-
-_LAX_TEMPORAL: Dict[str, Callable[[Any, Any], Any]] = {
-    "datetime": _lax_datetime, "date": _lax_date, "time": _lax_time, "timedelta": _lax_timedelta}
-_LAX_OTHER: Dict[str, Callable[[type, Any], Any]] = {"uuid": _lax_uuid, "decimal": _lax_decimal, "path": _lax_path}
-_TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_from_datetime_parsing",
-                     "time": "time_parsing", "timedelta": "time_delta_parsing"}
-
-
-# ---------------------------------------------------------------------------
-# 9. Patterns: ECMA-262 regular expressions in linear time
-# ---------------------------------------------------------------------------
-#
-# ECMA-262 regular expressions for JSON Schema pattern, matched in linear time.
-#
-# JSON Schema patterns are ECMA-262 regular expressions (Core 2020-12 §6.4) and
-# are not anchored: "a+" matches "xxaayy" (Validation 2020-12 §6.3.3).  Python's
-# re differs in ways that change results ($ also matches before a final
-# newline, \d \w \s are Unicode-wide, no \p{..}) and it backtracks:
-# re.search(r"\d+$", "1" * 12000 + "x") takes seconds.
-#
-# Here a pattern is parsed with the ECMA-262 grammar (§22.2.1 with the u flag:
-# code points, strict escapes) into a small tree and compiled to a Thompson NFA,
-# whose set of live states (an int bitset) is carried along the text: a search
-# costs O(len(text) * program size).  The state sets are memoised as a lazily
-# built DFA (state set + character -> next state set), so a long benign string
-# costs one dict lookup per character; the DFA is flushed when it outgrows a
-# budget, and a search on which it thrashes goes on as a plain simulation.
-#
-# Assertions read bits of a position's context: at start, at end, previous and
-# next character are word characters (the state remembers the previous one).
-# Lookarounds are context bits too.  Each lookaround body is its own program and,
-# before the main search, one pass over the text marks where it matches: a
-# lookbehind body runs forward and marks each position where a match ends, a
-# lookahead body runs reversed, right to left, and marks where a match starts.
-# Every pass starts a thread at each position, so the whole stays linear:
-# O(len(text) * total program size).  With no captures to report, "the body
-# matches text[i:j] for some j" is all a lookaround asks, so this is exact.
-#
-# Backreferences (\1, \k<name>) are refused with ValueError: no automaton can
-# match them (the problem is NP-hard), and handing them to re would bring the
-# exponential case back.  Also refused: Script properties and binary properties
-# other than Any, ASCII and Assigned.  General_Category comes from unicodedata
-# (the running Python's Unicode version).
-#
-# Python's re serves as an accelerator (section 26, _rx_accelerated) only where
-# its backtracking provably stays linear.
-
-
-def _unicodedata() -> Any:
-    import unicodedata  # only for \p{...} classes
-
-    return unicodedata  # (its category() is typed Any here)
-
-
-if TYPE_CHECKING:
-    _RxRanges = List[Tuple[int, int]]
-
-_RX_ACCELERATE = True        # default of _compile_pattern(accelerate=None)
-_RX_MAX_PROGRAM = 50_000     # NFA instructions of one pattern, lookaround bodies included
-_RX_MAX_ACCELERATED = 5_000  # larger programs skip the re-safety analysis
-_RX_MAX_UNANCHORED = 20      # longest match for which re.search (retried at every position) is used
-_RX_CACHE_BUDGET = 50_000    # cached DFA states, transitions and closures per program (about 64 B each)
-_RX_MAX_CP = 0x10FFFF
-
-# ECMA-262 §22.2.2 CompileToCharSet: \d and \w are ASCII only; \s is WhiteSpace
-# (TAB VT FF ZWNBSP and category Zs, stable since Unicode 6.3) plus LineTerminator.
-_RX_DIGITS = [(0x30, 0x39)]
-_RX_WORD_RANGES = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
-_RX_SPACES = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
-              (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
-_RX_ESCAPE_SETS = {"d": _RX_DIGITS, "w": _RX_WORD_RANGES, "s": _RX_SPACES}
-_RX_WORD = frozenset(chr(c) for lo, hi in _RX_WORD_RANGES for c in range(lo, hi + 1))
-_RX_CONTROL = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
-_RX_IDENTITY = "^$\\.*+?()[]{}|/"  # IdentityEscape[+UnicodeMode]: SyntaxCharacter or "/"
-_RX_HEX = "0123456789abcdefABCDEF"
-# General_Category values and aliases usable in \p{..} (PropertyValueAliases.txt).
-_RX_GC_NAMES = (
-    "C Other|Cc Control cntrl|Cf Format|Cn Unassigned|Co Private_Use|Cs Surrogate|L Letter|"
-    "LC Cased_Letter|Ll Lowercase_Letter|Lm Modifier_Letter|Lo Other_Letter|Lt Titlecase_Letter|"
-    "Lu Uppercase_Letter|M Mark Combining_Mark|Mc Spacing_Mark|Me Enclosing_Mark|Mn Nonspacing_Mark|"
-    "N Number|Nd Decimal_Number digit|Nl Letter_Number|No Other_Number|P Punctuation punct|"
-    "Pc Connector_Punctuation|Pd Dash_Punctuation|Pe Close_Punctuation|Pf Final_Punctuation|"
-    "Pi Initial_Punctuation|Po Other_Punctuation|Ps Open_Punctuation|S Symbol|Sc Currency_Symbol|"
-    "Sk Modifier_Symbol|Sm Math_Symbol|So Other_Symbol|Z Separator|Zl Line_Separator|"
-    "Zp Paragraph_Separator|Zs Space_Separator")
-
-
-@functools.lru_cache(maxsize=None)  # made when a pattern first names a category, not at import
-def _rx_gc_table() -> dict[str, frozenset[str]]:
-    rows = [row.split() for row in _RX_GC_NAMES.split("|")]
-    leaves = [row[0] for row in rows if len(row[0]) == 2 and row[0] != "LC"]
-    table: dict[str, frozenset[str]] = {}
-    for row in rows:  # "L" stands for every "Lx"; "LC" for Lu Ll Lt
-        cats = ("Lu", "Ll", "Lt") if row[0] == "LC" else [c for c in leaves if c.startswith(row[0])]
-        table.update(dict.fromkeys(row, frozenset(cats)))
-    return table
-
-
-@functools.lru_cache(maxsize=None)
-def _rx_every_category() -> frozenset[str]:
-    return frozenset(cat for group in "CLMNPSZ" for cat in _rx_gc_table()[group])
-
-
-def _rx_merge(ranges: _RxRanges) -> _RxRanges:
-    out: _RxRanges = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(hi, out[-1][1]))
-        else:
-            out.append((lo, hi))
-    return out
-
-
-def _rx_complement(ranges: _RxRanges) -> _RxRanges:
-    out: _RxRanges = []
-    start = 0
-    for lo, hi in _rx_merge(ranges):
-        if lo > start:
-            out.append((start, lo - 1))
-        start = hi + 1
-    return out + [(start, _RX_MAX_CP)] if start <= _RX_MAX_CP else out
-
-
-class _RxClass:
-    """A set of code points: merged ranges or'ed with General_Category values, maybe negated."""
-
-    __slots__ = ("ranges", "starts", "cats", "negated")
-
-    def __init__(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> None:
-        self.ranges, self.cats, self.negated = _rx_merge(ranges), cats, negated
-        self.starts = [lo for lo, _ in self.ranges]
-
-    def has(self, ch: str) -> bool:
-        i = bisect_right(self.starts, ord(ch)) - 1
-        hit = i >= 0 and ord(ch) <= self.ranges[i][1]
-        if not hit and self.cats:
-            hit = _unicodedata().category(ch) in self.cats
-        return hit != self.negated
-
-    def points(self) -> _RxRanges:
-        """The ranges with negation applied (for classes without categories)."""
-        return _rx_complement(self.ranges) if self.negated else self.ranges
-
-
-# "." without the s flag: anything but a LineTerminator (ECMA-262 §22.2.2 CompileAtom).
-_RX_DOT = _RxClass([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)], negated=True)
-
-
-class _RxNode:
-    """Pattern tree: char (cls), cat/alt (kids), rep (kids[0], lo, hi=-1 unbounded),
-    assert (arg in ^ $ b B), look (kids[0], arg in = ! <= <!).  Groups vanish."""
-
-    __slots__ = ("kind", "kids", "cls", "lo", "hi", "arg")
-
-    def __init__(self, kind: str, kids: list[_RxNode] | None = None, cls: _RxClass = _RX_DOT,
-                 lo: int = 0, hi: int = 0, arg: str = "") -> None:
-        self.kind, self.kids, self.cls, self.lo, self.hi, self.arg = kind, kids or [], cls, lo, hi, arg
-
-
-def _rx_shown(pattern: str) -> str:
-    return repr(pattern) if len(pattern) <= 200 else repr(pattern[:200]) + "..."
-
-
-def _rx_is_digit(ch: str) -> bool:
-    return ch != "" and ch in "0123456789"
-
-
-class _RxParser:
-    """Recursive descent over ECMA-262 §22.2.1 Pattern[+UnicodeMode, +NamedCaptureGroups]."""
-
-    def __init__(self, src: str) -> None:
-        self.src, self.pos = src, 0
-        self.names: set[str] = set()
-        self.classes: dict[tuple[tuple[tuple[int, int], ...], frozenset[str], bool], _RxClass] = {}
-
-    def cls(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> _RxClass:
-        """One object per distinct class: a new character is tested once per class."""
-        key = (tuple(_rx_merge(ranges)), cats, negated)
-        found = self.classes.get(key)
-        if found is None:
-            found = self.classes[key] = _RxClass(ranges, cats, negated)
-        return found
-
-    def fail(self, problem: str) -> ValueError:
-        return ValueError(f"invalid pattern {_rx_shown(self.src)}: {problem} (at offset {self.pos})")
-
-    def peek(self, ahead: int = 0) -> str:
-        return self.src[self.pos + ahead:self.pos + ahead + 1]
-
-    def eat(self, text: str) -> bool:
-        found = self.src.startswith(text, self.pos)
-        self.pos += len(text) if found else 0
-        return found
-
-    def parse(self) -> _RxNode:
-        node = self.disjunction()
-        if self.pos < len(self.src):
-            raise self.fail("unmatched ')'")
-        return node
-
-    def disjunction(self) -> _RxNode:
-        alts = [self.alternative()]
-        while self.eat("|"):
-            alts.append(self.alternative())
-        return alts[0] if len(alts) == 1 else _RxNode("alt", alts)
-
-    def alternative(self) -> _RxNode:
-        terms = []
-        while self.peek() not in ("", "|", ")"):
-            atom, quantifiable = self.atom()
-            bounds = self.quantifier()
-            if bounds is not None:
-                if not quantifiable:  # Annex B allows (?=a)* only without the u flag
-                    raise self.fail("an assertion cannot be quantified")
-                atom = _RxNode("rep", [atom], lo=bounds[0], hi=bounds[1])
-            terms.append(atom)
-        return terms[0] if len(terms) == 1 else _RxNode("cat", terms)
-
-    def number(self) -> int | None:
-        start = self.pos
-        while _rx_is_digit(self.peek()):
-            self.pos += 1
-        digits = self.src[start:self.pos]  # a huge count only needs to exceed the cap
-        return (int(digits) if len(digits) < 10 else 10 ** 9) if digits else None
-
-    def quantifier(self) -> tuple[int, int] | None:
-        ch = self.peek()
-        if ch and ch in "*+?":
-            self.pos += 1
-            bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[ch]
-        elif ch == "{":  # with the u flag, a "{" that starts no quantifier is an error
-            self.pos += 1
-            lo = hi = self.number()
-            if self.eat(","):
-                hi = self.number()
-                hi = -1 if hi is None else hi
-            if lo is None or hi is None or not self.eat("}"):
-                raise self.fail("incomplete quantifier: expected {n}, {n,} or {n,m}")
-            if -1 < hi < lo:
-                raise self.fail("numbers out of order in {} quantifier")
-            bounds = (lo, hi)
-        else:
-            return None
-        self.eat("?")  # laziness changes which match is found, never whether one is
-        return bounds
-
-    def atom(self) -> tuple[_RxNode, bool]:
-        """The next atom, and whether a quantifier may follow it."""
-        ch = self.src[self.pos]
-        self.pos += 1
-        if ch == "\\":
-            return self.atom_escape()
-        if ch == "(":
-            return self.group()
-        if ch == "[":
-            return _RxNode("char", cls=self.char_class()), True
-        if ch in "^$":
-            return _RxNode("assert", arg=ch), False
-        if ch in "*+?{":
-            raise self.fail(f"nothing to repeat before {ch!r}")
-        if ch in "]}":
-            raise self.fail(f"lone {ch!r} must be escaped in unicode mode")
-        return _RxNode("char", cls=_RX_DOT if ch == "." else self.cls([(ord(ch), ord(ch))])), True
-
-    def group(self) -> tuple[_RxNode, bool]:
-        kind = ""
-        if self.eat("?"):
-            kind = next((k for k in ("=", "!", "<=", "<!", ":") if self.eat(k)), "")
-            if not kind and not self.eat("<"):
-                raise self.fail("'(?' must be followed by ':', '=', '!', '<=', '<!' or '<name>'")
-            if not kind:
-                self.group_name()
-        body = self.disjunction()
-        if not self.eat(")"):
-            raise self.fail("missing ')'")
-        return (body, True) if kind in ("", ":") else (_RxNode("look", [body], arg=kind), False)
-
-    def group_name(self) -> None:
-        end = self.src.find(">", self.pos)
-        name = self.src[self.pos:end] if end > 0 else ""
-        if not name.replace("$", "_").isidentifier():  # GroupName is an IdentifierName
-            raise self.fail("invalid capture group name")
-        if name in self.names:
-            raise self.fail(f"duplicate capture group name {name!r}")
-        self.names.add(name)
-        self.pos = end + 1
-
-    def atom_escape(self) -> tuple[_RxNode, bool]:
-        ch = self.peek()
-        if ch and ch in "bB":
-            self.pos += 1
-            return _RxNode("assert", arg=ch), False
-        if ch and ch in "k123456789":
-            raise self.fail("backreferences are not supported (matching them is NP-hard)")
-        item = self.escape(in_class=False)
-        return _RxNode("char", cls=item if isinstance(item, _RxClass) else self.cls([(item, item)])), True
-
-    def escape(self, in_class: bool) -> _RxClass | int:
-        """After a backslash: a class escape (\\d, \\p{..}) or one code point."""
-        ch = self.peek()
-        self.pos += 1
-        if ch and ch in "dDwWsS":
-            ranges = _RX_ESCAPE_SETS[ch.lower()]
-            return self.cls(_rx_complement(ranges) if ch.isupper() else ranges)
-        if ch and ch in "pP":
-            return self.property(negate=ch == "P")
-        if ch in _RX_CONTROL:
-            return _RX_CONTROL[ch]
-        if ch == "c" and self.peek().isascii() and self.peek().isalpha():
-            self.pos += 1
-            return ord(self.src[self.pos - 1]) % 32
-        if ch == "0" and not _rx_is_digit(self.peek()):
-            return 0
-        if ch == "x" or (ch == "u" and not self.eat("{")):
-            return self.hex(2 if ch == "x" else 4)
-        if ch == "u":  # \u{...}: any number of hex digits, at most U+10FFFF
-            end = self.src.find("}", self.pos)
-            digits = self.src[self.pos:end] if end >= 0 else ""
-            if not digits or any(c not in _RX_HEX for c in digits) or int(digits, 16) > _RX_MAX_CP:
-                raise self.fail("invalid \\u{...} escape")
-            self.pos = end + 1
-            return int(digits, 16)
-        if ch and (ch in _RX_IDENTITY or (in_class and ch in "-b")):
-            return 8 if ch == "b" else ord(ch)  # [\b] is backspace (ClassEscape :: b)
-        self.pos -= 1
-        raise self.fail(f"invalid escape '\\{ch}' in unicode mode" if ch else "'\\' at end of pattern")
-
-    def hex(self, count: int) -> int:
-        digits = self.src[self.pos:self.pos + count]
-        if len(digits) != count or any(c not in _RX_HEX for c in digits):
-            raise self.fail(f"expected {count} hexadecimal digits")
-        self.pos += count
-        cp = int(digits, 16)
-        trail = self.src[self.pos + 2:self.pos + 6]  # u mode: \uD83D\uDE00 is one code point
-        if count == 4 and 0xD800 <= cp <= 0xDBFF and self.src.startswith("\\u", self.pos) \
-                and len(trail) == 4 and all(c in _RX_HEX for c in trail) and 0xDC00 <= int(trail, 16) <= 0xDFFF:
-            self.pos += 6
-            return 0x10000 + ((cp - 0xD800) << 10) + (int(trail, 16) - 0xDC00)
-        return cp
-
-    def property(self, negate: bool) -> _RxClass:
-        end = self.src.find("}", self.pos)
-        if not self.eat("{") or end < 0:
-            raise self.fail("\\p and \\P need a {Property} in unicode mode")
-        text, self.pos = self.src[self.pos:end], end + 1
-        name, eq, value = text.partition("=")
-        if name in ("Script", "sc", "Script_Extensions", "scx"):
-            raise self.fail(f"Unicode script properties are not supported: {text!r}")
-        ranges: _RxRanges = []
-        table = _rx_gc_table()
-        cats = table.get(value) if eq and name in ("General_Category", "gc") else table.get(text)
-        if text in ("Any", "ASCII"):  # the binary properties that need no Unicode table
-            ranges, cats = [(0, _RX_MAX_CP if text == "Any" else 0x7F)], frozenset()
-        elif text == "Assigned":
-            cats = _rx_every_category() - {"Cn"}
-        if cats is None:
-            raise self.fail(f"unknown or unsupported Unicode property {text!r}")
-        if negate:  # a property is ranges or categories, never both
-            return self.cls(_rx_complement(ranges)) if ranges else self.cls([], _rx_every_category() - cats)
-        return self.cls(ranges, cats)
-
-    def char_class(self) -> _RxClass:
-        negated = self.eat("^")
-        ranges: _RxRanges = []
-        cats: set[str] = set()
-        while not self.eat("]"):
-            if self.pos >= len(self.src):
-                raise self.fail("missing ']'")
-            lo = self.class_atom()
-            if self.peek() == "-" and self.peek(1) not in ("", "]"):
-                self.pos += 1
-                hi = self.class_atom()
-                if isinstance(lo, _RxClass) or isinstance(hi, _RxClass):
-                    raise self.fail("a class escape cannot be a range endpoint in unicode mode")
-                if lo > hi:
-                    raise self.fail("range out of order in character class")
-                ranges.append((lo, hi))
-            elif isinstance(lo, _RxClass):
-                ranges += lo.ranges
-                cats |= lo.cats
-            else:
-                ranges.append((lo, lo))
-        return self.cls(ranges, frozenset(cats), negated)
-
-    def class_atom(self) -> _RxClass | int:
-        self.pos += 1
-        return self.escape(in_class=True) if self.src[self.pos - 1] == "\\" else ord(self.src[self.pos - 1])
-
-
-# Instructions are (op, a, b); a _RX_CHAR's class and an _RX_ASSERT's test are kept aside.
-_RX_CHAR, _RX_SPLIT, _RX_JMP, _RX_ASSERT, _RX_MATCH = range(5)
-# Context bits of a text position; lookaround k owns bit 1 << (_RX_LOOK_SHIFT + k).
-_RX_AT_START, _RX_AT_END, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_LOOK_SHIFT = 1, 2, 4, 8, 4
-# An assertion holds where ctx & mask is one of the accepted values (ECMA-262
-# CompileAssertion: ^ $ without the m flag look at the ends of the input only).
-_RX_WORDS = _RX_PREV_WORD | _RX_NEXT_WORD
-_RX_ASSERTS = {"^": (_RX_AT_START, frozenset((_RX_AT_START,))), "$": (_RX_AT_END, frozenset((_RX_AT_END,))),
-               "b": (_RX_WORDS, frozenset((_RX_PREV_WORD, _RX_NEXT_WORD))), "B": (_RX_WORDS, frozenset((0, _RX_WORDS)))}
-
-
-class _RxCompiler:
-    """Emits the programs of one pattern; each lookaround body becomes its own."""
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern, self.size, self.reverse = pattern, 0, False
-        self.looks: list[_RxProgram] = []  # lookaround bodies, inner ones first
-        self.look_bits: dict[int, int] = {}  # id(look node) -> its context bit
-        self.code: list[tuple[int, int, int]] = []
-        self.classes: dict[int, _RxClass] = {}
-        self.tests: dict[int, tuple[int, frozenset[int]]] = {}
-
-    def program(self, node: _RxNode, reverse: bool) -> _RxProgram:
-        saved = self.code, self.classes, self.tests, self.reverse
-        self.code, self.classes, self.tests, self.reverse = [], {}, {}, reverse
-        self.emit(node)
-        self.add(_RX_MATCH)
-        prog = _RxProgram(self.code, self.classes, self.tests, reverse)
-        self.code, self.classes, self.tests, self.reverse = saved
-        return prog
-
-    def too_large(self) -> ValueError:
-        return ValueError(f"invalid pattern {_rx_shown(self.pattern)}: too large once counted "
-                          f"repetitions are expanded (over {_RX_MAX_PROGRAM} instructions)")
-
-    def add(self, op: int, a: int = 0, b: int = 0) -> int:
-        self.size += 1
-        if self.size > _RX_MAX_PROGRAM:
-            raise self.too_large()
-        self.code.append((op, a, b))
-        return len(self.code) - 1
-
-    def emit(self, node: _RxNode) -> None:
-        if node.kind == "char":
-            self.classes[self.add(_RX_CHAR)] = node.cls
-        elif node.kind == "cat":  # a reversed program (a lookahead body) reads right to left
-            for kid in reversed(node.kids) if self.reverse else node.kids:
-                self.emit(kid)
-        elif node.kind == "alt":  # SPLIT next, L2; kid 1; JMP end; L2: SPLIT ...; last kid
-            jumps = []
-            for kid in node.kids[:-1]:
-                split = self.add(_RX_SPLIT, len(self.code) + 1)
-                self.emit(kid)
-                jumps.append(self.add(_RX_JMP))
-                self.code[split] = (_RX_SPLIT, split + 1, len(self.code))
-            self.emit(node.kids[-1])
-            for pc in jumps:
-                self.code[pc] = (_RX_JMP, len(self.code), 0)
-        elif node.kind == "rep":
-            self.repeat(node.kids[0], node.lo, node.hi)
-        else:
-            self.tests[self.add(_RX_ASSERT)] = _RX_ASSERTS[node.arg] if node.kind == "assert" else self.look(node)
-
-    def look(self, node: _RxNode) -> tuple[int, frozenset[int]]:
-        bit = self.look_bits.get(id(node))
-        if bit is None:  # compile a body once, even inside an expanded {n,m}
-            self.looks.append(self.program(node.kids[0], reverse=node.arg in ("=", "!")))
-            bit = self.look_bits[id(node)] = 1 << (_RX_LOOK_SHIFT + len(self.looks) - 1)
-        return bit, frozenset((bit,) if node.arg in ("=", "<=") else (0,))
-
-    def repeat(self, body: _RxNode, lo: int, hi: int) -> None:
-        if max(lo, hi) > _RX_MAX_PROGRAM:  # also stops (?:){1000000000} from looping for long
-            raise self.too_large()
-        for _ in range(lo - 1 if hi < 0 and lo > 0 else lo):
-            self.emit(body)
-        if hi < 0 and lo > 0:  # the last copy loops: L: body; SPLIT L, next
-            top = len(self.code)
-            self.emit(body)
-            self.add(_RX_SPLIT, top, len(self.code) + 1)
-        elif hi < 0:  # L: SPLIT next, end; body; JMP L
-            top = self.add(_RX_SPLIT)
-            self.emit(body)
-            self.add(_RX_JMP, top)
-            self.code[top] = (_RX_SPLIT, top + 1, len(self.code))
-        else:  # optional copies nest, (x(x(x)?)?)?, so each needs the one before
-            splits = []
-            for _ in range(hi - lo):
-                splits.append(self.add(_RX_SPLIT))
-                self.emit(body)
-            for pc in splits:
-                self.code[pc] = (_RX_SPLIT, pc + 1, len(self.code))
-
-
-class _RxState:
-    """A DFA state: the NFA instructions reached by consuming a character (a bitset,
-    bit pc for instruction pc), whether that character is a word character (when \\b
-    or \\B need it), and whether MATCH was reached just before it (a "hit")."""
-
-    __slots__ = ("kernel", "word", "hit", "next0", "rows", "closures")
-
-    def __init__(self, kernel: int, word: bool, hit: bool) -> None:
-        self.kernel, self.word, self.hit = kernel, word, hit
-        self.next0: dict[str, _RxState] = {}  # transitions where no outside bit is set
-        self.rows: dict[int, dict[str, _RxState]] | None = None  # outside bits -> transitions
-        self.closures: dict[int, int] = {}  # context -> closure
-
-
-class _RxProgram:
-    """One Thompson NFA (pc 0 is the start), its lazily built DFA, and memos for the
-    plain simulation.  Sets of instructions are int bitsets."""
-
-    def __init__(self, code: list[tuple[int, int, int]], classes: dict[int, _RxClass],
-                 tests: dict[int, tuple[int, frozenset[int]]], reverse: bool) -> None:
-        self.code, self.tests, self.reverse = code, tests, reverse
-        self.uses = 0  # the context bits that this program's assertions read
-        for mask, _ in tests.values():
-            self.uses |= mask
-        self.words = bool(self.uses & _RX_WORDS)
-        self.match = 1 << (len(code) - 1)  # MATCH is the last instruction
-        readers: dict[_RxClass, int] = {}  # class -> the _RX_CHAR instructions reading it
-        for pc, cls in classes.items():
-            readers[cls] = readers.get(cls, 0) | 1 << pc
-        self.stops = self.match | sum(readers.values())  # instructions that are their own closure
-        self.literals: dict[str, int] = {}  # single code points are looked up, not tested
-        self.others: list[tuple[_RxClass, int]] = []
-        for cls, pcs in readers.items():
-            lo, hi = cls.ranges[0] if len(cls.ranges) == 1 and not cls.cats and not cls.negated else (0, -1)
-            if lo == hi:
-                self.literals[chr(lo)] = self.literals.get(chr(lo), 0) | pcs
-            else:
-                self.others.append((cls, pcs))
-        self.empty = _RxState(0, False, False)
-        self.dead: _RxState | None = None
-        self.flushes = 0
-        self.flush()
-        # Dead: no thread alive and none can start mid-text (^abc after a mismatch),
-        # so only the end of the text can still matter.
-        mids = {ctx & self.uses for ctx in (0, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_WORDS)}
-        if not self.uses >> _RX_LOOK_SHIFT and not any(self.threads(0, ctx) for ctx in mids):
-            self.dead = self.empty
-
-    def flush(self) -> None:
-        """RE2-style: forget every cached state and memo, start caching again."""
-        self.empty.next0.clear()
-        self.empty.rows = None
-        self.empty.closures.clear()
-        self.states = {(0, False, False): self.empty}
-        self.reach: dict[int, dict[int, int]] = {}  # ctx -> {1 << pc: closure of pc alone}
-        self.chars: dict[str, int] = {}  # ch -> the _RX_CHAR instructions whose class has ch
-        self.budget, self.flushes = _RX_CACHE_BUDGET, self.flushes + 1
-
-    def spend(self, units: int) -> None:
-        self.budget -= units
-        if self.budget < 0:
-            self.flush()
-
-    def threads(self, kernel: int, ctx: int) -> int:
-        """The _RX_CHAR instructions alive at a position, plus the MATCH bit if it is
-        reached (Thompson's closure).  pc 0 joins everywhere: the search is unanchored."""
-        reach = self.reach.get(ctx)
-        if reach is None:
-            reach = self.reach[ctx] = {}
-        got = (kernel | 1) & self.stops
-        todo = (kernel | 1) ^ got
-        while todo:
-            low = todo & -todo  # the lowest instruction left
-            todo ^= low
-            known = reach.get(low)
-            got |= self.epsilon(low, ctx, reach) if known is None else known
-        return got
-
-    def epsilon(self, bit: int, ctx: int, reach: dict[int, int]) -> int:
-        """The closure of one instruction: what it reaches without reading."""
-        stack, seen, got = [bit.bit_length() - 1], set(), 0
-        while stack:
-            pc = stack.pop()
-            if pc not in seen:
-                seen.add(pc)
-                op, a, b = self.code[pc]
-                if op == _RX_SPLIT:
-                    stack += (a, b)
-                elif op == _RX_JMP:
-                    stack.append(a)
-                elif op == _RX_ASSERT:
-                    mask, accepted = self.tests[pc]
-                    if ctx & mask in accepted:
-                        stack.append(pc + 1)
-                else:  # _RX_CHAR or _RX_MATCH
-                    got |= 1 << pc
-        reach[bit] = got
-        self.spend(1 + (got.bit_length() >> 6))
-        return got
-
-    def readers(self, ch: str) -> int:
-        """The _RX_CHAR instructions whose class has ch (memoised in self.chars)."""
-        readers = self.literals.get(ch, 0)
-        for cls, pcs in self.others:
-            readers |= pcs if cls.has(ch) else 0
-        self.chars[ch] = readers
-        self.spend(1)
-        return readers
-
-    def context(self, text: str, i: int, ctx: int) -> int:
-        """ctx plus the word bits of position i (ECMA-262 IsWordChar on both sides)."""
-        if self.words and i and text[i - 1] in _RX_WORD:
-            ctx |= _RX_PREV_WORD
-        if self.words and i < len(text) and text[i] in _RX_WORD:
-            ctx |= _RX_NEXT_WORD
-        return ctx
-
-    def closure(self, st: _RxState, ctx: int) -> int:
-        got = st.closures.get(ctx)
-        if got is None:
-            got = st.closures[ctx] = self.threads(st.kernel, ctx)
-            self.spend(1 + (got.bit_length() >> 6))
-        return got
-
-    def step(self, st: _RxState, outside: int, ch: str, row: dict[str, _RxState]) -> _RxState:
-        """The DFA transition on ch at a position with these outside context bits,
-        remembered in row.  The word bits follow from st and ch (swapped when reversed)."""
-        word = ch in _RX_WORD
-        before, after = (word, st.word) if self.reverse else (st.word, word)
-        ctx = outside | (_RX_PREV_WORD if before else 0) | (_RX_NEXT_WORD if after else 0)
-        threads, readers = self.closure(st, ctx & self.uses), self.chars.get(ch)
-        kernel = (threads & (self.readers(ch) if readers is None else readers)) << 1  # pc reads ch: on to pc + 1
-        hit = bool(threads & self.match)
-        key = (kernel, False, False) if self.dead and not kernel and not hit else (kernel, word and self.words, hit)
-        nxt = self.states.get(key)
-        if nxt is None:
-            nxt = self.states[key] = _RxState(*key)
-            self.spend(4 + (kernel.bit_length() >> 6))
-        row[ch] = nxt
-        self.spend(1)
-        return nxt
-
-
-def _rx_search(prog: _RxProgram, text: str) -> bool:
-    """Search with a program without lookarounds: mid-text no outside context bit is
-    set, so a warm DFA costs one dict lookup per character."""
-    if not text:
-        return _rx_simulate(prog, text, None, 0, 0, 0)
-    st, dead, flushes = prog.step(prog.empty, _RX_AT_START & prog.uses, text[0], {}), prog.dead, prog.flushes
-    chars = iter(text)
-    next(chars)
-    for ch in chars:
-        if st.hit:
-            return True
-        if st is dead:
-            break
-        nxt = st.next0.get(ch)
-        if nxt is None:
-            if prog.flushes > flushes + 1:  # the cache thrashes: plain simulation is faster
-                return _rx_simulate(prog, text, None, 0, len(text) - length_hint(chars) - 1, st.kernel)
-            nxt = prog.step(st, 0, ch, st.next0)
-        st = nxt
-    return st.hit or _rx_simulate(prog, text, None, 0, len(text), st.kernel)
-
-
-def _rx_scan(prog: _RxProgram, text: str, outside: list[int], bit: int) -> bool:
-    """Run prog over text with the DFA, right to left if prog.reverse.  outside[i]
-    holds the context bits of position i that no state can know: the ends and
-    lookaround results.  With bit 0, tell whether MATCH is reached anywhere; else
-    set bit in outside[i] at each position i where it is."""
-    n, st, flushes = len(text), prog.empty, prog.flushes
-    for i in range(n, 0, -1) if prog.reverse else range(n):
-        ch, bits = text[i - 1 if prog.reverse else i], outside[i] & prog.uses
-        if st.rows is None:  # made on demand: fewer objects for the garbage collector
-            st.rows = {0: st.next0}
-        row = st.rows.get(bits)
-        if row is None:
-            row = st.rows[bits] = {}
-        nxt = row.get(ch)
-        if nxt is None:
-            if prog.flushes > flushes + 1:
-                return _rx_simulate(prog, text, outside, bit, i, st.kernel)
-            nxt = prog.step(st, bits, ch, row)
-        st = nxt
-        if st.hit:  # MATCH at position i, before ch
-            if not bit:
-                return True
-            outside[i] |= bit
-    return _rx_simulate(prog, text, outside, bit, 0 if prog.reverse else n, st.kernel)
-
-
-def _rx_simulate(prog: _RxProgram, text: str, outside: list[int] | None, bit: int,
-                 start: int, kernel: int) -> bool:
-    """Like _rx_scan (outside None: only the ends), but a plain Thompson simulation
-    from position start with these threads: no DFA state is made.  This runs when
-    the DFA cache thrashes, and for the last position."""
-    n = len(text)
-    for i in range(start, 0, -1) if prog.reverse else range(start, n):
-        ctx = outside[i] if outside is not None else _RX_AT_START if i == 0 else 0
-        threads = prog.threads(kernel, prog.context(text, i, ctx) & prog.uses)
-        if threads & prog.match:
-            if outside is None or not bit:
-                return True
-            outside[i] |= bit
-        ch = text[i - 1] if prog.reverse else text[i]
-        readers = prog.chars.get(ch)
-        kernel = (threads & (prog.readers(ch) if readers is None else readers)) << 1
-    end = 0 if prog.reverse else n
-    ctx = outside[end] if outside is not None else _RX_AT_END | (_RX_AT_START if n == 0 else 0)
-    if not prog.threads(kernel, prog.context(text, end, ctx) & prog.uses) & prog.match:
-        return False
-    if outside is not None:
-        outside[end] |= bit
-    return True
-
-
-class _RxMatcher:
-    """The search predicate: lookaround passes first (inner ones first), then the main one."""
-
-    def __init__(self, prog: _RxProgram, looks: list[_RxProgram]) -> None:
-        self.prog, self.looks = prog, looks
-
-    def __call__(self, text: str) -> bool:
-        if not self.looks:
-            return _rx_search(self.prog, text)
-        outside = [0] * (len(text) + 1)
-        outside[0] |= _RX_AT_START
-        outside[-1] |= _RX_AT_END
-        for k, body in enumerate(self.looks):
-            _rx_scan(body, text, outside, 1 << (_RX_LOOK_SHIFT + k))
-        return _rx_scan(self.prog, text, outside, 0)
-
-
-# --- The re accelerator, for patterns on which re's backtracking stays linear ---
-
-def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
-    """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
-    in the string (JSON Schema patterns are not anchored).  ValueError names the
-    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE)."""
-    try:
-        node = _RxParser(pattern).parse()
-        compiler = _RxCompiler(pattern)
-        prog = compiler.program(node, reverse=False)  # even for re: same errors either way
-        if (_RX_ACCELERATE if accelerate is None else accelerate) and not compiler.looks \
-                and compiler.size <= _RX_MAX_ACCELERATED:
-            fast = _rx_accelerated(node)
-            if fast is not None:
-                return fast
-    except RecursionError:
-        raise ValueError(f"invalid pattern {_rx_shown(pattern)}: nested too deeply") from None
-    return _RxMatcher(prog, compiler.looks)
-
-
-# ---------------------------------------------------------------------------
-# 10. Arguments: JSON back into Python values
+# 7. Arguments: JSON back into Python values
 # ---------------------------------------------------------------------------
 #
 # Arguments are validated against the published inputSchema first (section 6);
 # then each value becomes what the annotation asks for (a dataclass, an Enum
 # member, a datetime, a tuple...), as pydantic hands it to the SDK's tools.
 # A parameter whose annotation involves pydantic (_involves_pydantic) is not
-# read here: the tool's pydantic arguments model takes it whole (section 12).
+# read here: the tool's pydantic arguments model takes it whole (section 9).
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], sent: Any = _MISSING) -> Any:
@@ -4027,13 +2440,13 @@ def _strip_qualifiers(tp: Any) -> Any:
 
 
 def _build_stdlib(tp: type, value: Any) -> Any:
-    """A value of one of _LAX_TABLE's types (section 8) from its checked JSON form."""
+    """A value of one of _LAX_TABLE's types (section 22) from its checked JSON form."""
     kind = _lax_kind(tp)
     return value if kind is None else _lax_parse(kind, tp, value)
 
 
 # ---------------------------------------------------------------------------
-# 11. Content
+# 8. Content
 # ---------------------------------------------------------------------------
 
 
@@ -4301,7 +2714,7 @@ def _dumps_text(value: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 12. Tools
+# 9. Tools
 # ---------------------------------------------------------------------------
 
 
@@ -4343,7 +2756,7 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        # Parameters filled by resolvers, and the resolvers (section 16); None: none.
+        # Parameters filled by resolvers, and the resolvers (section 13); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, families, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
@@ -4548,7 +2961,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
-            continue  # filled by the server (section 16), no argument
+            continue  # filled by the server (section 13), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -4982,12 +3395,12 @@ def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 13. Resources
+# 10. Resources
 # ---------------------------------------------------------------------------
 #
 # server/resources, as the SDK's MCPServer offers them, and URI templates (RFC
-# 6570).  The parameters of a resource template (and of a prompt, section 14)
-# are a tool's arguments by another route: one _Tool (section 12) publishes,
+# 6570).  The parameters of a resource template (and of a prompt, section 11)
+# are a tool's arguments by another route: one _Tool (section 9) publishes,
 # checks and converts them, so "5" becomes 5 for an int, and the errors read as
 # a tool's do.  Per-revision fields are gated by the dispatcher (_fields_for).
 
@@ -5119,7 +3532,7 @@ def _file_encoding(mime_type: str) -> Optional[str]:
 class FunctionResource(Resource):
     """A function without parameters, called at each read; it returns text,
     bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
-    A parameter annotated Context gets the read's (section 15)."""
+    A parameter annotated Context gets the read's (section 12)."""
 
     def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
         super().__init__(uri, **options)
@@ -5189,7 +3602,7 @@ def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Opti
 
 def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
     """A template's or a prompt's parameter annotated Context gets the request's
-    (section 15): it logs, reports progress and asks the client as a tool's
+    (section 12): it logs, reports progress and asks the client as a tool's
     does (the dispatcher runs such a function as a call: _Connection.start_request)."""
     if params.context_param is not None:
         kwargs[params.context_param] = Context(request, server)
@@ -5235,7 +3648,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
             value = _call(value.read)
         contents = _contents(uri, value, info)
     except (_RpcError, _Asking, _InputRequired, _CapabilityMissing):
-        raise  # the last three: the dispatcher answers with the question (section 15)
+        raise  # the last three: the dispatcher answers with the question (section 12)
     except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
         raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
     except ResourceError as exc:
@@ -5572,12 +3985,12 @@ def _spanning(capture: _Capture, raw: str) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 14. Prompts and completion
+# 11. Prompts and completion
 # ---------------------------------------------------------------------------
 #
 # server/prompts and server/utilities/completion, as the SDK's MCPServer
 # offers them.  A prompt's arguments are checked and converted as a tool's
-# are (one _Tool, section 12).
+# are (one _Tool, section 9).
 
 
 class Message(_Record):
@@ -5819,7 +4232,7 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 
 
 # ---------------------------------------------------------------------------
-# 15. Context
+# 12. Context
 # ---------------------------------------------------------------------------
 #
 # What a tool, a resource or a prompt may do besides returning (the SDK's
@@ -6485,7 +4898,7 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 16. Resolvers
+# 13. Resolvers
 # ---------------------------------------------------------------------------
 #
 # A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
@@ -6888,7 +5301,7 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
 
 
 # ---------------------------------------------------------------------------
-# 17. MCPServer
+# 14. MCPServer
 # ---------------------------------------------------------------------------
 
 
@@ -6964,7 +5377,7 @@ class MCPServer:
         self.cache_scope = cache_scope
         self.settings = sdk_settings
         self._tools: Dict[str, _Tool] = {}
-        self._resources: Dict[str, Resource] = {}  # sections 13 and 14, as the next three
+        self._resources: Dict[str, Resource] = {}  # sections 10 and 11, as the next three
         self._templates: Dict[str, _Template] = {}
         self._prompts: Dict[str, Prompt] = {}
         self._completion: Optional[Callable[..., Any]] = None
@@ -7064,7 +5477,7 @@ class MCPServer:
         question the client cannot take: an _RpcError)."""
         try:
             kwargs = self._prepare(tool, arguments, request)
-            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 16)
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 13)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             value = tool.fn(**kwargs)
             if tool.is_async:
@@ -7171,7 +5584,7 @@ class MCPServer:
                                              f"bytes of JSON, over this server's limit of {self.max_result_bytes}")))
         return data
 
-    # -- resources, prompts and completion (sections 13 and 14) ------------------
+    # -- resources, prompts and completion (sections 10 and 11) ------------------
 
     def resource(
         self,
@@ -7328,7 +5741,7 @@ class MCPServer:
         code = _StdioServer(self).serve()
         sys.exit(code)
 
-    # -- Streamable HTTP (section 21) ------------------------------------------------
+    # -- Streamable HTTP (section 18) ------------------------------------------------
 
     def streamable_http_app(
         self,
@@ -7424,7 +5837,7 @@ def _complete_now(coro: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 18. JSON-RPC dispatch
+# 15. JSON-RPC dispatch
 # ---------------------------------------------------------------------------
 
 
@@ -7625,7 +6038,7 @@ class _Dispatcher:
             raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
         return tool, arguments
 
-    # -- resources, prompts and completion (sections 13 and 14) --------------------
+    # -- resources, prompts and completion (sections 10 and 11) --------------------
 
     def _offered(self, feature: str, method: str) -> None:
         # Not advertised, not served: the capability says what exists (basic/lifecycle).
@@ -7829,7 +6242,7 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 19. Connections
+# 16. Connections
 # ---------------------------------------------------------------------------
 #
 # One client's messages, whatever transport carries them: batches, the calls
@@ -8341,7 +6754,7 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 20. stdio
+# 17. stdio
 # ---------------------------------------------------------------------------
 
 
@@ -8673,7 +7086,7 @@ class _Stderr:
 
 
 # ---------------------------------------------------------------------------
-# 21. Streamable HTTP
+# 18. Streamable HTTP
 # ---------------------------------------------------------------------------
 #
 # One endpoint (``/mcp``) serves both eras, as a WSGI application
@@ -9475,7 +7888,7 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
 
 
 # ---------------------------------------------------------------------------
-# 22. HTTP access control
+# 19. HTTP access control
 # ---------------------------------------------------------------------------
 #
 # Who may talk to an HTTP server: the Host and Origin checks against DNS
@@ -9609,7 +8022,7 @@ def _is_awaitable(value: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 23. HTTP server
+# 20. HTTP server
 # ---------------------------------------------------------------------------
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
@@ -9888,6 +8301,1593 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
     ``gunicorn 'mcp_ref:wsgi_app("server.py")'``.  ``options`` are
     ``MCPServer.streamable_http_app``'s."""
     return _load_server(server_file).streamable_http_app(**options)
+
+
+# ---------------------------------------------------------------------------
+# 21. SDK fidelity: unions and error texts
+# ---------------------------------------------------------------------------
+#
+# What the SDK's lax modes add to a checker's verdict: pydantic's "smart"
+# union, which picks the arm a value belongs to, and pydantic's error texts,
+# locations (``value.list[int].0``) and order, so that an error reads as the
+# SDK's does.
+
+_TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
+                "null": "none", "array": "list", "object": "dict"}
+
+
+def _arm_label(schema: Any, families: Dict[str, str]) -> str:
+    """pydantic's name of a union member (its validator's name, as pydantic-core
+    gives it), which locates the member's errors: ``value.list[int].0``."""
+    label = _bare_label(schema, families)
+    # Annotated[T, Field(default=...)] as a member, or inside one
+    return f"default[{label}]" if isinstance(schema, dict) and "default" in schema else label
+
+
+def _bare_label(schema: Any, families: Dict[str, str]) -> str:
+    if not isinstance(schema, dict) or not schema:
+        return "any"
+    if type(schema) is _TypedSchema:
+        tp = schema.py_type
+        origin = _origin(tp)
+        if origin in (set, frozenset):  # a set whose items may not hash
+            return f"{origin.__name__}[{_arm_label(schema.get('items'), families)}]"
+        if origin is not None:  # a dict whose keys are converted
+            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
+        return _type_label(tp)
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        family = families.get(name, "")
+        return f"{family[:-5]}-enum[{name}]" if family.endswith("_enum") else \
+            f"enum[{name}]" if family == "enum" else name
+    for keyword in ("const", "enum"):
+        if keyword in schema:
+            values = [schema["const"]] if keyword == "const" else schema[keyword]
+            return f"literal[{','.join(repr(v) for v in values)}]"
+    if "anyOf" in schema:
+        arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
+        inner = ",".join(_arm_label(a, families) for a in arms)
+        inner = inner if len(arms) == 1 else f"union[{inner}]"
+        return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
+    kind = schema.get("type")
+    if kind == "array":
+        return _array_label(schema, families)
+    if kind == "object":
+        values = schema.get("additionalProperties")
+        if type(schema) is _ContainerSchema:  # a bare dict
+            return "dict[any,any]"
+        return f"dict[str,{_arm_label(values, families)}]" if "properties" not in schema else "dict"
+    if not isinstance(kind, str):
+        return "any"
+    constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                                            "multipleOf", "minLength", "maxLength", "pattern"))
+    label = "bytes" if schema.get("format") == "binary" else _TYPE_LABELS.get(kind, kind)
+    return f"constrained-{label}" if constrained and label in ("int", "float", "str", "bytes") else label
+
+
+def _array_label(schema: Dict[str, Any], families: Dict[str, str]) -> str:
+    container = schema.container if type(schema) is _ContainerSchema else \
+        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+    items = schema.get("items")
+    item = _arm_label(items, families)
+    if container == "tuple" or "prefixItems" in schema:
+        labels = [_arm_label(s, families) for s in schema.get("prefixItems", ())]
+        if items is not None and items is not False:
+            labels.append(f"{item}, ...")
+        return f"tuple[{', '.join(labels)}]"
+    if container == "sequence":
+        if not items:  # Sequence and Sequence[Any]: an isinstance check alone
+            return "json-or-python[json=list[any],python=is-instance[Sequence]]"
+        return (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
+                "function-wrap[sequence_validator()]]]")
+    return f"{container}[{item}]"
+
+
+def _type_label(tp: Any) -> str:
+    """pydantic's validator name of a type the lax table converts (or a dict key's)."""
+    if tp in (int, float, str, bool):
+        return str(tp.__name__)
+    kind = _lax_kind(tp)
+    if kind == "path":
+        name = tp.__name__
+        json = "json=function-after[path_validator(), str]"
+        strict = f"json-or-python[{json},python=is-instance[{name}]]"
+        return f"lax-or-strict[lax=union[{strict},function-after[path_validator(), str]],strict={strict}]"
+    return kind or "any"
+
+
+def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+    return {} if type(value) is dict and value else value
+
+
+# pydantic-core's constrained int and float check their bounds in this order.
+_BOUNDS = {"maximum": ("less_than_equal", "less than or equal to"), "exclusiveMaximum": ("less_than", "less than"),
+           "minimum": ("greater_than_equal", "greater than or equal to"),
+           "exclusiveMinimum": ("greater_than", "greater than")}
+
+
+def _bound_failure(schema: Dict[str, Any], number: float) -> Optional[Tuple[str, str]]:
+    """The message and type of the first bound (in pydantic's order) a number fails."""
+    for key, (kind, text) in _BOUNDS.items():
+        bound = schema.get(key)
+        if bound is None:
+            continue
+        fits = number <= bound if key == "maximum" else number < bound if key == "exclusiveMaximum" else \
+            number >= bound if key == "minimum" else number > bound
+        if not fits:
+            return f"Input should be {text} {_number_text(bound)}", kind
+    return None
+
+
+def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dict[str, int]) -> None:
+    """pydantic validates a class's fields in their declared order (a missing
+    one where it stands), then the keys it does not know: the errors from
+    ``before`` on, in that order."""
+    def place(e: _ErrorItem) -> int:
+        return rank.get(e.loc[depth], len(rank)) if len(e.loc) > depth else -1
+
+    errors[before:] = sorted(errors[before:], key=place)
+
+
+def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
+    """pydantic checks a bound or a length on the converted value but shows the
+    value as sent ('-3', not -3; True, not 1.0): the errors from ``before`` on
+    that show the converted value show the sent one."""
+    for error in errors[before:]:
+        if error.value is converted:
+            error.value = sent
+
+
+class _Union:
+    """An anyOf's arms and what pydantic's "smart" union needs to know of them
+    (_Compiler._any_of): an arm of exactly the value's type wins (5 is
+    Union[float, int]'s int, "17" stays a string in Union[int, str]), then an
+    arm the value fits strictly (of a dict's, the one that sets the most
+    fields), then Any, then the lax arms in order."""
+
+    def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
+        lax = compiler.lax
+        self.arms = arms
+        self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
+        self.labels = [_arm_label(s, compiler.families) for s in schemas]
+        self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
+        self.lax = lax
+        self.by_class = compiler._class_arms(schemas) if lax else {}
+        # A type converted through its annotation (a UUID, a date), bytes, an
+        # Enum, a set and a tuple are exact for their objects alone, never for
+        # JSON data: pydantic's strict Python mode, which the SDK's model_validate
+        # uses, wants the object ('f' is Union[bool, bytes]'s False; 3 is
+        # Union[timedelta, IntEnum]'s 3 seconds).
+        self.inexact = [compiler._python_only(s) for s in schemas]
+        self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
+                      for i, s in enumerate(schemas)]
+        self.fields = [compiler._declared(s) for s in schemas] if lax else []
+        # Any takes every value as it is, but pydantic ranks it below an exact arm
+        # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
+        self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
+                         for s in schemas]
+        # else the arms see the object itself and make it JSON
+        self.native = not any(type(s) is _TypedSchema for s in schemas)
+
+    def smart(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Tuple[bool, Any]:
+        """(True, the value as its chosen arm made it), or (False, the value,
+        made JSON) when no arm is chosen before the lax pass."""
+        if type(value) not in _NATIVE:
+            # pydantic's smart union takes an instance of an arm's own class
+            # first: Empty() stays Empty in Union[Point, Empty], though its
+            # fields ({}) fit Point too.
+            mine = self.by_class.get(type(value).__name__)
+            if mine is not None:
+                chosen, converted = _taken(self.arms[mine], value, loc)
+                if chosen:
+                    return True, converted
+            if self.native:
+                try:
+                    value = _native(value)
+                except _NotJSON as exc:
+                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                    return True, value
+        kind = type(value)
+        for i, arm in enumerate(self.strict):
+            if self.exact[i] is kind and (self.inexact[i] or _passes(arm, value, loc)):
+                chosen, converted = _taken(self.arms[i], value, loc)  # its bounds may still refuse it (gt=5)
+                if chosen:
+                    return True, converted
+        chosen, converted = self._most_fields(value, loc)
+        if chosen:
+            return True, converted
+        if True in self.anything:
+            return True, self.arms[self.anything.index(True)](value, loc, [])
+        return False, value
+
+    def _most_fields(self, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
+        """Of the classes of fields (a TypedDict, a dataclass, a model) the value
+        fits strictly, the one it sets the most fields of, the first on a tie
+        (pydantic-core's fields_set_count); an exact arm without fields wins at
+        once, even after a class ({} is dict[str, T]'s before a dataclass of
+        defaults)."""
+        best: Optional[Tuple[int, Any]] = None
+        for i, arm in enumerate(self.strict):
+            if self.inexact[i] or self.anything[i] or not _passes(arm, value, loc):
+                continue
+            chosen, converted = _taken(self.arms[i], value, loc)
+            if not chosen:
+                continue
+            names = self.fields[i]
+            if names is None or type(value) is not dict:
+                return True, converted
+            count = len(names.intersection(value))
+            if best is None or count > best[0]:
+                best = (count, converted)
+        return (False, None) if best is None else (True, best[1])
+
+    def first_or_errors(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        """The first arm that takes the value, or every arm's errors, each under
+        the arm's name as pydantic names it."""
+        collected: List[List[_ErrorItem]] = []
+        for arm in self.arms:
+            arm_errors: List[_ErrorItem] = []
+            converted = arm(value, loc, arm_errors)
+            if not arm_errors:
+                return converted
+            collected.append(arm_errors)
+        labelled = self.labels
+        null_arm = self.null_arm
+        if null_arm and value is not None and len(null_arm) < len(collected) and (self.lax or len(collected) == 2):
+            # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
+            # arm reports nothing, and Optional[T] reports T's errors alone.
+            collected = [c for i, c in enumerate(collected) if i not in null_arm]
+            labelled = [label for i, label in enumerate(labelled) if i not in null_arm]
+        if len(collected) == 1:
+            errors.extend(collected[0])
+            return value
+        depth = len(loc)
+        for label, arm_errors in zip(labelled, collected):
+            for e in arm_errors:
+                errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
+        return value
+
+
+def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
+    """(whether ``arm`` takes the value without an error, what it made of it)."""
+    arm_errors: List[_ErrorItem] = []
+    converted = arm(value, loc, arm_errors)
+    return not arm_errors, converted
+
+
+def _exact_type(schema: Any) -> Optional[type]:
+    """The Python type a value has when it fits this bare type schema exactly."""
+    if not isinstance(schema, dict) or type(schema) is _TypedSchema or set(schema) - _ANNOTATION_KEYS:
+        return None
+    kind = schema.get("type")  # a list of types ({"type": ["null", "object"]}) names no one type
+    return {"string": str, "integer": int, "number": float, "boolean": bool, "null": _NoneType}.get(
+        kind) if isinstance(kind, str) else None
+
+
+def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
+    errors: List[_ErrorItem] = []
+    check(value, loc, errors)
+    return not errors
+
+
+def _is_json_type(value: Any, kind: str) -> bool:
+    tp = type(value)
+    if kind == "string":
+        return tp is str
+    if kind == "integer":
+        return (tp is int) or (tp is float and value.is_integer())
+    if kind == "number":  # NaN and infinity are no JSON numbers
+        return tp is int or (tp is float and value - value == 0)
+    if kind == "object":
+        return tp is dict
+    if kind == "array":
+        return tp is list
+    if kind == "boolean":
+        return tp is bool
+    if kind == "null":
+        return value is None
+    return False
+
+
+def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
+    if family == "bytes":
+        return "Input should be a valid bytes", "bytes_type"
+    if kind == "object" and family == "dataclass":
+        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
+    if kind == "object" and family == "model":
+        return f"Input should be a valid dictionary or instance of {title}", "model_type"
+    if kind == "array":
+        return {"set": ("Input should be a valid set", "set_type"),
+                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
+                "tuple": ("Input should be a valid tuple", "tuple_type"),
+                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
+                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
+                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
+            array_kind, ("Input should be a valid list", "list_type"))
+    return {
+        "string": ("Input should be a valid string", "string_type"),
+        "integer": ("Input should be a valid integer", "int_type"),
+        "number": ("Input should be a valid number", "float_type"),
+        "boolean": ("Input should be a valid boolean", "bool_type"),
+        "null": ("Input should be None", "none_required"),
+        "object": ("Input should be a valid dictionary", "dict_type"),
+    }.get(kind, (f"Input should be of type {kind}", "type"))
+
+
+def _show(value: Any) -> str:
+    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
+    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
+
+
+def _one_of_text(values: List[Any]) -> str:
+    shown = [_show(v) for v in values]
+    if not shown:
+        return "one of no values (the enum is empty)"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
+                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
+                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
+    """pydantic's length errors: "List should have at least 2 items after
+    validation, not 1", "String should have at most 3 characters"."""
+    tail = f" after validation, not {n}" if after else ""
+    if low is not None and n < low:
+        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
+    if high is not None and n > high:
+        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
+
+
+def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _ErrorItem:
+    """pydantic's length error of a container that stopped as soon as it held
+    more than ``high`` items: "not more", not their count."""
+    return _ErrorItem(loc, f"{subject} should have at most {_plural(high, 'item')} after validation, not more",
+                      "too_long", value)
+
+
+def _number_text(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+# ---------------------------------------------------------------------------
+# 22. SDK fidelity: lax conversions
+# ---------------------------------------------------------------------------
+#
+# pydantic's lax mode, which the SDK's tool arguments and results go through:
+# "17" and 17.0 for an int, "yes" for a bool, an object read by attribute,
+# then the standard library's value types (a date, a Decimal, a UUID) from
+# the JSON forms pydantic takes.
+
+def _hashable_as(tp: Any, value: Any) -> bool:
+    """Whether the checked JSON ``value``, built as ``tp`` (section 7), can be a set's item."""
+    try:
+        hash(_build_value(tp, value))
+    except TypeError:
+        return False
+    except Exception:  # noqa: BLE001 - a value that does not build is the item check's to report
+        return True
+    return True
+
+
+def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], errors: List[_ErrorItem],
+                   before: int) -> None:
+    """pydantic's dict stops as soon as it holds more than ``high`` items that
+    pass: that one error ("not more"), whatever else it found (pydantic 2.14)."""
+    failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
+    if sum(1 for key in value if key not in failed) > high:
+        del errors[before:]
+        errors.append(_too_many("Dictionary", high, loc, value))
+
+
+_BOOL_WORDS = {
+    "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
+    "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
+}
+
+
+def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> Tuple[Any, Optional[Tuple[str, str]]]:
+    """pydantic's lax conversions for one JSON type: (value, None) or (value, (msg, kind))."""
+    tp = type(value)
+    if kind == "integer":
+        if tp is bool:
+            return int(value), None
+        if tp is float:
+            if value != value or value in (float("inf"), float("-inf")):
+                return value, ("Input should be a finite number", "finite_number")
+            return value, ("Input should be a valid integer, got a number with a fractional part", "int_from_float")
+        if tp is str:
+            text = value.strip()
+            if _is_int_text(text):
+                try:
+                    return int(text.split(".")[0]), None
+                except ValueError:  # past Python's digit limit (sys.set_int_max_str_digits)
+                    return value, ("Unable to parse input string as an integer, exceeded maximum size",
+                                   "int_parsing_size")
+            return value, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+    elif kind == "number":
+        if tp is bool:
+            return float(value), None
+        if tp is float:  # nan and infinity are no JSON
+            return value, ("Input should be a finite number", "finite_number")
+        if tp is str:
+            try:
+                number = float(value.strip())
+            except ValueError:
+                return value, ("Input should be a valid number, unable to parse string as a number", "float_parsing")
+            if number != number or number in (float("inf"), float("-inf")):
+                return value, ("Input should be a finite number", "finite_number")
+            return number, None
+    elif kind == "boolean":
+        if tp is int and value in (0, 1):
+            return bool(value), None
+        if tp is float and value in (0.0, 1.0):
+            return bool(value), None
+        if tp is str and value.strip().lower() in _BOOL_WORDS:
+            return _BOOL_WORDS[value.strip().lower()], None
+        # pydantic reads a number as an i64 first: one it cannot (a fraction, past
+        # the i64 range) is no bool_parsing but a bool_type.
+        if tp is str or (tp is int and -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT) or (
+                tp is float and value.is_integer() and abs(value) < _INT_FLOAT_LIMIT):
+            return value, ("Input should be a valid boolean, unable to interpret input", "bool_parsing")
+    elif kind == "object" and output and properties and tp not in _NATIVE:
+        # An object read by attribute (the SDK's from_attributes=True).
+        return {name: getattr(value, name) for name in properties if hasattr(value, name)}, None
+    return value, ("", "")  # no conversion: the caller words the type error
+
+
+def _is_int_text(text: str) -> bool:
+    """"17" and "17.0" are integers to pydantic; "1e3" and "17.5" are not."""
+    digits = text[1:] if text[:1] in "+-" else text
+    whole, _, fraction = digits.partition(".")
+    if "_" in whole:  # "1_000": single underscores between digits, as pydantic (and int()) read them
+        if "__" in whole or whole[:1] == "_" or whole[-1:] == "_":
+            return False
+        whole = whole.replace("_", "")
+    return whole.isascii() and whole.isdigit() and fraction.strip("0") == ""
+
+
+# -- pydantic's lax mode, type by type ----------------------------------------
+#
+# The standard library's value types, as pydantic's lax mode converts them
+# (https://docs.pydantic.dev/latest/concepts/conversion_table/, and the text
+# forms of pydantic-core's speedate), then written in its JSON mode.  One row
+# per type: inputs it takes with the JSON it sends, inputs it refuses with the
+# error type.  test_validation runs every row through pydantic when it is
+# installed, so the table cannot drift from it.
+
+_LAX_TABLE: Tuple[Tuple[str, Tuple[Tuple[Any, Any], ...], Tuple[Tuple[Any, str], ...]], ...] = (
+    ("date",
+     ((1577836800, "2020-01-01"), (1577836800000, "2020-01-01"), ("1577836800", "2020-01-01"), (0, "1970-01-01"),
+      ("2020-01-02", "2020-01-02"), ("2020-01-02T00:00:00", "2020-01-02"), ("2020-01-02T00:00:00Z", "2020-01-02"),
+      ("2020-01-02 00:00", "2020-01-02")),
+     ((1577836800.5, "date_from_datetime_inexact"), ("2020-01-02T00:00:01", "date_from_datetime_inexact"),
+      ("20200102", "date_from_datetime_inexact"), (-1, "date_from_datetime_inexact"),
+      ("2023-02-29", "date_from_datetime_parsing"), ("not a date", "date_from_datetime_parsing"),
+      (" 2020-01-02", "date_from_datetime_parsing"), (1e20, "date_from_datetime_parsing"),
+      (True, "date_type"), (None, "date_type"), ([], "date_type"))),
+    ("datetime",
+     ((1577836800, "2020-01-01T00:00:00Z"), (1577836800000, "2020-01-01T00:00:00Z"),
+      (1577836800.5, "2020-01-01T00:00:00.500000Z"), ("1577836800", "2020-01-01T00:00:00Z"),
+      ("-1", "1969-12-31T23:59:59Z"), ("2024-01-02", "2024-01-02T00:00:00"),
+      ("2020-01-02 03:04", "2020-01-02T03:04:00"), ("2020-01-02T03:04:05+01:00", "2020-01-02T03:04:05+01:00"),
+      ("2020-01-02T03:04:05+0100", "2020-01-02T03:04:05+01:00"),
+      ("2020-01-02t03:04:05z", "2020-01-02T03:04:05Z"), ("2020-01-02T03:04:05-00:00", "2020-01-02T03:04:05Z"),
+      ("2020-01-02T03:04:05,5", "2020-01-02T03:04:05.500000"),
+      ("2020-01-02T03:04:05.123456789", "2020-01-02T03:04:05.123456"), ("60.", "1970-01-01T00:01:00Z"),
+      (".24", "1970-01-01T00:00:00.240000Z"), ("1.5e3", "1970-01-01T00:25:00Z"),
+      (21000000001.25, "1970-09-01T01:20:00.001250Z")),
+     (("not a date", "datetime_from_date_parsing"), ("2023-02-29T00:00:00", "datetime_from_date_parsing"),
+      ("2020-01-02T24:00:00", "datetime_from_date_parsing"), ("2020-01-02T03", "datetime_from_date_parsing"),
+      ("2020-01-02T03:04:05+01", "datetime_from_date_parsing"), ("2020-1-2", "datetime_from_date_parsing"),
+      ("1e9", "datetime_from_date_parsing"), (" 2020-01-02", "datetime_from_date_parsing"),
+      (1e20, "datetime_parsing"), (True, "datetime_type"), (None, "datetime_type"))),
+    ("time",
+     ((3600, "01:00:00Z"), (3600.5, "01:00:00.500000Z"), ("01:00:00", "01:00:00"), ("01:00", "01:00:00"),
+      ("01:00:00Z", "01:00:00Z"), ("01:00:00+01:00", "01:00:00+01:00"), ("01:00:00.123", "01:00:00.123000")),
+     (("1:00", "time_parsing"), ("25:00", "time_parsing"), ("01:00:00+01", "time_parsing"), ("3600", "time_parsing"),
+      ("01:00:00 ", "time_parsing"), (86400, "time_parsing"), (-1, "time_parsing"), (True, "time_type"),
+      (None, "time_type"))),
+    ("timedelta",
+     ((3600, "PT1H"), (1.5, "PT1.5S"), (True, "PT1S"), (0, "PT0S"), ("01:00:00", "PT1H"), ("01:02", "PT1H2M"),
+      ("1:02:03", "PT1H2M3S"), ("100:00:00", "P4DT4H"), ("01:00:00.5", "PT1H0.5S"), ("-01:00:00", "-PT1H"),
+      ("1 day", "P1D"), ("1d", "P1D"), ("-1 day", "-P1D"), ("+1 day", "P1D"), ("1 days, 1:02:03.5", "P1DT1H2M3.5S"),
+      ("2 days 01:00:00", "P2DT1H"), ("P1D", "P1D"), ("PT1H", "PT1H"), ("P1W", "P7D"), ("-PT1S", "-PT1S"),
+      ("P1.5D", "P1DT12H"), ("P1DT", "P1D"), ("P1M", "P30D"), ("P1Y", "P1Y"), ("P400D", "P1Y35D"),
+      ("PT1.5H", "PT1H30M"), ("1 DAY", "P1D"), ("3D", "P3D"), ("5day,", "P5D"), ("1day01:00:00", "P1DT1H"),
+      (93158001334.60156, "P2954Y7DT14H35M34.601563S")),
+     (("3600", "time_delta_parsing"), ("abc", "time_delta_parsing"), ("P", "time_delta_parsing"),
+      ("PT", "time_delta_parsing"), (" P1D", "time_delta_parsing"), ("1:2:3", "time_delta_parsing"),
+      ("1 day 25:00:00", "time_delta_parsing"), ("1_000", "time_delta_parsing"), (1e20, "time_delta_parsing"),
+      ("1:01", "time_delta_parsing"), ("01:60", "time_delta_parsing"), ("99D  ", "time_delta_parsing"),
+      ("99999999999:00:00", "time_delta_parsing"), ("P99999999999D", "time_delta_parsing"),
+      (None, "time_delta_type"))),
+    ("uuid",
+     (("12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678"),
+      ("12345678123456781234567812345678", "12345678-1234-5678-1234-567812345678"),
+      ("{12345678-1234-5678-1234-567812345678}", "12345678-1234-5678-1234-567812345678"),
+      ("urn:uuid:12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678")),
+     (("not-a-uuid", "uuid_parsing"), ("", "uuid_parsing"), (5, "uuid_type"), (1.5, "uuid_type"), (True, "uuid_type"),
+      (None, "uuid_type"))),
+    ("decimal",
+     ((1, "1"), (1.5, "1.5"), (0.1, "0.1"), ("1.50", "1.50"), (" 1.5 ", "1.5"), ("1e3", "1E+3"), (1e20, "1E+20"),
+      ("1_000", "1000"), ("1.5e-3", "0.0015"), ("-0", "-0")),
+     (("abc", "decimal_parsing"), ("", "decimal_parsing"), ("105 _", "decimal_parsing"), ("nan", "finite_number"),
+      ("inf", "finite_number"),
+      ("-Infinity", "finite_number"), (True, "decimal_type"), (None, "decimal_type"), ([], "decimal_type"))),
+    ("path",
+     (("a/b", "a/b"), ("", "."), ("/tmp/x/", "/tmp/x")),
+     ((5, "path_type"), (True, "path_type"), (None, "path_type"))),
+    ("int",
+     ((17, 17), (17.0, 17), ("17", 17), (" 7 ", 7), ("+5", 5), ("17.0", 17), ("1_000", 1000), ("1_0_0", 100),
+      (True, 1), (9.2e18, 9200000000000000000), ("99999999999999999999", 99999999999999999999)),
+     (("1e3", "int_parsing"), ("_1", "int_parsing"), ("1__0", "int_parsing"), ("1_", "int_parsing"),
+      ("0x10", "int_parsing"), (17.5, "int_from_float"), (1e20, "int_parsing_size"), (9.3e18, "int_parsing_size"),
+      (None, "int_type"))),
+)
+
+_LAX_MESSAGES = {
+    "date_type": "Input should be a valid date",
+    "date_from_datetime_parsing": "Input should be a valid date or datetime, invalid date format",
+    "date_from_datetime_inexact": "Datetimes provided to dates should have zero time - e.g. be exact dates",
+    "datetime_type": "Input should be a valid datetime",
+    "datetime_from_date_parsing": "Input should be a valid datetime or date, invalid datetime format",
+    "datetime_parsing": "Input should be a valid datetime, dates after 9999 are not supported as unix timestamps",
+    "time_type": "Input should be a valid time",
+    "time_parsing": "Input should be in a valid time format, invalid time format",
+    "time_delta_type": "Input should be a valid timedelta",
+    "time_delta_parsing": "Input should be a valid timedelta, invalid duration format",
+    "uuid_type": "UUID input should be a string, bytes or UUID object",
+    "uuid_parsing": "Input should be a valid UUID, invalid format",
+    "decimal_type": "Decimal input should be an integer, float, string or Decimal object",
+    "decimal_parsing": "Input should be a valid decimal",
+    "finite_number": "Input should be a finite number",
+    "path_type": "Input is not a valid path",
+}
+
+_DATE = r"(\d{4})-(\d{2})-(\d{2})"
+_TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
+# A Unix time as text: "60.", ".5", "1.5e3" (an exponent only after a point), no spaces.
+_NUMBER_TEXT = r"[+-]?(?:\d+|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+# ISO 8601 durations; a year reads as 365 days and a month as 30, as pydantic reads them.
+_DURATION_ISO = (r"([+-]?)P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
+                 r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?")
+# "1 day, 01:02:03.5", "2d", "01:02" (hours and minutes), "-01:00:00": Python's str() of a timedelta and kin.
+_DURATION_DAYS = (r"(?i)([+-]?)(?:(\d+) ?(?:days?|d)(?:,? *(?=\d)|,? ?$))?"
+                  r"(?:(\d+):([0-5]\d)(?::([0-5]\d)(?:\.(\d+))?)?)?")
+_UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
+_MAX_DURATION_DAYS = 999_999_999  # timedelta's limit, which pydantic keeps for numbers of seconds
+
+
+def _lax_kind(tp: Any) -> Optional[str]:
+    """The row of _LAX_TABLE a class converts by (None: not one of them)."""
+    if not isinstance(tp, type):
+        return None
+    dt = _module("datetime")
+    if dt is not None:
+        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
+            if issubclass(tp, cls):
+                return kind
+    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
+                                   ("pathlib", "PurePath", "path")):
+        m = _module(module)
+        if m is not None and issubclass(tp, getattr(m, cls_name)):
+            return kind
+    return None
+
+
+def _lax_parse(kind: str, tp: type, value: Any) -> Any:
+    """A value of ``tp`` from what pydantic's lax mode takes for it (its row
+    in _LAX_TABLE); raises _BuildError with pydantic's error type."""
+    try:
+        if kind in _LAX_TEMPORAL:
+            import datetime as dt
+
+            try:
+                return _LAX_TEMPORAL[kind](dt, value)
+            except (OverflowError, ValueError):  # a field past what datetime holds
+                raise _LaxFailure(_TEMPORAL_PARSING[kind]) from None
+        return _LAX_OTHER[kind](tp, value)
+    except _LaxFailure as exc:
+        msg = exc.msg or _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
+        raise _BuildError(msg, exc.kind, value) from None
+
+
+class _LaxFailure(Exception):
+    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type,
+    ``msg`` its message where the row words it more closely than _LAX_MESSAGES."""
+
+    def __init__(self, kind: str, msg: Optional[str] = None) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.msg = msg
+
+
+def _unix_time(dt: Any, number: Any, kind: str) -> Any:
+    """A Unix time (seconds, or milliseconds past 2e10) as an aware UTC datetime."""
+    if number != number or number in (float("inf"), float("-inf")):
+        raise _LaxFailure(kind)
+    if abs(number) > _UNIX_MS:  # milliseconds, and their fraction in microseconds
+        whole_ms = int(number // 1)
+        whole, ms = divmod(whole_ms, 1000)
+        micro = ms * 1000 + int((number - whole_ms) * 1000 + 0.5)  # half up, as pydantic
+    else:
+        whole = int(number // 1)
+        micro = int((number - whole) * 1_000_000 + 0.5)
+    try:
+        return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=whole, microseconds=micro)
+    except OverflowError:
+        raise _LaxFailure(kind) from None
+
+
+def _clock(dt: Any, groups: Tuple[Optional[str], ...]) -> Any:
+    hour, minute, second, fraction, zone = groups
+    micro = int((fraction or "0")[:6].ljust(6, "0"))
+    tz = None
+    if zone:
+        if zone in ("Z", "z"):
+            tz = dt.timezone.utc
+        else:
+            digits = zone[1:].replace(":", "")
+            offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            tz = dt.timezone(-offset if zone[0] == "-" else offset)
+    return dt.time(int(hour or 0), int(minute or 0), int(second or 0), micro, tzinfo=tz)
+
+
+def _moment(dt: Any, value: Any, bad: str, out_of_range: str, wrong_type: str) -> Any:
+    """A datetime from a Unix time (a number or its text) or an ISO 8601 text
+    (a date alone is its midnight), as speedate reads them; else _LaxFailure."""
+    import re
+
+    tv = type(value)
+    if tv in (int, float):
+        return _unix_time(dt, value, out_of_range)
+    if tv is not str:
+        raise _LaxFailure(wrong_type)  # true included: no Unix time to pydantic
+    if re.fullmatch(_NUMBER_TEXT, value):
+        return _unix_time(dt, float(value) if "." in value else int(value), bad)
+    match = re.fullmatch(_DATE + "(?:[Tt ]" + _TIME + ")?", value)
+    if match is None:
+        raise _LaxFailure(bad)
+    groups = match.groups()
+    try:
+        day = dt.date(*(int(g) for g in groups[:3]))
+        clock = dt.time() if groups[3] is None else _clock(dt, groups[3:])
+    except ValueError:
+        raise _LaxFailure(bad) from None
+    return dt.datetime.combine(day, clock)
+
+
+def _lax_datetime(dt: Any, value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day)
+    return _moment(dt, value, "datetime_from_date_parsing", "datetime_parsing", "datetime_type")
+
+
+def _lax_date(dt: Any, value: Any) -> Any:
+    import re
+
+    if type(value) is str and re.fullmatch(_DATE, value):
+        try:
+            return dt.date(int(value[:4]), int(value[5:7]), int(value[8:]))
+        except ValueError:
+            raise _LaxFailure("date_from_datetime_parsing") from None
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    moment = value if isinstance(value, dt.datetime) else _moment(
+        dt, value, "date_from_datetime_parsing", "date_from_datetime_parsing", "date_type")
+    if moment.time() != dt.time():  # pydantic: a datetime makes a date only at midnight
+        raise _LaxFailure("date_from_datetime_inexact")
+    return moment.date()
+
+
+def _lax_time(dt: Any, value: Any) -> Any:
+    import re
+
+    tv = type(value)
+    if isinstance(value, dt.time):
+        return value
+    if tv in (int, float):
+        if not 0 <= value < 86400:  # (NaN fails this too)
+            raise _LaxFailure("time_parsing")
+        return (dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=value)).timetz()
+    if tv is not str:
+        raise _LaxFailure("time_type")
+    match = re.fullmatch(_TIME, value)
+    try:
+        if match is None:
+            raise ValueError(value)
+        return _clock(dt, match.groups())
+    except ValueError:
+        raise _LaxFailure("time_parsing") from None
+
+
+def _lax_timedelta(dt: Any, value: Any) -> Any:
+    tv = type(value)
+    if isinstance(value, dt.timedelta):
+        return value
+    if tv in (bool, int, float):  # seconds; pydantic takes true as 1
+        if value != value or abs(value) > _MAX_DURATION_DAYS * 86400:
+            raise _LaxFailure("time_delta_parsing", _DURATION_TOO_LONG)
+        whole = int(value // 1)  # its fraction rounded to the microsecond, as pydantic does
+        return dt.timedelta(seconds=whole, microseconds=int((value - whole) * 1_000_000 + 0.5))
+    if tv is not str:
+        raise _LaxFailure("time_delta_type")
+    try:
+        return _lax_duration_text(dt, value)
+    except (_LaxFailure, OverflowError, ValueError):  # (ValueError, OverflowError: past timedelta's range)
+        raise _LaxFailure("time_delta_parsing", f"Input should be a valid timedelta, {_duration_complaint(value)}") \
+            from None
+
+
+_DURATION_TOO_LONG = "Input should be a valid timedelta, durations may not exceed 999,999,999 days"
+
+
+def _lax_duration_text(dt: Any, value: str) -> Any:
+    import re
+
+    iso = re.fullmatch(_DURATION_ISO, value)
+    if iso is not None and any(iso.groups()[1:]):
+        sign, years, months, weeks, days, hours, minutes, seconds = iso.groups()
+        delta = dt.timedelta(days=float(years or 0) * 365 + float(months or 0) * 30 + float(weeks or 0) * 7
+                             + float(days or 0), hours=float(hours or 0), minutes=float(minutes or 0),
+                             seconds=float(seconds or 0))
+        return -delta if sign == "-" else delta
+    match = re.fullmatch(_DURATION_DAYS, value)
+    if match is None or not any(match.groups()[1:]):
+        raise _LaxFailure("time_delta_parsing")
+    sign, days, hours, minutes, seconds, fraction = match.groups()
+    if days is not None and hours is not None and (seconds is None or int(hours) > 23):
+        raise _LaxFailure("time_delta_parsing")  # after a day: a clock time, to the second
+    if hours is not None and seconds is None and len(hours) < 2:
+        raise _LaxFailure("time_delta_parsing")  # "01:02" is hours and minutes; "1:02" is nothing
+    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
+                         seconds=int(seconds or 0), microseconds=int((fraction or "0")[:6].ljust(6, "0")))
+    return -delta if sign == "-" else delta
+
+
+def _duration_complaint(text: str) -> str:
+    """Why speedate refuses a duration text, in its words (pydantic's message
+    after "Input should be a valid timedelta, "); the reader is speedate's
+    Duration::parse_bytes, followed only as far as its own errors go."""
+    data = text.encode("utf-8")
+    sign = 1 if data[:1] in (b"+", b"-") else 0
+    if not data:
+        return "input is too short"
+
+    def number(at: int) -> Tuple[Optional[str], int]:
+        if at >= len(data):
+            return "input is too short", at
+        if not 48 <= data[at] <= 57:
+            return "invalid digit in duration", at
+        end = at
+        while end < len(data) and 48 <= data[end] <= 57:
+            end += 1
+        too_large = int(data[at:end]) > 0xFFFFFFFF
+        return ("a numeric value in the duration is too large" if too_large else None), end
+
+    if data[sign:sign + 1] == b"P":
+        at, got_t, fraction_before = sign + 1, False, False
+        while at < len(data):
+            if data[at:at + 1] == b"T":
+                if got_t:
+                    return "`t` character repeated in duration"
+                got_t = True
+            else:
+                complaint, at = number(at)
+                if complaint:
+                    return complaint
+                fraction = data[at:at + 1] in (b".", b",")
+                while fraction and at + 1 < len(data) and 48 <= data[at + 1] <= 57:
+                    at += 1
+                at += fraction
+                if fraction_before:
+                    return "quantity fraction invalid in duration"
+                fraction_before = fraction
+                if data[at:at + 1] not in ((b"H", b"M", b"S") if got_t else (b"Y", b"M", b"W", b"D")):
+                    return f"quantity invalid in {'time' if got_t else 'date'} part of duration"
+            at += 1
+        return "input is too short" if at < 3 else "invalid duration format"
+    if b"d" in data or b"D" in data or len(data) - sign < 5:
+        complaint, at = number(sign)
+        if complaint:
+            return complaint
+        at += data[at:at + 1] == b" "
+        if data[at:at + 1] not in (b"d", b"D"):
+            return '"day" identifier in duration not correctly formatted'
+        return "invalid duration format"  # (past the day: a clock time, worded as a time's errors)
+    hour, colon, _ = data[sign:].partition(b":")
+    if not colon:
+        return "invalid character in hour"
+    if len(hour) > 10:
+        return "durations may not exceed 999,999,999 hours"
+    if hour and not (hour.isascii() and hour.isdigit()):
+        return "invalid character in hour"
+    if hour and int(hour) > 24 * 10 ** 8:
+        return "durations may not exceed 999,999,999 hours"
+    return "invalid duration format"
+
+
+def _lax_uuid(tp: type, value: Any) -> Any:
+    if isinstance(value, tp):
+        return value
+    if type(value) is not str:
+        raise _LaxFailure("uuid_type")
+    try:
+        return tp(value)
+    except ValueError:
+        raise _LaxFailure("uuid_parsing") from None
+
+
+def _lax_decimal(tp: type, value: Any) -> Any:
+    tv = type(value)
+    number: Any
+    if isinstance(value, tp):
+        number = value
+    elif tv is int:
+        number = tp(value)
+    elif tv is float:
+        number = tp(repr(value))  # 0.1 is Decimal("0.1"), as pydantic reads it
+    elif tv is str:
+        text = value.strip().replace("_", "")  # "1_000" is 1000; "1 000" is no number
+        try:
+            if text != text.strip():
+                raise ArithmeticError(value)
+            number = tp(text)
+        except ArithmeticError:
+            raise _LaxFailure("decimal_parsing") from None
+    else:
+        raise _LaxFailure("decimal_type")  # true included: pydantic takes no booleans here
+    if not number.is_finite():
+        raise _LaxFailure("finite_number")
+    return number
+
+
+def _lax_path(tp: type, value: Any) -> Any:
+    if isinstance(value, tp):
+        return value
+    if type(value) is not str:
+        raise _LaxFailure("path_type")
+    return tp(value)
+
+
+_LAX_TEMPORAL: Dict[str, Callable[[Any, Any], Any]] = {
+    "datetime": _lax_datetime, "date": _lax_date, "time": _lax_time, "timedelta": _lax_timedelta}
+_LAX_OTHER: Dict[str, Callable[[type, Any], Any]] = {"uuid": _lax_uuid, "decimal": _lax_decimal, "path": _lax_path}
+_TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_from_datetime_parsing",
+                     "time": "time_parsing", "timedelta": "time_delta_parsing"}
+
+
+# ---------------------------------------------------------------------------
+# 23. Patterns: ECMA-262 regular expressions in linear time
+# ---------------------------------------------------------------------------
+#
+# ECMA-262 regular expressions for JSON Schema pattern, matched in linear time.
+#
+# JSON Schema patterns are ECMA-262 regular expressions (Core 2020-12 §6.4) and
+# are not anchored: "a+" matches "xxaayy" (Validation 2020-12 §6.3.3).  Python's
+# re differs in ways that change results ($ also matches before a final
+# newline, \d \w \s are Unicode-wide, no \p{..}) and it backtracks:
+# re.search(r"\d+$", "1" * 12000 + "x") takes seconds.
+#
+# Here a pattern is parsed with the ECMA-262 grammar (§22.2.1 with the u flag:
+# code points, strict escapes) into a small tree and compiled to a Thompson NFA,
+# whose set of live states (an int bitset) is carried along the text: a search
+# costs O(len(text) * program size).  The state sets are memoised as a lazily
+# built DFA (state set + character -> next state set), so a long benign string
+# costs one dict lookup per character; the DFA is flushed when it outgrows a
+# budget, and a search on which it thrashes goes on as a plain simulation.
+#
+# Assertions read bits of a position's context: at start, at end, previous and
+# next character are word characters (the state remembers the previous one).
+# Lookarounds are context bits too.  Each lookaround body is its own program and,
+# before the main search, one pass over the text marks where it matches: a
+# lookbehind body runs forward and marks each position where a match ends, a
+# lookahead body runs reversed, right to left, and marks where a match starts.
+# Every pass starts a thread at each position, so the whole stays linear:
+# O(len(text) * total program size).  With no captures to report, "the body
+# matches text[i:j] for some j" is all a lookaround asks, so this is exact.
+#
+# Backreferences (\1, \k<name>) are refused with ValueError: no automaton can
+# match them (the problem is NP-hard), and handing them to re would bring the
+# exponential case back.  Also refused: Script properties and binary properties
+# other than Any, ASCII and Assigned.  General_Category comes from unicodedata
+# (the running Python's Unicode version).
+#
+# Python's re serves as an accelerator (section 26, _rx_accelerated) only where
+# its backtracking provably stays linear.
+
+
+def _unicodedata() -> Any:
+    import unicodedata  # only for \p{...} classes
+
+    return unicodedata  # (its category() is typed Any here)
+
+
+if TYPE_CHECKING:
+    _RxRanges = List[Tuple[int, int]]
+
+_RX_ACCELERATE = True        # default of _compile_pattern(accelerate=None)
+_RX_MAX_PROGRAM = 50_000     # NFA instructions of one pattern, lookaround bodies included
+_RX_MAX_ACCELERATED = 5_000  # larger programs skip the re-safety analysis
+_RX_MAX_UNANCHORED = 20      # longest match for which re.search (retried at every position) is used
+_RX_CACHE_BUDGET = 50_000    # cached DFA states, transitions and closures per program (about 64 B each)
+_RX_MAX_CP = 0x10FFFF
+
+# ECMA-262 §22.2.2 CompileToCharSet: \d and \w are ASCII only; \s is WhiteSpace
+# (TAB VT FF ZWNBSP and category Zs, stable since Unicode 6.3) plus LineTerminator.
+_RX_DIGITS = [(0x30, 0x39)]
+_RX_WORD_RANGES = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+_RX_SPACES = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+              (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
+_RX_ESCAPE_SETS = {"d": _RX_DIGITS, "w": _RX_WORD_RANGES, "s": _RX_SPACES}
+_RX_WORD = frozenset(chr(c) for lo, hi in _RX_WORD_RANGES for c in range(lo, hi + 1))
+_RX_CONTROL = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+_RX_IDENTITY = "^$\\.*+?()[]{}|/"  # IdentityEscape[+UnicodeMode]: SyntaxCharacter or "/"
+_RX_HEX = "0123456789abcdefABCDEF"
+# General_Category values and aliases usable in \p{..} (PropertyValueAliases.txt).
+_RX_GC_NAMES = (
+    "C Other|Cc Control cntrl|Cf Format|Cn Unassigned|Co Private_Use|Cs Surrogate|L Letter|"
+    "LC Cased_Letter|Ll Lowercase_Letter|Lm Modifier_Letter|Lo Other_Letter|Lt Titlecase_Letter|"
+    "Lu Uppercase_Letter|M Mark Combining_Mark|Mc Spacing_Mark|Me Enclosing_Mark|Mn Nonspacing_Mark|"
+    "N Number|Nd Decimal_Number digit|Nl Letter_Number|No Other_Number|P Punctuation punct|"
+    "Pc Connector_Punctuation|Pd Dash_Punctuation|Pe Close_Punctuation|Pf Final_Punctuation|"
+    "Pi Initial_Punctuation|Po Other_Punctuation|Ps Open_Punctuation|S Symbol|Sc Currency_Symbol|"
+    "Sk Modifier_Symbol|Sm Math_Symbol|So Other_Symbol|Z Separator|Zl Line_Separator|"
+    "Zp Paragraph_Separator|Zs Space_Separator")
+
+
+@functools.lru_cache(maxsize=None)  # made when a pattern first names a category, not at import
+def _rx_gc_table() -> dict[str, frozenset[str]]:
+    rows = [row.split() for row in _RX_GC_NAMES.split("|")]
+    leaves = [row[0] for row in rows if len(row[0]) == 2 and row[0] != "LC"]
+    table: dict[str, frozenset[str]] = {}
+    for row in rows:  # "L" stands for every "Lx"; "LC" for Lu Ll Lt
+        cats = ("Lu", "Ll", "Lt") if row[0] == "LC" else [c for c in leaves if c.startswith(row[0])]
+        table.update(dict.fromkeys(row, frozenset(cats)))
+    return table
+
+
+@functools.lru_cache(maxsize=None)
+def _rx_every_category() -> frozenset[str]:
+    return frozenset(cat for group in "CLMNPSZ" for cat in _rx_gc_table()[group])
+
+
+def _rx_merge(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _rx_complement(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    start = 0
+    for lo, hi in _rx_merge(ranges):
+        if lo > start:
+            out.append((start, lo - 1))
+        start = hi + 1
+    return out + [(start, _RX_MAX_CP)] if start <= _RX_MAX_CP else out
+
+
+class _RxClass:
+    """A set of code points: merged ranges or'ed with General_Category values, maybe negated."""
+
+    __slots__ = ("ranges", "starts", "cats", "negated")
+
+    def __init__(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> None:
+        self.ranges, self.cats, self.negated = _rx_merge(ranges), cats, negated
+        self.starts = [lo for lo, _ in self.ranges]
+
+    def has(self, ch: str) -> bool:
+        i = bisect_right(self.starts, ord(ch)) - 1
+        hit = i >= 0 and ord(ch) <= self.ranges[i][1]
+        if not hit and self.cats:
+            hit = _unicodedata().category(ch) in self.cats
+        return hit != self.negated
+
+    def points(self) -> _RxRanges:
+        """The ranges with negation applied (for classes without categories)."""
+        return _rx_complement(self.ranges) if self.negated else self.ranges
+
+
+# "." without the s flag: anything but a LineTerminator (ECMA-262 §22.2.2 CompileAtom).
+_RX_DOT = _RxClass([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)], negated=True)
+
+
+class _RxNode:
+    """Pattern tree: char (cls), cat/alt (kids), rep (kids[0], lo, hi=-1 unbounded),
+    assert (arg in ^ $ b B), look (kids[0], arg in = ! <= <!).  Groups vanish."""
+
+    __slots__ = ("kind", "kids", "cls", "lo", "hi", "arg")
+
+    def __init__(self, kind: str, kids: list[_RxNode] | None = None, cls: _RxClass = _RX_DOT,
+                 lo: int = 0, hi: int = 0, arg: str = "") -> None:
+        self.kind, self.kids, self.cls, self.lo, self.hi, self.arg = kind, kids or [], cls, lo, hi, arg
+
+
+def _rx_shown(pattern: str) -> str:
+    return repr(pattern) if len(pattern) <= 200 else repr(pattern[:200]) + "..."
+
+
+def _rx_is_digit(ch: str) -> bool:
+    return ch != "" and ch in "0123456789"
+
+
+class _RxParser:
+    """Recursive descent over ECMA-262 §22.2.1 Pattern[+UnicodeMode, +NamedCaptureGroups]."""
+
+    def __init__(self, src: str) -> None:
+        self.src, self.pos = src, 0
+        self.names: set[str] = set()
+        self.classes: dict[tuple[tuple[tuple[int, int], ...], frozenset[str], bool], _RxClass] = {}
+
+    def cls(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> _RxClass:
+        """One object per distinct class: a new character is tested once per class."""
+        key = (tuple(_rx_merge(ranges)), cats, negated)
+        found = self.classes.get(key)
+        if found is None:
+            found = self.classes[key] = _RxClass(ranges, cats, negated)
+        return found
+
+    def fail(self, problem: str) -> ValueError:
+        return ValueError(f"invalid pattern {_rx_shown(self.src)}: {problem} (at offset {self.pos})")
+
+    def peek(self, ahead: int = 0) -> str:
+        return self.src[self.pos + ahead:self.pos + ahead + 1]
+
+    def eat(self, text: str) -> bool:
+        found = self.src.startswith(text, self.pos)
+        self.pos += len(text) if found else 0
+        return found
+
+    def parse(self) -> _RxNode:
+        node = self.disjunction()
+        if self.pos < len(self.src):
+            raise self.fail("unmatched ')'")
+        return node
+
+    def disjunction(self) -> _RxNode:
+        alts = [self.alternative()]
+        while self.eat("|"):
+            alts.append(self.alternative())
+        return alts[0] if len(alts) == 1 else _RxNode("alt", alts)
+
+    def alternative(self) -> _RxNode:
+        terms = []
+        while self.peek() not in ("", "|", ")"):
+            atom, quantifiable = self.atom()
+            bounds = self.quantifier()
+            if bounds is not None:
+                if not quantifiable:  # Annex B allows (?=a)* only without the u flag
+                    raise self.fail("an assertion cannot be quantified")
+                atom = _RxNode("rep", [atom], lo=bounds[0], hi=bounds[1])
+            terms.append(atom)
+        return terms[0] if len(terms) == 1 else _RxNode("cat", terms)
+
+    def number(self) -> int | None:
+        start = self.pos
+        while _rx_is_digit(self.peek()):
+            self.pos += 1
+        digits = self.src[start:self.pos]  # a huge count only needs to exceed the cap
+        return (int(digits) if len(digits) < 10 else 10 ** 9) if digits else None
+
+    def quantifier(self) -> tuple[int, int] | None:
+        ch = self.peek()
+        if ch and ch in "*+?":
+            self.pos += 1
+            bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[ch]
+        elif ch == "{":  # with the u flag, a "{" that starts no quantifier is an error
+            self.pos += 1
+            lo = hi = self.number()
+            if self.eat(","):
+                hi = self.number()
+                hi = -1 if hi is None else hi
+            if lo is None or hi is None or not self.eat("}"):
+                raise self.fail("incomplete quantifier: expected {n}, {n,} or {n,m}")
+            if -1 < hi < lo:
+                raise self.fail("numbers out of order in {} quantifier")
+            bounds = (lo, hi)
+        else:
+            return None
+        self.eat("?")  # laziness changes which match is found, never whether one is
+        return bounds
+
+    def atom(self) -> tuple[_RxNode, bool]:
+        """The next atom, and whether a quantifier may follow it."""
+        ch = self.src[self.pos]
+        self.pos += 1
+        if ch == "\\":
+            return self.atom_escape()
+        if ch == "(":
+            return self.group()
+        if ch == "[":
+            return _RxNode("char", cls=self.char_class()), True
+        if ch in "^$":
+            return _RxNode("assert", arg=ch), False
+        if ch in "*+?{":
+            raise self.fail(f"nothing to repeat before {ch!r}")
+        if ch in "]}":
+            raise self.fail(f"lone {ch!r} must be escaped in unicode mode")
+        return _RxNode("char", cls=_RX_DOT if ch == "." else self.cls([(ord(ch), ord(ch))])), True
+
+    def group(self) -> tuple[_RxNode, bool]:
+        kind = ""
+        if self.eat("?"):
+            kind = next((k for k in ("=", "!", "<=", "<!", ":") if self.eat(k)), "")
+            if not kind and not self.eat("<"):
+                raise self.fail("'(?' must be followed by ':', '=', '!', '<=', '<!' or '<name>'")
+            if not kind:
+                self.group_name()
+        body = self.disjunction()
+        if not self.eat(")"):
+            raise self.fail("missing ')'")
+        return (body, True) if kind in ("", ":") else (_RxNode("look", [body], arg=kind), False)
+
+    def group_name(self) -> None:
+        end = self.src.find(">", self.pos)
+        name = self.src[self.pos:end] if end > 0 else ""
+        if not name.replace("$", "_").isidentifier():  # GroupName is an IdentifierName
+            raise self.fail("invalid capture group name")
+        if name in self.names:
+            raise self.fail(f"duplicate capture group name {name!r}")
+        self.names.add(name)
+        self.pos = end + 1
+
+    def atom_escape(self) -> tuple[_RxNode, bool]:
+        ch = self.peek()
+        if ch and ch in "bB":
+            self.pos += 1
+            return _RxNode("assert", arg=ch), False
+        if ch and ch in "k123456789":
+            raise self.fail("backreferences are not supported (matching them is NP-hard)")
+        item = self.escape(in_class=False)
+        return _RxNode("char", cls=item if isinstance(item, _RxClass) else self.cls([(item, item)])), True
+
+    def escape(self, in_class: bool) -> _RxClass | int:
+        """After a backslash: a class escape (\\d, \\p{..}) or one code point."""
+        ch = self.peek()
+        self.pos += 1
+        if ch and ch in "dDwWsS":
+            ranges = _RX_ESCAPE_SETS[ch.lower()]
+            return self.cls(_rx_complement(ranges) if ch.isupper() else ranges)
+        if ch and ch in "pP":
+            return self.property(negate=ch == "P")
+        if ch in _RX_CONTROL:
+            return _RX_CONTROL[ch]
+        if ch == "c" and self.peek().isascii() and self.peek().isalpha():
+            self.pos += 1
+            return ord(self.src[self.pos - 1]) % 32
+        if ch == "0" and not _rx_is_digit(self.peek()):
+            return 0
+        if ch == "x" or (ch == "u" and not self.eat("{")):
+            return self.hex(2 if ch == "x" else 4)
+        if ch == "u":  # \u{...}: any number of hex digits, at most U+10FFFF
+            end = self.src.find("}", self.pos)
+            digits = self.src[self.pos:end] if end >= 0 else ""
+            if not digits or any(c not in _RX_HEX for c in digits) or int(digits, 16) > _RX_MAX_CP:
+                raise self.fail("invalid \\u{...} escape")
+            self.pos = end + 1
+            return int(digits, 16)
+        if ch and (ch in _RX_IDENTITY or (in_class and ch in "-b")):
+            return 8 if ch == "b" else ord(ch)  # [\b] is backspace (ClassEscape :: b)
+        self.pos -= 1
+        raise self.fail(f"invalid escape '\\{ch}' in unicode mode" if ch else "'\\' at end of pattern")
+
+    def hex(self, count: int) -> int:
+        digits = self.src[self.pos:self.pos + count]
+        if len(digits) != count or any(c not in _RX_HEX for c in digits):
+            raise self.fail(f"expected {count} hexadecimal digits")
+        self.pos += count
+        cp = int(digits, 16)
+        trail = self.src[self.pos + 2:self.pos + 6]  # u mode: \uD83D\uDE00 is one code point
+        if count == 4 and 0xD800 <= cp <= 0xDBFF and self.src.startswith("\\u", self.pos) \
+                and len(trail) == 4 and all(c in _RX_HEX for c in trail) and 0xDC00 <= int(trail, 16) <= 0xDFFF:
+            self.pos += 6
+            return 0x10000 + ((cp - 0xD800) << 10) + (int(trail, 16) - 0xDC00)
+        return cp
+
+    def property(self, negate: bool) -> _RxClass:
+        end = self.src.find("}", self.pos)
+        if not self.eat("{") or end < 0:
+            raise self.fail("\\p and \\P need a {Property} in unicode mode")
+        text, self.pos = self.src[self.pos:end], end + 1
+        name, eq, value = text.partition("=")
+        if name in ("Script", "sc", "Script_Extensions", "scx"):
+            raise self.fail(f"Unicode script properties are not supported: {text!r}")
+        ranges: _RxRanges = []
+        table = _rx_gc_table()
+        cats = table.get(value) if eq and name in ("General_Category", "gc") else table.get(text)
+        if text in ("Any", "ASCII"):  # the binary properties that need no Unicode table
+            ranges, cats = [(0, _RX_MAX_CP if text == "Any" else 0x7F)], frozenset()
+        elif text == "Assigned":
+            cats = _rx_every_category() - {"Cn"}
+        if cats is None:
+            raise self.fail(f"unknown or unsupported Unicode property {text!r}")
+        if negate:  # a property is ranges or categories, never both
+            return self.cls(_rx_complement(ranges)) if ranges else self.cls([], _rx_every_category() - cats)
+        return self.cls(ranges, cats)
+
+    def char_class(self) -> _RxClass:
+        negated = self.eat("^")
+        ranges: _RxRanges = []
+        cats: set[str] = set()
+        while not self.eat("]"):
+            if self.pos >= len(self.src):
+                raise self.fail("missing ']'")
+            lo = self.class_atom()
+            if self.peek() == "-" and self.peek(1) not in ("", "]"):
+                self.pos += 1
+                hi = self.class_atom()
+                if isinstance(lo, _RxClass) or isinstance(hi, _RxClass):
+                    raise self.fail("a class escape cannot be a range endpoint in unicode mode")
+                if lo > hi:
+                    raise self.fail("range out of order in character class")
+                ranges.append((lo, hi))
+            elif isinstance(lo, _RxClass):
+                ranges += lo.ranges
+                cats |= lo.cats
+            else:
+                ranges.append((lo, lo))
+        return self.cls(ranges, frozenset(cats), negated)
+
+    def class_atom(self) -> _RxClass | int:
+        self.pos += 1
+        return self.escape(in_class=True) if self.src[self.pos - 1] == "\\" else ord(self.src[self.pos - 1])
+
+
+# Instructions are (op, a, b); a _RX_CHAR's class and an _RX_ASSERT's test are kept aside.
+_RX_CHAR, _RX_SPLIT, _RX_JMP, _RX_ASSERT, _RX_MATCH = range(5)
+# Context bits of a text position; lookaround k owns bit 1 << (_RX_LOOK_SHIFT + k).
+_RX_AT_START, _RX_AT_END, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_LOOK_SHIFT = 1, 2, 4, 8, 4
+# An assertion holds where ctx & mask is one of the accepted values (ECMA-262
+# CompileAssertion: ^ $ without the m flag look at the ends of the input only).
+_RX_WORDS = _RX_PREV_WORD | _RX_NEXT_WORD
+_RX_ASSERTS = {"^": (_RX_AT_START, frozenset((_RX_AT_START,))), "$": (_RX_AT_END, frozenset((_RX_AT_END,))),
+               "b": (_RX_WORDS, frozenset((_RX_PREV_WORD, _RX_NEXT_WORD))), "B": (_RX_WORDS, frozenset((0, _RX_WORDS)))}
+
+
+class _RxCompiler:
+    """Emits the programs of one pattern; each lookaround body becomes its own."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern, self.size, self.reverse = pattern, 0, False
+        self.looks: list[_RxProgram] = []  # lookaround bodies, inner ones first
+        self.look_bits: dict[int, int] = {}  # id(look node) -> its context bit
+        self.code: list[tuple[int, int, int]] = []
+        self.classes: dict[int, _RxClass] = {}
+        self.tests: dict[int, tuple[int, frozenset[int]]] = {}
+
+    def program(self, node: _RxNode, reverse: bool) -> _RxProgram:
+        saved = self.code, self.classes, self.tests, self.reverse
+        self.code, self.classes, self.tests, self.reverse = [], {}, {}, reverse
+        self.emit(node)
+        self.add(_RX_MATCH)
+        prog = _RxProgram(self.code, self.classes, self.tests, reverse)
+        self.code, self.classes, self.tests, self.reverse = saved
+        return prog
+
+    def too_large(self) -> ValueError:
+        return ValueError(f"invalid pattern {_rx_shown(self.pattern)}: too large once counted "
+                          f"repetitions are expanded (over {_RX_MAX_PROGRAM} instructions)")
+
+    def add(self, op: int, a: int = 0, b: int = 0) -> int:
+        self.size += 1
+        if self.size > _RX_MAX_PROGRAM:
+            raise self.too_large()
+        self.code.append((op, a, b))
+        return len(self.code) - 1
+
+    def emit(self, node: _RxNode) -> None:
+        if node.kind == "char":
+            self.classes[self.add(_RX_CHAR)] = node.cls
+        elif node.kind == "cat":  # a reversed program (a lookahead body) reads right to left
+            for kid in reversed(node.kids) if self.reverse else node.kids:
+                self.emit(kid)
+        elif node.kind == "alt":  # SPLIT next, L2; kid 1; JMP end; L2: SPLIT ...; last kid
+            jumps = []
+            for kid in node.kids[:-1]:
+                split = self.add(_RX_SPLIT, len(self.code) + 1)
+                self.emit(kid)
+                jumps.append(self.add(_RX_JMP))
+                self.code[split] = (_RX_SPLIT, split + 1, len(self.code))
+            self.emit(node.kids[-1])
+            for pc in jumps:
+                self.code[pc] = (_RX_JMP, len(self.code), 0)
+        elif node.kind == "rep":
+            self.repeat(node.kids[0], node.lo, node.hi)
+        else:
+            self.tests[self.add(_RX_ASSERT)] = _RX_ASSERTS[node.arg] if node.kind == "assert" else self.look(node)
+
+    def look(self, node: _RxNode) -> tuple[int, frozenset[int]]:
+        bit = self.look_bits.get(id(node))
+        if bit is None:  # compile a body once, even inside an expanded {n,m}
+            self.looks.append(self.program(node.kids[0], reverse=node.arg in ("=", "!")))
+            bit = self.look_bits[id(node)] = 1 << (_RX_LOOK_SHIFT + len(self.looks) - 1)
+        return bit, frozenset((bit,) if node.arg in ("=", "<=") else (0,))
+
+    def repeat(self, body: _RxNode, lo: int, hi: int) -> None:
+        if max(lo, hi) > _RX_MAX_PROGRAM:  # also stops (?:){1000000000} from looping for long
+            raise self.too_large()
+        for _ in range(lo - 1 if hi < 0 and lo > 0 else lo):
+            self.emit(body)
+        if hi < 0 and lo > 0:  # the last copy loops: L: body; SPLIT L, next
+            top = len(self.code)
+            self.emit(body)
+            self.add(_RX_SPLIT, top, len(self.code) + 1)
+        elif hi < 0:  # L: SPLIT next, end; body; JMP L
+            top = self.add(_RX_SPLIT)
+            self.emit(body)
+            self.add(_RX_JMP, top)
+            self.code[top] = (_RX_SPLIT, top + 1, len(self.code))
+        else:  # optional copies nest, (x(x(x)?)?)?, so each needs the one before
+            splits = []
+            for _ in range(hi - lo):
+                splits.append(self.add(_RX_SPLIT))
+                self.emit(body)
+            for pc in splits:
+                self.code[pc] = (_RX_SPLIT, pc + 1, len(self.code))
+
+
+class _RxState:
+    """A DFA state: the NFA instructions reached by consuming a character (a bitset,
+    bit pc for instruction pc), whether that character is a word character (when \\b
+    or \\B need it), and whether MATCH was reached just before it (a "hit")."""
+
+    __slots__ = ("kernel", "word", "hit", "next0", "rows", "closures")
+
+    def __init__(self, kernel: int, word: bool, hit: bool) -> None:
+        self.kernel, self.word, self.hit = kernel, word, hit
+        self.next0: dict[str, _RxState] = {}  # transitions where no outside bit is set
+        self.rows: dict[int, dict[str, _RxState]] | None = None  # outside bits -> transitions
+        self.closures: dict[int, int] = {}  # context -> closure
+
+
+class _RxProgram:
+    """One Thompson NFA (pc 0 is the start), its lazily built DFA, and memos for the
+    plain simulation.  Sets of instructions are int bitsets."""
+
+    def __init__(self, code: list[tuple[int, int, int]], classes: dict[int, _RxClass],
+                 tests: dict[int, tuple[int, frozenset[int]]], reverse: bool) -> None:
+        self.code, self.tests, self.reverse = code, tests, reverse
+        self.uses = 0  # the context bits that this program's assertions read
+        for mask, _ in tests.values():
+            self.uses |= mask
+        self.words = bool(self.uses & _RX_WORDS)
+        self.match = 1 << (len(code) - 1)  # MATCH is the last instruction
+        readers: dict[_RxClass, int] = {}  # class -> the _RX_CHAR instructions reading it
+        for pc, cls in classes.items():
+            readers[cls] = readers.get(cls, 0) | 1 << pc
+        self.stops = self.match | sum(readers.values())  # instructions that are their own closure
+        self.literals: dict[str, int] = {}  # single code points are looked up, not tested
+        self.others: list[tuple[_RxClass, int]] = []
+        for cls, pcs in readers.items():
+            lo, hi = cls.ranges[0] if len(cls.ranges) == 1 and not cls.cats and not cls.negated else (0, -1)
+            if lo == hi:
+                self.literals[chr(lo)] = self.literals.get(chr(lo), 0) | pcs
+            else:
+                self.others.append((cls, pcs))
+        self.empty = _RxState(0, False, False)
+        self.dead: _RxState | None = None
+        self.flushes = 0
+        self.flush()
+        # Dead: no thread alive and none can start mid-text (^abc after a mismatch),
+        # so only the end of the text can still matter.
+        mids = {ctx & self.uses for ctx in (0, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_WORDS)}
+        if not self.uses >> _RX_LOOK_SHIFT and not any(self.threads(0, ctx) for ctx in mids):
+            self.dead = self.empty
+
+    def flush(self) -> None:
+        """RE2-style: forget every cached state and memo, start caching again."""
+        self.empty.next0.clear()
+        self.empty.rows = None
+        self.empty.closures.clear()
+        self.states = {(0, False, False): self.empty}
+        self.reach: dict[int, dict[int, int]] = {}  # ctx -> {1 << pc: closure of pc alone}
+        self.chars: dict[str, int] = {}  # ch -> the _RX_CHAR instructions whose class has ch
+        self.budget, self.flushes = _RX_CACHE_BUDGET, self.flushes + 1
+
+    def spend(self, units: int) -> None:
+        self.budget -= units
+        if self.budget < 0:
+            self.flush()
+
+    def threads(self, kernel: int, ctx: int) -> int:
+        """The _RX_CHAR instructions alive at a position, plus the MATCH bit if it is
+        reached (Thompson's closure).  pc 0 joins everywhere: the search is unanchored."""
+        reach = self.reach.get(ctx)
+        if reach is None:
+            reach = self.reach[ctx] = {}
+        got = (kernel | 1) & self.stops
+        todo = (kernel | 1) ^ got
+        while todo:
+            low = todo & -todo  # the lowest instruction left
+            todo ^= low
+            known = reach.get(low)
+            got |= self.epsilon(low, ctx, reach) if known is None else known
+        return got
+
+    def epsilon(self, bit: int, ctx: int, reach: dict[int, int]) -> int:
+        """The closure of one instruction: what it reaches without reading."""
+        stack, seen, got = [bit.bit_length() - 1], set(), 0
+        while stack:
+            pc = stack.pop()
+            if pc not in seen:
+                seen.add(pc)
+                op, a, b = self.code[pc]
+                if op == _RX_SPLIT:
+                    stack += (a, b)
+                elif op == _RX_JMP:
+                    stack.append(a)
+                elif op == _RX_ASSERT:
+                    mask, accepted = self.tests[pc]
+                    if ctx & mask in accepted:
+                        stack.append(pc + 1)
+                else:  # _RX_CHAR or _RX_MATCH
+                    got |= 1 << pc
+        reach[bit] = got
+        self.spend(1 + (got.bit_length() >> 6))
+        return got
+
+    def readers(self, ch: str) -> int:
+        """The _RX_CHAR instructions whose class has ch (memoised in self.chars)."""
+        readers = self.literals.get(ch, 0)
+        for cls, pcs in self.others:
+            readers |= pcs if cls.has(ch) else 0
+        self.chars[ch] = readers
+        self.spend(1)
+        return readers
+
+    def context(self, text: str, i: int, ctx: int) -> int:
+        """ctx plus the word bits of position i (ECMA-262 IsWordChar on both sides)."""
+        if self.words and i and text[i - 1] in _RX_WORD:
+            ctx |= _RX_PREV_WORD
+        if self.words and i < len(text) and text[i] in _RX_WORD:
+            ctx |= _RX_NEXT_WORD
+        return ctx
+
+    def closure(self, st: _RxState, ctx: int) -> int:
+        got = st.closures.get(ctx)
+        if got is None:
+            got = st.closures[ctx] = self.threads(st.kernel, ctx)
+            self.spend(1 + (got.bit_length() >> 6))
+        return got
+
+    def step(self, st: _RxState, outside: int, ch: str, row: dict[str, _RxState]) -> _RxState:
+        """The DFA transition on ch at a position with these outside context bits,
+        remembered in row.  The word bits follow from st and ch (swapped when reversed)."""
+        word = ch in _RX_WORD
+        before, after = (word, st.word) if self.reverse else (st.word, word)
+        ctx = outside | (_RX_PREV_WORD if before else 0) | (_RX_NEXT_WORD if after else 0)
+        threads, readers = self.closure(st, ctx & self.uses), self.chars.get(ch)
+        kernel = (threads & (self.readers(ch) if readers is None else readers)) << 1  # pc reads ch: on to pc + 1
+        hit = bool(threads & self.match)
+        key = (kernel, False, False) if self.dead and not kernel and not hit else (kernel, word and self.words, hit)
+        nxt = self.states.get(key)
+        if nxt is None:
+            nxt = self.states[key] = _RxState(*key)
+            self.spend(4 + (kernel.bit_length() >> 6))
+        row[ch] = nxt
+        self.spend(1)
+        return nxt
+
+
+def _rx_search(prog: _RxProgram, text: str) -> bool:
+    """Search with a program without lookarounds: mid-text no outside context bit is
+    set, so a warm DFA costs one dict lookup per character."""
+    if not text:
+        return _rx_simulate(prog, text, None, 0, 0, 0)
+    st, dead, flushes = prog.step(prog.empty, _RX_AT_START & prog.uses, text[0], {}), prog.dead, prog.flushes
+    chars = iter(text)
+    next(chars)
+    for ch in chars:
+        if st.hit:
+            return True
+        if st is dead:
+            break
+        nxt = st.next0.get(ch)
+        if nxt is None:
+            if prog.flushes > flushes + 1:  # the cache thrashes: plain simulation is faster
+                return _rx_simulate(prog, text, None, 0, len(text) - length_hint(chars) - 1, st.kernel)
+            nxt = prog.step(st, 0, ch, st.next0)
+        st = nxt
+    return st.hit or _rx_simulate(prog, text, None, 0, len(text), st.kernel)
+
+
+def _rx_scan(prog: _RxProgram, text: str, outside: list[int], bit: int) -> bool:
+    """Run prog over text with the DFA, right to left if prog.reverse.  outside[i]
+    holds the context bits of position i that no state can know: the ends and
+    lookaround results.  With bit 0, tell whether MATCH is reached anywhere; else
+    set bit in outside[i] at each position i where it is."""
+    n, st, flushes = len(text), prog.empty, prog.flushes
+    for i in range(n, 0, -1) if prog.reverse else range(n):
+        ch, bits = text[i - 1 if prog.reverse else i], outside[i] & prog.uses
+        if st.rows is None:  # made on demand: fewer objects for the garbage collector
+            st.rows = {0: st.next0}
+        row = st.rows.get(bits)
+        if row is None:
+            row = st.rows[bits] = {}
+        nxt = row.get(ch)
+        if nxt is None:
+            if prog.flushes > flushes + 1:
+                return _rx_simulate(prog, text, outside, bit, i, st.kernel)
+            nxt = prog.step(st, bits, ch, row)
+        st = nxt
+        if st.hit:  # MATCH at position i, before ch
+            if not bit:
+                return True
+            outside[i] |= bit
+    return _rx_simulate(prog, text, outside, bit, 0 if prog.reverse else n, st.kernel)
+
+
+def _rx_simulate(prog: _RxProgram, text: str, outside: list[int] | None, bit: int,
+                 start: int, kernel: int) -> bool:
+    """Like _rx_scan (outside None: only the ends), but a plain Thompson simulation
+    from position start with these threads: no DFA state is made.  This runs when
+    the DFA cache thrashes, and for the last position."""
+    n = len(text)
+    for i in range(start, 0, -1) if prog.reverse else range(start, n):
+        ctx = outside[i] if outside is not None else _RX_AT_START if i == 0 else 0
+        threads = prog.threads(kernel, prog.context(text, i, ctx) & prog.uses)
+        if threads & prog.match:
+            if outside is None or not bit:
+                return True
+            outside[i] |= bit
+        ch = text[i - 1] if prog.reverse else text[i]
+        readers = prog.chars.get(ch)
+        kernel = (threads & (prog.readers(ch) if readers is None else readers)) << 1
+    end = 0 if prog.reverse else n
+    ctx = outside[end] if outside is not None else _RX_AT_END | (_RX_AT_START if n == 0 else 0)
+    if not prog.threads(kernel, prog.context(text, end, ctx) & prog.uses) & prog.match:
+        return False
+    if outside is not None:
+        outside[end] |= bit
+    return True
+
+
+class _RxMatcher:
+    """The search predicate: lookaround passes first (inner ones first), then the main one."""
+
+    def __init__(self, prog: _RxProgram, looks: list[_RxProgram]) -> None:
+        self.prog, self.looks = prog, looks
+
+    def __call__(self, text: str) -> bool:
+        if not self.looks:
+            return _rx_search(self.prog, text)
+        outside = [0] * (len(text) + 1)
+        outside[0] |= _RX_AT_START
+        outside[-1] |= _RX_AT_END
+        for k, body in enumerate(self.looks):
+            _rx_scan(body, text, outside, 1 << (_RX_LOOK_SHIFT + k))
+        return _rx_scan(self.prog, text, outside, 0)
+
+
+# --- The re accelerator, for patterns on which re's backtracking stays linear ---
+
+def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
+    """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
+    in the string (JSON Schema patterns are not anchored).  ValueError names the
+    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE)."""
+    try:
+        node = _RxParser(pattern).parse()
+        compiler = _RxCompiler(pattern)
+        prog = compiler.program(node, reverse=False)  # even for re: same errors either way
+        if (_RX_ACCELERATE if accelerate is None else accelerate) and not compiler.looks \
+                and compiler.size <= _RX_MAX_ACCELERATED:
+            fast = _rx_accelerated(node)
+            if fast is not None:
+                return fast
+    except RecursionError:
+        raise ValueError(f"invalid pattern {_rx_shown(pattern)}: nested too deeply") from None
+    return _RxMatcher(prog, compiler.looks)
 
 
 # ---------------------------------------------------------------------------
@@ -10749,7 +10749,7 @@ def _result_text(result: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- resources, read, prompts, prompt (sections 13 and 14 on the wire) ----------------
+# -- resources, read, prompts, prompt (sections 10 and 11 on the wire) ----------------
 
 _MORE_COMMANDS = {"resources": "", "read": "URI", "prompts": "", "prompt": "NAME [key=value ...]"}
 
@@ -11169,7 +11169,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 9) ---
+# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 23) ---
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies

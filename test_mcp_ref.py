@@ -4,22 +4,23 @@ and one per row of the structured-output table) run as tests, in both modes.
 The tests of each section are in the module named for it:
 
     3       Type introspection        test_introspection.py
-    4, 11   Values as JSON, Content   test_content.py
+    4, 8    Values as JSON, Content   test_content.py
     5       JSON Schema generation    test_schema.py
-    6-8     Validation, unions and    test_validation.py (the lax modes through tools: test_arguments.py,
-            error texts, lax          test_content.py, test_tools.py)
+    6       Validation                test_validation.py (the lax modes through tools: test_arguments.py,
+    21, 22  SDK fidelity: unions,     test_content.py, test_tools.py)
+            error texts, lax
             conversions
-    9       Patterns                  test_patterns.py
-    10      Arguments                 test_arguments.py
-    10, 12  with pydantic             test_pydantic.py
-    12, 17  Tools, MCPServer          test_tools.py
-    13, 14  Resources, prompts and    test_resources.py
+    7       Arguments                 test_arguments.py
+    7, 9    with pydantic             test_pydantic.py
+    9, 14   Tools, MCPServer          test_tools.py
+    10, 11  Resources, prompts and    test_resources.py
             completion
-    15, 16  Context, Resolvers        test_context.py
-    18-20   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py
+    12, 13  Context, Resolvers        test_context.py
+    15-17   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py
             stdio
-    21-23   Streamable HTTP, access   test_http.py
+    18-20   Streamable HTTP, access   test_http.py
             control, HTTP server
+    23      Patterns                  test_patterns.py
     24, 25  A client, Command line    test_cli.py
     26      Accelerators              test_accelerators.py
 
