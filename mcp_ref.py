@@ -307,46 +307,6 @@ class ValidationError(ValueError):
         super().__init__(_format_errors(errors, title))
 
 
-def _from_pydantic(exc: Any) -> ValidationError:
-    """pydantic's ``ValidationError`` as ours: its own locations, messages, kinds
-    and title, so the text is the one the SDK shows (without help-page links)."""
-    errors = [_ErrorItem(tuple(e["loc"]), e["msg"], e["type"], e.get("input"))
-              for e in exc.errors(include_url=False)]
-    return ValidationError(errors, str(exc.title))
-
-
-def _truncated_repr(value: Any) -> str:
-    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
-    # and last 24 bytes, each cut moved inwards to a character boundary
-    # (write_truncated_to_limited_bytes): 'é' counts two.
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__} object>"
-    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
-        return text
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= 50:
-        return text
-    # A partial character at either cut is dropped: the boundary is the floor
-    # of the head's end and the ceiling of the tail's start.
-    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
-
-
-def _format_errors(errors: List[_ErrorItem], title: str) -> str:
-    n = len(errors)
-    lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
-    for e in errors:
-        if e.loc:
-            # pydantic-core quotes a key that holds a dot: value.`tuple[int, ...]`.0
-            lines.append(".".join(f"`{p}`" if type(p) is str and "." in p else str(p) for p in e.loc))
-        lines.append(
-            f"  {e.msg} [type={e.kind}, input_value={_truncated_repr(e.value)}, "
-            f"input_type={type(e.value).__name__}]"
-        )
-    return "\n".join(lines)
-
-
 class _NotJSON(Exception):
     """A value that cannot be turned into JSON (bad bytes, a cycle, an unknown type)."""
 
@@ -441,65 +401,6 @@ def _is_typeddict(tp: Any) -> bool:
 
 def _is_dataclass(tp: Any) -> bool:
     return isinstance(tp, type) and hasattr(tp, "__dataclass_fields__")
-
-
-def _pydantic_base() -> Any:
-    """pydantic's BaseModel, only when the program imported pydantic itself."""
-    module = _module("pydantic")
-    return getattr(module, "BaseModel", None)
-
-
-def _is_pydantic_model(tp: Any) -> bool:
-    base = _pydantic_base()
-    return base is not None and isinstance(tp, type) and issubclass(tp, base)
-
-
-def _is_pydantic_field(obj: Any) -> bool:
-    fields = _module("pydantic.fields")
-    return fields is not None and isinstance(obj, fields.FieldInfo)
-
-
-def _is_pydantic_type(tp: Any) -> bool:
-    """A class pydantic owns: a BaseModel (a RootModel too), a pydantic dataclass,
-    or a type that tells pydantic how to validate it (``SecretStr``, ``HttpUrl``...)."""
-    if _is_pydantic_model(tp) or (isinstance(tp, type) and hasattr(tp, "__get_pydantic_core_schema__")):
-        return True
-    dataclasses = _module("pydantic.dataclasses")
-    return dataclasses is not None and isinstance(tp, type) and bool(dataclasses.is_pydantic_dataclass(tp))
-
-
-def _is_pydantic_metadata(obj: Any) -> bool:
-    """``Annotated`` metadata only pydantic reads: ``Field``, its validators and
-    serializers (``AfterValidator``, ``PlainSerializer``...), annotated_types' constraints."""
-    return type(obj).__module__.split(".")[0] in ("pydantic", "pydantic_core", "annotated_types")
-
-
-def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
-    """Whether an annotation is, or holds anywhere, a pydantic type or pydantic
-    metadata: in ``Annotated``, a union arm, a generic's argument, or a field of a
-    dataclass or TypedDict.  Such an annotation is validated and serialised by
-    pydantic as a whole (sections 7 and 9), as the SDK does: a validator,
-    alias, computed field or strict config inside it works only if pydantic
-    builds every level around it too.  Everything else keeps our own path."""
-    if _module("pydantic") is None:
-        return False  # nothing can come from pydantic: no cost on the common path
-    seen = set() if seen is None else seen
-    if id(tp) in seen or isinstance(tp, str) or _is_literal(tp):
-        return False
-    seen.add(id(tp))
-    if _is_annotated(tp):
-        return any(_is_pydantic_metadata(m) for m in tp.__metadata__) or _involves_pydantic(tp.__origin__, seen)
-    if _is_pydantic_type(tp):
-        return True
-    if _origin(tp) is not None or _is_union(tp):
-        return any(_involves_pydantic(a, seen) for a in _args(tp) if a is not Ellipsis)
-    if _is_dataclass(tp) or _is_typeddict(tp):
-        try:
-            hints = _type_hints(tp)
-        except InvalidSignature:
-            return False
-        return any(_involves_pydantic(h, seen) for h in hints.values())
-    return False
 
 
 def _is_subclass(obj: Any, cls: type) -> bool:
@@ -1341,45 +1242,6 @@ def _may_be_unhashable(tp: Any) -> bool:
     if _origin(tp) is not None:
         return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
     return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
-
-
-class _TypedSchema(dict):  # type: ignore[type-arg]
-    """A schema that remembers the annotation it describes, where JSON Schema
-    alone cannot say how pydantic converts a value (a Decimal is any number or
-    string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
-
-    __slots__ = ("py_type",)
-
-    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
-        super().__init__(schema)
-        self.py_type = py_type
-
-
-class _UnionSchema(dict):  # type: ignore[type-arg]
-    """A union's flattened anyOf (as pydantic publishes it) that remembers the
-    members it validates by, and names in its errors: the lax modes check
-    ``members``.  A dict to everything else."""
-
-    __slots__ = ("members",)
-
-    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
-        super().__init__(schema)
-        self.members = members
-
-
-class _ContainerSchema(dict):  # type: ignore[type-arg]
-    """A container's schema that remembers the container pydantic reads it as
-    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
-    JSON Schema says "array" or "object" for all of them, pydantic's errors
-    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
-    union member dict[any,any]).  A dict to everything else."""
-
-    __slots__ = ("container",)
-
-    def __init__(self, schema: Dict[str, Any], container: str) -> None:
-        super().__init__(schema)
-        self.container = container
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
@@ -3089,98 +2951,6 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.families, arguments_model
 
 
-def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
-    """The SDK's arguments model (``func_metadata``'s ``ArgModelBase``) for the
-    parameters pydantic validates, and its schema.  A model rather than a
-    TypeAdapter per parameter: alias, ``validate_default`` and the like are
-    options of a model's fields, and only one model reports every parameter's
-    errors at once.  Sets each parameter's ``key``: its alias, if it has one."""
-    pydantic = _module("pydantic")
-    annotated = _typing("Annotated")
-    fields: Dict[str, Any] = {}
-    names = []
-    for p in params:
-        annotation, metadata = p.annotation, []
-        if annotation is _MISSING:
-            annotation = _typing("Any")
-            metadata.append(pydantic.WithJsonSchema({"title": p.name, "type": "string"}))
-        annotation = _for_pydantic(annotation)
-        field = p.name
-        if callable(getattr(pydantic.BaseModel, field, None)):
-            # A name BaseModel uses (json, copy...): the SDK renames the field and keeps the name as alias.
-            field = f"field_{field}"
-            metadata.append(pydantic.Field(alias=p.name))
-        if metadata:
-            annotation = annotated[(annotation, *metadata)]
-        default = p.default.as_pydantic() if isinstance(p.default, Field) else p.default
-        # A bare annotation keeps a default given inside Annotated[T, Field(default=...)].
-        fields[field] = annotation if default is _MISSING else (annotation, default)
-        names.append((p.name, field))
-    model = pydantic.create_model(f"{fn_name}Arguments", __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
-                                  **fields)
-    schema = model.model_json_schema(by_alias=True, ref_template="#/$defs/{model}")
-    for p, (_, field) in zip(params, names):
-        p.key = model.model_fields[field].alias or field  # (SkipJsonSchema: not among the properties)
-    return (model, names), schema
-
-
-def _for_pydantic(tp: Any) -> Any:
-    """An annotation as pydantic takes it, at any depth of ``Annotated``, unions
-    and generics: our own ``Field`` in ``Annotated`` metadata becomes pydantic's
-    (pydantic ignores metadata it does not know), and a ``typing.TypedDict``
-    becomes one pydantic reads below Python 3.12 (_readable_typeddict)."""
-    if _is_annotated(tp):
-        metadata = tuple(m.as_pydantic() if isinstance(m, Field) else m for m in tp.__metadata__)
-        return _typing("Annotated")[(_for_pydantic(tp.__origin__), *metadata)]
-    if _is_typeddict(tp):
-        return _readable_typeddict(tp)
-    args = _args(tp)
-    if not args or _origin(tp) is None or _is_literal(tp):
-        return tp
-    new = tuple(_for_pydantic(a) for a in args)
-    if all(n is a for n, a in zip(new, args)):
-        return tp
-    if _is_union(tp):
-        return _typing("Union")[new]
-    if hasattr(tp, "copy_with"):  # typing's generics
-        return tp.copy_with(new)
-    return type(tp)(_origin(tp), new)  # list[T] and the other builtin generics (types.GenericAlias)
-
-
-_READABLE_TYPEDDICTS: Dict[type, Any] = {}
-
-
-def _readable_typeddict(cls: type) -> Any:
-    """pydantic refuses a ``typing.TypedDict`` below Python 3.12; the same keys
-    as a ``typing_extensions.TypedDict`` (which pydantic itself imports), as the
-    SDK's ``_pydantic_readable_typeddict`` rebuilds a returned one.  An explicit
-    ``Required``/``NotRequired`` wins over the class's totality, as in pydantic."""
-    extensions = _module("typing_extensions")
-    if sys.version_info >= (3, 12) or type(cls).__module__ != "typing" or extensions is None:
-        return cls
-    if cls in _READABLE_TYPEDDICTS:
-        return _READABLE_TYPEDDICTS[cls]
-    _READABLE_TYPEDDICTS[cls] = cls  # a recursive one meets itself unchanged (pydantic then says why)
-    items: Dict[str, Any] = {}
-    for name, hint in _type_hints(cls).items():
-        qualifiers = set()
-        while _qualifier(hint) is not None:
-            qualifiers.add(_qualifier(hint))
-            hint = _args(hint)[0]
-        item = _for_pydantic(hint)
-        if "ReadOnly" in qualifiers and hasattr(extensions, "ReadOnly"):
-            item = extensions.ReadOnly[item]
-        required = (name in getattr(cls, "__required_keys__", ()) or "Required" in qualifiers) \
-            and "NotRequired" not in qualifiers
-        items[name] = item if required else extensions.NotRequired[item]
-    rebuilt = extensions.TypedDict(cls.__name__, items)
-    for attr in ("__doc__", "__module__", "__qualname__", "__pydantic_config__"):
-        if hasattr(cls, attr):
-            setattr(rebuilt, attr, getattr(cls, attr))
-    _READABLE_TYPEDDICTS[cls] = rebuilt
-    return rebuilt
-
-
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
     """The schema our own checker applies to the arguments: an unannotated
     parameter takes any value (the SDK's Any, published as a string), and
@@ -3290,71 +3060,6 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
         builder.families[inner.__name__] = "model"
         return schema, False
     return None  # S13
-
-
-def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
-    """Rows S7-S13 for an annotation pydantic validates (_involves_pydantic):
-    (outputSchema, wrapped, TypeAdapter), or None (S13).  The adapter is the
-    SDK's output model (``_create_output_model``), built once here; the schema
-    is that adapter's, as ``FuncMetadata`` publishes it."""
-    pydantic = _module("pydantic")
-    wrap = False
-    try:
-        if _origin(inner) is dict and len(_args(inner)) == 2 and _args(inner)[0] is str:  # S8
-            model: Any = _typing("Annotated")[inner, pydantic.Field(title=f"{fn_name}DictOutput")]
-        elif inner in (None, _NoneType, str, int, float, bool, bytes) or _origin(inner) is not None \
-                or not isinstance(inner, type):  # S7, S9, S10
-            model, wrap = pydantic.create_model(f"{fn_name}Output", result=_for_pydantic(annotation)), True
-        elif _is_pydantic_model(inner) or _is_typeddict(inner):  # S11
-            model = _for_pydantic(inner)
-        elif _has_annotations(inner):  # S12
-            model = _pydantic_model_of_class(inner)
-        else:
-            return None  # S13
-        adapter = pydantic.TypeAdapter(model)
-        schema = adapter.json_schema(ref_template="#/$defs/{model}", schema_generator=_strict_json_schema())
-    except Exception as exc:  # pydantic refuses the type (PydanticUserError, SchemaError, a warning made an error)
-        raise _Unsupported(f"{type(exc).__name__}: {exc}") from None
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        # A recursive model's root is a bare $ref: SDK 2.3's _inline_root_ref copies the definition onto it.
-        schema = {**schema["$defs"][ref[8:]], **{k: v for k, v in schema.items() if k != "$ref"}}
-    return schema, wrap, adapter
-
-
-def _pydantic_model_of_class(cls: type) -> Any:
-    """Row S12 through pydantic: the SDK's ``_create_model_from_class``, a model of
-    the class's annotations read from its attributes (keeping their ``Annotated``
-    metadata, as our own S12 does)."""
-    pydantic = _module("pydantic")
-    fields: Dict[str, Any] = {}
-    for name, tp in _type_hints(cls).items():
-        if name.startswith("_") or _origin(tp) is _typing("ClassVar") or tp is _typing("ClassVar"):
-            continue
-        default = getattr(cls, name, _MISSING)
-        fields[name] = _for_pydantic(tp) if default is _MISSING else (_for_pydantic(tp), default)
-    return pydantic.create_model(cls.__name__, __config__=pydantic.ConfigDict(from_attributes=True), **fields)
-
-
-@functools.lru_cache(maxsize=None)
-def _strict_json_schema() -> Any:
-    """The SDK's ``StrictJsonSchema``: a schema pydantic would warn about (a
-    default it cannot serialise, say) is an error, so the tool is unstructured."""
-    json_schema = _module("pydantic.json_schema")
-
-    class StrictJsonSchema(json_schema.GenerateJsonSchema):  # type: ignore[misc, name-defined]
-        def emit_warning(self, kind: Any, detail: str) -> None:
-            raise ValueError(f"JSON schema warning: {kind} - {detail}")
-
-    return StrictJsonSchema
-
-
-@functools.lru_cache(maxsize=None)
-def _by_alias_and_name() -> Dict[str, bool]:
-    """The options the SDK validates a result with, so that it may use Python
-    names or aliases; ``validate_python`` has them from pydantic 2.11."""
-    version = tuple(int(part) for part in str(_module("pydantic").VERSION).split(".")[:2])
-    return {"by_alias": True, "by_name": True} if version >= (2, 11) else {}
 
 
 def _wrapped_schema(fn_name: str, annotation: Any, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
@@ -5790,7 +5495,6 @@ class MCPServer:
 
     def _run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> int:
         return _serve_http(self.streamable_http_app(host=host, **options), host, port)  # type: ignore[arg-type]
-
 
 
 def _least_size(result: Dict[str, Any]) -> int:
@@ -8304,7 +8008,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------
-# 21. SDK fidelity: unions and error texts
+# 21. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
 # What the SDK's lax modes add to a checker's verdict: pydantic's "smart"
@@ -8651,6 +8355,262 @@ def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _Err
 
 def _number_text(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _from_pydantic(exc: Any) -> ValidationError:
+    """pydantic's ``ValidationError`` as ours: its own locations, messages, kinds
+    and title, so the text is the one the SDK shows (without help-page links)."""
+    errors = [_ErrorItem(tuple(e["loc"]), e["msg"], e["type"], e.get("input"))
+              for e in exc.errors(include_url=False)]
+    return ValidationError(errors, str(exc.title))
+
+
+def _truncated_repr(value: Any) -> str:
+    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
+    # and last 24 bytes, each cut moved inwards to a character boundary
+    # (write_truncated_to_limited_bytes): 'é' counts two.
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= 50:
+        return text
+    # A partial character at either cut is dropped: the boundary is the floor
+    # of the head's end and the ceiling of the tail's start.
+    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
+
+
+def _format_errors(errors: List[_ErrorItem], title: str) -> str:
+    n = len(errors)
+    lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
+    for e in errors:
+        if e.loc:
+            # pydantic-core quotes a key that holds a dot: value.`tuple[int, ...]`.0
+            lines.append(".".join(f"`{p}`" if type(p) is str and "." in p else str(p) for p in e.loc))
+        lines.append(
+            f"  {e.msg} [type={e.kind}, input_value={_truncated_repr(e.value)}, "
+            f"input_type={type(e.value).__name__}]"
+        )
+    return "\n".join(lines)
+
+
+def _pydantic_base() -> Any:
+    """pydantic's BaseModel, only when the program imported pydantic itself."""
+    module = _module("pydantic")
+    return getattr(module, "BaseModel", None)
+
+
+def _is_pydantic_model(tp: Any) -> bool:
+    base = _pydantic_base()
+    return base is not None and isinstance(tp, type) and issubclass(tp, base)
+
+
+def _is_pydantic_field(obj: Any) -> bool:
+    fields = _module("pydantic.fields")
+    return fields is not None and isinstance(obj, fields.FieldInfo)
+
+
+def _is_pydantic_type(tp: Any) -> bool:
+    """A class pydantic owns: a BaseModel (a RootModel too), a pydantic dataclass,
+    or a type that tells pydantic how to validate it (``SecretStr``, ``HttpUrl``...)."""
+    if _is_pydantic_model(tp) or (isinstance(tp, type) and hasattr(tp, "__get_pydantic_core_schema__")):
+        return True
+    dataclasses = _module("pydantic.dataclasses")
+    return dataclasses is not None and isinstance(tp, type) and bool(dataclasses.is_pydantic_dataclass(tp))
+
+
+def _is_pydantic_metadata(obj: Any) -> bool:
+    """``Annotated`` metadata only pydantic reads: ``Field``, its validators and
+    serializers (``AfterValidator``, ``PlainSerializer``...), annotated_types' constraints."""
+    return type(obj).__module__.split(".")[0] in ("pydantic", "pydantic_core", "annotated_types")
+
+
+def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
+    """Whether an annotation is, or holds anywhere, a pydantic type or pydantic
+    metadata: in ``Annotated``, a union arm, a generic's argument, or a field of a
+    dataclass or TypedDict.  Such an annotation is validated and serialised by
+    pydantic as a whole (sections 7 and 9), as the SDK does: a validator,
+    alias, computed field or strict config inside it works only if pydantic
+    builds every level around it too.  Everything else keeps our own path."""
+    if _module("pydantic") is None:
+        return False  # nothing can come from pydantic: no cost on the common path
+    seen = set() if seen is None else seen
+    if id(tp) in seen or isinstance(tp, str) or _is_literal(tp):
+        return False
+    seen.add(id(tp))
+    if _is_annotated(tp):
+        return any(_is_pydantic_metadata(m) for m in tp.__metadata__) or _involves_pydantic(tp.__origin__, seen)
+    if _is_pydantic_type(tp):
+        return True
+    if _origin(tp) is not None or _is_union(tp):
+        return any(_involves_pydantic(a, seen) for a in _args(tp) if a is not Ellipsis)
+    if _is_dataclass(tp) or _is_typeddict(tp):
+        try:
+            hints = _type_hints(tp)
+        except InvalidSignature:
+            return False
+        return any(_involves_pydantic(h, seen) for h in hints.values())
+    return False
+
+
+def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
+    """The SDK's arguments model (``func_metadata``'s ``ArgModelBase``) for the
+    parameters pydantic validates, and its schema.  A model rather than a
+    TypeAdapter per parameter: alias, ``validate_default`` and the like are
+    options of a model's fields, and only one model reports every parameter's
+    errors at once.  Sets each parameter's ``key``: its alias, if it has one."""
+    pydantic = _module("pydantic")
+    annotated = _typing("Annotated")
+    fields: Dict[str, Any] = {}
+    names = []
+    for p in params:
+        annotation, metadata = p.annotation, []
+        if annotation is _MISSING:
+            annotation = _typing("Any")
+            metadata.append(pydantic.WithJsonSchema({"title": p.name, "type": "string"}))
+        annotation = _for_pydantic(annotation)
+        field = p.name
+        if callable(getattr(pydantic.BaseModel, field, None)):
+            # A name BaseModel uses (json, copy...): the SDK renames the field and keeps the name as alias.
+            field = f"field_{field}"
+            metadata.append(pydantic.Field(alias=p.name))
+        if metadata:
+            annotation = annotated[(annotation, *metadata)]
+        default = p.default.as_pydantic() if isinstance(p.default, Field) else p.default
+        # A bare annotation keeps a default given inside Annotated[T, Field(default=...)].
+        fields[field] = annotation if default is _MISSING else (annotation, default)
+        names.append((p.name, field))
+    model = pydantic.create_model(f"{fn_name}Arguments", __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
+                                  **fields)
+    schema = model.model_json_schema(by_alias=True, ref_template="#/$defs/{model}")
+    for p, (_, field) in zip(params, names):
+        p.key = model.model_fields[field].alias or field  # (SkipJsonSchema: not among the properties)
+    return (model, names), schema
+
+
+def _for_pydantic(tp: Any) -> Any:
+    """An annotation as pydantic takes it, at any depth of ``Annotated``, unions
+    and generics: our own ``Field`` in ``Annotated`` metadata becomes pydantic's
+    (pydantic ignores metadata it does not know), and a ``typing.TypedDict``
+    becomes one pydantic reads below Python 3.12 (_readable_typeddict)."""
+    if _is_annotated(tp):
+        metadata = tuple(m.as_pydantic() if isinstance(m, Field) else m for m in tp.__metadata__)
+        return _typing("Annotated")[(_for_pydantic(tp.__origin__), *metadata)]
+    if _is_typeddict(tp):
+        return _readable_typeddict(tp)
+    args = _args(tp)
+    if not args or _origin(tp) is None or _is_literal(tp):
+        return tp
+    new = tuple(_for_pydantic(a) for a in args)
+    if all(n is a for n, a in zip(new, args)):
+        return tp
+    if _is_union(tp):
+        return _typing("Union")[new]
+    if hasattr(tp, "copy_with"):  # typing's generics
+        return tp.copy_with(new)
+    return type(tp)(_origin(tp), new)  # list[T] and the other builtin generics (types.GenericAlias)
+
+
+_READABLE_TYPEDDICTS: Dict[type, Any] = {}
+
+
+def _readable_typeddict(cls: type) -> Any:
+    """pydantic refuses a ``typing.TypedDict`` below Python 3.12; the same keys
+    as a ``typing_extensions.TypedDict`` (which pydantic itself imports), as the
+    SDK's ``_pydantic_readable_typeddict`` rebuilds a returned one.  An explicit
+    ``Required``/``NotRequired`` wins over the class's totality, as in pydantic."""
+    extensions = _module("typing_extensions")
+    if sys.version_info >= (3, 12) or type(cls).__module__ != "typing" or extensions is None:
+        return cls
+    if cls in _READABLE_TYPEDDICTS:
+        return _READABLE_TYPEDDICTS[cls]
+    _READABLE_TYPEDDICTS[cls] = cls  # a recursive one meets itself unchanged (pydantic then says why)
+    items: Dict[str, Any] = {}
+    for name, hint in _type_hints(cls).items():
+        qualifiers = set()
+        while _qualifier(hint) is not None:
+            qualifiers.add(_qualifier(hint))
+            hint = _args(hint)[0]
+        item = _for_pydantic(hint)
+        if "ReadOnly" in qualifiers and hasattr(extensions, "ReadOnly"):
+            item = extensions.ReadOnly[item]
+        required = (name in getattr(cls, "__required_keys__", ()) or "Required" in qualifiers) \
+            and "NotRequired" not in qualifiers
+        items[name] = item if required else extensions.NotRequired[item]
+    rebuilt = extensions.TypedDict(cls.__name__, items)
+    for attr in ("__doc__", "__module__", "__qualname__", "__pydantic_config__"):
+        if hasattr(cls, attr):
+            setattr(rebuilt, attr, getattr(cls, attr))
+    _READABLE_TYPEDDICTS[cls] = rebuilt
+    return rebuilt
+
+
+def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
+    """Rows S7-S13 for an annotation pydantic validates (_involves_pydantic):
+    (outputSchema, wrapped, TypeAdapter), or None (S13).  The adapter is the
+    SDK's output model (``_create_output_model``), built once here; the schema
+    is that adapter's, as ``FuncMetadata`` publishes it."""
+    pydantic = _module("pydantic")
+    wrap = False
+    try:
+        if _origin(inner) is dict and len(_args(inner)) == 2 and _args(inner)[0] is str:  # S8
+            model: Any = _typing("Annotated")[inner, pydantic.Field(title=f"{fn_name}DictOutput")]
+        elif inner in (None, _NoneType, str, int, float, bool, bytes) or _origin(inner) is not None \
+                or not isinstance(inner, type):  # S7, S9, S10
+            model, wrap = pydantic.create_model(f"{fn_name}Output", result=_for_pydantic(annotation)), True
+        elif _is_pydantic_model(inner) or _is_typeddict(inner):  # S11
+            model = _for_pydantic(inner)
+        elif _has_annotations(inner):  # S12
+            model = _pydantic_model_of_class(inner)
+        else:
+            return None  # S13
+        adapter = pydantic.TypeAdapter(model)
+        schema = adapter.json_schema(ref_template="#/$defs/{model}", schema_generator=_strict_json_schema())
+    except Exception as exc:  # pydantic refuses the type (PydanticUserError, SchemaError, a warning made an error)
+        raise _Unsupported(f"{type(exc).__name__}: {exc}") from None
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        # A recursive model's root is a bare $ref: SDK 2.3's _inline_root_ref copies the definition onto it.
+        schema = {**schema["$defs"][ref[8:]], **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema, wrap, adapter
+
+
+def _pydantic_model_of_class(cls: type) -> Any:
+    """Row S12 through pydantic: the SDK's ``_create_model_from_class``, a model of
+    the class's annotations read from its attributes (keeping their ``Annotated``
+    metadata, as our own S12 does)."""
+    pydantic = _module("pydantic")
+    fields: Dict[str, Any] = {}
+    for name, tp in _type_hints(cls).items():
+        if name.startswith("_") or _origin(tp) is _typing("ClassVar") or tp is _typing("ClassVar"):
+            continue
+        default = getattr(cls, name, _MISSING)
+        fields[name] = _for_pydantic(tp) if default is _MISSING else (_for_pydantic(tp), default)
+    return pydantic.create_model(cls.__name__, __config__=pydantic.ConfigDict(from_attributes=True), **fields)
+
+
+@functools.lru_cache(maxsize=None)
+def _strict_json_schema() -> Any:
+    """The SDK's ``StrictJsonSchema``: a schema pydantic would warn about (a
+    default it cannot serialise, say) is an error, so the tool is unstructured."""
+    json_schema = _module("pydantic.json_schema")
+
+    class StrictJsonSchema(json_schema.GenerateJsonSchema):  # type: ignore[misc, name-defined]
+        def emit_warning(self, kind: Any, detail: str) -> None:
+            raise ValueError(f"JSON schema warning: {kind} - {detail}")
+
+    return StrictJsonSchema
+
+
+@functools.lru_cache(maxsize=None)
+def _by_alias_and_name() -> Dict[str, bool]:
+    """The options the SDK validates a result with, so that it may use Python
+    names or aliases; ``validate_python`` has them from pydantic 2.11."""
+    version = tuple(int(part) for part in str(_module("pydantic").VERSION).split(".")[:2])
+    return {"by_alias": True, "by_name": True} if version >= (2, 11) else {}
 
 
 # ---------------------------------------------------------------------------
@@ -9161,6 +9121,45 @@ _LAX_TEMPORAL: Dict[str, Callable[[Any, Any], Any]] = {
 _LAX_OTHER: Dict[str, Callable[[type, Any], Any]] = {"uuid": _lax_uuid, "decimal": _lax_decimal, "path": _lax_path}
 _TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_from_datetime_parsing",
                      "time": "time_parsing", "timedelta": "time_delta_parsing"}
+
+
+class _TypedSchema(dict):  # type: ignore[type-arg]
+    """A schema that remembers the annotation it describes, where JSON Schema
+    alone cannot say how pydantic converts a value (a Decimal is any number or
+    string, a date any string, a dict's int keys are strings): the lax modes of
+    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
+
+    __slots__ = ("py_type",)
+
+    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
+        super().__init__(schema)
+        self.py_type = py_type
+
+
+class _UnionSchema(dict):  # type: ignore[type-arg]
+    """A union's flattened anyOf (as pydantic publishes it) that remembers the
+    members it validates by, and names in its errors: the lax modes check
+    ``members``.  A dict to everything else."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
+        super().__init__(schema)
+        self.members = members
+
+
+class _ContainerSchema(dict):  # type: ignore[type-arg]
+    """A container's schema that remembers the container pydantic reads it as
+    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
+    JSON Schema says "array" or "object" for all of them, pydantic's errors
+    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
+    union member dict[any,any]).  A dict to everything else."""
+
+    __slots__ = ("container",)
+
+    def __init__(self, schema: Dict[str, Any], container: str) -> None:
+        super().__init__(schema)
+        self.container = container
 
 
 # ---------------------------------------------------------------------------
