@@ -1380,9 +1380,9 @@ class _Compiler:
             return self._nothing
         if not isinstance(schema, dict):
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
-        if self.lax and type(schema) is _TypedSchema:
-            return self._typed(schema)
-        if self.mode == "arms" and self._python_only(schema):
+        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 22)
+            return _lax_typed(self, schema)
+        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 21)
             return self._nothing  # no JSON value is an instance of the class, as pydantic's strict mode sees it
         if self.lax and type(schema) is _UnionSchema:
             schema = dict(schema, anyOf=schema.members)
@@ -1467,108 +1467,6 @@ class _Compiler:
     def _nothing(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
         errors.append(_ErrorItem(loc, "No value is allowed here (false schema)", "false_schema", value))
         return value
-
-    # -- types that JSON Schema cannot name ------------------------------------
-
-    def _typed(self, schema: _TypedSchema) -> _Checker:
-        """The lax modes convert through the annotation itself where its schema
-        cannot tell (a row of _LAX_TABLE; a dict's keys): what pydantic parses
-        is parsed, what it refuses is refused, and the value goes on in its
-        JSON mode (the SDK validates a result with its output model, then dumps
-        it with ``mode="json"``: ``convert_result`` in func_metadata.py)."""
-        tp = schema.py_type
-        if schema.get("uniqueItems") is True:  # a set's or a frozenset's own words ("a valid frozenset")
-            noun = "frozenset" if _origin(tp) is frozenset else "set"
-            plain = self.compile(_ContainerSchema(dict(schema), noun))
-            return self._hashable_items(_args(tp)[0], self.compile(schema["items"]), plain)
-        plain = self.compile(dict(schema))
-        if _origin(tp) is not None:
-            return self._typed_keys(_args(tp)[0], plain, schema.get("additionalProperties", True))
-        kind = _lax_kind(tp)
-        assert kind is not None
-        # Other keywords (a Field's bounds, lengths) are checked on the converted value.
-        rest = plain if set(schema) - _ANNOTATION_KEYS - {"anyOf"} else None
-        number = kind == "decimal"
-
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if type(value) not in _NATIVE and not isinstance(value, tp):
-                try:
-                    value = _native(value)
-                except _NotJSON as exc:
-                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                    return value
-            try:
-                parsed = _lax_parse(kind, tp, value)
-            except _BuildError as exc:
-                msg, error_kind, bad = exc.item
-                errors.append(_ErrorItem(loc, msg, error_kind, bad))
-                return value
-            out = _native(parsed)
-            if rest is not None:
-                before = len(errors)
-                rest(float(parsed) if number else out, loc, errors)
-                for error in errors[before:]:
-                    error.value = value  # the error shows the value as sent, as pydantic's does
-            return out
-
-        return check
-
-    def _hashable_items(self, item_type: Any, item: _Checker, plain: _Checker) -> _Checker:
-        """A set whose items pydantic may build unhashable: each item that passes
-        is built as the tool would receive it, and one a set cannot hold is
-        refused where pydantic refuses it (the item's own errors, if any, instead)."""
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            found: List[_ErrorItem] = []
-            if type(value) is list:
-                for i, raw in enumerate(value):
-                    item_errors: List[_ErrorItem] = []
-                    checked = item(raw, loc + (i,), item_errors)
-                    if not item_errors and not _hashable_as(item_type, checked):
-                        found.append(_ErrorItem(loc + (i,), "Set items should be hashable", "set_item_not_hashable",
-                                                raw))
-            if not found:
-                return plain(value, loc, errors)
-            others: List[_ErrorItem] = []
-            plain(value, loc, others)
-            depth = len(loc)
-            errors.extend(sorted(found + others, key=lambda e: e.loc[depth] if len(e.loc) > depth else -1))
-            return value
-
-        return check
-
-    def _typed_keys(self, key_type: Any, plain: _Checker, values: Any) -> _Checker:
-        """A dict whose keys pydantic converts (``dict[int, T]``): each key through
-        its type (``"x"`` refused at ``(key, "[key]")``), sent as JSON's string.
-        A refused key's value is checked still: pydantic reports each entry's
-        key error, then its value's."""
-        key_schema = ({"type": "integer"} if key_type is int else {"type": "number"} if key_type is float
-                      else _TypedSchema({"type": "string"}, key_type))
-        key_check = self.compile(key_schema)
-        value_check = self.compile(values)
-
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if type(value) is not dict:
-                try:
-                    value = _native(value)
-                except _NotJSON as exc:
-                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                    return value
-                if type(value) is not dict:
-                    return plain(value, loc, errors)
-            before = len(errors)
-            keyed = {}
-            for key, item in value.items():
-                converted = key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
-                keyed[_key(converted)] = item
-            if len(errors) == before:
-                return plain(keyed, loc, errors)
-            del errors[before:]
-            for key, item in value.items():
-                key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
-                value_check(item, loc + (key,), errors)
-            return value
-
-        return check
 
     # -- $ref ---------------------------------------------------------------
 
@@ -2013,30 +1911,6 @@ class _Compiler:
             steps.append(if_then_else)
         return steps
 
-    def _class_arms(self, schemas: List[Any]) -> Dict[str, int]:
-        """The arms that are a class's $ref (a dataclass, a model, an Enum...),
-        by the class's name (its definition's title); the first of a name."""
-        out: Dict[str, int] = {}
-        for i, arm in enumerate(schemas):
-            ref = arm.get("$ref") if isinstance(arm, dict) else None
-            if isinstance(ref, str) and not set(arm) - _ANNOTATION_KEYS - {"$ref"}:
-                try:
-                    target = self._resolve(ref)
-                except (ValueError, IndexError):
-                    continue
-                if isinstance(target, dict) and isinstance(target.get("title"), str):
-                    out.setdefault(target["title"], i)
-        return out
-
-    def _declared(self, schema: Any) -> Optional[frozenset[str]]:
-        """The property names an object arm declares (through its $ref), or None."""
-        try:
-            target = self._resolve(schema["$ref"]) if isinstance(schema, dict) and "$ref" in schema else schema
-        except (ValueError, IndexError, TypeError):
-            return None
-        properties = target.get("properties") if isinstance(target, dict) else None
-        return frozenset(properties) if isinstance(properties, dict) else None
-
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         union = _Union(self, arms, schemas)
         lax = self.lax
@@ -2054,25 +1928,6 @@ class _Compiler:
 
         return check
 
-
-    def _python_only(self, schema: Any) -> bool:
-        """Whether the arm is a Python class no JSON value is an instance of."""
-        if type(schema) is _TypedSchema:
-            return True
-        if not isinstance(schema, dict):
-            return False
-        if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
-            return True
-        if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema):
-            return True  # a set or a tuple: a JSON list is neither
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
-            try:
-                target = self._resolve(ref)
-            except ValueError:
-                return False
-            return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
-        return False
 
 
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
@@ -8156,16 +8011,16 @@ class _Union:
         self.labels = [_arm_label(s, compiler.families) for s in schemas]
         self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
         self.lax = lax
-        self.by_class = compiler._class_arms(schemas) if lax else {}
+        self.by_class = _class_arms(compiler, schemas) if lax else {}
         # A type converted through its annotation (a UUID, a date), bytes, an
         # Enum, a set and a tuple are exact for their objects alone, never for
         # JSON data: pydantic's strict Python mode, which the SDK's model_validate
         # uses, wants the object ('f' is Union[bool, bytes]'s False; 3 is
         # Union[timedelta, IntEnum]'s 3 seconds).
-        self.inexact = [compiler._python_only(s) for s in schemas]
+        self.inexact = [_python_only(compiler, s) for s in schemas]
         self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
                       for i, s in enumerate(schemas)]
-        self.fields = [compiler._declared(s) for s in schemas] if lax else []
+        self.fields = [_declared_names(compiler, s) for s in schemas] if lax else []
         # Any takes every value as it is, but pydantic ranks it below an exact arm
         # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
         self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
@@ -8611,6 +8466,52 @@ def _by_alias_and_name() -> Dict[str, bool]:
     names or aliases; ``validate_python`` has them from pydantic 2.11."""
     version = tuple(int(part) for part in str(_module("pydantic").VERSION).split(".")[:2])
     return {"by_alias": True, "by_name": True} if version >= (2, 11) else {}
+
+
+def _class_arms(compiler: _Compiler, schemas: List[Any]) -> Dict[str, int]:
+    """The arms that are a class's $ref (a dataclass, a model, an Enum...),
+    by the class's name (its definition's title); the first of a name."""
+    out: Dict[str, int] = {}
+    for i, arm in enumerate(schemas):
+        ref = arm.get("$ref") if isinstance(arm, dict) else None
+        if isinstance(ref, str) and not set(arm) - _ANNOTATION_KEYS - {"$ref"}:
+            try:
+                target = compiler._resolve(ref)
+            except (ValueError, IndexError):
+                continue
+            if isinstance(target, dict) and isinstance(target.get("title"), str):
+                out.setdefault(target["title"], i)
+    return out
+
+
+def _declared_names(compiler: _Compiler, schema: Any) -> Optional[frozenset[str]]:
+    """The property names an object arm declares (through its $ref), or None."""
+    try:
+        target = compiler._resolve(schema["$ref"]) if isinstance(schema, dict) and "$ref" in schema else schema
+    except (ValueError, IndexError, TypeError):
+        return None
+    properties = target.get("properties") if isinstance(target, dict) else None
+    return frozenset(properties) if isinstance(properties, dict) else None
+
+
+def _python_only(compiler: _Compiler, schema: Any) -> bool:
+    """Whether the arm is a Python class no JSON value is an instance of."""
+    if type(schema) is _TypedSchema:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
+        return True
+    if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema):
+        return True  # a set or a tuple: a JSON list is neither
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
+        try:
+            target = compiler._resolve(ref)
+        except ValueError:
+            return False
+        return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -9160,6 +9061,109 @@ class _ContainerSchema(dict):  # type: ignore[type-arg]
     def __init__(self, schema: Dict[str, Any], container: str) -> None:
         super().__init__(schema)
         self.container = container
+
+
+def _lax_typed(compiler: _Compiler, schema: _TypedSchema) -> _Checker:
+    """The lax modes convert through the annotation itself where its schema
+    cannot tell (a row of _LAX_TABLE; a dict's keys): what pydantic parses
+    is parsed, what it refuses is refused, and the value goes on in its
+    JSON mode (the SDK validates a result with its output model, then dumps
+    it with ``mode="json"``: ``convert_result`` in func_metadata.py)."""
+    tp = schema.py_type
+    if schema.get("uniqueItems") is True:  # a set's or a frozenset's own words ("a valid frozenset")
+        noun = "frozenset" if _origin(tp) is frozenset else "set"
+        plain = compiler.compile(_ContainerSchema(dict(schema), noun))
+        return _lax_set_items(compiler, _args(tp)[0], compiler.compile(schema["items"]), plain)
+    plain = compiler.compile(dict(schema))
+    if _origin(tp) is not None:
+        return _lax_dict_keys(compiler, _args(tp)[0], plain, schema.get("additionalProperties", True))
+    kind = _lax_kind(tp)
+    assert kind is not None
+    # Other keywords (a Field's bounds, lengths) are checked on the converted value.
+    rest = plain if set(schema) - _ANNOTATION_KEYS - {"anyOf"} else None
+    number = kind == "decimal"
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if type(value) not in _NATIVE and not isinstance(value, tp):
+            try:
+                value = _native(value)
+            except _NotJSON as exc:
+                errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                return value
+        try:
+            parsed = _lax_parse(kind, tp, value)
+        except _BuildError as exc:
+            msg, error_kind, bad = exc.item
+            errors.append(_ErrorItem(loc, msg, error_kind, bad))
+            return value
+        out = _native(parsed)
+        if rest is not None:
+            before = len(errors)
+            rest(float(parsed) if number else out, loc, errors)
+            for error in errors[before:]:
+                error.value = value  # the error shows the value as sent, as pydantic's does
+        return out
+
+    return check
+
+
+def _lax_set_items(compiler: _Compiler, item_type: Any, item: _Checker, plain: _Checker) -> _Checker:
+    """A set whose items pydantic may build unhashable: each item that passes
+    is built as the tool would receive it, and one a set cannot hold is
+    refused where pydantic refuses it (the item's own errors, if any, instead)."""
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        found: List[_ErrorItem] = []
+        if type(value) is list:
+            for i, raw in enumerate(value):
+                item_errors: List[_ErrorItem] = []
+                checked = item(raw, loc + (i,), item_errors)
+                if not item_errors and not _hashable_as(item_type, checked):
+                    found.append(_ErrorItem(loc + (i,), "Set items should be hashable", "set_item_not_hashable",
+                                            raw))
+        if not found:
+            return plain(value, loc, errors)
+        others: List[_ErrorItem] = []
+        plain(value, loc, others)
+        depth = len(loc)
+        errors.extend(sorted(found + others, key=lambda e: e.loc[depth] if len(e.loc) > depth else -1))
+        return value
+
+    return check
+
+
+def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: Any) -> _Checker:
+    """A dict whose keys pydantic converts (``dict[int, T]``): each key through
+    its type (``"x"`` refused at ``(key, "[key]")``), sent as JSON's string.
+    A refused key's value is checked still: pydantic reports each entry's
+    key error, then its value's."""
+    key_schema = ({"type": "integer"} if key_type is int else {"type": "number"} if key_type is float
+                  else _TypedSchema({"type": "string"}, key_type))
+    key_check = compiler.compile(key_schema)
+    value_check = compiler.compile(values)
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if type(value) is not dict:
+            try:
+                value = _native(value)
+            except _NotJSON as exc:
+                errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                return value
+            if type(value) is not dict:
+                return plain(value, loc, errors)
+        before = len(errors)
+        keyed = {}
+        for key, item in value.items():
+            converted = key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
+            keyed[_key(converted)] = item
+        if len(errors) == before:
+            return plain(keyed, loc, errors)
+        del errors[before:]
+        for key, item in value.items():
+            key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
+            value_check(item, loc + (key,), errors)
+        return value
+
+    return check
 
 
 # ---------------------------------------------------------------------------
