@@ -88,12 +88,12 @@ True
 Contents, in the order data flows (a section per topic; the spec page each follows):
 
      1. Constants               revisions, error codes, _meta keys (basic/versioning, basic/index)
-     2. Errors                  the exceptions, pydantic's error text
+     2. Errors                  protocol errors and tool errors (JSON-RPC 2.0; server/tools, "Error Handling")
      3. Type introspection      reading annotations without importing typing or inspect
-     4. Python values as JSON   pydantic's JSON mode; the text the model reads
-     5. JSON Schema generation  annotations to pydantic's schemas (server/tools: inputSchema, outputSchema)
+     4. Python values as JSON   the JSON a result becomes; the text the model reads
+     5. JSON Schema generation  annotations to the SDK's schemas (server/tools: inputSchema, outputSchema)
      6. Validation              JSON Schema 2020-12 checkers, compiled once: strict, input and output modes
-     7. Arguments               JSON arguments back into the parameters' Python types
+     7. Arguments               JSON arguments back into the parameters' Python types (server/tools)
      8. Content                 content blocks and results (server/tools, "Tool Result")
      9. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
     10. Resources               resources and URI templates (server/resources, RFC 6570)
@@ -113,7 +113,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     19. HTTP access control     Host and Origin checks; bearer tokens (basic/security_best_practices,
                                 basic/authorization)
     20. HTTP server             a standard-library server for the WSGI app
-    21. SDK fidelity            pydantic's smart union; its error texts, locations and order
+    21. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
     22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
     23. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
     24. A client                a small client over stdio or HTTP
@@ -205,13 +205,14 @@ STATELESS_VERSIONS = ("2026-07-28",)
 LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
 _ALL_VERSIONS = HANDSHAKE_VERSIONS + STATELESS_VERSIONS
 
-# JSON-RPC 2.0 error codes, and the MCP codes of 2026-07-28 basic/index.
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-UNSUPPORTED_PROTOCOL_VERSION = -32022
+# JSON-RPC 2.0 error codes (JSON-RPC 2.0, section 5.1 "Error object", which
+# basic/index adopts), and the MCP codes of 2026-07-28 basic/index.
+PARSE_ERROR = -32700  # JSON-RPC 2.0 5.1: invalid JSON
+INVALID_REQUEST = -32600  # JSON-RPC 2.0 5.1: not a valid Request object
+METHOD_NOT_FOUND = -32601  # JSON-RPC 2.0 5.1
+INVALID_PARAMS = -32602  # JSON-RPC 2.0 5.1; server/tools "Error Handling": an unknown tool
+INTERNAL_ERROR = -32603  # JSON-RPC 2.0 5.1
+UNSUPPORTED_PROTOCOL_VERSION = -32022  # 2026-07-28 basic/index (basic/versioning: the supported list in data)
 RESOURCE_NOT_FOUND = -32002  # server/resources, "Error Handling", until 2025-11-25 (then -32602)
 
 # Reserved ``_meta`` keys of the 2026-07-28 revision (basic/index, "_meta").
@@ -261,7 +262,12 @@ _NoneType = type(None)
 # ---------------------------------------------------------------------------
 # 2. Errors
 # ---------------------------------------------------------------------------
-
+#
+# Two kinds of failure, as server/tools ("Error Handling") separates them: a
+# protocol error is a JSON-RPC error response (_RpcError, JSON-RPC 2.0 section
+# 5.1), and a tool's own failure is a result with ``isError: true`` (ToolError,
+# ValidationError), which the model reads.  A ValidationError's text is
+# pydantic's report, through the hook _format_errors (section 21).
 
 class InvalidSignature(TypeError):
     """A function cannot be registered as a tool; the message names it and why."""
@@ -345,7 +351,10 @@ class _RpcError(Exception):
 # ---------------------------------------------------------------------------
 # 3. Type introspection
 # ---------------------------------------------------------------------------
-
+#
+# A tool's schemas come from its signature (server/tools: inputSchema, and
+# outputSchema from its return annotation, docs/servers/structured-output.md).
+# These read annotations without importing typing or inspect (import stays cheap).
 
 def _module(name: str) -> Any:
     """A module only if the program already imported it: a type from a module
@@ -667,7 +676,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 def _pretty(value: Any) -> str:
     """JSON data as the text the model reads: ``json.dumps(value, indent=2,
     ensure_ascii=False)``, which is what the SDK's ``to_json(value, indent=2)``
-    writes (docs/servers/structured-output.md, "content")."""
+    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 26."""
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
@@ -1352,6 +1361,7 @@ def _checker(schema: Any, mode: str = "strict", families: Optional[Dict[str, str
     return _COMPILER(schema, mode, families).compile(schema)
 
 
+# Twin: _FastCompiler, section 26 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
 
@@ -1929,7 +1939,6 @@ class _Compiler:
         return check
 
 
-
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
 
 
@@ -1984,15 +1993,41 @@ def _all_unique(items: List[Any]) -> bool:
     return len(_dedupe(items)) == len(items)
 
 
+def _is_json_type(value: Any, kind: str) -> bool:
+    tp = type(value)
+    if kind == "string":
+        return tp is str
+    if kind == "integer":
+        return (tp is int) or (tp is float and value.is_integer())
+    if kind == "number":  # NaN and infinity are no JSON numbers
+        return tp is int or (tp is float and value - value == 0)
+    if kind == "object":
+        return tp is dict
+    if kind == "array":
+        return tp is list
+    if kind == "boolean":
+        return tp is bool
+    if kind == "null":
+        return value is None
+    return False
+
+
+def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
+    errors: List[_ErrorItem] = []
+    check(value, loc, errors)
+    return not errors
+
+
 # ---------------------------------------------------------------------------
 # 7. Arguments: JSON back into Python values
 # ---------------------------------------------------------------------------
 #
-# Arguments are validated against the published inputSchema first (section 6);
-# then each value becomes what the annotation asks for (a dataclass, an Enum
-# member, a datetime, a tuple...), as pydantic hands it to the SDK's tools.
-# A parameter whose annotation involves pydantic (_involves_pydantic) is not
-# read here: the tool's pydantic arguments model takes it whole (section 9).
+# A tools/call's ``arguments`` (server/tools, "Calling Tools") are validated
+# against the published inputSchema first (section 6); then each value becomes
+# what the annotation asks for (a dataclass, an Enum member, a datetime, a
+# tuple...), as the SDK's tools receive it.  A parameter whose annotation
+# involves pydantic (the hook _involves_pydantic, section 21) is not read here:
+# the tool's arguments model takes it whole (section 9).
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], sent: Any = _MISSING) -> Any:
@@ -2165,8 +2200,12 @@ def _build_stdlib(tp: type, value: Any) -> Any:
 # ---------------------------------------------------------------------------
 # 8. Content
 # ---------------------------------------------------------------------------
-
-
+#
+# The content blocks of server/tools ("Tool Result": text, image, audio,
+# resource links, embedded resources; schema.ts ContentBlock) and the
+# CallToolResult that carries them.  A result with structuredContent SHOULD
+# also carry its JSON as a text block (server/tools, "Structured Content"):
+# _structured_result writes both from the same checked value.
 #
 # Content blocks and results as small dataclasses.  The field names follow the
 # SDK's Python spelling (``structured_content``, ``is_error``, ``mime_type``);
@@ -2417,7 +2456,8 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
 
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
-    when ``wrap``) and its ``content`` written from the same checked value."""
+    when ``wrap``) and its ``content`` written from the same checked value
+    (server/tools, "Structured Content").  Twin: _fast_structured, section 26."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -2433,7 +2473,14 @@ def _dumps_text(value: Any) -> str:
 # ---------------------------------------------------------------------------
 # 9. Tools
 # ---------------------------------------------------------------------------
-
+#
+# A tool as server/tools defines it: a name, a description, an inputSchema
+# (from the parameters) and, from 2025-06-18, an outputSchema (from the return
+# annotation, as the structured-output table below says).  MUST (server/tools,
+# "Output Schema"): a server's structured results conform to its outputSchema;
+# enforced by _Tool.check_output, whose mismatch is an isError result.
+# Annotations that hold pydantic's own types are pydantic's (the hooks
+# _pydantic_arguments and _pydantic_structured, section 21: the BaseModel rows).
 
 # Parameter types whose checked JSON value is already the Python value.
 _AS_IS = (str, int, float, bool, object, _MISSING)
@@ -5380,6 +5427,7 @@ def _run_coroutine(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+# Twin: _fast_call_sync, section 26.
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """A sync tool's call: its pipeline, which never waits."""
     return _complete_now(server._pipeline(tool, arguments, request))
@@ -6345,6 +6393,7 @@ def _encode_safely(message: Any) -> bytes:
         return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
 
 
+# Twin: _fast_encode_reply, section 26.
 def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
     """The wire bytes of ``frame(result)``: a result inside its response."""
     return _encode(frame(result))
@@ -7866,10 +7915,35 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 # 21. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
-# What the SDK's lax modes add to a checker's verdict: pydantic's "smart"
-# union, which picks the arm a value belongs to, and pydantic's error texts,
-# locations (``value.list[int].0``) and order, so that an error reads as the
-# SDK's does.
+# Fenced, like the accelerators (section 26): nothing here is an MCP rule.  The
+# SDK validates tool arguments and results with pydantic, so to answer as it
+# does a rule of the spec path calls a hook where pydantic refines it.  The rule
+# reads whole without the hook; this is where the hook's body waits.  Here:
+# annotations that hold pydantic's own types (pydantic itself validates them),
+# pydantic's "smart" union, which picks the arm a value belongs to, and
+# pydantic's error texts, locations (``value.list[int].0``) and order.
+#
+#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _format_errors        ValidationError (section 2)         "1 validation error for addArguments", then  1
+#                                                             a location and a message per error
+#   _involves_pydantic    _output_schema (section 9)          an annotation holding a pydantic type or     24, 25
+#                                                             pydantic metadata is pydantic's whole
+#   _pydantic_arguments   _input_schema (section 9)           the SDK's arguments model (func_metadata)    24
+#   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
+#   _from_pydantic        _Tool.check_output (section 9)      pydantic's own errors, read as ours          1
+#   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
+#                                                             type first, then the one it fills most
+#   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
+#   _bound_failure        _Compiler._type (section 6)         'nan' and 'inf' refused by a bound           9
+#   _show_as_sent         _Compiler._steps_in_order (section 6) an error shows the value as sent           5
+#   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
+#   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
+#   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
+#
+# README: the numbered item of "Where mcp_ref differs from the SDK" that the row
+# bears on; test_differential checks every row against the SDK itself.
 
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
@@ -8121,31 +8195,6 @@ def _exact_type(schema: Any) -> Optional[type]:
     kind = schema.get("type")  # a list of types ({"type": ["null", "object"]}) names no one type
     return {"string": str, "integer": int, "number": float, "boolean": bool, "null": _NoneType}.get(
         kind) if isinstance(kind, str) else None
-
-
-def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
-    errors: List[_ErrorItem] = []
-    check(value, loc, errors)
-    return not errors
-
-
-def _is_json_type(value: Any, kind: str) -> bool:
-    tp = type(value)
-    if kind == "string":
-        return tp is str
-    if kind == "integer":
-        return (tp is int) or (tp is float and value.is_integer())
-    if kind == "number":  # NaN and infinity are no JSON numbers
-        return tp is int or (tp is float and value - value == 0)
-    if kind == "object":
-        return tp is dict
-    if kind == "array":
-        return tp is list
-    if kind == "boolean":
-        return tp is bool
-    if kind == "null":
-        return value is None
-    return False
 
 
 def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
@@ -8518,10 +8567,24 @@ def _python_only(compiler: _Compiler, schema: Any) -> bool:
 # 22. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
 #
-# pydantic's lax mode, which the SDK's tool arguments and results go through:
-# "17" and 17.0 for an int, "yes" for a bool, an object read by attribute,
-# then the standard library's value types (a date, a Decimal, a UUID) from
-# the JSON forms pydantic takes.
+# Fenced, as section 21 is.  pydantic's lax mode, which the SDK's tool
+# arguments and results go through: "17" and 17.0 for an int, "yes" for a
+# bool, an object read by attribute, then the standard library's value types
+# (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
+# _LAX_TABLE lists and test_differential checks against pydantic.  A schema
+# that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema)
+# is still the JSON Schema it looks like to everyone but the lax checkers.
+#
+#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _coerce               _Compiler._type (section 6)         "17" and 17.0 for an int, "yes" for a bool,  7
+#                                                             a list or an object sent as JSON text
+#   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
+#                                                             Decimal, dict[int, T]'s keys), converted
+#   _lax_kind             _stdlib_scalar_schema (section 5)   which row of _LAX_TABLE an annotation is     -
+#   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
+#   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
+#   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        3
 
 def _hashable_as(tp: Any, value: Any) -> bool:
     """Whether the checked JSON ``value``, built as ``tp`` (section 7), can be a set's item."""
@@ -9169,6 +9232,14 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 # ---------------------------------------------------------------------------
 # 23. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
+#
+# Fenced: JSON Schema 2020-12 only says what a pattern means; how to match it
+# safely is this engine's business.
+#
+#   entry                 where the spec path calls it        what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   _compile_pattern      _Compiler._string (section 6)       "pattern" (Validation 2020-12 §6.3.3)
+#   _compile_pattern      _Compiler._members (section 6)      "patternProperties" (Core 2020-12 §10.3.2.2)
 #
 # ECMA-262 regular expressions for JSON Schema pattern, matched in linear time.
 #
@@ -9897,6 +9968,14 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 # 24. A client
 # ---------------------------------------------------------------------------
 #
+# Fenced: the spec path is the server; this client serves the command line.
+#
+#   entry                 where it is used                    what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   _Client               _cli (section 25)                   a server over stdio, started as a child
+#   _HttpClient           _cli (section 25)                   a server over Streamable HTTP
+#   _Session              _cli (section 25)                   either, as the commands speak to it
+#
 # A small client over stdio (a child process it starts) or Streamable HTTP,
 # as the command line uses it: it speaks to a server as a real client would
 # (initialize, or 2026-07-28's per-request _meta), answers its questions at
@@ -10454,6 +10533,13 @@ def _error_text(error: Any) -> str:
 # 25. Command line
 # ---------------------------------------------------------------------------
 #
+# Fenced: not MCP, the tool around it.
+#
+#   entry                 where it is used                    what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   main                  the end of the file                 python mcp_ref.py COMMAND ...
+#   _load_server          wsgi_app (section 20)               a server file, for serve and for WSGI servers
+#
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
 #   python mcp_ref.py resources SERVER, read SERVER URI, prompts SERVER   (the same options)
@@ -10904,15 +10990,18 @@ def main(argv: Optional[List[str]] = None) -> int:
 # default, off with MCP_REF_PURE=1 in the environment.  The test suite runs
 # both ways and checks that each accelerator fires where it should.
 #
-#   accelerator          the rule it replaces        what it speeds up
-#   -------------------  --------------------------  ----------------------------------
-#   _fast_pretty         _pretty (section 4)         the content text of every result
-#   _FastCompiler        _Compiler (section 6)       objects of generated schemas, lists of them
-#   _fast_structured     _structured_result (9)      lists of flat objects: text and JSON in one pass
-#   _fast_encode_reply   _encode_reply (15)          puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (15)         every message: json's C encoder, made once
-#   _rx_accelerated      _compile_pattern (7)        patterns proven safe run on Python's re (_RX_ACCELERATE)
-#   _fast_call_sync      _call_sync (13)             a sync tool's call, without the pipeline's coroutine
+#   accelerator          the rule it replaces             what it speeds up
+#   -------------------  -------------------------------  ----------------------------------
+#   _fast_pretty         _pretty (section 4)              the content text of every result
+#   _FastCompiler        _Compiler (section 6)            objects of generated schemas, lists of them
+#   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
+#   _fast_encode_reply   _encode_reply (section 17)       puts that JSON into the response as written
+#   _fast_dumps          _dumps_message (section 17)      every message: json's C encoder, made once
+#   _rx_accelerated      _compile_pattern (section 23)    patterns proven safe run on Python's re (_RX_ACCELERATE)
+#   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without the pipeline's coroutine
+#
+# Each rule names its twin where it is written ("twin: _fast_x, section 26"),
+# and test_mcp_ref checks this table against the file.
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
 # there was removed.
