@@ -9975,6 +9975,7 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 #   _Client               _cli (section 25)                   a server over stdio, started as a child
 #   _HttpClient           _cli (section 25)                   a server over Streamable HTTP
 #   _Session              _cli (section 25)                   either, as the commands speak to it
+#   _load_server          wsgi_app (section 20)               a server file, for serve and for WSGI servers
 #
 # A small client over stdio (a child process it starts) or Streamable HTTP,
 # as the command line uses it: it speaks to a server as a real client would
@@ -10538,7 +10539,7 @@ def _error_text(error: Any) -> str:
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   main                  the end of the file                 python mcp_ref.py COMMAND ...
-#   _load_server          wsgi_app (section 20)               a server file, for serve and for WSGI servers
+#   _cli                  main (section 25)                   each command, its options and exit codes
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
