@@ -302,9 +302,9 @@ class ValidationError(ValueError):
     """A value does not conform to a schema.
 
     ``errors`` lists every failure with its ``loc`` (a tuple of keys and
-    indexes), ``path`` (JSON path), ``msg`` and ``kind`` (pydantic's error
+    indexes), ``path`` (JSON path), ``msg`` and ``kind`` (the SDK's error
     type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text in
-    pydantic's format, without help-page links.
+    the SDK's format (_format_errors, section 21), without help-page links.
     """
 
     def __init__(self, errors: List[_ErrorItem], title: str = "value") -> None:
@@ -323,7 +323,7 @@ class _NotJSON(Exception):
 
 
 class _Unsupported(Exception):
-    """An annotation that has no JSON Schema (pydantic would refuse it too)."""
+    """An annotation that has no JSON Schema (the SDK would refuse it too)."""
 
 
 class _BuildError(Exception):
@@ -509,7 +509,7 @@ def _cleandoc(doc: Optional[str]) -> str:
 
 
 def _title(name: str) -> str:
-    # pydantic's GenerateJsonSchema.get_title_from_name.
+    # The title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name).
     return name.title().replace("_", " ").strip()
 
 
@@ -517,7 +517,7 @@ def _title(name: str) -> str:
 # 4. Python values as JSON
 # ---------------------------------------------------------------------------
 #
-# What pydantic's JSON mode makes of Python values, for results, defaults and
+# What the SDK's JSON mode makes of Python values, for results, defaults and
 # the ``{}`` (Any) schema; and JSON data as the indented text the model reads.
 
 
@@ -531,7 +531,7 @@ _NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, di
 
 
 def _native(value: Any) -> Any:
-    """One level of a Python value as JSON would carry it (pydantic's JSON mode)."""
+    """One level of a Python value as JSON would carry it (the SDK's JSON mode)."""
     tp = type(value)
     if tp in _NATIVE:
         return value
@@ -575,19 +575,19 @@ def _native(value: Any) -> Any:
 
 def _iso_datetime(value: Any) -> str:
     text: str = value.isoformat()
-    # pydantic writes UTC as "Z".
+    # The SDK writes UTC as "Z".
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 def _iso_duration(td: Any) -> str:
-    """A timedelta in ISO 8601, as pydantic serialises it (``P1DT2H3M4.5S``)."""
+    """A timedelta in ISO 8601, as the SDK serialises it (``P1DT2H3M4.5S``)."""
     total = td.days * 86400 + td.seconds
     sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
     if sign:
         td = -td
     days, seconds, micro = td.days, td.seconds, td.microseconds
     text = f"{sign}P"
-    years, days = divmod(days, 365)  # pydantic counts 365 days as a year: P1Y35D
+    years, days = divmod(days, 365)  # the SDK counts 365 days as a year: P1Y35D
     if years:
         text += f"{years}Y"
     if days:
@@ -689,8 +689,8 @@ def _pretty(value: Any) -> str:
 
 
 class Field:
-    """Field metadata, as pydantic's ``Field`` spells it, for ``Annotated[T, Field(...)]``
-    or as a parameter default.  Produces the same schema keywords pydantic does."""
+    """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
+    or as a parameter default.  Produces the same schema keywords the SDK does."""
 
     _KEYWORDS = {
         "ge": "minimum",
@@ -737,23 +737,10 @@ class Field:
     def __repr__(self) -> str:
         return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
 
-    def as_pydantic(self) -> Any:
-        """pydantic's own ``Field`` with the same settings, for an annotation
-        that pydantic validates (sections 7 and 9)."""
-        kwargs: Dict[str, Any] = dict(self.constraints)
-        for key in ("title", "description", "examples"):
-            if getattr(self, key) is not None:
-                kwargs[key] = getattr(self, key)
-        if self.default_factory is not None:
-            kwargs["default_factory"] = self.default_factory
-        elif self.default is not _MISSING:
-            kwargs["default"] = self.default
-        return _module("pydantic").Field(**kwargs)
-
     def apply(self, schema: Dict[str, Any]) -> None:
-        """Add this field's keywords to ``schema`` where pydantic puts them."""
+        """Add this field's keywords to ``schema`` where the SDK puts them."""
         target = schema
-        # pydantic applies constraints of Optional[T] to T's arm.
+        # The SDK applies constraints of Optional[T] to T's arm.
         arms = schema.get("anyOf")
         if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
             target = arms[0]
@@ -771,14 +758,14 @@ class Field:
         if self.examples is not None:
             schema["examples"] = _jsonable(self.examples)
         if self.default is not _MISSING and self.default_factory is None:
-            try:  # pydantic publishes Annotated[T, Field(default=...)]'s default where T is
+            try:  # the SDK publishes Annotated[T, Field(default=...)]'s default where T is
                 schema["default"] = _jsonable(self.default)
             except (_NotJSON, TypeError, ValueError, RecursionError):
                 pass
 
 
 class _SchemaBuilder:
-    """Turns annotations into pydantic-identical JSON Schema, collecting ``$defs``.
+    """Turns annotations into the SDK's JSON Schema, collecting ``$defs``.
 
     One method per annotation family, in the order of the module docstring's table.
     """
@@ -791,7 +778,7 @@ class _SchemaBuilder:
     # -- entry points -------------------------------------------------------
 
     def schema(self, tp: Any) -> Dict[str, Any]:
-        """The schema of one annotation, as pydantic's GenerateJsonSchema makes it;
+        """The schema of one annotation, as the SDK's GenerateJsonSchema makes it;
         classes go to ``$defs`` and are referenced.  Raises _Unsupported."""
         if isinstance(tp, str):
             raise _Unsupported(f"unresolved forward reference {tp!r}")
@@ -822,7 +809,7 @@ class _SchemaBuilder:
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def field_schema(self, tp: Any, name: str, default: Any = _MISSING) -> Dict[str, Any]:
-        """A field's schema: the type's, plus title and default as pydantic adds them."""
+        """A field's schema: the type's, plus title and default as the SDK adds them."""
         schema = self.schema(tp)
         if "title" not in schema and not self._is_ref_like(schema):
             schema["title"] = _title(name)
@@ -830,12 +817,12 @@ class _SchemaBuilder:
             try:
                 schema["default"] = _jsonable(default)
             except (_NotJSON, TypeError, ValueError, RecursionError):
-                pass  # pydantic leaves a default it cannot serialise out of the schema
+                pass  # the SDK leaves a default it cannot serialise out of the schema
         return schema
 
     @staticmethod
     def _is_ref_like(schema: Dict[str, Any]) -> bool:
-        # pydantic sets no field title on models and enums, nor on Optional[Model].
+        # The SDK sets no field title on models and enums, nor on Optional[Model].
         if "$ref" in schema:
             return True
         arms = schema.get("anyOf")
@@ -847,11 +834,11 @@ class _SchemaBuilder:
         inner = tp.__origin__
         metadata = tp.__metadata__
         if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
-            return self.pydantic(tp)
+            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 21)
         schema = self.schema(inner)
         for meta in metadata:
             if isinstance(meta, Field):
-                # pydantic 2.x writes title, description and examples beside a
+                # The SDK writes title, description and examples beside a
                 # $ref (2020-12 allows siblings); only constraints need allOf.
                 if "$ref" in schema and meta.constraints:
                     schema = {"allOf": [schema]}
@@ -882,7 +869,7 @@ class _SchemaBuilder:
         return schema
 
     def union(self, tp: Any) -> Dict[str, Any]:
-        """pydantic's nullable_schema around its union_schema: the arms' schemas,
+        """The SDK's nullable_schema around its union_schema: the arms' schemas,
         an arm that is itself only an anyOf spliced in, duplicates dropped
         (get_flattened_anyof); the null arm last, whatever the spelling."""
         arms = list(_args(tp))
@@ -893,7 +880,7 @@ class _SchemaBuilder:
             schema = _flattened_any_of([schema, {"type": "null"}])
         members = schemas + [{"type": "null"}] if has_null else schemas
         if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
-            # pydantic validates the members as written (a Decimal one arm, a
+            # The SDK validates the members as written (a Decimal one arm, a
             # repeated one twice), whatever the published anyOf flattened.
             return _UnionSchema(schema, members)
         return schema
@@ -908,7 +895,7 @@ class _SchemaBuilder:
             items = self.schema(args[0]) if args else {}
             schema = _ContainerSchema({"items": items, "type": "array", "uniqueItems": True},
                                       "frozenset" if origin is frozenset else "set")
-            # pydantic puts each item in a Python set: one it builds as a dict, a
+            # The SDK puts each item in a Python set: one it builds as a dict, a
             # list or an unfrozen dataclass is refused (set_item_not_hashable).
             return _TypedSchema(schema, tp) if args and _may_be_unhashable(args[0]) else schema
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
@@ -919,7 +906,7 @@ class _SchemaBuilder:
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def mapping(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-        """pydantic's _common_dict_schema: the values' schema (without its title)
+        """The SDK's _common_dict_schema: the values' schema (without its title)
         for every key, or for the keys that match the keys' pattern; keys with
         other constraints (a Literal, an Enum, a length) in propertyNames."""
         keys = self.schema(args[0]) if args else {}
@@ -937,9 +924,9 @@ class _SchemaBuilder:
         if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
             keys.pop("type", None)
             schema["propertyNames"] = keys
-        if not args:  # (pydantic names a bare dict's validator dict[any,any], a union member's place)
+        if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 21)
             return _ContainerSchema(schema, "dict")
-        # Keys that pydantic converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
+        # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
         return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
 
     def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
@@ -953,10 +940,10 @@ class _SchemaBuilder:
         return {"maxItems": n, "minItems": n, "prefixItems": [self.schema(a) for a in args], "type": "array"}
 
     def ref(self, cls: type) -> Dict[str, Any]:
-        """Enums, dataclasses, TypedDicts, annotated classes and pydantic models live
-        in ``$defs`` and are referenced, as pydantic does."""
+        """Enums, dataclasses, TypedDicts, annotated classes and BaseModels (S11) live
+        in ``$defs`` and are referenced, as the SDK does."""
         if _is_pydantic_model(cls):
-            return self.pydantic(cls)
+            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 21)
         name = self._names.get(cls)
         if name is None:
             name = self._def_name(cls)
@@ -964,7 +951,7 @@ class _SchemaBuilder:
             try:
                 if _is_enum(cls):
                     definition = self.enum(cls)
-                    # pydantic names an Enum's validator by its mixin: int-enum[Color], enum[Color].
+                    # The SDK names an Enum's validator by its mixin (_arm_label): int-enum[Color].
                     self.families[cls.__name__] = next(
                         (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
                 elif _is_typeddict(cls):
@@ -989,14 +976,14 @@ class _SchemaBuilder:
         return name
 
     def _qualified_names(self) -> Dict[str, str]:
-        """pydantic names every class of a name that two classes share by its
+        """The SDK names every class of a name that two classes share by its
         module path (get_defs_ref): the first one met is renamed too."""
         short = [cls for cls, name in self._names.items() if name == cls.__name__]
         return {cls.__name__: _qualified_name(cls) for cls in short
                 if any(other is not cls and other.__name__ == cls.__name__ for other in self._names)}
 
     def enum(self, cls: Any) -> Dict[str, Any]:
-        # pydantic lists every name, aliases too: B = 1 and C = 1 give [1, 1].
+        # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
         values = [m.value for m in cls.__members__.values()]
         schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
         doc = cls.__doc__
@@ -1057,7 +1044,7 @@ class _SchemaBuilder:
             fields.append((f.name, hints.get(f.name, object), default, default is _MISSING and not has_factory))
         doc = cls.__doc__
         # dataclass() writes "Name(field: type, ...)" as the docstring of a class
-        # that has none; pydantic does not publish that one.
+        # that has none; the SDK does not publish that one.
         if doc and doc.startswith(cls.__name__ + "("):
             doc = None
         return self._object(cls, fields, doc)
@@ -1076,25 +1063,11 @@ class _SchemaBuilder:
             fields.append((name, tp, default, default is _MISSING))
         return self._object(cls, fields, None)
 
-    def pydantic(self, tp: Any) -> Dict[str, Any]:
-        """The user's own pydantic builds the schema of its own types, its ``$defs``
-        merged into ours (the SDK's ``TypeAdapter(...).json_schema()``)."""
-        pydantic = _module("pydantic")
-        schema = pydantic.TypeAdapter(tp).json_schema(ref_template="#/$defs/{model}")
-        for name, definition in schema.pop("$defs", {}).items():
-            self.defs.setdefault(name, definition)
-        if isinstance(tp, type) and "$ref" not in schema:
-            # A model's schema comes inline at the root; keep it in $defs like ours.
-            self.defs.setdefault(tp.__name__, schema)
-            self.families[tp.__name__] = "model"
-            return {"$ref": f"#/$defs/{tp.__name__}"}
-        return schema  # type: ignore[no-any-return]
-
     # -- roots --------------------------------------------------------------
 
     def root(self, tp: Any, inline_recursive: bool = True) -> Dict[str, Any]:
-        """A complete schema.  A root class is inlined, as pydantic does; a
-        recursive one stays a bare ``$ref`` in pydantic, and SDK 2.3 inlines it
+        """A complete schema.  A root class is inlined, as the SDK does; a
+        recursive one stays a bare ``$ref`` in its generator, and SDK 2.3 inlines it
         (``_inline_root_ref``) because ``outputSchema`` needs an object root."""
         return self.finish(self.schema(tp), inline_recursive)
 
@@ -1120,9 +1093,9 @@ class _SchemaBuilder:
 
 
 def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
-    """A dataclass or class field as pydantic reads it: (annotation, published
+    """A dataclass or class field as the SDK reads it: (annotation, published
     default, our Field to apply to its schema, whether it has a default or a
-    factory).  A Field given as the value (ours or pydantic's) is the field's
+    factory).  A Field given as the value (ours or _is_pydantic_field's) is the field's
     metadata and its default the default; with no value,
     ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
     holder = _field_holder(tp, default)
@@ -1134,15 +1107,15 @@ def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool
         return tp, value, None, has_default
     if isinstance(holder, Field):
         return tp, value, holder, has_default
-    return _typing("Annotated")[tp, holder], value, None, has_default  # pydantic is loaded, typing too
+    return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
 
 
 def _field_holder(tp: Any, default: Any) -> Any:
-    """The Field (ours or pydantic's) that gives a field's default, or None."""
+    """The Field (ours, or one _is_pydantic_field knows) that gives a field's default, or None."""
     if isinstance(default, Field) or _is_pydantic_field(default):
         return default
     if default is _MISSING and _is_annotated(tp):
-        for meta in reversed(tp.__metadata__):  # the last one wins, as pydantic merges them
+        for meta in reversed(tp.__metadata__):  # the last one wins, as the SDK merges them
             if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
                     _field_value(meta) is not _MISSING or meta.default_factory is not None):
                 return meta
@@ -1150,15 +1123,15 @@ def _field_holder(tp: Any, default: Any) -> Any:
 
 
 def _field_value(field: Any) -> Any:
-    """A Field's own default, or _MISSING (``...`` and pydantic's PydanticUndefined too)."""
+    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
     value = field.default
-    if value is ... or type(value).__name__ == "PydanticUndefinedType":
+    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
         return _MISSING
     return value
 
 
 def _qualified_name(cls: type) -> str:
-    # pydantic's normalize_name of "module.qualname": [^a-zA-Z0-9.-_] -> "_", "." -> "__".
+    # The SDK's name of "module.qualname" (normalize_name): [^a-zA-Z0-9.-_] -> "_", "." -> "__".
     text = f"{cls.__module__}.{cls.__qualname__}"
     return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
 
@@ -1176,7 +1149,7 @@ def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
 
 
 def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """pydantic's get_flattened_anyof: a member that is only an anyOf gives its
+    """The SDK's anyOf (get_flattened_anyof): a member that is only an anyOf gives its
     arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
     members: List[Dict[str, Any]] = []
     for schema in schemas:
@@ -1205,7 +1178,7 @@ def _hashable(value: Any) -> Any:
 
 
 def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
-    # pydantic sorts keys alphabetically, except the names under "properties"
+    # The SDK sorts keys alphabetically, except the names under "properties"
     # and values under "default", which keep their order.
     if isinstance(value, dict):
         keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
@@ -1239,7 +1212,7 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
 
 
 def _may_be_unhashable(tp: Any) -> bool:
-    """Whether pydantic may build a value of ``tp`` that a set cannot hold."""
+    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
     if _is_annotated(tp):
         return _may_be_unhashable(tp.__origin__)
     if _is_any(tp) or _is_typeddict(tp):
@@ -1254,7 +1227,7 @@ def _may_be_unhashable(tp: Any) -> bool:
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
-    """pydantic's schemas for the standard library's value types."""
+    """The SDK's schemas for the standard library's value types (_lax_kind, section 22)."""
     schema = _stdlib_scalar_json(tp)
     return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
 
@@ -1287,8 +1260,8 @@ def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
 
 
 def json_schema(annotation: Any) -> Dict[str, Any]:
-    """The JSON Schema of an annotation, as pydantic's
-    ``TypeAdapter(annotation).json_schema()`` gives it.
+    """The JSON Schema of an annotation, as the SDK publishes it
+    (``TypeAdapter(annotation).json_schema()``).
 
     >>> from typing import List, Optional
     >>> json_schema(Optional[List[int]])
@@ -1309,7 +1282,7 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 # returns the value (converted, in the lax modes) and appends an _ErrorItem per
 # failure.  Three modes:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
-#   input   tool arguments, with the SDK's (pydantic's lax mode) leniencies:
+#   input   tool arguments, with the SDK's leniencies (its lax mode, section 22):
 #           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
 #           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
 #           keys) converted through its annotation (_LAX_TABLE, section 22).
@@ -1375,7 +1348,7 @@ class _Compiler:
         # "arms": strict, as a lax union tries its arms first (see _any_of)
         self.lax = mode not in ("strict", "arms")
         self.output = mode == "output"
-        # Which Python family each object title came from, for pydantic's wording
+        # Which Python family each object title came from, for the SDK's wording
         # of type errors ("a dictionary or an instance of Point").
         self.families = families or {}
         self._by_pointer: Dict[str, _Checker] = {}
@@ -1383,7 +1356,7 @@ class _Compiler:
 
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         """The checker of one (sub)schema: its ``type`` first (a type error stops
-        there, as pydantic reports one error per value), then each keyword."""
+        there, as the SDK reports one error per value), then each keyword."""
         if schema is True or schema == {}:
             return self._anything
         if schema is False:
@@ -1393,7 +1366,7 @@ class _Compiler:
         if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 22)
             return _lax_typed(self, schema)
         if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 21)
-            return self._nothing  # no JSON value is an instance of the class, as pydantic's strict mode sees it
+            return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
         if self.lax and type(schema) is _UnionSchema:
             schema = dict(schema, anyOf=schema.members)
         steps: List[_Checker] = []
@@ -1404,7 +1377,7 @@ class _Compiler:
             steps.append(self._ref(schema["$ref"]))
         type_step = self._type(schema)
         if self.lax and ("enum" in schema or "const" in schema):
-            type_step = None  # pydantic reports the allowed values, converting nothing
+            type_step = None  # the SDK reports the allowed values, converting nothing
         for keyword_steps in (
             self._enum_const(schema, is_def),
             self._numeric(schema),
@@ -1424,13 +1397,13 @@ class _Compiler:
                   steps: List[_Checker]) -> _Checker:
         """The type step, then the keyword steps, as one checker."""
         lax = self.lax
-        # pydantic's float fields hold floats: 2 becomes 2.0, after the checks
+        # The SDK's float fields hold floats: 2 becomes 2.0, after the checks
         # (an error still shows the value as sent).
         to_float = lax and schema.get("type") == "number"
         # A union with an arm converted through its type (Union[datetime, date])
-        # sees the object itself, as pydantic's exact match does; its arms make it JSON.
+        # sees the object itself, as the SDK's exact match does; its arms make it JSON.
         native = lax and not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
-        # pydantic's str takes a str, bytes or an Enum member, never another
+        # The SDK's str takes a str, bytes or an Enum member, never another
         # object whose JSON form is a string (a Decimal, a UUID, a date, a Path).
         strings_only = lax and schema.get("type") == "string" and not {"enum", "const"} & set(schema)
 
@@ -1458,7 +1431,7 @@ class _Compiler:
             if to_float and type(value) is int:
                 try:
                     return float(value)
-                except OverflowError:  # beyond float's range: pydantic's float_type error
+                except OverflowError:  # beyond float's range: the SDK's float_type error
                     errors.append(_ErrorItem(loc, "Input should be a valid number", "float_type", value))
             return value
 
@@ -1532,13 +1505,13 @@ class _Compiler:
         bounded = lax and any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
         array_kind = schema.container if type(schema) is _ContainerSchema else \
             "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
-        arms = self.mode == "arms"  # pydantic's strict int takes no float, 2.0 included
+        arms = self.mode == "arms"  # the SDK's strict int takes no float, 2.0 included
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
                 if _is_json_type(value, t) and not (arms and t == "integer" and type(value) is float):
                     if lax and t == "integer" and type(value) is float:
-                        if abs(value) >= _INT_FLOAT_LIMIT:  # pydantic's int from a float is an i64
+                        if abs(value) >= _INT_FLOAT_LIMIT:  # the SDK's int from a float is an i64
                             errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded "
                                                      "maximum size", "int_parsing_size", value))
                             return value
@@ -1553,7 +1526,7 @@ class _Compiler:
                 if failure and not failure[0]:
                     failure = None
                 if failure and failure[1] == "finite_number" and type(value) is str and bounded:
-                    # pydantic takes "nan" and "inf" as floats and refuses them by the
+                    # The SDK takes "nan" and "inf" as floats and refuses them by the
                     # first bound they fail; one they pass stays refused here (not JSON).
                     failure = _bound_failure(schema, float(value.strip())) or failure
                 array = "sequence_str" if array_kind == "sequence" and type(value) is str else array_kind
@@ -1581,7 +1554,7 @@ class _Compiler:
             def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], allowed: List[Any] = allowed) -> Any:
                 for candidate in allowed:
                     if _json_equal(value, candidate):
-                        # pydantic's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
+                        # The SDK's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
                         return candidate if lax and type(candidate) is not type(value) else value
                 if not lax:
                     pass
@@ -1597,7 +1570,7 @@ class _Compiler:
                     if number is not None and any(_json_equal(number, candidate) for candidate in allowed):
                         return number
                 if lax and type(value) is int and not -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT and any(
-                        type(c) is int for c in allowed):  # pydantic reads an int Literal's input as an i64 first
+                        type(c) is int for c in allowed):  # the SDK reads an int Literal's input as an i64 first
                     errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded maximum size",
                                              "int_parsing_size", value))
                     return value
@@ -1629,8 +1602,8 @@ class _Compiler:
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
         if self.lax:
-            # pydantic's constrained int and float stop at the first failure, in the
-            # order multiple_of, le, lt, ge, gt (pydantic-core's constrained validators).
+            # The SDK's constrained int and float stop at the first failure, in the
+            # order multiple_of, le, lt, ge, gt (_BOUNDS, section 21).
             order = ("less_than_equal", "less_than", "greater_than_equal", "greater_than")
             checks.sort(key=lambda c: order.index(c[2]))
 
@@ -1677,10 +1650,10 @@ class _Compiler:
                 return value
             before = len(errors)
             n = len(value)
-            # pydantic (the lax modes) stops at the first length error, the minimum's first.
+            # The SDK (the lax modes) stops at the first length error, the minimum's first.
             _check_size(n, low, None if lax and low is not None and n < low else high, "String", "character",
                         False, loc, value, errors, ("string_too_short", "string_too_long"))
-            # pydantic (the lax modes) stops at a length error: the pattern is not even tried.
+            # The SDK (the lax modes) stops at a length error: the pattern is not even tried.
             if search is not None and not (lax and len(errors) > before) and not search(value):
                 errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
                                          value))
@@ -1705,7 +1678,7 @@ class _Compiler:
         item_schema = schema.get("items")
         sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
         each = self._each_item(items) if items is not None and not prefix else None
-        # pydantic reports each missing member of a short tuple, not the count;
+        # The SDK reports each missing member of a short tuple, not the count;
         # a fixed tuple too long is reported alone, its members unchecked.
         missing_members = lax and bool(prefix) and low is not None
         fixed = lax and bool(prefix) and items is None and high is not None
@@ -1728,12 +1701,12 @@ class _Compiler:
                         errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
             if unique:
                 if lax:
-                    out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as pydantic's set does
+                    out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as the SDK's set does
                 elif not _all_unique(out):
                     errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
             short_tuple = missing_members and len(value) < len(prefix)
             if unique and lax and high is not None and len(out) > high:
-                # pydantic's set stops as soon as it holds too many: "not more", not the count.
+                # The SDK's set stops as soon as it holds too many: "not more", not the count.
                 _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
                 errors.append(_too_many(noun, high, loc, value))
             else:
@@ -1792,7 +1765,7 @@ class _Compiler:
                 _in_field_order(errors, before, len(loc), rank)
             if lax and high is not None:
                 _dict_too_long(value, high, loc, errors, before)
-            if not (lax and len(errors) > before):  # pydantic counts a dict's items only once they all pass
+            if not (lax and len(errors) > before):  # the SDK counts a dict's items only once they all pass
                 _check_size(len(value), low, None if lax else high, "Dictionary", "item", True, loc, value, errors)
             for key, needed in dependent.items():
                 if key in value:
@@ -1829,11 +1802,11 @@ class _Compiler:
         if not (properties or extra_check or patterns or names):
             return None
         lax = self.lax
-        # pydantic's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
+        # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
         # alone, and refuses a key that does not match, as its keys' schema does.
         keys_pattern = next(iter(schema["patternProperties"]), None) if (
             lax and len(patterns) == 1 and not properties and extra is _MISSING) else None
-        # pydantic places a key's error under the key, then "[key]".
+        # The SDK places a key's error under the key, then "[key]".
         key_loc: Tuple[Any, ...] = ("[key]",) if lax else ()
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
@@ -2045,7 +2018,7 @@ def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], 
 def _build_value(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     if _is_annotated(tp):
         if any(_is_pydantic_field(m) for m in tp.__metadata__):
-            return _module("pydantic").TypeAdapter(tp).validate_python(value)
+            return _pydantic_value(tp, value)
         return _build_value(tp.__origin__, value, sent)
     if value is None or tp is object or tp in (str, int, float, bool, _NoneType) or _is_any(tp):
         return value
@@ -2100,12 +2073,12 @@ def _build_key(tp: Any, key: str) -> Any:
 
 
 def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
-    # The arm the schema check chose (pydantic's smart union, _Compiler._any_of):
+    # The arm the schema check chose (the SDK's smart union, _Union, section 21):
     # the arm of exactly the value's type, else the first arm the JSON value is
     # already an instance of (a Literal's string, a list), else the first arm
     # that converts it (a Path, bytes, an Enum, a date from a string).  A string
     # the check made of a number (a Unix time a date's, a number a Decimal's)
-    # comes from an arm that converts, as pydantic's str takes no number: those first.
+    # comes from an arm that converts, as the SDK's str takes no number: those first.
     converted = type(value) is str and sent is not _MISSING and type(sent) is not str
     if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
         return value
@@ -2144,7 +2117,7 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 
 
 def _python_only_type(tp: Any) -> bool:
-    """Whether no JSON value is an instance of ``tp`` (pydantic's strict mode refuses them all)."""
+    """Whether no JSON value is an instance of ``tp`` (the SDK's strict mode refuses them all)."""
     return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp) or _origin(tp) in (tuple, set, frozenset)
 
 
@@ -2170,7 +2143,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
 
 def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
     """Absent fields whose default a Field gives (the value ``= Field(3)``, or
-    ``Annotated[T, Field(default=3)]``): its default, as pydantic fills them;
+    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
     the class itself would take the Field object as the value."""
     if _is_dataclass(tp):
         missing = _dataclass_missing()
@@ -2479,7 +2452,7 @@ def _dumps_text(value: Any) -> str:
 # annotation, as the structured-output table below says).  MUST (server/tools,
 # "Output Schema"): a server's structured results conform to its outputSchema;
 # enforced by _Tool.check_output, whose mismatch is an isError result.
-# Annotations that hold pydantic's own types are pydantic's (the hooks
+# Annotations that _involves_pydantic finds go to pydantic (the hooks
 # _pydantic_arguments and _pydantic_structured, section 21: the BaseModel rows).
 
 # Parameter types whose checked JSON value is already the Python value.
@@ -2488,10 +2461,10 @@ _AS_IS = (str, int, float, bool, object, _MISSING)
 
 class _Param:
     """A tool parameter: its name, annotation (or _MISSING) and default (or _MISSING);
-    ``key``, the argument's name on the wire (a pydantic alias, or the name), and
+    ``key``, the argument's name on the wire (an alias _pydantic_arguments reads, or the name), and
     ``pydantic``, whether pydantic validates it (see _pydantic_arguments)."""
 
-    __slots__ = ("name", "annotation", "default", "as_is", "key", "pydantic")
+    __slots__ = ("name", "annotation", "default", "as_is", "key", "pydantic")  # pydantic: _involves_pydantic
 
     def __init__(self, name: str, annotation: Any, default: Any) -> None:
         self.name, self.annotation, self.default = name, annotation, default
@@ -2676,12 +2649,12 @@ class _Tool:
 
 
 def _field_default(field: Any) -> Any:
-    """A Field's default for one call: a mutable one copied, as pydantic's
+    """A Field's default for one call: a mutable one copied, as the SDK's
     smart_deepcopy does, so that no call sees what another did to it."""
     if isinstance(field, Field):
         value = field.default_factory() if field.default_factory is not None else field.default
     else:
-        value = field.get_default(call_default_factory=True)  # pydantic's FieldInfo
+        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
     if type(value) in _IMMUTABLE:
         return value
     import copy
@@ -2798,25 +2771,25 @@ def _parameters_by_inspect(fn: Any, fn_name: str) -> List[Tuple[str, int, Any]]:
 
 
 def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str], Any]:
-    """(inputSchema, families, the pydantic arguments model and its (parameter,
-    field) names, or None): our own schema for each parameter, pydantic's for
-    those pydantic validates."""
+    """(inputSchema, families, the arguments model of _pydantic_arguments and its
+    (parameter, field) names, or None): our own schema for each parameter, the
+    model's for those _involves_pydantic gives to pydantic."""
     builder = _SchemaBuilder()
-    pydantic_params = [p for p in params if p.pydantic]
+    delegated = [p for p in params if p.pydantic]  # _involves_pydantic
     arguments_model: Any = None
     model_schema: Dict[str, Any] = {}
-    if pydantic_params:
+    if delegated:
         try:
-            arguments_model, model_schema = _pydantic_arguments(fn_name, pydantic_params)
-        except Exception as exc:  # pydantic refuses the annotation (PydanticUserError, SchemaError...)
+            arguments_model, model_schema = _pydantic_arguments(fn_name, delegated)
+        except Exception as exc:  # _pydantic_arguments refused it (PydanticUserError, SchemaError...)
             raise InvalidSignature(f"Function {fn_name}: pydantic cannot build its arguments: {exc}") from None
         for name, definition in model_schema.pop("$defs", {}).items():
             builder.defs.setdefault(name, definition)
     properties: Dict[str, Any] = {}
     required = []
     for p in params:
-        if p.pydantic:
-            if p.key not in model_schema["properties"]:  # SkipJsonSchema: pydantic publishes nothing
+        if p in delegated:
+            if p.key not in model_schema["properties"]:  # SkipJsonSchema: _pydantic_arguments publishes nothing
                 continue
             properties[p.key] = model_schema["properties"][p.key]
             if p.key in model_schema.get("required", ()):
@@ -2828,7 +2801,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
             default = field.default if field.default_factory is None else _MISSING
         factory = field is not None and field.default_factory is not None
         in_annotation = _field_holder(p.annotation, _MISSING) if field is None else None
-        if in_annotation is not None:  # Annotated[T, Field(default=...)]: pydantic's default
+        if in_annotation is not None:  # Annotated[T, Field(default=...)]: the SDK's default
             default, factory = _field_value(in_annotation), in_annotation.default_factory is not None
         try:
             if p.annotation is _MISSING:
@@ -2856,10 +2829,11 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
     """The schema our own checker applies to the arguments: an unannotated
     parameter takes any value (the SDK's Any, published as a string), and
-    those pydantic validates are left to pydantic."""
-    free = {p.key for p in params if p.annotation is _MISSING or p.pydantic}
+    those _involves_pydantic gives to pydantic are left to it."""
+    delegated = {p.key for p in params if p.pydantic}  # _involves_pydantic
+    free = {p.key for p in params if p.annotation is _MISSING} | delegated
     checked = dict(schema, properties={k: {} if k in free else v for k, v in schema["properties"].items()})
-    required = [k for k in schema.get("required", ()) if k not in {p.key for p in params if p.pydantic}]
+    required = [k for k in schema.get("required", ()) if k not in delegated]
     if required:
         checked["required"] = required
     else:
@@ -2897,7 +2871,7 @@ _UNSTRUCTURED: _Output = (None, False, False, {}, None)
 
 def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) -> _Output:
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
-    families, pydantic's TypeAdapter or None) by the table above: the SDK's
+    families, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
     if structured is False:  # S1
         return _UNSTRUCTURED
@@ -7931,6 +7905,8 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #                                                             pydantic metadata is pydantic's whole
 #   _pydantic_arguments   _input_schema (section 9)           the SDK's arguments model (func_metadata)    24
 #   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
+#   _pydantic_schema      _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
+#   _pydantic_value       _build_value (section 7)            an argument with pydantic's own Field        -
 #   _from_pydantic        _Tool.check_output (section 9)      pydantic's own errors, read as ours          1
 #   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
@@ -8360,6 +8336,40 @@ def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
     return False
 
 
+def _pydantic_schema(builder: _SchemaBuilder, tp: Any) -> Dict[str, Any]:
+    """The user's own pydantic builds the schema of its own types, its ``$defs``
+    merged into the builder's (the SDK's ``TypeAdapter(...).json_schema()``)."""
+    pydantic = _module("pydantic")
+    schema = pydantic.TypeAdapter(tp).json_schema(ref_template="#/$defs/{model}")
+    for name, definition in schema.pop("$defs", {}).items():
+        builder.defs.setdefault(name, definition)
+    if isinstance(tp, type) and "$ref" not in schema:
+        # A model's schema comes inline at the root; keep it in $defs like ours.
+        builder.defs.setdefault(tp.__name__, schema)
+        builder.families[tp.__name__] = "model"
+        return {"$ref": f"#/$defs/{tp.__name__}"}
+    return schema  # type: ignore[no-any-return]
+
+
+def _pydantic_value(tp: Any, value: Any) -> Any:
+    """An argument whose annotation carries pydantic's own Field: pydantic builds it."""
+    return _module("pydantic").TypeAdapter(tp).validate_python(value)
+
+
+def _pydantic_field(field: Field) -> Any:
+    """pydantic's own ``Field`` with our Field's settings, for an annotation
+    that pydantic validates (_involves_pydantic)."""
+    kwargs: Dict[str, Any] = dict(field.constraints)
+    for key in ("title", "description", "examples"):
+        if getattr(field, key) is not None:
+            kwargs[key] = getattr(field, key)
+    if field.default_factory is not None:
+        kwargs["default_factory"] = field.default_factory
+    elif field.default is not _MISSING:
+        kwargs["default"] = field.default
+    return _module("pydantic").Field(**kwargs)
+
+
 def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
     """The SDK's arguments model (``func_metadata``'s ``ArgModelBase``) for the
     parameters pydantic validates, and its schema.  A model rather than a
@@ -8383,7 +8393,7 @@ def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, 
             metadata.append(pydantic.Field(alias=p.name))
         if metadata:
             annotation = annotated[(annotation, *metadata)]
-        default = p.default.as_pydantic() if isinstance(p.default, Field) else p.default
+        default = _pydantic_field(p.default) if isinstance(p.default, Field) else p.default
         # A bare annotation keeps a default given inside Annotated[T, Field(default=...)].
         fields[field] = annotation if default is _MISSING else (annotation, default)
         names.append((p.name, field))
@@ -8401,7 +8411,7 @@ def _for_pydantic(tp: Any) -> Any:
     (pydantic ignores metadata it does not know), and a ``typing.TypedDict``
     becomes one pydantic reads below Python 3.12 (_readable_typeddict)."""
     if _is_annotated(tp):
-        metadata = tuple(m.as_pydantic() if isinstance(m, Field) else m for m in tp.__metadata__)
+        metadata = tuple(_pydantic_field(m) if isinstance(m, Field) else m for m in tp.__metadata__)
         return _typing("Annotated")[(_for_pydantic(tp.__origin__), *metadata)]
     if _is_typeddict(tp):
         return _readable_typeddict(tp)
