@@ -1556,24 +1556,10 @@ class _Compiler:
                     if _json_equal(value, candidate):
                         # The SDK's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
                         return candidate if lax and type(candidate) is not type(value) else value
-                if not lax:
-                    pass
-                elif type(value) in (bool, int, float):
-                    for candidate in allowed:  # true is 1 and 1 is true, to Literal and Enum alike
-                        if type(candidate) in (bool, int, float) and value == candidate:
-                            return candidate
-                elif int_enum and isinstance(value, str) and _is_int_text(value.strip()):
-                    try:  # an IntEnum takes "1"; a plain Enum does not
-                        number = int(value.strip().split(".")[0])
-                    except ValueError:  # past Python's digit limit: no member's value
-                        number = None
-                    if number is not None and any(_json_equal(number, candidate) for candidate in allowed):
-                        return number
-                if lax and type(value) is int and not -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT and any(
-                        type(c) is int for c in allowed):  # the SDK reads an int Literal's input as an i64 first
-                    errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded maximum size",
-                                             "int_parsing_size", value))
-                    return value
+                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 22)
+                    taken = _lax_member(value, allowed, int_enum, loc, errors)
+                    if taken is not _MISSING:
+                        return taken
                 errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
                 return value
 
@@ -1601,26 +1587,8 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
-        if self.lax:
-            # The SDK's constrained int and float stop at the first failure, in the
-            # order multiple_of, le, lt, ge, gt (_BOUNDS, section 21).
-            order = ("less_than_equal", "less_than", "greater_than_equal", "greater_than")
-            checks.sort(key=lambda c: order.index(c[2]))
-
-            def first(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-                if not isinstance(value, (int, float)) or isinstance(value, bool):
-                    return value
-                if multiple is not None and not _is_multiple(value, multiple):
-                    errors.append(_ErrorItem(loc, f"Input should be a multiple of {_number_text(multiple)}",
-                                             "multiple_of", value))
-                    return value
-                for op, bound, kind, text in checks:
-                    if not op(value, bound):
-                        errors.append(_ErrorItem(loc, f"Input should be {text} {_number_text(bound)}", kind, value))
-                        return value
-                return value
-
-            return [first]
+        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 21)
+            return [_first_bound_failure(checks, multiple)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -7913,6 +7881,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
 #   _bound_failure        _Compiler._type (section 6)         'nan' and 'inf' refused by a bound           9
+#   _first_bound_failure  _Compiler._numeric (section 6)      bounds: the first failure only, in its order -
 #   _show_as_sent         _Compiler._steps_in_order (section 6) an error shows the value as sent           5
 #   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
 #   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
@@ -8026,6 +7995,29 @@ def _bound_failure(schema: Dict[str, Any], number: float) -> Optional[Tuple[str,
         if not fits:
             return f"Input should be {text} {_number_text(bound)}", kind
     return None
+
+
+def _first_bound_failure(checks: List[Tuple[Callable[[Any, Any], bool], Any, str, str]], multiple: Any) -> _Checker:
+    """The lax modes' numeric keywords: pydantic's constrained int and float stop
+    at the first failure, in the order multiple_of, le, lt, ge, gt (pydantic-core's
+    constrained validators), where JSON Schema reports every failure."""
+    order = ("less_than_equal", "less_than", "greater_than_equal", "greater_than")
+    checks = sorted(checks, key=lambda c: order.index(c[2]))
+
+    def first(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return value
+        if multiple is not None and not _is_multiple(value, multiple):
+            errors.append(_ErrorItem(loc, f"Input should be a multiple of {_number_text(multiple)}",
+                                     "multiple_of", value))
+            return value
+        for op, bound, kind, text in checks:
+            if not op(value, bound):
+                errors.append(_ErrorItem(loc, f"Input should be {text} {_number_text(bound)}", kind, value))
+                return value
+        return value
+
+    return first
 
 
 def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dict[str, int]) -> None:
@@ -8591,6 +8583,7 @@ def _python_only(compiler: _Compiler, schema: Any) -> bool:
 #                                                             a list or an object sent as JSON text
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
+#   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
 #   _lax_kind             _stdlib_scalar_schema (section 5)   which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
@@ -8671,6 +8664,31 @@ def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> 
         # An object read by attribute (the SDK's from_attributes=True).
         return {name: getattr(value, name) for name in properties if hasattr(value, name)}, None
     return value, ("", "")  # no conversion: the caller words the type error
+
+
+def _lax_member(value: Any, allowed: List[Any], int_enum: bool, loc: Tuple[Any, ...],
+                errors: List[_ErrorItem]) -> Any:
+    """What pydantic's lax Literal and Enum take besides the allowed values
+    themselves: true for 1 and 1 for true, "1" for an IntEnum's 1.  An int past
+    an i64 is refused as pydantic refuses it (it reads an int Literal's input as
+    an i64 first).  _MISSING: nothing taken, no error yet."""
+    if type(value) in (bool, int, float):
+        for candidate in allowed:
+            if type(candidate) in (bool, int, float) and value == candidate:
+                return candidate
+    elif int_enum and isinstance(value, str) and _is_int_text(value.strip()):
+        try:  # an IntEnum takes "1"; a plain Enum does not
+            number = int(value.strip().split(".")[0])
+        except ValueError:  # past Python's digit limit: no member's value
+            number = None
+        if number is not None and any(_json_equal(number, candidate) for candidate in allowed):
+            return number
+    if type(value) is int and not -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT and any(
+            type(c) is int for c in allowed):
+        errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded maximum size",
+                                 "int_parsing_size", value))
+        return value
+    return _MISSING
 
 
 def _is_int_text(text: str) -> bool:
