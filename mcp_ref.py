@@ -1282,7 +1282,9 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 # returns the value (converted, in the lax modes) and appends an _ErrorItem per
 # failure.  Three modes:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
-#   input   tool arguments, with the SDK's leniencies (its lax mode, section 22):
+#   input   tool arguments (MUST, server/tools "Security Considerations":
+#           servers validate all tool inputs), with the SDK's leniencies (its
+#           lax mode, section 22):
 #           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
 #           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
 #           keys) converted through its annotation (_LAX_TABLE, section 22).
@@ -2419,7 +2421,9 @@ def _dumps_text(value: Any) -> str:
 # (from the parameters) and, from 2025-06-18, an outputSchema (from the return
 # annotation, as the structured-output table below says).  MUST (server/tools,
 # "Output Schema"): a server's structured results conform to its outputSchema;
-# enforced by _Tool.check_output, whose mismatch is an isError result.
+# enforced by _Tool.check_output, whose mismatch is an isError result.  MUST
+# (server/tools, "Security Considerations"): servers validate all tool inputs;
+# enforced by _Tool.arguments against _checked_input_schema's schema.
 # Annotations that _involves_pydantic finds go to pydantic (the hooks
 # _pydantic_arguments and _pydantic_structured, section 21: the BaseModel rows).
 
@@ -2795,8 +2799,10 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
 
 
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
-    """The schema our own checker applies to the arguments: an unannotated
-    parameter takes any value (the SDK's Any, published as a string), and
+    """The schema our own checker applies to the arguments (MUST, server/tools
+    "Security Considerations": servers validate all tool inputs; a refused one is
+    a tool execution error, "Error Handling"): an unannotated parameter takes
+    any value (the SDK's Any, published as a string), and
     those _involves_pydantic gives to pydantic are left to it."""
     delegated = {p.key for p in params if p.pydantic}  # _involves_pydantic
     free = {p.key for p in params if p.annotation is _MISSING} | delegated
