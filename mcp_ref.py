@@ -1211,21 +1211,6 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
     return seen
 
 
-def _may_be_unhashable(tp: Any) -> bool:
-    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
-    if _is_annotated(tp):
-        return _may_be_unhashable(tp.__origin__)
-    if _is_any(tp) or _is_typeddict(tp):
-        return True
-    if _is_union(tp) or _origin(tp) is tuple:
-        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
-    if _is_literal(tp) or _origin(tp) is frozenset:
-        return False
-    if _origin(tp) is not None:
-        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
-    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
-
-
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
     """The SDK's schemas for the standard library's value types (_lax_kind, section 22)."""
     schema = _stdlib_scalar_json(tp)
@@ -2040,55 +2025,6 @@ def _build_key(tp: Any, key: str) -> Any:
     if tp is float:
         return float(key)
     return _build_value(tp, key)
-
-
-def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
-    # The arm the schema check chose (the SDK's smart union, _Union, section 21):
-    # the arm of exactly the value's type, else the first arm the JSON value is
-    # already an instance of (a Literal's string, a list), else the first arm
-    # that converts it (a Path, bytes, an Enum, a date from a string).  A string
-    # the check made of a number (a Unix time a date's, a number a Decimal's)
-    # comes from an arm that converts, as the SDK's str takes no number: those first.
-    converted = type(value) is str and sent is not _MISSING and type(sent) is not str
-    if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
-        return value
-    builder = _SchemaBuilder()
-    fits: List[Any] = []
-    for arm in _args(tp):
-        if arm is _NoneType:
-            continue
-        try:
-            schema = builder.finish(builder.schema(arm))
-        except _Unsupported:
-            continue
-        if _passes(_checker(schema), value, ()):
-            fits.append(arm)
-    # stable: the instances first, then Any, then the arms that convert, each kind in order
-    fits.sort(key=lambda arm: (-1 if converted else 2) if _python_only_type(arm) else 1 if _is_any(arm) else 0)
-    if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
-        # the class the object sets the most fields of, the first on a tie (see _any_of)
-        classes = [(arm, names) for arm in fits for names in [_field_names_of(arm)] if names is not None]
-        best = max(classes, key=lambda pair: len(pair[1].intersection(value)))[0]
-        fits.remove(best)
-        fits.insert(0, best)
-    for arm in fits:
-        try:
-            return _build_value(arm, value)
-        except _BuildError:
-            continue  # a string the arm's type refuses: the checker chose a later arm
-    return value
-
-
-def _field_names_of(tp: Any) -> Optional[set[str]]:
-    """A TypedDict's, a dataclass's or a model's field names (None: not one of those)."""
-    if isinstance(tp, type) and (_is_typeddict(tp) or _is_dataclass(tp) or _is_pydantic_model(tp)):
-        return set(_type_hints(tp))
-    return None
-
-
-def _python_only_type(tp: Any) -> bool:
-    """Whether no JSON value is an instance of ``tp`` (the SDK's strict mode refuses them all)."""
-    return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp) or _origin(tp) in (tuple, set, frozenset)
 
 
 def _build_object(tp: type, value: Dict[str, Any]) -> Any:
@@ -8571,6 +8507,55 @@ def _python_only(compiler: _Compiler, schema: Any) -> bool:
     return False
 
 
+def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
+    # The arm the schema check chose (the SDK's smart union, _Union, section 21):
+    # the arm of exactly the value's type, else the first arm the JSON value is
+    # already an instance of (a Literal's string, a list), else the first arm
+    # that converts it (a Path, bytes, an Enum, a date from a string).  A string
+    # the check made of a number (a Unix time a date's, a number a Decimal's)
+    # comes from an arm that converts, as the SDK's str takes no number: those first.
+    converted = type(value) is str and sent is not _MISSING and type(sent) is not str
+    if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
+        return value
+    builder = _SchemaBuilder()
+    fits: List[Any] = []
+    for arm in _args(tp):
+        if arm is _NoneType:
+            continue
+        try:
+            schema = builder.finish(builder.schema(arm))
+        except _Unsupported:
+            continue
+        if _passes(_checker(schema), value, ()):
+            fits.append(arm)
+    # stable: the instances first, then Any, then the arms that convert, each kind in order
+    fits.sort(key=lambda arm: (-1 if converted else 2) if _python_only_type(arm) else 1 if _is_any(arm) else 0)
+    if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
+        # the class the object sets the most fields of, the first on a tie (see _any_of)
+        classes = [(arm, names) for arm in fits for names in [_field_names_of(arm)] if names is not None]
+        best = max(classes, key=lambda pair: len(pair[1].intersection(value)))[0]
+        fits.remove(best)
+        fits.insert(0, best)
+    for arm in fits:
+        try:
+            return _build_value(arm, value)
+        except _BuildError:
+            continue  # a string the arm's type refuses: the checker chose a later arm
+    return value
+
+
+def _field_names_of(tp: Any) -> Optional[set[str]]:
+    """A TypedDict's, a dataclass's or a model's field names (None: not one of those)."""
+    if isinstance(tp, type) and (_is_typeddict(tp) or _is_dataclass(tp) or _is_pydantic_model(tp)):
+        return set(_type_hints(tp))
+    return None
+
+
+def _python_only_type(tp: Any) -> bool:
+    """Whether no JSON value is an instance of ``tp`` (the SDK's strict mode refuses them all)."""
+    return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp) or _origin(tp) in (tuple, set, frozenset)
+
+
 # ---------------------------------------------------------------------------
 # 22. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
@@ -9261,6 +9246,21 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
         return value
 
     return check
+
+
+def _may_be_unhashable(tp: Any) -> bool:
+    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
+    if _is_annotated(tp):
+        return _may_be_unhashable(tp.__origin__)
+    if _is_any(tp) or _is_typeddict(tp):
+        return True
+    if _is_union(tp) or _origin(tp) is tuple:
+        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
+    if _is_literal(tp) or _origin(tp) is frozenset:
+        return False
+    if _origin(tp) is not None:
+        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
+    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
 
 
 # ---------------------------------------------------------------------------
