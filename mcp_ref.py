@@ -7821,10 +7821,12 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
 #   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
+#                                                             it (a Unix time for Union[date, str]: a date)
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
 #   _bound_failure        _Compiler._type (section 6)         'nan' and 'inf' refused by a bound           9
 #   _first_bound_failure  _Compiler._numeric (section 6)      bounds: the first failure only, in its order -
-#   _show_as_sent         _Compiler._steps_in_order (section 6) an error shows the value as sent           5
+#   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
 #   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
 #   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
 #   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
@@ -8579,6 +8581,7 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
 #   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        3
+#   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
 
 def _hashable_as(tp: Any, value: Any) -> bool:
     """Whether the checked JSON ``value``, built as ``tp`` (section 7), can be a set's item."""
