@@ -237,6 +237,15 @@ class SectionsTest(unittest.TestCase):
                 with self.subTest(rule=rule.group(1), names=name):
                     self.assertIn(name, "\n".join(lines[first - 1:last]))
 
+    def test_section_references_point_at_sections(self) -> None:
+        """Every "section N" in the file names a section that exists (not an RFC's)."""
+        numbers = {number for number, _, _ in self.sections}
+        reference = re.compile(r"(?<!RFC \d{4} )(?<!OAuth 2\.1 )\b[Ss]ections? "
+                               r"(\d+)((?:(?:, | and | or | to )\d+)*)(?![.\d])")
+        dangling = [m.group(0) for m in reference.finditer(self.source)
+                    if not {int(n) for n in re.findall(r"\d+", m.group(0))} <= numbers]
+        self.assertEqual(dangling, [])
+
     def test_readme_quotes_no_false_figure_about_the_file(self) -> None:
         """A size the README gives the file is its size; limits are the ones tested
         here; a size given of an earlier revision names that revision's commit."""
