@@ -7832,7 +7832,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
 #
 # README: the numbered item of "Where mcp_ref differs from the SDK" that the row
-# bears on; test_differential checks every row against the SDK itself.
+# bears on.  test_differential compares what these produce with the SDK's own.
 
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
@@ -8580,8 +8580,11 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_kind             _stdlib_scalar_schema (section 5)   which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
-#   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        3
+#   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        -
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
+#
+# README: as in section 21's table.  The wording of a refused date, time or
+# duration (_duration_complaint copies speedate's) is README difference 11.
 
 def _hashable_as(tp: Any, value: Any) -> bool:
     """Whether the checked JSON ``value``, built as ``tp`` (section 7), can be a set's item."""
