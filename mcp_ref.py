@@ -23,7 +23,7 @@ a
   Field required [type=missing, input_value={'b': 2}, input_type=dict]
 
 The return annotation IS the output schema (docs/servers/structured-output.md).
-Each row is one branch of ``_output_schema``, labelled with its row (section 12):
+Each row is one branch of ``_output_schema``, labelled with its row (section 9):
 
     row  return annotation                            structured output
     S1   structured_output=False                      none: content only
@@ -88,34 +88,34 @@ True
 Contents, in the order data flows (a section per topic; the spec page each follows):
 
      1. Constants               revisions, error codes, _meta keys (basic/versioning, basic/index)
-     2. Errors                  the exceptions, pydantic's error text
+     2. Errors                  protocol errors and tool errors (JSON-RPC 2.0; server/tools, "Error Handling")
      3. Type introspection      reading annotations without importing typing or inspect
-     4. Python values as JSON   pydantic's JSON mode; the text the model reads
-     5. JSON Schema generation  annotations to pydantic's schemas (server/tools: inputSchema, outputSchema)
+     4. Python values as JSON   the JSON a result becomes; the text the model reads
+     5. JSON Schema generation  annotations to the SDK's schemas (server/tools: inputSchema, outputSchema)
      6. Validation              JSON Schema 2020-12 checkers, compiled once: strict, input and output modes
-     7. Unions and error texts  pydantic's smart union; its error texts, locations and order
-     8. Lax conversions         pydantic's lax mode, as the SDK validates: its conversion table
-     9. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-    10. Arguments               JSON arguments back into the parameters' Python types
-    11. Content                 content blocks and results (server/tools, "Tool Result")
-    12. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
-    13. Resources               resources and URI templates (server/resources, RFC 6570)
-    14. Prompts and completion  prompts, completion (server/prompts, server/utilities/completion)
-    15. Context                 logging, progress, cancellation, questions to the client
+     7. Arguments               JSON arguments back into the parameters' Python types (server/tools)
+     8. Content                 content blocks and results (server/tools, "Tool Result")
+     9. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
+    10. Resources               resources and URI templates (server/resources, RFC 6570)
+    11. Prompts and completion  prompts, completion (server/prompts, server/utilities/completion)
+    12. Context                 logging, progress, cancellation, questions to the client
                                 (server/utilities/logging, basic/utilities/progress, client/elicitation,
                                 client/sampling, client/roots)
-    16. Resolvers               the SDK's Resolve(...) parameters; the signed requestState
+    13. Resolvers               the SDK's Resolve(...) parameters; the signed requestState
                                 (basic/patterns/mrtr)
-    17. MCPServer               the public API of the SDK's MCPServer
-    18. JSON-RPC dispatch       routing, per-revision fields (basic/lifecycle, server/tools,
+    14. MCPServer               the public API of the SDK's MCPServer
+    15. JSON-RPC dispatch       routing, per-revision fields (basic/lifecycle, server/tools,
                                 server/utilities/pagination, server/utilities/caching)
-    19. Connections             a connection's batches, calls in flight and their cancellation
+    16. Connections             a connection's batches, calls in flight and their cancellation
                                 (basic/utilities/cancellation)
-    20. stdio                   wire encoding; the stdio transport (basic/transports)
-    21. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
-    22. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
+    17. stdio                   wire encoding; the stdio transport (basic/transports)
+    18. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
+    19. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
                                 limits per client (basic/security_best_practices, basic/authorization)
-    23. HTTP server             a standard-library server for the WSGI app
+    20. HTTP server             a standard-library server for the WSGI app
+    21. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
+    22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
+    23. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
     24. A client                a small client over stdio or HTTP
     25. Command line            list, call, resources, read, prompts, prompt, serve
     26. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
@@ -134,7 +134,7 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
-from bisect import bisect_right  # for the classes of patterns (section 9)
+from bisect import bisect_right  # for the classes of patterns (section 23)
 from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -205,13 +205,14 @@ STATELESS_VERSIONS = ("2026-07-28",)
 LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
 _ALL_VERSIONS = HANDSHAKE_VERSIONS + STATELESS_VERSIONS
 
-# JSON-RPC 2.0 error codes, and the MCP codes of 2026-07-28 basic/index.
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-UNSUPPORTED_PROTOCOL_VERSION = -32022
+# JSON-RPC 2.0 error codes (JSON-RPC 2.0, section 5.1 "Error object", which
+# basic/index adopts), and the MCP codes of 2026-07-28 basic/index.
+PARSE_ERROR = -32700  # JSON-RPC 2.0 5.1: invalid JSON
+INVALID_REQUEST = -32600  # JSON-RPC 2.0 5.1: not a valid Request object
+METHOD_NOT_FOUND = -32601  # JSON-RPC 2.0 5.1
+INVALID_PARAMS = -32602  # JSON-RPC 2.0 5.1; server/tools "Error Handling": an unknown tool
+INTERNAL_ERROR = -32603  # JSON-RPC 2.0 5.1
+UNSUPPORTED_PROTOCOL_VERSION = -32022  # 2026-07-28 basic/index (basic/versioning: the supported list in data)
 RESOURCE_NOT_FOUND = -32002  # server/resources, "Error Handling", until 2025-11-25 (then -32602)
 
 # Reserved ``_meta`` keys of the 2026-07-28 revision (basic/index, "_meta").
@@ -221,7 +222,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # Which revision introduced which optional field (the schema.ts of each).
-# The dispatcher gates every field through _has (section 18).
+# The dispatcher gates every field through _has (section 15).
 _SINCE = {
     "tool.annotations": "2025-03-26",
     "tool.title": "2025-06-18",
@@ -261,7 +262,12 @@ _NoneType = type(None)
 # ---------------------------------------------------------------------------
 # 2. Errors
 # ---------------------------------------------------------------------------
-
+#
+# Two kinds of failure, as server/tools ("Error Handling") separates them: a
+# protocol error is a JSON-RPC error response (_RpcError, JSON-RPC 2.0 section
+# 5.1), and a tool's own failure is a result with ``isError: true`` (ToolError,
+# ValidationError), which the model reads.  A ValidationError's text is
+# pydantic's report, through the hook _format_errors (section 21).
 
 class InvalidSignature(TypeError):
     """A function cannot be registered as a tool; the message names it and why."""
@@ -296,55 +302,15 @@ class ValidationError(ValueError):
     """A value does not conform to a schema.
 
     ``errors`` lists every failure with its ``loc`` (a tuple of keys and
-    indexes), ``path`` (JSON path), ``msg`` and ``kind`` (pydantic's error
+    indexes), ``path`` (JSON path), ``msg`` and ``kind`` (the SDK's error
     type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text in
-    pydantic's format, without help-page links.
+    the SDK's format (_format_errors, section 21), without help-page links.
     """
 
     def __init__(self, errors: List[_ErrorItem], title: str = "value") -> None:
         self.errors = errors
         self.title = title
         super().__init__(_format_errors(errors, title))
-
-
-def _from_pydantic(exc: Any) -> ValidationError:
-    """pydantic's ``ValidationError`` as ours: its own locations, messages, kinds
-    and title, so the text is the one the SDK shows (without help-page links)."""
-    errors = [_ErrorItem(tuple(e["loc"]), e["msg"], e["type"], e.get("input"))
-              for e in exc.errors(include_url=False)]
-    return ValidationError(errors, str(exc.title))
-
-
-def _truncated_repr(value: Any) -> str:
-    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
-    # and last 24 bytes, each cut moved inwards to a character boundary
-    # (write_truncated_to_limited_bytes): 'é' counts two.
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__} object>"
-    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
-        return text
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= 50:
-        return text
-    # A partial character at either cut is dropped: the boundary is the floor
-    # of the head's end and the ceiling of the tail's start.
-    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
-
-
-def _format_errors(errors: List[_ErrorItem], title: str) -> str:
-    n = len(errors)
-    lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
-    for e in errors:
-        if e.loc:
-            # pydantic-core quotes a key that holds a dot: value.`tuple[int, ...]`.0
-            lines.append(".".join(f"`{p}`" if type(p) is str and "." in p else str(p) for p in e.loc))
-        lines.append(
-            f"  {e.msg} [type={e.kind}, input_value={_truncated_repr(e.value)}, "
-            f"input_type={type(e.value).__name__}]"
-        )
-    return "\n".join(lines)
 
 
 class _NotJSON(Exception):
@@ -357,11 +323,11 @@ class _NotJSON(Exception):
 
 
 class _Unsupported(Exception):
-    """An annotation that has no JSON Schema (pydantic would refuse it too)."""
+    """An annotation that has no JSON Schema (the SDK would refuse it too)."""
 
 
 class _BuildError(Exception):
-    """A JSON argument that its parameter's Python type refuses (section 10)."""
+    """A JSON argument that its parameter's Python type refuses (section 7)."""
 
     def __init__(self, msg: str, kind: str, value: Any) -> None:
         super().__init__(msg)
@@ -385,7 +351,10 @@ class _RpcError(Exception):
 # ---------------------------------------------------------------------------
 # 3. Type introspection
 # ---------------------------------------------------------------------------
-
+#
+# A tool's schemas come from its signature (server/tools: inputSchema, and
+# outputSchema from its return annotation, docs/servers/structured-output.md).
+# These read annotations without importing typing or inspect (import stays cheap).
 
 def _module(name: str) -> Any:
     """A module only if the program already imported it: a type from a module
@@ -441,65 +410,6 @@ def _is_typeddict(tp: Any) -> bool:
 
 def _is_dataclass(tp: Any) -> bool:
     return isinstance(tp, type) and hasattr(tp, "__dataclass_fields__")
-
-
-def _pydantic_base() -> Any:
-    """pydantic's BaseModel, only when the program imported pydantic itself."""
-    module = _module("pydantic")
-    return getattr(module, "BaseModel", None)
-
-
-def _is_pydantic_model(tp: Any) -> bool:
-    base = _pydantic_base()
-    return base is not None and isinstance(tp, type) and issubclass(tp, base)
-
-
-def _is_pydantic_field(obj: Any) -> bool:
-    fields = _module("pydantic.fields")
-    return fields is not None and isinstance(obj, fields.FieldInfo)
-
-
-def _is_pydantic_type(tp: Any) -> bool:
-    """A class pydantic owns: a BaseModel (a RootModel too), a pydantic dataclass,
-    or a type that tells pydantic how to validate it (``SecretStr``, ``HttpUrl``...)."""
-    if _is_pydantic_model(tp) or (isinstance(tp, type) and hasattr(tp, "__get_pydantic_core_schema__")):
-        return True
-    dataclasses = _module("pydantic.dataclasses")
-    return dataclasses is not None and isinstance(tp, type) and bool(dataclasses.is_pydantic_dataclass(tp))
-
-
-def _is_pydantic_metadata(obj: Any) -> bool:
-    """``Annotated`` metadata only pydantic reads: ``Field``, its validators and
-    serializers (``AfterValidator``, ``PlainSerializer``...), annotated_types' constraints."""
-    return type(obj).__module__.split(".")[0] in ("pydantic", "pydantic_core", "annotated_types")
-
-
-def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
-    """Whether an annotation is, or holds anywhere, a pydantic type or pydantic
-    metadata: in ``Annotated``, a union arm, a generic's argument, or a field of a
-    dataclass or TypedDict.  Such an annotation is validated and serialised by
-    pydantic as a whole (sections 10 and 12), as the SDK does: a validator,
-    alias, computed field or strict config inside it works only if pydantic
-    builds every level around it too.  Everything else keeps our own path."""
-    if _module("pydantic") is None:
-        return False  # nothing can come from pydantic: no cost on the common path
-    seen = set() if seen is None else seen
-    if id(tp) in seen or isinstance(tp, str) or _is_literal(tp):
-        return False
-    seen.add(id(tp))
-    if _is_annotated(tp):
-        return any(_is_pydantic_metadata(m) for m in tp.__metadata__) or _involves_pydantic(tp.__origin__, seen)
-    if _is_pydantic_type(tp):
-        return True
-    if _origin(tp) is not None or _is_union(tp):
-        return any(_involves_pydantic(a, seen) for a in _args(tp) if a is not Ellipsis)
-    if _is_dataclass(tp) or _is_typeddict(tp):
-        try:
-            hints = _type_hints(tp)
-        except InvalidSignature:
-            return False
-        return any(_involves_pydantic(h, seen) for h in hints.values())
-    return False
 
 
 def _is_subclass(obj: Any, cls: type) -> bool:
@@ -599,7 +509,7 @@ def _cleandoc(doc: Optional[str]) -> str:
 
 
 def _title(name: str) -> str:
-    # pydantic's GenerateJsonSchema.get_title_from_name.
+    # The title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name).
     return name.title().replace("_", " ").strip()
 
 
@@ -607,7 +517,7 @@ def _title(name: str) -> str:
 # 4. Python values as JSON
 # ---------------------------------------------------------------------------
 #
-# What pydantic's JSON mode makes of Python values, for results, defaults and
+# What the SDK's JSON mode makes of Python values, for results, defaults and
 # the ``{}`` (Any) schema; and JSON data as the indented text the model reads.
 
 
@@ -621,7 +531,7 @@ _NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, di
 
 
 def _native(value: Any) -> Any:
-    """One level of a Python value as JSON would carry it (pydantic's JSON mode)."""
+    """One level of a Python value as JSON would carry it (the SDK's JSON mode)."""
     tp = type(value)
     if tp in _NATIVE:
         return value
@@ -665,19 +575,19 @@ def _native(value: Any) -> Any:
 
 def _iso_datetime(value: Any) -> str:
     text: str = value.isoformat()
-    # pydantic writes UTC as "Z".
+    # The SDK writes UTC as "Z".
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 def _iso_duration(td: Any) -> str:
-    """A timedelta in ISO 8601, as pydantic serialises it (``P1DT2H3M4.5S``)."""
+    """A timedelta in ISO 8601, as the SDK serialises it (``P1DT2H3M4.5S``)."""
     total = td.days * 86400 + td.seconds
     sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
     if sign:
         td = -td
     days, seconds, micro = td.days, td.seconds, td.microseconds
     text = f"{sign}P"
-    years, days = divmod(days, 365)  # pydantic counts 365 days as a year: P1Y35D
+    years, days = divmod(days, 365)  # the SDK counts 365 days as a year: P1Y35D
     if years:
         text += f"{years}Y"
     if days:
@@ -766,7 +676,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 def _pretty(value: Any) -> str:
     """JSON data as the text the model reads: ``json.dumps(value, indent=2,
     ensure_ascii=False)``, which is what the SDK's ``to_json(value, indent=2)``
-    writes (docs/servers/structured-output.md, "content")."""
+    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 26."""
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
@@ -779,8 +689,8 @@ def _pretty(value: Any) -> str:
 
 
 class Field:
-    """Field metadata, as pydantic's ``Field`` spells it, for ``Annotated[T, Field(...)]``
-    or as a parameter default.  Produces the same schema keywords pydantic does."""
+    """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
+    or as a parameter default.  Produces the same schema keywords the SDK does."""
 
     _KEYWORDS = {
         "ge": "minimum",
@@ -827,23 +737,10 @@ class Field:
     def __repr__(self) -> str:
         return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
 
-    def as_pydantic(self) -> Any:
-        """pydantic's own ``Field`` with the same settings, for an annotation
-        that pydantic validates (sections 10 and 12)."""
-        kwargs: Dict[str, Any] = dict(self.constraints)
-        for key in ("title", "description", "examples"):
-            if getattr(self, key) is not None:
-                kwargs[key] = getattr(self, key)
-        if self.default_factory is not None:
-            kwargs["default_factory"] = self.default_factory
-        elif self.default is not _MISSING:
-            kwargs["default"] = self.default
-        return _module("pydantic").Field(**kwargs)
-
     def apply(self, schema: Dict[str, Any]) -> None:
-        """Add this field's keywords to ``schema`` where pydantic puts them."""
+        """Add this field's keywords to ``schema`` where the SDK puts them."""
         target = schema
-        # pydantic applies constraints of Optional[T] to T's arm.
+        # The SDK applies constraints of Optional[T] to T's arm.
         arms = schema.get("anyOf")
         if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
             target = arms[0]
@@ -861,14 +758,14 @@ class Field:
         if self.examples is not None:
             schema["examples"] = _jsonable(self.examples)
         if self.default is not _MISSING and self.default_factory is None:
-            try:  # pydantic publishes Annotated[T, Field(default=...)]'s default where T is
+            try:  # the SDK publishes Annotated[T, Field(default=...)]'s default where T is
                 schema["default"] = _jsonable(self.default)
             except (_NotJSON, TypeError, ValueError, RecursionError):
                 pass
 
 
 class _SchemaBuilder:
-    """Turns annotations into pydantic-identical JSON Schema, collecting ``$defs``.
+    """Turns annotations into the SDK's JSON Schema, collecting ``$defs``.
 
     One method per annotation family, in the order of the module docstring's table.
     """
@@ -881,7 +778,7 @@ class _SchemaBuilder:
     # -- entry points -------------------------------------------------------
 
     def schema(self, tp: Any) -> Dict[str, Any]:
-        """The schema of one annotation, as pydantic's GenerateJsonSchema makes it;
+        """The schema of one annotation, as the SDK's GenerateJsonSchema makes it;
         classes go to ``$defs`` and are referenced.  Raises _Unsupported."""
         if isinstance(tp, str):
             raise _Unsupported(f"unresolved forward reference {tp!r}")
@@ -912,7 +809,7 @@ class _SchemaBuilder:
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def field_schema(self, tp: Any, name: str, default: Any = _MISSING) -> Dict[str, Any]:
-        """A field's schema: the type's, plus title and default as pydantic adds them."""
+        """A field's schema: the type's, plus title and default as the SDK adds them."""
         schema = self.schema(tp)
         if "title" not in schema and not self._is_ref_like(schema):
             schema["title"] = _title(name)
@@ -920,12 +817,12 @@ class _SchemaBuilder:
             try:
                 schema["default"] = _jsonable(default)
             except (_NotJSON, TypeError, ValueError, RecursionError):
-                pass  # pydantic leaves a default it cannot serialise out of the schema
+                pass  # the SDK leaves a default it cannot serialise out of the schema
         return schema
 
     @staticmethod
     def _is_ref_like(schema: Dict[str, Any]) -> bool:
-        # pydantic sets no field title on models and enums, nor on Optional[Model].
+        # The SDK sets no field title on models and enums, nor on Optional[Model].
         if "$ref" in schema:
             return True
         arms = schema.get("anyOf")
@@ -937,11 +834,11 @@ class _SchemaBuilder:
         inner = tp.__origin__
         metadata = tp.__metadata__
         if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
-            return self.pydantic(tp)
+            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 21)
         schema = self.schema(inner)
         for meta in metadata:
             if isinstance(meta, Field):
-                # pydantic 2.x writes title, description and examples beside a
+                # The SDK writes title, description and examples beside a
                 # $ref (2020-12 allows siblings); only constraints need allOf.
                 if "$ref" in schema and meta.constraints:
                     schema = {"allOf": [schema]}
@@ -972,7 +869,7 @@ class _SchemaBuilder:
         return schema
 
     def union(self, tp: Any) -> Dict[str, Any]:
-        """pydantic's nullable_schema around its union_schema: the arms' schemas,
+        """The SDK's nullable_schema around its union_schema: the arms' schemas,
         an arm that is itself only an anyOf spliced in, duplicates dropped
         (get_flattened_anyof); the null arm last, whatever the spelling."""
         arms = list(_args(tp))
@@ -983,7 +880,7 @@ class _SchemaBuilder:
             schema = _flattened_any_of([schema, {"type": "null"}])
         members = schemas + [{"type": "null"}] if has_null else schemas
         if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
-            # pydantic validates the members as written (a Decimal one arm, a
+            # The SDK validates the members as written (a Decimal one arm, a
             # repeated one twice), whatever the published anyOf flattened.
             return _UnionSchema(schema, members)
         return schema
@@ -998,7 +895,7 @@ class _SchemaBuilder:
             items = self.schema(args[0]) if args else {}
             schema = _ContainerSchema({"items": items, "type": "array", "uniqueItems": True},
                                       "frozenset" if origin is frozenset else "set")
-            # pydantic puts each item in a Python set: one it builds as a dict, a
+            # The SDK puts each item in a Python set: one it builds as a dict, a
             # list or an unfrozen dataclass is refused (set_item_not_hashable).
             return _TypedSchema(schema, tp) if args and _may_be_unhashable(args[0]) else schema
         if origin is list or (abc and origin in (abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection)):
@@ -1009,7 +906,7 @@ class _SchemaBuilder:
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def mapping(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-        """pydantic's _common_dict_schema: the values' schema (without its title)
+        """The SDK's _common_dict_schema: the values' schema (without its title)
         for every key, or for the keys that match the keys' pattern; keys with
         other constraints (a Literal, an Enum, a length) in propertyNames."""
         keys = self.schema(args[0]) if args else {}
@@ -1027,9 +924,9 @@ class _SchemaBuilder:
         if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
             keys.pop("type", None)
             schema["propertyNames"] = keys
-        if not args:  # (pydantic names a bare dict's validator dict[any,any], a union member's place)
+        if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 21)
             return _ContainerSchema(schema, "dict")
-        # Keys that pydantic converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
+        # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
         return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
 
     def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
@@ -1043,10 +940,10 @@ class _SchemaBuilder:
         return {"maxItems": n, "minItems": n, "prefixItems": [self.schema(a) for a in args], "type": "array"}
 
     def ref(self, cls: type) -> Dict[str, Any]:
-        """Enums, dataclasses, TypedDicts, annotated classes and pydantic models live
-        in ``$defs`` and are referenced, as pydantic does."""
+        """Enums, dataclasses, TypedDicts, annotated classes and BaseModels (S11) live
+        in ``$defs`` and are referenced, as the SDK does."""
         if _is_pydantic_model(cls):
-            return self.pydantic(cls)
+            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 21)
         name = self._names.get(cls)
         if name is None:
             name = self._def_name(cls)
@@ -1054,7 +951,7 @@ class _SchemaBuilder:
             try:
                 if _is_enum(cls):
                     definition = self.enum(cls)
-                    # pydantic names an Enum's validator by its mixin: int-enum[Color], enum[Color].
+                    # The SDK names an Enum's validator by its mixin (_arm_label): int-enum[Color].
                     self.families[cls.__name__] = next(
                         (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
                 elif _is_typeddict(cls):
@@ -1079,14 +976,14 @@ class _SchemaBuilder:
         return name
 
     def _qualified_names(self) -> Dict[str, str]:
-        """pydantic names every class of a name that two classes share by its
+        """The SDK names every class of a name that two classes share by its
         module path (get_defs_ref): the first one met is renamed too."""
         short = [cls for cls, name in self._names.items() if name == cls.__name__]
         return {cls.__name__: _qualified_name(cls) for cls in short
                 if any(other is not cls and other.__name__ == cls.__name__ for other in self._names)}
 
     def enum(self, cls: Any) -> Dict[str, Any]:
-        # pydantic lists every name, aliases too: B = 1 and C = 1 give [1, 1].
+        # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
         values = [m.value for m in cls.__members__.values()]
         schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
         doc = cls.__doc__
@@ -1147,7 +1044,7 @@ class _SchemaBuilder:
             fields.append((f.name, hints.get(f.name, object), default, default is _MISSING and not has_factory))
         doc = cls.__doc__
         # dataclass() writes "Name(field: type, ...)" as the docstring of a class
-        # that has none; pydantic does not publish that one.
+        # that has none; the SDK does not publish that one.
         if doc and doc.startswith(cls.__name__ + "("):
             doc = None
         return self._object(cls, fields, doc)
@@ -1166,25 +1063,11 @@ class _SchemaBuilder:
             fields.append((name, tp, default, default is _MISSING))
         return self._object(cls, fields, None)
 
-    def pydantic(self, tp: Any) -> Dict[str, Any]:
-        """The user's own pydantic builds the schema of its own types, its ``$defs``
-        merged into ours (the SDK's ``TypeAdapter(...).json_schema()``)."""
-        pydantic = _module("pydantic")
-        schema = pydantic.TypeAdapter(tp).json_schema(ref_template="#/$defs/{model}")
-        for name, definition in schema.pop("$defs", {}).items():
-            self.defs.setdefault(name, definition)
-        if isinstance(tp, type) and "$ref" not in schema:
-            # A model's schema comes inline at the root; keep it in $defs like ours.
-            self.defs.setdefault(tp.__name__, schema)
-            self.families[tp.__name__] = "model"
-            return {"$ref": f"#/$defs/{tp.__name__}"}
-        return schema  # type: ignore[no-any-return]
-
     # -- roots --------------------------------------------------------------
 
     def root(self, tp: Any, inline_recursive: bool = True) -> Dict[str, Any]:
-        """A complete schema.  A root class is inlined, as pydantic does; a
-        recursive one stays a bare ``$ref`` in pydantic, and SDK 2.3 inlines it
+        """A complete schema.  A root class is inlined, as the SDK does; a
+        recursive one stays a bare ``$ref`` in its generator, and SDK 2.3 inlines it
         (``_inline_root_ref``) because ``outputSchema`` needs an object root."""
         return self.finish(self.schema(tp), inline_recursive)
 
@@ -1210,9 +1093,9 @@ class _SchemaBuilder:
 
 
 def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
-    """A dataclass or class field as pydantic reads it: (annotation, published
+    """A dataclass or class field as the SDK reads it: (annotation, published
     default, our Field to apply to its schema, whether it has a default or a
-    factory).  A Field given as the value (ours or pydantic's) is the field's
+    factory).  A Field given as the value (ours or _is_pydantic_field's) is the field's
     metadata and its default the default; with no value,
     ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
     holder = _field_holder(tp, default)
@@ -1224,15 +1107,15 @@ def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool
         return tp, value, None, has_default
     if isinstance(holder, Field):
         return tp, value, holder, has_default
-    return _typing("Annotated")[tp, holder], value, None, has_default  # pydantic is loaded, typing too
+    return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
 
 
 def _field_holder(tp: Any, default: Any) -> Any:
-    """The Field (ours or pydantic's) that gives a field's default, or None."""
+    """The Field (ours, or one _is_pydantic_field knows) that gives a field's default, or None."""
     if isinstance(default, Field) or _is_pydantic_field(default):
         return default
     if default is _MISSING and _is_annotated(tp):
-        for meta in reversed(tp.__metadata__):  # the last one wins, as pydantic merges them
+        for meta in reversed(tp.__metadata__):  # the last one wins, as the SDK merges them
             if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
                     _field_value(meta) is not _MISSING or meta.default_factory is not None):
                 return meta
@@ -1240,15 +1123,15 @@ def _field_holder(tp: Any, default: Any) -> Any:
 
 
 def _field_value(field: Any) -> Any:
-    """A Field's own default, or _MISSING (``...`` and pydantic's PydanticUndefined too)."""
+    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
     value = field.default
-    if value is ... or type(value).__name__ == "PydanticUndefinedType":
+    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
         return _MISSING
     return value
 
 
 def _qualified_name(cls: type) -> str:
-    # pydantic's normalize_name of "module.qualname": [^a-zA-Z0-9.-_] -> "_", "." -> "__".
+    # The SDK's name of "module.qualname" (normalize_name): [^a-zA-Z0-9.-_] -> "_", "." -> "__".
     text = f"{cls.__module__}.{cls.__qualname__}"
     return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
 
@@ -1266,7 +1149,7 @@ def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
 
 
 def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """pydantic's get_flattened_anyof: a member that is only an anyOf gives its
+    """The SDK's anyOf (get_flattened_anyof): a member that is only an anyOf gives its
     arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
     members: List[Dict[str, Any]] = []
     for schema in schemas:
@@ -1295,7 +1178,7 @@ def _hashable(value: Any) -> Any:
 
 
 def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
-    # pydantic sorts keys alphabetically, except the names under "properties"
+    # The SDK sorts keys alphabetically, except the names under "properties"
     # and values under "default", which keep their order.
     if isinstance(value, dict):
         keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
@@ -1328,62 +1211,8 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
     return seen
 
 
-def _may_be_unhashable(tp: Any) -> bool:
-    """Whether pydantic may build a value of ``tp`` that a set cannot hold."""
-    if _is_annotated(tp):
-        return _may_be_unhashable(tp.__origin__)
-    if _is_any(tp) or _is_typeddict(tp):
-        return True
-    if _is_union(tp) or _origin(tp) is tuple:
-        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
-    if _is_literal(tp) or _origin(tp) is frozenset:
-        return False
-    if _origin(tp) is not None:
-        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
-    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
-
-
-class _TypedSchema(dict):  # type: ignore[type-arg]
-    """A schema that remembers the annotation it describes, where JSON Schema
-    alone cannot say how pydantic converts a value (a Decimal is any number or
-    string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 8 convert through ``py_type``.  It is a dict to everything else."""
-
-    __slots__ = ("py_type",)
-
-    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
-        super().__init__(schema)
-        self.py_type = py_type
-
-
-class _UnionSchema(dict):  # type: ignore[type-arg]
-    """A union's flattened anyOf (as pydantic publishes it) that remembers the
-    members it validates by, and names in its errors: the lax modes check
-    ``members``.  A dict to everything else."""
-
-    __slots__ = ("members",)
-
-    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
-        super().__init__(schema)
-        self.members = members
-
-
-class _ContainerSchema(dict):  # type: ignore[type-arg]
-    """A container's schema that remembers the container pydantic reads it as
-    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
-    JSON Schema says "array" or "object" for all of them, pydantic's errors
-    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
-    union member dict[any,any]).  A dict to everything else."""
-
-    __slots__ = ("container",)
-
-    def __init__(self, schema: Dict[str, Any], container: str) -> None:
-        super().__init__(schema)
-        self.container = container
-
-
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
-    """pydantic's schemas for the standard library's value types."""
+    """The SDK's schemas for the standard library's value types (_lax_kind, section 22)."""
     schema = _stdlib_scalar_json(tp)
     return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
 
@@ -1416,8 +1245,8 @@ def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
 
 
 def json_schema(annotation: Any) -> Dict[str, Any]:
-    """The JSON Schema of an annotation, as pydantic's
-    ``TypeAdapter(annotation).json_schema()`` gives it.
+    """The JSON Schema of an annotation, as the SDK publishes it
+    (``TypeAdapter(annotation).json_schema()``).
 
     >>> from typing import List, Optional
     >>> json_schema(Optional[List[int]])
@@ -1438,10 +1267,12 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 # returns the value (converted, in the lax modes) and appends an _ErrorItem per
 # failure.  Three modes:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
-#   input   tool arguments, with the SDK's (pydantic's lax mode) leniencies:
+#   input   tool arguments (MUST, server/tools "Security Considerations":
+#           servers validate all tool inputs), with the SDK's leniencies (its
+#           lax mode, section 22):
 #           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
 #           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
-#           keys) converted through its annotation (_LAX_TABLE, section 8).
+#           keys) converted through its annotation (_LAX_TABLE, section 22).
 #   output  tool results: the same, plus Python values turned into JSON
 #           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
 #           and absent fields filled with their published defaults.
@@ -1490,6 +1321,7 @@ def _checker(schema: Any, mode: str = "strict", families: Optional[Dict[str, str
     return _COMPILER(schema, mode, families).compile(schema)
 
 
+# Twin: _FastCompiler, section 26 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
 
@@ -1503,7 +1335,7 @@ class _Compiler:
         # "arms": strict, as a lax union tries its arms first (see _any_of)
         self.lax = mode not in ("strict", "arms")
         self.output = mode == "output"
-        # Which Python family each object title came from, for pydantic's wording
+        # Which Python family each object title came from, for the SDK's wording
         # of type errors ("a dictionary or an instance of Point").
         self.families = families or {}
         self._by_pointer: Dict[str, _Checker] = {}
@@ -1511,17 +1343,17 @@ class _Compiler:
 
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         """The checker of one (sub)schema: its ``type`` first (a type error stops
-        there, as pydantic reports one error per value), then each keyword."""
+        there, as the SDK reports one error per value), then each keyword."""
         if schema is True or schema == {}:
             return self._anything
         if schema is False:
             return self._nothing
         if not isinstance(schema, dict):
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
-        if self.lax and type(schema) is _TypedSchema:
-            return self._typed(schema)
-        if self.mode == "arms" and self._python_only(schema):
-            return self._nothing  # no JSON value is an instance of the class, as pydantic's strict mode sees it
+        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 22)
+            return _lax_typed(self, schema)
+        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 21)
+            return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
         if self.lax and type(schema) is _UnionSchema:
             schema = dict(schema, anyOf=schema.members)
         steps: List[_Checker] = []
@@ -1532,7 +1364,7 @@ class _Compiler:
             steps.append(self._ref(schema["$ref"]))
         type_step = self._type(schema)
         if self.lax and ("enum" in schema or "const" in schema):
-            type_step = None  # pydantic reports the allowed values, converting nothing
+            type_step = None  # the SDK reports the allowed values, converting nothing
         for keyword_steps in (
             self._enum_const(schema, is_def),
             self._numeric(schema),
@@ -1552,13 +1384,13 @@ class _Compiler:
                   steps: List[_Checker]) -> _Checker:
         """The type step, then the keyword steps, as one checker."""
         lax = self.lax
-        # pydantic's float fields hold floats: 2 becomes 2.0, after the checks
+        # The SDK's float fields hold floats: 2 becomes 2.0, after the checks
         # (an error still shows the value as sent).
         to_float = lax and schema.get("type") == "number"
         # A union with an arm converted through its type (Union[datetime, date])
-        # sees the object itself, as pydantic's exact match does; its arms make it JSON.
+        # sees the object itself, as the SDK's exact match does; its arms make it JSON.
         native = lax and not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
-        # pydantic's str takes a str, bytes or an Enum member, never another
+        # The SDK's str takes a str, bytes or an Enum member, never another
         # object whose JSON form is a string (a Decimal, a UUID, a date, a Path).
         strings_only = lax and schema.get("type") == "string" and not {"enum", "const"} & set(schema)
 
@@ -1586,7 +1418,7 @@ class _Compiler:
             if to_float and type(value) is int:
                 try:
                     return float(value)
-                except OverflowError:  # beyond float's range: pydantic's float_type error
+                except OverflowError:  # beyond float's range: the SDK's float_type error
                     errors.append(_ErrorItem(loc, "Input should be a valid number", "float_type", value))
             return value
 
@@ -1605,108 +1437,6 @@ class _Compiler:
     def _nothing(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
         errors.append(_ErrorItem(loc, "No value is allowed here (false schema)", "false_schema", value))
         return value
-
-    # -- types that JSON Schema cannot name ------------------------------------
-
-    def _typed(self, schema: _TypedSchema) -> _Checker:
-        """The lax modes convert through the annotation itself where its schema
-        cannot tell (a row of _LAX_TABLE; a dict's keys): what pydantic parses
-        is parsed, what it refuses is refused, and the value goes on in its
-        JSON mode (the SDK validates a result with its output model, then dumps
-        it with ``mode="json"``: ``convert_result`` in func_metadata.py)."""
-        tp = schema.py_type
-        if schema.get("uniqueItems") is True:  # a set's or a frozenset's own words ("a valid frozenset")
-            noun = "frozenset" if _origin(tp) is frozenset else "set"
-            plain = self.compile(_ContainerSchema(dict(schema), noun))
-            return self._hashable_items(_args(tp)[0], self.compile(schema["items"]), plain)
-        plain = self.compile(dict(schema))
-        if _origin(tp) is not None:
-            return self._typed_keys(_args(tp)[0], plain, schema.get("additionalProperties", True))
-        kind = _lax_kind(tp)
-        assert kind is not None
-        # Other keywords (a Field's bounds, lengths) are checked on the converted value.
-        rest = plain if set(schema) - _ANNOTATION_KEYS - {"anyOf"} else None
-        number = kind == "decimal"
-
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if type(value) not in _NATIVE and not isinstance(value, tp):
-                try:
-                    value = _native(value)
-                except _NotJSON as exc:
-                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                    return value
-            try:
-                parsed = _lax_parse(kind, tp, value)
-            except _BuildError as exc:
-                msg, error_kind, bad = exc.item
-                errors.append(_ErrorItem(loc, msg, error_kind, bad))
-                return value
-            out = _native(parsed)
-            if rest is not None:
-                before = len(errors)
-                rest(float(parsed) if number else out, loc, errors)
-                for error in errors[before:]:
-                    error.value = value  # the error shows the value as sent, as pydantic's does
-            return out
-
-        return check
-
-    def _hashable_items(self, item_type: Any, item: _Checker, plain: _Checker) -> _Checker:
-        """A set whose items pydantic may build unhashable: each item that passes
-        is built as the tool would receive it, and one a set cannot hold is
-        refused where pydantic refuses it (the item's own errors, if any, instead)."""
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            found: List[_ErrorItem] = []
-            if type(value) is list:
-                for i, raw in enumerate(value):
-                    item_errors: List[_ErrorItem] = []
-                    checked = item(raw, loc + (i,), item_errors)
-                    if not item_errors and not _hashable_as(item_type, checked):
-                        found.append(_ErrorItem(loc + (i,), "Set items should be hashable", "set_item_not_hashable",
-                                                raw))
-            if not found:
-                return plain(value, loc, errors)
-            others: List[_ErrorItem] = []
-            plain(value, loc, others)
-            depth = len(loc)
-            errors.extend(sorted(found + others, key=lambda e: e.loc[depth] if len(e.loc) > depth else -1))
-            return value
-
-        return check
-
-    def _typed_keys(self, key_type: Any, plain: _Checker, values: Any) -> _Checker:
-        """A dict whose keys pydantic converts (``dict[int, T]``): each key through
-        its type (``"x"`` refused at ``(key, "[key]")``), sent as JSON's string.
-        A refused key's value is checked still: pydantic reports each entry's
-        key error, then its value's."""
-        key_schema = ({"type": "integer"} if key_type is int else {"type": "number"} if key_type is float
-                      else _TypedSchema({"type": "string"}, key_type))
-        key_check = self.compile(key_schema)
-        value_check = self.compile(values)
-
-        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if type(value) is not dict:
-                try:
-                    value = _native(value)
-                except _NotJSON as exc:
-                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                    return value
-                if type(value) is not dict:
-                    return plain(value, loc, errors)
-            before = len(errors)
-            keyed = {}
-            for key, item in value.items():
-                converted = key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
-                keyed[_key(converted)] = item
-            if len(errors) == before:
-                return plain(keyed, loc, errors)
-            del errors[before:]
-            for key, item in value.items():
-                key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
-                value_check(item, loc + (key,), errors)
-            return value
-
-        return check
 
     # -- $ref ---------------------------------------------------------------
 
@@ -1762,13 +1492,13 @@ class _Compiler:
         bounded = lax and any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
         array_kind = schema.container if type(schema) is _ContainerSchema else \
             "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
-        arms = self.mode == "arms"  # pydantic's strict int takes no float, 2.0 included
+        arms = self.mode == "arms"  # the SDK's strict int takes no float, 2.0 included
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
                 if _is_json_type(value, t) and not (arms and t == "integer" and type(value) is float):
                     if lax and t == "integer" and type(value) is float:
-                        if abs(value) >= _INT_FLOAT_LIMIT:  # pydantic's int from a float is an i64
+                        if abs(value) >= _INT_FLOAT_LIMIT:  # the SDK's int from a float is an i64
                             errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded "
                                                      "maximum size", "int_parsing_size", value))
                             return value
@@ -1783,7 +1513,7 @@ class _Compiler:
                 if failure and not failure[0]:
                     failure = None
                 if failure and failure[1] == "finite_number" and type(value) is str and bounded:
-                    # pydantic takes "nan" and "inf" as floats and refuses them by the
+                    # The SDK takes "nan" and "inf" as floats and refuses them by the
                     # first bound they fail; one they pass stays refused here (not JSON).
                     failure = _bound_failure(schema, float(value.strip())) or failure
                 array = "sequence_str" if array_kind == "sequence" and type(value) is str else array_kind
@@ -1811,26 +1541,12 @@ class _Compiler:
             def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], allowed: List[Any] = allowed) -> Any:
                 for candidate in allowed:
                     if _json_equal(value, candidate):
-                        # pydantic's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
+                        # The SDK's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
                         return candidate if lax and type(candidate) is not type(value) else value
-                if not lax:
-                    pass
-                elif type(value) in (bool, int, float):
-                    for candidate in allowed:  # true is 1 and 1 is true, to Literal and Enum alike
-                        if type(candidate) in (bool, int, float) and value == candidate:
-                            return candidate
-                elif int_enum and isinstance(value, str) and _is_int_text(value.strip()):
-                    try:  # an IntEnum takes "1"; a plain Enum does not
-                        number = int(value.strip().split(".")[0])
-                    except ValueError:  # past Python's digit limit: no member's value
-                        number = None
-                    if number is not None and any(_json_equal(number, candidate) for candidate in allowed):
-                        return number
-                if lax and type(value) is int and not -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT and any(
-                        type(c) is int for c in allowed):  # pydantic reads an int Literal's input as an i64 first
-                    errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded maximum size",
-                                             "int_parsing_size", value))
-                    return value
+                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 22)
+                    taken = _lax_member(value, allowed, int_enum, loc, errors)
+                    if taken is not _MISSING:
+                        return taken
                 errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
                 return value
 
@@ -1858,26 +1574,8 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
-        if self.lax:
-            # pydantic's constrained int and float stop at the first failure, in the
-            # order multiple_of, le, lt, ge, gt (pydantic-core's constrained validators).
-            order = ("less_than_equal", "less_than", "greater_than_equal", "greater_than")
-            checks.sort(key=lambda c: order.index(c[2]))
-
-            def first(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-                if not isinstance(value, (int, float)) or isinstance(value, bool):
-                    return value
-                if multiple is not None and not _is_multiple(value, multiple):
-                    errors.append(_ErrorItem(loc, f"Input should be a multiple of {_number_text(multiple)}",
-                                             "multiple_of", value))
-                    return value
-                for op, bound, kind, text in checks:
-                    if not op(value, bound):
-                        errors.append(_ErrorItem(loc, f"Input should be {text} {_number_text(bound)}", kind, value))
-                        return value
-                return value
-
-            return [first]
+        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 21)
+            return [_first_bound_failure(checks, multiple)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
@@ -1899,7 +1597,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 9
+        search = None if pattern is None else _compile_pattern(pattern)  # section 23
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1907,10 +1605,10 @@ class _Compiler:
                 return value
             before = len(errors)
             n = len(value)
-            # pydantic (the lax modes) stops at the first length error, the minimum's first.
+            # The SDK (the lax modes) stops at the first length error, the minimum's first.
             _check_size(n, low, None if lax and low is not None and n < low else high, "String", "character",
                         False, loc, value, errors, ("string_too_short", "string_too_long"))
-            # pydantic (the lax modes) stops at a length error: the pattern is not even tried.
+            # The SDK (the lax modes) stops at a length error: the pattern is not even tried.
             if search is not None and not (lax and len(errors) > before) and not search(value):
                 errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
                                          value))
@@ -1935,7 +1633,7 @@ class _Compiler:
         item_schema = schema.get("items")
         sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
         each = self._each_item(items) if items is not None and not prefix else None
-        # pydantic reports each missing member of a short tuple, not the count;
+        # The SDK reports each missing member of a short tuple, not the count;
         # a fixed tuple too long is reported alone, its members unchecked.
         missing_members = lax and bool(prefix) and low is not None
         fixed = lax and bool(prefix) and items is None and high is not None
@@ -1958,12 +1656,12 @@ class _Compiler:
                         errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
             if unique:
                 if lax:
-                    out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as pydantic's set does
+                    out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as the SDK's set does
                 elif not _all_unique(out):
                     errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
             short_tuple = missing_members and len(value) < len(prefix)
             if unique and lax and high is not None and len(out) > high:
-                # pydantic's set stops as soon as it holds too many: "not more", not the count.
+                # The SDK's set stops as soon as it holds too many: "not more", not the count.
                 _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
                 errors.append(_too_many(noun, high, loc, value))
             else:
@@ -2022,7 +1720,7 @@ class _Compiler:
                 _in_field_order(errors, before, len(loc), rank)
             if lax and high is not None:
                 _dict_too_long(value, high, loc, errors, before)
-            if not (lax and len(errors) > before):  # pydantic counts a dict's items only once they all pass
+            if not (lax and len(errors) > before):  # the SDK counts a dict's items only once they all pass
                 _check_size(len(value), low, None if lax else high, "Dictionary", "item", True, loc, value, errors)
             for key, needed in dependent.items():
                 if key in value:
@@ -2059,11 +1757,11 @@ class _Compiler:
         if not (properties or extra_check or patterns or names):
             return None
         lax = self.lax
-        # pydantic's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
+        # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
         # alone, and refuses a key that does not match, as its keys' schema does.
         keys_pattern = next(iter(schema["patternProperties"]), None) if (
             lax and len(patterns) == 1 and not properties and extra is _MISSING) else None
-        # pydantic places a key's error under the key, then "[key]".
+        # The SDK places a key's error under the key, then "[key]".
         key_loc: Tuple[Any, ...] = ("[key]",) if lax else ()
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
@@ -2151,30 +1849,6 @@ class _Compiler:
             steps.append(if_then_else)
         return steps
 
-    def _class_arms(self, schemas: List[Any]) -> Dict[str, int]:
-        """The arms that are a class's $ref (a dataclass, a model, an Enum...),
-        by the class's name (its definition's title); the first of a name."""
-        out: Dict[str, int] = {}
-        for i, arm in enumerate(schemas):
-            ref = arm.get("$ref") if isinstance(arm, dict) else None
-            if isinstance(ref, str) and not set(arm) - _ANNOTATION_KEYS - {"$ref"}:
-                try:
-                    target = self._resolve(ref)
-                except (ValueError, IndexError):
-                    continue
-                if isinstance(target, dict) and isinstance(target.get("title"), str):
-                    out.setdefault(target["title"], i)
-        return out
-
-    def _declared(self, schema: Any) -> Optional[frozenset[str]]:
-        """The property names an object arm declares (through its $ref), or None."""
-        try:
-            target = self._resolve(schema["$ref"]) if isinstance(schema, dict) and "$ref" in schema else schema
-        except (ValueError, IndexError, TypeError):
-            return None
-        properties = target.get("properties") if isinstance(target, dict) else None
-        return frozenset(properties) if isinstance(properties, dict) else None
-
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         union = _Union(self, arms, schemas)
         lax = self.lax
@@ -2191,26 +1865,6 @@ class _Compiler:
             return union.first_or_errors(value, loc, errors)
 
         return check
-
-
-    def _python_only(self, schema: Any) -> bool:
-        """Whether the arm is a Python class no JSON value is an instance of."""
-        if type(schema) is _TypedSchema:
-            return True
-        if not isinstance(schema, dict):
-            return False
-        if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
-            return True
-        if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema):
-            return True  # a set or a tuple: a JSON list is neither
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
-            try:
-                target = self._resolve(ref)
-            except ValueError:
-                return False
-            return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
-        return False
 
 
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
@@ -2267,273 +1921,6 @@ def _all_unique(items: List[Any]) -> bool:
     return len(_dedupe(items)) == len(items)
 
 
-# ---------------------------------------------------------------------------
-# 7. Unions and error texts
-# ---------------------------------------------------------------------------
-#
-# What the SDK's lax modes add to a checker's verdict: pydantic's "smart"
-# union, which picks the arm a value belongs to, and pydantic's error texts,
-# locations (``value.list[int].0``) and order, so that an error reads as the
-# SDK's does.
-
-_TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
-                "null": "none", "array": "list", "object": "dict"}
-
-
-def _arm_label(schema: Any, families: Dict[str, str]) -> str:
-    """pydantic's name of a union member (its validator's name, as pydantic-core
-    gives it), which locates the member's errors: ``value.list[int].0``."""
-    label = _bare_label(schema, families)
-    # Annotated[T, Field(default=...)] as a member, or inside one
-    return f"default[{label}]" if isinstance(schema, dict) and "default" in schema else label
-
-
-def _bare_label(schema: Any, families: Dict[str, str]) -> str:
-    if not isinstance(schema, dict) or not schema:
-        return "any"
-    if type(schema) is _TypedSchema:
-        tp = schema.py_type
-        origin = _origin(tp)
-        if origin in (set, frozenset):  # a set whose items may not hash
-            return f"{origin.__name__}[{_arm_label(schema.get('items'), families)}]"
-        if origin is not None:  # a dict whose keys are converted
-            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
-        return _type_label(tp)
-    if "$ref" in schema:
-        name = str(schema["$ref"]).rsplit("/", 1)[-1]
-        family = families.get(name, "")
-        return f"{family[:-5]}-enum[{name}]" if family.endswith("_enum") else \
-            f"enum[{name}]" if family == "enum" else name
-    for keyword in ("const", "enum"):
-        if keyword in schema:
-            values = [schema["const"]] if keyword == "const" else schema[keyword]
-            return f"literal[{','.join(repr(v) for v in values)}]"
-    if "anyOf" in schema:
-        arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
-        inner = ",".join(_arm_label(a, families) for a in arms)
-        inner = inner if len(arms) == 1 else f"union[{inner}]"
-        return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
-    kind = schema.get("type")
-    if kind == "array":
-        return _array_label(schema, families)
-    if kind == "object":
-        values = schema.get("additionalProperties")
-        if type(schema) is _ContainerSchema:  # a bare dict
-            return "dict[any,any]"
-        return f"dict[str,{_arm_label(values, families)}]" if "properties" not in schema else "dict"
-    if not isinstance(kind, str):
-        return "any"
-    constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                                            "multipleOf", "minLength", "maxLength", "pattern"))
-    label = "bytes" if schema.get("format") == "binary" else _TYPE_LABELS.get(kind, kind)
-    return f"constrained-{label}" if constrained and label in ("int", "float", "str", "bytes") else label
-
-
-def _array_label(schema: Dict[str, Any], families: Dict[str, str]) -> str:
-    container = schema.container if type(schema) is _ContainerSchema else \
-        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
-    items = schema.get("items")
-    item = _arm_label(items, families)
-    if container == "tuple" or "prefixItems" in schema:
-        labels = [_arm_label(s, families) for s in schema.get("prefixItems", ())]
-        if items is not None and items is not False:
-            labels.append(f"{item}, ...")
-        return f"tuple[{', '.join(labels)}]"
-    if container == "sequence":
-        if not items:  # Sequence and Sequence[Any]: an isinstance check alone
-            return "json-or-python[json=list[any],python=is-instance[Sequence]]"
-        return (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
-                "function-wrap[sequence_validator()]]]")
-    return f"{container}[{item}]"
-
-
-def _type_label(tp: Any) -> str:
-    """pydantic's validator name of a type the lax table converts (or a dict key's)."""
-    if tp in (int, float, str, bool):
-        return str(tp.__name__)
-    kind = _lax_kind(tp)
-    if kind == "path":
-        name = tp.__name__
-        json = "json=function-after[path_validator(), str]"
-        strict = f"json-or-python[{json},python=is-instance[{name}]]"
-        return f"lax-or-strict[lax=union[{strict},function-after[path_validator(), str]],strict={strict}]"
-    return kind or "any"
-
-
-def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-    return {} if type(value) is dict and value else value
-
-
-# pydantic-core's constrained int and float check their bounds in this order.
-_BOUNDS = {"maximum": ("less_than_equal", "less than or equal to"), "exclusiveMaximum": ("less_than", "less than"),
-           "minimum": ("greater_than_equal", "greater than or equal to"),
-           "exclusiveMinimum": ("greater_than", "greater than")}
-
-
-def _bound_failure(schema: Dict[str, Any], number: float) -> Optional[Tuple[str, str]]:
-    """The message and type of the first bound (in pydantic's order) a number fails."""
-    for key, (kind, text) in _BOUNDS.items():
-        bound = schema.get(key)
-        if bound is None:
-            continue
-        fits = number <= bound if key == "maximum" else number < bound if key == "exclusiveMaximum" else \
-            number >= bound if key == "minimum" else number > bound
-        if not fits:
-            return f"Input should be {text} {_number_text(bound)}", kind
-    return None
-
-
-def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dict[str, int]) -> None:
-    """pydantic validates a class's fields in their declared order (a missing
-    one where it stands), then the keys it does not know: the errors from
-    ``before`` on, in that order."""
-    def place(e: _ErrorItem) -> int:
-        return rank.get(e.loc[depth], len(rank)) if len(e.loc) > depth else -1
-
-    errors[before:] = sorted(errors[before:], key=place)
-
-
-def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
-    """pydantic checks a bound or a length on the converted value but shows the
-    value as sent ('-3', not -3; True, not 1.0): the errors from ``before`` on
-    that show the converted value show the sent one."""
-    for error in errors[before:]:
-        if error.value is converted:
-            error.value = sent
-
-
-class _Union:
-    """An anyOf's arms and what pydantic's "smart" union needs to know of them
-    (_Compiler._any_of): an arm of exactly the value's type wins (5 is
-    Union[float, int]'s int, "17" stays a string in Union[int, str]), then an
-    arm the value fits strictly (of a dict's, the one that sets the most
-    fields), then Any, then the lax arms in order."""
-
-    def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
-        lax = compiler.lax
-        self.arms = arms
-        self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
-        self.labels = [_arm_label(s, compiler.families) for s in schemas]
-        self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
-        self.lax = lax
-        self.by_class = compiler._class_arms(schemas) if lax else {}
-        # A type converted through its annotation (a UUID, a date), bytes, an
-        # Enum, a set and a tuple are exact for their objects alone, never for
-        # JSON data: pydantic's strict Python mode, which the SDK's model_validate
-        # uses, wants the object ('f' is Union[bool, bytes]'s False; 3 is
-        # Union[timedelta, IntEnum]'s 3 seconds).
-        self.inexact = [compiler._python_only(s) for s in schemas]
-        self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
-                      for i, s in enumerate(schemas)]
-        self.fields = [compiler._declared(s) for s in schemas] if lax else []
-        # Any takes every value as it is, but pydantic ranks it below an exact arm
-        # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
-        self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
-                         for s in schemas]
-        # else the arms see the object itself and make it JSON
-        self.native = not any(type(s) is _TypedSchema for s in schemas)
-
-    def smart(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Tuple[bool, Any]:
-        """(True, the value as its chosen arm made it), or (False, the value,
-        made JSON) when no arm is chosen before the lax pass."""
-        if type(value) not in _NATIVE:
-            # pydantic's smart union takes an instance of an arm's own class
-            # first: Empty() stays Empty in Union[Point, Empty], though its
-            # fields ({}) fit Point too.
-            mine = self.by_class.get(type(value).__name__)
-            if mine is not None:
-                chosen, converted = _taken(self.arms[mine], value, loc)
-                if chosen:
-                    return True, converted
-            if self.native:
-                try:
-                    value = _native(value)
-                except _NotJSON as exc:
-                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                    return True, value
-        kind = type(value)
-        for i, arm in enumerate(self.strict):
-            if self.exact[i] is kind and (self.inexact[i] or _passes(arm, value, loc)):
-                chosen, converted = _taken(self.arms[i], value, loc)  # its bounds may still refuse it (gt=5)
-                if chosen:
-                    return True, converted
-        chosen, converted = self._most_fields(value, loc)
-        if chosen:
-            return True, converted
-        if True in self.anything:
-            return True, self.arms[self.anything.index(True)](value, loc, [])
-        return False, value
-
-    def _most_fields(self, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
-        """Of the classes of fields (a TypedDict, a dataclass, a model) the value
-        fits strictly, the one it sets the most fields of, the first on a tie
-        (pydantic-core's fields_set_count); an exact arm without fields wins at
-        once, even after a class ({} is dict[str, T]'s before a dataclass of
-        defaults)."""
-        best: Optional[Tuple[int, Any]] = None
-        for i, arm in enumerate(self.strict):
-            if self.inexact[i] or self.anything[i] or not _passes(arm, value, loc):
-                continue
-            chosen, converted = _taken(self.arms[i], value, loc)
-            if not chosen:
-                continue
-            names = self.fields[i]
-            if names is None or type(value) is not dict:
-                return True, converted
-            count = len(names.intersection(value))
-            if best is None or count > best[0]:
-                best = (count, converted)
-        return (False, None) if best is None else (True, best[1])
-
-    def first_or_errors(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-        """The first arm that takes the value, or every arm's errors, each under
-        the arm's name as pydantic names it."""
-        collected: List[List[_ErrorItem]] = []
-        for arm in self.arms:
-            arm_errors: List[_ErrorItem] = []
-            converted = arm(value, loc, arm_errors)
-            if not arm_errors:
-                return converted
-            collected.append(arm_errors)
-        labelled = self.labels
-        null_arm = self.null_arm
-        if null_arm and value is not None and len(null_arm) < len(collected) and (self.lax or len(collected) == 2):
-            # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
-            # arm reports nothing, and Optional[T] reports T's errors alone.
-            collected = [c for i, c in enumerate(collected) if i not in null_arm]
-            labelled = [label for i, label in enumerate(labelled) if i not in null_arm]
-        if len(collected) == 1:
-            errors.extend(collected[0])
-            return value
-        depth = len(loc)
-        for label, arm_errors in zip(labelled, collected):
-            for e in arm_errors:
-                errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
-        return value
-
-
-def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
-    """(whether ``arm`` takes the value without an error, what it made of it)."""
-    arm_errors: List[_ErrorItem] = []
-    converted = arm(value, loc, arm_errors)
-    return not arm_errors, converted
-
-
-def _exact_type(schema: Any) -> Optional[type]:
-    """The Python type a value has when it fits this bare type schema exactly."""
-    if not isinstance(schema, dict) or type(schema) is _TypedSchema or set(schema) - _ANNOTATION_KEYS:
-        return None
-    kind = schema.get("type")  # a list of types ({"type": ["null", "object"]}) names no one type
-    return {"string": str, "integer": int, "number": float, "boolean": bool, "null": _NoneType}.get(
-        kind) if isinstance(kind, str) else None
-
-
-def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
-    errors: List[_ErrorItem] = []
-    check(value, loc, errors)
-    return not errors
-
-
 def _is_json_type(value: Any, kind: str) -> bool:
     tp = type(value)
     if kind == "string":
@@ -2553,1316 +1940,22 @@ def _is_json_type(value: Any, kind: str) -> bool:
     return False
 
 
-def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
-    if family == "bytes":
-        return "Input should be a valid bytes", "bytes_type"
-    if kind == "object" and family == "dataclass":
-        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
-    if kind == "object" and family == "model":
-        return f"Input should be a valid dictionary or instance of {title}", "model_type"
-    if kind == "array":
-        return {"set": ("Input should be a valid set", "set_type"),
-                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
-                "tuple": ("Input should be a valid tuple", "tuple_type"),
-                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
-                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
-                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
-            array_kind, ("Input should be a valid list", "list_type"))
-    return {
-        "string": ("Input should be a valid string", "string_type"),
-        "integer": ("Input should be a valid integer", "int_type"),
-        "number": ("Input should be a valid number", "float_type"),
-        "boolean": ("Input should be a valid boolean", "bool_type"),
-        "null": ("Input should be None", "none_required"),
-        "object": ("Input should be a valid dictionary", "dict_type"),
-    }.get(kind, (f"Input should be of type {kind}", "type"))
-
-
-def _show(value: Any) -> str:
-    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
-    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
-
-
-def _one_of_text(values: List[Any]) -> str:
-    shown = [_show(v) for v in values]
-    if not shown:
-        return "one of no values (the enum is empty)"
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _plural(n: int, unit: str) -> str:
-    return f"{n} {unit}{'' if n == 1 else 's'}"
-
-
-def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
-                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
-                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
-    """pydantic's length errors: "List should have at least 2 items after
-    validation, not 1", "String should have at most 3 characters"."""
-    tail = f" after validation, not {n}" if after else ""
-    if low is not None and n < low:
-        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
-    if high is not None and n > high:
-        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
-
-
-def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _ErrorItem:
-    """pydantic's length error of a container that stopped as soon as it held
-    more than ``high`` items: "not more", not their count."""
-    return _ErrorItem(loc, f"{subject} should have at most {_plural(high, 'item')} after validation, not more",
-                      "too_long", value)
-
-
-def _number_text(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
+    errors: List[_ErrorItem] = []
+    check(value, loc, errors)
+    return not errors
 
 
 # ---------------------------------------------------------------------------
-# 8. Lax conversions
+# 7. Arguments: JSON back into Python values
 # ---------------------------------------------------------------------------
 #
-# pydantic's lax mode, which the SDK's tool arguments and results go through:
-# "17" and 17.0 for an int, "yes" for a bool, an object read by attribute,
-# then the standard library's value types (a date, a Decimal, a UUID) from
-# the JSON forms pydantic takes.
-
-def _hashable_as(tp: Any, value: Any) -> bool:
-    """Whether the checked JSON ``value``, built as ``tp`` (section 10), can be a set's item."""
-    try:
-        hash(_build_value(tp, value))
-    except TypeError:
-        return False
-    except Exception:  # noqa: BLE001 - a value that does not build is the item check's to report
-        return True
-    return True
-
-
-def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], errors: List[_ErrorItem],
-                   before: int) -> None:
-    """pydantic's dict stops as soon as it holds more than ``high`` items that
-    pass: that one error ("not more"), whatever else it found (pydantic 2.14)."""
-    failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
-    if sum(1 for key in value if key not in failed) > high:
-        del errors[before:]
-        errors.append(_too_many("Dictionary", high, loc, value))
-
-
-_BOOL_WORDS = {
-    "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
-    "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
-}
-
-
-def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> Tuple[Any, Optional[Tuple[str, str]]]:
-    """pydantic's lax conversions for one JSON type: (value, None) or (value, (msg, kind))."""
-    tp = type(value)
-    if kind == "integer":
-        if tp is bool:
-            return int(value), None
-        if tp is float:
-            if value != value or value in (float("inf"), float("-inf")):
-                return value, ("Input should be a finite number", "finite_number")
-            return value, ("Input should be a valid integer, got a number with a fractional part", "int_from_float")
-        if tp is str:
-            text = value.strip()
-            if _is_int_text(text):
-                try:
-                    return int(text.split(".")[0]), None
-                except ValueError:  # past Python's digit limit (sys.set_int_max_str_digits)
-                    return value, ("Unable to parse input string as an integer, exceeded maximum size",
-                                   "int_parsing_size")
-            return value, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
-    elif kind == "number":
-        if tp is bool:
-            return float(value), None
-        if tp is float:  # nan and infinity are no JSON
-            return value, ("Input should be a finite number", "finite_number")
-        if tp is str:
-            try:
-                number = float(value.strip())
-            except ValueError:
-                return value, ("Input should be a valid number, unable to parse string as a number", "float_parsing")
-            if number != number or number in (float("inf"), float("-inf")):
-                return value, ("Input should be a finite number", "finite_number")
-            return number, None
-    elif kind == "boolean":
-        if tp is int and value in (0, 1):
-            return bool(value), None
-        if tp is float and value in (0.0, 1.0):
-            return bool(value), None
-        if tp is str and value.strip().lower() in _BOOL_WORDS:
-            return _BOOL_WORDS[value.strip().lower()], None
-        # pydantic reads a number as an i64 first: one it cannot (a fraction, past
-        # the i64 range) is no bool_parsing but a bool_type.
-        if tp is str or (tp is int and -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT) or (
-                tp is float and value.is_integer() and abs(value) < _INT_FLOAT_LIMIT):
-            return value, ("Input should be a valid boolean, unable to interpret input", "bool_parsing")
-    elif kind == "object" and output and properties and tp not in _NATIVE:
-        # An object read by attribute (the SDK's from_attributes=True).
-        return {name: getattr(value, name) for name in properties if hasattr(value, name)}, None
-    return value, ("", "")  # no conversion: the caller words the type error
-
-
-def _is_int_text(text: str) -> bool:
-    """"17" and "17.0" are integers to pydantic; "1e3" and "17.5" are not."""
-    digits = text[1:] if text[:1] in "+-" else text
-    whole, _, fraction = digits.partition(".")
-    if "_" in whole:  # "1_000": single underscores between digits, as pydantic (and int()) read them
-        if "__" in whole or whole[:1] == "_" or whole[-1:] == "_":
-            return False
-        whole = whole.replace("_", "")
-    return whole.isascii() and whole.isdigit() and fraction.strip("0") == ""
-
-
-# -- pydantic's lax mode, type by type ----------------------------------------
-#
-# The standard library's value types, as pydantic's lax mode converts them
-# (https://docs.pydantic.dev/latest/concepts/conversion_table/, and the text
-# forms of pydantic-core's speedate), then written in its JSON mode.  One row
-# per type: inputs it takes with the JSON it sends, inputs it refuses with the
-# error type.  test_validation runs every row through pydantic when it is
-# installed, so the table cannot drift from it.
-
-_LAX_TABLE: Tuple[Tuple[str, Tuple[Tuple[Any, Any], ...], Tuple[Tuple[Any, str], ...]], ...] = (
-    ("date",
-     ((1577836800, "2020-01-01"), (1577836800000, "2020-01-01"), ("1577836800", "2020-01-01"), (0, "1970-01-01"),
-      ("2020-01-02", "2020-01-02"), ("2020-01-02T00:00:00", "2020-01-02"), ("2020-01-02T00:00:00Z", "2020-01-02"),
-      ("2020-01-02 00:00", "2020-01-02")),
-     ((1577836800.5, "date_from_datetime_inexact"), ("2020-01-02T00:00:01", "date_from_datetime_inexact"),
-      ("20200102", "date_from_datetime_inexact"), (-1, "date_from_datetime_inexact"),
-      ("2023-02-29", "date_from_datetime_parsing"), ("not a date", "date_from_datetime_parsing"),
-      (" 2020-01-02", "date_from_datetime_parsing"), (1e20, "date_from_datetime_parsing"),
-      (True, "date_type"), (None, "date_type"), ([], "date_type"))),
-    ("datetime",
-     ((1577836800, "2020-01-01T00:00:00Z"), (1577836800000, "2020-01-01T00:00:00Z"),
-      (1577836800.5, "2020-01-01T00:00:00.500000Z"), ("1577836800", "2020-01-01T00:00:00Z"),
-      ("-1", "1969-12-31T23:59:59Z"), ("2024-01-02", "2024-01-02T00:00:00"),
-      ("2020-01-02 03:04", "2020-01-02T03:04:00"), ("2020-01-02T03:04:05+01:00", "2020-01-02T03:04:05+01:00"),
-      ("2020-01-02T03:04:05+0100", "2020-01-02T03:04:05+01:00"),
-      ("2020-01-02t03:04:05z", "2020-01-02T03:04:05Z"), ("2020-01-02T03:04:05-00:00", "2020-01-02T03:04:05Z"),
-      ("2020-01-02T03:04:05,5", "2020-01-02T03:04:05.500000"),
-      ("2020-01-02T03:04:05.123456789", "2020-01-02T03:04:05.123456"), ("60.", "1970-01-01T00:01:00Z"),
-      (".24", "1970-01-01T00:00:00.240000Z"), ("1.5e3", "1970-01-01T00:25:00Z"),
-      (21000000001.25, "1970-09-01T01:20:00.001250Z")),
-     (("not a date", "datetime_from_date_parsing"), ("2023-02-29T00:00:00", "datetime_from_date_parsing"),
-      ("2020-01-02T24:00:00", "datetime_from_date_parsing"), ("2020-01-02T03", "datetime_from_date_parsing"),
-      ("2020-01-02T03:04:05+01", "datetime_from_date_parsing"), ("2020-1-2", "datetime_from_date_parsing"),
-      ("1e9", "datetime_from_date_parsing"), (" 2020-01-02", "datetime_from_date_parsing"),
-      (1e20, "datetime_parsing"), (True, "datetime_type"), (None, "datetime_type"))),
-    ("time",
-     ((3600, "01:00:00Z"), (3600.5, "01:00:00.500000Z"), ("01:00:00", "01:00:00"), ("01:00", "01:00:00"),
-      ("01:00:00Z", "01:00:00Z"), ("01:00:00+01:00", "01:00:00+01:00"), ("01:00:00.123", "01:00:00.123000")),
-     (("1:00", "time_parsing"), ("25:00", "time_parsing"), ("01:00:00+01", "time_parsing"), ("3600", "time_parsing"),
-      ("01:00:00 ", "time_parsing"), (86400, "time_parsing"), (-1, "time_parsing"), (True, "time_type"),
-      (None, "time_type"))),
-    ("timedelta",
-     ((3600, "PT1H"), (1.5, "PT1.5S"), (True, "PT1S"), (0, "PT0S"), ("01:00:00", "PT1H"), ("01:02", "PT1H2M"),
-      ("1:02:03", "PT1H2M3S"), ("100:00:00", "P4DT4H"), ("01:00:00.5", "PT1H0.5S"), ("-01:00:00", "-PT1H"),
-      ("1 day", "P1D"), ("1d", "P1D"), ("-1 day", "-P1D"), ("+1 day", "P1D"), ("1 days, 1:02:03.5", "P1DT1H2M3.5S"),
-      ("2 days 01:00:00", "P2DT1H"), ("P1D", "P1D"), ("PT1H", "PT1H"), ("P1W", "P7D"), ("-PT1S", "-PT1S"),
-      ("P1.5D", "P1DT12H"), ("P1DT", "P1D"), ("P1M", "P30D"), ("P1Y", "P1Y"), ("P400D", "P1Y35D"),
-      ("PT1.5H", "PT1H30M"), ("1 DAY", "P1D"), ("3D", "P3D"), ("5day,", "P5D"), ("1day01:00:00", "P1DT1H"),
-      (93158001334.60156, "P2954Y7DT14H35M34.601563S")),
-     (("3600", "time_delta_parsing"), ("abc", "time_delta_parsing"), ("P", "time_delta_parsing"),
-      ("PT", "time_delta_parsing"), (" P1D", "time_delta_parsing"), ("1:2:3", "time_delta_parsing"),
-      ("1 day 25:00:00", "time_delta_parsing"), ("1_000", "time_delta_parsing"), (1e20, "time_delta_parsing"),
-      ("1:01", "time_delta_parsing"), ("01:60", "time_delta_parsing"), ("99D  ", "time_delta_parsing"),
-      ("99999999999:00:00", "time_delta_parsing"), ("P99999999999D", "time_delta_parsing"),
-      (None, "time_delta_type"))),
-    ("uuid",
-     (("12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678"),
-      ("12345678123456781234567812345678", "12345678-1234-5678-1234-567812345678"),
-      ("{12345678-1234-5678-1234-567812345678}", "12345678-1234-5678-1234-567812345678"),
-      ("urn:uuid:12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678")),
-     (("not-a-uuid", "uuid_parsing"), ("", "uuid_parsing"), (5, "uuid_type"), (1.5, "uuid_type"), (True, "uuid_type"),
-      (None, "uuid_type"))),
-    ("decimal",
-     ((1, "1"), (1.5, "1.5"), (0.1, "0.1"), ("1.50", "1.50"), (" 1.5 ", "1.5"), ("1e3", "1E+3"), (1e20, "1E+20"),
-      ("1_000", "1000"), ("1.5e-3", "0.0015"), ("-0", "-0")),
-     (("abc", "decimal_parsing"), ("", "decimal_parsing"), ("105 _", "decimal_parsing"), ("nan", "finite_number"),
-      ("inf", "finite_number"),
-      ("-Infinity", "finite_number"), (True, "decimal_type"), (None, "decimal_type"), ([], "decimal_type"))),
-    ("path",
-     (("a/b", "a/b"), ("", "."), ("/tmp/x/", "/tmp/x")),
-     ((5, "path_type"), (True, "path_type"), (None, "path_type"))),
-    ("int",
-     ((17, 17), (17.0, 17), ("17", 17), (" 7 ", 7), ("+5", 5), ("17.0", 17), ("1_000", 1000), ("1_0_0", 100),
-      (True, 1), (9.2e18, 9200000000000000000), ("99999999999999999999", 99999999999999999999)),
-     (("1e3", "int_parsing"), ("_1", "int_parsing"), ("1__0", "int_parsing"), ("1_", "int_parsing"),
-      ("0x10", "int_parsing"), (17.5, "int_from_float"), (1e20, "int_parsing_size"), (9.3e18, "int_parsing_size"),
-      (None, "int_type"))),
-)
-
-_LAX_MESSAGES = {
-    "date_type": "Input should be a valid date",
-    "date_from_datetime_parsing": "Input should be a valid date or datetime, invalid date format",
-    "date_from_datetime_inexact": "Datetimes provided to dates should have zero time - e.g. be exact dates",
-    "datetime_type": "Input should be a valid datetime",
-    "datetime_from_date_parsing": "Input should be a valid datetime or date, invalid datetime format",
-    "datetime_parsing": "Input should be a valid datetime, dates after 9999 are not supported as unix timestamps",
-    "time_type": "Input should be a valid time",
-    "time_parsing": "Input should be in a valid time format, invalid time format",
-    "time_delta_type": "Input should be a valid timedelta",
-    "time_delta_parsing": "Input should be a valid timedelta, invalid duration format",
-    "uuid_type": "UUID input should be a string, bytes or UUID object",
-    "uuid_parsing": "Input should be a valid UUID, invalid format",
-    "decimal_type": "Decimal input should be an integer, float, string or Decimal object",
-    "decimal_parsing": "Input should be a valid decimal",
-    "finite_number": "Input should be a finite number",
-    "path_type": "Input is not a valid path",
-}
-
-_DATE = r"(\d{4})-(\d{2})-(\d{2})"
-_TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
-# A Unix time as text: "60.", ".5", "1.5e3" (an exponent only after a point), no spaces.
-_NUMBER_TEXT = r"[+-]?(?:\d+|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?)"
-# ISO 8601 durations; a year reads as 365 days and a month as 30, as pydantic reads them.
-_DURATION_ISO = (r"([+-]?)P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
-                 r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?")
-# "1 day, 01:02:03.5", "2d", "01:02" (hours and minutes), "-01:00:00": Python's str() of a timedelta and kin.
-_DURATION_DAYS = (r"(?i)([+-]?)(?:(\d+) ?(?:days?|d)(?:,? *(?=\d)|,? ?$))?"
-                  r"(?:(\d+):([0-5]\d)(?::([0-5]\d)(?:\.(\d+))?)?)?")
-_UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
-_MAX_DURATION_DAYS = 999_999_999  # timedelta's limit, which pydantic keeps for numbers of seconds
-
-
-def _lax_kind(tp: Any) -> Optional[str]:
-    """The row of _LAX_TABLE a class converts by (None: not one of them)."""
-    if not isinstance(tp, type):
-        return None
-    dt = _module("datetime")
-    if dt is not None:
-        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
-            if issubclass(tp, cls):
-                return kind
-    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
-                                   ("pathlib", "PurePath", "path")):
-        m = _module(module)
-        if m is not None and issubclass(tp, getattr(m, cls_name)):
-            return kind
-    return None
-
-
-def _lax_parse(kind: str, tp: type, value: Any) -> Any:
-    """A value of ``tp`` from what pydantic's lax mode takes for it (its row
-    in _LAX_TABLE); raises _BuildError with pydantic's error type."""
-    try:
-        if kind in _LAX_TEMPORAL:
-            import datetime as dt
-
-            try:
-                return _LAX_TEMPORAL[kind](dt, value)
-            except (OverflowError, ValueError):  # a field past what datetime holds
-                raise _LaxFailure(_TEMPORAL_PARSING[kind]) from None
-        return _LAX_OTHER[kind](tp, value)
-    except _LaxFailure as exc:
-        msg = exc.msg or _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
-        raise _BuildError(msg, exc.kind, value) from None
-
-
-class _LaxFailure(Exception):
-    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type,
-    ``msg`` its message where the row words it more closely than _LAX_MESSAGES."""
-
-    def __init__(self, kind: str, msg: Optional[str] = None) -> None:
-        super().__init__(kind)
-        self.kind = kind
-        self.msg = msg
-
-
-def _unix_time(dt: Any, number: Any, kind: str) -> Any:
-    """A Unix time (seconds, or milliseconds past 2e10) as an aware UTC datetime."""
-    if number != number or number in (float("inf"), float("-inf")):
-        raise _LaxFailure(kind)
-    if abs(number) > _UNIX_MS:  # milliseconds, and their fraction in microseconds
-        whole_ms = int(number // 1)
-        whole, ms = divmod(whole_ms, 1000)
-        micro = ms * 1000 + int((number - whole_ms) * 1000 + 0.5)  # half up, as pydantic
-    else:
-        whole = int(number // 1)
-        micro = int((number - whole) * 1_000_000 + 0.5)
-    try:
-        return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=whole, microseconds=micro)
-    except OverflowError:
-        raise _LaxFailure(kind) from None
-
-
-def _clock(dt: Any, groups: Tuple[Optional[str], ...]) -> Any:
-    hour, minute, second, fraction, zone = groups
-    micro = int((fraction or "0")[:6].ljust(6, "0"))
-    tz = None
-    if zone:
-        if zone in ("Z", "z"):
-            tz = dt.timezone.utc
-        else:
-            digits = zone[1:].replace(":", "")
-            offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-            tz = dt.timezone(-offset if zone[0] == "-" else offset)
-    return dt.time(int(hour or 0), int(minute or 0), int(second or 0), micro, tzinfo=tz)
-
-
-def _moment(dt: Any, value: Any, bad: str, out_of_range: str, wrong_type: str) -> Any:
-    """A datetime from a Unix time (a number or its text) or an ISO 8601 text
-    (a date alone is its midnight), as speedate reads them; else _LaxFailure."""
-    import re
-
-    tv = type(value)
-    if tv in (int, float):
-        return _unix_time(dt, value, out_of_range)
-    if tv is not str:
-        raise _LaxFailure(wrong_type)  # true included: no Unix time to pydantic
-    if re.fullmatch(_NUMBER_TEXT, value):
-        return _unix_time(dt, float(value) if "." in value else int(value), bad)
-    match = re.fullmatch(_DATE + "(?:[Tt ]" + _TIME + ")?", value)
-    if match is None:
-        raise _LaxFailure(bad)
-    groups = match.groups()
-    try:
-        day = dt.date(*(int(g) for g in groups[:3]))
-        clock = dt.time() if groups[3] is None else _clock(dt, groups[3:])
-    except ValueError:
-        raise _LaxFailure(bad) from None
-    return dt.datetime.combine(day, clock)
-
-
-def _lax_datetime(dt: Any, value: Any) -> Any:
-    if isinstance(value, dt.datetime):
-        return value
-    if isinstance(value, dt.date):
-        return dt.datetime(value.year, value.month, value.day)
-    return _moment(dt, value, "datetime_from_date_parsing", "datetime_parsing", "datetime_type")
-
-
-def _lax_date(dt: Any, value: Any) -> Any:
-    import re
-
-    if type(value) is str and re.fullmatch(_DATE, value):
-        try:
-            return dt.date(int(value[:4]), int(value[5:7]), int(value[8:]))
-        except ValueError:
-            raise _LaxFailure("date_from_datetime_parsing") from None
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-        return value
-    moment = value if isinstance(value, dt.datetime) else _moment(
-        dt, value, "date_from_datetime_parsing", "date_from_datetime_parsing", "date_type")
-    if moment.time() != dt.time():  # pydantic: a datetime makes a date only at midnight
-        raise _LaxFailure("date_from_datetime_inexact")
-    return moment.date()
-
-
-def _lax_time(dt: Any, value: Any) -> Any:
-    import re
-
-    tv = type(value)
-    if isinstance(value, dt.time):
-        return value
-    if tv in (int, float):
-        if not 0 <= value < 86400:  # (NaN fails this too)
-            raise _LaxFailure("time_parsing")
-        return (dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=value)).timetz()
-    if tv is not str:
-        raise _LaxFailure("time_type")
-    match = re.fullmatch(_TIME, value)
-    try:
-        if match is None:
-            raise ValueError(value)
-        return _clock(dt, match.groups())
-    except ValueError:
-        raise _LaxFailure("time_parsing") from None
-
-
-def _lax_timedelta(dt: Any, value: Any) -> Any:
-    tv = type(value)
-    if isinstance(value, dt.timedelta):
-        return value
-    if tv in (bool, int, float):  # seconds; pydantic takes true as 1
-        if value != value or abs(value) > _MAX_DURATION_DAYS * 86400:
-            raise _LaxFailure("time_delta_parsing", _DURATION_TOO_LONG)
-        whole = int(value // 1)  # its fraction rounded to the microsecond, as pydantic does
-        return dt.timedelta(seconds=whole, microseconds=int((value - whole) * 1_000_000 + 0.5))
-    if tv is not str:
-        raise _LaxFailure("time_delta_type")
-    try:
-        return _lax_duration_text(dt, value)
-    except (_LaxFailure, OverflowError, ValueError):  # (ValueError, OverflowError: past timedelta's range)
-        raise _LaxFailure("time_delta_parsing", f"Input should be a valid timedelta, {_duration_complaint(value)}") \
-            from None
-
-
-_DURATION_TOO_LONG = "Input should be a valid timedelta, durations may not exceed 999,999,999 days"
-
-
-def _lax_duration_text(dt: Any, value: str) -> Any:
-    import re
-
-    iso = re.fullmatch(_DURATION_ISO, value)
-    if iso is not None and any(iso.groups()[1:]):
-        sign, years, months, weeks, days, hours, minutes, seconds = iso.groups()
-        delta = dt.timedelta(days=float(years or 0) * 365 + float(months or 0) * 30 + float(weeks or 0) * 7
-                             + float(days or 0), hours=float(hours or 0), minutes=float(minutes or 0),
-                             seconds=float(seconds or 0))
-        return -delta if sign == "-" else delta
-    match = re.fullmatch(_DURATION_DAYS, value)
-    if match is None or not any(match.groups()[1:]):
-        raise _LaxFailure("time_delta_parsing")
-    sign, days, hours, minutes, seconds, fraction = match.groups()
-    if days is not None and hours is not None and (seconds is None or int(hours) > 23):
-        raise _LaxFailure("time_delta_parsing")  # after a day: a clock time, to the second
-    if hours is not None and seconds is None and len(hours) < 2:
-        raise _LaxFailure("time_delta_parsing")  # "01:02" is hours and minutes; "1:02" is nothing
-    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
-                         seconds=int(seconds or 0), microseconds=int((fraction or "0")[:6].ljust(6, "0")))
-    return -delta if sign == "-" else delta
-
-
-def _duration_complaint(text: str) -> str:
-    """Why speedate refuses a duration text, in its words (pydantic's message
-    after "Input should be a valid timedelta, "); the reader is speedate's
-    Duration::parse_bytes, followed only as far as its own errors go."""
-    data = text.encode("utf-8")
-    sign = 1 if data[:1] in (b"+", b"-") else 0
-    if not data:
-        return "input is too short"
-
-    def number(at: int) -> Tuple[Optional[str], int]:
-        if at >= len(data):
-            return "input is too short", at
-        if not 48 <= data[at] <= 57:
-            return "invalid digit in duration", at
-        end = at
-        while end < len(data) and 48 <= data[end] <= 57:
-            end += 1
-        too_large = int(data[at:end]) > 0xFFFFFFFF
-        return ("a numeric value in the duration is too large" if too_large else None), end
-
-    if data[sign:sign + 1] == b"P":
-        at, got_t, fraction_before = sign + 1, False, False
-        while at < len(data):
-            if data[at:at + 1] == b"T":
-                if got_t:
-                    return "`t` character repeated in duration"
-                got_t = True
-            else:
-                complaint, at = number(at)
-                if complaint:
-                    return complaint
-                fraction = data[at:at + 1] in (b".", b",")
-                while fraction and at + 1 < len(data) and 48 <= data[at + 1] <= 57:
-                    at += 1
-                at += fraction
-                if fraction_before:
-                    return "quantity fraction invalid in duration"
-                fraction_before = fraction
-                if data[at:at + 1] not in ((b"H", b"M", b"S") if got_t else (b"Y", b"M", b"W", b"D")):
-                    return f"quantity invalid in {'time' if got_t else 'date'} part of duration"
-            at += 1
-        return "input is too short" if at < 3 else "invalid duration format"
-    if b"d" in data or b"D" in data or len(data) - sign < 5:
-        complaint, at = number(sign)
-        if complaint:
-            return complaint
-        at += data[at:at + 1] == b" "
-        if data[at:at + 1] not in (b"d", b"D"):
-            return '"day" identifier in duration not correctly formatted'
-        return "invalid duration format"  # (past the day: a clock time, worded as a time's errors)
-    hour, colon, _ = data[sign:].partition(b":")
-    if not colon:
-        return "invalid character in hour"
-    if len(hour) > 10:
-        return "durations may not exceed 999,999,999 hours"
-    if hour and not (hour.isascii() and hour.isdigit()):
-        return "invalid character in hour"
-    if hour and int(hour) > 24 * 10 ** 8:
-        return "durations may not exceed 999,999,999 hours"
-    return "invalid duration format"
-
-
-def _lax_uuid(tp: type, value: Any) -> Any:
-    if isinstance(value, tp):
-        return value
-    if type(value) is not str:
-        raise _LaxFailure("uuid_type")
-    try:
-        return tp(value)
-    except ValueError:
-        raise _LaxFailure("uuid_parsing") from None
-
-
-def _lax_decimal(tp: type, value: Any) -> Any:
-    tv = type(value)
-    number: Any
-    if isinstance(value, tp):
-        number = value
-    elif tv is int:
-        number = tp(value)
-    elif tv is float:
-        number = tp(repr(value))  # 0.1 is Decimal("0.1"), as pydantic reads it
-    elif tv is str:
-        text = value.strip().replace("_", "")  # "1_000" is 1000; "1 000" is no number
-        try:
-            if text != text.strip():
-                raise ArithmeticError(value)
-            number = tp(text)
-        except ArithmeticError:
-            raise _LaxFailure("decimal_parsing") from None
-    else:
-        raise _LaxFailure("decimal_type")  # true included: pydantic takes no booleans here
-    if not number.is_finite():
-        raise _LaxFailure("finite_number")
-    return number
-
-
-def _lax_path(tp: type, value: Any) -> Any:
-    if isinstance(value, tp):
-        return value
-    if type(value) is not str:
-        raise _LaxFailure("path_type")
-    return tp(value)
-
-
-_LAX_TEMPORAL: Dict[str, Callable[[Any, Any], Any]] = {
-    "datetime": _lax_datetime, "date": _lax_date, "time": _lax_time, "timedelta": _lax_timedelta}
-_LAX_OTHER: Dict[str, Callable[[type, Any], Any]] = {"uuid": _lax_uuid, "decimal": _lax_decimal, "path": _lax_path}
-_TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_from_datetime_parsing",
-                     "time": "time_parsing", "timedelta": "time_delta_parsing"}
-
-
-# ---------------------------------------------------------------------------
-# 9. Patterns: ECMA-262 regular expressions in linear time
-# ---------------------------------------------------------------------------
-#
-# ECMA-262 regular expressions for JSON Schema pattern, matched in linear time.
-#
-# JSON Schema patterns are ECMA-262 regular expressions (Core 2020-12 §6.4) and
-# are not anchored: "a+" matches "xxaayy" (Validation 2020-12 §6.3.3).  Python's
-# re differs in ways that change results ($ also matches before a final
-# newline, \d \w \s are Unicode-wide, no \p{..}) and it backtracks:
-# re.search(r"\d+$", "1" * 12000 + "x") takes seconds.
-#
-# Here a pattern is parsed with the ECMA-262 grammar (§22.2.1 with the u flag:
-# code points, strict escapes) into a small tree and compiled to a Thompson NFA,
-# whose set of live states (an int bitset) is carried along the text: a search
-# costs O(len(text) * program size).  The state sets are memoised as a lazily
-# built DFA (state set + character -> next state set), so a long benign string
-# costs one dict lookup per character; the DFA is flushed when it outgrows a
-# budget, and a search on which it thrashes goes on as a plain simulation.
-#
-# Assertions read bits of a position's context: at start, at end, previous and
-# next character are word characters (the state remembers the previous one).
-# Lookarounds are context bits too.  Each lookaround body is its own program and,
-# before the main search, one pass over the text marks where it matches: a
-# lookbehind body runs forward and marks each position where a match ends, a
-# lookahead body runs reversed, right to left, and marks where a match starts.
-# Every pass starts a thread at each position, so the whole stays linear:
-# O(len(text) * total program size).  With no captures to report, "the body
-# matches text[i:j] for some j" is all a lookaround asks, so this is exact.
-#
-# Backreferences (\1, \k<name>) are refused with ValueError: no automaton can
-# match them (the problem is NP-hard), and handing them to re would bring the
-# exponential case back.  Also refused: Script properties and binary properties
-# other than Any, ASCII and Assigned.  General_Category comes from unicodedata
-# (the running Python's Unicode version).
-#
-# Python's re serves as an accelerator (section 26, _rx_accelerated) only where
-# its backtracking provably stays linear.
-
-
-def _unicodedata() -> Any:
-    import unicodedata  # only for \p{...} classes
-
-    return unicodedata  # (its category() is typed Any here)
-
-
-if TYPE_CHECKING:
-    _RxRanges = List[Tuple[int, int]]
-
-_RX_ACCELERATE = True        # default of _compile_pattern(accelerate=None)
-_RX_MAX_PROGRAM = 50_000     # NFA instructions of one pattern, lookaround bodies included
-_RX_MAX_ACCELERATED = 5_000  # larger programs skip the re-safety analysis
-_RX_MAX_UNANCHORED = 20      # longest match for which re.search (retried at every position) is used
-_RX_CACHE_BUDGET = 50_000    # cached DFA states, transitions and closures per program (about 64 B each)
-_RX_MAX_CP = 0x10FFFF
-
-# ECMA-262 §22.2.2 CompileToCharSet: \d and \w are ASCII only; \s is WhiteSpace
-# (TAB VT FF ZWNBSP and category Zs, stable since Unicode 6.3) plus LineTerminator.
-_RX_DIGITS = [(0x30, 0x39)]
-_RX_WORD_RANGES = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
-_RX_SPACES = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
-              (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
-_RX_ESCAPE_SETS = {"d": _RX_DIGITS, "w": _RX_WORD_RANGES, "s": _RX_SPACES}
-_RX_WORD = frozenset(chr(c) for lo, hi in _RX_WORD_RANGES for c in range(lo, hi + 1))
-_RX_CONTROL = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
-_RX_IDENTITY = "^$\\.*+?()[]{}|/"  # IdentityEscape[+UnicodeMode]: SyntaxCharacter or "/"
-_RX_HEX = "0123456789abcdefABCDEF"
-# General_Category values and aliases usable in \p{..} (PropertyValueAliases.txt).
-_RX_GC_NAMES = (
-    "C Other|Cc Control cntrl|Cf Format|Cn Unassigned|Co Private_Use|Cs Surrogate|L Letter|"
-    "LC Cased_Letter|Ll Lowercase_Letter|Lm Modifier_Letter|Lo Other_Letter|Lt Titlecase_Letter|"
-    "Lu Uppercase_Letter|M Mark Combining_Mark|Mc Spacing_Mark|Me Enclosing_Mark|Mn Nonspacing_Mark|"
-    "N Number|Nd Decimal_Number digit|Nl Letter_Number|No Other_Number|P Punctuation punct|"
-    "Pc Connector_Punctuation|Pd Dash_Punctuation|Pe Close_Punctuation|Pf Final_Punctuation|"
-    "Pi Initial_Punctuation|Po Other_Punctuation|Ps Open_Punctuation|S Symbol|Sc Currency_Symbol|"
-    "Sk Modifier_Symbol|Sm Math_Symbol|So Other_Symbol|Z Separator|Zl Line_Separator|"
-    "Zp Paragraph_Separator|Zs Space_Separator")
-
-
-@functools.lru_cache(maxsize=None)  # made when a pattern first names a category, not at import
-def _rx_gc_table() -> dict[str, frozenset[str]]:
-    rows = [row.split() for row in _RX_GC_NAMES.split("|")]
-    leaves = [row[0] for row in rows if len(row[0]) == 2 and row[0] != "LC"]
-    table: dict[str, frozenset[str]] = {}
-    for row in rows:  # "L" stands for every "Lx"; "LC" for Lu Ll Lt
-        cats = ("Lu", "Ll", "Lt") if row[0] == "LC" else [c for c in leaves if c.startswith(row[0])]
-        table.update(dict.fromkeys(row, frozenset(cats)))
-    return table
-
-
-@functools.lru_cache(maxsize=None)
-def _rx_every_category() -> frozenset[str]:
-    return frozenset(cat for group in "CLMNPSZ" for cat in _rx_gc_table()[group])
-
-
-def _rx_merge(ranges: _RxRanges) -> _RxRanges:
-    out: _RxRanges = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(hi, out[-1][1]))
-        else:
-            out.append((lo, hi))
-    return out
-
-
-def _rx_complement(ranges: _RxRanges) -> _RxRanges:
-    out: _RxRanges = []
-    start = 0
-    for lo, hi in _rx_merge(ranges):
-        if lo > start:
-            out.append((start, lo - 1))
-        start = hi + 1
-    return out + [(start, _RX_MAX_CP)] if start <= _RX_MAX_CP else out
-
-
-class _RxClass:
-    """A set of code points: merged ranges or'ed with General_Category values, maybe negated."""
-
-    __slots__ = ("ranges", "starts", "cats", "negated")
-
-    def __init__(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> None:
-        self.ranges, self.cats, self.negated = _rx_merge(ranges), cats, negated
-        self.starts = [lo for lo, _ in self.ranges]
-
-    def has(self, ch: str) -> bool:
-        i = bisect_right(self.starts, ord(ch)) - 1
-        hit = i >= 0 and ord(ch) <= self.ranges[i][1]
-        if not hit and self.cats:
-            hit = _unicodedata().category(ch) in self.cats
-        return hit != self.negated
-
-    def points(self) -> _RxRanges:
-        """The ranges with negation applied (for classes without categories)."""
-        return _rx_complement(self.ranges) if self.negated else self.ranges
-
-
-# "." without the s flag: anything but a LineTerminator (ECMA-262 §22.2.2 CompileAtom).
-_RX_DOT = _RxClass([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)], negated=True)
-
-
-class _RxNode:
-    """Pattern tree: char (cls), cat/alt (kids), rep (kids[0], lo, hi=-1 unbounded),
-    assert (arg in ^ $ b B), look (kids[0], arg in = ! <= <!).  Groups vanish."""
-
-    __slots__ = ("kind", "kids", "cls", "lo", "hi", "arg")
-
-    def __init__(self, kind: str, kids: list[_RxNode] | None = None, cls: _RxClass = _RX_DOT,
-                 lo: int = 0, hi: int = 0, arg: str = "") -> None:
-        self.kind, self.kids, self.cls, self.lo, self.hi, self.arg = kind, kids or [], cls, lo, hi, arg
-
-
-def _rx_shown(pattern: str) -> str:
-    return repr(pattern) if len(pattern) <= 200 else repr(pattern[:200]) + "..."
-
-
-def _rx_is_digit(ch: str) -> bool:
-    return ch != "" and ch in "0123456789"
-
-
-class _RxParser:
-    """Recursive descent over ECMA-262 §22.2.1 Pattern[+UnicodeMode, +NamedCaptureGroups]."""
-
-    def __init__(self, src: str) -> None:
-        self.src, self.pos = src, 0
-        self.names: set[str] = set()
-        self.classes: dict[tuple[tuple[tuple[int, int], ...], frozenset[str], bool], _RxClass] = {}
-
-    def cls(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> _RxClass:
-        """One object per distinct class: a new character is tested once per class."""
-        key = (tuple(_rx_merge(ranges)), cats, negated)
-        found = self.classes.get(key)
-        if found is None:
-            found = self.classes[key] = _RxClass(ranges, cats, negated)
-        return found
-
-    def fail(self, problem: str) -> ValueError:
-        return ValueError(f"invalid pattern {_rx_shown(self.src)}: {problem} (at offset {self.pos})")
-
-    def peek(self, ahead: int = 0) -> str:
-        return self.src[self.pos + ahead:self.pos + ahead + 1]
-
-    def eat(self, text: str) -> bool:
-        found = self.src.startswith(text, self.pos)
-        self.pos += len(text) if found else 0
-        return found
-
-    def parse(self) -> _RxNode:
-        node = self.disjunction()
-        if self.pos < len(self.src):
-            raise self.fail("unmatched ')'")
-        return node
-
-    def disjunction(self) -> _RxNode:
-        alts = [self.alternative()]
-        while self.eat("|"):
-            alts.append(self.alternative())
-        return alts[0] if len(alts) == 1 else _RxNode("alt", alts)
-
-    def alternative(self) -> _RxNode:
-        terms = []
-        while self.peek() not in ("", "|", ")"):
-            atom, quantifiable = self.atom()
-            bounds = self.quantifier()
-            if bounds is not None:
-                if not quantifiable:  # Annex B allows (?=a)* only without the u flag
-                    raise self.fail("an assertion cannot be quantified")
-                atom = _RxNode("rep", [atom], lo=bounds[0], hi=bounds[1])
-            terms.append(atom)
-        return terms[0] if len(terms) == 1 else _RxNode("cat", terms)
-
-    def number(self) -> int | None:
-        start = self.pos
-        while _rx_is_digit(self.peek()):
-            self.pos += 1
-        digits = self.src[start:self.pos]  # a huge count only needs to exceed the cap
-        return (int(digits) if len(digits) < 10 else 10 ** 9) if digits else None
-
-    def quantifier(self) -> tuple[int, int] | None:
-        ch = self.peek()
-        if ch and ch in "*+?":
-            self.pos += 1
-            bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[ch]
-        elif ch == "{":  # with the u flag, a "{" that starts no quantifier is an error
-            self.pos += 1
-            lo = hi = self.number()
-            if self.eat(","):
-                hi = self.number()
-                hi = -1 if hi is None else hi
-            if lo is None or hi is None or not self.eat("}"):
-                raise self.fail("incomplete quantifier: expected {n}, {n,} or {n,m}")
-            if -1 < hi < lo:
-                raise self.fail("numbers out of order in {} quantifier")
-            bounds = (lo, hi)
-        else:
-            return None
-        self.eat("?")  # laziness changes which match is found, never whether one is
-        return bounds
-
-    def atom(self) -> tuple[_RxNode, bool]:
-        """The next atom, and whether a quantifier may follow it."""
-        ch = self.src[self.pos]
-        self.pos += 1
-        if ch == "\\":
-            return self.atom_escape()
-        if ch == "(":
-            return self.group()
-        if ch == "[":
-            return _RxNode("char", cls=self.char_class()), True
-        if ch in "^$":
-            return _RxNode("assert", arg=ch), False
-        if ch in "*+?{":
-            raise self.fail(f"nothing to repeat before {ch!r}")
-        if ch in "]}":
-            raise self.fail(f"lone {ch!r} must be escaped in unicode mode")
-        return _RxNode("char", cls=_RX_DOT if ch == "." else self.cls([(ord(ch), ord(ch))])), True
-
-    def group(self) -> tuple[_RxNode, bool]:
-        kind = ""
-        if self.eat("?"):
-            kind = next((k for k in ("=", "!", "<=", "<!", ":") if self.eat(k)), "")
-            if not kind and not self.eat("<"):
-                raise self.fail("'(?' must be followed by ':', '=', '!', '<=', '<!' or '<name>'")
-            if not kind:
-                self.group_name()
-        body = self.disjunction()
-        if not self.eat(")"):
-            raise self.fail("missing ')'")
-        return (body, True) if kind in ("", ":") else (_RxNode("look", [body], arg=kind), False)
-
-    def group_name(self) -> None:
-        end = self.src.find(">", self.pos)
-        name = self.src[self.pos:end] if end > 0 else ""
-        if not name.replace("$", "_").isidentifier():  # GroupName is an IdentifierName
-            raise self.fail("invalid capture group name")
-        if name in self.names:
-            raise self.fail(f"duplicate capture group name {name!r}")
-        self.names.add(name)
-        self.pos = end + 1
-
-    def atom_escape(self) -> tuple[_RxNode, bool]:
-        ch = self.peek()
-        if ch and ch in "bB":
-            self.pos += 1
-            return _RxNode("assert", arg=ch), False
-        if ch and ch in "k123456789":
-            raise self.fail("backreferences are not supported (matching them is NP-hard)")
-        item = self.escape(in_class=False)
-        return _RxNode("char", cls=item if isinstance(item, _RxClass) else self.cls([(item, item)])), True
-
-    def escape(self, in_class: bool) -> _RxClass | int:
-        """After a backslash: a class escape (\\d, \\p{..}) or one code point."""
-        ch = self.peek()
-        self.pos += 1
-        if ch and ch in "dDwWsS":
-            ranges = _RX_ESCAPE_SETS[ch.lower()]
-            return self.cls(_rx_complement(ranges) if ch.isupper() else ranges)
-        if ch and ch in "pP":
-            return self.property(negate=ch == "P")
-        if ch in _RX_CONTROL:
-            return _RX_CONTROL[ch]
-        if ch == "c" and self.peek().isascii() and self.peek().isalpha():
-            self.pos += 1
-            return ord(self.src[self.pos - 1]) % 32
-        if ch == "0" and not _rx_is_digit(self.peek()):
-            return 0
-        if ch == "x" or (ch == "u" and not self.eat("{")):
-            return self.hex(2 if ch == "x" else 4)
-        if ch == "u":  # \u{...}: any number of hex digits, at most U+10FFFF
-            end = self.src.find("}", self.pos)
-            digits = self.src[self.pos:end] if end >= 0 else ""
-            if not digits or any(c not in _RX_HEX for c in digits) or int(digits, 16) > _RX_MAX_CP:
-                raise self.fail("invalid \\u{...} escape")
-            self.pos = end + 1
-            return int(digits, 16)
-        if ch and (ch in _RX_IDENTITY or (in_class and ch in "-b")):
-            return 8 if ch == "b" else ord(ch)  # [\b] is backspace (ClassEscape :: b)
-        self.pos -= 1
-        raise self.fail(f"invalid escape '\\{ch}' in unicode mode" if ch else "'\\' at end of pattern")
-
-    def hex(self, count: int) -> int:
-        digits = self.src[self.pos:self.pos + count]
-        if len(digits) != count or any(c not in _RX_HEX for c in digits):
-            raise self.fail(f"expected {count} hexadecimal digits")
-        self.pos += count
-        cp = int(digits, 16)
-        trail = self.src[self.pos + 2:self.pos + 6]  # u mode: \uD83D\uDE00 is one code point
-        if count == 4 and 0xD800 <= cp <= 0xDBFF and self.src.startswith("\\u", self.pos) \
-                and len(trail) == 4 and all(c in _RX_HEX for c in trail) and 0xDC00 <= int(trail, 16) <= 0xDFFF:
-            self.pos += 6
-            return 0x10000 + ((cp - 0xD800) << 10) + (int(trail, 16) - 0xDC00)
-        return cp
-
-    def property(self, negate: bool) -> _RxClass:
-        end = self.src.find("}", self.pos)
-        if not self.eat("{") or end < 0:
-            raise self.fail("\\p and \\P need a {Property} in unicode mode")
-        text, self.pos = self.src[self.pos:end], end + 1
-        name, eq, value = text.partition("=")
-        if name in ("Script", "sc", "Script_Extensions", "scx"):
-            raise self.fail(f"Unicode script properties are not supported: {text!r}")
-        ranges: _RxRanges = []
-        table = _rx_gc_table()
-        cats = table.get(value) if eq and name in ("General_Category", "gc") else table.get(text)
-        if text in ("Any", "ASCII"):  # the binary properties that need no Unicode table
-            ranges, cats = [(0, _RX_MAX_CP if text == "Any" else 0x7F)], frozenset()
-        elif text == "Assigned":
-            cats = _rx_every_category() - {"Cn"}
-        if cats is None:
-            raise self.fail(f"unknown or unsupported Unicode property {text!r}")
-        if negate:  # a property is ranges or categories, never both
-            return self.cls(_rx_complement(ranges)) if ranges else self.cls([], _rx_every_category() - cats)
-        return self.cls(ranges, cats)
-
-    def char_class(self) -> _RxClass:
-        negated = self.eat("^")
-        ranges: _RxRanges = []
-        cats: set[str] = set()
-        while not self.eat("]"):
-            if self.pos >= len(self.src):
-                raise self.fail("missing ']'")
-            lo = self.class_atom()
-            if self.peek() == "-" and self.peek(1) not in ("", "]"):
-                self.pos += 1
-                hi = self.class_atom()
-                if isinstance(lo, _RxClass) or isinstance(hi, _RxClass):
-                    raise self.fail("a class escape cannot be a range endpoint in unicode mode")
-                if lo > hi:
-                    raise self.fail("range out of order in character class")
-                ranges.append((lo, hi))
-            elif isinstance(lo, _RxClass):
-                ranges += lo.ranges
-                cats |= lo.cats
-            else:
-                ranges.append((lo, lo))
-        return self.cls(ranges, frozenset(cats), negated)
-
-    def class_atom(self) -> _RxClass | int:
-        self.pos += 1
-        return self.escape(in_class=True) if self.src[self.pos - 1] == "\\" else ord(self.src[self.pos - 1])
-
-
-# Instructions are (op, a, b); a _RX_CHAR's class and an _RX_ASSERT's test are kept aside.
-_RX_CHAR, _RX_SPLIT, _RX_JMP, _RX_ASSERT, _RX_MATCH = range(5)
-# Context bits of a text position; lookaround k owns bit 1 << (_RX_LOOK_SHIFT + k).
-_RX_AT_START, _RX_AT_END, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_LOOK_SHIFT = 1, 2, 4, 8, 4
-# An assertion holds where ctx & mask is one of the accepted values (ECMA-262
-# CompileAssertion: ^ $ without the m flag look at the ends of the input only).
-_RX_WORDS = _RX_PREV_WORD | _RX_NEXT_WORD
-_RX_ASSERTS = {"^": (_RX_AT_START, frozenset((_RX_AT_START,))), "$": (_RX_AT_END, frozenset((_RX_AT_END,))),
-               "b": (_RX_WORDS, frozenset((_RX_PREV_WORD, _RX_NEXT_WORD))), "B": (_RX_WORDS, frozenset((0, _RX_WORDS)))}
-
-
-class _RxCompiler:
-    """Emits the programs of one pattern; each lookaround body becomes its own."""
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern, self.size, self.reverse = pattern, 0, False
-        self.looks: list[_RxProgram] = []  # lookaround bodies, inner ones first
-        self.look_bits: dict[int, int] = {}  # id(look node) -> its context bit
-        self.code: list[tuple[int, int, int]] = []
-        self.classes: dict[int, _RxClass] = {}
-        self.tests: dict[int, tuple[int, frozenset[int]]] = {}
-
-    def program(self, node: _RxNode, reverse: bool) -> _RxProgram:
-        saved = self.code, self.classes, self.tests, self.reverse
-        self.code, self.classes, self.tests, self.reverse = [], {}, {}, reverse
-        self.emit(node)
-        self.add(_RX_MATCH)
-        prog = _RxProgram(self.code, self.classes, self.tests, reverse)
-        self.code, self.classes, self.tests, self.reverse = saved
-        return prog
-
-    def too_large(self) -> ValueError:
-        return ValueError(f"invalid pattern {_rx_shown(self.pattern)}: too large once counted "
-                          f"repetitions are expanded (over {_RX_MAX_PROGRAM} instructions)")
-
-    def add(self, op: int, a: int = 0, b: int = 0) -> int:
-        self.size += 1
-        if self.size > _RX_MAX_PROGRAM:
-            raise self.too_large()
-        self.code.append((op, a, b))
-        return len(self.code) - 1
-
-    def emit(self, node: _RxNode) -> None:
-        if node.kind == "char":
-            self.classes[self.add(_RX_CHAR)] = node.cls
-        elif node.kind == "cat":  # a reversed program (a lookahead body) reads right to left
-            for kid in reversed(node.kids) if self.reverse else node.kids:
-                self.emit(kid)
-        elif node.kind == "alt":  # SPLIT next, L2; kid 1; JMP end; L2: SPLIT ...; last kid
-            jumps = []
-            for kid in node.kids[:-1]:
-                split = self.add(_RX_SPLIT, len(self.code) + 1)
-                self.emit(kid)
-                jumps.append(self.add(_RX_JMP))
-                self.code[split] = (_RX_SPLIT, split + 1, len(self.code))
-            self.emit(node.kids[-1])
-            for pc in jumps:
-                self.code[pc] = (_RX_JMP, len(self.code), 0)
-        elif node.kind == "rep":
-            self.repeat(node.kids[0], node.lo, node.hi)
-        else:
-            self.tests[self.add(_RX_ASSERT)] = _RX_ASSERTS[node.arg] if node.kind == "assert" else self.look(node)
-
-    def look(self, node: _RxNode) -> tuple[int, frozenset[int]]:
-        bit = self.look_bits.get(id(node))
-        if bit is None:  # compile a body once, even inside an expanded {n,m}
-            self.looks.append(self.program(node.kids[0], reverse=node.arg in ("=", "!")))
-            bit = self.look_bits[id(node)] = 1 << (_RX_LOOK_SHIFT + len(self.looks) - 1)
-        return bit, frozenset((bit,) if node.arg in ("=", "<=") else (0,))
-
-    def repeat(self, body: _RxNode, lo: int, hi: int) -> None:
-        if max(lo, hi) > _RX_MAX_PROGRAM:  # also stops (?:){1000000000} from looping for long
-            raise self.too_large()
-        for _ in range(lo - 1 if hi < 0 and lo > 0 else lo):
-            self.emit(body)
-        if hi < 0 and lo > 0:  # the last copy loops: L: body; SPLIT L, next
-            top = len(self.code)
-            self.emit(body)
-            self.add(_RX_SPLIT, top, len(self.code) + 1)
-        elif hi < 0:  # L: SPLIT next, end; body; JMP L
-            top = self.add(_RX_SPLIT)
-            self.emit(body)
-            self.add(_RX_JMP, top)
-            self.code[top] = (_RX_SPLIT, top + 1, len(self.code))
-        else:  # optional copies nest, (x(x(x)?)?)?, so each needs the one before
-            splits = []
-            for _ in range(hi - lo):
-                splits.append(self.add(_RX_SPLIT))
-                self.emit(body)
-            for pc in splits:
-                self.code[pc] = (_RX_SPLIT, pc + 1, len(self.code))
-
-
-class _RxState:
-    """A DFA state: the NFA instructions reached by consuming a character (a bitset,
-    bit pc for instruction pc), whether that character is a word character (when \\b
-    or \\B need it), and whether MATCH was reached just before it (a "hit")."""
-
-    __slots__ = ("kernel", "word", "hit", "next0", "rows", "closures")
-
-    def __init__(self, kernel: int, word: bool, hit: bool) -> None:
-        self.kernel, self.word, self.hit = kernel, word, hit
-        self.next0: dict[str, _RxState] = {}  # transitions where no outside bit is set
-        self.rows: dict[int, dict[str, _RxState]] | None = None  # outside bits -> transitions
-        self.closures: dict[int, int] = {}  # context -> closure
-
-
-class _RxProgram:
-    """One Thompson NFA (pc 0 is the start), its lazily built DFA, and memos for the
-    plain simulation.  Sets of instructions are int bitsets."""
-
-    def __init__(self, code: list[tuple[int, int, int]], classes: dict[int, _RxClass],
-                 tests: dict[int, tuple[int, frozenset[int]]], reverse: bool) -> None:
-        self.code, self.tests, self.reverse = code, tests, reverse
-        self.uses = 0  # the context bits that this program's assertions read
-        for mask, _ in tests.values():
-            self.uses |= mask
-        self.words = bool(self.uses & _RX_WORDS)
-        self.match = 1 << (len(code) - 1)  # MATCH is the last instruction
-        readers: dict[_RxClass, int] = {}  # class -> the _RX_CHAR instructions reading it
-        for pc, cls in classes.items():
-            readers[cls] = readers.get(cls, 0) | 1 << pc
-        self.stops = self.match | sum(readers.values())  # instructions that are their own closure
-        self.literals: dict[str, int] = {}  # single code points are looked up, not tested
-        self.others: list[tuple[_RxClass, int]] = []
-        for cls, pcs in readers.items():
-            lo, hi = cls.ranges[0] if len(cls.ranges) == 1 and not cls.cats and not cls.negated else (0, -1)
-            if lo == hi:
-                self.literals[chr(lo)] = self.literals.get(chr(lo), 0) | pcs
-            else:
-                self.others.append((cls, pcs))
-        self.empty = _RxState(0, False, False)
-        self.dead: _RxState | None = None
-        self.flushes = 0
-        self.flush()
-        # Dead: no thread alive and none can start mid-text (^abc after a mismatch),
-        # so only the end of the text can still matter.
-        mids = {ctx & self.uses for ctx in (0, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_WORDS)}
-        if not self.uses >> _RX_LOOK_SHIFT and not any(self.threads(0, ctx) for ctx in mids):
-            self.dead = self.empty
-
-    def flush(self) -> None:
-        """RE2-style: forget every cached state and memo, start caching again."""
-        self.empty.next0.clear()
-        self.empty.rows = None
-        self.empty.closures.clear()
-        self.states = {(0, False, False): self.empty}
-        self.reach: dict[int, dict[int, int]] = {}  # ctx -> {1 << pc: closure of pc alone}
-        self.chars: dict[str, int] = {}  # ch -> the _RX_CHAR instructions whose class has ch
-        self.budget, self.flushes = _RX_CACHE_BUDGET, self.flushes + 1
-
-    def spend(self, units: int) -> None:
-        self.budget -= units
-        if self.budget < 0:
-            self.flush()
-
-    def threads(self, kernel: int, ctx: int) -> int:
-        """The _RX_CHAR instructions alive at a position, plus the MATCH bit if it is
-        reached (Thompson's closure).  pc 0 joins everywhere: the search is unanchored."""
-        reach = self.reach.get(ctx)
-        if reach is None:
-            reach = self.reach[ctx] = {}
-        got = (kernel | 1) & self.stops
-        todo = (kernel | 1) ^ got
-        while todo:
-            low = todo & -todo  # the lowest instruction left
-            todo ^= low
-            known = reach.get(low)
-            got |= self.epsilon(low, ctx, reach) if known is None else known
-        return got
-
-    def epsilon(self, bit: int, ctx: int, reach: dict[int, int]) -> int:
-        """The closure of one instruction: what it reaches without reading."""
-        stack, seen, got = [bit.bit_length() - 1], set(), 0
-        while stack:
-            pc = stack.pop()
-            if pc not in seen:
-                seen.add(pc)
-                op, a, b = self.code[pc]
-                if op == _RX_SPLIT:
-                    stack += (a, b)
-                elif op == _RX_JMP:
-                    stack.append(a)
-                elif op == _RX_ASSERT:
-                    mask, accepted = self.tests[pc]
-                    if ctx & mask in accepted:
-                        stack.append(pc + 1)
-                else:  # _RX_CHAR or _RX_MATCH
-                    got |= 1 << pc
-        reach[bit] = got
-        self.spend(1 + (got.bit_length() >> 6))
-        return got
-
-    def readers(self, ch: str) -> int:
-        """The _RX_CHAR instructions whose class has ch (memoised in self.chars)."""
-        readers = self.literals.get(ch, 0)
-        for cls, pcs in self.others:
-            readers |= pcs if cls.has(ch) else 0
-        self.chars[ch] = readers
-        self.spend(1)
-        return readers
-
-    def context(self, text: str, i: int, ctx: int) -> int:
-        """ctx plus the word bits of position i (ECMA-262 IsWordChar on both sides)."""
-        if self.words and i and text[i - 1] in _RX_WORD:
-            ctx |= _RX_PREV_WORD
-        if self.words and i < len(text) and text[i] in _RX_WORD:
-            ctx |= _RX_NEXT_WORD
-        return ctx
-
-    def closure(self, st: _RxState, ctx: int) -> int:
-        got = st.closures.get(ctx)
-        if got is None:
-            got = st.closures[ctx] = self.threads(st.kernel, ctx)
-            self.spend(1 + (got.bit_length() >> 6))
-        return got
-
-    def step(self, st: _RxState, outside: int, ch: str, row: dict[str, _RxState]) -> _RxState:
-        """The DFA transition on ch at a position with these outside context bits,
-        remembered in row.  The word bits follow from st and ch (swapped when reversed)."""
-        word = ch in _RX_WORD
-        before, after = (word, st.word) if self.reverse else (st.word, word)
-        ctx = outside | (_RX_PREV_WORD if before else 0) | (_RX_NEXT_WORD if after else 0)
-        threads, readers = self.closure(st, ctx & self.uses), self.chars.get(ch)
-        kernel = (threads & (self.readers(ch) if readers is None else readers)) << 1  # pc reads ch: on to pc + 1
-        hit = bool(threads & self.match)
-        key = (kernel, False, False) if self.dead and not kernel and not hit else (kernel, word and self.words, hit)
-        nxt = self.states.get(key)
-        if nxt is None:
-            nxt = self.states[key] = _RxState(*key)
-            self.spend(4 + (kernel.bit_length() >> 6))
-        row[ch] = nxt
-        self.spend(1)
-        return nxt
-
-
-def _rx_search(prog: _RxProgram, text: str) -> bool:
-    """Search with a program without lookarounds: mid-text no outside context bit is
-    set, so a warm DFA costs one dict lookup per character."""
-    if not text:
-        return _rx_simulate(prog, text, None, 0, 0, 0)
-    st, dead, flushes = prog.step(prog.empty, _RX_AT_START & prog.uses, text[0], {}), prog.dead, prog.flushes
-    chars = iter(text)
-    next(chars)
-    for ch in chars:
-        if st.hit:
-            return True
-        if st is dead:
-            break
-        nxt = st.next0.get(ch)
-        if nxt is None:
-            if prog.flushes > flushes + 1:  # the cache thrashes: plain simulation is faster
-                return _rx_simulate(prog, text, None, 0, len(text) - length_hint(chars) - 1, st.kernel)
-            nxt = prog.step(st, 0, ch, st.next0)
-        st = nxt
-    return st.hit or _rx_simulate(prog, text, None, 0, len(text), st.kernel)
-
-
-def _rx_scan(prog: _RxProgram, text: str, outside: list[int], bit: int) -> bool:
-    """Run prog over text with the DFA, right to left if prog.reverse.  outside[i]
-    holds the context bits of position i that no state can know: the ends and
-    lookaround results.  With bit 0, tell whether MATCH is reached anywhere; else
-    set bit in outside[i] at each position i where it is."""
-    n, st, flushes = len(text), prog.empty, prog.flushes
-    for i in range(n, 0, -1) if prog.reverse else range(n):
-        ch, bits = text[i - 1 if prog.reverse else i], outside[i] & prog.uses
-        if st.rows is None:  # made on demand: fewer objects for the garbage collector
-            st.rows = {0: st.next0}
-        row = st.rows.get(bits)
-        if row is None:
-            row = st.rows[bits] = {}
-        nxt = row.get(ch)
-        if nxt is None:
-            if prog.flushes > flushes + 1:
-                return _rx_simulate(prog, text, outside, bit, i, st.kernel)
-            nxt = prog.step(st, bits, ch, row)
-        st = nxt
-        if st.hit:  # MATCH at position i, before ch
-            if not bit:
-                return True
-            outside[i] |= bit
-    return _rx_simulate(prog, text, outside, bit, 0 if prog.reverse else n, st.kernel)
-
-
-def _rx_simulate(prog: _RxProgram, text: str, outside: list[int] | None, bit: int,
-                 start: int, kernel: int) -> bool:
-    """Like _rx_scan (outside None: only the ends), but a plain Thompson simulation
-    from position start with these threads: no DFA state is made.  This runs when
-    the DFA cache thrashes, and for the last position."""
-    n = len(text)
-    for i in range(start, 0, -1) if prog.reverse else range(start, n):
-        ctx = outside[i] if outside is not None else _RX_AT_START if i == 0 else 0
-        threads = prog.threads(kernel, prog.context(text, i, ctx) & prog.uses)
-        if threads & prog.match:
-            if outside is None or not bit:
-                return True
-            outside[i] |= bit
-        ch = text[i - 1] if prog.reverse else text[i]
-        readers = prog.chars.get(ch)
-        kernel = (threads & (prog.readers(ch) if readers is None else readers)) << 1
-    end = 0 if prog.reverse else n
-    ctx = outside[end] if outside is not None else _RX_AT_END | (_RX_AT_START if n == 0 else 0)
-    if not prog.threads(kernel, prog.context(text, end, ctx) & prog.uses) & prog.match:
-        return False
-    if outside is not None:
-        outside[end] |= bit
-    return True
-
-
-class _RxMatcher:
-    """The search predicate: lookaround passes first (inner ones first), then the main one."""
-
-    def __init__(self, prog: _RxProgram, looks: list[_RxProgram]) -> None:
-        self.prog, self.looks = prog, looks
-
-    def __call__(self, text: str) -> bool:
-        if not self.looks:
-            return _rx_search(self.prog, text)
-        outside = [0] * (len(text) + 1)
-        outside[0] |= _RX_AT_START
-        outside[-1] |= _RX_AT_END
-        for k, body in enumerate(self.looks):
-            _rx_scan(body, text, outside, 1 << (_RX_LOOK_SHIFT + k))
-        return _rx_scan(self.prog, text, outside, 0)
-
-
-# --- The re accelerator, for patterns on which re's backtracking stays linear ---
-
-def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
-    """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
-    in the string (JSON Schema patterns are not anchored).  ValueError names the
-    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE)."""
-    try:
-        node = _RxParser(pattern).parse()
-        compiler = _RxCompiler(pattern)
-        prog = compiler.program(node, reverse=False)  # even for re: same errors either way
-        if (_RX_ACCELERATE if accelerate is None else accelerate) and not compiler.looks \
-                and compiler.size <= _RX_MAX_ACCELERATED:
-            fast = _rx_accelerated(node)
-            if fast is not None:
-                return fast
-    except RecursionError:
-        raise ValueError(f"invalid pattern {_rx_shown(pattern)}: nested too deeply") from None
-    return _RxMatcher(prog, compiler.looks)
-
-
-# ---------------------------------------------------------------------------
-# 10. Arguments: JSON back into Python values
-# ---------------------------------------------------------------------------
-#
-# Arguments are validated against the published inputSchema first (section 6);
-# then each value becomes what the annotation asks for (a dataclass, an Enum
-# member, a datetime, a tuple...), as pydantic hands it to the SDK's tools.
-# A parameter whose annotation involves pydantic (_involves_pydantic) is not
-# read here: the tool's pydantic arguments model takes it whole (section 12).
+# A tools/call's ``arguments`` (server/tools, "Calling Tools") are validated
+# against the published inputSchema first (section 6); then each value becomes
+# what the annotation asks for (a dataclass, an Enum member, a datetime, a
+# tuple...), as the SDK's tools receive it.  A parameter whose annotation
+# involves pydantic (the hook _involves_pydantic, section 21) is not read here:
+# the tool's arguments model takes it whole (section 9).
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], sent: Any = _MISSING) -> Any:
@@ -3880,7 +1973,7 @@ def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], 
 def _build_value(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     if _is_annotated(tp):
         if any(_is_pydantic_field(m) for m in tp.__metadata__):
-            return _module("pydantic").TypeAdapter(tp).validate_python(value)
+            return _pydantic_value(tp, value)
         return _build_value(tp.__origin__, value, sent)
     if value is None or tp is object or tp in (str, int, float, bool, _NoneType) or _is_any(tp):
         return value
@@ -3934,55 +2027,6 @@ def _build_key(tp: Any, key: str) -> Any:
     return _build_value(tp, key)
 
 
-def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
-    # The arm the schema check chose (pydantic's smart union, _Compiler._any_of):
-    # the arm of exactly the value's type, else the first arm the JSON value is
-    # already an instance of (a Literal's string, a list), else the first arm
-    # that converts it (a Path, bytes, an Enum, a date from a string).  A string
-    # the check made of a number (a Unix time a date's, a number a Decimal's)
-    # comes from an arm that converts, as pydantic's str takes no number: those first.
-    converted = type(value) is str and sent is not _MISSING and type(sent) is not str
-    if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
-        return value
-    builder = _SchemaBuilder()
-    fits: List[Any] = []
-    for arm in _args(tp):
-        if arm is _NoneType:
-            continue
-        try:
-            schema = builder.finish(builder.schema(arm))
-        except _Unsupported:
-            continue
-        if _passes(_checker(schema), value, ()):
-            fits.append(arm)
-    # stable: the instances first, then Any, then the arms that convert, each kind in order
-    fits.sort(key=lambda arm: (-1 if converted else 2) if _python_only_type(arm) else 1 if _is_any(arm) else 0)
-    if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
-        # the class the object sets the most fields of, the first on a tie (see _any_of)
-        classes = [(arm, names) for arm in fits for names in [_field_names_of(arm)] if names is not None]
-        best = max(classes, key=lambda pair: len(pair[1].intersection(value)))[0]
-        fits.remove(best)
-        fits.insert(0, best)
-    for arm in fits:
-        try:
-            return _build_value(arm, value)
-        except _BuildError:
-            continue  # a string the arm's type refuses: the checker chose a later arm
-    return value
-
-
-def _field_names_of(tp: Any) -> Optional[set[str]]:
-    """A TypedDict's, a dataclass's or a model's field names (None: not one of those)."""
-    if isinstance(tp, type) and (_is_typeddict(tp) or _is_dataclass(tp) or _is_pydantic_model(tp)):
-        return set(_type_hints(tp))
-    return None
-
-
-def _python_only_type(tp: Any) -> bool:
-    """Whether no JSON value is an instance of ``tp`` (pydantic's strict mode refuses them all)."""
-    return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp) or _origin(tp) in (tuple, set, frozenset)
-
-
 def _build_object(tp: type, value: Dict[str, Any]) -> Any:
     if _is_typeddict(tp):
         hints = _type_hints(tp)
@@ -4005,7 +2049,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
 
 def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
     """Absent fields whose default a Field gives (the value ``= Field(3)``, or
-    ``Annotated[T, Field(default=3)]``): its default, as pydantic fills them;
+    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
     the class itself would take the Field object as the value."""
     if _is_dataclass(tp):
         missing = _dataclass_missing()
@@ -4027,16 +2071,20 @@ def _strip_qualifiers(tp: Any) -> Any:
 
 
 def _build_stdlib(tp: type, value: Any) -> Any:
-    """A value of one of _LAX_TABLE's types (section 8) from its checked JSON form."""
+    """A value of one of _LAX_TABLE's types (section 22) from its checked JSON form."""
     kind = _lax_kind(tp)
     return value if kind is None else _lax_parse(kind, tp, value)
 
 
 # ---------------------------------------------------------------------------
-# 11. Content
+# 8. Content
 # ---------------------------------------------------------------------------
-
-
+#
+# The content blocks of server/tools ("Tool Result": text, image, audio,
+# resource links, embedded resources; schema.ts ContentBlock) and the
+# CallToolResult that carries them.  A result with structuredContent SHOULD
+# also carry its JSON as a text block (server/tools, "Structured Content"):
+# _structured_result writes both from the same checked value.
 #
 # Content blocks and results as small dataclasses.  The field names follow the
 # SDK's Python spelling (``structured_content``, ``is_error``, ``mime_type``);
@@ -4287,7 +2335,8 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
 
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
-    when ``wrap``) and its ``content`` written from the same checked value."""
+    when ``wrap``) and its ``content`` written from the same checked value
+    (server/tools, "Structured Content").  Twin: _fast_structured, section 26."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -4301,9 +2350,18 @@ def _dumps_text(value: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 12. Tools
+# 9. Tools
 # ---------------------------------------------------------------------------
-
+#
+# A tool as server/tools defines it: a name, a description, an inputSchema
+# (from the parameters) and, from 2025-06-18, an outputSchema (from the return
+# annotation, as the structured-output table below says).  MUST (server/tools,
+# "Output Schema"): a server's structured results conform to its outputSchema;
+# enforced by _Tool.check_output, whose mismatch is an isError result.  MUST
+# (server/tools, "Security Considerations"): servers validate all tool inputs;
+# enforced by _Tool.arguments against _checked_input_schema's schema.
+# Annotations that _involves_pydantic finds go to pydantic (the hooks
+# _pydantic_arguments and _pydantic_structured, section 21: the BaseModel rows).
 
 # Parameter types whose checked JSON value is already the Python value.
 _AS_IS = (str, int, float, bool, object, _MISSING)
@@ -4311,10 +2369,10 @@ _AS_IS = (str, int, float, bool, object, _MISSING)
 
 class _Param:
     """A tool parameter: its name, annotation (or _MISSING) and default (or _MISSING);
-    ``key``, the argument's name on the wire (a pydantic alias, or the name), and
+    ``key``, the argument's name on the wire (an alias _pydantic_arguments reads, or the name), and
     ``pydantic``, whether pydantic validates it (see _pydantic_arguments)."""
 
-    __slots__ = ("name", "annotation", "default", "as_is", "key", "pydantic")
+    __slots__ = ("name", "annotation", "default", "as_is", "key", "pydantic")  # pydantic: _involves_pydantic
 
     def __init__(self, name: str, annotation: Any, default: Any) -> None:
         self.name, self.annotation, self.default = name, annotation, default
@@ -4343,7 +2401,7 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        # Parameters filled by resolvers, and the resolvers (section 16); None: none.
+        # Parameters filled by resolvers, and the resolvers (section 13); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, families, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
@@ -4499,12 +2557,12 @@ class _Tool:
 
 
 def _field_default(field: Any) -> Any:
-    """A Field's default for one call: a mutable one copied, as pydantic's
+    """A Field's default for one call: a mutable one copied, as the SDK's
     smart_deepcopy does, so that no call sees what another did to it."""
     if isinstance(field, Field):
         value = field.default_factory() if field.default_factory is not None else field.default
     else:
-        value = field.get_default(call_default_factory=True)  # pydantic's FieldInfo
+        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
     if type(value) in _IMMUTABLE:
         return value
     import copy
@@ -4548,7 +2606,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
-            continue  # filled by the server (section 16), no argument
+            continue  # filled by the server (section 13), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -4621,25 +2679,25 @@ def _parameters_by_inspect(fn: Any, fn_name: str) -> List[Tuple[str, int, Any]]:
 
 
 def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str], Any]:
-    """(inputSchema, families, the pydantic arguments model and its (parameter,
-    field) names, or None): our own schema for each parameter, pydantic's for
-    those pydantic validates."""
+    """(inputSchema, families, the arguments model of _pydantic_arguments and its
+    (parameter, field) names, or None): our own schema for each parameter, the
+    model's for those _involves_pydantic gives to pydantic."""
     builder = _SchemaBuilder()
-    pydantic_params = [p for p in params if p.pydantic]
+    delegated = [p for p in params if p.pydantic]  # _involves_pydantic
     arguments_model: Any = None
     model_schema: Dict[str, Any] = {}
-    if pydantic_params:
+    if delegated:
         try:
-            arguments_model, model_schema = _pydantic_arguments(fn_name, pydantic_params)
-        except Exception as exc:  # pydantic refuses the annotation (PydanticUserError, SchemaError...)
+            arguments_model, model_schema = _pydantic_arguments(fn_name, delegated)
+        except Exception as exc:  # _pydantic_arguments refused it (PydanticUserError, SchemaError...)
             raise InvalidSignature(f"Function {fn_name}: pydantic cannot build its arguments: {exc}") from None
         for name, definition in model_schema.pop("$defs", {}).items():
             builder.defs.setdefault(name, definition)
     properties: Dict[str, Any] = {}
     required = []
     for p in params:
-        if p.pydantic:
-            if p.key not in model_schema["properties"]:  # SkipJsonSchema: pydantic publishes nothing
+        if p in delegated:
+            if p.key not in model_schema["properties"]:  # SkipJsonSchema: _pydantic_arguments publishes nothing
                 continue
             properties[p.key] = model_schema["properties"][p.key]
             if p.key in model_schema.get("required", ()):
@@ -4651,7 +2709,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
             default = field.default if field.default_factory is None else _MISSING
         factory = field is not None and field.default_factory is not None
         in_annotation = _field_holder(p.annotation, _MISSING) if field is None else None
-        if in_annotation is not None:  # Annotated[T, Field(default=...)]: pydantic's default
+        if in_annotation is not None:  # Annotated[T, Field(default=...)]: the SDK's default
             default, factory = _field_value(in_annotation), in_annotation.default_factory is not None
         try:
             if p.annotation is _MISSING:
@@ -4676,105 +2734,16 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.families, arguments_model
 
 
-def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
-    """The SDK's arguments model (``func_metadata``'s ``ArgModelBase``) for the
-    parameters pydantic validates, and its schema.  A model rather than a
-    TypeAdapter per parameter: alias, ``validate_default`` and the like are
-    options of a model's fields, and only one model reports every parameter's
-    errors at once.  Sets each parameter's ``key``: its alias, if it has one."""
-    pydantic = _module("pydantic")
-    annotated = _typing("Annotated")
-    fields: Dict[str, Any] = {}
-    names = []
-    for p in params:
-        annotation, metadata = p.annotation, []
-        if annotation is _MISSING:
-            annotation = _typing("Any")
-            metadata.append(pydantic.WithJsonSchema({"title": p.name, "type": "string"}))
-        annotation = _for_pydantic(annotation)
-        field = p.name
-        if callable(getattr(pydantic.BaseModel, field, None)):
-            # A name BaseModel uses (json, copy...): the SDK renames the field and keeps the name as alias.
-            field = f"field_{field}"
-            metadata.append(pydantic.Field(alias=p.name))
-        if metadata:
-            annotation = annotated[(annotation, *metadata)]
-        default = p.default.as_pydantic() if isinstance(p.default, Field) else p.default
-        # A bare annotation keeps a default given inside Annotated[T, Field(default=...)].
-        fields[field] = annotation if default is _MISSING else (annotation, default)
-        names.append((p.name, field))
-    model = pydantic.create_model(f"{fn_name}Arguments", __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
-                                  **fields)
-    schema = model.model_json_schema(by_alias=True, ref_template="#/$defs/{model}")
-    for p, (_, field) in zip(params, names):
-        p.key = model.model_fields[field].alias or field  # (SkipJsonSchema: not among the properties)
-    return (model, names), schema
-
-
-def _for_pydantic(tp: Any) -> Any:
-    """An annotation as pydantic takes it, at any depth of ``Annotated``, unions
-    and generics: our own ``Field`` in ``Annotated`` metadata becomes pydantic's
-    (pydantic ignores metadata it does not know), and a ``typing.TypedDict``
-    becomes one pydantic reads below Python 3.12 (_readable_typeddict)."""
-    if _is_annotated(tp):
-        metadata = tuple(m.as_pydantic() if isinstance(m, Field) else m for m in tp.__metadata__)
-        return _typing("Annotated")[(_for_pydantic(tp.__origin__), *metadata)]
-    if _is_typeddict(tp):
-        return _readable_typeddict(tp)
-    args = _args(tp)
-    if not args or _origin(tp) is None or _is_literal(tp):
-        return tp
-    new = tuple(_for_pydantic(a) for a in args)
-    if all(n is a for n, a in zip(new, args)):
-        return tp
-    if _is_union(tp):
-        return _typing("Union")[new]
-    if hasattr(tp, "copy_with"):  # typing's generics
-        return tp.copy_with(new)
-    return type(tp)(_origin(tp), new)  # list[T] and the other builtin generics (types.GenericAlias)
-
-
-_READABLE_TYPEDDICTS: Dict[type, Any] = {}
-
-
-def _readable_typeddict(cls: type) -> Any:
-    """pydantic refuses a ``typing.TypedDict`` below Python 3.12; the same keys
-    as a ``typing_extensions.TypedDict`` (which pydantic itself imports), as the
-    SDK's ``_pydantic_readable_typeddict`` rebuilds a returned one.  An explicit
-    ``Required``/``NotRequired`` wins over the class's totality, as in pydantic."""
-    extensions = _module("typing_extensions")
-    if sys.version_info >= (3, 12) or type(cls).__module__ != "typing" or extensions is None:
-        return cls
-    if cls in _READABLE_TYPEDDICTS:
-        return _READABLE_TYPEDDICTS[cls]
-    _READABLE_TYPEDDICTS[cls] = cls  # a recursive one meets itself unchanged (pydantic then says why)
-    items: Dict[str, Any] = {}
-    for name, hint in _type_hints(cls).items():
-        qualifiers = set()
-        while _qualifier(hint) is not None:
-            qualifiers.add(_qualifier(hint))
-            hint = _args(hint)[0]
-        item = _for_pydantic(hint)
-        if "ReadOnly" in qualifiers and hasattr(extensions, "ReadOnly"):
-            item = extensions.ReadOnly[item]
-        required = (name in getattr(cls, "__required_keys__", ()) or "Required" in qualifiers) \
-            and "NotRequired" not in qualifiers
-        items[name] = item if required else extensions.NotRequired[item]
-    rebuilt = extensions.TypedDict(cls.__name__, items)
-    for attr in ("__doc__", "__module__", "__qualname__", "__pydantic_config__"):
-        if hasattr(cls, attr):
-            setattr(rebuilt, attr, getattr(cls, attr))
-    _READABLE_TYPEDDICTS[cls] = rebuilt
-    return rebuilt
-
-
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
-    """The schema our own checker applies to the arguments: an unannotated
-    parameter takes any value (the SDK's Any, published as a string), and
-    those pydantic validates are left to pydantic."""
-    free = {p.key for p in params if p.annotation is _MISSING or p.pydantic}
+    """The schema our own checker applies to the arguments (MUST, server/tools
+    "Security Considerations": servers validate all tool inputs; a refused one is
+    a tool execution error, "Error Handling"): an unannotated parameter takes
+    any value (the SDK's Any, published as a string), and
+    those _involves_pydantic gives to pydantic are left to it."""
+    delegated = {p.key for p in params if p.pydantic}  # _involves_pydantic
+    free = {p.key for p in params if p.annotation is _MISSING} | delegated
     checked = dict(schema, properties={k: {} if k in free else v for k, v in schema["properties"].items()})
-    required = [k for k in schema.get("required", ()) if k not in {p.key for p in params if p.pydantic}]
+    required = [k for k in schema.get("required", ()) if k not in delegated]
     if required:
         checked["required"] = required
     else:
@@ -4812,7 +2781,7 @@ _UNSTRUCTURED: _Output = (None, False, False, {}, None)
 
 def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) -> _Output:
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
-    families, pydantic's TypeAdapter or None) by the table above: the SDK's
+    families, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
     if structured is False:  # S1
         return _UNSTRUCTURED
@@ -4879,71 +2848,6 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
     return None  # S13
 
 
-def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
-    """Rows S7-S13 for an annotation pydantic validates (_involves_pydantic):
-    (outputSchema, wrapped, TypeAdapter), or None (S13).  The adapter is the
-    SDK's output model (``_create_output_model``), built once here; the schema
-    is that adapter's, as ``FuncMetadata`` publishes it."""
-    pydantic = _module("pydantic")
-    wrap = False
-    try:
-        if _origin(inner) is dict and len(_args(inner)) == 2 and _args(inner)[0] is str:  # S8
-            model: Any = _typing("Annotated")[inner, pydantic.Field(title=f"{fn_name}DictOutput")]
-        elif inner in (None, _NoneType, str, int, float, bool, bytes) or _origin(inner) is not None \
-                or not isinstance(inner, type):  # S7, S9, S10
-            model, wrap = pydantic.create_model(f"{fn_name}Output", result=_for_pydantic(annotation)), True
-        elif _is_pydantic_model(inner) or _is_typeddict(inner):  # S11
-            model = _for_pydantic(inner)
-        elif _has_annotations(inner):  # S12
-            model = _pydantic_model_of_class(inner)
-        else:
-            return None  # S13
-        adapter = pydantic.TypeAdapter(model)
-        schema = adapter.json_schema(ref_template="#/$defs/{model}", schema_generator=_strict_json_schema())
-    except Exception as exc:  # pydantic refuses the type (PydanticUserError, SchemaError, a warning made an error)
-        raise _Unsupported(f"{type(exc).__name__}: {exc}") from None
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        # A recursive model's root is a bare $ref: SDK 2.3's _inline_root_ref copies the definition onto it.
-        schema = {**schema["$defs"][ref[8:]], **{k: v for k, v in schema.items() if k != "$ref"}}
-    return schema, wrap, adapter
-
-
-def _pydantic_model_of_class(cls: type) -> Any:
-    """Row S12 through pydantic: the SDK's ``_create_model_from_class``, a model of
-    the class's annotations read from its attributes (keeping their ``Annotated``
-    metadata, as our own S12 does)."""
-    pydantic = _module("pydantic")
-    fields: Dict[str, Any] = {}
-    for name, tp in _type_hints(cls).items():
-        if name.startswith("_") or _origin(tp) is _typing("ClassVar") or tp is _typing("ClassVar"):
-            continue
-        default = getattr(cls, name, _MISSING)
-        fields[name] = _for_pydantic(tp) if default is _MISSING else (_for_pydantic(tp), default)
-    return pydantic.create_model(cls.__name__, __config__=pydantic.ConfigDict(from_attributes=True), **fields)
-
-
-@functools.lru_cache(maxsize=None)
-def _strict_json_schema() -> Any:
-    """The SDK's ``StrictJsonSchema``: a schema pydantic would warn about (a
-    default it cannot serialise, say) is an error, so the tool is unstructured."""
-    json_schema = _module("pydantic.json_schema")
-
-    class StrictJsonSchema(json_schema.GenerateJsonSchema):  # type: ignore[misc, name-defined]
-        def emit_warning(self, kind: Any, detail: str) -> None:
-            raise ValueError(f"JSON schema warning: {kind} - {detail}")
-
-    return StrictJsonSchema
-
-
-@functools.lru_cache(maxsize=None)
-def _by_alias_and_name() -> Dict[str, bool]:
-    """The options the SDK validates a result with, so that it may use Python
-    names or aliases; ``validate_python`` has them from pydantic 2.11."""
-    version = tuple(int(part) for part in str(_module("pydantic").VERSION).split(".")[:2])
-    return {"by_alias": True, "by_name": True} if version >= (2, 11) else {}
-
-
 def _wrapped_schema(fn_name: str, annotation: Any, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
     """``{"result": T}``, as the SDK wraps a value that is not a JSON object."""
     result = builder.field_schema(annotation, "result")
@@ -4982,12 +2886,12 @@ def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 13. Resources
+# 10. Resources
 # ---------------------------------------------------------------------------
 #
 # server/resources, as the SDK's MCPServer offers them, and URI templates (RFC
-# 6570).  The parameters of a resource template (and of a prompt, section 14)
-# are a tool's arguments by another route: one _Tool (section 12) publishes,
+# 6570).  The parameters of a resource template (and of a prompt, section 11)
+# are a tool's arguments by another route: one _Tool (section 9) publishes,
 # checks and converts them, so "5" becomes 5 for an int, and the errors read as
 # a tool's do.  Per-revision fields are gated by the dispatcher (_fields_for).
 
@@ -5119,7 +3023,7 @@ def _file_encoding(mime_type: str) -> Optional[str]:
 class FunctionResource(Resource):
     """A function without parameters, called at each read; it returns text,
     bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
-    A parameter annotated Context gets the read's (section 15)."""
+    A parameter annotated Context gets the read's (section 12)."""
 
     def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
         super().__init__(uri, **options)
@@ -5189,7 +3093,7 @@ def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Opti
 
 def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
     """A template's or a prompt's parameter annotated Context gets the request's
-    (section 15): it logs, reports progress and asks the client as a tool's
+    (section 12): it logs, reports progress and asks the client as a tool's
     does (the dispatcher runs such a function as a call: _Connection.start_request)."""
     if params.context_param is not None:
         kwargs[params.context_param] = Context(request, server)
@@ -5235,7 +3139,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
             value = _call(value.read)
         contents = _contents(uri, value, info)
     except (_RpcError, _Asking, _InputRequired, _CapabilityMissing):
-        raise  # the last three: the dispatcher answers with the question (section 15)
+        raise  # the last three: the dispatcher answers with the question (section 12)
     except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
         raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
     except ResourceError as exc:
@@ -5572,12 +3476,12 @@ def _spanning(capture: _Capture, raw: str) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 14. Prompts and completion
+# 11. Prompts and completion
 # ---------------------------------------------------------------------------
 #
 # server/prompts and server/utilities/completion, as the SDK's MCPServer
 # offers them.  A prompt's arguments are checked and converted as a tool's
-# are (one _Tool, section 12).
+# are (one _Tool, section 9).
 
 
 class Message(_Record):
@@ -5819,7 +3723,7 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 
 
 # ---------------------------------------------------------------------------
-# 15. Context
+# 12. Context
 # ---------------------------------------------------------------------------
 #
 # What a tool, a resource or a prompt may do besides returning (the SDK's
@@ -6573,7 +4477,7 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 16. Resolvers
+# 13. Resolvers
 # ---------------------------------------------------------------------------
 #
 # A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
@@ -6983,7 +4887,7 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
 
 
 # ---------------------------------------------------------------------------
-# 17. MCPServer
+# 14. MCPServer
 # ---------------------------------------------------------------------------
 
 
@@ -7061,7 +4965,7 @@ class MCPServer:
         self.cache_scope = cache_scope
         self.settings = sdk_settings
         self._tools: Dict[str, _Tool] = {}
-        self._resources: Dict[str, Resource] = {}  # sections 13 and 14, as the next three
+        self._resources: Dict[str, Resource] = {}  # sections 10 and 11, as the next three
         self._templates: Dict[str, _Template] = {}
         self._prompts: Dict[str, Prompt] = {}
         self._completion: Optional[Callable[..., Any]] = None
@@ -7194,7 +5098,7 @@ class MCPServer:
             # are a tool execution error (server/tools, "Error Handling", 2025-11-25:
             # "Input validation errors"; the SDK answers so in every revision).
             kwargs = self._arguments(tool, arguments, request)
-            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 16)
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 13)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             # 3. Run.  What the tool raises is a tool execution error too ("API
             # failures", "Business logic errors"): isError (_failure).
@@ -7309,7 +5213,7 @@ class MCPServer:
                                              f"bytes of JSON, over this server's limit of {self.max_result_bytes}")))
         return data
 
-    # -- resources, prompts and completion (sections 13 and 14) ------------------
+    # -- resources, prompts and completion (sections 10 and 11) ------------------
 
     def resource(
         self,
@@ -7467,7 +5371,7 @@ class MCPServer:
         code = _StdioServer(self).serve()
         sys.exit(code)
 
-    # -- Streamable HTTP (section 21) ------------------------------------------------
+    # -- Streamable HTTP (section 18) ------------------------------------------------
 
     def streamable_http_app(
         self,
@@ -7526,7 +5430,6 @@ class MCPServer:
                            max_client_connections, read_timeout)
 
 
-
 def _least_size(result: Dict[str, Any]) -> int:
     """A lower bound of a result's encoded size: its content's texts and data."""
     size = 0
@@ -7555,6 +5458,7 @@ def _run_coroutine(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+# Twin: _fast_call_sync, section 26.
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """A sync tool's call: MCPServer._call, which then never waits."""
     return _complete_now(server._call(tool, arguments, request))
@@ -7571,7 +5475,7 @@ def _complete_now(coro: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 18. JSON-RPC dispatch
+# 15. JSON-RPC dispatch
 # ---------------------------------------------------------------------------
 
 
@@ -7772,7 +5676,7 @@ class _Dispatcher:
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
         return self.server._tool_named(name), arguments  # step 1 of tools/call (section 17)
 
-    # -- resources, prompts and completion (sections 13 and 14) --------------------
+    # -- resources, prompts and completion (sections 10 and 11) --------------------
 
     def _offered(self, feature: str, method: str) -> None:
         # Not advertised, not served: the capability says what exists (basic/lifecycle).
@@ -7982,7 +5886,7 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 19. Connections
+# 16. Connections
 # ---------------------------------------------------------------------------
 #
 # One client's messages, whatever transport carries them: batches, the calls
@@ -8561,7 +6465,7 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 20. stdio
+# 17. stdio
 # ---------------------------------------------------------------------------
 
 
@@ -8593,6 +6497,7 @@ def _encode_safely(message: Any) -> bytes:
         return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
 
 
+# Twin: _fast_encode_reply, section 26.
 def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
     """The wire bytes of ``frame(result)``: a result inside its response."""
     return _encode(frame(result))
@@ -8922,7 +6827,7 @@ class _Stderr:
 
 
 # ---------------------------------------------------------------------------
-# 21. Streamable HTTP
+# 18. Streamable HTTP
 # ---------------------------------------------------------------------------
 #
 # One endpoint (``/mcp``) serves both eras, as a WSGI application
@@ -9743,7 +7648,7 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
 
 
 # ---------------------------------------------------------------------------
-# 22. HTTP access control
+# 19. HTTP access control
 # ---------------------------------------------------------------------------
 #
 # Who may talk to an HTTP server: the Host and Origin checks against DNS
@@ -10116,7 +8021,7 @@ class _Counted:
 
 
 # ---------------------------------------------------------------------------
-# 23. HTTP server
+# 20. HTTP server
 # ---------------------------------------------------------------------------
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
@@ -10590,8 +8495,2226 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------
+# 21. SDK fidelity: pydantic's types, unions and error texts
+# ---------------------------------------------------------------------------
+#
+# Fenced, like the accelerators (section 26): nothing here is an MCP rule.  The
+# SDK validates tool arguments and results with pydantic, so to answer as it
+# does a rule of the spec path calls a hook where pydantic refines it.  The rule
+# reads whole without the hook; this is where the hook's body waits.  Here:
+# annotations that hold pydantic's own types (pydantic itself validates them),
+# pydantic's "smart" union, which picks the arm a value belongs to, and
+# pydantic's error texts, locations (``value.list[int].0``) and order.
+#
+#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _format_errors        ValidationError (section 2)         "1 validation error for addArguments", then  1
+#                                                             a location and a message per error
+#   _involves_pydantic    _output_schema (section 9)          an annotation holding a pydantic type or     24, 25
+#                                                             pydantic metadata is pydantic's whole
+#   _pydantic_arguments   _input_schema (section 9)           the SDK's arguments model (func_metadata)    24
+#   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
+#   _pydantic_schema      _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
+#   _pydantic_value       _build_value (section 7)            an argument with pydantic's own Field        -
+#   _from_pydantic        _Tool.check_output (section 9)      pydantic's own errors, read as ours          1
+#   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
+#                                                             type first, then the one it fills most
+#   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
+#                                                             it (a Unix time for Union[date, str]: a date)
+#   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
+#   _bound_failure        _Compiler._type (section 6)         'nan' and 'inf' refused by a bound           9
+#   _first_bound_failure  _Compiler._numeric (section 6)      bounds: the first failure only, in its order -
+#   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
+#   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
+#   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
+#   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
+#
+# README: the numbered item of "Where mcp_ref differs from the SDK" that the row
+# bears on.  test_differential compares what these produce with the SDK's own.
+
+_TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
+                "null": "none", "array": "list", "object": "dict"}
+
+
+def _arm_label(schema: Any, families: Dict[str, str]) -> str:
+    """pydantic's name of a union member (its validator's name, as pydantic-core
+    gives it), which locates the member's errors: ``value.list[int].0``."""
+    label = _bare_label(schema, families)
+    # Annotated[T, Field(default=...)] as a member, or inside one
+    return f"default[{label}]" if isinstance(schema, dict) and "default" in schema else label
+
+
+def _bare_label(schema: Any, families: Dict[str, str]) -> str:
+    if not isinstance(schema, dict) or not schema:
+        return "any"
+    if type(schema) is _TypedSchema:
+        tp = schema.py_type
+        origin = _origin(tp)
+        if origin in (set, frozenset):  # a set whose items may not hash
+            return f"{origin.__name__}[{_arm_label(schema.get('items'), families)}]"
+        if origin is not None:  # a dict whose keys are converted
+            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
+        return _type_label(tp)
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        family = families.get(name, "")
+        return f"{family[:-5]}-enum[{name}]" if family.endswith("_enum") else \
+            f"enum[{name}]" if family == "enum" else name
+    for keyword in ("const", "enum"):
+        if keyword in schema:
+            values = [schema["const"]] if keyword == "const" else schema[keyword]
+            return f"literal[{','.join(repr(v) for v in values)}]"
+    if "anyOf" in schema:
+        arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
+        inner = ",".join(_arm_label(a, families) for a in arms)
+        inner = inner if len(arms) == 1 else f"union[{inner}]"
+        return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
+    kind = schema.get("type")
+    if kind == "array":
+        return _array_label(schema, families)
+    if kind == "object":
+        values = schema.get("additionalProperties")
+        if type(schema) is _ContainerSchema:  # a bare dict
+            return "dict[any,any]"
+        return f"dict[str,{_arm_label(values, families)}]" if "properties" not in schema else "dict"
+    if not isinstance(kind, str):
+        return "any"
+    constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                                            "multipleOf", "minLength", "maxLength", "pattern"))
+    label = "bytes" if schema.get("format") == "binary" else _TYPE_LABELS.get(kind, kind)
+    return f"constrained-{label}" if constrained and label in ("int", "float", "str", "bytes") else label
+
+
+def _array_label(schema: Dict[str, Any], families: Dict[str, str]) -> str:
+    container = schema.container if type(schema) is _ContainerSchema else \
+        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+    items = schema.get("items")
+    item = _arm_label(items, families)
+    if container == "tuple" or "prefixItems" in schema:
+        labels = [_arm_label(s, families) for s in schema.get("prefixItems", ())]
+        if items is not None and items is not False:
+            labels.append(f"{item}, ...")
+        return f"tuple[{', '.join(labels)}]"
+    if container == "sequence":
+        if not items:  # Sequence and Sequence[Any]: an isinstance check alone
+            return "json-or-python[json=list[any],python=is-instance[Sequence]]"
+        return (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
+                "function-wrap[sequence_validator()]]]")
+    return f"{container}[{item}]"
+
+
+def _type_label(tp: Any) -> str:
+    """pydantic's validator name of a type the lax table converts (or a dict key's)."""
+    if tp in (int, float, str, bool):
+        return str(tp.__name__)
+    kind = _lax_kind(tp)
+    if kind == "path":
+        name = tp.__name__
+        json = "json=function-after[path_validator(), str]"
+        strict = f"json-or-python[{json},python=is-instance[{name}]]"
+        return f"lax-or-strict[lax=union[{strict},function-after[path_validator(), str]],strict={strict}]"
+    return kind or "any"
+
+
+def _no_members(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+    return {} if type(value) is dict and value else value
+
+
+# pydantic-core's constrained int and float check their bounds in this order.
+_BOUNDS = {"maximum": ("less_than_equal", "less than or equal to"), "exclusiveMaximum": ("less_than", "less than"),
+           "minimum": ("greater_than_equal", "greater than or equal to"),
+           "exclusiveMinimum": ("greater_than", "greater than")}
+
+
+def _bound_failure(schema: Dict[str, Any], number: float) -> Optional[Tuple[str, str]]:
+    """The message and type of the first bound (in pydantic's order) a number fails."""
+    for key, (kind, text) in _BOUNDS.items():
+        bound = schema.get(key)
+        if bound is None:
+            continue
+        fits = number <= bound if key == "maximum" else number < bound if key == "exclusiveMaximum" else \
+            number >= bound if key == "minimum" else number > bound
+        if not fits:
+            return f"Input should be {text} {_number_text(bound)}", kind
+    return None
+
+
+def _first_bound_failure(checks: List[Tuple[Callable[[Any, Any], bool], Any, str, str]], multiple: Any) -> _Checker:
+    """The lax modes' numeric keywords: pydantic's constrained int and float stop
+    at the first failure, in the order multiple_of, le, lt, ge, gt (pydantic-core's
+    constrained validators), where JSON Schema reports every failure."""
+    order = ("less_than_equal", "less_than", "greater_than_equal", "greater_than")
+    checks = sorted(checks, key=lambda c: order.index(c[2]))
+
+    def first(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return value
+        if multiple is not None and not _is_multiple(value, multiple):
+            errors.append(_ErrorItem(loc, f"Input should be a multiple of {_number_text(multiple)}",
+                                     "multiple_of", value))
+            return value
+        for op, bound, kind, text in checks:
+            if not op(value, bound):
+                errors.append(_ErrorItem(loc, f"Input should be {text} {_number_text(bound)}", kind, value))
+                return value
+        return value
+
+    return first
+
+
+def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dict[str, int]) -> None:
+    """pydantic validates a class's fields in their declared order (a missing
+    one where it stands), then the keys it does not know: the errors from
+    ``before`` on, in that order."""
+    def place(e: _ErrorItem) -> int:
+        return rank.get(e.loc[depth], len(rank)) if len(e.loc) > depth else -1
+
+    errors[before:] = sorted(errors[before:], key=place)
+
+
+def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
+    """pydantic checks a bound or a length on the converted value but shows the
+    value as sent ('-3', not -3; True, not 1.0): the errors from ``before`` on
+    that show the converted value show the sent one."""
+    for error in errors[before:]:
+        if error.value is converted:
+            error.value = sent
+
+
+class _Union:
+    """An anyOf's arms and what pydantic's "smart" union needs to know of them
+    (_Compiler._any_of): an arm of exactly the value's type wins (5 is
+    Union[float, int]'s int, "17" stays a string in Union[int, str]), then an
+    arm the value fits strictly (of a dict's, the one that sets the most
+    fields), then Any, then the lax arms in order."""
+
+    def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
+        lax = compiler.lax
+        self.arms = arms
+        self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
+        self.labels = [_arm_label(s, compiler.families) for s in schemas]
+        self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
+        self.lax = lax
+        self.by_class = _class_arms(compiler, schemas) if lax else {}
+        # A type converted through its annotation (a UUID, a date), bytes, an
+        # Enum, a set and a tuple are exact for their objects alone, never for
+        # JSON data: pydantic's strict Python mode, which the SDK's model_validate
+        # uses, wants the object ('f' is Union[bool, bytes]'s False; 3 is
+        # Union[timedelta, IntEnum]'s 3 seconds).
+        self.inexact = [_python_only(compiler, s) for s in schemas]
+        self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
+                      for i, s in enumerate(schemas)]
+        self.fields = [_declared_names(compiler, s) for s in schemas] if lax else []
+        # Any takes every value as it is, but pydantic ranks it below an exact arm
+        # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
+        self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
+                         for s in schemas]
+        # else the arms see the object itself and make it JSON
+        self.native = not any(type(s) is _TypedSchema for s in schemas)
+
+    def smart(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Tuple[bool, Any]:
+        """(True, the value as its chosen arm made it), or (False, the value,
+        made JSON) when no arm is chosen before the lax pass."""
+        if type(value) not in _NATIVE:
+            # pydantic's smart union takes an instance of an arm's own class
+            # first: Empty() stays Empty in Union[Point, Empty], though its
+            # fields ({}) fit Point too.
+            mine = self.by_class.get(type(value).__name__)
+            if mine is not None:
+                chosen, converted = _taken(self.arms[mine], value, loc)
+                if chosen:
+                    return True, converted
+            if self.native:
+                try:
+                    value = _native(value)
+                except _NotJSON as exc:
+                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                    return True, value
+        kind = type(value)
+        for i, arm in enumerate(self.strict):
+            if self.exact[i] is kind and (self.inexact[i] or _passes(arm, value, loc)):
+                chosen, converted = _taken(self.arms[i], value, loc)  # its bounds may still refuse it (gt=5)
+                if chosen:
+                    return True, converted
+        chosen, converted = self._most_fields(value, loc)
+        if chosen:
+            return True, converted
+        if True in self.anything:
+            return True, self.arms[self.anything.index(True)](value, loc, [])
+        return False, value
+
+    def _most_fields(self, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
+        """Of the classes of fields (a TypedDict, a dataclass, a model) the value
+        fits strictly, the one it sets the most fields of, the first on a tie
+        (pydantic-core's fields_set_count); an exact arm without fields wins at
+        once, even after a class ({} is dict[str, T]'s before a dataclass of
+        defaults)."""
+        best: Optional[Tuple[int, Any]] = None
+        for i, arm in enumerate(self.strict):
+            if self.inexact[i] or self.anything[i] or not _passes(arm, value, loc):
+                continue
+            chosen, converted = _taken(self.arms[i], value, loc)
+            if not chosen:
+                continue
+            names = self.fields[i]
+            if names is None or type(value) is not dict:
+                return True, converted
+            count = len(names.intersection(value))
+            if best is None or count > best[0]:
+                best = (count, converted)
+        return (False, None) if best is None else (True, best[1])
+
+    def first_or_errors(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        """The first arm that takes the value, or every arm's errors, each under
+        the arm's name as pydantic names it."""
+        collected: List[List[_ErrorItem]] = []
+        for arm in self.arms:
+            arm_errors: List[_ErrorItem] = []
+            converted = arm(value, loc, arm_errors)
+            if not arm_errors:
+                return converted
+            collected.append(arm_errors)
+        labelled = self.labels
+        null_arm = self.null_arm
+        if null_arm and value is not None and len(null_arm) < len(collected) and (self.lax or len(collected) == 2):
+            # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
+            # arm reports nothing, and Optional[T] reports T's errors alone.
+            collected = [c for i, c in enumerate(collected) if i not in null_arm]
+            labelled = [label for i, label in enumerate(labelled) if i not in null_arm]
+        if len(collected) == 1:
+            errors.extend(collected[0])
+            return value
+        depth = len(loc)
+        for label, arm_errors in zip(labelled, collected):
+            for e in arm_errors:
+                errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
+        return value
+
+
+def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
+    """(whether ``arm`` takes the value without an error, what it made of it)."""
+    arm_errors: List[_ErrorItem] = []
+    converted = arm(value, loc, arm_errors)
+    return not arm_errors, converted
+
+
+def _exact_type(schema: Any) -> Optional[type]:
+    """The Python type a value has when it fits this bare type schema exactly."""
+    if not isinstance(schema, dict) or type(schema) is _TypedSchema or set(schema) - _ANNOTATION_KEYS:
+        return None
+    kind = schema.get("type")  # a list of types ({"type": ["null", "object"]}) names no one type
+    return {"string": str, "integer": int, "number": float, "boolean": bool, "null": _NoneType}.get(
+        kind) if isinstance(kind, str) else None
+
+
+def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
+    if family == "bytes":
+        return "Input should be a valid bytes", "bytes_type"
+    if kind == "object" and family == "dataclass":
+        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
+    if kind == "object" and family == "model":
+        return f"Input should be a valid dictionary or instance of {title}", "model_type"
+    if kind == "array":
+        return {"set": ("Input should be a valid set", "set_type"),
+                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
+                "tuple": ("Input should be a valid tuple", "tuple_type"),
+                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
+                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
+                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
+            array_kind, ("Input should be a valid list", "list_type"))
+    return {
+        "string": ("Input should be a valid string", "string_type"),
+        "integer": ("Input should be a valid integer", "int_type"),
+        "number": ("Input should be a valid number", "float_type"),
+        "boolean": ("Input should be a valid boolean", "bool_type"),
+        "null": ("Input should be None", "none_required"),
+        "object": ("Input should be a valid dictionary", "dict_type"),
+    }.get(kind, (f"Input should be of type {kind}", "type"))
+
+
+def _show(value: Any) -> str:
+    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
+    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
+
+
+def _one_of_text(values: List[Any]) -> str:
+    shown = [_show(v) for v in values]
+    if not shown:
+        return "one of no values (the enum is empty)"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
+                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
+                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
+    """pydantic's length errors: "List should have at least 2 items after
+    validation, not 1", "String should have at most 3 characters"."""
+    tail = f" after validation, not {n}" if after else ""
+    if low is not None and n < low:
+        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
+    if high is not None and n > high:
+        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
+
+
+def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _ErrorItem:
+    """pydantic's length error of a container that stopped as soon as it held
+    more than ``high`` items: "not more", not their count."""
+    return _ErrorItem(loc, f"{subject} should have at most {_plural(high, 'item')} after validation, not more",
+                      "too_long", value)
+
+
+def _number_text(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _from_pydantic(exc: Any) -> ValidationError:
+    """pydantic's ``ValidationError`` as ours: its own locations, messages, kinds
+    and title, so the text is the one the SDK shows (without help-page links)."""
+    errors = [_ErrorItem(tuple(e["loc"]), e["msg"], e["type"], e.get("input"))
+              for e in exc.errors(include_url=False)]
+    return ValidationError(errors, str(exc.title))
+
+
+def _truncated_repr(value: Any) -> str:
+    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
+    # and last 24 bytes, each cut moved inwards to a character boundary
+    # (write_truncated_to_limited_bytes): 'é' counts two.
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= 50:
+        return text
+    # A partial character at either cut is dropped: the boundary is the floor
+    # of the head's end and the ceiling of the tail's start.
+    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
+
+
+def _format_errors(errors: List[_ErrorItem], title: str) -> str:
+    n = len(errors)
+    lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
+    for e in errors:
+        if e.loc:
+            # pydantic-core quotes a key that holds a dot: value.`tuple[int, ...]`.0
+            lines.append(".".join(f"`{p}`" if type(p) is str and "." in p else str(p) for p in e.loc))
+        lines.append(
+            f"  {e.msg} [type={e.kind}, input_value={_truncated_repr(e.value)}, "
+            f"input_type={type(e.value).__name__}]"
+        )
+    return "\n".join(lines)
+
+
+def _pydantic_base() -> Any:
+    """pydantic's BaseModel, only when the program imported pydantic itself."""
+    module = _module("pydantic")
+    return getattr(module, "BaseModel", None)
+
+
+def _is_pydantic_model(tp: Any) -> bool:
+    base = _pydantic_base()
+    return base is not None and isinstance(tp, type) and issubclass(tp, base)
+
+
+def _is_pydantic_field(obj: Any) -> bool:
+    fields = _module("pydantic.fields")
+    return fields is not None and isinstance(obj, fields.FieldInfo)
+
+
+def _is_pydantic_type(tp: Any) -> bool:
+    """A class pydantic owns: a BaseModel (a RootModel too), a pydantic dataclass,
+    or a type that tells pydantic how to validate it (``SecretStr``, ``HttpUrl``...)."""
+    if _is_pydantic_model(tp) or (isinstance(tp, type) and hasattr(tp, "__get_pydantic_core_schema__")):
+        return True
+    dataclasses = _module("pydantic.dataclasses")
+    return dataclasses is not None and isinstance(tp, type) and bool(dataclasses.is_pydantic_dataclass(tp))
+
+
+def _is_pydantic_metadata(obj: Any) -> bool:
+    """``Annotated`` metadata only pydantic reads: ``Field``, its validators and
+    serializers (``AfterValidator``, ``PlainSerializer``...), annotated_types' constraints."""
+    return type(obj).__module__.split(".")[0] in ("pydantic", "pydantic_core", "annotated_types")
+
+
+def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
+    """Whether an annotation is, or holds anywhere, a pydantic type or pydantic
+    metadata: in ``Annotated``, a union arm, a generic's argument, or a field of a
+    dataclass or TypedDict.  Such an annotation is validated and serialised by
+    pydantic as a whole (sections 7 and 9), as the SDK does: a validator,
+    alias, computed field or strict config inside it works only if pydantic
+    builds every level around it too.  Everything else keeps our own path."""
+    if _module("pydantic") is None:
+        return False  # nothing can come from pydantic: no cost on the common path
+    seen = set() if seen is None else seen
+    if id(tp) in seen or isinstance(tp, str) or _is_literal(tp):
+        return False
+    seen.add(id(tp))
+    if _is_annotated(tp):
+        return any(_is_pydantic_metadata(m) for m in tp.__metadata__) or _involves_pydantic(tp.__origin__, seen)
+    if _is_pydantic_type(tp):
+        return True
+    if _origin(tp) is not None or _is_union(tp):
+        return any(_involves_pydantic(a, seen) for a in _args(tp) if a is not Ellipsis)
+    if _is_dataclass(tp) or _is_typeddict(tp):
+        try:
+            hints = _type_hints(tp)
+        except InvalidSignature:
+            return False
+        return any(_involves_pydantic(h, seen) for h in hints.values())
+    return False
+
+
+def _pydantic_schema(builder: _SchemaBuilder, tp: Any) -> Dict[str, Any]:
+    """The user's own pydantic builds the schema of its own types, its ``$defs``
+    merged into the builder's (the SDK's ``TypeAdapter(...).json_schema()``)."""
+    pydantic = _module("pydantic")
+    schema = pydantic.TypeAdapter(tp).json_schema(ref_template="#/$defs/{model}")
+    for name, definition in schema.pop("$defs", {}).items():
+        builder.defs.setdefault(name, definition)
+    if isinstance(tp, type) and "$ref" not in schema:
+        # A model's schema comes inline at the root; keep it in $defs like ours.
+        builder.defs.setdefault(tp.__name__, schema)
+        builder.families[tp.__name__] = "model"
+        return {"$ref": f"#/$defs/{tp.__name__}"}
+    return schema  # type: ignore[no-any-return]
+
+
+def _pydantic_value(tp: Any, value: Any) -> Any:
+    """An argument whose annotation carries pydantic's own Field: pydantic builds it."""
+    return _module("pydantic").TypeAdapter(tp).validate_python(value)
+
+
+def _pydantic_field(field: Field) -> Any:
+    """pydantic's own ``Field`` with our Field's settings, for an annotation
+    that pydantic validates (_involves_pydantic)."""
+    kwargs: Dict[str, Any] = dict(field.constraints)
+    for key in ("title", "description", "examples"):
+        if getattr(field, key) is not None:
+            kwargs[key] = getattr(field, key)
+    if field.default_factory is not None:
+        kwargs["default_factory"] = field.default_factory
+    elif field.default is not _MISSING:
+        kwargs["default"] = field.default
+    return _module("pydantic").Field(**kwargs)
+
+
+def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
+    """The SDK's arguments model (``func_metadata``'s ``ArgModelBase``) for the
+    parameters pydantic validates, and its schema.  A model rather than a
+    TypeAdapter per parameter: alias, ``validate_default`` and the like are
+    options of a model's fields, and only one model reports every parameter's
+    errors at once.  Sets each parameter's ``key``: its alias, if it has one."""
+    pydantic = _module("pydantic")
+    annotated = _typing("Annotated")
+    fields: Dict[str, Any] = {}
+    names = []
+    for p in params:
+        annotation, metadata = p.annotation, []
+        if annotation is _MISSING:
+            annotation = _typing("Any")
+            metadata.append(pydantic.WithJsonSchema({"title": p.name, "type": "string"}))
+        annotation = _for_pydantic(annotation)
+        field = p.name
+        if callable(getattr(pydantic.BaseModel, field, None)):
+            # A name BaseModel uses (json, copy...): the SDK renames the field and keeps the name as alias.
+            field = f"field_{field}"
+            metadata.append(pydantic.Field(alias=p.name))
+        if metadata:
+            annotation = annotated[(annotation, *metadata)]
+        default = _pydantic_field(p.default) if isinstance(p.default, Field) else p.default
+        # A bare annotation keeps a default given inside Annotated[T, Field(default=...)].
+        fields[field] = annotation if default is _MISSING else (annotation, default)
+        names.append((p.name, field))
+    model = pydantic.create_model(f"{fn_name}Arguments", __config__=pydantic.ConfigDict(arbitrary_types_allowed=True),
+                                  **fields)
+    schema = model.model_json_schema(by_alias=True, ref_template="#/$defs/{model}")
+    for p, (_, field) in zip(params, names):
+        p.key = model.model_fields[field].alias or field  # (SkipJsonSchema: not among the properties)
+    return (model, names), schema
+
+
+def _for_pydantic(tp: Any) -> Any:
+    """An annotation as pydantic takes it, at any depth of ``Annotated``, unions
+    and generics: our own ``Field`` in ``Annotated`` metadata becomes pydantic's
+    (pydantic ignores metadata it does not know), and a ``typing.TypedDict``
+    becomes one pydantic reads below Python 3.12 (_readable_typeddict)."""
+    if _is_annotated(tp):
+        metadata = tuple(_pydantic_field(m) if isinstance(m, Field) else m for m in tp.__metadata__)
+        return _typing("Annotated")[(_for_pydantic(tp.__origin__), *metadata)]
+    if _is_typeddict(tp):
+        return _readable_typeddict(tp)
+    args = _args(tp)
+    if not args or _origin(tp) is None or _is_literal(tp):
+        return tp
+    new = tuple(_for_pydantic(a) for a in args)
+    if all(n is a for n, a in zip(new, args)):
+        return tp
+    if _is_union(tp):
+        return _typing("Union")[new]
+    if hasattr(tp, "copy_with"):  # typing's generics
+        return tp.copy_with(new)
+    return type(tp)(_origin(tp), new)  # list[T] and the other builtin generics (types.GenericAlias)
+
+
+_READABLE_TYPEDDICTS: Dict[type, Any] = {}
+
+
+def _readable_typeddict(cls: type) -> Any:
+    """pydantic refuses a ``typing.TypedDict`` below Python 3.12; the same keys
+    as a ``typing_extensions.TypedDict`` (which pydantic itself imports), as the
+    SDK's ``_pydantic_readable_typeddict`` rebuilds a returned one.  An explicit
+    ``Required``/``NotRequired`` wins over the class's totality, as in pydantic."""
+    extensions = _module("typing_extensions")
+    if sys.version_info >= (3, 12) or type(cls).__module__ != "typing" or extensions is None:
+        return cls
+    if cls in _READABLE_TYPEDDICTS:
+        return _READABLE_TYPEDDICTS[cls]
+    _READABLE_TYPEDDICTS[cls] = cls  # a recursive one meets itself unchanged (pydantic then says why)
+    items: Dict[str, Any] = {}
+    for name, hint in _type_hints(cls).items():
+        qualifiers = set()
+        while _qualifier(hint) is not None:
+            qualifiers.add(_qualifier(hint))
+            hint = _args(hint)[0]
+        item = _for_pydantic(hint)
+        if "ReadOnly" in qualifiers and hasattr(extensions, "ReadOnly"):
+            item = extensions.ReadOnly[item]
+        required = (name in getattr(cls, "__required_keys__", ()) or "Required" in qualifiers) \
+            and "NotRequired" not in qualifiers
+        items[name] = item if required else extensions.NotRequired[item]
+    rebuilt = extensions.TypedDict(cls.__name__, items)
+    for attr in ("__doc__", "__module__", "__qualname__", "__pydantic_config__"):
+        if hasattr(cls, attr):
+            setattr(rebuilt, attr, getattr(cls, attr))
+    _READABLE_TYPEDDICTS[cls] = rebuilt
+    return rebuilt
+
+
+def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
+    """Rows S7-S13 for an annotation pydantic validates (_involves_pydantic):
+    (outputSchema, wrapped, TypeAdapter), or None (S13).  The adapter is the
+    SDK's output model (``_create_output_model``), built once here; the schema
+    is that adapter's, as ``FuncMetadata`` publishes it."""
+    pydantic = _module("pydantic")
+    wrap = False
+    try:
+        if _origin(inner) is dict and len(_args(inner)) == 2 and _args(inner)[0] is str:  # S8
+            model: Any = _typing("Annotated")[inner, pydantic.Field(title=f"{fn_name}DictOutput")]
+        elif inner in (None, _NoneType, str, int, float, bool, bytes) or _origin(inner) is not None \
+                or not isinstance(inner, type):  # S7, S9, S10
+            model, wrap = pydantic.create_model(f"{fn_name}Output", result=_for_pydantic(annotation)), True
+        elif _is_pydantic_model(inner) or _is_typeddict(inner):  # S11
+            model = _for_pydantic(inner)
+        elif _has_annotations(inner):  # S12
+            model = _pydantic_model_of_class(inner)
+        else:
+            return None  # S13
+        adapter = pydantic.TypeAdapter(model)
+        schema = adapter.json_schema(ref_template="#/$defs/{model}", schema_generator=_strict_json_schema())
+    except Exception as exc:  # pydantic refuses the type (PydanticUserError, SchemaError, a warning made an error)
+        raise _Unsupported(f"{type(exc).__name__}: {exc}") from None
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        # A recursive model's root is a bare $ref: SDK 2.3's _inline_root_ref copies the definition onto it.
+        schema = {**schema["$defs"][ref[8:]], **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema, wrap, adapter
+
+
+def _pydantic_model_of_class(cls: type) -> Any:
+    """Row S12 through pydantic: the SDK's ``_create_model_from_class``, a model of
+    the class's annotations read from its attributes (keeping their ``Annotated``
+    metadata, as our own S12 does)."""
+    pydantic = _module("pydantic")
+    fields: Dict[str, Any] = {}
+    for name, tp in _type_hints(cls).items():
+        if name.startswith("_") or _origin(tp) is _typing("ClassVar") or tp is _typing("ClassVar"):
+            continue
+        default = getattr(cls, name, _MISSING)
+        fields[name] = _for_pydantic(tp) if default is _MISSING else (_for_pydantic(tp), default)
+    return pydantic.create_model(cls.__name__, __config__=pydantic.ConfigDict(from_attributes=True), **fields)
+
+
+@functools.lru_cache(maxsize=None)
+def _strict_json_schema() -> Any:
+    """The SDK's ``StrictJsonSchema``: a schema pydantic would warn about (a
+    default it cannot serialise, say) is an error, so the tool is unstructured."""
+    json_schema = _module("pydantic.json_schema")
+
+    class StrictJsonSchema(json_schema.GenerateJsonSchema):  # type: ignore[misc, name-defined]
+        def emit_warning(self, kind: Any, detail: str) -> None:
+            raise ValueError(f"JSON schema warning: {kind} - {detail}")
+
+    return StrictJsonSchema
+
+
+@functools.lru_cache(maxsize=None)
+def _by_alias_and_name() -> Dict[str, bool]:
+    """The options the SDK validates a result with, so that it may use Python
+    names or aliases; ``validate_python`` has them from pydantic 2.11."""
+    version = tuple(int(part) for part in str(_module("pydantic").VERSION).split(".")[:2])
+    return {"by_alias": True, "by_name": True} if version >= (2, 11) else {}
+
+
+def _class_arms(compiler: _Compiler, schemas: List[Any]) -> Dict[str, int]:
+    """The arms that are a class's $ref (a dataclass, a model, an Enum...),
+    by the class's name (its definition's title); the first of a name."""
+    out: Dict[str, int] = {}
+    for i, arm in enumerate(schemas):
+        ref = arm.get("$ref") if isinstance(arm, dict) else None
+        if isinstance(ref, str) and not set(arm) - _ANNOTATION_KEYS - {"$ref"}:
+            try:
+                target = compiler._resolve(ref)
+            except (ValueError, IndexError):
+                continue
+            if isinstance(target, dict) and isinstance(target.get("title"), str):
+                out.setdefault(target["title"], i)
+    return out
+
+
+def _declared_names(compiler: _Compiler, schema: Any) -> Optional[frozenset[str]]:
+    """The property names an object arm declares (through its $ref), or None."""
+    try:
+        target = compiler._resolve(schema["$ref"]) if isinstance(schema, dict) and "$ref" in schema else schema
+    except (ValueError, IndexError, TypeError):
+        return None
+    properties = target.get("properties") if isinstance(target, dict) else None
+    return frozenset(properties) if isinstance(properties, dict) else None
+
+
+def _python_only(compiler: _Compiler, schema: Any) -> bool:
+    """Whether the arm is a Python class no JSON value is an instance of."""
+    if type(schema) is _TypedSchema:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
+        return True
+    if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema):
+        return True  # a set or a tuple: a JSON list is neither
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
+        try:
+            target = compiler._resolve(ref)
+        except ValueError:
+            return False
+        return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
+    return False
+
+
+def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
+    # The arm the schema check chose (the SDK's smart union, _Union, section 21):
+    # the arm of exactly the value's type, else the first arm the JSON value is
+    # already an instance of (a Literal's string, a list), else the first arm
+    # that converts it (a Path, bytes, an Enum, a date from a string).  A string
+    # the check made of a number (a Unix time a date's, a number a Decimal's)
+    # comes from an arm that converts, as the SDK's str takes no number: those first.
+    converted = type(value) is str and sent is not _MISSING and type(sent) is not str
+    if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
+        return value
+    builder = _SchemaBuilder()
+    fits: List[Any] = []
+    for arm in _args(tp):
+        if arm is _NoneType:
+            continue
+        try:
+            schema = builder.finish(builder.schema(arm))
+        except _Unsupported:
+            continue
+        if _passes(_checker(schema), value, ()):
+            fits.append(arm)
+    # stable: the instances first, then Any, then the arms that convert, each kind in order
+    fits.sort(key=lambda arm: (-1 if converted else 2) if _python_only_type(arm) else 1 if _is_any(arm) else 0)
+    if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
+        # the class the object sets the most fields of, the first on a tie (see _any_of)
+        classes = [(arm, names) for arm in fits for names in [_field_names_of(arm)] if names is not None]
+        best = max(classes, key=lambda pair: len(pair[1].intersection(value)))[0]
+        fits.remove(best)
+        fits.insert(0, best)
+    for arm in fits:
+        try:
+            return _build_value(arm, value)
+        except _BuildError:
+            continue  # a string the arm's type refuses: the checker chose a later arm
+    return value
+
+
+def _field_names_of(tp: Any) -> Optional[set[str]]:
+    """A TypedDict's, a dataclass's or a model's field names (None: not one of those)."""
+    if isinstance(tp, type) and (_is_typeddict(tp) or _is_dataclass(tp) or _is_pydantic_model(tp)):
+        return set(_type_hints(tp))
+    return None
+
+
+def _python_only_type(tp: Any) -> bool:
+    """Whether no JSON value is an instance of ``tp`` (the SDK's strict mode refuses them all)."""
+    return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp) or _origin(tp) in (tuple, set, frozenset)
+
+
+# ---------------------------------------------------------------------------
+# 22. SDK fidelity: lax conversions
+# ---------------------------------------------------------------------------
+#
+# Fenced, as section 21 is.  pydantic's lax mode, which the SDK's tool
+# arguments and results go through: "17" and 17.0 for an int, "yes" for a
+# bool, an object read by attribute, then the standard library's value types
+# (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
+# _LAX_TABLE lists and test_differential checks against pydantic.  A schema
+# that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema)
+# is still the JSON Schema it looks like to everyone but the lax checkers.
+#
+#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _coerce               _Compiler._type (section 6)         "17" and 17.0 for an int, "yes" for a bool,  7
+#                                                             a list or an object sent as JSON text
+#   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
+#                                                             Decimal, dict[int, T]'s keys), converted
+#   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
+#   _lax_kind             _stdlib_scalar_schema (section 5)   which row of _LAX_TABLE an annotation is     -
+#   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
+#   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
+#   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        -
+#   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
+#
+# README: as in section 21's table.  The wording of a refused date, time or
+# duration (_duration_complaint copies speedate's) is README difference 11.
+
+def _hashable_as(tp: Any, value: Any) -> bool:
+    """Whether the checked JSON ``value``, built as ``tp`` (section 7), can be a set's item."""
+    try:
+        hash(_build_value(tp, value))
+    except TypeError:
+        return False
+    except Exception:  # noqa: BLE001 - a value that does not build is the item check's to report
+        return True
+    return True
+
+
+def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], errors: List[_ErrorItem],
+                   before: int) -> None:
+    """pydantic's dict stops as soon as it holds more than ``high`` items that
+    pass: that one error ("not more"), whatever else it found (pydantic 2.14)."""
+    failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
+    if sum(1 for key in value if key not in failed) > high:
+        del errors[before:]
+        errors.append(_too_many("Dictionary", high, loc, value))
+
+
+_BOOL_WORDS = {
+    "true": True, "false": False, "yes": True, "no": False, "on": True, "off": False,
+    "1": True, "0": False, "t": True, "f": False, "y": True, "n": False,
+}
+
+
+def _coerce(value: Any, kind: str, output: bool, properties: Dict[str, Any]) -> Tuple[Any, Optional[Tuple[str, str]]]:
+    """pydantic's lax conversions for one JSON type: (value, None) or (value, (msg, kind))."""
+    tp = type(value)
+    if kind == "integer":
+        if tp is bool:
+            return int(value), None
+        if tp is float:
+            if value != value or value in (float("inf"), float("-inf")):
+                return value, ("Input should be a finite number", "finite_number")
+            return value, ("Input should be a valid integer, got a number with a fractional part", "int_from_float")
+        if tp is str:
+            text = value.strip()
+            if _is_int_text(text):
+                try:
+                    return int(text.split(".")[0]), None
+                except ValueError:  # past Python's digit limit (sys.set_int_max_str_digits)
+                    return value, ("Unable to parse input string as an integer, exceeded maximum size",
+                                   "int_parsing_size")
+            return value, ("Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+    elif kind == "number":
+        if tp is bool:
+            return float(value), None
+        if tp is float:  # nan and infinity are no JSON
+            return value, ("Input should be a finite number", "finite_number")
+        if tp is str:
+            try:
+                number = float(value.strip())
+            except ValueError:
+                return value, ("Input should be a valid number, unable to parse string as a number", "float_parsing")
+            if number != number or number in (float("inf"), float("-inf")):
+                return value, ("Input should be a finite number", "finite_number")
+            return number, None
+    elif kind == "boolean":
+        if tp is int and value in (0, 1):
+            return bool(value), None
+        if tp is float and value in (0.0, 1.0):
+            return bool(value), None
+        if tp is str and value.strip().lower() in _BOOL_WORDS:
+            return _BOOL_WORDS[value.strip().lower()], None
+        # pydantic reads a number as an i64 first: one it cannot (a fraction, past
+        # the i64 range) is no bool_parsing but a bool_type.
+        if tp is str or (tp is int and -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT) or (
+                tp is float and value.is_integer() and abs(value) < _INT_FLOAT_LIMIT):
+            return value, ("Input should be a valid boolean, unable to interpret input", "bool_parsing")
+    elif kind == "object" and output and properties and tp not in _NATIVE:
+        # An object read by attribute (the SDK's from_attributes=True).
+        return {name: getattr(value, name) for name in properties if hasattr(value, name)}, None
+    return value, ("", "")  # no conversion: the caller words the type error
+
+
+def _lax_member(value: Any, allowed: List[Any], int_enum: bool, loc: Tuple[Any, ...],
+                errors: List[_ErrorItem]) -> Any:
+    """What pydantic's lax Literal and Enum take besides the allowed values
+    themselves: true for 1 and 1 for true, "1" for an IntEnum's 1.  An int past
+    an i64 is refused as pydantic refuses it (it reads an int Literal's input as
+    an i64 first).  _MISSING: nothing taken, no error yet."""
+    if type(value) in (bool, int, float):
+        for candidate in allowed:
+            if type(candidate) in (bool, int, float) and value == candidate:
+                return candidate
+    elif int_enum and isinstance(value, str) and _is_int_text(value.strip()):
+        try:  # an IntEnum takes "1"; a plain Enum does not
+            number = int(value.strip().split(".")[0])
+        except ValueError:  # past Python's digit limit: no member's value
+            number = None
+        if number is not None and any(_json_equal(number, candidate) for candidate in allowed):
+            return number
+    if type(value) is int and not -_INT_FLOAT_LIMIT <= value < _INT_FLOAT_LIMIT and any(
+            type(c) is int for c in allowed):
+        errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded maximum size",
+                                 "int_parsing_size", value))
+        return value
+    return _MISSING
+
+
+def _is_int_text(text: str) -> bool:
+    """"17" and "17.0" are integers to pydantic; "1e3" and "17.5" are not."""
+    digits = text[1:] if text[:1] in "+-" else text
+    whole, _, fraction = digits.partition(".")
+    if "_" in whole:  # "1_000": single underscores between digits, as pydantic (and int()) read them
+        if "__" in whole or whole[:1] == "_" or whole[-1:] == "_":
+            return False
+        whole = whole.replace("_", "")
+    return whole.isascii() and whole.isdigit() and fraction.strip("0") == ""
+
+
+# -- pydantic's lax mode, type by type ----------------------------------------
+#
+# The standard library's value types, as pydantic's lax mode converts them
+# (https://docs.pydantic.dev/latest/concepts/conversion_table/, and the text
+# forms of pydantic-core's speedate), then written in its JSON mode.  One row
+# per type: inputs it takes with the JSON it sends, inputs it refuses with the
+# error type.  test_validation runs every row through pydantic when it is
+# installed, so the table cannot drift from it.
+
+_LAX_TABLE: Tuple[Tuple[str, Tuple[Tuple[Any, Any], ...], Tuple[Tuple[Any, str], ...]], ...] = (
+    ("date",
+     ((1577836800, "2020-01-01"), (1577836800000, "2020-01-01"), ("1577836800", "2020-01-01"), (0, "1970-01-01"),
+      ("2020-01-02", "2020-01-02"), ("2020-01-02T00:00:00", "2020-01-02"), ("2020-01-02T00:00:00Z", "2020-01-02"),
+      ("2020-01-02 00:00", "2020-01-02")),
+     ((1577836800.5, "date_from_datetime_inexact"), ("2020-01-02T00:00:01", "date_from_datetime_inexact"),
+      ("20200102", "date_from_datetime_inexact"), (-1, "date_from_datetime_inexact"),
+      ("2023-02-29", "date_from_datetime_parsing"), ("not a date", "date_from_datetime_parsing"),
+      (" 2020-01-02", "date_from_datetime_parsing"), (1e20, "date_from_datetime_parsing"),
+      (True, "date_type"), (None, "date_type"), ([], "date_type"))),
+    ("datetime",
+     ((1577836800, "2020-01-01T00:00:00Z"), (1577836800000, "2020-01-01T00:00:00Z"),
+      (1577836800.5, "2020-01-01T00:00:00.500000Z"), ("1577836800", "2020-01-01T00:00:00Z"),
+      ("-1", "1969-12-31T23:59:59Z"), ("2024-01-02", "2024-01-02T00:00:00"),
+      ("2020-01-02 03:04", "2020-01-02T03:04:00"), ("2020-01-02T03:04:05+01:00", "2020-01-02T03:04:05+01:00"),
+      ("2020-01-02T03:04:05+0100", "2020-01-02T03:04:05+01:00"),
+      ("2020-01-02t03:04:05z", "2020-01-02T03:04:05Z"), ("2020-01-02T03:04:05-00:00", "2020-01-02T03:04:05Z"),
+      ("2020-01-02T03:04:05,5", "2020-01-02T03:04:05.500000"),
+      ("2020-01-02T03:04:05.123456789", "2020-01-02T03:04:05.123456"), ("60.", "1970-01-01T00:01:00Z"),
+      (".24", "1970-01-01T00:00:00.240000Z"), ("1.5e3", "1970-01-01T00:25:00Z"),
+      (21000000001.25, "1970-09-01T01:20:00.001250Z")),
+     (("not a date", "datetime_from_date_parsing"), ("2023-02-29T00:00:00", "datetime_from_date_parsing"),
+      ("2020-01-02T24:00:00", "datetime_from_date_parsing"), ("2020-01-02T03", "datetime_from_date_parsing"),
+      ("2020-01-02T03:04:05+01", "datetime_from_date_parsing"), ("2020-1-2", "datetime_from_date_parsing"),
+      ("1e9", "datetime_from_date_parsing"), (" 2020-01-02", "datetime_from_date_parsing"),
+      (1e20, "datetime_parsing"), (True, "datetime_type"), (None, "datetime_type"))),
+    ("time",
+     ((3600, "01:00:00Z"), (3600.5, "01:00:00.500000Z"), ("01:00:00", "01:00:00"), ("01:00", "01:00:00"),
+      ("01:00:00Z", "01:00:00Z"), ("01:00:00+01:00", "01:00:00+01:00"), ("01:00:00.123", "01:00:00.123000")),
+     (("1:00", "time_parsing"), ("25:00", "time_parsing"), ("01:00:00+01", "time_parsing"), ("3600", "time_parsing"),
+      ("01:00:00 ", "time_parsing"), (86400, "time_parsing"), (-1, "time_parsing"), (True, "time_type"),
+      (None, "time_type"))),
+    ("timedelta",
+     ((3600, "PT1H"), (1.5, "PT1.5S"), (True, "PT1S"), (0, "PT0S"), ("01:00:00", "PT1H"), ("01:02", "PT1H2M"),
+      ("1:02:03", "PT1H2M3S"), ("100:00:00", "P4DT4H"), ("01:00:00.5", "PT1H0.5S"), ("-01:00:00", "-PT1H"),
+      ("1 day", "P1D"), ("1d", "P1D"), ("-1 day", "-P1D"), ("+1 day", "P1D"), ("1 days, 1:02:03.5", "P1DT1H2M3.5S"),
+      ("2 days 01:00:00", "P2DT1H"), ("P1D", "P1D"), ("PT1H", "PT1H"), ("P1W", "P7D"), ("-PT1S", "-PT1S"),
+      ("P1.5D", "P1DT12H"), ("P1DT", "P1D"), ("P1M", "P30D"), ("P1Y", "P1Y"), ("P400D", "P1Y35D"),
+      ("PT1.5H", "PT1H30M"), ("1 DAY", "P1D"), ("3D", "P3D"), ("5day,", "P5D"), ("1day01:00:00", "P1DT1H"),
+      (93158001334.60156, "P2954Y7DT14H35M34.601563S")),
+     (("3600", "time_delta_parsing"), ("abc", "time_delta_parsing"), ("P", "time_delta_parsing"),
+      ("PT", "time_delta_parsing"), (" P1D", "time_delta_parsing"), ("1:2:3", "time_delta_parsing"),
+      ("1 day 25:00:00", "time_delta_parsing"), ("1_000", "time_delta_parsing"), (1e20, "time_delta_parsing"),
+      ("1:01", "time_delta_parsing"), ("01:60", "time_delta_parsing"), ("99D  ", "time_delta_parsing"),
+      ("99999999999:00:00", "time_delta_parsing"), ("P99999999999D", "time_delta_parsing"),
+      (None, "time_delta_type"))),
+    ("uuid",
+     (("12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678"),
+      ("12345678123456781234567812345678", "12345678-1234-5678-1234-567812345678"),
+      ("{12345678-1234-5678-1234-567812345678}", "12345678-1234-5678-1234-567812345678"),
+      ("urn:uuid:12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345678")),
+     (("not-a-uuid", "uuid_parsing"), ("", "uuid_parsing"), (5, "uuid_type"), (1.5, "uuid_type"), (True, "uuid_type"),
+      (None, "uuid_type"))),
+    ("decimal",
+     ((1, "1"), (1.5, "1.5"), (0.1, "0.1"), ("1.50", "1.50"), (" 1.5 ", "1.5"), ("1e3", "1E+3"), (1e20, "1E+20"),
+      ("1_000", "1000"), ("1.5e-3", "0.0015"), ("-0", "-0")),
+     (("abc", "decimal_parsing"), ("", "decimal_parsing"), ("105 _", "decimal_parsing"), ("nan", "finite_number"),
+      ("inf", "finite_number"),
+      ("-Infinity", "finite_number"), (True, "decimal_type"), (None, "decimal_type"), ([], "decimal_type"))),
+    ("path",
+     (("a/b", "a/b"), ("", "."), ("/tmp/x/", "/tmp/x")),
+     ((5, "path_type"), (True, "path_type"), (None, "path_type"))),
+    ("int",
+     ((17, 17), (17.0, 17), ("17", 17), (" 7 ", 7), ("+5", 5), ("17.0", 17), ("1_000", 1000), ("1_0_0", 100),
+      (True, 1), (9.2e18, 9200000000000000000), ("99999999999999999999", 99999999999999999999)),
+     (("1e3", "int_parsing"), ("_1", "int_parsing"), ("1__0", "int_parsing"), ("1_", "int_parsing"),
+      ("0x10", "int_parsing"), (17.5, "int_from_float"), (1e20, "int_parsing_size"), (9.3e18, "int_parsing_size"),
+      (None, "int_type"))),
+)
+
+_LAX_MESSAGES = {
+    "date_type": "Input should be a valid date",
+    "date_from_datetime_parsing": "Input should be a valid date or datetime, invalid date format",
+    "date_from_datetime_inexact": "Datetimes provided to dates should have zero time - e.g. be exact dates",
+    "datetime_type": "Input should be a valid datetime",
+    "datetime_from_date_parsing": "Input should be a valid datetime or date, invalid datetime format",
+    "datetime_parsing": "Input should be a valid datetime, dates after 9999 are not supported as unix timestamps",
+    "time_type": "Input should be a valid time",
+    "time_parsing": "Input should be in a valid time format, invalid time format",
+    "time_delta_type": "Input should be a valid timedelta",
+    "time_delta_parsing": "Input should be a valid timedelta, invalid duration format",
+    "uuid_type": "UUID input should be a string, bytes or UUID object",
+    "uuid_parsing": "Input should be a valid UUID, invalid format",
+    "decimal_type": "Decimal input should be an integer, float, string or Decimal object",
+    "decimal_parsing": "Input should be a valid decimal",
+    "finite_number": "Input should be a finite number",
+    "path_type": "Input is not a valid path",
+}
+
+_DATE = r"(\d{4})-(\d{2})-(\d{2})"
+_TIME = r"(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?"
+# A Unix time as text: "60.", ".5", "1.5e3" (an exponent only after a point), no spaces.
+_NUMBER_TEXT = r"[+-]?(?:\d+|(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+# ISO 8601 durations; a year reads as 365 days and a month as 30, as pydantic reads them.
+_DURATION_ISO = (r"([+-]?)P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?"
+                 r"(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?")
+# "1 day, 01:02:03.5", "2d", "01:02" (hours and minutes), "-01:00:00": Python's str() of a timedelta and kin.
+_DURATION_DAYS = (r"(?i)([+-]?)(?:(\d+) ?(?:days?|d)(?:,? *(?=\d)|,? ?$))?"
+                  r"(?:(\d+):([0-5]\d)(?::([0-5]\d)(?:\.(\d+))?)?)?")
+_UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
+_MAX_DURATION_DAYS = 999_999_999  # timedelta's limit, which pydantic keeps for numbers of seconds
+
+
+def _lax_kind(tp: Any) -> Optional[str]:
+    """The row of _LAX_TABLE a class converts by (None: not one of them)."""
+    if not isinstance(tp, type):
+        return None
+    dt = _module("datetime")
+    if dt is not None:
+        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
+            if issubclass(tp, cls):
+                return kind
+    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
+                                   ("pathlib", "PurePath", "path")):
+        m = _module(module)
+        if m is not None and issubclass(tp, getattr(m, cls_name)):
+            return kind
+    return None
+
+
+def _lax_parse(kind: str, tp: type, value: Any) -> Any:
+    """A value of ``tp`` from what pydantic's lax mode takes for it (its row
+    in _LAX_TABLE); raises _BuildError with pydantic's error type."""
+    try:
+        if kind in _LAX_TEMPORAL:
+            import datetime as dt
+
+            try:
+                return _LAX_TEMPORAL[kind](dt, value)
+            except (OverflowError, ValueError):  # a field past what datetime holds
+                raise _LaxFailure(_TEMPORAL_PARSING[kind]) from None
+        return _LAX_OTHER[kind](tp, value)
+    except _LaxFailure as exc:
+        msg = exc.msg or _LAX_MESSAGES[exc.kind] + (f" for {tp!r}" if exc.kind == "path_type" else "")
+        raise _BuildError(msg, exc.kind, value) from None
+
+
+class _LaxFailure(Exception):
+    """A value its row of _LAX_TABLE refuses; ``kind`` is pydantic's error type,
+    ``msg`` its message where the row words it more closely than _LAX_MESSAGES."""
+
+    def __init__(self, kind: str, msg: Optional[str] = None) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.msg = msg
+
+
+def _unix_time(dt: Any, number: Any, kind: str) -> Any:
+    """A Unix time (seconds, or milliseconds past 2e10) as an aware UTC datetime."""
+    if number != number or number in (float("inf"), float("-inf")):
+        raise _LaxFailure(kind)
+    if abs(number) > _UNIX_MS:  # milliseconds, and their fraction in microseconds
+        whole_ms = int(number // 1)
+        whole, ms = divmod(whole_ms, 1000)
+        micro = ms * 1000 + int((number - whole_ms) * 1000 + 0.5)  # half up, as pydantic
+    else:
+        whole = int(number // 1)
+        micro = int((number - whole) * 1_000_000 + 0.5)
+    try:
+        return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=whole, microseconds=micro)
+    except OverflowError:
+        raise _LaxFailure(kind) from None
+
+
+def _clock(dt: Any, groups: Tuple[Optional[str], ...]) -> Any:
+    hour, minute, second, fraction, zone = groups
+    micro = int((fraction or "0")[:6].ljust(6, "0"))
+    tz = None
+    if zone:
+        if zone in ("Z", "z"):
+            tz = dt.timezone.utc
+        else:
+            digits = zone[1:].replace(":", "")
+            offset = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            tz = dt.timezone(-offset if zone[0] == "-" else offset)
+    return dt.time(int(hour or 0), int(minute or 0), int(second or 0), micro, tzinfo=tz)
+
+
+def _moment(dt: Any, value: Any, bad: str, out_of_range: str, wrong_type: str) -> Any:
+    """A datetime from a Unix time (a number or its text) or an ISO 8601 text
+    (a date alone is its midnight), as speedate reads them; else _LaxFailure."""
+    import re
+
+    tv = type(value)
+    if tv in (int, float):
+        return _unix_time(dt, value, out_of_range)
+    if tv is not str:
+        raise _LaxFailure(wrong_type)  # true included: no Unix time to pydantic
+    if re.fullmatch(_NUMBER_TEXT, value):
+        return _unix_time(dt, float(value) if "." in value else int(value), bad)
+    match = re.fullmatch(_DATE + "(?:[Tt ]" + _TIME + ")?", value)
+    if match is None:
+        raise _LaxFailure(bad)
+    groups = match.groups()
+    try:
+        day = dt.date(*(int(g) for g in groups[:3]))
+        clock = dt.time() if groups[3] is None else _clock(dt, groups[3:])
+    except ValueError:
+        raise _LaxFailure(bad) from None
+    return dt.datetime.combine(day, clock)
+
+
+def _lax_datetime(dt: Any, value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day)
+    return _moment(dt, value, "datetime_from_date_parsing", "datetime_parsing", "datetime_type")
+
+
+def _lax_date(dt: Any, value: Any) -> Any:
+    import re
+
+    if type(value) is str and re.fullmatch(_DATE, value):
+        try:
+            return dt.date(int(value[:4]), int(value[5:7]), int(value[8:]))
+        except ValueError:
+            raise _LaxFailure("date_from_datetime_parsing") from None
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    moment = value if isinstance(value, dt.datetime) else _moment(
+        dt, value, "date_from_datetime_parsing", "date_from_datetime_parsing", "date_type")
+    if moment.time() != dt.time():  # pydantic: a datetime makes a date only at midnight
+        raise _LaxFailure("date_from_datetime_inexact")
+    return moment.date()
+
+
+def _lax_time(dt: Any, value: Any) -> Any:
+    import re
+
+    tv = type(value)
+    if isinstance(value, dt.time):
+        return value
+    if tv in (int, float):
+        if not 0 <= value < 86400:  # (NaN fails this too)
+            raise _LaxFailure("time_parsing")
+        return (dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=value)).timetz()
+    if tv is not str:
+        raise _LaxFailure("time_type")
+    match = re.fullmatch(_TIME, value)
+    try:
+        if match is None:
+            raise ValueError(value)
+        return _clock(dt, match.groups())
+    except ValueError:
+        raise _LaxFailure("time_parsing") from None
+
+
+def _lax_timedelta(dt: Any, value: Any) -> Any:
+    tv = type(value)
+    if isinstance(value, dt.timedelta):
+        return value
+    if tv in (bool, int, float):  # seconds; pydantic takes true as 1
+        if value != value or abs(value) > _MAX_DURATION_DAYS * 86400:
+            raise _LaxFailure("time_delta_parsing", _DURATION_TOO_LONG)
+        whole = int(value // 1)  # its fraction rounded to the microsecond, as pydantic does
+        return dt.timedelta(seconds=whole, microseconds=int((value - whole) * 1_000_000 + 0.5))
+    if tv is not str:
+        raise _LaxFailure("time_delta_type")
+    try:
+        return _lax_duration_text(dt, value)
+    except (_LaxFailure, OverflowError, ValueError):  # (ValueError, OverflowError: past timedelta's range)
+        raise _LaxFailure("time_delta_parsing", f"Input should be a valid timedelta, {_duration_complaint(value)}") \
+            from None
+
+
+_DURATION_TOO_LONG = "Input should be a valid timedelta, durations may not exceed 999,999,999 days"
+
+
+def _lax_duration_text(dt: Any, value: str) -> Any:
+    import re
+
+    iso = re.fullmatch(_DURATION_ISO, value)
+    if iso is not None and any(iso.groups()[1:]):
+        sign, years, months, weeks, days, hours, minutes, seconds = iso.groups()
+        delta = dt.timedelta(days=float(years or 0) * 365 + float(months or 0) * 30 + float(weeks or 0) * 7
+                             + float(days or 0), hours=float(hours or 0), minutes=float(minutes or 0),
+                             seconds=float(seconds or 0))
+        return -delta if sign == "-" else delta
+    match = re.fullmatch(_DURATION_DAYS, value)
+    if match is None or not any(match.groups()[1:]):
+        raise _LaxFailure("time_delta_parsing")
+    sign, days, hours, minutes, seconds, fraction = match.groups()
+    if days is not None and hours is not None and (seconds is None or int(hours) > 23):
+        raise _LaxFailure("time_delta_parsing")  # after a day: a clock time, to the second
+    if hours is not None and seconds is None and len(hours) < 2:
+        raise _LaxFailure("time_delta_parsing")  # "01:02" is hours and minutes; "1:02" is nothing
+    delta = dt.timedelta(days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
+                         seconds=int(seconds or 0), microseconds=int((fraction or "0")[:6].ljust(6, "0")))
+    return -delta if sign == "-" else delta
+
+
+def _duration_complaint(text: str) -> str:
+    """Why speedate refuses a duration text, in its words (pydantic's message
+    after "Input should be a valid timedelta, "); the reader is speedate's
+    Duration::parse_bytes, followed only as far as its own errors go."""
+    data = text.encode("utf-8")
+    sign = 1 if data[:1] in (b"+", b"-") else 0
+    if not data:
+        return "input is too short"
+
+    def number(at: int) -> Tuple[Optional[str], int]:
+        if at >= len(data):
+            return "input is too short", at
+        if not 48 <= data[at] <= 57:
+            return "invalid digit in duration", at
+        end = at
+        while end < len(data) and 48 <= data[end] <= 57:
+            end += 1
+        too_large = int(data[at:end]) > 0xFFFFFFFF
+        return ("a numeric value in the duration is too large" if too_large else None), end
+
+    if data[sign:sign + 1] == b"P":
+        at, got_t, fraction_before = sign + 1, False, False
+        while at < len(data):
+            if data[at:at + 1] == b"T":
+                if got_t:
+                    return "`t` character repeated in duration"
+                got_t = True
+            else:
+                complaint, at = number(at)
+                if complaint:
+                    return complaint
+                fraction = data[at:at + 1] in (b".", b",")
+                while fraction and at + 1 < len(data) and 48 <= data[at + 1] <= 57:
+                    at += 1
+                at += fraction
+                if fraction_before:
+                    return "quantity fraction invalid in duration"
+                fraction_before = fraction
+                if data[at:at + 1] not in ((b"H", b"M", b"S") if got_t else (b"Y", b"M", b"W", b"D")):
+                    return f"quantity invalid in {'time' if got_t else 'date'} part of duration"
+            at += 1
+        return "input is too short" if at < 3 else "invalid duration format"
+    if b"d" in data or b"D" in data or len(data) - sign < 5:
+        complaint, at = number(sign)
+        if complaint:
+            return complaint
+        at += data[at:at + 1] == b" "
+        if data[at:at + 1] not in (b"d", b"D"):
+            return '"day" identifier in duration not correctly formatted'
+        return "invalid duration format"  # (past the day: a clock time, worded as a time's errors)
+    hour, colon, _ = data[sign:].partition(b":")
+    if not colon:
+        return "invalid character in hour"
+    if len(hour) > 10:
+        return "durations may not exceed 999,999,999 hours"
+    if hour and not (hour.isascii() and hour.isdigit()):
+        return "invalid character in hour"
+    if hour and int(hour) > 24 * 10 ** 8:
+        return "durations may not exceed 999,999,999 hours"
+    return "invalid duration format"
+
+
+def _lax_uuid(tp: type, value: Any) -> Any:
+    if isinstance(value, tp):
+        return value
+    if type(value) is not str:
+        raise _LaxFailure("uuid_type")
+    try:
+        return tp(value)
+    except ValueError:
+        raise _LaxFailure("uuid_parsing") from None
+
+
+def _lax_decimal(tp: type, value: Any) -> Any:
+    tv = type(value)
+    number: Any
+    if isinstance(value, tp):
+        number = value
+    elif tv is int:
+        number = tp(value)
+    elif tv is float:
+        number = tp(repr(value))  # 0.1 is Decimal("0.1"), as pydantic reads it
+    elif tv is str:
+        text = value.strip().replace("_", "")  # "1_000" is 1000; "1 000" is no number
+        try:
+            if text != text.strip():
+                raise ArithmeticError(value)
+            number = tp(text)
+        except ArithmeticError:
+            raise _LaxFailure("decimal_parsing") from None
+    else:
+        raise _LaxFailure("decimal_type")  # true included: pydantic takes no booleans here
+    if not number.is_finite():
+        raise _LaxFailure("finite_number")
+    return number
+
+
+def _lax_path(tp: type, value: Any) -> Any:
+    if isinstance(value, tp):
+        return value
+    if type(value) is not str:
+        raise _LaxFailure("path_type")
+    return tp(value)
+
+
+_LAX_TEMPORAL: Dict[str, Callable[[Any, Any], Any]] = {
+    "datetime": _lax_datetime, "date": _lax_date, "time": _lax_time, "timedelta": _lax_timedelta}
+_LAX_OTHER: Dict[str, Callable[[type, Any], Any]] = {"uuid": _lax_uuid, "decimal": _lax_decimal, "path": _lax_path}
+_TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_from_datetime_parsing",
+                     "time": "time_parsing", "timedelta": "time_delta_parsing"}
+
+
+class _TypedSchema(dict):  # type: ignore[type-arg]
+    """A schema that remembers the annotation it describes, where JSON Schema
+    alone cannot say how pydantic converts a value (a Decimal is any number or
+    string, a date any string, a dict's int keys are strings): the lax modes of
+    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
+
+    __slots__ = ("py_type",)
+
+    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
+        super().__init__(schema)
+        self.py_type = py_type
+
+
+class _UnionSchema(dict):  # type: ignore[type-arg]
+    """A union's flattened anyOf (as pydantic publishes it) that remembers the
+    members it validates by, and names in its errors: the lax modes check
+    ``members``.  A dict to everything else."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
+        super().__init__(schema)
+        self.members = members
+
+
+class _ContainerSchema(dict):  # type: ignore[type-arg]
+    """A container's schema that remembers the container pydantic reads it as
+    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
+    JSON Schema says "array" or "object" for all of them, pydantic's errors
+    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
+    union member dict[any,any]).  A dict to everything else."""
+
+    __slots__ = ("container",)
+
+    def __init__(self, schema: Dict[str, Any], container: str) -> None:
+        super().__init__(schema)
+        self.container = container
+
+
+def _lax_typed(compiler: _Compiler, schema: _TypedSchema) -> _Checker:
+    """The lax modes convert through the annotation itself where its schema
+    cannot tell (a row of _LAX_TABLE; a dict's keys): what pydantic parses
+    is parsed, what it refuses is refused, and the value goes on in its
+    JSON mode (the SDK validates a result with its output model, then dumps
+    it with ``mode="json"``: ``convert_result`` in func_metadata.py)."""
+    tp = schema.py_type
+    if schema.get("uniqueItems") is True:  # a set's or a frozenset's own words ("a valid frozenset")
+        noun = "frozenset" if _origin(tp) is frozenset else "set"
+        plain = compiler.compile(_ContainerSchema(dict(schema), noun))
+        return _lax_set_items(compiler, _args(tp)[0], compiler.compile(schema["items"]), plain)
+    plain = compiler.compile(dict(schema))
+    if _origin(tp) is not None:
+        return _lax_dict_keys(compiler, _args(tp)[0], plain, schema.get("additionalProperties", True))
+    kind = _lax_kind(tp)
+    assert kind is not None
+    # Other keywords (a Field's bounds, lengths) are checked on the converted value.
+    rest = plain if set(schema) - _ANNOTATION_KEYS - {"anyOf"} else None
+    number = kind == "decimal"
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if type(value) not in _NATIVE and not isinstance(value, tp):
+            try:
+                value = _native(value)
+            except _NotJSON as exc:
+                errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                return value
+        try:
+            parsed = _lax_parse(kind, tp, value)
+        except _BuildError as exc:
+            msg, error_kind, bad = exc.item
+            errors.append(_ErrorItem(loc, msg, error_kind, bad))
+            return value
+        out = _native(parsed)
+        if rest is not None:
+            before = len(errors)
+            rest(float(parsed) if number else out, loc, errors)
+            for error in errors[before:]:
+                error.value = value  # the error shows the value as sent, as pydantic's does
+        return out
+
+    return check
+
+
+def _lax_set_items(compiler: _Compiler, item_type: Any, item: _Checker, plain: _Checker) -> _Checker:
+    """A set whose items pydantic may build unhashable: each item that passes
+    is built as the tool would receive it, and one a set cannot hold is
+    refused where pydantic refuses it (the item's own errors, if any, instead)."""
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        found: List[_ErrorItem] = []
+        if type(value) is list:
+            for i, raw in enumerate(value):
+                item_errors: List[_ErrorItem] = []
+                checked = item(raw, loc + (i,), item_errors)
+                if not item_errors and not _hashable_as(item_type, checked):
+                    found.append(_ErrorItem(loc + (i,), "Set items should be hashable", "set_item_not_hashable",
+                                            raw))
+        if not found:
+            return plain(value, loc, errors)
+        others: List[_ErrorItem] = []
+        plain(value, loc, others)
+        depth = len(loc)
+        errors.extend(sorted(found + others, key=lambda e: e.loc[depth] if len(e.loc) > depth else -1))
+        return value
+
+    return check
+
+
+def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: Any) -> _Checker:
+    """A dict whose keys pydantic converts (``dict[int, T]``): each key through
+    its type (``"x"`` refused at ``(key, "[key]")``), sent as JSON's string.
+    A refused key's value is checked still: pydantic reports each entry's
+    key error, then its value's."""
+    key_schema = ({"type": "integer"} if key_type is int else {"type": "number"} if key_type is float
+                  else _TypedSchema({"type": "string"}, key_type))
+    key_check = compiler.compile(key_schema)
+    value_check = compiler.compile(values)
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if type(value) is not dict:
+            try:
+                value = _native(value)
+            except _NotJSON as exc:
+                errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                return value
+            if type(value) is not dict:
+                return plain(value, loc, errors)
+        before = len(errors)
+        keyed = {}
+        for key, item in value.items():
+            converted = key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
+            keyed[_key(converted)] = item
+        if len(errors) == before:
+            return plain(keyed, loc, errors)
+        del errors[before:]
+        for key, item in value.items():
+            key_check(key if type(key) in _NATIVE else _native(key), loc + (key, "[key]"), errors)
+            value_check(item, loc + (key,), errors)
+        return value
+
+    return check
+
+
+def _may_be_unhashable(tp: Any) -> bool:
+    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
+    if _is_annotated(tp):
+        return _may_be_unhashable(tp.__origin__)
+    if _is_any(tp) or _is_typeddict(tp):
+        return True
+    if _is_union(tp) or _origin(tp) is tuple:
+        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
+    if _is_literal(tp) or _origin(tp) is frozenset:
+        return False
+    if _origin(tp) is not None:
+        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
+    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
+
+
+# ---------------------------------------------------------------------------
+# 23. Patterns: ECMA-262 regular expressions in linear time
+# ---------------------------------------------------------------------------
+#
+# Fenced: JSON Schema 2020-12 only says what a pattern means; how to match it
+# safely is this engine's business.
+#
+#   entry                 where the spec path calls it        what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   _compile_pattern      _Compiler._string (section 6)       "pattern" (Validation 2020-12 §6.3.3)
+#   _compile_pattern      _Compiler._members (section 6)      "patternProperties" (Core 2020-12 §10.3.2.2)
+#
+# ECMA-262 regular expressions for JSON Schema pattern, matched in linear time.
+#
+# JSON Schema patterns are ECMA-262 regular expressions (Core 2020-12 §6.4) and
+# are not anchored: "a+" matches "xxaayy" (Validation 2020-12 §6.3.3).  Python's
+# re differs in ways that change results ($ also matches before a final
+# newline, \d \w \s are Unicode-wide, no \p{..}) and it backtracks:
+# re.search(r"\d+$", "1" * 12000 + "x") takes seconds.
+#
+# Here a pattern is parsed with the ECMA-262 grammar (§22.2.1 with the u flag:
+# code points, strict escapes) into a small tree and compiled to a Thompson NFA,
+# whose set of live states (an int bitset) is carried along the text: a search
+# costs O(len(text) * program size).  The state sets are memoised as a lazily
+# built DFA (state set + character -> next state set), so a long benign string
+# costs one dict lookup per character; the DFA is flushed when it outgrows a
+# budget, and a search on which it thrashes goes on as a plain simulation.
+#
+# Assertions read bits of a position's context: at start, at end, previous and
+# next character are word characters (the state remembers the previous one).
+# Lookarounds are context bits too.  Each lookaround body is its own program and,
+# before the main search, one pass over the text marks where it matches: a
+# lookbehind body runs forward and marks each position where a match ends, a
+# lookahead body runs reversed, right to left, and marks where a match starts.
+# Every pass starts a thread at each position, so the whole stays linear:
+# O(len(text) * total program size).  With no captures to report, "the body
+# matches text[i:j] for some j" is all a lookaround asks, so this is exact.
+#
+# Backreferences (\1, \k<name>) are refused with ValueError: no automaton can
+# match them (the problem is NP-hard), and handing them to re would bring the
+# exponential case back.  Also refused: Script properties and binary properties
+# other than Any, ASCII and Assigned.  General_Category comes from unicodedata
+# (the running Python's Unicode version).
+#
+# Python's re serves as an accelerator (section 26, _rx_accelerated) only where
+# its backtracking provably stays linear.
+
+
+def _unicodedata() -> Any:
+    import unicodedata  # only for \p{...} classes
+
+    return unicodedata  # (its category() is typed Any here)
+
+
+if TYPE_CHECKING:
+    _RxRanges = List[Tuple[int, int]]
+
+_RX_ACCELERATE = True        # default of _compile_pattern(accelerate=None)
+_RX_MAX_PROGRAM = 50_000     # NFA instructions of one pattern, lookaround bodies included
+_RX_MAX_ACCELERATED = 5_000  # larger programs skip the re-safety analysis
+_RX_MAX_UNANCHORED = 20      # longest match for which re.search (retried at every position) is used
+_RX_CACHE_BUDGET = 50_000    # cached DFA states, transitions and closures per program (about 64 B each)
+_RX_MAX_CP = 0x10FFFF
+
+# ECMA-262 §22.2.2 CompileToCharSet: \d and \w are ASCII only; \s is WhiteSpace
+# (TAB VT FF ZWNBSP and category Zs, stable since Unicode 6.3) plus LineTerminator.
+_RX_DIGITS = [(0x30, 0x39)]
+_RX_WORD_RANGES = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+_RX_SPACES = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+              (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
+_RX_ESCAPE_SETS = {"d": _RX_DIGITS, "w": _RX_WORD_RANGES, "s": _RX_SPACES}
+_RX_WORD = frozenset(chr(c) for lo, hi in _RX_WORD_RANGES for c in range(lo, hi + 1))
+_RX_CONTROL = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+_RX_IDENTITY = "^$\\.*+?()[]{}|/"  # IdentityEscape[+UnicodeMode]: SyntaxCharacter or "/"
+_RX_HEX = "0123456789abcdefABCDEF"
+# General_Category values and aliases usable in \p{..} (PropertyValueAliases.txt).
+_RX_GC_NAMES = (
+    "C Other|Cc Control cntrl|Cf Format|Cn Unassigned|Co Private_Use|Cs Surrogate|L Letter|"
+    "LC Cased_Letter|Ll Lowercase_Letter|Lm Modifier_Letter|Lo Other_Letter|Lt Titlecase_Letter|"
+    "Lu Uppercase_Letter|M Mark Combining_Mark|Mc Spacing_Mark|Me Enclosing_Mark|Mn Nonspacing_Mark|"
+    "N Number|Nd Decimal_Number digit|Nl Letter_Number|No Other_Number|P Punctuation punct|"
+    "Pc Connector_Punctuation|Pd Dash_Punctuation|Pe Close_Punctuation|Pf Final_Punctuation|"
+    "Pi Initial_Punctuation|Po Other_Punctuation|Ps Open_Punctuation|S Symbol|Sc Currency_Symbol|"
+    "Sk Modifier_Symbol|Sm Math_Symbol|So Other_Symbol|Z Separator|Zl Line_Separator|"
+    "Zp Paragraph_Separator|Zs Space_Separator")
+
+
+@functools.lru_cache(maxsize=None)  # made when a pattern first names a category, not at import
+def _rx_gc_table() -> dict[str, frozenset[str]]:
+    rows = [row.split() for row in _RX_GC_NAMES.split("|")]
+    leaves = [row[0] for row in rows if len(row[0]) == 2 and row[0] != "LC"]
+    table: dict[str, frozenset[str]] = {}
+    for row in rows:  # "L" stands for every "Lx"; "LC" for Lu Ll Lt
+        cats = ("Lu", "Ll", "Lt") if row[0] == "LC" else [c for c in leaves if c.startswith(row[0])]
+        table.update(dict.fromkeys(row, frozenset(cats)))
+    return table
+
+
+@functools.lru_cache(maxsize=None)
+def _rx_every_category() -> frozenset[str]:
+    return frozenset(cat for group in "CLMNPSZ" for cat in _rx_gc_table()[group])
+
+
+def _rx_merge(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _rx_complement(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    start = 0
+    for lo, hi in _rx_merge(ranges):
+        if lo > start:
+            out.append((start, lo - 1))
+        start = hi + 1
+    return out + [(start, _RX_MAX_CP)] if start <= _RX_MAX_CP else out
+
+
+class _RxClass:
+    """A set of code points: merged ranges or'ed with General_Category values, maybe negated."""
+
+    __slots__ = ("ranges", "starts", "cats", "negated")
+
+    def __init__(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> None:
+        self.ranges, self.cats, self.negated = _rx_merge(ranges), cats, negated
+        self.starts = [lo for lo, _ in self.ranges]
+
+    def has(self, ch: str) -> bool:
+        i = bisect_right(self.starts, ord(ch)) - 1
+        hit = i >= 0 and ord(ch) <= self.ranges[i][1]
+        if not hit and self.cats:
+            hit = _unicodedata().category(ch) in self.cats
+        return hit != self.negated
+
+    def points(self) -> _RxRanges:
+        """The ranges with negation applied (for classes without categories)."""
+        return _rx_complement(self.ranges) if self.negated else self.ranges
+
+
+# "." without the s flag: anything but a LineTerminator (ECMA-262 §22.2.2 CompileAtom).
+_RX_DOT = _RxClass([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)], negated=True)
+
+
+class _RxNode:
+    """Pattern tree: char (cls), cat/alt (kids), rep (kids[0], lo, hi=-1 unbounded),
+    assert (arg in ^ $ b B), look (kids[0], arg in = ! <= <!).  Groups vanish."""
+
+    __slots__ = ("kind", "kids", "cls", "lo", "hi", "arg")
+
+    def __init__(self, kind: str, kids: list[_RxNode] | None = None, cls: _RxClass = _RX_DOT,
+                 lo: int = 0, hi: int = 0, arg: str = "") -> None:
+        self.kind, self.kids, self.cls, self.lo, self.hi, self.arg = kind, kids or [], cls, lo, hi, arg
+
+
+def _rx_shown(pattern: str) -> str:
+    return repr(pattern) if len(pattern) <= 200 else repr(pattern[:200]) + "..."
+
+
+def _rx_is_digit(ch: str) -> bool:
+    return ch != "" and ch in "0123456789"
+
+
+class _RxParser:
+    """Recursive descent over ECMA-262 §22.2.1 Pattern[+UnicodeMode, +NamedCaptureGroups]."""
+
+    def __init__(self, src: str) -> None:
+        self.src, self.pos = src, 0
+        self.names: set[str] = set()
+        self.classes: dict[tuple[tuple[tuple[int, int], ...], frozenset[str], bool], _RxClass] = {}
+
+    def cls(self, ranges: _RxRanges, cats: frozenset[str] = frozenset(), negated: bool = False) -> _RxClass:
+        """One object per distinct class: a new character is tested once per class."""
+        key = (tuple(_rx_merge(ranges)), cats, negated)
+        found = self.classes.get(key)
+        if found is None:
+            found = self.classes[key] = _RxClass(ranges, cats, negated)
+        return found
+
+    def fail(self, problem: str) -> ValueError:
+        return ValueError(f"invalid pattern {_rx_shown(self.src)}: {problem} (at offset {self.pos})")
+
+    def peek(self, ahead: int = 0) -> str:
+        return self.src[self.pos + ahead:self.pos + ahead + 1]
+
+    def eat(self, text: str) -> bool:
+        found = self.src.startswith(text, self.pos)
+        self.pos += len(text) if found else 0
+        return found
+
+    def parse(self) -> _RxNode:
+        node = self.disjunction()
+        if self.pos < len(self.src):
+            raise self.fail("unmatched ')'")
+        return node
+
+    def disjunction(self) -> _RxNode:
+        alts = [self.alternative()]
+        while self.eat("|"):
+            alts.append(self.alternative())
+        return alts[0] if len(alts) == 1 else _RxNode("alt", alts)
+
+    def alternative(self) -> _RxNode:
+        terms = []
+        while self.peek() not in ("", "|", ")"):
+            atom, quantifiable = self.atom()
+            bounds = self.quantifier()
+            if bounds is not None:
+                if not quantifiable:  # Annex B allows (?=a)* only without the u flag
+                    raise self.fail("an assertion cannot be quantified")
+                atom = _RxNode("rep", [atom], lo=bounds[0], hi=bounds[1])
+            terms.append(atom)
+        return terms[0] if len(terms) == 1 else _RxNode("cat", terms)
+
+    def number(self) -> int | None:
+        start = self.pos
+        while _rx_is_digit(self.peek()):
+            self.pos += 1
+        digits = self.src[start:self.pos]  # a huge count only needs to exceed the cap
+        return (int(digits) if len(digits) < 10 else 10 ** 9) if digits else None
+
+    def quantifier(self) -> tuple[int, int] | None:
+        ch = self.peek()
+        if ch and ch in "*+?":
+            self.pos += 1
+            bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[ch]
+        elif ch == "{":  # with the u flag, a "{" that starts no quantifier is an error
+            self.pos += 1
+            lo = hi = self.number()
+            if self.eat(","):
+                hi = self.number()
+                hi = -1 if hi is None else hi
+            if lo is None or hi is None or not self.eat("}"):
+                raise self.fail("incomplete quantifier: expected {n}, {n,} or {n,m}")
+            if -1 < hi < lo:
+                raise self.fail("numbers out of order in {} quantifier")
+            bounds = (lo, hi)
+        else:
+            return None
+        self.eat("?")  # laziness changes which match is found, never whether one is
+        return bounds
+
+    def atom(self) -> tuple[_RxNode, bool]:
+        """The next atom, and whether a quantifier may follow it."""
+        ch = self.src[self.pos]
+        self.pos += 1
+        if ch == "\\":
+            return self.atom_escape()
+        if ch == "(":
+            return self.group()
+        if ch == "[":
+            return _RxNode("char", cls=self.char_class()), True
+        if ch in "^$":
+            return _RxNode("assert", arg=ch), False
+        if ch in "*+?{":
+            raise self.fail(f"nothing to repeat before {ch!r}")
+        if ch in "]}":
+            raise self.fail(f"lone {ch!r} must be escaped in unicode mode")
+        return _RxNode("char", cls=_RX_DOT if ch == "." else self.cls([(ord(ch), ord(ch))])), True
+
+    def group(self) -> tuple[_RxNode, bool]:
+        kind = ""
+        if self.eat("?"):
+            kind = next((k for k in ("=", "!", "<=", "<!", ":") if self.eat(k)), "")
+            if not kind and not self.eat("<"):
+                raise self.fail("'(?' must be followed by ':', '=', '!', '<=', '<!' or '<name>'")
+            if not kind:
+                self.group_name()
+        body = self.disjunction()
+        if not self.eat(")"):
+            raise self.fail("missing ')'")
+        return (body, True) if kind in ("", ":") else (_RxNode("look", [body], arg=kind), False)
+
+    def group_name(self) -> None:
+        end = self.src.find(">", self.pos)
+        name = self.src[self.pos:end] if end > 0 else ""
+        if not name.replace("$", "_").isidentifier():  # GroupName is an IdentifierName
+            raise self.fail("invalid capture group name")
+        if name in self.names:
+            raise self.fail(f"duplicate capture group name {name!r}")
+        self.names.add(name)
+        self.pos = end + 1
+
+    def atom_escape(self) -> tuple[_RxNode, bool]:
+        ch = self.peek()
+        if ch and ch in "bB":
+            self.pos += 1
+            return _RxNode("assert", arg=ch), False
+        if ch and ch in "k123456789":
+            raise self.fail("backreferences are not supported (matching them is NP-hard)")
+        item = self.escape(in_class=False)
+        return _RxNode("char", cls=item if isinstance(item, _RxClass) else self.cls([(item, item)])), True
+
+    def escape(self, in_class: bool) -> _RxClass | int:
+        """After a backslash: a class escape (\\d, \\p{..}) or one code point."""
+        ch = self.peek()
+        self.pos += 1
+        if ch and ch in "dDwWsS":
+            ranges = _RX_ESCAPE_SETS[ch.lower()]
+            return self.cls(_rx_complement(ranges) if ch.isupper() else ranges)
+        if ch and ch in "pP":
+            return self.property(negate=ch == "P")
+        if ch in _RX_CONTROL:
+            return _RX_CONTROL[ch]
+        if ch == "c" and self.peek().isascii() and self.peek().isalpha():
+            self.pos += 1
+            return ord(self.src[self.pos - 1]) % 32
+        if ch == "0" and not _rx_is_digit(self.peek()):
+            return 0
+        if ch == "x" or (ch == "u" and not self.eat("{")):
+            return self.hex(2 if ch == "x" else 4)
+        if ch == "u":  # \u{...}: any number of hex digits, at most U+10FFFF
+            end = self.src.find("}", self.pos)
+            digits = self.src[self.pos:end] if end >= 0 else ""
+            if not digits or any(c not in _RX_HEX for c in digits) or int(digits, 16) > _RX_MAX_CP:
+                raise self.fail("invalid \\u{...} escape")
+            self.pos = end + 1
+            return int(digits, 16)
+        if ch and (ch in _RX_IDENTITY or (in_class and ch in "-b")):
+            return 8 if ch == "b" else ord(ch)  # [\b] is backspace (ClassEscape :: b)
+        self.pos -= 1
+        raise self.fail(f"invalid escape '\\{ch}' in unicode mode" if ch else "'\\' at end of pattern")
+
+    def hex(self, count: int) -> int:
+        digits = self.src[self.pos:self.pos + count]
+        if len(digits) != count or any(c not in _RX_HEX for c in digits):
+            raise self.fail(f"expected {count} hexadecimal digits")
+        self.pos += count
+        cp = int(digits, 16)
+        trail = self.src[self.pos + 2:self.pos + 6]  # u mode: \uD83D\uDE00 is one code point
+        if count == 4 and 0xD800 <= cp <= 0xDBFF and self.src.startswith("\\u", self.pos) \
+                and len(trail) == 4 and all(c in _RX_HEX for c in trail) and 0xDC00 <= int(trail, 16) <= 0xDFFF:
+            self.pos += 6
+            return 0x10000 + ((cp - 0xD800) << 10) + (int(trail, 16) - 0xDC00)
+        return cp
+
+    def property(self, negate: bool) -> _RxClass:
+        end = self.src.find("}", self.pos)
+        if not self.eat("{") or end < 0:
+            raise self.fail("\\p and \\P need a {Property} in unicode mode")
+        text, self.pos = self.src[self.pos:end], end + 1
+        name, eq, value = text.partition("=")
+        if name in ("Script", "sc", "Script_Extensions", "scx"):
+            raise self.fail(f"Unicode script properties are not supported: {text!r}")
+        ranges: _RxRanges = []
+        table = _rx_gc_table()
+        cats = table.get(value) if eq and name in ("General_Category", "gc") else table.get(text)
+        if text in ("Any", "ASCII"):  # the binary properties that need no Unicode table
+            ranges, cats = [(0, _RX_MAX_CP if text == "Any" else 0x7F)], frozenset()
+        elif text == "Assigned":
+            cats = _rx_every_category() - {"Cn"}
+        if cats is None:
+            raise self.fail(f"unknown or unsupported Unicode property {text!r}")
+        if negate:  # a property is ranges or categories, never both
+            return self.cls(_rx_complement(ranges)) if ranges else self.cls([], _rx_every_category() - cats)
+        return self.cls(ranges, cats)
+
+    def char_class(self) -> _RxClass:
+        negated = self.eat("^")
+        ranges: _RxRanges = []
+        cats: set[str] = set()
+        while not self.eat("]"):
+            if self.pos >= len(self.src):
+                raise self.fail("missing ']'")
+            lo = self.class_atom()
+            if self.peek() == "-" and self.peek(1) not in ("", "]"):
+                self.pos += 1
+                hi = self.class_atom()
+                if isinstance(lo, _RxClass) or isinstance(hi, _RxClass):
+                    raise self.fail("a class escape cannot be a range endpoint in unicode mode")
+                if lo > hi:
+                    raise self.fail("range out of order in character class")
+                ranges.append((lo, hi))
+            elif isinstance(lo, _RxClass):
+                ranges += lo.ranges
+                cats |= lo.cats
+            else:
+                ranges.append((lo, lo))
+        return self.cls(ranges, frozenset(cats), negated)
+
+    def class_atom(self) -> _RxClass | int:
+        self.pos += 1
+        return self.escape(in_class=True) if self.src[self.pos - 1] == "\\" else ord(self.src[self.pos - 1])
+
+
+# Instructions are (op, a, b); a _RX_CHAR's class and an _RX_ASSERT's test are kept aside.
+_RX_CHAR, _RX_SPLIT, _RX_JMP, _RX_ASSERT, _RX_MATCH = range(5)
+# Context bits of a text position; lookaround k owns bit 1 << (_RX_LOOK_SHIFT + k).
+_RX_AT_START, _RX_AT_END, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_LOOK_SHIFT = 1, 2, 4, 8, 4
+# An assertion holds where ctx & mask is one of the accepted values (ECMA-262
+# CompileAssertion: ^ $ without the m flag look at the ends of the input only).
+_RX_WORDS = _RX_PREV_WORD | _RX_NEXT_WORD
+_RX_ASSERTS = {"^": (_RX_AT_START, frozenset((_RX_AT_START,))), "$": (_RX_AT_END, frozenset((_RX_AT_END,))),
+               "b": (_RX_WORDS, frozenset((_RX_PREV_WORD, _RX_NEXT_WORD))), "B": (_RX_WORDS, frozenset((0, _RX_WORDS)))}
+
+
+class _RxCompiler:
+    """Emits the programs of one pattern; each lookaround body becomes its own."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern, self.size, self.reverse = pattern, 0, False
+        self.looks: list[_RxProgram] = []  # lookaround bodies, inner ones first
+        self.look_bits: dict[int, int] = {}  # id(look node) -> its context bit
+        self.code: list[tuple[int, int, int]] = []
+        self.classes: dict[int, _RxClass] = {}
+        self.tests: dict[int, tuple[int, frozenset[int]]] = {}
+
+    def program(self, node: _RxNode, reverse: bool) -> _RxProgram:
+        saved = self.code, self.classes, self.tests, self.reverse
+        self.code, self.classes, self.tests, self.reverse = [], {}, {}, reverse
+        self.emit(node)
+        self.add(_RX_MATCH)
+        prog = _RxProgram(self.code, self.classes, self.tests, reverse)
+        self.code, self.classes, self.tests, self.reverse = saved
+        return prog
+
+    def too_large(self) -> ValueError:
+        return ValueError(f"invalid pattern {_rx_shown(self.pattern)}: too large once counted "
+                          f"repetitions are expanded (over {_RX_MAX_PROGRAM} instructions)")
+
+    def add(self, op: int, a: int = 0, b: int = 0) -> int:
+        self.size += 1
+        if self.size > _RX_MAX_PROGRAM:
+            raise self.too_large()
+        self.code.append((op, a, b))
+        return len(self.code) - 1
+
+    def emit(self, node: _RxNode) -> None:
+        if node.kind == "char":
+            self.classes[self.add(_RX_CHAR)] = node.cls
+        elif node.kind == "cat":  # a reversed program (a lookahead body) reads right to left
+            for kid in reversed(node.kids) if self.reverse else node.kids:
+                self.emit(kid)
+        elif node.kind == "alt":  # SPLIT next, L2; kid 1; JMP end; L2: SPLIT ...; last kid
+            jumps = []
+            for kid in node.kids[:-1]:
+                split = self.add(_RX_SPLIT, len(self.code) + 1)
+                self.emit(kid)
+                jumps.append(self.add(_RX_JMP))
+                self.code[split] = (_RX_SPLIT, split + 1, len(self.code))
+            self.emit(node.kids[-1])
+            for pc in jumps:
+                self.code[pc] = (_RX_JMP, len(self.code), 0)
+        elif node.kind == "rep":
+            self.repeat(node.kids[0], node.lo, node.hi)
+        else:
+            self.tests[self.add(_RX_ASSERT)] = _RX_ASSERTS[node.arg] if node.kind == "assert" else self.look(node)
+
+    def look(self, node: _RxNode) -> tuple[int, frozenset[int]]:
+        bit = self.look_bits.get(id(node))
+        if bit is None:  # compile a body once, even inside an expanded {n,m}
+            self.looks.append(self.program(node.kids[0], reverse=node.arg in ("=", "!")))
+            bit = self.look_bits[id(node)] = 1 << (_RX_LOOK_SHIFT + len(self.looks) - 1)
+        return bit, frozenset((bit,) if node.arg in ("=", "<=") else (0,))
+
+    def repeat(self, body: _RxNode, lo: int, hi: int) -> None:
+        if max(lo, hi) > _RX_MAX_PROGRAM:  # also stops (?:){1000000000} from looping for long
+            raise self.too_large()
+        for _ in range(lo - 1 if hi < 0 and lo > 0 else lo):
+            self.emit(body)
+        if hi < 0 and lo > 0:  # the last copy loops: L: body; SPLIT L, next
+            top = len(self.code)
+            self.emit(body)
+            self.add(_RX_SPLIT, top, len(self.code) + 1)
+        elif hi < 0:  # L: SPLIT next, end; body; JMP L
+            top = self.add(_RX_SPLIT)
+            self.emit(body)
+            self.add(_RX_JMP, top)
+            self.code[top] = (_RX_SPLIT, top + 1, len(self.code))
+        else:  # optional copies nest, (x(x(x)?)?)?, so each needs the one before
+            splits = []
+            for _ in range(hi - lo):
+                splits.append(self.add(_RX_SPLIT))
+                self.emit(body)
+            for pc in splits:
+                self.code[pc] = (_RX_SPLIT, pc + 1, len(self.code))
+
+
+class _RxState:
+    """A DFA state: the NFA instructions reached by consuming a character (a bitset,
+    bit pc for instruction pc), whether that character is a word character (when \\b
+    or \\B need it), and whether MATCH was reached just before it (a "hit")."""
+
+    __slots__ = ("kernel", "word", "hit", "next0", "rows", "closures")
+
+    def __init__(self, kernel: int, word: bool, hit: bool) -> None:
+        self.kernel, self.word, self.hit = kernel, word, hit
+        self.next0: dict[str, _RxState] = {}  # transitions where no outside bit is set
+        self.rows: dict[int, dict[str, _RxState]] | None = None  # outside bits -> transitions
+        self.closures: dict[int, int] = {}  # context -> closure
+
+
+class _RxProgram:
+    """One Thompson NFA (pc 0 is the start), its lazily built DFA, and memos for the
+    plain simulation.  Sets of instructions are int bitsets."""
+
+    def __init__(self, code: list[tuple[int, int, int]], classes: dict[int, _RxClass],
+                 tests: dict[int, tuple[int, frozenset[int]]], reverse: bool) -> None:
+        self.code, self.tests, self.reverse = code, tests, reverse
+        self.uses = 0  # the context bits that this program's assertions read
+        for mask, _ in tests.values():
+            self.uses |= mask
+        self.words = bool(self.uses & _RX_WORDS)
+        self.match = 1 << (len(code) - 1)  # MATCH is the last instruction
+        readers: dict[_RxClass, int] = {}  # class -> the _RX_CHAR instructions reading it
+        for pc, cls in classes.items():
+            readers[cls] = readers.get(cls, 0) | 1 << pc
+        self.stops = self.match | sum(readers.values())  # instructions that are their own closure
+        self.literals: dict[str, int] = {}  # single code points are looked up, not tested
+        self.others: list[tuple[_RxClass, int]] = []
+        for cls, pcs in readers.items():
+            lo, hi = cls.ranges[0] if len(cls.ranges) == 1 and not cls.cats and not cls.negated else (0, -1)
+            if lo == hi:
+                self.literals[chr(lo)] = self.literals.get(chr(lo), 0) | pcs
+            else:
+                self.others.append((cls, pcs))
+        self.empty = _RxState(0, False, False)
+        self.dead: _RxState | None = None
+        self.flushes = 0
+        self.flush()
+        # Dead: no thread alive and none can start mid-text (^abc after a mismatch),
+        # so only the end of the text can still matter.
+        mids = {ctx & self.uses for ctx in (0, _RX_PREV_WORD, _RX_NEXT_WORD, _RX_WORDS)}
+        if not self.uses >> _RX_LOOK_SHIFT and not any(self.threads(0, ctx) for ctx in mids):
+            self.dead = self.empty
+
+    def flush(self) -> None:
+        """RE2-style: forget every cached state and memo, start caching again."""
+        self.empty.next0.clear()
+        self.empty.rows = None
+        self.empty.closures.clear()
+        self.states = {(0, False, False): self.empty}
+        self.reach: dict[int, dict[int, int]] = {}  # ctx -> {1 << pc: closure of pc alone}
+        self.chars: dict[str, int] = {}  # ch -> the _RX_CHAR instructions whose class has ch
+        self.budget, self.flushes = _RX_CACHE_BUDGET, self.flushes + 1
+
+    def spend(self, units: int) -> None:
+        self.budget -= units
+        if self.budget < 0:
+            self.flush()
+
+    def threads(self, kernel: int, ctx: int) -> int:
+        """The _RX_CHAR instructions alive at a position, plus the MATCH bit if it is
+        reached (Thompson's closure).  pc 0 joins everywhere: the search is unanchored."""
+        reach = self.reach.get(ctx)
+        if reach is None:
+            reach = self.reach[ctx] = {}
+        got = (kernel | 1) & self.stops
+        todo = (kernel | 1) ^ got
+        while todo:
+            low = todo & -todo  # the lowest instruction left
+            todo ^= low
+            known = reach.get(low)
+            got |= self.epsilon(low, ctx, reach) if known is None else known
+        return got
+
+    def epsilon(self, bit: int, ctx: int, reach: dict[int, int]) -> int:
+        """The closure of one instruction: what it reaches without reading."""
+        stack, seen, got = [bit.bit_length() - 1], set(), 0
+        while stack:
+            pc = stack.pop()
+            if pc not in seen:
+                seen.add(pc)
+                op, a, b = self.code[pc]
+                if op == _RX_SPLIT:
+                    stack += (a, b)
+                elif op == _RX_JMP:
+                    stack.append(a)
+                elif op == _RX_ASSERT:
+                    mask, accepted = self.tests[pc]
+                    if ctx & mask in accepted:
+                        stack.append(pc + 1)
+                else:  # _RX_CHAR or _RX_MATCH
+                    got |= 1 << pc
+        reach[bit] = got
+        self.spend(1 + (got.bit_length() >> 6))
+        return got
+
+    def readers(self, ch: str) -> int:
+        """The _RX_CHAR instructions whose class has ch (memoised in self.chars)."""
+        readers = self.literals.get(ch, 0)
+        for cls, pcs in self.others:
+            readers |= pcs if cls.has(ch) else 0
+        self.chars[ch] = readers
+        self.spend(1)
+        return readers
+
+    def context(self, text: str, i: int, ctx: int) -> int:
+        """ctx plus the word bits of position i (ECMA-262 IsWordChar on both sides)."""
+        if self.words and i and text[i - 1] in _RX_WORD:
+            ctx |= _RX_PREV_WORD
+        if self.words and i < len(text) and text[i] in _RX_WORD:
+            ctx |= _RX_NEXT_WORD
+        return ctx
+
+    def closure(self, st: _RxState, ctx: int) -> int:
+        got = st.closures.get(ctx)
+        if got is None:
+            got = st.closures[ctx] = self.threads(st.kernel, ctx)
+            self.spend(1 + (got.bit_length() >> 6))
+        return got
+
+    def step(self, st: _RxState, outside: int, ch: str, row: dict[str, _RxState]) -> _RxState:
+        """The DFA transition on ch at a position with these outside context bits,
+        remembered in row.  The word bits follow from st and ch (swapped when reversed)."""
+        word = ch in _RX_WORD
+        before, after = (word, st.word) if self.reverse else (st.word, word)
+        ctx = outside | (_RX_PREV_WORD if before else 0) | (_RX_NEXT_WORD if after else 0)
+        threads, readers = self.closure(st, ctx & self.uses), self.chars.get(ch)
+        kernel = (threads & (self.readers(ch) if readers is None else readers)) << 1  # pc reads ch: on to pc + 1
+        hit = bool(threads & self.match)
+        key = (kernel, False, False) if self.dead and not kernel and not hit else (kernel, word and self.words, hit)
+        nxt = self.states.get(key)
+        if nxt is None:
+            nxt = self.states[key] = _RxState(*key)
+            self.spend(4 + (kernel.bit_length() >> 6))
+        row[ch] = nxt
+        self.spend(1)
+        return nxt
+
+
+def _rx_search(prog: _RxProgram, text: str) -> bool:
+    """Search with a program without lookarounds: mid-text no outside context bit is
+    set, so a warm DFA costs one dict lookup per character."""
+    if not text:
+        return _rx_simulate(prog, text, None, 0, 0, 0)
+    st, dead, flushes = prog.step(prog.empty, _RX_AT_START & prog.uses, text[0], {}), prog.dead, prog.flushes
+    chars = iter(text)
+    next(chars)
+    for ch in chars:
+        if st.hit:
+            return True
+        if st is dead:
+            break
+        nxt = st.next0.get(ch)
+        if nxt is None:
+            if prog.flushes > flushes + 1:  # the cache thrashes: plain simulation is faster
+                return _rx_simulate(prog, text, None, 0, len(text) - length_hint(chars) - 1, st.kernel)
+            nxt = prog.step(st, 0, ch, st.next0)
+        st = nxt
+    return st.hit or _rx_simulate(prog, text, None, 0, len(text), st.kernel)
+
+
+def _rx_scan(prog: _RxProgram, text: str, outside: list[int], bit: int) -> bool:
+    """Run prog over text with the DFA, right to left if prog.reverse.  outside[i]
+    holds the context bits of position i that no state can know: the ends and
+    lookaround results.  With bit 0, tell whether MATCH is reached anywhere; else
+    set bit in outside[i] at each position i where it is."""
+    n, st, flushes = len(text), prog.empty, prog.flushes
+    for i in range(n, 0, -1) if prog.reverse else range(n):
+        ch, bits = text[i - 1 if prog.reverse else i], outside[i] & prog.uses
+        if st.rows is None:  # made on demand: fewer objects for the garbage collector
+            st.rows = {0: st.next0}
+        row = st.rows.get(bits)
+        if row is None:
+            row = st.rows[bits] = {}
+        nxt = row.get(ch)
+        if nxt is None:
+            if prog.flushes > flushes + 1:
+                return _rx_simulate(prog, text, outside, bit, i, st.kernel)
+            nxt = prog.step(st, bits, ch, row)
+        st = nxt
+        if st.hit:  # MATCH at position i, before ch
+            if not bit:
+                return True
+            outside[i] |= bit
+    return _rx_simulate(prog, text, outside, bit, 0 if prog.reverse else n, st.kernel)
+
+
+def _rx_simulate(prog: _RxProgram, text: str, outside: list[int] | None, bit: int,
+                 start: int, kernel: int) -> bool:
+    """Like _rx_scan (outside None: only the ends), but a plain Thompson simulation
+    from position start with these threads: no DFA state is made.  This runs when
+    the DFA cache thrashes, and for the last position."""
+    n = len(text)
+    for i in range(start, 0, -1) if prog.reverse else range(start, n):
+        ctx = outside[i] if outside is not None else _RX_AT_START if i == 0 else 0
+        threads = prog.threads(kernel, prog.context(text, i, ctx) & prog.uses)
+        if threads & prog.match:
+            if outside is None or not bit:
+                return True
+            outside[i] |= bit
+        ch = text[i - 1] if prog.reverse else text[i]
+        readers = prog.chars.get(ch)
+        kernel = (threads & (prog.readers(ch) if readers is None else readers)) << 1
+    end = 0 if prog.reverse else n
+    ctx = outside[end] if outside is not None else _RX_AT_END | (_RX_AT_START if n == 0 else 0)
+    if not prog.threads(kernel, prog.context(text, end, ctx) & prog.uses) & prog.match:
+        return False
+    if outside is not None:
+        outside[end] |= bit
+    return True
+
+
+class _RxMatcher:
+    """The search predicate: lookaround passes first (inner ones first), then the main one."""
+
+    def __init__(self, prog: _RxProgram, looks: list[_RxProgram]) -> None:
+        self.prog, self.looks = prog, looks
+
+    def __call__(self, text: str) -> bool:
+        if not self.looks:
+            return _rx_search(self.prog, text)
+        outside = [0] * (len(text) + 1)
+        outside[0] |= _RX_AT_START
+        outside[-1] |= _RX_AT_END
+        for k, body in enumerate(self.looks):
+            _rx_scan(body, text, outside, 1 << (_RX_LOOK_SHIFT + k))
+        return _rx_scan(self.prog, text, outside, 0)
+
+
+# --- The re accelerator, for patterns on which re's backtracking stays linear ---
+
+def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
+    """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
+    in the string (JSON Schema patterns are not anchored).  ValueError names the
+    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE)."""
+    try:
+        node = _RxParser(pattern).parse()
+        compiler = _RxCompiler(pattern)
+        prog = compiler.program(node, reverse=False)  # even for re: same errors either way
+        if (_RX_ACCELERATE if accelerate is None else accelerate) and not compiler.looks \
+                and compiler.size <= _RX_MAX_ACCELERATED:
+            fast = _rx_accelerated(node)
+            if fast is not None:
+                return fast
+    except RecursionError:
+        raise ValueError(f"invalid pattern {_rx_shown(pattern)}: nested too deeply") from None
+    return _RxMatcher(prog, compiler.looks)
+
+
+# ---------------------------------------------------------------------------
 # 24. A client
 # ---------------------------------------------------------------------------
+#
+# Fenced: the spec path is the server; this client serves the command line.
+#
+#   entry                 where it is used                    what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   _Client               _cli (section 25)                   a server over stdio, started as a child
+#   _HttpClient           _cli (section 25)                   a server over Streamable HTTP
+#   _Session              _cli (section 25)                   either, as the commands speak to it
+#   _load_server          wsgi_app (section 20)               a server file, for serve and for WSGI servers
 #
 # A small client over stdio (a child process it starts) or Streamable HTTP,
 # as the command line uses it: it speaks to a server as a real client would
@@ -11153,6 +11276,13 @@ def _error_text(error: Any) -> str:
 # 25. Command line
 # ---------------------------------------------------------------------------
 #
+# Fenced: not MCP, the tool around it.
+#
+#   entry                 where it is used                    what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   main                  the end of the file                 python mcp_ref.py COMMAND ...
+#   _cli                  main (section 25)                   each command, its options and exit codes
+#
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
 #   python mcp_ref.py resources SERVER, read SERVER URI, prompts SERVER   (the same options)
@@ -11451,7 +11581,7 @@ def _result_text(result: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- resources, read, prompts, prompt (sections 13 and 14 on the wire) ----------------
+# -- resources, read, prompts, prompt (sections 10 and 11 on the wire) ----------------
 
 _MORE_COMMANDS = {"resources": "", "read": "URI", "prompts": "", "prompt": "NAME [key=value ...]"}
 
@@ -11603,15 +11733,18 @@ def main(argv: Optional[List[str]] = None) -> int:
 # default, off with MCP_REF_PURE=1 in the environment.  The test suite runs
 # both ways and checks that each accelerator fires where it should.
 #
-#   accelerator          the rule it replaces        what it speeds up
-#   -------------------  --------------------------  ----------------------------------
-#   _fast_pretty         _pretty (section 4)         the content text of every result
-#   _FastCompiler        _Compiler (section 6)       objects of generated schemas, lists of them
-#   _fast_structured     _structured_result (9)      lists of flat objects: text and JSON in one pass
-#   _fast_encode_reply   _encode_reply (15)          puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (15)         every message: json's C encoder, made once
-#   _rx_accelerated      _compile_pattern (7)        patterns proven safe run on Python's re (_RX_ACCELERATE)
-#   _fast_call_sync      _call_sync (17)             a sync tool's call, without _call's coroutine
+#   accelerator          the rule it replaces             what it speeds up
+#   -------------------  -------------------------------  ----------------------------------
+#   _fast_pretty         _pretty (section 4)              the content text of every result
+#   _FastCompiler        _Compiler (section 6)            objects of generated schemas, lists of them
+#   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
+#   _fast_encode_reply   _encode_reply (section 17)       puts that JSON into the response as written
+#   _fast_dumps          _dumps_message (section 17)      every message: json's C encoder, made once
+#   _rx_accelerated      _compile_pattern (section 23)    patterns proven safe run on Python's re (_RX_ACCELERATE)
+#   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine
+#
+# Each rule names its twin where it is written ("twin: _fast_x, section 26"),
+# and test_mcp_ref checks this table against the file.
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
 # there was removed.
@@ -11871,7 +12004,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 9) ---
+# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 23) ---
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies

@@ -379,7 +379,7 @@ class CompilerTest(unittest.TestCase):
 
 
 class StructuredResultTest(unittest.TestCase):
-    """_structured_result (section 11) and _fast_structured."""
+    """_structured_result (section 8) and _fast_structured."""
 
     def test_objects_written_in_one_pass(self) -> None:
         """_fast_structured: a list of two or more objects of leaves gets its
@@ -426,7 +426,7 @@ class StructuredResultTest(unittest.TestCase):
 
 
 class EncodeReplyTest(unittest.TestCase):
-    """_encode_reply (section 20) and _fast_encode_reply."""
+    """_encode_reply (section 17) and _fast_encode_reply."""
 
     def test_written_result_on_the_wire(self) -> None:
         """A written structuredContent is put into the message as it is; if the
@@ -543,7 +543,7 @@ def rows_result(n: int) -> Dict[str, Any]:
 
 
 class CallSyncTest(unittest.TestCase):
-    """_call_sync (section 17: MCPServer._call, run to its end) and
+    """_call_sync (section 14: MCPServer._call, run to its end) and
     _fast_call_sync (its steps without the coroutine): one result for every way
     a sync call can end."""
 

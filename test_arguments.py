@@ -1,6 +1,6 @@
-"""Section 10, Arguments: JSON arguments back into the parameters' Python types
+"""Section 7, Arguments: JSON arguments back into the parameters' Python types
 (dataclasses, Enum members, datetimes, tuples, sets...), as pydantic hands
-them to the SDK's tools, after the lax input check of sections 6 to 8.
+them to the SDK's tools, after the lax input check of sections 6, 21 and 22.
 """
 
 import dataclasses

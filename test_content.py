@@ -1,4 +1,4 @@
-"""Sections 4 and 11: Python values as JSON, and the results built from them
+"""Sections 4 and 8: Python values as JSON, and the results built from them
 (``content`` blocks, the text the model reads, ``structuredContent``).
 
 Every corpus call against the SDK's recorded result, the results printed on

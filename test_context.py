@@ -1,4 +1,4 @@
-"""Context and resolvers (sections 15 and 16) on the wire: whole frames over
+"""Context and resolvers (sections 12 and 13) on the wire: whole frames over
 real pipes, in every revision that has each feature, with the test playing the
 client.
 
@@ -160,7 +160,7 @@ def take_state(frame: Dict[str, Any]) -> str:
 
 def resign(state: str, key: bytes, **changes: Any) -> str:
     """A requestState with its payload changed and signed again with ``key``: the
-    format section 16 describes (v1.<base64url JSON>.<base64url HMAC-SHA256 of the body>)."""
+    format section 13 describes (v1.<base64url JSON>.<base64url HMAC-SHA256 of the body>)."""
     _, body, _ = state.split(".")
     payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     payload.update(changes)

@@ -4,28 +4,33 @@ and one per row of the structured-output table) run as tests, in both modes.
 The tests of each section are in the module named for it:
 
     3       Type introspection        test_introspection.py
-    4, 11   Values as JSON, Content   test_content.py
+    4, 8    Values as JSON, Content   test_content.py
     5       JSON Schema generation    test_schema.py
-    6-8     Validation, unions and    test_validation.py (the lax modes through tools: test_arguments.py,
-            error texts, lax          test_content.py, test_tools.py)
+    6       Validation                test_validation.py (the lax modes through tools: test_arguments.py,
+    21, 22  SDK fidelity: unions,     test_content.py, test_tools.py)
+            error texts, lax
             conversions
-    9       Patterns                  test_patterns.py
-    10      Arguments                 test_arguments.py
-    10, 12  with pydantic             test_pydantic.py
-    12, 17  Tools, MCPServer          test_tools.py
-    13, 14  Resources, prompts and    test_resources.py
+    7       Arguments                 test_arguments.py
+    7, 9    with pydantic             test_pydantic.py
+    9, 14   Tools, MCPServer          test_tools.py
+    10, 11  Resources, prompts and    test_resources.py
             completion
-    15, 16  Context, Resolvers        test_context.py
-    18-20   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
-            stdio                     test_malformed.py (with 21)
-    21-23   Streamable HTTP, access   test_http.py, test_http_sessions.py (several users: sessions,
+    12, 13  Context, Resolvers        test_context.py
+    15-17   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
+            stdio                     test_malformed.py (with 18)
+    18-20   Streamable HTTP, access   test_http.py, test_http_sessions.py (several users: sessions,
             control, HTTP server      limits per client, the fair pool), test_http_faults.py
+    23      Patterns                  test_patterns.py
     24, 25  A client, Command line    test_cli.py
     26      Accelerators              test_accelerators.py
 
 Also here: the file's shape (SectionsTest): its sections numbered in order, each
 in the docstring's table of contents, none longer than about 800 lines, and no
-function longer than 60.
+function longer than 60; the spec path first, each of its sections citing a
+page, and the fenced sections after it (SDK fidelity, patterns, client, command
+line, accelerators), whose head tables name real functions in the sections they
+say; each rule names its accelerator where it is written; the README quotes no
+figure about the file that is not true.
 
 What they share is in _testing.py.
 """
@@ -34,7 +39,7 @@ import ast
 import doctest
 import re
 import unittest
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 from _testing import BOTH, accelerators, mcp_ref
 
@@ -57,6 +62,66 @@ _BANNER = re.compile(r"^# -{20,}\n# (\d+)\. (.+)\n# -{20,}$", re.M)
 _TOC_ROW = re.compile(r"^ {3,5}(\d+)\. (\S.*?)(?: {2,}|$)", re.M)
 MAX_SECTION_LINES = 850  # "about 800"
 MAX_FUNCTION_LINES = 60
+# The fenced sections: not MCP's rules, but what serves them (issue 22).
+_FENCE = re.compile(r"fidelity|pattern|client|command line|accelerator", re.I)
+# What counts as citing a page: the spec's paths, an RFC, JSON-RPC, JSON Schema, the structured-output page.
+_CITE = re.compile(r"\b(basic/|server/|client/|RFC ?\d+|specification|JSON-RPC 2\.0|2020-12|structured-output)")
+# The spec path's length before the first fence.  Issue 22 asks for about 6,500; the rest of the way
+# goes through sections 10-20 (being reworked on other branches): lower this as they come down.
+MAX_SPEC_PATH_LINES = 7_750
+# Lines of the spec path that name pydantic other than at a fidelity hook or a BaseModel row (S11).
+# Issue 22 asks for none.  Left: 13 in _Tool's call path (being reworked on another branch), the
+# message of a registration error, and one in Context's elicitation schema.
+MAX_PYDANTIC_OFF_HOOK = 15
+# A row of a fence's head table: "#   name   rule (section N)   what ...".
+_TABLE_ROW = re.compile(r"^#   ([A-Za-z_][\w.]*) {2,}(\S.*)$")
+_RULE_AT = re.compile(r"^([A-Za-z_][\w.]*) \(section (\d+)\)")
+
+
+def _definitions(source: str) -> Dict[str, Tuple[int, int, int]]:
+    """Each top-level name and each method ("Class.method"): (line of its first
+    comment or decorator, last line, its section's number)."""
+    lines = source.split("\n")
+    banners = [(i + 1, int(m.group(1))) for i, line in enumerate(lines) if (m := re.match(r"^# (\d+)\. ", line))]
+
+    def section(line: int) -> int:
+        return max((number for start, number in banners if start <= line), default=0)
+
+    def span(node: ast.AST) -> Tuple[int, int, int]:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])  # type: ignore
+        while first > 1 and lines[first - 2].lstrip().startswith("#") and not lines[first - 2].startswith("# ---"):
+            first -= 1
+        return first, node.end_lineno or node.lineno, section(node.lineno)  # type: ignore
+
+    found: Dict[str, Tuple[int, int, int]] = {}
+    for node in ast.parse(source).body:
+        names = [node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else \
+            [t.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)]
+        for name in names:
+            found[name] = span(node)
+        if isinstance(node, ast.ClassDef):
+            for member in node.body:
+                if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found[f"{node.name}.{member.name}"] = span(member)
+    return found
+
+
+def _table(source: str, number: int) -> List[Tuple[str, str]]:
+    """The rows (first column, the rest) of the head table of section ``number``."""
+    start = re.search(rf"^# {number}\. ", source, re.M)
+    assert start is not None
+    head = source[start.end():].split("\n")
+    rows, inside = [], False
+    for line in head[2:]:
+        if not line.startswith("#"):
+            break
+        if line.startswith("#   ---"):
+            inside = True
+        elif inside and line.strip() == "#":
+            break
+        elif inside and (m := _TABLE_ROW.match(line)):
+            rows.append((m.group(1), m.group(2)))
+    return rows
 
 
 def _sections(source: str) -> List[Tuple[int, str, int]]:
@@ -103,6 +168,102 @@ class SectionsTest(unittest.TestCase):
         lengths = [(node.name, node.lineno, (node.end_lineno or node.lineno) - node.lineno + 1) for node in functions]
         long = [(name, line, length) for name, line, length in lengths if length > MAX_FUNCTION_LINES]
         self.assertEqual(long, [])
+
+    # -- the spec path first, the fences after (issue 22) ------------------------------
+
+    def _spec_path(self) -> List[Tuple[int, str, int]]:
+        return [section for section in self.sections if not _FENCE.search(section[1])]
+
+    def _section_lines(self, number: int) -> List[str]:
+        start = re.search(rf"^# {number}\. ", self.source, re.M)
+        end = re.search(rf"^# {number + 1}\. ", self.source, re.M)
+        assert start is not None
+        return self.source[start.start():end.start() if end else len(self.source)].split("\n")
+
+    def test_fences_come_after_the_spec_path(self) -> None:
+        fenced = [bool(_FENCE.search(title)) for _, title, _ in self.sections]
+        self.assertIn(True, fenced)
+        first = fenced.index(True)
+        self.assertEqual(fenced[first:], [True] * (len(fenced) - first))
+        self.assertLessEqual(sum(length for _, _, length in self._spec_path()), MAX_SPEC_PATH_LINES)
+
+    def test_spec_path_sections_cite_a_page(self) -> None:
+        uncited = [(number, title) for number, title, _ in self._spec_path()
+                   if not any(_CITE.search(line) for line in self._section_lines(number))]
+        self.assertEqual(uncited, [])
+
+    def test_pydantic_on_the_spec_path_only_at_hooks(self) -> None:
+        """A spec-path line that names pydantic names a fidelity hook too (a name
+        the SDK fidelity sections define), or is a BaseModel row (S11)."""
+        definitions = _definitions(self.source)
+        fidelity = {number for number, title, _ in self.sections if "fidelity" in title.lower()}
+        hooks = {name for name, (_, _, number) in definitions.items() if number in fidelity and "." not in name}
+        word = re.compile(r"[A-Za-z_]\w*")
+        off_hook = [line.strip() for number, _, _ in self._spec_path() for line in self._section_lines(number)
+                    if "pydantic" in line.lower() and "S11" not in line and "BaseModel" not in line
+                    and not hooks & set(word.findall(line))]
+        self.assertLessEqual(len(off_hook), MAX_PYDANTIC_OFF_HOOK, off_hook[:5])
+
+    def test_fence_tables_name_real_functions_in_their_sections(self) -> None:
+        """Each fence's table: its first column is defined in the fence, and a
+        rule given as "name (section N)" is defined in section N."""
+        definitions = _definitions(self.source)
+        for number, title, _ in self.sections:
+            if not _FENCE.search(title):
+                continue
+            rows = _table(self.source, number)
+            with self.subTest(section=number):
+                self.assertGreater(len(rows), 0)
+                for name, rest in rows:
+                    self.assertEqual(definitions.get(name, (0, 0, 0))[2], number, name)
+                    rule = _RULE_AT.match(rest)
+                    if rule is not None:
+                        self.assertEqual(definitions.get(rule.group(1), (0, 0, 0))[2], int(rule.group(2)),
+                                         f"{name}: {rule.group(0)}")
+
+    def test_rules_name_their_twins_and_hooks(self) -> None:
+        """Where a rule is written it names its accelerator (section 26's table)
+        or the fidelity hook it calls (the SDK fidelity sections' tables)."""
+        definitions = _definitions(self.source)
+        lines = self.source.split("\n")
+        for number, title, _ in self.sections:
+            if "fidelity" not in title.lower() and "accelerator" not in title.lower():
+                continue
+            for name, rest in _table(self.source, number):
+                rule = _RULE_AT.match(rest)
+                if rule is None:
+                    continue
+                first, last, _ = definitions[rule.group(1)]
+                with self.subTest(rule=rule.group(1), names=name):
+                    self.assertIn(name, "\n".join(lines[first - 1:last]))
+
+    def test_section_references_point_at_sections(self) -> None:
+        """Every "section N" in the file names a section that exists (not an RFC's)."""
+        numbers = {number for number, _, _ in self.sections}
+        reference = re.compile(r"(?<!RFC \d{4} )(?<!OAuth 2\.1 )\b[Ss]ections? "
+                               r"(\d+)((?:(?:, | and | or | to )\d+)*)(?![.\d])")
+        dangling = [m.group(0) for m in reference.finditer(self.source)
+                    if not {int(n) for n in re.findall(r"\d+", m.group(0))} <= numbers]
+        self.assertEqual(dangling, [])
+
+    def test_readme_quotes_no_false_figure_about_the_file(self) -> None:
+        """A size the README gives the file is its size; limits are the ones tested
+        here; a size given of an earlier revision names that revision's commit."""
+        readme_path = str(mcp_ref.__file__).replace("mcp_ref.py", "README.md")
+        with open(readme_path, encoding="utf-8") as f:
+            readme = f.read()
+        total = self.source.count("\n")
+        for sentence in re.split(r"(?<=[.;])\s", readme):
+            sentence = " ".join(sentence.split())
+            for figure in re.findall(r"\b(\d{1,3}(?:,\d{3})+|\d{4,}) lines\b", sentence):
+                if not re.search(r"`[0-9a-f]{7,}`", sentence):
+                    self.assertLess(abs(int(figure.replace(",", "")) - total), total * 0.05, sentence)
+            for figure in re.findall(r"\b(\d+) (?:numbered )?sections\b", sentence):
+                self.assertEqual(int(figure), len(self.sections), sentence)
+            for figure in re.findall(r"no function (?:is )?over (\d+)", sentence):
+                self.assertEqual(int(figure), MAX_FUNCTION_LINES, sentence)
+            for figure in re.findall(r"none over (\d+) lines", sentence):
+                self.assertEqual(int(figure), MAX_SECTION_LINES, sentence)
 
 
 if __name__ == "__main__":

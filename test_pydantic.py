@@ -1,4 +1,4 @@
-"""Sections 10 and 12 with pydantic: an annotation that is or holds a pydantic
+"""Sections 7 and 9 with pydantic: an annotation that is or holds a pydantic
 type, or carries pydantic metadata, is validated and serialised by pydantic as
 the SDK's ``func_metadata`` does (validators, computed fields, aliases, strict
 config, subclasses, RootModel, pydantic dataclasses, models inside lists,

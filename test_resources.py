@@ -1,4 +1,4 @@
-"""Sections 13 and 14: resources, URI templates, prompts and completion.
+"""Sections 10 and 11: resources, URI templates, prompts and completion.
 
 Runs with ``python -m unittest`` and no package installed.  What the SDK
 publishes and answers comes from ``testdata/sdk_resource_expectations.json``

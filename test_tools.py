@@ -1,4 +1,4 @@
-"""Sections 12 and 17, Tools and MCPServer: registration, the structured-output
+"""Sections 9 and 14, Tools and MCPServer: registration, the structured-output
 table (rows S1-S13 and errors E1-E3 of ``_output_schema``, after
 docs/servers/structured-output.md), and the in-process MCPServer API.
 """
@@ -248,7 +248,7 @@ def wrapped(name: str, result: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
 
 
 class StructuredOutputTest(unittest.TestCase):
-    """Each row of the table in ``_output_schema`` (section 12): the exact
+    """Each row of the table in ``_output_schema`` (section 9): the exact
     outputSchema (None: not published) and one call's exact result."""
 
     def check(self, fn: Any, schema: Optional[Dict[str, Any]], result: Dict[str, Any], **options: Any) -> None:

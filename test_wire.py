@@ -425,7 +425,7 @@ class ProcessTest(WireTestCase):
         self.assertNotIn("Traceback", self.server.stderr)
 
 
-# -- resources, prompts and completion (sections 13 and 14) ------------------------
+# -- resources, prompts and completion (sections 10 and 11) ------------------------
 
 CORPUS = os.path.join(HERE, "testdata", "resource_corpus.py")
 CORPUS_INFO = {"name": "resources", "version": "1.0"}
