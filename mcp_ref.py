@@ -5076,7 +5076,7 @@ class MCPServer:
     #   5. encode the response               not JSON, too large: isError      _encode_result
     #
     # call_tool (above) takes the five steps in process.  On the wire, the
-    # dispatcher's tools/call takes step 1 (section 18), and section 19 decides
+    # dispatcher's tools/call takes step 1 (section 15), and section 16 decides
     # where _call runs (inline, on the pool, on the event loop) and answers it
     # with step 5; neither decides an outcome.  A sync tool's call skips _call's
     # coroutine: _fast_call_sync (section 26), the same steps in the same order.
@@ -5179,7 +5179,7 @@ class MCPServer:
         return _tool_error(f"Error executing tool {tool.name}")
 
     def _checked_result(self, tool: _Tool, value: Any) -> Dict[str, Any]:
-        """Step 4: the tool's value as its result (section 12), checked against
+        """Step 4: the tool's value as its result (section 9), checked against
         the outputSchema; a mismatch, or a value that is no JSON, is isError."""
         try:
             return tool.result(value)
@@ -5664,8 +5664,8 @@ class _Dispatcher:
 
     def tool_for_call(self, params: Dict[str, Any]) -> Tuple[_Tool, Dict[str, Any]]:
         """A tools/call's tool and arguments (server/tools, "Calling Tools"): the
-        call's steps and outcomes are read in section 17 (MCPServer._call), and
-        section 19 runs it."""
+        call's steps and outcomes are read in section 14 (MCPServer._call), and
+        section 16 runs it."""
         name = params.get("name")
         if not isinstance(name, str):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (a string)')
@@ -5674,7 +5674,7 @@ class _Dispatcher:
             arguments = {}
         if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
-        return self.server._tool_named(name), arguments  # step 1 of tools/call (section 17)
+        return self.server._tool_named(name), arguments  # step 1 of tools/call (section 14)
 
     # -- resources, prompts and completion (sections 10 and 11) --------------------
 
@@ -5892,7 +5892,7 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 # One client's messages, whatever transport carries them: batches, the calls
 # in flight, on which thread each runs, and their cancellation
 # (basic/utilities/cancellation) and timeouts.  What a tools/call answers is
-# section 17's (MCPServer._call, each outcome as server/tools gives it); this
+# section 14's (MCPServer._call, each outcome as server/tools gives it); this
 # section decides only where the call runs: inline on the reading thread, on
 # the pool, or on the event loop of async tools.
 
@@ -6156,7 +6156,7 @@ class _Connection:
                    reply: Callable[[Optional[bytes]], None], inline: bool,
                    stream: Callable[[bytes], None]) -> None:
         """Where a tools/call runs: inline, on the pool or on the event loop.
-        What it does is MCPServer._call's (section 17: steps 2 to 4, whose
+        What it does is MCPServer._call's (section 14: steps 2 to 4, whose
         outcomes server/tools gives); its one response, step 5 (_response), goes
         to ``reply`` (None there when the client cancelled it:
         basic/utilities/cancellation)."""
@@ -6905,7 +6905,7 @@ class _HttpApp:
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
         self.closing = threading.Event()
-        self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 22)
+        self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 19)
         self.sessions = self.table.open  # by id (the same dict, for good)
         self._param_headers: Dict[_Tool, Optional[List[Tuple[Tuple[str, ...], str, Any]]]] = {}
 
@@ -12146,7 +12146,7 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
 
 
 def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-    """_call_sync: MCPServer._call (section 17) for a sync tool, line for line
+    """_call_sync: MCPServer._call (section 14) for a sync tool, line for line
     without the awaits, so without the coroutine, which such a call never needs
     (making, starting and finishing one costs about 3% of a scalar call).  Every
     outcome is the rule's own method; a tool with resolvers takes the rule's

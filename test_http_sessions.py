@@ -1,5 +1,5 @@
-"""Streamable HTTP, several clients on one app (section 21, 22, and the pool
-of section 19): sessions and requestState bound to the token's principal,
+"""Streamable HTTP, several clients on one app (section 18, 19, and the pool
+of section 16): sessions and requestState bound to the token's principal,
 idle sessions expiring on a timer, caps per client on sessions and streams
 (503 with Retry-After), and the pool's fair share per client.
 
