@@ -772,7 +772,7 @@ class _SchemaBuilder:
 
     def __init__(self) -> None:
         self.defs: Dict[str, Dict[str, Any]] = {}
-        self.families: Dict[str, str] = {}  # title -> "dataclass", "typeddict", "model", "enum", "int_enum", ...
+        self.class_kinds: Dict[str, str] = {}  # title -> "dataclass", "typeddict", "model", "enum", "int_enum", ...
         self._names: Dict[Any, str] = {}  # class -> its name in $defs
 
     # -- entry points -------------------------------------------------------
@@ -828,7 +828,7 @@ class _SchemaBuilder:
         arms = schema.get("anyOf")
         return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
 
-    # -- families -----------------------------------------------------------
+    # -- class_kinds -----------------------------------------------------------
 
     def annotated(self, tp: Any) -> Dict[str, Any]:
         inner = tp.__origin__
@@ -952,17 +952,17 @@ class _SchemaBuilder:
                 if _is_enum(cls):
                     definition = self.enum(cls)
                     # The SDK names an Enum's validator by its mixin (_arm_label): int-enum[Color].
-                    self.families[cls.__name__] = next(
+                    self.class_kinds[cls.__name__] = next(
                         (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
-                    self.families[cls.__name__] = "typeddict"
+                    self.class_kinds[cls.__name__] = "typeddict"
                 elif _is_dataclass(cls):
                     definition = self.dataclass(cls)
-                    self.families[cls.__name__] = "dataclass"
+                    self.class_kinds[cls.__name__] = "dataclass"
                 else:
                     definition = self.annotated_class(cls)
-                    self.families[cls.__name__] = "model"
+                    self.class_kinds[cls.__name__] = "model"
             except BaseException:
                 del self._names[cls]
                 raise
@@ -1316,9 +1316,9 @@ def validate(instance: Any, schema: Any) -> None:
         raise ValidationError(errors)
 
 
-def _checker(schema: Any, mode: str = "strict", families: Optional[Dict[str, str]] = None) -> _Checker:
+def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, str]] = None) -> _Checker:
     """The checker of a root schema in one of the three modes."""
-    return _COMPILER(schema, mode, families).compile(schema)
+    return _COMPILER(schema, mode, class_kinds).compile(schema)
 
 
 # Twin: _FastCompiler, section 26 (_COMPILER below picks one).
@@ -1329,7 +1329,7 @@ class _Compiler:
     (converted, in the lax modes) and appends an _ErrorItem per failure.  Each
     keyword family has its method, in the order ``compile`` runs them."""
 
-    def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         self.root = root
         self.mode = mode
         # "arms": strict, as a lax union tries its arms first (see _any_of)
@@ -1337,7 +1337,7 @@ class _Compiler:
         self.output = mode == "output"
         # Which Python family each object title came from, for the SDK's wording
         # of type errors ("a dictionary or an instance of Point").
-        self.families = families or {}
+        self.class_kinds = class_kinds or {}
         self._by_pointer: Dict[str, _Checker] = {}
         self._recursive: set[str] = set()  # $refs met again while being compiled
 
@@ -1486,7 +1486,7 @@ class _Compiler:
         lax, output = self.lax, self.output
         properties = schema.get("properties") or {}
         title = schema.get("title")
-        family = self.families.get(str(title)) if "properties" in schema else None
+        family = self.class_kinds.get(str(title)) if "properties" in schema else None
         if schema.get("format") == "binary":
             family = "bytes"
         bounded = lax and any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
@@ -1532,7 +1532,7 @@ class _Compiler:
         steps: List[_Checker] = []
         kind = "enum" if is_def else "literal_error"  # an Enum class, or a Literal
         lax = self.lax
-        int_enum = is_def and self.families.get(str(schema.get("title"))) == "int_enum"
+        int_enum = is_def and self.class_kinds.get(str(schema.get("title"))) == "int_enum"
         for keyword in ("const", "enum"):
             if keyword not in schema:
                 continue
@@ -2403,11 +2403,11 @@ class _Tool:
         self.context_param = _context_parameter(fn)
         # Parameters filled by resolvers, and the resolvers (section 13); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
-        self.input_schema, families, self._arguments_model = _input_schema(fn_name, self.params)
+        self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
             fn_name, return_annotation, structured_output)
         self.input_title = self.input_schema["title"]
-        self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", families)
+        self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", class_kinds)
         self._output_check = _checker(self.output_schema, "output", out_families) \
             if self.output_schema and self._output_adapter is None else None
         # Defaults given as Field(...) are filled in here: the function's own
@@ -2679,7 +2679,7 @@ def _parameters_by_inspect(fn: Any, fn_name: str) -> List[Tuple[str, int, Any]]:
 
 
 def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str], Any]:
-    """(inputSchema, families, the arguments model of _pydantic_arguments and its
+    """(inputSchema, class_kinds, the arguments model of _pydantic_arguments and its
     (parameter, field) names, or None): our own schema for each parameter, the
     model's for those _involves_pydantic gives to pydantic."""
     builder = _SchemaBuilder()
@@ -2731,7 +2731,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     schema["title"] = f"{fn_name}Arguments"
     schema = builder.finish({**schema, "type": "object"})
     # The SDK's Tool model lists "type" first in inputSchema.
-    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.families, arguments_model
+    return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.class_kinds, arguments_model
 
 
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
@@ -2781,7 +2781,7 @@ _UNSTRUCTURED: _Output = (None, False, False, {}, None)
 
 def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) -> _Output:
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
-    families, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
+    class_kinds, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
     if structured is False:  # S1
         return _UNSTRUCTURED
@@ -2822,7 +2822,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
                                    "structured output")  # E2
         return _UNSTRUCTURED
     schema, wrap, adapter = made
-    return schema, wrap, check_result, builder.families, adapter
+    return schema, wrap, check_result, builder.class_kinds, adapter
 
 
 def _structured_schema(fn_name: str, annotation: Any, inner: Any,
@@ -2843,7 +2843,7 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
         # The SDK rebuilds every other annotated class (dataclasses included)
         # as a model of its annotations: no docstring, class values as defaults.
         schema = builder.finish(builder.annotated_class(inner))
-        builder.families[inner.__name__] = "model"
+        builder.class_kinds[inner.__name__] = "model"
         return schema, False
     return None  # S13
 
@@ -3840,7 +3840,7 @@ class CancelledElicitation(ElicitationResult):
 _ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
 
 
-class _Ready:
+class _AwaitableValue:
     """A Context method's value, there already: ``await`` it, or ``.result()``."""
 
     __slots__ = ("value",)
@@ -3874,7 +3874,7 @@ class _Request:
     user_state: Optional[str] = None  # 2026-07-28: a tool's own requestState, verified
     binding = ""  # 2026-07-28: what its requestState is bound to (_state_binding)
 
-    def __init__(self, conn: Optional[_Connection], call: Optional[_Pending], version: Optional[str],
+    def __init__(self, conn: Optional[_Connection], call: Optional[_CallInFlight], version: Optional[str],
                  params: Dict[str, Any]) -> None:
         self.conn, self.call, self.version, self.params = conn, call, version, params
         self.stateless = version in STATELESS_VERSIONS
@@ -3919,7 +3919,7 @@ class _Request:
             answer = self.answers.get(key)
             if isinstance(answer, dict):
                 self.used[key] = answer  # what the next round's state keeps (nothing the client added)
-                return _Ready(convert(answer))
+                return _AwaitableValue(convert(answer))
             self.wanted[key] = {"method": method, "params": params}
             raise _InputRequired()
         if self.conn is None or self.call is None:
@@ -3927,8 +3927,8 @@ class _Request:
         answer_ = self.conn.ask(self.call, method, params)
         timeout = self.conn.server.request_timeout
         if _in_event_loop():
-            return _Awaited(answer_, timeout, convert)
-        return _Ready(convert(answer_.wait(timeout)))
+            return _AwaitableAnswer(answer_, timeout, convert)
+        return _AwaitableValue(convert(answer_.wait(timeout)))
 
     def check_question(self, question: Any) -> None:
         """A question in a tool's own InputRequiredResult: one of the kinds the
@@ -4040,7 +4040,7 @@ class _Answer:
         return self.value()
 
 
-class _Awaited:
+class _AwaitableAnswer:
     """An async tool's wait for the client's response, on its event loop."""
 
     def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
@@ -4152,7 +4152,7 @@ class Context:
 
     # -- logging and progress ----------------------------------------------------------
 
-    def log(self, level: str, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def log(self, level: str, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         """``notifications/message`` at ``level`` (server/utilities/logging), if the
         client wants that level: ``logging/setLevel``, or in 2026-07-28 the
         request's own ``_meta`` (none there: nothing is sent)."""
@@ -4163,29 +4163,29 @@ class Context:
             if logger_name is not None:
                 params["logger"] = logger_name
             self._request.send("notifications/message", params)
-        return _Ready()
+        return _AwaitableValue()
 
-    def debug(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def debug(self, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         return self.log("debug", data, logger_name=logger_name)
 
-    def info(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def info(self, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         return self.log("info", data, logger_name=logger_name)
 
-    def warning(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def warning(self, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         return self.log("warning", data, logger_name=logger_name)
 
-    def error(self, data: Any, *, logger_name: Optional[str] = None) -> _Ready:
+    def error(self, data: Any, *, logger_name: Optional[str] = None) -> _AwaitableValue:
         return self.log("error", data, logger_name=logger_name)
 
     def report_progress(self, progress: float, total: Optional[float] = None,
-                        message: Optional[str] = None) -> _Ready:
+                        message: Optional[str] = None) -> _AwaitableValue:
         """``notifications/progress`` for the request's ``progressToken``
         (basic/utilities/progress); nothing without a token, and nothing that
         does not increase (the spec: progress MUST increase)."""
         request = self._request
         token = request.meta.get("progressToken")
         if token is None or (request.last_progress is not None and progress <= request.last_progress):
-            return _Ready()
+            return _AwaitableValue()
         request.last_progress = progress
         params: Dict[str, Any] = {"progressToken": token, "progress": progress}
         if total is not None:
@@ -4193,26 +4193,26 @@ class Context:
         if message is not None and (request.version or STATELESS_VERSIONS[-1]) >= "2025-03-26":
             params["message"] = message
         request.send("notifications/progress", params)
-        return _Ready()
+        return _AwaitableValue()
 
-    def notify_resource_updated(self, uri: str) -> _Ready:
+    def notify_resource_updated(self, uri: str) -> _AwaitableValue:
         """``notifications/resources/updated`` to the clients subscribed to ``uri``."""
         self.mcp_server.notify_resource_updated(str(uri))
-        return _Ready()
+        return _AwaitableValue()
 
-    def notify_tools_changed(self) -> _Ready:
+    def notify_tools_changed(self) -> _AwaitableValue:
         self.mcp_server._list_changed("tools")
-        return _Ready()
+        return _AwaitableValue()
 
-    def notify_prompts_changed(self) -> _Ready:
+    def notify_prompts_changed(self) -> _AwaitableValue:
         self.mcp_server._list_changed("prompts")
-        return _Ready()
+        return _AwaitableValue()
 
-    def notify_resources_changed(self) -> _Ready:
+    def notify_resources_changed(self) -> _AwaitableValue:
         self.mcp_server._list_changed("resources")
-        return _Ready()
+        return _AwaitableValue()
 
-    def read_resource(self, uri: str) -> _Ready:
+    def read_resource(self, uri: str) -> _AwaitableValue:
         """A resource of this server, read (server/resources): a list of contents,
         each with ``.content`` (text, or bytes for a blob) and ``.mime_type``.
         An unknown URI raises ResourceNotFoundError; a failed read, ResourceError."""
@@ -4224,8 +4224,9 @@ class Context:
             raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
         except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
             raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
-        return _Ready([_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
-                                    "mime_type": c.get("mimeType")}) for c in result["contents"]])
+        return _AwaitableValue([
+            _JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
+                         "mime_type": c.get("mimeType")}) for c in result["contents"]])
 
     # -- questions -----------------------------------------------------------------------
 
@@ -4315,18 +4316,18 @@ class _ClientSession:
 
     elicit = elicit_form  # the SDK's older name
 
-    def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _Ready:
+    def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _AwaitableValue:
         return Context(self._request).log(level, data, logger_name=logger)
 
     def report_progress(self, progress: float, total: Optional[float] = None,
-                        message: Optional[str] = None) -> _Ready:
+                        message: Optional[str] = None) -> _AwaitableValue:
         return Context(self._request).report_progress(progress, total, message)
 
-    def send_tool_list_changed(self) -> _Ready:
+    def send_tool_list_changed(self) -> _AwaitableValue:
         """As ``ctx.notify_tools_changed()``: to every connection that asked for it."""
         if self._request.conn is not None:
             self._request.conn.server._list_changed("tools")
-        return _Ready()
+        return _AwaitableValue()
 
 
 def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
@@ -5461,10 +5462,10 @@ def _run_coroutine(coro: Any) -> Any:
 # Twin: _fast_call_sync, section 26.
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """A sync tool's call: MCPServer._call, which then never waits."""
-    return _complete_now(server._call(tool, arguments, request))
+    return _run_without_loop(server._call(tool, arguments, request))
 
 
-def _complete_now(coro: Any) -> Any:
+def _run_without_loop(coro: Any) -> Any:
     """The value of a coroutine that never waits, without an event loop."""
     try:
         coro.send(None)
@@ -5915,9 +5916,9 @@ class _Connection:
         self.settled = threading.Condition(self.state)
         self.in_flight = 0  # calls and batches not yet settled
         self.draining = False  # settle_all waits for in_flight to reach 0
-        self.handed_off = 0  # inline calls whose thread gave up reading
-        self.inline: Optional[_Pending] = None  # the call the current reader runs itself
-        self.pending: Dict[Any, List[_Pending]] = {}
+        self.slow_inline = 0  # inline calls past the watchdog (their thread passed reading on), still running
+        self.inline: Optional[_CallInFlight] = None  # the call the current reader runs itself
+        self.pending: Dict[Any, List[_CallInFlight]] = {}
         self.local = threading.local()  # .lost: this thread has passed reading on
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
@@ -5971,7 +5972,7 @@ class _Connection:
 
     # -- our requests to the client (Context's questions, handshake era) --------------
 
-    def ask(self, call: _Pending, method: str, params: Dict[str, Any]) -> _Answer:
+    def ask(self, call: _CallInFlight, method: str, params: Dict[str, Any]) -> _Answer:
         """Send a request of ours on the call's stream; its answer comes with the
         client's response (_answered), or fails when the client goes away."""
         answer = _Answer()
@@ -6125,13 +6126,13 @@ class _Connection:
         """A resources/read or prompts/get whose function takes a Context, run as
         a tools/call is (start_call): inline or on the pool, cancellable, its
         messages on ``stream`` before its one response to ``reply``."""
-        call = _Pending(id_, reply, stream)
+        call = _CallInFlight(id_, reply, stream)
         request = _Request(self, call, version, params)
         key = _id_key(id_)
         with self.state:
             self.in_flight += 1
             self.pending.setdefault(key, []).append(call)
-            inline = inline and not self.handed_off
+            inline = inline and not self.slow_inline
             if inline:
                 call.started = self.clock()
                 self.inline = call
@@ -6160,7 +6161,7 @@ class _Connection:
         outcomes server/tools gives); its one response, step 5 (_response), goes
         to ``reply`` (None there when the client cancelled it:
         basic/utilities/cancellation)."""
-        call = _Pending(id_, reply, stream)
+        call = _CallInFlight(id_, reply, stream)
         request.call = call
         version = str(request.version)
         key = _id_key(id_)
@@ -6168,7 +6169,7 @@ class _Connection:
             self.in_flight += 1
             self.pending.setdefault(key, []).append(call)
             # While a call runs handed off (a slow one), the next ones go to the pool.
-            inline = inline and not tool.is_async and not self.handed_off
+            inline = inline and not tool.is_async and not self.slow_inline
             if inline:
                 call.started = self.clock()
                 self.inline = call
@@ -6197,7 +6198,7 @@ class _Connection:
         return self.server._encode_result(tool, _result_for(result, version), lambda r: {
             "jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(r, version)})
 
-    def _complete(self, call: _Pending, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
+    def _complete(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """Settle a call exactly once, on every path: answer it unless it was
         cancelled, then count it out of the calls in flight, whatever answering
         raised."""
@@ -6207,7 +6208,7 @@ class _Connection:
             call.settled = True
         self._answer_settled(call, key, answer)
 
-    def _answer_settled(self, call: _Pending, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
+    def _answer_settled(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """_complete, for a call this thread has just marked settled (under the lock)."""
         try:
             if call.cancelled:
@@ -6227,7 +6228,7 @@ class _Connection:
                 if self.draining and not self.in_flight:
                     self.settled.notify_all()
 
-    def _inline_done(self, call: _Pending) -> bool:
+    def _inline_done(self, call: _CallInFlight) -> bool:
         """A call run inline has ended: the reading role is free again (or, if the
         watchdog passed it on meanwhile, this thread stops reading after it).
         Settled here, in the same lock (one lock less than _complete): whether
@@ -6235,8 +6236,8 @@ class _Connection:
         with self.state:
             if self.inline is call:
                 self.inline = None
-            if call.handed_off:  # the watchdog passed reading on: this thread is done after this call
-                self.handed_off -= 1
+            if call.reader_moved_on:  # the watchdog passed reading on: this thread is done after this call
+                self.slow_inline -= 1
                 self.local.lost = True
             first = not call.settled
             call.settled = True
@@ -6289,11 +6290,11 @@ class _Connection:
             self._complete(call, key, functools.partial(_answer_with_error, call, error))
 
 
-class _Pending:
+class _CallInFlight:
     """A tools/call in flight: where its response goes, how to cancel it, and
     whether it is settled."""
 
-    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "handed_off", "questions")
+    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "reader_moved_on", "questions")
 
     def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None], stream: Callable[[bytes], None]) -> None:
         self.id, self.reply, self.stream = id_, reply, stream  # stream: see handle_message
@@ -6301,7 +6302,7 @@ class _Pending:
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete
         self.started = 0.0  # when an inline call began (_StdioServer.clock)
-        self.handed_off = False  # the reading role passed to another thread meanwhile
+        self.reader_moved_on = False  # the reading role passed to another thread meanwhile
         self.questions: List[_Answer] = []  # its requests to the client (Context)
 
 
@@ -6445,7 +6446,7 @@ def _start_event_loop() -> Any:
     return loop
 
 
-def _answer_with_error(call: _Pending, error: _RpcError) -> None:
+def _answer_with_error(call: _CallInFlight, error: _RpcError) -> None:
     call.reply(_encode(_error_response(call.id, error)))
 
 
@@ -6682,8 +6683,8 @@ class _StdioServer(_Connection):
                 call = self.inline
                 if call is None or self.clock() - call.started < self._HANDOFF:
                     continue
-                call.handed_off = True
-                self.handed_off += 1
+                call.reader_moved_on = True
+                self.slow_inline += 1
                 self.inline = None
             self._start_reader()
             self._workers()  # the calls that follow go to the pool: start it here, off the reader's path
@@ -8537,28 +8538,28 @@ _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean":
                 "null": "none", "array": "list", "object": "dict"}
 
 
-def _arm_label(schema: Any, families: Dict[str, str]) -> str:
+def _arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
     """pydantic's name of a union member (its validator's name, as pydantic-core
     gives it), which locates the member's errors: ``value.list[int].0``."""
-    label = _bare_label(schema, families)
+    label = _bare_label(schema, class_kinds)
     # Annotated[T, Field(default=...)] as a member, or inside one
     return f"default[{label}]" if isinstance(schema, dict) and "default" in schema else label
 
 
-def _bare_label(schema: Any, families: Dict[str, str]) -> str:
+def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
     if not isinstance(schema, dict) or not schema:
         return "any"
     if type(schema) is _TypedSchema:
         tp = schema.py_type
         origin = _origin(tp)
         if origin in (set, frozenset):  # a set whose items may not hash
-            return f"{origin.__name__}[{_arm_label(schema.get('items'), families)}]"
+            return f"{origin.__name__}[{_arm_label(schema.get('items'), class_kinds)}]"
         if origin is not None:  # a dict whose keys are converted
-            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), families)}]"
+            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), class_kinds)}]"
         return _type_label(tp)
     if "$ref" in schema:
         name = str(schema["$ref"]).rsplit("/", 1)[-1]
-        family = families.get(name, "")
+        family = class_kinds.get(name, "")
         return f"{family[:-5]}-enum[{name}]" if family.endswith("_enum") else \
             f"enum[{name}]" if family == "enum" else name
     for keyword in ("const", "enum"):
@@ -8567,17 +8568,17 @@ def _bare_label(schema: Any, families: Dict[str, str]) -> str:
             return f"literal[{','.join(repr(v) for v in values)}]"
     if "anyOf" in schema:
         arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
-        inner = ",".join(_arm_label(a, families) for a in arms)
+        inner = ",".join(_arm_label(a, class_kinds) for a in arms)
         inner = inner if len(arms) == 1 else f"union[{inner}]"
         return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
     kind = schema.get("type")
     if kind == "array":
-        return _array_label(schema, families)
+        return _array_label(schema, class_kinds)
     if kind == "object":
         values = schema.get("additionalProperties")
         if type(schema) is _ContainerSchema:  # a bare dict
             return "dict[any,any]"
-        return f"dict[str,{_arm_label(values, families)}]" if "properties" not in schema else "dict"
+        return f"dict[str,{_arm_label(values, class_kinds)}]" if "properties" not in schema else "dict"
     if not isinstance(kind, str):
         return "any"
     constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -8586,13 +8587,13 @@ def _bare_label(schema: Any, families: Dict[str, str]) -> str:
     return f"constrained-{label}" if constrained and label in ("int", "float", "str", "bytes") else label
 
 
-def _array_label(schema: Dict[str, Any], families: Dict[str, str]) -> str:
+def _array_label(schema: Dict[str, Any], class_kinds: Dict[str, str]) -> str:
     container = schema.container if type(schema) is _ContainerSchema else \
         "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
     items = schema.get("items")
-    item = _arm_label(items, families)
+    item = _arm_label(items, class_kinds)
     if container == "tuple" or "prefixItems" in schema:
-        labels = [_arm_label(s, families) for s in schema.get("prefixItems", ())]
+        labels = [_arm_label(s, class_kinds) for s in schema.get("prefixItems", ())]
         if items is not None and items is not False:
             labels.append(f"{item}, ...")
         return f"tuple[{', '.join(labels)}]"
@@ -8693,7 +8694,7 @@ class _Union:
         lax = compiler.lax
         self.arms = arms
         self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
-        self.labels = [_arm_label(s, compiler.families) for s in schemas]
+        self.labels = [_arm_label(s, compiler.class_kinds) for s in schemas]
         self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
         self.lax = lax
         self.by_class = _class_arms(compiler, schemas) if lax else {}
@@ -8981,7 +8982,7 @@ def _pydantic_schema(builder: _SchemaBuilder, tp: Any) -> Dict[str, Any]:
     if isinstance(tp, type) and "$ref" not in schema:
         # A model's schema comes inline at the root; keep it in $defs like ours.
         builder.defs.setdefault(tp.__name__, schema)
-        builder.families[tp.__name__] = "model"
+        builder.class_kinds[tp.__name__] = "model"
         return {"$ref": f"#/$defs/{tp.__name__}"}
     return schema  # type: ignore[no-any-return]
 
@@ -11807,8 +11808,8 @@ class _FastCompiler(_Compiler):
     """_Compiler, with a faster step for the objects that the schema builder
     makes (declared properties, extra keys dropped) and for lists of them."""
 
-    def __init__(self, root: Any, mode: str, families: Optional[Dict[str, str]] = None) -> None:
-        super().__init__(root, mode, families)
+    def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
+        super().__init__(root, mode, class_kinds)
         self._plain: Dict[_Checker, Optional[_Shape]] = {}  # _object_step's checkers, and their leaf shape
         self._lists: Dict[_Checker, Callable[[List[Any]], Optional[List[Any]]]] = {}  # item checker -> _fast_list
 
@@ -12152,7 +12153,7 @@ def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], r
     outcome is the rule's own method; a tool with resolvers takes the rule's
     path (they may wait)."""
     if tool.resolved is not None:
-        return _complete_now(server._call(tool, arguments, request))
+        return _run_without_loop(server._call(tool, arguments, request))
     try:
         value = tool.fn(**server._arguments(tool, arguments, request))  # steps 2 and 3
         if isinstance(value, InputRequiredResult):
