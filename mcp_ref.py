@@ -115,10 +115,12 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     20. HTTP server             a standard-library server for the WSGI app
     21. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
     22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
-    23. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-    24. A client                a small client over stdio or HTTP
-    25. Command line            list, call, resources, read, prompts, prompt, serve
-    26. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+    23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats
+    24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, ctx.request_context
+    25. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+    26. A client                a small client over stdio or HTTP
+    27. Command line            list, call, resources, read, prompts, prompt, serve
+    28. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
@@ -134,7 +136,7 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
-from bisect import bisect_right  # for the classes of patterns (section 23)
+from bisect import bisect_right  # for the classes of patterns (section 25)
 from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -676,7 +678,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 def _pretty(value: Any) -> str:
     """JSON data as the text the model reads: ``json.dumps(value, indent=2,
     ensure_ascii=False)``, which is what the SDK's ``to_json(value, indent=2)``
-    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 26."""
+    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 28."""
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
@@ -1321,7 +1323,7 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
     return _COMPILER(schema, mode, class_kinds).compile(schema)
 
 
-# Twin: _FastCompiler, section 26 (_COMPILER below picks one).
+# Twin: _FastCompiler, section 28 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
 
@@ -1597,7 +1599,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 23
+        search = None if pattern is None else _compile_pattern(pattern)  # section 25
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -2336,7 +2338,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
     when ``wrap``) and its ``content`` written from the same checked value
-    (server/tools, "Structured Content").  Twin: _fast_structured, section 26."""
+    (server/tools, "Structured Content").  Twin: _fast_structured, section 28."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -5080,7 +5082,7 @@ class MCPServer:
     # dispatcher's tools/call takes step 1 (section 15), and section 16 decides
     # where _call runs (inline, on the pool, on the event loop) and answers it
     # with step 5; neither decides an outcome.  A sync tool's call skips _call's
-    # coroutine: _fast_call_sync (section 26), the same steps in the same order.
+    # coroutine: _fast_call_sync (section 28), the same steps in the same order.
 
     def _tool_named(self, name: str) -> _Tool:
         """Step 1."""
@@ -5459,7 +5461,7 @@ def _run_coroutine(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-# Twin: _fast_call_sync, section 26.
+# Twin: _fast_call_sync, section 28.
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """A sync tool's call: MCPServer._call, which then never waits."""
     return _run_without_loop(server._call(tool, arguments, request))
@@ -6498,7 +6500,7 @@ def _encode_safely(message: Any) -> bytes:
         return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
 
 
-# Twin: _fast_encode_reply, section 26.
+# Twin: _fast_encode_reply, section 28.
 def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
     """The wire bytes of ``frame(result)``: a result inside its response."""
     return _encode(frame(result))
@@ -8499,7 +8501,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 # 21. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
-# Fenced, like the accelerators (section 26): nothing here is an MCP rule.  The
+# Fenced, like the accelerators (section 28): nothing here is an MCP rule.  The
 # SDK validates tool arguments and results with pydantic, so to answer as it
 # does a rule of the spec path calls a hook where pydantic refines it.  The rule
 # reads whole without the hook; this is where the hook's body waits.  Here:
@@ -9970,7 +9972,33 @@ def _may_be_unhashable(tp: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 23. Patterns: ECMA-262 regular expressions in linear time
+# 23. SDK fidelity: schema shapes
+# ---------------------------------------------------------------------------
+#
+# Fenced, as section 21 is.  The structured-output page asks for a JSON Schema
+# of each tool's input and output; the SDK publishes the one pydantic writes,
+# and its clients compare them, so section 5 calls these hooks for pydantic's
+# spellings: the Field class the SDK re-exports, the names of $defs, sorted
+# keys, flattened anyOf, and the formats of the standard library's types.
+#
+# SCHEMA-SHAPES-END
+
+
+# ---------------------------------------------------------------------------
+# 24. SDK fidelity: the SDK's API
+# ---------------------------------------------------------------------------
+#
+# Fenced, as section 21 is.  What a tool sees of the SDK beyond the spec's
+# messages: parameters the server fills (``Annotated[T, Resolve(fn)]``) and the
+# SDK's session object.  The messages themselves (elicitation/create,
+# sampling/createMessage, roots/list, InputRequiredResult) are section 12's and
+# section 13's; these call them.
+#
+# SDK-API-END
+
+
+# ---------------------------------------------------------------------------
+# 25. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
 #
 # Fenced: JSON Schema 2020-12 only says what a pattern means; how to match it
@@ -10013,7 +10041,7 @@ def _may_be_unhashable(tp: Any) -> bool:
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 26, _rx_accelerated) only where
+# Python's re serves as an accelerator (section 28, _rx_accelerated) only where
 # its backtracking provably stays linear.
 
 
@@ -10705,16 +10733,16 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 
 
 # ---------------------------------------------------------------------------
-# 24. A client
+# 26. A client
 # ---------------------------------------------------------------------------
 #
 # Fenced: the spec path is the server; this client serves the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _Client               _cli (section 25)                   a server over stdio, started as a child
-#   _HttpClient           _cli (section 25)                   a server over Streamable HTTP
-#   _Session              _cli (section 25)                   either, as the commands speak to it
+#   _Client               _cli (section 27)                   a server over stdio, started as a child
+#   _HttpClient           _cli (section 27)                   a server over Streamable HTTP
+#   _Session              _cli (section 27)                   either, as the commands speak to it
 #   _load_server          wsgi_app (section 20)               a server file, for serve and for WSGI servers
 #
 # A small client over stdio (a child process it starts) or Streamable HTTP,
@@ -11274,7 +11302,7 @@ def _error_text(error: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 25. Command line
+# 27. Command line
 # ---------------------------------------------------------------------------
 #
 # Fenced: not MCP, the tool around it.
@@ -11282,7 +11310,7 @@ def _error_text(error: Any) -> str:
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   main                  the end of the file                 python mcp_ref.py COMMAND ...
-#   _cli                  main (section 25)                   each command, its options and exit codes
+#   _cli                  main (section 27)                   each command, its options and exit codes
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
@@ -11724,7 +11752,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 26. Accelerators
+# 28. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
@@ -11741,10 +11769,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
 #   _fast_encode_reply   _encode_reply (section 17)       puts that JSON into the response as written
 #   _fast_dumps          _dumps_message (section 17)      every message: json's C encoder, made once
-#   _rx_accelerated      _compile_pattern (section 23)    patterns proven safe run on Python's re (_RX_ACCELERATE)
+#   _rx_accelerated      _compile_pattern (section 25)    patterns proven safe run on Python's re (_RX_ACCELERATE)
 #   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine
 #
-# Each rule names its twin where it is written ("twin: _fast_x, section 26"),
+# Each rule names its twin where it is written ("twin: _fast_x, section 28"),
 # and test_mcp_ref checks this table against the file.
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
@@ -12005,7 +12033,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 23) ---
+# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 25) ---
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies

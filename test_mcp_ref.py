@@ -20,9 +20,9 @@ The tests of each section are in the module named for it:
             stdio                     test_malformed.py (with 18)
     18-20   Streamable HTTP, access   test_http.py, test_http_sessions.py (several users: sessions,
             control, HTTP server      limits per client, the fair pool), test_http_faults.py
-    23      Patterns                  test_patterns.py
-    24, 25  A client, Command line    test_cli.py
-    26      Accelerators              test_accelerators.py
+    25      Patterns                  test_patterns.py
+    26, 27  A client, Command line    test_cli.py
+    28      Accelerators              test_accelerators.py
 
 Also here: the file's shape (SectionsTest): its sections numbered in order, each
 in the docstring's table of contents, none longer than about 800 lines, and no
@@ -222,7 +222,7 @@ class SectionsTest(unittest.TestCase):
                                          f"{name}: {rule.group(0)}")
 
     def test_rules_name_their_twins_and_hooks(self) -> None:
-        """Where a rule is written it names its accelerator (section 26's table)
+        """Where a rule is written it names its accelerator (section 28's table)
         or the fidelity hook it calls (the SDK fidelity sections' tables)."""
         definitions = _definitions(self.source)
         lines = self.source.split("\n")
