@@ -690,82 +690,6 @@ def _pretty(value: Any) -> str:
 # ---------------------------------------------------------------------------
 
 
-class Field:
-    """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
-    or as a parameter default.  Produces the same schema keywords the SDK does."""
-
-    _KEYWORDS = {
-        "ge": "minimum",
-        "gt": "exclusiveMinimum",
-        "le": "maximum",
-        "lt": "exclusiveMaximum",
-        "multiple_of": "multipleOf",
-        "pattern": "pattern",
-    }
-
-    def __init__(
-        self,
-        default: Any = _MISSING,
-        *,
-        default_factory: Optional[Callable[[], Any]] = None,
-        title: Optional[str] = None,
-        description: Optional[str] = None,
-        examples: Optional[List[Any]] = None,
-        ge: Optional[float] = None,
-        gt: Optional[float] = None,
-        le: Optional[float] = None,
-        lt: Optional[float] = None,
-        multiple_of: Optional[float] = None,
-        min_length: Optional[int] = None,
-        max_length: Optional[int] = None,
-        pattern: Optional[str] = None,
-    ) -> None:
-        if default is ...:
-            default = _MISSING
-        self.default = default
-        self.default_factory = default_factory
-        self.title = title
-        self.description = description
-        self.examples = examples
-        self.constraints = {
-            k: v
-            for k, v in (
-                ("ge", ge), ("gt", gt), ("le", le), ("lt", lt), ("multiple_of", multiple_of),
-                ("min_length", min_length), ("max_length", max_length), ("pattern", pattern),
-            )
-            if v is not None
-        }
-
-    def __repr__(self) -> str:
-        return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
-
-    def apply(self, schema: Dict[str, Any]) -> None:
-        """Add this field's keywords to ``schema`` where the SDK puts them."""
-        target = schema
-        # The SDK applies constraints of Optional[T] to T's arm.
-        arms = schema.get("anyOf")
-        if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
-            target = arms[0]
-        kind = str(target.get("type"))
-        for key, value in self.constraints.items():
-            if key in ("min_length", "max_length"):
-                word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
-                target[("min" if key == "min_length" else "max") + word] = value
-            else:
-                target[self._KEYWORDS[key]] = value
-        if self.title is not None:
-            schema["title"] = self.title
-        if self.description is not None:
-            schema["description"] = self.description
-        if self.examples is not None:
-            schema["examples"] = _jsonable(self.examples)
-        if self.default is not _MISSING and self.default_factory is None:
-            try:  # the SDK publishes Annotated[T, Field(default=...)]'s default where T is
-                schema["default"] = _jsonable(self.default)
-            except (_NotJSON, TypeError, ValueError, RecursionError):
-                pass
-
-
 class _SchemaBuilder:
     """Turns annotations into the SDK's JSON Schema, collecting ``$defs``.
 
@@ -1132,118 +1056,10 @@ def _field_value(field: Any) -> Any:
     return value
 
 
-def _qualified_name(cls: type) -> str:
-    # The SDK's name of "module.qualname" (normalize_name): [^a-zA-Z0-9.-_] -> "_", "." -> "__".
-    text = f"{cls.__module__}.{cls.__qualname__}"
-    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
-
-
-def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
-    if isinstance(value, dict):
-        out = {k: _renamed_refs(v, renames) for k, v in value.items()}
-        ref = out.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
-            out["$ref"] = "#/$defs/" + renames[ref[8:]]
-        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
-    if isinstance(value, list):
-        return [_renamed_refs(v, renames) for v in value]
-    return value
-
-
-def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """The SDK's anyOf (get_flattened_anyof): a member that is only an anyOf gives its
-    arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
-    members: List[Dict[str, Any]] = []
-    for schema in schemas:
-        if len(schema) == 1 and "anyOf" in schema:
-            arms = schema["anyOf"]
-            if type(schema) is _TypedSchema:  # a Decimal's number|string: each arm still converts through the type
-                arms = [_TypedSchema(arm, schema.py_type) for arm in arms]
-            members.extend(arms)
-        else:
-            members.append(schema)
-    unique: Dict[Any, Dict[str, Any]] = {}
-    for member in members:  # of equal arms the first place, and a plain one (exact for JSON) over a typed one
-        key = _hashable(member)
-        if key not in unique or type(unique[key]) is _TypedSchema and type(member) is not _TypedSchema:
-            unique[key] = member
-    kept = list(unique.values())
-    return kept[0] if len(kept) == 1 else {"anyOf": kept}
-
-
-def _hashable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    return value
-
-
-def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
-    # The SDK sorts keys alphabetically, except the names under "properties"
-    # and values under "default", which keep their order.
-    if isinstance(value, dict):
-        keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
-        out = {k: _sorted_schema(value[k], k) for k in keys}
-        if type(value) is _ContainerSchema:
-            return _ContainerSchema(out, value.container)
-        if type(value) is _UnionSchema:
-            return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
-        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
-    if isinstance(value, list):
-        return [_sorted_schema(v, parent) for v in value]
-    return value
-
-
-def _refers_to(defs: Dict[str, Any], name: str) -> bool:
-    needle = f'"#/$defs/{name}"'
-    return any(needle in json.dumps(d) for d in defs.values())
-
-
-def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
-    """The definitions the schema reaches through any chain of $refs: only those are kept."""
-    seen: set[str] = set()
-    frontier = [json.dumps(schema)]
-    while frontier:
-        chunk = frontier.pop()
-        for name in defs:
-            if name not in seen and f'"#/$defs/{name}"' in chunk:
-                seen.add(name)
-                frontier.append(json.dumps(defs[name]))
-    return seen
-
-
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
     """The SDK's schemas for the standard library's value types (_lax_kind, section 22)."""
     schema = _stdlib_scalar_json(tp)
     return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
-
-
-def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
-    dt = _module("datetime")
-    if dt is not None:
-        if issubclass(tp, dt.datetime):
-            return {"format": "date-time", "type": "string"}
-        if issubclass(tp, dt.date):
-            return {"format": "date", "type": "string"}
-        if issubclass(tp, dt.time):
-            return {"format": "time", "type": "string"}
-        if issubclass(tp, dt.timedelta):
-            return {"format": "duration", "type": "string"}
-    uuid = _module("uuid")
-    if uuid is not None and issubclass(tp, uuid.UUID):
-        return {"format": "uuid", "type": "string"}
-    decimal = _module("decimal")
-    if decimal is not None and issubclass(tp, decimal.Decimal):
-        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
-    pathlib = _module("pathlib")
-    if pathlib is not None and issubclass(tp, pathlib.PurePath):
-        return {"format": "path", "type": "string"}
-    if _is_enum(tp) or tp in (str, int, float, bool):
-        return None
-    if issubclass(tp, str):
-        return {"type": "string"}
-    return None
 
 
 def json_schema(annotation: Any) -> Dict[str, Any]:
@@ -4259,79 +4075,6 @@ class Context:
                                  lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)())
 
 
-class _RequestContext:
-    """``ctx.request_context``, as the SDK's: ``meta`` a dict with its keys in
-    Python's spelling (``meta.get("progress_token")``, or ``meta.progress_token``),
-    ``lifespan_context`` what the lifespan yielded."""
-
-    def __init__(self, ctx: Context) -> None:
-        self.request_id = ctx.request_id
-        self.meta = _Meta({_snake_case(k): v for k, v in ctx._request.meta.items()})
-        self.lifespan_context = ctx.lifespan_context
-        self.session = ctx.session
-
-
-class _Meta(Dict[str, Any] if TYPE_CHECKING else dict):  # type: ignore[misc]
-    def __getattr__(self, name: str) -> Any:
-        return self.get(name)
-
-
-def _snake_case(key: str) -> str:
-    if "/" in key:  # a reserved key (io.modelcontextprotocol/...) stays as it is
-        return key
-    return "".join("_" + c.lower() if c.isupper() else c for c in key)
-
-
-class _ClientSession:
-    """``ctx.session``: what the SDK's ServerSession offers a tool."""
-
-    def __init__(self, request: _Request) -> None:
-        self._request = request
-
-    @property
-    def client_capabilities(self) -> Optional[_JsonObject]:
-        caps = self._request.client_capabilities()
-        return None if caps is None else _JsonObject(caps)
-
-    def check_client_capability(self, capability: Any) -> bool:
-        """Whether the client declared all of ``capability``, nested keys too."""
-        return _declares(self._request.client_capabilities() or {}, _wire_value(capability) or {})
-
-    def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
-        """sampling/createMessage (client/sampling): the client's model answers.
-        Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
-        params = _sampling_params(messages, max_tokens, options)
-        return self._request.ask("sampling/createMessage", params, ("sampling",),
-                                 functools.partial(_answer, "sampling/createMessage", None))
-
-    def list_roots(self) -> Any:
-        """roots/list (client/roots): the client's roots."""
-        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_answer, "roots/list", None))
-
-    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
-        """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
-        ``related_request_id`` only routes the SDK's request (its stream): ours
-        always go on the call's own, and it is no param."""
-        params = _form_params(self._request, message, _wire_value(requested_schema))
-        return self._request.ask("elicitation/create", params, ("elicitation", "form"),
-                                 functools.partial(_answer, "elicitation/create", params["requestedSchema"]))
-
-    elicit = elicit_form  # the SDK's older name
-
-    def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _AwaitableValue:
-        return Context(self._request).log(level, data, logger_name=logger)
-
-    def report_progress(self, progress: float, total: Optional[float] = None,
-                        message: Optional[str] = None) -> _AwaitableValue:
-        return Context(self._request).report_progress(progress, total, message)
-
-    def send_tool_list_changed(self) -> _AwaitableValue:
-        """As ``ctx.notify_tools_changed()``: to every connection that asked for it."""
-        if self._request.conn is not None:
-            self._request.conn.server._list_changed("tools")
-        return _AwaitableValue()
-
-
 def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
     """A form elicitation's params: ``mode`` from 2025-11-25 on, where
     client/elicitation defines it (the SDK always sends it; 2025-06-18's
@@ -4340,41 +4083,6 @@ def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> 
     if (request.version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
         params = {"mode": "form", **params}
     return params
-
-
-def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
-    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
-    for name, value in options.items():
-        # related_request_id picks the SDK's stream for the request, it is no
-        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
-        if value is not None and name != "related_request_id":
-            first, *rest = name.split("_")
-            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
-    return params
-
-
-def _declares(declared: Any, wanted: Any) -> bool:
-    """Each key of ``wanted`` declared, nested keys too; a value (listChanged: true,
-    an experimental setting) declared equal, as the SDK compares them."""
-    if not isinstance(wanted, dict):
-        return bool(declared == wanted)
-    if not wanted:
-        return True
-    return isinstance(declared, dict) and all(key in declared and _declares(declared[key], value)
-                                              for key, value in wanted.items())
-
-
-def _wire_value(value: Any) -> Any:
-    """One of the SDK's models, one of our content blocks, or plain JSON, as JSON."""
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    if isinstance(value, _Block):
-        return value.to_wire()
-    if isinstance(value, dict):
-        return {k: _wire_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_wire_value(v) for v in value]
-    return _jsonable(value)
 
 
 # What the client answers each question with (2026-07-28 schema.ts: ElicitResult,
@@ -4499,328 +4207,6 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
 #
 # A question the client did not declare the capability for is -32021 in both
 # eras (the SDK's rule for resolvers), worded as the SDK words it.
-
-
-class Resolve:
-    """``Annotated[T, Resolve(fn)]``: the parameter is ``fn``'s value, not an argument."""
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        if not callable(fn):
-            raise TypeError(f"Resolve() takes a function, not {type(fn).__name__}")
-        self.fn = fn
-
-
-class Elicit:
-    """A resolver's question to the user (form elicitation): ``Elicit(message, Schema)``;
-    ``Elicit[Schema]`` as a return annotation."""
-
-    def __init__(self, message: str, schema: Any) -> None:
-        self.message, self.schema = message, schema
-        self.requested = _elicitation_schema(schema)  # a schema that cannot be asked fails here
-
-    def __class_getitem__(cls, item: Any) -> Any:
-        return cls
-
-
-class Sample:
-    """A resolver's request to the client's model (sampling/createMessage), with
-    the options of ``ctx.session.create_message``; ``tools`` or ``tool_choice``
-    need the client's ``sampling.tools``."""
-
-    def __init__(self, messages: List[Any], *, max_tokens: int, **options: Any) -> None:
-        self.messages, self.max_tokens, self.options = messages, max_tokens, options
-
-
-class ListRoots:
-    """A resolver's request for the client's roots (roots/list)."""
-
-
-_QUESTIONS = (Elicit, Sample, ListRoots)
-
-
-class _Resolver:
-    """One resolver, analysed at registration: how each parameter is filled
-    (("context", None), ("argument", None) or ("resolve", (Resolve, whole outcome))),
-    and its key on the wire."""
-
-    __slots__ = ("fn", "name", "params", "is_async", "key")
-
-    def __init__(self, fn: Callable[..., Any], params: List[Tuple[str, str, Any]], key: str) -> None:
-        self.fn, self.params, self.key = fn, params, key
-        self.name = getattr(fn, "__name__", None) or type(fn).__name__
-        self.is_async = _is_async(fn)
-
-
-def _resolve_marker(tp: Any) -> Optional[Tuple[Resolve, bool]]:
-    """(the Resolve, whether the whole outcome is wanted) of ``Annotated[T, Resolve(fn)]``."""
-    if not _is_annotated(tp):
-        return None
-    marker = next((m for m in tp.__metadata__ if isinstance(m, Resolve)), None)
-    if marker is None:
-        return None
-    inner = _args(tp)[0] if _args(tp) else _origin(tp)
-    members = _args(inner) if _is_union(inner) else (inner,)
-    return marker, any(_is_subclass(m, ElicitationResult) for m in members)
-
-
-def _buried_resolve(tp: Any) -> bool:
-    if _is_annotated(tp):
-        return any(isinstance(m, Resolve) for m in tp.__metadata__)
-    return any(_buried_resolve(arg) for arg in _args(tp))
-
-
-def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tuple[Resolve, bool]]:
-    """The parameters of ``fn`` that resolvers fill, in order."""
-    hints = _hints_or_none(fn)
-    resolved = {}
-    for name, tp in hints.items():
-        found = None if name == "return" else _resolve_marker(tp)
-        if found is not None:
-            resolved[name] = found
-        elif name != "return" and _buried_resolve(tp):
-            raise InvalidSignature(f"Parameter {name!r} of {fn_name!r} wraps `Resolve(...)` in a union; annotate "
-                                   "the parameter directly as `Annotated[T, Resolve(...)]`")
-    return resolved
-
-
-def _hints_or_none(fn: Any) -> Dict[str, Any]:
-    """A function's or a callable object's annotations; none when they cannot be
-    read (the SDK's tolerance: such a resolver takes only arguments by name)."""
-    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else type(fn).__call__  # an object's method
-    try:
-        return {} if isinstance(fn, type) else _type_hints(_unwrapped(target))
-    except InvalidSignature:
-        return {}
-
-
-def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
-                  returns: Any) -> Optional[Tuple[Dict[str, Tuple[Resolve, bool]], Dict[Any, _Resolver]]]:
-    """A tool's resolved parameters and its resolvers (the DAG, each once), or
-    None when it has none; InvalidSignature for what cannot be resolved."""
-    resolved = _resolved_parameters(fn, tool_name)
-    if not resolved:
-        return None
-    if _has_input_required(returns):
-        raise InvalidSignature(f"Tool {tool_name!r} combines Resolve(...) parameters with an InputRequiredResult "
-                               "return; a call has one input_required channel, so the multi-round flow is driven "
-                               "either by resolvers or by the tool body, not both")
-    plans: Dict[Any, _Resolver] = {}
-    bases: Dict[str, int] = {}
-
-    def analyse(fn: Callable[..., Any], stack: Tuple[Any, ...]) -> None:
-        identity = _resolver_identity(fn)
-        name = getattr(fn, "__name__", None) or type(fn).__name__
-        if identity in stack:
-            raise InvalidSignature(f"Resolver {name!r} has a cyclic dependency")
-        if identity in plans:
-            return
-        # The wire key outlives the process (a retry may reach another): module and
-        # qualified name, numbered when two resolvers share them (closures).
-        base = (f"{getattr(fn, '__module__', None) or type(fn).__module__}:"
-                f"{getattr(fn, '__qualname__', None) or type(fn).__qualname__}")
-        seen = bases[base] = bases.get(base, -1) + 1
-        hints = _hints_or_none(fn)
-        params: List[Tuple[str, str, Any]] = []
-        for param, _, _ in _parameters(fn, name):
-            tp = hints.get(param)
-            marker = _resolve_marker(tp)
-            if tp is not None and _is_context(_args(tp)[0] if _is_annotated(tp) else tp):
-                params.append((param, "context", None))
-            elif marker is not None:
-                params.append((param, "resolve", marker))
-            elif param in arguments:
-                params.append((param, "argument", None))
-            else:
-                raise InvalidSignature(f"Resolver {name!r} parameter {param!r} cannot be resolved: expected a "
-                                       "Context, an Annotated[_, Resolve(...)], or a tool argument by name")
-        returned = hints.get("return")
-        arms = _args(returned) if _is_union(returned) else (returned,)
-        if sum(1 for arm in arms if any(_is_subclass(arm, kind) for kind in _QUESTIONS)) > 1:
-            raise InvalidSignature(f"Resolver {name!r} return annotation has multiple Elicit/Sample/ListRoots arms; "
-                                   "a resolver asks one question - split it into separate resolvers")
-        plans[identity] = _Resolver(fn, params, base if not seen else f"{base}#{seen}")
-        for _, kind, detail in params:
-            if kind == "resolve":
-                analyse(detail[0].fn, stack + (identity,))
-
-    for marker, _ in resolved.values():
-        analyse(marker.fn, ())
-    return resolved, plans
-
-
-def _has_input_required(tp: Any) -> bool:
-    if _is_annotated(tp):
-        return _has_input_required(_args(tp)[0] if _args(tp) else _origin(tp))
-    if _is_union(tp):
-        return any(_has_input_required(arg) for arg in _args(tp))
-    return _is_subclass(tp, InputRequiredResult)
-
-
-def _resolver_identity(fn: Any) -> Any:
-    """A bound method is made anew at each access: its function and object
-    identify it (two references to ``auth.login`` are one resolver)."""
-    owner = getattr(fn, "__self__", None)
-    if owner is not None:
-        func = getattr(fn, "__func__", None)
-        return (id(func) if func is not None else getattr(fn, "__name__", id(fn)), id(owner))
-    return id(fn)
-
-
-class _Unanswered(Exception):
-    """A resolver waits for an answer of a later round (2026-07-28)."""
-
-
-async def _resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
-                              server: MCPServer) -> Dict[str, Any]:
-    """The values of a tool's resolved parameters; in 2026-07-28, an _InputRequired
-    when some question waits for the client (every one of them asked at once)."""
-    assert tool.resolved is not None
-    resolution = _Resolution(tool, kwargs, Context(request, server), request)
-    values = {}
-    for name, (marker, whole) in tool.resolved[0].items():
-        try:
-            outcome = await resolution.value_of(marker.fn)
-        except _Unanswered:
-            continue
-        values[name] = outcome if whole else _accepted_value(outcome, name)
-    if request.wanted:
-        request.user_state = json.dumps({"q": resolution.digests}, separators=(",", ":"))
-        raise _InputRequired()
-    return values
-
-
-def _accepted_value(outcome: ElicitationResult, name: str) -> Any:
-    if isinstance(outcome, AcceptedElicitation):
-        return outcome.data
-    raise ToolError(f"Resolver for parameter {name!r} could not resolve: elicitation was {outcome.action}")
-
-
-class _Resolution:
-    """One call's walk of its resolvers."""
-
-    def __init__(self, tool: _Tool, kwargs: Dict[str, Any], ctx: Context, request: _Request) -> None:
-        assert tool.resolved is not None
-        self.plans, self.ctx, self.request = tool.resolved[1], ctx, request
-        self.arguments = {p.name: kwargs.get(p.name, p.default) for p in tool.params}
-        self.done: Dict[Any, ElicitationResult] = {}
-        self.digests: Dict[str, str] = {}  # 2026-07-28: the question each key asked, or was answered
-        asked = None
-        if request.stateless and request.user_state:
-            try:
-                asked = json.loads(request.user_state).get("q")
-            except (ValueError, AttributeError):
-                asked = None
-        self.asked: Dict[str, Any] = asked if isinstance(asked, dict) else {}
-
-    async def value_of(self, fn: Callable[..., Any]) -> ElicitationResult:
-        identity = _resolver_identity(fn)
-        if identity in self.done:
-            return self.done[identity]
-        plan = self.plans[identity]
-        if plan.key in self.request.wanted:
-            raise _Unanswered()  # asked already this round, for another parameter
-        kwargs: Dict[str, Any] = {}
-        waiting = False
-        for name, kind, detail in plan.params:
-            if kind == "context":
-                kwargs[name] = self.ctx
-            elif kind == "argument":
-                kwargs[name] = self.arguments[name]
-            else:
-                try:  # every dependency, so that all the questions of a round go together
-                    outcome = await self.value_of(detail[0].fn)
-                except _Unanswered:
-                    waiting = True
-                    continue
-                kwargs[name] = outcome if detail[1] else _accepted_value(outcome, name)
-        if waiting:
-            raise _Unanswered()
-        value = await _run_resolver(plan, kwargs)
-        result = await self.ask(value, plan.key) if isinstance(value, _QUESTIONS) else AcceptedElicitation(value)
-        self.done[identity] = result
-        return result
-
-    async def ask(self, question: Any, key: str) -> ElicitationResult:
-        request = self.request
-        method, params, capability, what = _resolver_question(question, request.version)
-        if not request.stateless:
-            if request._missing(capability) is not None and request.conn is not None:
-                raise _CapabilityMissing(capability, f"Client did not declare the {what} capability required by "
-                                                     f"resolver {key!r}")
-            if isinstance(question, Elicit):
-                try:
-                    return await self.ctx.elicit(question.message, question.schema)  # type: ignore[no-any-return]
-                except ValidationError as exc:
-                    raise ToolError(f"Resolver {key!r}: {exc}") from None
-            return AcceptedElicitation(await request.ask(method, params, capability, _JsonObject))
-        import hashlib
-
-        wire = {"method": method, "params": params}
-        digest = hashlib.sha256(json.dumps(wire, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
-        answer = request.answers.get(key)
-        if answer is not None and self.asked.get(key) != digest:
-            answer = None  # an answer to another question (the server changed meanwhile): ask again
-        self.digests[key] = digest
-        if answer is None:
-            if request._missing(capability) is not None:
-                raise _CapabilityMissing(capability, f"Client did not declare the {what} capability required by "
-                                                     f"resolver {key!r}")
-            request.wanted[key] = wire
-            raise _Unanswered()
-        request.used[key] = answer
-        return _resolver_answer(question, key, answer)
-
-
-async def _run_resolver(plan: _Resolver, kwargs: Dict[str, Any]) -> Any:
-    """A resolver's value: a sync one on a thread of its own when an event loop
-    runs here (as the SDK does), so that it may wait; an async one awaited."""
-    if plan.is_async:
-        if _in_event_loop():
-            return await plan.fn(**kwargs)
-        return _call(plan.fn, **kwargs)  # a sync tool's call: on an event loop of its own
-    if _in_event_loop():
-        import asyncio
-
-        return await asyncio.get_running_loop().run_in_executor(None, functools.partial(plan.fn, **kwargs))
-    return plan.fn(**kwargs)
-
-
-def _resolver_question(question: Any, version: Optional[str]) -> Tuple[str, Dict[str, Any], Tuple[str, ...], str]:
-    """(method, params, capability, its name in the SDK's words) of a question."""
-    if isinstance(question, Elicit):
-        requested = question.requested
-        if version in STATELESS_VERSIONS:  # as the SDK sends it there: the spec's requestedSchema has no title
-            requested = {k: v for k, v in requested.items() if k != "title"}
-        params: Dict[str, Any] = {"message": question.message, "requestedSchema": requested}
-        if (version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
-            params = {"mode": "form", **params}
-        return "elicitation/create", params, ("elicitation", "form"), "form elicitation"
-    if isinstance(question, Sample):
-        tools = question.options.get("tools") is not None or question.options.get("tool_choice") is not None
-        return ("sampling/createMessage", _sampling_params(question.messages, question.max_tokens, question.options),
-                ("sampling", "tools") if tools else ("sampling",), "sampling.tools" if tools else "sampling")
-    return "roots/list", {}, ("roots",), "roots"
-
-
-def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
-    """The client's answer (2026-07-28) as the outcome it stands for, checked as the SDK checks it."""
-    if not isinstance(question, Elicit):
-        needed = ("roots",) if isinstance(question, ListRoots) else ("role", "content", "model")
-        if not (isinstance(answer, dict) and all(k in answer for k in needed)):
-            raise ToolError(f"Resolver {key!r} received a response of the wrong kind")
-        return AcceptedElicitation(_JsonObject(answer))
-    outcome = _ELICITATION.get(str(answer.get("action"))) if isinstance(answer, dict) else None
-    if outcome is None:
-        raise ToolError(f"Resolver {key!r} received a non-elicitation response")
-    if outcome is not AcceptedElicitation:
-        return outcome()
-    if answer.get("content") is None:
-        raise ToolError(f"Resolver {key!r} received an accepted elicitation with no content")
-    try:
-        return outcome(_elicited(question.schema, question.requested, answer["content"]))
-    except ValidationError:
-        raise ToolError(f"Resolver {key!r} received an accepted elicitation whose content does not match the "
-                        "requested schema") from None
 
 
 # -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
@@ -9981,6 +9367,190 @@ def _may_be_unhashable(tp: Any) -> bool:
 # spellings: the Field class the SDK re-exports, the names of $defs, sorted
 # keys, flattened anyOf, and the formats of the standard library's types.
 #
+class Field:
+    """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
+    or as a parameter default.  Produces the same schema keywords the SDK does."""
+
+    _KEYWORDS = {
+        "ge": "minimum",
+        "gt": "exclusiveMinimum",
+        "le": "maximum",
+        "lt": "exclusiveMaximum",
+        "multiple_of": "multipleOf",
+        "pattern": "pattern",
+    }
+
+    def __init__(
+        self,
+        default: Any = _MISSING,
+        *,
+        default_factory: Optional[Callable[[], Any]] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        examples: Optional[List[Any]] = None,
+        ge: Optional[float] = None,
+        gt: Optional[float] = None,
+        le: Optional[float] = None,
+        lt: Optional[float] = None,
+        multiple_of: Optional[float] = None,
+        min_length: Optional[int] = None,
+        max_length: Optional[int] = None,
+        pattern: Optional[str] = None,
+    ) -> None:
+        if default is ...:
+            default = _MISSING
+        self.default = default
+        self.default_factory = default_factory
+        self.title = title
+        self.description = description
+        self.examples = examples
+        self.constraints = {
+            k: v
+            for k, v in (
+                ("ge", ge), ("gt", gt), ("le", le), ("lt", lt), ("multiple_of", multiple_of),
+                ("min_length", min_length), ("max_length", max_length), ("pattern", pattern),
+            )
+            if v is not None
+        }
+
+    def __repr__(self) -> str:
+        return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
+
+    def apply(self, schema: Dict[str, Any]) -> None:
+        """Add this field's keywords to ``schema`` where the SDK puts them."""
+        target = schema
+        # The SDK applies constraints of Optional[T] to T's arm.
+        arms = schema.get("anyOf")
+        if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
+            target = arms[0]
+        kind = str(target.get("type"))
+        for key, value in self.constraints.items():
+            if key in ("min_length", "max_length"):
+                word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
+                target[("min" if key == "min_length" else "max") + word] = value
+            else:
+                target[self._KEYWORDS[key]] = value
+        if self.title is not None:
+            schema["title"] = self.title
+        if self.description is not None:
+            schema["description"] = self.description
+        if self.examples is not None:
+            schema["examples"] = _jsonable(self.examples)
+        if self.default is not _MISSING and self.default_factory is None:
+            try:  # the SDK publishes Annotated[T, Field(default=...)]'s default where T is
+                schema["default"] = _jsonable(self.default)
+            except (_NotJSON, TypeError, ValueError, RecursionError):
+                pass
+
+
+def _qualified_name(cls: type) -> str:
+    # The SDK's name of "module.qualname" (normalize_name): [^a-zA-Z0-9.-_] -> "_", "." -> "__".
+    text = f"{cls.__module__}.{cls.__qualname__}"
+    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
+
+
+def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
+    if isinstance(value, dict):
+        out = {k: _renamed_refs(v, renames) for k, v in value.items()}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
+            out["$ref"] = "#/$defs/" + renames[ref[8:]]
+        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
+    if isinstance(value, list):
+        return [_renamed_refs(v, renames) for v in value]
+    return value
+
+
+def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The SDK's anyOf (get_flattened_anyof): a member that is only an anyOf gives its
+    arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
+    members: List[Dict[str, Any]] = []
+    for schema in schemas:
+        if len(schema) == 1 and "anyOf" in schema:
+            arms = schema["anyOf"]
+            if type(schema) is _TypedSchema:  # a Decimal's number|string: each arm still converts through the type
+                arms = [_TypedSchema(arm, schema.py_type) for arm in arms]
+            members.extend(arms)
+        else:
+            members.append(schema)
+    unique: Dict[Any, Dict[str, Any]] = {}
+    for member in members:  # of equal arms the first place, and a plain one (exact for JSON) over a typed one
+        key = _hashable(member)
+        if key not in unique or type(unique[key]) is _TypedSchema and type(member) is not _TypedSchema:
+            unique[key] = member
+    kept = list(unique.values())
+    return kept[0] if len(kept) == 1 else {"anyOf": kept}
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
+    # The SDK sorts keys alphabetically, except the names under "properties"
+    # and values under "default", which keep their order.
+    if isinstance(value, dict):
+        keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
+        out = {k: _sorted_schema(value[k], k) for k in keys}
+        if type(value) is _ContainerSchema:
+            return _ContainerSchema(out, value.container)
+        if type(value) is _UnionSchema:
+            return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
+        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
+    if isinstance(value, list):
+        return [_sorted_schema(v, parent) for v in value]
+    return value
+
+
+def _refers_to(defs: Dict[str, Any], name: str) -> bool:
+    needle = f'"#/$defs/{name}"'
+    return any(needle in json.dumps(d) for d in defs.values())
+
+
+def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
+    """The definitions the schema reaches through any chain of $refs: only those are kept."""
+    seen: set[str] = set()
+    frontier = [json.dumps(schema)]
+    while frontier:
+        chunk = frontier.pop()
+        for name in defs:
+            if name not in seen and f'"#/$defs/{name}"' in chunk:
+                seen.add(name)
+                frontier.append(json.dumps(defs[name]))
+    return seen
+
+
+def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
+    dt = _module("datetime")
+    if dt is not None:
+        if issubclass(tp, dt.datetime):
+            return {"format": "date-time", "type": "string"}
+        if issubclass(tp, dt.date):
+            return {"format": "date", "type": "string"}
+        if issubclass(tp, dt.time):
+            return {"format": "time", "type": "string"}
+        if issubclass(tp, dt.timedelta):
+            return {"format": "duration", "type": "string"}
+    uuid = _module("uuid")
+    if uuid is not None and issubclass(tp, uuid.UUID):
+        return {"format": "uuid", "type": "string"}
+    decimal = _module("decimal")
+    if decimal is not None and issubclass(tp, decimal.Decimal):
+        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
+    pathlib = _module("pathlib")
+    if pathlib is not None and issubclass(tp, pathlib.PurePath):
+        return {"format": "path", "type": "string"}
+    if _is_enum(tp) or tp in (str, int, float, bool):
+        return None
+    if issubclass(tp, str):
+        return {"type": "string"}
+    return None
+
+
 # SCHEMA-SHAPES-END
 
 
@@ -9994,6 +9564,436 @@ def _may_be_unhashable(tp: Any) -> bool:
 # sampling/createMessage, roots/list, InputRequiredResult) are section 12's and
 # section 13's; these call them.
 #
+class Resolve:
+    """``Annotated[T, Resolve(fn)]``: the parameter is ``fn``'s value, not an argument."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        if not callable(fn):
+            raise TypeError(f"Resolve() takes a function, not {type(fn).__name__}")
+        self.fn = fn
+
+
+class Elicit:
+    """A resolver's question to the user (form elicitation): ``Elicit(message, Schema)``;
+    ``Elicit[Schema]`` as a return annotation."""
+
+    def __init__(self, message: str, schema: Any) -> None:
+        self.message, self.schema = message, schema
+        self.requested = _elicitation_schema(schema)  # a schema that cannot be asked fails here
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls
+
+
+class Sample:
+    """A resolver's request to the client's model (sampling/createMessage), with
+    the options of ``ctx.session.create_message``; ``tools`` or ``tool_choice``
+    need the client's ``sampling.tools``."""
+
+    def __init__(self, messages: List[Any], *, max_tokens: int, **options: Any) -> None:
+        self.messages, self.max_tokens, self.options = messages, max_tokens, options
+
+
+class ListRoots:
+    """A resolver's request for the client's roots (roots/list)."""
+
+
+_QUESTIONS = (Elicit, Sample, ListRoots)
+
+
+class _Resolver:
+    """One resolver, analysed at registration: how each parameter is filled
+    (("context", None), ("argument", None) or ("resolve", (Resolve, whole outcome))),
+    and its key on the wire."""
+
+    __slots__ = ("fn", "name", "params", "is_async", "key")
+
+    def __init__(self, fn: Callable[..., Any], params: List[Tuple[str, str, Any]], key: str) -> None:
+        self.fn, self.params, self.key = fn, params, key
+        self.name = getattr(fn, "__name__", None) or type(fn).__name__
+        self.is_async = _is_async(fn)
+
+
+def _resolve_marker(tp: Any) -> Optional[Tuple[Resolve, bool]]:
+    """(the Resolve, whether the whole outcome is wanted) of ``Annotated[T, Resolve(fn)]``."""
+    if not _is_annotated(tp):
+        return None
+    marker = next((m for m in tp.__metadata__ if isinstance(m, Resolve)), None)
+    if marker is None:
+        return None
+    inner = _args(tp)[0] if _args(tp) else _origin(tp)
+    members = _args(inner) if _is_union(inner) else (inner,)
+    return marker, any(_is_subclass(m, ElicitationResult) for m in members)
+
+
+def _buried_resolve(tp: Any) -> bool:
+    if _is_annotated(tp):
+        return any(isinstance(m, Resolve) for m in tp.__metadata__)
+    return any(_buried_resolve(arg) for arg in _args(tp))
+
+
+def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tuple[Resolve, bool]]:
+    """The parameters of ``fn`` that resolvers fill, in order."""
+    hints = _hints_or_none(fn)
+    resolved = {}
+    for name, tp in hints.items():
+        found = None if name == "return" else _resolve_marker(tp)
+        if found is not None:
+            resolved[name] = found
+        elif name != "return" and _buried_resolve(tp):
+            raise InvalidSignature(f"Parameter {name!r} of {fn_name!r} wraps `Resolve(...)` in a union; annotate "
+                                   "the parameter directly as `Annotated[T, Resolve(...)]`")
+    return resolved
+
+
+def _hints_or_none(fn: Any) -> Dict[str, Any]:
+    """A function's or a callable object's annotations; none when they cannot be
+    read (the SDK's tolerance: such a resolver takes only arguments by name)."""
+    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else type(fn).__call__  # an object's method
+    try:
+        return {} if isinstance(fn, type) else _type_hints(_unwrapped(target))
+    except InvalidSignature:
+        return {}
+
+
+def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
+                  returns: Any) -> Optional[Tuple[Dict[str, Tuple[Resolve, bool]], Dict[Any, _Resolver]]]:
+    """A tool's resolved parameters and its resolvers (the DAG, each once), or
+    None when it has none; InvalidSignature for what cannot be resolved."""
+    resolved = _resolved_parameters(fn, tool_name)
+    if not resolved:
+        return None
+    if _has_input_required(returns):
+        raise InvalidSignature(f"Tool {tool_name!r} combines Resolve(...) parameters with an InputRequiredResult "
+                               "return; a call has one input_required channel, so the multi-round flow is driven "
+                               "either by resolvers or by the tool body, not both")
+    plans: Dict[Any, _Resolver] = {}
+    bases: Dict[str, int] = {}
+
+    def analyse(fn: Callable[..., Any], stack: Tuple[Any, ...]) -> None:
+        identity = _resolver_identity(fn)
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+        if identity in stack:
+            raise InvalidSignature(f"Resolver {name!r} has a cyclic dependency")
+        if identity in plans:
+            return
+        # The wire key outlives the process (a retry may reach another): module and
+        # qualified name, numbered when two resolvers share them (closures).
+        base = (f"{getattr(fn, '__module__', None) or type(fn).__module__}:"
+                f"{getattr(fn, '__qualname__', None) or type(fn).__qualname__}")
+        seen = bases[base] = bases.get(base, -1) + 1
+        hints = _hints_or_none(fn)
+        params: List[Tuple[str, str, Any]] = []
+        for param, _, _ in _parameters(fn, name):
+            tp = hints.get(param)
+            marker = _resolve_marker(tp)
+            if tp is not None and _is_context(_args(tp)[0] if _is_annotated(tp) else tp):
+                params.append((param, "context", None))
+            elif marker is not None:
+                params.append((param, "resolve", marker))
+            elif param in arguments:
+                params.append((param, "argument", None))
+            else:
+                raise InvalidSignature(f"Resolver {name!r} parameter {param!r} cannot be resolved: expected a "
+                                       "Context, an Annotated[_, Resolve(...)], or a tool argument by name")
+        returned = hints.get("return")
+        arms = _args(returned) if _is_union(returned) else (returned,)
+        if sum(1 for arm in arms if any(_is_subclass(arm, kind) for kind in _QUESTIONS)) > 1:
+            raise InvalidSignature(f"Resolver {name!r} return annotation has multiple Elicit/Sample/ListRoots arms; "
+                                   "a resolver asks one question - split it into separate resolvers")
+        plans[identity] = _Resolver(fn, params, base if not seen else f"{base}#{seen}")
+        for _, kind, detail in params:
+            if kind == "resolve":
+                analyse(detail[0].fn, stack + (identity,))
+
+    for marker, _ in resolved.values():
+        analyse(marker.fn, ())
+    return resolved, plans
+
+
+def _has_input_required(tp: Any) -> bool:
+    if _is_annotated(tp):
+        return _has_input_required(_args(tp)[0] if _args(tp) else _origin(tp))
+    if _is_union(tp):
+        return any(_has_input_required(arg) for arg in _args(tp))
+    return _is_subclass(tp, InputRequiredResult)
+
+
+def _resolver_identity(fn: Any) -> Any:
+    """A bound method is made anew at each access: its function and object
+    identify it (two references to ``auth.login`` are one resolver)."""
+    owner = getattr(fn, "__self__", None)
+    if owner is not None:
+        func = getattr(fn, "__func__", None)
+        return (id(func) if func is not None else getattr(fn, "__name__", id(fn)), id(owner))
+    return id(fn)
+
+
+class _Unanswered(Exception):
+    """A resolver waits for an answer of a later round (2026-07-28)."""
+
+
+async def _resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
+                              server: MCPServer) -> Dict[str, Any]:
+    """The values of a tool's resolved parameters; in 2026-07-28, an _InputRequired
+    when some question waits for the client (every one of them asked at once)."""
+    assert tool.resolved is not None
+    resolution = _Resolution(tool, kwargs, Context(request, server), request)
+    values = {}
+    for name, (marker, whole) in tool.resolved[0].items():
+        try:
+            outcome = await resolution.value_of(marker.fn)
+        except _Unanswered:
+            continue
+        values[name] = outcome if whole else _accepted_value(outcome, name)
+    if request.wanted:
+        request.user_state = json.dumps({"q": resolution.digests}, separators=(",", ":"))
+        raise _InputRequired()
+    return values
+
+
+def _accepted_value(outcome: ElicitationResult, name: str) -> Any:
+    if isinstance(outcome, AcceptedElicitation):
+        return outcome.data
+    raise ToolError(f"Resolver for parameter {name!r} could not resolve: elicitation was {outcome.action}")
+
+
+class _Resolution:
+    """One call's walk of its resolvers."""
+
+    def __init__(self, tool: _Tool, kwargs: Dict[str, Any], ctx: Context, request: _Request) -> None:
+        assert tool.resolved is not None
+        self.plans, self.ctx, self.request = tool.resolved[1], ctx, request
+        self.arguments = {p.name: kwargs.get(p.name, p.default) for p in tool.params}
+        self.done: Dict[Any, ElicitationResult] = {}
+        self.digests: Dict[str, str] = {}  # 2026-07-28: the question each key asked, or was answered
+        asked = None
+        if request.stateless and request.user_state:
+            try:
+                asked = json.loads(request.user_state).get("q")
+            except (ValueError, AttributeError):
+                asked = None
+        self.asked: Dict[str, Any] = asked if isinstance(asked, dict) else {}
+
+    async def value_of(self, fn: Callable[..., Any]) -> ElicitationResult:
+        identity = _resolver_identity(fn)
+        if identity in self.done:
+            return self.done[identity]
+        plan = self.plans[identity]
+        if plan.key in self.request.wanted:
+            raise _Unanswered()  # asked already this round, for another parameter
+        kwargs: Dict[str, Any] = {}
+        waiting = False
+        for name, kind, detail in plan.params:
+            if kind == "context":
+                kwargs[name] = self.ctx
+            elif kind == "argument":
+                kwargs[name] = self.arguments[name]
+            else:
+                try:  # every dependency, so that all the questions of a round go together
+                    outcome = await self.value_of(detail[0].fn)
+                except _Unanswered:
+                    waiting = True
+                    continue
+                kwargs[name] = outcome if detail[1] else _accepted_value(outcome, name)
+        if waiting:
+            raise _Unanswered()
+        value = await _run_resolver(plan, kwargs)
+        result = await self.ask(value, plan.key) if isinstance(value, _QUESTIONS) else AcceptedElicitation(value)
+        self.done[identity] = result
+        return result
+
+    async def ask(self, question: Any, key: str) -> ElicitationResult:
+        request = self.request
+        method, params, capability, what = _resolver_question(question, request.version)
+        if not request.stateless:
+            if request._missing(capability) is not None and request.conn is not None:
+                raise _CapabilityMissing(capability, f"Client did not declare the {what} capability required by "
+                                                     f"resolver {key!r}")
+            if isinstance(question, Elicit):
+                try:
+                    return await self.ctx.elicit(question.message, question.schema)  # type: ignore[no-any-return]
+                except ValidationError as exc:
+                    raise ToolError(f"Resolver {key!r}: {exc}") from None
+            return AcceptedElicitation(await request.ask(method, params, capability, _JsonObject))
+        import hashlib
+
+        wire = {"method": method, "params": params}
+        digest = hashlib.sha256(json.dumps(wire, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+        answer = request.answers.get(key)
+        if answer is not None and self.asked.get(key) != digest:
+            answer = None  # an answer to another question (the server changed meanwhile): ask again
+        self.digests[key] = digest
+        if answer is None:
+            if request._missing(capability) is not None:
+                raise _CapabilityMissing(capability, f"Client did not declare the {what} capability required by "
+                                                     f"resolver {key!r}")
+            request.wanted[key] = wire
+            raise _Unanswered()
+        request.used[key] = answer
+        return _resolver_answer(question, key, answer)
+
+
+async def _run_resolver(plan: _Resolver, kwargs: Dict[str, Any]) -> Any:
+    """A resolver's value: a sync one on a thread of its own when an event loop
+    runs here (as the SDK does), so that it may wait; an async one awaited."""
+    if plan.is_async:
+        if _in_event_loop():
+            return await plan.fn(**kwargs)
+        return _call(plan.fn, **kwargs)  # a sync tool's call: on an event loop of its own
+    if _in_event_loop():
+        import asyncio
+
+        return await asyncio.get_running_loop().run_in_executor(None, functools.partial(plan.fn, **kwargs))
+    return plan.fn(**kwargs)
+
+
+def _resolver_question(question: Any, version: Optional[str]) -> Tuple[str, Dict[str, Any], Tuple[str, ...], str]:
+    """(method, params, capability, its name in the SDK's words) of a question."""
+    if isinstance(question, Elicit):
+        requested = question.requested
+        if version in STATELESS_VERSIONS:  # as the SDK sends it there: the spec's requestedSchema has no title
+            requested = {k: v for k, v in requested.items() if k != "title"}
+        params: Dict[str, Any] = {"message": question.message, "requestedSchema": requested}
+        if (version or STATELESS_VERSIONS[-1]) >= "2025-11-25":
+            params = {"mode": "form", **params}
+        return "elicitation/create", params, ("elicitation", "form"), "form elicitation"
+    if isinstance(question, Sample):
+        tools = question.options.get("tools") is not None or question.options.get("tool_choice") is not None
+        return ("sampling/createMessage", _sampling_params(question.messages, question.max_tokens, question.options),
+                ("sampling", "tools") if tools else ("sampling",), "sampling.tools" if tools else "sampling")
+    return "roots/list", {}, ("roots",), "roots"
+
+
+def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
+    """The client's answer (2026-07-28) as the outcome it stands for, checked as the SDK checks it."""
+    if not isinstance(question, Elicit):
+        needed = ("roots",) if isinstance(question, ListRoots) else ("role", "content", "model")
+        if not (isinstance(answer, dict) and all(k in answer for k in needed)):
+            raise ToolError(f"Resolver {key!r} received a response of the wrong kind")
+        return AcceptedElicitation(_JsonObject(answer))
+    outcome = _ELICITATION.get(str(answer.get("action"))) if isinstance(answer, dict) else None
+    if outcome is None:
+        raise ToolError(f"Resolver {key!r} received a non-elicitation response")
+    if outcome is not AcceptedElicitation:
+        return outcome()
+    if answer.get("content") is None:
+        raise ToolError(f"Resolver {key!r} received an accepted elicitation with no content")
+    try:
+        return outcome(_elicited(question.schema, question.requested, answer["content"]))
+    except ValidationError:
+        raise ToolError(f"Resolver {key!r} received an accepted elicitation whose content does not match the "
+                        "requested schema") from None
+
+
+class _ClientSession:
+    """``ctx.session``: what the SDK's ServerSession offers a tool."""
+
+    def __init__(self, request: _Request) -> None:
+        self._request = request
+
+    @property
+    def client_capabilities(self) -> Optional[_JsonObject]:
+        caps = self._request.client_capabilities()
+        return None if caps is None else _JsonObject(caps)
+
+    def check_client_capability(self, capability: Any) -> bool:
+        """Whether the client declared all of ``capability``, nested keys too."""
+        return _declares(self._request.client_capabilities() or {}, _wire_value(capability) or {})
+
+    def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
+        """sampling/createMessage (client/sampling): the client's model answers.
+        Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
+        params = _sampling_params(messages, max_tokens, options)
+        return self._request.ask("sampling/createMessage", params, ("sampling",),
+                                 functools.partial(_answer, "sampling/createMessage", None))
+
+    def list_roots(self) -> Any:
+        """roots/list (client/roots): the client's roots."""
+        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_answer, "roots/list", None))
+
+    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
+        """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
+        ``related_request_id`` only routes the SDK's request (its stream): ours
+        always go on the call's own, and it is no param."""
+        params = _form_params(self._request, message, _wire_value(requested_schema))
+        return self._request.ask("elicitation/create", params, ("elicitation", "form"),
+                                 functools.partial(_answer, "elicitation/create", params["requestedSchema"]))
+
+    elicit = elicit_form  # the SDK's older name
+
+    def send_log_message(self, level: str, data: Any, logger: Optional[str] = None, **_: Any) -> _AwaitableValue:
+        return Context(self._request).log(level, data, logger_name=logger)
+
+    def report_progress(self, progress: float, total: Optional[float] = None,
+                        message: Optional[str] = None) -> _AwaitableValue:
+        return Context(self._request).report_progress(progress, total, message)
+
+    def send_tool_list_changed(self) -> _AwaitableValue:
+        """As ``ctx.notify_tools_changed()``: to every connection that asked for it."""
+        if self._request.conn is not None:
+            self._request.conn.server._list_changed("tools")
+        return _AwaitableValue()
+
+
+class _RequestContext:
+    """``ctx.request_context``, as the SDK's: ``meta`` a dict with its keys in
+    Python's spelling (``meta.get("progress_token")``, or ``meta.progress_token``),
+    ``lifespan_context`` what the lifespan yielded."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.request_id = ctx.request_id
+        self.meta = _Meta({_snake_case(k): v for k, v in ctx._request.meta.items()})
+        self.lifespan_context = ctx.lifespan_context
+        self.session = ctx.session
+
+
+class _Meta(Dict[str, Any] if TYPE_CHECKING else dict):  # type: ignore[misc]
+    def __getattr__(self, name: str) -> Any:
+        return self.get(name)
+
+
+def _snake_case(key: str) -> str:
+    if "/" in key:  # a reserved key (io.modelcontextprotocol/...) stays as it is
+        return key
+    return "".join("_" + c.lower() if c.isupper() else c for c in key)
+
+
+def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
+    for name, value in options.items():
+        # related_request_id picks the SDK's stream for the request, it is no
+        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
+        if value is not None and name != "related_request_id":
+            first, *rest = name.split("_")
+            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
+    return params
+
+
+def _declares(declared: Any, wanted: Any) -> bool:
+    """Each key of ``wanted`` declared, nested keys too; a value (listChanged: true,
+    an experimental setting) declared equal, as the SDK compares them."""
+    if not isinstance(wanted, dict):
+        return bool(declared == wanted)
+    if not wanted:
+        return True
+    return isinstance(declared, dict) and all(key in declared and _declares(declared[key], value)
+                                              for key, value in wanted.items())
+
+
+def _wire_value(value: Any) -> Any:
+    """One of the SDK's models, one of our content blocks, or plain JSON, as JSON."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, _Block):
+        return value.to_wire()
+    if isinstance(value, dict):
+        return {k: _wire_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_wire_value(v) for v in value]
+    return _jsonable(value)
+
+
 # SDK-API-END
 
 
