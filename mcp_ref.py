@@ -2229,9 +2229,10 @@ class _Tool:
         self._output_check = _checker(self.output_schema, "output", out_families) \
             if self.output_schema and self._output_adapter is None else None
         # Defaults given as Field(...) are filled in here: the function's own
-        # default is the Field object.  pydantic fills its own parameters'.
+        # default is the Field object.  pydantic fills its own parameters' (_pydantic_read).
         # So are those of Annotated[T, Field(default=...)] without a default.
-        holders = {p.name: _field_holder(p.annotation, p.default) for p in self.params if not p.pydantic}
+        holders = {p.name: _field_holder(p.annotation, p.default) for p in self.params
+                   if not p.pydantic}  # (_pydantic_read's own)
         self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         published = self.input_schema["properties"]
@@ -2249,7 +2250,7 @@ class _Tool:
         kwargs = {}
         if not errors:
             for p in self.params:
-                if p.pydantic:
+                if p.pydantic:  # _pydantic_read's
                     continue
                 if p.name in checked:
                     value = checked[p.name]
@@ -2257,29 +2258,11 @@ class _Tool:
                                                                   arguments.get(p.name, _MISSING))
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
-        if self._arguments_model is not None:
-            self._read_pydantic(arguments, kwargs, errors)
+        if self._arguments_model is not None:  # the parameters pydantic validates: _pydantic_read
+            _pydantic_read(self._arguments_model, self._positions, arguments, kwargs, errors)
         if errors:
             raise ValidationError(errors, self.input_title)
         return kwargs
-
-    def _read_pydantic(self, arguments: Dict[str, Any], kwargs: Dict[str, Any],
-                       errors: List[_ErrorItem]) -> None:
-        """The parameters pydantic validates, as the SDK's arguments model does:
-        the whole arguments object goes in (the others' keys are ignored), so
-        each error has pydantic's own location and input.  The function gets
-        each value under its Python name (the SDK passes an alias as the
-        keyword, and the call fails)."""
-        model, names = self._arguments_model
-        try:
-            instance = model.model_validate(arguments)
-        except _module("pydantic_core").ValidationError as exc:
-            errors.extend(_from_pydantic(exc).errors)
-            # In parameter order, as one model of every parameter reports them.
-            errors.sort(key=lambda e: self._positions.get(e.loc[0], -1) if e.loc else -1)
-            return
-        for name, field in names:
-            kwargs[name] = getattr(instance, field)
 
     def _pre_parse(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         # Some clients send lists and objects as JSON text; like the SDK we parse
@@ -2302,7 +2285,7 @@ class _Tool:
         if isinstance(value, CallToolResult) or type(value).__name__ == "CallToolResult" and hasattr(value, "content"):
             return self._passthrough(value)
         if self._output_adapter is not None:
-            structured = self._pydantic_output({"result": value} if self.wrap else value)
+            structured = _pydantic_output(self._output_adapter, {"result": value} if self.wrap else value)
         elif self._output_check is None:
             return {"content": _content(value), "isError": False}
         else:
@@ -2310,27 +2293,9 @@ class _Tool:
         shown = structured["result"] if self.wrap else structured
         return _structured_result(value, shown, structured, self.wrap)
 
-    def _pydantic_output(self, value: Any) -> Any:
-        """A result pydantic validates and serialises, with the SDK's options
-        (``convert_result``): Python names or aliases accepted, aliases sent; a
-        model is dumped from its instance, so a returned subclass keeps its
-        fields and computed fields are sent."""
-        adapter = self._output_adapter
-        try:
-            validated = adapter.validate_python(value, **_by_alias_and_name())
-        except _module("pydantic_core").ValidationError as exc:
-            raise _from_pydantic(exc) from None
-        if _is_pydantic_model(type(validated)):
-            return validated.model_dump(mode="json", by_alias=True)
-        return adapter.dump_python(validated, mode="json", by_alias=True)
-
     def check_output(self, value: Any) -> Any:
         if self._output_adapter is not None:  # a CallToolResult's own structured content: checked, sent as given
-            try:
-                self._output_adapter.validate_python(value)
-            except _module("pydantic_core").ValidationError as exc:
-                raise _from_pydantic(exc) from None
-            return value
+            return _pydantic_checked(self._output_adapter, value)
         errors: List[_ErrorItem] = []
         assert self._output_check is not None
         try:
@@ -7905,7 +7870,11 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
 #   _pydantic_schema      _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
 #   _pydantic_value       _build_value (section 7)            an argument with pydantic's own Field        -
-#   _from_pydantic        _Tool.check_output (section 9)      pydantic's own errors, read as ours          1
+#   _pydantic_read        _Tool.arguments (section 9)         the parameters pydantic validates, its own   1
+#                                                             errors read as ours (_from_pydantic)
+#   _pydantic_output      _Tool.result (section 9)            a result pydantic validates and dumps        12
+#   _pydantic_checked     _Tool.check_output (section 9)      a CallToolResult's structured content, by    -
+#                                                             pydantic's own output model
 #   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
 #   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
@@ -8259,6 +8228,48 @@ def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _Err
 
 def _number_text(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]]], positions: Dict[str, int],
+                   arguments: Dict[str, Any], kwargs: Dict[str, Any], errors: List[_ErrorItem]) -> None:
+    """The parameters pydantic validates, as the SDK's arguments model does:
+    the whole arguments object goes in (the others' keys are ignored), so
+    each error has pydantic's own location and input.  The function gets
+    each value under its Python name (the SDK passes an alias as the
+    keyword, and the call fails)."""
+    model, names = arguments_model
+    try:
+        instance = model.model_validate(arguments)
+    except _module("pydantic_core").ValidationError as exc:
+        errors.extend(_from_pydantic(exc).errors)
+        # In parameter order, as one model of every parameter reports them.
+        errors.sort(key=lambda e: positions.get(e.loc[0], -1) if e.loc else -1)
+        return
+    for name, field in names:
+        kwargs[name] = getattr(instance, field)
+
+
+def _pydantic_output(adapter: Any, value: Any) -> Any:
+    """A result pydantic validates and serialises, with the SDK's options
+    (``convert_result``): Python names or aliases accepted, aliases sent; a
+    model is dumped from its instance, so a returned subclass keeps its
+    fields and computed fields are sent."""
+    try:
+        validated = adapter.validate_python(value, **_by_alias_and_name())
+    except _module("pydantic_core").ValidationError as exc:
+        raise _from_pydantic(exc) from None
+    if _is_pydantic_model(type(validated)):
+        return validated.model_dump(mode="json", by_alias=True)
+    return adapter.dump_python(validated, mode="json", by_alias=True)
+
+
+def _pydantic_checked(adapter: Any, value: Any) -> Any:
+    """A CallToolResult's own structured content, checked by pydantic and sent as given."""
+    try:
+        adapter.validate_python(value)
+    except _module("pydantic_core").ValidationError as exc:
+        raise _from_pydantic(exc) from None
+    return value
 
 
 def _from_pydantic(exc: Any) -> ValidationError:
