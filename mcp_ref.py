@@ -575,38 +575,6 @@ def _native(value: Any) -> Any:
     return value
 
 
-def _iso_datetime(value: Any) -> str:
-    text: str = value.isoformat()
-    # The SDK writes UTC as "Z".
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-def _iso_duration(td: Any) -> str:
-    """A timedelta in ISO 8601, as the SDK serialises it (``P1DT2H3M4.5S``)."""
-    total = td.days * 86400 + td.seconds
-    sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
-    if sign:
-        td = -td
-    days, seconds, micro = td.days, td.seconds, td.microseconds
-    text = f"{sign}P"
-    years, days = divmod(days, 365)  # the SDK counts 365 days as a year: P1Y35D
-    if years:
-        text += f"{years}Y"
-    if days:
-        text += f"{days}D"
-    if seconds or micro or not (years or days):
-        hours, rest = divmod(seconds, 3600)
-        minutes, secs = divmod(rest, 60)
-        text += "T"
-        if hours:
-            text += f"{hours}H"
-        if minutes:
-            text += f"{minutes}M"
-        if secs or micro or not (hours or minutes):
-            text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
-    return text
-
-
 def _dataclass_dict(value: Any) -> Dict[str, Any]:
     """A dataclass instance's fields, one level deep."""
     return {name: getattr(value, name) for name in _dataclass_names(type(value))}
@@ -1016,44 +984,6 @@ class _SchemaBuilder:
         if defs:
             schema = {"$defs": defs, **schema}
         return _sorted_schema(schema)  # type: ignore[no-any-return]
-
-
-def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
-    """A dataclass or class field as the SDK reads it: (annotation, published
-    default, our Field to apply to its schema, whether it has a default or a
-    factory).  A Field given as the value (ours or _is_pydantic_field's) is the field's
-    metadata and its default the default; with no value,
-    ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
-    holder = _field_holder(tp, default)
-    if holder is None:
-        return tp, default, None, default is not _MISSING
-    value = _field_value(holder)
-    has_default = value is not _MISSING or holder.default_factory is not None
-    if holder is not default:  # in the annotation: applied with it
-        return tp, value, None, has_default
-    if isinstance(holder, Field):
-        return tp, value, holder, has_default
-    return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
-
-
-def _field_holder(tp: Any, default: Any) -> Any:
-    """The Field (ours, or one _is_pydantic_field knows) that gives a field's default, or None."""
-    if isinstance(default, Field) or _is_pydantic_field(default):
-        return default
-    if default is _MISSING and _is_annotated(tp):
-        for meta in reversed(tp.__metadata__):  # the last one wins, as the SDK merges them
-            if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
-                    _field_value(meta) is not _MISSING or meta.default_factory is not None):
-                return meta
-    return None
-
-
-def _field_value(field: Any) -> Any:
-    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
-    value = field.default
-    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
-        return _MISSING
-    return value
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
@@ -2743,90 +2673,6 @@ class Resource(_Record):
         return _drop_none(item)
 
 
-class TextResource(Resource):
-    """A resource whose content is ``text``."""
-
-    def __init__(self, uri: str, text: str = "", **options: Any) -> None:
-        super().__init__(uri, **options)
-        self.text = text
-
-    def read(self) -> str:
-        return self.text
-
-
-class BinaryResource(Resource):
-    """A resource whose content is ``data`` (bytes, sent base64-encoded)."""
-
-    def __init__(self, uri: str, data: bytes = b"", **options: Any) -> None:
-        super().__init__(uri, **options)
-        self.data = data
-
-    def read(self) -> bytes:
-        return self.data
-
-
-class FileResource(Resource):
-    """A file, read when the resource is read: decoded as ``encoding`` and sent
-    as text, or sent as bytes when ``encoding`` is None.  By default, as in the
-    SDK, the ``charset`` of ``mime_type``, else ``utf-8-sig`` for textual types
-    (``text/*``, JSON, XML), else bytes."""
-
-    def __init__(self, uri: str, path: Any = None, encoding: Any = _MISSING, **options: Any) -> None:
-        super().__init__(uri, **options)
-        if path is None or not os.path.isabs(os.fspath(path)):
-            raise ValueError(f"The path of resource {uri} must be absolute, not {path!r}")
-        self.path = path
-        self.encoding = _file_encoding(self.mime_type) if encoding is _MISSING else encoding
-        if self.encoding is not None:
-            try:  # an unknown codec, or one that is no text encoding, fails here and not at a read
-                b"x".decode(self.encoding)
-            except LookupError as exc:
-                raise ValueError(f"Resource {uri}: {exc}") from None
-            except UnicodeError:
-                pass  # a text encoding: the probe byte just does not decode in it
-
-    def read(self) -> Any:
-        with open(self.path, "rb") as f:
-            data = f.read()
-        return data if self.encoding is None else data.decode(self.encoding)
-
-
-def _file_encoding(mime_type: str) -> Optional[str]:
-    essence, *parameters = (part.strip() for part in mime_type.split(";"))
-    for parameter in parameters:
-        key, _, value = parameter.partition("=")
-        if key.strip().lower() == "charset" and value:
-            return value.strip().strip('"')
-    essence = essence.lower()
-    textual = essence.startswith("text/") or essence.endswith(("+json", "+xml")) or essence in (
-        "application/json", "application/xml")
-    return "utf-8-sig" if textual else None
-
-
-class FunctionResource(Resource):
-    """A function without parameters, called at each read; it returns text,
-    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
-    A parameter annotated Context gets the read's (section 12)."""
-
-    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
-        super().__init__(uri, **options)
-        self.fn = fn
-        self.context_param = _context_parameter(fn)
-
-    @classmethod
-    def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
-                      description: Optional[str] = None, **options: Any) -> FunctionResource:
-        name = name or getattr(fn, "__name__", None)
-        if not name or name == "<lambda>":
-            raise ValueError("You must provide a name for lambda functions")
-        if description is None:
-            description = _cleandoc(getattr(fn, "__doc__", None))
-        return cls(uri, fn, name=name, description=description, **options)
-
-    def read(self) -> Any:
-        return self.fn()
-
-
 def _icons_wire(icons: List[Any]) -> List[Any]:
     return [_jsonable(_drop_none(i) if isinstance(i, dict) else i) for i in icons]
 
@@ -3284,20 +3130,6 @@ class Message(_Record):
         return {"role": self.role, "content": self.content}
 
 
-class UserMessage(Message):
-    """A message from the user: ``UserMessage("text")``."""
-
-    def __init__(self, content: Any, role: str = "user", **kwargs: Any) -> None:
-        super().__init__(content, role, **kwargs)
-
-
-class AssistantMessage(Message):
-    """A message from the assistant: ``AssistantMessage("text")``."""
-
-    def __init__(self, content: Any, role: str = "assistant", **kwargs: Any) -> None:
-        super().__init__(content, role, **kwargs)
-
-
 # The keys each content block needs (server/prompts, "Data Types"; schema.ts ContentBlock).
 _BLOCK_KEYS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data", "mimeType"),
                "resource": ("resource",), "resource_link": ("uri", "name")}
@@ -3416,23 +3248,6 @@ class PromptReference(_Record):
 
     def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
         self.type, self.name, self.title = type, name, title
-
-
-class ResourceTemplateReference(_Record):
-    """``ref`` of a completion request for a resource template's variable."""
-
-    def __init__(self, uri: str, type: str = "ref/resource") -> None:
-        self.type, self.uri = type, uri
-
-
-class _CompletionArgument(_Record):
-    def __init__(self, name: str, value: str) -> None:
-        self.name, self.value = name, value
-
-
-class _CompletionContext(_Record):
-    def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
-        self.arguments = arguments
 
 
 def _complete(server: MCPServer, params: Dict[str, Any]) -> Dict[str, Any]:
@@ -3587,40 +3402,6 @@ class _JsonObject:
 
     def __repr__(self) -> str:
         return f"JsonObject({self._data!r})"
-
-
-class ElicitationResult:
-    """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
-    holds the answer, converted to the schema's type), "decline" or "cancel"."""
-
-    action = ""
-
-    def __init__(self, data: Any = None) -> None:
-        self.data = data
-
-    def __class_getitem__(cls, item: Any) -> Any:
-        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(action={self.action!r}, data={self.data!r})"
-
-
-class AcceptedElicitation(ElicitationResult):
-    action = "accept"
-
-
-class DeclinedElicitation(ElicitationResult):
-    action = "decline"
-
-
-class CancelledElicitation(ElicitationResult):
-    action = "cancel"
-
-
-_ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
 
 
 class _AwaitableValue:
@@ -9562,6 +9343,76 @@ def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
     return None
 
 
+def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
+    """A dataclass or class field as the SDK reads it: (annotation, published
+    default, our Field to apply to its schema, whether it has a default or a
+    factory).  A Field given as the value (ours or _is_pydantic_field's) is the field's
+    metadata and its default the default; with no value,
+    ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
+    holder = _field_holder(tp, default)
+    if holder is None:
+        return tp, default, None, default is not _MISSING
+    value = _field_value(holder)
+    has_default = value is not _MISSING or holder.default_factory is not None
+    if holder is not default:  # in the annotation: applied with it
+        return tp, value, None, has_default
+    if isinstance(holder, Field):
+        return tp, value, holder, has_default
+    return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
+
+
+def _field_holder(tp: Any, default: Any) -> Any:
+    """The Field (ours, or one _is_pydantic_field knows) that gives a field's default, or None."""
+    if isinstance(default, Field) or _is_pydantic_field(default):
+        return default
+    if default is _MISSING and _is_annotated(tp):
+        for meta in reversed(tp.__metadata__):  # the last one wins, as the SDK merges them
+            if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
+                    _field_value(meta) is not _MISSING or meta.default_factory is not None):
+                return meta
+    return None
+
+
+def _field_value(field: Any) -> Any:
+    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
+    value = field.default
+    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
+        return _MISSING
+    return value
+
+
+def _iso_datetime(value: Any) -> str:
+    text: str = value.isoformat()
+    # The SDK writes UTC as "Z".
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _iso_duration(td: Any) -> str:
+    """A timedelta in ISO 8601, as the SDK serialises it (``P1DT2H3M4.5S``)."""
+    total = td.days * 86400 + td.seconds
+    sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
+    if sign:
+        td = -td
+    days, seconds, micro = td.days, td.seconds, td.microseconds
+    text = f"{sign}P"
+    years, days = divmod(days, 365)  # the SDK counts 365 days as a year: P1Y35D
+    if years:
+        text += f"{years}Y"
+    if days:
+        text += f"{days}D"
+    if seconds or micro or not (years or days):
+        hours, rest = divmod(seconds, 3600)
+        minutes, secs = divmod(rest, 60)
+        text += "T"
+        if hours:
+            text += f"{hours}H"
+        if minutes:
+            text += f"{minutes}M"
+        if secs or micro or not (hours or minutes):
+            text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
+    return text
+
+
 # SCHEMA-SHAPES-END
 
 
@@ -10003,6 +9854,155 @@ def _wire_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_wire_value(v) for v in value]
     return _jsonable(value)
+
+
+class ElicitationResult:
+    """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
+    holds the answer, converted to the schema's type), "decline" or "cancel"."""
+
+    action = ""
+
+    def __init__(self, data: Any = None) -> None:
+        self.data = data
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(action={self.action!r}, data={self.data!r})"
+
+
+class AcceptedElicitation(ElicitationResult):
+    action = "accept"
+
+
+class DeclinedElicitation(ElicitationResult):
+    action = "decline"
+
+
+class CancelledElicitation(ElicitationResult):
+    action = "cancel"
+
+
+_ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
+
+
+class TextResource(Resource):
+    """A resource whose content is ``text``."""
+
+    def __init__(self, uri: str, text: str = "", **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.text = text
+
+    def read(self) -> str:
+        return self.text
+
+
+class BinaryResource(Resource):
+    """A resource whose content is ``data`` (bytes, sent base64-encoded)."""
+
+    def __init__(self, uri: str, data: bytes = b"", **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.data = data
+
+    def read(self) -> bytes:
+        return self.data
+
+
+class FileResource(Resource):
+    """A file, read when the resource is read: decoded as ``encoding`` and sent
+    as text, or sent as bytes when ``encoding`` is None.  By default, as in the
+    SDK, the ``charset`` of ``mime_type``, else ``utf-8-sig`` for textual types
+    (``text/*``, JSON, XML), else bytes."""
+
+    def __init__(self, uri: str, path: Any = None, encoding: Any = _MISSING, **options: Any) -> None:
+        super().__init__(uri, **options)
+        if path is None or not os.path.isabs(os.fspath(path)):
+            raise ValueError(f"The path of resource {uri} must be absolute, not {path!r}")
+        self.path = path
+        self.encoding = _file_encoding(self.mime_type) if encoding is _MISSING else encoding
+        if self.encoding is not None:
+            try:  # an unknown codec, or one that is no text encoding, fails here and not at a read
+                b"x".decode(self.encoding)
+            except LookupError as exc:
+                raise ValueError(f"Resource {uri}: {exc}") from None
+            except UnicodeError:
+                pass  # a text encoding: the probe byte just does not decode in it
+
+    def read(self) -> Any:
+        with open(self.path, "rb") as f:
+            data = f.read()
+        return data if self.encoding is None else data.decode(self.encoding)
+
+
+def _file_encoding(mime_type: str) -> Optional[str]:
+    essence, *parameters = (part.strip() for part in mime_type.split(";"))
+    for parameter in parameters:
+        key, _, value = parameter.partition("=")
+        if key.strip().lower() == "charset" and value:
+            return value.strip().strip('"')
+    essence = essence.lower()
+    textual = essence.startswith("text/") or essence.endswith(("+json", "+xml")) or essence in (
+        "application/json", "application/xml")
+    return "utf-8-sig" if textual else None
+
+
+class FunctionResource(Resource):
+    """A function without parameters, called at each read; it returns text,
+    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
+    A parameter annotated Context gets the read's (section 12)."""
+
+    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.fn = fn
+        self.context_param = _context_parameter(fn)
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
+                      description: Optional[str] = None, **options: Any) -> FunctionResource:
+        name = name or getattr(fn, "__name__", None)
+        if not name or name == "<lambda>":
+            raise ValueError("You must provide a name for lambda functions")
+        if description is None:
+            description = _cleandoc(getattr(fn, "__doc__", None))
+        return cls(uri, fn, name=name, description=description, **options)
+
+    def read(self) -> Any:
+        return self.fn()
+
+
+class UserMessage(Message):
+    """A message from the user: ``UserMessage("text")``."""
+
+    def __init__(self, content: Any, role: str = "user", **kwargs: Any) -> None:
+        super().__init__(content, role, **kwargs)
+
+
+class AssistantMessage(Message):
+    """A message from the assistant: ``AssistantMessage("text")``."""
+
+    def __init__(self, content: Any, role: str = "assistant", **kwargs: Any) -> None:
+        super().__init__(content, role, **kwargs)
+
+
+class ResourceTemplateReference(_Record):
+    """``ref`` of a completion request for a resource template's variable."""
+
+    def __init__(self, uri: str, type: str = "ref/resource") -> None:
+        self.type, self.uri = type, uri
+
+
+class _CompletionArgument(_Record):
+    def __init__(self, name: str, value: str) -> None:
+        self.name, self.value = name, value
+
+
+class _CompletionContext(_Record):
+    def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
+        self.arguments = arguments
 
 
 # SDK-API-END
