@@ -491,25 +491,6 @@ def _is_generator_like(value: Any) -> bool:
 _INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
 
 
-def _cleandoc(doc: Optional[str]) -> str:
-    """``inspect.cleandoc(doc)`` without importing inspect, with one difference:
-    lines of only white space at either end are dropped, where inspect drops
-    only empty ones.  Before Python 3.13 the compiler leaves a docstring's
-    indentation in place, so the docstring ``'Text.\\n    '`` would
-    otherwise end in a line of four spaces on 3.9-3.12 and not on 3.13."""
-    if not doc:
-        return ""
-    lines = doc.expandtabs().split("\n")
-    indents = [len(ln) - len(ln.lstrip(_INDENT_CHARS)) for ln in lines[1:] if ln.lstrip(_INDENT_CHARS)]
-    margin = min(indents) if indents else 0
-    lines = [lines[0].lstrip(_INDENT_CHARS)] + [ln[margin:] for ln in lines[1:]]
-    while lines and not lines[-1].strip():
-        lines.pop()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    return "\n".join(lines)
-
-
 def _title(name: str) -> str:
     # The title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name).
     return name.title().replace("_", " ").strip()
@@ -2267,23 +2248,6 @@ class _Tool:
         if self.meta is not None:
             tool["_meta"] = _jsonable(self.meta)
         return tool
-
-
-def _field_default(field: Any) -> Any:
-    """A Field's default for one call: a mutable one copied, as the SDK's
-    smart_deepcopy does, so that no call sees what another did to it."""
-    if isinstance(field, Field):
-        value = field.default_factory() if field.default_factory is not None else field.default
-    else:
-        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
-    if type(value) in _IMMUTABLE:
-        return value
-    import copy
-
-    return copy.deepcopy(value)
-
-
-_IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
 
 
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
@@ -9413,6 +9377,23 @@ def _iso_duration(td: Any) -> str:
     return text
 
 
+def _field_default(field: Any) -> Any:
+    """A Field's default for one call: a mutable one copied, as the SDK's
+    smart_deepcopy does, so that no call sees what another did to it."""
+    if isinstance(field, Field):
+        value = field.default_factory() if field.default_factory is not None else field.default
+    else:
+        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
+    if type(value) in _IMMUTABLE:
+        return value
+    import copy
+
+    return copy.deepcopy(value)
+
+
+_IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
+
+
 # SCHEMA-SHAPES-END
 
 
@@ -10003,6 +9984,25 @@ class _CompletionArgument(_Record):
 class _CompletionContext(_Record):
     def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
         self.arguments = arguments
+
+
+def _cleandoc(doc: Optional[str]) -> str:
+    """``inspect.cleandoc(doc)`` without importing inspect, with one difference:
+    lines of only white space at either end are dropped, where inspect drops
+    only empty ones.  Before Python 3.13 the compiler leaves a docstring's
+    indentation in place, so the docstring ``'Text.\\n    '`` would
+    otherwise end in a line of four spaces on 3.9-3.12 and not on 3.13."""
+    if not doc:
+        return ""
+    lines = doc.expandtabs().split("\n")
+    indents = [len(ln) - len(ln.lstrip(_INDENT_CHARS)) for ln in lines[1:] if ln.lstrip(_INDENT_CHARS)]
+    margin = min(indents) if indents else 0
+    lines = [lines[0].lstrip(_INDENT_CHARS)] + [ln[margin:] for ln in lines[1:]]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
 
 
 # SDK-API-END
