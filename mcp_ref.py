@@ -2147,6 +2147,7 @@ class _Tool:
         self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         published = self.input_schema["properties"]
+        # Where a string argument may be JSON text (_json_text_arguments, section 22).
         self._json_params = {p.key for p in self.params
                              if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
         self._positions = {p.key: i for i, p in enumerate(self.params)}
@@ -2155,7 +2156,7 @@ class _Tool:
 
     def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """Validated keyword arguments for the function, or ValidationError."""
-        arguments = self._pre_parse(arguments)
+        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse (section 22)
         errors: List[_ErrorItem] = []
         checked = self._input_check(arguments, (), errors)
         kwargs = {}
@@ -2174,22 +2175,6 @@ class _Tool:
         if errors:
             raise ValidationError(errors, self.input_title)
         return kwargs
-
-    def _pre_parse(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        # Some clients send lists and objects as JSON text; like the SDK we parse
-        # such a string, but only where the parameter cannot take a string.
-        out = None
-        for name in self._json_params:
-            value = arguments.get(name)
-            if isinstance(value, str):
-                try:
-                    parsed = json.loads(value)
-                except (ValueError, RecursionError):
-                    continue
-                if isinstance(parsed, (list, dict)) or parsed is None:  # (the SDK keeps "true", as int is)
-                    out = dict(arguments) if out is None else out
-                    out[name] = parsed
-        return arguments if out is None else out
 
     def result(self, value: Any) -> Dict[str, Any]:
         """The wire result of a returned value; ValidationError when it does not fit its schema."""
@@ -8418,6 +8403,8 @@ def _python_only_type(tp: Any) -> bool:
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _coerce               _Compiler._type (section 6)         "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
+#   _json_text_arguments  _Tool.arguments (section 9)         a list or an object argument sent as JSON    7
+#                                                             text, parsed (the SDK's pre_parse_json)
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
@@ -8429,6 +8416,24 @@ def _python_only_type(tp: Any) -> bool:
 #
 # README: as in section 21's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
+
+def _json_text_arguments(arguments: Dict[str, Any], json_params: Iterable[str]) -> Dict[str, Any]:
+    """Some clients send lists and objects as JSON text; like the SDK
+    (pre_parse_json) we parse such a string, but only where the parameter
+    cannot take a string (_accepts_string)."""
+    out = None
+    for name in json_params:
+        value = arguments.get(name)
+        if isinstance(value, str):
+            try:
+                parsed = json.loads(value)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(parsed, (list, dict)) or parsed is None:  # (the SDK keeps "true", as int is)
+                out = dict(arguments) if out is None else out
+                out[name] = parsed
+    return arguments if out is None else out
+
 
 def _hashable_as(tp: Any, value: Any) -> bool:
     """Whether the checked JSON ``value``, built as ``tp`` (section 7), can be a set's item."""
