@@ -2526,27 +2526,6 @@ def _has_annotations(cls: type) -> bool:
         return False
 
 
-def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
-    """Whether a parameter's schema can take a JSON string as it is."""
-    if schema is True or not isinstance(schema, dict):
-        return bool(schema)
-    if "$ref" in schema:
-        try:
-            return _accepts_string(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
-        except ValueError:
-            return False
-    if "anyOf" in schema or "oneOf" in schema:
-        return any(_accepts_string(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or [])
-    for key in ("const", "enum"):
-        if key in schema:
-            values = [schema["const"]] if key == "const" else schema["enum"]
-            return any(isinstance(v, str) for v in values)
-    kind = schema.get("type")
-    if kind is None:
-        return True
-    return "string" in ([kind] if isinstance(kind, str) else kind)
-
-
 # ---------------------------------------------------------------------------
 # 10. Resources
 # ---------------------------------------------------------------------------
@@ -8433,6 +8412,27 @@ def _json_text_arguments(arguments: Dict[str, Any], json_params: Iterable[str]) 
                 out = dict(arguments) if out is None else out
                 out[name] = parsed
     return arguments if out is None else out
+
+
+def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
+    """Whether a parameter's schema can take a JSON string as it is."""
+    if schema is True or not isinstance(schema, dict):
+        return bool(schema)
+    if "$ref" in schema:
+        try:
+            return _accepts_string(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
+        except ValueError:
+            return False
+    if "anyOf" in schema or "oneOf" in schema:
+        return any(_accepts_string(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or [])
+    for key in ("const", "enum"):
+        if key in schema:
+            values = [schema["const"]] if key == "const" else schema["enum"]
+            return any(isinstance(v, str) for v in values)
+    kind = schema.get("type")
+    if kind is None:
+        return True
+    return "string" in ([kind] if isinstance(kind, str) else kind)
 
 
 def _hashable_as(tp: Any, value: Any) -> bool:
