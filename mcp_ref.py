@@ -101,7 +101,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     12. Context                 logging, progress, cancellation, questions to the client
                                 (server/utilities/logging, basic/utilities/progress, client/elicitation,
                                 client/sampling, client/roots)
-    13. Resolvers               the SDK's Resolve(...) parameters; the signed requestState
+    13. Request state           the signed requestState of multi round-trip requests
                                 (basic/patterns/mrtr)
     14. MCPServer               the public API of the SDK's MCPServer
     15. JSON-RPC dispatch       routing, per-revision fields (basic/lifecycle, server/tools,
@@ -2130,7 +2130,7 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        # Parameters filled by resolvers, and the resolvers (section 13); None: none.
+        # Parameters filled by resolvers, and the resolvers (section 24); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
@@ -2268,7 +2268,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
-            continue  # filled by the server (section 13), no argument
+            continue  # filled by the server (section 24), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -3267,7 +3267,7 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 #               ends with an InputRequiredResult that carries the question;
 #               the client retries with inputResponses and the tool runs again
 #               from the start, now finding the answer.  Answers from earlier
-#               rounds ride a signed requestState (_RequestState).
+#               rounds ride a signed requestState (section 13).
 #
 # Every Context method is awaitable, as in the SDK.  A sync tool (on its own
 # thread) may call them without await: the work is done at once, and a
@@ -3862,25 +3862,15 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 13. Resolvers
+# 13. Request state
 # ---------------------------------------------------------------------------
 #
-# A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
-# inputSchema): the server fills it by running ``fn`` before the tool, as the
-# SDK's mcp.server.mcpserver.resolve does.  A resolver takes the Context, tool
-# arguments by name, and other resolvers' values (a DAG, each run once per
-# call), and may return a question, Elicit, Sample or ListRoots, whose answer is
-# injected: the whole outcome for ``Annotated[ElicitationResult[T], ...]``, the
-# accepted value for ``Annotated[T, ...]`` (decline or cancel end the call).
-#
-#   handshake   each question is a request to the client, as ctx.elicit's
-#   2026-07-28  every question unanswered this round, together, in one
-#               InputRequiredResult keyed by the resolver's "module:qualname";
-#               the answers ride the signed requestState with a digest of each
-#               question, so a question asked differently is asked again
-#
-# A question the client did not declare the capability for is -32021 in both
-# eras (the SDK's rule for resolvers), worded as the SDK words it.
+# 2026-07-28 has no server-to-client requests (basic/patterns/mrtr): a call
+# that needs the client's input ends with an InputRequiredResult (section 12,
+# _Request.ask), and the client retries with inputResponses and the
+# requestState the server gave it.  The state carries the answers of earlier
+# rounds and the tool's own request_state; the dispatcher opens it (section 15)
+# and MCPServer seals it into the next InputRequiredResult (section 14).
 
 
 # -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
@@ -4161,7 +4151,7 @@ class MCPServer:
             # are a tool execution error (server/tools, "Error Handling", 2025-11-25:
             # "Input validation errors"; the SDK answers so in every revision).
             kwargs = self._arguments(tool, arguments, request)
-            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 13)
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 24)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             # 3. Run.  What the tool raises is a tool execution error too ("API
             # failures", "Business logic errors"): isError (_failure).
@@ -9126,8 +9116,28 @@ def _may_be_unhashable(tp: Any) -> bool:
 # of each tool's input and output; the SDK publishes the one pydantic writes,
 # and its clients compare them, so section 5 calls these hooks for pydantic's
 # spellings: the Field class the SDK re-exports, the names of $defs, sorted
-# keys, flattened anyOf, and the formats of the standard library's types.
+# keys, flattened anyOf, and the JSON forms of datetime and timedelta.
 #
+#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _field_parts          _SchemaBuilder._object (section 5)  a field's Field (ours or pydantic's): its    -
+#                                                             keywords, title and default in the schema
+#   _field_holder         _Tool.__init__ (section 9)          a default given as Field(default=...), or    -
+#                                                             in Annotated[T, Field(default=...)]
+#   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
+#   _flattened_any_of     _SchemaBuilder.union (section 5)    a union's anyOf flattened, repeats dropped   -
+#   _qualified_name       _SchemaBuilder._def_name (section 5)  a $defs name made unique: module__qualname -
+#   _renamed_refs         _SchemaBuilder.finish (section 5)   $refs renamed with their definitions         -
+#   _reachable            _SchemaBuilder.finish (section 5)   only the $defs the schema reaches            -
+#   _sorted_schema        _SchemaBuilder.finish (section 5)   keys sorted; properties and defaults kept    -
+#   _stdlib_scalar_json   _stdlib_scalar_schema (section 5)   a date, a UUID, a Decimal: pydantic's        -
+#                                                             format or anyOf
+#   _iso_datetime         _native (section 4)                 a datetime's JSON form: UTC as "Z"           -
+#   _iso_duration         _native (section 4)                 a timedelta's: ISO 8601, 365 days a year     -
+#
+# README: as in section 21's table.  test_schema compares the schemas with the
+# SDK's (testdata/corpus.py).
+
 class Field:
     """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
     or as a parameter default.  Produces the same schema keywords the SDK does."""
@@ -9399,19 +9409,54 @@ def _field_default(field: Any) -> Any:
 _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
 
 
-# SCHEMA-SHAPES-END
-
-
 # ---------------------------------------------------------------------------
 # 24. SDK fidelity: the SDK's API
 # ---------------------------------------------------------------------------
 #
 # Fenced, as section 21 is.  What a tool sees of the SDK beyond the spec's
-# messages: parameters the server fills (``Annotated[T, Resolve(fn)]``) and the
-# SDK's session object.  The messages themselves (elicitation/create,
-# sampling/createMessage, roots/list, InputRequiredResult) are section 12's and
-# section 13's; these call them.
+# messages: parameters the server fills (``Annotated[T, Resolve(fn)]``), the
+# SDK's session object, and its classes for results, resources and messages.
+# The messages themselves (elicitation/create, sampling/createMessage,
+# roots/list, InputRequiredResult) are section 12's and section 13's; these
+# call them.
 #
+#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _resolvers_of         _Tool.__init__ (section 9)          Resolve(...) parameters and their DAG        -
+#   _resolve_marker       _signature (section 9)              such a parameter is no argument              -
+#   _resolve_parameters   MCPServer._call (section 14)        the resolvers run before the tool            -
+#   _wire_value           MCPServer._input_required (section 14)  one of the SDK's models, as JSON         -
+#   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
+#   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
+#   _ELICITATION          Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
+#                                                             CancelledElicitation
+#   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
+#   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
+#   UserMessage           _message (section 11)               a prompt's string as the SDK's message       -
+#   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
+#                                                             SDK's models
+#   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
+#
+# README: as in section 21's table.  test_context checks these on the wire.
+#
+# A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
+# inputSchema): the server fills it by running ``fn`` before the tool, as the
+# SDK's mcp.server.mcpserver.resolve does.  A resolver takes the Context, tool
+# arguments by name, and other resolvers' values (a DAG, each run once per
+# call), and may return a question, Elicit, Sample or ListRoots, whose answer is
+# injected: the whole outcome for ``Annotated[ElicitationResult[T], ...]``, the
+# accepted value for ``Annotated[T, ...]`` (decline or cancel end the call).
+#
+#   handshake   each question is a request to the client, as ctx.elicit's
+#   2026-07-28  every question unanswered this round, together, in one
+#               InputRequiredResult keyed by the resolver's "module:qualname";
+#               the answers ride the signed requestState with a digest of each
+#               question, so a question asked differently is asked again
+#
+# A question the client did not declare the capability for is -32021 in both
+# eras (the SDK's rule for resolvers), worded as the SDK words it.
+
+
 class Resolve:
     """``Annotated[T, Resolve(fn)]``: the parameter is ``fn``'s value, not an argument."""
 
@@ -10008,9 +10053,6 @@ def _cleandoc(doc: Optional[str]) -> str:
     while lines and not lines[0].strip():
         lines.pop(0)
     return "\n".join(lines)
-
-
-# SDK-API-END
 
 
 # ---------------------------------------------------------------------------

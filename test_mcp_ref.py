@@ -5,7 +5,8 @@ The tests of each section are in the module named for it:
 
     3       Type introspection        test_introspection.py
     4, 8    Values as JSON, Content   test_content.py
-    5       JSON Schema generation    test_schema.py
+    5, 23   JSON Schema generation,   test_schema.py
+            schema shapes
     6       Validation                test_validation.py (the lax modes through tools: test_arguments.py,
     21, 22  SDK fidelity: unions,     test_content.py, test_tools.py)
             error texts, lax
@@ -15,7 +16,9 @@ The tests of each section are in the module named for it:
     9, 14   Tools, MCPServer          test_tools.py
     10, 11  Resources, prompts and    test_resources.py
             completion
-    12, 13  Context, Resolvers        test_context.py
+    12, 13  Context, request state    test_context.py
+    24      the SDK's API: resolvers, test_context.py
+            ctx.session
     15-17   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
             stdio                     test_malformed.py (with 18)
     18-20   Streamable HTTP, access   test_http.py, test_http_sessions.py (several users: sessions,
