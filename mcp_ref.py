@@ -3299,39 +3299,6 @@ class InputRequiredResult:
         self.request_state = kwargs.get("requestState", request_state)
 
 
-class _JsonObject:
-    """A JSON object from the client read by attribute, as the SDK's models are:
-    ``result.stop_reason`` reads ``stopReason``."""
-
-    def __init__(self, data: Dict[str, Any]) -> None:
-        self._data = data
-
-    def __getattr__(self, name: str) -> Any:
-        data = self.__dict__.get("_data", {})
-        first, *rest = name.split("_")
-        camel = first + "".join(word.title() for word in rest)
-        for key in (name, camel):
-            if key in data:
-                value = data[key]
-                if isinstance(value, dict):
-                    return _JsonObject(value)
-                if isinstance(value, list):
-                    return [_JsonObject(v) if isinstance(v, dict) else v for v in value]
-                return value
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return None  # an optional field the client left out
-
-    def model_dump(self, **options: Any) -> Dict[str, Any]:
-        return dict(self._data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _JsonObject) and other._data == self._data
-
-    def __repr__(self) -> str:
-        return f"JsonObject({self._data!r})"
-
-
 class _AwaitableValue:
     """A Context method's value, there already: ``await`` it, or ``.result()``."""
 
@@ -3786,10 +3753,6 @@ _ANSWERS: Dict[str, Dict[str, Any]] = {
             "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": ["string", "null"]},
             "_meta": _META_FIELD}}}}},
 }
-_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
-                 "roots/list": "ListRootsResult"}
-
-
 @functools.lru_cache(maxsize=None)
 def _answer_checker(method: str) -> _Checker:
     return _checker(_ANSWERS[method], "strict")
@@ -3810,23 +3773,6 @@ def _where(value: Any, loc: Tuple[Any, ...]) -> str:
             value = value[step]
             path += f"[{step}]" if isinstance(step, int) else f".{step}"
     return path
-
-
-def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
-    """ctx.session's view of the client's answer, checked against what was
-    asked: the result of that request (the SDK validates it as its model), and
-    an accepted form's content against its requestedSchema (client/elicitation)."""
-    problem = _answer_problem(method, result)
-    if problem is not None:
-        problem += f" does not fit {_RESULT_NAMES[method]}"
-    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
-        errors: List[_ErrorItem] = []
-        _checker(requested, "strict")(result["content"], (), errors)
-        if errors:
-            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
-    if problem is not None:
-        raise MCPError(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
-    return _JsonObject(result)
 
 
 _ELICITABLE = frozenset(("string", "number", "integer", "boolean"))
@@ -9777,6 +9723,60 @@ def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
     except ValidationError:
         raise ToolError(f"Resolver {key!r} received an accepted elicitation whose content does not match the "
                         "requested schema") from None
+
+
+class _JsonObject:
+    """A JSON object from the client read by attribute, as the SDK's models are:
+    ``result.stop_reason`` reads ``stopReason``."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        data = self.__dict__.get("_data", {})
+        first, *rest = name.split("_")
+        camel = first + "".join(word.title() for word in rest)
+        for key in (name, camel):
+            if key in data:
+                value = data[key]
+                if isinstance(value, dict):
+                    return _JsonObject(value)
+                if isinstance(value, list):
+                    return [_JsonObject(v) if isinstance(v, dict) else v for v in value]
+                return value
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return None  # an optional field the client left out
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        return dict(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _JsonObject) and other._data == self._data
+
+    def __repr__(self) -> str:
+        return f"JsonObject({self._data!r})"
+
+
+_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
+                 "roots/list": "ListRootsResult"}
+
+
+def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
+    """ctx.session's view of the client's answer, checked against what was
+    asked: the result of that request (the SDK validates it as its model), and
+    an accepted form's content against its requestedSchema (client/elicitation)."""
+    problem = _answer_problem(method, result)
+    if problem is not None:
+        problem += f" does not fit {_RESULT_NAMES[method]}"
+    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
+        errors: List[_ErrorItem] = []
+        _checker(requested, "strict")(result["content"], (), errors)
+        if errors:
+            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
+    if problem is not None:
+        raise MCPError(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
+    return _JsonObject(result)
 
 
 class _ClientSession:
