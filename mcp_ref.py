@@ -9374,6 +9374,8 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #   _wire_value           MCPServer._input_required (section 14)  one of the SDK's models, as JSON         -
 #   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
 #   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
+#   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
+#                                                             as the SDK's models are
 #   _ELICITATION          Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
 #                                                             CancelledElicitation
 #   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -

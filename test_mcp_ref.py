@@ -69,9 +69,11 @@ MAX_FUNCTION_LINES = 60
 _FENCE = re.compile(r"fidelity|pattern|client|command line|accelerator", re.I)
 # What counts as citing a page: the spec's paths, an RFC, JSON-RPC, JSON Schema, the structured-output page.
 _CITE = re.compile(r"\b(basic/|server/|client/|RFC ?\d+|specification|JSON-RPC 2\.0|2020-12|structured-output)")
-# The spec path's length before the first fence.  Issue 22 asks for about 6,500; the rest of the way
-# goes through sections 10-20 (being reworked on other branches): lower this as they come down.
-MAX_SPEC_PATH_LINES = 7_750
+# The spec path's length before the first fence.  Issue 22 asks for about 6,500.  With the SDK's API
+# and pydantic's schema spellings fenced (sections 23, 24) it is about 7,300, and resumable streams
+# (section 18) add some 250: the rest of the way is the lax and wording branches of section 6 put
+# behind hooks, and sections 15-20 (reworked on other branches).  Lower this as they come down.
+MAX_SPEC_PATH_LINES = 7_600
 # Lines of the spec path that name pydantic other than at a fidelity hook or a BaseModel row (S11).
 # Issue 22 asks for none.  Left: the message of a registration error, and one in Context's
 # elicitation schema.
