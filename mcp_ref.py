@@ -7532,6 +7532,17 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
 #   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
 #   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
+#   _BOUNDS               _Compiler._type (section 6)         the order pydantic-core checks bounds in     -
+#   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
+#   _plural               _Compiler._array (section 6)        "1 item", "2 items"                          -
+#   _too_many             _Compiler._array (section 6)        a set past max_length: one error, "not more" -
+#   _no_members           _Compiler._object (section 6)       an empty TypedDict or dataclass: every key   -
+#                                                             ignored
+#   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
+#                                                             cuts it (also in sections 11 and 15)
+#   _pydantic_base        _native (section 4)                 a BaseModel instance, as its model_dump      -
+#   _is_pydantic_model    _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel               -
+#   _is_pydantic_field    _Param.__init__ (section 9)         a default that is pydantic's own Field       -
 #
 # README: the numbered item of "Where mcp_ref differs from the SDK" that the row
 # bears on.  test_differential compares what these produce with the SDK's own.
@@ -8328,6 +8339,9 @@ def _python_only_type(tp: Any) -> bool:
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
 #   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        -
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
+#   _UnionSchema          _SchemaBuilder.union (section 5)    a union that keeps its members' Python types -
+#   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
+#   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
 #
 # README: as in section 21's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
@@ -9071,6 +9085,10 @@ def _may_be_unhashable(tp: Any) -> bool:
 #   _field_holder         _Tool.__init__ (section 9)          a default given as Field(default=...), or    -
 #                                                             in Annotated[T, Field(default=...)]
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
+#   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       -
+#                                                             description, examples, default
+#   _field_value          _fill_field_defaults (section 7)    a Field's own default (``...``: none)        -
+#   _refers_to            _SchemaBuilder.finish (section 5)   a recursive model's $defs entry is kept      -
 #   _flattened_any_of     _SchemaBuilder.union (section 5)    a union's anyOf flattened, repeats dropped   -
 #   _qualified_name       _SchemaBuilder._def_name (section 5)  a $defs name made unique: module__qualname -
 #   _renamed_refs         _SchemaBuilder.finish (section 5)   $refs renamed with their definitions         -
@@ -9378,11 +9396,16 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #                                                             as the SDK's models are
 #   _ELICITATION          Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
 #                                                             CancelledElicitation
+#   ElicitationResult     Context.elicit (section 12)         the SDK's outcome classes, generic in the    -
+#                                                             accepted data's type
+#   AcceptedElicitation   Context.elicit (section 12)         ``.data``: the answer built as the schema    -
+#   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
 #   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
 #   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
 #   UserMessage           _message (section 11)               a prompt's string as the SDK's message       -
 #   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
 #                                                             SDK's models
+#   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
 #
 # README: as in section 21's table.  test_context checks these on the wire.

@@ -32,8 +32,9 @@ in the docstring's table of contents, none longer than about 800 lines, and no
 function longer than 60; the spec path first, each of its sections citing a
 page, and the fenced sections after it (SDK fidelity, patterns, client, command
 line, accelerators), whose head tables name real functions in the sections they
-say; each rule names its accelerator where it is written; the README quotes no
-figure about the file that is not true.
+say; each rule names its accelerator where it is written; the spec path
+reaches the SDK fidelity sections only through the hooks their tables list; the
+README quotes no figure about the file that is not true.
 
 What they share is in _testing.py.
 """
@@ -241,6 +242,21 @@ class SectionsTest(unittest.TestCase):
                 first, last, _ = definitions[rule.group(1)]
                 with self.subTest(rule=rule.group(1), names=name):
                     self.assertIn(name, "\n".join(lines[first - 1:last]))
+
+    def test_spec_path_reaches_the_fidelity_sections_through_their_tables(self) -> None:
+        """A name an SDK fidelity section defines that the spec path uses is a
+        hook: a row of a fidelity section's table."""
+        definitions = _definitions(self.source)
+        fidelity = {number for number, title, _ in self.sections if "fidelity" in title.lower()}
+        defined = {name for name, (_, _, number) in definitions.items() if number in fidelity and "." not in name}
+        rows = {name for number in fidelity for name, _ in _table(self.source, number)}
+        spec = {number for number, _, _ in self._spec_path()}
+        banners = [(i + 1, int(m.group(1))) for i, line in enumerate(self.source.split("\n"))
+                   if (m := re.match(r"^# (\d+)\. ", line))]
+        used = {node.id for node in ast.walk(ast.parse(self.source))
+                if isinstance(node, ast.Name) and node.id in defined
+                and max((n for start, n in banners if start <= node.lineno), default=0) in spec}
+        self.assertEqual(sorted(used - rows), [])
 
     def test_section_references_point_at_sections(self) -> None:
         """Every "section N" in the file names a section that exists (not an RFC's)."""
