@@ -116,7 +116,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     21. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
     22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
     23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats
-    24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, ctx.request_context
+    24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
+                                message classes
     25. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
     26. A client                a small client over stdio or HTTP
     27. Command line            list, call, resources, read, prompts, prompt, serve
