@@ -130,6 +130,7 @@ command line (a small client, over stdio or HTTP: ``list``, ``call``,
 from __future__ import annotations
 
 import functools  # loaded by json already
+import contextvars  # a built-in module: nothing to load
 import itertools  # loaded by json already
 import json
 import os
@@ -172,6 +173,8 @@ __all__ = (
     "ResourceError",
     "ResourceNotFoundError",
     "Prompt",
+    "EventStore",
+    "EventMessage",
     "Message",
     "UserMessage",
     "AssistantMessage",
@@ -7027,7 +7030,13 @@ class MCPServer:
         self._list_changed("tools")
 
     def _list_changed(self, kind: str) -> None:
-        """notifications/{kind}/list_changed to each connection serving now (server/tools, "List Changed")."""
+        """notifications/{kind}/list_changed to each connection serving now
+        (server/tools, "List Changed"), once per call that changes the list:
+        during one (_Announcements), when it ends."""
+        pending = _CHANGES.get()
+        if pending is not None:
+            pending.setdefault(kind)
+            return
         for connection in list(self._connections):
             connection.list_changed(kind)
 
@@ -7053,9 +7062,10 @@ class MCPServer:
     def _invoke(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """One call, start to end, on this thread: a sync tool's pipeline never
         waits, so it needs no event loop; an async tool's gets one of its own."""
-        if tool.is_async:
-            return _run_coroutine(self._pipeline(tool, arguments, request))
-        return _call_sync(self, tool, arguments, request)
+        with _Announcements(self):
+            if tool.is_async:
+                return _run_coroutine(self._pipeline(tool, arguments, request))
+            return _call_sync(self, tool, arguments, request)
 
     async def _pipeline(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """prepare -> call -> finish: the one path of every call, sync or async.
@@ -7346,6 +7356,9 @@ class MCPServer:
         request_timeout: Optional[float] = 300.0,
         sse_after: float = 10.0,
         keepalive: float = 15.0,
+        event_store: Any = None,
+        retry_interval: Optional[int] = 1000,
+        max_stream_buffer: Optional[int] = 4 * 1024 * 1024,
         **sdk_options: Any,
     ) -> Callable[..., Any]:
         """The Streamable HTTP transport as a WSGI application: one endpoint,
@@ -7363,21 +7376,48 @@ class MCPServer:
         keeps no sessions (each request in the revision its
         MCP-Protocol-Version names).  Sessions idle for
         ``session_idle_timeout`` seconds are forgotten; past ``max_sessions``,
-        initialize gets 503.  The SDK's other keywords (``event_store``,
-        ``retry_interval``) are accepted and have no effect: streams are not
-        resumable.
+        initialize gets 503.  A session's streams are resumable: their events
+        are kept in ``event_store`` (by default an EventStore in memory;
+        False: none) and the priming event tells the client to come back
+        after ``retry_interval`` milliseconds.  A stream whose client leaves
+        more than ``max_stream_buffer`` bytes unread is closed.
         """
         options = dict(streamable_http_path=streamable_http_path, json_response=json_response,
                        stateless_http=stateless_http, max_request_body_size=max_request_body_size,
                        session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
                        transport_security=transport_security, host=host, allowed_hosts=allowed_hosts,
                        allowed_origins=allowed_origins, request_timeout=request_timeout, sse_after=sse_after,
-                       keepalive=keepalive)
+                       keepalive=keepalive, event_store=event_store, retry_interval=retry_interval,
+                       max_stream_buffer=max_stream_buffer)
         return _HttpApp(self, options)
 
     def _run_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> int:
         return _serve_http(self.streamable_http_app(host=host, **options), host, port)  # type: ignore[arg-type]
 
+
+
+# The lists a call has changed so far (None outside a call): _Announcements.
+_CHANGES: Any = contextvars.ContextVar("mcp_ref_changes", default=None)
+
+
+class _Announcements:
+    """Around one call: the list changes it makes are announced once, when it
+    ends, before its response.  A tool that adds a tool, removes one and calls
+    ctx.notify_tools_changed() sends one notifications/tools/list_changed,
+    not three: the client lists again once either way."""
+
+    def __init__(self, server: MCPServer) -> None:
+        self.server = server
+        self.kinds: Dict[str, None] = {}  # in the order of the first change
+        self.token: Any = None
+
+    def __enter__(self) -> None:
+        self.token = _CHANGES.set(self.kinds)
+
+    def __exit__(self, *exc: Any) -> None:
+        _CHANGES.reset(self.token)
+        for kind in self.kinds:
+            self.server._list_changed(kind)
 
 
 def _least_size(result: Dict[str, Any]) -> int:
@@ -7570,16 +7610,17 @@ class _Dispatcher:
     def capabilities(self, version: str) -> Dict[str, Any]:
         """What the server offers (basic/lifecycle, "Capability Negotiation"):
         resources, prompts and completions only when it has them; in a session,
-        logging, and tools added or removed while serving are announced
-        (server/tools, "List Changed")."""
+        logging.  A change of any list is announced (server/tools, "List
+        Changed"): to a session, and in 2026-07-28 to the subscriptions/listen
+        streams that ask for it, which also carry resources/updated."""
         stateless = version in STATELESS_VERSIONS
         capabilities: Dict[str, Any] = {} if stateless else {"logging": {}}
-        capabilities["tools"] = {} if stateless else {"listChanged": True}
+        capabilities["tools"] = {"listChanged": True}
         offers = _offers(self.server)
         if offers["resources"]:
-            capabilities["resources"] = {} if stateless else {"subscribe": True, "listChanged": False}
+            capabilities["resources"] = {"subscribe": True, "listChanged": True}
         if offers["prompts"]:
-            capabilities["prompts"] = {} if stateless else {"listChanged": False}
+            capabilities["prompts"] = {"listChanged": True}
         if offers["completions"] and _has(version, "capability.completions"):
             capabilities["completions"] = {}
         return capabilities
@@ -7871,10 +7912,11 @@ class _Connection:
         raise NotImplementedError
 
     def list_changed(self, kind: str) -> None:
-        """``notifications/{kind}/list_changed``: to a session for tools (what it
-        declares), and in 2026-07-28 to the listen streams that asked for it."""
-        if kind == "tools" and self.rpc.version is not None:
-            self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        """``notifications/{kind}/list_changed``: to a session (capabilities
+        declare ``listChanged``), and in 2026-07-28 to the listen streams that
+        asked for it."""
+        if self.rpc.version is not None:
+            self.write({"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"})
         self._to_listeners(lambda honored: honored.get(f"{kind}ListChanged") is True,
                            f"notifications/{kind}/list_changed", {})
 
@@ -8202,7 +8244,8 @@ class _Connection:
         async def run() -> None:
             result = None
             try:
-                result = await self.server._pipeline(tool, arguments, request)
+                with _Announcements(self.server):
+                    result = await self.server._pipeline(tool, arguments, request)
             finally:  # also when cancelled, or when anything escaped the pipeline
                 complete(result)
 
@@ -8743,6 +8786,10 @@ class _HttpApp:
         self.request_timeout = options["request_timeout"]
         self.sse_after = float(options["sse_after"])
         self.keepalive = float(options["keepalive"])
+        self.max_stream_buffer = options["max_stream_buffer"]
+        store = options["event_store"]
+        self.events = None if store is False else _Events(EventStore() if store is None else store)
+        self.retry = options["retry_interval"]
         self.idle_timeout = options["session_idle_timeout"]
         self.max_sessions = options["max_sessions"]
         self.hosts, self.origins = _allowed(options)
@@ -8893,6 +8940,7 @@ class _HttpApp:
                 return _error_reply(503, message.get("id"), INTERNAL_ERROR,
                                     f"Server busy: {len(self.sessions)} sessions open, the limit")
             self.sessions[session.id] = session
+        self.server._connections.append(session)  # list changes are announced to it (on its GET stream)
         status, headers, body = _json_reply(response, modern=False)
         return status, headers + [("Mcp-Session-Id", session.id)], body
 
@@ -8935,7 +8983,7 @@ class _HttpApp:
                   modern: bool) -> _Reply:
         """Answer one message: 202 for a notification or a response, JSON for a
         ready answer, else wait for the call (JSON or SSE: _answer_call)."""
-        channel = _Channel()
+        channel = self._channel(conn)
         response = self._handle(conn, message, channel, self._inline(message))
         if response is None:
             return _plain(202, "")
@@ -8943,8 +8991,22 @@ class _HttpApp:
         table = not isinstance(conn, _HttpSession) and (modern or not self.stateless)
         if response is not _STARTED:
             return _json_reply(response, table)
+        if isinstance(conn, _HttpSession):
+            conn.track(channel)
         return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
                                  long_lived=message.get("method") in _LONG_LIVED, table=table)
+
+    def _channel(self, conn: _Connection) -> _Channel:
+        """A response's channel: bounded; in a session, resumable, with a
+        priming event from 2025-11-25 on (basic/transports, "Resumability and
+        Redelivery": "immediately send an SSE event consisting of an event ID
+        and an empty data field"), stored before the call can store anything."""
+        if not isinstance(conn, _HttpSession) or self.events is None or self.json_response:
+            return _Channel(self.max_stream_buffer)
+        channel = _Channel(self.max_stream_buffer, self.events, conn.next_stream_id())
+        if (conn.rpc.version or "") >= "2025-11-25":
+            channel.primer = self.events.store(channel.stream_id, None)
+        return channel
 
     def _inline(self, message: Dict[str, Any]) -> bool:
         """Whether a call may run on the request's own thread: not when its tool
@@ -8967,12 +9029,18 @@ class _HttpApp:
         timeout = None if long_lived else self.request_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         watch = _CallWatch(conn, id_, cancel_on_close, deadline)
+        channel.on_overflow = watch.close
+        if long_lived:  # a listen stream: list changes are announced to it while it lasts
+            self.server._connections.append(conn)
+            watch.closed = functools.partial(_forget_connection, self.server, conn)
         first = self._wait(channel, None if self.json_response else self.sse_after, environ, watch)
         if first is not None and not first[0] or first is None and not self.json_response and not watch.stop:
             return "200 OK", list(_SSE_HEADERS), self._sse(channel, first, watch, environ)
         if first is None:  # the deadline passed (JSON only), the client went, or the server is stopping
-            watch.close()
-            watch.cancel()
+            channel.detach()
+            if watch.expired():
+                watch.cancel()
+            watch.close()  # the client gone: the call goes on before 2026-07-28 (_CallWatch)
             return _json_reply(_error_response(id_, _RpcError(INTERNAL_ERROR, watch.late_text())), False)
         watch.done = True
         if first[1] is None:  # cancelled by the client (notifications/cancelled): nothing to send
@@ -9005,22 +9073,32 @@ class _HttpApp:
                 watch.stop = True
                 return None
 
-    def _sse(self, channel: _Channel, first: Any, watch: _CallWatch,
-             environ: Dict[str, Any]) -> Iterable[bytes]:
+    def _sse(self, channel: _Channel, first: Any, watch: _CallWatch, environ: Dict[str, Any],
+             replayed: Optional[List[Tuple[bytes, Optional[str]]]] = None) -> Iterable[bytes]:
         """The POST's event stream: messages, then the response, then the end.
         A comment every ``keepalive`` seconds keeps proxies from timing it out
-        and finds a client that has gone (its write fails)."""
+        and finds a client that has gone (its write fails).  A resumed stream
+        begins with what the client missed (``replayed``)."""
         import time
 
         gone = environ.get("mcp_ref.gone", _never)
         try:
-            item = first if first is not None else (False, b": stream open\n\n")
+            if channel.primer is not None and replayed is None:  # the priming event, and when to come back if cut
+                retry = b"" if self.retry is None else b"retry: %d\n" % self.retry
+                yield b"id: " + channel.primer.encode() + b"\n" + retry + b"data: \n\n"
+            for data, event_id in replayed or ():
+                yield _sse_event(data, event_id)
+            if replayed is not None and channel.finished:
+                return  # the response was among them
+            item = first if first is not None or channel.primer is not None else (False, b": stream open\n\n", None)
             quiet_since = time.monotonic()
             while True:
                 if item is not None:
-                    final, data = item
+                    final, data, event_id = item
+                    if data is None and not final or channel.overflowed:
+                        return  # ended early (_CLOSED): the client resumes or has gone
                     if data is not None:
-                        yield data if data.startswith(b":") else _sse_event(data)
+                        yield data if data.startswith(b":") else _sse_event(data, event_id)
                     quiet_since = time.monotonic()
                     if final:
                         watch.done = True
@@ -9036,6 +9114,7 @@ class _HttpApp:
                     quiet_since = time.monotonic()
                 item = channel.get(self._POLL)
         finally:
+            channel.detach()
             watch.close()
 
     # -- GET: the session's own stream; DELETE: the session's end -----------------
@@ -9055,12 +9134,35 @@ class _HttpApp:
         session = self._session(session_id)
         if session is None:
             return _error_reply(404, None, INVALID_REQUEST, "Session not found: it ended, or never began")
+        last = environ.get("HTTP_LAST_EVENT_ID")
+        if last is not None and self.events is not None:
+            resumed = self._resume(session, last, environ)
+            if resumed is not None:
+                return resumed
         channel = session.open_stream()
         if channel is None:
             return _error_reply(409, None, INVALID_REQUEST, "Conflict: this session's GET stream is open already")
+        return "200 OK", list(_SSE_HEADERS), self._sse(channel, None, _CallWatch(session, None, False, None), environ)
+
+    def _resume(self, session: _HttpSession, last: str, environ: Dict[str, Any]) -> Optional[_Reply]:
+        """GET with Last-Event-ID (basic/transports, "Resumability and
+        Redelivery"): what that event's stream sent after it, then what it
+        sends from now on.  Never another stream's ("MUST NOT replay messages
+        that would have been delivered on a different stream"), nor another
+        session's; for an event id it does not know: None (the GET stream)."""
+        assert self.events is not None
+        events = self.events
+        stream_id, replayed = events.replay(last)
+        if stream_id is None or not stream_id.startswith(session.id + "/"):
+            return None
+        channel = session.stream if stream_id == session.id + "/get" else session.live.get(stream_id)
+        if channel is None:  # the call has ended: the rest of what it sent, its response last
+            return "200 OK", list(_SSE_HEADERS), [_sse_event(data, event_id) for data, event_id in replayed]
+        replayed = channel.attach(lambda: events.replay(last)[1])
+        if replayed is None:
+            return _error_reply(409, None, INVALID_REQUEST, "Conflict: that stream is open already")
         watch = _CallWatch(session, None, False, None)
-        watch.closed = lambda: session.close_stream(channel)
-        return "200 OK", list(_SSE_HEADERS), self._sse(channel, None, watch, environ)
+        return "200 OK", list(_SSE_HEADERS), self._sse(channel, None, watch, environ, replayed)
 
     def _delete(self, environ: Dict[str, Any]) -> _Reply:
         session_id = environ.get(_SESSION_HEADER)
@@ -9086,7 +9188,7 @@ class _HttpApp:
                 f"a batch of {len(members)} messages, over this server's limit of {self.server.max_batch}" \
                 if version in _BATCH_VERSIONS else f"JSON-RPC batches are not part of protocol revision {version}"
             return _error_reply(400, None, INVALID_REQUEST, f"Invalid Request: {reason}")
-        channel = _Channel()
+        channel = _Channel(self.max_stream_buffer)
         batch = _Batch(len(members), lambda parts: channel.reply(
             b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n" if parts else None))
         for message in members:
@@ -9153,31 +9255,239 @@ def _never() -> bool:
     return False
 
 
+def _forget_connection(server: MCPServer, conn: _Connection) -> None:
+    try:
+        server._connections.remove(conn)
+    except ValueError:  # forgotten already
+        pass
+
+
 class _Channel:
-    """What goes out on one HTTP response, in order: ``(False, bytes)`` for a
-    message before the response (``stream``), ``(True, bytes)`` for the
-    response (``reply``; None there: a cancelled call, nothing to send)."""
+    """What goes out on one HTTP response, in order: ``(False, bytes, event
+    id)`` for a message before the response (``stream``), ``(True, bytes,
+    event id)`` for the response (``reply``; None there: a cancelled call,
+    nothing to send), and ``_CLOSED``: the server ends the response early.
 
-    __slots__ = ("items",)
+    A session's channel is resumable (2025-03-26 .. 2025-11-25 basic/transports,
+    "Resumability and Redelivery"): each message is kept in the event store
+    under the channel's stream id, and stays there for a client that comes
+    back with Last-Event-ID, whether or not a response carries it now
+    (``attached``).  Bounded: once more than ``limit`` bytes wait for a client
+    that does not read, the response ends (``overflowed``; ``on_overflow``
+    runs) and nothing more is queued for it; a resumable channel goes on
+    storing (README, "Limits and guarantees")."""
 
-    def __init__(self) -> None:
+    __slots__ = ("items", "lock", "limit", "queued", "attached", "overflowed", "on_overflow", "events",
+                 "stream_id", "primer", "live", "finished")
+
+    def __init__(self, limit: Optional[int] = None, events: Optional[_Events] = None, stream_id: str = "") -> None:
         import queue
+        import threading
 
         self.items: Any = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.limit, self.queued = limit, 0
+        self.attached, self.overflowed = True, False
+        self.on_overflow: Callable[[], None] = _nothing
+        self.events, self.stream_id = events, stream_id
+        self.primer: Optional[str] = None  # the priming event's id, sent first (2025-11-25)
+        self.live: Optional[Dict[str, _Channel]] = None  # the session's channels still to finish
+        self.finished = False  # the response is in
 
     def send(self, data: bytes) -> None:
-        self.items.put((False, data))
+        self._put(False, data)
 
     def reply(self, data: Optional[bytes]) -> None:
-        self.items.put((True, data))
+        self._put(True, data)
 
-    def get(self, timeout: float) -> Optional[Tuple[bool, Optional[bytes]]]:
+    def _put(self, final: bool, data: Optional[bytes]) -> None:
+        with self.lock:
+            event_id = self.events.store(self.stream_id, data) if self.events is not None and data else None
+            if final:
+                self.finished = True
+                if self.live is not None:
+                    self.live.pop(self.stream_id, None)  # nothing more to resume
+            if not self.attached:
+                return
+            overflow = self.limit is not None and self.queued > self.limit and not final
+            if overflow:  # the client is not reading: the response ends, unread
+                self.overflowed, self.attached = True, False
+                self._drain()
+            else:
+                self.queued += len(data or b"")
+            self.items.put(_CLOSED if overflow else (final, data, event_id))
+        if overflow:
+            self.on_overflow()
+
+    def get(self, timeout: float) -> Optional[Tuple[bool, Optional[bytes], Optional[str]]]:
         import queue
 
         try:
-            return self.items.get(timeout=max(0.0, timeout))  # type: ignore[no-any-return]
+            item = self.items.get(timeout=max(0.0, timeout))
         except queue.Empty:
             return None
+        if item[1] is not None:
+            with self.lock:
+                self.queued -= len(item[1])
+        return item  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Context.close_sse_stream (SEP-1699): end the response now; the call
+        goes on, and the client resumes with Last-Event-ID (resumable only)."""
+        with self.lock:
+            if self.events is None or not self.attached:
+                return
+            self.attached = False
+            self._drain()
+            self.items.put(_CLOSED)
+
+    def detach(self) -> None:
+        """The response has ended: queue nothing more for it."""
+        with self.lock:
+            self.attached = False
+            self._drain()
+
+    def attach(self, replay: Callable[[], Any]) -> Any:
+        """A client resumes (GET with Last-Event-ID): what ``replay`` gives,
+        and from then on what comes, with nothing lost or sent twice in
+        between (the lock holds _put back); None if a response has it now."""
+        import queue
+
+        with self.lock:
+            if self.attached:
+                return None
+            replayed = replay()
+            self.items, self.queued = queue.SimpleQueue(), 0
+            self.attached, self.overflowed = True, False
+            return replayed
+
+    def _drain(self) -> None:
+        import queue
+
+        self.items, self.queued = queue.SimpleQueue(), 0
+
+
+# A channel's item that ends its response early (overflow, or the server closes it).
+_CLOSED = (False, None, None)
+
+
+class EventMessage:
+    """A stored message as EventStore.replay_events_after hands it back (the
+    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
+
+    __slots__ = ("message", "event_id")
+
+    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
+        self.message, self.event_id = message, event_id
+
+
+class EventStore:
+    """The messages of resumable SSE streams, for clients that reconnect with
+    Last-Event-ID (basic/transports, "Resumability and Redelivery"): the
+    default, in memory, bounded to ``max_bytes`` (the oldest go first).
+
+    A replacement (``streamable_http_app(event_store=...)``), shared by
+    several workers for instance, has the shape of the SDK's EventStore: its
+    two methods may be plain or ``async``.  ``store_event(stream_id, message)``
+    keeps ``message`` (the JSON-RPC message as bytes; None for a priming
+    event) and returns a new event id, unique across streams, without
+    newlines; ``replay_events_after(last_event_id, send_callback)`` calls
+    ``send_callback(EventMessage(message, event_id))`` for each message of
+    that event's stream stored after it, in order, and returns the stream id
+    (None for an id it does not know)."""
+
+    def __init__(self, max_bytes: int = 16 * 1024 * 1024) -> None:
+        import collections
+        import threading
+
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._size = 0
+        self._count = itertools.count(1)
+        self._events: Any = collections.OrderedDict()  # event id -> (stream id, message), oldest first
+        self._streams: Dict[str, Any] = {}  # stream id -> deque of its event ids
+
+    def store_event(self, stream_id: str, message: Optional[bytes]) -> str:
+        import collections
+
+        with self._lock:
+            event_id = str(next(self._count))
+            self._events[event_id] = (stream_id, message)
+            self._streams.setdefault(stream_id, collections.deque()).append(event_id)
+            self._size += len(message or b"") + 64  # 64: a rough cost of the entry itself
+            while self._size > self.max_bytes and len(self._events) > 1:
+                self._forget_oldest()
+        return event_id
+
+    def replay_events_after(self, last_event_id: str, send_callback: Callable[[EventMessage], Any]) -> Optional[str]:
+        with self._lock:
+            entry = self._events.get(last_event_id)
+            if entry is None:
+                return None
+            ids = list(self._streams[entry[0]])
+            after = [(i, self._events[i][1]) for i in ids[ids.index(last_event_id) + 1:]]
+        for event_id, message in after:
+            if message is not None:
+                send_callback(EventMessage(message, event_id))
+        return entry[0]  # type: ignore[no-any-return]
+
+    def forget(self, prefix: str) -> None:
+        """Drop the streams whose id starts with ``prefix`` (a session that has ended)."""
+        with self._lock:
+            for stream_id in [s for s in self._streams if s.startswith(prefix)]:
+                for event_id in self._streams.pop(stream_id):
+                    self._size -= len(self._events.pop(event_id)[1] or b"") + 64
+
+    def _forget_oldest(self) -> None:
+        event_id, (stream_id, message) = self._events.popitem(last=False)
+        self._size -= len(message or b"") + 64
+        ids = self._streams[stream_id]
+        ids.popleft()  # ids grow with time: a stream's oldest is the store's oldest
+        if not ids:
+            del self._streams[stream_id]
+
+
+class _Events:
+    """The app's event store as its callers need it: plain calls, whether its
+    methods are plain or ``async`` (run then on a loop of their own, never on
+    a tool's, which may be the caller)."""
+
+    def __init__(self, store: Any) -> None:
+        import inspect
+
+        self.backend = store
+        self.is_async = inspect.iscoroutinefunction(store.store_event)
+        self.loop: Any = _start_event_loop() if self.is_async else None
+
+    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
+        event_id = str(self._run(self.backend.store_event(stream_id, message)))
+        return event_id if event_id and not any(c in event_id for c in "\r\n\0") else None
+
+    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
+        """The stream id of ``last_event_id`` and what it holds after it."""
+        found: List[Tuple[bytes, Optional[str]]] = []
+
+        def keep(event: Any) -> None:
+            found.append((event.message, event.event_id))
+
+        async def keep_async(event: Any) -> None:
+            keep(event)
+
+        stream_id = self._run(self.backend.replay_events_after(last_event_id, keep_async if self.is_async else keep))
+        return (stream_id if isinstance(stream_id, str) else None), found
+
+    def forget(self, prefix: str) -> None:
+        forget = getattr(self.backend, "forget", None)
+        if forget is not None:
+            forget(prefix)
+
+    def _run(self, value: Any) -> Any:
+        import asyncio
+        import inspect
+
+        if not inspect.isawaitable(value):
+            return value
+        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
 
 
 class _BatchMember(_Channel):
@@ -9259,24 +9569,40 @@ class _HttpSession(_HttpExchange):
         super().__init__(app)
         self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
         self.last_used = time.monotonic()
-        self.stream: Optional[_Channel] = None
+        self.stream: Optional[_Channel] = None  # the GET stream's, kept while no response has it
+        self.streams = itertools.count(1)
+        self.live: Dict[str, _Channel] = {}  # the resumable channels of calls still running
 
     def write(self, message: Any) -> None:
         stream = self.stream
         if stream is not None:
             stream.send(message if isinstance(message, bytes) else _encode(message))
 
-    def open_stream(self) -> Optional[_Channel]:
-        with self.state:
-            if self.stream is not None:
-                return None
-            self.stream = _Channel()
-            return self.stream
+    def next_stream_id(self) -> str:
+        return f"{self.id}/{next(self.streams)}"  # the session's own: _HttpApp._resume checks it
 
-    def close_stream(self, channel: _Channel) -> None:
+    def track(self, channel: _Channel) -> None:
+        """Keep a call's resumable channel findable until its response is in."""
+        with channel.lock:
+            if channel.events is not None and not channel.finished:
+                channel.live = self.live
+                self.live[channel.stream_id] = channel
+
+    def open_stream(self) -> Optional[_Channel]:
+        """The GET stream's channel, now attached to a response (None: one has it)."""
+        app = self.app
         with self.state:
-            if self.stream is channel:
-                self.stream = None
+            if self.stream is None:
+                self.stream = _Channel(app.max_stream_buffer, app.events, self.id + "/get")
+                self.stream.attached = False
+            channel = self.stream
+
+        def prime() -> List[Any]:
+            if app.events is not None and (self.rpc.version or "") >= "2025-11-25":
+                channel.primer = app.events.store(channel.stream_id, None)
+            return []
+
+        return None if channel.attach(prime) is None else channel
 
     def end(self) -> None:
         """DELETE, expiry or shutdown: the GET stream ends; calls still
@@ -9285,12 +9611,16 @@ class _HttpSession(_HttpExchange):
             stream, self.stream = self.stream, None
         if stream is not None:
             stream.reply(None)
+        if self.app.events is not None:
+            self.app.events.forget(self.id + "/")
+        _forget_connection(self.server, self)
 
 
-def _sse_event(data: bytes) -> bytes:
+def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
     # One JSON-RPC message per event, on one data line (_encode writes no
-    # newline inside a message).
-    return b"event: message\ndata: " + data.rstrip(b"\n") + b"\n\n"
+    # newline inside a message); its id, when the stream is resumable.
+    head = b"" if event_id is None else b"id: " + event_id.encode() + b"\n"
+    return head + b"event: message\ndata: " + data.rstrip(b"\n") + b"\n\n"
 
 
 def _plain(status: int, text: str, headers: Optional[List[Tuple[str, str]]] = None) -> _Reply:
