@@ -6311,6 +6311,16 @@ class Context:
         self.mcp_server._list_changed("resources")
         return _Ready()
 
+    def close_sse_stream(self) -> _Ready:
+        """End this call's SSE response now, the call going on (SEP-1699,
+        polling): the client comes back with Last-Event-ID for the rest.  Only
+        a resumable stream (a session's, over HTTP) is closed; else nothing."""
+        call = self._request.call
+        channel = getattr(call.stream, "__self__", None) if call is not None else None
+        if isinstance(channel, _Channel):
+            channel.close()
+        return _Ready()
+
     def read_resource(self, uri: str) -> _Ready:
         """A resource of this server, read (server/resources): a list of contents,
         each with ``.content`` (text, or bytes for a blob) and ``.mime_type``.
@@ -9158,7 +9168,10 @@ class _HttpApp:
         channel = session.stream if stream_id == session.id + "/get" else session.live.get(stream_id)
         if channel is None:  # the call has ended: the rest of what it sent, its response last
             return "200 OK", list(_SSE_HEADERS), [_sse_event(data, event_id) for data, event_id in replayed]
-        replayed = channel.attach(lambda: events.replay(last)[1])
+        for _ in range(8):  # a client that resumes has left the old response: it ends at its next look
+            replayed = channel.attach(lambda: events.replay(last)[1])
+            if replayed is not None or self.closing.wait(self._POLL):
+                break
         if replayed is None:
             return _error_reply(409, None, INVALID_REQUEST, "Conflict: that stream is open already")
         watch = _CallWatch(session, None, False, None)
