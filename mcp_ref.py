@@ -113,12 +113,14 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 (basic/utilities/cancellation)
     20. stdio                   wire encoding; the stdio transport (basic/transports)
     21. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
-    22. HTTP access control     Host and Origin checks; bearer tokens (basic/security_best_practices,
+    22. SSE streams             a response's messages, bounded; resumable streams and the event store
+                                (basic/transports, "Resumability and Redelivery")
+    23. HTTP access control     Host and Origin checks; bearer tokens (basic/security_best_practices,
                                 basic/authorization)
-    23. HTTP server             a standard-library server for the WSGI app
-    24. A client                a small client over stdio or HTTP
-    25. Command line            list, call, resources, read, prompts, prompt, serve
-    26. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+    24. HTTP server             a standard-library server for the WSGI app
+    25. A client                a small client over stdio or HTTP
+    26. Command line            list, call, resources, read, prompts, prompt, serve
+    27. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
@@ -3166,7 +3168,7 @@ _TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_fro
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 26, _rx_accelerated) only where
+# Python's re serves as an accelerator (section 27, _rx_accelerated) only where
 # its backtracking provably stays linear.
 
 
@@ -9275,6 +9277,276 @@ def _forget_connection(server: MCPServer, conn: _Connection) -> None:
         pass
 
 
+class _HttpExchange(_Connection):
+    """One stateless request's connection (2026-07-28, or a request with no
+    session): nothing outlives the request but the app's pool and loop."""
+
+    def __init__(self, app: _HttpApp) -> None:
+        super().__init__(app.server)
+        self.app = app
+        self.loop = app.loop  # one loop and one pool for the whole app, both started when first needed
+
+    def write(self, message: Any) -> None:
+        pass  # handle_message is always given the response's own stream
+
+    def _workers(self) -> _Workers:
+        return self.app.workers()
+
+    def event_loop(self) -> Any:
+        return self.app.event_loop()  # the app's one loop, for every request's async tools
+
+
+class _HttpSession(_HttpExchange):
+    """A handshake-era session (2025-03-26 .. 2025-11-25): the revision its
+    initialize fixed, its calls in flight, and its one GET stream, where
+    ``write`` sends what belongs to no request (nothing, while none is open)."""
+
+    def __init__(self, app: _HttpApp) -> None:
+        import secrets
+        import time
+
+        super().__init__(app)
+        self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
+        self.last_used = time.monotonic()
+        self.stream: Optional[_Channel] = None  # the GET stream's, kept while no response has it
+        self.streams = itertools.count(1)
+        self.live: Dict[str, _Channel] = {}  # the resumable channels of calls still running
+
+    def write(self, message: Any) -> None:
+        stream = self.stream
+        if stream is not None:
+            stream.send(message if isinstance(message, bytes) else _encode(message))
+
+    def next_stream_id(self) -> str:
+        return f"{self.id}/{next(self.streams)}"  # the session's own: _HttpApp._resume checks it
+
+    def track(self, channel: _Channel) -> None:
+        """Keep a call's resumable channel findable until its response is in."""
+        with channel.lock:
+            if channel.events is not None and not channel.finished:
+                channel.live = self.live
+                self.live[channel.stream_id] = channel
+
+    def open_stream(self) -> Optional[_Channel]:
+        """The GET stream's channel, now attached to a response (None: one has it)."""
+        app = self.app
+        with self.state:
+            if self.stream is None:
+                self.stream = _Channel(app.max_stream_buffer, app.events, self.id + "/get")
+                self.stream.attached = False
+            channel = self.stream
+
+        def prime() -> List[Any]:
+            if app.events is not None and (self.rpc.version or "") >= "2025-11-25":
+                channel.primer = app.events.store(channel.stream_id, None)
+            return []
+
+        return None if channel.attach(prime) is None else channel
+
+    def end(self) -> None:
+        """DELETE, expiry or shutdown: the GET stream ends; calls still
+        running finish, and their answers go nowhere."""
+        with self.state:
+            stream, self.stream = self.stream, None
+        if stream is not None:
+            stream.reply(None)
+        if self.app.events is not None:
+            self.app.events.forget(self.id + "/")
+        _forget_connection(self.server, self)
+
+
+def _plain(status: int, text: str, headers: Optional[List[Tuple[str, str]]] = None) -> _Reply:
+    body = [text.encode()] if text else []
+    return _status_line(status), [("Content-Type", "text/plain; charset=utf-8")] + (headers or []), body
+
+
+def _status_line(status: int) -> str:
+    import http
+
+    return f"{status} {http.HTTPStatus(status).phrase}"
+
+
+def _error_reply(status: int, id_: Any, code: int, message: str, data: Any = _MISSING,
+                 headers: Optional[List[Tuple[str, str]]] = None) -> _Reply:
+    """A JSON-RPC error response as the HTTP response's body (transport
+    errors carry no id: "a JSON-RPC error response that has no id")."""
+    body = _encode(_error_response(id_, _RpcError(code, message, data)))
+    return _status_line(status), [("Content-Type", "application/json")] + (headers or []), [body]
+
+
+def _json_reply(response: Any, modern: bool) -> _Reply:
+    """A ready response as JSON.  Without a session, an error's status is the
+    table's (_HTTP_STATUS); within one, a JSON-RPC error is still 200."""
+    status = 200
+    if modern and isinstance(response, dict) and isinstance(response.get("error"), dict):
+        status = _HTTP_STATUS.get(response["error"].get("code"), 200)
+    return _status_line(status), [("Content-Type", "application/json")], [_encode(response)]
+
+
+def _accepted(environ: Dict[str, Any]) -> List[str]:
+    """The media types of the Accept header, parameters dropped, lower case."""
+    return [part.split(";")[0].strip().lower() for part in (environ.get("HTTP_ACCEPT") or "").split(",")]
+
+
+def _check_media(environ: Dict[str, Any], json_only: bool) -> Optional[_Reply]:
+    """A POST must send JSON (415) and accept both JSON and SSE (406):
+    basic/transports, "Sending Messages to the Server" (JSON only when this
+    server never streams)."""
+    content_type = (environ.get("CONTENT_TYPE") or "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        return _error_reply(415, None, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be "
+                                                        "application/json")
+    accepted = _accepted(environ)
+    wild = "*/*" in accepted
+    json_ok = wild or "application/json" in accepted or "application/*" in accepted
+    sse_ok = wild or "text/event-stream" in accepted or "text/*" in accepted
+    if not json_ok or not (sse_ok or json_only):
+        return _error_reply(406, None, INVALID_REQUEST, "Not Acceptable: the client must accept both "
+                                                        "application/json and text/event-stream")
+    return None
+
+
+def _check_version_header(environ: Dict[str, Any], negotiated: Optional[str]) -> Optional[_Reply]:
+    """MCP-Protocol-Version within a session (2025-06-18 on, "Protocol Version
+    Header"): absent means 2025-03-26; one we do not serve is a 400."""
+    header = environ.get(_VERSION_HEADER)
+    if header is None or header == negotiated or header in HANDSHAKE_VERSIONS:
+        return None
+    return _error_reply(400, None, INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version: "
+                                                    f"{_one_line(header, 40)} (this session speaks {negotiated})")
+
+
+def _modern_version(message: Dict[str, Any]) -> Any:
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+
+
+def _header_mismatch(message: Dict[str, Any], environ: Dict[str, Any]) -> Optional[str]:
+    """What the 2026-07-28 standard headers say that the body does not
+    ("Server Validation"), checked once _meta carries the required pair
+    (without it, the dispatcher's -32602 answers first)."""
+    params = message.get("params") or {}
+    meta = params.get("_meta") or {}
+    if META_CLIENT_CAPABILITIES not in meta:
+        return None
+    version = environ.get(_VERSION_HEADER)
+    if version != meta.get(META_PROTOCOL_VERSION):
+        return (f"MCP-Protocol-Version header value {_shown(version)} does not match the body's "
+                f"{META_PROTOCOL_VERSION} {_shown(meta.get(META_PROTOCOL_VERSION))}")
+    if "id" not in message:
+        return None  # header requirements for notifications are not defined
+    method = environ.get("HTTP_MCP_METHOD")
+    if method != message.get("method"):
+        return f"Mcp-Method header value {_shown(method)} does not match the body's method {_shown(message['method'])}"
+    key = _NAME_PARAMS.get(message["method"])
+    if key is not None and params.get(key) is not None:
+        name = environ.get("HTTP_MCP_NAME")
+        if _header_text(name) != params[key]:
+            return f"Mcp-Name header value {_shown(name)} does not match the body's {key} {_shown(params[key])}"
+    return None
+
+
+def _shown(value: Any) -> str:
+    return "(none)" if value is None else repr(_one_line(str(value), 80))
+
+
+def _header_text(raw: Optional[str]) -> Optional[str]:
+    """A header value as text: ``=?base64?...?=`` decoded ("Value Encoding");
+    None for a malformed one, or one with characters a header may not carry."""
+    import base64
+    import binascii
+
+    if raw is None or any(not (" " <= c <= "~" or c == "\t") for c in raw):
+        return None
+    raw = raw.strip(" \t")  # optional whitespace around a field value is not part of it (RFC 9110 5.5)
+    if not (raw.startswith("=?base64?") and raw.endswith("?=") and len(raw) >= 11):
+        return raw
+    payload = raw[9:-2]
+    try:
+        data = base64.b64decode(payload, validate=True)
+        if base64.b64encode(data).decode("ascii") != payload:  # canonical form only
+            return None
+        return data.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+
+
+def _x_mcp_headers(schema: Any) -> Optional[List[Tuple[Tuple[str, ...], str, Any]]]:
+    """The (property path, header name, type) of each ``x-mcp-header``
+    annotation; None when any is invalid (a conforming client then drops the
+    tool and sends no such header: server/tools, "x-mcp-header")."""
+    import re
+
+    token = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+    found: List[Tuple[Tuple[str, ...], str, Any]] = []
+    seen = set()
+    stack: List[Tuple[Optional[Tuple[str, ...]], Any]] = [((), schema)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, list):
+            stack.extend((None, item) for item in node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        if "x-mcp-header" in node:
+            name, kind = node["x-mcp-header"], node.get("type")
+            if not path or not isinstance(name, str) or not token.match(name) or name.lower() in seen \
+                    or kind not in ("string", "integer", "boolean"):
+                return None
+            seen.add(name.lower())
+            found.append((path, name, kind))
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                stack.extend(((path + (k,)) if path is not None else None, v) for k, v in value.items())
+            elif key not in ("default", "examples", "const", "enum", "x-mcp-header"):
+                stack.append((None, value))  # anything but a properties chain is no place for one
+    return found
+
+
+def _value_at(arguments: Any, path: Tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(arguments, dict):
+            return None
+        arguments = arguments.get(key)
+    return arguments
+
+
+def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional[str]:
+    """Why one Mcp-Param header does not mirror its argument, or None."""
+    if value is None:  # absent or null: the client sends no header
+        return None if raw is None else "is present without"
+    if isinstance(value, bool):
+        rendered: Optional[str] = "true" if value else "false"
+    elif isinstance(value, (str, int, float)):
+        rendered = str(value)
+    else:
+        rendered = None
+    if raw is None:
+        return None if rendered is None else "is missing for"
+    text = _header_text(raw)
+    if text is None:
+        return "is malformed for"
+    if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool) and \
+            float(value).is_integer():
+        try:  # numerically: 42 matches 42.0 ("Server Validation", note)
+            return None if _finite(text) == value else "does not match"
+        except (ValueError, OverflowError):
+            return "does not match"
+    return None if text == rendered else "does not match"
+
+
+# ---------------------------------------------------------------------------
+# 22. SSE streams
+# ---------------------------------------------------------------------------
+#
+# What goes out on one HTTP response while a call runs (_Channel), its
+# bounds, and what lets a session's client come back for what it missed:
+# event ids, the priming event, the event store and Last-Event-ID
+# (2025-03-26 .. 2025-11-25 basic/transports, "Resumability and Redelivery";
+# 2026-07-28 streams are not resumable: basic/transports/streamable-http).
+
+
 class _Channel:
     """What goes out on one HTTP response, in order: ``(False, bytes, event
     id)`` for a message before the response (``stream``), ``(True, bytes,
@@ -9551,84 +9823,6 @@ def _nothing() -> None:
     pass
 
 
-class _HttpExchange(_Connection):
-    """One stateless request's connection (2026-07-28, or a request with no
-    session): nothing outlives the request but the app's pool and loop."""
-
-    def __init__(self, app: _HttpApp) -> None:
-        super().__init__(app.server)
-        self.app = app
-        self.loop = app.loop  # one loop and one pool for the whole app, both started when first needed
-
-    def write(self, message: Any) -> None:
-        pass  # handle_message is always given the response's own stream
-
-    def _workers(self) -> _Workers:
-        return self.app.workers()
-
-    def event_loop(self) -> Any:
-        return self.app.event_loop()  # the app's one loop, for every request's async tools
-
-
-class _HttpSession(_HttpExchange):
-    """A handshake-era session (2025-03-26 .. 2025-11-25): the revision its
-    initialize fixed, its calls in flight, and its one GET stream, where
-    ``write`` sends what belongs to no request (nothing, while none is open)."""
-
-    def __init__(self, app: _HttpApp) -> None:
-        import secrets
-        import time
-
-        super().__init__(app)
-        self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
-        self.last_used = time.monotonic()
-        self.stream: Optional[_Channel] = None  # the GET stream's, kept while no response has it
-        self.streams = itertools.count(1)
-        self.live: Dict[str, _Channel] = {}  # the resumable channels of calls still running
-
-    def write(self, message: Any) -> None:
-        stream = self.stream
-        if stream is not None:
-            stream.send(message if isinstance(message, bytes) else _encode(message))
-
-    def next_stream_id(self) -> str:
-        return f"{self.id}/{next(self.streams)}"  # the session's own: _HttpApp._resume checks it
-
-    def track(self, channel: _Channel) -> None:
-        """Keep a call's resumable channel findable until its response is in."""
-        with channel.lock:
-            if channel.events is not None and not channel.finished:
-                channel.live = self.live
-                self.live[channel.stream_id] = channel
-
-    def open_stream(self) -> Optional[_Channel]:
-        """The GET stream's channel, now attached to a response (None: one has it)."""
-        app = self.app
-        with self.state:
-            if self.stream is None:
-                self.stream = _Channel(app.max_stream_buffer, app.events, self.id + "/get")
-                self.stream.attached = False
-            channel = self.stream
-
-        def prime() -> List[Any]:
-            if app.events is not None and (self.rpc.version or "") >= "2025-11-25":
-                channel.primer = app.events.store(channel.stream_id, None)
-            return []
-
-        return None if channel.attach(prime) is None else channel
-
-    def end(self) -> None:
-        """DELETE, expiry or shutdown: the GET stream ends; calls still
-        running finish, and their answers go nowhere."""
-        with self.state:
-            stream, self.stream = self.stream, None
-        if stream is not None:
-            stream.reply(None)
-        if self.app.events is not None:
-            self.app.events.forget(self.id + "/")
-        _forget_connection(self.server, self)
-
-
 def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
     # One JSON-RPC message per event, on one data line (_encode writes no
     # newline inside a message); its id, when the stream is resumable.
@@ -9636,189 +9830,8 @@ def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
     return head + b"event: message\ndata: " + data.rstrip(b"\n") + b"\n\n"
 
 
-def _plain(status: int, text: str, headers: Optional[List[Tuple[str, str]]] = None) -> _Reply:
-    body = [text.encode()] if text else []
-    return _status_line(status), [("Content-Type", "text/plain; charset=utf-8")] + (headers or []), body
-
-
-def _status_line(status: int) -> str:
-    import http
-
-    return f"{status} {http.HTTPStatus(status).phrase}"
-
-
-def _error_reply(status: int, id_: Any, code: int, message: str, data: Any = _MISSING,
-                 headers: Optional[List[Tuple[str, str]]] = None) -> _Reply:
-    """A JSON-RPC error response as the HTTP response's body (transport
-    errors carry no id: "a JSON-RPC error response that has no id")."""
-    body = _encode(_error_response(id_, _RpcError(code, message, data)))
-    return _status_line(status), [("Content-Type", "application/json")] + (headers or []), [body]
-
-
-def _json_reply(response: Any, modern: bool) -> _Reply:
-    """A ready response as JSON.  Without a session, an error's status is the
-    table's (_HTTP_STATUS); within one, a JSON-RPC error is still 200."""
-    status = 200
-    if modern and isinstance(response, dict) and isinstance(response.get("error"), dict):
-        status = _HTTP_STATUS.get(response["error"].get("code"), 200)
-    return _status_line(status), [("Content-Type", "application/json")], [_encode(response)]
-
-
-def _accepted(environ: Dict[str, Any]) -> List[str]:
-    """The media types of the Accept header, parameters dropped, lower case."""
-    return [part.split(";")[0].strip().lower() for part in (environ.get("HTTP_ACCEPT") or "").split(",")]
-
-
-def _check_media(environ: Dict[str, Any], json_only: bool) -> Optional[_Reply]:
-    """A POST must send JSON (415) and accept both JSON and SSE (406):
-    basic/transports, "Sending Messages to the Server" (JSON only when this
-    server never streams)."""
-    content_type = (environ.get("CONTENT_TYPE") or "").split(";")[0].strip().lower()
-    if content_type != "application/json":
-        return _error_reply(415, None, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be "
-                                                        "application/json")
-    accepted = _accepted(environ)
-    wild = "*/*" in accepted
-    json_ok = wild or "application/json" in accepted or "application/*" in accepted
-    sse_ok = wild or "text/event-stream" in accepted or "text/*" in accepted
-    if not json_ok or not (sse_ok or json_only):
-        return _error_reply(406, None, INVALID_REQUEST, "Not Acceptable: the client must accept both "
-                                                        "application/json and text/event-stream")
-    return None
-
-
-def _check_version_header(environ: Dict[str, Any], negotiated: Optional[str]) -> Optional[_Reply]:
-    """MCP-Protocol-Version within a session (2025-06-18 on, "Protocol Version
-    Header"): absent means 2025-03-26; one we do not serve is a 400."""
-    header = environ.get(_VERSION_HEADER)
-    if header is None or header == negotiated or header in HANDSHAKE_VERSIONS:
-        return None
-    return _error_reply(400, None, INVALID_REQUEST, f"Bad Request: unsupported MCP-Protocol-Version: "
-                                                    f"{_one_line(header, 40)} (this session speaks {negotiated})")
-
-
-def _modern_version(message: Dict[str, Any]) -> Any:
-    params = message.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
-
-
-def _header_mismatch(message: Dict[str, Any], environ: Dict[str, Any]) -> Optional[str]:
-    """What the 2026-07-28 standard headers say that the body does not
-    ("Server Validation"), checked once _meta carries the required pair
-    (without it, the dispatcher's -32602 answers first)."""
-    params = message.get("params") or {}
-    meta = params.get("_meta") or {}
-    if META_CLIENT_CAPABILITIES not in meta:
-        return None
-    version = environ.get(_VERSION_HEADER)
-    if version != meta.get(META_PROTOCOL_VERSION):
-        return (f"MCP-Protocol-Version header value {_shown(version)} does not match the body's "
-                f"{META_PROTOCOL_VERSION} {_shown(meta.get(META_PROTOCOL_VERSION))}")
-    if "id" not in message:
-        return None  # header requirements for notifications are not defined
-    method = environ.get("HTTP_MCP_METHOD")
-    if method != message.get("method"):
-        return f"Mcp-Method header value {_shown(method)} does not match the body's method {_shown(message['method'])}"
-    key = _NAME_PARAMS.get(message["method"])
-    if key is not None and params.get(key) is not None:
-        name = environ.get("HTTP_MCP_NAME")
-        if _header_text(name) != params[key]:
-            return f"Mcp-Name header value {_shown(name)} does not match the body's {key} {_shown(params[key])}"
-    return None
-
-
-def _shown(value: Any) -> str:
-    return "(none)" if value is None else repr(_one_line(str(value), 80))
-
-
-def _header_text(raw: Optional[str]) -> Optional[str]:
-    """A header value as text: ``=?base64?...?=`` decoded ("Value Encoding");
-    None for a malformed one, or one with characters a header may not carry."""
-    import base64
-    import binascii
-
-    if raw is None or any(not (" " <= c <= "~" or c == "\t") for c in raw):
-        return None
-    raw = raw.strip(" \t")  # optional whitespace around a field value is not part of it (RFC 9110 5.5)
-    if not (raw.startswith("=?base64?") and raw.endswith("?=") and len(raw) >= 11):
-        return raw
-    payload = raw[9:-2]
-    try:
-        data = base64.b64decode(payload, validate=True)
-        if base64.b64encode(data).decode("ascii") != payload:  # canonical form only
-            return None
-        return data.decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
-
-
-def _x_mcp_headers(schema: Any) -> Optional[List[Tuple[Tuple[str, ...], str, Any]]]:
-    """The (property path, header name, type) of each ``x-mcp-header``
-    annotation; None when any is invalid (a conforming client then drops the
-    tool and sends no such header: server/tools, "x-mcp-header")."""
-    import re
-
-    token = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
-    found: List[Tuple[Tuple[str, ...], str, Any]] = []
-    seen = set()
-    stack: List[Tuple[Optional[Tuple[str, ...]], Any]] = [((), schema)]
-    while stack:
-        path, node = stack.pop()
-        if isinstance(node, list):
-            stack.extend((None, item) for item in node)
-            continue
-        if not isinstance(node, dict):
-            continue
-        if "x-mcp-header" in node:
-            name, kind = node["x-mcp-header"], node.get("type")
-            if not path or not isinstance(name, str) or not token.match(name) or name.lower() in seen \
-                    or kind not in ("string", "integer", "boolean"):
-                return None
-            seen.add(name.lower())
-            found.append((path, name, kind))
-        for key, value in node.items():
-            if key == "properties" and isinstance(value, dict):
-                stack.extend(((path + (k,)) if path is not None else None, v) for k, v in value.items())
-            elif key not in ("default", "examples", "const", "enum", "x-mcp-header"):
-                stack.append((None, value))  # anything but a properties chain is no place for one
-    return found
-
-
-def _value_at(arguments: Any, path: Tuple[str, ...]) -> Any:
-    for key in path:
-        if not isinstance(arguments, dict):
-            return None
-        arguments = arguments.get(key)
-    return arguments
-
-
-def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional[str]:
-    """Why one Mcp-Param header does not mirror its argument, or None."""
-    if value is None:  # absent or null: the client sends no header
-        return None if raw is None else "is present without"
-    if isinstance(value, bool):
-        rendered: Optional[str] = "true" if value else "false"
-    elif isinstance(value, (str, int, float)):
-        rendered = str(value)
-    else:
-        rendered = None
-    if raw is None:
-        return None if rendered is None else "is missing for"
-    text = _header_text(raw)
-    if text is None:
-        return "is malformed for"
-    if kind == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool) and \
-            float(value).is_integer():
-        try:  # numerically: 42 matches 42.0 ("Server Validation", note)
-            return None if _finite(text) == value else "does not match"
-        except (ValueError, OverflowError):
-            return "does not match"
-    return None if text == rendered else "does not match"
-
-
 # ---------------------------------------------------------------------------
-# 22. HTTP access control
+# 23. HTTP access control
 # ---------------------------------------------------------------------------
 #
 # Who may talk to an HTTP server: the Host and Origin checks against DNS
@@ -9952,7 +9965,7 @@ def _is_awaitable(value: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 23. HTTP server
+# 24. HTTP server
 # ---------------------------------------------------------------------------
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
@@ -10234,7 +10247,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------
-# 24. A client
+# 25. A client
 # ---------------------------------------------------------------------------
 #
 # A small client over stdio (a child process it starts) or Streamable HTTP,
@@ -10791,7 +10804,7 @@ def _error_text(error: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 25. Command line
+# 26. Command line
 # ---------------------------------------------------------------------------
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
@@ -11234,7 +11247,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 26. Accelerators
+# 27. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
