@@ -8995,7 +8995,7 @@ class _HttpApp:
                   modern: bool) -> _Reply:
         """Answer one message: 202 for a notification or a response, JSON for a
         ready answer, else wait for the call (JSON or SSE: _answer_call)."""
-        channel = self._channel(conn)
+        channel = self._channel(conn, message.get("method"))
         response = self._handle(conn, message, channel, self._inline(message))
         if response is None:
             return _plain(202, "")
@@ -9008,12 +9008,14 @@ class _HttpApp:
         return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
                                  long_lived=message.get("method") in _LONG_LIVED, table=table)
 
-    def _channel(self, conn: _Connection) -> _Channel:
-        """A response's channel: bounded; in a session, resumable, with a
-        priming event from 2025-11-25 on (basic/transports, "Resumability and
-        Redelivery": "immediately send an SSE event consisting of an event ID
-        and an empty data field"), stored before the call can store anything."""
-        if not isinstance(conn, _HttpSession) or self.events is None or self.json_response:
+    def _channel(self, conn: _Connection, method: Any) -> _Channel:
+        """A response's channel: bounded; in a session, for a request that may
+        stream, resumable, with a priming event from 2025-11-25 on
+        (basic/transports, "Resumability and Redelivery": "immediately send an
+        SSE event consisting of an event ID and an empty data field"), stored
+        before the call can store anything."""
+        if not isinstance(conn, _HttpSession) or self.events is None or self.json_response \
+                or method not in ("tools/call", "resources/read", "prompts/get"):  # the rest: answered at once
             return _Channel(self.max_stream_buffer)
         channel = _Channel(self.max_stream_buffer, self.events, conn.next_stream_id())
         if (conn.rpc.version or "") >= "2025-11-25":
@@ -9745,7 +9747,12 @@ class _Events:
         self.loop: Any = _start_event_loop() if self.is_async else None
 
     def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
-        event_id = str(self._run(self.backend.store_event(stream_id, message)))
+        """The new event's id; None (an event without one) if the store failed."""
+        try:
+            event_id = str(self._run(self.backend.store_event(stream_id, message)))
+        except Exception as exc:  # a store of the deployment's: the message is still sent
+            _log_exception("the event store failed", exc)
+            return None
         return event_id if event_id and not any(c in event_id for c in "\r\n\0") else None
 
     def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
@@ -9758,7 +9765,11 @@ class _Events:
         async def keep_async(event: Any) -> None:
             keep(event)
 
-        stream_id = self._run(self.backend.replay_events_after(last_event_id, keep_async if self.is_async else keep))
+        try:
+            stream_id = self._run(self.backend.replay_events_after(last_event_id, keep_async if self.is_async else keep))
+        except Exception as exc:  # as an event id it does not know
+            _log_exception("the event store failed", exc)
+            return None, []
         return (stream_id if isinstance(stream_id, str) else None), found
 
     def forget(self, prefix: str) -> None:

@@ -15,6 +15,7 @@ import socket
 import threading
 import time
 import unittest
+import unittest.mock
 from typing import Any, Dict, List, Optional, Tuple
 
 import mcp_ref
@@ -155,6 +156,27 @@ class ResumeTest(unittest.TestCase):
         endpoint.app.sessions[second].write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         self.assertEqual(read_event(resumed)[1], {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         other.close()
+
+    def test_a_failing_store_costs_resumption_only(self) -> None:
+        class Broken:
+            def store_event(self, stream_id: str, message: Optional[bytes]) -> str:
+                raise OSError("the store is down")
+
+            def replay_events_after(self, last_event_id: str, send_callback: Any) -> Optional[str]:
+                raise OSError("the store is down")
+
+        go = threading.Event()
+        go.set()
+        endpoint = InProcess(self.server(go), event_store=Broken())
+        self.addCleanup(endpoint.stop)
+        session = endpoint.initialize()
+        with unittest.mock.patch("sys.stderr", io.StringIO()) as err:
+            conn, stream = post(endpoint.port, call(1, "slow"), in_session(session))
+            events = stream.read().decode()
+            conn.close()
+        self.assertNotIn("id:", events)
+        self.assertIn('"result"', events)
+        self.assertIn("mcp_ref: the event store failed:", err.getvalue())
 
     def test_the_store_is_bounded(self) -> None:
         store = mcp_ref.EventStore(max_bytes=10_000)
