@@ -56,7 +56,9 @@ EXPECTED_TO_PASS: Dict[str, List[str]] = {
     ],
     "2026-07-28": _CONTENT + _SERVED + [
         "server-stateless",              # server/discover, per-request _meta, -32021 as a 400, listen
-                                         # streams, which get list changes (test_trigger_*_change)
+                                         # streams, which get list changes (test_trigger_*_change; under
+                                         # gunicorn a listen stream and the trigger may reach different
+                                         # workers, whose lists are their own: two SHOULD warnings)
         "sep-2164-resource-not-found",
         "caching",
         "input-required-result-basic-elicitation", "input-required-result-basic-sampling",
