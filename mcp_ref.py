@@ -6323,6 +6323,13 @@ class Context:
             channel.close()
         return _Ready()
 
+    def close_standalone_sse_stream(self) -> _Ready:
+        """As close_sse_stream, for the session's GET stream."""
+        channel = getattr(self._request.conn, "stream", None)
+        if isinstance(channel, _Channel):
+            channel.close()
+        return _Ready()
+
     def read_resource(self, uri: str) -> _Ready:
         """A resource of this server, read (server/resources): a list of contents,
         each with ``.content`` (text, or bytes for a blob) and ``.mime_type``.

@@ -157,6 +157,32 @@ class ResumeTest(unittest.TestCase):
         self.assertEqual(read_event(resumed)[1], {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         other.close()
 
+    def test_the_server_closes_a_stream_for_polling(self) -> None:
+        server = mcp_ref.MCPServer("polling")
+
+        @server.tool()
+        async def poll(ctx: mcp_ref.Context) -> str:
+            await ctx.close_standalone_sse_stream()
+            await ctx.close_sse_stream()  # SEP-1699: the client comes back for the rest
+            await asyncio.sleep(0.2)
+            return "polled"
+
+        endpoint = InProcess(server)
+        self.addCleanup(endpoint.stop)
+        session = endpoint.initialize()
+        standalone, get_stream = get(endpoint.port, in_session(session))
+        self.addCleanup(standalone.close)
+        self.assertIsNone(read_event(get_stream)[1])
+        conn, stream = post(endpoint.port, call(1, "poll"), in_session(session))
+        primer, message = read_event(stream)
+        self.assertIsNone(message)
+        self.assertEqual(stream.read(), b"")  # closed by the server, the call running on
+        conn.close()
+        self.assertEqual(get_stream.read(), b"")  # the GET stream too
+        again, resumed = get(endpoint.port, dict(in_session(session), **{"Last-Event-ID": str(primer)}))
+        self.assertEqual(read_event(resumed)[1]["result"]["content"], [{"type": "text", "text": "polled"}])
+        again.close()
+
     def test_a_failing_store_costs_resumption_only(self) -> None:
         class Broken:
             def store_event(self, stream_id: str, message: Optional[bytes]) -> str:
