@@ -9772,8 +9772,9 @@ class _Events:
         async def keep_async(event: Any) -> None:
             keep(event)
 
+        send = keep_async if self.is_async else keep
         try:
-            stream_id = self._run(self.backend.replay_events_after(last_event_id, keep_async if self.is_async else keep))
+            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
         except Exception as exc:  # as an event id it does not know
             _log_exception("the event store failed", exc)
             return None, []
