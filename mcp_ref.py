@@ -9010,24 +9010,17 @@ class _HttpApp:
         table = not isinstance(conn, _HttpSession) and (modern or not self.stateless)
         if response is not _STARTED:
             return _json_reply(response, table)
-        if isinstance(conn, _HttpSession):
-            conn.track(channel)
         return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
                                  long_lived=message.get("method") in _LONG_LIVED, table=table)
 
     def _channel(self, conn: _Connection, method: Any) -> _Channel:
         """A response's channel: bounded; in a session, for a request that may
-        stream, resumable, with a priming event from 2025-11-25 on
-        (basic/transports, "Resumability and Redelivery": "immediately send an
-        SSE event consisting of an event ID and an empty data field"), stored
-        before the call can store anything."""
+        stream, resumable (_Channel.begin, when it streams)."""
         if not isinstance(conn, _HttpSession) or self.events is None or self.json_response \
                 or method not in ("tools/call", "resources/read", "prompts/get"):  # the rest: answered at once
             return _Channel(self.max_stream_buffer)
-        channel = _Channel(self.max_stream_buffer, self.events, conn.next_stream_id())
-        if (conn.rpc.version or "") >= "2025-11-25":
-            channel.primer = self.events.store(channel.stream_id, None)
-        return channel
+        prime = (conn.rpc.version or "") >= "2025-11-25"
+        return _Channel(self.max_stream_buffer, self.events, conn.next_stream_id(), prime)
 
     def _inline(self, message: Dict[str, Any]) -> bool:
         """Whether a call may run on the request's own thread: not when its tool
@@ -9056,6 +9049,10 @@ class _HttpApp:
             watch.closed = functools.partial(_forget_connection, self.server, conn)
         first = self._wait(channel, None if self.json_response else self.sse_after, environ, watch)
         if first is not None and not first[0] or first is None and not self.json_response and not watch.stop:
+            if isinstance(conn, _HttpSession):  # a priming event (basic/transports, "Resumability and
+                # Redelivery": "immediately send an SSE event consisting of an event ID and an empty data field")
+                first = channel.begin(first)
+                conn.track(channel)
             return "200 OK", list(_SSE_HEADERS), self._sse(channel, first, watch, environ)
         if first is None:  # the deadline passed (JSON only), the client went, or the server is stopping
             channel.detach()
@@ -9104,9 +9101,13 @@ class _HttpApp:
 
         gone = environ.get("mcp_ref.gone", _never)
         try:
-            if channel.primer is not None and replayed is None:  # the priming event, and when to come back if cut
+            head = b""  # the priming event, and when to come back if cut; in one write with the first event
+            if channel.primer is not None and replayed is None:
                 retry = b"" if self.retry is None else b"retry: %d\n" % self.retry
-                yield b"id: " + channel.primer.encode() + b"\n" + retry + b"data: \n\n"
+                head = b"id: " + channel.primer.encode() + b"\n" + retry + b"data: \n\n"
+                if first is None or first[1] is None:
+                    yield head
+                    head = b""
             for data, event_id in replayed or ():
                 yield _sse_event(data, event_id)
             if replayed is not None and channel.finished:
@@ -9119,7 +9120,8 @@ class _HttpApp:
                     if data is None and not final or channel.overflowed:
                         return  # ended early (_CLOSED): the client resumes or has gone
                     if data is not None:
-                        yield data if data.startswith(b":") else _sse_event(data, event_id)
+                        yield head + (data if data.startswith(b":") else _sse_event(data, event_id))
+                        head = b""
                     quiet_since = time.monotonic()
                     if final:
                         watch.done = True
@@ -9342,7 +9344,7 @@ class _HttpSession(_HttpExchange):
         with self.state:
             if self.stream is None:
                 self.stream = _Channel(app.max_stream_buffer, app.events, self.id + "/get")
-                self.stream.attached = False
+                self.stream.attached, self.stream.held, self.stream.storing = False, False, app.events is not None
             channel = self.stream
 
         def prime() -> List[Any]:
@@ -9563,18 +9565,21 @@ class _Channel:
     nothing to send), and ``_CLOSED``: the server ends the response early.
 
     A session's channel is resumable (2025-03-26 .. 2025-11-25 basic/transports,
-    "Resumability and Redelivery"): each message is kept in the event store
-    under the channel's stream id, and stays there for a client that comes
-    back with Last-Event-ID, whether or not a response carries it now
-    (``attached``).  Bounded: once more than ``limit`` bytes wait for a client
-    that does not read, the response ends (``overflowed``; ``on_overflow``
-    runs) and nothing more is queued for it; a resumable channel goes on
-    storing (README, "Limits and guarantees")."""
+    "Resumability and Redelivery"): once its response is a stream
+    (``begin``), each message is kept in the event store under the channel's
+    stream id, and stays there for a client that comes back with
+    Last-Event-ID, whether or not a response carries it now (``attached``).
+    An answer that goes out as one JSON object stores nothing.  Bounded:
+    once more than ``limit`` bytes wait for a client that does not read, the
+    response ends (``overflowed``; ``on_overflow`` runs) and nothing more is
+    queued for it; a resumable channel goes on storing (README, "Limits and
+    guarantees")."""
 
     __slots__ = ("items", "lock", "limit", "queued", "attached", "overflowed", "on_overflow", "events",
-                 "stream_id", "primer", "live", "finished")
+                 "stream_id", "primer", "live", "finished", "storing", "held", "prime", "taken")
 
-    def __init__(self, limit: Optional[int] = None, events: Optional[_Events] = None, stream_id: str = "") -> None:
+    def __init__(self, limit: Optional[int] = None, events: Optional[_Events] = None, stream_id: str = "",
+                 prime: bool = False) -> None:
         import queue
         import threading
 
@@ -9587,6 +9592,10 @@ class _Channel:
         self.primer: Optional[str] = None  # the priming event's id, sent first (2025-11-25)
         self.live: Optional[Dict[str, _Channel]] = None  # the session's channels still to finish
         self.finished = False  # the response is in
+        self.storing = False  # begun: what comes is stored as it comes
+        self.held = events is not None  # until ``begin``: everything queued, for the store
+        self.prime = prime  # a priming event at ``begin`` (2025-11-25)
+        self.taken: Any = None  # the item handed out before ``begin``: stored first
 
     def send(self, data: bytes) -> None:
         self._put(False, data)
@@ -9596,14 +9605,18 @@ class _Channel:
 
     def _put(self, final: bool, data: Optional[bytes]) -> None:
         with self.lock:
-            event_id = self.events.store(self.stream_id, data) if self.events is not None and data else None
+            overflow = self.limit is not None and self.queued > self.limit and not final \
+                and (self.attached or self.held)
+            if overflow and self.held:  # what waits goes to the store, not away
+                self._begin()
+            events = self.events if self.storing and data else None
+            event_id = events.store(self.stream_id, data) if events is not None else None
             if final:
                 self.finished = True
                 if self.live is not None:
                     self.live.pop(self.stream_id, None)  # nothing more to resume
-            if not self.attached:
+            if not self.attached and not self.held:
                 return
-            overflow = self.limit is not None and self.queued > self.limit and not final
             if overflow:  # the client is not reading: the response ends, unread
                 self.overflowed, self.attached = True, False
                 self._drain()
@@ -9623,6 +9636,8 @@ class _Channel:
         if item[1] is not None:
             with self.lock:
                 self.queued -= len(item[1])
+                if self.held:
+                    self.taken = item
         return item  # type: ignore[no-any-return]
 
     def close(self) -> None:
@@ -9631,14 +9646,37 @@ class _Channel:
         with self.lock:
             if self.events is None or not self.attached:
                 return
-            self.attached = False
-            self._drain()
+            self.attached = False  # what was queued goes out first; what comes, to the store
             self.items.put(_CLOSED)
+
+    def begin(self, first: Any) -> Any:
+        """The response is a stream: ``first`` (taken already), with its event id."""
+        with self.lock:
+            self._begin()
+            taken = self.taken
+        return taken if first is not None and taken is not None and first[1] is taken[1] else first
+
+    def _begin(self) -> None:
+        """From here on everything is stored: the priming event first, then
+        the item taken already and what waits (under the lock)."""
+        import queue
+
+        if not self.held or self.events is None:
+            return
+        self.storing, self.held = True, False
+        if self.prime:
+            self.primer = self.events.store(self.stream_id, None)
+        if self.taken is not None:
+            self.taken = (self.taken[0], self.taken[1], self.events.store(self.stream_id, self.taken[1]))
+        waiting, self.items = self.items, queue.SimpleQueue()
+        while not waiting.empty():
+            final, data, _ = waiting.get_nowait()
+            self.items.put((final, data, self.events.store(self.stream_id, data) if data else None))
 
     def detach(self) -> None:
         """The response has ended: queue nothing more for it."""
         with self.lock:
-            self.attached = False
+            self.attached, self.held = False, False
             self._drain()
 
     def attach(self, replay: Callable[[], Any]) -> Any:
@@ -9707,7 +9745,10 @@ class EventStore:
         with self._lock:
             event_id = str(next(self._count))
             self._events[event_id] = (stream_id, message)
-            self._streams.setdefault(stream_id, collections.deque()).append(event_id)
+            ids = self._streams.get(stream_id)
+            if ids is None:
+                ids = self._streams[stream_id] = collections.deque()
+            ids.append(event_id)
             self._size += len(message or b"") + 64  # 64: a rough cost of the entry itself
             while self._size > self.max_bytes and len(self._events) > 1:
                 self._forget_oldest()
@@ -9750,17 +9791,20 @@ class _Events:
         import inspect
 
         self.backend = store
+        self.own = type(store) is EventStore
         self.is_async = inspect.iscoroutinefunction(store.store_event)
         self.loop: Any = _start_event_loop() if self.is_async else None
 
     def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
         """The new event's id; None (an event without one) if the store failed."""
+        if self.own:  # ours: no await, no failure, ids of digits
+            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
         try:
             event_id = str(self._run(self.backend.store_event(stream_id, message)))
         except Exception as exc:  # a store of the deployment's: the message is still sent
             _log_exception("the event store failed", exc)
             return None
-        return event_id if event_id and not any(c in event_id for c in "\r\n\0") else None
+        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
 
     def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
         """The stream id of ``last_event_id`` and what it holds after it."""
