@@ -9118,7 +9118,9 @@ class _HttpApp:
                 if item is not None:
                     final, data, event_id = item
                     if data is None and not final or channel.overflowed:
-                        return  # ended early (_CLOSED): the client resumes or has gone
+                        if head:  # the priming event, still due: the client resumes from it
+                            yield head
+                        return  # ended early (_CLOSED, or overflowed): the client resumes or has gone
                     if data is not None:
                         yield head + (data if data.startswith(b":") else _sse_event(data, event_id))
                         head = b""
@@ -9575,16 +9577,17 @@ class _Channel:
     queued for it; a resumable channel goes on storing (README, "Limits and
     guarantees")."""
 
-    __slots__ = ("items", "lock", "limit", "queued", "attached", "overflowed", "on_overflow", "events",
+    __slots__ = ("items", "lock", "ready", "limit", "queued", "attached", "overflowed", "on_overflow", "events",
                  "stream_id", "primer", "live", "finished", "storing", "held", "prime", "taken")
 
     def __init__(self, limit: Optional[int] = None, events: Optional[_Events] = None, stream_id: str = "",
                  prime: bool = False) -> None:
-        import queue
+        import collections
         import threading
 
-        self.items: Any = queue.SimpleQueue()
+        self.items: Any = collections.deque()  # all of the channel's state is under its lock
         self.lock = threading.Lock()
+        self.ready = threading.Condition(self.lock)
         self.limit, self.queued = limit, 0
         self.attached, self.overflowed = True, False
         self.on_overflow: Callable[[], None] = _nothing
@@ -9622,23 +9625,23 @@ class _Channel:
                 self._drain()
             else:
                 self.queued += len(data or b"")
-            self.items.put(_CLOSED if overflow else (final, data, event_id))
+            self.items.append(_CLOSED if overflow else (final, data, event_id))
+            self.ready.notify()
         if overflow:
             self.on_overflow()
 
     def get(self, timeout: float) -> Optional[Tuple[bool, Optional[bytes], Optional[str]]]:
-        import queue
-
-        try:
-            item = self.items.get(timeout=max(0.0, timeout))
-        except queue.Empty:
-            return None
-        if item[1] is not None:
-            with self.lock:
+        with self.lock:
+            if not self.items:
+                self.ready.wait(max(0.0, timeout))
+            if not self.items:
+                return None
+            item = self.items.popleft()
+            if item[1] is not None:
                 self.queued -= len(item[1])
                 if self.held:
                     self.taken = item
-        return item  # type: ignore[no-any-return]
+            return item  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """Context.close_sse_stream (SEP-1699): end the response now; the call
@@ -9647,7 +9650,8 @@ class _Channel:
             if self.events is None or not self.attached:
                 return
             self.attached = False  # what was queued goes out first; what comes, to the store
-            self.items.put(_CLOSED)
+            self.items.append(_CLOSED)
+            self.ready.notify()
 
     def begin(self, first: Any) -> Any:
         """The response is a stream: ``first`` (taken already), with its event id."""
@@ -9659,7 +9663,7 @@ class _Channel:
     def _begin(self) -> None:
         """From here on everything is stored: the priming event first, then
         the item taken already and what waits (under the lock)."""
-        import queue
+        import collections
 
         if not self.held or self.events is None:
             return
@@ -9668,10 +9672,9 @@ class _Channel:
             self.primer = self.events.store(self.stream_id, None)
         if self.taken is not None:
             self.taken = (self.taken[0], self.taken[1], self.events.store(self.stream_id, self.taken[1]))
-        waiting, self.items = self.items, queue.SimpleQueue()
-        while not waiting.empty():
-            final, data, _ = waiting.get_nowait()
-            self.items.put((final, data, self.events.store(self.stream_id, data) if data else None))
+        events = self.events
+        self.items = collections.deque((final, data, events.store(self.stream_id, data) if data else None)
+                                       for final, data, _ in self.items)
 
     def detach(self) -> None:
         """The response has ended: queue nothing more for it."""
@@ -9683,20 +9686,17 @@ class _Channel:
         """A client resumes (GET with Last-Event-ID): what ``replay`` gives,
         and from then on what comes, with nothing lost or sent twice in
         between (the lock holds _put back); None if a response has it now."""
-        import queue
-
         with self.lock:
             if self.attached:
                 return None
             replayed = replay()
-            self.items, self.queued = queue.SimpleQueue(), 0
+            self._drain()
             self.attached, self.overflowed = True, False
             return replayed
 
     def _drain(self) -> None:
-        import queue
-
-        self.items, self.queued = queue.SimpleQueue(), 0
+        self.items.clear()
+        self.queued = 0
 
 
 # A channel's item that ends its response early (overflow, or the server closes it).
