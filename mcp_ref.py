@@ -110,18 +110,20 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 (basic/utilities/cancellation)
     17. stdio                   wire encoding; the stdio transport (basic/transports)
     18. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
-    19. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
+    19. SSE streams             a response's messages, bounded; resumable streams and the event store
+                                (basic/transports, "Resumability and Redelivery")
+    20. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
                                 limits per client (basic/security_best_practices, basic/authorization)
-    20. HTTP server             a standard-library server for the WSGI app
-    21. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
-    22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
-    23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats
-    24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
+    21. HTTP server             a standard-library server for the WSGI app
+    22. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
+    23. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
+    24. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats
+    25. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
                                 message classes
-    25. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-    26. A client                a small client over stdio or HTTP
-    27. Command line            list, call, resources, read, prompts, prompt, serve
-    28. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+    26. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+    27. A client                a small client over stdio or HTTP
+    28. Command line            list, call, resources, read, prompts, prompt, serve
+    29. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
@@ -133,11 +135,12 @@ command line (a small client, over stdio or HTTP: ``list``, ``call``,
 from __future__ import annotations
 
 import functools  # loaded by json already
+import contextvars  # a built-in module: nothing to load
 import itertools  # loaded by json already
 import json
 import os
 import sys
-from bisect import bisect_right  # for the classes of patterns (section 25)
+from bisect import bisect_right  # for the classes of patterns (section 26)
 from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -175,6 +178,8 @@ __all__ = (
     "ResourceError",
     "ResourceNotFoundError",
     "Prompt",
+    "EventStore",
+    "EventMessage",
     "Message",
     "UserMessage",
     "AssistantMessage",
@@ -270,7 +275,7 @@ _NoneType = type(None)
 # protocol error is a JSON-RPC error response (_RpcError, JSON-RPC 2.0 section
 # 5.1), and a tool's own failure is a result with ``isError: true`` (ToolError,
 # ValidationError), which the model reads.  A ValidationError's text is
-# pydantic's report, through the hook _format_errors (section 21).
+# pydantic's report, through the hook _format_errors (section 22).
 
 class InvalidSignature(TypeError):
     """A function cannot be registered as a tool; the message names it and why."""
@@ -307,7 +312,7 @@ class ValidationError(ValueError):
     ``errors`` lists every failure with its ``loc`` (a tuple of keys and
     indexes), ``path`` (JSON path), ``msg`` and ``kind`` (the SDK's error
     type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text in
-    the SDK's format (_format_errors, section 21), without help-page links.
+    the SDK's format (_format_errors, section 22), without help-page links.
     """
 
     def __init__(self, errors: List[_ErrorItem], title: str = "value") -> None:
@@ -628,7 +633,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 def _pretty(value: Any) -> str:
     """JSON data as the text the model reads: ``json.dumps(value, indent=2,
     ensure_ascii=False)``, which is what the SDK's ``to_json(value, indent=2)``
-    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 28."""
+    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 29."""
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
@@ -710,7 +715,7 @@ class _SchemaBuilder:
         inner = tp.__origin__
         metadata = tp.__metadata__
         if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
-            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 21)
+            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 22)
         schema = self.schema(inner)
         for meta in metadata:
             if isinstance(meta, Field):
@@ -800,7 +805,7 @@ class _SchemaBuilder:
         if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
             keys.pop("type", None)
             schema["propertyNames"] = keys
-        if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 21)
+        if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
             return _ContainerSchema(schema, "dict")
         # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
         return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
@@ -819,7 +824,7 @@ class _SchemaBuilder:
         """Enums, dataclasses, TypedDicts, annotated classes and BaseModels (S11) live
         in ``$defs`` and are referenced, as the SDK does."""
         if _is_pydantic_model(cls):
-            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 21)
+            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 22)
         name = self._names.get(cls)
         if name is None:
             name = self._def_name(cls)
@@ -969,7 +974,7 @@ class _SchemaBuilder:
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
-    """The SDK's schemas for the standard library's value types (_lax_kind, section 22)."""
+    """The SDK's schemas for the standard library's value types (_lax_kind, section 23)."""
     schema = _stdlib_scalar_json(tp)
     return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
 
@@ -999,10 +1004,10 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
 #   input   tool arguments (MUST, server/tools "Security Considerations":
 #           servers validate all tool inputs), with the SDK's leniencies (its
-#           lax mode, section 22):
+#           lax mode, section 23):
 #           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
 #           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
-#           keys) converted through its annotation (_LAX_TABLE, section 22).
+#           keys) converted through its annotation (_LAX_TABLE, section 23).
 #   output  tool results: the same, plus Python values turned into JSON
 #           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
 #           and absent fields filled with their published defaults.
@@ -1051,7 +1056,7 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
     return _COMPILER(schema, mode, class_kinds).compile(schema)
 
 
-# Twin: _FastCompiler, section 28 (_COMPILER below picks one).
+# Twin: _FastCompiler, section 29 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
 
@@ -1080,9 +1085,9 @@ class _Compiler:
             return self._nothing
         if not isinstance(schema, dict):
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
-        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 22)
+        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 23)
             return _lax_typed(self, schema)
-        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 21)
+        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 22)
             return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
         if self.lax and type(schema) is _UnionSchema:
             schema = dict(schema, anyOf=schema.members)
@@ -1273,7 +1278,7 @@ class _Compiler:
                     if _json_equal(value, candidate):
                         # The SDK's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
                         return candidate if lax and type(candidate) is not type(value) else value
-                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 22)
+                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 23)
                     taken = _lax_member(value, allowed, int_enum, loc, errors)
                     if taken is not _MISSING:
                         return taken
@@ -1304,7 +1309,7 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
-        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 21)
+        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 22)
             return [_first_bound_failure(checks, multiple)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1327,7 +1332,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 25
+        search = None if pattern is None else _compile_pattern(pattern)  # section 26
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1684,7 +1689,7 @@ def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
 # against the published inputSchema first (section 6); then each value becomes
 # what the annotation asks for (a dataclass, an Enum member, a datetime, a
 # tuple...), as the SDK's tools receive it.  A parameter whose annotation
-# involves pydantic (the hook _involves_pydantic, section 21) is not read here:
+# involves pydantic (the hook _involves_pydantic, section 22) is not read here:
 # the tool's arguments model takes it whole (section 9).
 
 
@@ -1801,7 +1806,7 @@ def _strip_qualifiers(tp: Any) -> Any:
 
 
 def _build_stdlib(tp: type, value: Any) -> Any:
-    """A value of one of _LAX_TABLE's types (section 22) from its checked JSON form."""
+    """A value of one of _LAX_TABLE's types (section 23) from its checked JSON form."""
     kind = _lax_kind(tp)
     return value if kind is None else _lax_parse(kind, tp, value)
 
@@ -2066,7 +2071,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
     when ``wrap``) and its ``content`` written from the same checked value
-    (server/tools, "Structured Content").  Twin: _fast_structured, section 28."""
+    (server/tools, "Structured Content").  Twin: _fast_structured, section 29."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -2091,7 +2096,7 @@ def _dumps_text(value: Any) -> str:
 # (server/tools, "Security Considerations"): servers validate all tool inputs;
 # enforced by _Tool.arguments against _checked_input_schema's schema.
 # Annotations that _involves_pydantic finds go to pydantic (the hooks
-# _pydantic_arguments and _pydantic_structured, section 21: the BaseModel rows).
+# _pydantic_arguments and _pydantic_structured, section 22: the BaseModel rows).
 
 # Parameter types whose checked JSON value is already the Python value.
 _AS_IS = (str, int, float, bool, object, _MISSING)
@@ -2131,7 +2136,7 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        # Parameters filled by resolvers, and the resolvers (section 24); None: none.
+        # Parameters filled by resolvers, and the resolvers (section 25); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
@@ -2148,7 +2153,7 @@ class _Tool:
         self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         published = self.input_schema["properties"]
-        # Where a string argument may be JSON text (_json_text_arguments, section 22).
+        # Where a string argument may be JSON text (_json_text_arguments, section 23).
         self._json_params = {p.key for p in self.params
                              if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
         self._positions = {p.key: i for i, p in enumerate(self.params)}
@@ -2157,7 +2162,7 @@ class _Tool:
 
     def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """Validated keyword arguments for the function, or ValidationError."""
-        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse (section 22)
+        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse (section 23)
         errors: List[_ErrorItem] = []
         checked = self._input_check(arguments, (), errors)
         kwargs = {}
@@ -2269,7 +2274,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
-            continue  # filled by the server (section 24), no argument
+            continue  # filled by the server (section 25), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -3672,6 +3677,23 @@ class Context:
         self.mcp_server._list_changed("resources")
         return _AwaitableValue()
 
+    def close_sse_stream(self) -> _AwaitableValue:
+        """End this call's SSE response now, the call going on (SEP-1699,
+        polling): the client comes back with Last-Event-ID for the rest.  Only
+        a resumable stream (a session's, over HTTP) is closed; else nothing."""
+        call = self._request.call
+        channel = getattr(call.stream, "__self__", None) if call is not None else None
+        if isinstance(channel, _Channel):
+            channel.close()
+        return _AwaitableValue()
+
+    def close_standalone_sse_stream(self) -> _AwaitableValue:
+        """As close_sse_stream, for the session's GET stream."""
+        channel = getattr(self._request.conn, "stream", None)
+        if isinstance(channel, _Channel):
+            channel.close()
+        return _AwaitableValue()
+
     def read_resource(self, uri: str) -> _AwaitableValue:
         """A resource of this server, read (server/resources): a list of contents,
         each with ``.content`` (text, or bytes for a blob) and ``.mime_type``.
@@ -4028,7 +4050,13 @@ class MCPServer:
         self._list_changed("tools")
 
     def _list_changed(self, kind: str) -> None:
-        """notifications/{kind}/list_changed to each connection serving now (server/tools, "List Changed")."""
+        """notifications/{kind}/list_changed to each connection serving now
+        (server/tools, "List Changed"), once per call that changes the list:
+        during one (_Announcements), when it ends."""
+        pending = _CHANGES.get()
+        if pending is not None:
+            pending.setdefault(kind)
+            return
         for connection in list(self._connections):
             connection.list_changed(kind)
 
@@ -4054,10 +4082,12 @@ class MCPServer:
 
     def _invoke(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """_call, start to end, on this thread: a sync tool's call never waits, so
-        it needs no event loop (_call_sync); an async tool's gets one of its own."""
-        if tool.is_async:
-            return _run_coroutine(self._call(tool, arguments, request))
-        return _call_sync(self, tool, arguments, request)
+        it needs no event loop (_call_sync); an async tool's gets one of its own.
+        The list changes it makes are announced once, when it ends."""
+        with _Announcements(self):
+            if tool.is_async:
+                return _run_coroutine(self._call(tool, arguments, request))
+            return _call_sync(self, tool, arguments, request)
 
     # -- tools/call, top to bottom (server/tools) --------------------------------
     #
@@ -4079,7 +4109,7 @@ class MCPServer:
     # dispatcher's tools/call takes step 1 (section 15), and section 16 decides
     # where _call runs (inline, on the pool, on the event loop) and answers it
     # with step 5; neither decides an outcome.  A sync tool's call skips _call's
-    # coroutine: _fast_call_sync (section 28), the same steps in the same order.
+    # coroutine: _fast_call_sync (section 29), the same steps in the same order.
 
     def _tool_named(self, name: str) -> _Tool:
         """Step 1."""
@@ -4098,7 +4128,7 @@ class MCPServer:
             # are a tool execution error (server/tools, "Error Handling", 2025-11-25:
             # "Input validation errors"; the SDK answers so in every revision).
             kwargs = self._arguments(tool, arguments, request)
-            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 24)
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 25)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             # 3. Run.  What the tool raises is a tool execution error too ("API
             # failures", "Business logic errors"): isError (_failure).
@@ -4391,6 +4421,9 @@ class MCPServer:
         request_timeout: Optional[float] = 300.0,
         sse_after: float = 10.0,
         keepalive: float = 15.0,
+        event_store: Any = None,
+        retry_interval: Optional[int] = 1000,
+        max_stream_buffer: Optional[int] = 4 * 1024 * 1024,
         **sdk_options: Any,
     ) -> Callable[..., Any]:
         """The Streamable HTTP transport as a WSGI application: one endpoint,
@@ -4411,8 +4444,11 @@ class MCPServer:
         ``max_sessions_per_client`` of one client (the token's principal,
         else the peer address), initialize gets 503 with Retry-After, as does
         a GET or subscriptions/listen stream past ``max_streams_per_client``.
-        The SDK's other keywords (``event_store``, ``retry_interval``) are
-        accepted and have no effect: streams are not resumable.
+        A session's streams are resumable: their events are kept in
+        ``event_store`` (by default an EventStore in memory; False: none) and
+        the priming event tells the client to come back after
+        ``retry_interval`` milliseconds.  A stream whose client leaves more
+        than ``max_stream_buffer`` bytes unread is closed.
         """
         options = dict(streamable_http_path=streamable_http_path, json_response=json_response,
                        stateless_http=stateless_http, max_request_body_size=max_request_body_size,
@@ -4421,13 +4457,39 @@ class MCPServer:
                        max_streams_per_client=max_streams_per_client,
                        transport_security=transport_security, host=host, allowed_hosts=allowed_hosts,
                        allowed_origins=allowed_origins, request_timeout=request_timeout, sse_after=sse_after,
-                       keepalive=keepalive)
+                       keepalive=keepalive, event_store=event_store, retry_interval=retry_interval,
+                       max_stream_buffer=max_stream_buffer)
         return _HttpApp(self, options)
 
     def _run_http(self, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
                   read_timeout: float = 30.0, **options: Any) -> int:
         return _serve_http(self.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
                            max_client_connections, read_timeout)
+
+
+
+# The lists a call has changed so far (None outside a call): _Announcements.
+_CHANGES: Any = contextvars.ContextVar("mcp_ref_changes", default=None)
+
+
+class _Announcements:
+    """Around one call: the list changes it makes are announced once, when it
+    ends, before its response.  A tool that adds a tool, removes one and calls
+    ctx.notify_tools_changed() sends one notifications/tools/list_changed,
+    not three: the client lists again once either way."""
+
+    def __init__(self, server: MCPServer) -> None:
+        self.server = server
+        self.kinds: Dict[str, None] = {}  # in the order of the first change
+        self.token: Any = None
+
+    def __enter__(self) -> None:
+        self.token = _CHANGES.set(self.kinds)
+
+    def __exit__(self, *exc: Any) -> None:
+        _CHANGES.reset(self.token)
+        for kind in self.kinds:
+            self.server._list_changed(kind)
 
 
 def _least_size(result: Dict[str, Any]) -> int:
@@ -4458,7 +4520,7 @@ def _run_coroutine(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-# Twin: _fast_call_sync, section 28.
+# Twin: _fast_call_sync, section 29.
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """A sync tool's call: MCPServer._call, which then never waits."""
     return _run_without_loop(server._call(tool, arguments, request))
@@ -4621,16 +4683,17 @@ class _Dispatcher:
     def capabilities(self, version: str) -> Dict[str, Any]:
         """What the server offers (basic/lifecycle, "Capability Negotiation"):
         resources, prompts and completions only when it has them; in a session,
-        logging, and tools added or removed while serving are announced
-        (server/tools, "List Changed")."""
+        logging.  A change of any list is announced (server/tools, "List
+        Changed"): to a session, and in 2026-07-28 to the subscriptions/listen
+        streams that ask for it, which also carry resources/updated."""
         stateless = version in STATELESS_VERSIONS
         capabilities: Dict[str, Any] = {} if stateless else {"logging": {}}
-        capabilities["tools"] = {} if stateless else {"listChanged": True}
+        capabilities["tools"] = {"listChanged": True}
         offers = _offers(self.server)
         if offers["resources"]:
-            capabilities["resources"] = {} if stateless else {"subscribe": True, "listChanged": False}
+            capabilities["resources"] = {"subscribe": True, "listChanged": True}
         if offers["prompts"]:
-            capabilities["prompts"] = {} if stateless else {"listChanged": False}
+            capabilities["prompts"] = {"listChanged": True}
         if offers["completions"] and _has(version, "capability.completions"):
             capabilities["completions"] = {}
         return capabilities
@@ -4931,10 +4994,11 @@ class _Connection:
         raise NotImplementedError
 
     def list_changed(self, kind: str) -> None:
-        """``notifications/{kind}/list_changed``: to a session for tools (what it
-        declares), and in 2026-07-28 to the listen streams that asked for it."""
-        if kind == "tools" and self.rpc.version is not None:
-            self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        """``notifications/{kind}/list_changed``: to a session (capabilities
+        declare ``listChanged``), and in 2026-07-28 to the listen streams that
+        asked for it."""
+        if self.rpc.version is not None:
+            self.write({"jsonrpc": "2.0", "method": f"notifications/{kind}/list_changed"})
         self._to_listeners(lambda honored: honored.get(f"{kind}ListChanged") is True,
                            f"notifications/{kind}/list_changed", {})
 
@@ -5266,7 +5330,8 @@ class _Connection:
         async def run() -> None:
             result = None
             try:
-                result = await self.server._call(tool, arguments, request)
+                with _Announcements(self.server):
+                    result = await self.server._call(tool, arguments, request)
             finally:  # also when cancelled, or when anything escaped _call
                 complete(result)
 
@@ -5497,7 +5562,7 @@ def _encode_safely(message: Any) -> bytes:
         return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
 
 
-# Twin: _fast_encode_reply, section 28.
+# Twin: _fast_encode_reply, section 29.
 def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
     """The wire bytes of ``frame(result)``: a result inside its response."""
     return _encode(frame(result))
@@ -5899,13 +5964,17 @@ class _HttpApp:
         self.request_timeout = options["request_timeout"]
         self.sse_after = float(options["sse_after"])
         self.keepalive = float(options["keepalive"])
+        self.max_stream_buffer = options["max_stream_buffer"]
+        store = options["event_store"]
+        self.events = None if store is False else _Events(EventStore() if store is None else store)
+        self.retry = options["retry_interval"]
         self.hosts, self.origins = _allowed(options)
         self.auth = _HttpAuth.from_settings(server.settings)
         self.lock = threading.Lock()
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
         self.closing = threading.Event()
-        self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 19)
+        self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 20)
         self.sessions = self.table.open  # by id (the same dict, for good)
         self._param_headers: Dict[_Tool, Optional[List[Tuple[Tuple[str, ...], str, Any]]]] = {}
 
@@ -6075,6 +6144,7 @@ class _HttpApp:
         busy = self.table.add(session)
         if busy is not None:
             return _busy(message.get("id"), busy)
+        self.server._connections.append(session)  # list changes are announced to it (on its GET stream)
         status, headers, body = _json_reply(response, modern=False)
         return status, headers + [("Mcp-Session-Id", session.id)], body
 
@@ -6096,7 +6166,7 @@ class _HttpApp:
                   modern: bool) -> _Reply:
         """Answer one message: 202 for a notification or a response, JSON for a
         ready answer, else wait for the call (JSON or SSE: _answer_call)."""
-        channel = _Channel()
+        channel = self._channel(conn, message.get("method"))
         response = self._handle(conn, message, channel, self._inline(message))
         if response is None:
             return _plain(202, "")
@@ -6106,6 +6176,15 @@ class _HttpApp:
             return _json_reply(response, table)
         return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
                                  long_lived=message.get("method") in _LONG_LIVED, table=table)
+
+    def _channel(self, conn: _Connection, method: Any) -> _Channel:
+        """A response's channel: bounded; in a session, for a request that may
+        stream, resumable (_Channel.begin, when it streams)."""
+        if not isinstance(conn, _HttpSession) or self.events is None or self.json_response \
+                or method not in ("tools/call", "resources/read", "prompts/get"):  # the rest: answered at once
+            return _Channel(self.max_stream_buffer)
+        prime = (conn.rpc.version or "") >= "2025-11-25"
+        return _Channel(self.max_stream_buffer, self.events, conn.next_stream_id(), prime)
 
     def _inline(self, message: Dict[str, Any]) -> bool:
         """Whether a call may run on the request's own thread: not when its tool
@@ -6129,12 +6208,22 @@ class _HttpApp:
         timeout = None if long_lived else self.request_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         watch = _CallWatch(conn, id_, cancel_on_close, deadline)
+        channel.on_overflow = watch.close
+        if long_lived:  # a listen stream: list changes are announced to it while it lasts
+            self.server._connections.append(conn)
+            watch.closed = functools.partial(_forget_connection, self.server, conn)
         first = self._wait(channel, None if self.json_response else self.sse_after, environ, watch)
         if first is not None and not first[0] or first is None and not self.json_response and not watch.stop:
+            if isinstance(conn, _HttpSession):  # a priming event (basic/transports, "Resumability and
+                # Redelivery": "immediately send an SSE event consisting of an event ID and an empty data field")
+                first = channel.begin(first)
+                conn.track(channel)
             return "200 OK", list(_SSE_HEADERS), self._sse(channel, first, watch, environ)
         if first is None:  # the deadline passed (JSON only), the client went, or the server is stopping
-            watch.close()
-            watch.cancel()
+            channel.detach()
+            if watch.expired():
+                watch.cancel()
+            watch.close()  # the client gone: the call goes on before 2026-07-28 (_CallWatch)
             return _json_reply(_error_response(id_, _RpcError(INTERNAL_ERROR, watch.late_text())), False)
         watch.done = True
         if first[1] is None:  # cancelled by the client (notifications/cancelled): nothing to send
@@ -6167,22 +6256,39 @@ class _HttpApp:
                 watch.stop = True
                 return None
 
-    def _sse(self, channel: _Channel, first: Any, watch: _CallWatch,
-             environ: Dict[str, Any]) -> Iterable[bytes]:
+    def _sse(self, channel: _Channel, first: Any, watch: _CallWatch, environ: Dict[str, Any],
+             replayed: Optional[List[Tuple[bytes, Optional[str]]]] = None) -> Iterable[bytes]:
         """The POST's event stream: messages, then the response, then the end.
         A comment every ``keepalive`` seconds keeps proxies from timing it out
-        and finds a client that has gone (its write fails)."""
+        and finds a client that has gone (its write fails).  A resumed stream
+        begins with what the client missed (``replayed``)."""
         import time
 
         gone = environ.get("mcp_ref.gone", _never)
         try:
-            item = first if first is not None else (False, b": stream open\n\n")
+            head = b""  # the priming event, and when to come back if cut; in one write with the first event
+            if channel.primer is not None and replayed is None:
+                retry = b"" if self.retry is None else b"retry: %d\n" % self.retry
+                head = b"id: " + channel.primer.encode() + b"\n" + retry + b"data: \n\n"
+                if first is None or first[1] is None:
+                    yield head
+                    head = b""
+            for data, event_id in replayed or ():
+                yield _sse_event(data, event_id)
+            if replayed is not None and channel.finished:
+                return  # the response was among them
+            item = first if first is not None or channel.primer is not None else (False, b": stream open\n\n", None)
             quiet_since = time.monotonic()
             while True:
                 if item is not None:
-                    final, data = item
+                    final, data, event_id = item
+                    if data is None and not final or channel.overflowed:
+                        if head:  # the priming event, still due: the client resumes from it
+                            yield head
+                        return  # ended early (_CLOSED, or overflowed): the client resumes or has gone
                     if data is not None:
-                        yield data if data.startswith(b":") else _sse_event(data)
+                        yield head + (data if data.startswith(b":") else _sse_event(data, event_id))
+                        head = b""
                     quiet_since = time.monotonic()
                     if final:
                         watch.done = True
@@ -6198,6 +6304,7 @@ class _HttpApp:
                     quiet_since = time.monotonic()
                 item = channel.get(self._POLL)
         finally:
+            channel.detach()
             watch.close()
 
     # -- GET: the session's own stream; DELETE: the session's end -----------------
@@ -6220,13 +6327,44 @@ class _HttpApp:
         release = self.table.open_stream(session.client)
         if release is None:
             return _busy(None, f"{self.table.client_streams} streams open by this client, the limit")
+        last = environ.get("HTTP_LAST_EVENT_ID")
+        if last is not None and self.events is not None:
+            resumed = self._resume(session, last, environ)
+            if resumed is not None:
+                status, headers, body = resumed
+                if isinstance(body, list):  # answered whole: no stream is held
+                    release()
+                    return resumed
+                return status, headers, _Counted(body, release)
         channel = session.open_stream()
         if channel is None:
             release()
             return _error_reply(409, None, INVALID_REQUEST, "Conflict: this session's GET stream is open already")
         watch = _CallWatch(session, None, False, None)
-        watch.closed = lambda: session.close_stream(channel)
         return "200 OK", list(_SSE_HEADERS), _Counted(self._sse(channel, None, watch, environ), release)
+
+    def _resume(self, session: _HttpSession, last: str, environ: Dict[str, Any]) -> Optional[_Reply]:
+        """GET with Last-Event-ID (basic/transports, "Resumability and
+        Redelivery"): what that event's stream sent after it, then what it
+        sends from now on.  Never another stream's ("MUST NOT replay messages
+        that would have been delivered on a different stream"), nor another
+        session's; for an event id it does not know: None (the GET stream)."""
+        assert self.events is not None
+        events = self.events
+        stream_id, replayed = events.replay(last)
+        if stream_id is None or not stream_id.startswith(session.id + "/"):
+            return None
+        channel = session.stream if stream_id == session.id + "/get" else session.live.get(stream_id)
+        if channel is None:  # the call has ended: the rest of what it sent, its response last
+            return "200 OK", list(_SSE_HEADERS), [_sse_event(data, event_id) for data, event_id in replayed]
+        for _ in range(8):  # a client that resumes has left the old response: it ends at its next look
+            replayed = channel.attach(lambda: events.replay(last)[1])
+            if replayed is not None or self.closing.wait(self._POLL):
+                break
+        if replayed is None:
+            return _error_reply(409, None, INVALID_REQUEST, "Conflict: that stream is open already")
+        watch = _CallWatch(session, None, False, None)
+        return "200 OK", list(_SSE_HEADERS), self._sse(channel, None, watch, environ, replayed)
 
     def _delete(self, environ: Dict[str, Any]) -> _Reply:
         session_id = environ.get(_SESSION_HEADER)
@@ -6252,7 +6390,7 @@ class _HttpApp:
                 f"a batch of {len(members)} messages, over this server's limit of {self.server.max_batch}" \
                 if version in _BATCH_VERSIONS else f"JSON-RPC batches are not part of protocol revision {version}"
             return _error_reply(400, None, INVALID_REQUEST, f"Invalid Request: {reason}")
-        channel = _Channel()
+        channel = _Channel(self.max_stream_buffer)
         batch = _Batch(len(members), lambda parts: channel.reply(
             b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n" if parts else None))
         for message in members:
@@ -6319,79 +6457,11 @@ def _never() -> bool:
     return False
 
 
-class _Channel:
-    """What goes out on one HTTP response, in order: ``(False, bytes)`` for a
-    message before the response (``stream``), ``(True, bytes)`` for the
-    response (``reply``; None there: a cancelled call, nothing to send)."""
-
-    __slots__ = ("items",)
-
-    def __init__(self) -> None:
-        import queue
-
-        self.items: Any = queue.SimpleQueue()
-
-    def send(self, data: bytes) -> None:
-        self.items.put((False, data))
-
-    def reply(self, data: Optional[bytes]) -> None:
-        self.items.put((True, data))
-
-    def get(self, timeout: float) -> Optional[Tuple[bool, Optional[bytes]]]:
-        import queue
-
-        try:
-            return self.items.get(timeout=max(0.0, timeout))  # type: ignore[no-any-return]
-        except queue.Empty:
-            return None
-
-
-class _BatchMember(_Channel):
-    """A batch member's channel: its messages go to the batch's response, its reply into the batch."""
-
-    def __init__(self, channel: _Channel, batch: _Batch) -> None:
-        self.channel, self.batch = channel, batch
-
-    def send(self, data: bytes) -> None:
-        self.channel.send(data)
-
-    def reply(self, data: Optional[bytes]) -> None:
-        self.batch.add(data)
-
-
-class _CallWatch:
-    """A call being answered on an HTTP response: its deadline, and what
-    happens when the response ends before the call does.  2026-07-28: the
-    client closing the stream cancels the call (basic/patterns/cancellation);
-    before it, a disconnection is not a cancellation (2025-11-25 basic/transports)."""
-
-    def __init__(self, conn: _Connection, id_: Any, cancel_on_close: bool, deadline: Optional[float]) -> None:
-        self.conn, self.id, self.cancel_on_close, self.deadline = conn, id_, cancel_on_close, deadline
-        self.done = False
-        self.stop = False  # no use waiting on: the client went, or the server is stopping
-        self.closed: Callable[[], None] = _nothing
-
-    def expired(self) -> bool:
-        import time
-
-        return self.deadline is not None and time.monotonic() >= self.deadline
-
-    def late_text(self) -> str:
-        return "Internal error: the call did not finish within the server's request timeout"
-
-    def cancel(self) -> None:
-        if self.id is not None and not self.done:
-            self.done = True
-            self.conn.notification("notifications/cancelled", {"requestId": self.id})
-
-    def close(self) -> None:
-        if self.cancel_on_close:
-            self.cancel()
-        self.closed()
-
-
-def _nothing() -> None:
-    pass
+def _forget_connection(server: MCPServer, conn: _Connection) -> None:
+    try:
+        server._connections.remove(conn)
+    except ValueError:  # forgotten already
+        pass
 
 
 class _HttpExchange(_Connection):
@@ -6430,24 +6500,40 @@ class _HttpSession(_HttpExchange):
         super().__init__(app, environ)
         self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
         self.last_used = time.monotonic()
-        self.stream: Optional[_Channel] = None
+        self.stream: Optional[_Channel] = None  # the GET stream's, kept while no response has it
+        self.streams = itertools.count(1)
+        self.live: Dict[str, _Channel] = {}  # the resumable channels of calls still running
 
     def write(self, message: Any) -> None:
         stream = self.stream
         if stream is not None:
             stream.send(message if isinstance(message, bytes) else _encode(message))
 
-    def open_stream(self) -> Optional[_Channel]:
-        with self.state:
-            if self.stream is not None:
-                return None
-            self.stream = _Channel()
-            return self.stream
+    def next_stream_id(self) -> str:
+        return f"{self.id}/{next(self.streams)}"  # the session's own: _HttpApp._resume checks it
 
-    def close_stream(self, channel: _Channel) -> None:
+    def track(self, channel: _Channel) -> None:
+        """Keep a call's resumable channel findable until its response is in."""
+        with channel.lock:
+            if channel.events is not None and not channel.finished:
+                channel.live = self.live
+                self.live[channel.stream_id] = channel
+
+    def open_stream(self) -> Optional[_Channel]:
+        """The GET stream's channel, now attached to a response (None: one has it)."""
+        app = self.app
         with self.state:
-            if self.stream is channel:
-                self.stream = None
+            if self.stream is None:
+                self.stream = _Channel(app.max_stream_buffer, app.events, self.id + "/get")
+                self.stream.attached, self.stream.held, self.stream.storing = False, False, app.events is not None
+            channel = self.stream
+
+        def prime() -> List[Any]:
+            if app.events is not None and (self.rpc.version or "") >= "2025-11-25":
+                channel.primer = app.events.store(channel.stream_id, None)
+            return []
+
+        return None if channel.attach(prime) is None else channel
 
     def end(self) -> None:
         """DELETE, expiry or shutdown: the GET stream ends; calls still
@@ -6458,12 +6544,9 @@ class _HttpSession(_HttpExchange):
             stream, self.stream = self.stream, None
         if stream is not None:
             stream.reply(None)
-
-
-def _sse_event(data: bytes) -> bytes:
-    # One JSON-RPC message per event, on one data line (_encode writes no
-    # newline inside a message).
-    return b"event: message\ndata: " + data.rstrip(b"\n") + b"\n\n"
+        if self.app.events is not None:
+            self.app.events.forget(self.id + "/")
+        _forget_connection(self.server, self)
 
 
 def _plain(status: int, text: str, headers: Optional[List[Tuple[str, str]]] = None) -> _Reply:
@@ -6648,7 +6731,351 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
 
 
 # ---------------------------------------------------------------------------
-# 19. HTTP access control
+# 19. SSE streams
+# ---------------------------------------------------------------------------
+#
+# What goes out on one HTTP response while a call runs (_Channel), its
+# bounds, and what lets a session's client come back for what it missed:
+# event ids, the priming event, the event store and Last-Event-ID
+# (2025-03-26 .. 2025-11-25 basic/transports, "Resumability and Redelivery";
+# 2026-07-28 streams are not resumable: basic/transports/streamable-http).
+
+
+class _Channel:
+    """What goes out on one HTTP response, in order: ``(False, bytes, event
+    id)`` for a message before the response (``stream``), ``(True, bytes,
+    event id)`` for the response (``reply``; None there: a cancelled call,
+    nothing to send), and ``_CLOSED``: the server ends the response early.
+
+    A session's channel is resumable (2025-03-26 .. 2025-11-25 basic/transports,
+    "Resumability and Redelivery"): once its response is a stream
+    (``begin``), each message is kept in the event store under the channel's
+    stream id, and stays there for a client that comes back with
+    Last-Event-ID, whether or not a response carries it now (``attached``).
+    An answer that goes out as one JSON object stores nothing.  Bounded:
+    once more than ``limit`` bytes wait for a client that does not read, the
+    response ends (``overflowed``; ``on_overflow`` runs) and nothing more is
+    queued for it; a resumable channel goes on storing (README, "Limits and
+    guarantees")."""
+
+    __slots__ = ("items", "lock", "ready", "limit", "queued", "attached", "overflowed", "on_overflow", "events",
+                 "stream_id", "primer", "live", "finished", "storing", "held", "prime", "taken")
+
+    def __init__(self, limit: Optional[int] = None, events: Optional[_Events] = None, stream_id: str = "",
+                 prime: bool = False) -> None:
+        import collections
+        import threading
+
+        self.items: Any = collections.deque()  # all of the channel's state is under its lock
+        self.lock = threading.Lock()
+        self.ready = threading.Condition(self.lock)
+        self.limit, self.queued = limit, 0
+        self.attached, self.overflowed = True, False
+        self.on_overflow: Callable[[], None] = _nothing
+        self.events, self.stream_id = events, stream_id
+        self.primer: Optional[str] = None  # the priming event's id, sent first (2025-11-25)
+        self.live: Optional[Dict[str, _Channel]] = None  # the session's channels still to finish
+        self.finished = False  # the response is in
+        self.storing = False  # begun: what comes is stored as it comes
+        self.held = events is not None  # until ``begin``: everything queued, for the store
+        self.prime = prime  # a priming event at ``begin`` (2025-11-25)
+        self.taken: Any = None  # the item handed out before ``begin``: stored first
+
+    def send(self, data: bytes) -> None:
+        self._put(False, data)
+
+    def reply(self, data: Optional[bytes]) -> None:
+        self._put(True, data)
+
+    def _put(self, final: bool, data: Optional[bytes]) -> None:
+        with self.lock:
+            overflow = self.limit is not None and self.queued > self.limit and not final \
+                and (self.attached or self.held)
+            if overflow and self.held:  # what waits goes to the store, not away
+                self._begin()
+            events = self.events if self.storing and data else None
+            event_id = events.store(self.stream_id, data) if events is not None else None
+            if final:
+                self.finished = True
+                if self.live is not None:
+                    self.live.pop(self.stream_id, None)  # nothing more to resume
+            if not self.attached and not self.held:
+                return
+            if overflow:  # the client is not reading: the response ends, unread
+                self.overflowed, self.attached = True, False
+                self._drain()
+            else:
+                self.queued += len(data or b"")
+            self.items.append(_CLOSED if overflow else (final, data, event_id))
+            self.ready.notify()
+        if overflow:
+            self.on_overflow()
+
+    def get(self, timeout: float) -> Optional[Tuple[bool, Optional[bytes], Optional[str]]]:
+        with self.lock:
+            if not self.items:
+                self.ready.wait(max(0.0, timeout))
+            if not self.items:
+                return None
+            item = self.items.popleft()
+            if item[1] is not None:
+                self.queued -= len(item[1])
+                if self.held:
+                    self.taken = item
+            return item  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Context.close_sse_stream (SEP-1699): end the response now; the call
+        goes on, and the client resumes with Last-Event-ID (resumable only)."""
+        with self.lock:
+            if self.events is None or not self.attached:
+                return
+            self.attached = False  # what was queued goes out first; what comes, to the store
+            self.items.append(_CLOSED)
+            self.ready.notify()
+
+    def begin(self, first: Any) -> Any:
+        """The response is a stream: ``first`` (taken already), with its event id."""
+        with self.lock:
+            self._begin()
+            taken = self.taken
+        return taken if first is not None and taken is not None and first[1] is taken[1] else first
+
+    def _begin(self) -> None:
+        """From here on everything is stored: the priming event first, then
+        the item taken already and what waits (under the lock)."""
+        import collections
+
+        if not self.held or self.events is None:
+            return
+        self.storing, self.held = True, False
+        if self.prime:
+            self.primer = self.events.store(self.stream_id, None)
+        if self.taken is not None:
+            self.taken = (self.taken[0], self.taken[1], self.events.store(self.stream_id, self.taken[1]))
+        events = self.events
+        self.items = collections.deque((final, data, events.store(self.stream_id, data) if data else None)
+                                       for final, data, _ in self.items)
+
+    def detach(self) -> None:
+        """The response has ended: queue nothing more for it."""
+        with self.lock:
+            self.attached, self.held = False, False
+            self._drain()
+
+    def attach(self, replay: Callable[[], Any]) -> Any:
+        """A client resumes (GET with Last-Event-ID): what ``replay`` gives,
+        and from then on what comes, with nothing lost or sent twice in
+        between (the lock holds _put back); None if a response has it now."""
+        with self.lock:
+            if self.attached:
+                return None
+            replayed = replay()
+            self._drain()
+            self.attached, self.overflowed = True, False
+            return replayed
+
+    def _drain(self) -> None:
+        self.items.clear()
+        self.queued = 0
+
+
+# A channel's item that ends its response early (overflow, or the server closes it).
+_CLOSED = (False, None, None)
+
+
+class EventMessage:
+    """A stored message as EventStore.replay_events_after hands it back (the
+    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
+
+    __slots__ = ("message", "event_id")
+
+    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
+        self.message, self.event_id = message, event_id
+
+
+class EventStore:
+    """The messages of resumable SSE streams, for clients that reconnect with
+    Last-Event-ID (basic/transports, "Resumability and Redelivery"): the
+    default, in memory, bounded to ``max_bytes`` (the oldest go first).
+
+    A replacement (``streamable_http_app(event_store=...)``), shared by
+    several workers for instance, has the shape of the SDK's EventStore: its
+    two methods may be plain or ``async``.  ``store_event(stream_id, message)``
+    keeps ``message`` (the JSON-RPC message as bytes; None for a priming
+    event) and returns a new event id, unique across streams, without
+    newlines; ``replay_events_after(last_event_id, send_callback)`` calls
+    ``send_callback(EventMessage(message, event_id))`` for each message of
+    that event's stream stored after it, in order, and returns the stream id
+    (None for an id it does not know)."""
+
+    def __init__(self, max_bytes: int = 16 * 1024 * 1024) -> None:
+        import collections
+        import threading
+
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._size = 0
+        self._count = itertools.count(1)
+        self._events: Any = collections.OrderedDict()  # event id -> (stream id, message), oldest first
+        self._streams: Dict[str, Any] = {}  # stream id -> deque of its event ids
+
+    def store_event(self, stream_id: str, message: Optional[bytes]) -> str:
+        import collections
+
+        with self._lock:
+            event_id = str(next(self._count))
+            self._events[event_id] = (stream_id, message)
+            ids = self._streams.get(stream_id)
+            if ids is None:
+                ids = self._streams[stream_id] = collections.deque()
+            ids.append(event_id)
+            self._size += len(message or b"") + 64  # 64: a rough cost of the entry itself
+            while self._size > self.max_bytes and len(self._events) > 1:
+                self._forget_oldest()
+        return event_id
+
+    def replay_events_after(self, last_event_id: str, send_callback: Callable[[EventMessage], Any]) -> Optional[str]:
+        with self._lock:
+            entry = self._events.get(last_event_id)
+            if entry is None:
+                return None
+            ids = list(self._streams[entry[0]])
+            after = [(i, self._events[i][1]) for i in ids[ids.index(last_event_id) + 1:]]
+        for event_id, message in after:
+            if message is not None:
+                send_callback(EventMessage(message, event_id))
+        return entry[0]  # type: ignore[no-any-return]
+
+    def forget(self, prefix: str) -> None:
+        """Drop the streams whose id starts with ``prefix`` (a session that has ended)."""
+        with self._lock:
+            for stream_id in [s for s in self._streams if s.startswith(prefix)]:
+                for event_id in self._streams.pop(stream_id):
+                    self._size -= len(self._events.pop(event_id)[1] or b"") + 64
+
+    def _forget_oldest(self) -> None:
+        event_id, (stream_id, message) = self._events.popitem(last=False)
+        self._size -= len(message or b"") + 64
+        ids = self._streams[stream_id]
+        ids.popleft()  # ids grow with time: a stream's oldest is the store's oldest
+        if not ids:
+            del self._streams[stream_id]
+
+
+class _Events:
+    """The app's event store as its callers need it: plain calls, whether its
+    methods are plain or ``async`` (run then on a loop of their own, never on
+    a tool's, which may be the caller)."""
+
+    def __init__(self, store: Any) -> None:
+        import inspect
+
+        self.backend = store
+        self.own = type(store) is EventStore
+        self.is_async = inspect.iscoroutinefunction(store.store_event)
+        self.loop: Any = _start_event_loop() if self.is_async else None
+
+    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
+        """The new event's id; None (an event without one) if the store failed."""
+        if self.own:  # ours: no await, no failure, ids of digits
+            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
+        try:
+            event_id = str(self._run(self.backend.store_event(stream_id, message)))
+        except Exception as exc:  # a store of the deployment's: the message is still sent
+            _log_exception("the event store failed", exc)
+            return None
+        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
+
+    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
+        """The stream id of ``last_event_id`` and what it holds after it."""
+        found: List[Tuple[bytes, Optional[str]]] = []
+
+        def keep(event: Any) -> None:
+            found.append((event.message, event.event_id))
+
+        async def keep_async(event: Any) -> None:
+            keep(event)
+
+        send = keep_async if self.is_async else keep
+        try:
+            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
+        except Exception as exc:  # as an event id it does not know
+            _log_exception("the event store failed", exc)
+            return None, []
+        return (stream_id if isinstance(stream_id, str) else None), found
+
+    def forget(self, prefix: str) -> None:
+        forget = getattr(self.backend, "forget", None)
+        if forget is not None:
+            forget(prefix)
+
+    def _run(self, value: Any) -> Any:
+        import asyncio
+        import inspect
+
+        if not inspect.isawaitable(value):
+            return value
+        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
+
+
+class _BatchMember(_Channel):
+    """A batch member's channel: its messages go to the batch's response, its reply into the batch."""
+
+    def __init__(self, channel: _Channel, batch: _Batch) -> None:
+        self.channel, self.batch = channel, batch
+
+    def send(self, data: bytes) -> None:
+        self.channel.send(data)
+
+    def reply(self, data: Optional[bytes]) -> None:
+        self.batch.add(data)
+
+
+class _CallWatch:
+    """A call being answered on an HTTP response: its deadline, and what
+    happens when the response ends before the call does.  2026-07-28: the
+    client closing the stream cancels the call (basic/patterns/cancellation);
+    before it, a disconnection is not a cancellation (2025-11-25 basic/transports)."""
+
+    def __init__(self, conn: _Connection, id_: Any, cancel_on_close: bool, deadline: Optional[float]) -> None:
+        self.conn, self.id, self.cancel_on_close, self.deadline = conn, id_, cancel_on_close, deadline
+        self.done = False
+        self.stop = False  # no use waiting on: the client went, or the server is stopping
+        self.closed: Callable[[], None] = _nothing
+
+    def expired(self) -> bool:
+        import time
+
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def late_text(self) -> str:
+        return "Internal error: the call did not finish within the server's request timeout"
+
+    def cancel(self) -> None:
+        if self.id is not None and not self.done:
+            self.done = True
+            self.conn.notification("notifications/cancelled", {"requestId": self.id})
+
+    def close(self) -> None:
+        if self.cancel_on_close:
+            self.cancel()
+        self.closed()
+
+
+def _nothing() -> None:
+    pass
+
+
+def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
+    # One JSON-RPC message per event, on one data line (_encode writes no
+    # newline inside a message); its id, when the stream is resumable.
+    head = b"" if event_id is None else b"id: " + event_id.encode() + b"\n"
+    return head + b"event: message\ndata: " + data.rstrip(b"\n") + b"\n\n"
+
+
+# ---------------------------------------------------------------------------
+# 20. HTTP access control
 # ---------------------------------------------------------------------------
 #
 # Who may talk to an HTTP server: the Host and Origin checks against DNS
@@ -6935,7 +7362,7 @@ class _Sessions:
         now = time.monotonic()
         expired = []
         for session in list(self.open.values()):
-            if session.in_flight or session.stream is not None:
+            if session.in_flight or session.stream is not None and session.stream.attached:  # a response has it
                 session.last_used = now
             elif now - session.last_used > self.idle_timeout:
                 self._forget(session)
@@ -7021,7 +7448,7 @@ class _Counted:
 
 
 # ---------------------------------------------------------------------------
-# 20. HTTP server
+# 21. HTTP server
 # ---------------------------------------------------------------------------
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
@@ -7495,10 +7922,10 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------
-# 21. SDK fidelity: pydantic's types, unions and error texts
+# 22. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
-# Fenced, like the accelerators (section 28): nothing here is an MCP rule.  The
+# Fenced, like the accelerators (section 29): nothing here is an MCP rule.  The
 # SDK validates tool arguments and results with pydantic, so to answer as it
 # does a rule of the spec path calls a hook where pydantic refines it.  The rule
 # reads whole without the hook; this is where the hook's body waits.  Here:
@@ -8266,7 +8693,7 @@ def _python_only(compiler: _Compiler, schema: Any) -> bool:
 
 
 def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
-    # The arm the schema check chose (the SDK's smart union, _Union, section 21):
+    # The arm the schema check chose (the SDK's smart union, _Union, section 22):
     # the arm of exactly the value's type, else the first arm the JSON value is
     # already an instance of (a Literal's string, a list), else the first arm
     # that converts it (a Path, bytes, an Enum, a date from a string).  A string
@@ -8315,10 +8742,10 @@ def _python_only_type(tp: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 22. SDK fidelity: lax conversions
+# 23. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 21 is.  pydantic's lax mode, which the SDK's tool
+# Fenced, as section 22 is.  pydantic's lax mode, which the SDK's tool
 # arguments and results go through: "17" and 17.0 for an int, "yes" for a
 # bool, an object read by attribute, then the standard library's value types
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
@@ -8344,7 +8771,7 @@ def _python_only_type(tp: Any) -> bool:
 #   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
 #   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
 #
-# README: as in section 21's table.  The wording of a refused date, time or
+# README: as in section 22's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
 
 def _json_text_arguments(arguments: Dict[str, Any], json_params: Iterable[str]) -> Dict[str, Any]:
@@ -8916,7 +9343,7 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
     """A schema that remembers the annotation it describes, where JSON Schema
     alone cannot say how pydantic converts a value (a Decimal is any number or
     string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
+    sections 6 and 23 convert through ``py_type``.  It is a dict to everything else."""
 
     __slots__ = ("py_type",)
 
@@ -9070,10 +9497,10 @@ def _may_be_unhashable(tp: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 23. SDK fidelity: schema shapes
+# 24. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 21 is.  The structured-output page asks for a JSON Schema
+# Fenced, as section 22 is.  The structured-output page asks for a JSON Schema
 # of each tool's input and output; the SDK publishes the one pydantic writes,
 # and its clients compare them, so section 5 calls these hooks for pydantic's
 # spellings: the Field class the SDK re-exports, the names of $defs, sorted
@@ -9100,7 +9527,7 @@ def _may_be_unhashable(tp: Any) -> bool:
 #   _iso_datetime         _native (section 4)                 a datetime's JSON form: UTC as "Z"           -
 #   _iso_duration         _native (section 4)                 a timedelta's: ISO 8601, 365 days a year     -
 #
-# README: as in section 21's table.  test_schema compares the schemas with the
+# README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
 
 class Field:
@@ -9375,10 +9802,10 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 
 
 # ---------------------------------------------------------------------------
-# 24. SDK fidelity: the SDK's API
+# 25. SDK fidelity: the SDK's API
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 21 is.  What a tool sees of the SDK beyond the spec's
+# Fenced, as section 22 is.  What a tool sees of the SDK beyond the spec's
 # messages: parameters the server fills (``Annotated[T, Resolve(fn)]``), the
 # SDK's session object, and its classes for results, resources and messages.
 # The messages themselves (elicitation/create, sampling/createMessage,
@@ -9409,7 +9836,7 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
 #
-# README: as in section 21's table.  test_context checks these on the wire.
+# README: as in section 22's table.  test_context checks these on the wire.
 #
 # A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
 # inputSchema): the server fills it by running ``fn`` before the tool, as the
@@ -10082,7 +10509,7 @@ def _cleandoc(doc: Optional[str]) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 25. Patterns: ECMA-262 regular expressions in linear time
+# 26. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
 #
 # Fenced: JSON Schema 2020-12 only says what a pattern means; how to match it
@@ -10125,7 +10552,7 @@ def _cleandoc(doc: Optional[str]) -> str:
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 28, _rx_accelerated) only where
+# Python's re serves as an accelerator (section 29, _rx_accelerated) only where
 # its backtracking provably stays linear.
 
 
@@ -10817,17 +11244,17 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 
 
 # ---------------------------------------------------------------------------
-# 26. A client
+# 27. A client
 # ---------------------------------------------------------------------------
 #
 # Fenced: the spec path is the server; this client serves the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _Client               _cli (section 27)                   a server over stdio, started as a child
-#   _HttpClient           _cli (section 27)                   a server over Streamable HTTP
-#   _Session              _cli (section 27)                   either, as the commands speak to it
-#   _load_server          wsgi_app (section 20)               a server file, for serve and for WSGI servers
+#   _Client               _cli (section 28)                   a server over stdio, started as a child
+#   _HttpClient           _cli (section 28)                   a server over Streamable HTTP
+#   _Session              _cli (section 28)                   either, as the commands speak to it
+#   _load_server          wsgi_app (section 21)               a server file, for serve and for WSGI servers
 #
 # A small client over stdio (a child process it starts) or Streamable HTTP,
 # as the command line uses it: it speaks to a server as a real client would
@@ -11386,7 +11813,7 @@ def _error_text(error: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 27. Command line
+# 28. Command line
 # ---------------------------------------------------------------------------
 #
 # Fenced: not MCP, the tool around it.
@@ -11394,7 +11821,7 @@ def _error_text(error: Any) -> str:
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   main                  the end of the file                 python mcp_ref.py COMMAND ...
-#   _cli                  main (section 27)                   each command, its options and exit codes
+#   _cli                  main (section 28)                   each command, its options and exit codes
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
@@ -11836,7 +12263,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 28. Accelerators
+# 29. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
@@ -11853,10 +12280,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
 #   _fast_encode_reply   _encode_reply (section 17)       puts that JSON into the response as written
 #   _fast_dumps          _dumps_message (section 17)      every message: json's C encoder, made once
-#   _rx_accelerated      _compile_pattern (section 25)    patterns proven safe run on Python's re (_RX_ACCELERATE)
+#   _rx_accelerated      _compile_pattern (section 26)    patterns proven safe run on Python's re (_RX_ACCELERATE)
 #   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine
 #
-# Each rule names its twin where it is written ("twin: _fast_x, section 28"),
+# Each rule names its twin where it is written ("twin: _fast_x, section 29"),
 # and test_mcp_ref checks this table against the file.
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
@@ -12117,7 +12544,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 25) ---
+# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 26) ---
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies

@@ -1,4 +1,4 @@
-"""Context and resolvers (sections 12, 13 and 24) on the wire: whole frames over
+"""Context and resolvers (sections 12, 13 and 25) on the wire: whole frames over
 real pipes, in every revision that has each feature, with the test playing the
 client.
 
@@ -307,8 +307,8 @@ class LoggingTest(ContextTestCase):
                 server = self.session(version)
                 # Declared (the SDK 2.3 logs without declaring it); list_changed too (ListChangedTest).
                 self.assertEqual(server.init_reply["result"]["capabilities"],
-                                 {"logging": {}, "tools": {"listChanged": True}, "prompts": {"listChanged": False},
-                                  "resources": {"subscribe": True, "listChanged": False}})
+                                 {"logging": {}, "tools": {"listChanged": True}, "prompts": {"listChanged": True},
+                                  "resources": {"subscribe": True, "listChanged": True}})
                 self.call(server, 1, "log_levels")
                 self.assertEqual(server.until(1), log_frames("debug") + [result_frame(1, version, "logged")])
 

@@ -297,7 +297,8 @@ class HandshakeEraTest(SharedServer):
         stream = conn.getresponse()
         self.assertEqual((stream.status, stream.getheader("Content-Type")), (200, "text/event-stream"))
         self.assertEqual(stream.getheader("X-Accel-Buffering"), "no")
-        self.assertEqual(stream.readline(), b": stream open\n")
+        # The priming event (2025-11-25 basic/transports, "Resumability and Redelivery"): an id, no data.
+        self.assertRegex(b"".join(stream.readline() for _ in range(4)), rb"\Aid: \d+\nretry: 1000\ndata: \n\n\Z")
         second = s.request("GET", headers={"Accept": "text/event-stream", "Mcp-Session-Id": session})
         self.assertEqual(second.status, 409)
         self.assertEqual(s.request("GET", headers={"Accept": "application/json", "Mcp-Session-Id": session}).status,
@@ -886,7 +887,7 @@ class InProcessTest(unittest.TestCase):
             def event() -> Any:
                 while True:
                     line = stream.readline()
-                    if line.startswith(b"data: "):
+                    if line.startswith(b"data: ") and line != b"data: \n":  # not the priming event
                         return json.loads(line[6:])
 
             self.assertEqual(event(), {"jsonrpc": "2.0", "method": "notifications/message",
@@ -925,9 +926,10 @@ class InProcessTest(unittest.TestCase):
             conn = http.client.HTTPConnection("127.0.0.1", endpoint.port, timeout=5)
             conn.request("GET", "/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": session})
             stream = conn.getresponse()
-            stream.readline()
-            stream.readline()
+            while stream.readline() != b"\n":  # the priming event
+                pass
             endpoint.app.sessions[session].write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            self.assertRegex(stream.readline(), rb"\Aid: \d+\n\Z")
             self.assertEqual(stream.readline(), b"event: message\n")
             self.assertEqual(json.loads(stream.readline()[5:]), {
                 "jsonrpc": "2.0", "method": "notifications/tools/list_changed"})

@@ -121,7 +121,8 @@ class Reply:
     def messages(self) -> List[Any]:
         """The JSON-RPC messages: the JSON body, or the SSE events' data."""
         if self.headers.get("content-type", "").startswith("text/event-stream"):
-            return [json.loads(event["data"]) for event in sse_events(self.body) if "data" in event]
+            return [json.loads(event["data"]) for event in sse_events(self.body)
+                if event.get("data")]  # a priming event's data is empty (basic/transports)
         if self.headers.get("content-type", "").startswith("application/json") and self.body.strip():
             return [json.loads(self.body)]
         return []

@@ -1,4 +1,4 @@
-"""Streamable HTTP, several clients on one app (section 18, 19, and the pool
+"""Streamable HTTP, several clients on one app (section 18, 20, and the pool
 of section 16): sessions and requestState bound to the token's principal,
 idle sessions expiring on a timer, caps per client on sessions and streams
 (503 with Retry-After), and the pool's fair share per client.
@@ -174,7 +174,7 @@ class IdleTest(unittest.TestCase):
         stream = request(app, "GET", None, {"Accept": "text/event-stream", "Mcp-Session-Id": listening})
         self.assertEqual(stream.status, 200)
         frames = iter(stream.body)
-        self.assertEqual(next(frames), b": stream open\n\n")
+        self.assertEqual(next(frames), b"id: 1\nretry: 1000\ndata: \n\n")  # the priming event (2025-11-25)
         # No request comes: the timer alone ends the idle one.
         wait_for(lambda: idle not in app.sessions, "the idle session to expire")
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}

@@ -265,7 +265,8 @@ class Http:
             return []
         frames = []
         for chunk in body:  # up to the answer: a listen stream stays open after its acknowledgement
-            frames += flat([json.loads(part[5:]) for part in chunk.decode().split("\n") if part.startswith("data:")])
+            frames += flat([json.loads(part[5:]) for part in chunk.decode().split("\n")
+                           if part.startswith("data:") and part[5:].strip()])  # not the priming event
             if frames and answered(frames[-1]):
                 break
         body.close()  # type: ignore[attr-defined]

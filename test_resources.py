@@ -142,12 +142,13 @@ def cleandoc(item: Dict[str, Any]) -> Dict[str, Any]:
 
 def expected_capabilities(version: str) -> Dict[str, Any]:
     """14: what is registered, and subscribe in the revisions that have resources/subscribe;
-    22: logging and tools.listChanged in a session."""
+    22: logging in a session; every list's changes announced (the SDK declares no listChanged but
+    tools' in a session, and 2026-07-28 nothing: README, "Where mcp_ref differs")."""
+    changes = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True},
+               "prompts": {"listChanged": True}}
     if version == MODERN:
-        return {"tools": {}, "resources": {}, "prompts": {}, "completions": {}}
-    capabilities = {"logging": {}, "tools": {"listChanged": True},
-                    "resources": {"subscribe": True, "listChanged": False}, "prompts": {"listChanged": False},
-                    "completions": {}}
+        return dict(changes, completions={})
+    capabilities = dict({"logging": {}}, **changes, completions={})
     if version < "2025-03-26":  # no completions capability before 2025-03-26
         del capabilities["completions"]
     return capabilities
@@ -550,7 +551,7 @@ class DispatchTest(unittest.TestCase):
                                  {"error": {"code": -32601, "message": f"Method not found: {method}"}})
         server.resource("x://{a}", name="a")(lambda a: a)  # a template alone is resources too
         self.assertEqual(Frames(server, MODERN).ask("server/discover")["result"]["capabilities"],
-                         {"tools": {}, "resources": {}})
+                         {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}})
 
     def test_pages_and_cursors(self) -> None:
         server = MCPServer("pages", page_size=2)

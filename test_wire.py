@@ -242,7 +242,8 @@ class StatelessTest(WireTestCase):
     def test_discover(self) -> None:
         self.assertEqual(self.server.request(1, "server/discover", {"_meta": META}), {
             "jsonrpc": "2.0", "id": 1, "result": {
-                "supportedVersions": [MODERN], "capabilities": {"tools": {}}, "instructions": "A server for tests.",
+                "supportedVersions": [MODERN], "capabilities": {"tools": {"listChanged": True}},
+                "instructions": "A server for tests.",
                 "ttlMs": 0, "cacheScope": "private", "resultType": "complete",
                 "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}})
 
@@ -449,7 +450,7 @@ class ResourcesWireTest(unittest.TestCase):
         self.addCleanup(server.kill)
         if version != MODERN:
             capabilities = {"logging": {}, "tools": {"listChanged": True},
-                            "resources": {"subscribe": True, "listChanged": False}, "prompts": {"listChanged": False}}
+                            "resources": {"subscribe": True, "listChanged": True}, "prompts": {"listChanged": True}}
             if version >= "2025-03-26":
                 capabilities["completions"] = {}
             self.assertEqual(server.initialize(version), {"jsonrpc": "2.0", "id": 0, "result": {

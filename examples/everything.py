@@ -157,6 +157,34 @@ if Context is not None:
         await ctx.info("a log line")
         return "logged"
 
+    @mcp.tool(description="Tests SSE polling: closes the stream mid-call; the result comes on the resumed one "
+                          "(SEP-1699)")
+    async def test_reconnection(ctx: Context) -> str:  # type: ignore[valid-type]
+        import asyncio
+
+        await ctx.close_sse_stream()
+        await asyncio.sleep(0.1)
+        return "Reconnection test completed"
+
+    def _dynamic() -> str:
+        return "dynamic"
+
+    @mcp.tool(description="Changes the tool list: one notifications/tools/list_changed to the listen streams")
+    async def test_trigger_tool_change(ctx: Context) -> str:  # type: ignore[valid-type]
+        mcp.add_tool(_dynamic, name="test_dynamic_tool")
+        mcp.remove_tool("test_dynamic_tool")
+        await ctx.notify_tools_changed()  # as the SDK's fixture does: still one announcement
+        return "tool list changed"
+
+    if hasattr(mcp, "prompt"):
+
+        @mcp.tool(description="Changes the prompt list: one notifications/prompts/list_changed to the listen streams")
+        async def test_trigger_prompt_change(ctx: Context) -> str:  # type: ignore[valid-type]
+            mcp.add_prompt(mcp_ref.Prompt(_dynamic, name="test_dynamic_prompt"))
+            mcp.remove_prompt("test_dynamic_prompt")
+            await ctx.notify_prompts_changed()
+            return "prompt list changed"
+
     # -- 2026-07-28: InputRequiredResult (basic/patterns/mrtr), keys as the suite names them --
 
     from mcp_ref import InputRequiredResult
