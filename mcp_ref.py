@@ -3683,14 +3683,14 @@ class Context:
         a resumable stream (a session's, over HTTP) is closed; else nothing."""
         call = self._request.call
         channel = getattr(call.stream, "__self__", None) if call is not None else None
-        if isinstance(channel, _Channel):
+        if isinstance(channel, _ResponseQueue):
             channel.close()
         return _AwaitableValue()
 
     def close_standalone_sse_stream(self) -> _AwaitableValue:
         """As close_sse_stream, for the session's GET stream."""
         channel = getattr(self._request.conn, "stream", None)
-        if isinstance(channel, _Channel):
+        if isinstance(channel, _ResponseQueue):
             channel.close()
         return _AwaitableValue()
 
@@ -6138,7 +6138,7 @@ class _HttpApp:
     def _initialize(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
         """The handshake opens a session; its id is sent only with a successful result."""
         session = _HttpSession(self, environ)
-        response = self._handle(session, message, _Channel(), True)
+        response = self._handle(session, message, _ResponseQueue(), True)
         if not isinstance(response, dict) or "result" not in response:
             return _json_reply(response, modern=False)
         busy = self.table.add(session)
@@ -6150,7 +6150,7 @@ class _HttpApp:
 
     # -- a request and its answer --------------------------------------------------
 
-    def _handle(self, conn: _Connection, message: Dict[str, Any], channel: _Channel, inline: bool) -> Any:
+    def _handle(self, conn: _Connection, message: Dict[str, Any], channel: _ResponseQueue, inline: bool) -> Any:
         """handle_message, never raising (as _Connection._handle does for stdio)."""
         stream: Callable[[bytes], None] = channel.send
         if self.json_response and isinstance(conn, _HttpSession):
@@ -6177,14 +6177,14 @@ class _HttpApp:
         return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
                                  long_lived=message.get("method") in _LONG_LIVED, table=table)
 
-    def _channel(self, conn: _Connection, method: Any) -> _Channel:
+    def _channel(self, conn: _Connection, method: Any) -> _ResponseQueue:
         """A response's channel: bounded; in a session, for a request that may
-        stream, resumable (_Channel.begin, when it streams)."""
+        stream, resumable (_ResponseQueue.begin, when it streams)."""
         if not isinstance(conn, _HttpSession) or self.events is None or self.json_response \
                 or method not in ("tools/call", "resources/read", "prompts/get"):  # the rest: answered at once
-            return _Channel(self.max_stream_buffer)
+            return _ResponseQueue(self.max_stream_buffer)
         prime = (conn.rpc.version or "") >= "2025-11-25"
-        return _Channel(self.max_stream_buffer, self.events, conn.next_stream_id(), prime)
+        return _ResponseQueue(self.max_stream_buffer, self.events, conn.next_stream_id(), prime)
 
     def _inline(self, message: Dict[str, Any]) -> bool:
         """Whether a call may run on the request's own thread: not when its tool
@@ -6199,7 +6199,7 @@ class _HttpApp:
         tool = self.server._tools.get(name) if isinstance(name, str) else None
         return tool is None or getattr(tool, "context_param", None) is None and tool.resolved is None
 
-    def _answer_call(self, conn: _Connection, id_: Any, channel: _Channel, environ: Dict[str, Any],
+    def _answer_call(self, conn: _Connection, id_: Any, channel: _ResponseQueue, environ: Dict[str, Any],
                      cancel_on_close: bool, long_lived: bool = False, table: bool = False) -> _Reply:
         """JSON if the response comes first and soon (an error's status from
         _HTTP_STATUS when ``table``); otherwise an SSE stream."""
@@ -6207,7 +6207,7 @@ class _HttpApp:
 
         timeout = None if long_lived else self.request_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
-        watch = _CallWatch(conn, id_, cancel_on_close, deadline)
+        watch = _HttpCall(conn, id_, cancel_on_close, deadline)
         channel.on_overflow = watch.close
         if long_lived:  # a listen stream: list changes are announced to it while it lasts
             self.server._connections.append(conn)
@@ -6223,7 +6223,7 @@ class _HttpApp:
             channel.detach()
             if watch.expired():
                 watch.cancel()
-            watch.close()  # the client gone: the call goes on before 2026-07-28 (_CallWatch)
+            watch.close()  # the client gone: the call goes on before 2026-07-28 (_HttpCall)
             return _json_reply(_error_response(id_, _RpcError(INTERNAL_ERROR, watch.late_text())), False)
         watch.done = True
         if first[1] is None:  # cancelled by the client (notifications/cancelled): nothing to send
@@ -6233,8 +6233,8 @@ class _HttpApp:
             return status, headers, [first[1]]
         return "200 OK", [("Content-Type", "application/json")], [first[1]]
 
-    def _wait(self, channel: _Channel, seconds: Optional[float], environ: Dict[str, Any],
-              watch: _CallWatch) -> Any:
+    def _wait(self, channel: _ResponseQueue, seconds: Optional[float], environ: Dict[str, Any],
+              watch: _HttpCall) -> Any:
         """The channel's first item within ``seconds`` (None: until the
         deadline), skipping messages when nothing but JSON may be sent; None
         if none came (``watch.stop`` says whether it is worth waiting on)."""
@@ -6256,7 +6256,7 @@ class _HttpApp:
                 watch.stop = True
                 return None
 
-    def _sse(self, channel: _Channel, first: Any, watch: _CallWatch, environ: Dict[str, Any],
+    def _sse(self, channel: _ResponseQueue, first: Any, watch: _HttpCall, environ: Dict[str, Any],
              replayed: Optional[List[Tuple[bytes, Optional[str]]]] = None) -> Iterable[bytes]:
         """The POST's event stream: messages, then the response, then the end.
         A comment every ``keepalive`` seconds keeps proxies from timing it out
@@ -6340,7 +6340,7 @@ class _HttpApp:
         if channel is None:
             release()
             return _error_reply(409, None, INVALID_REQUEST, "Conflict: this session's GET stream is open already")
-        watch = _CallWatch(session, None, False, None)
+        watch = _HttpCall(session, None, False, None)
         return "200 OK", list(_SSE_HEADERS), _Counted(self._sse(channel, None, watch, environ), release)
 
     def _resume(self, session: _HttpSession, last: str, environ: Dict[str, Any]) -> Optional[_Reply]:
@@ -6363,7 +6363,7 @@ class _HttpApp:
                 break
         if replayed is None:
             return _error_reply(409, None, INVALID_REQUEST, "Conflict: that stream is open already")
-        watch = _CallWatch(session, None, False, None)
+        watch = _HttpCall(session, None, False, None)
         return "200 OK", list(_SSE_HEADERS), self._sse(channel, None, watch, environ, replayed)
 
     def _delete(self, environ: Dict[str, Any]) -> _Reply:
@@ -6390,7 +6390,7 @@ class _HttpApp:
                 f"a batch of {len(members)} messages, over this server's limit of {self.server.max_batch}" \
                 if version in _BATCH_VERSIONS else f"JSON-RPC batches are not part of protocol revision {version}"
             return _error_reply(400, None, INVALID_REQUEST, f"Invalid Request: {reason}")
-        channel = _Channel(self.max_stream_buffer)
+        channel = _ResponseQueue(self.max_stream_buffer)
         batch = _Batch(len(members), lambda parts: channel.reply(
             b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n" if parts else None))
         for message in members:
@@ -6500,9 +6500,9 @@ class _HttpSession(_HttpExchange):
         super().__init__(app, environ)
         self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
         self.last_used = time.monotonic()
-        self.stream: Optional[_Channel] = None  # the GET stream's, kept while no response has it
+        self.stream: Optional[_ResponseQueue] = None  # the GET stream's, kept while no response has it
         self.streams = itertools.count(1)
-        self.live: Dict[str, _Channel] = {}  # the resumable channels of calls still running
+        self.live: Dict[str, _ResponseQueue] = {}  # the resumable channels of calls still running
 
     def write(self, message: Any) -> None:
         stream = self.stream
@@ -6512,19 +6512,19 @@ class _HttpSession(_HttpExchange):
     def next_stream_id(self) -> str:
         return f"{self.id}/{next(self.streams)}"  # the session's own: _HttpApp._resume checks it
 
-    def track(self, channel: _Channel) -> None:
+    def track(self, channel: _ResponseQueue) -> None:
         """Keep a call's resumable channel findable until its response is in."""
         with channel.lock:
             if channel.events is not None and not channel.finished:
                 channel.live = self.live
                 self.live[channel.stream_id] = channel
 
-    def open_stream(self) -> Optional[_Channel]:
+    def open_stream(self) -> Optional[_ResponseQueue]:
         """The GET stream's channel, now attached to a response (None: one has it)."""
         app = self.app
         with self.state:
             if self.stream is None:
-                self.stream = _Channel(app.max_stream_buffer, app.events, self.id + "/get")
+                self.stream = _ResponseQueue(app.max_stream_buffer, app.events, self.id + "/get")
                 self.stream.attached, self.stream.held, self.stream.storing = False, False, app.events is not None
             channel = self.stream
 
@@ -6734,14 +6734,14 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
 # 19. SSE streams
 # ---------------------------------------------------------------------------
 #
-# What goes out on one HTTP response while a call runs (_Channel), its
+# What goes out on one HTTP response while a call runs (_ResponseQueue), its
 # bounds, and what lets a session's client come back for what it missed:
 # event ids, the priming event, the event store and Last-Event-ID
 # (2025-03-26 .. 2025-11-25 basic/transports, "Resumability and Redelivery";
 # 2026-07-28 streams are not resumable: basic/transports/streamable-http).
 
 
-class _Channel:
+class _ResponseQueue:
     """What goes out on one HTTP response, in order: ``(False, bytes, event
     id)`` for a message before the response (``stream``), ``(True, bytes,
     event id)`` for the response (``reply``; None there: a cancelled call,
@@ -6774,7 +6774,7 @@ class _Channel:
         self.on_overflow: Callable[[], None] = _nothing
         self.events, self.stream_id = events, stream_id
         self.primer: Optional[str] = None  # the priming event's id, sent first (2025-11-25)
-        self.live: Optional[Dict[str, _Channel]] = None  # the session's channels still to finish
+        self.live: Optional[Dict[str, _ResponseQueue]] = None  # the session's channels still to finish
         self.finished = False  # the response is in
         self.storing = False  # begun: what comes is stored as it comes
         self.held = events is not None  # until ``begin``: everything queued, for the store
@@ -7019,10 +7019,10 @@ class _Events:
         return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
 
 
-class _BatchMember(_Channel):
+class _BatchMember(_ResponseQueue):
     """A batch member's channel: its messages go to the batch's response, its reply into the batch."""
 
-    def __init__(self, channel: _Channel, batch: _Batch) -> None:
+    def __init__(self, channel: _ResponseQueue, batch: _Batch) -> None:
         self.channel, self.batch = channel, batch
 
     def send(self, data: bytes) -> None:
@@ -7032,7 +7032,7 @@ class _BatchMember(_Channel):
         self.batch.add(data)
 
 
-class _CallWatch:
+class _HttpCall:
     """A call being answered on an HTTP response: its deadline, and what
     happens when the response ends before the call does.  2026-07-28: the
     client closing the stream cancels the call (basic/patterns/cancellation);
