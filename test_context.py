@@ -1973,11 +1973,11 @@ class SdkClientTest(unittest.TestCase):
 
     def test_handshake_capabilities(self) -> None:
         # The SDK 2.3 logs without declaring logging, and says listChanged false;
-        # mcp_ref declares logging and announces list changes.
+        # mcp_ref declares logging and announces the changes of all three lists.
         ours, theirs = self.runs["legacy", "ref"]["initialize"], self.runs["legacy", "sdk"]["initialize"]
         self.assertEqual(ours["capabilities"], {"logging": {}, "tools": {"listChanged": True},
-                                                "prompts": {"listChanged": False},
-                                                "resources": {"subscribe": True, "listChanged": False}})
+                                                "prompts": {"listChanged": True},
+                                                "resources": {"subscribe": True, "listChanged": True}})
         self.assertNotIn("logging", theirs["capabilities"])
         self.assertEqual(theirs["capabilities"]["tools"], {"listChanged": False})
         self.assertEqual({k: v for k, v in ours.items() if k != "capabilities"},
