@@ -4052,7 +4052,7 @@ class MCPServer:
     def _list_changed(self, kind: str) -> None:
         """notifications/{kind}/list_changed to each connection serving now
         (server/tools, "List Changed"), once per call that changes the list:
-        during one (_Announcements), when it ends."""
+        during one (_announce_changes), when it ends."""
         pending = _CHANGES.get()
         if pending is not None:
             pending.setdefault(kind)
@@ -4084,10 +4084,23 @@ class MCPServer:
         """_call, start to end, on this thread: a sync tool's call never waits, so
         it needs no event loop (_call_sync); an async tool's gets one of its own.
         The list changes it makes are announced once, when it ends."""
-        with _Announcements(self):
+        token = _CHANGES.set({})
+        try:
             if tool.is_async:
                 return _run_coroutine(self._call(tool, arguments, request))
             return _call_sync(self, tool, arguments, request)
+        finally:
+            self._announce_changes(token)
+
+    def _announce_changes(self, token: Any) -> None:
+        """The end of a call: each list it changed announced once, before its
+        response.  A tool that adds a tool, removes one and calls
+        ctx.notify_tools_changed() sends one notifications/tools/list_changed,
+        not three: the client lists again once either way."""
+        changes = _CHANGES.get()
+        _CHANGES.reset(token)
+        for kind in changes:  # in the order of the first change
+            self._list_changed(kind)
 
     # -- tools/call, top to bottom (server/tools) --------------------------------
     #
@@ -4468,28 +4481,8 @@ class MCPServer:
 
 
 
-# The lists a call has changed so far (None outside a call): _Announcements.
+# The lists a call has changed so far (None outside a call): MCPServer._announce_changes.
 _CHANGES: Any = contextvars.ContextVar("mcp_ref_changes", default=None)
-
-
-class _Announcements:
-    """Around one call: the list changes it makes are announced once, when it
-    ends, before its response.  A tool that adds a tool, removes one and calls
-    ctx.notify_tools_changed() sends one notifications/tools/list_changed,
-    not three: the client lists again once either way."""
-
-    def __init__(self, server: MCPServer) -> None:
-        self.server = server
-        self.kinds: Dict[str, None] = {}  # in the order of the first change
-        self.token: Any = None
-
-    def __enter__(self) -> None:
-        self.token = _CHANGES.set(self.kinds)
-
-    def __exit__(self, *exc: Any) -> None:
-        _CHANGES.reset(self.token)
-        for kind in self.kinds:
-            self.server._list_changed(kind)
 
 
 def _least_size(result: Dict[str, Any]) -> int:
@@ -5329,10 +5322,11 @@ class _Connection:
 
         async def run() -> None:
             result = None
+            token = _CHANGES.set({})  # the task's own context
             try:
-                with _Announcements(self.server):
-                    result = await self.server._call(tool, arguments, request)
+                result = await self.server._call(tool, arguments, request)
             finally:  # also when cancelled, or when anything escaped _call
+                self.server._announce_changes(token)
                 complete(result)
 
         return asyncio.run_coroutine_threadsafe(run(), self.event_loop())
