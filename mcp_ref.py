@@ -6762,7 +6762,7 @@ class _ResponseQueue:
 
         self.items: Any = collections.deque()  # all of the channel's state is under its lock
         self.lock = threading.Lock()
-        self.ready = threading.Condition(self.lock)
+        self.ready: Any = None  # a Condition on the lock, made by the first get() that must wait
         self.limit, self.queued = limit, 0
         self.attached, self.overflowed = True, False
         self.on_overflow: Callable[[], None] = _nothing
@@ -6801,13 +6801,18 @@ class _ResponseQueue:
             else:
                 self.queued += len(data or b"")
             self.items.append(_CLOSED if overflow else (final, data, event_id))
-            self.ready.notify()
+            if self.ready is not None:  # someone may wait (an answer ready first needs no Condition)
+                self.ready.notify()
         if overflow:
             self.on_overflow()
 
     def get(self, timeout: float) -> Optional[Tuple[bool, Optional[bytes], Optional[str]]]:
         with self.lock:
             if not self.items:
+                if self.ready is None:
+                    import threading
+
+                    self.ready = threading.Condition(self.lock)
                 self.ready.wait(max(0.0, timeout))
             if not self.items:
                 return None
@@ -6826,7 +6831,8 @@ class _ResponseQueue:
                 return
             self.attached = False  # what was queued goes out first; what comes, to the store
             self.items.append(_CLOSED)
-            self.ready.notify()
+            if self.ready is not None:
+                self.ready.notify()
 
     def begin(self, first: Any) -> Any:
         """The response is a stream: ``first`` (taken already), with its event id."""
