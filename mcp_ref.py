@@ -114,15 +114,16 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 (basic/transports, "Resumability and Redelivery")
     20. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
                                 limits per client (basic/security_best_practices, basic/authorization)
-    21. HTTP server             a standard-library server for the WSGI app
-    22. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
-    23. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
-    24. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats
-    25. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
+    21. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
+    22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
+    23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats
+    24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
                                 message classes
-    26. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-    27. A client                a small client over stdio or HTTP
-    28. Command line            list, call, resources, read, prompts, prompt, serve
+    25. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+    26. A client                a small client over stdio or HTTP
+    27. Command line            list, call, resources, read, prompts, prompt, serve
+    28. Command line            the HTTP server of serve --http and run("streamable-http"): a standard-library
+                                server for the WSGI app (RFC 9112 framing, limits per client)
     29. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
@@ -140,7 +141,7 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
-from bisect import bisect_right  # for the classes of patterns (section 26)
+from bisect import bisect_right  # for the classes of patterns (section 25)
 from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -275,7 +276,7 @@ _NoneType = type(None)
 # protocol error is a JSON-RPC error response (_RpcError, JSON-RPC 2.0 section
 # 5.1), and a tool's own failure is a result with ``isError: true`` (ToolError,
 # ValidationError), which the model reads.  A ValidationError's text is
-# pydantic's report, through the hook _format_errors (section 22).
+# pydantic's report, through the hook _format_errors (section 21).
 
 class InvalidSignature(TypeError):
     """A function cannot be registered as a tool; the message names it and why."""
@@ -312,7 +313,7 @@ class ValidationError(ValueError):
     ``errors`` lists every failure with its ``loc`` (a tuple of keys and
     indexes), ``path`` (JSON path), ``msg`` and ``kind`` (the SDK's error
     type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text in
-    the SDK's format (_format_errors, section 22), without help-page links.
+    the SDK's format (_format_errors, section 21), without help-page links.
     """
 
     def __init__(self, errors: List[_ErrorItem], title: str = "value") -> None:
@@ -715,7 +716,7 @@ class _SchemaBuilder:
         inner = tp.__origin__
         metadata = tp.__metadata__
         if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
-            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 22)
+            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 21)
         schema = self.schema(inner)
         for meta in metadata:
             if isinstance(meta, Field):
@@ -805,7 +806,7 @@ class _SchemaBuilder:
         if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
             keys.pop("type", None)
             schema["propertyNames"] = keys
-        if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
+        if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 21)
             return _ContainerSchema(schema, "dict")
         # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
         return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
@@ -824,7 +825,7 @@ class _SchemaBuilder:
         """Enums, dataclasses, TypedDicts, annotated classes and BaseModels (S11) live
         in ``$defs`` and are referenced, as the SDK does."""
         if _is_pydantic_model(cls):
-            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 22)
+            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 21)
         name = self._names.get(cls)
         if name is None:
             name = self._def_name(cls)
@@ -974,7 +975,7 @@ class _SchemaBuilder:
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
-    """The SDK's schemas for the standard library's value types (_lax_kind, section 23)."""
+    """The SDK's schemas for the standard library's value types (_lax_kind, section 22)."""
     schema = _stdlib_scalar_json(tp)
     return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
 
@@ -1004,10 +1005,10 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
 #   input   tool arguments (MUST, server/tools "Security Considerations":
 #           servers validate all tool inputs), with the SDK's leniencies (its
-#           lax mode, section 23):
+#           lax mode, section 22):
 #           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
 #           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
-#           keys) converted through its annotation (_LAX_TABLE, section 23).
+#           keys) converted through its annotation (_LAX_TABLE, section 22).
 #   output  tool results: the same, plus Python values turned into JSON
 #           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
 #           and absent fields filled with their published defaults.
@@ -1085,9 +1086,9 @@ class _Compiler:
             return self._nothing
         if not isinstance(schema, dict):
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
-        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 23)
+        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 22)
             return _lax_typed(self, schema)
-        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 22)
+        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 21)
             return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
         if self.lax and type(schema) is _UnionSchema:
             schema = dict(schema, anyOf=schema.members)
@@ -1278,7 +1279,7 @@ class _Compiler:
                     if _json_equal(value, candidate):
                         # The SDK's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
                         return candidate if lax and type(candidate) is not type(value) else value
-                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 23)
+                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 22)
                     taken = _lax_member(value, allowed, int_enum, loc, errors)
                     if taken is not _MISSING:
                         return taken
@@ -1309,7 +1310,7 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
-        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 22)
+        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 21)
             return [_first_bound_failure(checks, multiple)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1332,7 +1333,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 26
+        search = None if pattern is None else _compile_pattern(pattern)  # section 25
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1689,7 +1690,7 @@ def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
 # against the published inputSchema first (section 6); then each value becomes
 # what the annotation asks for (a dataclass, an Enum member, a datetime, a
 # tuple...), as the SDK's tools receive it.  A parameter whose annotation
-# involves pydantic (the hook _involves_pydantic, section 22) is not read here:
+# involves pydantic (the hook _involves_pydantic, section 21) is not read here:
 # the tool's arguments model takes it whole (section 9).
 
 
@@ -1806,7 +1807,7 @@ def _strip_qualifiers(tp: Any) -> Any:
 
 
 def _build_stdlib(tp: type, value: Any) -> Any:
-    """A value of one of _LAX_TABLE's types (section 23) from its checked JSON form."""
+    """A value of one of _LAX_TABLE's types (section 22) from its checked JSON form."""
     kind = _lax_kind(tp)
     return value if kind is None else _lax_parse(kind, tp, value)
 
@@ -2096,7 +2097,7 @@ def _dumps_text(value: Any) -> str:
 # (server/tools, "Security Considerations"): servers validate all tool inputs;
 # enforced by _Tool.arguments against _checked_input_schema's schema.
 # Annotations that _involves_pydantic finds go to pydantic (the hooks
-# _pydantic_arguments and _pydantic_structured, section 22: the BaseModel rows).
+# _pydantic_arguments and _pydantic_structured, section 21: the BaseModel rows).
 
 # Parameter types whose checked JSON value is already the Python value.
 _AS_IS = (str, int, float, bool, object, _MISSING)
@@ -2136,7 +2137,7 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        # Parameters filled by resolvers, and the resolvers (section 25); None: none.
+        # Parameters filled by resolvers, and the resolvers (section 24); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
@@ -2153,7 +2154,7 @@ class _Tool:
         self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         published = self.input_schema["properties"]
-        # Where a string argument may be JSON text (_json_text_arguments, section 23).
+        # Where a string argument may be JSON text (_json_text_arguments, section 22).
         self._json_params = {p.key for p in self.params
                              if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
         self._positions = {p.key: i for i, p in enumerate(self.params)}
@@ -2162,7 +2163,7 @@ class _Tool:
 
     def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """Validated keyword arguments for the function, or ValidationError."""
-        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse (section 23)
+        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse (section 22)
         errors: List[_ErrorItem] = []
         checked = self._input_check(arguments, (), errors)
         kwargs = {}
@@ -2274,7 +2275,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
-            continue  # filled by the server (section 25), no argument
+            continue  # filled by the server (section 24), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -4141,7 +4142,7 @@ class MCPServer:
             # are a tool execution error (server/tools, "Error Handling", 2025-11-25:
             # "Input validation errors"; the SDK answers so in every revision).
             kwargs = self._arguments(tool, arguments, request)
-            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 25)
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 24)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             # 3. Run.  What the tool raises is a tool execution error too ("API
             # failures", "Business logic errors"): isError (_failure).
@@ -7448,481 +7449,7 @@ class _Counted:
 
 
 # ---------------------------------------------------------------------------
-# 21. HTTP server
-# ---------------------------------------------------------------------------
-#
-# The standard library's own server for the WSGI app: threads, keep-alive,
-# streamed responses and a clean stop on SIGINT or SIGTERM.  It frames
-# requests as RFC 9112 says (anything framed two ways is refused), and bounds
-# what one client can hold: connections per address, and the time a request's
-# head and body may take to arrive.
-
-
-def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
-                read_timeout: float = 30.0) -> int:
-    """Serve ``app`` on host:port with the standard library until SIGINT or
-    SIGTERM (then _stop_http), and exit 0.  An address it cannot serve on (in
-    use, not this machine's, no such name) is one line on stderr, and 2."""
-    import signal
-    import threading
-    import time
-
-    try:
-        httpd = _HttpServer(app, host, port, max_client_connections, read_timeout)
-    except OSError as exc:
-        shown = f"[{host}]" if ":" in host else host
-        print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
-    # The handler only notes the signal: one that took a lock (Event.set does)
-    # could interrupt the main thread while it holds that very lock, and wait
-    # for it forever.
-    signals: List[int] = []
-    for name in ("SIGTERM", "SIGINT"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
-                              daemon=True)
-    thread.start()
-    bound = httpd.server_address
-    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
-    print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
-    while not signals:  # the main thread stays free for signals
-        time.sleep(0.1)
-    _stop_http(httpd, app)
-    stderr.close(timeout=0.5)
-    os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
-
-
-def _stop_http(httpd: Any, app: _HttpApp) -> None:
-    """SIGTERM or SIGINT (README, "Serving over HTTP"): the listening socket
-    closes (a new connection is refused) and a new request on an open one
-    gets 503; requests in flight, a call streaming its answer too, get up to
-    ``min(drain_timeout, 5)`` seconds to finish; then the open streams end."""
-    import threading
-    import time
-
-    httpd.stopping = True
-    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
-    stopping.start()
-    stopping.join(2.0)
-    httpd.server_close()
-    deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
-    while httpd.active > httpd.streams and time.monotonic() < deadline:  # (a GET stream never ends by itself)
-        time.sleep(0.02)
-    app.close()
-    deadline = time.monotonic() + 1.0
-    while httpd.active and time.monotonic() < deadline:
-        time.sleep(0.02)
-
-
-def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,  # noqa: N802 - a class
-                read_timeout: float = 30.0) -> Any:
-    """socketserver's ThreadingTCPServer (a thread per connection) speaking
-    HTTP/1.1 to the WSGI app (_HttpConnection), built when first needed so
-    that ``import mcp_ref`` loads no socket module.  http.server is not used:
-    it brings email, mimetypes and ssl along, a third of an idle server's memory.
-    One address holds at most ``max_client_connections`` connections (a
-    thread each), and all at most ``max_connections``: past them, 503 with
-    Retry-After and no thread."""
-    import socket
-    import socketserver
-    import threading
-
-    class Server(socketserver.ThreadingTCPServer):
-        daemon_threads = True  # a stream still open at exit does not hold the process
-        allow_reuse_address = True
-        request_queue_size = 128
-        max_connections = 1024  # threads in all, whatever the addresses (a local client has 2**24)
-
-        def __init__(self) -> None:
-            self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            self.app, self.active, self.streams, self.counting = app, 0, 0, threading.Lock()
-            self.stopping, self.read_timeout, self.per_client = False, read_timeout, max_client_connections
-            self.clients: Dict[str, int] = {}  # open connections per address
-            self.open = 0
-            self.reader = _deadline_reader()
-            super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
-
-        def get_request(self) -> Any:
-            sock, address = super().get_request()
-            if sock.fileno() <= 2:  # a tool closed fd 0, 1 or 2: a client's socket must not be its stdout
-                sock = _above_standard_fds(sock)
-            return sock, address
-
-        def process_request(self, request: Any, client_address: Any) -> None:
-            if not _admit(self, client_address[0], 1):
-                _refuse_connection(request)
-                self.shutdown_request(request)
-                return
-            super().process_request(request, client_address)
-
-        def process_request_thread(self, request: Any, client_address: Any) -> None:
-            try:
-                super().process_request_thread(request, client_address)
-            finally:
-                _admit(self, client_address[0], -1)
-
-        def handle_error(self, request: Any, client_address: Any) -> None:
-            error = sys.exc_info()[1]
-            if isinstance(error, OSError):  # a client that reset or timed out: nothing to tell
-                return
-            _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
-
-    return Server()
-
-
-def _admit(server: Any, peer: str, step: int) -> bool:
-    """Count a connection from ``peer`` in (1), if the caps allow it, or out (-1)."""
-    with server.counting:
-        held = server.clients.get(peer, 0)
-        if step > 0 and (held >= server.per_client or server.open >= server.max_connections):
-            return False
-        server.open += step
-        if held + step:
-            server.clients[peer] = held + step
-        else:
-            server.clients.pop(peer, None)
-        return True
-
-
-def _above_standard_fds(sock: Any) -> Any:
-    """``sock`` moved to a descriptor above 2, and fds 0-2 taken back
-    (_standard_fds): a tool's child process, or os.write(1, ...), then writes
-    to stderr, not into a client's connection."""
-    import socket
-
-    try:
-        import fcntl
-    except ImportError:  # (Windows: sockets are no file descriptors)
-        return sock
-    fd = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 3)
-    os.set_inheritable(fd, False)
-    moved = socket.socket(sock.family, sock.type, sock.proto, fileno=fd)
-    sock.close()
-    _standard_fds()
-    return moved
-
-
-def _refuse_connection(sock: Any) -> None:
-    """503 on the accepting thread, which must not wait: the answer fits an
-    empty send buffer, and what the client has sent already is read, so
-    that closing does not reset the connection before the client reads it."""
-    text = b"503 Service Unavailable: too many connections from this address\n"
-    try:
-        sock.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; "
-                     b"charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(text), text))
-        sock.setblocking(False)
-        sock.recv(65536)
-    except OSError:
-        pass
-
-
-class _ReadTimeout(OSError):
-    """A request's head, or its body, not read within ``read_timeout``."""
-
-
-def _deadline_reader() -> Any:
-    """The raw reader under a connection's rfile: a socket's bytes, with one
-    deadline for the whole of a request's head (or body) rather than for each
-    read, so that a client trickling a byte at a time (slowloris) cannot hold a
-    thread for longer than ``read_timeout``."""
-    import io
-    import socket
-    import time
-
-    class DeadlineReader(io.RawIOBase):
-        def __init__(self, sock: Any) -> None:
-            self.sock, self.deadline = sock, None
-
-        def readable(self) -> bool:
-            return True
-
-        def readinto(self, buffer: Any) -> int:
-            if self.deadline is None:
-                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise _ReadTimeout("read_timeout")
-            self.sock.settimeout(min(left, _HttpConnection._TIMEOUT))
-            try:
-                return self.sock.recv_into(buffer)
-            except socket.timeout:
-                raise _ReadTimeout("read_timeout") from None
-
-    return DeadlineReader
-
-
-_MAX_LINE = 65536  # bytes of a request line or of one header line
-_MAX_HEADERS = 100
-_TOKEN = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # RFC 9110, 5.6.2
-
-
-class _HttpConnection:
-    """One client connection: requests read one after another (keep-alive),
-    each run through the WSGI app; a body of unknown length (a stream) goes
-    chunked, flushed per event.  A request's head, and then its body, must
-    arrive within the server's ``read_timeout`` (the wait for the next
-    request on a kept connection included); a client that reads nothing for
-    ``_TIMEOUT`` seconds is dropped."""
-
-    _TIMEOUT = 30.0
-
-    def __init__(self, sock: Any, client_address: Any, server: Any) -> None:
-        import io
-        import socket
-
-        self.sock, self.server, self.app = sock, server, server.app
-        self.client = client_address
-        sock.settimeout(self._TIMEOUT)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small answers leave at once
-        self.reader = server.reader(sock)
-        self.rfile = io.BufferedReader(self.reader)
-        self.wfile = sock.makefile("wb")
-        try:
-            while self.serve_one():
-                pass
-        finally:
-            for stream in (self.wfile, self.rfile):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-
-    def serve_one(self) -> bool:
-        """One request and its answer; whether the connection stays open."""
-        import time
-
-        self.reader.deadline = time.monotonic() + self.server.read_timeout
-        try:
-            head = _read_head(self.rfile)
-        except OSError:  # read_timeout (a stalled head: closed, unanswered), or a reset
-            return False
-        if head is None:
-            return False
-        if len(head) == 2:  # (status, reason)
-            self.refuse(*head)
-            return False
-        method, target, version, headers = head
-        if self.server.stopping:  # SIGTERM: requests in flight finish, no new one starts
-            return self.refuse(503, "Service Unavailable")
-        stream = method == "GET"
-        with self.server.counting:
-            self.server.active += 1
-            self.server.streams += stream
-        try:
-            return self.run(method, target, version, headers)
-        except OSError:  # the client went away meanwhile
-            return False
-        finally:
-            with self.server.counting:
-                self.server.active -= 1
-                self.server.streams -= stream
-
-    def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
-        import time
-
-        length = _framing(version, headers)
-        if isinstance(length, tuple):
-            return self.refuse(*length)
-        fields = {name.lower(): value for name, value in headers}
-        if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
-            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            self.wfile.flush()
-        body = _Input(self.rfile, length)
-        environ = _environ(self, method, target, version, headers, body)
-        if environ["CONTENT_LENGTH"]:
-            environ["CONTENT_LENGTH"] = str(length)  # ("40, 40": RFC 9110, 8.6)
-        keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
-            version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
-        started: List[Any] = []
-
-        def start_response(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
-            started[:] = [status, response_headers]
-            return _no_write
-
-        self.reader.deadline = time.monotonic() + self.server.read_timeout  # the body's own
-        try:
-            result = self.app(environ, start_response)
-        except _ReadTimeout:  # a stalled body (RFC 9110, 15.5.9)
-            return self.refuse(408, "Request Timeout")
-        self.reader.deadline = None
-        self.sock.settimeout(self._TIMEOUT)
-        try:
-            keep = _write_response(self.wfile, version, method, started[0], started[1], result, keep)
-        finally:
-            close = getattr(result, "close", None)
-            if close is not None:
-                close()
-        return keep and not body.left  # an unread body would be taken for the next request
-
-    def refuse(self, status: int, reason: str) -> bool:
-        text = f"{status} {reason}\n".encode()
-        retry = "Retry-After: 1\r\n" if status == 503 else ""
-        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n{retry}"
-                         f"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {len(text)}\r\n"
-                         f"Connection: close\r\n\r\n".encode() + text)
-        self.wfile.flush()
-        return False
-
-
-def _framing(version: str, headers: List[Tuple[str, str]]) -> Any:
-    """The request body's length (RFC 9112, 6.3), or the (status, reason)
-    that refuses the request.  A refused request closes the connection (6.3
-    asks it of every case below), so no byte of a body that a proxy in front
-    framed otherwise is ever read as a next request: request smuggling."""
-    codings: List[str] = []
-    lengths: List[str] = []
-    hosts = 0
-    for name, value in headers:
-        name = name.lower()
-        if name == "transfer-encoding":
-            codings += [coding.strip(" \t").lower() for coding in value.split(",")]
-        elif name == "content-length":
-            lengths += [length.strip(" \t") for length in value.split(",")]
-        elif name == "host":
-            hosts += 1
-    if codings:
-        # 6.1: with Content-Length, or in HTTP/1.0, Transfer-Encoding is faulty
-        # framing; 6.3 (4): a last coding other than chunked leaves the length unknown.
-        if lengths or version != "HTTP/1.1" or codings[-1] != "chunked":
-            return 400, "Bad Request"
-        return 411, "Length Required"  # chunked is valid HTTP; we read only bodies of a known length
-    if version == "HTTP/1.1" and hosts != 1:
-        return 400, "Bad Request"  # 3.2: exactly one Host
-    if not lengths:
-        return 0
-    # 6.3 (5), RFC 9110 8.6: digits only; a list of one value repeated is that value.
-    if len(set(lengths)) > 1 or not (lengths[0].isascii() and lengths[0].isdigit()):
-        return 400, "Bad Content-Length"
-    return int(lengths[0]) if len(lengths[0]) < 19 else 10 ** 18
-
-
-def _read_head(rfile: Any) -> Any:
-    """(method, target, version, headers) of the next request; None at the end
-    of the connection; (status, reason) for a request that cannot be read."""
-    line = rfile.readline(_MAX_LINE + 1)
-    while line in (b"\r\n", b"\n"):  # empty lines before a request are ignored (RFC 9112, 2.2)
-        line = rfile.readline(_MAX_LINE + 1)
-    if not line:
-        return None
-    if len(line) > _MAX_LINE:
-        return 414, "URI Too Long"
-    parts = line.decode("latin-1").split()
-    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
-        return 400, "Bad Request"
-    headers: List[Tuple[str, str]] = []
-    while True:
-        line = rfile.readline(_MAX_LINE + 1)
-        if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
-            return 431, "Request Header Fields Too Large"
-        if line in (b"\r\n", b"\n", b""):
-            return parts[0], parts[1], parts[2], headers
-        name, sep, value = line.decode("latin-1").partition(":")
-        value = value.strip(" \t\r\n")
-        # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
-        # 5.2) and a space before the colon (5.1) are refused; so are CR and
-        # NUL inside a value (RFC 9110, 5.5).
-        if not sep or not name or name.strip(_TOKEN) or "\r" in value or "\0" in value:
-            return 400, "Bad Request"
-        headers.append((name, value))
-
-
-def _no_write(data: bytes) -> None:
-    raise NotImplementedError("mcp_ref's HTTP server supports no write() callable")
-
-
-def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
-             body: Any) -> Dict[str, Any]:
-    from urllib.parse import unquote
-
-    path, _, query = target.partition("?")
-    host, port = conn.server.server_address[:2]
-    environ: Dict[str, Any] = {
-        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": unquote(path, "latin-1"),
-        "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
-        "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
-        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
-        "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
-        "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
-    }
-    for name, value in headers:
-        key = name.upper().replace("-", "_")
-        key = key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
-        environ[key] = environ[key] + "," + value if environ.get(key) else value
-    return environ
-
-
-class _Input:
-    """The request body, never read past its Content-Length."""
-
-    def __init__(self, stream: Any, length: int) -> None:
-        self.stream, self.left = stream, max(0, length)
-
-    def read(self, size: int = -1) -> bytes:
-        size = self.left if size < 0 else min(size, self.left)
-        data = self.stream.read(size) if size else b""
-        self.left -= len(data)
-        return data
-
-
-def _peer_gone(sock: Any) -> bool:
-    """Whether the client has closed its end (readable, and nothing to read)."""
-    import select
-    import socket
-
-    try:
-        readable, _, _ = select.select([sock], [], [], 0)
-        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):
-        return True
-
-
-def _write_response(wfile: Any, version: str, method: str, status: str, headers: List[Tuple[str, str]],
-                    result: Iterable[bytes], keep: bool) -> bool:
-    """The answer on the wire; whether the connection may stay open.  A body
-    known whole goes with its Content-Length, in one write with the headers;
-    a stream goes chunked (HTTP/1.1) or until the connection closes (1.0)."""
-    import time
-
-    names = {name.lower() for name, _ in headers}
-    lines = [f"HTTP/1.1 {status}", f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}",
-             f"Server: mcp_ref/{__version__}"] + [f"{name}: {value}" for name, value in headers]
-    whole = isinstance(result, list) or "content-length" in names
-    chunked = not whole and version == "HTTP/1.1"
-    keep = keep and (whole or chunked)
-    data = b"".join(result) if whole else b""
-    if whole and "content-length" not in names:
-        lines.append(f"Content-Length: {len(data)}")
-    if chunked:
-        lines.append("Transfer-Encoding: chunked")
-    if not keep:
-        lines.append("Connection: close")
-    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-    wfile.write(head + (data if method != "HEAD" else b""))
-    wfile.flush()
-    if whole:
-        return keep
-    for data in result:  # each event on the wire as soon as it is made
-        if data:
-            wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-            wfile.flush()
-    if chunked:
-        wfile.write(b"0\r\n\r\n")
-        wfile.flush()
-    return keep
-
-
-def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
-    """The Streamable HTTP WSGI application of the MCPServer that ``server_file``
-    defines, for a WSGI server's command line:
-    ``gunicorn 'mcp_ref:wsgi_app("server.py")'``.  ``options`` are
-    ``MCPServer.streamable_http_app``'s."""
-    return _load_server(server_file).streamable_http_app(**options)
-
-
-# ---------------------------------------------------------------------------
-# 22. SDK fidelity: pydantic's types, unions and error texts
+# 21. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
 # Fenced, like the accelerators (section 29): nothing here is an MCP rule.  The
@@ -8693,7 +8220,7 @@ def _python_only(compiler: _Compiler, schema: Any) -> bool:
 
 
 def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
-    # The arm the schema check chose (the SDK's smart union, _Union, section 22):
+    # The arm the schema check chose (the SDK's smart union, _Union, section 21):
     # the arm of exactly the value's type, else the first arm the JSON value is
     # already an instance of (a Literal's string, a list), else the first arm
     # that converts it (a Path, bytes, an Enum, a date from a string).  A string
@@ -8742,10 +8269,10 @@ def _python_only_type(tp: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 23. SDK fidelity: lax conversions
+# 22. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  pydantic's lax mode, which the SDK's tool
+# Fenced, as section 21 is.  pydantic's lax mode, which the SDK's tool
 # arguments and results go through: "17" and 17.0 for an int, "yes" for a
 # bool, an object read by attribute, then the standard library's value types
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
@@ -8771,7 +8298,7 @@ def _python_only_type(tp: Any) -> bool:
 #   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
 #   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
 #
-# README: as in section 22's table.  The wording of a refused date, time or
+# README: as in section 21's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
 
 def _json_text_arguments(arguments: Dict[str, Any], json_params: Iterable[str]) -> Dict[str, Any]:
@@ -9343,7 +8870,7 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
     """A schema that remembers the annotation it describes, where JSON Schema
     alone cannot say how pydantic converts a value (a Decimal is any number or
     string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 23 convert through ``py_type``.  It is a dict to everything else."""
+    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
 
     __slots__ = ("py_type",)
 
@@ -9497,10 +9024,10 @@ def _may_be_unhashable(tp: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 24. SDK fidelity: schema shapes
+# 23. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  The structured-output page asks for a JSON Schema
+# Fenced, as section 21 is.  The structured-output page asks for a JSON Schema
 # of each tool's input and output; the SDK publishes the one pydantic writes,
 # and its clients compare them, so section 5 calls these hooks for pydantic's
 # spellings: the Field class the SDK re-exports, the names of $defs, sorted
@@ -9527,7 +9054,7 @@ def _may_be_unhashable(tp: Any) -> bool:
 #   _iso_datetime         _native (section 4)                 a datetime's JSON form: UTC as "Z"           -
 #   _iso_duration         _native (section 4)                 a timedelta's: ISO 8601, 365 days a year     -
 #
-# README: as in section 22's table.  test_schema compares the schemas with the
+# README: as in section 21's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
 
 class Field:
@@ -9802,10 +9329,10 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 
 
 # ---------------------------------------------------------------------------
-# 25. SDK fidelity: the SDK's API
+# 24. SDK fidelity: the SDK's API
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  What a tool sees of the SDK beyond the spec's
+# Fenced, as section 21 is.  What a tool sees of the SDK beyond the spec's
 # messages: parameters the server fills (``Annotated[T, Resolve(fn)]``), the
 # SDK's session object, and its classes for results, resources and messages.
 # The messages themselves (elicitation/create, sampling/createMessage,
@@ -9836,7 +9363,7 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
 #
-# README: as in section 22's table.  test_context checks these on the wire.
+# README: as in section 21's table.  test_context checks these on the wire.
 #
 # A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
 # inputSchema): the server fills it by running ``fn`` before the tool, as the
@@ -10509,7 +10036,7 @@ def _cleandoc(doc: Optional[str]) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 26. Patterns: ECMA-262 regular expressions in linear time
+# 25. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
 #
 # Fenced: JSON Schema 2020-12 only says what a pattern means; how to match it
@@ -11244,17 +10771,17 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 
 
 # ---------------------------------------------------------------------------
-# 27. A client
+# 26. A client
 # ---------------------------------------------------------------------------
 #
 # Fenced: the spec path is the server; this client serves the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _Client               _cli (section 28)                   a server over stdio, started as a child
-#   _HttpClient           _cli (section 28)                   a server over Streamable HTTP
-#   _Session              _cli (section 28)                   either, as the commands speak to it
-#   _load_server          wsgi_app (section 21)               a server file, for serve and for WSGI servers
+#   _Client               _cli (section 27)                   a server over stdio, started as a child
+#   _HttpClient           _cli (section 27)                   a server over Streamable HTTP
+#   _Session              _cli (section 27)                   either, as the commands speak to it
+#   _load_server          wsgi_app (section 28)               a server file, for serve and for WSGI servers
 #
 # A small client over stdio (a child process it starts) or Streamable HTTP,
 # as the command line uses it: it speaks to a server as a real client would
@@ -11813,7 +11340,7 @@ def _error_text(error: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 28. Command line
+# 27. Command line
 # ---------------------------------------------------------------------------
 #
 # Fenced: not MCP, the tool around it.
@@ -11821,7 +11348,7 @@ def _error_text(error: Any) -> str:
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   main                  the end of the file                 python mcp_ref.py COMMAND ...
-#   _cli                  main (section 28)                   each command, its options and exit codes
+#   _cli                  main (section 27)                   each command, its options and exit codes
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
@@ -12263,6 +11790,490 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
+# 28. Command line: the HTTP server
+# ---------------------------------------------------------------------------
+#
+# Fenced: not MCP.  Streamable HTTP is the WSGI app of section 18; any WSGI
+# server can serve it (gunicorn, waitress).  This one is for a machine that
+# may install nothing.
+#
+#   entry                 where it is used                    what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   _serve_http           MCPServer.run (section 14)          run("streamable-http") and serve --http
+#   _HttpServer           _serve_http (section 28)            connections, each request's framing and bounds
+#   wsgi_app              a WSGI server's command line        gunicorn 'mcp_ref:wsgi_app("server.py")'
+#
+# The standard library's own server for the WSGI app: threads, keep-alive,
+# streamed responses and a clean stop on SIGINT or SIGTERM.  It frames
+# requests as RFC 9112 says (anything framed two ways is refused), and bounds
+# what one client can hold: connections per address, and the time a request's
+# head and body may take to arrive.
+
+
+def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
+                read_timeout: float = 30.0) -> int:
+    """Serve ``app`` on host:port with the standard library until SIGINT or
+    SIGTERM (then _stop_http), and exit 0.  An address it cannot serve on (in
+    use, not this machine's, no such name) is one line on stderr, and 2."""
+    import signal
+    import threading
+    import time
+
+    try:
+        httpd = _HttpServer(app, host, port, max_client_connections, read_timeout)
+    except OSError as exc:
+        shown = f"[{host}]" if ":" in host else host
+        print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
+    # The handler only notes the signal: one that took a lock (Event.set does)
+    # could interrupt the main thread while it holds that very lock, and wait
+    # for it forever.
+    signals: List[int] = []
+    for name in ("SIGTERM", "SIGINT"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
+                              daemon=True)
+    thread.start()
+    bound = httpd.server_address
+    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
+    print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
+    while not signals:  # the main thread stays free for signals
+        time.sleep(0.1)
+    _stop_http(httpd, app)
+    stderr.close(timeout=0.5)
+    os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
+
+
+def _stop_http(httpd: Any, app: _HttpApp) -> None:
+    """SIGTERM or SIGINT (README, "Serving over HTTP"): the listening socket
+    closes (a new connection is refused) and a new request on an open one
+    gets 503; requests in flight, a call streaming its answer too, get up to
+    ``min(drain_timeout, 5)`` seconds to finish; then the open streams end."""
+    import threading
+    import time
+
+    httpd.stopping = True
+    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
+    stopping.start()
+    stopping.join(2.0)
+    httpd.server_close()
+    deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
+    while httpd.active > httpd.streams and time.monotonic() < deadline:  # (a GET stream never ends by itself)
+        time.sleep(0.02)
+    app.close()
+    deadline = time.monotonic() + 1.0
+    while httpd.active and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,  # noqa: N802 - a class
+                read_timeout: float = 30.0) -> Any:
+    """socketserver's ThreadingTCPServer (a thread per connection) speaking
+    HTTP/1.1 to the WSGI app (_HttpConnection), built when first needed so
+    that ``import mcp_ref`` loads no socket module.  http.server is not used:
+    it brings email, mimetypes and ssl along, a third of an idle server's memory.
+    One address holds at most ``max_client_connections`` connections (a
+    thread each), and all at most ``max_connections``: past them, 503 with
+    Retry-After and no thread."""
+    import socket
+    import socketserver
+    import threading
+
+    class Server(socketserver.ThreadingTCPServer):
+        daemon_threads = True  # a stream still open at exit does not hold the process
+        allow_reuse_address = True
+        request_queue_size = 128
+        max_connections = 1024  # threads in all, whatever the addresses (a local client has 2**24)
+
+        def __init__(self) -> None:
+            self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            self.app, self.active, self.streams, self.counting = app, 0, 0, threading.Lock()
+            self.stopping, self.read_timeout, self.per_client = False, read_timeout, max_client_connections
+            self.clients: Dict[str, int] = {}  # open connections per address
+            self.open = 0
+            self.reader = _deadline_reader()
+            super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
+
+        def get_request(self) -> Any:
+            sock, address = super().get_request()
+            if sock.fileno() <= 2:  # a tool closed fd 0, 1 or 2: a client's socket must not be its stdout
+                sock = _above_standard_fds(sock)
+            return sock, address
+
+        def process_request(self, request: Any, client_address: Any) -> None:
+            if not _admit(self, client_address[0], 1):
+                _refuse_connection(request)
+                self.shutdown_request(request)
+                return
+            super().process_request(request, client_address)
+
+        def process_request_thread(self, request: Any, client_address: Any) -> None:
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                _admit(self, client_address[0], -1)
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            error = sys.exc_info()[1]
+            if isinstance(error, OSError):  # a client that reset or timed out: nothing to tell
+                return
+            _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
+
+    return Server()
+
+
+def _admit(server: Any, peer: str, step: int) -> bool:
+    """Count a connection from ``peer`` in (1), if the caps allow it, or out (-1)."""
+    with server.counting:
+        held = server.clients.get(peer, 0)
+        if step > 0 and (held >= server.per_client or server.open >= server.max_connections):
+            return False
+        server.open += step
+        if held + step:
+            server.clients[peer] = held + step
+        else:
+            server.clients.pop(peer, None)
+        return True
+
+
+def _above_standard_fds(sock: Any) -> Any:
+    """``sock`` moved to a descriptor above 2, and fds 0-2 taken back
+    (_standard_fds): a tool's child process, or os.write(1, ...), then writes
+    to stderr, not into a client's connection."""
+    import socket
+
+    try:
+        import fcntl
+    except ImportError:  # (Windows: sockets are no file descriptors)
+        return sock
+    fd = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 3)
+    os.set_inheritable(fd, False)
+    moved = socket.socket(sock.family, sock.type, sock.proto, fileno=fd)
+    sock.close()
+    _standard_fds()
+    return moved
+
+
+def _refuse_connection(sock: Any) -> None:
+    """503 on the accepting thread, which must not wait: the answer fits an
+    empty send buffer, and what the client has sent already is read, so
+    that closing does not reset the connection before the client reads it."""
+    text = b"503 Service Unavailable: too many connections from this address\n"
+    try:
+        sock.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; "
+                     b"charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(text), text))
+        sock.setblocking(False)
+        sock.recv(65536)
+    except OSError:
+        pass
+
+
+class _ReadTimeout(OSError):
+    """A request's head, or its body, not read within ``read_timeout``."""
+
+
+def _deadline_reader() -> Any:
+    """The raw reader under a connection's rfile: a socket's bytes, with one
+    deadline for the whole of a request's head (or body) rather than for each
+    read, so that a client trickling a byte at a time (slowloris) cannot hold a
+    thread for longer than ``read_timeout``."""
+    import io
+    import socket
+    import time
+
+    class DeadlineReader(io.RawIOBase):
+        def __init__(self, sock: Any) -> None:
+            self.sock, self.deadline = sock, None
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            if self.deadline is None:
+                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise _ReadTimeout("read_timeout")
+            self.sock.settimeout(min(left, _HttpConnection._TIMEOUT))
+            try:
+                return self.sock.recv_into(buffer)
+            except socket.timeout:
+                raise _ReadTimeout("read_timeout") from None
+
+    return DeadlineReader
+
+
+_MAX_LINE = 65536  # bytes of a request line or of one header line
+_MAX_HEADERS = 100
+_TOKEN = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # RFC 9110, 5.6.2
+
+
+class _HttpConnection:
+    """One client connection: requests read one after another (keep-alive),
+    each run through the WSGI app; a body of unknown length (a stream) goes
+    chunked, flushed per event.  A request's head, and then its body, must
+    arrive within the server's ``read_timeout`` (the wait for the next
+    request on a kept connection included); a client that reads nothing for
+    ``_TIMEOUT`` seconds is dropped."""
+
+    _TIMEOUT = 30.0
+
+    def __init__(self, sock: Any, client_address: Any, server: Any) -> None:
+        import io
+        import socket
+
+        self.sock, self.server, self.app = sock, server, server.app
+        self.client = client_address
+        sock.settimeout(self._TIMEOUT)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small answers leave at once
+        self.reader = server.reader(sock)
+        self.rfile = io.BufferedReader(self.reader)
+        self.wfile = sock.makefile("wb")
+        try:
+            while self.serve_one():
+                pass
+        finally:
+            for stream in (self.wfile, self.rfile):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def serve_one(self) -> bool:
+        """One request and its answer; whether the connection stays open."""
+        import time
+
+        self.reader.deadline = time.monotonic() + self.server.read_timeout
+        try:
+            head = _read_head(self.rfile)
+        except OSError:  # read_timeout (a stalled head: closed, unanswered), or a reset
+            return False
+        if head is None:
+            return False
+        if len(head) == 2:  # (status, reason)
+            self.refuse(*head)
+            return False
+        method, target, version, headers = head
+        if self.server.stopping:  # SIGTERM: requests in flight finish, no new one starts
+            return self.refuse(503, "Service Unavailable")
+        stream = method == "GET"
+        with self.server.counting:
+            self.server.active += 1
+            self.server.streams += stream
+        try:
+            return self.run(method, target, version, headers)
+        except OSError:  # the client went away meanwhile
+            return False
+        finally:
+            with self.server.counting:
+                self.server.active -= 1
+                self.server.streams -= stream
+
+    def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
+        import time
+
+        length = _framing(version, headers)
+        if isinstance(length, tuple):
+            return self.refuse(*length)
+        fields = {name.lower(): value for name, value in headers}
+        if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.wfile.flush()
+        body = _Input(self.rfile, length)
+        environ = _environ(self, method, target, version, headers, body)
+        if environ["CONTENT_LENGTH"]:
+            environ["CONTENT_LENGTH"] = str(length)  # ("40, 40": RFC 9110, 8.6)
+        keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
+            version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
+        started: List[Any] = []
+
+        def start_response(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
+            started[:] = [status, response_headers]
+            return _no_write
+
+        self.reader.deadline = time.monotonic() + self.server.read_timeout  # the body's own
+        try:
+            result = self.app(environ, start_response)
+        except _ReadTimeout:  # a stalled body (RFC 9110, 15.5.9)
+            return self.refuse(408, "Request Timeout")
+        self.reader.deadline = None
+        self.sock.settimeout(self._TIMEOUT)
+        try:
+            keep = _write_response(self.wfile, version, method, started[0], started[1], result, keep)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return keep and not body.left  # an unread body would be taken for the next request
+
+    def refuse(self, status: int, reason: str) -> bool:
+        text = f"{status} {reason}\n".encode()
+        retry = "Retry-After: 1\r\n" if status == 503 else ""
+        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n{retry}"
+                         f"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {len(text)}\r\n"
+                         f"Connection: close\r\n\r\n".encode() + text)
+        self.wfile.flush()
+        return False
+
+
+def _framing(version: str, headers: List[Tuple[str, str]]) -> Any:
+    """The request body's length (RFC 9112, 6.3), or the (status, reason)
+    that refuses the request.  A refused request closes the connection (6.3
+    asks it of every case below), so no byte of a body that a proxy in front
+    framed otherwise is ever read as a next request: request smuggling."""
+    codings: List[str] = []
+    lengths: List[str] = []
+    hosts = 0
+    for name, value in headers:
+        name = name.lower()
+        if name == "transfer-encoding":
+            codings += [coding.strip(" \t").lower() for coding in value.split(",")]
+        elif name == "content-length":
+            lengths += [length.strip(" \t") for length in value.split(",")]
+        elif name == "host":
+            hosts += 1
+    if codings:
+        # 6.1: with Content-Length, or in HTTP/1.0, Transfer-Encoding is faulty
+        # framing; 6.3 (4): a last coding other than chunked leaves the length unknown.
+        if lengths or version != "HTTP/1.1" or codings[-1] != "chunked":
+            return 400, "Bad Request"
+        return 411, "Length Required"  # chunked is valid HTTP; we read only bodies of a known length
+    if version == "HTTP/1.1" and hosts != 1:
+        return 400, "Bad Request"  # 3.2: exactly one Host
+    if not lengths:
+        return 0
+    # 6.3 (5), RFC 9110 8.6: digits only; a list of one value repeated is that value.
+    if len(set(lengths)) > 1 or not (lengths[0].isascii() and lengths[0].isdigit()):
+        return 400, "Bad Content-Length"
+    return int(lengths[0]) if len(lengths[0]) < 19 else 10 ** 18
+
+
+def _read_head(rfile: Any) -> Any:
+    """(method, target, version, headers) of the next request; None at the end
+    of the connection; (status, reason) for a request that cannot be read."""
+    line = rfile.readline(_MAX_LINE + 1)
+    while line in (b"\r\n", b"\n"):  # empty lines before a request are ignored (RFC 9112, 2.2)
+        line = rfile.readline(_MAX_LINE + 1)
+    if not line:
+        return None
+    if len(line) > _MAX_LINE:
+        return 414, "URI Too Long"
+    parts = line.decode("latin-1").split()
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
+        return 400, "Bad Request"
+    headers: List[Tuple[str, str]] = []
+    while True:
+        line = rfile.readline(_MAX_LINE + 1)
+        if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
+            return 431, "Request Header Fields Too Large"
+        if line in (b"\r\n", b"\n", b""):
+            return parts[0], parts[1], parts[2], headers
+        name, sep, value = line.decode("latin-1").partition(":")
+        value = value.strip(" \t\r\n")
+        # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
+        # 5.2) and a space before the colon (5.1) are refused; so are CR and
+        # NUL inside a value (RFC 9110, 5.5).
+        if not sep or not name or name.strip(_TOKEN) or "\r" in value or "\0" in value:
+            return 400, "Bad Request"
+        headers.append((name, value))
+
+
+def _no_write(data: bytes) -> None:
+    raise NotImplementedError("mcp_ref's HTTP server supports no write() callable")
+
+
+def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
+             body: Any) -> Dict[str, Any]:
+    from urllib.parse import unquote
+
+    path, _, query = target.partition("?")
+    host, port = conn.server.server_address[:2]
+    environ: Dict[str, Any] = {
+        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": unquote(path, "latin-1"),
+        "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
+        "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
+        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
+        "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
+    }
+    for name, value in headers:
+        key = name.upper().replace("-", "_")
+        key = key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
+        environ[key] = environ[key] + "," + value if environ.get(key) else value
+    return environ
+
+
+class _Input:
+    """The request body, never read past its Content-Length."""
+
+    def __init__(self, stream: Any, length: int) -> None:
+        self.stream, self.left = stream, max(0, length)
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        data = self.stream.read(size) if size else b""
+        self.left -= len(data)
+        return data
+
+
+def _peer_gone(sock: Any) -> bool:
+    """Whether the client has closed its end (readable, and nothing to read)."""
+    import select
+    import socket
+
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+def _write_response(wfile: Any, version: str, method: str, status: str, headers: List[Tuple[str, str]],
+                    result: Iterable[bytes], keep: bool) -> bool:
+    """The answer on the wire; whether the connection may stay open.  A body
+    known whole goes with its Content-Length, in one write with the headers;
+    a stream goes chunked (HTTP/1.1) or until the connection closes (1.0)."""
+    import time
+
+    names = {name.lower() for name, _ in headers}
+    lines = [f"HTTP/1.1 {status}", f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}",
+             f"Server: mcp_ref/{__version__}"] + [f"{name}: {value}" for name, value in headers]
+    whole = isinstance(result, list) or "content-length" in names
+    chunked = not whole and version == "HTTP/1.1"
+    keep = keep and (whole or chunked)
+    data = b"".join(result) if whole else b""
+    if whole and "content-length" not in names:
+        lines.append(f"Content-Length: {len(data)}")
+    if chunked:
+        lines.append("Transfer-Encoding: chunked")
+    if not keep:
+        lines.append("Connection: close")
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    wfile.write(head + (data if method != "HEAD" else b""))
+    wfile.flush()
+    if whole:
+        return keep
+    for data in result:  # each event on the wire as soon as it is made
+        if data:
+            wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+            wfile.flush()
+    if chunked:
+        wfile.write(b"0\r\n\r\n")
+        wfile.flush()
+    return keep
+
+
+def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
+    """The Streamable HTTP WSGI application of the MCPServer that ``server_file``
+    defines, for a WSGI server's command line:
+    ``gunicorn 'mcp_ref:wsgi_app("server.py")'``.  ``options`` are
+    ``MCPServer.streamable_http_app``'s."""
+    return _load_server(server_file).streamable_http_app(**options)
+
+
+# ---------------------------------------------------------------------------
 # 29. Accelerators
 # ---------------------------------------------------------------------------
 #
@@ -12280,7 +12291,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
 #   _fast_encode_reply   _encode_reply (section 17)       puts that JSON into the response as written
 #   _fast_dumps          _dumps_message (section 17)      every message: json's C encoder, made once
-#   _rx_accelerated      _compile_pattern (section 26)    patterns proven safe run on Python's re (_RX_ACCELERATE)
+#   _rx_accelerated      _compile_pattern (section 25)    patterns proven safe run on Python's re (_RX_ACCELERATE)
 #   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine
 #
 # Each rule names its twin where it is written ("twin: _fast_x, section 29"),
@@ -12544,7 +12555,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 26) ---
+# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 25) ---
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies
