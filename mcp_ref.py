@@ -11985,22 +11985,45 @@ def _deadline_reader() -> Any:
 
     class DeadlineReader(io.RawIOBase):
         def __init__(self, sock: Any) -> None:
-            self.sock, self.deadline = sock, None
+            self.sock, self.timeout = sock, sock.gettimeout()  # the socket's, as last set
+            self.window: Optional[float] = None  # read_timeout, while a head or a body is read
+            self.deadline: Optional[float] = None  # the window's end, from its first read on
+
+        def start(self, seconds: float) -> None:
+            """A head, or a body, to read within ``seconds`` of its first read."""
+            self.window, self.deadline = seconds, None
+
+        def stop(self) -> None:
+            """Reading done: the socket's own timeout back, for the answer."""
+            self.window = None
+            self._timeout(_HttpConnection._TIMEOUT)
 
         def readable(self) -> bool:
             return True
 
         def readinto(self, buffer: Any) -> int:
-            if self.deadline is None:
+            if self.window is None:
                 return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
-            left = self.deadline - time.monotonic()
+            if self.deadline is None:  # the window opens with its first read
+                left = self.window
+                self.deadline = time.monotonic() + left
+            else:
+                left = self.deadline - time.monotonic()
             if left <= 0:
                 raise _ReadTimeout("read_timeout")
-            self.sock.settimeout(min(left, _HttpConnection._TIMEOUT))
+            self._timeout(min(left, _HttpConnection._TIMEOUT))
             try:
                 return self.sock.recv_into(buffer)
             except socket.timeout:
                 raise _ReadTimeout("read_timeout") from None
+
+        def _timeout(self, seconds: float) -> None:
+            # settimeout is a system call, made without the GIL: two a request
+            # were a GIL hand-off each between busy connections.  By default
+            # (read_timeout as _TIMEOUT) a request read at once makes none.
+            if seconds != self.timeout:
+                self.sock.settimeout(seconds)
+                self.timeout = seconds
 
     return DeadlineReader
 
@@ -12043,9 +12066,7 @@ class _HttpConnection:
 
     def serve_one(self) -> bool:
         """One request and its answer; whether the connection stays open."""
-        import time
-
-        self.reader.deadline = time.monotonic() + self.server.read_timeout
+        self.reader.start(self.server.read_timeout)
         try:
             head = _read_head(self.rfile)
         except OSError:  # read_timeout (a stalled head: closed, unanswered), or a reset
@@ -12072,8 +12093,6 @@ class _HttpConnection:
                 self.server.streams -= stream
 
     def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
-        import time
-
         length = _framing(version, headers)
         if isinstance(length, tuple):
             return self.refuse(*length)
@@ -12093,13 +12112,12 @@ class _HttpConnection:
             started[:] = [status, response_headers]
             return _no_write
 
-        self.reader.deadline = time.monotonic() + self.server.read_timeout  # the body's own
+        self.reader.start(self.server.read_timeout)  # the body's own
         try:
             result = self.app(environ, start_response)
         except _ReadTimeout:  # a stalled body (RFC 9110, 15.5.9)
             return self.refuse(408, "Request Timeout")
-        self.reader.deadline = None
-        self.sock.settimeout(self._TIMEOUT)
+        self.reader.stop()
         try:
             keep = _write_response(self.wfile, version, method, started[0], started[1], result, keep)
         finally:

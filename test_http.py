@@ -687,6 +687,54 @@ class StalledClientTest(unittest.TestCase):
             self.fail("the cap never came down")
 
 
+class DeadlineReaderTest(unittest.TestCase):
+    """A read deadline costs no system call when the socket's own timeout
+    already fits it: settimeout lets go of the GIL, and 8 busy connections
+    paid two a request for nothing."""
+
+    class Socket:
+        def __init__(self, chunks: List[bytes]) -> None:
+            self.chunks, self.timeouts, self.timeout = chunks, [], 30.0
+
+        def gettimeout(self) -> float:
+            return self.timeout
+
+        def settimeout(self, seconds: float) -> None:
+            self.timeouts.append(seconds)
+            self.timeout = seconds
+
+        def recv_into(self, buffer: Any) -> int:
+            chunk = self.chunks.pop(0)
+            if chunk == b"stall":
+                raise socket.timeout("timed out")
+            buffer[:len(chunk)] = chunk
+            return len(chunk)
+
+    def test_a_request_read_at_once_sets_no_timeout(self) -> None:
+        sock = self.Socket([b"head", b"body"])
+        reader = mcp_ref._deadline_reader()(sock)
+        buffer = bytearray(10)
+        for part in (b"head", b"body"):
+            reader.start(30.0)
+            self.assertEqual(reader.readinto(buffer), 4)
+            self.assertEqual(bytes(buffer[:4]), part)
+        reader.stop()
+        self.assertEqual(sock.timeouts, [])
+
+    def test_a_shorter_window_bounds_each_read_and_is_undone(self) -> None:
+        sock = self.Socket([b"he", b"ad", b"stall"])
+        reader = mcp_ref._deadline_reader()(sock)
+        reader.start(1.0)
+        reader.readinto(bytearray(10))
+        reader.readinto(bytearray(10))
+        with self.assertRaises(mcp_ref._ReadTimeout):
+            reader.readinto(bytearray(10))
+        self.assertEqual(sock.timeouts[0], 1.0)
+        self.assertTrue(all(0 < t <= 1.0 for t in sock.timeouts[1:]) and len(sock.timeouts) == 3, sock.timeouts)
+        reader.stop()
+        self.assertEqual(sock.timeouts[-1], 30.0)
+
+
 class ConnectionsInAllTest(unittest.TestCase):
     def test_connections_in_all_are_capped(self) -> None:
         served = InProcess(mcp_ref.MCPServer("t"))
