@@ -12093,10 +12093,10 @@ class _HttpConnection:
                 self.server.streams -= stream
 
     def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
-        length = _framing(version, headers)
+        fields = {name.lower(): value for name, value in headers}
+        length = _framing(version, headers, fields)
         if isinstance(length, tuple):
             return self.refuse(*length)
-        fields = {name.lower(): value for name, value in headers}
         if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
             self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             self.wfile.flush()
@@ -12136,11 +12136,19 @@ class _HttpConnection:
         return False
 
 
-def _framing(version: str, headers: List[Tuple[str, str]]) -> Any:
+def _framing(version: str, headers: List[Tuple[str, str]], fields: Dict[str, str]) -> Any:
     """The request body's length (RFC 9112, 6.3), or the (status, reason)
     that refuses the request.  A refused request closes the connection (6.3
     asks it of every case below), so no byte of a body that a proxy in front
-    framed otherwise is ever read as a next request: request smuggling."""
+    framed otherwise is ever read as a next request: request smuggling.
+    ``fields`` holds the headers by lower-case name."""
+    # The common case first, read from ``fields`` (1 us a request less than the
+    # rule below, which reaches the same answer for it): no name twice, no
+    # Transfer-Encoding, one Host (HTTP/1.1), a Content-Length of digits or none.
+    length = fields.get("content-length", "0")
+    if len(fields) == len(headers) and "transfer-encoding" not in fields and len(length) < 19 \
+            and length.isdigit() and length.isascii() and ("host" in fields or version != "HTTP/1.1"):
+        return int(length)
     codings: List[str] = []
     lengths: List[str] = []
     hosts = 0

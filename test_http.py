@@ -620,6 +620,26 @@ class FramingTest(SharedServer):
                 self.assertEqual(data.count(b"HTTP/1.1 "), 1)  # the smuggled request is never read
                 self.assertTrue(closed)
 
+    def test_the_common_case_read_from_fields_agrees_with_the_rule(self) -> None:
+        host = ("Host", "h")
+        cases: List[Tuple[str, List[Tuple[str, str]], Any]] = [
+            ("HTTP/1.1", [host, ("Content-Length", "40")], 40),
+            ("HTTP/1.1", [host], 0),
+            ("HTTP/1.0", [], 0),
+            ("HTTP/1.1", [], (400, "Bad Request")),
+            ("HTTP/1.1", [host, ("host", "h")], (400, "Bad Request")),
+            ("HTTP/1.1", [host, ("Content-Length", "40, 40")], 40),
+            ("HTTP/1.1", [host, ("Content-Length", "40"), ("content-length", "41")], (400, "Bad Content-Length")),
+            ("HTTP/1.1", [host, ("Content-Length", "9" * 19)], 10 ** 18),
+            ("HTTP/1.1", [host, ("Content-Length", "+40")], (400, "Bad Content-Length")),
+            ("HTTP/1.1", [host, ("Content-Length", "\u0664\u0660")], (400, "Bad Content-Length")),
+            ("HTTP/1.1", [host, ("Transfer-Encoding", "chunked")], (411, "Length Required")),
+            ("HTTP/1.0", [("Transfer-Encoding", "chunked")], (400, "Bad Request")),
+        ]
+        for version, headers, expected in cases:
+            fields = {name.lower(): value for name, value in headers}
+            self.assertEqual(mcp_ref._framing(version, headers, fields), expected, (version, headers))
+
     def test_one_value_repeated_is_that_value(self) -> None:  # RFC 9110, 8.6
         data, _ = raw_exchange(self.server.port, ping_request(b"Content-Length: 40, 40", b"Connection: close"))
         self.assertEqual(data.split(b"\r\n")[0], b"HTTP/1.1 200 OK")
