@@ -640,6 +640,16 @@ class FramingTest(SharedServer):
             fields = {name.lower(): value for name, value in headers}
             self.assertEqual(mcp_ref._framing(version, headers, fields), expected, (version, headers))
 
+    def test_field_names_found_to_be_tokens_are_remembered_and_only_they(self) -> None:
+        long = "X-" + "a" * 63
+        for name, token in (("Mcp-Name", True), (long, True), ("", False), ("Bad Name", False), ("a\0", False),
+                            ("Caf\u00e9", False), ("X-Ok!#$%&'*+-.^_`|~", True)):
+            self.assertEqual(mcp_ref._is_token(name), token, name)
+            self.assertEqual(name in mcp_ref._TOKENS, token and name != long, name)
+        data, closed = raw_exchange(self.server.port, ping_request(b"Content-Length: 40", b"Bad Name: x"))
+        self.assertEqual(data.split(b"\r\n")[0], b"HTTP/1.1 400 Bad Request")
+        self.assertTrue(closed)
+
     def test_one_value_repeated_is_that_value(self) -> None:  # RFC 9110, 8.6
         data, _ = raw_exchange(self.server.port, ping_request(b"Content-Length: 40, 40", b"Connection: close"))
         self.assertEqual(data.split(b"\r\n")[0], b"HTTP/1.1 200 OK")
