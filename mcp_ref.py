@@ -1020,7 +1020,6 @@ if TYPE_CHECKING:
 # Keywords that only annotate: a schema of "type" and these is a bare type.
 _ANNOTATION_KEYS = frozenset(("type", "title", "description", "default", "examples", "format", "$comment"))
 _COMPILED: Dict[int, Tuple[Any, _Checker]] = {}
-_INT_FLOAT_LIMIT = 2.0 ** 63
 
 
 def validate(instance: Any, schema: Any) -> None:
@@ -1118,28 +1117,13 @@ class _Compiler:
 
     def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
                   steps: List[_Checker]) -> _Checker:
-        """The type step, then the keyword steps, as one checker."""
-        lax = self.lax
-        # The SDK's float fields hold floats: 2 becomes 2.0, after the checks
-        # (an error still shows the value as sent).
-        to_float = lax and schema.get("type") == "number"
-        # A union with an arm converted through its type (Union[datetime, date])
-        # sees the object itself, as the SDK's exact match does; its arms make it JSON.
-        native = lax and not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
-        # The SDK's str takes a str, bytes or an Enum member, never another
-        # object whose JSON form is a string (a Decimal, a UUID, a date, a Path).
-        strings_only = lax and schema.get("type") == "string" and not {"enum", "const"} & set(schema)
+        """The type step, then the keyword steps, as one checker: a value is valid
+        when every keyword's assertion holds (Core 2020-12 §7.6).  The lax modes
+        first turn a Python value into JSON: the hook _lax_steps (section 22)."""
+        if self.lax:  # fidelity hook: a dataclass, a datetime, an Enum member made JSON (section 22)
+            return _lax_steps(schema, type_step, steps)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if native and type(value) not in _NATIVE:
-                if strings_only and not (isinstance(value, (str, bytes, bytearray)) or _is_enum_member(value)):
-                    errors.append(_ErrorItem(loc, "Input should be a valid string", "string_type", value))
-                    return value
-                try:
-                    value = _native(value)
-                except _NotJSON as exc:
-                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                    return value
             sent = value
             if type_step is not None:
                 before = len(errors)
@@ -1151,11 +1135,6 @@ class _Compiler:
                 value = step(value, loc, errors)
             if value is not sent and len(errors) > before:
                 _show_as_sent(errors, before, value, sent)
-            if to_float and type(value) is int:
-                try:
-                    return float(value)
-                except OverflowError:  # beyond float's range: the SDK's float_type error
-                    errors.append(_ErrorItem(loc, "Input should be a valid number", "float_type", value))
             return value
 
         return check
@@ -1215,48 +1194,25 @@ class _Compiler:
     # -- type ---------------------------------------------------------------
 
     def _type(self, schema: Dict[str, Any]) -> Optional[Callable[..., Any]]:
+        """type (Validation 2020-12 §6.1.1): the value is of one of the listed
+        JSON types, and "integer" matches "any number with a zero fractional
+        part" (1.0).  The lax modes convert what the SDK takes instead: the
+        hook _lax_type (section 22)."""
         declared = schema.get("type")
         if declared is None:
             return None
         types = [declared] if isinstance(declared, str) else list(declared)
-        lax, output = self.lax, self.output
-        properties = schema.get("properties") or {}
-        title = schema.get("title")
-        family = self.class_kinds.get(str(title)) if "properties" in schema else None
-        if schema.get("format") == "binary":
-            family = "bytes"
-        bounded = lax and any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
-        array_kind = schema.container if type(schema) is _ContainerSchema else \
-            "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
-        arms = self.mode == "arms"  # the SDK's strict int takes no float, 2.0 included
+        if self.lax:  # fidelity hook: "17" and 17.0 for an integer (section 22)
+            return _lax_type(self, schema, types)
+        # The error's words are pydantic's (_type_error, section 21).
+        msg, kind = _type_error(types[0], *_type_words(self, schema)) if len(types) == 1 else (
+            f"Input should be of type {' or '.join(types)}", "type")
+        arms = self.mode == "arms"  # the smart union's strict int (_Union, section 21) takes no 2.0
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
                 if _is_json_type(value, t) and not (arms and t == "integer" and type(value) is float):
-                    if lax and t == "integer" and type(value) is float:
-                        if abs(value) >= _INT_FLOAT_LIMIT:  # the SDK's int from a float is an i64
-                            errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded "
-                                                     "maximum size", "int_parsing_size", value))
-                            return value
-                        return int(value)
                     return value
-            if lax:
-                failure = None
-                for t in types:
-                    converted, failure = _coerce(value, t, output, properties)
-                    if failure is None:
-                        return converted
-                if failure and not failure[0]:
-                    failure = None
-                if failure and failure[1] == "finite_number" and type(value) is str and bounded:
-                    # The SDK takes "nan" and "inf" as floats and refuses them by the
-                    # first bound they fail; one they pass stays refused here (not JSON).
-                    failure = _bound_failure(schema, float(value.strip())) or failure
-                array = "sequence_str" if array_kind == "sequence" and type(value) is str else array_kind
-                msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array, title, family)
-            else:
-                msg, kind = _type_error(types[0], array_kind, title, family) if len(types) == 1 else (
-                    f"Input should be of type {' or '.join(types)}", "type")
             errors.append(_ErrorItem(loc, msg, kind, value))
             return value
 
@@ -7481,13 +7437,14 @@ class _Counted:
 #   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
-#   _bound_failure        _Compiler._type (section 6)         'nan' and 'inf' refused by a bound           9
+#   _type_words           _Compiler._type (section 6)         what those words name: a set, a dataclass    -
+#   _bound_failure        _lax_type (section 22)              'nan' and 'inf' refused by a bound           9
 #   _first_bound_failure  _Compiler._numeric (section 6)      bounds: the first failure only, in its order -
 #   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
 #   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
 #   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
 #   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
-#   _BOUNDS               _Compiler._type (section 6)         the order pydantic-core checks bounds in     -
+#   _BOUNDS               _lax_type (section 22)              the order pydantic-core checks bounds in     -
 #   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
 #   _plural               _Compiler._array (section 6)        "1 item", "2 items"                          -
 #   _too_many             _Compiler._array (section 6)        a set past max_length: one error, "not more" -
@@ -7775,6 +7732,19 @@ def _exact_type(schema: Any) -> Optional[type]:
     kind = schema.get("type")  # a list of types ({"type": ["null", "object"]}) names no one type
     return {"string": str, "integer": int, "number": float, "boolean": bool, "null": _NoneType}.get(
         kind) if isinstance(kind, str) else None
+
+
+def _type_words(compiler: _Compiler, schema: Dict[str, Any]) -> Tuple[str, Optional[str], Optional[str]]:
+    """What _type_error's words depend on: the kind of array, the object's
+    title and the Python family it came from (a dataclass: "a dictionary or an
+    instance of Point"; bytes)."""
+    title = schema.get("title")
+    family = compiler.class_kinds.get(str(title)) if "properties" in schema else None
+    if schema.get("format") == "binary":
+        family = "bytes"
+    array_kind = schema.container if type(schema) is _ContainerSchema else \
+        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+    return array_kind, title, family
 
 
 def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
@@ -8282,7 +8252,11 @@ def _python_only_type(tp: Any) -> bool:
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _coerce               _Compiler._type (section 6)         "17" and 17.0 for an int, "yes" for a bool,  7
+#   _lax_type             _Compiler._type (section 6)         17.0 for an int; other types converted by    -
+#                                                             _coerce, refused in pydantic's words
+#   _lax_steps            _Compiler._steps_in_order (section 6)  a Python value made JSON first (_native); -
+#                                                             a float field's 2 becomes 2.0
+#   _coerce               _lax_type (section 22)              "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
 #   _json_text_arguments  _Tool.arguments (section 9)         a list or an object argument sent as JSON    7
 #                                                             text, parsed (the SDK's pre_parse_json)
@@ -8359,6 +8333,91 @@ def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], error
     if sum(1 for key in value if key not in failed) > high:
         del errors[before:]
         errors.append(_too_many("Dictionary", high, loc, value))
+
+
+_INT_FLOAT_LIMIT = 2.0 ** 63  # the SDK's int from a float is an i64
+
+
+def _lax_type(compiler: _Compiler, schema: Dict[str, Any], types: List[str]) -> _Checker:
+    """_Compiler._type in the lax modes: 17.0 is the int 17; a value of another
+    JSON type is converted where pydantic's lax mode converts it (_coerce: "17"
+    for an int, "true" for a bool), and refused in pydantic's words."""
+    output = compiler.output
+    properties = schema.get("properties") or {}
+    array_kind, title, family = _type_words(compiler, schema)
+    bounded = any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        for t in types:
+            if _is_json_type(value, t):
+                if t == "integer" and type(value) is float:
+                    if abs(value) >= _INT_FLOAT_LIMIT:
+                        errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded "
+                                                 "maximum size", "int_parsing_size", value))
+                        return value
+                    return int(value)
+                return value
+        failure = None
+        for t in types:
+            converted, failure = _coerce(value, t, output, properties)
+            if failure is None:
+                return converted
+        if failure and not failure[0]:
+            failure = None
+        if failure and failure[1] == "finite_number" and type(value) is str and bounded:
+            # The SDK takes "nan" and "inf" as floats and refuses them by the
+            # first bound they fail; one they pass stays refused here (not JSON).
+            failure = _bound_failure(schema, float(value.strip())) or failure
+        array = "sequence_str" if array_kind == "sequence" and type(value) is str else array_kind
+        msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array, title, family)
+        errors.append(_ErrorItem(loc, msg, kind, value))
+        return value
+
+    return check
+
+
+def _lax_steps(schema: Dict[str, Any], type_step: Optional[Callable[..., Any]], steps: List[_Checker]) -> _Checker:
+    """_Compiler._steps_in_order in the lax modes: a Python value is first made
+    JSON as the SDK's pydantic reads it (_native), and a float field holds a float."""
+    # The SDK's float fields hold floats: 2 becomes 2.0, after the checks
+    # (an error still shows the value as sent).
+    to_float = schema.get("type") == "number"
+    # A union with an arm converted through its type (Union[datetime, date])
+    # sees the object itself, as the SDK's exact match does; its arms make it JSON.
+    native = not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
+    # The SDK's str takes a str, bytes or an Enum member, never another
+    # object whose JSON form is a string (a Decimal, a UUID, a date, a Path).
+    strings_only = schema.get("type") == "string" and not {"enum", "const"} & set(schema)
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if native and type(value) not in _NATIVE:
+            if strings_only and not (isinstance(value, (str, bytes, bytearray)) or _is_enum_member(value)):
+                errors.append(_ErrorItem(loc, "Input should be a valid string", "string_type", value))
+                return value
+            try:
+                value = _native(value)
+            except _NotJSON as exc:
+                errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                return value
+        sent = value
+        if type_step is not None:
+            before = len(errors)
+            value = type_step(value, loc, errors)
+            if len(errors) > before:
+                return value  # the other keywords would only repeat the type error
+        before = len(errors)
+        for step in steps:
+            value = step(value, loc, errors)
+        if value is not sent and len(errors) > before:
+            _show_as_sent(errors, before, value, sent)
+        if to_float and type(value) is int:
+            try:
+                return float(value)
+            except OverflowError:  # beyond float's range: the SDK's float_type error
+                errors.append(_ErrorItem(loc, "Input should be a valid number", "float_type", value))
+        return value
+
+    return check
 
 
 _BOOL_WORDS = {
