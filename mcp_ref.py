@@ -8247,8 +8247,8 @@ def _python_only_type(tp: Any) -> bool:
 # bool, an object read by attribute, then the standard library's value types
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
 # _LAX_TABLE lists and test_differential checks against pydantic.  A schema
-# that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema)
-# is still the JSON Schema it looks like to everyone but the lax checkers.
+# that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema,
+# section 23) is still the JSON Schema it looks like to everyone but the lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -8266,10 +8266,6 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_kind             _stdlib_scalar_schema (section 5)   which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
-#   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        -
-#   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
-#   _UnionSchema          _SchemaBuilder.union (section 5)    a union that keeps its members' Python types -
-#   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
 #   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
 #
 # README: as in section 21's table.  The wording of a refused date, time or
@@ -8925,45 +8921,6 @@ _TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_fro
                      "time": "time_parsing", "timedelta": "time_delta_parsing"}
 
 
-class _TypedSchema(dict):  # type: ignore[type-arg]
-    """A schema that remembers the annotation it describes, where JSON Schema
-    alone cannot say how pydantic converts a value (a Decimal is any number or
-    string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
-
-    __slots__ = ("py_type",)
-
-    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
-        super().__init__(schema)
-        self.py_type = py_type
-
-
-class _UnionSchema(dict):  # type: ignore[type-arg]
-    """A union's flattened anyOf (as pydantic publishes it) that remembers the
-    members it validates by, and names in its errors: the lax modes check
-    ``members``.  A dict to everything else."""
-
-    __slots__ = ("members",)
-
-    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
-        super().__init__(schema)
-        self.members = members
-
-
-class _ContainerSchema(dict):  # type: ignore[type-arg]
-    """A container's schema that remembers the container pydantic reads it as
-    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
-    JSON Schema says "array" or "object" for all of them, pydantic's errors
-    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
-    union member dict[any,any]).  A dict to everything else."""
-
-    __slots__ = ("container",)
-
-    def __init__(self, schema: Dict[str, Any], container: str) -> None:
-        super().__init__(schema)
-        self.container = container
-
-
 def _lax_typed(compiler: _Compiler, schema: _TypedSchema) -> _Checker:
     """The lax modes convert through the annotation itself where its schema
     cannot tell (a row of _LAX_TABLE; a dict's keys): what pydantic parses
@@ -9067,21 +9024,6 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
     return check
 
 
-def _may_be_unhashable(tp: Any) -> bool:
-    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
-    if _is_annotated(tp):
-        return _may_be_unhashable(tp.__origin__)
-    if _is_any(tp) or _is_typeddict(tp):
-        return True
-    if _is_union(tp) or _origin(tp) is tuple:
-        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
-    if _is_literal(tp) or _origin(tp) is frozenset:
-        return False
-    if _origin(tp) is not None:
-        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
-    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
-
-
 # ---------------------------------------------------------------------------
 # 23. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
@@ -9090,7 +9032,8 @@ def _may_be_unhashable(tp: Any) -> bool:
 # of each tool's input and output; the SDK publishes the one pydantic writes,
 # and its clients compare them, so section 5 calls these hooks for pydantic's
 # spellings: the Field class the SDK re-exports, the names of $defs, sorted
-# keys, flattened anyOf, and the JSON forms of datetime and timedelta.
+# keys, flattened anyOf, and the JSON forms of datetime and timedelta; and the
+# schemas that keep the Python type they describe, for section 22's lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -9112,6 +9055,10 @@ def _may_be_unhashable(tp: Any) -> bool:
 #                                                             format or anyOf
 #   _iso_datetime         _native (section 4)                 a datetime's JSON form: UTC as "Z"           -
 #   _iso_duration         _native (section 4)                 a timedelta's: ISO 8601, 365 days a year     -
+#   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        -
+#   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
+#   _UnionSchema          _SchemaBuilder.union (section 5)    a union that keeps its members' Python types -
+#   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
 #
 # README: as in section 21's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
@@ -9385,6 +9332,61 @@ def _field_default(field: Any) -> Any:
 
 
 _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
+
+
+
+class _TypedSchema(dict):  # type: ignore[type-arg]
+    """A schema that remembers the annotation it describes, where JSON Schema
+    alone cannot say how pydantic converts a value (a Decimal is any number or
+    string, a date any string, a dict's int keys are strings): the lax modes of
+    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
+
+    __slots__ = ("py_type",)
+
+    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
+        super().__init__(schema)
+        self.py_type = py_type
+
+
+class _UnionSchema(dict):  # type: ignore[type-arg]
+    """A union's flattened anyOf (as pydantic publishes it) that remembers the
+    members it validates by, and names in its errors: the lax modes check
+    ``members``.  A dict to everything else."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
+        super().__init__(schema)
+        self.members = members
+
+
+class _ContainerSchema(dict):  # type: ignore[type-arg]
+    """A container's schema that remembers the container pydantic reads it as
+    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
+    JSON Schema says "array" or "object" for all of them, pydantic's errors
+    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
+    union member dict[any,any]).  A dict to everything else."""
+
+    __slots__ = ("container",)
+
+    def __init__(self, schema: Dict[str, Any], container: str) -> None:
+        super().__init__(schema)
+        self.container = container
+
+
+def _may_be_unhashable(tp: Any) -> bool:
+    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
+    if _is_annotated(tp):
+        return _may_be_unhashable(tp.__origin__)
+    if _is_any(tp) or _is_typeddict(tp):
+        return True
+    if _is_union(tp) or _origin(tp) is tuple:
+        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
+    if _is_literal(tp) or _origin(tp) is frozenset:
+        return False
+    if _origin(tp) is not None:
+        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
+    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
 
 
 # ---------------------------------------------------------------------------
