@@ -751,21 +751,9 @@ class _SchemaBuilder:
         return schema
 
     def union(self, tp: Any) -> Dict[str, Any]:
-        """The SDK's nullable_schema around its union_schema: the arms' schemas,
-        an arm that is itself only an anyOf spliced in, duplicates dropped
-        (get_flattened_anyof); the null arm last, whatever the spelling."""
-        arms = list(_args(tp))
-        has_null = _NoneType in arms
-        schemas = [self.schema(a) for a in arms if a is not _NoneType]
-        schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
-        if has_null and schema != {"type": "null"}:
-            schema = _flattened_any_of([schema, {"type": "null"}])
-        members = schemas + [{"type": "null"}] if has_null else schemas
-        if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
-            # The SDK validates the members as written (a Decimal one arm, a
-            # repeated one twice), whatever the published anyOf flattened.
-            return _UnionSchema(schema, members)
-        return schema
+        """A value of any arm: anyOf (Core 2020-12 §10.2.1.2), the arms' schemas,
+        spelled as the SDK spells it (_union_schema, section 23)."""
+        return _union_schema(self, [self.schema(a) for a in _args(tp) if a is not _NoneType], _NoneType in _args(tp))
 
     def container(self, tp: Any) -> Dict[str, Any]:
         origin = _origin(tp) or tp
@@ -784,32 +772,10 @@ class _SchemaBuilder:
             return _ContainerSchema({"items": self.schema(args[0]) if args else {}, "type": "array"},
                                     "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
-            return self.mapping(tp, args)
+            # An object whose values all have the values' schema (additionalProperties,
+            # Core 2020-12 §10.3.2.3); the SDK's spelling of its keys: section 23.
+            return _dict_schema(self, tp, args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
-
-    def mapping(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-        """The SDK's _common_dict_schema: the values' schema (without its title)
-        for every key, or for the keys that match the keys' pattern; keys with
-        other constraints (a Literal, an Enum, a length) in propertyNames."""
-        keys = self.schema(args[0]) if args else {}
-        values = self.schema(args[1]) if args else {}
-        values.pop("title", None)
-        pattern = None
-        if "$ref" not in keys:
-            pattern = keys.pop("pattern", None)
-            keys.pop("title", None)
-        schema: Dict[str, Any] = {"type": "object"}
-        if pattern is not None:
-            schema["patternProperties"] = {pattern: values}
-        else:
-            schema["additionalProperties"] = values or True
-        if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
-            keys.pop("type", None)
-            schema["propertyNames"] = keys
-        if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 21)
-            return _ContainerSchema(schema, "dict")
-        # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
-        return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
 
     def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
         if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
@@ -828,11 +794,11 @@ class _SchemaBuilder:
             return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 21)
         name = self._names.get(cls)
         if name is None:
-            name = self._def_name(cls)
+            name = _def_name(self, cls)  # fidelity hook: the SDK's $defs names (section 23)
             self._names[cls] = name  # before building: a recursive class refers to itself
             try:
                 if _is_enum(cls):
-                    definition = self.enum(cls)
+                    definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2), section 23
                     # The SDK names an Enum's validator by its mixin (_arm_label): int-enum[Color].
                     self.class_kinds[cls.__name__] = next(
                         (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
@@ -850,31 +816,6 @@ class _SchemaBuilder:
                 raise
             self.defs[name] = definition
         return {"$ref": f"#/$defs/{name}"}
-
-    def _def_name(self, cls: type) -> str:
-        name = cls.__name__
-        if name in self.defs or name in self._names.values():
-            name = _qualified_name(cls)  # and the first of the name too, at finish
-        return name
-
-    def _qualified_names(self) -> Dict[str, str]:
-        """The SDK names every class of a name that two classes share by its
-        module path (get_defs_ref): the first one met is renamed too."""
-        short = [cls for cls, name in self._names.items() if name == cls.__name__]
-        return {cls.__name__: _qualified_name(cls) for cls in short
-                if any(other is not cls and other.__name__ == cls.__name__ for other in self._names)}
-
-    def enum(self, cls: Any) -> Dict[str, Any]:
-        # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
-        values = [m.value for m in cls.__members__.values()]
-        schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
-        doc = cls.__doc__
-        if doc and doc != "An enumeration.":
-            schema["description"] = _cleandoc(doc)
-        kinds = {_json_type(v) for v in values}
-        if len(kinds) == 1:
-            schema["type"] = kinds.pop()
-        return schema
 
     def _object(self, cls: type, fields: List[Tuple[str, Any, Any, bool]], doc: Optional[str]) -> Dict[str, Any]:
         properties = {}
@@ -954,24 +895,10 @@ class _SchemaBuilder:
         return self.finish(self.schema(tp), inline_recursive)
 
     def finish(self, schema: Dict[str, Any], inline_recursive: bool = True) -> Dict[str, Any]:
-        renames = self._qualified_names()
-        if renames:
-            schema = _renamed_refs(schema, renames)
-            self.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in self.defs.items()}
-            self._names = {cls: renames.get(n, n) for cls, n in self._names.items()}
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
-            name = ref[8:]
-            recursive = _refers_to(self.defs, name)
-            if not recursive:
-                schema = self.defs.pop(name)
-            elif inline_recursive:
-                schema = dict(self.defs[name])
-        reachable = _reachable(schema, self.defs)
-        defs = {n: d for n, d in self.defs.items() if n in reachable}
-        if defs:
-            schema = {"$defs": defs, **schema}
-        return _sorted_schema(schema)  # type: ignore[no-any-return]
+        """The root schema with the definitions it refers to under ``$defs``
+        (Core 2020-12 §8.2.4), finished as the SDK publishes it: names made
+        unique, a root class inlined, keys sorted (_finished_schema, section 23)."""
+        return _finished_schema(self, schema, inline_recursive)
 
 
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
@@ -9045,19 +8972,27 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       -
 #                                                             description, examples, default
 #   _field_value          _fill_field_defaults (section 7)    a Field's own default (``...``: none)        -
-#   _refers_to            _SchemaBuilder.finish (section 5)   a recursive model's $defs entry is kept      -
-#   _flattened_any_of     _SchemaBuilder.union (section 5)    a union's anyOf flattened, repeats dropped   -
-#   _qualified_name       _SchemaBuilder._def_name (section 5)  a $defs name made unique: module__qualname -
-#   _renamed_refs         _SchemaBuilder.finish (section 5)   $refs renamed with their definitions         -
-#   _reachable            _SchemaBuilder.finish (section 5)   only the $defs the schema reaches            -
-#   _sorted_schema        _SchemaBuilder.finish (section 5)   keys sorted; properties and defaults kept    -
+#   _union_schema         _SchemaBuilder.union (section 5)    nullable_schema, union_schema: the null arm  -
+#                                                             last, nested anyOf flattened
+#   _dict_schema          _SchemaBuilder.container (section 5)  _common_dict_schema: a keys' pattern as    -
+#                                                             patternProperties, other keys in propertyNames
+#   _enum_schema          _SchemaBuilder.ref (section 5)      an Enum's title, docstring and value type    -
+#   _def_name             _SchemaBuilder.ref (section 5)      get_defs_ref: module__qualname when taken    -
+#   _finished_schema      _SchemaBuilder.finish (section 5)   names made unique, a root class inlined,     -
+#                                                             $defs pruned, keys sorted
+#   _refers_to            _finished_schema (section 23)       a recursive model's $defs entry is kept      -
+#   _flattened_any_of     _union_schema (section 23)          a union's anyOf flattened, repeats dropped   -
+#   _qualified_name       _def_name (section 23)              a $defs name made unique: module__qualname -
+#   _renamed_refs         _finished_schema (section 23)       $refs renamed with their definitions         -
+#   _reachable            _finished_schema (section 23)       only the $defs the schema reaches            -
+#   _sorted_schema        _finished_schema (section 23)       keys sorted; properties and defaults kept    -
 #   _stdlib_scalar_json   _stdlib_scalar_schema (section 5)   a date, a UUID, a Decimal: pydantic's        -
 #                                                             format or anyOf
 #   _iso_datetime         _native (section 4)                 a datetime's JSON form: UTC as "Z"           -
 #   _iso_duration         _native (section 4)                 a timedelta's: ISO 8601, 365 days a year     -
-#   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        -
+#   _TypedSchema          _dict_schema (section 23)           a schema that carries its Python type        -
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
-#   _UnionSchema          _SchemaBuilder.union (section 5)    a union that keeps its members' Python types -
+#   _UnionSchema          _union_schema (section 23)          a union that keeps its members' Python types -
 #   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
 #
 # README: as in section 21's table.  test_schema compares the schemas with the
@@ -9137,6 +9072,96 @@ class Field:
                 schema["default"] = _jsonable(self.default)
             except (_NotJSON, TypeError, ValueError, RecursionError):
                 pass
+
+
+def _union_schema(builder: _SchemaBuilder, schemas: List[Dict[str, Any]], has_null: bool) -> Dict[str, Any]:
+    """_SchemaBuilder.union: the SDK's nullable_schema around its union_schema:
+    the arms' schemas, an arm that is itself only an anyOf spliced in,
+    duplicates dropped (get_flattened_anyof); the null arm last, whatever the spelling."""
+    schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
+    if has_null and schema != {"type": "null"}:
+        schema = _flattened_any_of([schema, {"type": "null"}])
+    members = schemas + [{"type": "null"}] if has_null else schemas
+    if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
+        # The SDK validates the members as written (a Decimal one arm, a
+        # repeated one twice), whatever the published anyOf flattened.
+        return _UnionSchema(schema, members)
+    return schema
+
+
+def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    """_SchemaBuilder.container's mappings: the SDK's _common_dict_schema: the
+    values' schema (without its title) for every key, or for the keys that
+    match the keys' pattern; keys with other constraints (a Literal, an Enum,
+    a length) in propertyNames."""
+    keys = builder.schema(args[0]) if args else {}
+    values = builder.schema(args[1]) if args else {}
+    values.pop("title", None)
+    pattern = None
+    if "$ref" not in keys:
+        pattern = keys.pop("pattern", None)
+        keys.pop("title", None)
+    schema: Dict[str, Any] = {"type": "object"}
+    if pattern is not None:
+        schema["patternProperties"] = {pattern: values}
+    else:
+        schema["additionalProperties"] = values or True
+    if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
+        keys.pop("type", None)
+        schema["propertyNames"] = keys
+    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 21)
+        return _ContainerSchema(schema, "dict")
+    # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
+    return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
+
+
+def _enum_schema(cls: Any) -> Dict[str, Any]:
+    """_SchemaBuilder.ref's Enum: its values, its name as title, its docstring."""
+    # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
+    values = [m.value for m in cls.__members__.values()]
+    schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
+    doc = cls.__doc__
+    if doc and doc != "An enumeration.":
+        schema["description"] = _cleandoc(doc)
+    kinds = {_json_type(v) for v in values}
+    if len(kinds) == 1:
+        schema["type"] = kinds.pop()
+    return schema
+
+
+def _def_name(builder: _SchemaBuilder, cls: type) -> str:
+    """A class's name in ``$defs``: its own, or module__qualname when taken."""
+    name = cls.__name__
+    if name in builder.defs or name in builder._names.values():
+        name = _qualified_name(cls)  # and the first of the name too, at finish
+    return name
+
+
+def _finished_schema(builder: _SchemaBuilder, schema: Dict[str, Any], inline_recursive: bool) -> Dict[str, Any]:
+    """_SchemaBuilder.finish: every class of a name that two classes share named
+    by its module path (get_defs_ref; the first one met renamed too); a root
+    class inlined; only the ``$defs`` reached, keys sorted."""
+    names = builder._names
+    short = [cls for cls, name in names.items() if name == cls.__name__]
+    renames = {cls.__name__: _qualified_name(cls) for cls in short
+               if any(other is not cls and other.__name__ == cls.__name__ for other in names)}
+    if renames:
+        schema = _renamed_refs(schema, renames)
+        builder.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in builder.defs.items()}
+        builder._names = {cls: renames.get(n, n) for cls, n in names.items()}
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
+        name = ref[8:]
+        recursive = _refers_to(builder.defs, name)
+        if not recursive:
+            schema = builder.defs.pop(name)
+        elif inline_recursive:
+            schema = dict(builder.defs[name])
+    reachable = _reachable(schema, builder.defs)
+    defs = {n: d for n, d in builder.defs.items() if n in reachable}
+    if defs:
+        schema = {"$defs": defs, **schema}
+    return _sorted_schema(schema)  # type: ignore[no-any-return]
 
 
 def _qualified_name(cls: type) -> str:
