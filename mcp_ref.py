@@ -489,15 +489,6 @@ def _dataclass_names(cls: type) -> Tuple[str, ...]:
     return names
 
 
-def _is_generator_like(value: Any) -> bool:
-    collections_abc = _module("collections.abc")
-    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
-
-
-# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
-_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
-
-
 def _title(name: str) -> str:
     # The title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name).
     return name.title().replace("_", " ").strip()
@@ -507,8 +498,10 @@ def _title(name: str) -> str:
 # 4. Python values as JSON
 # ---------------------------------------------------------------------------
 #
-# What the SDK's JSON mode makes of Python values, for results, defaults and
-# the ``{}`` (Any) schema; and JSON data as the indented text the model reads.
+# Python values as JSON data (RFC 8259), for results, defaults and the ``{}``
+# (Any) schema; and JSON data as the indented text the model reads.  What the
+# SDK makes of a value of another type (a dataclass, a datetime, an Enum
+# member) is its JSON mode's, one level at a time: the hook _native (section 23).
 
 
 def _is_finite(number: Any) -> bool:
@@ -520,49 +513,6 @@ def _is_finite(number: Any) -> bool:
 _NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, dict))
 
 
-def _native(value: Any) -> Any:
-    """One level of a Python value as JSON would carry it (the SDK's JSON mode)."""
-    tp = type(value)
-    if tp in _NATIVE:
-        return value
-    if _is_enum_member(value):
-        return _native(value.value)
-    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
-        return str(value) if isinstance(value, str) else value
-    if isinstance(value, dict):
-        return dict(value)
-    if isinstance(value, (tuple, set, frozenset, list)):
-        return list(value)
-    if isinstance(value, (bytes, bytearray)):
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            raise _NotJSON("Input should be a valid string, unable to parse raw data as a unicode string",
-                        "string_unicode") from None
-    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        return _dataclass_dict(value)
-    base = _pydantic_base()
-    if base is not None and isinstance(value, base):
-        return value.model_dump(mode="json", by_alias=True)
-    dt = _module("datetime")
-    if dt is not None:
-        if isinstance(value, (dt.datetime, dt.time)):
-            return _iso_datetime(value)
-        if isinstance(value, dt.date):
-            return value.isoformat()
-        if isinstance(value, dt.timedelta):
-            return _iso_duration(value)
-    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
-        m = _module(module)
-        if m is not None and isinstance(value, getattr(m, cls)):
-            return str(value)
-    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
-        return dict(value.items())
-    if _is_generator_like(value):
-        return list(value)  # generators are consumed: the SDK silently sends []
-    return value
-
-
 def _dataclass_dict(value: Any) -> Dict[str, Any]:
     """A dataclass instance's fields, one level deep."""
     return {name: getattr(value, name) for name in _dataclass_names(type(value))}
@@ -570,7 +520,7 @@ def _dataclass_dict(value: Any) -> Dict[str, Any]:
 
 def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> Any:
     """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
-    value = _native(value)
+    value = _native(value)  # fidelity hook: one level, as the SDK's JSON mode writes it (section 23)
     tp = type(value)
     if tp is float and not _is_finite(value):
         raise _NotJSON("Input should be a finite number", "finite_number")
@@ -594,6 +544,7 @@ def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> An
 
 
 def _key(key: Any) -> str:
+    """An object's member name: a string (RFC 8259 §4); a number's key its JSON text."""
     key = _native(key)
     if isinstance(key, str):
         return key
@@ -740,7 +691,7 @@ class _SchemaBuilder:
             return {"format": "binary", "type": "string"}
         if not isinstance(tp, type):
             return None
-        return _stdlib_scalar_schema(tp)
+        return _stdlib_scalar_schema(tp)  # fidelity hook: a date, a UUID, a Decimal (section 23)
 
     def literal(self, tp: Any) -> Dict[str, Any]:
         values = [v.value if _is_enum_member(v) else v for v in _literal_values(tp)]
@@ -899,12 +850,6 @@ class _SchemaBuilder:
         (Core 2020-12 §8.2.4), finished as the SDK publishes it: names made
         unique, a root class inlined, keys sorted (_finished_schema, section 23)."""
         return _finished_schema(self, schema, inline_recursive)
-
-
-def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
-    """The SDK's schemas for the standard library's value types (_lax_kind, section 22)."""
-    schema = _stdlib_scalar_json(tp)
-    return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
 
 
 def json_schema(annotation: Any) -> Dict[str, Any]:
@@ -1652,7 +1597,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
         return {k: _build_value(_strip_qualifiers(hints.get(k, object)), v) for k, v in value.items()}
     hints = _type_hints(tp)
     built = {k: _build_value(hints.get(k, object), v) for k, v in value.items() if k in hints}
-    _fill_field_defaults(tp, hints, built)
+    _fill_field_defaults(tp, hints, built)  # fidelity hook: a Field's default, as the SDK fills it (section 23)
     if _is_dataclass(tp):
         init = {f.name for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
         obj = tp(**{k: v for k, v in built.items() if k in init})
@@ -1664,23 +1609,6 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
     for k, v in built.items():
         setattr(obj, k, v)
     return obj
-
-
-def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
-    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
-    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
-    the class itself would take the Field object as the value."""
-    if _is_dataclass(tp):
-        missing = _dataclass_missing()
-        defaults = {f.name: _MISSING if f.default is missing else f.default
-                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
-    else:
-        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
-    for name, default in defaults.items():
-        if name not in built:
-            holder = _field_holder(hints.get(name, object), default)
-            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
-                built[name] = _field_default(holder)
 
 
 def _strip_qualifiers(tp: Any) -> Any:
@@ -7379,7 +7307,7 @@ class _Counted:
 #                                                             ignored
 #   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
 #                                                             cuts it (also in sections 11 and 15)
-#   _pydantic_base        _native (section 4)                 a BaseModel instance, as its model_dump      -
+#   _pydantic_base        _native (section 23)                a BaseModel instance, as its model_dump      -
 #   _is_pydantic_model    _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel               -
 #   _is_pydantic_field    _Param.__init__ (section 9)         a default that is pydantic's own Field       -
 #
@@ -8190,7 +8118,7 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
-#   _lax_kind             _stdlib_scalar_schema (section 5)   which row of _LAX_TABLE an annotation is     -
+#   _lax_kind             _stdlib_scalar_schema (section 23)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
 #   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
@@ -8971,7 +8899,10 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
 #   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       -
 #                                                             description, examples, default
-#   _field_value          _fill_field_defaults (section 7)    a Field's own default (``...``: none)        -
+#   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
+#   _stdlib_scalar_schema  _SchemaBuilder.scalar (section 5)  a date, a UUID, a Decimal: the schema        -
+#                                                             pydantic gives, typed for section 22
+#   _field_value          _fill_field_defaults (section 23)   a Field's own default (``...``: none)        -
 #   _union_schema         _SchemaBuilder.union (section 5)    nullable_schema, union_schema: the null arm  -
 #                                                             last, nested anyOf flattened
 #   _dict_schema          _SchemaBuilder.container (section 5)  _common_dict_schema: a keys' pattern as    -
@@ -8986,10 +8917,12 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _renamed_refs         _finished_schema (section 23)       $refs renamed with their definitions         -
 #   _reachable            _finished_schema (section 23)       only the $defs the schema reaches            -
 #   _sorted_schema        _finished_schema (section 23)       keys sorted; properties and defaults kept    -
-#   _stdlib_scalar_json   _stdlib_scalar_schema (section 5)   a date, a UUID, a Decimal: pydantic's        -
+#   _stdlib_scalar_json   _stdlib_scalar_schema (section 23)  a date, a UUID, a Decimal: pydantic's        -
 #                                                             format or anyOf
-#   _iso_datetime         _native (section 4)                 a datetime's JSON form: UTC as "Z"           -
-#   _iso_duration         _native (section 4)                 a timedelta's: ISO 8601, 365 days a year     -
+#   _native               _jsonable (section 4)               the JSON mode, one level: an Enum's value, a -
+#                                                             dataclass's fields, a datetime's ISO text
+#   _iso_datetime         _native (section 23)                a datetime's JSON form: UTC as "Z"           -
+#   _iso_duration         _native (section 23)                a timedelta's: ISO 8601, 365 days a year     -
 #   _TypedSchema          _dict_schema (section 23)           a schema that carries its Python type        -
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
 #   _UnionSchema          _union_schema (section 23)          a union that keeps its members' Python types -
@@ -9245,6 +9178,14 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
     return seen
 
 
+def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
+    """_SchemaBuilder.scalar's other types: the SDK's schemas for the standard
+    library's value types (a date, a UUID, a Decimal), typed where _lax_kind
+    (section 22) converts them."""
+    schema = _stdlib_scalar_json(tp)
+    return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
+
+
 def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
     dt = _module("datetime")
     if dt is not None:
@@ -9302,12 +9243,78 @@ def _field_holder(tp: Any, default: Any) -> Any:
     return None
 
 
+def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
+    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
+    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
+    the class itself would take the Field object as the value."""
+    if _is_dataclass(tp):
+        missing = _dataclass_missing()
+        defaults = {f.name: _MISSING if f.default is missing else f.default
+                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
+    else:
+        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
+    for name, default in defaults.items():
+        if name not in built:
+            holder = _field_holder(hints.get(name, object), default)
+            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
+                built[name] = _field_default(holder)
+
+
 def _field_value(field: Any) -> Any:
     """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
     value = field.default
     if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
         return _MISSING
     return value
+
+
+def _native(value: Any) -> Any:
+    """_jsonable, one level: a Python value as the SDK's JSON mode
+    (pydantic's to_jsonable_python) carries it."""
+    tp = type(value)
+    if tp in _NATIVE:
+        return value
+    if _is_enum_member(value):
+        return _native(value.value)
+    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
+        return str(value) if isinstance(value, str) else value
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, (tuple, set, frozenset, list)):
+        return list(value)
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _NotJSON("Input should be a valid string, unable to parse raw data as a unicode string",
+                        "string_unicode") from None
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return _dataclass_dict(value)
+    base = _pydantic_base()
+    if base is not None and isinstance(value, base):
+        return value.model_dump(mode="json", by_alias=True)
+    dt = _module("datetime")
+    if dt is not None:
+        if isinstance(value, (dt.datetime, dt.time)):
+            return _iso_datetime(value)
+        if isinstance(value, dt.date):
+            return value.isoformat()
+        if isinstance(value, dt.timedelta):
+            return _iso_duration(value)
+    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
+        m = _module(module)
+        if m is not None and isinstance(value, getattr(m, cls)):
+            return str(value)
+    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
+        return dict(value.items())
+    if _is_generator_like(value):
+        return list(value)  # generators are consumed: the SDK silently sends []
+    return value
+
+
+def _is_generator_like(value: Any) -> bool:
+    collections_abc = _module("collections.abc")
+    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
 
 
 def _iso_datetime(value: Any) -> str:
@@ -10100,6 +10107,10 @@ class _CompletionArgument(_Record):
 class _CompletionContext(_Record):
     def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
         self.arguments = arguments
+
+
+# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
+_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
 
 
 def _cleandoc(doc: Optional[str]) -> str:
