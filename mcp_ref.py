@@ -489,11 +489,6 @@ def _dataclass_names(cls: type) -> Tuple[str, ...]:
     return names
 
 
-def _title(name: str) -> str:
-    # The title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name).
-    return name.title().replace("_", " ").strip()
-
-
 # ---------------------------------------------------------------------------
 # 4. Python values as JSON
 # ---------------------------------------------------------------------------
@@ -642,24 +637,9 @@ class _SchemaBuilder:
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def field_schema(self, tp: Any, name: str, default: Any = _MISSING) -> Dict[str, Any]:
-        """A field's schema: the type's, plus title and default as the SDK adds them."""
-        schema = self.schema(tp)
-        if "title" not in schema and not self._is_ref_like(schema):
-            schema["title"] = _title(name)
-        if default is not _MISSING:
-            try:
-                schema["default"] = _jsonable(default)
-            except (_NotJSON, TypeError, ValueError, RecursionError):
-                pass  # the SDK leaves a default it cannot serialise out of the schema
-        return schema
-
-    @staticmethod
-    def _is_ref_like(schema: Dict[str, Any]) -> bool:
-        # The SDK sets no field title on models and enums, nor on Optional[Model].
-        if "$ref" in schema:
-            return True
-        arms = schema.get("anyOf")
-        return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
+        """A field's schema: the type's, with the annotations "title" and "default"
+        (Validation 2020-12 §9.1, §9.2) as the SDK adds them (_field_annotations, section 23)."""
+        return _field_annotations(self.schema(tp), name, default)
 
     # -- class_kinds -----------------------------------------------------------
 
@@ -710,8 +690,8 @@ class _SchemaBuilder:
         origin = _origin(tp) or tp
         args = _args(tp)
         abc = _module("collections.abc")
-        if origin is tuple:
-            return _ContainerSchema(self.tuple_schema(tp, args), "tuple")
+        if origin is tuple:  # an array, item by item (prefixItems, Core 2020-12 §10.3.1.1)
+            return _ContainerSchema(_tuple_schema(self, tp, args), "tuple")  # the SDK's spelling: section 23
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
             items = self.schema(args[0]) if args else {}
             schema = _ContainerSchema({"items": items, "type": "array", "uniqueItems": True},
@@ -727,16 +707,6 @@ class _SchemaBuilder:
             # Core 2020-12 §10.3.2.3); the SDK's spelling of its keys: section 23.
             return _dict_schema(self, tp, args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
-
-    def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-        if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
-            return {"items": {}, "type": "array"}
-        if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
-            return {"maxItems": 0, "minItems": 0, "type": "array"}
-        if len(args) == 2 and args[1] is Ellipsis:
-            return {"items": self.schema(args[0]), "type": "array"}
-        n = len(args)
-        return {"maxItems": n, "minItems": n, "prefixItems": [self.schema(a) for a in args], "type": "array"}
 
     def ref(self, cls: type) -> Dict[str, Any]:
         """Enums, dataclasses, TypedDicts, annotated classes and BaseModels (S11) live
@@ -8903,6 +8873,9 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _stdlib_scalar_schema  _SchemaBuilder.scalar (section 5)  a date, a UUID, a Decimal: the schema        -
 #                                                             pydantic gives, typed for section 22
 #   _field_value          _fill_field_defaults (section 23)   a Field's own default (``...``: none)        -
+#   _field_annotations    _SchemaBuilder.field_schema (section 5)  a field's title from its name; its     -
+#                                                             default as JSON, or none
+#   _tuple_schema         _SchemaBuilder.container (section 5)  a tuple's prefixItems, minItems, maxItems  -
 #   _union_schema         _SchemaBuilder.union (section 5)    nullable_schema, union_schema: the null arm  -
 #                                                             last, nested anyOf flattened
 #   _dict_schema          _SchemaBuilder.container (section 5)  _common_dict_schema: a keys' pattern as    -
@@ -9005,6 +8978,40 @@ class Field:
                 schema["default"] = _jsonable(self.default)
             except (_NotJSON, TypeError, ValueError, RecursionError):
                 pass
+
+
+def _field_annotations(schema: Dict[str, Any], name: str, default: Any) -> Dict[str, Any]:
+    """_SchemaBuilder.field_schema: the title the SDK's schemas give a field
+    (GenerateJsonSchema.get_title_from_name), none on a model or an enum, nor on
+    Optional[Model]; the default as JSON, left out where it is none."""
+    if "title" not in schema and not _is_ref_like(schema):
+        schema["title"] = name.title().replace("_", " ").strip()
+    if default is not _MISSING:
+        try:
+            schema["default"] = _jsonable(default)
+        except (_NotJSON, TypeError, ValueError, RecursionError):
+            pass  # the SDK leaves a default it cannot serialise out of the schema
+    return schema
+
+
+def _is_ref_like(schema: Dict[str, Any]) -> bool:
+    if "$ref" in schema:
+        return True
+    arms = schema.get("anyOf")
+    return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
+
+
+def _tuple_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    """_SchemaBuilder.container's tuples: a bare tuple is any array; a fixed one
+    its prefixItems, with minItems and maxItems for its length."""
+    if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
+        return {"items": {}, "type": "array"}
+    if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
+        return {"maxItems": 0, "minItems": 0, "type": "array"}
+    if len(args) == 2 and args[1] is Ellipsis:
+        return {"items": builder.schema(args[0]), "type": "array"}
+    n = len(args)
+    return {"maxItems": n, "minItems": n, "prefixItems": [builder.schema(a) for a in args], "type": "array"}
 
 
 def _union_schema(builder: _SchemaBuilder, schemas: List[Dict[str, Any]], has_null: bool) -> Dict[str, Any]:
