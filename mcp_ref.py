@@ -1278,35 +1278,22 @@ class _Compiler:
         return general
 
     def _members(self, schema: Dict[str, Any], properties: Dict[str, _Checker]) -> Optional[_Checker]:
-        """Checks each member by the keywords that name or match its key; a new
-        dict of the members kept (None: no such keyword)."""
+        """Checks each member by the keywords that name or match its key:
+        properties, patternProperties, additionalProperties and propertyNames
+        (Core 2020-12 §10.3.2.1-4); a new dict of the members kept (None: no such
+        keyword).  The lax modes drop or convert keys as the SDK: _lax_members."""
         extra = schema.get("additionalProperties", _MISSING)
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
-        # Extra keys are dropped where the SDK's models ignore them: an object
-        # with declared properties (none, for a class without fields) and
-        # nothing said about the others.
-        drop_extra = self.lax and "properties" in schema and extra is _MISSING and not patterns
         if not (properties or extra_check or patterns or names):
             return None
-        lax = self.lax
-        # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
-        # alone, and refuses a key that does not match, as its keys' schema does.
-        keys_pattern = next(iter(schema["patternProperties"]), None) if (
-            lax and len(patterns) == 1 and not properties and extra is _MISSING) else None
-        # The SDK places a key's error under the key, then "[key]".
-        key_loc: Tuple[Any, ...] = ("[key]",) if lax else ()
+        if self.lax:  # fidelity hook: extra keys dropped, keys made strings (section 22)
+            return _lax_members(schema, properties, extra, extra_check, patterns, names)
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
             for key, item in value.items():
-                if type(key) is not str and lax:
-                    try:
-                        key = _key(key)  # JSON object keys are strings: {1: "a"} -> {"1": "a"}
-                    except _NotJSON as exc:
-                        errors.append(_ErrorItem(loc + (key,), exc.msg, exc.kind, key))
-                        continue
                 sub = properties.get(key)
                 matched = sub is not None
                 if sub is not None:
@@ -1316,12 +1303,6 @@ class _Compiler:
                         matched = True
                         item = pattern_check(item, loc + (key,), errors)
                 if not matched:
-                    if drop_extra:
-                        continue
-                    if keys_pattern is not None:
-                        errors.append(_ErrorItem(loc + (key, "[key]"), f"String should match pattern '{keys_pattern}'",
-                                                 "string_pattern_mismatch", key))
-                        continue
                     if extra is False:
                         errors.append(_ErrorItem(loc + (key,), "Extra inputs are not permitted", "extra_forbidden",
                                                  item))
@@ -1329,13 +1310,12 @@ class _Compiler:
                     if extra_check is not None:
                         item = extra_check(item, loc + (key,), errors)
                 if names is not None:
-                    names(key, loc + (key,) + key_loc, errors)
+                    names(key, loc + (key,), errors)
                 out[key] = item
             return out
 
         return members
 
-    # -- combinators ---------------------------------------------------------
 
     def _combinators(self, schema: Dict[str, Any]) -> List[_Checker]:
         steps: List[_Checker] = []
@@ -8090,6 +8070,8 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
 #   _lax_kind             _stdlib_scalar_schema (section 23)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
+#   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings, a     -
+#                                                             key's own errors under "[key]"
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
 #   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
 #
@@ -8154,6 +8136,55 @@ def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], error
     if sum(1 for key in value if key not in failed) > high:
         del errors[before:]
         errors.append(_too_many("Dictionary", high, loc, value))
+
+
+def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any, extra_check: Any,
+                 patterns: List[Tuple[Any, _Checker]], names: Optional[_Checker]) -> _Checker:
+    """_Compiler._members in the lax modes: a key that is no string becomes its
+    JSON text ({1: "a"} -> {"1": "a"}); extra keys are dropped where the SDK's
+    models ignore them (declared properties, none for a class without fields,
+    and nothing said of the others); a key's own errors under "[key]"."""
+    drop_extra = "properties" in schema and extra is _MISSING and not patterns
+    # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
+    # alone, and refuses a key that does not match, as its keys' schema does.
+    keys_pattern = next(iter(schema["patternProperties"]), None) if (
+        len(patterns) == 1 and not properties and extra is _MISSING) else None
+
+    def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                try:
+                    key = _key(key)
+                except _NotJSON as exc:
+                    errors.append(_ErrorItem(loc + (key,), exc.msg, exc.kind, key))
+                    continue
+            sub = properties.get(key)
+            matched = sub is not None
+            if sub is not None:
+                item = sub(item, loc + (key,), errors)
+            for search, pattern_check in patterns:
+                if search(key):
+                    matched = True
+                    item = pattern_check(item, loc + (key,), errors)
+            if not matched:
+                if drop_extra:
+                    continue
+                if keys_pattern is not None:
+                    errors.append(_ErrorItem(loc + (key, "[key]"), f"String should match pattern '{keys_pattern}'",
+                                             "string_pattern_mismatch", key))
+                    continue
+                if extra is False:
+                    errors.append(_ErrorItem(loc + (key,), "Extra inputs are not permitted", "extra_forbidden", item))
+                    continue
+                if extra_check is not None:
+                    item = extra_check(item, loc + (key,), errors)
+            if names is not None:
+                names(key, loc + (key, "[key]"), errors)
+            out[key] = item
+        return out
+
+    return members
 
 
 _INT_FLOAT_LIMIT = 2.0 ** 63  # the SDK's int from a float is an i64
