@@ -116,7 +116,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 limits per client (basic/security_best_practices, basic/authorization)
     21. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
     22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
-    23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats
+    23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats;
+                                its JSON mode (an Enum's value, a datetime's ISO text)
     24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
                                 message classes
     25. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
