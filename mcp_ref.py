@@ -116,7 +116,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 limits per client (basic/security_best_practices, basic/authorization)
     21. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
     22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
-    23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats
+    23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats;
+                                its JSON mode (an Enum's value, a datetime's ISO text)
     24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
                                 message classes
     25. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
@@ -489,26 +490,14 @@ def _dataclass_names(cls: type) -> Tuple[str, ...]:
     return names
 
 
-def _is_generator_like(value: Any) -> bool:
-    collections_abc = _module("collections.abc")
-    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
-
-
-# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
-_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
-
-
-def _title(name: str) -> str:
-    # The title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name).
-    return name.title().replace("_", " ").strip()
-
-
 # ---------------------------------------------------------------------------
 # 4. Python values as JSON
 # ---------------------------------------------------------------------------
 #
-# What the SDK's JSON mode makes of Python values, for results, defaults and
-# the ``{}`` (Any) schema; and JSON data as the indented text the model reads.
+# Python values as JSON data (RFC 8259), for results, defaults and the ``{}``
+# (Any) schema; and JSON data as the indented text the model reads.  What the
+# SDK makes of a value of another type (a dataclass, a datetime, an Enum
+# member) is its JSON mode's, one level at a time: the hook _native (section 23).
 
 
 def _is_finite(number: Any) -> bool:
@@ -520,49 +509,6 @@ def _is_finite(number: Any) -> bool:
 _NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, dict))
 
 
-def _native(value: Any) -> Any:
-    """One level of a Python value as JSON would carry it (the SDK's JSON mode)."""
-    tp = type(value)
-    if tp in _NATIVE:
-        return value
-    if _is_enum_member(value):
-        return _native(value.value)
-    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
-        return str(value) if isinstance(value, str) else value
-    if isinstance(value, dict):
-        return dict(value)
-    if isinstance(value, (tuple, set, frozenset, list)):
-        return list(value)
-    if isinstance(value, (bytes, bytearray)):
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            raise _NotJSON("Input should be a valid string, unable to parse raw data as a unicode string",
-                        "string_unicode") from None
-    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        return _dataclass_dict(value)
-    base = _pydantic_base()
-    if base is not None and isinstance(value, base):
-        return value.model_dump(mode="json", by_alias=True)
-    dt = _module("datetime")
-    if dt is not None:
-        if isinstance(value, (dt.datetime, dt.time)):
-            return _iso_datetime(value)
-        if isinstance(value, dt.date):
-            return value.isoformat()
-        if isinstance(value, dt.timedelta):
-            return _iso_duration(value)
-    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
-        m = _module(module)
-        if m is not None and isinstance(value, getattr(m, cls)):
-            return str(value)
-    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
-        return dict(value.items())
-    if _is_generator_like(value):
-        return list(value)  # generators are consumed: the SDK silently sends []
-    return value
-
-
 def _dataclass_dict(value: Any) -> Dict[str, Any]:
     """A dataclass instance's fields, one level deep."""
     return {name: getattr(value, name) for name in _dataclass_names(type(value))}
@@ -570,7 +516,7 @@ def _dataclass_dict(value: Any) -> Dict[str, Any]:
 
 def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> Any:
     """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
-    value = _native(value)
+    value = _native(value)  # fidelity hook: one level, as the SDK's JSON mode writes it (section 23)
     tp = type(value)
     if tp is float and not _is_finite(value):
         raise _NotJSON("Input should be a finite number", "finite_number")
@@ -594,6 +540,7 @@ def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> An
 
 
 def _key(key: Any) -> str:
+    """An object's member name: a string (RFC 8259 §4); a number's key its JSON text."""
     key = _native(key)
     if isinstance(key, str):
         return key
@@ -691,24 +638,9 @@ class _SchemaBuilder:
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def field_schema(self, tp: Any, name: str, default: Any = _MISSING) -> Dict[str, Any]:
-        """A field's schema: the type's, plus title and default as the SDK adds them."""
-        schema = self.schema(tp)
-        if "title" not in schema and not self._is_ref_like(schema):
-            schema["title"] = _title(name)
-        if default is not _MISSING:
-            try:
-                schema["default"] = _jsonable(default)
-            except (_NotJSON, TypeError, ValueError, RecursionError):
-                pass  # the SDK leaves a default it cannot serialise out of the schema
-        return schema
-
-    @staticmethod
-    def _is_ref_like(schema: Dict[str, Any]) -> bool:
-        # The SDK sets no field title on models and enums, nor on Optional[Model].
-        if "$ref" in schema:
-            return True
-        arms = schema.get("anyOf")
-        return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
+        """A field's schema: the type's, with the annotations "title" and "default"
+        (Validation 2020-12 §9.1, §9.2) as the SDK adds them (_field_annotations, section 23)."""
+        return _field_annotations(self.schema(tp), name, default)
 
     # -- class_kinds -----------------------------------------------------------
 
@@ -740,7 +672,7 @@ class _SchemaBuilder:
             return {"format": "binary", "type": "string"}
         if not isinstance(tp, type):
             return None
-        return _stdlib_scalar_schema(tp)
+        return _stdlib_scalar_schema(tp)  # fidelity hook: a date, a UUID, a Decimal (section 23)
 
     def literal(self, tp: Any) -> Dict[str, Any]:
         values = [v.value if _is_enum_member(v) else v for v in _literal_values(tp)]
@@ -751,28 +683,16 @@ class _SchemaBuilder:
         return schema
 
     def union(self, tp: Any) -> Dict[str, Any]:
-        """The SDK's nullable_schema around its union_schema: the arms' schemas,
-        an arm that is itself only an anyOf spliced in, duplicates dropped
-        (get_flattened_anyof); the null arm last, whatever the spelling."""
-        arms = list(_args(tp))
-        has_null = _NoneType in arms
-        schemas = [self.schema(a) for a in arms if a is not _NoneType]
-        schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
-        if has_null and schema != {"type": "null"}:
-            schema = _flattened_any_of([schema, {"type": "null"}])
-        members = schemas + [{"type": "null"}] if has_null else schemas
-        if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
-            # The SDK validates the members as written (a Decimal one arm, a
-            # repeated one twice), whatever the published anyOf flattened.
-            return _UnionSchema(schema, members)
-        return schema
+        """A value of any arm: anyOf (Core 2020-12 §10.2.1.2), the arms' schemas,
+        spelled as the SDK spells it (_union_schema, section 23)."""
+        return _union_schema(self, [self.schema(a) for a in _args(tp) if a is not _NoneType], _NoneType in _args(tp))
 
     def container(self, tp: Any) -> Dict[str, Any]:
         origin = _origin(tp) or tp
         args = _args(tp)
         abc = _module("collections.abc")
-        if origin is tuple:
-            return _ContainerSchema(self.tuple_schema(tp, args), "tuple")
+        if origin is tuple:  # an array, item by item (prefixItems, Core 2020-12 §10.3.1.1)
+            return _ContainerSchema(_tuple_schema(self, tp, args), "tuple")  # the SDK's spelling: section 23
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
             items = self.schema(args[0]) if args else {}
             schema = _ContainerSchema({"items": items, "type": "array", "uniqueItems": True},
@@ -784,42 +704,10 @@ class _SchemaBuilder:
             return _ContainerSchema({"items": self.schema(args[0]) if args else {}, "type": "array"},
                                     "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
-            return self.mapping(tp, args)
+            # An object whose values all have the values' schema (additionalProperties,
+            # Core 2020-12 §10.3.2.3); the SDK's spelling of its keys: section 23.
+            return _dict_schema(self, tp, args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
-
-    def mapping(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-        """The SDK's _common_dict_schema: the values' schema (without its title)
-        for every key, or for the keys that match the keys' pattern; keys with
-        other constraints (a Literal, an Enum, a length) in propertyNames."""
-        keys = self.schema(args[0]) if args else {}
-        values = self.schema(args[1]) if args else {}
-        values.pop("title", None)
-        pattern = None
-        if "$ref" not in keys:
-            pattern = keys.pop("pattern", None)
-            keys.pop("title", None)
-        schema: Dict[str, Any] = {"type": "object"}
-        if pattern is not None:
-            schema["patternProperties"] = {pattern: values}
-        else:
-            schema["additionalProperties"] = values or True
-        if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
-            keys.pop("type", None)
-            schema["propertyNames"] = keys
-        if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 21)
-            return _ContainerSchema(schema, "dict")
-        # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
-        return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
-
-    def tuple_schema(self, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-        if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
-            return {"items": {}, "type": "array"}
-        if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
-            return {"maxItems": 0, "minItems": 0, "type": "array"}
-        if len(args) == 2 and args[1] is Ellipsis:
-            return {"items": self.schema(args[0]), "type": "array"}
-        n = len(args)
-        return {"maxItems": n, "minItems": n, "prefixItems": [self.schema(a) for a in args], "type": "array"}
 
     def ref(self, cls: type) -> Dict[str, Any]:
         """Enums, dataclasses, TypedDicts, annotated classes and BaseModels (S11) live
@@ -828,11 +716,11 @@ class _SchemaBuilder:
             return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 21)
         name = self._names.get(cls)
         if name is None:
-            name = self._def_name(cls)
+            name = _def_name(self, cls)  # fidelity hook: the SDK's $defs names (section 23)
             self._names[cls] = name  # before building: a recursive class refers to itself
             try:
                 if _is_enum(cls):
-                    definition = self.enum(cls)
+                    definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2), section 23
                     # The SDK names an Enum's validator by its mixin (_arm_label): int-enum[Color].
                     self.class_kinds[cls.__name__] = next(
                         (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
@@ -850,31 +738,6 @@ class _SchemaBuilder:
                 raise
             self.defs[name] = definition
         return {"$ref": f"#/$defs/{name}"}
-
-    def _def_name(self, cls: type) -> str:
-        name = cls.__name__
-        if name in self.defs or name in self._names.values():
-            name = _qualified_name(cls)  # and the first of the name too, at finish
-        return name
-
-    def _qualified_names(self) -> Dict[str, str]:
-        """The SDK names every class of a name that two classes share by its
-        module path (get_defs_ref): the first one met is renamed too."""
-        short = [cls for cls, name in self._names.items() if name == cls.__name__]
-        return {cls.__name__: _qualified_name(cls) for cls in short
-                if any(other is not cls and other.__name__ == cls.__name__ for other in self._names)}
-
-    def enum(self, cls: Any) -> Dict[str, Any]:
-        # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
-        values = [m.value for m in cls.__members__.values()]
-        schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
-        doc = cls.__doc__
-        if doc and doc != "An enumeration.":
-            schema["description"] = _cleandoc(doc)
-        kinds = {_json_type(v) for v in values}
-        if len(kinds) == 1:
-            schema["type"] = kinds.pop()
-        return schema
 
     def _object(self, cls: type, fields: List[Tuple[str, Any, Any, bool]], doc: Optional[str]) -> Dict[str, Any]:
         properties = {}
@@ -954,30 +817,10 @@ class _SchemaBuilder:
         return self.finish(self.schema(tp), inline_recursive)
 
     def finish(self, schema: Dict[str, Any], inline_recursive: bool = True) -> Dict[str, Any]:
-        renames = self._qualified_names()
-        if renames:
-            schema = _renamed_refs(schema, renames)
-            self.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in self.defs.items()}
-            self._names = {cls: renames.get(n, n) for cls, n in self._names.items()}
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
-            name = ref[8:]
-            recursive = _refers_to(self.defs, name)
-            if not recursive:
-                schema = self.defs.pop(name)
-            elif inline_recursive:
-                schema = dict(self.defs[name])
-        reachable = _reachable(schema, self.defs)
-        defs = {n: d for n, d in self.defs.items() if n in reachable}
-        if defs:
-            schema = {"$defs": defs, **schema}
-        return _sorted_schema(schema)  # type: ignore[no-any-return]
-
-
-def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
-    """The SDK's schemas for the standard library's value types (_lax_kind, section 22)."""
-    schema = _stdlib_scalar_json(tp)
-    return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
+        """The root schema with the definitions it refers to under ``$defs``
+        (Core 2020-12 §8.2.4), finished as the SDK publishes it: names made
+        unique, a root class inlined, keys sorted (_finished_schema, section 23)."""
+        return _finished_schema(self, schema, inline_recursive)
 
 
 def json_schema(annotation: Any) -> Dict[str, Any]:
@@ -1020,7 +863,6 @@ if TYPE_CHECKING:
 # Keywords that only annotate: a schema of "type" and these is a bare type.
 _ANNOTATION_KEYS = frozenset(("type", "title", "description", "default", "examples", "format", "$comment"))
 _COMPILED: Dict[int, Tuple[Any, _Checker]] = {}
-_INT_FLOAT_LIMIT = 2.0 ** 63
 
 
 def validate(instance: Any, schema: Any) -> None:
@@ -1118,28 +960,13 @@ class _Compiler:
 
     def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
                   steps: List[_Checker]) -> _Checker:
-        """The type step, then the keyword steps, as one checker."""
-        lax = self.lax
-        # The SDK's float fields hold floats: 2 becomes 2.0, after the checks
-        # (an error still shows the value as sent).
-        to_float = lax and schema.get("type") == "number"
-        # A union with an arm converted through its type (Union[datetime, date])
-        # sees the object itself, as the SDK's exact match does; its arms make it JSON.
-        native = lax and not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
-        # The SDK's str takes a str, bytes or an Enum member, never another
-        # object whose JSON form is a string (a Decimal, a UUID, a date, a Path).
-        strings_only = lax and schema.get("type") == "string" and not {"enum", "const"} & set(schema)
+        """The type step, then the keyword steps, as one checker: a value is valid
+        when every keyword's assertion holds (Core 2020-12 §7.6).  The lax modes
+        first turn a Python value into JSON: the hook _lax_steps (section 22)."""
+        if self.lax:  # fidelity hook: a dataclass, a datetime, an Enum member made JSON (section 22)
+            return _lax_steps(schema, type_step, steps)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if native and type(value) not in _NATIVE:
-                if strings_only and not (isinstance(value, (str, bytes, bytearray)) or _is_enum_member(value)):
-                    errors.append(_ErrorItem(loc, "Input should be a valid string", "string_type", value))
-                    return value
-                try:
-                    value = _native(value)
-                except _NotJSON as exc:
-                    errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-                    return value
             sent = value
             if type_step is not None:
                 before = len(errors)
@@ -1151,11 +978,6 @@ class _Compiler:
                 value = step(value, loc, errors)
             if value is not sent and len(errors) > before:
                 _show_as_sent(errors, before, value, sent)
-            if to_float and type(value) is int:
-                try:
-                    return float(value)
-                except OverflowError:  # beyond float's range: the SDK's float_type error
-                    errors.append(_ErrorItem(loc, "Input should be a valid number", "float_type", value))
             return value
 
         return check
@@ -1215,48 +1037,25 @@ class _Compiler:
     # -- type ---------------------------------------------------------------
 
     def _type(self, schema: Dict[str, Any]) -> Optional[Callable[..., Any]]:
+        """type (Validation 2020-12 §6.1.1): the value is of one of the listed
+        JSON types, and "integer" matches "any number with a zero fractional
+        part" (1.0).  The lax modes convert what the SDK takes instead: the
+        hook _lax_type (section 22)."""
         declared = schema.get("type")
         if declared is None:
             return None
         types = [declared] if isinstance(declared, str) else list(declared)
-        lax, output = self.lax, self.output
-        properties = schema.get("properties") or {}
-        title = schema.get("title")
-        family = self.class_kinds.get(str(title)) if "properties" in schema else None
-        if schema.get("format") == "binary":
-            family = "bytes"
-        bounded = lax and any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
-        array_kind = schema.container if type(schema) is _ContainerSchema else \
-            "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
-        arms = self.mode == "arms"  # the SDK's strict int takes no float, 2.0 included
+        if self.lax:  # fidelity hook: "17" and 17.0 for an integer (section 22)
+            return _lax_type(self, schema, types)
+        # The error's words are pydantic's (_type_error, section 21).
+        msg, kind = _type_error(types[0], *_type_words(self, schema)) if len(types) == 1 else (
+            f"Input should be of type {' or '.join(types)}", "type")
+        arms = self.mode == "arms"  # the smart union's strict int (_Union, section 21) takes no 2.0
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
                 if _is_json_type(value, t) and not (arms and t == "integer" and type(value) is float):
-                    if lax and t == "integer" and type(value) is float:
-                        if abs(value) >= _INT_FLOAT_LIMIT:  # the SDK's int from a float is an i64
-                            errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded "
-                                                     "maximum size", "int_parsing_size", value))
-                            return value
-                        return int(value)
                     return value
-            if lax:
-                failure = None
-                for t in types:
-                    converted, failure = _coerce(value, t, output, properties)
-                    if failure is None:
-                        return converted
-                if failure and not failure[0]:
-                    failure = None
-                if failure and failure[1] == "finite_number" and type(value) is str and bounded:
-                    # The SDK takes "nan" and "inf" as floats and refuses them by the
-                    # first bound they fail; one they pass stays refused here (not JSON).
-                    failure = _bound_failure(schema, float(value.strip())) or failure
-                array = "sequence_str" if array_kind == "sequence" and type(value) is str else array_kind
-                msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array, title, family)
-            else:
-                msg, kind = _type_error(types[0], array_kind, title, family) if len(types) == 1 else (
-                    f"Input should be of type {' or '.join(types)}", "type")
             errors.append(_ErrorItem(loc, msg, kind, value))
             return value
 
@@ -1480,35 +1279,22 @@ class _Compiler:
         return general
 
     def _members(self, schema: Dict[str, Any], properties: Dict[str, _Checker]) -> Optional[_Checker]:
-        """Checks each member by the keywords that name or match its key; a new
-        dict of the members kept (None: no such keyword)."""
+        """Checks each member by the keywords that name or match its key:
+        properties, patternProperties, additionalProperties and propertyNames
+        (Core 2020-12 §10.3.2.1-4); a new dict of the members kept (None: no such
+        keyword).  The lax modes drop or convert keys as the SDK: _lax_members."""
         extra = schema.get("additionalProperties", _MISSING)
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
-        # Extra keys are dropped where the SDK's models ignore them: an object
-        # with declared properties (none, for a class without fields) and
-        # nothing said about the others.
-        drop_extra = self.lax and "properties" in schema and extra is _MISSING and not patterns
         if not (properties or extra_check or patterns or names):
             return None
-        lax = self.lax
-        # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
-        # alone, and refuses a key that does not match, as its keys' schema does.
-        keys_pattern = next(iter(schema["patternProperties"]), None) if (
-            lax and len(patterns) == 1 and not properties and extra is _MISSING) else None
-        # The SDK places a key's error under the key, then "[key]".
-        key_loc: Tuple[Any, ...] = ("[key]",) if lax else ()
+        if self.lax:  # fidelity hook: extra keys dropped, keys made strings (section 22)
+            return _lax_members(schema, properties, extra, extra_check, patterns, names)
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
             for key, item in value.items():
-                if type(key) is not str and lax:
-                    try:
-                        key = _key(key)  # JSON object keys are strings: {1: "a"} -> {"1": "a"}
-                    except _NotJSON as exc:
-                        errors.append(_ErrorItem(loc + (key,), exc.msg, exc.kind, key))
-                        continue
                 sub = properties.get(key)
                 matched = sub is not None
                 if sub is not None:
@@ -1518,12 +1304,6 @@ class _Compiler:
                         matched = True
                         item = pattern_check(item, loc + (key,), errors)
                 if not matched:
-                    if drop_extra:
-                        continue
-                    if keys_pattern is not None:
-                        errors.append(_ErrorItem(loc + (key, "[key]"), f"String should match pattern '{keys_pattern}'",
-                                                 "string_pattern_mismatch", key))
-                        continue
                     if extra is False:
                         errors.append(_ErrorItem(loc + (key,), "Extra inputs are not permitted", "extra_forbidden",
                                                  item))
@@ -1531,13 +1311,12 @@ class _Compiler:
                     if extra_check is not None:
                         item = extra_check(item, loc + (key,), errors)
                 if names is not None:
-                    names(key, loc + (key,) + key_loc, errors)
+                    names(key, loc + (key,), errors)
                 out[key] = item
             return out
 
         return members
 
-    # -- combinators ---------------------------------------------------------
 
     def _combinators(self, schema: Dict[str, Any]) -> List[_Checker]:
         steps: List[_Checker] = []
@@ -1769,7 +1548,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
         return {k: _build_value(_strip_qualifiers(hints.get(k, object)), v) for k, v in value.items()}
     hints = _type_hints(tp)
     built = {k: _build_value(hints.get(k, object), v) for k, v in value.items() if k in hints}
-    _fill_field_defaults(tp, hints, built)
+    _fill_field_defaults(tp, hints, built)  # fidelity hook: a Field's default, as the SDK fills it (section 23)
     if _is_dataclass(tp):
         init = {f.name for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
         obj = tp(**{k: v for k, v in built.items() if k in init})
@@ -1781,23 +1560,6 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
     for k, v in built.items():
         setattr(obj, k, v)
     return obj
-
-
-def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
-    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
-    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
-    the class itself would take the Field object as the value."""
-    if _is_dataclass(tp):
-        missing = _dataclass_missing()
-        defaults = {f.name: _MISSING if f.default is missing else f.default
-                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
-    else:
-        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
-    for name, default in defaults.items():
-        if name not in built:
-            holder = _field_holder(hints.get(name, object), default)
-            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
-                built[name] = _field_default(holder)
 
 
 def _strip_qualifiers(tp: Any) -> Any:
@@ -7481,13 +7243,14 @@ class _Counted:
 #   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
-#   _bound_failure        _Compiler._type (section 6)         'nan' and 'inf' refused by a bound           9
+#   _type_words           _Compiler._type (section 6)         what those words name: a set, a dataclass    -
+#   _bound_failure        _lax_type (section 22)              'nan' and 'inf' refused by a bound           9
 #   _first_bound_failure  _Compiler._numeric (section 6)      bounds: the first failure only, in its order -
 #   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
 #   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
 #   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
 #   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
-#   _BOUNDS               _Compiler._type (section 6)         the order pydantic-core checks bounds in     -
+#   _BOUNDS               _lax_type (section 22)              the order pydantic-core checks bounds in     -
 #   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
 #   _plural               _Compiler._array (section 6)        "1 item", "2 items"                          -
 #   _too_many             _Compiler._array (section 6)        a set past max_length: one error, "not more" -
@@ -7495,7 +7258,7 @@ class _Counted:
 #                                                             ignored
 #   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
 #                                                             cuts it (also in sections 11 and 15)
-#   _pydantic_base        _native (section 4)                 a BaseModel instance, as its model_dump      -
+#   _pydantic_base        _native (section 23)                a BaseModel instance, as its model_dump      -
 #   _is_pydantic_model    _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel               -
 #   _is_pydantic_field    _Param.__init__ (section 9)         a default that is pydantic's own Field       -
 #
@@ -7775,6 +7538,19 @@ def _exact_type(schema: Any) -> Optional[type]:
     kind = schema.get("type")  # a list of types ({"type": ["null", "object"]}) names no one type
     return {"string": str, "integer": int, "number": float, "boolean": bool, "null": _NoneType}.get(
         kind) if isinstance(kind, str) else None
+
+
+def _type_words(compiler: _Compiler, schema: Dict[str, Any]) -> Tuple[str, Optional[str], Optional[str]]:
+    """What _type_error's words depend on: the kind of array, the object's
+    title and the Python family it came from (a dataclass: "a dictionary or an
+    instance of Point"; bytes)."""
+    title = schema.get("title")
+    family = compiler.class_kinds.get(str(title)) if "properties" in schema else None
+    if schema.get("format") == "binary":
+        family = "bytes"
+    array_kind = schema.container if type(schema) is _ContainerSchema else \
+        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+    return array_kind, title, family
 
 
 def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
@@ -8277,25 +8053,27 @@ def _python_only_type(tp: Any) -> bool:
 # bool, an object read by attribute, then the standard library's value types
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
 # _LAX_TABLE lists and test_differential checks against pydantic.  A schema
-# that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema)
-# is still the JSON Schema it looks like to everyone but the lax checkers.
+# that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema,
+# section 23) is still the JSON Schema it looks like to everyone but the lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _coerce               _Compiler._type (section 6)         "17" and 17.0 for an int, "yes" for a bool,  7
+#   _lax_type             _Compiler._type (section 6)         17.0 for an int; other types converted by    -
+#                                                             _coerce, refused in pydantic's words
+#   _lax_steps            _Compiler._steps_in_order (section 6)  a Python value made JSON first (_native); -
+#                                                             a float field's 2 becomes 2.0
+#   _coerce               _lax_type (section 22)              "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
 #   _json_text_arguments  _Tool.arguments (section 9)         a list or an object argument sent as JSON    7
 #                                                             text, parsed (the SDK's pre_parse_json)
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
-#   _lax_kind             _stdlib_scalar_schema (section 5)   which row of _LAX_TABLE an annotation is     -
+#   _lax_kind             _stdlib_scalar_schema (section 23)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
+#   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings, a     -
+#                                                             key's own errors under "[key]"
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
-#   _TypedSchema          _SchemaBuilder.mapping (section 5)  a schema that carries its Python type        -
-#   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
-#   _UnionSchema          _SchemaBuilder.union (section 5)    a union that keeps its members' Python types -
-#   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
 #   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
 #
 # README: as in section 21's table.  The wording of a refused date, time or
@@ -8359,6 +8137,140 @@ def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], error
     if sum(1 for key in value if key not in failed) > high:
         del errors[before:]
         errors.append(_too_many("Dictionary", high, loc, value))
+
+
+def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any, extra_check: Any,
+                 patterns: List[Tuple[Any, _Checker]], names: Optional[_Checker]) -> _Checker:
+    """_Compiler._members in the lax modes: a key that is no string becomes its
+    JSON text ({1: "a"} -> {"1": "a"}); extra keys are dropped where the SDK's
+    models ignore them (declared properties, none for a class without fields,
+    and nothing said of the others); a key's own errors under "[key]"."""
+    drop_extra = "properties" in schema and extra is _MISSING and not patterns
+    # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
+    # alone, and refuses a key that does not match, as its keys' schema does.
+    keys_pattern = next(iter(schema["patternProperties"]), None) if (
+        len(patterns) == 1 and not properties and extra is _MISSING) else None
+
+    def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                try:
+                    key = _key(key)
+                except _NotJSON as exc:
+                    errors.append(_ErrorItem(loc + (key,), exc.msg, exc.kind, key))
+                    continue
+            sub = properties.get(key)
+            matched = sub is not None
+            if sub is not None:
+                item = sub(item, loc + (key,), errors)
+            for search, pattern_check in patterns:
+                if search(key):
+                    matched = True
+                    item = pattern_check(item, loc + (key,), errors)
+            if not matched:
+                if drop_extra:
+                    continue
+                if keys_pattern is not None:
+                    errors.append(_ErrorItem(loc + (key, "[key]"), f"String should match pattern '{keys_pattern}'",
+                                             "string_pattern_mismatch", key))
+                    continue
+                if extra is False:
+                    errors.append(_ErrorItem(loc + (key,), "Extra inputs are not permitted", "extra_forbidden", item))
+                    continue
+                if extra_check is not None:
+                    item = extra_check(item, loc + (key,), errors)
+            if names is not None:
+                names(key, loc + (key, "[key]"), errors)
+            out[key] = item
+        return out
+
+    return members
+
+
+_INT_FLOAT_LIMIT = 2.0 ** 63  # the SDK's int from a float is an i64
+
+
+def _lax_type(compiler: _Compiler, schema: Dict[str, Any], types: List[str]) -> _Checker:
+    """_Compiler._type in the lax modes: 17.0 is the int 17; a value of another
+    JSON type is converted where pydantic's lax mode converts it (_coerce: "17"
+    for an int, "true" for a bool), and refused in pydantic's words."""
+    output = compiler.output
+    properties = schema.get("properties") or {}
+    array_kind, title, family = _type_words(compiler, schema)
+    bounded = any(k in schema for k in _BOUNDS)  # (NaN is a multiple of anything to pydantic)
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        for t in types:
+            if _is_json_type(value, t):
+                if t == "integer" and type(value) is float:
+                    if abs(value) >= _INT_FLOAT_LIMIT:
+                        errors.append(_ErrorItem(loc, "Unable to parse input string as an integer, exceeded "
+                                                 "maximum size", "int_parsing_size", value))
+                        return value
+                    return int(value)
+                return value
+        failure = None
+        for t in types:
+            converted, failure = _coerce(value, t, output, properties)
+            if failure is None:
+                return converted
+        if failure and not failure[0]:
+            failure = None
+        if failure and failure[1] == "finite_number" and type(value) is str and bounded:
+            # The SDK takes "nan" and "inf" as floats and refuses them by the
+            # first bound they fail; one they pass stays refused here (not JSON).
+            failure = _bound_failure(schema, float(value.strip())) or failure
+        array = "sequence_str" if array_kind == "sequence" and type(value) is str else array_kind
+        msg, kind = failure if len(types) == 1 and failure else _type_error(types[0], array, title, family)
+        errors.append(_ErrorItem(loc, msg, kind, value))
+        return value
+
+    return check
+
+
+def _lax_steps(schema: Dict[str, Any], type_step: Optional[Callable[..., Any]], steps: List[_Checker]) -> _Checker:
+    """_Compiler._steps_in_order in the lax modes: a Python value is first made
+    JSON as the SDK's pydantic reads it (_native), and a float field holds a float."""
+    # The SDK's float fields hold floats: 2 becomes 2.0, after the checks
+    # (an error still shows the value as sent).
+    to_float = schema.get("type") == "number"
+    # A union with an arm converted through its type (Union[datetime, date])
+    # sees the object itself, as the SDK's exact match does; its arms make it JSON.
+    native = not any(type(arm) is _TypedSchema for arm in schema.get("anyOf", ()))
+    # The SDK's str takes a str, bytes or an Enum member, never another
+    # object whose JSON form is a string (a Decimal, a UUID, a date, a Path).
+    strings_only = schema.get("type") == "string" and not {"enum", "const"} & set(schema)
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if native and type(value) not in _NATIVE:
+            if strings_only and not (isinstance(value, (str, bytes, bytearray)) or _is_enum_member(value)):
+                errors.append(_ErrorItem(loc, "Input should be a valid string", "string_type", value))
+                return value
+            try:
+                value = _native(value)
+            except _NotJSON as exc:
+                errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+                return value
+        sent = value
+        if type_step is not None:
+            before = len(errors)
+            value = type_step(value, loc, errors)
+            if len(errors) > before:
+                return value  # the other keywords would only repeat the type error
+        before = len(errors)
+        for step in steps:
+            value = step(value, loc, errors)
+        if value is not sent and len(errors) > before:
+            _show_as_sent(errors, before, value, sent)
+        if to_float and type(value) is int:
+            try:
+                return float(value)
+            except OverflowError:  # beyond float's range: the SDK's float_type error
+                errors.append(_ErrorItem(loc, "Input should be a valid number", "float_type", value))
+        return value
+
+    return check
 
 
 _BOOL_WORDS = {
@@ -8866,45 +8778,6 @@ _TEMPORAL_PARSING = {"datetime": "datetime_from_date_parsing", "date": "date_fro
                      "time": "time_parsing", "timedelta": "time_delta_parsing"}
 
 
-class _TypedSchema(dict):  # type: ignore[type-arg]
-    """A schema that remembers the annotation it describes, where JSON Schema
-    alone cannot say how pydantic converts a value (a Decimal is any number or
-    string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
-
-    __slots__ = ("py_type",)
-
-    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
-        super().__init__(schema)
-        self.py_type = py_type
-
-
-class _UnionSchema(dict):  # type: ignore[type-arg]
-    """A union's flattened anyOf (as pydantic publishes it) that remembers the
-    members it validates by, and names in its errors: the lax modes check
-    ``members``.  A dict to everything else."""
-
-    __slots__ = ("members",)
-
-    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
-        super().__init__(schema)
-        self.members = members
-
-
-class _ContainerSchema(dict):  # type: ignore[type-arg]
-    """A container's schema that remembers the container pydantic reads it as
-    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
-    JSON Schema says "array" or "object" for all of them, pydantic's errors
-    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
-    union member dict[any,any]).  A dict to everything else."""
-
-    __slots__ = ("container",)
-
-    def __init__(self, schema: Dict[str, Any], container: str) -> None:
-        super().__init__(schema)
-        self.container = container
-
-
 def _lax_typed(compiler: _Compiler, schema: _TypedSchema) -> _Checker:
     """The lax modes convert through the annotation itself where its schema
     cannot tell (a row of _LAX_TABLE; a dict's keys): what pydantic parses
@@ -9008,21 +8881,6 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
     return check
 
 
-def _may_be_unhashable(tp: Any) -> bool:
-    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
-    if _is_annotated(tp):
-        return _may_be_unhashable(tp.__origin__)
-    if _is_any(tp) or _is_typeddict(tp):
-        return True
-    if _is_union(tp) or _origin(tp) is tuple:
-        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
-    if _is_literal(tp) or _origin(tp) is frozenset:
-        return False
-    if _origin(tp) is not None:
-        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
-    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
-
-
 # ---------------------------------------------------------------------------
 # 23. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
@@ -9031,7 +8889,8 @@ def _may_be_unhashable(tp: Any) -> bool:
 # of each tool's input and output; the SDK publishes the one pydantic writes,
 # and its clients compare them, so section 5 calls these hooks for pydantic's
 # spellings: the Field class the SDK re-exports, the names of $defs, sorted
-# keys, flattened anyOf, and the JSON forms of datetime and timedelta.
+# keys, flattened anyOf, and the JSON forms of datetime and timedelta; and the
+# schemas that keep the Python type they describe, for section 22's lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -9042,17 +8901,37 @@ def _may_be_unhashable(tp: Any) -> bool:
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
 #   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       -
 #                                                             description, examples, default
-#   _field_value          _fill_field_defaults (section 7)    a Field's own default (``...``: none)        -
-#   _refers_to            _SchemaBuilder.finish (section 5)   a recursive model's $defs entry is kept      -
-#   _flattened_any_of     _SchemaBuilder.union (section 5)    a union's anyOf flattened, repeats dropped   -
-#   _qualified_name       _SchemaBuilder._def_name (section 5)  a $defs name made unique: module__qualname -
-#   _renamed_refs         _SchemaBuilder.finish (section 5)   $refs renamed with their definitions         -
-#   _reachable            _SchemaBuilder.finish (section 5)   only the $defs the schema reaches            -
-#   _sorted_schema        _SchemaBuilder.finish (section 5)   keys sorted; properties and defaults kept    -
-#   _stdlib_scalar_json   _stdlib_scalar_schema (section 5)   a date, a UUID, a Decimal: pydantic's        -
+#   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
+#   _stdlib_scalar_schema  _SchemaBuilder.scalar (section 5)  a date, a UUID, a Decimal: the schema        -
+#                                                             pydantic gives, typed for section 22
+#   _field_value          _fill_field_defaults (section 23)   a Field's own default (``...``: none)        -
+#   _field_annotations    _SchemaBuilder.field_schema (section 5)  a field's title from its name; its     -
+#                                                             default as JSON, or none
+#   _tuple_schema         _SchemaBuilder.container (section 5)  a tuple's prefixItems, minItems, maxItems  -
+#   _union_schema         _SchemaBuilder.union (section 5)    nullable_schema, union_schema: the null arm  -
+#                                                             last, nested anyOf flattened
+#   _dict_schema          _SchemaBuilder.container (section 5)  _common_dict_schema: a keys' pattern as    -
+#                                                             patternProperties, other keys in propertyNames
+#   _enum_schema          _SchemaBuilder.ref (section 5)      an Enum's title, docstring and value type    -
+#   _def_name             _SchemaBuilder.ref (section 5)      get_defs_ref: module__qualname when taken    -
+#   _finished_schema      _SchemaBuilder.finish (section 5)   names made unique, a root class inlined,     -
+#                                                             $defs pruned, keys sorted
+#   _refers_to            _finished_schema (section 23)       a recursive model's $defs entry is kept      -
+#   _flattened_any_of     _union_schema (section 23)          a union's anyOf flattened, repeats dropped   -
+#   _qualified_name       _def_name (section 23)              a $defs name made unique: module__qualname -
+#   _renamed_refs         _finished_schema (section 23)       $refs renamed with their definitions         -
+#   _reachable            _finished_schema (section 23)       only the $defs the schema reaches            -
+#   _sorted_schema        _finished_schema (section 23)       keys sorted; properties and defaults kept    -
+#   _stdlib_scalar_json   _stdlib_scalar_schema (section 23)  a date, a UUID, a Decimal: pydantic's        -
 #                                                             format or anyOf
-#   _iso_datetime         _native (section 4)                 a datetime's JSON form: UTC as "Z"           -
-#   _iso_duration         _native (section 4)                 a timedelta's: ISO 8601, 365 days a year     -
+#   _native               _jsonable (section 4)               the JSON mode, one level: an Enum's value, a -
+#                                                             dataclass's fields, a datetime's ISO text
+#   _iso_datetime         _native (section 23)                a datetime's JSON form: UTC as "Z"           -
+#   _iso_duration         _native (section 23)                a timedelta's: ISO 8601, 365 days a year     -
+#   _TypedSchema          _dict_schema (section 23)           a schema that carries its Python type        -
+#   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
+#   _UnionSchema          _union_schema (section 23)          a union that keeps its members' Python types -
+#   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
 #
 # README: as in section 21's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
@@ -9131,6 +9010,130 @@ class Field:
                 schema["default"] = _jsonable(self.default)
             except (_NotJSON, TypeError, ValueError, RecursionError):
                 pass
+
+
+def _field_annotations(schema: Dict[str, Any], name: str, default: Any) -> Dict[str, Any]:
+    """_SchemaBuilder.field_schema: the title the SDK's schemas give a field
+    (GenerateJsonSchema.get_title_from_name), none on a model or an enum, nor on
+    Optional[Model]; the default as JSON, left out where it is none."""
+    if "title" not in schema and not _is_ref_like(schema):
+        schema["title"] = name.title().replace("_", " ").strip()
+    if default is not _MISSING:
+        try:
+            schema["default"] = _jsonable(default)
+        except (_NotJSON, TypeError, ValueError, RecursionError):
+            pass  # the SDK leaves a default it cannot serialise out of the schema
+    return schema
+
+
+def _is_ref_like(schema: Dict[str, Any]) -> bool:
+    if "$ref" in schema:
+        return True
+    arms = schema.get("anyOf")
+    return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
+
+
+def _tuple_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    """_SchemaBuilder.container's tuples: a bare tuple is any array; a fixed one
+    its prefixItems, with minItems and maxItems for its length."""
+    if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
+        return {"items": {}, "type": "array"}
+    if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
+        return {"maxItems": 0, "minItems": 0, "type": "array"}
+    if len(args) == 2 and args[1] is Ellipsis:
+        return {"items": builder.schema(args[0]), "type": "array"}
+    n = len(args)
+    return {"maxItems": n, "minItems": n, "prefixItems": [builder.schema(a) for a in args], "type": "array"}
+
+
+def _union_schema(builder: _SchemaBuilder, schemas: List[Dict[str, Any]], has_null: bool) -> Dict[str, Any]:
+    """_SchemaBuilder.union: the SDK's nullable_schema around its union_schema:
+    the arms' schemas, an arm that is itself only an anyOf spliced in,
+    duplicates dropped (get_flattened_anyof); the null arm last, whatever the spelling."""
+    schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
+    if has_null and schema != {"type": "null"}:
+        schema = _flattened_any_of([schema, {"type": "null"}])
+    members = schemas + [{"type": "null"}] if has_null else schemas
+    if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
+        # The SDK validates the members as written (a Decimal one arm, a
+        # repeated one twice), whatever the published anyOf flattened.
+        return _UnionSchema(schema, members)
+    return schema
+
+
+def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    """_SchemaBuilder.container's mappings: the SDK's _common_dict_schema: the
+    values' schema (without its title) for every key, or for the keys that
+    match the keys' pattern; keys with other constraints (a Literal, an Enum,
+    a length) in propertyNames."""
+    keys = builder.schema(args[0]) if args else {}
+    values = builder.schema(args[1]) if args else {}
+    values.pop("title", None)
+    pattern = None
+    if "$ref" not in keys:
+        pattern = keys.pop("pattern", None)
+        keys.pop("title", None)
+    schema: Dict[str, Any] = {"type": "object"}
+    if pattern is not None:
+        schema["patternProperties"] = {pattern: values}
+    else:
+        schema["additionalProperties"] = values or True
+    if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
+        keys.pop("type", None)
+        schema["propertyNames"] = keys
+    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 21)
+        return _ContainerSchema(schema, "dict")
+    # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
+    return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
+
+
+def _enum_schema(cls: Any) -> Dict[str, Any]:
+    """_SchemaBuilder.ref's Enum: its values, its name as title, its docstring."""
+    # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
+    values = [m.value for m in cls.__members__.values()]
+    schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
+    doc = cls.__doc__
+    if doc and doc != "An enumeration.":
+        schema["description"] = _cleandoc(doc)
+    kinds = {_json_type(v) for v in values}
+    if len(kinds) == 1:
+        schema["type"] = kinds.pop()
+    return schema
+
+
+def _def_name(builder: _SchemaBuilder, cls: type) -> str:
+    """A class's name in ``$defs``: its own, or module__qualname when taken."""
+    name = cls.__name__
+    if name in builder.defs or name in builder._names.values():
+        name = _qualified_name(cls)  # and the first of the name too, at finish
+    return name
+
+
+def _finished_schema(builder: _SchemaBuilder, schema: Dict[str, Any], inline_recursive: bool) -> Dict[str, Any]:
+    """_SchemaBuilder.finish: every class of a name that two classes share named
+    by its module path (get_defs_ref; the first one met renamed too); a root
+    class inlined; only the ``$defs`` reached, keys sorted."""
+    names = builder._names
+    short = [cls for cls, name in names.items() if name == cls.__name__]
+    renames = {cls.__name__: _qualified_name(cls) for cls in short
+               if any(other is not cls and other.__name__ == cls.__name__ for other in names)}
+    if renames:
+        schema = _renamed_refs(schema, renames)
+        builder.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in builder.defs.items()}
+        builder._names = {cls: renames.get(n, n) for cls, n in names.items()}
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
+        name = ref[8:]
+        recursive = _refers_to(builder.defs, name)
+        if not recursive:
+            schema = builder.defs.pop(name)
+        elif inline_recursive:
+            schema = dict(builder.defs[name])
+    reachable = _reachable(schema, builder.defs)
+    defs = {n: d for n, d in builder.defs.items() if n in reachable}
+    if defs:
+        schema = {"$defs": defs, **schema}
+    return _sorted_schema(schema)  # type: ignore[no-any-return]
 
 
 def _qualified_name(cls: type) -> str:
@@ -9214,6 +9217,14 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
     return seen
 
 
+def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
+    """_SchemaBuilder.scalar's other types: the SDK's schemas for the standard
+    library's value types (a date, a UUID, a Decimal), typed where _lax_kind
+    (section 22) converts them."""
+    schema = _stdlib_scalar_json(tp)
+    return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
+
+
 def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
     dt = _module("datetime")
     if dt is not None:
@@ -9271,12 +9282,78 @@ def _field_holder(tp: Any, default: Any) -> Any:
     return None
 
 
+def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
+    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
+    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
+    the class itself would take the Field object as the value."""
+    if _is_dataclass(tp):
+        missing = _dataclass_missing()
+        defaults = {f.name: _MISSING if f.default is missing else f.default
+                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
+    else:
+        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
+    for name, default in defaults.items():
+        if name not in built:
+            holder = _field_holder(hints.get(name, object), default)
+            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
+                built[name] = _field_default(holder)
+
+
 def _field_value(field: Any) -> Any:
     """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
     value = field.default
     if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
         return _MISSING
     return value
+
+
+def _native(value: Any) -> Any:
+    """_jsonable, one level: a Python value as the SDK's JSON mode
+    (pydantic's to_jsonable_python) carries it."""
+    tp = type(value)
+    if tp in _NATIVE:
+        return value
+    if _is_enum_member(value):
+        return _native(value.value)
+    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
+        return str(value) if isinstance(value, str) else value
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, (tuple, set, frozenset, list)):
+        return list(value)
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _NotJSON("Input should be a valid string, unable to parse raw data as a unicode string",
+                        "string_unicode") from None
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return _dataclass_dict(value)
+    base = _pydantic_base()
+    if base is not None and isinstance(value, base):
+        return value.model_dump(mode="json", by_alias=True)
+    dt = _module("datetime")
+    if dt is not None:
+        if isinstance(value, (dt.datetime, dt.time)):
+            return _iso_datetime(value)
+        if isinstance(value, dt.date):
+            return value.isoformat()
+        if isinstance(value, dt.timedelta):
+            return _iso_duration(value)
+    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
+        m = _module(module)
+        if m is not None and isinstance(value, getattr(m, cls)):
+            return str(value)
+    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
+        return dict(value.items())
+    if _is_generator_like(value):
+        return list(value)  # generators are consumed: the SDK silently sends []
+    return value
+
+
+def _is_generator_like(value: Any) -> bool:
+    collections_abc = _module("collections.abc")
+    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
 
 
 def _iso_datetime(value: Any) -> str:
@@ -9326,6 +9403,61 @@ def _field_default(field: Any) -> Any:
 
 
 _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
+
+
+
+class _TypedSchema(dict):  # type: ignore[type-arg]
+    """A schema that remembers the annotation it describes, where JSON Schema
+    alone cannot say how pydantic converts a value (a Decimal is any number or
+    string, a date any string, a dict's int keys are strings): the lax modes of
+    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
+
+    __slots__ = ("py_type",)
+
+    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
+        super().__init__(schema)
+        self.py_type = py_type
+
+
+class _UnionSchema(dict):  # type: ignore[type-arg]
+    """A union's flattened anyOf (as pydantic publishes it) that remembers the
+    members it validates by, and names in its errors: the lax modes check
+    ``members``.  A dict to everything else."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
+        super().__init__(schema)
+        self.members = members
+
+
+class _ContainerSchema(dict):  # type: ignore[type-arg]
+    """A container's schema that remembers the container pydantic reads it as
+    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
+    JSON Schema says "array" or "object" for all of them, pydantic's errors
+    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
+    union member dict[any,any]).  A dict to everything else."""
+
+    __slots__ = ("container",)
+
+    def __init__(self, schema: Dict[str, Any], container: str) -> None:
+        super().__init__(schema)
+        self.container = container
+
+
+def _may_be_unhashable(tp: Any) -> bool:
+    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
+    if _is_annotated(tp):
+        return _may_be_unhashable(tp.__origin__)
+    if _is_any(tp) or _is_typeddict(tp):
+        return True
+    if _is_union(tp) or _origin(tp) is tuple:
+        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
+    if _is_literal(tp) or _origin(tp) is frozenset:
+        return False
+    if _origin(tp) is not None:
+        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
+    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
 
 
 # ---------------------------------------------------------------------------
@@ -10014,6 +10146,10 @@ class _CompletionArgument(_Record):
 class _CompletionContext(_Record):
     def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
         self.arguments = arguments
+
+
+# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
+_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
 
 
 def _cleandoc(doc: Optional[str]) -> str:

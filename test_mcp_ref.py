@@ -74,8 +74,9 @@ _CITE = re.compile(r"\b(basic/|server/|client/|RFC ?\d+|specification|JSON-RPC 2
 # The spec path's length before the first fence: a ratchet.  Issue 22 asks for about 6,500.  With
 # the SDK's API, pydantic's schema spellings and the embedded HTTP server fenced (sections 23, 24
 # and 28) it is about 7,250, of which the HTTP transport (sections 18-20: sessions bound to users,
-# limits, resumable streams) is 1,550.  Lower this as the spec path comes down.
-MAX_SPEC_PATH_LINES = 7_260
+# limits, resumable streams) is 1,550.  The validator and schemas as JSON Schema, pydantic's
+# refinements behind hooks in sections 21-23: 7,010.  Lower this as the spec path comes down.
+MAX_SPEC_PATH_LINES = 7_010
 # Lines of the spec path that name pydantic other than at a fidelity hook or a BaseModel row (S11).
 # Issue 22 asks for none.  Left: the message of a registration error, and one in Context's
 # elicitation schema.
