@@ -2096,8 +2096,7 @@ def _dumps_text(value: Any) -> str:
 # enforced by _Tool.check_output, whose mismatch is an isError result.  MUST
 # (server/tools, "Security Considerations"): servers validate all tool inputs;
 # enforced by _Tool.arguments against _checked_input_schema's schema.
-# Annotations that _involves_pydantic finds go to pydantic (the hooks
-# _pydantic_arguments and _pydantic_structured, section 21: the BaseModel rows).
+# Annotations that _involves_pydantic finds go to pydantic (section 21).
 
 # Parameter types whose checked JSON value is already the Python value.
 _AS_IS = (str, int, float, bool, object, _MISSING)
@@ -2105,16 +2104,16 @@ _AS_IS = (str, int, float, bool, object, _MISSING)
 
 class _Param:
     """A tool parameter: its name, annotation (or _MISSING) and default (or _MISSING);
-    ``key``, the argument's name on the wire (an alias _pydantic_arguments reads, or the name), and
-    ``pydantic``, whether pydantic validates it (see _pydantic_arguments)."""
+    ``key``, the argument's name on the wire (the name, or the alias _pydantic_arguments
+    reads), and ``delegated``, whether _pydantic_arguments publishes and checks it."""
 
-    __slots__ = ("name", "annotation", "default", "as_is", "key", "pydantic")  # pydantic: _involves_pydantic
+    __slots__ = ("name", "annotation", "default", "as_is", "key", "delegated")
 
     def __init__(self, name: str, annotation: Any, default: Any) -> None:
         self.name, self.annotation, self.default = name, annotation, default
         self.as_is = any(annotation is t for t in _AS_IS) or _is_any(annotation)
         self.key = name
-        self.pydantic = _is_pydantic_field(default) or (annotation is not _MISSING and _involves_pydantic(annotation))
+        self.delegated = _is_pydantic_field(default) or (annotation is not _MISSING and _involves_pydantic(annotation))
 
 
 class _Tool:
@@ -2146,18 +2145,16 @@ class _Tool:
         self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", class_kinds)
         self._output_check = _checker(self.output_schema, "output", out_families) \
             if self.output_schema and self._output_adapter is None else None
-        # Defaults given as Field(...) are filled in here: the function's own
-        # default is the Field object.  pydantic fills its own parameters' (_pydantic_read).
-        # So are those of Annotated[T, Field(default=...)] without a default.
-        holders = {p.name: _field_holder(p.annotation, p.default) for p in self.params
-                   if not p.pydantic}  # (_pydantic_read's own)
-        self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
+        self._own = [p for p in self.params if not p.delegated]  # the parameters our checker converts
+        # A default given as Field(...) (or in Annotated[T, Field(default=...)]) is
+        # filled in by arguments(): the function's own default is the Field object.
+        self._field_defaults = {p.name: holder for p in self._own
+                                if (holder := _field_holder(p.annotation, p.default)) is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         published = self.input_schema["properties"]
         # Where a string argument may be JSON text (_json_text_arguments, section 22).
         self._json_params = {p.key for p in self.params
                              if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
-        self._positions = {p.key: i for i, p in enumerate(self.params)}
 
     # -- the three steps of a call ---------------------------------------------
 
@@ -2168,17 +2165,15 @@ class _Tool:
         checked = self._input_check(arguments, (), errors)
         kwargs = {}
         if not errors:
-            for p in self.params:
-                if p.pydantic:  # _pydantic_read's
-                    continue
+            for p in self._own:
                 if p.name in checked:
                     value = checked[p.name]
                     kwargs[p.name] = value if p.as_is else _build(p.annotation, value, (p.name,), errors,
                                                                   arguments.get(p.name, _MISSING))
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
-        if self._arguments_model is not None:  # the parameters pydantic validates: _pydantic_read
-            _pydantic_read(self._arguments_model, self._positions, arguments, kwargs, errors)
+        if self._arguments_model is not None:  # pydantic's own parameters (section 21)
+            _pydantic_read(self._arguments_model, arguments, kwargs, errors)
         if errors:
             raise ValidationError(errors, self.input_title)
         return kwargs
@@ -2348,52 +2343,18 @@ def _parameters_by_inspect(fn: Any, fn_name: str) -> List[Tuple[str, int, Any]]:
 
 
 def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str], Any]:
-    """(inputSchema, class_kinds, the arguments model of _pydantic_arguments and its
-    (parameter, field) names, or None): our own schema for each parameter, the
-    model's for those _involves_pydantic gives to pydantic."""
+    """(inputSchema, class_kinds, _pydantic_arguments' model or None): each
+    parameter's schema, and whether it is required, in the parameters' order."""
     builder = _SchemaBuilder()
-    delegated = [p for p in params if p.pydantic]  # _involves_pydantic
-    arguments_model: Any = None
-    model_schema: Dict[str, Any] = {}
-    if delegated:
-        try:
-            arguments_model, model_schema = _pydantic_arguments(fn_name, delegated)
-        except Exception as exc:  # _pydantic_arguments refused it (PydanticUserError, SchemaError...)
-            raise InvalidSignature(f"Function {fn_name}: pydantic cannot build its arguments: {exc}") from None
-        for name, definition in model_schema.pop("$defs", {}).items():
-            builder.defs.setdefault(name, definition)
+    arguments_model, delegated = _pydantic_arguments(fn_name, params, builder)  # pydantic's own parameters
     properties: Dict[str, Any] = {}
     required = []
     for p in params:
-        if p in delegated:
-            if p.key not in model_schema["properties"]:  # SkipJsonSchema: _pydantic_arguments publishes nothing
-                continue
-            properties[p.key] = model_schema["properties"][p.key]
-            if p.key in model_schema.get("required", ()):
-                required.append(p.key)
-            continue
-        default = p.default
-        field = default if isinstance(default, Field) else None
-        if field is not None:
-            default = field.default if field.default_factory is None else _MISSING
-        factory = field is not None and field.default_factory is not None
-        in_annotation = _field_holder(p.annotation, _MISSING) if field is None else None
-        if in_annotation is not None:  # Annotated[T, Field(default=...)]: the SDK's default
-            default, factory = _field_value(in_annotation), in_annotation.default_factory is not None
-        try:
-            if p.annotation is _MISSING:
-                schema: Dict[str, Any] = {"title": p.name, "type": "string"}  # the SDK's WithJsonSchema
-                if default is not _MISSING:
-                    schema["default"] = _jsonable(default)
-            else:
-                schema = builder.field_schema(p.annotation, p.name, default)
-                if field is not None:
-                    field.apply(schema)
-        except (_Unsupported, _NotJSON) as exc:
-            raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
-        properties[p.name] = schema
-        if default is _MISSING and not factory:
-            required.append(p.name)
+        schema, needed = delegated[p.name] if p.delegated else _parameter_schema(fn_name, p, builder)
+        if schema is not None:
+            properties[p.key] = schema
+        if needed:
+            required.append(p.key)
     schema = {"properties": properties}
     if required:
         schema["required"] = required
@@ -2403,13 +2364,31 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.class_kinds, arguments_model
 
 
+def _parameter_schema(fn_name: str, p: _Param, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
+    """A parameter's schema, with its default, and whether it is required (it
+    has none).  The default may come from a Field (_field_default_of)."""
+    field, default, factory = _field_default_of(p.annotation, p.default)
+    try:
+        if p.annotation is _MISSING:
+            schema: Dict[str, Any] = {"title": p.name, "type": "string"}  # the SDK's WithJsonSchema
+            if default is not _MISSING:
+                schema["default"] = _jsonable(default)
+        else:
+            schema = builder.field_schema(p.annotation, p.name, default)
+            if field is not None:
+                field.apply(schema)
+    except (_Unsupported, _NotJSON) as exc:
+        raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
+    return schema, default is _MISSING and not factory
+
+
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
     """The schema our own checker applies to the arguments (MUST, server/tools
     "Security Considerations": servers validate all tool inputs; a refused one is
     a tool execution error, "Error Handling"): an unannotated parameter takes
     any value (the SDK's Any, published as a string), and
-    those _involves_pydantic gives to pydantic are left to it."""
-    delegated = {p.key for p in params if p.pydantic}  # _involves_pydantic
+    those _pydantic_arguments publishes are left to _pydantic_read."""
+    delegated = {p.key for p in params if p.delegated}
     free = {p.key for p in params if p.annotation is _MISSING} | delegated
     checked = dict(schema, properties={k: {} if k in free else v for k, v in schema["properties"].items()})
     required = [k for k in schema.get("required", ()) if k not in delegated]
@@ -3714,8 +3693,8 @@ class Context:
     # -- questions -----------------------------------------------------------------------
 
     def elicit(self, message: str, schema: Any) -> Any:
-        """Ask the user for values of ``schema`` (a class of flat primitive fields:
-        dataclass, TypedDict, pydantic model): client/elicitation, form mode.
+        """Ask the user for values of ``schema`` (a class of flat primitive fields,
+        or a JSON Schema dict): client/elicitation, form mode.
         The answer: AcceptedElicitation (``.data``: a ``schema``), DeclinedElicitation
         or CancelledElicitation."""
         requested = _elicitation_schema(schema)
@@ -7467,6 +7446,7 @@ class _Counted:
 #   _involves_pydantic    _output_schema (section 9)          an annotation holding a pydantic type or     24, 25
 #                                                             pydantic metadata is pydantic's whole
 #   _pydantic_arguments   _input_schema (section 9)           the SDK's arguments model (func_metadata)    24
+#                                                             publishes the parameters pydantic validates
 #   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
 #   _pydantic_schema      _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
 #   _pydantic_value       _build_value (section 7)            an argument with pydantic's own Field        -
@@ -7841,14 +7821,14 @@ def _number_text(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]]], positions: Dict[str, int],
+def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, int]],
                    arguments: Dict[str, Any], kwargs: Dict[str, Any], errors: List[_ErrorItem]) -> None:
     """The parameters pydantic validates, as the SDK's arguments model does:
     the whole arguments object goes in (the others' keys are ignored), so
     each error has pydantic's own location and input.  The function gets
     each value under its Python name (the SDK passes an alias as the
     keyword, and the call fails)."""
-    model, names = arguments_model
+    model, names, positions = arguments_model
     try:
         instance = model.model_validate(arguments)
     except _module("pydantic_core").ValidationError as exc:
@@ -8016,7 +7996,33 @@ def _pydantic_field(field: Field) -> Any:
     return _module("pydantic").Field(**kwargs)
 
 
-def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
+if TYPE_CHECKING:
+    _Published = Tuple[Optional[Dict[str, Any]], bool]  # a parameter's schema (None: unpublished), required
+
+
+def _pydantic_arguments(fn_name: str, params: List[_Param],
+                        builder: _SchemaBuilder) -> Tuple[Any, Dict[str, _Published]]:
+    """The parameters pydantic validates (``p.delegated``), published as the SDK's
+    arguments model publishes them: (the model, its field names and the
+    parameters' positions, for _pydantic_read; each one's schema, None where
+    SkipJsonSchema hides it, and whether it is required); (None, {}) if none.
+    The model's $defs join the builder's."""
+    delegated = [p for p in params if p.delegated]
+    if not delegated:
+        return None, {}
+    try:
+        (model, names), schema = _arguments_model(fn_name, delegated)
+    except Exception as exc:  # PydanticUserError, SchemaError...
+        raise InvalidSignature(f"Function {fn_name}: pydantic cannot build its arguments: {exc}") from None
+    for name, definition in schema.pop("$defs", {}).items():
+        builder.defs.setdefault(name, definition)
+    properties, required = schema["properties"], schema.get("required", ())
+    published = {p.name: (properties[p.key], p.key in required) if p.key in properties else (None, False)
+                 for p in delegated}
+    return (model, names, {p.key: i for i, p in enumerate(params)}), published
+
+
+def _arguments_model(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
     """The SDK's arguments model (``func_metadata``'s ``ArgModelBase``) for the
     parameters pydantic validates, and its schema.  A model rather than a
     TypeAdapter per parameter: alias, ``validate_default`` and the like are
@@ -9039,6 +9045,7 @@ def _may_be_unhashable(tp: Any) -> bool:
 #                                                             keywords, title and default in the schema
 #   _field_holder         _Tool.__init__ (section 9)          a default given as Field(default=...), or    -
 #                                                             in Annotated[T, Field(default=...)]
+#   _field_default_of     _parameter_schema (section 9)       the same, published: the schema's default    -
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
 #   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       -
 #                                                             description, examples, default
@@ -9269,6 +9276,19 @@ def _field_holder(tp: Any, default: Any) -> Any:
                     _field_value(meta) is not _MISSING or meta.default_factory is not None):
                 return meta
     return None
+
+
+def _field_default_of(tp: Any, default: Any) -> Tuple[Optional[Field], Any, bool]:
+    """A parameter's Field given as its default (its keywords go into the
+    schema), and its default and whether a factory makes it: from that Field,
+    from Annotated[T, Field(default=...)] (the SDK's default), or as written."""
+    if isinstance(default, Field):
+        factory = default.default_factory is not None
+        return default, _MISSING if factory else default.default, factory
+    holder = _field_holder(tp, _MISSING)
+    if holder is not None:
+        return None, _field_value(holder), holder.default_factory is not None
+    return None, default, False
 
 
 def _field_value(field: Any) -> Any:
