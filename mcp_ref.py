@@ -2722,8 +2722,8 @@ def _find_resource(server: MCPServer, uri: str) -> Tuple[Any, Optional[Dict[str,
     for template in server._templates.values():
         found = template.pattern.match(uri)
         if found is not None:
-            if any(map(_unsafe, _flat(found.values()))):
-                break  # the SDK's default ResourceSecurity: a traversal is no resource at all
+            if _resource_security_refuses(found):
+                break  # the SDK's default ResourceSecurity (section 24): a traversal is no resource at all
             return template, found
     raise _RpcError(RESOURCE_NOT_FOUND, f"Unknown resource: {uri}", {"uri": uri})
 
@@ -2740,23 +2740,6 @@ def _contents(uri: str, value: Any, info: Resource) -> Dict[str, Any]:
     if info.meta is not None:  # the SDK copies the resource's _meta onto its contents
         contents["_meta"] = _jsonable(info.meta)
     return contents
-
-
-def _flat(values: Iterable[Any]) -> List[str]:
-    return [v for value in values for v in (value if isinstance(value, list) else [value])]
-
-
-def _unsafe(value: str) -> bool:
-    """A template value the SDK's default ResourceSecurity refuses: a NUL, a
-    ``..`` that climbs above its start, or an absolute path (POSIX or Windows)."""
-    if "\0" in value:
-        return True
-    depth = 0
-    for part in value.replace("\\", "/").split("/"):
-        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
-        if depth < 0:
-            return True
-    return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
 
 
 # -- URI templates (RFC 6570) ------------------------------------------------------
@@ -3678,38 +3661,19 @@ class Context:
         """A resource of this server, read (server/resources): a list of contents,
         each with ``.content`` (text, or bytes for a blob) and ``.mime_type``.
         An unknown URI raises ResourceNotFoundError; a failed read, ResourceError."""
-        import base64
-
-        try:
-            result, _ = _read_resource(self.mcp_server, str(uri), self._request)
-        except _RpcError as exc:
-            raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
-        except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
-            raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
-        return _AwaitableValue([
-            _JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
-                         "mime_type": c.get("mimeType")}) for c in result["contents"]])
+        return _AwaitableValue(_contents_read(self.mcp_server, str(uri), self._request))
 
     # -- questions -----------------------------------------------------------------------
 
     def elicit(self, message: str, schema: Any) -> Any:
         """Ask the user for values of ``schema`` (a class of flat primitive fields,
         or a JSON Schema dict): client/elicitation, form mode.
-        The answer: AcceptedElicitation (``.data``: a ``schema``), DeclinedElicitation
-        or CancelledElicitation."""
+        The answer, an ElicitationResult: AcceptedElicitation (``.data``: a
+        ``schema``), DeclinedElicitation or CancelledElicitation."""
         requested = _elicitation_schema(schema)
         params = _form_params(self._request, message, requested)
-
-        def convert(result: Dict[str, Any]) -> ElicitationResult:
-            outcome = _ELICITATION.get(str(result.get("action")))
-            if outcome is None:
-                raise MCPError(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
-                                               f"{_truncated_repr(result.get('action'))}")
-            if outcome is not AcceptedElicitation:
-                return outcome()
-            return outcome(_elicited(schema, requested, result.get("content")))
-
-        return self._request.ask("elicitation/create", params, ("elicitation", "form"), convert)
+        return self._request.ask("elicitation/create", params, ("elicitation", "form"),
+                                 functools.partial(_elicitation_outcome, schema, requested))
 
     def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
@@ -9369,7 +9333,7 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
 #   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
 #                                                             as the SDK's models are
-#   _ELICITATION          Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
+#   _ELICITATION          Context.elicit_url (section 12)     an answer as Accepted-, Declined- or         -
 #                                                             CancelledElicitation
 #   ElicitationResult     Context.elicit (section 12)         the SDK's outcome classes, generic in the    -
 #                                                             accepted data's type
@@ -9377,6 +9341,11 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
 #   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
 #   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
+#   _resource_security_refuses  _find_resource (section 10)   the default ResourceSecurity: a traversal,   -
+#                                                             a NUL or an absolute path is no resource
+#   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
+#   _elicitation_outcome  Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
+#                                                             CancelledElicitation, ``.data`` built
 #   UserMessage           _message (section 11)               a prompt's string as the SDK's message       -
 #   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
 #                                                             SDK's models
@@ -9921,6 +9890,18 @@ class CancelledElicitation(ElicitationResult):
 _ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
 
 
+def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any]) -> ElicitationResult:
+    """The client's ElicitResult as the SDK's outcome class; an accepted one's
+    ``.data`` checked against the schema and built as its class (_elicited)."""
+    outcome = _ELICITATION.get(str(result.get("action")))
+    if outcome is None:
+        raise MCPError(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
+                                       f"{_truncated_repr(result.get('action'))}")
+    if outcome is not AcceptedElicitation:
+        return outcome()
+    return outcome(_elicited(schema, requested, result.get("content")))
+
+
 class TextResource(Resource):
     """A resource whose content is ``text``."""
 
@@ -10003,6 +9984,42 @@ class FunctionResource(Resource):
 
     def read(self) -> Any:
         return self.fn()
+
+
+def _resource_security_refuses(values: Dict[str, Any]) -> bool:
+    """Whether the SDK's default ResourceSecurity refuses a template's values:
+    one holds a NUL, a ``..`` that climbs above its start, or an absolute path
+    (POSIX or Windows)."""
+    return any(_unsafe(v) for value in values.values() for v in (value if isinstance(value, list) else [value]))
+
+
+def _unsafe(value: str) -> bool:
+    """A template value the SDK's default ResourceSecurity refuses: a NUL, a
+    ``..`` that climbs above its start, or an absolute path (POSIX or Windows)."""
+    if "\0" in value:
+        return True
+    depth = 0
+    for part in value.replace("\\", "/").split("/"):
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        if depth < 0:
+            return True
+    return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
+
+
+def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_JsonObject]:
+    """``ctx.read_resource(uri)``: the SDK's ReadResourceContents, each with
+    ``.content`` (text, or bytes for a blob) and ``.mime_type``; its errors as
+    ResourceNotFoundError or ResourceError."""
+    import base64
+
+    try:
+        result, _ = _read_resource(server, uri, request)
+    except _RpcError as exc:
+        raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
+    except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
+        raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
+    return [_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
+                         "mime_type": c.get("mimeType")}) for c in result["contents"]]
 
 
 class UserMessage(Message):
