@@ -3130,23 +3130,6 @@ def _message(item: Any) -> Message:
 # -- completion (server/utilities/completion) -------------------------------------
 
 
-class Completion(_Record):
-    """What a completion handler returns: ``values`` (at most 100 are sent),
-    and optionally ``total`` and ``has_more``."""
-
-    def __init__(self, values: Optional[List[str]] = None, total: Optional[int] = None,
-                 has_more: Optional[bool] = None, **kwargs: Any) -> None:
-        self.values, self.total = list(values or []), total
-        self.has_more = kwargs.get("hasMore", has_more)
-
-
-class PromptReference(_Record):
-    """``ref`` of a completion request for a prompt's argument."""
-
-    def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
-        self.type, self.name, self.title = type, name, title
-
-
 def _complete(server: MCPServer, params: Dict[str, Any]) -> Dict[str, Any]:
     """The ``completion/complete`` result: the server's handler called with
     (ref, argument, context), as the SDK calls it; errors as _RpcError."""
@@ -3466,36 +3449,6 @@ class _Answer:
         if not self.done.wait(timeout):
             self.settle(None, {"code": INTERNAL_ERROR, "message": f"the client did not answer within {timeout:g} s"})
         return self.value()
-
-
-class _AwaitableAnswer:
-    """An async tool's wait for the client's response, on its event loop."""
-
-    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
-        self.answer, self.timeout, self.convert = answer, timeout, convert
-
-    def __await__(self) -> Any:
-        return self._wait().__await__()
-
-    async def _wait(self) -> Any:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        arrived = loop.create_future()
-        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_resolve, arrived), None)[1])
-        if self.answer.done.is_set():
-            _resolve(arrived)
-        try:
-            await asyncio.wait_for(arrived, self.timeout)
-        except asyncio.TimeoutError:
-            self.answer.settle(None, {"code": INTERNAL_ERROR,
-                                      "message": f"the client did not answer within {self.timeout:g} s"})
-        return self.convert(self.answer.value())
-
-
-def _resolve(future: Any) -> None:
-    if not future.done():
-        future.set_result(None)
 
 
 class Context:
@@ -5564,7 +5517,7 @@ class _StdioServer(_Connection):
         self._take_standard_streams()
         self._install_signals()
         self.server._connections.append(self)
-        self._lifespan("__aenter__")
+        _lifespan(self, "__aenter__")  # the SDK's MCPServer(lifespan=...), section 24
         self._start_reader()
         threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
         while not self.end_of_input.wait(0.5):  # the main thread stays free for signals
@@ -5582,24 +5535,6 @@ class _StdioServer(_Connection):
         self.stdin = os.fdopen(os.dup(0), "rb")
         self.out = os.fdopen(os.dup(1), "wb")
         self.stderr = _hold_standard_streams()
-
-    def _lifespan(self, step: str) -> None:
-        """Enter (before serving) or exit (after) the server's lifespan, on the
-        event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
-        if self.server.lifespan is None:
-            return  # (and asyncio, 7 MiB, stays unloaded)
-        import asyncio
-
-        if step == "__aenter__":
-            self.manager = self.server.lifespan(self.server)
-            entered = asyncio.run_coroutine_threadsafe(self.manager.__aenter__(), self.event_loop())
-            self.server._lifespan_state = entered.result()
-            return
-        try:
-            asyncio.run_coroutine_threadsafe(self.manager.__aexit__(None, None, None), self.event_loop()).result(
-                timeout=self.server.drain_timeout)
-        except BaseException as exc:
-            _log_exception("leaving the server's lifespan failed", exc)
 
     def _install_signals(self) -> None:
         import signal
@@ -5633,7 +5568,7 @@ class _StdioServer(_Connection):
         self.close_questions("the client closed its end of the connection")
         self.settle_all(self.server.drain_timeout)
         self.server._connections.remove(self)
-        self._lifespan("__aexit__")
+        _lifespan(self, "__aexit__")
         with self.state:  # batches waiting for those calls have written by now
             unanswered = self.in_flight
         if unanswered:
@@ -9341,6 +9276,8 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
 #   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
 #   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
+#   _lifespan             _StdioServer.serve (section 17)     MCPServer(lifespan=...): entered before      -
+#                                                             serving, on the tools' event loop
 #   _resource_security_refuses  _find_resource (section 10)   the default ResourceSecurity: a traversal,   -
 #                                                             a NUL or an absolute path is no resource
 #   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
@@ -9351,6 +9288,10 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #                                                             SDK's models
 #   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
+#   PromptReference       _completable (section 11)           a prompt's ref, as the SDK's model           -
+#   Completion            _completion_wire (section 11)       a handler's answer, as the SDK's model       -
+#   _AwaitableAnswer      _Request.ask (section 12)           an async tool awaits the client's answer on  -
+#                                                             its loop: the SDK's Context is async
 #
 # README: as in section 21's table.  test_context checks these on the wire.
 #
@@ -9890,6 +9831,37 @@ class CancelledElicitation(ElicitationResult):
 _ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
 
 
+class _AwaitableAnswer:
+    """An async tool's wait for the client's response, on its event loop: the SDK's
+    Context methods are coroutines (_Request.ask, section 12)."""
+
+    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
+        self.answer, self.timeout, self.convert = answer, timeout, convert
+
+    def __await__(self) -> Any:
+        return self._wait().__await__()
+
+    async def _wait(self) -> Any:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        arrived = loop.create_future()
+        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_wake, arrived), None)[1])
+        if self.answer.done.is_set():
+            _wake(arrived)
+        try:
+            await asyncio.wait_for(arrived, self.timeout)
+        except asyncio.TimeoutError:
+            self.answer.settle(None, {"code": INTERNAL_ERROR,
+                                      "message": f"the client did not answer within {self.timeout:g} s"})
+        return self.convert(self.answer.value())
+
+
+def _wake(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any]) -> ElicitationResult:
     """The client's ElicitResult as the SDK's outcome class; an accepted one's
     ``.data`` checked against the schema and built as its class (_elicited)."""
@@ -10022,6 +9994,26 @@ def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_Json
                          "mime_type": c.get("mimeType")}) for c in result["contents"]]
 
 
+def _lifespan(connection: _StdioServer, step: str) -> None:
+    """Enter (before serving) or exit (after) the server's lifespan, on the
+    event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
+    if connection.server.lifespan is None:
+        return  # (and asyncio, 7 MiB, stays unloaded)
+    import asyncio
+
+    if step == "__aenter__":
+        connection.manager = connection.server.lifespan(connection.server)
+        entered = asyncio.run_coroutine_threadsafe(connection.manager.__aenter__(), connection.event_loop())
+        connection.server._lifespan_state = entered.result()
+        return
+    try:
+        leaving = asyncio.run_coroutine_threadsafe(connection.manager.__aexit__(None, None, None),
+                                                   connection.event_loop())
+        leaving.result(timeout=connection.server.drain_timeout)
+    except BaseException as exc:
+        _log_exception("leaving the server's lifespan failed", exc)
+
+
 class UserMessage(Message):
     """A message from the user: ``UserMessage("text")``."""
 
@@ -10034,6 +10026,23 @@ class AssistantMessage(Message):
 
     def __init__(self, content: Any, role: str = "assistant", **kwargs: Any) -> None:
         super().__init__(content, role, **kwargs)
+
+
+class Completion(_Record):
+    """What a completion handler returns: ``values`` (at most 100 are sent),
+    and optionally ``total`` and ``has_more``."""
+
+    def __init__(self, values: Optional[List[str]] = None, total: Optional[int] = None,
+                 has_more: Optional[bool] = None, **kwargs: Any) -> None:
+        self.values, self.total = list(values or []), total
+        self.has_more = kwargs.get("hasMore", has_more)
+
+
+class PromptReference(_Record):
+    """``ref`` of a completion request for a prompt's argument."""
+
+    def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
+        self.type, self.name, self.title = type, name, title
 
 
 class ResourceTemplateReference(_Record):
