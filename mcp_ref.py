@@ -4336,30 +4336,10 @@ class MCPServer:
         max_stream_buffer: Optional[int] = 4 * 1024 * 1024,
         **sdk_options: Any,
     ) -> Callable[..., Any]:
-        """The Streamable HTTP transport as a WSGI application: one endpoint,
-        both eras (2026-07-28 stateless; 2025-03-26 .. 2025-11-25 with sessions).
-
-        ``host`` is where it will be served: for a loopback address, only
-        loopback Host and Origin headers are accepted (DNS rebinding), unless
-        ``allowed_hosts``/``allowed_origins`` (or the SDK's
-        ``transport_security``) say otherwise; ``["*"]`` accepts any.
-        ``max_request_body_size`` defaults to ``max_message_bytes``.  A call
-        still running after ``request_timeout`` seconds is cancelled and
-        answered with an error; one silent for ``sse_after`` seconds is
-        answered with an SSE stream, with a comment every ``keepalive``
-        seconds.  ``json_response=True`` never streams; ``stateless_http=True``
-        keeps no sessions (each request in the revision its
-        MCP-Protocol-Version names).  Sessions idle for
-        ``session_idle_timeout`` seconds end; past ``max_sessions``, or
-        ``max_sessions_per_client`` of one client (the token's principal,
-        else the peer address), initialize gets 503 with Retry-After, as does
-        a GET or subscriptions/listen stream past ``max_streams_per_client``.
-        A session's streams are resumable: their events are kept in
-        ``event_store`` (by default an EventStore in memory; False: none) and
-        the priming event tells the client to come back after
-        ``retry_interval`` milliseconds.  A stream whose client leaves more
-        than ``max_stream_buffer`` bytes unread is closed.
-        """
+        """The Streamable HTTP transport (section 18) as a WSGI application: one
+        endpoint, both eras (2026-07-28 stateless; 2025-03-26 .. 2025-11-25 with
+        sessions).  The keywords are the SDK's where it has them; what each one
+        does, and its default: README, "Serving over HTTP"."""
         options = dict(streamable_http_path=streamable_http_path, json_response=json_response,
                        stateless_http=stateless_http, max_request_body_size=max_request_body_size,
                        session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
