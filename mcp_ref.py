@@ -7875,17 +7875,12 @@ def _pydantic_field(field: Field) -> Any:
     return _module("pydantic").Field(**kwargs)
 
 
-if TYPE_CHECKING:
-    _Published = Tuple[Optional[Dict[str, Any]], bool]  # a parameter's schema (None: unpublished), required
-
-
 def _pydantic_arguments(fn_name: str, params: List[_Param],
-                        builder: _SchemaBuilder) -> Tuple[Any, Dict[str, _Published]]:
-    """The parameters pydantic validates (``p.delegated``), published as the SDK's
-    arguments model publishes them: (the model, its field names and the
-    parameters' positions, for _pydantic_read; each one's schema, None where
-    SkipJsonSchema hides it, and whether it is required); (None, {}) if none.
-    The model's $defs join the builder's."""
+                        builder: _SchemaBuilder) -> Tuple[Any, Dict[str, Tuple[Any, bool]]]:
+    """The parameters pydantic validates, as the SDK's arguments model publishes
+    them: (the model, its fields and the parameters' positions, for _pydantic_read;
+    by name, the schema, None where SkipJsonSchema hides it, and whether it is
+    required), or (None, {}) if none.  The model's $defs join the builder's."""
     delegated = [p for p in params if p.delegated]
     if not delegated:
         return None, {}
