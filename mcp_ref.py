@@ -1858,8 +1858,7 @@ def _dumps_text(value: Any) -> str:
 # enforced by _Tool.check_output, whose mismatch is an isError result.  MUST
 # (server/tools, "Security Considerations"): servers validate all tool inputs;
 # enforced by _Tool.arguments against _checked_input_schema's schema.
-# Annotations that _involves_pydantic finds go to pydantic (the hooks
-# _pydantic_arguments and _pydantic_structured, section 21: the BaseModel rows).
+# Annotations that _involves_pydantic finds go to pydantic (section 21).
 
 # Parameter types whose checked JSON value is already the Python value.
 _AS_IS = (str, int, float, bool, object, _MISSING)
@@ -1867,16 +1866,16 @@ _AS_IS = (str, int, float, bool, object, _MISSING)
 
 class _Param:
     """A tool parameter: its name, annotation (or _MISSING) and default (or _MISSING);
-    ``key``, the argument's name on the wire (an alias _pydantic_arguments reads, or the name), and
-    ``pydantic``, whether pydantic validates it (see _pydantic_arguments)."""
+    ``key``, the argument's name on the wire (the name, or the alias _pydantic_arguments
+    reads), and ``delegated``, whether _pydantic_arguments publishes and checks it."""
 
-    __slots__ = ("name", "annotation", "default", "as_is", "key", "pydantic")  # pydantic: _involves_pydantic
+    __slots__ = ("name", "annotation", "default", "as_is", "key", "delegated")
 
     def __init__(self, name: str, annotation: Any, default: Any) -> None:
         self.name, self.annotation, self.default = name, annotation, default
         self.as_is = any(annotation is t for t in _AS_IS) or _is_any(annotation)
         self.key = name
-        self.pydantic = _is_pydantic_field(default) or (annotation is not _MISSING and _involves_pydantic(annotation))
+        self.delegated = _is_pydantic_field(default) or (annotation is not _MISSING and _involves_pydantic(annotation))
 
 
 class _Tool:
@@ -1908,18 +1907,16 @@ class _Tool:
         self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", class_kinds)
         self._output_check = _checker(self.output_schema, "output", out_families) \
             if self.output_schema and self._output_adapter is None else None
-        # Defaults given as Field(...) are filled in here: the function's own
-        # default is the Field object.  pydantic fills its own parameters' (_pydantic_read).
-        # So are those of Annotated[T, Field(default=...)] without a default.
-        holders = {p.name: _field_holder(p.annotation, p.default) for p in self.params
-                   if not p.pydantic}  # (_pydantic_read's own)
-        self._field_defaults = {name: holder for name, holder in holders.items() if holder is not None}
+        self._own = [p for p in self.params if not p.delegated]  # the parameters our checker converts
+        # A default given as Field(...) (or in Annotated[T, Field(default=...)]) is
+        # filled in by arguments(): the function's own default is the Field object.
+        self._field_defaults = {p.name: holder for p in self._own
+                                if (holder := _field_holder(p.annotation, p.default)) is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         published = self.input_schema["properties"]
         # Where a string argument may be JSON text (_json_text_arguments, section 22).
         self._json_params = {p.key for p in self.params
                              if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
-        self._positions = {p.key: i for i, p in enumerate(self.params)}
 
     # -- the three steps of a call ---------------------------------------------
 
@@ -1930,17 +1927,15 @@ class _Tool:
         checked = self._input_check(arguments, (), errors)
         kwargs = {}
         if not errors:
-            for p in self.params:
-                if p.pydantic:  # _pydantic_read's
-                    continue
+            for p in self._own:
                 if p.name in checked:
                     value = checked[p.name]
                     kwargs[p.name] = value if p.as_is else _build(p.annotation, value, (p.name,), errors,
                                                                   arguments.get(p.name, _MISSING))
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
-        if self._arguments_model is not None:  # the parameters pydantic validates: _pydantic_read
-            _pydantic_read(self._arguments_model, self._positions, arguments, kwargs, errors)
+        if self._arguments_model is not None:  # pydantic's own parameters (section 21)
+            _pydantic_read(self._arguments_model, arguments, kwargs, errors)
         if errors:
             raise ValidationError(errors, self.input_title)
         return kwargs
@@ -2110,52 +2105,18 @@ def _parameters_by_inspect(fn: Any, fn_name: str) -> List[Tuple[str, int, Any]]:
 
 
 def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], Dict[str, str], Any]:
-    """(inputSchema, class_kinds, the arguments model of _pydantic_arguments and its
-    (parameter, field) names, or None): our own schema for each parameter, the
-    model's for those _involves_pydantic gives to pydantic."""
+    """(inputSchema, class_kinds, _pydantic_arguments' model or None): each
+    parameter's schema, and whether it is required, in the parameters' order."""
     builder = _SchemaBuilder()
-    delegated = [p for p in params if p.pydantic]  # _involves_pydantic
-    arguments_model: Any = None
-    model_schema: Dict[str, Any] = {}
-    if delegated:
-        try:
-            arguments_model, model_schema = _pydantic_arguments(fn_name, delegated)
-        except Exception as exc:  # _pydantic_arguments refused it (PydanticUserError, SchemaError...)
-            raise InvalidSignature(f"Function {fn_name}: pydantic cannot build its arguments: {exc}") from None
-        for name, definition in model_schema.pop("$defs", {}).items():
-            builder.defs.setdefault(name, definition)
+    arguments_model, delegated = _pydantic_arguments(fn_name, params, builder)  # pydantic's own parameters
     properties: Dict[str, Any] = {}
     required = []
     for p in params:
-        if p in delegated:
-            if p.key not in model_schema["properties"]:  # SkipJsonSchema: _pydantic_arguments publishes nothing
-                continue
-            properties[p.key] = model_schema["properties"][p.key]
-            if p.key in model_schema.get("required", ()):
-                required.append(p.key)
-            continue
-        default = p.default
-        field = default if isinstance(default, Field) else None
-        if field is not None:
-            default = field.default if field.default_factory is None else _MISSING
-        factory = field is not None and field.default_factory is not None
-        in_annotation = _field_holder(p.annotation, _MISSING) if field is None else None
-        if in_annotation is not None:  # Annotated[T, Field(default=...)]: the SDK's default
-            default, factory = _field_value(in_annotation), in_annotation.default_factory is not None
-        try:
-            if p.annotation is _MISSING:
-                schema: Dict[str, Any] = {"title": p.name, "type": "string"}  # the SDK's WithJsonSchema
-                if default is not _MISSING:
-                    schema["default"] = _jsonable(default)
-            else:
-                schema = builder.field_schema(p.annotation, p.name, default)
-                if field is not None:
-                    field.apply(schema)
-        except (_Unsupported, _NotJSON) as exc:
-            raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
-        properties[p.name] = schema
-        if default is _MISSING and not factory:
-            required.append(p.name)
+        schema, needed = delegated[p.name] if p.delegated else _parameter_schema(fn_name, p, builder)
+        if schema is not None:
+            properties[p.key] = schema
+        if needed:
+            required.append(p.key)
     schema = {"properties": properties}
     if required:
         schema["required"] = required
@@ -2165,13 +2126,31 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.class_kinds, arguments_model
 
 
+def _parameter_schema(fn_name: str, p: _Param, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
+    """A parameter's schema, with its default, and whether it is required (it
+    has none).  The default may come from a Field (_field_default_of)."""
+    field, default, factory = _field_default_of(p.annotation, p.default)
+    try:
+        if p.annotation is _MISSING:
+            schema: Dict[str, Any] = {"title": p.name, "type": "string"}  # the SDK's WithJsonSchema
+            if default is not _MISSING:
+                schema["default"] = _jsonable(default)
+        else:
+            schema = builder.field_schema(p.annotation, p.name, default)
+            if field is not None:
+                field.apply(schema)
+    except (_Unsupported, _NotJSON) as exc:
+        raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
+    return schema, default is _MISSING and not factory
+
+
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
     """The schema our own checker applies to the arguments (MUST, server/tools
     "Security Considerations": servers validate all tool inputs; a refused one is
     a tool execution error, "Error Handling"): an unannotated parameter takes
     any value (the SDK's Any, published as a string), and
-    those _involves_pydantic gives to pydantic are left to it."""
-    delegated = {p.key for p in params if p.pydantic}  # _involves_pydantic
+    those _pydantic_arguments publishes are left to _pydantic_read."""
+    delegated = {p.key for p in params if p.delegated}
     free = {p.key for p in params if p.annotation is _MISSING} | delegated
     checked = dict(schema, properties={k: {} if k in free else v for k, v in schema["properties"].items()})
     required = [k for k in schema.get("required", ()) if k not in delegated]
@@ -2505,8 +2484,8 @@ def _find_resource(server: MCPServer, uri: str) -> Tuple[Any, Optional[Dict[str,
     for template in server._templates.values():
         found = template.pattern.match(uri)
         if found is not None:
-            if any(map(_unsafe, _flat(found.values()))):
-                break  # the SDK's default ResourceSecurity: a traversal is no resource at all
+            if _resource_security_refuses(found):
+                break  # the SDK's default ResourceSecurity (section 24): a traversal is no resource at all
             return template, found
     raise _RpcError(RESOURCE_NOT_FOUND, f"Unknown resource: {uri}", {"uri": uri})
 
@@ -2523,23 +2502,6 @@ def _contents(uri: str, value: Any, info: Resource) -> Dict[str, Any]:
     if info.meta is not None:  # the SDK copies the resource's _meta onto its contents
         contents["_meta"] = _jsonable(info.meta)
     return contents
-
-
-def _flat(values: Iterable[Any]) -> List[str]:
-    return [v for value in values for v in (value if isinstance(value, list) else [value])]
-
-
-def _unsafe(value: str) -> bool:
-    """A template value the SDK's default ResourceSecurity refuses: a NUL, a
-    ``..`` that climbs above its start, or an absolute path (POSIX or Windows)."""
-    if "\0" in value:
-        return True
-    depth = 0
-    for part in value.replace("\\", "/").split("/"):
-        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
-        if depth < 0:
-            return True
-    return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
 
 
 # -- URI templates (RFC 6570) ------------------------------------------------------
@@ -2930,23 +2892,6 @@ def _message(item: Any) -> Message:
 # -- completion (server/utilities/completion) -------------------------------------
 
 
-class Completion(_Record):
-    """What a completion handler returns: ``values`` (at most 100 are sent),
-    and optionally ``total`` and ``has_more``."""
-
-    def __init__(self, values: Optional[List[str]] = None, total: Optional[int] = None,
-                 has_more: Optional[bool] = None, **kwargs: Any) -> None:
-        self.values, self.total = list(values or []), total
-        self.has_more = kwargs.get("hasMore", has_more)
-
-
-class PromptReference(_Record):
-    """``ref`` of a completion request for a prompt's argument."""
-
-    def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
-        self.type, self.name, self.title = type, name, title
-
-
 def _complete(server: MCPServer, params: Dict[str, Any]) -> Dict[str, Any]:
     """The ``completion/complete`` result: the server's handler called with
     (ref, argument, context), as the SDK calls it; errors as _RpcError."""
@@ -3268,36 +3213,6 @@ class _Answer:
         return self.value()
 
 
-class _AwaitableAnswer:
-    """An async tool's wait for the client's response, on its event loop."""
-
-    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
-        self.answer, self.timeout, self.convert = answer, timeout, convert
-
-    def __await__(self) -> Any:
-        return self._wait().__await__()
-
-    async def _wait(self) -> Any:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        arrived = loop.create_future()
-        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_resolve, arrived), None)[1])
-        if self.answer.done.is_set():
-            _resolve(arrived)
-        try:
-            await asyncio.wait_for(arrived, self.timeout)
-        except asyncio.TimeoutError:
-            self.answer.settle(None, {"code": INTERNAL_ERROR,
-                                      "message": f"the client did not answer within {self.timeout:g} s"})
-        return self.convert(self.answer.value())
-
-
-def _resolve(future: Any) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
 class Context:
     """The request a tool is serving, and what it may do besides returning.
 
@@ -3461,38 +3376,19 @@ class Context:
         """A resource of this server, read (server/resources): a list of contents,
         each with ``.content`` (text, or bytes for a blob) and ``.mime_type``.
         An unknown URI raises ResourceNotFoundError; a failed read, ResourceError."""
-        import base64
-
-        try:
-            result, _ = _read_resource(self.mcp_server, str(uri), self._request)
-        except _RpcError as exc:
-            raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
-        except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
-            raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
-        return _AwaitableValue([
-            _JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
-                         "mime_type": c.get("mimeType")}) for c in result["contents"]])
+        return _AwaitableValue(_contents_read(self.mcp_server, str(uri), self._request))
 
     # -- questions -----------------------------------------------------------------------
 
     def elicit(self, message: str, schema: Any) -> Any:
-        """Ask the user for values of ``schema`` (a class of flat primitive fields:
-        dataclass, TypedDict, pydantic model): client/elicitation, form mode.
-        The answer: AcceptedElicitation (``.data``: a ``schema``), DeclinedElicitation
-        or CancelledElicitation."""
+        """Ask the user for values of ``schema`` (a class of flat primitive fields,
+        or a JSON Schema dict): client/elicitation, form mode.
+        The answer, an ElicitationResult: AcceptedElicitation (``.data``: a
+        ``schema``), DeclinedElicitation or CancelledElicitation."""
         requested = _elicitation_schema(schema)
         params = _form_params(self._request, message, requested)
-
-        def convert(result: Dict[str, Any]) -> ElicitationResult:
-            outcome = _ELICITATION.get(str(result.get("action")))
-            if outcome is None:
-                raise MCPError(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
-                                               f"{_truncated_repr(result.get('action'))}")
-            if outcome is not AcceptedElicitation:
-                return outcome()
-            return outcome(_elicited(schema, requested, result.get("content")))
-
-        return self._request.ask("elicitation/create", params, ("elicitation", "form"), convert)
+        return self._request.ask("elicitation/create", params, ("elicitation", "form"),
+                                 functools.partial(_elicitation_outcome, schema, requested))
 
     def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
@@ -4202,30 +4098,10 @@ class MCPServer:
         max_stream_buffer: Optional[int] = 4 * 1024 * 1024,
         **sdk_options: Any,
     ) -> Callable[..., Any]:
-        """The Streamable HTTP transport as a WSGI application: one endpoint,
-        both eras (2026-07-28 stateless; 2025-03-26 .. 2025-11-25 with sessions).
-
-        ``host`` is where it will be served: for a loopback address, only
-        loopback Host and Origin headers are accepted (DNS rebinding), unless
-        ``allowed_hosts``/``allowed_origins`` (or the SDK's
-        ``transport_security``) say otherwise; ``["*"]`` accepts any.
-        ``max_request_body_size`` defaults to ``max_message_bytes``.  A call
-        still running after ``request_timeout`` seconds is cancelled and
-        answered with an error; one silent for ``sse_after`` seconds is
-        answered with an SSE stream, with a comment every ``keepalive``
-        seconds.  ``json_response=True`` never streams; ``stateless_http=True``
-        keeps no sessions (each request in the revision its
-        MCP-Protocol-Version names).  Sessions idle for
-        ``session_idle_timeout`` seconds end; past ``max_sessions``, or
-        ``max_sessions_per_client`` of one client (the token's principal,
-        else the peer address), initialize gets 503 with Retry-After, as does
-        a GET or subscriptions/listen stream past ``max_streams_per_client``.
-        A session's streams are resumable: their events are kept in
-        ``event_store`` (by default an EventStore in memory; False: none) and
-        the priming event tells the client to come back after
-        ``retry_interval`` milliseconds.  A stream whose client leaves more
-        than ``max_stream_buffer`` bytes unread is closed.
-        """
+        """The Streamable HTTP transport (section 18) as a WSGI application: one
+        endpoint, both eras (2026-07-28 stateless; 2025-03-26 .. 2025-11-25 with
+        sessions).  The keywords are the SDK's where it has them; what each one
+        does, and its default: README, "Serving over HTTP"."""
         options = dict(streamable_http_path=streamable_http_path, json_response=json_response,
                        stateless_http=stateless_http, max_request_body_size=max_request_body_size,
                        session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
@@ -5383,7 +5259,7 @@ class _StdioServer(_Connection):
         self._take_standard_streams()
         self._install_signals()
         self.server._connections.append(self)
-        self._lifespan("__aenter__")
+        _lifespan(self, "__aenter__")  # the SDK's MCPServer(lifespan=...), section 24
         self._start_reader()
         threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
         while not self.end_of_input.wait(0.5):  # the main thread stays free for signals
@@ -5401,24 +5277,6 @@ class _StdioServer(_Connection):
         self.stdin = os.fdopen(os.dup(0), "rb")
         self.out = os.fdopen(os.dup(1), "wb")
         self.stderr = _hold_standard_streams()
-
-    def _lifespan(self, step: str) -> None:
-        """Enter (before serving) or exit (after) the server's lifespan, on the
-        event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
-        if self.server.lifespan is None:
-            return  # (and asyncio, 7 MiB, stays unloaded)
-        import asyncio
-
-        if step == "__aenter__":
-            self.manager = self.server.lifespan(self.server)
-            entered = asyncio.run_coroutine_threadsafe(self.manager.__aenter__(), self.event_loop())
-            self.server._lifespan_state = entered.result()
-            return
-        try:
-            asyncio.run_coroutine_threadsafe(self.manager.__aexit__(None, None, None), self.event_loop()).result(
-                timeout=self.server.drain_timeout)
-        except BaseException as exc:
-            _log_exception("leaving the server's lifespan failed", exc)
 
     def _install_signals(self) -> None:
         import signal
@@ -5452,7 +5310,7 @@ class _StdioServer(_Connection):
         self.close_questions("the client closed its end of the connection")
         self.settle_all(self.server.drain_timeout)
         self.server._connections.remove(self)
-        self._lifespan("__aexit__")
+        _lifespan(self, "__aexit__")
         with self.state:  # batches waiting for those calls have written by now
             unanswered = self.in_flight
         if unanswered:
@@ -7229,6 +7087,7 @@ class _Counted:
 #   _involves_pydantic    _output_schema (section 9)          an annotation holding a pydantic type or     24, 25
 #                                                             pydantic metadata is pydantic's whole
 #   _pydantic_arguments   _input_schema (section 9)           the SDK's arguments model (func_metadata)    24
+#                                                             publishes the parameters pydantic validates
 #   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
 #   _pydantic_schema      _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
 #   _pydantic_value       _build_value (section 7)            an argument with pydantic's own Field        -
@@ -7617,14 +7476,14 @@ def _number_text(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]]], positions: Dict[str, int],
+def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, int]],
                    arguments: Dict[str, Any], kwargs: Dict[str, Any], errors: List[_ErrorItem]) -> None:
     """The parameters pydantic validates, as the SDK's arguments model does:
     the whole arguments object goes in (the others' keys are ignored), so
     each error has pydantic's own location and input.  The function gets
     each value under its Python name (the SDK passes an alias as the
     keyword, and the call fails)."""
-    model, names = arguments_model
+    model, names, positions = arguments_model
     try:
         instance = model.model_validate(arguments)
     except _module("pydantic_core").ValidationError as exc:
@@ -7792,7 +7651,28 @@ def _pydantic_field(field: Field) -> Any:
     return _module("pydantic").Field(**kwargs)
 
 
-def _pydantic_arguments(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
+def _pydantic_arguments(fn_name: str, params: List[_Param],
+                        builder: _SchemaBuilder) -> Tuple[Any, Dict[str, Tuple[Any, bool]]]:
+    """The parameters pydantic validates, as the SDK's arguments model publishes
+    them: (the model, its fields and the parameters' positions, for _pydantic_read;
+    by name, the schema, None where SkipJsonSchema hides it, and whether it is
+    required), or (None, {}) if none.  The model's $defs join the builder's."""
+    delegated = [p for p in params if p.delegated]
+    if not delegated:
+        return None, {}
+    try:
+        (model, names), schema = _arguments_model(fn_name, delegated)
+    except Exception as exc:  # PydanticUserError, SchemaError...
+        raise InvalidSignature(f"Function {fn_name}: pydantic cannot build its arguments: {exc}") from None
+    for name, definition in schema.pop("$defs", {}).items():
+        builder.defs.setdefault(name, definition)
+    properties, required = schema["properties"], schema.get("required", ())
+    published = {p.name: (properties[p.key], p.key in required) if p.key in properties else (None, False)
+                 for p in delegated}
+    return (model, names, {p.key: i for i, p in enumerate(params)}), published
+
+
+def _arguments_model(fn_name: str, params: List[_Param]) -> Tuple[Tuple[Any, List[Tuple[str, str]]], Any]:
     """The SDK's arguments model (``func_metadata``'s ``ArgModelBase``) for the
     parameters pydantic validates, and its schema.  A model rather than a
     TypeAdapter per parameter: alias, ``validate_default`` and the like are
@@ -8898,6 +8778,7 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #                                                             keywords, title and default in the schema
 #   _field_holder         _Tool.__init__ (section 9)          a default given as Field(default=...), or    -
 #                                                             in Annotated[T, Field(default=...)]
+#   _field_default_of     _parameter_schema (section 9)       the same, published: the schema's default    -
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
 #   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       -
 #                                                             description, examples, default
@@ -9299,6 +9180,19 @@ def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any])
                 built[name] = _field_default(holder)
 
 
+def _field_default_of(tp: Any, default: Any) -> Tuple[Optional[Field], Any, bool]:
+    """A parameter's Field given as its default (its keywords go into the
+    schema), and its default and whether a factory makes it: from that Field,
+    from Annotated[T, Field(default=...)] (the SDK's default), or as written."""
+    if isinstance(default, Field):
+        factory = default.default_factory is not None
+        return default, _MISSING if factory else default.default, factory
+    holder = _field_holder(tp, _MISSING)
+    if holder is not None:
+        return None, _field_value(holder), holder.default_factory is not None
+    return None, default, False
+
+
 def _field_value(field: Any) -> Any:
     """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
     value = field.default
@@ -9481,7 +9375,7 @@ def _may_be_unhashable(tp: Any) -> bool:
 #   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
 #   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
 #                                                             as the SDK's models are
-#   _ELICITATION          Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
+#   _ELICITATION          Context.elicit_url (section 12)     an answer as Accepted-, Declined- or         -
 #                                                             CancelledElicitation
 #   ElicitationResult     Context.elicit (section 12)         the SDK's outcome classes, generic in the    -
 #                                                             accepted data's type
@@ -9489,11 +9383,22 @@ def _may_be_unhashable(tp: Any) -> bool:
 #   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
 #   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
 #   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
+#   _lifespan             _StdioServer.serve (section 17)     MCPServer(lifespan=...): entered before      -
+#                                                             serving, on the tools' event loop
+#   _resource_security_refuses  _find_resource (section 10)   the default ResourceSecurity: a traversal,   -
+#                                                             a NUL or an absolute path is no resource
+#   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
+#   _elicitation_outcome  Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
+#                                                             CancelledElicitation, ``.data`` built
 #   UserMessage           _message (section 11)               a prompt's string as the SDK's message       -
 #   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
 #                                                             SDK's models
 #   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
+#   PromptReference       _completable (section 11)           a prompt's ref, as the SDK's model           -
+#   Completion            _completion_wire (section 11)       a handler's answer, as the SDK's model       -
+#   _AwaitableAnswer      _Request.ask (section 12)           an async tool awaits the client's answer on  -
+#                                                             its loop: the SDK's Context is async
 #
 # README: as in section 21's table.  test_context checks these on the wire.
 #
@@ -10033,6 +9938,49 @@ class CancelledElicitation(ElicitationResult):
 _ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
 
 
+class _AwaitableAnswer:
+    """An async tool's wait for the client's response, on its event loop: the SDK's
+    Context methods are coroutines (_Request.ask, section 12)."""
+
+    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
+        self.answer, self.timeout, self.convert = answer, timeout, convert
+
+    def __await__(self) -> Any:
+        return self._wait().__await__()
+
+    async def _wait(self) -> Any:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        arrived = loop.create_future()
+        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_wake, arrived), None)[1])
+        if self.answer.done.is_set():
+            _wake(arrived)
+        try:
+            await asyncio.wait_for(arrived, self.timeout)
+        except asyncio.TimeoutError:
+            self.answer.settle(None, {"code": INTERNAL_ERROR,
+                                      "message": f"the client did not answer within {self.timeout:g} s"})
+        return self.convert(self.answer.value())
+
+
+def _wake(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any]) -> ElicitationResult:
+    """The client's ElicitResult as the SDK's outcome class; an accepted one's
+    ``.data`` checked against the schema and built as its class (_elicited)."""
+    outcome = _ELICITATION.get(str(result.get("action")))
+    if outcome is None:
+        raise MCPError(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
+                                       f"{_truncated_repr(result.get('action'))}")
+    if outcome is not AcceptedElicitation:
+        return outcome()
+    return outcome(_elicited(schema, requested, result.get("content")))
+
+
 class TextResource(Resource):
     """A resource whose content is ``text``."""
 
@@ -10117,6 +10065,62 @@ class FunctionResource(Resource):
         return self.fn()
 
 
+def _resource_security_refuses(values: Dict[str, Any]) -> bool:
+    """Whether the SDK's default ResourceSecurity refuses a template's values:
+    one holds a NUL, a ``..`` that climbs above its start, or an absolute path
+    (POSIX or Windows)."""
+    return any(_unsafe(v) for value in values.values() for v in (value if isinstance(value, list) else [value]))
+
+
+def _unsafe(value: str) -> bool:
+    """A template value the SDK's default ResourceSecurity refuses: a NUL, a
+    ``..`` that climbs above its start, or an absolute path (POSIX or Windows)."""
+    if "\0" in value:
+        return True
+    depth = 0
+    for part in value.replace("\\", "/").split("/"):
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        if depth < 0:
+            return True
+    return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
+
+
+def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_JsonObject]:
+    """``ctx.read_resource(uri)``: the SDK's ReadResourceContents, each with
+    ``.content`` (text, or bytes for a blob) and ``.mime_type``; its errors as
+    ResourceNotFoundError or ResourceError."""
+    import base64
+
+    try:
+        result, _ = _read_resource(server, uri, request)
+    except _RpcError as exc:
+        raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
+    except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
+        raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
+    return [_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
+                         "mime_type": c.get("mimeType")}) for c in result["contents"]]
+
+
+def _lifespan(connection: _StdioServer, step: str) -> None:
+    """Enter (before serving) or exit (after) the server's lifespan, on the
+    event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
+    if connection.server.lifespan is None:
+        return  # (and asyncio, 7 MiB, stays unloaded)
+    import asyncio
+
+    if step == "__aenter__":
+        connection.manager = connection.server.lifespan(connection.server)
+        entered = asyncio.run_coroutine_threadsafe(connection.manager.__aenter__(), connection.event_loop())
+        connection.server._lifespan_state = entered.result()
+        return
+    try:
+        leaving = asyncio.run_coroutine_threadsafe(connection.manager.__aexit__(None, None, None),
+                                                   connection.event_loop())
+        leaving.result(timeout=connection.server.drain_timeout)
+    except BaseException as exc:
+        _log_exception("leaving the server's lifespan failed", exc)
+
+
 class UserMessage(Message):
     """A message from the user: ``UserMessage("text")``."""
 
@@ -10129,6 +10133,23 @@ class AssistantMessage(Message):
 
     def __init__(self, content: Any, role: str = "assistant", **kwargs: Any) -> None:
         super().__init__(content, role, **kwargs)
+
+
+class Completion(_Record):
+    """What a completion handler returns: ``values`` (at most 100 are sent),
+    and optionally ``total`` and ``has_more``."""
+
+    def __init__(self, values: Optional[List[str]] = None, total: Optional[int] = None,
+                 has_more: Optional[bool] = None, **kwargs: Any) -> None:
+        self.values, self.total = list(values or []), total
+        self.has_more = kwargs.get("hasMore", has_more)
+
+
+class PromptReference(_Record):
+    """``ref`` of a completion request for a prompt's argument."""
+
+    def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
+        self.type, self.name, self.title = type, name, title
 
 
 class ResourceTemplateReference(_Record):

@@ -620,7 +620,7 @@ class PydanticTest(unittest.TestCase):
         tool = server._tools["plain"]
         self.assertIsNone(tool._arguments_model)
         self.assertIsNone(tool._output_adapter)
-        self.assertFalse(any(p.pydantic for p in tool.params))
+        self.assertFalse(any(p.delegated for p in tool.params))
 
 
 if __name__ == "__main__":
