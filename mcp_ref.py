@@ -9407,14 +9407,15 @@ class _Model(dict):  # type: ignore[type-arg]
 
     def __init__(self, **values: Any) -> None:
         super().__init__()
+        unknown = [name for name in values if not any(name in field[:2] for field in self._fields)]
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {unknown[0]!r}")
         for attr, key, default, _ in self._fields:
-            value = values.pop(attr) if attr in values else values.pop(key, default)
+            value = values[attr] if attr in values else values.get(key, default)
             if value is _MISSING:
                 raise TypeError(f"{type(self).__name__}() missing required keyword argument: {attr!r}")
             if value is not None:
                 self[key] = _wire_value(value)
-        if values:
-            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {next(iter(values))!r}")
 
     def __getattr__(self, name: str) -> Any:
         field = next((f for f in type(self)._fields if f[0] == name), None)
