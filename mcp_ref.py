@@ -9394,9 +9394,32 @@ _SDK_MODELS = {
     "UnsubscribeRequestParams": "uri! _meta",
     "TextResourceContents": "uri! mime_type _meta text!", "BlobResourceContents": "uri! mime_type _meta blob!",
 }
-# Already here under another name, or no class: what the SDK's name stands for.
+# Already here under another name (section 24), or no class: what the SDK's name stands for.
 _SDK_ALIASES = {"CompletionArgument": "_CompletionArgument", "CompletionContext": "_CompletionContext",
                 "ServerRequestContext": "_RequestContext"}
+# Declared without a value, for readers and checkers: __getattr__ makes each.
+EmptyResult: Any
+InputRequest: Any
+CreateMessageRequest: Any
+CreateMessageRequestParams: Any
+CreateMessageResult: Any
+SamplingMessage: Any
+ElicitRequest: Any
+ElicitRequestFormParams: Any
+ElicitResult: Any
+ListRootsRequest: Any
+ListRootsResult: Any
+Root: Any
+SetLevelRequestParams: Any
+SubscribeRequestParams: Any
+UnsubscribeRequestParams: Any
+TextResourceContents: Any
+BlobResourceContents: Any
+EventCallback: Any
+JSONRPCMessage: Any
+CompletionArgument: Any
+CompletionContext: Any
+ServerRequestContext: Any
 URL_ELICITATION_REQUIRED = -32042  # 2025-11-25 client/elicitation: the URL elicitations a request waits for
 
 

@@ -89,7 +89,8 @@ class NamesTest(unittest.TestCase):
         self.assertLessEqual(set(NAMES), set(namespace))
 
     def test_the_models_are_made_when_first_imported(self) -> None:
-        code = (f"import sys; sys.path.insert(0, {HERE!r}); import mcp_ref; before = 'ElicitResult' in vars(mcp_ref); from mcp_ref import ElicitResult; "
+        code = (f"import sys; sys.path.insert(0, {HERE!r}); import mcp_ref; before = 'ElicitResult' in vars(mcp_ref); "
+                "from mcp_ref import ElicitResult; "
                 "print(before, 'ElicitResult' in vars(mcp_ref), ElicitResult.__module__)")
         out = subprocess.run([sys.executable, "-I", "-S", "-c", code], cwd=HERE, capture_output=True, text=True,
                              timeout=60)
@@ -98,8 +99,8 @@ class NamesTest(unittest.TestCase):
             mcp_ref.NoSuchName  # noqa: B018
 
     def test_error_codes_are_the_sdks(self) -> None:
-        self.assertEqual([mcp_ref.PARSE_ERROR, mcp_ref.INVALID_REQUEST, mcp_ref.METHOD_NOT_FOUND, mcp_ref.INVALID_PARAMS,
-                          mcp_ref.INTERNAL_ERROR, mcp_ref.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        self.assertEqual([mcp_ref.PARSE_ERROR, mcp_ref.INVALID_REQUEST, mcp_ref.METHOD_NOT_FOUND,
+                          mcp_ref.INVALID_PARAMS, mcp_ref.INTERNAL_ERROR, mcp_ref.MISSING_REQUIRED_CLIENT_CAPABILITY,
                           mcp_ref.URL_ELICITATION_REQUIRED], [-32700, -32600, -32601, -32602, -32603, -32021, -32042])
 
     def test_existing_classes_under_the_sdks_names(self) -> None:
@@ -165,12 +166,12 @@ class WireTest(unittest.TestCase):
         frame = call(app, "everything")
         state = frame["result"].pop("requestState")
         frame["result"].pop("_meta")
-        self.assertEqual(frame, {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "inputRequests": {
+        self.assertEqual(frame["result"], {"resultType": "input_required", "inputRequests": {
             "ask": {"method": "elicitation/create",
                     "params": {"mode": "form", "message": "Name?", "requestedSchema": NAME_SCHEMA}},
             "sample": {"method": "sampling/createMessage", "params": {
                 "messages": [{"role": "user", "content": {"type": "text", "text": "Capital?"}}], "maxTokens": 100}},
-            "roots": {"method": "roots/list"}}}})
+            "roots": {"method": "roots/list"}}})
         frame = call(app, "everything", requestState=state, inputResponses=ANSWERS)
         self.assertEqual(json.loads(frame["result"]["content"][0]["text"]),
                          [[True, True, True], "accept", "Ada", "text", "Paris", None, 2, "file:///a", None, "Ada"])
