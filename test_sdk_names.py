@@ -204,6 +204,20 @@ class WireTest(unittest.TestCase):
         self.assertEqual(server.call_tool("embedded")["content"], [wire])
         self.assertEqual(server.get_prompt("with_resource")["messages"], [{"role": "user", "content": wire}])
 
+    def test_resource_contents_returned_from_a_resource_is_its_json_text(self) -> None:
+        """As the SDK sends it, without its "_meta": null (README difference 37)."""
+        from mcp_ref import MCPServer, TextResourceContents
+
+        server = MCPServer("contents")
+
+        @server.resource("test://r")
+        def read() -> TextResourceContents:
+            return TextResourceContents(uri="test://r", text="hi", mime_type="text/plain")
+
+        self.assertEqual(server.read_resource("test://r")["contents"], [{
+            "uri": "test://r", "mimeType": "text/plain",
+            "text": '{\n  "uri": "test://r",\n  "mimeType": "text/plain",\n  "text": "hi"\n}'}])
+
     def test_completion_handler_gets_the_sdks_classes(self) -> None:
         from mcp_ref import Completion, CompletionArgument, CompletionContext, MCPServer
 
