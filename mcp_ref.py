@@ -3899,7 +3899,7 @@ def _state_binding(method: str, target: str, arguments: Any, principal: Optional
     return f"{method}\n{target}\n{digest[:32]}\n{hashlib.sha256(principal.encode()).hexdigest()[:32]}"
 
 
-def _seal_state(key: bytes, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
+def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
     import base64
     import hashlib
     import hmac
@@ -3907,12 +3907,14 @@ def _seal_state(key: bytes, binding: str, answers: Dict[str, Any], user_state: O
 
     payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
                          separators=(",", ":")).encode()
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 24): it seals
+        return key.seal(payload)  # type: ignore[no-any-return]
     body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
     signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
     return f"v1.{body}.{signature}"
 
 
-def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], Optional[str]]:
+def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Optional[str]]:
     """(earlier answers, the tool's own state) from a requestState; -32602 if it
     was altered, has expired, or belongs to another request."""
     import base64
@@ -3923,6 +3925,8 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
     def refuse(why: str) -> _RpcError:
         return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
 
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 24) opens it
+        key, token = key.opened(token)
     # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
     # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
     if not isinstance(token, str) or not token.isascii() or token.count(".") != 2 or not token.startswith("v1."):
@@ -4015,7 +4019,7 @@ class MCPServer:
         self.lifespan = lifespan
         self._lifespan_state: Any = None
         key = request_state_key if request_state_key is not None else os.environ.get("MCP_REF_STATE_KEY")
-        self._state_key: bytes = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
+        self._state_key: Any = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
@@ -9092,6 +9096,7 @@ def _may_be_unhashable(tp: Any) -> bool:
 #                                                             format or anyOf
 #   _iso_datetime         _native (section 4)                 a datetime's JSON form: UTC as "Z"           -
 #   _iso_duration         _native (section 4)                 a timedelta's: ISO 8601, 365 days a year     -
+#   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
 #
 # README: as in section 21's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
@@ -9502,6 +9507,15 @@ def _sdk_name(name: str) -> Any:
     return found
 
 
+def _input_responses(responses: Dict[str, Any]) -> Dict[str, Any]:
+    """ctx.input_responses as the SDK gives them: each answer the result its
+    shape is (ElicitResult, ListRootsResult, CreateMessageResult, as pydantic's
+    smart union picks), still the client's JSON underneath."""
+    kinds = (("action", "ElicitResult"), ("roots", "ListRootsResult"), ("model", "CreateMessageResult"))
+    return {key: next((_model_view(kind, answer) for field, kind in kinds
+                       if isinstance(answer, dict) and field in answer), answer)
+            for key, answer in responses.items()}
+
 def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first imported
     if name in _SDK_MODELS or name in _SDK_ALIASES or name in ("JSONRPCMessage", "EventCallback"):
         return _sdk_name(name)
@@ -9542,7 +9556,6 @@ def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first 
 #                                                             SDK's models
 #   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
-#   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #
 # README: as in section 21's table.  test_context checks these on the wire.
@@ -10201,33 +10214,22 @@ class _CompletionContext(_Record):
         self.arguments = arguments
 
 
-def _input_responses(responses: Dict[str, Any]) -> Dict[str, Any]:
-    """ctx.input_responses as the SDK gives them: each answer the result its
-    shape is (ElicitResult, ListRootsResult, CreateMessageResult, as pydantic's
-    smart union picks), still the client's JSON underneath."""
-    kinds = (("action", "ElicitResult"), ("roots", "ListRootsResult"), ("model", "CreateMessageResult"))
-    return {key: next((_model_view(kind, answer) for field, kind in kinds
-                       if isinstance(answer, dict) and field in answer), answer)
-            for key, answer in responses.items()}
-
-
 
 # -- the SDK's constructor keywords, its requestState policy, and its 1.x name ---------
 
-# The SDK's MCPServer keywords that are not mcp_ref's own: None, taken (used, or of
-# no effect here: logging, the `mcp install` dependencies); else refused when
-# given, with what to use instead.
-_SDK_KEYWORDS: Dict[str, Optional[str]] = dict.fromkeys(
-    ("debug", "log_level", "dependencies", "warn_on_duplicate_resources", "warn_on_duplicate_tools",
-     "warn_on_duplicate_prompts", "auth", "token_verifier", "resources", "request_state_security"))
+# The SDK's MCPServer keywords beyond ours: None, taken (used, or of no effect here); else refused, saying why.
+_SDK_KEYWORDS: Dict[str, Optional[str]] = dict.fromkeys((
+    "debug", "log_level", "dependencies", "warn_on_duplicate_resources", "warn_on_duplicate_tools",
+    "warn_on_duplicate_prompts", "auth", "token_verifier", "resources", "request_state_security"))
 _SDK_KEYWORDS.update({
-    "auth_server_provider": "an authorization server of its own; token_verifier= (with auth=) checks bearer tokens",
-    "tools": "the SDK's Tool objects; register functions with add_tool() or @server.tool()",
-    "extensions": "extensions; register their tools, resources and prompts on the server",
-    "middleware": "middleware; wrap streamable_http_app() as a WSGI middleware",
-    "cache_hints": "cache hints per method; cache_ttl_ms= and cache_scope= set them for every result",
-    "resource_security": "a resource security policy; template values that climb above their start are refused",
-    "subscriptions": "a subscription bus; subscriptions/listen is served in process"})
+    "auth_server_provider": "no authorization server here; token_verifier= (with auth=) checks bearer tokens",
+    "tools": "register functions with add_tool() or @server.tool()", "extensions": "register their tools",
+    "middleware": "wrap streamable_http_app(), a WSGI app", "subscriptions": "subscriptions/listen is served here",
+    "cache_hints": "cache_ttl_ms= and cache_scope= set them", "resource_security": "the default policy applies"})
+
+
+_STATE_FIXED = ("mcp_ref's requestState lives 600 seconds and is bound to the bearer token's principal: ttl= "
+                "and bind_principal= cannot change that")
 
 
 def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any]) -> Dict[str, Any]:
@@ -10241,27 +10243,24 @@ def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settin
             raise ValueError(f"{keyword}= is not supported by mcp_ref ({why})")
     security = settings.get("request_state_security")
     if security is not None:
-        if not isinstance(security, RequestStateSecurity):
-            raise TypeError("request_state_security= takes mcp_ref's RequestStateSecurity(keys=[secret]) (the "
-                            "SDK's encrypts with the cryptography package); or give request_state_key=secret")
+        ours = isinstance(security, RequestStateSecurity)
+        if not ours and (getattr(security, "ttl", None) != _STATE_TTL or getattr(getattr(
+                security, "bind_principal", None), "__name__", None) != "authenticated_principal"):
+            raise ValueError(_STATE_FIXED)
         if state_key is not None:
             raise ValueError("give request_state_key= or request_state_security=, not both")
         if not name and security.audience is None:
             raise ValueError("request_state_security is configured but this server has no name: the state is bound "
                              "to the server's name; name the server or set RequestStateSecurity(audience=...)")
-        server._state_key = security.key_for(security.audience or server.name)
+        audience = security.audience or server.name
+        server._state_key = security.key_for(audience) if ours else _SdkStateCodec(security.codec, audience)
     return settings
 
 
 class RequestStateSecurity:
-    """The SDK's policy for the 2026-07-28 requestState (section 13), as mcp_ref
-    honours it: ``keys=[secret]`` (32 bytes or more) signs the state with
-    HMAC-SHA256, under a key bound to ``audience`` (by default the server's
-    name), so processes sharing the secret accept each other's state and
-    another service's is refused.  The SDK encrypts the state (AES-GCM); here
-    it is signed: a client can read it, never alter it.  A ring of keys, a
-    ``codec``, a ``bind_principal`` (here: the bearer token's principal over
-    HTTP) and a ``ttl`` other than 600 seconds are refused."""
+    """The SDK's policy for the 2026-07-28 requestState (section 13): ``keys=[secret]``
+    (32 bytes or more) signs it (HMAC-SHA256) under a key bound to ``audience``
+    (by default the server's name).  A key ring, a ``codec``, ``bind_principal``, another ``ttl``: refused."""
 
     def __init__(self, *, keys: Optional[List[Any]] = None, codec: Any = None, ttl: float = _STATE_TTL,
                  bind_principal: Any = _MISSING, audience: Optional[str] = None) -> None:
@@ -10277,42 +10276,59 @@ class RequestStateSecurity:
             raise ValueError(f"request-state keys must be at least 32 bytes of secret randomness; keys[0] is "
                              f"{len(self.key)} bytes")
         if ttl != _STATE_TTL or bind_principal is not _MISSING:
-            raise ValueError(f"mcp_ref's requestState lives {_STATE_TTL:g} seconds and is bound to the bearer "
-                             "token's principal: ttl= and bind_principal= cannot change that")
+            raise ValueError(_STATE_FIXED)
         self.ttl, self.audience = ttl, audience
 
     @classmethod
     def ephemeral(cls, *, ttl: float = _STATE_TTL, audience: Optional[str] = None) -> RequestStateSecurity:
-        """A key of this process only (what MCPServer uses without one)."""
         return cls(keys=[os.urandom(32)], ttl=ttl, audience=audience)
 
     def key_for(self, audience: str) -> bytes:
-        import hashlib
         import hmac
 
-        return hmac.new(self.key, b"mcp_ref requestState audience\n" + audience.encode(), hashlib.sha256).digest()
+        return hmac.digest(self.key, b"mcp_ref requestState audience\n" + audience.encode(), "sha256")
 
 
-_SSE_REFUSED = ("mcp_ref does not serve the SSE transport of 2024-11-05 (Streamable HTTP replaced it in "
-                "2025-03-26, basic/transports): use run(transport=\"streamable-http\")")
+class _SdkStateCodec:
+    """The SDK's own RequestStateSecurity as section 13's key: its codec (AES-GCM) seals the payload
+    after the audience; a token it opens goes on signed by this process, for _open_state's checks."""
+
+    def __init__(self, codec: Any, audience: str) -> None:
+        self.codec, self.audience, self.local = codec, audience.encode() + b"\0", os.urandom(32)
+
+    def seal(self, payload: bytes) -> str:
+        return str(self.codec.seal(self.audience + payload))
+
+    def opened(self, token: Any) -> Tuple[bytes, str]:
+        import base64
+        import hmac
+
+        try:
+            plain = self.codec.unseal(token) if isinstance(token, str) else b""
+        except Exception:  # the SDK's InvalidRequestState, or whatever a codec raises for a forged token
+            plain = b""
+        plain = plain[len(self.audience):] if plain.startswith(self.audience) else b""  # another service's: forged
+        body = base64.urlsafe_b64encode(plain or b"-")
+        signature = hmac.digest(self.local, body.rstrip(b"="), "sha256") if plain else b""
+        return self.local, f"v1.{body.decode().rstrip('=')}.{base64.urlsafe_b64encode(signature).decode().rstrip('=')}"
+
+
+_SSE_REFUSED = 'mcp_ref does not serve the SSE transport of 2024-11-05: use run(transport="streamable-http")'
 
 
 class FastMCP(MCPServer):
     """The SDK 1.x name (``from mcp.server.fastmcp import FastMCP``): an MCPServer
-    whose constructor also takes 1.x's settings of the HTTP transport (``host``,
-    ``port``, ``streamable_http_path``, ``json_response``, ``stateless_http``,
-    ``event_store``, ``retry_interval``, ...), read back as ``mcp.settings.port``
-    and served by ``run("streamable-http")``.  The SSE transport (``run("sse")``,
-    ``sse_app()``) is refused: mcp_ref does not serve it."""
+    that keeps 1.x's HTTP settings (``host``, ``port``, ``json_response``, ...,
+    read as ``mcp.settings.port``) for ``run("streamable-http")``.  Its SSE
+    transport (``run("sse")``, ``sse_app()``) is refused."""
 
     def __init__(self, name: Optional[str] = None, instructions: Optional[str] = None,
-                 website_url: Optional[str] = None, icons: Optional[List[Any]] = None,
-                 auth_server_provider: Any = None, token_verifier: Any = None, event_store: Any = None,
-                 retry_interval: Optional[int] = None, *, host: str = "127.0.0.1", port: int = 8000,
-                 mount_path: str = "/", sse_path: str = "/sse", message_path: str = "/messages/",
+                 website_url: Optional[str] = None, icons: Optional[List[Any]] = None, auth_server_provider: Any = None,
+                 token_verifier: Any = None, event_store: Any = None, retry_interval: Optional[int] = None, *,
+                 host: str = "127.0.0.1", port: int = 8000, mount_path: str = "/", sse_path: str = "/sse",
+                 message_path: str = "/messages/",
                  streamable_http_path: str = "/mcp", json_response: bool = False, stateless_http: bool = False,
-                 max_request_body_size: Optional[int] = None, transport_security: Any = None,
-                 **options: Any) -> None:
+                 max_request_body_size: Optional[int] = None, transport_security: Any = None, **options: Any) -> None:
         super().__init__(name, instructions=instructions, website_url=website_url, icons=icons,
                          auth_server_provider=auth_server_provider, token_verifier=token_verifier, **options)
         self._http = _drop_none({

@@ -255,7 +255,8 @@ class KeywordsTest(unittest.TestCase):
     def test_the_sdks_keywords_taken_or_refused(self) -> None:
         server = mcp_ref.MCPServer("x", debug=True, log_level="DEBUG", dependencies=["a"], subscriptions=None)
         self.assertEqual(server.settings["log_level"], "DEBUG")
-        with self.assertRaisesRegex(ValueError, r"^middleware= is not supported by mcp_ref \(middleware; wrap "):
+        message = r"^middleware= is not supported by mcp_ref \(wrap streamable_http_app\(\), a WSGI app\)$"
+        with self.assertRaisesRegex(ValueError, message):
             mcp_ref.MCPServer("x", middleware=[object()])
 
     def test_request_state_security_signs_under_the_key_and_the_name(self) -> None:
@@ -304,11 +305,34 @@ class KeywordsTest(unittest.TestCase):
         self.assertEqual(len(RequestStateSecurity.ephemeral().key), 32)
 
     @unittest.skipUnless(has_module("mcp") and has_module("cryptography"), "the SDK is not installed")
-    def test_the_sdks_own_policy_is_refused_with_what_to_use(self) -> None:
+    def test_the_sdks_own_policy_seals_with_its_codec(self) -> None:
         from mcp.server.mcpserver import RequestStateSecurity
 
-        with self.assertRaisesRegex(TypeError, r"^request_state_security= takes mcp_ref's RequestStateSecurity"):
-            mcp_ref.MCPServer("x", request_state_security=RequestStateSecurity(keys=[b"k" * 32]))
+        secret = b"everything-server-fixture-request-state-key"
+        apps = {name: state_server(name, RequestStateSecurity(keys=[secret])) for name in ("svc", "svc2", "other")}
+        first = call(apps["svc"], "ask")["result"]["requestState"]
+        self.assertFalse(first.count(".") == 2 and first.split(".")[1].startswith("eyJ"))  # encrypted, not ours
+        retry = {"requestState": first, "inputResponses": {"a": ANSWERS["roots"]}}
+        self.assertEqual(call(apps["svc"], "ask", **retry)["result"]["content"][0]["text"], "state: r1")
+        verdicts = [call(apps["svc"], "ask", requestState=first[:-2] + "AA", inputResponses={})["error"]["message"],
+                    call(apps["other"], "ask", **retry)["error"]["message"]]
+        self.assertEqual(verdicts, ["Invalid params: requestState fails verification"] * 2)
+        with self.assertRaisesRegex(ValueError, "^mcp_ref's requestState lives 600 seconds"):
+            mcp_ref.MCPServer("x", request_state_security=RequestStateSecurity(keys=[secret], ttl=60))
+
+
+def state_server(name: Optional[str], security: Any) -> Any:
+    """A tool that asks once, with its request_state, then says what came back."""
+    one = mcp_ref.MCPServer(name, request_state_security=security)
+
+    @one.tool()
+    def ask(ctx: mcp_ref.Context) -> str:
+        if ctx.request_state is None:
+            return mcp_ref.InputRequiredResult(  # type: ignore[return-value]
+                input_requests={"a": mcp_ref.ListRootsRequest()}, request_state="r1")
+        return f"state: {ctx.request_state}"
+
+    return one.streamable_http_app(json_response=True)
 
 
 class FastMCPTest(unittest.TestCase):
@@ -332,7 +356,7 @@ class FastMCPTest(unittest.TestCase):
 
     def test_sse_refused(self) -> None:
         mcp = mcp_ref.FastMCP("legacy")
-        message = r'^mcp_ref does not serve the SSE transport of 2024-11-05 .*use run\(transport="streamable-http"\)$'
+        message = r'^mcp_ref does not serve the SSE transport of 2024-11-05: use run\(transport="streamable-http"\)$'
         with self.assertRaisesRegex(ValueError, message):
             mcp.run(transport="sse")
         with self.assertRaisesRegex(ValueError, message):
