@@ -119,7 +119,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats;
                                 its JSON mode (an Enum's value, a datetime's ISO text)
     24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
-                                message classes
+                                message classes, its constructor's keywords, FastMCP (the 1.x name)
     25. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
     26. A client                a small client over stdio or HTTP
     27. Command line            list, call, resources, read, prompts, prompt, serve
@@ -199,6 +199,38 @@ __all__ = (
     "Elicit",
     "Sample",
     "ListRoots",
+    # The SDK's names a server file imports (section 24; most made when first imported)
+    "FastMCP",
+    "RequestStateSecurity",
+    "ServerRequestContext",
+    "PARSE_ERROR",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "INVALID_PARAMS",
+    "INTERNAL_ERROR",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "URL_ELICITATION_REQUIRED",
+    "CompletionArgument",
+    "CompletionContext",
+    "EmptyResult",
+    "InputRequest",
+    "CreateMessageRequest",
+    "CreateMessageRequestParams",
+    "CreateMessageResult",
+    "SamplingMessage",
+    "ElicitRequest",
+    "ElicitRequestFormParams",
+    "ElicitResult",
+    "ListRootsRequest",
+    "ListRootsResult",
+    "Root",
+    "SetLevelRequestParams",
+    "SubscribeRequestParams",
+    "UnsubscribeRequestParams",
+    "TextResourceContents",
+    "BlobResourceContents",
+    "EventCallback",
+    "JSONRPCMessage",
 )
 
 
@@ -3281,7 +3313,7 @@ class Context:
     def input_responses(self) -> Optional[Dict[str, Any]]:
         """2026-07-28: the client's answers to a returned InputRequiredResult."""
         responses = self._request.params.get("inputResponses")
-        return responses if isinstance(responses, dict) else None
+        return _input_responses(responses) if isinstance(responses, dict) else None
 
     @property
     def request_state(self) -> Optional[str]:
@@ -3524,7 +3556,7 @@ def _state_binding(method: str, target: str, arguments: Any, principal: Optional
     return f"{method}\n{target}\n{digest[:32]}\n{hashlib.sha256(principal.encode()).hexdigest()[:32]}"
 
 
-def _seal_state(key: bytes, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
+def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
     import base64
     import hashlib
     import hmac
@@ -3532,12 +3564,14 @@ def _seal_state(key: bytes, binding: str, answers: Dict[str, Any], user_state: O
 
     payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
                          separators=(",", ":")).encode()
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 24): it seals
+        return key.seal(payload)  # type: ignore[no-any-return]
     body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
     signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
     return f"v1.{body}.{signature}"
 
 
-def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], Optional[str]]:
+def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Optional[str]]:
     """(earlier answers, the tool's own state) from a requestState; -32602 if it
     was altered, has expired, or belongs to another request."""
     import base64
@@ -3548,6 +3582,8 @@ def _open_state(key: bytes, binding: str, token: Any) -> Tuple[Dict[str, Any], O
     def refuse(why: str) -> _RpcError:
         return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
 
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 24) opens it
+        key, token = key.opened(token)
     # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
     # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
     if not isinstance(token, str) or not token.isascii() or token.count(".") != 2 or not token.startswith("v1."):
@@ -3594,8 +3630,8 @@ class MCPServer:
     2026-07-28 requestState (bytes or text; also MCP_REF_STATE_KEY in the
     environment); processes behind one load balancer need the same key, and
     without one each process makes its own.
-    Other keywords of the SDK's constructor (``debug``, ``log_level``,
-    ``dependencies``, ...) are accepted and have no effect here.
+    The SDK's other keywords: ``request_state_security`` (section 24), those of
+    no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
 
     def __init__(
@@ -3640,11 +3676,11 @@ class MCPServer:
         self.lifespan = lifespan
         self._lifespan_state: Any = None
         key = request_state_key if request_state_key is not None else os.environ.get("MCP_REF_STATE_KEY")
-        self._state_key: bytes = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
+        self._state_key: Any = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
-        self.settings = sdk_settings
+        self.settings = _sdk_settings(self, name, request_state_key, sdk_settings)
         self._tools: Dict[str, _Tool] = {}
         self._resources: Dict[str, Resource] = {}  # sections 10 and 11, as the next three
         self._templates: Dict[str, _Template] = {}
@@ -4062,16 +4098,17 @@ class MCPServer:
     # -- serving ---------------------------------------------------------------
 
     def run(self, transport: str = "stdio", **kwargs: Any) -> None:
-        """Serve until the client closes stdin (or sends SIGTERM/SIGINT).
-        ``transport="streamable-http"``: serve HTTP on ``host`` and ``port``
-        (127.0.0.1:8000) until SIGTERM/SIGINT; see ``streamable_http_app``,
-        and _HttpServer for ``max_client_connections`` and ``read_timeout``."""
-        if transport == "streamable-http":
-            sys.exit(self._run_http(**kwargs))
-        if transport != "stdio":
+        """Serve, and return when the transport ends: the client closes stdin
+        (SIGTERM/SIGINT end the process).  ``transport="streamable-http"``: HTTP
+        on ``host`` and ``port`` (127.0.0.1:8000) until SIGTERM/SIGINT; see
+        ``streamable_http_app``, and _HttpServer for ``max_client_connections``
+        and ``read_timeout``; an address it cannot serve on is SystemExit(2)."""
+        if transport not in ("stdio", "streamable-http"):
             raise ValueError(f"mcp_ref serves the stdio and streamable-http transports, not {transport!r}")
-        code = _StdioServer(self).serve()
-        sys.exit(code)
+        code = self._run_http(exit_process=False, **kwargs) if transport == "streamable-http" else \
+            _StdioServer(self, exit_process=False).serve()  # (the command line's ends the process)
+        if code:
+            raise SystemExit(code)
 
     # -- Streamable HTTP (section 18) ------------------------------------------------
 
@@ -4114,9 +4151,9 @@ class MCPServer:
         return _HttpApp(self, options)
 
     def _run_http(self, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
-                  read_timeout: float = 30.0, **options: Any) -> int:
+                  read_timeout: float = 30.0, exit_process: bool = True, **options: Any) -> int:
         return _serve_http(self.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
-                           max_client_connections, read_timeout)
+                           max_client_connections, read_timeout, exit_process)
 
 
 
@@ -5240,10 +5277,11 @@ class _StdioServer(_Connection):
     _WATCH = 0.01  # how often the watchdog looks
     _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written
 
-    def __init__(self, server: MCPServer) -> None:
+    def __init__(self, server: MCPServer, exit_process: bool = True) -> None:
         import threading
 
         super().__init__(server)
+        self.exit_process = exit_process  # at the end of input; else serve() returns (run())
         self.lock = threading.Lock()  # one response on stdout at a time
         self.end_of_input = threading.Event()
         self.out: Any = None
@@ -5317,7 +5355,10 @@ class _StdioServer(_Connection):
             print(f"mcp_ref: {unanswered} batches unanswered at exit", file=sys.stderr)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.loop.stop)
-        self._exit()  # tool threads that never end must not hold the process
+        if self.exit_process:
+            self._exit()  # tool threads that never end must not hold the process
+        self.stderr.close(timeout=0.5)  # type: ignore[union-attr]
+        _restore_standard_streams(self.stdin, self.out)
 
     # -- reading ---------------------------------------------------------------
 
@@ -8813,6 +8854,7 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
 #   _UnionSchema          _union_schema (section 23)          a union that keeps its members' Python types -
 #   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
+#   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
 #
 # README: as in section 21's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
@@ -9352,6 +9394,154 @@ def _may_be_unhashable(tp: Any) -> bool:
     if _origin(tp) is not None:
         return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
     return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
+# -- the SDK's names a server file imports (mcp.types, mcp.server) ------------------
+#
+# Each is a small class made at its first import (module __getattr__, below): a
+# dict of its JSON, camelCase keys and unset fields left out, so that wherever
+# mcp_ref sends JSON it goes as it is (an InputRequiredResult's question, an
+# EmbeddedResource's contents); read by attribute in Python's spelling, as the
+# SDK's models are (``result.content.text``, ``params.uri``).  A field is
+# "name", "name!" (required), "name:Kind" (a nested object read as Kind),
+# "name=value" (a default); ``<Base`` names the base class.  A keyword the
+# model does not have is a TypeError (the SDK's models keep it).
+
+_SDK_MODELS = {
+    "EmptyResult": "", "InputRequest": "",  # InputRequest: the three questions of an InputRequiredResult
+    "CreateMessageRequest": "<InputRequest method=sampling/createMessage params!:CreateMessageRequestParams",
+    "CreateMessageRequestParams": "messages!:SamplingMessage max_tokens! system_prompt include_context temperature "
+                                  "stop_sequences metadata model_preferences tools tool_choice _meta",
+    "CreateMessageResult": "role! content!:_JsonObject model! stop_reason _meta",
+    "SamplingMessage": "role! content!:_JsonObject _meta",
+    "ElicitRequest": "<InputRequest method=elicitation/create params!:ElicitRequestFormParams",
+    "ElicitRequestFormParams": "mode=form message! requested_schema! _meta",
+    "ElicitResult": "action! content _meta",
+    "ListRootsRequest": "<InputRequest method=roots/list params",
+    "ListRootsResult": "roots!:Root _meta", "Root": "uri! name _meta",
+    "SetLevelRequestParams": "level! _meta", "SubscribeRequestParams": "uri! _meta",
+    "UnsubscribeRequestParams": "uri! _meta",
+    "TextResourceContents": "uri! mime_type _meta text!", "BlobResourceContents": "uri! mime_type _meta blob!",
+}
+# Already here under another name (section 24), or no class: what the SDK's name stands for.
+_SDK_ALIASES = {"CompletionArgument": "_CompletionArgument", "CompletionContext": "_CompletionContext",
+                "ServerRequestContext": "_RequestContext"}
+# Declared without a value, for readers and checkers: __getattr__ makes each.
+EmptyResult: Any
+InputRequest: Any
+CreateMessageRequest: Any
+CreateMessageRequestParams: Any
+CreateMessageResult: Any
+SamplingMessage: Any
+ElicitRequest: Any
+ElicitRequestFormParams: Any
+ElicitResult: Any
+ListRootsRequest: Any
+ListRootsResult: Any
+Root: Any
+SetLevelRequestParams: Any
+SubscribeRequestParams: Any
+UnsubscribeRequestParams: Any
+TextResourceContents: Any
+BlobResourceContents: Any
+EventCallback: Any
+JSONRPCMessage: Any
+CompletionArgument: Any
+CompletionContext: Any
+ServerRequestContext: Any
+URL_ELICITATION_REQUIRED = -32042  # 2025-11-25 client/elicitation: the URL elicitations a request waits for
+
+
+class _Model(dict):  # type: ignore[type-arg]
+    """One of the SDK's models (_SDK_MODELS) as its JSON, read by attribute."""
+
+    _fields: Tuple[Tuple[str, str, Any, str], ...] = ()  # (attribute, JSON key, default, kind)
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__()
+        unknown = [name for name in values if not any(name in field[:2] for field in self._fields)]
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {unknown[0]!r}")
+        for attr, key, default, _ in self._fields:
+            value = values[attr] if attr in values else values.get(key, default)
+            if value is _MISSING:
+                raise TypeError(f"{type(self).__name__}() missing required keyword argument: {attr!r}")
+            if value is not None:
+                self[key] = _wire_value(value)
+
+    def __getattr__(self, name: str) -> Any:
+        field = next((f for f in type(self)._fields if f[0] == name), None)
+        if field is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value, kind = self.get(field[1]), field[3]
+        if kind and isinstance(value, list):
+            return [_model_view(kind, v) for v in value]
+        return _model_view(kind, value) if kind else value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        key = next((f[1] for f in type(self)._fields if f[0] == name), None)
+        if key is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.pop(key, None)
+        if value is not None:
+            self[key] = _wire_value(value)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{attr}={self[key]!r}" for attr, key, _, _ in self._fields if key in self)
+        return f"{type(self).__name__}({shown})"
+
+
+def _model_view(kind: str, value: Any) -> Any:
+    """A nested JSON object read as ``kind`` (one of _SDK_MODELS, or _JsonObject)."""
+    if not isinstance(value, dict):
+        return value
+    if kind == "_JsonObject":
+        return _JsonObject(value)
+    view = dict.__new__(_sdk_name(kind))
+    dict.update(view, value)
+    return view
+
+
+def _sdk_name(name: str) -> Any:
+    """One of the SDK's names (_SDK_MODELS, _SDK_ALIASES), made once."""
+    found = globals().get(name)
+    if found is not None:
+        return found
+    if name in _SDK_ALIASES:
+        found = globals()[_SDK_ALIASES[name]]
+    elif name == "JSONRPCMessage":
+        found = bytes  # what an event store is given and gives back here: the message's JSON, encoded
+    elif name == "EventCallback":
+        import collections.abc
+
+        found = collections.abc.Callable[[EventMessage], collections.abc.Awaitable[None]]
+    else:
+        spec = _SDK_MODELS[name].split()
+        base = _sdk_name(spec.pop(0)[1:]) if spec and spec[0].startswith("<") else _Model
+        fields = []
+        for token in spec:
+            token, _, default = token.partition("=")
+            token, _, kind = token.partition(":")
+            attr = token.rstrip("!").lstrip("_")
+            first, *rest = attr.split("_")
+            key = "_meta" if token == "_meta" else first + "".join(word.title() for word in rest)
+            fields.append((attr, key, _MISSING if token.endswith("!") else default or None, kind))
+        found = type(name, (base,), {"_fields": tuple(fields), "__module__": __name__})
+    globals()[name] = found
+    return found
+
+
+def _input_responses(responses: Dict[str, Any]) -> Dict[str, Any]:
+    """ctx.input_responses as the SDK gives them: each answer the result its
+    shape is (ElicitResult, ListRootsResult, CreateMessageResult, as pydantic's
+    smart union picks), still the client's JSON underneath."""
+    kinds = (("action", "ElicitResult"), ("roots", "ListRootsResult"), ("model", "CreateMessageResult"))
+    return {key: next((_model_view(kind, answer) for field, kind in kinds
+                       if isinstance(answer, dict) and field in answer), answer)
+            for key, answer in responses.items()}
+
+def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first imported
+    if name in _SDK_MODELS or name in _SDK_ALIASES or name in ("JSONRPCMessage", "EventCallback"):
+        return _sdk_name(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -9399,6 +9589,7 @@ def _may_be_unhashable(tp: Any) -> bool:
 #   Completion            _completion_wire (section 11)       a handler's answer, as the SDK's model       -
 #   _AwaitableAnswer      _Request.ask (section 12)           an async tool awaits the client's answer on  -
 #                                                             its loop: the SDK's Context is async
+#   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #
 # README: as in section 21's table.  test_context checks these on the wire.
 #
@@ -9857,6 +10048,9 @@ class _RequestContext:
         self.lifespan_context = ctx.lifespan_context
         self.session = ctx.session
 
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # ServerRequestContext[L, R], as the SDK's generic is written
+
 
 class _Meta(Dict[str, Any] if TYPE_CHECKING else dict):  # type: ignore[misc]
     def __getattr__(self, name: str) -> Any:
@@ -10167,6 +10361,145 @@ class _CompletionArgument(_Record):
 class _CompletionContext(_Record):
     def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
         self.arguments = arguments
+
+
+
+# -- the SDK's constructor keywords, its requestState policy, and its 1.x name ---------
+
+# The SDK's MCPServer keywords beyond ours: None, taken (used, or of no effect here); else refused, saying why.
+_SDK_KEYWORDS: Dict[str, Optional[str]] = dict.fromkeys((
+    "debug", "log_level", "dependencies", "warn_on_duplicate_resources", "warn_on_duplicate_tools",
+    "warn_on_duplicate_prompts", "auth", "token_verifier", "resources", "request_state_security"))
+_SDK_KEYWORDS.update({
+    "auth_server_provider": "no authorization server here; token_verifier= (with auth=) checks bearer tokens",
+    "tools": "register functions with add_tool() or @server.tool()", "extensions": "register their tools",
+    "middleware": "wrap streamable_http_app(), a WSGI app", "subscriptions": "subscriptions/listen is served here",
+    "cache_hints": "cache_ttl_ms= and cache_scope= set them", "resource_security": "the default policy applies"})
+
+
+_STATE_FIXED = ("mcp_ref's requestState lives 600 seconds and is bound to the bearer token's principal: ttl= "
+                "and bind_principal= cannot change that")
+
+
+def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any]) -> Dict[str, Any]:
+    """MCPServer's other keywords, as Python refuses an unknown one; the SDK's
+    request_state_security mapped onto section 13's signing key."""
+    for keyword, value in settings.items():
+        if keyword not in _SDK_KEYWORDS:
+            raise TypeError(f"{type(server).__name__}.__init__() got an unexpected keyword argument {keyword!r}")
+        why = _SDK_KEYWORDS[keyword]
+        if why is not None and value is not None:
+            raise ValueError(f"{keyword}= is not supported by mcp_ref ({why})")
+    security = settings.get("request_state_security")
+    if security is not None:
+        ours = isinstance(security, RequestStateSecurity)
+        if not ours and (getattr(security, "ttl", None) != _STATE_TTL or getattr(getattr(
+                security, "bind_principal", None), "__name__", None) != "authenticated_principal"):
+            raise ValueError(_STATE_FIXED)
+        if state_key is not None:
+            raise ValueError("give request_state_key= or request_state_security=, not both")
+        if not name and security.audience is None:
+            raise ValueError("request_state_security is configured but this server has no name: the state is bound "
+                             "to the server's name; name the server or set RequestStateSecurity(audience=...)")
+        audience = security.audience or server.name
+        server._state_key = security.key_for(audience) if ours else _SdkStateCodec(security.codec, audience)
+    return settings
+
+
+class RequestStateSecurity:
+    """The SDK's policy for the 2026-07-28 requestState (section 13): ``keys=[secret]``
+    (32 bytes or more) signs it (HMAC-SHA256) under a key bound to ``audience``
+    (by default the server's name).  A key ring, a ``codec``, ``bind_principal``, another ``ttl``: refused."""
+
+    def __init__(self, *, keys: Optional[List[Any]] = None, codec: Any = None, ttl: float = _STATE_TTL,
+                 bind_principal: Any = _MISSING, audience: Optional[str] = None) -> None:
+        if (keys is None) == (codec is None):
+            raise ValueError("RequestStateSecurity takes exactly one of keys= or codec=")
+        if keys is None or len(keys) != 1:
+            raise ValueError("mcp_ref signs requestState with one key: keys=[secret] (no codec=, no key ring)")
+        key = keys[0]
+        if not isinstance(key, (bytes, bytearray, str)):
+            raise TypeError(f"request-state keys must be bytes, bytearray, or str; keys[0] is {type(key).__name__}")
+        self.key = key.encode() if isinstance(key, str) else bytes(key)
+        if len(self.key) < 32:
+            raise ValueError(f"request-state keys must be at least 32 bytes of secret randomness; keys[0] is "
+                             f"{len(self.key)} bytes")
+        if ttl != _STATE_TTL or bind_principal is not _MISSING:
+            raise ValueError(_STATE_FIXED)
+        self.ttl, self.audience = ttl, audience
+
+    @classmethod
+    def ephemeral(cls, *, ttl: float = _STATE_TTL, audience: Optional[str] = None) -> RequestStateSecurity:
+        return cls(keys=[os.urandom(32)], ttl=ttl, audience=audience)
+
+    def key_for(self, audience: str) -> bytes:
+        import hmac
+
+        return hmac.digest(self.key, b"mcp_ref requestState audience\n" + audience.encode(), "sha256")
+
+
+class _SdkStateCodec:
+    """The SDK's own RequestStateSecurity as section 13's key: its codec (AES-GCM) seals the payload
+    after the audience; a token it opens goes on signed by this process, for _open_state's checks."""
+
+    def __init__(self, codec: Any, audience: str) -> None:
+        self.codec, self.audience, self.local = codec, audience.encode() + b"\0", os.urandom(32)
+
+    def seal(self, payload: bytes) -> str:
+        return str(self.codec.seal(self.audience + payload))
+
+    def opened(self, token: Any) -> Tuple[bytes, str]:
+        import base64
+        import hmac
+
+        try:
+            plain = self.codec.unseal(token) if isinstance(token, str) else b""
+        except Exception:  # the SDK's InvalidRequestState, or whatever a codec raises for a forged token
+            plain = b""
+        plain = plain[len(self.audience):] if plain.startswith(self.audience) else b""  # another service's: forged
+        body = base64.urlsafe_b64encode(plain or b"-")
+        signature = hmac.digest(self.local, body.rstrip(b"="), "sha256") if plain else b""
+        return self.local, f"v1.{body.decode().rstrip('=')}.{base64.urlsafe_b64encode(signature).decode().rstrip('=')}"
+
+
+_SSE_REFUSED = 'mcp_ref does not serve the SSE transport of 2024-11-05: use run(transport="streamable-http")'
+
+
+class FastMCP(MCPServer):
+    """The SDK 1.x name (``from mcp.server.fastmcp import FastMCP``): an MCPServer
+    that keeps 1.x's HTTP settings (``host``, ``port``, ``json_response``, ...,
+    read as ``mcp.settings.port``) for ``run("streamable-http")``.  Its SSE
+    transport (``run("sse")``, ``sse_app()``) is refused."""
+
+    def __init__(self, name: Optional[str] = None, instructions: Optional[str] = None,
+                 website_url: Optional[str] = None, icons: Optional[List[Any]] = None, auth_server_provider: Any = None,
+                 token_verifier: Any = None, event_store: Any = None, retry_interval: Optional[int] = None, *,
+                 host: str = "127.0.0.1", port: int = 8000, mount_path: str = "/", sse_path: str = "/sse",
+                 message_path: str = "/messages/",
+                 streamable_http_path: str = "/mcp", json_response: bool = False, stateless_http: bool = False,
+                 max_request_body_size: Optional[int] = None, transport_security: Any = None, **options: Any) -> None:
+        super().__init__(name, instructions=instructions, website_url=website_url, icons=icons,
+                         auth_server_provider=auth_server_provider, token_verifier=token_verifier, **options)
+        self._http = _drop_none({
+            "host": host, "streamable_http_path": streamable_http_path, "json_response": json_response,
+            "stateless_http": stateless_http, "max_request_body_size": max_request_body_size,
+            "transport_security": transport_security, "event_store": event_store, "retry_interval": retry_interval})
+        self.settings = _Meta({**self.settings, **self._http, "port": port, "mount_path": mount_path,
+                               "sse_path": sse_path, "message_path": message_path})
+
+    def run(self, transport: str = "stdio", mount_path: Optional[str] = None, **kwargs: Any) -> None:
+        """1.x's run: "stdio" or "streamable-http" (on the constructor's host and port)."""
+        if transport == "sse":
+            raise ValueError(_SSE_REFUSED)
+        if transport == "streamable-http":
+            kwargs = {"host": self._http["host"], "port": self.settings["port"], **kwargs}
+        super().run(transport, **kwargs)
+
+    def streamable_http_app(self, **options: Any) -> Callable[..., Any]:
+        return super().streamable_http_app(**{**self._http, **options})
+
+    def sse_app(self, mount_path: Optional[str] = None) -> Any:
+        raise ValueError(_SSE_REFUSED)
 
 
 # inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
@@ -11694,9 +12027,8 @@ def _cli(argv: List[str]) -> int:
     if command == "serve":
         if options["http"] is not None:
             host, port = options["http"]
-            _load_server(server).run(transport="streamable-http", host=host, port=port)
-        _load_server(server).run()
-        return 0
+            return _load_server(server)._run_http(host=host, port=port)  # exits 0 at the end, or returns 2
+        return _StdioServer(_load_server(server)).serve()  # exits 0 at the end of input
     url = server.startswith(("http://", "https://"))
     spawn, own = ([], False) if url else _spawn(server)
     arguments = _arguments(words[3:], options["json"]) if command == "call" else {}
@@ -11968,7 +12300,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
-                read_timeout: float = 30.0) -> int:
+                read_timeout: float = 30.0, exit_process: bool = True) -> int:
     """Serve ``app`` on host:port with the standard library until SIGINT or
     SIGTERM (then _stop_http), and exit 0.  An address it cannot serve on (in
     use, not this machine's, no such name) is one line on stderr, and 2."""
@@ -11982,6 +12314,8 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
         shown = f"[{host}]" if ":" in host else host
         print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    _standard_fds()  # (fd 0 or 1 may be closed)
+    standard = None if exit_process else (os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))  # for run()
     stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
     # The handler only notes the signal: one that took a lock (Event.set does)
     # could interrupt the main thread while it holds that very lock, and wait
@@ -12000,7 +12334,19 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
         time.sleep(0.1)
     _stop_http(httpd, app)
     stderr.close(timeout=0.5)
-    os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
+    if exit_process:
+        os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
+    _restore_standard_streams(*standard)  # type: ignore[misc]
+    return 0
+
+
+def _restore_standard_streams(stdin: Any, stdout: Any) -> None:
+    """After run(): fds 0 and 1, and sys's streams, the process's own again."""
+    os.dup2(stdin.fileno(), 0)
+    os.dup2(stdout.fileno(), 1)
+    stdin.close()
+    stdout.close()
+    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
 
 
 def _stop_http(httpd: Any, app: _HttpApp) -> None:

@@ -19,6 +19,8 @@ The tests of each section are in the module named for it:
     12, 13  Context, request state    test_context.py
     25      the SDK's API: resolvers, test_context.py
             ctx.session
+    23, 24  the SDK's names, FastMCP, test_sdk_names.py
+            keywords, run()
     15-17   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
             stdio                     test_malformed.py (with 18)
     18-21   Streamable HTTP, SSE      test_http.py, test_http_streams.py (resumable streams, announcements),
