@@ -2704,8 +2704,6 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
         contents = _contents(uri, value, info)
     except (_RpcError, _Asking, _InputRequired, _CapabilityMissing):
         raise  # the last three: the dispatcher answers with the question (section 12)
-    except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
-        raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
     except ResourceError as exc:
         code = RESOURCE_NOT_FOUND if isinstance(exc, ResourceNotFoundError) else INTERNAL_ERROR
         raise _RpcError(code, str(exc) or f"Error reading resource {uri}", data) from None
@@ -2729,7 +2727,11 @@ class _Asking(Exception):
 
 def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
     """-32603 for a user's function that raised: the traceback on stderr, the
-    client gets no detail (as the SDK: no paths, no internals)."""
+    client gets no detail (as the SDK: no paths, no internals).  An MCPError (a
+    question the client refused, or the function's own) is passed on, as the SDK does."""
+    error = _protocol_error(exc)  # section 24: ours or the SDK's
+    if error is not None:
+        return error
     _log_exception(f"{what} raised an exception", exc)
     return _RpcError(INTERNAL_ERROR, message, data)
 
@@ -3146,8 +3148,6 @@ class Prompt(_Record):
         except _CapabilityMissing as exc:
             raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message,
                             {"requiredCapabilities": exc.required}) from None
-        except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
-            raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
         except BaseException as exc:  # SystemExit too: it must not end the thread that reads stdin
             raise _failed(f"prompt {self.name!r}", f"Error rendering prompt {self.name}", exc) from None
         return {"description": self.description, "messages": messages}
@@ -3292,6 +3292,10 @@ class MCPError(Exception):
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(message)
         self.code, self.message, self.data = code, message, data
+
+
+class _BadAnswer(MCPError):
+    """An answer unfit for its question: a tool error in a tool, as the SDK's models refuse it."""
 
 
 class InputRequiredResult:
@@ -3497,7 +3501,7 @@ class _Answer:
             raise MCPError(int(self.error.get("code", INTERNAL_ERROR)), str(self.error.get("message", "")),
                            self.error.get("data"))
         if not isinstance(self.result, dict):
-            raise MCPError(INVALID_REQUEST, "the client's response holds no result object")
+            raise _BadAnswer(INVALID_REQUEST, "the client's response holds no result object")
         return self.result
 
     def wait(self, timeout: float) -> Dict[str, Any]:
@@ -3724,7 +3728,7 @@ class Context:
         def convert(result: Dict[str, Any]) -> ElicitationResult:
             outcome = _ELICITATION.get(str(result.get("action")))
             if outcome is None:
-                raise MCPError(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
+                raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
                                                f"{_truncated_repr(result.get('action'))}")
             if outcome is not AcceptedElicitation:
                 return outcome()
@@ -4116,6 +4120,7 @@ class MCPServer:
     #   1. find the tool                     unknown: JSON-RPC error -32602    _tool_named
     #   2. convert the arguments             refused: isError                  _call
     #   3. run the tool                      raised: isError                   _call
+    #                                        an MCPError: its JSON-RPC error   _call (_stopped)
     #   4. check the result (outputSchema)   a mismatch: isError               _call
     #   5. encode the response               not JSON, too large: isError      _encode_result
     #
@@ -4145,7 +4150,8 @@ class MCPServer:
             if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 24)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             # 3. Run.  What the tool raises is a tool execution error too ("API
-            # failures", "Business logic errors"): isError (_failure).
+            # failures", "Business logic errors"): isError (_failure).  An MCPError
+            # (ours or the SDK's) is the protocol error the tool chose: _stopped.
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
@@ -4168,6 +4174,8 @@ class MCPServer:
             raise _BadArguments(_tool_error(f"Error executing tool {tool.name}: arguments are nested too "
                                             "deeply")) from None
         except BaseException as exc:  # an argument's own code (a dataclass's __post_init__, say)
+            if _protocol_error(exc) is not None:
+                raise  # an MCPError: its JSON-RPC error (_stopped), as the SDK passes it on
             raise _BadArguments(self._failure(tool, exc, request)) from None
         if tool.context_param is not None:
             kwargs[tool.context_param] = Context(request, self)
@@ -4181,6 +4189,9 @@ class MCPServer:
             return self._input_required(tool, request, None)
         if isinstance(exc, _CapabilityMissing):
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
+        error = _protocol_error(exc)  # an MCPError (section 24): a protocol error, as the SDK sends it
+        if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
+            return error
         return self._failure(tool, exc, request)  # CancelledError too: the tool's own, or the client's (unsent)
 
     def _input_required(self, tool: _Tool, request: _Request, value: Optional[InputRequiredResult]) -> Dict[str, Any]:
@@ -4208,10 +4219,10 @@ class MCPServer:
 
     def _failure(self, tool: _Tool, exc: BaseException, request: Optional[_Request] = None) -> Dict[str, Any]:
         """Step 3: a tool that raised, as a tool execution error (isError): a
-        ToolError's or MCPError's text, anything else without its details."""
+        ToolError's or _BadAnswer's text, anything else without its details."""
         if isinstance(exc, ToolError):
             return _tool_error(f"Error executing tool {tool.name}: {exc}")
-        if isinstance(exc, MCPError):  # our own words about the client, no paths
+        if isinstance(exc, _BadAnswer):  # our own words about the client's answer, no paths
             return _tool_error(f"Error executing tool {tool.name}: {exc.message}")
         if request is not None and request.call is not None and request.call.cancelled:
             return _tool_error(f"Error executing tool {tool.name}: cancelled")  # never sent
@@ -4758,8 +4769,8 @@ class _Dispatcher:
         try:
             result, resource = _read_resource(self.server, uri, request)
         except _RpcError as exc:
-            if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS:
-                exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"
+            if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS and not isinstance(exc, _PassedOn):
+                exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"; an MCPError's as raised
             raise
         except (_InputRequired, _Asking, _CapabilityMissing) as exc:
             return self._asks(uri, request, exc)
@@ -9361,6 +9372,10 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
 #                                                             SDK's models
 #   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
+#   _protocol_error       MCPServer._stopped (section 14),    an MCPError (ours, the SDK's, 1.x's          -
+#                         _failed (section 10)                McpError): its JSON-RPC error, passed on
+#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too)     -
+#                         (section 15)
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
 #
 # README: as in section 21's table.  test_context checks these on the wire.
@@ -9755,7 +9770,7 @@ def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
         if errors:
             problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
     if problem is not None:
-        raise MCPError(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
+        raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
     return _JsonObject(result)
 
 
@@ -10033,6 +10048,36 @@ def _cleandoc(doc: Optional[str]) -> str:
     while lines and not lines[0].strip():
         lines.pop(0)
     return "\n".join(lines)
+
+
+# -- errors the SDK's way -------------------------------------------------------
+
+
+def _protocol_error(exc: BaseException) -> Optional[_RpcError]:
+    """An MCPError a tool, a resource, a prompt or a completion handler raised:
+    ours, the SDK's (``mcp.shared.exceptions.MCPError`` and its subclasses, such
+    as UrlElicitationRequiredError) or SDK 1.x's ``McpError``.  The JSON-RPC error
+    it carries, as the SDK sends it: its code, message, and data unless None.
+    None for any other exception, or for an error no JSON-RPC error can carry."""
+    if isinstance(exc, MCPError):
+        code, message, data = exc.code, exc.message, exc.data
+    elif any(cls.__name__ in ("MCPError", "McpError") and cls.__module__.startswith("mcp.")
+             for cls in type(exc).__mro__):
+        error = getattr(exc, "error", exc)  # 1.x keeps an ErrorData there; 2.x has both
+        code, message, data = (getattr(error, name, None) for name in ("code", "message", "data"))
+    else:
+        return None
+    if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
+        return None  # (an error code is an integer: JSON-RPC 2.0 section 5.1)
+    try:
+        data = _jsonable(data)  # the SDK dumps ErrorData's data to JSON
+    except Exception:  # _NotJSON, a value's own failure: _encode_safely answers -32603
+        pass
+    return _PassedOn(int(code), message, _MISSING if data is None else data)
+
+
+class _PassedOn(_RpcError):
+    """An MCPError's own JSON-RPC error: sent as raised, its code never renumbered."""
 
 
 # ---------------------------------------------------------------------------
