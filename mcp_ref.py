@@ -2458,6 +2458,9 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
         if structured:
             raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")  # E1
         return _UNSTRUCTURED
+    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 24)
+    if annotation is _ABSENT:
+        return _UNSTRUCTURED
     inner, metadata = annotation, ()
     if _is_annotated(annotation):
         inner, metadata = annotation.__origin__, annotation.__metadata__
@@ -2726,9 +2729,8 @@ class _Asking(Exception):
 
 
 def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
-    """-32603 for a user's function that raised: the traceback on stderr, the
-    client gets no detail (as the SDK: no paths, no internals).  An MCPError (a
-    question the client refused, or the function's own) is passed on, as the SDK does."""
+    """-32603 for a user's function that raised, without details (as the SDK: the traceback
+    on stderr only); an MCPError (the client's refusal, or the function's own) passed on."""
     error = _protocol_error(exc)  # section 24: ours or the SDK's
     if error is not None:
         return error
@@ -9376,6 +9378,8 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #                         _failed (section 10)                McpError): its JSON-RPC error, passed on
 #   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too)     -
 #                         (section 15)
+#   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
+#                                                             output schema is the rest of the union's
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
 #
 # README: as in section 21's table.  test_context checks these on the wire.
@@ -9550,7 +9554,34 @@ def _has_input_required(tp: Any) -> bool:
         return _has_input_required(_args(tp)[0] if _args(tp) else _origin(tp))
     if _is_union(tp):
         return any(_has_input_required(arg) for arg in _args(tp))
-    return _is_subclass(tp, InputRequiredResult)
+    return _is_input_required(tp)
+
+
+def _is_input_required(tp: Any) -> bool:
+    """InputRequiredResult, ours or the SDK's (mcp.types)."""
+    return _is_subclass(tp, InputRequiredResult) or (isinstance(tp, type) and tp.__name__ == "InputRequiredResult"
+                                                      and tp.__module__.startswith("mcp"))
+
+
+def _data_arms(annotation: Any) -> Any:
+    """A tool's return annotation without its InputRequiredResult arms, as the
+    SDK's func_metadata strips them: a round that asks the client
+    (basic/patterns/mrtr) carries no data, so the output schema is the rest of
+    the union's (an Annotated around the union dropped, as there); _ABSENT when
+    nothing is left: no output schema, and no word on stderr."""
+    inner = _origin(annotation) if _is_annotated(annotation) else annotation
+    if _is_input_required(inner):
+        return _ABSENT
+    if not _is_union(inner):
+        return annotation
+    rest = tuple(arm for arm in _args(inner) if not _is_input_required(arm))
+    if len(rest) == len(_args(inner)):
+        return annotation
+    if not rest:
+        return _ABSENT
+    import typing  # (a union of types alone, X | Y, can be read without it)
+
+    return rest[0] if len(rest) == 1 else typing.Union[rest]
 
 
 def _resolver_identity(fn: Any) -> Any:
