@@ -149,7 +149,7 @@ from types import MappingProxyType  # loaded by json already (re, enum)
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple
+    from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple, Union
 
 __version__ = "0.1.0"
 
@@ -690,16 +690,19 @@ class _SchemaBuilder:
             return self.ref(tp)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
-    def field_schema(self, tp: Any, name: str, default: Any = _MISSING) -> Dict[str, Any]:
-        """A field's schema: the type's, plus title and default as the SDK adds them."""
-        schema = self.schema(tp)
-        if "title" not in schema and not self._is_ref_like(schema):
-            schema["title"] = _title(name)
+    def field_schema(self, tp: Any, name: str, default: Any = _MISSING, own: Optional[Field] = None) -> Dict[str, Any]:
+        """A field's schema: the type's, its default, ``own`` Field's keywords, its title."""
+        later: List[Field] = []  # its Annotated Fields' json_schema_extra, applied with the default there
+        schema = self.annotated(tp, later) if _is_annotated(tp) else self.schema(tp)
         if default is not _MISSING:
             try:
                 schema["default"] = _jsonable(default)
             except (_NotJSON, TypeError, ValueError, RecursionError):
                 pass  # the SDK leaves a default it cannot serialise out of the schema
+        for field, keywords in [(f, False) for f in later] + ([] if own is None else [(own, True)]):
+            field.apply(schema, keywords)  # (a json_schema_extra sees no title: the SDK adds it after)
+        if "title" not in schema and not self._is_ref_like(schema):
+            schema["title"] = _title(name)
         return schema
 
     @staticmethod
@@ -712,7 +715,8 @@ class _SchemaBuilder:
 
     # -- class_kinds -----------------------------------------------------------
 
-    def annotated(self, tp: Any) -> Dict[str, Any]:
+    def annotated(self, tp: Any, later: Optional[List[Field]] = None) -> Dict[str, Any]:
+        """``later``: a field's, to which its Fields' json_schema_extra are left."""
         inner = tp.__origin__
         metadata = tp.__metadata__
         if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
@@ -724,7 +728,9 @@ class _SchemaBuilder:
                 # $ref (2020-12 allows siblings); only constraints need allOf.
                 if "$ref" in schema and meta.constraints:
                     schema = {"allOf": [schema]}
-                meta.apply(schema)
+                meta.apply(schema, extra=later is None)
+                if later is not None:
+                    later.append(meta)
         return schema
 
     def scalar(self, tp: Any) -> Optional[Dict[str, Any]]:
@@ -882,9 +888,7 @@ class _SchemaBuilder:
         for name, tp, default, is_required in fields:
             is_required = is_required or isinstance(default, Field) or _is_pydantic_field(default)
             tp, default, own, has_default = _field_parts(tp, default)
-            properties[name] = self.field_schema(tp, name, default)
-            if own is not None:
-                own.apply(properties[name])
+            properties[name] = self.field_schema(tp, name, default, own)
             if is_required and not has_default:
                 required.append(name)
         schema: Dict[str, Any] = {}
@@ -2386,9 +2390,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
                 if default is not _MISSING:
                     schema["default"] = _jsonable(default)
             else:
-                schema = builder.field_schema(p.annotation, p.name, default)
-                if field is not None:
-                    field.apply(schema)
+                schema = builder.field_schema(p.annotation, p.name, default, field)
         except (_Unsupported, _NotJSON) as exc:
             raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
         properties[p.name] = schema
@@ -2452,14 +2454,12 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
     class_kinds, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
-    if structured is False:  # S1
+    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 24)
+    if structured is False or annotation is _ABSENT:  # S1; InputRequiredResult alone
         return _UNSTRUCTURED
     if annotation is _MISSING:  # S2
         if structured:
             raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")  # E1
-        return _UNSTRUCTURED
-    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 24)
-    if annotation is _ABSENT:
         return _UNSTRUCTURED
     inner, metadata = annotation, ()
     if _is_annotated(annotation):
@@ -9053,8 +9053,9 @@ def _may_be_unhashable(tp: Any) -> bool:
 #   _field_holder         _Tool.__init__ (section 9)          a default given as Field(default=...), or    -
 #                                                             in Annotated[T, Field(default=...)]
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
-#   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       -
-#                                                             description, examples, default
+#   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       35
+#                                                             description, examples, default, and
+#                                                             json_schema_extra (a dict or a function)
 #   _field_value          _fill_field_defaults (section 7)    a Field's own default (``...``: none)        -
 #   _refers_to            _SchemaBuilder.finish (section 5)   a recursive model's $defs entry is kept      -
 #   _flattened_any_of     _SchemaBuilder.union (section 5)    a union's anyOf flattened, repeats dropped   -
@@ -9099,7 +9100,11 @@ class Field:
         min_length: Optional[int] = None,
         max_length: Optional[int] = None,
         pattern: Optional[str] = None,
+        json_schema_extra: Union[Dict[str, Any], Callable[[Dict[str, Any]], None], None] = None,
     ) -> None:
+        if not (json_schema_extra is None or isinstance(json_schema_extra, dict) or callable(json_schema_extra)):
+            raise TypeError(f"json_schema_extra is a dict or a function of the schema, not "
+                            f"{type(json_schema_extra).__name__}")
         if default is ...:
             default = _MISSING
         self.default = default
@@ -9115,12 +9120,28 @@ class Field:
             )
             if v is not None
         }
+        self.json_schema_extra = json_schema_extra
 
     def __repr__(self) -> str:
         return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
 
-    def apply(self, schema: Dict[str, Any]) -> None:
-        """Add this field's keywords to ``schema`` where the SDK puts them."""
+    def apply(self, schema: Dict[str, Any], keywords: bool = True, extra: bool = True) -> None:
+        """Add this field's keywords to ``schema`` where the SDK puts them, and
+        (``extra``) its json_schema_extra."""
+        if keywords:
+            self._keywords(schema)
+        # Last, over the keywords, as pydantic applies it: a dict merged into the
+        # field's schema (x-mcp-header, 2026-07-28 basic/transports; SEP-1330's
+        # titled enums, oneOf of const and title), a function called to change it.
+        if not extra or self.json_schema_extra is None:
+            return
+        if isinstance(self.json_schema_extra, dict):
+            schema.update(_jsonable(self.json_schema_extra))
+        else:
+            self.json_schema_extra(schema)
+
+    def _keywords(self, schema: Dict[str, Any]) -> None:
+        """Constraints, title, description, examples and default."""
         target = schema
         # The SDK applies constraints of Optional[T] to T's arm.
         arms = schema.get("anyOf")
@@ -10090,6 +10111,8 @@ def _protocol_error(exc: BaseException) -> Optional[_RpcError]:
     as UrlElicitationRequiredError) or SDK 1.x's ``McpError``.  The JSON-RPC error
     it carries, as the SDK sends it: its code, message, and data unless None.
     None for any other exception, or for an error no JSON-RPC error can carry."""
+    code: Any
+    message: Any
     if isinstance(exc, MCPError):
         code, message, data = exc.code, exc.message, exc.data
     elif any(cls.__name__ in ("MCPError", "McpError") and cls.__module__.startswith("mcp.")

@@ -19,6 +19,10 @@ The tests of each section are in the module named for it:
     12, 13  Context, request state    test_context.py
     25      the SDK's API: resolvers, test_context.py
             ctx.session
+    9-11,   MCPError as the SDK       test_sdk_errors.py
+    14, 24  sends it
+    5, 23,  Field(json_schema_extra), test_sdk_schemas.py
+    24      InputRequiredResult unions
     15-17   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
             stdio                     test_malformed.py (with 18)
     18-21   Streamable HTTP, SSE      test_http.py, test_http_streams.py (resumable streams, announcements),
