@@ -3710,7 +3710,7 @@ class Context:
         try:
             result, _ = _read_resource(self.mcp_server, str(uri), self._request)
         except _RpcError as exc:
-            raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
+            raise _read_failure(exc) from None
         except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
             raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
         return _AwaitableValue([
@@ -9399,6 +9399,8 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #                         _failed (section 10)                McpError): its JSON-RPC error, passed on
 #   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too)     -
 #                         (section 15)
+#   _read_failure         Context.read_resource (section 12)  a resource's MCPError reaches the tool as    -
+#                                                             one
 #   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
 #                                                             output schema is the rest of the union's
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
@@ -10132,6 +10134,14 @@ def _protocol_error(exc: BaseException) -> Optional[_RpcError]:
 
 class _PassedOn(_RpcError):
     """An MCPError's own JSON-RPC error: sent as raised, its code never renumbered."""
+
+
+def _read_failure(exc: _RpcError) -> Exception:
+    """A failed read as ctx.read_resource raises it: the resource's own MCPError
+    stays one (the SDK passes it on); otherwise ResourceNotFoundError or ResourceError."""
+    if isinstance(exc, _PassedOn):
+        return MCPError(exc.code, exc.message, None if exc.data is _MISSING else exc.data)
+    return (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message)
 
 
 # ---------------------------------------------------------------------------

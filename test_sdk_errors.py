@@ -74,6 +74,10 @@ class ErrorsOnTheWireTest(unittest.TestCase):
                 for method, params in requests(kind):
                     with self.subTest(raise_=raise_, version=version, method=method, kind=kind):
                         self.assertEqual(client.ask(method, params), {"error": ERRORS[kind]})
+            # A resource's MCPError, read by a tool through its Context: the tool's.
+            with self.subTest(raise_=raise_, version=version, tool="reads"):
+                self.assertEqual(client.ask("tools/call", {"name": "reads", "arguments": {"kind": "data"}}),
+                                 {"error": ERRORS["data"]})
             # An MCPError from an argument's own code (a dataclass's __post_init__) too.
             with self.subTest(raise_=raise_, version=version, tool="at"):
                 self.assertEqual(client.ask("tools/call", {"name": "at", "arguments": {"point": {"x": -1}}}), {
@@ -133,6 +137,7 @@ class SdkParityTest(unittest.TestCase):
             ours, theirs = Client(self, version, "sdk"), Client(self, version, "sdk", sdk=True)
             asked = [r for kind in ERRORS for r in requests(kind)]
             asked += [("tools/call", {"name": "at", "arguments": {"point": {"x": -1}}}),
+                      ("tools/call", {"name": "reads", "arguments": {"kind": "data"}}),
                       ("tools/call", {"name": "fails", "arguments": {"kind": "tool"}}),
                       ("tools/call", {"name": "fails", "arguments": {"kind": "crash"}})]
             for method, params in asked:

@@ -96,6 +96,12 @@ def at(point: Point) -> int:
     return point.x
 
 
+@mcp.tool()
+async def reads(kind: str, ctx: mcp_ref.Context) -> str:
+    contents = await ctx.read_resource(f"errors://{kind}")
+    return str(contents)
+
+
 @mcp.resource("errors://{kind}")
 def resource(kind: str) -> str:
     raise failure(kind)
