@@ -150,7 +150,7 @@ from types import MappingProxyType  # loaded by json already (re, enum)
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple
+    from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple, Union
 
 __version__ = "0.1.0"
 
@@ -669,14 +669,19 @@ class _SchemaBuilder:
             return self.ref(tp)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
-    def field_schema(self, tp: Any, name: str, default: Any = _MISSING) -> Dict[str, Any]:
+    def field_schema(self, tp: Any, name: str, default: Any = _MISSING, own: Optional[Field] = None) -> Dict[str, Any]:
         """A field's schema: the type's, with the annotations "title" and "default"
-        (Validation 2020-12 §9.1, §9.2) as the SDK adds them (_field_annotations, section 23)."""
-        return _field_annotations(self.schema(tp), name, default)
+        (Validation 2020-12 §9.1, §9.2) and its Fields' keywords as the SDK adds
+        them (_field_annotations, section 23)."""
+        later: List[Field] = []  # its Annotated Fields' json_schema_extra, applied with the default there
+        schema = self.annotated(tp, later) if _is_annotated(tp) else self.schema(tp)
+        fields = [(f, False) for f in later] + ([] if own is None else [(own, True)])
+        return _field_annotations(schema, name, default, fields)
 
     # -- class_kinds -----------------------------------------------------------
 
-    def annotated(self, tp: Any) -> Dict[str, Any]:
+    def annotated(self, tp: Any, later: Optional[List[Field]] = None) -> Dict[str, Any]:
+        """``later``: a field's, to which its Fields' json_schema_extra are left."""
         inner = tp.__origin__
         metadata = tp.__metadata__
         if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
@@ -688,7 +693,9 @@ class _SchemaBuilder:
                 # $ref (2020-12 allows siblings); only constraints need allOf.
                 if "$ref" in schema and meta.constraints:
                     schema = {"allOf": [schema]}
-                meta.apply(schema)
+                meta.apply(schema, extra=later is None)
+                if later is not None:
+                    later.append(meta)
         return schema
 
     def scalar(self, tp: Any) -> Optional[Dict[str, Any]]:
@@ -777,9 +784,7 @@ class _SchemaBuilder:
         for name, tp, default, is_required in fields:
             is_required = is_required or isinstance(default, Field) or _is_pydantic_field(default)
             tp, default, own, has_default = _field_parts(tp, default)
-            properties[name] = self.field_schema(tp, name, default)
-            if own is not None:
-                own.apply(properties[name])
+            properties[name] = self.field_schema(tp, name, default, own)
             if is_required and not has_default:
                 required.append(name)
         schema: Dict[str, Any] = {}
@@ -2168,9 +2173,7 @@ def _parameter_schema(fn_name: str, p: _Param, builder: _SchemaBuilder) -> Tuple
             if default is not _MISSING:
                 schema["default"] = _jsonable(default)
         else:
-            schema = builder.field_schema(p.annotation, p.name, default)
-            if field is not None:
-                field.apply(schema)
+            schema = builder.field_schema(p.annotation, p.name, default, field)
     except (_Unsupported, _NotJSON) as exc:
         raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
     return schema, default is _MISSING and not factory
@@ -2225,7 +2228,8 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
     class_kinds, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
-    if structured is False:  # S1
+    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 24)
+    if structured is False or annotation is _ABSENT:  # S1; InputRequiredResult alone
         return _UNSTRUCTURED
     if annotation is _MISSING:  # S2
         if structured:
@@ -2477,8 +2481,6 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
         contents = _contents(uri, value, info)
     except (_RpcError, _Asking, _InputRequired, _CapabilityMissing):
         raise  # the last three: the dispatcher answers with the question (section 12)
-    except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
-        raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
     except ResourceError as exc:
         code = RESOURCE_NOT_FOUND if isinstance(exc, ResourceNotFoundError) else INTERNAL_ERROR
         raise _RpcError(code, str(exc) or f"Error reading resource {uri}", data) from None
@@ -2501,8 +2503,11 @@ class _Asking(Exception):
 
 
 def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
-    """-32603 for a user's function that raised: the traceback on stderr, the
-    client gets no detail (as the SDK: no paths, no internals)."""
+    """-32603 for a user's function that raised, without details (as the SDK: the traceback
+    on stderr only); an MCPError (the client's refusal, or the function's own) passed on."""
+    error = _protocol_error(exc)  # section 24: ours or the SDK's
+    if error is not None:
+        return error
     _log_exception(f"{what} raised an exception", exc)
     return _RpcError(INTERNAL_ERROR, message, data)
 
@@ -2902,8 +2907,6 @@ class Prompt(_Record):
         except _CapabilityMissing as exc:
             raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message,
                             {"requiredCapabilities": exc.required}) from None
-        except MCPError as exc:  # a question the client refused, or the function's own: passed on, as the SDK does
-            raise _RpcError(exc.code, exc.message, _MISSING if exc.data is None else exc.data) from None
         except BaseException as exc:  # SystemExit too: it must not end the thread that reads stdin
             raise _failed(f"prompt {self.name!r}", f"Error rendering prompt {self.name}", exc) from None
         return {"description": self.description, "messages": messages}
@@ -3031,6 +3034,10 @@ class MCPError(Exception):
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(message)
         self.code, self.message, self.data = code, message, data
+
+
+class _BadAnswer(MCPError):
+    """An answer unfit for its question: a tool error in a tool, as the SDK's models refuse it."""
 
 
 class InputRequiredResult:
@@ -3236,7 +3243,7 @@ class _Answer:
             raise MCPError(int(self.error.get("code", INTERNAL_ERROR)), str(self.error.get("message", "")),
                            self.error.get("data"))
         if not isinstance(self.result, dict):
-            raise MCPError(INVALID_REQUEST, "the client's response holds no result object")
+            raise _BadAnswer(INVALID_REQUEST, "the client's response holds no result object")
         return self.result
 
     def wait(self, timeout: float) -> Dict[str, Any]:
@@ -3810,6 +3817,7 @@ class MCPServer:
     #   1. find the tool                     unknown: JSON-RPC error -32602    _tool_named
     #   2. convert the arguments             refused: isError                  _call
     #   3. run the tool                      raised: isError                   _call
+    #                                        an MCPError: its JSON-RPC error   _call (_stopped)
     #   4. check the result (outputSchema)   a mismatch: isError               _call
     #   5. encode the response               not JSON, too large: isError      _encode_result
     #
@@ -3839,7 +3847,8 @@ class MCPServer:
             if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 24)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             # 3. Run.  What the tool raises is a tool execution error too ("API
-            # failures", "Business logic errors"): isError (_failure).
+            # failures", "Business logic errors"): isError (_failure).  An MCPError
+            # (ours or the SDK's) is the protocol error the tool chose: _stopped.
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
@@ -3862,6 +3871,8 @@ class MCPServer:
             raise _BadArguments(_tool_error(f"Error executing tool {tool.name}: arguments are nested too "
                                             "deeply")) from None
         except BaseException as exc:  # an argument's own code (a dataclass's __post_init__, say)
+            if _protocol_error(exc) is not None:
+                raise  # an MCPError: its JSON-RPC error (_stopped), as the SDK passes it on
             raise _BadArguments(self._failure(tool, exc, request)) from None
         if tool.context_param is not None:
             kwargs[tool.context_param] = Context(request, self)
@@ -3875,6 +3886,9 @@ class MCPServer:
             return self._input_required(tool, request, None)
         if isinstance(exc, _CapabilityMissing):
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
+        error = _protocol_error(exc)  # an MCPError (section 24): a protocol error, as the SDK sends it
+        if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
+            return error
         return self._failure(tool, exc, request)  # CancelledError too: the tool's own, or the client's (unsent)
 
     def _input_required(self, tool: _Tool, request: _Request, value: Optional[InputRequiredResult]) -> Dict[str, Any]:
@@ -3902,10 +3916,10 @@ class MCPServer:
 
     def _failure(self, tool: _Tool, exc: BaseException, request: Optional[_Request] = None) -> Dict[str, Any]:
         """Step 3: a tool that raised, as a tool execution error (isError): a
-        ToolError's or MCPError's text, anything else without its details."""
+        ToolError's or _BadAnswer's text, anything else without its details."""
         if isinstance(exc, ToolError):
             return _tool_error(f"Error executing tool {tool.name}: {exc}")
-        if isinstance(exc, MCPError):  # our own words about the client, no paths
+        if isinstance(exc, _BadAnswer):  # our own words about the client's answer, no paths
             return _tool_error(f"Error executing tool {tool.name}: {exc.message}")
         if request is not None and request.call is not None and request.call.cancelled:
             return _tool_error(f"Error executing tool {tool.name}: cancelled")  # never sent
@@ -4433,8 +4447,8 @@ class _Dispatcher:
         try:
             result, resource = _read_resource(self.server, uri, request)
         except _RpcError as exc:
-            if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS:
-                exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"
+            if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS and not isinstance(exc, _PassedOn):
+                exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"; an MCPError's as raised
             raise
         except (_InputRequired, _Asking, _CapabilityMissing) as exc:
             return self._asks(uri, request, exc)
@@ -8821,14 +8835,15 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #                                                             in Annotated[T, Field(default=...)]
 #   _field_default_of     _parameter_schema (section 9)       the same, published: the schema's default    -
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
-#   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       -
-#                                                             description, examples, default
+#   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       39
+#                                                             description, examples, default, and
+#                                                             json_schema_extra (a dict or a function)
 #   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
 #   _stdlib_scalar_schema  _SchemaBuilder.scalar (section 5)  a date, a UUID, a Decimal: the schema        -
 #                                                             pydantic gives, typed for section 22
 #   _field_value          _fill_field_defaults (section 23)   a Field's own default (``...``: none)        -
-#   _field_annotations    _SchemaBuilder.field_schema (section 5)  a field's title from its name; its     -
-#                                                             default as JSON, or none
+#   _field_annotations    _SchemaBuilder.field_schema (section 5)  a field's default as JSON, or none;    35
+#                                                             its Fields' extras; its title from its name
 #   _tuple_schema         _SchemaBuilder.container (section 5)  a tuple's prefixItems, minItems, maxItems  -
 #   _union_schema         _SchemaBuilder.union (section 5)    nullable_schema, union_schema: the null arm  -
 #                                                             last, nested anyOf flattened
@@ -8888,7 +8903,11 @@ class Field:
         min_length: Optional[int] = None,
         max_length: Optional[int] = None,
         pattern: Optional[str] = None,
+        json_schema_extra: Union[Dict[str, Any], Callable[[Dict[str, Any]], None], None] = None,
     ) -> None:
+        if not (json_schema_extra is None or isinstance(json_schema_extra, dict) or callable(json_schema_extra)):
+            raise TypeError(f"json_schema_extra is a dict or a function of the schema, not "
+                            f"{type(json_schema_extra).__name__}")
         if default is ...:
             default = _MISSING
         self.default = default
@@ -8904,12 +8923,28 @@ class Field:
             )
             if v is not None
         }
+        self.json_schema_extra = json_schema_extra
 
     def __repr__(self) -> str:
         return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
 
-    def apply(self, schema: Dict[str, Any]) -> None:
-        """Add this field's keywords to ``schema`` where the SDK puts them."""
+    def apply(self, schema: Dict[str, Any], keywords: bool = True, extra: bool = True) -> None:
+        """Add this field's keywords to ``schema`` where the SDK puts them, and
+        (``extra``) its json_schema_extra."""
+        if keywords:
+            self._keywords(schema)
+        # Last, over the keywords, as pydantic applies it: a dict merged into the
+        # field's schema (x-mcp-header, 2026-07-28 basic/transports; SEP-1330's
+        # titled enums, oneOf of const and title), a function called to change it.
+        if not extra or self.json_schema_extra is None:
+            return
+        if isinstance(self.json_schema_extra, dict):
+            schema.update(_jsonable(self.json_schema_extra))
+        else:
+            self.json_schema_extra(schema)
+
+    def _keywords(self, schema: Dict[str, Any]) -> None:
+        """Constraints, title, description, examples and default."""
         target = schema
         # The SDK applies constraints of Optional[T] to T's arm.
         arms = schema.get("anyOf")
@@ -8935,17 +8970,21 @@ class Field:
                 pass
 
 
-def _field_annotations(schema: Dict[str, Any], name: str, default: Any) -> Dict[str, Any]:
-    """_SchemaBuilder.field_schema: the title the SDK's schemas give a field
-    (GenerateJsonSchema.get_title_from_name), none on a model or an enum, nor on
-    Optional[Model]; the default as JSON, left out where it is none."""
-    if "title" not in schema and not _is_ref_like(schema):
-        schema["title"] = name.title().replace("_", " ").strip()
+def _field_annotations(schema: Dict[str, Any], name: str, default: Any,
+                       fields: List[Tuple[Field, bool]]) -> Dict[str, Any]:
+    """_SchemaBuilder.field_schema: the default as JSON, left out where it is
+    none; each Field's keywords (``True``) or only its json_schema_extra; then
+    the title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name),
+    none on a model or an enum, nor on Optional[Model]."""
     if default is not _MISSING:
         try:
             schema["default"] = _jsonable(default)
         except (_NotJSON, TypeError, ValueError, RecursionError):
             pass  # the SDK leaves a default it cannot serialise out of the schema
+    for field, keywords in fields:
+        field.apply(schema, keywords)  # (a json_schema_extra sees no title: the SDK adds it after)
+    if "title" not in schema and not _is_ref_like(schema):
+        schema["title"] = name.title().replace("_", " ").strip()
     return schema
 
 
@@ -9584,6 +9623,14 @@ def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first 
 #   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
 #                                                             SDK's models
 #   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
+#   _protocol_error       MCPServer._stopped (section 14),    an MCPError (ours, the SDK's, 1.x's          -
+#                         _failed (section 10)                McpError): its JSON-RPC error, passed on
+#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too)     -
+#                         (section 15)
+#   _read_failure         Context.read_resource (section 12)  a resource's MCPError reaches the tool as    -
+#                                                             one
+#   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
+#                                                             output schema is the rest of the union's
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
 #   PromptReference       _completable (section 11)           a prompt's ref, as the SDK's model           -
 #   Completion            _completion_wire (section 11)       a handler's answer, as the SDK's model       -
@@ -9763,7 +9810,34 @@ def _has_input_required(tp: Any) -> bool:
         return _has_input_required(_args(tp)[0] if _args(tp) else _origin(tp))
     if _is_union(tp):
         return any(_has_input_required(arg) for arg in _args(tp))
-    return _is_subclass(tp, InputRequiredResult)
+    return _is_input_required(tp)
+
+
+def _is_input_required(tp: Any) -> bool:
+    """InputRequiredResult, ours or the SDK's (mcp.types)."""
+    return _is_subclass(tp, InputRequiredResult) or (isinstance(tp, type) and tp.__name__ == "InputRequiredResult"
+                                                      and tp.__module__.startswith("mcp"))
+
+
+def _data_arms(annotation: Any) -> Any:
+    """A tool's return annotation without its InputRequiredResult arms, as the
+    SDK's func_metadata strips them: a round that asks the client
+    (basic/patterns/mrtr) carries no data, so the output schema is the rest of
+    the union's (an Annotated around the union dropped, as there); _ABSENT when
+    nothing is left: no output schema, and no word on stderr."""
+    inner = _origin(annotation) if _is_annotated(annotation) else annotation
+    if _is_input_required(inner):
+        return _ABSENT
+    if not _is_union(inner):
+        return annotation
+    rest = tuple(arm for arm in _args(inner) if not _is_input_required(arm))
+    if len(rest) == len(_args(inner)):
+        return annotation
+    if not rest:
+        return _ABSENT
+    import typing  # (a union of types alone, X | Y, can be read without it)
+
+    return rest[0] if len(rest) == 1 else typing.Union[rest]
 
 
 def _resolver_identity(fn: Any) -> Any:
@@ -9983,7 +10057,7 @@ def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
         if errors:
             problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
     if problem is not None:
-        raise MCPError(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
+        raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
     return _JsonObject(result)
 
 
@@ -10168,8 +10242,8 @@ def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[st
     ``.data`` checked against the schema and built as its class (_elicited)."""
     outcome = _ELICITATION.get(str(result.get("action")))
     if outcome is None:
-        raise MCPError(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
-                                       f"{_truncated_repr(result.get('action'))}")
+        raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
+                                         f"{_truncated_repr(result.get('action'))}")
     if outcome is not AcceptedElicitation:
         return outcome()
     return outcome(_elicited(schema, requested, result.get("content")))
@@ -10288,7 +10362,7 @@ def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_Json
     try:
         result, _ = _read_resource(server, uri, request)
     except _RpcError as exc:
-        raise (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message) from None
+        raise _read_failure(exc) from None
     except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
         raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
     return [_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
@@ -10523,6 +10597,46 @@ def _cleandoc(doc: Optional[str]) -> str:
     while lines and not lines[0].strip():
         lines.pop(0)
     return "\n".join(lines)
+
+
+# -- errors the SDK's way -------------------------------------------------------
+
+
+def _protocol_error(exc: BaseException) -> Optional[_RpcError]:
+    """An MCPError a tool, a resource, a prompt or a completion handler raised:
+    ours, the SDK's (``mcp.shared.exceptions.MCPError`` and its subclasses, such
+    as UrlElicitationRequiredError) or SDK 1.x's ``McpError``.  The JSON-RPC error
+    it carries, as the SDK sends it: its code, message, and data unless None.
+    None for any other exception, or for an error no JSON-RPC error can carry."""
+    code: Any
+    message: Any
+    if isinstance(exc, MCPError):
+        code, message, data = exc.code, exc.message, exc.data
+    elif any(cls.__name__ in ("MCPError", "McpError") and cls.__module__.startswith("mcp.")
+             for cls in type(exc).__mro__):
+        error = getattr(exc, "error", exc)  # 1.x keeps an ErrorData there; 2.x has both
+        code, message, data = (getattr(error, name, None) for name in ("code", "message", "data"))
+    else:
+        return None
+    if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
+        return None  # (an error code is an integer: JSON-RPC 2.0 section 5.1)
+    try:
+        data = _jsonable(data)  # the SDK dumps ErrorData's data to JSON
+    except Exception:  # _NotJSON, a value's own failure: _encode_safely answers -32603
+        pass
+    return _PassedOn(int(code), message, _MISSING if data is None else data)
+
+
+class _PassedOn(_RpcError):
+    """An MCPError's own JSON-RPC error: sent as raised, its code never renumbered."""
+
+
+def _read_failure(exc: _RpcError) -> Exception:
+    """A failed read as ctx.read_resource raises it: the resource's own MCPError
+    stays one (the SDK passes it on); otherwise ResourceNotFoundError or ResourceError."""
+    if isinstance(exc, _PassedOn):
+        return MCPError(exc.code, exc.message, None if exc.data is _MISSING else exc.data)
+    return (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message)
 
 
 # ---------------------------------------------------------------------------

@@ -372,9 +372,10 @@ class ContextTest(CliTestCase):
         modern = run_cli(["call", demo, "schedule"])
         self.assertEqual(modern.code, 3, modern)
         self.assertIn("Missing required client capability (JSON-RPC error -32021)", modern.stderr)
-        session = run_cli(["call", demo, "schedule", "--protocol", "2025-11-25"])
-        self.assertEqual(session.code, 1, session)
-        self.assertIn("the client does not support elicitation", session.stdout)
+        session = run_cli(["call", demo, "schedule", "--protocol", "2025-11-25"])  # the tool's MCPError: an error too
+        self.assertEqual(session.code, 3, session)
+        self.assertIn("the client does not support elicitation (it did not declare that capability) (JSON-RPC error "
+                      "-32600)", session.stderr)
 
 
 class CloseTest(CliTestCase):

@@ -511,15 +511,16 @@ class SessionQuestionTest(ContextTestCase):
                 server.answer(asked, ROOTS_ANSWER)
                 self.assertEqual(server.until(n), [result_frame(n, LATEST, "accept: fri for 5; short; 2 roots")])
 
-    def test_undeclared_capability_is_a_tool_error_and_nothing_is_asked(self) -> None:
+    # The tool gets an MCPError; uncaught, it is the call's JSON-RPC error, as
+    # any MCPError is (the SDK asks anyway, and passes the client's error on).
+    def test_undeclared_capability_is_an_error_and_nothing_is_asked(self) -> None:
         server = self.session(caps={})
         for n, (tool, capability) in enumerate((("book", "elicitation"), ("visit", "elicitation.url"),
                                                 ("summarize", "sampling"), ("roots", "roots")), start=1):
             with self.subTest(tool=tool):
                 self.call(server, n, tool, {"text": "x"} if tool == "summarize" else {})
-                self.assertEqual(server.until(n), [tool_error_frame(
-                    n, LATEST, f"Error executing tool {tool}: the client does not support {capability} "
-                               "(it did not declare that capability)")])
+                self.assertEqual(server.until(n), [rpc_error_frame(
+                    n, -32600, f"the client does not support {capability} (it did not declare that capability)")])
         self.call(server, 9, "swallow")  # a tool may catch it: an MCPError
         self.assertEqual(server.until(9)[0]["result"]["content"][0]["text"],
                          "swallowed MCPError: the client does not support elicitation (it did not declare that "
@@ -528,9 +529,8 @@ class SessionQuestionTest(ContextTestCase):
     def test_url_needs_its_own_capability(self) -> None:
         server = self.session(caps={"elicitation": {}})  # an empty object: form only
         self.call(server, 1, "visit")
-        self.assertEqual(server.until(1), [tool_error_frame(
-            1, LATEST, "Error executing tool visit: the client does not support elicitation.url (it did not "
-                       "declare that capability)")])
+        self.assertEqual(server.until(1), [rpc_error_frame(
+            1, -32600, "the client does not support elicitation.url (it did not declare that capability)")])
 
     def test_elicitation_modes_by_declared_capability(self) -> None:
         # client/elicitation (2025-11-25): {} and {"form": {}} declare form mode, {"url": {}} URL mode.
@@ -547,7 +547,7 @@ class SessionQuestionTest(ContextTestCase):
                         server.answer(frame, {"action": "decline"})
                         self.assertEqual(server.until(n), [result_frame(n, LATEST, "decline")])
                     else:
-                        self.assertTrue(frame["result"]["isError"])
+                        self.assertEqual(frame["error"]["code"], -32600)
 
     # A client declaring {"elicitation": {"url": {}}} supports URL mode only
     # (client/elicitation, 2025-11-25: an empty object means form); it was once
@@ -555,10 +555,9 @@ class SessionQuestionTest(ContextTestCase):
     def test_url_only_client_is_not_asked_a_form(self) -> None:
         server = self.session(caps={"elicitation": {"url": {}}})
         self.call(server, 1, "book")
-        frame = server.recv()  # the call's tool error, not a question
+        frame = server.recv()  # the call's error, not a question
         self.assertEqual((frame.get("id"), frame.get("method")), (1, None))
-        self.assertTrue(frame["result"]["isError"])
-        self.assertIn("the client does not support elicitation", frame["result"]["content"][0]["text"])
+        self.assertIn("the client does not support elicitation", frame["error"]["message"])
 
     def test_questions_of_two_calls_answered_in_reverse_order(self) -> None:
         server = self.session()
@@ -618,8 +617,7 @@ class SessionQuestionTest(ContextTestCase):
                 self.call(server, n, tool)
                 frames = server.until(n)
                 self.assertGreaterEqual(time.monotonic() - started, 0.3)
-                self.assertEqual(frames[-1], tool_error_frame(
-                    n, LATEST, f"Error executing tool {tool}: the client did not answer within 0.3 s"))
+                self.assertEqual(frames[-1], rpc_error_frame(n, -32603, "the client did not answer within 0.3 s"))
                 self.assertEqual(frames[-2]["method"], "elicitation/create")
                 server.answer(frames[-2], {"action": "decline"})  # too late: ignored
         self.assertTrue(server.nothing_for(0.2))
@@ -642,8 +640,6 @@ class SessionQuestionTest(ContextTestCase):
             ({"result": {"action": "maybe"}}, "the client's elicitation answer has no valid action: 'maybe'"),
             ({"result": 5}, "the client's response holds no result object"),
             ({"result": None}, "the client's response holds no result object"),
-            ({"error": "bad"}, "the client's error response is malformed"),
-            ({"error": {"code": -1, "message": "the user is away"}}, "the user is away"),
         ]
         for n, (answer, why) in enumerate(cases, start=1):
             with self.subTest(answer=answer):
@@ -651,6 +647,15 @@ class SessionQuestionTest(ContextTestCase):
                 asked = server.recv()
                 server.send(dict({"jsonrpc": "2.0", "id": asked["id"]}, **answer))
                 self.assertEqual(server.until(n), [tool_error_frame(n, LATEST, f"Error executing tool book: {why}")])
+        # An error response: the tool's MCPError, and uncaught, the call's error (as the SDK passes it on).
+        for n, (error, code, why) in enumerate((("bad", -32603, "the client's error response is malformed"),
+                                                ({"code": -1, "message": "the user is away"}, -1, "the user is away"),
+                                                ({"code": -1, "message": "away", "data": [1]}, -1, "away")), start=4):
+            with self.subTest(error=error):
+                self.call(server, n, "book")
+                server.send({"jsonrpc": "2.0", "id": server.recv()["id"], "error": error})
+                self.assertEqual(server.until(n), [rpc_error_frame(n, code, why, error.get("data")
+                                                                   if isinstance(error, dict) else None)])
         # Content that does not fit the schema: the tool fails as the SDK's does (ValueError there).
         for n, content in enumerate(({"date": 5}, {"guests": 1}, None), start=10):
             with self.subTest(content=content):
@@ -688,8 +693,8 @@ class SessionQuestionTest(ContextTestCase):
         self.assertEqual(sorted(frame["id"] for frame in replies), [1, 2, 3])  # each exactly once
         for frame in replies:
             tool = {1: "book", 2: "sync_everything", 3: "summarize"}[frame["id"]]
-            self.assertEqual(frame, tool_error_frame(
-                frame["id"], LATEST, f"Error executing tool {tool}: the client closed its end of the connection"))
+            self.assertEqual(frame, rpc_error_frame(frame["id"], -32603, "the client closed its end of the connection"),
+                             tool)
         self.assertIn("context_server: lifespan exited", server.stderr)
         self.assertNotIn("Traceback", server.stderr)
 
@@ -1669,9 +1674,10 @@ class InProcessTest(unittest.TestCase):
                                                                  "title": "quietArguments"})
         self.assertEqual(server.call_tool("quiet", {}, protocol_version=LATEST)["content"][0]["text"],
                          f"'' {LATEST} False")
-        self.assertEqual(server.call_tool("asks", {}, protocol_version=LATEST), {"content": [{
-            "type": "text", "text": "Error executing tool asks: the client does not support elicitation (it did not "
-                                    "declare that capability)"}], "isError": True})
+        with self.assertRaises(mcp_ref.MCPError) as raised:  # as the call's JSON-RPC error would be
+            server.call_tool("asks", {}, protocol_version=LATEST)
+        self.assertEqual((raised.exception.code, raised.exception.message, raised.exception.data), (
+            -32600, "the client does not support elicitation (it did not declare that capability)", None))
 
 
 # -- the SDK's client: mcp_ref against the SDK serving the same file ------------------------------------------

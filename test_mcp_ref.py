@@ -21,6 +21,10 @@ The tests of each section are in the module named for it:
             ctx.session
     23, 24  the SDK's names, FastMCP, test_sdk_names.py
             keywords, run()
+    9-11,   MCPError as the SDK       test_sdk_errors.py
+    14, 24  sends it
+    5, 23,  Field(json_schema_extra), test_sdk_schemas.py
+    24      InputRequiredResult unions
     15-17   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
             stdio                     test_malformed.py (with 18)
     18-21   Streamable HTTP, SSE      test_http.py, test_http_streams.py (resumable streams, announcements),

@@ -67,13 +67,9 @@ def test_error_handling() -> str:
 
 
 @mcp.tool(description="Tests x-mcp-header: region is mirrored in the Mcp-Param-Region header")
-def test_custom_headers(region: str, query: str = "") -> str:
+def test_custom_headers(region: str = mcp_ref.Field(json_schema_extra={"x-mcp-header": "Region"}),
+                        query: str = "") -> str:  # (2026-07-28 server/tools, "x-mcp-header")
     return f"region={region} query={query}"
-
-
-# mcp_ref's Field has no json_schema_extra: the annotation is added to the
-# published schema directly (2026-07-28 server/tools, "x-mcp-header").
-mcp._tools["test_custom_headers"].input_schema["properties"]["region"]["x-mcp-header"] = "Region"
 
 
 # -- the tools that need Context (logging, progress, sampling, elicitation) -----

@@ -1,0 +1,169 @@
+"""Errors as the SDK sends them (server/tools, "Error Handling").
+
+An MCPError raised in a tool, a resource, a prompt or a completion handler
+(mcp_ref's, the SDK's ``mcp.shared.exceptions.MCPError`` and its subclasses, or
+SDK 1.x's ``McpError``) is the request's JSON-RPC error with its code, message
+and data; a ToolError or any other exception in a tool is an ``isError``
+result.  testdata/errors_server.py raises each, over real pipes in both eras
+and over HTTP; with the SDK installed the same file served by the SDK
+(ERRORS_SERVER=sdk) must answer the same frames.
+"""
+
+import importlib.util
+import os
+import runpy
+import sys
+import unittest
+from typing import Any, Dict, List, Tuple
+
+from _testing import HERE, mcp_ref
+from test_http import InProcess
+from test_wire import ServerProcess
+
+SERVER = os.path.join(HERE, "testdata", "errors_server.py")
+MODERN = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}
+HAVE_SDK = importlib.util.find_spec("mcp") is not None and importlib.util.find_spec("mcp.server") is not None
+
+URL_DATA = {"elicitations": [{"mode": "url", "message": "Sign in", "url": "https://example.com/login",
+                              "elicitationId": "e1"}]}
+# What each kind of failure raises, as the JSON-RPC error the SDK sends for it.
+ERRORS = {
+    "data": {"code": -32002, "message": "with data", "data": {"a": [1, 2]}},
+    "nodata": {"code": -32001, "message": "no data here"},  # data None: left out
+    "params": {"code": -32602, "message": "bad params", "data": "x"},
+    "url": {"code": -32042, "message": "URL elicitation required", "data": URL_DATA},
+}
+
+
+def requests(kind: str) -> List[Tuple[str, Dict[str, Any]]]:
+    """The four places a server's function may raise."""
+    return [("tools/call", {"name": "fails", "arguments": {"kind": kind}}),
+            ("resources/read", {"uri": f"errors://{kind}"}),
+            ("prompts/get", {"name": "prompt", "arguments": {"kind": kind}}),
+            ("completion/complete", {"ref": {"type": "ref/prompt", "name": "prompt"},
+                                     "argument": {"name": "kind", "value": kind}})]
+
+
+class Client:
+    """One server process, in a session (2025-11-25) or statelessly (2026-07-28)."""
+
+    def __init__(self, test: unittest.TestCase, version: str, raise_: str, sdk: bool = False) -> None:
+        self.process = ServerProcess({"ERRORS_RAISE": raise_, "ERRORS_SERVER": "sdk" if sdk else "mcp_ref"},
+                                     script=SERVER)
+        test.addCleanup(self.process.kill)
+        self.version, self.next_id = version, 0
+        if version != MODERN:
+            self.process.initialize(version)
+
+    def ask(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """The response, without "jsonrpc" and "id"."""
+        self.next_id += 1
+        params = dict(params, _meta=META) if self.version == MODERN else params
+        reply = self.process.request(self.next_id, method, params)
+        assert reply["id"] == self.next_id, reply
+        return {k: v for k, v in reply.items() if k not in ("jsonrpc", "id")}
+
+
+class ErrorsOnTheWireTest(unittest.TestCase):
+    def check(self, raise_: str) -> None:
+        kinds = [k for k in ERRORS if raise_ != "v1" or k != "url"]
+        for version in ("2025-11-25", MODERN):
+            client = Client(self, version, raise_)
+            for kind in kinds:
+                for method, params in requests(kind):
+                    with self.subTest(raise_=raise_, version=version, method=method, kind=kind):
+                        self.assertEqual(client.ask(method, params), {"error": ERRORS[kind]})
+            # A resource's MCPError, read by a tool through its Context: the tool's.
+            with self.subTest(raise_=raise_, version=version, tool="reads"):
+                self.assertEqual(client.ask("tools/call", {"name": "reads", "arguments": {"kind": "data"}}),
+                                 {"error": ERRORS["data"]})
+            # An MCPError from an argument's own code (a dataclass's __post_init__) too.
+            with self.subTest(raise_=raise_, version=version, tool="at"):
+                self.assertEqual(client.ask("tools/call", {"name": "at", "arguments": {"point": {"x": -1}}}), {
+                    "error": {"code": -32003, "message": "a point below zero", "data": {"x": -1}}})
+            # A ToolError, and any other exception, stay a tool execution error.
+            for kind, text in (("tool", "Error executing tool fails: told"), ("crash", "Error executing tool fails")):
+                with self.subTest(raise_=raise_, version=version, kind=kind):
+                    result = client.ask("tools/call", {"name": "fails", "arguments": {"kind": kind}})["result"]
+                    self.assertEqual((result["content"], result["isError"]), ([{"type": "text", "text": text}], True))
+
+    def test_mcp_ref_mcp_error(self) -> None:
+        self.check("ours")
+
+    def test_sdk_1x_mcp_error(self) -> None:
+        # McpError(ErrorData(...)), as SDK 1.x spells it: recognised by its class's name and module.
+        self.check("v1")
+
+    @unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
+    def test_sdk_mcp_error(self) -> None:
+        self.check("sdk")
+
+    def test_an_error_without_an_integer_code_is_a_tool_failure(self) -> None:
+        server = mcp_ref.MCPServer("e")
+
+        @server.tool()
+        def odd() -> str:
+            raise mcp_ref.MCPError("E1", "not a JSON-RPC code")  # type: ignore[arg-type]
+
+        with _quiet():
+            self.assertEqual(server.call_tool("odd", {}), {
+                "content": [{"type": "text", "text": "Error executing tool odd"}], "isError": True})
+
+    def test_in_process_call_tool_raises_it(self) -> None:
+        server = _load_server("ours")
+        with self.assertRaises(mcp_ref.MCPError) as raised:
+            server.call_tool("fails", {"kind": "data"})
+        self.assertEqual((raised.exception.code, raised.exception.message, raised.exception.data),
+                         (-32002, "with data", {"a": [1, 2]}))
+
+    def test_over_http_the_code_gives_the_status(self) -> None:
+        # 2026-07-28 basic/transports/streamable-http: -32602 is 400; a code of the server's own, 200.
+        endpoint = InProcess(_load_server("ours"))
+        self.addCleanup(endpoint.stop)
+        for kind, status in (("params", 400), ("data", 200), ("url", 200)):
+            with self.subTest(kind=kind):
+                reply = endpoint.modern("tools/call", {"name": "fails", "arguments": {"kind": kind}}, id_=3)
+                self.assertEqual((reply.status, reply.json()), (status, {"jsonrpc": "2.0", "id": 3,
+                                                                         "error": ERRORS[kind]}))
+
+
+@unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
+class SdkParityTest(unittest.TestCase):
+    """The same file, served by the SDK and by mcp_ref, raising the SDK's errors."""
+
+    def test_same_frames(self) -> None:
+        for version in ("2025-11-25", MODERN):
+            ours, theirs = Client(self, version, "sdk"), Client(self, version, "sdk", sdk=True)
+            asked = [r for kind in ERRORS for r in requests(kind)]
+            asked += [("tools/call", {"name": "at", "arguments": {"point": {"x": -1}}}),
+                      ("tools/call", {"name": "reads", "arguments": {"kind": "data"}}),
+                      ("tools/call", {"name": "fails", "arguments": {"kind": "tool"}}),
+                      ("tools/call", {"name": "fails", "arguments": {"kind": "crash"}})]
+            for method, params in asked:
+                with self.subTest(version=version, method=method, params=params):
+                    self.assertEqual(ours.ask(method, params), theirs.ask(method, params))
+
+
+def _load_server(raise_: str) -> Any:
+    os.environ["ERRORS_RAISE"] = raise_
+    try:
+        return runpy.run_path(SERVER)["mcp"]
+    finally:
+        del os.environ["ERRORS_RAISE"]
+
+
+class _quiet:
+    """stderr silenced: the traceback a failing tool logs."""
+
+    def __enter__(self) -> None:
+        self.saved = sys.stderr
+        sys.stderr = open(os.devnull, "w")
+
+    def __exit__(self, *exc: Any) -> None:
+        sys.stderr.close()
+        sys.stderr = self.saved
+
+
+if __name__ == "__main__":
+    unittest.main()
