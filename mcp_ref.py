@@ -1843,7 +1843,7 @@ class _Block:
         for attr, key in self._wire:
             value = getattr(self, attr)
             if value is not None:
-                out[key] = _jsonable(value)
+                out[key] = _wire_value(value)  # the SDK's models inside as it sends them (section 24)
         return out
 
     def __eq__(self, other: object) -> bool:
@@ -2021,8 +2021,8 @@ def _content_block(value: Any) -> Optional[Dict[str, Any]]:
         return value.to_wire()
     if isinstance(value, _Media):
         return value.to_block().to_wire()
-    if _is_content_class(type(value)) and hasattr(value, "model_dump"):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
+    if _is_content_class(type(value)):  # the SDK's own blocks (section 24)
+        return _sdk_block(value)
     if len(_NOT_BLOCKS) < 1000 and not isinstance(value, (str, list, tuple)):  # those are shaped
         _NOT_BLOCKS.add(type(value))
     return None
@@ -2236,7 +2236,7 @@ class _Tool:
         if self.annotations is not None:
             tool["annotations"] = _annotations_wire(self.annotations)
         if self.icons is not None:
-            tool["icons"] = [_jsonable(_drop_none(i) if isinstance(i, dict) else i) for i in self.icons]
+            tool["icons"] = _icons_wire(self.icons)
         if self.meta is not None:
             tool["_meta"] = _jsonable(self.meta)
         return tool
@@ -2609,7 +2609,7 @@ class Resource(_Record):
 
 
 def _icons_wire(icons: List[Any]) -> List[Any]:
-    return [_jsonable(_drop_none(i) if isinstance(i, dict) else i) for i in icons]
+    return [_jsonable(_drop_none(i)) if isinstance(i, dict) else _wire_value(i) for i in icons]  # (section 24)
 
 
 def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
@@ -2694,6 +2694,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
+        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult (section 24)
         if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
             if request is None or not request.stateless:
                 raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
@@ -3073,7 +3074,7 @@ _BLOCK_KEYS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data
 def _message_content(content: Any) -> Dict[str, Any]:
     if isinstance(content, str):
         return {"type": "text", "text": content}
-    block = dict(content) if isinstance(content, dict) else _content_block(content)
+    block = _wire_value(content) if isinstance(content, dict) else _content_block(content)  # (section 24)
     if block is None:
         raise TypeError(f"A message's content is text or a content block, not {type(content).__name__}")
     if block.get("type") not in _BLOCK_KEYS:
@@ -3130,7 +3131,7 @@ class Prompt(_Record):
                 raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
             if server is not None:
                 _give_context(self.params, kwargs, server, request)
-            value = _call(self.fn, **kwargs)
+            value = _sdk_object(_call(self.fn, **kwargs), "prompt")  # the SDK's own results (section 24)
             if isinstance(value, InputRequiredResult):  # 2026-07-28: the prompt asks the client first
                 if server is None or request is None or not request.stateless:
                     raise _RpcError(INTERNAL_ERROR, f"Error rendering prompt {self.name}: InputRequiredResult "
@@ -3154,6 +3155,7 @@ class Prompt(_Record):
 
 
 def _message(item: Any) -> Message:
+    item = _sdk_object(item, "message")  # the SDK's own messages (section 24)
     if isinstance(item, Message):
         return item
     if isinstance(item, dict):
@@ -4149,6 +4151,8 @@ class MCPServer:
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
+            if type(value) not in _NATIVE:  # the SDK's own results, as ours (section 24)
+                value = _sdk_object(value, "tool")
             if isinstance(value, InputRequiredResult):  # its questions checked: -32021 when undeclared
                 return self._input_required(tool, request, value)
         except BaseException as exc:
@@ -4884,7 +4888,8 @@ def _server_info(server: MCPServer, version: str) -> Dict[str, Any]:
     if server.title is not None and _has(version, "impl.title"):
         info["title"] = server.title
     if _has(version, "impl.extra"):
-        extra = {"description": server.description, "websiteUrl": server.website_url, "icons": server.icons}
+        extra = {"description": server.description, "websiteUrl": server.website_url,
+                 "icons": None if server.icons is None else _icons_wire(server.icons)}
         info.update(_jsonable(_drop_none(extra)))
     return info
 
@@ -9345,6 +9350,12 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #   _resolve_marker       _signature (section 9)              such a parameter is no argument              -
 #   _resolve_parameters   MCPServer._call (section 14)        the resolvers run before the tool            -
 #   _wire_value           MCPServer._input_required (section 14)  one of the SDK's models, as JSON         -
+#                         _Block.to_wire (section 8), _icons_wire  a model inside: by alias, no null       -
+#                         (section 10), _message_content (11)
+#   _sdk_object           MCPServer._call (section 14),        the SDK's InputRequiredResult, CallTool-     35
+#                         Prompt.render, _message (section 11),  Result, GetPromptResult, prompt
+#                         _read_resource (section 10)         messages: read as ours
+#   _sdk_block            _content_block (section 8)          the SDK's content blocks, Image and Audio   -
 #   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
 #   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
 #   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
@@ -9865,6 +9876,55 @@ def _wire_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_wire_value(v) for v in value]
     return _jsonable(value)
+
+
+# -- the SDK's own objects ----------------------------------------------------------
+#
+# A server written for the SDK builds its results from the SDK's models
+# (mcp.types, which is the mcp_types package, and mcpserver's prompt messages).
+# Where a rule classifies a value (a tool's, a prompt's, a resource's, a
+# message), _sdk_object turns such a model into our own class, and the rule
+# reads it as ours.  Nested models (a TextResourceContents in an
+# EmbeddedResource, an Icon) go out as the SDK sends them: _wire_value above,
+# by alias, unset and None fields left out.  The class's module decides, so
+# neither the SDK nor pydantic is imported for a value that did not come from it.
+
+
+def _sdk_object(value: Any, rule: str) -> Any:
+    """Our equivalent of the SDK's model, when it is one that ``rule`` (a key of
+    _SDK_TAKEN) takes; anything else as it is."""
+    accepted = _SDK_TAKEN[rule]
+    for cls in type(value).__mro__[:-1]:  # a subclass of the SDK's model too
+        if cls.__name__ in accepted and cls.__module__.split(".")[0] in ("mcp", "mcp_types"):
+            return _SDK_OBJECTS[cls.__name__](value)
+    return value
+
+
+def _sdk_messages(value: Any) -> List[Message]:
+    return [_sdk_object(m, "message") for m in value.messages]
+
+
+_SDK_OBJECTS: Dict[str, Callable[[Any], Any]] = {
+    "InputRequiredResult": lambda v: InputRequiredResult(v.input_requests, v.request_state),
+    "CallToolResult": lambda v: CallToolResult(v.content, v.structured_content, bool(v.is_error), v.meta),
+    "GetPromptResult": _sdk_messages,  # its messages (the SDK would send the JSON text of the whole result)
+    **dict.fromkeys(("PromptMessage", "Message", "UserMessage", "AssistantMessage"),
+                    lambda v: Message(v.content, v.role)),
+}
+# What each rule takes of them; the SDK reads any other model as a value (a prompt's: its JSON text).
+_SDK_MESSAGES = ("PromptMessage", "Message", "UserMessage", "AssistantMessage")
+_SDK_TAKEN: Dict[str, Tuple[str, ...]] = {
+    "tool": ("InputRequiredResult", "CallToolResult"), "resource": ("InputRequiredResult",),
+    "prompt": ("InputRequiredResult", "GetPromptResult") + _SDK_MESSAGES, "message": _SDK_MESSAGES}
+
+
+def _sdk_block(value: Any) -> Optional[Dict[str, Any]]:
+    """One of the SDK's content blocks as the SDK sends it; its Image and Audio
+    helpers as the block they make."""
+    for make in ("to_image_content", "to_audio_content"):
+        if hasattr(value, make):
+            value = getattr(value, make)()
+    return value.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(value, "model_dump") else None
 
 
 class ElicitationResult:
@@ -12706,6 +12766,8 @@ def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], r
         return _run_without_loop(server._call(tool, arguments, request))
     try:
         value = tool.fn(**server._arguments(tool, arguments, request))  # steps 2 and 3
+        if type(value) not in _NATIVE:
+            value = _sdk_object(value, "tool")
         if isinstance(value, InputRequiredResult):
             return server._input_required(tool, request, value)
     except BaseException as exc:
