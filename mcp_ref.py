@@ -4010,9 +4010,17 @@ class MCPServer:
         icons: Optional[List[Any]] = None,
         meta: Optional[Dict[str, Any]] = None,
         structured_output: Optional[bool] = None,
+        input_schema: Optional[Dict[str, Any]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
     ) -> None:
-        """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one."""
-        tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output)
+        """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one.
+        ``input_schema``, ``output_schema``: hand-written schemas, published as
+        written; the arguments, checked against the first, come as JSON values."""
+        if input_schema is None and output_schema is None:
+            tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output)
+        else:  # hand-written (section 24)
+            tool = _SchemaTool(fn, name, title, description, annotations, icons, meta, structured_output,
+                               input_schema, output_schema)
         if tool.name in self._tools:
             # The SDK's ToolManager keeps the first tool of a name (with a warning
             # unless warn_on_duplicate_tools=False); remove_tool makes room.
@@ -4031,14 +4039,17 @@ class MCPServer:
         icons: Optional[List[Any]] = None,
         meta: Optional[Dict[str, Any]] = None,
         structured_output: Optional[bool] = None,
+        input_schema: Optional[Dict[str, Any]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator that registers a tool: ``@server.tool()``."""
+        """Decorator that registers a tool: ``@server.tool()``; see add_tool."""
         if callable(name):
             raise TypeError("The @tool decorator was used incorrectly. Did you forget to call it? "
                             "Use @tool() instead of @tool")
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
-            self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output)
+            self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output,
+                          input_schema, output_schema)
             return fn
 
         return decorator
@@ -9356,6 +9367,8 @@ _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple
 #                         Prompt.render, _message (section 11),  Result, GetPromptResult, prompt
 #                         _read_resource (section 10)         messages: read as ours
 #   _sdk_block            _content_block (section 8)          the SDK's content blocks, Image and Audio   -
+#   _SchemaTool           MCPServer.add_tool (section 14)     hand-written inputSchema, outputSchema, as   -
+#                                                             the low-level Server's tools/list
 #   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
 #   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
 #   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
@@ -9880,14 +9893,11 @@ def _wire_value(value: Any) -> Any:
 
 # -- the SDK's own objects ----------------------------------------------------------
 #
-# A server written for the SDK builds its results from the SDK's models
-# (mcp.types, which is the mcp_types package, and mcpserver's prompt messages).
-# Where a rule classifies a value (a tool's, a prompt's, a resource's, a
-# message), _sdk_object turns such a model into our own class, and the rule
-# reads it as ours.  Nested models (a TextResourceContents in an
-# EmbeddedResource, an Icon) go out as the SDK sends them: _wire_value above,
-# by alias, unset and None fields left out.  The class's module decides, so
-# neither the SDK nor pydantic is imported for a value that did not come from it.
+# A server written for the SDK returns its models (mcp.types, that is mcp_types,
+# and its prompt messages).  Where a rule classifies a value, _sdk_object makes
+# such a model our own class; a model inside ours (an EmbeddedResource's
+# contents, an Icon) goes out as the SDK sends it (_wire_value: by alias, no null).
+# The class's module decides: a value not from the SDK imports nothing.
 
 
 def _sdk_object(value: Any, rule: str) -> Any:
@@ -9900,14 +9910,10 @@ def _sdk_object(value: Any, rule: str) -> Any:
     return value
 
 
-def _sdk_messages(value: Any) -> List[Message]:
-    return [_sdk_object(m, "message") for m in value.messages]
-
-
 _SDK_OBJECTS: Dict[str, Callable[[Any], Any]] = {
     "InputRequiredResult": lambda v: InputRequiredResult(v.input_requests, v.request_state),
     "CallToolResult": lambda v: CallToolResult(v.content, v.structured_content, bool(v.is_error), v.meta),
-    "GetPromptResult": _sdk_messages,  # its messages (the SDK would send the JSON text of the whole result)
+    "GetPromptResult": lambda v: [_sdk_object(m, "message") for m in v.messages],  # (the SDK: its JSON text)
     **dict.fromkeys(("PromptMessage", "Message", "UserMessage", "AssistantMessage"),
                     lambda v: Message(v.content, v.role)),
 }
@@ -9925,6 +9931,97 @@ def _sdk_block(value: Any) -> Optional[Dict[str, Any]]:
         if hasattr(value, make):
             value = getattr(value, make)()
     return value.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(value, "model_dump") else None
+
+
+# -- hand-written schemas -----------------------------------------------------------
+#
+# add_tool(fn, input_schema=..., output_schema=...) publishes a schema as written
+# (every 2020-12 keyword: $defs, $anchor, if/then/else), as the SDK's low-level
+# Server allows.  Servers MUST validate all tool inputs (server/tools, "Security
+# Considerations"): strictly against it (section 6), then handed over by keyword as
+# JSON values.  A result is checked as its JSON against the outputSchema, unwrapped.
+
+
+class _SchemaTool(_Tool):
+    """A tool with a hand-written inputSchema, outputSchema or both; the other
+    one, if any, comes from the signature as for any tool."""
+
+    def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str], description: Optional[str],
+                 annotations: Any, icons: Any, meta: Any, structured_output: Optional[bool], input_schema: Any,
+                 output_schema: Any) -> None:
+        self._takes: Any = None  # the argument names the function takes (True: all); None: the signature's
+        if input_schema is None:
+            super().__init__(fn, name, title, description, annotations, icons, meta, False)
+        else:
+            self.fn, self.title, self.annotations, self.icons, self.meta = fn, title, annotations, icons, meta
+            self.name = str(name or getattr(fn, "__name__", ""))
+            if self.name in ("", "<lambda>"):
+                raise InvalidSignature("You must provide a name for lambda functions")
+            self.description = description or _cleandoc(getattr(fn, "__doc__", None))
+            self.is_async, self.params, self.resolved = _is_async(fn), [], None
+            self.context_param = _context_parameter(fn)
+            self.input_schema, self._input_check = _hand_written(input_schema, "inputSchema", self.name)
+            self.input_title = self.input_schema.get("title", f"{self.name}Arguments")
+            self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
+            if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
+                annotation = _hints_or_none(fn).get("return", _MISSING)
+                self.output_schema, self.wrap, self.validate_ctr, families, self._output_adapter = _output_schema(
+                    self.name, annotation, structured_output)
+                self._output_check = _checker(self.output_schema, "output", families) \
+                    if self.output_schema and self._output_adapter is None else None
+                self.output_title = (self.output_schema or {}).get("title", "Output")
+        if output_schema is not None:
+            self.output_schema, self._output_check = _hand_written(output_schema, "outputSchema", self.name)
+            self.wrap, self.validate_ctr, self._output_adapter = False, True, None
+            self.output_title = self.output_schema.get("title", "Output")
+
+    def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        if self._takes is None:
+            return super().arguments(arguments)
+        errors: List[_ErrorItem] = []
+        self._input_check(arguments, (), errors)
+        if errors:
+            raise ValidationError(errors, self.input_title)
+        return {k: v for k, v in arguments.items() if self._takes is True or k in self._takes}
+
+    def check_output(self, value: Any) -> Any:
+        return super().check_output(_jsonable(value))
+
+
+def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Checker]:
+    """A copy of the schema as JSON, and its strict checker; InvalidSignature when it is no
+    object schema (server/tools: both schemas have type "object") or cannot be compiled."""
+    try:
+        copy = json.loads(json.dumps(schema, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
+    if not isinstance(copy, dict) or copy.get("type") != "object":
+        raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
+    try:
+        return copy, _checker(copy)
+    except Exception as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} cannot be compiled: {type(exc).__name__}: {exc}") from None
+
+
+def _keywords_taken(fn: Callable[..., Any], tool: str, schema: Dict[str, Any], context_param: Optional[str]) -> Any:
+    """The argument names ``fn`` takes (True with ``**kwargs``: all); InvalidSignature when a property
+    names no parameter or a parameter without a default is no property: no call fails on the signature."""
+    parameters = [p for p in _parameters(fn, tool) if p[0] != context_param]
+    properties = set(schema.get("properties") or ())
+    if _resolved_parameters(fn, tool):
+        raise InvalidSignature(f"Tool {tool}: Resolve(...) parameters need the inputSchema of the signature")
+    bare = [n for n, kind, default in parameters if default is _MISSING and kind != _VAR_POSITIONAL
+            and kind != _VAR_KEYWORD and (kind == _POSITIONAL_ONLY or n not in properties)]
+    if bare:
+        raise InvalidSignature(f"Tool {tool}: parameters {bare} have no default and are not properties of its "
+                               "inputSchema (or are positional-only)")
+    if any(kind == _VAR_KEYWORD for _, kind, _ in parameters):
+        return True
+    named = {n for n, kind, _ in parameters if kind in (_ORDINARY, _KEYWORD_ONLY)}
+    if properties - named:
+        raise InvalidSignature(f"Tool {tool}: the properties {sorted(properties - named)} of its inputSchema name "
+                               "no parameter; take them by name, or all with **arguments")
+    return frozenset(named)
 
 
 class ElicitationResult:
