@@ -4013,14 +4013,11 @@ class MCPServer:
         input_schema: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
     ) -> None:
-        """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one.
-        ``input_schema``, ``output_schema``: hand-written schemas, published as
-        written; the arguments, checked against the first, come as JSON values."""
-        if input_schema is None and output_schema is None:
-            tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output)
-        else:  # hand-written (section 24)
-            tool = _SchemaTool(fn, name, title, description, annotations, icons, meta, structured_output,
-                               input_schema, output_schema)
+        """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one.  ``input_schema``,
+        ``output_schema``: hand-written, published as written; the arguments come as JSON values."""
+        tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output) \
+            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 24)
+                fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         if tool.name in self._tools:
             # The SDK's ToolManager keeps the first tool of a name (with a warning
             # unless warn_on_duplicate_tools=False); remove_tool makes room.
@@ -4162,8 +4159,7 @@ class MCPServer:
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
-            if type(value) not in _NATIVE:  # the SDK's own results, as ours (section 24)
-                value = _sdk_object(value, "tool")
+            value = value if type(value) in _NATIVE else _sdk_object(value, "tool")  # the SDK's own (section 24)
             if isinstance(value, InputRequiredResult):  # its questions checked: -32021 when undeclared
                 return self._input_required(tool, request, value)
         except BaseException as exc:
@@ -4900,7 +4896,7 @@ def _server_info(server: MCPServer, version: str) -> Dict[str, Any]:
         info["title"] = server.title
     if _has(version, "impl.extra"):
         extra = {"description": server.description, "websiteUrl": server.website_url,
-                 "icons": None if server.icons is None else _icons_wire(server.icons)}
+                 "icons": server.icons and _icons_wire(server.icons)}
         info.update(_jsonable(_drop_none(extra)))
     return info
 
