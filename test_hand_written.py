@@ -99,8 +99,8 @@ class RegistrationTest(unittest.TestCase):
                          'Tool f: its inputSchema must be a JSON Schema object with "type": "object"')
         self.assertEqual(self.refused(f, output_schema={"properties": {}}),
                          'Tool f: its outputSchema must be a JSON Schema object with "type": "object"')
-        self.assertEqual(self.refused(f, input_schema={"type": "object", "default": float("nan")}),
-                         "Tool f: its inputSchema is not JSON (Out of range float values are not JSON compliant)")
+        self.assertTrue(self.refused(f, input_schema={"type": "object", "default": float("nan")}).startswith(
+            "Tool f: its inputSchema is not JSON (Out of range float values are not JSON compliant"))  # (3.13: ": nan")
         self.assertEqual(self.refused(f, input_schema={"type": "object", "properties": {"b": {}}}),
                          "Tool f: parameters ['a'] have no default and are not properties of its inputSchema "
                          "(or are positional-only)")
