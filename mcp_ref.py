@@ -1642,7 +1642,7 @@ class _Block:
         for attr, key in self._wire:
             value = getattr(self, attr)
             if value is not None:
-                out[key] = _jsonable(value)
+                out[key] = _wire_value(value)  # the SDK's models inside as it sends them (section 24)
         return out
 
     def __eq__(self, other: object) -> bool:
@@ -1820,8 +1820,8 @@ def _content_block(value: Any) -> Optional[Dict[str, Any]]:
         return value.to_wire()
     if isinstance(value, _Media):
         return value.to_block().to_wire()
-    if _is_content_class(type(value)) and hasattr(value, "model_dump"):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
+    if _is_content_class(type(value)):  # the SDK's own blocks (section 24)
+        return _sdk_block(value)
     if len(_NOT_BLOCKS) < 1000 and not isinstance(value, (str, list, tuple)):  # those are shaped
         _NOT_BLOCKS.add(type(value))
     return None
@@ -2030,7 +2030,7 @@ class _Tool:
         if self.annotations is not None:
             tool["annotations"] = _annotations_wire(self.annotations)
         if self.icons is not None:
-            tool["icons"] = [_jsonable(_drop_none(i) if isinstance(i, dict) else i) for i in self.icons]
+            tool["icons"] = _icons_wire(self.icons)
         if self.meta is not None:
             tool["_meta"] = _jsonable(self.meta)
         return tool
@@ -2386,7 +2386,7 @@ class Resource(_Record):
 
 
 def _icons_wire(icons: List[Any]) -> List[Any]:
-    return [_jsonable(_drop_none(i) if isinstance(i, dict) else i) for i in icons]
+    return [_jsonable(_drop_none(i)) if isinstance(i, dict) else _wire_value(i) for i in icons]  # (section 24)
 
 
 def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
@@ -2471,6 +2471,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
+        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult (section 24)
         if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
             if request is None or not request.stateless:
                 raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
@@ -2834,7 +2835,7 @@ _BLOCK_KEYS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data
 def _message_content(content: Any) -> Dict[str, Any]:
     if isinstance(content, str):
         return {"type": "text", "text": content}
-    block = dict(content) if isinstance(content, dict) else _content_block(content)
+    block = _wire_value(content) if isinstance(content, dict) else _content_block(content)  # (section 24)
     if block is None:
         raise TypeError(f"A message's content is text or a content block, not {type(content).__name__}")
     if block.get("type") not in _BLOCK_KEYS:
@@ -2891,7 +2892,7 @@ class Prompt(_Record):
                 raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
             if server is not None:
                 _give_context(self.params, kwargs, server, request)
-            value = _call(self.fn, **kwargs)
+            value = _sdk_object(_call(self.fn, **kwargs), "prompt")  # the SDK's own results (section 24)
             if isinstance(value, InputRequiredResult):  # 2026-07-28: the prompt asks the client first
                 if server is None or request is None or not request.stateless:
                     raise _RpcError(INTERNAL_ERROR, f"Error rendering prompt {self.name}: InputRequiredResult "
@@ -2913,6 +2914,7 @@ class Prompt(_Record):
 
 
 def _message(item: Any) -> Message:
+    item = _sdk_object(item, "message")  # the SDK's own messages (section 24)
     if isinstance(item, Message):
         return item
     if isinstance(item, dict):
@@ -3709,9 +3711,14 @@ class MCPServer:
         icons: Optional[List[Any]] = None,
         meta: Optional[Dict[str, Any]] = None,
         structured_output: Optional[bool] = None,
+        input_schema: Optional[Dict[str, Any]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
     ) -> None:
-        """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one."""
-        tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output)
+        """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one.  ``input_schema``,
+        ``output_schema``: hand-written, published as written; the arguments come as JSON values."""
+        tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output) \
+            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 24)
+                fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         if tool.name in self._tools:
             # The SDK's ToolManager keeps the first tool of a name (with a warning
             # unless warn_on_duplicate_tools=False); remove_tool makes room.
@@ -3730,14 +3737,17 @@ class MCPServer:
         icons: Optional[List[Any]] = None,
         meta: Optional[Dict[str, Any]] = None,
         structured_output: Optional[bool] = None,
+        input_schema: Optional[Dict[str, Any]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator that registers a tool: ``@server.tool()``."""
+        """Decorator that registers a tool: ``@server.tool()``; see add_tool."""
         if callable(name):
             raise TypeError("The @tool decorator was used incorrectly. Did you forget to call it? "
                             "Use @tool() instead of @tool")
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
-            self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output)
+            self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output,
+                          input_schema, output_schema)
             return fn
 
         return decorator
@@ -3852,6 +3862,7 @@ class MCPServer:
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
+            value = value if type(value) in _NATIVE else _sdk_object(value, "tool")  # the SDK's own (section 24)
             if isinstance(value, InputRequiredResult):  # its questions checked: -32021 when undeclared
                 return self._input_required(tool, request, value)
         except BaseException as exc:
@@ -4573,7 +4584,8 @@ def _server_info(server: MCPServer, version: str) -> Dict[str, Any]:
     if server.title is not None and _has(version, "impl.title"):
         info["title"] = server.title
     if _has(version, "impl.extra"):
-        extra = {"description": server.description, "websiteUrl": server.website_url, "icons": server.icons}
+        extra = {"description": server.description, "websiteUrl": server.website_url,
+                 "icons": server.icons and _icons_wire(server.icons)}
         info.update(_jsonable(_drop_none(extra)))
     return info
 
@@ -9600,6 +9612,14 @@ def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first 
 #   _resolve_marker       _signature (section 9)              such a parameter is no argument              -
 #   _resolve_parameters   MCPServer._call (section 14)        the resolvers run before the tool            -
 #   _wire_value           MCPServer._input_required (section 14)  one of the SDK's models, as JSON         -
+#                         _Block.to_wire (section 8), _icons_wire  a model inside: by alias, no null       -
+#                         (section 10), _message_content (11)
+#   _sdk_object           MCPServer._call (section 14),        the SDK's InputRequiredResult, CallTool-     40
+#                         Prompt.render, _message (section 11),  Result, GetPromptResult, prompt
+#                         _read_resource (section 10)         messages: read as ours
+#   _sdk_block            _content_block (section 8)          the SDK's content blocks, Image and Audio   -
+#   _SchemaTool           MCPServer.add_tool (section 14)     hand-written inputSchema, outputSchema, as   -
+#                                                             the low-level Server's tools/list
 #   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
 #   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
 #   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
@@ -10170,6 +10190,139 @@ def _wire_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_wire_value(v) for v in value]
     return _jsonable(value)
+
+
+# -- the SDK's own objects ----------------------------------------------------------
+#
+# A server written for the SDK returns its models (mcp.types, that is mcp_types,
+# and its prompt messages).  Where a rule classifies a value, _sdk_object makes
+# such a model our own class; a model inside ours (an EmbeddedResource's
+# contents, an Icon) goes out as the SDK sends it (_wire_value: by alias, no null).
+# The class's module decides: a value not from the SDK imports nothing.
+
+
+def _sdk_object(value: Any, rule: str) -> Any:
+    """Our equivalent of the SDK's model, when it is one that ``rule`` (a key of
+    _SDK_TAKEN) takes; anything else as it is."""
+    accepted = _SDK_TAKEN[rule]
+    for cls in type(value).__mro__[:-1]:  # a subclass of the SDK's model too
+        if cls.__name__ in accepted and cls.__module__.split(".")[0] in ("mcp", "mcp_types"):
+            return _SDK_OBJECTS[cls.__name__](value)
+    return value
+
+
+_SDK_OBJECTS: Dict[str, Callable[[Any], Any]] = {
+    "InputRequiredResult": lambda v: InputRequiredResult(v.input_requests, v.request_state),
+    "CallToolResult": lambda v: CallToolResult(v.content, v.structured_content, bool(v.is_error), v.meta),
+    "GetPromptResult": lambda v: [_sdk_object(m, "message") for m in v.messages],  # (the SDK: its JSON text)
+    **dict.fromkeys(("PromptMessage", "Message", "UserMessage", "AssistantMessage"),
+                    lambda v: Message(v.content, v.role)),
+}
+# What each rule takes of them; the SDK reads any other model as a value (a prompt's: its JSON text).
+_SDK_MESSAGES = ("PromptMessage", "Message", "UserMessage", "AssistantMessage")
+_SDK_TAKEN: Dict[str, Tuple[str, ...]] = {
+    "tool": ("InputRequiredResult", "CallToolResult"), "resource": ("InputRequiredResult",),
+    "prompt": ("InputRequiredResult", "GetPromptResult") + _SDK_MESSAGES, "message": _SDK_MESSAGES}
+
+
+def _sdk_block(value: Any) -> Optional[Dict[str, Any]]:
+    """One of the SDK's content blocks as the SDK sends it; its Image and Audio
+    helpers as the block they make."""
+    for make in ("to_image_content", "to_audio_content"):
+        if hasattr(value, make):
+            value = getattr(value, make)()
+    return value.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(value, "model_dump") else None
+
+
+# -- hand-written schemas -----------------------------------------------------------
+#
+# add_tool(fn, input_schema=..., output_schema=...) publishes a schema as written
+# (every 2020-12 keyword: $defs, $anchor, if/then/else), as the SDK's low-level
+# Server allows.  Servers MUST validate all tool inputs (server/tools, "Security
+# Considerations"): strictly against it (section 6), then handed over by keyword as
+# JSON values.  A result is checked as its JSON against the outputSchema, unwrapped.
+
+
+class _SchemaTool(_Tool):
+    """A tool with a hand-written inputSchema, outputSchema or both; the other
+    one, if any, comes from the signature as for any tool."""
+
+    def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str], description: Optional[str],
+                 annotations: Any, icons: Any, meta: Any, structured_output: Optional[bool], input_schema: Any,
+                 output_schema: Any) -> None:
+        self._takes: Any = None  # the argument names the function takes (True: all); None: the signature's
+        if input_schema is None:
+            super().__init__(fn, name, title, description, annotations, icons, meta, False)
+        else:
+            self.fn, self.title, self.annotations, self.icons, self.meta = fn, title, annotations, icons, meta
+            self.name = str(name or getattr(fn, "__name__", ""))
+            if self.name in ("", "<lambda>"):
+                raise InvalidSignature("You must provide a name for lambda functions")
+            self.description = description or _cleandoc(getattr(fn, "__doc__", None))
+            self.is_async, self.params, self.resolved = _is_async(fn), [], None
+            self.context_param = _context_parameter(fn)
+            self.input_schema, self._input_check = _hand_written(input_schema, "inputSchema", self.name)
+            self.input_title = self.input_schema.get("title", f"{self.name}Arguments")
+            self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
+            if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
+                annotation = _hints_or_none(fn).get("return", _MISSING)
+                self.output_schema, self.wrap, self.validate_ctr, families, self._output_adapter = _output_schema(
+                    self.name, annotation, structured_output)
+                self._output_check = _checker(self.output_schema, "output", families) \
+                    if self.output_schema and self._output_adapter is None else None
+                self.output_title = (self.output_schema or {}).get("title", "Output")
+        if output_schema is not None:
+            self.output_schema, self._output_check = _hand_written(output_schema, "outputSchema", self.name)
+            self.wrap, self.validate_ctr, self._output_adapter = False, True, None
+            self.output_title = self.output_schema.get("title", "Output")
+
+    def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        if self._takes is None:
+            return super().arguments(arguments)
+        errors: List[_ErrorItem] = []
+        self._input_check(arguments, (), errors)
+        if errors:
+            raise ValidationError(errors, self.input_title)
+        return {k: v for k, v in arguments.items() if self._takes is True or k in self._takes}
+
+    def check_output(self, value: Any) -> Any:
+        return super().check_output(_jsonable(value))
+
+
+def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Checker]:
+    """A copy of the schema as JSON, and its strict checker; InvalidSignature when it is no
+    object schema (server/tools: both schemas have type "object") or cannot be compiled."""
+    try:
+        copy = json.loads(json.dumps(schema, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
+    if not isinstance(copy, dict) or copy.get("type") != "object":
+        raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
+    try:
+        return copy, _checker(copy)
+    except Exception as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} cannot be compiled: {type(exc).__name__}: {exc}") from None
+
+
+def _keywords_taken(fn: Callable[..., Any], tool: str, schema: Dict[str, Any], context_param: Optional[str]) -> Any:
+    """The argument names ``fn`` takes (True with ``**kwargs``: all); InvalidSignature when a property
+    names no parameter or a parameter without a default is no property: no call fails on the signature."""
+    parameters = [p for p in _parameters(fn, tool) if p[0] != context_param]
+    properties = set(schema.get("properties") or ())
+    if _resolved_parameters(fn, tool):
+        raise InvalidSignature(f"Tool {tool}: Resolve(...) parameters need the inputSchema of the signature")
+    bare = [n for n, kind, default in parameters if default is _MISSING and kind != _VAR_POSITIONAL
+            and kind != _VAR_KEYWORD and (kind == _POSITIONAL_ONLY or n not in properties)]
+    if bare:
+        raise InvalidSignature(f"Tool {tool}: parameters {bare} have no default and are not properties of its "
+                               "inputSchema (or are positional-only)")
+    if any(kind == _VAR_KEYWORD for _, kind, _ in parameters):
+        return True
+    named = {n for n, kind, _ in parameters if kind in (_ORDINARY, _KEYWORD_ONLY)}
+    if properties - named:
+        raise InvalidSignature(f"Tool {tool}: the properties {sorted(properties - named)} of its inputSchema name "
+                               "no parameter; take them by name, or all with **arguments")
+    return frozenset(named)
 
 
 class ElicitationResult:
@@ -13361,6 +13514,8 @@ def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], r
         return _run_without_loop(server._call(tool, arguments, request))
     try:
         value = tool.fn(**server._arguments(tool, arguments, request))  # steps 2 and 3
+        if type(value) not in _NATIVE:
+            value = _sdk_object(value, "tool")
         if isinstance(value, InputRequiredResult):
             return server._input_required(tool, request, value)
     except BaseException as exc:

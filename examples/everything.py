@@ -347,5 +347,32 @@ if hasattr(mcp, "completion"):
         return []  # "completion support can be minimal": the capability and the endpoint
 
 
+# A hand-written inputSchema, published as written (the json-schema-2020-12
+# scenario looks for $schema, $defs with $anchor, allOf/anyOf, if/then/else and
+# additionalProperties), and the arguments checked against it.
+JSON_SCHEMA_2020_12 = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                          "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"},
+                   "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                   "phone": {"type": "string"}, "email": {"type": "string"}},
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
+    "additionalProperties": False,
+}
+
+
+def json_schema_2020_12_tool(**arguments):  # type: ignore[no-untyped-def]
+    """Tests JSON Schema 2020-12 keywords in a hand-written inputSchema"""
+    return f"contact: {json.dumps(arguments, sort_keys=True)}"
+
+
+mcp.add_tool(json_schema_2020_12_tool, input_schema=JSON_SCHEMA_2020_12)
+
+
 if __name__ == "__main__":
     mcp.run(transport="streamable-http")

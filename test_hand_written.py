@@ -1,0 +1,131 @@
+"""Hand-written schemas (section 24, _SchemaTool): ``add_tool(fn, input_schema=...,
+output_schema=...)`` and ``@tool(...)`` publish them as written, check the
+arguments against the inputSchema strictly (section 6) and hand them over as
+JSON values, and check a result against the outputSchema.
+
+testdata/hand_written_server.py is served over stdio, the test playing the client;
+registration is checked in process, in both accelerator modes.
+"""
+
+import json
+import os
+import sys
+import unittest
+from typing import Any, Dict
+
+from _testing import BOTH, HERE, accelerators, mcp_ref
+from test_wire import ServerProcess
+
+SERVER = os.path.join(HERE, "testdata", "hand_written_server.py")
+sys.path.insert(0, os.path.join(HERE, "testdata"))
+import hand_written_server as fixture  # noqa: E402  (its schemas, as written)
+
+
+def text_result(text: str, structured: Any = None, error: bool = False) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if structured is not None:
+        out["structuredContent"] = structured
+    out["isError"] = error
+    return out
+
+
+class OnTheWireTest(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.server = ServerProcess(script=SERVER)
+        cls.server.initialize()
+        cls.ids = iter(range(1, 1000))
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.server.kill()
+
+    def call(self, name: str, arguments: Dict[str, Any]) -> Any:
+        reply = self.server.request(next(self.ids), "tools/call", {"name": name, "arguments": arguments})
+        return reply["result"]
+
+    def test_published_as_written(self) -> None:
+        tools = self.server.request(next(self.ids), "tools/list", {})["result"]["tools"]
+        self.assertEqual(tools[0]["inputSchema"], fixture.CONTACT)
+        self.assertEqual(list(tools[0]["inputSchema"]), list(fixture.CONTACT))  # in its own key order
+        self.assertEqual(tools[1], {"name": "scale", "description": "", "inputSchema": fixture.SCALE_IN,
+                                    "outputSchema": fixture.SCALE_OUT})
+        self.assertEqual(tools[2]["outputSchema"], fixture.SCALE_OUT)
+        self.assertEqual(tools[2]["inputSchema"]["title"], "halveArguments")  # the signature's
+
+    def test_arguments_checked_by_every_keyword_and_given_as_json(self) -> None:
+        given = "[('address', {'city': 'X'}), ('email', 'a@b'), ('name', 'Ada')]"
+        self.assertEqual(self.call("contact", {"name": "Ada", "email": "a@b", "address": {"city": "X"}}),
+                         text_result(given, {"result": given}))  # -> str: the annotation's outputSchema
+        self.assertEqual(self.call("contact", {"name": "Ada", "contactMethod": "phone", "email": "a@b"}), text_result(
+            "Error executing tool contact: 1 validation error for contactArguments\nphone\n  Field required "
+            "[type=missing, input_value={'name': 'Ada', 'contactM...'phone', 'email': 'a@b'}, input_type=dict]",
+            error=True))  # if/then
+        refused = self.call("contact", {"name": "Ada", "phone": "1", "fax": "2"})["content"][0]["text"]
+        self.assertIn("fax\n  Extra inputs are not permitted", refused)  # additionalProperties: false
+
+    def test_strict_no_lax_conversion(self) -> None:
+        self.assertEqual(self.call("scale", {"values": ["1"]}), text_result(
+            "Error executing tool scale: 1 validation error for scaleArguments\nvalues.0\n  Input should be a valid "
+            "number [type=float_type, input_value='1', input_type=str]", error=True))
+        self.assertEqual(self.call("scale", {"values": [1], "factor": 0}), text_result(
+            "Error executing tool scale: 1 validation error for scaleArguments\nfactor\n  Input should be greater "
+            "than or equal to 1 [type=greater_than_equal, input_value=0, input_type=int]", error=True))
+
+    def test_results_checked_against_the_output_schema(self) -> None:
+        self.assertEqual(self.call("scale", {"values": [1, 2.5]}),
+                         text_result('{\n  "scaled": [\n    2,\n    5.0\n  ]\n}', {"scaled": [2, 5.0]}))
+        self.assertEqual(self.call("halve", {"values": [1, 3]}),
+                         text_result('{\n  "scaled": [\n    0.5,\n    1.5\n  ]\n}', {"scaled": [0.5, 1.5]}))
+        self.assertEqual(self.call("halve", {"values": [1], "wrong": True}), text_result(
+            "Error executing tool halve: 1 validation error for Output\nextra\n  Extra inputs are not permitted "
+            "[type=extra_forbidden, input_value=1, input_type=int]", error=True))
+
+
+class RegistrationTest(unittest.TestCase):
+    def refused(self, fn: Any, **schemas: Any) -> str:
+        with self.assertRaises(mcp_ref.InvalidSignature) as caught:
+            mcp_ref.MCPServer("t").add_tool(fn, **schemas)
+        return str(caught.exception)
+
+    def test_what_cannot_be_a_hand_written_tool(self) -> None:
+        def f(a: Any, b: int = 0) -> None:
+            pass
+
+        obj = {"type": "object", "properties": {"a": {}}}
+        self.assertEqual(self.refused(f, input_schema={"type": "string"}),
+                         'Tool f: its inputSchema must be a JSON Schema object with "type": "object"')
+        self.assertEqual(self.refused(f, output_schema={"properties": {}}),
+                         'Tool f: its outputSchema must be a JSON Schema object with "type": "object"')
+        self.assertTrue(self.refused(f, input_schema={"type": "object", "default": float("nan")}).startswith(
+            "Tool f: its inputSchema is not JSON (Out of range float values are not JSON compliant"))  # (3.13: ": nan")
+        self.assertEqual(self.refused(f, input_schema={"type": "object", "properties": {"b": {}}}),
+                         "Tool f: parameters ['a'] have no default and are not properties of its inputSchema "
+                         "(or are positional-only)")
+        self.assertEqual(self.refused(f, input_schema={"type": "object", "properties": {"a": {}, "c": {}}}),
+                         "Tool f: the properties ['c'] of its inputSchema name no parameter; take them by name, or "
+                         "all with **arguments")
+        self.assertEqual(self.refused(lambda a: a, input_schema=obj), "You must provide a name for lambda functions")
+
+    def test_both_modes_and_the_decorator(self) -> None:
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                server = mcp_ref.MCPServer("t")
+
+                @server.tool(input_schema={"type": "object", "properties": {"n": {"type": "integer"}},
+                                           "required": ["n"]},
+                             output_schema={"type": "object", "properties": {"n": {"type": "integer"}}})
+                def echo(n: Any, unused: Any = "kept") -> Any:
+                    return {"n": n}
+
+                self.assertEqual(server.call_tool("echo", {"n": 3}),
+                                 text_result('{\n  "n": 3\n}', {"n": 3}))
+                self.assertTrue(server.call_tool("echo", {"n": 3.5})["isError"])
+                self.assertEqual(json.dumps(server.list_tools()[0]["inputSchema"]),
+                                 '{"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}')
+
+
+if __name__ == "__main__":
+    unittest.main()
