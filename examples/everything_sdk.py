@@ -23,7 +23,7 @@ import sys
 from typing import Annotated, Any, Dict, List, Optional, Tuple, Union
 
 from mcp.server import ServerRequestContext
-from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, RequestStateSecurity, Resolve
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.prompts.base import Prompt, UserMessage
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
 from mcp.shared.exceptions import MCPError
@@ -84,14 +84,11 @@ class MemoryEvents(EventStore):
         return stream
 
 
-# The SDK refuses a key shorter than 32 bytes; a deployment loads a shared secret.
-STATE_KEY = b"mcp-ref conformance fixture: requestState signing key"
-
-mcp = MCPServer(
-    name="mcp-conformance-test-server",
-    version="1.0.0",
-    request_state_security=RequestStateSecurity(keys=[STATE_KEY]),
-)
+# requestState is protected with a key made per process (the SDK's default, and
+# mcp_ref's): enough for one process.  Several share theirs with
+# request_state_security=RequestStateSecurity(keys=[secret]), whose SDK object
+# mcp_ref refuses (the SDK encrypts; mcp_ref signs): it takes its own.
+mcp = MCPServer(name="mcp-conformance-test-server", version="1.0.0")
 
 
 # -- content (tools-call-*) ---------------------------------------------------
