@@ -4,11 +4,15 @@ The same tools, resources and prompts, with the results the conformance suite
 expects, but as a server written for ``mcp`` 2.3 reads: the SDK's imports,
 its content and request models from ``mcp.types``, pydantic models for
 elicitation, ``MCPError`` for a protocol error, ``InputRequiredResult`` with
-the SDK's request objects.  The project runs it three ways (.ci/conformance.py):
+the SDK's request objects.  It serves Streamable HTTP on the address given:
 
-    python examples/everything_sdk.py 127.0.0.1:8000     # the SDK itself
-    (mcp.* imports rewritten to mcp_ref; pydantic installed, the SDK not)
-    (unmodified but MCPServer from mcp_ref; the SDK installed)
+    python examples/everything_sdk.py 127.0.0.1:8000
+
+.ci/conformance.py --fixture runs the suite against it three ways: as written,
+with the SDK installed (the SDK serves it); its ``from mcp... import`` lines
+rewritten to ``from mcp_ref import`` (``--rewrite-imports all``: pydantic
+installed, the SDK not); as written but ``MCPServer`` from mcp_ref
+(``--rewrite-imports MCPServer``: the SDK installed).
 
 It needs pydantic, and ``mcp`` or mcp_ref.  Where the SDK's MCPServer has no
 public API (logging/setLevel and resources/subscribe handlers, a hand-written
