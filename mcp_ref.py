@@ -119,13 +119,15 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats;
                                 its JSON mode (an Enum's value, a datetime's ISO text)
     24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
-                                message classes, its constructor's keywords, FastMCP (the 1.x name)
-    25. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-    26. A client                a small client over stdio or HTTP
-    27. Command line            list, call, resources, read, prompts, prompt, serve
-    28. Command line            the HTTP server of serve --http and run("streamable-http"): a standard-library
+                                message classes
+    25. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
+                                it sends it, its constructor's keywords, FastMCP; hand-written schemas
+    26. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+    27. A client                a small client over stdio or HTTP
+    28. Command line            list, call, resources, read, prompts, prompt, serve
+    29. Command line            the HTTP server of serve --http and run("streamable-http"): a standard-library
                                 server for the WSGI app (RFC 9112 framing, limits per client)
-    29. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+    30. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
@@ -142,7 +144,7 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
-from bisect import bisect_right  # for the classes of patterns (section 25)
+from bisect import bisect_right  # for the classes of patterns (section 26)
 from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -613,7 +615,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 def _pretty(value: Any) -> str:
     """JSON data as the text the model reads: ``json.dumps(value, indent=2,
     ensure_ascii=False)``, which is what the SDK's ``to_json(value, indent=2)``
-    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 29."""
+    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 30."""
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
@@ -936,7 +938,7 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
     return _COMPILER(schema, mode, class_kinds).compile(schema)
 
 
-# Twin: _FastCompiler, section 29 (_COMPILER below picks one).
+# Twin: _FastCompiler, section 30 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
 
@@ -1169,7 +1171,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 25
+        search = None if pattern is None else _compile_pattern(pattern)  # section 26
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1871,7 +1873,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
     when ``wrap``) and its ``content`` written from the same checked value
-    (server/tools, "Structured Content").  Twin: _fast_structured, section 29."""
+    (server/tools, "Structured Content").  Twin: _fast_structured, section 30."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -2228,7 +2230,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
     class_kinds, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
-    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 24)
+    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 25)
     if structured is False or annotation is _ABSENT:  # S1; InputRequiredResult alone
         return _UNSTRUCTURED
     if annotation is _MISSING:  # S2
@@ -2471,7 +2473,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
-        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult (section 24)
+        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult (section 25)
         if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
             if request is None or not request.stateless:
                 raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
@@ -2506,7 +2508,7 @@ class _Asking(Exception):
 def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
     """-32603 for a user's function that raised, without details (as the SDK: the traceback
     on stderr only); an MCPError (the client's refusal, or the function's own) passed on."""
-    error = _protocol_error(exc)  # section 24: ours or the SDK's
+    error = _protocol_error(exc)  # section 25: ours or the SDK's
     if error is not None:
         return error
     _log_exception(f"{what} raised an exception", exc)
@@ -2892,7 +2894,7 @@ class Prompt(_Record):
                 raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
             if server is not None:
                 _give_context(self.params, kwargs, server, request)
-            value = _sdk_object(_call(self.fn, **kwargs), "prompt")  # the SDK's own results (section 24)
+            value = _sdk_object(_call(self.fn, **kwargs), "prompt")  # the SDK's own results (section 25)
             if isinstance(value, InputRequiredResult):  # 2026-07-28: the prompt asks the client first
                 if server is None or request is None or not request.stateless:
                     raise _RpcError(INTERNAL_ERROR, f"Error rendering prompt {self.name}: InputRequiredResult "
@@ -2914,7 +2916,7 @@ class Prompt(_Record):
 
 
 def _message(item: Any) -> Message:
-    item = _sdk_object(item, "message")  # the SDK's own messages (section 24)
+    item = _sdk_object(item, "message")  # the SDK's own messages (section 25)
     if isinstance(item, Message):
         return item
     if isinstance(item, dict):
@@ -3573,7 +3575,7 @@ def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Opt
 
     payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
                          separators=(",", ":")).encode()
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 24): it seals
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 25): it seals
         return key.seal(payload)  # type: ignore[no-any-return]
     body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
     signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
@@ -3591,7 +3593,7 @@ def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Opt
     def refuse(why: str) -> _RpcError:
         return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
 
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 24) opens it
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 25) opens it
         key, token = key.opened(token)
     # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
     # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
@@ -3717,7 +3719,7 @@ class MCPServer:
         """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one.  ``input_schema``,
         ``output_schema``: hand-written, published as written; the arguments come as JSON values."""
         tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output) \
-            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 24)
+            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 25)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         if tool.name in self._tools:
             # The SDK's ToolManager keeps the first tool of a name (with a warning
@@ -3835,7 +3837,7 @@ class MCPServer:
     # dispatcher's tools/call takes step 1 (section 15), and section 16 decides
     # where _call runs (inline, on the pool, on the event loop) and answers it
     # with step 5; neither decides an outcome.  A sync tool's call skips _call's
-    # coroutine: _fast_call_sync (section 29), the same steps in the same order.
+    # coroutine: _fast_call_sync (section 30), the same steps in the same order.
 
     def _tool_named(self, name: str) -> _Tool:
         """Step 1."""
@@ -3862,7 +3864,7 @@ class MCPServer:
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
-            value = value if type(value) in _NATIVE else _sdk_object(value, "tool")  # the SDK's own (section 24)
+            value = value if type(value) in _NATIVE else _sdk_object(value, "tool")  # the SDK's own (section 25)
             if isinstance(value, InputRequiredResult):  # its questions checked: -32021 when undeclared
                 return self._input_required(tool, request, value)
         except BaseException as exc:
@@ -3897,7 +3899,7 @@ class MCPServer:
             return self._input_required(tool, request, None)
         if isinstance(exc, _CapabilityMissing):
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
-        error = _protocol_error(exc)  # an MCPError (section 24): a protocol error, as the SDK sends it
+        error = _protocol_error(exc)  # an MCPError (section 25): a protocol error, as the SDK sends it
         if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
             return error
         return self._failure(tool, exc, request)  # CancelledError too: the tool's own, or the client's (unsent)
@@ -4214,7 +4216,7 @@ def _run_coroutine(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-# Twin: _fast_call_sync, section 29.
+# Twin: _fast_call_sync, section 30.
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """A sync tool's call: MCPServer._call, which then never waits."""
     return _run_without_loop(server._call(tool, arguments, request))
@@ -5258,7 +5260,7 @@ def _encode_safely(message: Any) -> bytes:
         return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
 
 
-# Twin: _fast_encode_reply, section 29.
+# Twin: _fast_encode_reply, section 30.
 def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
     """The wire bytes of ``frame(result)``: a result inside its response."""
     return _encode(frame(result))
@@ -6694,9 +6696,17 @@ class _Events:
         return (stream_id if isinstance(stream_id, str) else None), found
 
     def forget(self, prefix: str) -> None:
+        """An ended session's streams dropped, where the store can: the SDK's
+        shape has no such method, and a subclass of ours that did not run
+        EventStore.__init__ keeps its own storage."""
         forget = getattr(self.backend, "forget", None)
-        if forget is not None:
+        if forget is None or (getattr(type(self.backend), "forget", None) is EventStore.forget
+                              and not hasattr(self.backend, "_lock")):
+            return
+        try:
             forget(prefix)
+        except Exception as exc:  # a store of the deployment's: the session still ends
+            _log_exception("the event store failed", exc)
 
     def _run(self, value: Any) -> Any:
         import asyncio
@@ -7139,7 +7149,7 @@ class _Counted:
 # 21. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
-# Fenced, like the accelerators (section 29): nothing here is an MCP rule.  The
+# Fenced, like the accelerators (section 30): nothing here is an MCP rule.  The
 # SDK validates tool arguments and results with pydantic, so to answer as it
 # does a rule of the spec path calls a hook where pydantic refines it.  The rule
 # reads whole without the hook; this is where the hook's body waits.  Here:
@@ -7873,19 +7883,6 @@ def _pydantic_model_of_class(cls: type) -> Any:
         default = getattr(cls, name, _MISSING)
         fields[name] = _for_pydantic(tp) if default is _MISSING else (_for_pydantic(tp), default)
     return pydantic.create_model(cls.__name__, __config__=pydantic.ConfigDict(from_attributes=True), **fields)
-
-
-@functools.lru_cache(maxsize=None)
-def _strict_json_schema() -> Any:
-    """The SDK's ``StrictJsonSchema``: a schema pydantic would warn about (a
-    default it cannot serialise, say) is an error, so the tool is unstructured."""
-    json_schema = _module("pydantic.json_schema")
-
-    class StrictJsonSchema(json_schema.GenerateJsonSchema):  # type: ignore[misc, name-defined]
-        def emit_warning(self, kind: Any, detail: str) -> None:
-            raise ValueError(f"JSON schema warning: {kind} - {detail}")
-
-    return StrictJsonSchema
 
 
 @functools.lru_cache(maxsize=None)
@@ -8881,7 +8878,6 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
 #   _UnionSchema          _union_schema (section 23)          a union that keeps its members' Python types -
 #   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
-#   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
 #
 # README: as in section 21's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
@@ -9445,154 +9441,19 @@ def _may_be_unhashable(tp: Any) -> bool:
     if _origin(tp) is not None:
         return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
     return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
-# -- the SDK's names a server file imports (mcp.types, mcp.server) ------------------
-#
-# Each is a small class made at its first import (module __getattr__, below): a
-# dict of its JSON, camelCase keys and unset fields left out, so that wherever
-# mcp_ref sends JSON it goes as it is (an InputRequiredResult's question, an
-# EmbeddedResource's contents); read by attribute in Python's spelling, as the
-# SDK's models are (``result.content.text``, ``params.uri``).  A field is
-# "name", "name!" (required), "name:Kind" (a nested object read as Kind),
-# "name=value" (a default); ``<Base`` names the base class.  A keyword the
-# model does not have is a TypeError (the SDK's models keep it).
-
-_SDK_MODELS = {
-    "EmptyResult": "", "InputRequest": "",  # InputRequest: the three questions of an InputRequiredResult
-    "CreateMessageRequest": "<InputRequest method=sampling/createMessage params!:CreateMessageRequestParams",
-    "CreateMessageRequestParams": "messages!:SamplingMessage max_tokens! system_prompt include_context temperature "
-                                  "stop_sequences metadata model_preferences tools tool_choice _meta",
-    "CreateMessageResult": "role! content!:_JsonObject model! stop_reason _meta",
-    "SamplingMessage": "role! content!:_JsonObject _meta",
-    "ElicitRequest": "<InputRequest method=elicitation/create params!:ElicitRequestFormParams",
-    "ElicitRequestFormParams": "mode=form message! requested_schema! _meta",
-    "ElicitResult": "action! content _meta",
-    "ListRootsRequest": "<InputRequest method=roots/list params",
-    "ListRootsResult": "roots!:Root _meta", "Root": "uri! name _meta",
-    "SetLevelRequestParams": "level! _meta", "SubscribeRequestParams": "uri! _meta",
-    "UnsubscribeRequestParams": "uri! _meta",
-    "TextResourceContents": "uri! mime_type _meta text!", "BlobResourceContents": "uri! mime_type _meta blob!",
-}
-# Already here under another name (section 24), or no class: what the SDK's name stands for.
-_SDK_ALIASES = {"CompletionArgument": "_CompletionArgument", "CompletionContext": "_CompletionContext",
-                "ServerRequestContext": "_RequestContext"}
-# Declared without a value, for readers and checkers: __getattr__ makes each.
-EmptyResult: Any
-InputRequest: Any
-CreateMessageRequest: Any
-CreateMessageRequestParams: Any
-CreateMessageResult: Any
-SamplingMessage: Any
-ElicitRequest: Any
-ElicitRequestFormParams: Any
-ElicitResult: Any
-ListRootsRequest: Any
-ListRootsResult: Any
-Root: Any
-SetLevelRequestParams: Any
-SubscribeRequestParams: Any
-UnsubscribeRequestParams: Any
-TextResourceContents: Any
-BlobResourceContents: Any
-EventCallback: Any
-JSONRPCMessage: Any
-CompletionArgument: Any
-CompletionContext: Any
-ServerRequestContext: Any
-URL_ELICITATION_REQUIRED = -32042  # 2025-11-25 client/elicitation: the URL elicitations a request waits for
 
 
-class _Model(dict):  # type: ignore[type-arg]
-    """One of the SDK's models (_SDK_MODELS) as its JSON, read by attribute."""
+@functools.lru_cache(maxsize=None)
+def _strict_json_schema() -> Any:
+    """The SDK's ``StrictJsonSchema``: a schema pydantic would warn about (a
+    default it cannot serialise, say) is an error, so the tool is unstructured."""
+    json_schema = _module("pydantic.json_schema")
 
-    _fields: Tuple[Tuple[str, str, Any, str], ...] = ()  # (attribute, JSON key, default, kind)
+    class StrictJsonSchema(json_schema.GenerateJsonSchema):  # type: ignore[misc, name-defined]
+        def emit_warning(self, kind: Any, detail: str) -> None:
+            raise ValueError(f"JSON schema warning: {kind} - {detail}")
 
-    def __init__(self, **values: Any) -> None:
-        super().__init__()
-        unknown = [name for name in values if not any(name in field[:2] for field in self._fields)]
-        if unknown:
-            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {unknown[0]!r}")
-        for attr, key, default, _ in self._fields:
-            value = values[attr] if attr in values else values.get(key, default)
-            if value is _MISSING:
-                raise TypeError(f"{type(self).__name__}() missing required keyword argument: {attr!r}")
-            if value is not None:
-                self[key] = _wire_value(value)
-
-    def __getattr__(self, name: str) -> Any:
-        field = next((f for f in type(self)._fields if f[0] == name), None)
-        if field is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        value, kind = self.get(field[1]), field[3]
-        if kind and isinstance(value, list):
-            return [_model_view(kind, v) for v in value]
-        return _model_view(kind, value) if kind else value
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        key = next((f[1] for f in type(self)._fields if f[0] == name), None)
-        if key is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self.pop(key, None)
-        if value is not None:
-            self[key] = _wire_value(value)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{attr}={self[key]!r}" for attr, key, _, _ in self._fields if key in self)
-        return f"{type(self).__name__}({shown})"
-
-
-def _model_view(kind: str, value: Any) -> Any:
-    """A nested JSON object read as ``kind`` (one of _SDK_MODELS, or _JsonObject)."""
-    if not isinstance(value, dict):
-        return value
-    if kind == "_JsonObject":
-        return _JsonObject(value)
-    view = dict.__new__(_sdk_name(kind))
-    dict.update(view, value)
-    return view
-
-
-def _sdk_name(name: str) -> Any:
-    """One of the SDK's names (_SDK_MODELS, _SDK_ALIASES), made once."""
-    found = globals().get(name)
-    if found is not None:
-        return found
-    if name in _SDK_ALIASES:
-        found = globals()[_SDK_ALIASES[name]]
-    elif name == "JSONRPCMessage":
-        found = bytes  # what an event store is given and gives back here: the message's JSON, encoded
-    elif name == "EventCallback":
-        import collections.abc
-
-        found = collections.abc.Callable[[EventMessage], collections.abc.Awaitable[None]]
-    else:
-        spec = _SDK_MODELS[name].split()
-        base = _sdk_name(spec.pop(0)[1:]) if spec and spec[0].startswith("<") else _Model
-        fields = []
-        for token in spec:
-            token, _, default = token.partition("=")
-            token, _, kind = token.partition(":")
-            attr = token.rstrip("!").lstrip("_")
-            first, *rest = attr.split("_")
-            key = "_meta" if token == "_meta" else first + "".join(word.title() for word in rest)
-            fields.append((attr, key, _MISSING if token.endswith("!") else default or None, kind))
-        found = type(name, (base,), {"_fields": tuple(fields), "__module__": __name__})
-    globals()[name] = found
-    return found
-
-
-def _input_responses(responses: Dict[str, Any]) -> Dict[str, Any]:
-    """ctx.input_responses as the SDK gives them: each answer the result its
-    shape is (ElicitResult, ListRootsResult, CreateMessageResult, as pydantic's
-    smart union picks), still the client's JSON underneath."""
-    kinds = (("action", "ElicitResult"), ("roots", "ListRootsResult"), ("model", "CreateMessageResult"))
-    return {key: next((_model_view(kind, answer) for field, kind in kinds
-                       if isinstance(answer, dict) and field in answer), answer)
-            for key, answer in responses.items()}
-
-def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first imported
-    if name in _SDK_MODELS or name in _SDK_ALIASES or name in ("JSONRPCMessage", "EventCallback"):
-        return _sdk_name(name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return StrictJsonSchema
 
 
 # ---------------------------------------------------------------------------
@@ -9614,12 +9475,6 @@ def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first 
 #   _wire_value           MCPServer._input_required (section 14)  one of the SDK's models, as JSON         -
 #                         _Block.to_wire (section 8), _icons_wire  a model inside: by alias, no null       -
 #                         (section 10), _message_content (11)
-#   _sdk_object           MCPServer._call (section 14),        the SDK's InputRequiredResult, CallTool-     40
-#                         Prompt.render, _message (section 11),  Result, GetPromptResult, prompt
-#                         _read_resource (section 10)         messages: read as ours
-#   _sdk_block            _content_block (section 8)          the SDK's content blocks, Image and Audio   -
-#   _SchemaTool           MCPServer.add_tool (section 14)     hand-written inputSchema, outputSchema, as   -
-#                                                             the low-level Server's tools/list
 #   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
 #   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
 #   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
@@ -9643,20 +9498,11 @@ def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first 
 #   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
 #                                                             SDK's models
 #   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
-#   _protocol_error       MCPServer._stopped (section 14),    an MCPError (ours, the SDK's, 1.x's          -
-#                         _failed (section 10)                McpError): its JSON-RPC error, passed on
-#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too)     -
-#                         (section 15)
-#   _read_failure         Context.read_resource (section 12)  a resource's MCPError reaches the tool as    -
-#                                                             one
-#   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
-#                                                             output schema is the rest of the union's
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
 #   PromptReference       _completable (section 11)           a prompt's ref, as the SDK's model           -
 #   Completion            _completion_wire (section 11)       a handler's answer, as the SDK's model       -
 #   _AwaitableAnswer      _Request.ask (section 12)           an async tool awaits the client's answer on  -
 #                                                             its loop: the SDK's Context is async
-#   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #
 # README: as in section 21's table.  test_context checks these on the wire.
 #
@@ -9823,41 +9669,6 @@ def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
     for marker, _ in resolved.values():
         analyse(marker.fn, ())
     return resolved, plans
-
-
-def _has_input_required(tp: Any) -> bool:
-    if _is_annotated(tp):
-        return _has_input_required(_args(tp)[0] if _args(tp) else _origin(tp))
-    if _is_union(tp):
-        return any(_has_input_required(arg) for arg in _args(tp))
-    return _is_input_required(tp)
-
-
-def _is_input_required(tp: Any) -> bool:
-    """InputRequiredResult, ours or the SDK's (mcp.types)."""
-    return _is_subclass(tp, InputRequiredResult) or (isinstance(tp, type) and tp.__name__ == "InputRequiredResult"
-                                                      and tp.__module__.startswith("mcp"))
-
-
-def _data_arms(annotation: Any) -> Any:
-    """A tool's return annotation without its InputRequiredResult arms, as the
-    SDK's func_metadata strips them: a round that asks the client
-    (basic/patterns/mrtr) carries no data, so the output schema is the rest of
-    the union's (an Annotated around the union dropped, as there); _ABSENT when
-    nothing is left: no output schema, and no word on stderr."""
-    inner = _origin(annotation) if _is_annotated(annotation) else annotation
-    if _is_input_required(inner):
-        return _ABSENT
-    if not _is_union(inner):
-        return annotation
-    rest = tuple(arm for arm in _args(inner) if not _is_input_required(arm))
-    if len(rest) == len(_args(inner)):
-        return annotation
-    if not rest:
-        return _ABSENT
-    import typing  # (a union of types alone, X | Y, can be read without it)
-
-    return rest[0] if len(rest) == 1 else typing.Union[rest]
 
 
 def _resolver_identity(fn: Any) -> Any:
@@ -10192,137 +10003,6 @@ def _wire_value(value: Any) -> Any:
     return _jsonable(value)
 
 
-# -- the SDK's own objects ----------------------------------------------------------
-#
-# A server written for the SDK returns its models (mcp.types, that is mcp_types,
-# and its prompt messages).  Where a rule classifies a value, _sdk_object makes
-# such a model our own class; a model inside ours (an EmbeddedResource's
-# contents, an Icon) goes out as the SDK sends it (_wire_value: by alias, no null).
-# The class's module decides: a value not from the SDK imports nothing.
-
-
-def _sdk_object(value: Any, rule: str) -> Any:
-    """Our equivalent of the SDK's model, when it is one that ``rule`` (a key of
-    _SDK_TAKEN) takes; anything else as it is."""
-    accepted = _SDK_TAKEN[rule]
-    for cls in type(value).__mro__[:-1]:  # a subclass of the SDK's model too
-        if cls.__name__ in accepted and cls.__module__.split(".")[0] in ("mcp", "mcp_types"):
-            return _SDK_OBJECTS[cls.__name__](value)
-    return value
-
-
-_SDK_OBJECTS: Dict[str, Callable[[Any], Any]] = {
-    "InputRequiredResult": lambda v: InputRequiredResult(v.input_requests, v.request_state),
-    "CallToolResult": lambda v: CallToolResult(v.content, v.structured_content, bool(v.is_error), v.meta),
-    "GetPromptResult": lambda v: [_sdk_object(m, "message") for m in v.messages],  # (the SDK: its JSON text)
-    **dict.fromkeys(("PromptMessage", "Message", "UserMessage", "AssistantMessage"),
-                    lambda v: Message(v.content, v.role)),
-}
-# What each rule takes of them; the SDK reads any other model as a value (a prompt's: its JSON text).
-_SDK_MESSAGES = ("PromptMessage", "Message", "UserMessage", "AssistantMessage")
-_SDK_TAKEN: Dict[str, Tuple[str, ...]] = {
-    "tool": ("InputRequiredResult", "CallToolResult"), "resource": ("InputRequiredResult",),
-    "prompt": ("InputRequiredResult", "GetPromptResult") + _SDK_MESSAGES, "message": _SDK_MESSAGES}
-
-
-def _sdk_block(value: Any) -> Optional[Dict[str, Any]]:
-    """One of the SDK's content blocks as the SDK sends it; its Image and Audio
-    helpers as the block they make."""
-    for make in ("to_image_content", "to_audio_content"):
-        if hasattr(value, make):
-            value = getattr(value, make)()
-    return value.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(value, "model_dump") else None
-
-
-# -- hand-written schemas -----------------------------------------------------------
-#
-# add_tool(fn, input_schema=..., output_schema=...) publishes a schema as written
-# (every 2020-12 keyword: $defs, $anchor, if/then/else), as the SDK's low-level
-# Server allows.  Servers MUST validate all tool inputs (server/tools, "Security
-# Considerations"): strictly against it (section 6), then handed over by keyword as
-# JSON values.  A result is checked as its JSON against the outputSchema, unwrapped.
-
-
-class _SchemaTool(_Tool):
-    """A tool with a hand-written inputSchema, outputSchema or both; the other
-    one, if any, comes from the signature as for any tool."""
-
-    def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str], description: Optional[str],
-                 annotations: Any, icons: Any, meta: Any, structured_output: Optional[bool], input_schema: Any,
-                 output_schema: Any) -> None:
-        self._takes: Any = None  # the argument names the function takes (True: all); None: the signature's
-        if input_schema is None:
-            super().__init__(fn, name, title, description, annotations, icons, meta, False)
-        else:
-            self.fn, self.title, self.annotations, self.icons, self.meta = fn, title, annotations, icons, meta
-            self.name = str(name or getattr(fn, "__name__", ""))
-            if self.name in ("", "<lambda>"):
-                raise InvalidSignature("You must provide a name for lambda functions")
-            self.description = description or _cleandoc(getattr(fn, "__doc__", None))
-            self.is_async, self.params, self.resolved = _is_async(fn), [], None
-            self.context_param = _context_parameter(fn)
-            self.input_schema, self._input_check = _hand_written(input_schema, "inputSchema", self.name)
-            self.input_title = self.input_schema.get("title", f"{self.name}Arguments")
-            self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
-            if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
-                annotation = _hints_or_none(fn).get("return", _MISSING)
-                self.output_schema, self.wrap, self.validate_ctr, families, self._output_adapter = _output_schema(
-                    self.name, annotation, structured_output)
-                self._output_check = _checker(self.output_schema, "output", families) \
-                    if self.output_schema and self._output_adapter is None else None
-                self.output_title = (self.output_schema or {}).get("title", "Output")
-        if output_schema is not None:
-            self.output_schema, self._output_check = _hand_written(output_schema, "outputSchema", self.name)
-            self.wrap, self.validate_ctr, self._output_adapter = False, True, None
-            self.output_title = self.output_schema.get("title", "Output")
-
-    def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        if self._takes is None:
-            return super().arguments(arguments)
-        errors: List[_ErrorItem] = []
-        self._input_check(arguments, (), errors)
-        if errors:
-            raise ValidationError(errors, self.input_title)
-        return {k: v for k, v in arguments.items() if self._takes is True or k in self._takes}
-
-    def check_output(self, value: Any) -> Any:
-        return super().check_output(_jsonable(value))
-
-
-def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Checker]:
-    """A copy of the schema as JSON, and its strict checker; InvalidSignature when it is no
-    object schema (server/tools: both schemas have type "object") or cannot be compiled."""
-    try:
-        copy = json.loads(json.dumps(schema, allow_nan=False))
-    except (TypeError, ValueError) as exc:
-        raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
-    if not isinstance(copy, dict) or copy.get("type") != "object":
-        raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
-    try:
-        return copy, _checker(copy)
-    except Exception as exc:
-        raise InvalidSignature(f"Tool {tool}: its {key} cannot be compiled: {type(exc).__name__}: {exc}") from None
-
-
-def _keywords_taken(fn: Callable[..., Any], tool: str, schema: Dict[str, Any], context_param: Optional[str]) -> Any:
-    """The argument names ``fn`` takes (True with ``**kwargs``: all); InvalidSignature when a property
-    names no parameter or a parameter without a default is no property: no call fails on the signature."""
-    parameters = [p for p in _parameters(fn, tool) if p[0] != context_param]
-    properties = set(schema.get("properties") or ())
-    if _resolved_parameters(fn, tool):
-        raise InvalidSignature(f"Tool {tool}: Resolve(...) parameters need the inputSchema of the signature")
-    bare = [n for n, kind, default in parameters if default is _MISSING and kind != _VAR_POSITIONAL
-            and kind != _VAR_KEYWORD and (kind == _POSITIONAL_ONLY or n not in properties)]
-    if bare:
-        raise InvalidSignature(f"Tool {tool}: parameters {bare} have no default and are not properties of its "
-                               "inputSchema (or are positional-only)")
-    if any(kind == _VAR_KEYWORD for _, kind, _ in parameters):
-        return True
-    named = {n for n, kind, _ in parameters if kind in (_ORDINARY, _KEYWORD_ONLY)}
-    if properties - named:
-        raise InvalidSignature(f"Tool {tool}: the properties {sorted(properties - named)} of its inputSchema name "
-                               "no parameter; take them by name, or all with **arguments")
-    return frozenset(named)
 
 
 class ElicitationResult:
@@ -10591,6 +10271,349 @@ class _CompletionContext(_Record):
 
 
 
+
+
+# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
+_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
+
+
+def _cleandoc(doc: Optional[str]) -> str:
+    """``inspect.cleandoc(doc)`` without importing inspect, with one difference:
+    lines of only white space at either end are dropped, where inspect drops
+    only empty ones.  Before Python 3.13 the compiler leaves a docstring's
+    indentation in place, so the docstring ``'Text.\\n    '`` would
+    otherwise end in a line of four spaces on 3.9-3.12 and not on 3.13."""
+    if not doc:
+        return ""
+    lines = doc.expandtabs().split("\n")
+    indents = [len(ln) - len(ln.lstrip(_INDENT_CHARS)) for ln in lines[1:] if ln.lstrip(_INDENT_CHARS)]
+    margin = min(indents) if indents else 0
+    lines = [lines[0].lstrip(_INDENT_CHARS)] + [ln[margin:] for ln in lines[1:]]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+
+
+# ---------------------------------------------------------------------------
+# 25. SDK fidelity: the SDK's names, objects and errors
+# ---------------------------------------------------------------------------
+#
+# Fenced, as section 21 is.  What a server written for the SDK brings beyond
+# its decorators: the names it imports (mcp.types, mcp.server), the SDK's own
+# objects it returns, the MCPError it raises, its constructor's keywords and its
+# 1.x name, FastMCP; and hand-written schemas, as the SDK's low-level Server
+# takes them.  Nothing here costs a server that does not use it.
+#
+#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
+#   _sdk_object           MCPServer._call (section 14),        the SDK's InputRequiredResult, CallTool-     40
+#                         Prompt.render, _message (section 11),  Result, GetPromptResult, prompt
+#                         _read_resource (section 10)         messages: read as ours
+#   _sdk_block            _content_block (section 8)          the SDK's content blocks, Image and Audio   -
+#   _SchemaTool           MCPServer.add_tool (section 14)     hand-written inputSchema, outputSchema, as   -
+#                                                             the low-level Server's tools/list
+#   _protocol_error       MCPServer._stopped (section 14),    an MCPError (ours, the SDK's, 1.x's          -
+#                         _failed (section 10)                McpError): its JSON-RPC error, passed on
+#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too)     -
+#                         (section 15)
+#   _read_failure         _contents_read (section 24)         a resource's MCPError reaches the tool as    -
+#                                                             one
+#   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
+#   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
+#                                                             output schema is the rest of the union's
+#
+# README: as in section 21's table.  test_sdk_names, test_sdk_objects,
+# test_sdk_errors and test_hand_written check these on the wire.
+
+
+# -- the SDK's names a server file imports (mcp.types, mcp.server) ------------------
+#
+# Each is a small class made at its first import (module __getattr__, below): a
+# dict of its JSON, camelCase keys and unset fields left out, so that wherever
+# mcp_ref sends JSON it goes as it is (an InputRequiredResult's question, an
+# EmbeddedResource's contents); read by attribute in Python's spelling, as the
+# SDK's models are (``result.content.text``, ``params.uri``).  A field is
+# "name", "name!" (required), "name:Kind" (a nested object read as Kind),
+# "name=value" (a default); ``<Base`` names the base class.  A keyword the
+# model does not have is a TypeError (the SDK's models keep it).
+
+_SDK_MODELS = {
+    "EmptyResult": "", "InputRequest": "",  # InputRequest: the three questions of an InputRequiredResult
+    "CreateMessageRequest": "<InputRequest method=sampling/createMessage params!:CreateMessageRequestParams",
+    "CreateMessageRequestParams": "messages!:SamplingMessage max_tokens! system_prompt include_context temperature "
+                                  "stop_sequences metadata model_preferences tools tool_choice _meta",
+    "CreateMessageResult": "role! content!:_JsonObject model! stop_reason _meta",
+    "SamplingMessage": "role! content!:_JsonObject _meta",
+    "ElicitRequest": "<InputRequest method=elicitation/create params!:ElicitRequestFormParams",
+    "ElicitRequestFormParams": "mode=form message! requested_schema! _meta",
+    "ElicitResult": "action! content _meta",
+    "ListRootsRequest": "<InputRequest method=roots/list params",
+    "ListRootsResult": "roots!:Root _meta", "Root": "uri! name _meta",
+    "SetLevelRequestParams": "level! _meta", "SubscribeRequestParams": "uri! _meta",
+    "UnsubscribeRequestParams": "uri! _meta",
+    "TextResourceContents": "uri! mime_type _meta text!", "BlobResourceContents": "uri! mime_type _meta blob!",
+}
+# Already here under another name (section 24), or no class: what the SDK's name stands for.
+_SDK_ALIASES = {"CompletionArgument": "_CompletionArgument", "CompletionContext": "_CompletionContext",
+                "ServerRequestContext": "_RequestContext"}
+# Declared without a value, for readers and checkers: __getattr__ makes each.
+EmptyResult: Any
+InputRequest: Any
+CreateMessageRequest: Any
+CreateMessageRequestParams: Any
+CreateMessageResult: Any
+SamplingMessage: Any
+ElicitRequest: Any
+ElicitRequestFormParams: Any
+ElicitResult: Any
+ListRootsRequest: Any
+ListRootsResult: Any
+Root: Any
+SetLevelRequestParams: Any
+SubscribeRequestParams: Any
+UnsubscribeRequestParams: Any
+TextResourceContents: Any
+BlobResourceContents: Any
+EventCallback: Any
+JSONRPCMessage: Any
+CompletionArgument: Any
+CompletionContext: Any
+ServerRequestContext: Any
+URL_ELICITATION_REQUIRED = -32042  # 2025-11-25 client/elicitation: the URL elicitations a request waits for
+
+
+class _Model(dict):  # type: ignore[type-arg]
+    """One of the SDK's models (_SDK_MODELS) as its JSON, read by attribute."""
+
+    _fields: Tuple[Tuple[str, str, Any, str], ...] = ()  # (attribute, JSON key, default, kind)
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__()
+        unknown = [name for name in values if not any(name in field[:2] for field in self._fields)]
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument {unknown[0]!r}")
+        for attr, key, default, _ in self._fields:
+            value = values[attr] if attr in values else values.get(key, default)
+            if value is _MISSING:
+                raise TypeError(f"{type(self).__name__}() missing required keyword argument: {attr!r}")
+            if value is not None:
+                self[key] = _wire_value(value)
+
+    def __getattr__(self, name: str) -> Any:
+        field = next((f for f in type(self)._fields if f[0] == name), None)
+        if field is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value, kind = self.get(field[1]), field[3]
+        if kind and isinstance(value, list):
+            return [_model_view(kind, v) for v in value]
+        return _model_view(kind, value) if kind else value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        key = next((f[1] for f in type(self)._fields if f[0] == name), None)
+        if key is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.pop(key, None)
+        if value is not None:
+            self[key] = _wire_value(value)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{attr}={self[key]!r}" for attr, key, _, _ in self._fields if key in self)
+        return f"{type(self).__name__}({shown})"
+
+
+def _model_view(kind: str, value: Any) -> Any:
+    """A nested JSON object read as ``kind`` (one of _SDK_MODELS, or _JsonObject)."""
+    if not isinstance(value, dict):
+        return value
+    if kind == "_JsonObject":
+        return _JsonObject(value)
+    view = dict.__new__(_sdk_name(kind))
+    dict.update(view, value)
+    return view
+
+
+def _sdk_name(name: str) -> Any:
+    """One of the SDK's names (_SDK_MODELS, _SDK_ALIASES), made once."""
+    found = globals().get(name)
+    if found is not None:
+        return found
+    if name in _SDK_ALIASES:
+        found = globals()[_SDK_ALIASES[name]]
+    elif name == "JSONRPCMessage":
+        found = bytes  # what an event store is given and gives back here: the message's JSON, encoded
+    elif name == "EventCallback":
+        import collections.abc
+
+        found = collections.abc.Callable[[EventMessage], collections.abc.Awaitable[None]]
+    else:
+        spec = _SDK_MODELS[name].split()
+        base = _sdk_name(spec.pop(0)[1:]) if spec and spec[0].startswith("<") else _Model
+        fields = []
+        for token in spec:
+            token, _, default = token.partition("=")
+            token, _, kind = token.partition(":")
+            attr = token.rstrip("!").lstrip("_")
+            first, *rest = attr.split("_")
+            key = "_meta" if token == "_meta" else first + "".join(word.title() for word in rest)
+            fields.append((attr, key, _MISSING if token.endswith("!") else default or None, kind))
+        found = type(name, (base,), {"_fields": tuple(fields), "__module__": __name__})
+    globals()[name] = found
+    return found
+
+
+def _input_responses(responses: Dict[str, Any]) -> Dict[str, Any]:
+    """ctx.input_responses as the SDK gives them: each answer the result its
+    shape is (ElicitResult, ListRootsResult, CreateMessageResult, as pydantic's
+    smart union picks), still the client's JSON underneath."""
+    kinds = (("action", "ElicitResult"), ("roots", "ListRootsResult"), ("model", "CreateMessageResult"))
+    return {key: next((_model_view(kind, answer) for field, kind in kinds
+                       if isinstance(answer, dict) and field in answer), answer)
+            for key, answer in responses.items()}
+
+def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first imported
+    if name in _SDK_MODELS or name in _SDK_ALIASES or name in ("JSONRPCMessage", "EventCallback"):
+        return _sdk_name(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# -- the SDK's own objects ----------------------------------------------------------
+#
+# A server written for the SDK returns its models (mcp.types, that is mcp_types,
+# and its prompt messages).  Where a rule classifies a value, _sdk_object makes
+# such a model our own class; a model inside ours (an EmbeddedResource's
+# contents, an Icon) goes out as the SDK sends it (_wire_value: by alias, no null).
+# The class's module decides: a value not from the SDK imports nothing.
+
+
+def _sdk_object(value: Any, rule: str) -> Any:
+    """Our equivalent of the SDK's model, when it is one that ``rule`` (a key of
+    _SDK_TAKEN) takes; anything else as it is."""
+    accepted = _SDK_TAKEN[rule]
+    for cls in type(value).__mro__[:-1]:  # a subclass of the SDK's model too
+        if cls.__name__ in accepted and cls.__module__.split(".")[0] in ("mcp", "mcp_types"):
+            return _SDK_OBJECTS[cls.__name__](value)
+    return value
+
+
+_SDK_OBJECTS: Dict[str, Callable[[Any], Any]] = {
+    "InputRequiredResult": lambda v: InputRequiredResult(v.input_requests, v.request_state),
+    "CallToolResult": lambda v: CallToolResult(v.content, v.structured_content, bool(v.is_error), v.meta),
+    "GetPromptResult": lambda v: [_sdk_object(m, "message") for m in v.messages],  # (the SDK: its JSON text)
+    **dict.fromkeys(("PromptMessage", "Message", "UserMessage", "AssistantMessage"),
+                    lambda v: Message(v.content, v.role)),
+}
+# What each rule takes of them; the SDK reads any other model as a value (a prompt's: its JSON text).
+_SDK_MESSAGES = ("PromptMessage", "Message", "UserMessage", "AssistantMessage")
+_SDK_TAKEN: Dict[str, Tuple[str, ...]] = {
+    "tool": ("InputRequiredResult", "CallToolResult"), "resource": ("InputRequiredResult",),
+    "prompt": ("InputRequiredResult", "GetPromptResult") + _SDK_MESSAGES, "message": _SDK_MESSAGES}
+
+
+def _sdk_block(value: Any) -> Optional[Dict[str, Any]]:
+    """One of the SDK's content blocks as the SDK sends it; its Image and Audio
+    helpers as the block they make."""
+    for make in ("to_image_content", "to_audio_content"):
+        if hasattr(value, make):
+            value = getattr(value, make)()
+    return value.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(value, "model_dump") else None
+
+
+# -- hand-written schemas -----------------------------------------------------------
+#
+# add_tool(fn, input_schema=..., output_schema=...) publishes a schema as written
+# (every 2020-12 keyword: $defs, $anchor, if/then/else), as the SDK's low-level
+# Server allows.  Servers MUST validate all tool inputs (server/tools, "Security
+# Considerations"): strictly against it (section 6), then handed over by keyword as
+# JSON values.  A result is checked as its JSON against the outputSchema, unwrapped.
+
+
+class _SchemaTool(_Tool):
+    """A tool with a hand-written inputSchema, outputSchema or both; the other
+    one, if any, comes from the signature as for any tool."""
+
+    def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str], description: Optional[str],
+                 annotations: Any, icons: Any, meta: Any, structured_output: Optional[bool], input_schema: Any,
+                 output_schema: Any) -> None:
+        self._takes: Any = None  # the argument names the function takes (True: all); None: the signature's
+        if input_schema is None:
+            super().__init__(fn, name, title, description, annotations, icons, meta, False)
+        else:
+            self.fn, self.title, self.annotations, self.icons, self.meta = fn, title, annotations, icons, meta
+            self.name = str(name or getattr(fn, "__name__", ""))
+            if self.name in ("", "<lambda>"):
+                raise InvalidSignature("You must provide a name for lambda functions")
+            self.description = description or _cleandoc(getattr(fn, "__doc__", None))
+            self.is_async, self.params, self.resolved = _is_async(fn), [], None
+            self.context_param = _context_parameter(fn)
+            self.input_schema, self._input_check = _hand_written(input_schema, "inputSchema", self.name)
+            self.input_title = self.input_schema.get("title", f"{self.name}Arguments")
+            self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
+            if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
+                annotation = _hints_or_none(fn).get("return", _MISSING)
+                self.output_schema, self.wrap, self.validate_ctr, families, self._output_adapter = _output_schema(
+                    self.name, annotation, structured_output)
+                self._output_check = _checker(self.output_schema, "output", families) \
+                    if self.output_schema and self._output_adapter is None else None
+                self.output_title = (self.output_schema or {}).get("title", "Output")
+        if output_schema is not None:
+            self.output_schema, self._output_check = _hand_written(output_schema, "outputSchema", self.name)
+            self.wrap, self.validate_ctr, self._output_adapter = False, True, None
+            self.output_title = self.output_schema.get("title", "Output")
+
+    def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        if self._takes is None:
+            return super().arguments(arguments)
+        errors: List[_ErrorItem] = []
+        self._input_check(arguments, (), errors)
+        if errors:
+            raise ValidationError(errors, self.input_title)
+        return {k: v for k, v in arguments.items() if self._takes is True or k in self._takes}
+
+    def check_output(self, value: Any) -> Any:
+        return super().check_output(_jsonable(value))
+
+
+def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Checker]:
+    """A copy of the schema as JSON, and its strict checker; InvalidSignature when it is no
+    object schema (server/tools: both schemas have type "object") or cannot be compiled."""
+    try:
+        copy = json.loads(json.dumps(schema, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
+    if not isinstance(copy, dict) or copy.get("type") != "object":
+        raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
+    try:
+        return copy, _checker(copy)
+    except Exception as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} cannot be compiled: {type(exc).__name__}: {exc}") from None
+
+
+def _keywords_taken(fn: Callable[..., Any], tool: str, schema: Dict[str, Any], context_param: Optional[str]) -> Any:
+    """The argument names ``fn`` takes (True with ``**kwargs``: all); InvalidSignature when a property
+    names no parameter or a parameter without a default is no property: no call fails on the signature."""
+    parameters = [p for p in _parameters(fn, tool) if p[0] != context_param]
+    properties = set(schema.get("properties") or ())
+    if _resolved_parameters(fn, tool):
+        raise InvalidSignature(f"Tool {tool}: Resolve(...) parameters need the inputSchema of the signature")
+    bare = [n for n, kind, default in parameters if default is _MISSING and kind != _VAR_POSITIONAL
+            and kind != _VAR_KEYWORD and (kind == _POSITIONAL_ONLY or n not in properties)]
+    if bare:
+        raise InvalidSignature(f"Tool {tool}: parameters {bare} have no default and are not properties of its "
+                               "inputSchema (or are positional-only)")
+    if any(kind == _VAR_KEYWORD for _, kind, _ in parameters):
+        return True
+    named = {n for n, kind, _ in parameters if kind in (_ORDINARY, _KEYWORD_ONLY)}
+    if properties - named:
+        raise InvalidSignature(f"Tool {tool}: the properties {sorted(properties - named)} of its inputSchema name "
+                               "no parameter; take them by name, or all with **arguments")
+    return frozenset(named)
+
+
 # -- the SDK's constructor keywords, its requestState policy, and its 1.x name ---------
 
 # The SDK's MCPServer keywords beyond ours: None, taken (used, or of no effect here); else refused, saying why.
@@ -10729,29 +10752,6 @@ class FastMCP(MCPServer):
         raise ValueError(_SSE_REFUSED)
 
 
-# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
-_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
-
-
-def _cleandoc(doc: Optional[str]) -> str:
-    """``inspect.cleandoc(doc)`` without importing inspect, with one difference:
-    lines of only white space at either end are dropped, where inspect drops
-    only empty ones.  Before Python 3.13 the compiler leaves a docstring's
-    indentation in place, so the docstring ``'Text.\\n    '`` would
-    otherwise end in a line of four spaces on 3.9-3.12 and not on 3.13."""
-    if not doc:
-        return ""
-    lines = doc.expandtabs().split("\n")
-    indents = [len(ln) - len(ln.lstrip(_INDENT_CHARS)) for ln in lines[1:] if ln.lstrip(_INDENT_CHARS)]
-    margin = min(indents) if indents else 0
-    lines = [lines[0].lstrip(_INDENT_CHARS)] + [ln[margin:] for ln in lines[1:]]
-    while lines and not lines[-1].strip():
-        lines.pop()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    return "\n".join(lines)
-
-
 # -- errors the SDK's way -------------------------------------------------------
 
 
@@ -10792,8 +10792,43 @@ def _read_failure(exc: _RpcError) -> Exception:
     return (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message)
 
 
+def _has_input_required(tp: Any) -> bool:
+    if _is_annotated(tp):
+        return _has_input_required(_args(tp)[0] if _args(tp) else _origin(tp))
+    if _is_union(tp):
+        return any(_has_input_required(arg) for arg in _args(tp))
+    return _is_input_required(tp)
+
+
+def _is_input_required(tp: Any) -> bool:
+    """InputRequiredResult, ours or the SDK's (mcp.types)."""
+    return _is_subclass(tp, InputRequiredResult) or (isinstance(tp, type) and tp.__name__ == "InputRequiredResult"
+                                                      and tp.__module__.startswith("mcp"))
+
+
+def _data_arms(annotation: Any) -> Any:
+    """A tool's return annotation without its InputRequiredResult arms, as the
+    SDK's func_metadata strips them: a round that asks the client
+    (basic/patterns/mrtr) carries no data, so the output schema is the rest of
+    the union's (an Annotated around the union dropped, as there); _ABSENT when
+    nothing is left: no output schema, and no word on stderr."""
+    inner = _origin(annotation) if _is_annotated(annotation) else annotation
+    if _is_input_required(inner):
+        return _ABSENT
+    if not _is_union(inner):
+        return annotation
+    rest = tuple(arm for arm in _args(inner) if not _is_input_required(arm))
+    if len(rest) == len(_args(inner)):
+        return annotation
+    if not rest:
+        return _ABSENT
+    import typing  # (a union of types alone, X | Y, can be read without it)
+
+    return rest[0] if len(rest) == 1 else typing.Union[rest]
+
+
 # ---------------------------------------------------------------------------
-# 25. Patterns: ECMA-262 regular expressions in linear time
+# 26. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
 #
 # Fenced: JSON Schema 2020-12 only says what a pattern means; how to match it
@@ -10836,7 +10871,7 @@ def _read_failure(exc: _RpcError) -> Exception:
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 29, _rx_accelerated) only where
+# Python's re serves as an accelerator (section 30, _rx_accelerated) only where
 # its backtracking provably stays linear.
 
 
@@ -11528,17 +11563,17 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 
 
 # ---------------------------------------------------------------------------
-# 26. A client
+# 27. A client
 # ---------------------------------------------------------------------------
 #
 # Fenced: the spec path is the server; this client serves the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _Client               _cli (section 27)                   a server over stdio, started as a child
-#   _HttpClient           _cli (section 27)                   a server over Streamable HTTP
-#   _Session              _cli (section 27)                   either, as the commands speak to it
-#   _load_server          wsgi_app (section 28)               a server file, for serve and for WSGI servers
+#   _Client               _cli (section 28)                   a server over stdio, started as a child
+#   _HttpClient           _cli (section 28)                   a server over Streamable HTTP
+#   _Session              _cli (section 28)                   either, as the commands speak to it
+#   _load_server          wsgi_app (section 29)               a server file, for serve and for WSGI servers
 #
 # A small client over stdio (a child process it starts) or Streamable HTTP,
 # as the command line uses it: it speaks to a server as a real client would
@@ -12097,7 +12132,7 @@ def _error_text(error: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 27. Command line
+# 28. Command line
 # ---------------------------------------------------------------------------
 #
 # Fenced: not MCP, the tool around it.
@@ -12105,7 +12140,7 @@ def _error_text(error: Any) -> str:
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   main                  the end of the file                 python mcp_ref.py COMMAND ...
-#   _cli                  main (section 27)                   each command, its options and exit codes
+#   _cli                  main (section 28)                   each command, its options and exit codes
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
@@ -12546,7 +12581,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 28. Command line: the HTTP server
+# 29. Command line: the HTTP server
 # ---------------------------------------------------------------------------
 #
 # Fenced: not MCP.  Streamable HTTP is the WSGI app of section 18; any WSGI
@@ -12556,7 +12591,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   _serve_http           MCPServer.run (section 14)          run("streamable-http") and serve --http
-#   _HttpServer           _serve_http (section 28)            connections, each request's framing and bounds
+#   _HttpServer           _serve_http (section 29)            connections, each request's framing and bounds
 #   wsgi_app              a WSGI server's command line        gunicorn 'mcp_ref:wsgi_app("server.py")'
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
@@ -12783,7 +12818,7 @@ def _deadline_reader() -> Any:
                 raise _ReadTimeout("read_timeout")
             self._timeout(min(left, _HttpConnection._TIMEOUT))
             try:
-                return self.sock.recv_into(buffer)
+                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
             except socket.timeout:
                 raise _ReadTimeout("read_timeout") from None
 
@@ -13082,7 +13117,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------
-# 29. Accelerators
+# 30. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
@@ -13099,10 +13134,10 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
 #   _fast_encode_reply   _encode_reply (section 17)       puts that JSON into the response as written
 #   _fast_dumps          _dumps_message (section 17)      every message: json's C encoder, made once
-#   _rx_accelerated      _compile_pattern (section 25)    patterns proven safe run on Python's re (_RX_ACCELERATE)
+#   _rx_accelerated      _compile_pattern (section 26)    patterns proven safe run on Python's re (_RX_ACCELERATE)
 #   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine
 #
-# Each rule names its twin where it is written ("twin: _fast_x, section 29"),
+# Each rule names its twin where it is written ("twin: _fast_x, section 30"),
 # and test_mcp_ref checks this table against the file.
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
@@ -13363,7 +13398,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 25) ---
+# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 26) ---
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies

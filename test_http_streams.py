@@ -204,6 +204,38 @@ class ResumeTest(unittest.TestCase):
         self.assertIn('"result"', events)
         self.assertIn("mcp_ref: the event store failed:", err.getvalue())
 
+    def test_a_subclass_with_its_own_storage_ends_sessions(self) -> None:
+        """A store written as the SDK's users write one: a subclass with its own
+        __init__ that never runs EventStore's.  Ending a session must not reach
+        for the base class's storage (it once raised AttributeError on DELETE)."""
+        class Own(mcp_ref.EventStore):
+            def __init__(self) -> None:  # no super().__init__(): its own storage
+                self.events: List[Tuple[str, Optional[bytes]]] = []
+
+            def store_event(self, stream_id: str, message: Optional[bytes]) -> str:
+                self.events.append((stream_id, message))
+                return str(len(self.events))
+
+            def replay_events_after(self, last_event_id: str, send_callback: Any) -> Optional[str]:
+                return None
+
+        go = threading.Event()
+        go.set()
+        store = Own()
+        endpoint = InProcess(self.server(go), event_store=store)
+        self.addCleanup(endpoint.stop)
+        session = endpoint.initialize()
+        conn, stream = post(endpoint.port, call(1, "slow"), in_session(session))
+        self.assertIn('"result"', stream.read().decode())
+        conn.close()
+        with unittest.mock.patch("sys.stderr", io.StringIO()) as err:
+            conn = http.client.HTTPConnection("127.0.0.1", endpoint.port, timeout=30)
+            conn.request("DELETE", "/mcp", headers=in_session(session))
+            self.assertEqual(conn.getresponse().status, 200)
+            conn.close()
+        self.assertEqual(err.getvalue(), "")
+        self.assertTrue(store.events)
+
     def test_the_store_is_bounded(self) -> None:
         store = mcp_ref.EventStore(max_bytes=10_000)
         ids = [store.store_event("s/1", b"x" * 100) for _ in range(1000)]
