@@ -1937,6 +1937,7 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 25
         # Parameters filled by resolvers, and the resolvers (section 24); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
@@ -2439,7 +2440,7 @@ def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, requ
     (section 12): it logs, reports progress and asks the client as a tool's
     does (the dispatcher runs such a function as a call: _Connection.start_request)."""
     if params.context_param is not None:
-        kwargs[params.context_param] = Context(request, server)
+        kwargs[params.context_param] = Context(request, server, sdk_models=params.sdk_models)
 
 
 def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -3263,9 +3264,11 @@ class Context:
     no argument of the tool.  Every method is awaitable as in the SDK; in a sync
     tool call it without ``await`` (a question's answer: ``.result()``)."""
 
-    def __init__(self, request: Optional[_Request] = None, server: Optional[MCPServer] = None) -> None:
+    def __init__(self, request: Optional[_Request] = None, server: Optional[MCPServer] = None, *,
+                 sdk_models: bool = False) -> None:
         self._request = request or _Request(None, None, None, {})
         self._server = server
+        self._sdk_models = sdk_models  # the function took the SDK's Context: answers as its classes
 
     def __class_getitem__(cls, item: Any) -> Any:
         return cls  # Context[ServerSession, State], as the SDK's generic is written
@@ -3324,7 +3327,7 @@ class Context:
     def input_responses(self) -> Optional[Dict[str, Any]]:
         """2026-07-28: the client's answers to a returned InputRequiredResult."""
         responses = self._request.params.get("inputResponses")
-        return _input_responses(responses) if isinstance(responses, dict) else None
+        return _input_responses(responses, self._sdk_models) if isinstance(responses, dict) else None
 
     @property
     def request_state(self) -> Optional[str]:
@@ -3888,7 +3891,7 @@ class MCPServer:
                 raise  # an MCPError: its JSON-RPC error (_stopped), as the SDK passes it on
             raise _BadArguments(self._failure(tool, exc, request)) from None
         if tool.context_param is not None:
-            kwargs[tool.context_param] = Context(request, self)
+            kwargs[tool.context_param] = Context(request, self, sdk_models=tool.sdk_models)
         return kwargs
 
     def _stopped(self, tool: _Tool, request: _Request, exc: BaseException) -> Any:
@@ -4082,7 +4085,7 @@ class MCPServer:
     def add_prompt(self, prompt: Prompt) -> None:
         """Register a Prompt; as in the SDK, a second one of the same name is ignored."""
         if not isinstance(prompt, Prompt):
-            raise TypeError(f"add_prompt takes a Prompt, not {type(prompt).__name__}")
+            prompt = _sdk_prompt(prompt)  # the SDK's own Prompt (section 25), or a TypeError
         if prompt.name in self._prompts:
             print(f"mcp_ref: prompt {prompt.name!r} registered again; the first one stays", file=sys.stderr)
             return
@@ -10311,6 +10314,9 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
+#   _takes_sdk_context    _Tool.__init__ (section 9)          a function that takes the SDK's Context      -
+#   _sdk_prompt           MCPServer.add_prompt (section 14)   the SDK's own Prompt object, registered      -
+#                                                             reads the SDK's own models (_sdk_model)
 #   _sdk_object           MCPServer._call (section 14),        the SDK's InputRequiredResult, CallTool-     40
 #                         Prompt.render, _message (section 11),  Result, GetPromptResult, prompt
 #                         _read_resource (section 10)         messages: read as ours
@@ -10466,14 +10472,45 @@ def _sdk_name(name: str) -> Any:
     return found
 
 
-def _input_responses(responses: Dict[str, Any]) -> Dict[str, Any]:
+def _input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
     """ctx.input_responses as the SDK gives them: each answer the result its
     shape is (ElicitResult, ListRootsResult, CreateMessageResult, as pydantic's
-    smart union picks), still the client's JSON underneath."""
+    smart union picks), still the client's JSON underneath; to a function that
+    took the SDK's own Context, the SDK's own models (mcp.types), as it checks
+    them with isinstance."""
     kinds = (("action", "ElicitResult"), ("roots", "ListRootsResult"), ("model", "CreateMessageResult"))
-    return {key: next((_model_view(kind, answer) for field, kind in kinds
+    view = _sdk_model if sdk_models else _model_view
+    return {key: next((view(kind, answer) for field, kind in kinds
                        if isinstance(answer, dict) and field in answer), answer)
             for key, answer in responses.items()}
+
+
+def _sdk_model(kind: str, value: Dict[str, Any]) -> Any:
+    """The SDK's own model ``kind`` of ``value``; ours where it refuses the value."""
+    try:
+        return getattr(sys.modules["mcp.types"], kind).model_validate(value)
+    except Exception:  # (no mcp.types loaded, or pydantic's ValidationError): the value as ours
+        return _model_view(kind, value)
+
+
+def _sdk_prompt(prompt: Any) -> Prompt:
+    """The SDK's own Prompt (``Prompt.from_function`` of mcp.server.mcpserver) as ours."""
+    if type(prompt).__name__ != "Prompt" or not type(prompt).__module__.startswith("mcp.") or \
+            not callable(getattr(prompt, "fn", None)):
+        raise TypeError(f"add_prompt takes a Prompt, not {type(prompt).__name__}")
+    return Prompt(prompt.fn, prompt.name, prompt.title, prompt.description, prompt.icons)
+
+
+def _takes_sdk_context(fn: Any, context_param: Optional[str]) -> bool:
+    """Whether ``fn``'s Context parameter is annotated with the SDK's own Context."""
+    if context_param is None:
+        return False
+    try:
+        tp = _type_hints(_unwrapped(fn)).get(context_param)
+    except InvalidSignature:
+        return False
+    tp = _origin(tp) or tp
+    return isinstance(tp, type) and tp.__module__.startswith("mcp.") and not _is_subclass(tp, Context)
 
 def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first imported
     if name in _SDK_MODELS or name in _SDK_ALIASES or name in ("JSONRPCMessage", "EventCallback"):
@@ -10550,6 +10587,7 @@ class _SchemaTool(_Tool):
             self.description = description or _cleandoc(getattr(fn, "__doc__", None))
             self.is_async, self.params, self.resolved = _is_async(fn), [], None
             self.context_param = _context_parameter(fn)
+            self.sdk_models = _takes_sdk_context(fn, self.context_param)
             self.input_schema, self._input_check = _hand_written(input_schema, "inputSchema", self.name)
             self.input_title = self.input_schema.get("title", f"{self.name}Arguments")
             self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)

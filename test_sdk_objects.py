@@ -1,4 +1,4 @@
-"""The SDK's own objects (section 24: _sdk_object, _sdk_block, _wire_value).
+"""The SDK's own objects (section 25: _sdk_object, _sdk_block, _wire_value, _sdk_model, _sdk_prompt).
 
 A server written for the SDK returns the SDK's models (mcp.types, its prompt
 messages, its Image helper); mcp_ref reads them where it reads its own, and
@@ -160,6 +160,47 @@ class InsideOurObjectsTest(unittest.TestCase):
         text = server.call_tool("ask", protocol_version="2025-11-25")["content"][0]["text"]
         self.assertTrue(text.startswith("Error executing tool ask: InputRequiredResult exists only in protocol "
                                         "2026-07-28"), text)
+
+
+@unittest.skipUnless(HAVE_SDK, NEEDS_SDK)
+class SdkServerCodeTest(unittest.TestCase):
+    """What SDK-written server code does with the SDK's own classes (section 25)."""
+
+    def answers(self, fn: Any) -> str:
+        """What ``fn`` returns on the retry that carries ANSWER."""
+        server = mcp_ref.MCPServer("t")
+        server.add_tool(fn)
+        request = mcp_ref._Request(None, None, "2026-07-28", {"inputResponses": ANSWER})
+        return server._invoke(server._tool_named(fn.__name__), {}, request)["content"][0]["text"]  # type: ignore
+
+    def test_input_responses_are_the_sdks_models_to_the_sdks_context(self) -> None:
+        from mcp.server.mcpserver import Context as SdkContext
+        from mcp.types import ElicitResult
+
+        def sdk(ctx: SdkContext) -> str:  # the SDK's idiom: isinstance against its own class
+            answer = (ctx.input_responses or {})["city"]
+            return f"{isinstance(answer, ElicitResult)} {answer.action} {answer.content}"
+
+        def ours(ctx: mcp_ref.Context) -> str:  # mcp_ref's: its own classes, still the client's JSON
+            answer = (ctx.input_responses or {})["city"]
+            return f"{isinstance(answer, ElicitResult)} {answer.action} {answer['content']}"
+
+        self.assertEqual(self.answers(sdk), "True accept {'city': 'Paris'}")
+        self.assertEqual(self.answers(ours), "False accept {'city': 'Paris'}")
+
+    def test_the_sdks_prompt_object_is_registered(self) -> None:
+        from mcp.server.mcpserver.prompts.base import Prompt as SdkPrompt
+
+        def greet(name: str) -> str:
+            """Greets."""
+            return f"Hello {name}"
+
+        server = mcp_ref.MCPServer("t")
+        server.add_prompt(SdkPrompt.from_function(greet, name="hello", description="a greeting"))
+        self.assertEqual(server.get_prompt("hello", {"name": "Ann"})["messages"],
+                         [{"role": "user", "content": {"type": "text", "text": "Hello Ann"}}])
+        with self.assertRaisesRegex(TypeError, "add_prompt takes a Prompt, not str"):
+            server.add_prompt("hello")  # type: ignore[arg-type]
 
 
 class NothingImportedTest(unittest.TestCase):
