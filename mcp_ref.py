@@ -8199,6 +8199,9 @@ def _lax_steps(schema: Dict[str, Any], type_step: Optional[Callable[..., Any]], 
             except _NotJSON as exc:
                 errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
                 return value
+        # The rule's steps, repeated rather than called: after a type error the
+        # value goes back as it is, and only a value the type step took is made
+        # a float below (with its own float_type error past float's range).
         sent = value
         if type_step is not None:
             before = len(errors)

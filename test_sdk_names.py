@@ -265,16 +265,7 @@ class KeywordsTest(unittest.TestCase):
         secret = b"everything-server-fixture-request-state-key"
 
         def server(name: Optional[str], **options: Any) -> Any:
-            one = mcp_ref.MCPServer(name, request_state_security=RequestStateSecurity(keys=[secret], **options))
-
-            @one.tool()
-            def ask(ctx: mcp_ref.Context) -> str:
-                if ctx.request_state is None:
-                    return mcp_ref.InputRequiredResult(  # type: ignore[return-value]
-                        input_requests={"a": mcp_ref.ListRootsRequest()}, request_state="r1")
-                return f"state: {ctx.request_state}"
-
-            return one.streamable_http_app(json_response=True)
+            return state_server(name, RequestStateSecurity(keys=[secret], **options))
 
         first = call(server("svc"), "ask")["result"]["requestState"]
         retry = {"requestState": first, "inputResponses": {"a": ANSWERS["roots"]}}
