@@ -106,28 +106,32 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     14. MCPServer               the public API of the SDK's MCPServer
     15. JSON-RPC dispatch       routing, per-revision fields (basic/lifecycle, server/tools,
                                 server/utilities/pagination, server/utilities/caching)
-    16. Connections             a connection's batches, calls in flight and their cancellation
+    16. Tasks                   long-running calls: a task answers tools/call; get, result, cancel
+                                (basic/utilities/tasks; the io.modelcontextprotocol/tasks extension)
+    17. Connections             a connection's batches, calls in flight and their cancellation
                                 (basic/utilities/cancellation)
-    17. stdio                   wire encoding; the stdio transport (basic/transports)
-    18. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
-    19. SSE streams             a response's messages, bounded; resumable streams and the event store
+    18. stdio                   wire encoding; the stdio transport (basic/transports)
+    19. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
+    20. SSE streams             a response's messages, bounded; resumable streams and the event store
                                 (basic/transports, "Resumability and Redelivery")
-    20. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
+    21. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
                                 limits per client (basic/security_best_practices, basic/authorization)
-    21. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
-    22. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
-    23. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats;
+    22. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
+    23. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
+    24. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats;
                                 its JSON mode (an Enum's value, a datetime's ISO text)
-    24. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
+    25. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
                                 message classes
-    25. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
+    26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas
-    26. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-    27. A client                a small client over stdio or HTTP
-    28. Command line            list, call, resources, read, prompts, prompt, serve
-    29. Command line            the HTTP server of serve --http and run("streamable-http"): a standard-library
+    27. SDK fidelity            URI template matching: the SDK's matcher, in linear time
+    28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+    29. A client                a small client over stdio or HTTP
+    30. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
+    31. Command line            list, call, resources, read, prompts, prompt, serve
+    32. Command line            the HTTP server of serve --http and run("streamable-http"): a standard-library
                                 server for the WSGI app (RFC 9112 framing, limits per client)
-    30. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+    33. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
@@ -144,7 +148,7 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
-from bisect import bisect_right  # for the classes of patterns (section 26)
+from bisect import bisect_right  # for the classes of patterns (section 28)
 from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -201,7 +205,7 @@ __all__ = (
     "Elicit",
     "Sample",
     "ListRoots",
-    # The SDK's names a server file imports (section 24; most made when first imported)
+    # The SDK's names a server file imports (section 25; most made when first imported)
     "FastMCP",
     "RequestStateSecurity",
     "ServerRequestContext",
@@ -311,7 +315,7 @@ _NoneType = type(None)
 # protocol error is a JSON-RPC error response (_RpcError, JSON-RPC 2.0 section
 # 5.1), and a tool's own failure is a result with ``isError: true`` (ToolError,
 # ValidationError), which the model reads.  A ValidationError's text is
-# pydantic's report, through the hook _format_errors (section 21).
+# pydantic's report, through the hook _format_errors (section 22).
 
 class InvalidSignature(TypeError):
     """A function cannot be registered as a tool; the message names it and why."""
@@ -348,7 +352,7 @@ class ValidationError(ValueError):
     ``errors`` lists every failure with its ``loc`` (a tuple of keys and
     indexes), ``path`` (JSON path), ``msg`` and ``kind`` (the SDK's error
     type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text in
-    the SDK's format (_format_errors, section 21), without help-page links.
+    the SDK's format (_format_errors, section 22), without help-page links.
     """
 
     def __init__(self, errors: List[_ErrorItem], title: str = "value") -> None:
@@ -531,7 +535,7 @@ def _dataclass_names(cls: type) -> Tuple[str, ...]:
 # Python values as JSON data (RFC 8259), for results, defaults and the ``{}``
 # (Any) schema; and JSON data as the indented text the model reads.  What the
 # SDK makes of a value of another type (a dataclass, a datetime, an Enum
-# member) is its JSON mode's, one level at a time: the hook _native (section 23).
+# member) is its JSON mode's, one level at a time: the hook _native (section 24).
 
 
 def _is_finite(number: Any) -> bool:
@@ -550,7 +554,7 @@ def _dataclass_dict(value: Any) -> Dict[str, Any]:
 
 def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> Any:
     """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
-    value = _native(value)  # fidelity hook: one level, as the SDK's JSON mode writes it (section 23)
+    value = _native(value)  # fidelity hook: one level, as the SDK's JSON mode writes it (section 24)
     tp = type(value)
     if tp is float and not _is_finite(value):
         raise _NotJSON("Input should be a finite number", "finite_number")
@@ -615,7 +619,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 def _pretty(value: Any) -> str:
     """JSON data as the text the model reads: ``json.dumps(value, indent=2,
     ensure_ascii=False)``, which is what the SDK's ``to_json(value, indent=2)``
-    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 30."""
+    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 33."""
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
@@ -674,7 +678,7 @@ class _SchemaBuilder:
     def field_schema(self, tp: Any, name: str, default: Any = _MISSING, own: Optional[Field] = None) -> Dict[str, Any]:
         """A field's schema: the type's, with the annotations "title" and "default"
         (Validation 2020-12 §9.1, §9.2) and its Fields' keywords as the SDK adds
-        them (_field_annotations, section 23)."""
+        them (_field_annotations, section 24)."""
         later: List[Field] = []  # its Annotated Fields' json_schema_extra, applied with the default there
         schema = self.annotated(tp, later) if _is_annotated(tp) else self.schema(tp)
         fields = [(f, False) for f in later] + ([] if own is None else [(own, True)])
@@ -687,7 +691,7 @@ class _SchemaBuilder:
         inner = tp.__origin__
         metadata = tp.__metadata__
         if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
-            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 21)
+            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 22)
         schema = self.schema(inner)
         for meta in metadata:
             if isinstance(meta, Field):
@@ -713,7 +717,7 @@ class _SchemaBuilder:
             return {"format": "binary", "type": "string"}
         if not isinstance(tp, type):
             return None
-        return _stdlib_scalar_schema(tp)  # fidelity hook: a date, a UUID, a Decimal (section 23)
+        return _stdlib_scalar_schema(tp)  # fidelity hook: a date, a UUID, a Decimal (section 24)
 
     def literal(self, tp: Any) -> Dict[str, Any]:
         values = [v.value if _is_enum_member(v) else v for v in _literal_values(tp)]
@@ -725,7 +729,7 @@ class _SchemaBuilder:
 
     def union(self, tp: Any) -> Dict[str, Any]:
         """A value of any arm: anyOf (Core 2020-12 §10.2.1.2), the arms' schemas,
-        spelled as the SDK spells it (_union_schema, section 23)."""
+        spelled as the SDK spells it (_union_schema, section 24)."""
         return _union_schema(self, [self.schema(a) for a in _args(tp) if a is not _NoneType], _NoneType in _args(tp))
 
     def container(self, tp: Any) -> Dict[str, Any]:
@@ -733,7 +737,7 @@ class _SchemaBuilder:
         args = _args(tp)
         abc = _module("collections.abc")
         if origin is tuple:  # an array, item by item (prefixItems, Core 2020-12 §10.3.1.1)
-            return _ContainerSchema(_tuple_schema(self, tp, args), "tuple")  # the SDK's spelling: section 23
+            return _ContainerSchema(_tuple_schema(self, tp, args), "tuple")  # the SDK's spelling: section 24
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
             items = self.schema(args[0]) if args else {}
             schema = _ContainerSchema({"items": items, "type": "array", "uniqueItems": True},
@@ -746,7 +750,7 @@ class _SchemaBuilder:
                                     "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
             # An object whose values all have the values' schema (additionalProperties,
-            # Core 2020-12 §10.3.2.3); the SDK's spelling of its keys: section 23.
+            # Core 2020-12 §10.3.2.3); the SDK's spelling of its keys: section 24.
             return _dict_schema(self, tp, args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
@@ -754,14 +758,14 @@ class _SchemaBuilder:
         """Enums, dataclasses, TypedDicts, annotated classes and BaseModels (S11) live
         in ``$defs`` and are referenced, as the SDK does."""
         if _is_pydantic_model(cls):
-            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 21)
+            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 22)
         name = self._names.get(cls)
         if name is None:
-            name = _def_name(self, cls)  # fidelity hook: the SDK's $defs names (section 23)
+            name = _def_name(self, cls)  # fidelity hook: the SDK's $defs names (section 24)
             self._names[cls] = name  # before building: a recursive class refers to itself
             try:
                 if _is_enum(cls):
-                    definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2), section 23
+                    definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2), section 24
                     # The SDK names an Enum's validator by its mixin (_arm_label): int-enum[Color].
                     self.class_kinds[cls.__name__] = next(
                         (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
@@ -858,7 +862,7 @@ class _SchemaBuilder:
     def finish(self, schema: Dict[str, Any], inline_recursive: bool = True) -> Dict[str, Any]:
         """The root schema with the definitions it refers to under ``$defs``
         (Core 2020-12 §8.2.4), finished as the SDK publishes it: names made
-        unique, a root class inlined, keys sorted (_finished_schema, section 23)."""
+        unique, a root class inlined, keys sorted (_finished_schema, section 24)."""
         return _finished_schema(self, schema, inline_recursive)
 
 
@@ -887,10 +891,10 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
 #   input   tool arguments (MUST, server/tools "Security Considerations":
 #           servers validate all tool inputs), with the SDK's leniencies (its
-#           lax mode, section 22):
+#           lax mode, section 23):
 #           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
 #           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
-#           keys) converted through its annotation (_LAX_TABLE, section 22).
+#           keys) converted through its annotation (_LAX_TABLE, section 23).
 #   output  tool results: the same, plus Python values turned into JSON
 #           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
 #           and absent fields filled with their published defaults.
@@ -938,7 +942,7 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
     return _COMPILER(schema, mode, class_kinds).compile(schema)
 
 
-# Twin: _FastCompiler, section 30 (_COMPILER below picks one).
+# Twin: _FastCompiler, section 33 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
 
@@ -967,9 +971,9 @@ class _Compiler:
             return self._nothing
         if not isinstance(schema, dict):
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
-        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 22)
+        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 23)
             return _lax_typed(self, schema)
-        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 21)
+        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 22)
             return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
         if self.lax and type(schema) is _UnionSchema:
             schema = dict(schema, anyOf=schema.members)
@@ -1001,8 +1005,8 @@ class _Compiler:
                   steps: List[_Checker]) -> _Checker:
         """The type step, then the keyword steps, as one checker: a value is valid
         when every keyword's assertion holds (Core 2020-12 §7.6).  The lax modes
-        first turn a Python value into JSON: the hook _lax_steps (section 22)."""
-        if self.lax:  # fidelity hook: a dataclass, a datetime, an Enum member made JSON (section 22)
+        first turn a Python value into JSON: the hook _lax_steps (section 23)."""
+        if self.lax:  # fidelity hook: a dataclass, a datetime, an Enum member made JSON (section 23)
             return _lax_steps(schema, type_step, steps)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1079,17 +1083,17 @@ class _Compiler:
         """type (Validation 2020-12 §6.1.1): the value is of one of the listed
         JSON types, and "integer" matches "any number with a zero fractional
         part" (1.0).  The lax modes convert what the SDK takes instead: the
-        hook _lax_type (section 22)."""
+        hook _lax_type (section 23)."""
         declared = schema.get("type")
         if declared is None:
             return None
         types = [declared] if isinstance(declared, str) else list(declared)
-        if self.lax:  # fidelity hook: "17" and 17.0 for an integer (section 22)
+        if self.lax:  # fidelity hook: "17" and 17.0 for an integer (section 23)
             return _lax_type(self, schema, types)
-        # The error's words are pydantic's (_type_error, section 21).
+        # The error's words are pydantic's (_type_error, section 22).
         msg, kind = _type_error(types[0], *_type_words(self, schema)) if len(types) == 1 else (
             f"Input should be of type {' or '.join(types)}", "type")
-        arms = self.mode == "arms"  # the smart union's strict int (_Union, section 21) takes no 2.0
+        arms = self.mode == "arms"  # the smart union's strict int (_Union, section 22) takes no 2.0
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
@@ -1117,7 +1121,7 @@ class _Compiler:
                     if _json_equal(value, candidate):
                         # The SDK's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
                         return candidate if lax and type(candidate) is not type(value) else value
-                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 22)
+                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 23)
                     taken = _lax_member(value, allowed, int_enum, loc, errors)
                     if taken is not _MISSING:
                         return taken
@@ -1148,7 +1152,7 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
-        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 21)
+        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 22)
             return [_first_bound_failure(checks, multiple)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1171,7 +1175,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 26
+        search = None if pattern is None else _compile_pattern(pattern)  # section 28
         lax = self.lax
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1328,7 +1332,7 @@ class _Compiler:
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
         if not (properties or extra_check or patterns or names):
             return None
-        if self.lax:  # fidelity hook: extra keys dropped, keys made strings (section 22)
+        if self.lax:  # fidelity hook: extra keys dropped, keys made strings (section 23)
             return _lax_members(schema, properties, extra, extra_check, patterns, names)
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
@@ -1508,7 +1512,7 @@ def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
 # against the published inputSchema first (section 6); then each value becomes
 # what the annotation asks for (a dataclass, an Enum member, a datetime, a
 # tuple...), as the SDK's tools receive it.  A parameter whose annotation
-# involves pydantic (the hook _involves_pydantic, section 21) is not read here:
+# involves pydantic (the hook _involves_pydantic, section 22) is not read here:
 # the tool's arguments model takes it whole (section 9).
 
 
@@ -1587,7 +1591,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
         return {k: _build_value(_strip_qualifiers(hints.get(k, object)), v) for k, v in value.items()}
     hints = _type_hints(tp)
     built = {k: _build_value(hints.get(k, object), v) for k, v in value.items() if k in hints}
-    _fill_field_defaults(tp, hints, built)  # fidelity hook: a Field's default, as the SDK fills it (section 23)
+    _fill_field_defaults(tp, hints, built)  # fidelity hook: a Field's default, as the SDK fills it (section 24)
     if _is_dataclass(tp):
         init = {f.name for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
         obj = tp(**{k: v for k, v in built.items() if k in init})
@@ -1608,7 +1612,7 @@ def _strip_qualifiers(tp: Any) -> Any:
 
 
 def _build_stdlib(tp: type, value: Any) -> Any:
-    """A value of one of _LAX_TABLE's types (section 22) from its checked JSON form."""
+    """A value of one of _LAX_TABLE's types (section 23) from its checked JSON form."""
     kind = _lax_kind(tp)
     return value if kind is None else _lax_parse(kind, tp, value)
 
@@ -1644,7 +1648,7 @@ class _Block:
         for attr, key in self._wire:
             value = getattr(self, attr)
             if value is not None:
-                out[key] = _wire_value(value)  # the SDK's models inside as it sends them (section 24)
+                out[key] = _wire_value(value)  # the SDK's models inside as it sends them (section 25)
         return out
 
     def __eq__(self, other: object) -> bool:
@@ -1822,7 +1826,7 @@ def _content_block(value: Any) -> Optional[Dict[str, Any]]:
         return value.to_wire()
     if isinstance(value, _Media):
         return value.to_block().to_wire()
-    if _is_content_class(type(value)):  # the SDK's own blocks (section 24)
+    if _is_content_class(type(value)):  # the SDK's own blocks (section 25)
         return _sdk_block(value)
     if len(_NOT_BLOCKS) < 1000 and not isinstance(value, (str, list, tuple)):  # those are shaped
         _NOT_BLOCKS.add(type(value))
@@ -1873,7 +1877,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
     when ``wrap``) and its ``content`` written from the same checked value
-    (server/tools, "Structured Content").  Twin: _fast_structured, section 30."""
+    (server/tools, "Structured Content").  Twin: _fast_structured, section 33."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -1897,7 +1901,7 @@ def _dumps_text(value: Any) -> str:
 # enforced by _Tool.check_output, whose mismatch is an isError result.  MUST
 # (server/tools, "Security Considerations"): servers validate all tool inputs;
 # enforced by _Tool.arguments against _checked_input_schema's schema.
-# Annotations that _involves_pydantic finds go to pydantic (section 21).
+# Annotations that _involves_pydantic finds go to pydantic (section 22).
 
 # Parameter types whose checked JSON value is already the Python value.
 _AS_IS = (str, int, float, bool, object, _MISSING)
@@ -1937,8 +1941,8 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 25
-        # Parameters filled by resolvers, and the resolvers (section 24); None: none.
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
+        # Parameters filled by resolvers, and the resolvers (section 25); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
@@ -1954,7 +1958,7 @@ class _Tool:
                                 if (holder := _field_holder(p.annotation, p.default)) is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
         published = self.input_schema["properties"]
-        # Where a string argument may be JSON text (_json_text_arguments, section 22).
+        # Where a string argument may be JSON text (_json_text_arguments, section 23).
         self._json_params = {p.key for p in self.params
                              if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
 
@@ -1962,7 +1966,7 @@ class _Tool:
 
     def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """Validated keyword arguments for the function, or ValidationError."""
-        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse (section 22)
+        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse (section 23)
         errors: List[_ErrorItem] = []
         checked = self._input_check(arguments, (), errors)
         kwargs = {}
@@ -1974,7 +1978,7 @@ class _Tool:
                                                                   arguments.get(p.name, _MISSING))
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
-        if self._arguments_model is not None:  # pydantic's own parameters (section 21)
+        if self._arguments_model is not None:  # pydantic's own parameters (section 22)
             _pydantic_read(self._arguments_model, arguments, kwargs, errors)
         if errors:
             raise ValidationError(errors, self.input_title)
@@ -2072,7 +2076,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
-            continue  # filled by the server (section 24), no argument
+            continue  # filled by the server (section 25), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -2231,7 +2235,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
     class_kinds, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
-    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 25)
+    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 26)
     if structured is False or annotation is _ABSENT:  # S1; InputRequiredResult alone
         return _UNSTRUCTURED
     if annotation is _MISSING:  # S2
@@ -2389,7 +2393,7 @@ class Resource(_Record):
 
 
 def _icons_wire(icons: List[Any]) -> List[Any]:
-    return [_jsonable(_drop_none(i)) if isinstance(i, dict) else _wire_value(i) for i in icons]  # (section 24)
+    return [_jsonable(_drop_none(i)) if isinstance(i, dict) else _wire_value(i) for i in icons]  # (section 25)
 
 
 def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
@@ -2474,7 +2478,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
-        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult (section 25)
+        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult (section 26)
         if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
             if request is None or not request.stateless:
                 raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
@@ -2509,7 +2513,7 @@ class _Asking(Exception):
 def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
     """-32603 for a user's function that raised, without details (as the SDK: the traceback
     on stderr only); an MCPError (the client's refusal, or the function's own) passed on."""
-    error = _protocol_error(exc)  # section 25: ours or the SDK's
+    error = _protocol_error(exc)  # section 26: ours or the SDK's
     if error is not None:
         return error
     _log_exception(f"{what} raised an exception", exc)
@@ -2526,7 +2530,7 @@ def _find_resource(server: MCPServer, uri: str) -> Tuple[Any, Optional[Dict[str,
         found = template.pattern.match(uri)
         if found is not None:
             if _resource_security_refuses(found):
-                break  # the SDK's default ResourceSecurity (section 24): a traversal is no resource at all
+                break  # the SDK's default ResourceSecurity (section 25): a traversal is no resource at all
             return template, found
     raise _RpcError(RESOURCE_NOT_FOUND, f"Unknown resource: {uri}", {"uri": uri})
 
@@ -2547,261 +2551,11 @@ def _contents(uri: str, value: Any, info: Resource) -> Dict[str, Any]:
 
 # -- URI templates (RFC 6570) ------------------------------------------------------
 #
-# The SDK's matcher, re-derived: levels 1 to 3, plus the explode of {/x*},
-# {.x*} and {;x*}.  A template is a row of literals and captures; a capture's
-# value ends at one of its operator's stop characters.  At most one capture may
-# span segments ({+x}, {#x}, an explode): it takes what its neighbours leave.
-# No two captures may touch, so each boundary is anchored on a literal and one
-# scan from each end decides the match without backtracking (a regular
-# expression would backtrack, polynomially in the number of captures).  A
-# trailing {?a,b}{&c} is a query: its variables are optional and in any order.
-
-_OPERATORS = {  # operator: (first, separator, named, stop characters)
-    "": ("", ",", False, "/?#&,"),
-    "+": ("", ",", False, "?#"),
-    "#": ("#", ",", False, ""),
-    ".": (".", ".", False, "./?#"),
-    "/": ("/", "/", False, "/?#"),
-    ";": (";", ";", True, ";/?#"),
-    "?": ("?", "&", True, "&#"),
-    "&": ("&", "&", True, "&#"),
-}
-_MAX_URI = 65536  # longer URIs match no template (the SDK's bound)
-
-if TYPE_CHECKING:
-    _Capture = Tuple[str, str, bool, bool]  # name, operator, explode, ";name" may stand alone
-    _Atom = Any  # a literal (str) or a _Capture
-
-
-class _UriTemplate:
-    """A parsed URI template: ``names`` of its variables, ``query`` the optional
-    ones, ``match(uri)`` the values of a URI (lists for explodes) or None.
-
-    >>> _UriTemplate("users://{id}/profile").match("users://42/profile")
-    {'id': '42'}
-    >>> _UriTemplate("file://docs/{+path}").match("file://docs/src/a%20b.py")
-    {'path': 'src/a b.py'}
-    >>> _UriTemplate("logs://{service}{?since,level}").match("logs://api?level=error&x=1")
-    {'service': 'api', 'level': 'error'}
-    >>> _UriTemplate("tree://{/parts*}").match("tree:///a/b")
-    {'parts': ['a', 'b']}
-    >>> _UriTemplate("users://{id}/profile").match("users://4/2/profile") is None
-    True
-    """
-
-    def __init__(self, template: str) -> None:
-        self.template = template
-        parts = self._parse(template)
-        tail = len(parts)
-        while tail and isinstance(parts[tail - 1], tuple) and parts[tail - 1][0] in ("?", "&"):
-            tail -= 1
-        # The query tail is split off only where the path part cannot hold a ? or #.
-        if tail < len(parts) and parts[tail][0] == "?" and not any(
-                ("?" in p or "#" in p) if isinstance(p, str) else p[0] in ("?", "#") for p in parts[:tail]):
-            self.query = [name for _, variables in parts[tail:] for name, _ in variables]
-            parts = parts[:tail]
-        else:
-            self.query = []
-        atoms = self._atoms(parts)
-        spans = [i for i, a in enumerate(atoms) if not isinstance(a, str) and (a[2] or a[1] in ("+", "#"))]
-        for a, b in zip(atoms, atoms[1:]):
-            if not isinstance(a, str) and not isinstance(b, str):
-                raise ValueError(f"URI template {template!r}: variables {a[0]!r} and {b[0]!r} touch; put a "
-                                 f"literal between them so that a URI says where one ends")
-        if len(spans) > 1:
-            raise ValueError(f"URI template {template!r}: more than one variable that spans segments ({{+x}}, "
-                             f"{{#x}} or an explode); a match would be ambiguous")
-        self.greedy: Optional[_Capture] = atoms[spans[0]] if spans else None
-        self.prefix, self.suffix = (atoms[:spans[0]], atoms[spans[0] + 1:]) if spans else ([], atoms)
-
-    def _parse(self, template: str) -> List[Any]:
-        """Literals and (operator, [(name, explode)]) expressions, in order."""
-        import re
-
-        parts: List[Any] = []
-        names: List[str] = []
-        at = 0
-        while at < len(template):
-            brace = template.find("{", at)
-            if brace < 0:
-                parts.append(template[at:])
-                break
-            parts.append(template[at:brace])
-            end = template.find("}", brace)
-            where = f"URI template {template!r}, position {brace}"
-            if end < 0:
-                raise ValueError(f"{where}: '{{' is never closed")
-            body = template[brace + 1:end]
-            op = body[0] if body[:1] in ("+", "#", ".", "/", ";", "?", "&") else ""
-            variables = []
-            for spec in body[len(op):].split(","):
-                name = spec[:-1] if spec.endswith("*") else spec
-                if ":" in spec:
-                    raise ValueError(f"{where}: prefix modifiers ({{{spec}}}) are not supported")
-                if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", name):
-                    raise ValueError(f"{where}: {name!r} is not a variable name")
-                if spec.endswith("*") and op not in ("/", ".", ";"):
-                    raise ValueError(f"{where}: an explode ({{{op}{spec}}}) matches only with /, . or ;")
-                if name in names:
-                    raise ValueError(f"URI template {template!r}: variable {name!r} appears twice")
-                names.append(name)
-                variables.append((name, spec.endswith("*")))
-            parts.append((op, variables))
-            at = end + 1
-        if sum(1 for p in parts if isinstance(p, tuple) and p[0] == "?") > 1:
-            raise ValueError(f"URI template {template!r}: more than one {{?...}}; use {{?a,b}} or {{?a}}{{&b}}")
-        self.names = names
-        return [p for p in parts if p != ""]
-
-    @staticmethod
-    def _atoms(parts: List[Any]) -> List[_Atom]:
-        """Each expression as literals (its first and separator characters, and
-        the names of named operators) and one capture per variable."""
-        atoms: List[_Atom] = []
-
-        def literal(text: str) -> None:
-            if atoms and isinstance(atoms[-1], str):
-                atoms[-1] += text
-            elif text:
-                atoms.append(text)
-
-        for part in parts:
-            if isinstance(part, str):
-                literal(part)
-                continue
-            op, variables = part
-            first, separator, named, _ = _OPERATORS[op]
-            for n, (name, explode) in enumerate(variables):
-                if not explode:  # an explode's capture holds its own separators
-                    literal((separator if n else first) + (name + ("" if op == ";" else "=") if named else ""))
-                atoms.append((name, op, explode, named and op == ";" and not explode))
-        return atoms
-
-    def match(self, uri: str) -> Optional[Dict[str, Any]]:
-        if len(uri) > _MAX_URI:
-            return None
-        query = ""
-        if self.query:
-            uri, _, query = uri.partition("#")[0].partition("?")
-        values = self._scan(uri)
-        if values is not None and query:
-            from urllib.parse import unquote
-
-            pairs: Dict[str, str] = {}
-            for pair in query.split("&"):  # RFC 3986: "+" is a plus; names are never decoded
-                key, _, value = pair.partition("=")
-                pairs.setdefault(key, unquote(value))
-            values.update((name, pairs[name]) for name in self.query if name in pairs)
-        return values
-
-    def _scan(self, uri: str) -> Optional[Dict[str, Any]]:
-        if self.greedy is None:  # anchored at both ends
-            found = _scan_back(self.suffix, uri, len(uri), True)
-            return found[0] if found is not None and found[1] == 0 else None
-        back = _scan_back(self.suffix, uri, len(uri), False)
-        front = None if back is None else _scan_forward(self.prefix, uri, back[1])
-        if back is None or front is None:
-            return None
-        middle = _spanning(self.greedy, uri[front[1]:back[1]])  # what the bounded captures leave
-        return None if middle is None else {**front[0], self.greedy[0]: middle, **back[0]}
-
-
-def _scan_back(atoms: List[_Atom], uri: str, end: int, anchored: bool) -> Optional[Tuple[Dict[str, Any], int]]:
-    """Match ``atoms`` right to left ending at ``end``: each capture starts just
-    after the last occurrence of the literal before it (so the first capture is
-    the greedy one, as in a regular expression); (values, start) or None."""
-    from urllib.parse import unquote
-
-    values: Dict[str, Any] = {}
-    pos = end
-    for i in range(len(atoms) - 1, -1, -1):
-        atom = atoms[i]
-        if isinstance(atom, str):
-            if not uri.endswith(atom, 0, pos):
-                return None
-            pos -= len(atom)
-            continue
-        name, op, _, alone = atom
-        before = atoms[i - 1] if i else None
-        if alone and uri.endswith(str(before), 0, pos):  # ";name" with an empty value
-            values[name] = ""
-            continue
-        earliest = pos
-        while earliest and uri[earliest - 1] not in _OPERATORS[op][3]:
-            earliest -= 1
-        if alone:
-            start = uri.find("=", earliest, pos) + 1
-            if not start:
-                return None
-            values[name], pos = unquote(uri[start:pos]), start - 1
-            continue
-        if before is None:
-            start = earliest
-        elif anchored and i == 1:  # the template's first literal is at the start of the URI
-            start = len(before)
-            if not earliest <= start <= pos:
-                return None
-        else:
-            start = uri.rfind(before, 0, pos) + len(before)
-            if start < max(earliest, len(before)):
-                return None
-        values[name], pos = unquote(uri[start:pos]), start
-    return values, pos
-
-
-def _scan_forward(atoms: List[_Atom], uri: str, limit: int) -> Optional[Tuple[Dict[str, Any], int]]:
-    """Match ``atoms`` left to right before ``limit``, each capture as short as
-    the literal after it allows (it ends the prefix of a spanning capture)."""
-    from urllib.parse import unquote
-
-    values: Dict[str, Any] = {}
-    pos = 0
-    for i, atom in enumerate(atoms):
-        if isinstance(atom, str):
-            if pos + len(atom) > limit or not uri.startswith(atom, pos):
-                return None
-            pos += len(atom)
-            continue
-        name, op, _, alone = atom
-        after = atoms[i + 1]
-        if alone and uri.startswith(after, pos):
-            values[name] = ""
-            continue
-        if alone:
-            if uri[pos:pos + 1] != "=":
-                return None
-            pos += 1
-        latest = pos
-        while latest < limit and uri[latest] not in _OPERATORS[op][3]:
-            latest += 1
-        end = uri.find(after, pos, latest + len(after))
-        if end < 0:
-            return None
-        values[name], pos = unquote(uri[pos:end]), end
-    return values, pos
-
-
-def _spanning(capture: _Capture, raw: str) -> Any:
-    """The value of the one capture that may span segments: text, or for an
-    explode the list of its items; None when ``raw`` is not its shape."""
-    from urllib.parse import unquote
-
-    name, op, explode, _ = capture
-    _, separator, named, stops = _OPERATORS[op]
-    if not explode:
-        return None if any(c in stops for c in raw) else unquote(raw)
-    if not raw:
-        return []
-    if raw[0] != separator or any(c in stops and c != separator for c in raw):
-        return None
-    items = []
-    for item in raw.split(separator)[1:]:
-        if named:
-            if item != name and not item.startswith(name + "="):
-                return None
-            item = item[len(name) + 1:]
-        items.append(unquote(item))
-    return items
+# A template's variables name what a resources/read URI supplies
+# (server/resources, "Resource Templates").  RFC 6570 defines expansion only;
+# reading the values back out of a URI is the SDK's matcher, fenced in
+# section 29 (_UriTemplate): levels 1 to 3, a trailing {?a,b} query optional
+# and in any order, linear in the URI's length.
 
 
 # ---------------------------------------------------------------------------
@@ -2838,7 +2592,7 @@ _BLOCK_KEYS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data
 def _message_content(content: Any) -> Dict[str, Any]:
     if isinstance(content, str):
         return {"type": "text", "text": content}
-    block = _wire_value(content) if isinstance(content, dict) else _content_block(content)  # (section 24)
+    block = _wire_value(content) if isinstance(content, dict) else _content_block(content)  # (section 25)
     if block is None:
         raise TypeError(f"A message's content is text or a content block, not {type(content).__name__}")
     if block.get("type") not in _BLOCK_KEYS:
@@ -2895,7 +2649,7 @@ class Prompt(_Record):
                 raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
             if server is not None:
                 _give_context(self.params, kwargs, server, request)
-            value = _sdk_object(_call(self.fn, **kwargs), "prompt")  # the SDK's own results (section 25)
+            value = _sdk_object(_call(self.fn, **kwargs), "prompt")  # the SDK's own results (section 26)
             if isinstance(value, InputRequiredResult):  # 2026-07-28: the prompt asks the client first
                 if server is None or request is None or not request.stateless:
                     raise _RpcError(INTERNAL_ERROR, f"Error rendering prompt {self.name}: InputRequiredResult "
@@ -2917,7 +2671,7 @@ class Prompt(_Record):
 
 
 def _message(item: Any) -> Message:
-    item = _sdk_object(item, "message")  # the SDK's own messages (section 25)
+    item = _sdk_object(item, "message")  # the SDK's own messages (section 26)
     if isinstance(item, Message):
         return item
     if isinstance(item, dict):
@@ -3578,7 +3332,7 @@ def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Opt
 
     payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
                          separators=(",", ":")).encode()
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 25): it seals
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 26): it seals
         return key.seal(payload)  # type: ignore[no-any-return]
     body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
     signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
@@ -3596,7 +3350,7 @@ def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Opt
     def refuse(why: str) -> _RpcError:
         return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
 
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 25) opens it
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 26) opens it
         key, token = key.opened(token)
     # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
     # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
@@ -3644,7 +3398,7 @@ class MCPServer:
     2026-07-28 requestState (bytes or text; also MCP_REF_STATE_KEY in the
     environment); processes behind one load balancer need the same key, and
     without one each process makes its own.
-    The SDK's other keywords: ``request_state_security`` (section 24), those of
+    The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
 
@@ -3722,7 +3476,7 @@ class MCPServer:
         """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one.  ``input_schema``,
         ``output_schema``: hand-written, published as written; the arguments come as JSON values."""
         tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output) \
-            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 25)
+            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         if tool.name in self._tools:
             # The SDK's ToolManager keeps the first tool of a name (with a warning
@@ -3837,10 +3591,10 @@ class MCPServer:
     #   5. encode the response               not JSON, too large: isError      _encode_result
     #
     # call_tool (above) takes the five steps in process.  On the wire, the
-    # dispatcher's tools/call takes step 1 (section 15), and section 16 decides
+    # dispatcher's tools/call takes step 1 (section 15), and section 17 decides
     # where _call runs (inline, on the pool, on the event loop) and answers it
     # with step 5; neither decides an outcome.  A sync tool's call skips _call's
-    # coroutine: _fast_call_sync (section 30), the same steps in the same order.
+    # coroutine: _fast_call_sync (section 33), the same steps in the same order.
 
     def _tool_named(self, name: str) -> _Tool:
         """Step 1."""
@@ -3859,7 +3613,7 @@ class MCPServer:
             # are a tool execution error (server/tools, "Error Handling", 2025-11-25:
             # "Input validation errors"; the SDK answers so in every revision).
             kwargs = self._arguments(tool, arguments, request)
-            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 24)
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 25)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             # 3. Run.  What the tool raises is a tool execution error too ("API
             # failures", "Business logic errors"): isError (_failure).  An MCPError
@@ -3867,7 +3621,7 @@ class MCPServer:
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
-            value = value if type(value) in _NATIVE else _sdk_object(value, "tool")  # the SDK's own (section 25)
+            value = value if type(value) in _NATIVE else _sdk_object(value, "tool")  # the SDK's own (section 26)
             if isinstance(value, InputRequiredResult):  # its questions checked: -32021 when undeclared
                 return self._input_required(tool, request, value)
         except BaseException as exc:
@@ -3902,7 +3656,7 @@ class MCPServer:
             return self._input_required(tool, request, None)
         if isinstance(exc, _CapabilityMissing):
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
-        error = _protocol_error(exc)  # an MCPError (section 25): a protocol error, as the SDK sends it
+        error = _protocol_error(exc)  # an MCPError (section 26): a protocol error, as the SDK sends it
         if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
             return error
         return self._failure(tool, exc, request)  # CancelledError too: the tool's own, or the client's (unsent)
@@ -4085,7 +3839,7 @@ class MCPServer:
     def add_prompt(self, prompt: Prompt) -> None:
         """Register a Prompt; as in the SDK, a second one of the same name is ignored."""
         if not isinstance(prompt, Prompt):
-            prompt = _sdk_prompt(prompt)  # the SDK's own Prompt (section 25), or a TypeError
+            prompt = _sdk_prompt(prompt)  # the SDK's own Prompt (section 26), or a TypeError
         if prompt.name in self._prompts:
             print(f"mcp_ref: prompt {prompt.name!r} registered again; the first one stays", file=sys.stderr)
             return
@@ -4140,7 +3894,7 @@ class MCPServer:
         if code:
             raise SystemExit(code)
 
-    # -- Streamable HTTP (section 18) ------------------------------------------------
+    # -- Streamable HTTP (section 19) ------------------------------------------------
 
     def streamable_http_app(
         self,
@@ -4165,7 +3919,7 @@ class MCPServer:
         max_stream_buffer: Optional[int] = 4 * 1024 * 1024,
         **sdk_options: Any,
     ) -> Callable[..., Any]:
-        """The Streamable HTTP transport (section 18) as a WSGI application: one
+        """The Streamable HTTP transport (section 19) as a WSGI application: one
         endpoint, both eras (2026-07-28 stateless; 2025-03-26 .. 2025-11-25 with
         sessions).  The keywords are the SDK's where it has them; what each one
         does, and its default: README, "Serving over HTTP"."""
@@ -4219,7 +3973,7 @@ def _run_coroutine(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-# Twin: _fast_call_sync, section 30.
+# Twin: _fast_call_sync, section 33.
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """A sync tool's call: MCPServer._call, which then never waits."""
     return _run_without_loop(server._call(tool, arguments, request))
@@ -4427,7 +4181,7 @@ class _Dispatcher:
     def tool_for_call(self, params: Dict[str, Any]) -> Tuple[_Tool, Dict[str, Any]]:
         """A tools/call's tool and arguments (server/tools, "Calling Tools"): the
         call's steps and outcomes are read in section 14 (MCPServer._call), and
-        section 16 runs it."""
+        section 17 runs it."""
         name = params.get("name")
         if not isinstance(name, str):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: tools/call needs "name" (a string)')
@@ -4649,7 +4403,17 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 16. Connections
+# 16. Tasks
+# ---------------------------------------------------------------------------
+#
+# Long-running calls as tasks: the server answers tools/call with a task, and
+# the client polls it, answers its questions and fetches its result later,
+# from any connection (basic/utilities/tasks, 2025-11-25; the
+# io.modelcontextprotocol/tasks extension for 2026-07-28).
+
+
+# ---------------------------------------------------------------------------
+# 17. Connections
 # ---------------------------------------------------------------------------
 #
 # One client's messages, whatever transport carries them: batches, the calls
@@ -5231,7 +4995,7 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# 17. stdio
+# 18. stdio
 # ---------------------------------------------------------------------------
 
 
@@ -5263,7 +5027,7 @@ def _encode_safely(message: Any) -> bytes:
         return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
 
 
-# Twin: _fast_encode_reply, section 30.
+# Twin: _fast_encode_reply, section 33.
 def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
     """The wire bytes of ``frame(result)``: a result inside its response."""
     return _encode(frame(result))
@@ -5328,7 +5092,7 @@ class _StdioServer(_Connection):
         self._take_standard_streams()
         self._install_signals()
         self.server._connections.append(self)
-        _lifespan(self, "__aenter__")  # the SDK's MCPServer(lifespan=...), section 24
+        _lifespan(self, "__aenter__")  # the SDK's MCPServer(lifespan=...), section 25
         self._start_reader()
         threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
         while not self.end_of_input.wait(0.5):  # the main thread stays free for signals
@@ -5579,7 +5343,7 @@ class _Stderr:
 
 
 # ---------------------------------------------------------------------------
-# 18. Streamable HTTP
+# 19. Streamable HTTP
 # ---------------------------------------------------------------------------
 #
 # One endpoint (``/mcp``) serves both eras, as a WSGI application
@@ -5661,7 +5425,7 @@ class _HttpApp:
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
         self.closing = threading.Event()
-        self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 20)
+        self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 21)
         self.sessions = self.table.open  # by id (the same dict, for good)
         self._param_headers: Dict[_Tool, Optional[List[Tuple[Tuple[str, ...], str, Any]]]] = {}
 
@@ -6418,7 +6182,7 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
 
 
 # ---------------------------------------------------------------------------
-# 19. SSE streams
+# 20. SSE streams
 # ---------------------------------------------------------------------------
 #
 # What goes out on one HTTP response while a call runs (_ResponseQueue), its
@@ -6776,7 +6540,7 @@ def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
 
 
 # ---------------------------------------------------------------------------
-# 20. HTTP access control
+# 21. HTTP access control
 # ---------------------------------------------------------------------------
 #
 # Who may talk to an HTTP server: the Host and Origin checks against DNS
@@ -7149,10 +6913,10 @@ class _Counted:
 
 
 # ---------------------------------------------------------------------------
-# 21. SDK fidelity: pydantic's types, unions and error texts
+# 22. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
-# Fenced, like the accelerators (section 30): nothing here is an MCP rule.  The
+# Fenced, like the accelerators (section 33): nothing here is an MCP rule.  The
 # SDK validates tool arguments and results with pydantic, so to answer as it
 # does a rule of the spec path calls a hook where pydantic refines it.  The rule
 # reads whole without the hook; this is where the hook's body waits.  Here:
@@ -7183,13 +6947,13 @@ class _Counted:
 #                                                             it (a Unix time for Union[date, str]: a date)
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
 #   _type_words           _Compiler._type (section 6)         what those words name: a set, a dataclass    -
-#   _bound_failure        _lax_type (section 22)              'nan' and 'inf' refused by a bound           9
+#   _bound_failure        _lax_type (section 23)              'nan' and 'inf' refused by a bound           9
 #   _first_bound_failure  _Compiler._numeric (section 6)      bounds: the first failure only, in its order -
 #   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
 #   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
 #   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
 #   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
-#   _BOUNDS               _lax_type (section 22)              the order pydantic-core checks bounds in     -
+#   _BOUNDS               _lax_type (section 23)              the order pydantic-core checks bounds in     -
 #   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
 #   _plural               _Compiler._array (section 6)        "1 item", "2 items"                          -
 #   _too_many             _Compiler._array (section 6)        a set past max_length: one error, "not more" -
@@ -7197,7 +6961,7 @@ class _Counted:
 #                                                             ignored
 #   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
 #                                                             cuts it (also in sections 11 and 15)
-#   _pydantic_base        _native (section 23)                a BaseModel instance, as its model_dump      -
+#   _pydantic_base        _native (section 24)                a BaseModel instance, as its model_dump      -
 #   _is_pydantic_model    _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel               -
 #   _is_pydantic_field    _Param.__init__ (section 9)         a default that is pydantic's own Field       -
 #
@@ -7943,7 +7707,7 @@ def _python_only(compiler: _Compiler, schema: Any) -> bool:
 
 
 def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
-    # The arm the schema check chose (the SDK's smart union, _Union, section 21):
+    # The arm the schema check chose (the SDK's smart union, _Union, section 22):
     # the arm of exactly the value's type, else the first arm the JSON value is
     # already an instance of (a Literal's string, a list), else the first arm
     # that converts it (a Path, bytes, an Enum, a date from a string).  A string
@@ -7992,16 +7756,16 @@ def _python_only_type(tp: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# 22. SDK fidelity: lax conversions
+# 23. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 21 is.  pydantic's lax mode, which the SDK's tool
+# Fenced, as section 22 is.  pydantic's lax mode, which the SDK's tool
 # arguments and results go through: "17" and 17.0 for an int, "yes" for a
 # bool, an object read by attribute, then the standard library's value types
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
 # _LAX_TABLE lists and test_differential checks against pydantic.  A schema
 # that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema,
-# section 23) is still the JSON Schema it looks like to everyone but the lax checkers.
+# section 24) is still the JSON Schema it looks like to everyone but the lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -8009,21 +7773,21 @@ def _python_only_type(tp: Any) -> bool:
 #                                                             _coerce, refused in pydantic's words
 #   _lax_steps            _Compiler._steps_in_order (section 6)  a Python value made JSON first (_native); -
 #                                                             a float field's 2 becomes 2.0
-#   _coerce               _lax_type (section 22)              "17" and 17.0 for an int, "yes" for a bool,  7
+#   _coerce               _lax_type (section 23)              "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
 #   _json_text_arguments  _Tool.arguments (section 9)         a list or an object argument sent as JSON    7
 #                                                             text, parsed (the SDK's pre_parse_json)
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
-#   _lax_kind             _stdlib_scalar_schema (section 23)  which row of _LAX_TABLE an annotation is     -
+#   _lax_kind             _stdlib_scalar_schema (section 24)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings, a     -
 #                                                             key's own errors under "[key]"
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
 #   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
 #
-# README: as in section 21's table.  The wording of a refused date, time or
+# README: as in section 22's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
 
 def _json_text_arguments(arguments: Dict[str, Any], json_params: Iterable[str]) -> Dict[str, Any]:
@@ -8832,15 +8596,15 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 
 
 # ---------------------------------------------------------------------------
-# 23. SDK fidelity: schema shapes
+# 24. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 21 is.  The structured-output page asks for a JSON Schema
+# Fenced, as section 22 is.  The structured-output page asks for a JSON Schema
 # of each tool's input and output; the SDK publishes the one pydantic writes,
 # and its clients compare them, so section 5 calls these hooks for pydantic's
 # spellings: the Field class the SDK re-exports, the names of $defs, sorted
 # keys, flattened anyOf, and the JSON forms of datetime and timedelta; and the
-# schemas that keep the Python type they describe, for section 22's lax checkers.
+# schemas that keep the Python type they describe, for section 23's lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -8855,8 +8619,8 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #                                                             json_schema_extra (a dict or a function)
 #   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
 #   _stdlib_scalar_schema  _SchemaBuilder.scalar (section 5)  a date, a UUID, a Decimal: the schema        -
-#                                                             pydantic gives, typed for section 22
-#   _field_value          _fill_field_defaults (section 23)   a Field's own default (``...``: none)        -
+#                                                             pydantic gives, typed for section 23
+#   _field_value          _fill_field_defaults (section 24)   a Field's own default (``...``: none)        -
 #   _field_annotations    _SchemaBuilder.field_schema (section 5)  a field's default as JSON, or none;    35
 #                                                             its Fields' extras; its title from its name
 #   _tuple_schema         _SchemaBuilder.container (section 5)  a tuple's prefixItems, minItems, maxItems  -
@@ -8868,24 +8632,24 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _def_name             _SchemaBuilder.ref (section 5)      get_defs_ref: module__qualname when taken    -
 #   _finished_schema      _SchemaBuilder.finish (section 5)   names made unique, a root class inlined,     -
 #                                                             $defs pruned, keys sorted
-#   _refers_to            _finished_schema (section 23)       a recursive model's $defs entry is kept      -
-#   _flattened_any_of     _union_schema (section 23)          a union's anyOf flattened, repeats dropped   -
-#   _qualified_name       _def_name (section 23)              a $defs name made unique: module__qualname -
-#   _renamed_refs         _finished_schema (section 23)       $refs renamed with their definitions         -
-#   _reachable            _finished_schema (section 23)       only the $defs the schema reaches            -
-#   _sorted_schema        _finished_schema (section 23)       keys sorted; properties and defaults kept    -
-#   _stdlib_scalar_json   _stdlib_scalar_schema (section 23)  a date, a UUID, a Decimal: pydantic's        -
+#   _refers_to            _finished_schema (section 24)       a recursive model's $defs entry is kept      -
+#   _flattened_any_of     _union_schema (section 24)          a union's anyOf flattened, repeats dropped   -
+#   _qualified_name       _def_name (section 24)              a $defs name made unique: module__qualname -
+#   _renamed_refs         _finished_schema (section 24)       $refs renamed with their definitions         -
+#   _reachable            _finished_schema (section 24)       only the $defs the schema reaches            -
+#   _sorted_schema        _finished_schema (section 24)       keys sorted; properties and defaults kept    -
+#   _stdlib_scalar_json   _stdlib_scalar_schema (section 24)  a date, a UUID, a Decimal: pydantic's        -
 #                                                             format or anyOf
 #   _native               _jsonable (section 4)               the JSON mode, one level: an Enum's value, a -
 #                                                             dataclass's fields, a datetime's ISO text
-#   _iso_datetime         _native (section 23)                a datetime's JSON form: UTC as "Z"           -
-#   _iso_duration         _native (section 23)                a timedelta's: ISO 8601, 365 days a year     -
-#   _TypedSchema          _dict_schema (section 23)           a schema that carries its Python type        -
+#   _iso_datetime         _native (section 24)                a datetime's JSON form: UTC as "Z"           -
+#   _iso_duration         _native (section 24)                a timedelta's: ISO 8601, 365 days a year     -
+#   _TypedSchema          _dict_schema (section 24)           a schema that carries its Python type        -
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
-#   _UnionSchema          _union_schema (section 23)          a union that keeps its members' Python types -
+#   _UnionSchema          _union_schema (section 24)          a union that keeps its members' Python types -
 #   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
 #
-# README: as in section 21's table.  test_schema compares the schemas with the
+# README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
 
 class Field:
@@ -9057,7 +8821,7 @@ def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dic
     if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
         keys.pop("type", None)
         schema["propertyNames"] = keys
-    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 21)
+    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
         return _ContainerSchema(schema, "dict")
     # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
     return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
@@ -9196,7 +8960,7 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
     """_SchemaBuilder.scalar's other types: the SDK's schemas for the standard
     library's value types (a date, a UUID, a Decimal), typed where _lax_kind
-    (section 22) converts them."""
+    (section 23) converts them."""
     schema = _stdlib_scalar_json(tp)
     return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
 
@@ -9399,7 +9163,7 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
     """A schema that remembers the annotation it describes, where JSON Schema
     alone cannot say how pydantic converts a value (a Decimal is any number or
     string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 22 convert through ``py_type``.  It is a dict to everything else."""
+    sections 6 and 23 convert through ``py_type``.  It is a dict to everything else."""
 
     __slots__ = ("py_type",)
 
@@ -9463,10 +9227,10 @@ def _strict_json_schema() -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 24. SDK fidelity: the SDK's API
+# 25. SDK fidelity: the SDK's API
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 21 is.  What a tool sees of the SDK beyond the spec's
+# Fenced, as section 22 is.  What a tool sees of the SDK beyond the spec's
 # messages: parameters the server fills (``Annotated[T, Resolve(fn)]``), the
 # SDK's session object, and its classes for results, resources and messages.
 # The messages themselves (elicitation/create, sampling/createMessage,
@@ -9493,7 +9257,7 @@ def _strict_json_schema() -> Any:
 #   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
 #   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
 #   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
-#   _lifespan             _StdioServer.serve (section 17)     MCPServer(lifespan=...): entered before      -
+#   _lifespan             _StdioServer.serve (section 18)     MCPServer(lifespan=...): entered before      -
 #                                                             serving, on the tools' event loop
 #   _resource_security_refuses  _find_resource (section 10)   the default ResourceSecurity: a traversal,   -
 #                                                             a NUL or an absolute path is no resource
@@ -9510,7 +9274,7 @@ def _strict_json_schema() -> Any:
 #   _AwaitableAnswer      _Request.ask (section 12)           an async tool awaits the client's answer on  -
 #                                                             its loop: the SDK's Context is async
 #
-# README: as in section 21's table.  test_context checks these on the wire.
+# README: as in section 22's table.  test_context checks these on the wire.
 #
 # A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
 # inputSchema): the server fills it by running ``fn`` before the tool, as the
@@ -10305,10 +10069,10 @@ def _cleandoc(doc: Optional[str]) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 25. SDK fidelity: the SDK's names, objects and errors
+# 26. SDK fidelity: the SDK's names, objects and errors
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 21 is.  What a server written for the SDK brings beyond
+# Fenced, as section 22 is.  What a server written for the SDK brings beyond
 # its decorators: the names it imports (mcp.types, mcp.server), the SDK's own
 # objects it returns, the MCPError it raises, its constructor's keywords and its
 # 1.x name, FastMCP; and hand-written schemas, as the SDK's low-level Server
@@ -10330,13 +10094,13 @@ def _cleandoc(doc: Optional[str]) -> str:
 #                         _failed (section 10)                McpError): its JSON-RPC error, passed on
 #   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too)     -
 #                         (section 15)
-#   _read_failure         _contents_read (section 24)         a resource's MCPError reaches the tool as    -
+#   _read_failure         _contents_read (section 25)         a resource's MCPError reaches the tool as    -
 #                                                             one
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
 #                                                             output schema is the rest of the union's
 #
-# README: as in section 21's table.  test_sdk_names, test_sdk_objects,
+# README: as in section 22's table.  test_sdk_names, test_sdk_objects,
 # test_sdk_errors and test_hand_written check these on the wire.
 
 
@@ -10367,7 +10131,7 @@ _SDK_MODELS = {
     "UnsubscribeRequestParams": "uri! _meta",
     "TextResourceContents": "uri! mime_type _meta text!", "BlobResourceContents": "uri! mime_type _meta blob!",
 }
-# Already here under another name (section 24), or no class: what the SDK's name stands for.
+# Already here under another name (section 25), or no class: what the SDK's name stands for.
 _SDK_ALIASES = {"CompletionArgument": "_CompletionArgument", "CompletionContext": "_CompletionContext",
                 "ServerRequestContext": "_RequestContext"}
 # Declared without a value, for readers and checkers: __getattr__ makes each.
@@ -10869,7 +10633,283 @@ def _data_arms(annotation: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 26. Patterns: ECMA-262 regular expressions in linear time
+# 27. SDK fidelity: URI template matching
+# ---------------------------------------------------------------------------
+#
+# Fenced, as section 22 is.  RFC 6570 defines how a template expands, not how
+# a URI is matched against it; the SDK's matcher decides which URIs a
+# template serves and what each variable receives.  This is that matcher,
+# re-derived to run in linear time.
+#
+#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
+#                                                             gives them (levels 1 to 3, /.; explodes)
+#
+# test_resources checks these on the wire.
+
+
+# -- URI templates (RFC 6570) ------------------------------------------------------
+#
+# The SDK's matcher, re-derived: levels 1 to 3, plus the explode of {/x*},
+# {.x*} and {;x*}.  A template is a row of literals and captures; a capture's
+# value ends at one of its operator's stop characters.  At most one capture may
+# span segments ({+x}, {#x}, an explode): it takes what its neighbours leave.
+# No two captures may touch, so each boundary is anchored on a literal and one
+# scan from each end decides the match without backtracking (a regular
+# expression would backtrack, polynomially in the number of captures).  A
+# trailing {?a,b}{&c} is a query: its variables are optional and in any order.
+
+_OPERATORS = {  # operator: (first, separator, named, stop characters)
+    "": ("", ",", False, "/?#&,"),
+    "+": ("", ",", False, "?#"),
+    "#": ("#", ",", False, ""),
+    ".": (".", ".", False, "./?#"),
+    "/": ("/", "/", False, "/?#"),
+    ";": (";", ";", True, ";/?#"),
+    "?": ("?", "&", True, "&#"),
+    "&": ("&", "&", True, "&#"),
+}
+_MAX_URI = 65536  # longer URIs match no template (the SDK's bound)
+
+if TYPE_CHECKING:
+    _Capture = Tuple[str, str, bool, bool]  # name, operator, explode, ";name" may stand alone
+    _Atom = Any  # a literal (str) or a _Capture
+
+
+class _UriTemplate:
+    """A parsed URI template: ``names`` of its variables, ``query`` the optional
+    ones, ``match(uri)`` the values of a URI (lists for explodes) or None.
+
+    >>> _UriTemplate("users://{id}/profile").match("users://42/profile")
+    {'id': '42'}
+    >>> _UriTemplate("file://docs/{+path}").match("file://docs/src/a%20b.py")
+    {'path': 'src/a b.py'}
+    >>> _UriTemplate("logs://{service}{?since,level}").match("logs://api?level=error&x=1")
+    {'service': 'api', 'level': 'error'}
+    >>> _UriTemplate("tree://{/parts*}").match("tree:///a/b")
+    {'parts': ['a', 'b']}
+    >>> _UriTemplate("users://{id}/profile").match("users://4/2/profile") is None
+    True
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        parts = self._parse(template)
+        tail = len(parts)
+        while tail and isinstance(parts[tail - 1], tuple) and parts[tail - 1][0] in ("?", "&"):
+            tail -= 1
+        # The query tail is split off only where the path part cannot hold a ? or #.
+        if tail < len(parts) and parts[tail][0] == "?" and not any(
+                ("?" in p or "#" in p) if isinstance(p, str) else p[0] in ("?", "#") for p in parts[:tail]):
+            self.query = [name for _, variables in parts[tail:] for name, _ in variables]
+            parts = parts[:tail]
+        else:
+            self.query = []
+        atoms = self._atoms(parts)
+        spans = [i for i, a in enumerate(atoms) if not isinstance(a, str) and (a[2] or a[1] in ("+", "#"))]
+        for a, b in zip(atoms, atoms[1:]):
+            if not isinstance(a, str) and not isinstance(b, str):
+                raise ValueError(f"URI template {template!r}: variables {a[0]!r} and {b[0]!r} touch; put a "
+                                 f"literal between them so that a URI says where one ends")
+        if len(spans) > 1:
+            raise ValueError(f"URI template {template!r}: more than one variable that spans segments ({{+x}}, "
+                             f"{{#x}} or an explode); a match would be ambiguous")
+        self.greedy: Optional[_Capture] = atoms[spans[0]] if spans else None
+        self.prefix, self.suffix = (atoms[:spans[0]], atoms[spans[0] + 1:]) if spans else ([], atoms)
+
+    def _parse(self, template: str) -> List[Any]:
+        """Literals and (operator, [(name, explode)]) expressions, in order."""
+        import re
+
+        parts: List[Any] = []
+        names: List[str] = []
+        at = 0
+        while at < len(template):
+            brace = template.find("{", at)
+            if brace < 0:
+                parts.append(template[at:])
+                break
+            parts.append(template[at:brace])
+            end = template.find("}", brace)
+            where = f"URI template {template!r}, position {brace}"
+            if end < 0:
+                raise ValueError(f"{where}: '{{' is never closed")
+            body = template[brace + 1:end]
+            op = body[0] if body[:1] in ("+", "#", ".", "/", ";", "?", "&") else ""
+            variables = []
+            for spec in body[len(op):].split(","):
+                name = spec[:-1] if spec.endswith("*") else spec
+                if ":" in spec:
+                    raise ValueError(f"{where}: prefix modifiers ({{{spec}}}) are not supported")
+                if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", name):
+                    raise ValueError(f"{where}: {name!r} is not a variable name")
+                if spec.endswith("*") and op not in ("/", ".", ";"):
+                    raise ValueError(f"{where}: an explode ({{{op}{spec}}}) matches only with /, . or ;")
+                if name in names:
+                    raise ValueError(f"URI template {template!r}: variable {name!r} appears twice")
+                names.append(name)
+                variables.append((name, spec.endswith("*")))
+            parts.append((op, variables))
+            at = end + 1
+        if sum(1 for p in parts if isinstance(p, tuple) and p[0] == "?") > 1:
+            raise ValueError(f"URI template {template!r}: more than one {{?...}}; use {{?a,b}} or {{?a}}{{&b}}")
+        self.names = names
+        return [p for p in parts if p != ""]
+
+    @staticmethod
+    def _atoms(parts: List[Any]) -> List[_Atom]:
+        """Each expression as literals (its first and separator characters, and
+        the names of named operators) and one capture per variable."""
+        atoms: List[_Atom] = []
+
+        def literal(text: str) -> None:
+            if atoms and isinstance(atoms[-1], str):
+                atoms[-1] += text
+            elif text:
+                atoms.append(text)
+
+        for part in parts:
+            if isinstance(part, str):
+                literal(part)
+                continue
+            op, variables = part
+            first, separator, named, _ = _OPERATORS[op]
+            for n, (name, explode) in enumerate(variables):
+                if not explode:  # an explode's capture holds its own separators
+                    literal((separator if n else first) + (name + ("" if op == ";" else "=") if named else ""))
+                atoms.append((name, op, explode, named and op == ";" and not explode))
+        return atoms
+
+    def match(self, uri: str) -> Optional[Dict[str, Any]]:
+        if len(uri) > _MAX_URI:
+            return None
+        query = ""
+        if self.query:
+            uri, _, query = uri.partition("#")[0].partition("?")
+        values = self._scan(uri)
+        if values is not None and query:
+            from urllib.parse import unquote
+
+            pairs: Dict[str, str] = {}
+            for pair in query.split("&"):  # RFC 3986: "+" is a plus; names are never decoded
+                key, _, value = pair.partition("=")
+                pairs.setdefault(key, unquote(value))
+            values.update((name, pairs[name]) for name in self.query if name in pairs)
+        return values
+
+    def _scan(self, uri: str) -> Optional[Dict[str, Any]]:
+        if self.greedy is None:  # anchored at both ends
+            found = _scan_back(self.suffix, uri, len(uri), True)
+            return found[0] if found is not None and found[1] == 0 else None
+        back = _scan_back(self.suffix, uri, len(uri), False)
+        front = None if back is None else _scan_forward(self.prefix, uri, back[1])
+        if back is None or front is None:
+            return None
+        middle = _spanning(self.greedy, uri[front[1]:back[1]])  # what the bounded captures leave
+        return None if middle is None else {**front[0], self.greedy[0]: middle, **back[0]}
+
+
+def _scan_back(atoms: List[_Atom], uri: str, end: int, anchored: bool) -> Optional[Tuple[Dict[str, Any], int]]:
+    """Match ``atoms`` right to left ending at ``end``: each capture starts just
+    after the last occurrence of the literal before it (so the first capture is
+    the greedy one, as in a regular expression); (values, start) or None."""
+    from urllib.parse import unquote
+
+    values: Dict[str, Any] = {}
+    pos = end
+    for i in range(len(atoms) - 1, -1, -1):
+        atom = atoms[i]
+        if isinstance(atom, str):
+            if not uri.endswith(atom, 0, pos):
+                return None
+            pos -= len(atom)
+            continue
+        name, op, _, alone = atom
+        before = atoms[i - 1] if i else None
+        if alone and uri.endswith(str(before), 0, pos):  # ";name" with an empty value
+            values[name] = ""
+            continue
+        earliest = pos
+        while earliest and uri[earliest - 1] not in _OPERATORS[op][3]:
+            earliest -= 1
+        if alone:
+            start = uri.find("=", earliest, pos) + 1
+            if not start:
+                return None
+            values[name], pos = unquote(uri[start:pos]), start - 1
+            continue
+        if before is None:
+            start = earliest
+        elif anchored and i == 1:  # the template's first literal is at the start of the URI
+            start = len(before)
+            if not earliest <= start <= pos:
+                return None
+        else:
+            start = uri.rfind(before, 0, pos) + len(before)
+            if start < max(earliest, len(before)):
+                return None
+        values[name], pos = unquote(uri[start:pos]), start
+    return values, pos
+
+
+def _scan_forward(atoms: List[_Atom], uri: str, limit: int) -> Optional[Tuple[Dict[str, Any], int]]:
+    """Match ``atoms`` left to right before ``limit``, each capture as short as
+    the literal after it allows (it ends the prefix of a spanning capture)."""
+    from urllib.parse import unquote
+
+    values: Dict[str, Any] = {}
+    pos = 0
+    for i, atom in enumerate(atoms):
+        if isinstance(atom, str):
+            if pos + len(atom) > limit or not uri.startswith(atom, pos):
+                return None
+            pos += len(atom)
+            continue
+        name, op, _, alone = atom
+        after = atoms[i + 1]
+        if alone and uri.startswith(after, pos):
+            values[name] = ""
+            continue
+        if alone:
+            if uri[pos:pos + 1] != "=":
+                return None
+            pos += 1
+        latest = pos
+        while latest < limit and uri[latest] not in _OPERATORS[op][3]:
+            latest += 1
+        end = uri.find(after, pos, latest + len(after))
+        if end < 0:
+            return None
+        values[name], pos = unquote(uri[pos:end]), end
+    return values, pos
+
+
+def _spanning(capture: _Capture, raw: str) -> Any:
+    """The value of the one capture that may span segments: text, or for an
+    explode the list of its items; None when ``raw`` is not its shape."""
+    from urllib.parse import unquote
+
+    name, op, explode, _ = capture
+    _, separator, named, stops = _OPERATORS[op]
+    if not explode:
+        return None if any(c in stops for c in raw) else unquote(raw)
+    if not raw:
+        return []
+    if raw[0] != separator or any(c in stops and c != separator for c in raw):
+        return None
+    items = []
+    for item in raw.split(separator)[1:]:
+        if named:
+            if item != name and not item.startswith(name + "="):
+                return None
+            item = item[len(name) + 1:]
+        items.append(unquote(item))
+    return items
+
+
+# ---------------------------------------------------------------------------
+# 28. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
 #
 # Fenced: JSON Schema 2020-12 only says what a pattern means; how to match it
@@ -10912,7 +10952,7 @@ def _data_arms(annotation: Any) -> Any:
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 30, _rx_accelerated) only where
+# Python's re serves as an accelerator (section 33, _rx_accelerated) only where
 # its backtracking provably stays linear.
 
 
@@ -11604,17 +11644,17 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 
 
 # ---------------------------------------------------------------------------
-# 27. A client
+# 29. A client
 # ---------------------------------------------------------------------------
 #
 # Fenced: the spec path is the server; this client serves the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _Client               _cli (section 28)                   a server over stdio, started as a child
-#   _HttpClient           _cli (section 28)                   a server over Streamable HTTP
-#   _Session              _cli (section 28)                   either, as the commands speak to it
-#   _load_server          wsgi_app (section 29)               a server file, for serve and for WSGI servers
+#   _Client               _cli (section 31)                   a server over stdio, started as a child
+#   _HttpClient           _cli (section 31)                   a server over Streamable HTTP
+#   _Session              _cli (section 31)                   either, as the commands speak to it
+#   _load_server          wsgi_app (section 32)               a server file, for serve and for WSGI servers
 #
 # A small client over stdio (a child process it starts) or Streamable HTTP,
 # as the command line uses it: it speaks to a server as a real client would
@@ -12173,7 +12213,45 @@ def _error_text(error: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 28. Command line
+# 30. A client: OAuth 2.1
+# ---------------------------------------------------------------------------
+#
+# The client's side of basic/authorization: discovering the authorization
+# server (RFC 9728, RFC 8414), registering, the authorization code flow with
+# PKCE (RFC 7636), resource indicators (RFC 8707), and tokens kept and
+# refreshed.  A server that never uses the client loads none of it.
+#
+#   name                  what it serves
+#   --------------------  ------------------------------------------------------------------
+#   _pkce_challenge       a verifier's S256 challenge (RFC 7636 section 4.2)
+#   _pkce_pair            a fresh verifier and its challenge, for each authorization request
+
+
+def _pkce_challenge(verifier: str) -> str:
+    """BASE64URL(SHA256(verifier)), unpadded (RFC 7636 section 4.2; the
+    example of its Appendix B).
+
+    >>> _pkce_challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+    'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'
+    """
+    import base64
+    import hashlib
+
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).rstrip(b"=").decode("ascii")
+
+
+def _pkce_pair() -> Tuple[str, str]:
+    """A new code verifier, 43 characters from 32 random bytes (RFC 7636
+    section 4.1, section 7.1's entropy), and its S256 challenge."""
+    import base64
+    import secrets
+
+    verifier = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode("ascii")
+    return verifier, _pkce_challenge(verifier)
+
+
+# ---------------------------------------------------------------------------
+# 31. Command line
 # ---------------------------------------------------------------------------
 #
 # Fenced: not MCP, the tool around it.
@@ -12181,7 +12259,7 @@ def _error_text(error: Any) -> str:
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   main                  the end of the file                 python mcp_ref.py COMMAND ...
-#   _cli                  main (section 28)                   each command, its options and exit codes
+#   _cli                  main (section 31)                   each command, its options and exit codes
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
@@ -12622,17 +12700,17 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 29. Command line: the HTTP server
+# 32. Command line: the HTTP server
 # ---------------------------------------------------------------------------
 #
-# Fenced: not MCP.  Streamable HTTP is the WSGI app of section 18; any WSGI
+# Fenced: not MCP.  Streamable HTTP is the WSGI app of section 19; any WSGI
 # server can serve it (gunicorn, waitress).  This one is for a machine that
 # may install nothing.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   _serve_http           MCPServer.run (section 14)          run("streamable-http") and serve --http
-#   _HttpServer           _serve_http (section 29)            connections, each request's framing and bounds
+#   _HttpServer           _serve_http (section 32)            connections, each request's framing and bounds
 #   wsgi_app              a WSGI server's command line        gunicorn 'mcp_ref:wsgi_app("server.py")'
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
@@ -13158,7 +13236,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------
-# 30. Accelerators
+# 33. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
@@ -13173,12 +13251,12 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _fast_pretty         _pretty (section 4)              the content text of every result
 #   _FastCompiler        _Compiler (section 6)            objects of generated schemas, lists of them
 #   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
-#   _fast_encode_reply   _encode_reply (section 17)       puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (section 17)      every message: json's C encoder, made once
-#   _rx_accelerated      _compile_pattern (section 26)    patterns proven safe run on Python's re (_RX_ACCELERATE)
+#   _fast_encode_reply   _encode_reply (section 18)       puts that JSON into the response as written
+#   _fast_dumps          _dumps_message (section 18)      every message: json's C encoder, made once
+#   _rx_accelerated      _compile_pattern (section 28)    patterns proven safe run on Python's re (_RX_ACCELERATE)
 #   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine
 #
-# Each rule names its twin where it is written ("twin: _fast_x, section 30"),
+# Each rule names its twin where it is written ("twin: _fast_x, section 33"),
 # and test_mcp_ref checks this table against the file.
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay
@@ -13439,7 +13517,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 26) ---
+# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 28) ---
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies

@@ -1,4 +1,4 @@
-"""Section 30, Accelerators: each faster twin against the rule it replaces.
+"""Section 33, Accelerators: each faster twin against the rule it replaces.
 
 For each accelerator (``mcp_ref._ACCELERATORS``; ``_RULES`` holds the rules):
   * it gives what its rule gives, on seeded random inputs (the rule called
@@ -426,7 +426,7 @@ class StructuredResultTest(unittest.TestCase):
 
 
 class EncodeReplyTest(unittest.TestCase):
-    """_encode_reply (section 17) and _fast_encode_reply."""
+    """_encode_reply (section 18) and _fast_encode_reply."""
 
     def test_written_result_on_the_wire(self) -> None:
         """A written structuredContent is put into the message as it is; if the

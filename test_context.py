@@ -1,4 +1,4 @@
-"""Context and resolvers (sections 12, 13 and 24) on the wire: whole frames over
+"""Context and resolvers (sections 12, 13 and 25) on the wire: whole frames over
 real pipes, in every revision that has each feature, with the test playing the
 client.
 

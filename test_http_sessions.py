@@ -1,5 +1,5 @@
-"""Streamable HTTP, several clients on one app (section 18, 20, and the pool
-of section 16): sessions and requestState bound to the token's principal,
+"""Streamable HTTP, several clients on one app (section 19, 21, and the pool
+of section 17): sessions and requestState bound to the token's principal,
 idle sessions expiring on a timer, caps per client on sessions and streams
 (503 with Retry-After), and the pool's fair share per client.
 

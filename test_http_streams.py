@@ -1,4 +1,4 @@
-"""Section 18: the SSE streams of Streamable HTTP.
+"""Section 19: the SSE streams of Streamable HTTP.
 
 Resumable streams (event ids, the priming event, retry, replay after
 Last-Event-ID, the EventStore hook), each era's rule for a client that goes

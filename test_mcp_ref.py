@@ -78,11 +78,11 @@ _FENCE = re.compile(r"fidelity|pattern|client|command line|accelerator", re.I)
 # What counts as citing a page: the spec's paths, an RFC, JSON-RPC, JSON Schema, the structured-output page.
 _CITE = re.compile(r"\b(basic/|server/|client/|RFC ?\d+|specification|JSON-RPC 2\.0|2020-12|structured-output)")
 # The spec path's length before the first fence: a ratchet.  Issue 22 asks for about 6,500.  With
-# the embedded HTTP server fenced (section 29), the validator's lax and wording branches, the
-# schemas' pydantic spellings and the SDK's API behind hooks (sections 21-25), it is about 6,900,
-# of which the HTTP transport (sections 18-20: sessions bound to users, limits, resumable streams)
-# is 1,550.  Lower this as the spec path comes down.
-MAX_SPEC_PATH_LINES = 6_920
+# the embedded HTTP server fenced (section 32), the validator's lax and wording branches, the
+# schemas' pydantic spellings, the SDK's API and its URI-template matcher behind hooks (sections
+# 22-27), it is about 6,670, of which the HTTP transport (sections 19-21: sessions bound to users,
+# limits, resumable streams) is 1,550.  Lower this as the spec path comes down.
+MAX_SPEC_PATH_LINES = 6_680
 # Lines of the spec path that name pydantic other than at a fidelity hook or a BaseModel row (S11).
 # Issue 22 asks for none.
 MAX_PYDANTIC_OFF_HOOK = 0
@@ -235,7 +235,7 @@ class SectionsTest(unittest.TestCase):
                                          f"{name}: {rule.group(0)}")
 
     def test_rules_name_their_twins_and_hooks(self) -> None:
-        """Where a rule is written it names its accelerator (section 30's table)
+        """Where a rule is written it names its accelerator (section 33's table)
         or the fidelity hook it calls (the SDK fidelity sections' tables)."""
         definitions = _definitions(self.source)
         lines = self.source.split("\n")

@@ -1,4 +1,4 @@
-"""Section 26, patterns: ECMA-262 regular expressions matched in linear time.
+"""Section 28, patterns: ECMA-262 regular expressions matched in linear time.
 
 The JSON Schema Test Suite's pattern cases, ECMA-262 semantics where they differ
 from Python's re, a seeded differential test against re on safe patterns (and

@@ -1,8 +1,8 @@
-"""The SDK's names a server file imports (section 23's models, section 24's
+"""The SDK's names a server file imports (section 24's models, section 25's
 classes), FastMCP, MCPServer's keywords and run() returning (issue 23).
 
 Each name is tested where a server uses it, on the wire: through the WSGI app
-of section 18 in process (test_http_sessions.request), or a server process.
+of section 19 in process (test_http_sessions.request), or a server process.
 """
 
 import json

@@ -1,7 +1,7 @@
 """Section 6, Validation: the JSON Schema 2020-12 checkers (``validate()``, the
 strict mode), their error list and message, and the compiled-schema cache.
 
-The lax modes (sections 21 and 22) are tested through tools: arguments in
+The lax modes (sections 22 and 23) are tested through tools: arguments in
 test_arguments.py and test_content.py's parity test, results in test_content.py
 and test_tools.py; the accelerated compiler (_FastCompiler) in
 test_accelerators.py.
