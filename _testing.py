@@ -75,7 +75,7 @@ def server_with(*fns: Any, **options: Any) -> Any:
     return server
 
 
-# -- the accelerators (section 33) ------------------------------------------------
+# -- the accelerators (section 34) ------------------------------------------------
 
 # The two modes a test runs in (``for on in BOTH: with self.subTest(accelerated=on),
 # accelerators(on): ...``): every name of mcp_ref._RULES bound to its accelerator,

@@ -127,11 +127,12 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     27. SDK fidelity            URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
     29. A client                a small client over stdio or HTTP
-    30. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
-    31. Command line            list, call, resources, read, prompts, prompt, serve
-    32. Command line            the HTTP server of serve --http and run("streamable-http"): a standard-library
+    30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
+    31. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
+    32. Command line            list, call, resources, read, prompts, prompt, serve
+    33. Command line            the HTTP server of serve --http and run("streamable-http"): a standard-library
                                 server for the WSGI app (RFC 9112 framing, limits per client)
-    33. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+    34. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
@@ -619,7 +620,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 def _pretty(value: Any) -> str:
     """JSON data as the text the model reads: ``json.dumps(value, indent=2,
     ensure_ascii=False)``, which is what the SDK's ``to_json(value, indent=2)``
-    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 33."""
+    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 34."""
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
@@ -942,7 +943,7 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
     return _COMPILER(schema, mode, class_kinds).compile(schema)
 
 
-# Twin: _FastCompiler, section 33 (_COMPILER below picks one).
+# Twin: _FastCompiler, section 34 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
 
@@ -1877,7 +1878,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
     when ``wrap``) and its ``content`` written from the same checked value
-    (server/tools, "Structured Content").  Twin: _fast_structured, section 33."""
+    (server/tools, "Structured Content").  Twin: _fast_structured, section 34."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -3594,7 +3595,7 @@ class MCPServer:
     # dispatcher's tools/call takes step 1 (section 15), and section 17 decides
     # where _call runs (inline, on the pool, on the event loop) and answers it
     # with step 5; neither decides an outcome.  A sync tool's call skips _call's
-    # coroutine: _fast_call_sync (section 33), the same steps in the same order.
+    # coroutine: _fast_call_sync (section 34), the same steps in the same order.
 
     def _tool_named(self, name: str) -> _Tool:
         """Step 1."""
@@ -3973,7 +3974,7 @@ def _run_coroutine(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-# Twin: _fast_call_sync, section 33.
+# Twin: _fast_call_sync, section 34.
 def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """A sync tool's call: MCPServer._call, which then never waits."""
     return _run_without_loop(server._call(tool, arguments, request))
@@ -5027,7 +5028,7 @@ def _encode_safely(message: Any) -> bytes:
         return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
 
 
-# Twin: _fast_encode_reply, section 33.
+# Twin: _fast_encode_reply, section 34.
 def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
     """The wire bytes of ``frame(result)``: a result inside its response."""
     return _encode(frame(result))
@@ -6916,7 +6917,7 @@ class _Counted:
 # 22. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
-# Fenced, like the accelerators (section 33): nothing here is an MCP rule.  The
+# Fenced, like the accelerators (section 34): nothing here is an MCP rule.  The
 # SDK validates tool arguments and results with pydantic, so to answer as it
 # does a rule of the spec path calls a hook where pydantic refines it.  The rule
 # reads whole without the hook; this is where the hook's body waits.  Here:
@@ -10952,7 +10953,7 @@ def _spanning(capture: _Capture, raw: str) -> Any:
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 33, _rx_accelerated) only where
+# Python's re serves as an accelerator (section 34, _rx_accelerated) only where
 # its backtracking provably stays linear.
 
 
@@ -11651,10 +11652,9 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _Client               _cli (section 31)                   a server over stdio, started as a child
-#   _HttpClient           _cli (section 31)                   a server over Streamable HTTP
-#   _Session              _cli (section 31)                   either, as the commands speak to it
-#   _load_server          wsgi_app (section 32)               a server file, for serve and for WSGI servers
+#   _Client               _cli (section 32)                   a server over stdio, started as a child
+#   _Session              _cli (section 32)                   either, as the commands speak to it
+#   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
 #
 # A small client over stdio (a child process it starts) or Streamable HTTP,
 # as the command line uses it: it speaks to a server as a real client would
@@ -11950,6 +11950,114 @@ def _typed_answer(kind: str, text: str) -> Any:
     return text
 
 
+def _response(message: Dict[str, Any], id_: int, method: str) -> Dict[str, Any]:
+    """``message`` checked as the response to our request ``id_``: one request
+    is in flight at a time, so any other response is the server's failure."""
+    got = message.get("id")
+    if got is None and "error" in message:  # about a line it could not read: no answer will follow
+        raise _ServerFailed(f"the server reported an error while {method} waited: {_error_text(message['error'])}")
+    if type(got) is not int or got != id_:  # 1.0, "1" and true are not the id 1
+        raise _ServerFailed(f"the server answered id {_one_line(json.dumps(got), 40)} while {method} (id {id_}) waited")
+    if ("result" in message) == ("error" in message):
+        both = "both" if "result" in message else "neither"
+        raise _ServerFailed(f"the server's answer to {method} has {both} result and error")
+    if "error" in message and not isinstance(message["error"], dict):
+        raise _ServerFailed(f"{method} failed: {_error_text(message['error'])}")
+    if "result" in message and not isinstance(message["result"], dict):
+        raise _ServerFailed(f"the server's result for {method} is not an object")
+    return message
+
+
+class _Session:
+    """Connects in the requested revision; 2026-07-28 by default, falling back
+    to the handshake as the stdio transport's backward-compatibility rule says."""
+
+    def __init__(self, client: Any, protocol: Optional[str]) -> None:
+        self.client = client
+        self.meta: Optional[Dict[str, Any]] = None
+        if protocol in (None,) + STATELESS_VERSIONS:
+            version = protocol or STATELESS_VERSIONS[-1]
+            meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: _client_capabilities(),
+                    "io.modelcontextprotocol/clientInfo": {"name": "mcp_ref", "version": __version__}}
+            reply = client.request("server/discover", {"_meta": meta})
+            if "result" in reply:
+                self.meta = meta
+                return
+            if protocol is not None or reply["error"].get("code") == UNSUPPORTED_PROTOCOL_VERSION:
+                raise _ServerFailed(f"server/discover failed: {_error_text(reply['error'])}")
+        version = protocol or LATEST_HANDSHAKE_VERSION
+        reply = client.request("initialize", {"protocolVersion": version, "capabilities": _client_capabilities(),
+                                              "clientInfo": {"name": "mcp_ref", "version": __version__}})
+        if "result" not in reply:
+            raise _ServerFailed(f"initialize failed: {_error_text(reply['error'])}")
+        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """The result object of a request; a JSON-RPC error is _ServerFailed."""
+        if self.meta is not None:
+            params = dict(params, _meta=dict(params.get("_meta") or {}, **self.meta))
+        reply = self.client.request(method, params)
+        if "result" not in reply:
+            raise _ServerFailed(f"{method} failed: {_error_text(reply['error'])}")
+        return reply["result"]  # type: ignore[no-any-return]
+
+    def tools(self) -> List[Dict[str, Any]]:
+        """Every page of tools/list."""
+        return [tool for page in self.pages("tools/list", "tools") for tool in _checked_tools(page)]
+
+    def pages(self, method: str, key: str) -> Iterable[Any]:
+        """The ``key`` of every page of a list.  A cursor seen before would list forever."""
+        params: Dict[str, Any] = {}
+        seen = set()
+        while True:
+            result = self.request(method, params)
+            yield result.get(key, [])
+            cursor = result.get("nextCursor")
+            if cursor is None or cursor == "":
+                return
+            shown = _one_line(json.dumps(cursor), 80)
+            if not isinstance(cursor, str):
+                raise _ServerFailed(f"{method}: nextCursor {shown} is not a string")
+            if cursor in seen:
+                raise _ServerFailed(f"{method}: the server sent the cursor {shown} again (it would list forever)")
+            seen.add(cursor)
+            params = {"cursor": cursor}
+
+
+def _checked_tools(page: Any) -> List[Dict[str, Any]]:
+    """A page of tools/list's ``tools``: a list of objects, each with a name."""
+    if not isinstance(page, list):
+        raise _ServerFailed("tools/list: tools is not a list")
+    for index, tool in enumerate(page):
+        if not isinstance(tool, dict):
+            raise _ServerFailed(f"tools/list: tool {index} is not an object")
+        if not isinstance(tool.get("name"), str):
+            raise _ServerFailed(f"tools/list: tool {index} has no name (a string)")
+    return page
+
+
+def _error_text(error: Any) -> str:
+    if not isinstance(error, dict):
+        return f"an error that is not an object: {_one_line(json.dumps(error), 80)}"
+    message, code = error.get("message"), error.get("code")
+    text = _one_line(message) if isinstance(message, str) else "no message"
+    return f"{text} (JSON-RPC error {code if type(code) is int else 'without a code'})"
+
+
+# ---------------------------------------------------------------------------
+# 30. A client: Streamable HTTP
+# ---------------------------------------------------------------------------
+#
+# Fenced, as section 29 is: the client's side of Streamable HTTP
+# (basic/transports): one POST per message, answered with JSON or an SSE
+# stream; the session id and revision of the handshake era in headers; the
+# 2026-07-28 request headers that mirror the body.
+#
+#   entry                 where it is used                    what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   _HttpClient           _cli (section 32)                   a server over Streamable HTTP
+
+
 class _HttpClient:
     """The same client over Streamable HTTP (SERVER an http(s):// URL): one
     POST per message, answered with JSON or an SSE stream; the session id and
@@ -12118,102 +12226,8 @@ def _header_value(text: str) -> str:
     return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
 
 
-def _response(message: Dict[str, Any], id_: int, method: str) -> Dict[str, Any]:
-    """``message`` checked as the response to our request ``id_``: one request
-    is in flight at a time, so any other response is the server's failure."""
-    got = message.get("id")
-    if got is None and "error" in message:  # about a line it could not read: no answer will follow
-        raise _ServerFailed(f"the server reported an error while {method} waited: {_error_text(message['error'])}")
-    if type(got) is not int or got != id_:  # 1.0, "1" and true are not the id 1
-        raise _ServerFailed(f"the server answered id {_one_line(json.dumps(got), 40)} while {method} (id {id_}) waited")
-    if ("result" in message) == ("error" in message):
-        both = "both" if "result" in message else "neither"
-        raise _ServerFailed(f"the server's answer to {method} has {both} result and error")
-    if "error" in message and not isinstance(message["error"], dict):
-        raise _ServerFailed(f"{method} failed: {_error_text(message['error'])}")
-    if "result" in message and not isinstance(message["result"], dict):
-        raise _ServerFailed(f"the server's result for {method} is not an object")
-    return message
-
-
-class _Session:
-    """Connects in the requested revision; 2026-07-28 by default, falling back
-    to the handshake as the stdio transport's backward-compatibility rule says."""
-
-    def __init__(self, client: Any, protocol: Optional[str]) -> None:
-        self.client = client
-        self.meta: Optional[Dict[str, Any]] = None
-        if protocol in (None,) + STATELESS_VERSIONS:
-            version = protocol or STATELESS_VERSIONS[-1]
-            meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: _client_capabilities(),
-                    "io.modelcontextprotocol/clientInfo": {"name": "mcp_ref", "version": __version__}}
-            reply = client.request("server/discover", {"_meta": meta})
-            if "result" in reply:
-                self.meta = meta
-                return
-            if protocol is not None or reply["error"].get("code") == UNSUPPORTED_PROTOCOL_VERSION:
-                raise _ServerFailed(f"server/discover failed: {_error_text(reply['error'])}")
-        version = protocol or LATEST_HANDSHAKE_VERSION
-        reply = client.request("initialize", {"protocolVersion": version, "capabilities": _client_capabilities(),
-                                              "clientInfo": {"name": "mcp_ref", "version": __version__}})
-        if "result" not in reply:
-            raise _ServerFailed(f"initialize failed: {_error_text(reply['error'])}")
-        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
-        """The result object of a request; a JSON-RPC error is _ServerFailed."""
-        if self.meta is not None:
-            params = dict(params, _meta=dict(params.get("_meta") or {}, **self.meta))
-        reply = self.client.request(method, params)
-        if "result" not in reply:
-            raise _ServerFailed(f"{method} failed: {_error_text(reply['error'])}")
-        return reply["result"]  # type: ignore[no-any-return]
-
-    def tools(self) -> List[Dict[str, Any]]:
-        """Every page of tools/list."""
-        return [tool for page in self.pages("tools/list", "tools") for tool in _checked_tools(page)]
-
-    def pages(self, method: str, key: str) -> Iterable[Any]:
-        """The ``key`` of every page of a list.  A cursor seen before would list forever."""
-        params: Dict[str, Any] = {}
-        seen = set()
-        while True:
-            result = self.request(method, params)
-            yield result.get(key, [])
-            cursor = result.get("nextCursor")
-            if cursor is None or cursor == "":
-                return
-            shown = _one_line(json.dumps(cursor), 80)
-            if not isinstance(cursor, str):
-                raise _ServerFailed(f"{method}: nextCursor {shown} is not a string")
-            if cursor in seen:
-                raise _ServerFailed(f"{method}: the server sent the cursor {shown} again (it would list forever)")
-            seen.add(cursor)
-            params = {"cursor": cursor}
-
-
-def _checked_tools(page: Any) -> List[Dict[str, Any]]:
-    """A page of tools/list's ``tools``: a list of objects, each with a name."""
-    if not isinstance(page, list):
-        raise _ServerFailed("tools/list: tools is not a list")
-    for index, tool in enumerate(page):
-        if not isinstance(tool, dict):
-            raise _ServerFailed(f"tools/list: tool {index} is not an object")
-        if not isinstance(tool.get("name"), str):
-            raise _ServerFailed(f"tools/list: tool {index} has no name (a string)")
-    return page
-
-
-def _error_text(error: Any) -> str:
-    if not isinstance(error, dict):
-        return f"an error that is not an object: {_one_line(json.dumps(error), 80)}"
-    message, code = error.get("message"), error.get("code")
-    text = _one_line(message) if isinstance(message, str) else "no message"
-    return f"{text} (JSON-RPC error {code if type(code) is int else 'without a code'})"
-
-
 # ---------------------------------------------------------------------------
-# 30. A client: OAuth 2.1
+# 31. A client: OAuth 2.1
 # ---------------------------------------------------------------------------
 #
 # The client's side of basic/authorization: discovering the authorization
@@ -12251,7 +12265,7 @@ def _pkce_pair() -> Tuple[str, str]:
 
 
 # ---------------------------------------------------------------------------
-# 31. Command line
+# 32. Command line
 # ---------------------------------------------------------------------------
 #
 # Fenced: not MCP, the tool around it.
@@ -12259,7 +12273,7 @@ def _pkce_pair() -> Tuple[str, str]:
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   main                  the end of the file                 python mcp_ref.py COMMAND ...
-#   _cli                  main (section 31)                   each command, its options and exit codes
+#   _cli                  main (section 32)                   each command, its options and exit codes
 #
 #   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
 #   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
@@ -12700,7 +12714,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ---------------------------------------------------------------------------
-# 32. Command line: the HTTP server
+# 33. Command line: the HTTP server
 # ---------------------------------------------------------------------------
 #
 # Fenced: not MCP.  Streamable HTTP is the WSGI app of section 19; any WSGI
@@ -12710,7 +12724,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   _serve_http           MCPServer.run (section 14)          run("streamable-http") and serve --http
-#   _HttpServer           _serve_http (section 32)            connections, each request's framing and bounds
+#   _HttpServer           _serve_http (section 33)            connections, each request's framing and bounds
 #   wsgi_app              a WSGI server's command line        gunicorn 'mcp_ref:wsgi_app("server.py")'
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
@@ -13236,7 +13250,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------
-# 33. Accelerators
+# 34. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
@@ -13256,7 +13270,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _rx_accelerated      _compile_pattern (section 28)    patterns proven safe run on Python's re (_RX_ACCELERATE)
 #   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine
 #
-# Each rule names its twin where it is written ("twin: _fast_x, section 33"),
+# Each rule names its twin where it is written ("twin: _fast_x, section 34"),
 # and test_mcp_ref checks this table against the file.
 #
 # Each was measured alone with bench/bench.py; an accelerator that did not pay

@@ -1,4 +1,4 @@
-"""Section 33, Accelerators: each faster twin against the rule it replaces.
+"""Section 34, Accelerators: each faster twin against the rule it replaces.
 
 For each accelerator (``mcp_ref._ACCELERATORS``; ``_RULES`` holds the rules):
   * it gives what its rule gives, on seeded random inputs (the rule called

@@ -78,7 +78,7 @@ _FENCE = re.compile(r"fidelity|pattern|client|command line|accelerator", re.I)
 # What counts as citing a page: the spec's paths, an RFC, JSON-RPC, JSON Schema, the structured-output page.
 _CITE = re.compile(r"\b(basic/|server/|client/|RFC ?\d+|specification|JSON-RPC 2\.0|2020-12|structured-output)")
 # The spec path's length before the first fence: a ratchet.  Issue 22 asks for about 6,500.  With
-# the embedded HTTP server fenced (section 32), the validator's lax and wording branches, the
+# the embedded HTTP server fenced (section 33), the validator's lax and wording branches, the
 # schemas' pydantic spellings, the SDK's API and its URI-template matcher behind hooks (sections
 # 22-27), it is about 6,670, of which the HTTP transport (sections 19-21: sessions bound to users,
 # limits, resumable streams) is 1,550.  Lower this as the spec path comes down.
@@ -235,7 +235,7 @@ class SectionsTest(unittest.TestCase):
                                          f"{name}: {rule.group(0)}")
 
     def test_rules_name_their_twins_and_hooks(self) -> None:
-        """Where a rule is written it names its accelerator (section 33's table)
+        """Where a rule is written it names its accelerator (section 34's table)
         or the fidelity hook it calls (the SDK fidelity sections' tables)."""
         definitions = _definitions(self.source)
         lines = self.source.split("\n")
