@@ -238,6 +238,9 @@ __all__ = (
     "BlobResourceContents",
     "EventCallback",
     "JSONRPCMessage",
+    # The client's OAuth 2.1 (section 31)
+    "OAuthClientProvider",
+    "OAuthFlowError",
 )
 
 
@@ -12239,6 +12242,14 @@ def _header_value(text: str) -> str:
 #   --------------------  ------------------------------------------------------------------
 #   _pkce_challenge       a verifier's S256 challenge (RFC 7636 section 4.2)
 #   _pkce_pair            a fresh verifier and its challenge, for each authorization request
+#   OAuthClientProvider   the auth= object of the client: headers(url), unauthorized(...)
+#   OAuthFlowError        a refusal: metadata, registration, authorization or token response
+#   _MemoryTokenStorage   the default storage of tokens and registration
+#   _LoopbackCallback     the default redirect: a one-shot server on 127.0.0.1 and a browser
+#
+# Standard library only: urllib for HTTP, http.server for the callback,
+# hashlib, secrets and base64 for PKCE.  What needs an asymmetric signature
+# (private_key_jwt, DPoP) is left to a wrapper of the provider.
 
 
 def _pkce_challenge(verifier: str) -> str:
@@ -12262,6 +12273,592 @@ def _pkce_pair() -> Tuple[str, str]:
 
     verifier = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode("ascii")
     return verifier, _pkce_challenge(verifier)
+
+
+class OAuthFlowError(Exception):
+    """The authorization flow was refused: a metadata document, a registration,
+    the authorization response or a token response did not hold what
+    basic/authorization requires.  The message names the rule that failed."""
+
+
+class OAuthClientProvider:
+    """OAuth 2.1 for the client, as basic/authorization describes: pass it as
+    ``Client(url, auth=OAuthClientProvider())``.
+
+    The client calls ``headers(url)`` before each request to the MCP server and
+    ``unauthorized(url, status, www_authenticate)`` on a 401, or on a 403 whose
+    challenge says ``insufficient_scope``; True means "retry with fresh
+    headers".  On such a challenge the provider discovers the authorization
+    server (RFC 9728, RFC 8414, the OpenID fallback), registers (a pre-registered
+    ``client_id``, a Client ID Metadata Document at ``client_metadata_url``, or
+    dynamic registration, RFC 7591, in that order of preference), and obtains a
+    token: the authorization code flow with PKCE S256, ``state`` and ``iss``
+    checked (RFC 9207), or ``grant_type="client_credentials"``.  Resource
+    indicators (RFC 8707) name the server in every authorization and token
+    request; expired tokens are refreshed.
+
+    ``redirect_handler(authorization_url)`` takes the user to the authorization
+    server and returns the callback URL (or its query) the browser came back
+    with; it needs ``redirect_uri``.  Without it a one-shot server on 127.0.0.1
+    (at ``redirect_uri``'s port, else any) receives the callback and the browser
+    is opened with ``webbrowser`` (RFC 8252 section 7.3).  ``storage`` keeps
+    tokens and the registration: any object with ``get_tokens()``,
+    ``set_tokens(dict)``, ``get_client_info()`` and ``set_client_info(dict)``
+    (the SDK's ``TokenStorage``, synchronous, with dicts: the token response
+    plus ``expires_at``; the registration plus the ``issuer`` it belongs to);
+    the default keeps them in memory.
+
+    Flows that need asymmetric signatures (``private_key_jwt``, DPoP) need a
+    crypto library: wrap this object, or write your own with the same two
+    methods."""
+
+    def __init__(self, server_url: Optional[str] = None, *, client_id: Optional[str] = None,
+                 client_secret: Optional[str] = None, client_metadata_url: Optional[str] = None,
+                 client_metadata: Optional[Dict[str, Any]] = None, scope: Optional[str] = None,
+                 grant_type: str = "authorization_code", redirect_uri: Optional[str] = None,
+                 redirect_handler: Optional[Callable[[str], Any]] = None, storage: Any = None,
+                 token_endpoint_auth_method: Optional[str] = None, max_retries: int = 2,
+                 timeout: float = 30.0) -> None:
+        import threading
+
+        if grant_type not in ("authorization_code", "client_credentials"):
+            raise ValueError(f"grant_type must be 'authorization_code' or 'client_credentials', not {grant_type!r}")
+        if grant_type == "client_credentials" and not client_id:
+            raise ValueError("grant_type='client_credentials' needs client_id (and usually client_secret)")
+        if redirect_handler is not None and not redirect_uri:
+            raise ValueError("redirect_handler needs redirect_uri: where the authorization server sends the browser")
+        self.server_url = server_url
+        self.client_id, self.client_secret, self.scope = client_id, client_secret, scope
+        self.client_metadata_url, self.client_metadata = client_metadata_url, dict(client_metadata or {})
+        self.grant_type, self.redirect_uri, self.redirect_handler = grant_type, redirect_uri, redirect_handler
+        self.storage = _MemoryTokenStorage() if storage is None else storage
+        self.token_endpoint_auth_method = token_endpoint_auth_method
+        self.max_retries, self.timeout = max_retries, timeout
+        self._lock = threading.RLock()
+        self._resource: Optional[str] = None  # RFC 8707's resource: the PRM's, else the server's URL
+        self._issuer: Optional[str] = None
+        self._metadata: Dict[str, Any] = {}  # the authorization server's (RFC 8414)
+        self._prm_scopes: Optional[str] = None  # the protected resource's scopes_supported
+        self._requested: Optional[str] = None  # the scope of the last authorization request
+        self._repeats = 0  # step-ups in a row that asked for nothing new
+
+    def headers(self, url: str) -> Dict[str, str]:
+        """The ``Authorization`` header for a request to ``url``: the stored
+        access token, refreshed first if it has expired and can be."""
+        with self._lock:
+            self.server_url = self.server_url or url
+            if _url_origin(_canonical_resource(url)) != _url_origin(_canonical_resource(self.server_url)):
+                return {}  # a token goes to the server it was issued for only (RFC 8707, RFC 9700 section 4.10)
+            tokens = self.storage.get_tokens()
+            if tokens and _token_expired(tokens) and tokens.get("refresh_token") and self._metadata:
+                tokens = self._refresh(tokens) or tokens
+            if not tokens or not tokens.get("access_token"):
+                return {}
+            return {"Authorization": "Bearer " + tokens["access_token"]}
+
+    def unauthorized(self, url: str, status: int, www_authenticate: Optional[str]) -> bool:
+        """Answer a 401 (no token, or one the server refused) or a 403 with
+        ``insufficient_scope`` (step-up): discover, register if needed, and
+        obtain a new token.  False when retrying cannot help: another 403, or a
+        step-up that asks for no new scope more than ``max_retries`` times in a
+        row (basic/authorization, "Scope Challenge Handling")."""
+        with self._lock:
+            self.server_url = self.server_url or url
+            challenge = _www_authenticate(www_authenticate or "")
+            step_up = status == 403
+            if step_up and challenge.get("error") != "insufficient_scope":
+                return False
+            if status == 401 or not self._metadata:
+                self._discover(challenge.get("resource_metadata"))
+            allowed, scope = self._choose_scope(challenge, step_up)
+            if not allowed:
+                return False
+            tokens = self.storage.get_tokens()
+            if not step_up and tokens and tokens.get("refresh_token") and self._refresh(tokens, rejected=True):
+                return True
+            self._requested = _with_offline_access(scope, self._metadata, self.grant_type)
+            if self.grant_type == "client_credentials":
+                client = {"client_id": self.client_id, "client_secret": self.client_secret}
+                self.storage.set_tokens(self._token_request({"grant_type": "client_credentials"}, client,
+                                                            self._requested))
+            else:
+                self._authorization_code(self._requested)
+            return True
+
+    # -- scope selection (basic/authorization, "Scope Selection Strategy") --
+
+    def _choose_scope(self, challenge: Dict[str, str], step_up: bool) -> Tuple[bool, Optional[str]]:
+        """Whether to authorize, and the scope to request: the challenge's,
+        else ours, else the protected resource metadata's ``scopes_supported``,
+        else none; on step-up the union with what was asked before (SEP-2350).
+        Not when a step-up asks for nothing new for the ``max_retries``+1st
+        time in a row: the server would refuse again."""
+        challenged = challenge.get("scope") or self.scope or self._prm_scopes
+        if not step_up:
+            self._repeats = 0
+            return True, challenged
+        if set((challenged or "").split()) <= set((self._requested or "").split()):
+            self._repeats += 1
+            if self._repeats > self.max_retries:
+                return False, None
+        else:
+            self._repeats = 0
+        return True, _scope_union(self._requested, challenged)
+
+    # -- discovery (RFC 9728, RFC 8414) --
+
+    def _discover(self, resource_metadata: Optional[str]) -> None:
+        """The protected resource metadata (from the challenge's
+        ``resource_metadata``, else the well-known URIs, path-aware first), its
+        ``resource`` checked against the server's URL, then the authorization
+        server's metadata, its ``issuer`` checked.  A server without protected
+        resource metadata falls back to its origin as the authorization server
+        (2025-03-26's discovery)."""
+        server = _canonical_resource(self.server_url or "")
+        prm = None
+        for candidate in ([resource_metadata] if resource_metadata else []) + _prm_urls(server):
+            prm = _fetch_json(candidate, self.timeout)
+            if prm is not None:
+                break
+        if prm is not None:
+            resource = prm.get("resource")
+            if not isinstance(resource, str) or not _resource_covers(resource, server):
+                raise OAuthFlowError(f"protected resource metadata names resource {resource!r}, "
+                                     f"not {server!r} (RFC 9728 section 3.3)")
+            servers = prm.get("authorization_servers")
+            if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
+                raise OAuthFlowError("protected resource metadata lists no authorization_servers (RFC 9728)")
+            self._resource, issuer = resource, servers[0]
+            supported = prm.get("scopes_supported")
+            self._prm_scopes = " ".join(supported) if isinstance(supported, list) and supported else None
+        else:
+            self._resource, self._prm_scopes = server, None
+            issuer = _url_origin(server)
+        if issuer != self._issuer:
+            self._metadata = _server_metadata(issuer, self.timeout)
+            self._issuer = issuer
+        client = self.storage.get_client_info()
+        if client and client.get("issuer") not in (None, issuer):
+            # SEP-2352: a registration belongs to the server that issued it.
+            self.storage.set_client_info(None)
+            self.storage.set_tokens(None)
+
+    # -- the authorization code flow (OAuth 2.1 section 4.1, RFC 7636, RFC 9207) --
+
+    def _authorization_code(self, scope: Optional[str]) -> None:
+        """One authorization: the redirect, the checks of its response, and
+        the token request."""
+        import secrets
+
+        endpoint = self._metadata.get("authorization_endpoint")
+        if not isinstance(endpoint, str):
+            raise OAuthFlowError(f"the authorization server {self._issuer} has no authorization_endpoint")
+        handler, callback = self.redirect_handler, None
+        if handler is None:
+            callback = _LoopbackCallback(self.redirect_uri, self.timeout)
+            handler, redirect_uri = callback.wait, callback.redirect_uri
+        else:
+            redirect_uri = str(self.redirect_uri)
+        try:
+            client = self._client(redirect_uri)
+            verifier, challenge = _pkce_pair()
+            state = secrets.token_urlsafe(32)
+            query = {"response_type": "code", "client_id": client["client_id"], "redirect_uri": redirect_uri,
+                     "state": state, "code_challenge": challenge, "code_challenge_method": "S256",
+                     "resource": self._resource}
+            if scope:
+                query["scope"] = scope
+            answer = handler(_with_query(endpoint, query))
+        finally:
+            if callback is not None:
+                callback.close()
+        code = self._check_response(_callback_query(answer), state)
+        self.storage.set_tokens(self._token_request(
+            {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
+             "code_verifier": verifier}, client, None))
+
+    def _check_response(self, answer: Dict[str, str], state: str) -> str:
+        """The authorization response's code, once its ``state`` matches ours
+        (OAuth 2.1 section 7.12) and its ``iss`` the issuer's, by simple string
+        comparison: required when the server advertises
+        ``authorization_response_iss_parameter_supported``, checked whenever
+        present (RFC 9207 section 2.4)."""
+        import hmac
+
+        if "error" in answer:
+            raise OAuthFlowError(f"the authorization server answered {answer['error']}: "
+                                 f"{answer.get('error_description', '')}".rstrip(": "))
+        if not hmac.compare_digest(answer.get("state", ""), state):
+            raise OAuthFlowError("the authorization response's state is not the one sent (OAuth 2.1 section 7.12)")
+        iss = answer.get("iss")
+        if iss is not None and iss != self._metadata.get("issuer"):
+            raise OAuthFlowError(f"the authorization response's iss {iss!r} is not the issuer "
+                                 f"{self._metadata.get('issuer')!r} (RFC 9207 section 2.4)")
+        if iss is None and self._metadata.get("authorization_response_iss_parameter_supported") is True:
+            raise OAuthFlowError("the authorization response has no iss, which its server advertises (RFC 9207)")
+        if not answer.get("code"):
+            raise OAuthFlowError("the authorization response has no code")
+        return answer["code"]
+
+    # -- registration (basic/authorization, "Client Registration Approaches") --
+
+    def _client(self, redirect_uri: str) -> Dict[str, Any]:
+        """The client to authorize as: stored, else pre-registered, else a
+        Client ID Metadata Document's URL when the server supports them, else
+        registered dynamically (RFC 7591)."""
+        client = self.storage.get_client_info()
+        if client:
+            return dict(client)
+        meta = self._metadata
+        if self.client_id:
+            client = {"client_id": self.client_id}
+            if self.client_secret:
+                client["client_secret"] = self.client_secret
+        elif self.client_metadata_url and meta.get("client_id_metadata_document_supported") is True:
+            client = {"client_id": self.client_metadata_url, "token_endpoint_auth_method": "none"}
+        elif isinstance(meta.get("registration_endpoint"), str):
+            client = self._register(meta["registration_endpoint"], redirect_uri)
+        else:
+            raise OAuthFlowError(f"the authorization server {self._issuer} supports neither dynamic registration "
+                                 "nor Client ID Metadata Documents: pass client_id (and client_secret)")
+        client["issuer"] = self._issuer
+        self.storage.set_client_info(client)
+        return client
+
+    def _register(self, endpoint: str, redirect_uri: str) -> Dict[str, Any]:
+        """RFC 7591 section 3: our metadata (``application_type`` native, as a
+        client on the user's machine, SEP-837), the server's answer kept."""
+        body: Dict[str, Any] = {
+            "client_name": "mcp_ref", "redirect_uris": [redirect_uri], "application_type": "native",
+            "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+            "token_endpoint_auth_method": self.token_endpoint_auth_method or _auth_method(self._metadata, True)}
+        body.update(self.client_metadata)
+        status, answer = _http_json("POST", endpoint, json.dumps(body).encode(), {"Content-Type": "application/json"},
+                                    self.timeout)
+        if status not in (200, 201) or not isinstance(answer, dict) or not isinstance(answer.get("client_id"), str):
+            raise OAuthFlowError(f"dynamic registration at {endpoint} failed: HTTP {status} {answer!r}"[:300])
+        return answer
+
+    # -- the token endpoint (OAuth 2.1 section 3.2, RFC 8707 section 2.2) --
+
+    def _token_request(self, form: Dict[str, str], client: Dict[str, Any], scope: Optional[str]) -> Dict[str, Any]:
+        """A token request with the client's authentication and the resource;
+        its answer, ``expires_at`` added."""
+        import time
+
+        endpoint = self._metadata.get("token_endpoint")
+        if not isinstance(endpoint, str):
+            raise OAuthFlowError(f"the authorization server {self._issuer} has no token_endpoint")
+        form = dict(form, resource=str(self._resource))
+        if scope:
+            form["scope"] = scope
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+        _client_authentication(client, self.token_endpoint_auth_method or client.get("token_endpoint_auth_method")
+                               or _auth_method(self._metadata, bool(client.get("client_secret"))), form, headers)
+        status, answer = _http_json("POST", endpoint, _form(form), headers, self.timeout)
+        if status != 200 or not isinstance(answer, dict) or not isinstance(answer.get("access_token"), str):
+            raise OAuthFlowError(f"the token request ({form['grant_type']}) failed: HTTP {status} {answer!r}"[:300])
+        if isinstance(answer.get("expires_in"), (int, float)):
+            answer["expires_at"] = time.time() + answer["expires_in"]
+        return answer
+
+    def _refresh(self, tokens: Dict[str, Any], rejected: bool = False) -> Optional[Dict[str, Any]]:
+        """New tokens from the refresh token (OAuth 2.1 section 4.3), the old
+        refresh token kept when the answer has none; None if refused."""
+        client = self.storage.get_client_info() or {"client_id": self.client_id, "client_secret": self.client_secret}
+        try:
+            answer = self._token_request({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
+                                         client, None)
+        except OAuthFlowError:
+            self.storage.set_tokens(dict(tokens, refresh_token=None) if rejected else None)
+            return None
+        answer.setdefault("refresh_token", tokens["refresh_token"])
+        answer.setdefault("scope", tokens.get("scope"))
+        self.storage.set_tokens(answer)
+        return answer
+
+
+class _MemoryTokenStorage:
+    """The default storage: the process's memory."""
+
+    def __init__(self) -> None:
+        self.tokens: Optional[Dict[str, Any]] = None
+        self.client_info: Optional[Dict[str, Any]] = None
+
+    def get_tokens(self) -> Optional[Dict[str, Any]]:
+        return self.tokens
+
+    def set_tokens(self, tokens: Optional[Dict[str, Any]]) -> None:
+        self.tokens = tokens
+
+    def get_client_info(self) -> Optional[Dict[str, Any]]:
+        return self.client_info
+
+    def set_client_info(self, client_info: Optional[Dict[str, Any]]) -> None:
+        self.client_info = client_info
+
+
+def _token_expired(tokens: Dict[str, Any]) -> bool:
+    import time
+
+    expires_at = tokens.get("expires_at")
+    return isinstance(expires_at, (int, float)) and time.time() >= expires_at - 30  # a margin for the trip
+
+
+def _www_authenticate(header: str) -> Dict[str, str]:
+    """The Bearer challenge's parameters (RFC 6750 section 3, RFC 9728
+    section 5.1): quoted strings unescaped; other schemes' parameters
+    ignored."""
+    import re
+
+    start = re.search(r"(?:^|,)\s*Bearer(?:\s+|$)", header, re.IGNORECASE)
+    if start is None:
+        return {}
+    params: Dict[str, str] = {}
+    pattern = re.compile(r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)\s*(?:,|$)')
+    pos = start.end()
+    while pos < len(header):
+        match = pattern.match(header, pos)
+        if match is None:
+            break  # the next challenge's scheme
+        value = match.group(2)
+        if value.startswith('"'):
+            value = re.sub(r"\\(.)", r"\1", value[1:-1])
+        params.setdefault(match.group(1).lower(), value)
+        pos = match.end()
+    return params
+
+
+def _scope_union(before: Optional[str], challenged: Optional[str]) -> Optional[str]:
+    """The scopes asked before, then the challenge's new ones (SEP-2350)."""
+    scopes = (before or "").split()
+    scopes += [s for s in dict.fromkeys((challenged or "").split()) if s not in scopes]
+    return " ".join(scopes) or None
+
+
+def _with_offline_access(scope: Optional[str], metadata: Dict[str, Any], grant_type: str) -> Optional[str]:
+    """``offline_access`` added when the authorization server lists it, so that
+    a refresh token comes (SEP-2207); never alone, never for client
+    credentials, which need no refresh token."""
+    supported = metadata.get("scopes_supported")
+    if not scope or grant_type != "authorization_code" or not isinstance(supported, list) or \
+            "offline_access" not in supported or "offline_access" in scope.split():
+        return scope
+    return scope + " offline_access"
+
+
+def _canonical_resource(url: str) -> str:
+    """The server's canonical URI (basic/authorization, "Canonical Server
+    URI"; RFC 8707 section 2): scheme and host in lower case, no fragment."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path, parts.query, ""))
+
+
+def _url_origin(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _resource_covers(resource: str, server: str) -> bool:
+    """Whether the metadata's ``resource`` names this server: the same URI, or
+    one of its path prefixes on the same origin (a resource serving several
+    endpoints)."""
+    resource = _canonical_resource(resource)
+    if resource == server:
+        return True
+    if _url_origin(resource) != _url_origin(server):
+        return False
+    prefix = resource[len(_url_origin(resource)):].rstrip("/")
+    path = server[len(_url_origin(server)):]
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def _prm_urls(server: str) -> List[str]:
+    """RFC 9728 section 3.1's well-known URIs: the path-aware one first, then
+    the root's (basic/authorization, "Protected Resource Metadata Discovery")."""
+    from urllib.parse import urlsplit
+
+    path = urlsplit(server).path.rstrip("/")
+    urls = [_url_origin(server) + "/.well-known/oauth-protected-resource" + path] if path else []
+    return urls + [_url_origin(server) + "/.well-known/oauth-protected-resource"]
+
+
+def _server_metadata(issuer: str, timeout: float) -> Dict[str, Any]:
+    """The authorization server's metadata from the first well-known URI that
+    has it (basic/authorization, "Authorization Server Metadata Discovery"):
+    for an issuer with a path, RFC 8414's path insertion, OpenID Connect's path
+    insertion, then its path appending; for one without, RFC 8414's then
+    OpenID Connect's.  The ``issuer`` inside must be the one the URI was built
+    from (RFC 8414 section 3.3)."""
+    from urllib.parse import urlsplit
+
+    path = urlsplit(issuer).path.rstrip("/")
+    origin = _url_origin(issuer)
+    if path:
+        urls = [origin + "/.well-known/oauth-authorization-server" + path,
+                origin + "/.well-known/openid-configuration" + path,
+                origin + path + "/.well-known/openid-configuration"]
+    else:
+        urls = [origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"]
+    for url in urls:
+        metadata = _fetch_json(url, timeout)
+        if metadata is None:
+            continue
+        named = metadata.get("issuer")
+        if named != issuer and not (not path and named == issuer.rstrip("/") + "/"):
+            raise OAuthFlowError(f"the metadata at {url} names issuer {named!r}, not {issuer!r} (RFC 8414 section 3.3)")
+        return metadata
+    raise OAuthFlowError(f"no authorization server metadata for {issuer} (RFC 8414, OpenID Connect Discovery)")
+
+
+def _auth_method(metadata: Dict[str, Any], has_secret: bool) -> str:
+    """A token endpoint authentication method the server lists (RFC 8414:
+    client_secret_basic when it lists none): with a secret, basic, then post;
+    without, none."""
+    supported = metadata.get("token_endpoint_auth_methods_supported")
+    if not isinstance(supported, list):
+        supported = ["client_secret_basic"]
+    for method in (("client_secret_basic", "client_secret_post") if has_secret else ()) + ("none",):
+        if method in supported:
+            return method
+    return "client_secret_basic" if has_secret else "none"
+
+
+def _client_authentication(client: Dict[str, Any], method: str, form: Dict[str, str],
+                           headers: Dict[str, str]) -> None:
+    """OAuth 2.1 section 2.4.1: client_secret_basic (id and secret
+    form-encoded, then Base64), client_secret_post (both in the body), or none
+    (the id in the body)."""
+    import base64
+    from urllib.parse import quote
+
+    secret = client.get("client_secret")
+    if method == "client_secret_basic" and secret:
+        pair = quote(client["client_id"], safe="") + ":" + quote(secret, safe="")
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+    elif method == "client_secret_post" and secret:
+        form.update(client_id=client["client_id"], client_secret=secret)
+    elif method in ("none", "client_secret_basic", "client_secret_post"):
+        form["client_id"] = client["client_id"]
+    else:
+        raise OAuthFlowError(f"token endpoint authentication {method!r} needs a signature: "
+                             "wrap OAuthClientProvider to add it (private_key_jwt, DPoP)")
+
+
+def _form(form: Dict[str, str]) -> bytes:
+    from urllib.parse import urlencode
+
+    return urlencode(form).encode("ascii")
+
+
+def _with_query(url: str, query: Dict[str, Any]) -> str:
+    from urllib.parse import urlencode
+
+    return url + ("&" if "?" in url else "?") + urlencode({k: v for k, v in query.items() if v is not None})
+
+
+def _callback_query(answer: Any) -> Dict[str, str]:
+    """What a redirect handler returned, as a dict: a mapping, a callback URL,
+    or its query string."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    if isinstance(answer, dict):
+        return {str(k): str(v) for k, v in answer.items()}
+    text = str(answer)
+    if "://" in text:
+        text = urlsplit(text).query
+    return dict(parse_qsl(text.lstrip("?"), keep_blank_values=True))
+
+
+def _fetch_json(url: str, timeout: float) -> Optional[Dict[str, Any]]:
+    """A metadata document, or None when the URL has none (any status but 200,
+    or not a JSON object: the next well-known URI is tried)."""
+    status, answer = _http_json("GET", url, None, {"Accept": "application/json"}, timeout)
+    return answer if status == 200 and isinstance(answer, dict) else None
+
+
+def _http_json(method: str, url: str, body: Optional[bytes], headers: Dict[str, str],
+               timeout: float) -> Tuple[int, Any]:
+    """One request with urllib, redirects not followed (metadata comes from the
+    URL asked, RFC 8414 section 3); the status and the JSON answer (None if
+    not JSON)."""
+    import urllib.error
+    import urllib.request
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    request = urllib.request.Request(url, data=body, headers=headers, method=method)
+    try:
+        response = urllib.request.build_opener(NoRedirect).open(request, timeout=timeout)
+    except urllib.error.HTTPError as error:
+        response = error
+    except (OSError, ValueError) as error:
+        raise OAuthFlowError(f"{method} {url}: {error}") from None
+    with response:
+        status, data = response.status, response.read(1 << 20)
+    try:
+        return status, json.loads(data)
+    except ValueError:
+        return status, None
+
+
+class _LoopbackCallback:
+    """The default redirect: a one-shot HTTP server on 127.0.0.1 (RFC 8252
+    section 7.3, which lets the port vary) that receives the browser's callback,
+    while ``webbrowser`` shows the user the authorization page."""
+
+    def __init__(self, redirect_uri: Optional[str], timeout: float) -> None:
+        import http.server
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(redirect_uri or "http://127.0.0.1/callback")
+        if parts.scheme != "http" or parts.hostname not in ("127.0.0.1", "localhost"):
+            raise ValueError(f"the default redirect listens on loopback: redirect_uri {redirect_uri!r} is not")
+        self.path, self.query, self.deadline_after = parts.path or "/", None, max(timeout, 300.0)
+        callback = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                path, _, query = self.path.partition("?")
+                found = path == callback.path
+                if found:
+                    callback.query = query
+                self.send_response(200 if found else 404)
+                self.send_header("Content-Type", "text/plain; charset=utf-8")
+                self.end_headers()
+                self.wfile.write(b"Authorization done: you can close this tab." if found else b"Not found")
+
+            def log_message(self, *args: Any) -> None:
+                pass  # never stdout; nothing worth stderr
+
+        self.server = http.server.HTTPServer(("127.0.0.1", parts.port or 0), Handler)
+        self.redirect_uri = f"http://{parts.hostname}:{self.server.server_address[1]}{self.path}"
+
+    def wait(self, url: str) -> str:
+        """Open the browser at ``url``; the callback's query, within the time
+        a person needs (at least five minutes)."""
+        import time
+        import webbrowser
+
+        if not webbrowser.open(url):
+            sys.stderr.write(f"Open this URL to authorize: {url}\n")
+        deadline = time.monotonic() + self.deadline_after
+        while self.query is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise OAuthFlowError("no authorization callback came to " + self.redirect_uri)
+            self.server.timeout = min(left, 1.0)
+            self.server.handle_request()
+        return self.query
+
+    def close(self) -> None:
+        self.server.server_close()
 
 
 # ---------------------------------------------------------------------------
