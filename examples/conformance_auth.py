@@ -87,9 +87,9 @@ def main(url):
     calls = [("tools/list", {}), ("tools/call", {"name": "test-tool", "arguments": {}})]
     if version < "2026":
         meta = None
+        info = {"name": "conformance_auth", "version": "1"}
         _post(url, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "conformance_auth", "version": "1"}}},
-            auth, session)
+            "protocolVersion": version, "capabilities": {}, "clientInfo": info}}, auth, session)
         _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, auth, session)
     for number, (method, params) in enumerate(calls, 1):
         if meta is not None:

@@ -1,0 +1,551 @@
+"""Section 31, the client's OAuth 2.1: OAuthClientProvider against a small
+authorization server and protected resource written here (http.server on
+127.0.0.1, an ephemeral port), driven as the client drives it: ``unauthorized``
+with the resource's challenge, then ``headers``.  Each request the provider
+makes is recorded and asserted, in order; so are the refusals (state, iss,
+issuer, resource, the retry limit).
+"""
+
+import base64
+import hashlib
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+import unittest
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, List, Optional, Tuple
+from unittest import mock
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import mcp_ref  # noqa: E402
+from mcp_ref import OAuthClientProvider, OAuthFlowError  # noqa: E402
+
+REDIRECT = "http://127.0.0.1:3000/callback"
+
+
+class Fake:
+    """One loopback server playing the MCP server's metadata (RFC 9728) and
+    its authorization server (RFC 8414, RFC 7591, OAuth 2.1), as ``options``
+    say.  ``log`` keeps (method, path, fields, Authorization header)."""
+
+    DEFAULTS: Dict[str, Any] = {
+        "prm": "path",  # where the protected resource metadata is: path, root, custom or None
+        "prm_resource": None,  # overrides the resource it names
+        "prm_scopes": None,
+        "as_path": "",
+        "metadata": "oauth",  # oauth, openid-inserted, openid-appended
+        "issuer": None,  # overrides the metadata's issuer
+        "methods": ["client_secret_basic", "client_secret_post", "none"],
+        "as_scopes": None,
+        "cimd": None,
+        "registration": True,
+        "iss_supported": True,
+        "iss": "correct",  # correct, wrong, omit, normalized
+        "state": "echo",  # echo, wrong
+        "refresh": False,
+        "expires_in": 3600,
+        "register_answer": {},
+    }
+
+    def __init__(self, **options: Any) -> None:
+        self.options = dict(self.DEFAULTS, **options)
+        self.log: List[Tuple[str, str, Dict[str, Any], Optional[str]]] = []
+        self.tokens = 0
+        self.challenge: Optional[str] = None
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                fake.answer(self, "GET")
+
+            def do_POST(self) -> None:
+                fake.answer(self, "POST")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.url = self.base + "/mcp"
+        self.issuer = self.base + self.options["as_path"]
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def paths(self) -> List[str]:
+        return [f"{method} {path}" for method, path, _, _ in self.log]
+
+    def fields(self, path: str) -> List[Dict[str, Any]]:
+        return [fields for _, p, fields, _ in self.log if p == path]
+
+    def answer(self, handler: http.server.BaseHTTPRequestHandler, method: str) -> None:
+        path, _, query = handler.path.partition("?")
+        body = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+        if handler.headers.get("Content-Type") == "application/json":
+            fields: Dict[str, Any] = json.loads(body)
+        else:
+            fields = dict(urllib.parse.parse_qsl(query or body.decode()))
+        self.log.append((method, path, fields, handler.headers.get("Authorization")))
+        status, headers, answer = self.route(method, path, fields)
+        handler.send_response(status)
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        data = json.dumps(answer).encode() if answer is not None else b""
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def route(self, method: str, path: str, fields: Dict[str, Any]) -> Tuple[int, Dict[str, str], Any]:
+        o, p = self.options, self.options["as_path"]
+        prm_paths = {"path": "/.well-known/oauth-protected-resource/mcp",
+                     "root": "/.well-known/oauth-protected-resource", "custom": "/custom/prm.json"}
+        metadata_paths = {"oauth": "/.well-known/oauth-authorization-server" + p,
+                          "openid-inserted": "/.well-known/openid-configuration" + p,
+                          "openid-appended": p + "/.well-known/openid-configuration"}
+        if method == "GET" and o["prm"] and path == prm_paths[o["prm"]]:
+            prm = {"resource": o["prm_resource"] or (self.base if o["prm"] == "root" else self.url),
+                   "authorization_servers": [self.issuer]}
+            if o["prm_scopes"] is not None:
+                prm["scopes_supported"] = o["prm_scopes"]
+            return 200, {}, prm
+        if method == "GET" and path == metadata_paths[o["metadata"]]:
+            return 200, {}, self.metadata()
+        if method == "GET" and path == p + "/authorize":
+            return 302, {"Location": self.callback(fields)}, None
+        if method == "POST" and path == p + "/token":
+            return self.token(fields)
+        if method == "POST" and path == p + "/register" and o["registration"]:
+            return 201, {}, dict({"client_id": "dynamic-client", "client_secret": "dynamic-secret"},
+                                 **o["register_answer"])
+        return 404, {}, {"error": "not_found"}
+
+    def metadata(self) -> Dict[str, Any]:
+        o, p = self.options, self.issuer
+        metadata = {"issuer": o["issuer"] or self.issuer, "authorization_endpoint": p + "/authorize",
+                    "token_endpoint": p + "/token", "response_types_supported": ["code"],
+                    "code_challenge_methods_supported": ["S256"],
+                    "token_endpoint_auth_methods_supported": o["methods"]}
+        if o["registration"]:
+            metadata["registration_endpoint"] = p + "/register"
+        for key, option in (("scopes_supported", "as_scopes"), ("client_id_metadata_document_supported", "cimd"),
+                            ("authorization_response_iss_parameter_supported", "iss_supported")):
+            if o[option] is not None:
+                metadata[key] = o[option]
+        return metadata
+
+    def callback(self, query: Dict[str, Any]) -> str:
+        o = self.options
+        answer = {"code": "the-code", "state": query["state"] if o["state"] == "echo" else "forged"}
+        answer["iss"] = {"correct": self.issuer, "wrong": "https://evil.example.com", "omit": None,
+                         "normalized": self.issuer + "/"}[o["iss"]]
+        self.challenge = query.get("code_challenge")
+        return query["redirect_uri"] + "?" + urllib.parse.urlencode({k: v for k, v in answer.items() if v})
+
+    def token(self, form: Dict[str, Any]) -> Tuple[int, Dict[str, str], Any]:
+        if form["grant_type"] == "authorization_code":
+            verifier = hashlib.sha256(form["code_verifier"].encode()).digest()
+            if base64.urlsafe_b64encode(verifier).rstrip(b"=").decode() != self.challenge:
+                return 400, {}, {"error": "invalid_grant"}
+        if form["grant_type"] == "refresh_token" and form["refresh_token"] == "revoked":
+            return 400, {}, {"error": "invalid_grant"}
+        self.tokens += 1
+        answer = {"access_token": f"token-{self.tokens}", "token_type": "Bearer",
+                  "expires_in": self.options["expires_in"]}
+        if self.options["refresh"] and form["grant_type"] != "refresh_token":
+            answer["refresh_token"] = f"refresh-{self.tokens}"
+        return 200, {"Cache-Control": "no-store"}, answer
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def follow(url: str) -> str:
+    """The redirect hook of these tests: the authorization server's redirect,
+    followed without a browser."""
+    try:
+        urllib.request.build_opener(_NoRedirect).open(url, timeout=30).close()
+    except urllib.error.HTTPError as error:
+        return str(error.headers["Location"])
+    raise AssertionError("no redirect")
+
+
+def bearer(fake: Fake, **params: str) -> str:
+    params.setdefault("resource_metadata", fake.base + "/.well-known/oauth-protected-resource/mcp")
+    return "Bearer " + ", ".join(f'{k}="{v}"' for k, v in params.items())
+
+
+class OAuthTest(unittest.TestCase):
+    def fake(self, **options: Any) -> Fake:
+        fake = Fake(**options)
+        self.addCleanup(fake.close)
+        return fake
+
+    def provider(self, fake: Fake, **options: Any) -> OAuthClientProvider:
+        options.setdefault("redirect_uri", REDIRECT)
+        options.setdefault("redirect_handler", follow)
+        return OAuthClientProvider(fake.url, **options)
+
+
+class DiscoveryTest(OAuthTest):
+    """RFC 9728 then RFC 8414 (basic/authorization, "Authorization Server Discovery")."""
+
+    def test_the_whole_flow_from_the_challenge(self) -> None:
+        fake = self.fake(prm="custom")
+        auth = self.provider(fake)
+        self.assertEqual(auth.headers(fake.url), {})
+        challenge = bearer(fake, resource_metadata=fake.base + "/custom/prm.json")
+        self.assertTrue(auth.unauthorized(fake.url, 401, challenge))
+        self.assertEqual(auth.headers(fake.url), {"Authorization": "Bearer token-1"})
+        self.assertEqual(fake.paths(), ["GET /custom/prm.json", "GET /.well-known/oauth-authorization-server",
+                                        "POST /register", "GET /authorize", "POST /token"])
+
+    def test_well_known_uris_path_first_then_root(self) -> None:
+        fake = self.fake(prm="root")
+        auth = self.provider(fake)
+        self.assertTrue(auth.unauthorized(fake.url, 401, 'Bearer error="invalid_token"'))
+        self.assertEqual(fake.paths()[:3], ["GET /.well-known/oauth-protected-resource/mcp",
+                                            "GET /.well-known/oauth-protected-resource",
+                                            "GET /.well-known/oauth-authorization-server"])
+        # The root's resource is the origin: it covers /mcp, and is the resource indicator (RFC 8707).
+        self.assertEqual(fake.fields("/authorize")[0]["resource"], fake.base)
+
+    def test_issuer_with_a_path_rfc_8414_then_openid_inserted_then_appended(self) -> None:
+        for metadata, tried in (("openid-inserted", 2), ("openid-appended", 3)):
+            with self.subTest(metadata):
+                fake = self.fake(as_path="/tenant1", metadata=metadata)
+                self.assertTrue(self.provider(fake).unauthorized(fake.url, 401, bearer(fake)))
+                self.assertEqual(fake.paths()[1:1 + tried], [
+                    "GET /.well-known/oauth-authorization-server/tenant1",
+                    "GET /.well-known/openid-configuration/tenant1",
+                    "GET /tenant1/.well-known/openid-configuration"][:tried])
+                self.assertNotIn("GET /.well-known/oauth-authorization-server", fake.paths())
+
+    def test_issuer_without_a_path_openid_after_rfc_8414(self) -> None:
+        fake = self.fake(metadata="openid-inserted")
+        self.assertTrue(self.provider(fake).unauthorized(fake.url, 401, bearer(fake)))
+        self.assertEqual(fake.paths()[1:3], ["GET /.well-known/oauth-authorization-server",
+                                             "GET /.well-known/openid-configuration"])
+
+    def test_metadata_naming_another_issuer_is_refused(self) -> None:
+        fake = self.fake(issuer="https://attacker.example.com")
+        with self.assertRaises(OAuthFlowError) as caught:
+            self.provider(fake).unauthorized(fake.url, 401, bearer(fake))
+        self.assertEqual(str(caught.exception), (
+            f"the metadata at {fake.base}/.well-known/oauth-authorization-server names issuer "
+            f"'https://attacker.example.com', not '{fake.base}' (RFC 8414 section 3.3)"))
+        self.assertEqual(fake.paths(), ["GET /.well-known/oauth-protected-resource/mcp",
+                                        "GET /.well-known/oauth-authorization-server"])
+
+    def test_metadata_for_another_resource_is_refused(self) -> None:
+        fake = self.fake(prm_resource="https://evil.example.com/mcp")
+        with self.assertRaises(OAuthFlowError) as caught:
+            self.provider(fake).unauthorized(fake.url, 401, bearer(fake))
+        self.assertEqual(str(caught.exception), (
+            f"protected resource metadata names resource 'https://evil.example.com/mcp', "
+            f"not '{fake.url}' (RFC 9728 section 3.3)"))
+        self.assertEqual(fake.paths(), ["GET /.well-known/oauth-protected-resource/mcp"])
+
+    def test_a_sibling_path_is_another_resource(self) -> None:
+        fake = self.fake(prm_resource="PLACEHOLDER")
+        fake.options["prm_resource"] = fake.base + "/mc"
+        with self.assertRaises(OAuthFlowError):
+            self.provider(fake).unauthorized(fake.url, 401, bearer(fake))
+
+    def test_tokens_go_to_their_server_only(self) -> None:
+        fake = self.fake()
+        auth = self.provider(fake)
+        auth.unauthorized(fake.url, 401, bearer(fake))
+        self.assertEqual(auth.headers("http://127.0.0.2:1/mcp"), {})
+        self.assertEqual(auth.headers(fake.base + "/other"), {"Authorization": "Bearer token-1"})
+
+
+class RegistrationTest(OAuthTest):
+    """basic/authorization, "Client Registration Approaches": pre-registered,
+    then Client ID Metadata Documents, then RFC 7591."""
+
+    def test_dynamic_registration_sends_our_metadata(self) -> None:
+        fake = self.fake()
+        self.provider(fake, client_metadata={"client_name": "my agent"}).unauthorized(fake.url, 401, bearer(fake))
+        self.assertEqual(fake.fields("/register"), [{
+            "client_name": "my agent", "redirect_uris": [REDIRECT], "application_type": "native",
+            "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+            "token_endpoint_auth_method": "client_secret_basic"}])
+
+    def test_client_id_metadata_document_when_supported(self) -> None:
+        cimd = "https://app.example.com/client.json"
+        for supported, client_id in ((True, cimd), (None, "dynamic-client")):
+            with self.subTest(supported=supported):
+                fake = self.fake(cimd=supported)
+                self.provider(fake, client_metadata_url=cimd).unauthorized(fake.url, 401, bearer(fake))
+                self.assertEqual(fake.fields("/authorize")[0]["client_id"], client_id)
+                self.assertEqual("POST /register" in fake.paths(), supported is None)
+
+    def test_pre_registered_client_first(self) -> None:
+        fake = self.fake(cimd=True)
+        auth = self.provider(fake, client_id="pre", client_secret="s3cret", client_metadata_url="https://a.example/c")
+        auth.unauthorized(fake.url, 401, bearer(fake))
+        self.assertNotIn("POST /register", fake.paths())
+        self.assertEqual(fake.fields("/authorize")[0]["client_id"], "pre")
+
+    def test_no_way_to_register(self) -> None:
+        fake = self.fake(registration=False)
+        with self.assertRaises(OAuthFlowError) as caught:
+            self.provider(fake).unauthorized(fake.url, 401, bearer(fake))
+        self.assertEqual(str(caught.exception), (
+            f"the authorization server {fake.base} supports neither dynamic registration nor Client ID "
+            "Metadata Documents: pass client_id (and client_secret)"))
+
+    def test_storage_keeps_the_registration_bound_to_its_issuer(self) -> None:
+        fake = self.fake()
+        storage = mock.Mock(**{"get_tokens.return_value": None, "get_client_info.return_value": None})
+        self.provider(fake, storage=storage).unauthorized(fake.url, 401, bearer(fake))
+        storage.set_client_info.assert_called_once_with(
+            {"client_id": "dynamic-client", "client_secret": "dynamic-secret", "issuer": fake.base})
+        tokens = storage.set_tokens.call_args[0][0]
+        self.assertEqual((tokens["access_token"], tokens["expires_in"]), ("token-1", 3600))
+        self.assertIsInstance(tokens["expires_at"], float)
+
+    def test_a_new_authorization_server_means_a_new_registration(self) -> None:
+        first, second = self.fake(), self.fake()
+        auth = self.provider(first)
+        auth.unauthorized(first.url, 401, bearer(first))
+        # The resource now names another authorization server (SEP-2352).
+        first.issuer = second.issuer
+        self.assertTrue(auth.unauthorized(first.url, 401, bearer(first)))
+        self.assertEqual(second.paths(), ["GET /.well-known/oauth-authorization-server", "POST /register",
+                                          "GET /authorize", "POST /token"])
+        self.assertEqual(auth.headers(first.url), {"Authorization": "Bearer token-1"})
+        self.assertEqual(second.fields("/authorize")[0]["client_id"], "dynamic-client")
+        self.assertEqual(auth.storage.get_client_info()["issuer"], second.issuer)
+
+
+class AuthorizationCodeTest(OAuthTest):
+    """OAuth 2.1 section 4.1 with PKCE S256, RFC 8707, RFC 9207."""
+
+    def test_requests_carry_pkce_state_and_resource(self) -> None:
+        fake = self.fake(prm_scopes=["mcp:read"])
+        self.provider(fake).unauthorized(fake.url, 401, bearer(fake))
+        query = fake.fields("/authorize")[0]
+        self.assertEqual(sorted(query), ["client_id", "code_challenge", "code_challenge_method", "redirect_uri",
+                                         "resource", "response_type", "scope", "state"])
+        self.assertEqual((query["response_type"], query["code_challenge_method"], query["resource"], query["scope"]),
+                         ("code", "S256", fake.url, "mcp:read"))
+        self.assertEqual(len(query["state"]), 43)
+        form = fake.fields("/token")[0]
+        self.assertEqual({k: form[k] for k in ("grant_type", "code", "redirect_uri", "resource")},
+                         {"grant_type": "authorization_code", "code": "the-code", "redirect_uri": REDIRECT,
+                          "resource": fake.url})
+        self.assertEqual(len(form["code_verifier"]), 43)
+
+    def test_state_mismatch_is_refused(self) -> None:
+        fake = self.fake(state="wrong")
+        with self.assertRaises(OAuthFlowError) as caught:
+            self.provider(fake).unauthorized(fake.url, 401, bearer(fake))
+        self.assertEqual(str(caught.exception),
+                         "the authorization response's state is not the one sent (OAuth 2.1 section 7.12)")
+        self.assertNotIn("POST /token", fake.paths())
+
+    def test_iss(self) -> None:
+        wrong = "the authorization response's iss {!r} is not the issuer {!r} (RFC 9207 section 2.4)"
+        missing = "the authorization response has no iss, which its server advertises (RFC 9207)"
+        for supported, iss, refusal in ((True, "correct", None), (None, "omit", None), (False, "omit", None),
+                                        (True, "omit", missing), (True, "wrong", wrong), (None, "wrong", wrong),
+                                        (True, "normalized", wrong)):
+            with self.subTest(supported=supported, iss=iss):
+                fake = self.fake(iss_supported=supported, iss=iss)
+                auth = self.provider(fake)
+                if refusal is None:
+                    self.assertTrue(auth.unauthorized(fake.url, 401, bearer(fake)))
+                    self.assertIn("POST /token", fake.paths())
+                    continue
+                with self.assertRaises(OAuthFlowError) as caught:
+                    auth.unauthorized(fake.url, 401, bearer(fake))
+                sent = {"wrong": "https://evil.example.com", "normalized": fake.issuer + "/"}.get(iss)
+                self.assertEqual(str(caught.exception), refusal.format(sent, fake.issuer))
+                self.assertNotIn("POST /token", fake.paths())
+
+    def test_an_error_answer_is_refused(self) -> None:
+        fake = self.fake()
+        auth = self.provider(fake, redirect_handler=lambda url: "?error=access_denied&error_description=no")
+        with self.assertRaises(OAuthFlowError) as caught:
+            auth.unauthorized(fake.url, 401, bearer(fake))
+        self.assertEqual(str(caught.exception), "the authorization server answered access_denied: no")
+
+    def test_the_hook_may_return_a_mapping_or_a_query(self) -> None:
+        for shape in (lambda url: dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(follow(url)).query)),
+                      lambda url: urllib.parse.urlsplit(follow(url)).query):
+            fake = self.fake()
+            self.assertTrue(self.provider(fake, redirect_handler=shape).unauthorized(fake.url, 401, bearer(fake)))
+
+    def test_default_redirect_a_loopback_server_and_the_browser(self) -> None:
+        fake = self.fake()
+        opened: List[str] = []
+
+        def browser(url: str) -> bool:
+            opened.append(url)
+            # The browser follows the redirect to our callback server.
+            threading.Thread(target=lambda: urllib.request.urlopen(url, timeout=30).read(), daemon=True).start()
+            return True
+
+        auth = OAuthClientProvider(fake.url)
+        with mock.patch("webbrowser.open", browser):
+            self.assertTrue(auth.unauthorized(fake.url, 401, bearer(fake)))
+        redirect_uri = fake.fields("/authorize")[0]["redirect_uri"]
+        self.assertRegex(redirect_uri, r"^http://127\.0\.0\.1:\d+/callback$")
+        self.assertEqual(fake.fields("/register")[0]["redirect_uris"], [redirect_uri])
+        self.assertEqual(len(opened), 1)
+        self.assertEqual(auth.headers(fake.url), {"Authorization": "Bearer token-1"})
+
+    def test_a_redirect_hook_needs_its_redirect_uri(self) -> None:
+        with self.assertRaises(ValueError):
+            OAuthClientProvider("http://127.0.0.1:1/mcp", redirect_handler=follow)
+
+
+class TokenEndpointTest(OAuthTest):
+    """Client authentication at the token endpoint (OAuth 2.1 section 2.4.1),
+    refresh (section 4.3) and client credentials (section 4.2)."""
+
+    def token_request(self, fake: Fake) -> Tuple[Dict[str, Any], Optional[str]]:
+        return next((fields, authorization) for _, path, fields, authorization in fake.log if path == "/token")
+
+    def test_methods_as_the_metadata_allows(self) -> None:
+        basic = "Basic " + base64.b64encode(b"pre%3Aid:s%26cret").decode()
+        for methods, authorization, body in (
+                (["client_secret_basic"], basic, None),
+                (["client_secret_post"], None, "s&cret"),
+                (["none"], None, None),
+                (None, basic, None)):  # RFC 8414: client_secret_basic by default
+            with self.subTest(methods):
+                fake = self.fake(methods=methods)
+                self.provider(fake, client_id="pre:id", client_secret="s&cret").unauthorized(
+                    fake.url, 401, bearer(fake))
+                form, sent = self.token_request(fake)
+                self.assertEqual((sent, form.get("client_secret")), (authorization, body))
+                self.assertEqual(form.get("client_id"), None if authorization else "pre:id")
+
+    def test_the_registered_method_wins(self) -> None:
+        fake = self.fake(register_answer={"token_endpoint_auth_method": "client_secret_post"})
+        self.provider(fake).unauthorized(fake.url, 401, bearer(fake))
+        form, sent = self.token_request(fake)
+        self.assertEqual((sent, form["client_id"], form["client_secret"]),
+                         (None, "dynamic-client", "dynamic-secret"))
+
+    def test_signed_methods_are_left_to_a_hook(self) -> None:
+        fake = self.fake(methods=["private_key_jwt"])
+        with self.assertRaises(OAuthFlowError) as caught:
+            self.provider(fake, client_id="c", token_endpoint_auth_method="private_key_jwt").unauthorized(
+                fake.url, 401, bearer(fake))
+        self.assertEqual(str(caught.exception), "token endpoint authentication 'private_key_jwt' needs a signature: "
+                                                "wrap OAuthClientProvider to add it (private_key_jwt, DPoP)")
+
+    def test_an_expired_token_is_refreshed_before_the_request(self) -> None:
+        fake = self.fake(refresh=True, expires_in=0)
+        auth = self.provider(fake)
+        auth.unauthorized(fake.url, 401, bearer(fake))
+        self.assertEqual(auth.headers(fake.url), {"Authorization": "Bearer token-2"})
+        form = fake.fields("/token")[1]
+        self.assertEqual({k: form[k] for k in ("grant_type", "refresh_token", "resource")},
+                         {"grant_type": "refresh_token", "refresh_token": "refresh-1", "resource": fake.url})
+        # The answer had no refresh token: the old one is kept.
+        self.assertEqual(auth.storage.get_tokens()["refresh_token"], "refresh-1")
+
+    def test_a_refused_refresh_falls_back_to_authorizing(self) -> None:
+        fake = self.fake(refresh=True)
+        auth = self.provider(fake)
+        auth.unauthorized(fake.url, 401, bearer(fake))
+        auth.storage.set_tokens(dict(auth.storage.get_tokens(), refresh_token="revoked"))
+        self.assertTrue(auth.unauthorized(fake.url, 401, bearer(fake)))
+        self.assertEqual([f["grant_type"] for f in fake.fields("/token")],
+                         ["authorization_code", "refresh_token", "authorization_code"])
+        self.assertEqual(auth.headers(fake.url), {"Authorization": "Bearer token-2"})
+
+    def test_client_credentials(self) -> None:
+        fake = self.fake(prm_scopes=["mcp:basic"], methods=["client_secret_basic"])
+        auth = OAuthClientProvider(fake.url, grant_type="client_credentials", client_id="svc", client_secret="pw")
+        self.assertTrue(auth.unauthorized(fake.url, 401, bearer(fake)))
+        self.assertNotIn("GET /authorize", fake.paths())
+        form, sent = self.token_request(fake)
+        self.assertEqual(form, {"grant_type": "client_credentials", "resource": fake.url, "scope": "mcp:basic"})
+        self.assertEqual(sent, "Basic " + base64.b64encode(b"svc:pw").decode())
+        self.assertEqual(auth.headers(fake.url), {"Authorization": "Bearer token-1"})
+
+
+class ScopeTest(OAuthTest):
+    """basic/authorization, "Scope Selection Strategy" and "Scope Challenge Handling"."""
+
+    def scope_asked(self, fake: Fake, challenge: str, **options: Any) -> Optional[str]:
+        self.provider(fake, **options).unauthorized(fake.url, 401, challenge)
+        return fake.fields("/authorize")[0].get("scope")
+
+    def test_the_challenge_then_scopes_supported_then_none(self) -> None:
+        fake = self.fake(prm_scopes=["a", "b"])
+        self.assertEqual(self.scope_asked(fake, bearer(fake, scope="c d")), "c d")
+        fake = self.fake(prm_scopes=["a", "b"])
+        self.assertEqual(self.scope_asked(fake, bearer(fake)), "a b")
+        fake = self.fake()
+        self.assertEqual(self.scope_asked(fake, bearer(fake)), None)
+
+    def test_offline_access_when_the_server_lists_it(self) -> None:
+        fake = self.fake(prm_scopes=["mcp:basic"], as_scopes=["mcp:basic", "offline_access"])
+        self.assertEqual(self.scope_asked(fake, bearer(fake)), "mcp:basic offline_access")
+        fake = self.fake(prm_scopes=["mcp:basic"], as_scopes=["mcp:basic"])
+        self.assertEqual(self.scope_asked(fake, bearer(fake)), "mcp:basic")
+
+    def test_step_up_asks_for_the_union(self) -> None:
+        fake = self.fake()
+        auth = self.provider(fake)
+        auth.unauthorized(fake.url, 401, bearer(fake, scope="mcp:basic"))
+        self.assertTrue(auth.unauthorized(fake.url, 403, bearer(fake, error="insufficient_scope", scope="mcp:write")))
+        self.assertEqual([q.get("scope") for q in fake.fields("/authorize")], ["mcp:basic", "mcp:basic mcp:write"])
+        # A step-up reuses the discovered metadata.
+        self.assertEqual(fake.paths().count("GET /.well-known/oauth-protected-resource/mcp"), 1)
+
+    def test_retry_limit(self) -> None:
+        fake = self.fake()
+        auth = self.provider(fake)
+        challenge = bearer(fake, error="insufficient_scope", scope="mcp:admin")
+        self.assertTrue(auth.unauthorized(fake.url, 401, bearer(fake, scope="mcp:admin")))
+        self.assertEqual([auth.unauthorized(fake.url, 403, challenge) for _ in range(4)], [True, True, False, False])
+        self.assertEqual(len(fake.fields("/authorize")), 3)
+
+    def test_a_403_without_insufficient_scope_is_final(self) -> None:
+        fake = self.fake()
+        self.assertFalse(self.provider(fake).unauthorized(fake.url, 403, 'Bearer error="invalid_token"'))
+        self.assertEqual(fake.log, [])
+
+
+class ChallengeTest(unittest.TestCase):
+    def test_parameters_of_the_bearer_challenge(self) -> None:
+        parse = mcp_ref._www_authenticate
+        self.assertEqual(parse('Basic realm="x", Bearer error="insufficient_scope", scope="a b", '
+                               'error_description="say \\"please\\"", resource_metadata=https://r/x'),
+                         {"error": "insufficient_scope", "scope": "a b", "error_description": 'say "please"',
+                          "resource_metadata": "https://r/x"})
+        self.assertEqual(parse('Bearer realm="a", DPoP algs="ES256"'), {"realm": "a"})
+        self.assertEqual(parse("Bearer"), {})
+        self.assertEqual(parse('Basic realm="x"'), {})
+
+
+class ImportTest(unittest.TestCase):
+    def test_importing_loads_none_of_it(self) -> None:
+        code = (f"import sys; sys.path.insert(0, {HERE!r}); import mcp_ref; "
+                "print(sorted(m for m in ('urllib.request', 'http.server', 'webbrowser', "
+                "'secrets', 'hashlib', 'base64', 'threading') if m in sys.modules))")
+        out = subprocess.run([sys.executable, "-I", "-S", "-c", code], cwd=HERE, capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual(out.stdout, "[]\n", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
