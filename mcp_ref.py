@@ -12564,13 +12564,17 @@ class OAuthClientProvider:
 
     def _refresh(self, tokens: Dict[str, Any], rejected: bool = False) -> Optional[Dict[str, Any]]:
         """New tokens from the refresh token (OAuth 2.1 section 4.3), the old
-        refresh token kept when the answer has none; None if refused."""
+        refresh token kept when the answer has none; None if refused.  Before
+        a request, a failure keeps the tokens (the server decides with a 401);
+        after the server ``rejected`` the token, the refresh token is dropped
+        with it, so that the next step is a new authorization."""
         client = self.storage.get_client_info() or {"client_id": self.client_id, "client_secret": self.client_secret}
         try:
             answer = self._token_request({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
                                          client, None)
         except OAuthFlowError:
-            self.storage.set_tokens(dict(tokens, refresh_token=None) if rejected else None)
+            if rejected:
+                self.storage.set_tokens(dict(tokens, refresh_token=None))
             return None
         answer.setdefault("refresh_token", tokens["refresh_token"])
         answer.setdefault("scope", tokens.get("scope"))

@@ -461,14 +461,17 @@ class TokenEndpointTest(OAuthTest):
         self.assertEqual(auth.storage.get_tokens()["refresh_token"], "refresh-1")
 
     def test_a_refused_refresh_falls_back_to_authorizing(self) -> None:
-        fake = self.fake(refresh=True)
+        fake = self.fake(refresh=True, expires_in=0)
         auth = self.provider(fake)
         auth.unauthorized(fake.url, 401, bearer(fake))
         auth.storage.set_tokens(dict(auth.storage.get_tokens(), refresh_token="revoked"))
+        # Before the request the tokens stay (the failure may be the network's): the server decides.
+        self.assertEqual(auth.headers(fake.url), {"Authorization": "Bearer token-1"})
+        self.assertEqual(auth.storage.get_tokens()["refresh_token"], "revoked")
         self.assertTrue(auth.unauthorized(fake.url, 401, bearer(fake)))
         self.assertEqual([f["grant_type"] for f in fake.fields("/token")],
-                         ["authorization_code", "refresh_token", "authorization_code"])
-        self.assertEqual(auth.headers(fake.url), {"Authorization": "Bearer token-2"})
+                         ["authorization_code", "refresh_token", "refresh_token", "authorization_code"])
+        self.assertEqual(auth.storage.get_tokens()["access_token"], "token-2")
 
     def test_client_credentials(self) -> None:
         fake = self.fake(prm_scopes=["mcp:basic"], methods=["client_secret_basic"])
