@@ -12293,7 +12293,10 @@ class OAuthClientProvider:
     ``client_id``, a Client ID Metadata Document at ``client_metadata_url``, or
     dynamic registration, RFC 7591, in that order of preference), and obtains a
     token: the authorization code flow with PKCE S256, ``state`` and ``iss``
-    checked (RFC 9207), or ``grant_type="client_credentials"``.  Resource
+    checked (RFC 9207), ``grant_type="client_credentials"``, or RFC 7523's
+    JWT bearer grant (``grant_type=JWT_BEARER``) with ``assertion``, a JWT or a
+    callable ``(issuer, resource) -> JWT`` (a workload's identity token, or an
+    ID-JAG from a token exchange: SEP-1933, SEP-990).  Resource
     indicators (RFC 8707) name the server in every authorization and token
     request; expired tokens are refreshed.
 
@@ -12312,19 +12315,24 @@ class OAuthClientProvider:
     crypto library: wrap this object, or write your own with the same two
     methods."""
 
+    JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"  # RFC 7523 section 2.1
+
     def __init__(self, server_url: Optional[str] = None, *, client_id: Optional[str] = None,
                  client_secret: Optional[str] = None, client_metadata_url: Optional[str] = None,
                  client_metadata: Optional[Dict[str, Any]] = None, scope: Optional[str] = None,
                  grant_type: str = "authorization_code", redirect_uri: Optional[str] = None,
                  redirect_handler: Optional[Callable[[str], Any]] = None, storage: Any = None,
                  token_endpoint_auth_method: Optional[str] = None, max_retries: int = 2,
-                 timeout: float = 30.0) -> None:
+                 assertion: Union[str, Callable[[str, str], str], None] = None, timeout: float = 30.0) -> None:
         import threading
 
-        if grant_type not in ("authorization_code", "client_credentials"):
-            raise ValueError(f"grant_type must be 'authorization_code' or 'client_credentials', not {grant_type!r}")
+        if grant_type not in ("authorization_code", "client_credentials", self.JWT_BEARER):
+            raise ValueError(f"grant_type must be 'authorization_code', 'client_credentials' or "
+                             f"OAuthClientProvider.JWT_BEARER, not {grant_type!r}")
         if grant_type == "client_credentials" and not client_id:
             raise ValueError("grant_type='client_credentials' needs client_id (and usually client_secret)")
+        if (grant_type == self.JWT_BEARER) != (assertion is not None):
+            raise ValueError("assertion= goes with grant_type=OAuthClientProvider.JWT_BEARER, and it with assertion=")
         if redirect_handler is not None and not redirect_uri:
             raise ValueError("redirect_handler needs redirect_uri: where the authorization server sends the browser")
         self.server_url = server_url
@@ -12333,7 +12341,7 @@ class OAuthClientProvider:
         self.grant_type, self.redirect_uri, self.redirect_handler = grant_type, redirect_uri, redirect_handler
         self.storage = _MemoryTokenStorage() if storage is None else storage
         self.token_endpoint_auth_method = token_endpoint_auth_method
-        self.max_retries, self.timeout = max_retries, timeout
+        self.max_retries, self.assertion, self.timeout = max_retries, assertion, timeout
         self._lock = threading.RLock()
         self._resource: Optional[str] = None  # RFC 8707's resource: the PRM's, else the server's URL
         self._issuer: Optional[str] = None
@@ -12377,12 +12385,16 @@ class OAuthClientProvider:
             if not step_up and tokens and tokens.get("refresh_token") and self._refresh(tokens, rejected=True):
                 return True
             self._requested = _with_offline_access(scope, self._metadata, self.grant_type)
-            if self.grant_type == "client_credentials":
-                client = {"client_id": self.client_id, "client_secret": self.client_secret}
-                self.storage.set_tokens(self._token_request({"grant_type": "client_credentials"}, client,
-                                                            self._requested))
-            else:
+            if self.grant_type == "authorization_code":
                 self._authorization_code(self._requested)
+                return True
+            form = {"grant_type": self.grant_type}
+            if self.assertion is not None:  # RFC 7523 section 2.1
+                assertion = self.assertion
+                form["assertion"] = assertion if isinstance(assertion, str) else \
+                    assertion(str(self._issuer), str(self._resource))
+            client = {"client_id": self.client_id, "client_secret": self.client_secret}
+            self.storage.set_tokens(self._token_request(form, client, self._requested))
             return True
 
     # -- scope selection (basic/authorization, "Scope Selection Strategy") --
@@ -12747,7 +12759,8 @@ def _client_authentication(client: Dict[str, Any], method: str, form: Dict[str, 
     elif method == "client_secret_post" and secret:
         form.update(client_id=client["client_id"], client_secret=secret)
     elif method in ("none", "client_secret_basic", "client_secret_post"):
-        form["client_id"] = client["client_id"]
+        if client.get("client_id"):
+            form["client_id"] = client["client_id"]
     else:
         raise OAuthFlowError(f"token endpoint authentication {method!r} needs a signature: "
                              "wrap OAuthClientProvider to add it (private_key_jwt, DPoP)")

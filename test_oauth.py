@@ -483,6 +483,29 @@ class TokenEndpointTest(OAuthTest):
         self.assertEqual(sent, "Basic " + base64.b64encode(b"svc:pw").decode())
         self.assertEqual(auth.headers(fake.url), {"Authorization": "Bearer token-1"})
 
+    def test_jwt_bearer_with_an_assertion_or_its_maker(self) -> None:
+        seen: List[Tuple[str, str]] = []
+
+        def maker(issuer: str, resource: str) -> str:
+            seen.append((issuer, resource))
+            return "made.jwt.assertion"
+
+        for assertion, sent in (("given.jwt.assertion", "given.jwt.assertion"), (maker, "made.jwt.assertion")):
+            fake = self.fake(methods=["none"])
+            auth = OAuthClientProvider(fake.url, grant_type=OAuthClientProvider.JWT_BEARER, client_id="workload",
+                                       assertion=assertion)
+            self.assertTrue(auth.unauthorized(fake.url, 401, bearer(fake)))
+            form, authorization = self.token_request(fake)
+            self.assertEqual(form, {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": sent,
+                                    "resource": fake.url, "client_id": "workload"})
+            self.assertEqual(fake.paths(), ["GET /.well-known/oauth-protected-resource/mcp",
+                                            "GET /.well-known/oauth-authorization-server", "POST /token"])
+        self.assertEqual(seen, [(fake.issuer, fake.url)])
+        with self.assertRaises(ValueError):
+            OAuthClientProvider(fake.url, grant_type=OAuthClientProvider.JWT_BEARER)
+        with self.assertRaises(ValueError):
+            OAuthClientProvider(fake.url, assertion="a.b.c")
+
 
 class ScopeTest(OAuthTest):
     """basic/authorization, "Scope Selection Strategy" and "Scope Challenge Handling"."""

@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -43,14 +44,39 @@ def follow_redirect(authorization_url):
     raise RuntimeError("the authorization server did not redirect")
 
 
+def id_jag(context):
+    """SEP-990's first step, at the enterprise's identity provider: its ID
+    token exchanged (RFC 8693) for an Identity Assertion JWT Authorization
+    Grant naming the authorization server and the MCP server."""
+
+    def assertion(issuer, resource):
+        form = {"grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+                "subject_token": context["idp_id_token"],
+                "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+                "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                "audience": issuer, "resource": resource, "client_id": context["idp_client_id"]}
+        request = urllib.request.Request(context["idp_token_endpoint"], urllib.parse.urlencode(form).encode(),
+                                         {"Content-Type": "application/x-www-form-urlencoded"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)["access_token"]
+
+    return assertion
+
+
 def auth_for(scenario, context):
     """The OAuthClientProvider a scenario needs."""
     name = scenario[len("auth/"):]
     if name == "client-credentials-basic":
         return OAuthClientProvider(grant_type="client_credentials", client_id=context["client_id"],
                                    client_secret=context["client_secret"])
-    if name in ("client-credentials-jwt", "dpop", "dpop-nonce", "wif-jwt-bearer", "enterprise-managed-authorization"):
-        raise SystemExit(f"{scenario}: needs an asymmetric signature or a token exchange, left to a hook")
+    if name == "wif-jwt-bearer":  # the workload's identity token, as its platform gave it
+        return OAuthClientProvider(grant_type=OAuthClientProvider.JWT_BEARER, client_id=context["client_id"],
+                                   assertion=context["valid_jwt"])
+    if name == "enterprise-managed-authorization":
+        return OAuthClientProvider(grant_type=OAuthClientProvider.JWT_BEARER, client_id=context["client_id"],
+                                   client_secret=context["client_secret"], assertion=id_jag(context))
+    if name in ("client-credentials-jwt", "dpop", "dpop-nonce"):
+        raise SystemExit(f"{scenario}: needs an asymmetric signature (private_key_jwt, DPoP), left to a wrapper")
     return OAuthClientProvider(client_id=context.get("client_id"), client_secret=context.get("client_secret"),
                                client_metadata_url=CLIENT_METADATA_URL, redirect_uri=REDIRECT_URI,
                                redirect_handler=follow_redirect)
