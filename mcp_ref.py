@@ -12447,7 +12447,7 @@ class OAuthClientProvider:
             self._resource, self._prm_scopes = server, None
             issuer = _url_origin(server)
         if issuer != self._issuer:
-            self._metadata = _server_metadata(issuer, self.timeout)
+            self._metadata = _server_metadata(issuer, self.timeout, legacy=prm is None)
             self._issuer = issuer
         client = self.storage.get_client_info()
         if client and client.get("issuer") not in (None, issuer):
@@ -12703,13 +12703,15 @@ def _prm_urls(server: str) -> List[str]:
     return urls + [_url_origin(server) + "/.well-known/oauth-protected-resource"]
 
 
-def _server_metadata(issuer: str, timeout: float) -> Dict[str, Any]:
+def _server_metadata(issuer: str, timeout: float, legacy: bool = False) -> Dict[str, Any]:
     """The authorization server's metadata from the first well-known URI that
     has it (basic/authorization, "Authorization Server Metadata Discovery"):
     for an issuer with a path, RFC 8414's path insertion, OpenID Connect's path
     insertion, then its path appending; for one without, RFC 8414's then
     OpenID Connect's.  The ``issuer`` inside must be the one the URI was built
-    from (RFC 8414 section 3.3)."""
+    from (RFC 8414 section 3.3).  A ``legacy`` server (no resource metadata)
+    without any has 2025-03-26's default endpoints ("Fallbacks for Servers
+    without Metadata Discovery")."""
     from urllib.parse import urlsplit
 
     path = urlsplit(issuer).path.rstrip("/")
@@ -12728,6 +12730,9 @@ def _server_metadata(issuer: str, timeout: float) -> Dict[str, Any]:
         if named != issuer and not (not path and named == issuer.rstrip("/") + "/"):
             raise OAuthFlowError(f"the metadata at {url} names issuer {named!r}, not {issuer!r} (RFC 8414 section 3.3)")
         return metadata
+    if legacy:
+        return {"issuer": issuer, "authorization_endpoint": issuer + "/authorize", "token_endpoint": issuer + "/token",
+                "registration_endpoint": issuer + "/register"}
     raise OAuthFlowError(f"no authorization server metadata for {issuer} (RFC 8414, OpenID Connect Discovery)")
 
 

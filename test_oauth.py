@@ -40,7 +40,7 @@ class Fake:
         "prm_resource": None,  # overrides the resource it names
         "prm_scopes": None,
         "as_path": "",
-        "metadata": "oauth",  # oauth, openid-inserted, openid-appended
+        "metadata": "oauth",  # oauth, openid-inserted, openid-appended or None
         "issuer": None,  # overrides the metadata's issuer
         "methods": ["client_secret_basic", "client_secret_post", "none"],
         "as_scopes": None,
@@ -117,7 +117,7 @@ class Fake:
             if o["prm_scopes"] is not None:
                 prm["scopes_supported"] = o["prm_scopes"]
             return 200, {}, prm
-        if method == "GET" and path == metadata_paths[o["metadata"]]:
+        if method == "GET" and o["metadata"] and path == metadata_paths[o["metadata"]]:
             return 200, {}, self.metadata()
         if method == "GET" and path == p + "/authorize":
             return 302, {"Location": self.callback(fields)}, None
@@ -236,6 +236,27 @@ class DiscoveryTest(OAuthTest):
         self.assertTrue(self.provider(fake).unauthorized(fake.url, 401, bearer(fake)))
         self.assertEqual(fake.paths()[1:3], ["GET /.well-known/oauth-authorization-server",
                                              "GET /.well-known/openid-configuration"])
+
+    def test_without_resource_metadata_the_server_is_its_own_authorization_server(self) -> None:
+        # 2025-03-26: the metadata at the server's origin, else the default endpoints there.
+        for metadata, tried in (("oauth", ["GET /.well-known/oauth-authorization-server"]),
+                                (None, ["GET /.well-known/oauth-authorization-server",
+                                        "GET /.well-known/openid-configuration"])):
+            with self.subTest(metadata):
+                fake = self.fake(prm=None, metadata=metadata)
+                self.assertTrue(self.provider(fake).unauthorized(fake.url, 401, 'Bearer realm="mcp"'))
+                self.assertEqual(fake.paths(), ["GET /.well-known/oauth-protected-resource/mcp",
+                                                "GET /.well-known/oauth-protected-resource"] + tried
+                                 + ["POST /register", "GET /authorize", "POST /token"])
+                self.assertEqual(fake.fields("/authorize")[0]["resource"], fake.url)
+
+    def test_no_metadata_with_resource_metadata_is_refused(self) -> None:
+        fake = self.fake(as_path="/tenant1", metadata="oauth")
+        fake.issuer = fake.base + "/elsewhere"
+        with self.assertRaises(OAuthFlowError) as caught:
+            self.provider(fake).unauthorized(fake.url, 401, bearer(fake))
+        self.assertEqual(str(caught.exception), f"no authorization server metadata for {fake.base}/elsewhere "
+                                                "(RFC 8414, OpenID Connect Discovery)")
 
     def test_metadata_naming_another_issuer_is_refused(self) -> None:
         fake = self.fake(issuer="https://attacker.example.com")
