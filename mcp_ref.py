@@ -138,7 +138,7 @@ Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
 "streamable-http")``) at the end of it.  ``python mcp_ref.py --help`` lists the
 command line (a small client, over stdio or HTTP: ``list``, ``call``,
-``resources``, ``read``, ``prompts``, ``prompt``, ``serve``).
+``resources``, ``read``, ``prompts``, ``prompt``, ``complete``, ``serve``).
 """
 
 from __future__ import annotations
