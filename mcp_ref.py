@@ -11933,13 +11933,13 @@ def _elicit_at_terminal(params: Any) -> Dict[str, Any]:
     params = params if isinstance(params, dict) else {}
     print(f"The server asks: {_one_line(str(params.get('message', '')), 500)}", file=sys.stderr)
     try:
-        if input("Answer? [y/N] ").strip().lower() not in ("y", "yes"):
+        if _read_line("Answer? [y/N] ").strip().lower() not in ("y", "yes"):
             return {"action": "decline"}
         content: Dict[str, Any] = {}
         schema = params.get("requestedSchema")
         for name, prop in ((schema or {}).get("properties") or {}).items() if isinstance(schema, dict) else ():
             kind = str(prop.get("type")) if isinstance(prop, dict) else "string"
-            text = input(f"  {name} ({kind}): ").strip()
+            text = _read_line(f"  {name} ({kind}): ").strip()
             if text:
                 content[name] = _typed_answer(kind, text)
         return {"action": "accept", "content": content}
@@ -12954,15 +12954,27 @@ def _sample_at_terminal(params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
             shown = text if isinstance(text, str) else json.dumps(block)
             lines.append(f"  {_one_line(str(message.get('role')), 20)}: {_one_line(shown, 500)}")
     print("\n".join(lines), file=sys.stderr)
-    sys.stderr.write("Reply (one line; empty declines): ")
-    sys.stderr.flush()
-    reply = (sys.stdin.readline() if sys.stdin is not None else "").rstrip("\r\n")
-    if sys.stdin is not None and not sys.stdin.isatty():
-        sys.stderr.write("\n")  # what a terminal would have echoed
+    try:
+        reply = _read_line("Reply (one line; empty declines): ")
+    except EOFError:
+        return None
     if not reply.strip():
         return None
     return {"role": "assistant", "content": {"type": "text", "text": reply},
             "model": "the user (mcp_ref --sampling)", "stopReason": "endTurn"}
+
+
+def _read_line(prompt: str) -> str:
+    """A line the user types (input(), but with the prompt on stderr: stdout
+    holds only the result, and may be a file); EOFError at the end of input."""
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    line = sys.stdin.readline() if sys.stdin is not None else ""
+    if not sys.stdin or not sys.stdin.isatty():
+        sys.stderr.write("\n")  # what a terminal would have echoed
+    if not line:
+        raise EOFError
+    return line.rstrip("\r\n")
 
 
 _PROGRESS: List[bool] = [False]  # whether a progress line is open on stderr (a terminal)

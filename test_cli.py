@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 import unittest
-from typing import Dict, List, NamedTuple, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLI = os.path.join(HERE, "mcp_ref.py")
@@ -596,28 +596,44 @@ class QuestionsTest(CliTestCase):
 
     @unittest.skipUnless(os.name == "posix", "a pseudo-terminal")
     def test_progress_updates_one_line_on_a_terminal(self) -> None:
-        import pty
+        code, stdout, terminal = on_terminal(["call", CONTEXT_DEMO, "count", "to=2"], stdin=False)
+        self.assertEqual(code, 0, stdout)
+        self.assertEqual(terminal, "[info] counting to 2\n\r[progress] 1/2 at 1\x1b[K\r[progress] 2/2 at 2\x1b[K\n")
 
-        leader, follower = pty.openpty()
-        try:
-            process = subprocess.Popen([sys.executable, "-S", CLI, "call", CONTEXT_DEMO, "count", "to=2"],
-                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower, env=ENV)
-            os.close(follower)
-            out, _ = process.communicate(timeout=30)
-            chunks = []
-            while True:
-                try:
-                    chunk = os.read(leader, 4096)
-                except OSError:  # EIO: the terminal's other end is closed
-                    break
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        finally:
-            os.close(leader)
-        self.assertEqual(process.returncode, 0, out)
-        self.assertEqual(b"".join(chunks).decode().replace("\r\n", "\n"),
-                         "[info] counting to 2\n\r[progress] 1/2 at 1\x1b[K\r[progress] 2/2 at 2\x1b[K\n")
+    @unittest.skipUnless(os.name == "posix", "a pseudo-terminal")
+    def test_questions_at_a_terminal_stay_off_stdout(self) -> None:
+        # stdout may be a file (> result.txt): the questions go to the terminal.
+        code, stdout, terminal = on_terminal(["call", CONTEXT_DEMO, "schedule"], typed="y\nMonday\n45\n")
+        self.assertEqual((code, stdout.splitlines()[:2]), (0, ["content:", "  meeting on Monday for 45 minutes"]))
+        self.assertIn("The server asks: When shall we meet?\n", terminal)
+        self.assertIn("Answer? [y/N] ", terminal)
+
+
+def on_terminal(args: Sequence[str], typed: str = "", stdin: bool = True) -> Tuple[int, str, str]:
+    """The command line with stderr (and stdin) on a pseudo-terminal, ``typed``
+    waiting there: its exit code, stdout, and what the terminal showed."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, typed.encode())
+        process = subprocess.Popen([sys.executable, "-S", CLI, *args], stdout=subprocess.PIPE, stderr=follower,
+                                   stdin=follower if stdin else subprocess.DEVNULL, env=ENV)
+        os.close(follower)
+        out, _ = process.communicate(timeout=30)
+        chunks = []
+        for _ in range(10_000):
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the terminal's other end is closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    shown = b"".join(chunks).decode().replace("\r\n", "\n")
+    return process.returncode, out.decode(), shown[len(typed):] if shown.startswith(typed) else shown
 
 
 class CommandTest(CliTestCase):
