@@ -12364,13 +12364,13 @@ def _usage_text() -> str:
 def _summary(schema: Dict[str, Any], none: str = "(none)") -> str:
     """A schema in one line: ``city: string, days?: integer`` (``...``: any
     properties, as the schema lists none)."""
-    if not isinstance(schema.get("properties"), dict):
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
         return "..."
     required = schema.get("required")
     required = set(r for r in required if isinstance(r, str)) if isinstance(required, list) else set()
-    properties = schema.get("properties")
     parts = []
-    for name, prop in (properties if isinstance(properties, dict) else {}).items():
+    for name, prop in properties.items():
         parts.append(f"{name}{'' if name in required else '?'}: {_type_word(prop)}")
     return ", ".join(parts) if parts else none
 
