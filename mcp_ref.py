@@ -138,7 +138,7 @@ Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
 "streamable-http")``) at the end of it.  ``python mcp_ref.py --help`` lists the
 command line (a small client, over stdio or HTTP: ``list``, ``call``,
-``resources``, ``read``, ``prompts``, ``prompt``, ``serve``).
+``resources``, ``read``, ``prompts``, ``prompt``, ``complete``, ``serve``).
 """
 
 from __future__ import annotations
@@ -149,6 +149,11 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
+
+if sys.version_info < (3, 9):  # else the first failure would be an obscure one, deep in typing
+    _TOO_OLD = "mcp_ref needs Python 3.9 or newer, not %d.%d" % sys.version_info[:2]
+    raise SystemExit(_TOO_OLD) if __name__ == "__main__" else ImportError(_TOO_OLD)  # one line, or a traceback
+
 from bisect import bisect_right  # for the classes of patterns (section 28)
 from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
@@ -3893,6 +3898,8 @@ class MCPServer:
         and ``read_timeout``; an address it cannot serve on is SystemExit(2)."""
         if transport not in ("stdio", "streamable-http"):
             raise ValueError(f"mcp_ref serves the stdio and streamable-http transports, not {transport!r}")
+        if _IMPORTING:  # the command line's serve is importing the file (section 32): it would serve twice
+            raise RuntimeError('run() is called as the file is imported; call it under if __name__ == "__main__":')
         code = self._run_http(exit_process=False, **kwargs) if transport == "streamable-http" else \
             _StdioServer(self, exit_process=False).serve()  # (the command line's ends the process)
         if code:
@@ -11715,7 +11722,10 @@ def _user_json(text: str, what: str) -> Any:
 def _one_line(text: str, limit: int = 200) -> str:
     """Text from a server (or a user's file) made fit for a one-line message."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "..."
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", limit * 3 // 4, limit + 1)  # at a word's end where there is one near
+    return text[:cut if cut > 0 else limit] + " ..."
 
 
 def _load_server(path: str) -> MCPServer:
@@ -11850,8 +11860,8 @@ class _Client:
 
     def _answer(self, message: Dict[str, Any]) -> None:
         """Answer the server's own request (it may wait for that before it
-        answers ours): ping has an empty result, an elicitation is put to the
-        user at the terminal, sampling is declined; no other method is offered.
+        answers ours): ping has an empty result; elicitation and sampling are
+        the command line's (_answer_question); no other method is offered.
         A log message or progress is shown on stderr (--trace shows all)."""
         id_, method = message.get("id"), message["method"]
         if type(id_) not in (int, str):  # a notification, or an id no answer could name
@@ -11860,13 +11870,8 @@ class _Client:
             return
         if method == "ping":
             self.send({"jsonrpc": "2.0", "id": id_, "result": {}})
-        elif method == "elicitation/create" and _INTERACTIVE():
-            self.send({"jsonrpc": "2.0", "id": id_, "result": _elicit_at_terminal(message.get("params"))})
-        elif method == "sampling/createMessage":
-            self.send({"jsonrpc": "2.0", "id": id_, "error": {"code": INVALID_REQUEST,
-                                                              "message": "Sampling declined by the user"}})
-        else:
-            self.send({"jsonrpc": "2.0", "id": id_, "error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}})
+        else:  # elicitation, sampling and the rest: as the command line answers them (section 32)
+            self.send({"jsonrpc": "2.0", "id": id_, **_answer_question(self, method, message.get("params"))})
 
     def _died(self, when: str) -> Exception:
         """What to raise once the server has closed its end of a pipe."""
@@ -11908,7 +11913,9 @@ def _INTERACTIVE() -> bool:
 
 
 def _client_capabilities() -> Dict[str, Any]:
-    return {"elicitation": {}} if _INTERACTIVE() else {}
+    # Declared even with no terminal: a question then gets a decline, which a
+    # tool can handle, rather than -32021 (section 32, _answer_question).
+    return {"elicitation": {}, "sampling": {}}
 
 
 def _show_notification(method: str, params: Any) -> None:
@@ -11916,11 +11923,11 @@ def _show_notification(method: str, params: Any) -> None:
     if method == "notifications/message" and isinstance(params.get("level"), str):
         logger = f" {params['logger']}" if isinstance(params.get("logger"), str) else ""
         text = params.get("data") if isinstance(params.get("data"), str) else json.dumps(params.get("data"))
-        print(f"[{_one_line(str(params.get('level')), 20)}{logger}] {_one_line(str(text), 500)}", file=sys.stderr)
+        _stderr_line(f"[{_one_line(str(params.get('level')), 20)}{logger}] {_one_line(str(text), 500)}")
     elif method == "notifications/progress" and "progress" in params:
         total = f"/{params['total']}" if "total" in params else ""
         note = f" {_one_line(str(params['message']), 200)}" if "message" in params else ""
-        print(f"[progress] {params.get('progress')}{total}{note}", file=sys.stderr)
+        _progress_line(f"[progress] {params.get('progress')}{total}{note}")
 
 
 def _elicit_at_terminal(params: Any) -> Dict[str, Any]:
@@ -11929,13 +11936,13 @@ def _elicit_at_terminal(params: Any) -> Dict[str, Any]:
     params = params if isinstance(params, dict) else {}
     print(f"The server asks: {_one_line(str(params.get('message', '')), 500)}", file=sys.stderr)
     try:
-        if input("Answer? [y/N] ").strip().lower() not in ("y", "yes"):
+        if _read_line("Answer? [y/N] ").strip().lower() not in ("y", "yes"):
             return {"action": "decline"}
         content: Dict[str, Any] = {}
         schema = params.get("requestedSchema")
         for name, prop in ((schema or {}).get("properties") or {}).items() if isinstance(schema, dict) else ():
             kind = str(prop.get("type")) if isinstance(prop, dict) else "string"
-            text = input(f"  {name} ({kind}): ").strip()
+            text = _read_line(f"  {name} ({kind}): ").strip()
             if text:
                 content[name] = _typed_answer(kind, text)
         return {"action": "accept", "content": content}
@@ -12043,7 +12050,7 @@ def _error_text(error: Any) -> str:
     if not isinstance(error, dict):
         return f"an error that is not an object: {_one_line(json.dumps(error), 80)}"
     message, code = error.get("message"), error.get("code")
-    text = _one_line(message) if isinstance(message, str) else "no message"
+    text = _one_line(message, 1000) if isinstance(message, str) else "no message"
     return f"{text} (JSON-RPC error {code if type(code) is int else 'without a code'})"
 
 
@@ -12891,15 +12898,14 @@ class _LoopbackCallback:
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   main                  the end of the file                 python mcp_ref.py COMMAND ...
+#   main                  the end of the file                 mcp-ref COMMAND ... (python mcp_ref.py COMMAND ...)
 #   _cli                  main (section 32)                   each command, its options and exit codes
+#   _answer_question      _Client (section 29)                the server's questions, as the user answers them
+#   _progress_line        _show_notification (section 29)     progress: one line that updates, on a terminal
+#   _stderr_line          _show_notification (section 29)     a log message, after any progress line
+#   _IMPORTING            MCPServer (section 14)              run() refuses while serve imports the file
 #
-#   python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
-#   python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol V] [--timeout S]
-#   python mcp_ref.py resources SERVER, read SERVER URI, prompts SERVER   (the same options)
-#   python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT]   (the same options)
-#   python mcp_ref.py serve SERVER.py [--http HOST:PORT]
-#
+# The commands and their words are _COMMANDS below, and its usage text.
 # SERVER is a Python file that defines an mcp_ref MCPServer, any other
 # server's command line in one quoted string ("node build/index.js"), or the
 # http(s):// URL of a Streamable HTTP endpoint.  All but serve are a small
@@ -12907,43 +12913,85 @@ class _LoopbackCallback:
 # and speak JSON-RPC to it; --trace shows every message, both ways, on stderr.
 #
 # Exit codes: 0 done; 1 the tool reported an error (isError); 2 bad usage (an
-# unknown option, a missing file, a file that fails to import or defines no
-# MCPServer, a command that cannot start, a malformed key=value or --json, no
-# such tool, resource or prompt, arguments the server refuses); 3 the server
-# failed (it exited, answered with a JSON-RPC error, sent something malformed,
-# or did not answer in time).  A failure is one line
-# on stderr, never a traceback (no command at all gets the usage text).
+# unknown command or option, a missing file, a file that fails to import or
+# defines no MCPServer, a command that cannot start, a URL with no endpoint
+# (404), a malformed key=value or --json, no such tool, resource or prompt,
+# arguments the tool's inputSchema or the server refuses, a question of the
+# server's the user declined, a client capability the server requires that
+# the command line lacks); 3 the server failed (it exited, answered with any
+# other JSON-RPC error, sent something malformed, or did not answer in time).
+# A failure is one line on stderr, never a traceback (no command at all gets
+# the usage text).
 
-_USAGE = """usage: python mcp_ref.py list  SERVER [--trace] [--protocol VERSION] [--timeout SECONDS]
-       python mcp_ref.py call  SERVER TOOL [key=value ...] [--json OBJECT] [--trace] [--protocol VERSION]
-                               [--timeout SECONDS]
-       python mcp_ref.py resources SERVER [options]      the resources and resource templates
-       python mcp_ref.py read SERVER URI [options]       a resource's contents
-       python mcp_ref.py prompts SERVER [options]        the prompts and their arguments
-       python mcp_ref.py prompt SERVER NAME [key=value ...] [--json OBJECT] [options]
-                                                         a prompt's messages (its arguments are text)
-       python mcp_ref.py serve SERVER.py [--http HOST:PORT]
+# command -> (its words after SERVER, what it does)
+_COMMANDS: Dict[str, Tuple[str, str]] = {
+    "list": ("[--schemas]", "the tools, one line each (--schemas: with their input and output schemas)"),
+    "call": ("TOOL [key=value ...] [--json OBJECT] [--sampling]", "calls a tool: content, structuredContent, isError"),
+    "resources": ("", "the resources and the resource templates"),
+    "read": ("URI", "a resource's contents"),
+    "prompts": ("", "the prompts and their arguments"),
+    "prompt": ("NAME [key=value ...] [--json OBJECT]", "a prompt's messages (its arguments are text)"),
+    "complete": ("PROMPT|TEMPLATE NAME=PREFIX [key=value ...]",
+                 "completion/complete: values for a prompt's argument or a template's variable (key=value: context)"),
+    "serve": ("[--http HOST:PORT]", "serves SERVER.py over stdio, or Streamable HTTP at http://HOST:PORT/mcp"),
+}
+# The fewest and the most words after SERVER (None: any number).
+_WORDS: Dict[str, Tuple[int, Optional[int]]] = {
+    "list": (0, 0), "call": (1, None), "resources": (0, 0), "read": (1, 1), "prompts": (0, 0),
+    "prompt": (1, None), "complete": (2, None), "serve": (0, 0)}
 
-SERVER is a .py file defining an MCPServer, a server command in quotes, or an http(s):// URL.
-serve --http HOST:PORT serves the file over Streamable HTTP (endpoint /mcp) instead of stdio.
-key=value: the value is read as JSON when it parses (days=3, tags='["a"]'), else as text (city=London,
-x=NaN: NaN is not JSON); a number beyond a double (x=1e400) is refused: quote it to send text (x='"1e400"').
+_USAGE = """usage: {prog} COMMAND SERVER ... [--trace] [--protocol VERSION] [--timeout SECONDS]
+
+{commands}
+
+SERVER is a .py file defining an MCPServer, a server command in quotes ("node build/index.js"), or the
+http(s):// URL of a Streamable HTTP endpoint (http://127.0.0.1:8000/mcp).
+key=value: typed by the tool's inputSchema: text where the schema takes text (label=123 for a string),
+else JSON (days=3, tags='["a"]'); a name the schema lacks is refused.  Where the schema says nothing:
+JSON when it parses, else text (x=NaN: NaN is not JSON); a number beyond a double (x=1e400) is refused.
+--json OBJECT: the arguments as one JSON object, over the key=value ones.
+--trace: every JSON-RPC message, both ways, on stderr.
 --protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
 (per-request _meta; the default, falling back to the handshake for older servers).
 --timeout: seconds to wait for each answer, a positive number (30 by default).
-Exit codes: 0 done, 1 the tool reported isError, 2 bad usage (or no such resource or prompt, or arguments
-the server refuses), 3 the server failed."""
+The server's questions: an elicitation is put to you at a terminal, and declined without one.  A
+sampling request (the server asks for a model's reply) is declined, unless --sampling: then it is
+shown on stderr and you write the reply, one line on stdin (typed, or piped in).
+Exit codes: 0 done, 1 the tool reported isError, 2 bad usage (or no such tool, resource or prompt,
+arguments the schema or the server refuses, a question declined, a capability the command line
+lacks), 3 the server failed."""
 
 
-def _summary(schema: Dict[str, Any]) -> str:
-    """A schema in one line: ``city: string, days?: integer``."""
+def _prog() -> str:
+    """The command as the user typed it: ``mcp-ref`` once installed (the
+    script pyproject.toml declares), else ``python mcp_ref.py``."""
+    name, extension = os.path.splitext(os.path.basename(sys.argv[0] if sys.argv else ""))
+    return name if name and not name.startswith("-") and extension in ("", ".exe") else "python mcp_ref.py"
+
+
+def _usage(command: str) -> str:
+    """One command's usage line."""
+    words = _COMMANDS[command][0]
+    return f"usage: {_prog()} {command} {'SERVER.py' if command == 'serve' else 'SERVER'} {words}".rstrip()
+
+
+def _usage_text() -> str:
+    commands = "\n".join(f"  {_usage(c)[7:]}\n      {what}" for c, (_, what) in _COMMANDS.items())
+    return _USAGE.format(prog=_prog(), commands=commands)
+
+
+def _summary(schema: Dict[str, Any], none: str = "(none)") -> str:
+    """A schema in one line: ``city: string, days?: integer`` (``...``: any
+    properties, as the schema lists none)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return "..."
     required = schema.get("required")
     required = set(r for r in required if isinstance(r, str)) if isinstance(required, list) else set()
-    properties = schema.get("properties")
     parts = []
-    for name, prop in (properties if isinstance(properties, dict) else {}).items():
+    for name, prop in properties.items():
         parts.append(f"{name}{'' if name in required else '?'}: {_type_word(prop)}")
-    return ", ".join(parts) if parts else "(none)"
+    return ", ".join(parts) if parts else none
 
 
 def _type_word(schema: Any, depth: int = 0) -> str:
@@ -12967,31 +13015,83 @@ def _type_word(schema: Any, depth: int = 0) -> str:
     return " | ".join(map(str, kind)) if isinstance(kind, list) else str(kind)
 
 
-def _parse_pairs(pairs: List[str]) -> Dict[str, Any]:
-    arguments: Dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
+def _pairs(words: List[str]) -> List[Tuple[str, str]]:
+    """key=value words, checked before any server starts; typed once the tool's schema is known."""
+    pairs = []
+    for word in words:
+        key, sep, text = word.partition("=")
         if not sep or not key:
-            raise _UsageError(f"expected key=value, got {pair!r}")
-        try:
-            arguments[key] = _user_json(text, f"{key}={_one_line(text, 40)}")
-        except ValueError:  # not JSON (NaN and Infinity are not): text
-            arguments[key] = text
+            raise _UsageError(f"expected key=value, got {word!r}")
+        pairs.append((key, text))
+    return pairs
+
+
+def _json_option(json_text: Optional[str]) -> Dict[str, Any]:
+    """--json's object, checked before any server starts."""
+    if json_text is None:
+        return {}
+    try:
+        extra = _user_json(json_text, "--json")
+    except ValueError as exc:
+        raise _UsageError(f"--json is not valid JSON: {exc}") from None
+    if not isinstance(extra, dict):
+        raise _UsageError("--json needs a JSON object")
+    return extra
+
+
+def _tool_arguments(tool: Dict[str, Any], pairs: List[Tuple[str, str]], extra: Dict[str, Any]) -> Dict[str, Any]:
+    """call's arguments: the key=value pairs typed by the tool's inputSchema,
+    then --json's object over them; a name the schema lacks (where it lists
+    its properties and allows no others) or arguments it refuses are bad usage,
+    found before the call rather than dropped or refused by the server."""
+    schema: Dict[str, Any] = tool["inputSchema"] if isinstance(tool.get("inputSchema"), dict) else {}
+    known: Optional[Dict[str, Any]] = schema["properties"] if isinstance(schema.get("properties"), dict) else None
+    arguments = {key: _typed_value(schema, known.get(key) if known else None, key, text) for key, text in pairs}
+    arguments.update(extra)
+    others = schema.get("additionalProperties", False)
+    unknown = [key for key in arguments if known is not None and key not in known]
+    if unknown and others is not True and not isinstance(others, dict) and "patternProperties" not in schema:
+        listed = ", ".join(known or {}) or "(none)"
+        raise _UsageError(f"{tool['name']} has no argument {unknown[0]!r}; its arguments: {listed}")
+    try:
+        validate(arguments, schema)
+    except ValidationError as exc:
+        shown = "; ".join(f"{'.'.join(map(str, e.loc)) or '(the arguments)'}: {e.msg}" for e in exc.errors[:5])
+        raise _UsageError(f"{tool['name']}'s inputSchema refuses the arguments: {shown}") from None
+    except Exception:  # a schema this validator cannot read ($ref elsewhere): the server judges
+        pass
     return arguments
 
 
-def _arguments(pairs: List[str], json_text: Optional[str]) -> Dict[str, Any]:
-    """call's arguments: the key=value pairs, then --json's object over them."""
-    arguments = _parse_pairs(pairs)
-    if json_text is not None:
-        try:
-            extra = _user_json(json_text, "--json")
-        except ValueError as exc:
-            raise _UsageError(f"--json is not valid JSON: {exc}") from None
-        if not isinstance(extra, dict):
-            raise _UsageError("--json needs a JSON object")
-        arguments.update(extra)
-    return arguments
+def _typed_value(schema: Dict[str, Any], prop: Any, key: str, text: str) -> Any:
+    """A key=value's value: its JSON where that fits the property (days=3),
+    else its text where that fits (label=123 for a string, x=1e400 too);
+    with no property to go by, its JSON when it parses, else its text."""
+    try:
+        value = _user_json(text, f"{key}={_one_line(text, 40)}")
+    except ValueError:  # not JSON (NaN and Infinity are not): text
+        return text
+    except _UsageError:  # a number beyond a double: text, if text fits
+        if prop is None or not _fits(schema, key, prop, text):
+            raise
+        return text
+    if prop is None or _fits(schema, key, prop, value) or not _fits(schema, key, prop, text):
+        return value
+    return text
+
+
+def _fits(schema: Dict[str, Any], key: str, prop: Any, value: Any) -> bool:
+    """Whether ``value`` fits the property ``key`` of ``schema`` (with the
+    schema's $defs, which the property's $ref may name)."""
+    probe = {k: v for k, v in schema.items() if k in ("$defs", "definitions")}
+    probe.update(type="object", properties={key: prop})
+    try:
+        validate({key: value}, probe)
+    except ValidationError:
+        return False
+    except Exception:  # a schema this validator cannot read: the server judges
+        return True
+    return True
 
 
 def _seconds(text: str) -> float:
@@ -13024,15 +13124,16 @@ def _spawn(server: str) -> Tuple[List[str], bool]:
 def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
     """The words and options of a command line, checked before any server
     starts; None once --help or --version has answered."""
-    options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": "30", "http": None}
+    options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": "30", "http": None,
+                               "schemas": False, "sampling": False}
     words: List[str] = []
     it = iter(argv)
     for word in it:
         if word in ("-h", "--help", "--version"):
-            print(f"mcp_ref {__version__}" if word == "--version" else _USAGE)
+            print(f"mcp_ref {__version__}" if word == "--version" else _usage_text())
             return None
-        if word == "--trace":
-            options["trace"] = True
+        if word in ("--trace", "--schemas", "--sampling"):
+            options[word[2:]] = True
         elif word in ("--protocol", "--json", "--timeout", "--http"):
             value = next(it, None)
             if value is None:
@@ -13042,25 +13143,38 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
             raise _UsageError(f"unknown option {word}")
         else:
             words.append(word)
-    if len(words) < 2 or words[0] not in ("list", "call", "serve") + tuple(_MORE_COMMANDS):
-        raise _UsageError(_USAGE)
-    if words[0] == "call" and len(words) < 3:
-        raise _UsageError("call needs a tool name: python mcp_ref.py call SERVER TOOL key=value ...")
-    needs = _MORE_COMMANDS.get(words[0])
-    if needs and (len(words) < 3 if "..." in needs else len(words) != 3):
-        raise _UsageError(f"usage: python mcp_ref.py {words[0]} SERVER {needs}".rstrip())
-    if words[0] not in ("call", "prompt", "read") and len(words) > 2:
-        raise _UsageError(f"{words[0]} takes one SERVER, not {words[2]!r} too; "
-                          "quote a command line: \"node build/index.js\"")
+    if not words:
+        raise _UsageError(_usage_text())
+    _check_words(words)
     if options["protocol"] is not None and options["protocol"] not in _ALL_VERSIONS:
         raise _UsageError(f"unknown protocol version {options['protocol']!r}; "
                           f"choose one of {', '.join(_ALL_VERSIONS)}")
     options["timeout"] = _seconds(options["timeout"])
+    for option, commands in (("schemas", ("list",)), ("json", ("call", "prompt")), ("sampling", ("call",)),
+                             ("http", ("serve",))):
+        if options[option] not in (None, False) and words[0] not in commands:
+            raise _UsageError(f"--{option} goes with {' and '.join(commands)}: {_usage(commands[0])}")
     if options["http"] is not None:
-        if words[0] != "serve":
-            raise _UsageError("--http goes with serve: python mcp_ref.py serve SERVER.py --http 127.0.0.1:8000")
         options["http"] = _host_port(options["http"])
     return words, options
+
+
+def _check_words(words: List[str]) -> None:
+    """The command, and as many words after it as it takes."""
+    command = words[0]
+    if command not in _COMMANDS:
+        raise _UsageError(f"unknown command {command!r}; the commands: {', '.join(_COMMANDS)} "
+                          f"({_prog()} --help tells more)")
+    if len(words) < 2:
+        raise _UsageError(f"{command} needs a SERVER: {_usage(command)}")
+    if command == "call" and len(words) < 3:
+        raise _UsageError(f"call needs a tool name: {_usage(command)}")
+    fewest, most = _WORDS[command]
+    if most == 0 and len(words) > 2:
+        raise _UsageError(f"{command} takes one SERVER, not {words[2]!r} too; "
+                          "quote a command line: \"node build/index.js\"")
+    if len(words) - 2 < fewest or (most is not None and len(words) - 2 > most):
+        raise _UsageError(_usage(command))
 
 
 def _host_port(text: str) -> Tuple[str, int]:
@@ -13079,15 +13193,15 @@ def _cli(argv: List[str]) -> int:
     words, options = parsed
     command, server = words[0], words[1]
     if command == "serve":
+        loaded = _import_server(server)
         if options["http"] is not None:
             host, port = options["http"]
-            return _load_server(server)._run_http(host=host, port=port)  # exits 0 at the end, or returns 2
-        return _StdioServer(_load_server(server)).serve()  # exits 0 at the end of input
+            return loaded._run_http(host=host, port=port)  # exits 0 at the end, or returns 2
+        return _StdioServer(loaded).serve()  # exits 0 at the end of input
     url = server.startswith(("http://", "https://"))
     spawn, own = ([], False) if url else _spawn(server)
-    arguments = _arguments(words[3:], options["json"]) if command == "call" else {}
-    if command == "prompt":
-        arguments = _prompt_arguments(words[3:], options["json"])
+    pairs = _pairs(words[3:])
+    extra = _json_option(options["json"])
     # A server's text may hold lone surrogates, or characters stdout's encoding
     # lacks: shown escaped rather than a UnicodeEncodeError.
     reconfigure = getattr(sys.stdout, "reconfigure", None)
@@ -13095,33 +13209,72 @@ def _cli(argv: List[str]) -> int:
         reconfigure(errors="backslashreplace")
     client: Any = _HttpClient(server, options["trace"], options["timeout"]) if url else \
         _Client(spawn, options["trace"], options["timeout"], own)
+    client.sampling = options["sampling"]  # read by _answer_question
     try:
-        session = _Session(client, options["protocol"])
+        session = _connect(client, options["protocol"], server if url else None)
         if command == "list":
-            return _cli_list(session)
-        if command in _MORE_COMMANDS:
-            return _more_command(session, command, words[2:], arguments)
-        return _cli_call(session, words[2], arguments)
+            return _cli_list(session, options["schemas"])
+        if command == "call":
+            return _cli_call(session, words[2], pairs, extra)
+        if command == "complete":
+            return _cli_complete(session, words[2], pairs)
+        return _more_command(session, command, words[2:], _prompt_arguments(pairs, extra))
     finally:
+        _end_progress()
         client.close()
 
 
-def _cli_list(session: _Session) -> int:
+_IMPORTING: List[str] = []  # the file serve is importing, while it does
+
+
+def _import_server(path: str) -> MCPServer:
+    """serve's server file; a file whose import serves (``mcp.run()`` without
+    ``if __name__ == "__main__":``) is refused: MCPServer.run raises."""
+    _IMPORTING.append(path)
+    try:
+        return _load_server(path)
+    finally:
+        _IMPORTING.pop()
+
+
+def _connect(client: Any, protocol: Optional[str], url: Optional[str]) -> _Session:
+    """The session; a URL that answers 404 is a mistyped endpoint (bad usage),
+    with a hint where its path lacks the usual /mcp."""
+    try:
+        return _Session(client, protocol)
+    except _ServerFailed as exc:
+        if url is None or "HTTP 404" not in str(exc):
+            raise
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(url)
+        path, hint = parts.path.rstrip("/"), ""
+        if not path.endswith("/mcp"):
+            hint = f"; MCP servers usually serve at /mcp: {urlunsplit(parts._replace(path=path + '/mcp'))}"
+        raise _UsageError(f"no MCP endpoint at {url} (HTTP 404){hint}") from None
+
+
+def _cli_list(session: _Session, schemas: bool) -> int:
     tools = session.tools()
     try:  # all of it checked and written out before a line is printed
-        text = "".join(_tool_text(tool) for tool in tools)
+        text = "".join(_tool_text(tool, schemas) for tool in tools)
     except RecursionError:
         raise _ServerFailed("tools/list: a schema is nested too deeply to show") from None
-    print(text, end="")
+    print(text or "no tools\n", end="")
     return 0
 
 
-def _tool_text(tool: Dict[str, Any]) -> str:
-    """A tool as list shows it; a field of the wrong type is the server's failure."""
+def _tool_text(tool: Dict[str, Any], schemas: bool) -> str:
+    """A tool as list shows it: ``name(parameters)  what it does``, or with
+    --schemas its title, description, input and output in a line each, then
+    both schemas; a field of the wrong type is the server's failure."""
     for field, kind in (("title", str), ("description", str), ("inputSchema", dict), ("outputSchema", dict)):
         if tool.get(field) is not None and not isinstance(tool[field], kind):
             what = "a string" if kind is str else "an object"
             raise _ServerFailed(f"tools/list: the {field} of tool {tool['name']!r} is not {what}")
+    if not schemas:
+        about = (tool.get("description") or tool.get("title") or "").strip().split("\n")[0]
+        return f"{tool['name']}({_summary(tool.get('inputSchema') or {}, '')}){'  ' + about if about else ''}\n"
     title = f" ({tool['title']})" if tool.get("title") else ""
     lines = [f"{tool['name']}{title}"]
     if tool.get("description"):
@@ -13135,27 +13288,21 @@ def _tool_text(tool: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _cli_call(session: _Session, name: str, arguments: Dict[str, Any]) -> int:
-    names = {tool["name"] for tool in session.tools()}
-    if name not in names:
-        raise _UsageError(f"no tool named {name!r}; this server has: {', '.join(sorted(names)) or '(none)'}")
+def _cli_call(session: _Session, name: str, pairs: List[Tuple[str, str]], extra: Dict[str, Any]) -> int:
+    tools = {tool["name"]: tool for tool in session.tools()}
+    if name not in tools:
+        raise _UsageError(f"no tool named {name!r}; this server has: {', '.join(sorted(tools)) or '(none)'}")
     # Progress and (2026-07-28) log messages are asked for, and shown on stderr.
-    params: Dict[str, Any] = {"name": name, "arguments": arguments,
+    params: Dict[str, Any] = {"name": name, "arguments": _tool_arguments(tools[name], pairs, extra),
                               "_meta": {"progressToken": 1, META_LOG_LEVEL: "info"}}
-    result = session.request("tools/call", params)
+    result = _ask(session, "tools/call", params)
     for _ in range(10):  # 2026-07-28: the server asks, the call is retried with the answers
         if result.get("resultType") != "input_required":
             break
-        questions: Dict[str, Any] = result.get("inputRequests") or {}
-        if not isinstance(questions, dict):
-            raise _ServerFailed("tools/call: inputRequests is not an object")
-        answers = {key: _elicit_at_terminal(q.get("params")) if isinstance(q, dict) and _INTERACTIVE()
-                   and q.get("method") == "elicitation/create" else {"action": "decline"}
-                   for key, q in questions.items()}
-        retry = dict(params, inputResponses=answers)
+        retry = dict(params, inputResponses=_input_responses_of(session, result))
         if isinstance(result.get("requestState"), str):
             retry["requestState"] = result["requestState"]
-        result = session.request("tools/call", retry)
+        result = _ask(session, "tools/call", retry)
     else:
         raise _ServerFailed("tools/call: the server still asked for input after 10 rounds")
     is_error = result.get("isError")
@@ -13165,13 +13312,39 @@ def _cli_call(session: _Session, name: str, arguments: Dict[str, Any]) -> int:
         text = _result_text(result)
     except RecursionError:
         raise _ServerFailed("tools/call: the result is nested too deeply to show") from None
+    _end_progress()
     print(f"{text}isError: {json.dumps(bool(is_error))}")
     return 1 if is_error else 0
 
 
+def _input_responses_of(session: _Session, result: Dict[str, Any]) -> Dict[str, Any]:
+    """2026-07-28: the answers to an InputRequiredResult's questions
+    (basic/patterns/mrtr).  A question answered with an error has no place
+    there (an answer is an ElicitResult, CreateMessageResult or
+    ListRootsResult): the call ends, as bad usage."""
+    questions = result.get("inputRequests") or {}
+    if not isinstance(questions, dict):
+        raise _ServerFailed("tools/call: inputRequests is not an object")
+    answers = {}
+    for key, question in questions.items():
+        method = question.get("method") if isinstance(question, dict) else None
+        answer = _answer_question(session.client, str(method), question.get("params") if method else None)
+        if "error" in answer and method == "sampling/createMessage":
+            raise _Said()  # _answer_question said why on stderr
+        if "error" in answer:
+            raise _UsageError(f"tools/call: the server asks {_one_line(json.dumps(method), 80)}, "
+                              "which this command line does not answer")
+        answers[key] = answer["result"]
+    return answers
+
+
+class _Said(_Refused):
+    """A refusal the command line has explained on stderr already: exit code 2."""
+
+
 def _result_text(result: Dict[str, Any]) -> str:
-    """content and structuredContent as call shows them; a malformed block is
-    the server's failure."""
+    """content and structuredContent as call shows them, the content blocks
+    separated by a ``---`` line; a malformed block is the server's failure."""
     content = result.get("content", [])
     if not isinstance(content, list):
         raise _ServerFailed("tools/call: content is not a list")
@@ -13179,6 +13352,8 @@ def _result_text(result: Dict[str, Any]) -> str:
     for index, block in enumerate(content):
         if not isinstance(block, dict):
             raise _ServerFailed(f"tools/call: content block {index} is not an object")
+        if index:
+            lines.append("  ---")
         if block.get("type") != "text":
             lines.append("  " + json.dumps(block))
         elif isinstance(block.get("text"), str):
@@ -13193,9 +13368,6 @@ def _result_text(result: Dict[str, Any]) -> str:
 
 # -- resources, read, prompts, prompt (sections 10 and 11 on the wire) ----------------
 
-_MORE_COMMANDS = {"resources": "", "read": "URI", "prompts": "", "prompt": "NAME [key=value ...]"}
-
-
 def _more_command(session: _Session, command: str, words: List[str], arguments: Dict[str, Any]) -> int:
     if command == "resources":
         text = _listing(session, "resources/list", "resources", "uri") + _listing(
@@ -13205,28 +13377,73 @@ def _more_command(session: _Session, command: str, words: List[str], arguments: 
     elif command == "read":
         text = _contents_text(_ask(session, "resources/read", {"uri": words[0]}))
     else:
-        names = [p.get("name") for page in _pages(session, "prompts/list", "prompts") for p in page]
-        if words[0] not in names:
-            shown = ", ".join(sorted(n for n in names if isinstance(n, str))) or "(none)"
+        prompts = {p.get("name"): p for page in _pages(session, "prompts/list", "prompts") for p in page}
+        if words[0] not in prompts:
+            shown = ", ".join(sorted(n for n in prompts if isinstance(n, str))) or "(none)"
             raise _UsageError(f"no prompt named {words[0]!r}; this server has: {shown}")
+        listed = prompts[words[0]].get("arguments")  # absent: the server does not say
+        known = [a.get("name") for a in listed if isinstance(a, dict)] if isinstance(listed, list) else []
+        unknown = [key for key in arguments if key not in known and isinstance(listed, list)]
+        if unknown:
+            raise _UsageError(f"{words[0]} has no argument {unknown[0]!r}; its arguments: "
+                              f"{', '.join(map(str, known)) or '(none)'}")
         text = _messages_text(_ask(session, "prompts/get", {"name": words[0], "arguments": arguments}))
     print(text, end="")
     return 0
 
 
+def _cli_complete(session: _Session, target: str, pairs: List[Tuple[str, str]]) -> int:
+    """completion/complete (server/utilities/completion): TARGET is a prompt's
+    name, or a resource template's URI template (it holds "{"); the first
+    NAME=PREFIX is the argument to complete, the other pairs the values
+    already chosen (context, from 2025-06-18).  One value a line."""
+    (name, prefix), chosen = pairs[0], dict(pairs[1:])
+    ref = {"type": "ref/resource", "uri": target} if "{" in target else {"type": "ref/prompt", "name": target}
+    params: Dict[str, Any] = {"ref": ref, "argument": {"name": name, "value": prefix}}
+    if chosen:
+        params["context"] = {"arguments": chosen}
+    completion = _ask(session, "completion/complete", params).get("completion")
+    values = completion.get("values") if isinstance(completion, dict) else None
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise _ServerFailed("completion/complete: completion.values is not a list of strings")
+    assert isinstance(completion, dict)
+    total = completion.get("total")
+    lines = [value.replace("\n", " ") for value in values] or ["(none)"]
+    if completion.get("hasMore") is True or (type(total) is int and total > len(values)):
+        lines.append(f"... ({total} in all)" if type(total) is int else "... (and more)")
+    print("\n".join(lines))
+    return 0
+
+
 def _ask(session: _Session, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
     """The result of a request; the server refusing what was asked (no such
-    resource, bad arguments) is bad usage, any other error its failure."""
+    tool, resource or prompt, bad arguments; basic/index's -32021 for a client
+    capability the command line lacks) is bad usage, any other error its failure."""
     if session.meta is not None:
-        params = dict(params, _meta=session.meta)
+        params = dict(params, _meta=dict(params.get("_meta") or {}, **session.meta))
     reply = session.client.request(method, params)
     if "result" in reply:
         return reply["result"]  # type: ignore[no-any-return]
     error = reply["error"]
     code = error.get("code") if isinstance(error, dict) else None
-    if code in (INVALID_PARAMS, RESOURCE_NOT_FOUND, METHOD_NOT_FOUND):
+    if code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+        data = error.get("data")
+        needs = data.get("requiredCapabilities") if isinstance(data, dict) else None
+        named = ", ".join(_dotted(needs)) if isinstance(needs, dict) and needs else "one it does not name"
+        raise _UsageError(f"{method}: {_error_text(error)}: the server needs the client capability {named}, "
+                          "which this command line does not offer")
+    if code in (INVALID_PARAMS, RESOURCE_NOT_FOUND, METHOD_NOT_FOUND) or getattr(session.client, "declined", False):
         raise _UsageError(f"{method}: {_error_text(error)}")
     raise _ServerFailed(f"{method} failed: {_error_text(error)}")
+
+
+def _dotted(capabilities: Dict[str, Any], prefix: str = "") -> List[str]:
+    """``{"elicitation": {"url": {}}}`` as ``["elicitation.url"]``."""
+    names = []
+    for key, value in capabilities.items():
+        inner = _dotted(value, f"{prefix}{key}.") if isinstance(value, dict) and value and len(prefix) < 200 else []
+        names.extend(inner or [f"{prefix}{key}"])
+    return names
 
 
 def _pages(session: _Session, method: str, key: str) -> Iterable[List[Dict[str, Any]]]:
@@ -13299,18 +13516,117 @@ def _messages_text(result: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _prompt_arguments(pairs: List[str], json_text: Optional[str]) -> Dict[str, str]:
+def _prompt_arguments(pairs: List[Tuple[str, str]], extra: Dict[str, Any]) -> Dict[str, str]:
     """A prompt's arguments are strings (server/prompts): key=value is taken as
     text; a --json value that is not a string becomes its JSON text."""
-    arguments: Dict[str, str] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key:
-            raise _UsageError(f"expected key=value, got {pair!r}")
-        arguments[key] = text
-    for key, value in _arguments([], json_text).items():
+    arguments = dict(pairs)
+    for key, value in extra.items():
         arguments[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return arguments
+
+
+# -- the server's questions, and what it shows while a request runs ----------------
+
+
+def _answer_question(client: Any, method: str, params: Any) -> Dict[str, Any]:
+    """The answer to a request of the server's, as ``{"result": ...}`` or
+    ``{"error": ...}``: the response of the handshake era, or (the result) an
+    inputResponses entry of 2026-07-28.  The user stays in control, as
+    client/elicitation and client/sampling ask: an elicitation is put to them
+    at a terminal, and declined without one; sampling is their own reply with
+    --sampling, and declined without it.  Each decline says why on stderr."""
+    _end_progress()
+    params = params if isinstance(params, dict) else {}
+    if method == "elicitation/create":
+        question = _one_line(str(params.get("message", "")), 300)
+        if params.get("mode", "form") == "form" and _INTERACTIVE():
+            return {"result": _elicit_at_terminal(params)}
+        why = "no terminal to answer it at" if params.get("mode", "form") == "form" else "a URL is not offered"
+        _stderr_line(f"mcp_ref: declined the server's question ({why}): {question}")
+        return {"result": {"action": "decline"}}
+    if method == "sampling/createMessage":
+        reply = _sample_at_terminal(params) if getattr(client, "sampling", False) else None
+        if reply is None and not getattr(client, "sampling", False):
+            _stderr_line("mcp_ref: declined the server's request for a model's reply (sampling); "
+                         "with --sampling you write the reply")
+        if reply is not None:
+            return {"result": reply}
+        client.declined = True  # what the request then fails with is the decline's doing: bad usage
+        return {"error": {"code": INVALID_REQUEST, "message": "Sampling declined by the user"}}
+    return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
+
+
+def _sample_at_terminal(params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """--sampling: the request's messages shown on stderr, and the model's reply
+    read as one line of stdin (typed, or piped in); an empty line or the end of
+    input declines.  The reply is the user's, and its ``model`` says so."""
+    lines = ["The server asks for a model's reply (sampling):"]
+    if isinstance(params.get("systemPrompt"), str):
+        lines.append(f"  system: {_one_line(params['systemPrompt'], 500)}")
+    messages = params.get("messages")
+    for message in messages if isinstance(messages, list) else []:
+        message = message if isinstance(message, dict) else {}
+        content = message.get("content")
+        blocks: List[Any] = content if isinstance(content, list) else [content]
+        for block in blocks:
+            text = block.get("text") if isinstance(block, dict) and block.get("type") == "text" else None
+            shown = text if isinstance(text, str) else json.dumps(block)
+            lines.append(f"  {_one_line(str(message.get('role')), 20)}: {_one_line(shown, 500)}")
+    print("\n".join(lines), file=sys.stderr)
+    try:
+        reply = _read_line("Reply (one line; empty declines): ")
+    except EOFError:
+        return None
+    if not reply.strip():
+        return None
+    return {"role": "assistant", "content": {"type": "text", "text": reply},
+            "model": "the user (mcp_ref --sampling)", "stopReason": "endTurn"}
+
+
+def _read_line(prompt: str) -> str:
+    """A line the user types (input(), but with the prompt on stderr: stdout
+    holds only the result, and may be a file); EOFError at the end of input."""
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    line = sys.stdin.readline() if sys.stdin is not None else ""
+    if not sys.stdin or not sys.stdin.isatty():
+        sys.stderr.write("\n")  # what a terminal would have echoed
+    if not line:
+        raise EOFError
+    return line.rstrip("\r\n")
+
+
+_PROGRESS: List[bool] = [False]  # whether a progress line is open on stderr (a terminal)
+
+
+def _progress_line(text: str) -> None:
+    """Progress on stderr: on a terminal one line, rewritten in place (\\r,
+    then erase to its end); elsewhere (a file, a pipe) a line each."""
+    stderr = sys.stderr
+    if not stderr.isatty():
+        print(text, file=stderr)
+        return
+    try:
+        width = os.get_terminal_size(stderr.fileno()).columns or 80  # 0: a terminal that does not say
+    except (OSError, ValueError):
+        width = 80
+    stderr.write("\r" + text[:max(width - 1, 10)] + "\x1b[K")
+    stderr.flush()
+    _PROGRESS[0] = True
+
+
+def _stderr_line(text: str) -> None:
+    """A line on stderr, below any progress line."""
+    _end_progress()
+    print(text, file=sys.stderr)
+
+
+def _end_progress() -> None:
+    """End the open progress line, if any: what follows starts on a line of its own."""
+    if _PROGRESS[0]:
+        _PROGRESS[0] = False
+        sys.stderr.write("\n")
+        sys.stderr.flush()
 
 
 def main(argv: Optional[List[str]] = None) -> int:

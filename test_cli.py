@@ -8,6 +8,7 @@ failed.
 """
 
 import concurrent.futures
+import glob
 import json
 import os
 import shlex
@@ -17,7 +18,7 @@ import sys
 import tempfile
 import time
 import unittest
-from typing import Dict, List, NamedTuple, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLI = os.path.join(HERE, "mcp_ref.py")
@@ -77,11 +78,11 @@ class Run(NamedTuple):
     seconds: float
 
 
-def run_cli(args: Sequence[str], timeout: float = 12.0) -> Run:
+def run_cli(args: Sequence[str], timeout: float = 12.0, stdin: Optional[str] = None) -> Run:
     start = time.monotonic()
     try:
-        done = subprocess.run([sys.executable, "-S", CLI, *args], stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=timeout, env=ENV)
+        done = subprocess.run([sys.executable, "-S", CLI, *args], capture_output=True, text=True, timeout=timeout,
+                              env=ENV, **({"stdin": subprocess.DEVNULL} if stdin is None else {"input": stdin}))
     except subprocess.TimeoutExpired:
         raise AssertionError(f"mcp_ref {' '.join(args)[:200]} still running after {timeout} s") from None
     return Run(done.returncode, done.stdout, done.stderr, time.monotonic() - start)
@@ -156,12 +157,12 @@ class UsageTest(CliTestCase):
 
     def test_key_value_beyond_a_double_is_refused(self) -> None:
         # 1e400 is JSON's syntax but Python's inf: it would go out as Infinity.
+        # (Typed by the tool's schema, which the server gives: it has started.)
         server = self.fake()
         pairs = ["x=1e400", 'x={"y": [1, -2E308]}']
         for pair, run in zip(pairs, run_all([["call", server, "echo", pair] for pair in pairs])):
             with self.subTest(pair=pair):
                 self.assertFailed(run, 2, "x=", "beyond a double")
-        self.assertFalse(self.started(server))
 
     def test_timeout_is_a_positive_finite_number(self) -> None:
         server = self.fake()
@@ -173,7 +174,7 @@ class UsageTest(CliTestCase):
         # Longer than a lock can wait: still a wait, not an OverflowError.
         run = run_cli(["list", server, "--timeout", "1e300"])
         self.assertEqual((run.code, run.stderr), (0, ""), run)
-        self.assertTrue(run.stdout.startswith("echo\n"), run)
+        self.assertEqual(run.stdout, "echo(...)\n", run)
 
     def test_other_mistakes(self) -> None:
         server = self.fake()
@@ -326,7 +327,8 @@ class ServerFailureTest(CliTestCase):
     def test_deeply_nested_schema(self) -> None:
         # One line shows a few levels; the schema itself is shown whole.
         run = run_cli(["list", self.fake({"tools/list": "answer(request, {'tools': [dict(TOOL, inputSchema="
-                                                        "{'type': 'object', 'properties': {'p': nested(900)}})]})"})])
+                                                        "{'type': 'object', 'properties': {'p': nested(900)}})]})"}),
+                       "--schemas"])
         self.assertEqual((run.code, run.stderr), (0, ""), run.stderr)
         self.assertEqual(run.stdout.splitlines()[1], "  input:  p?: " + "array of " * 9 + "...")
         # Deeper than Python recurses: json reads it or not, depending on the
@@ -334,7 +336,8 @@ class ServerFailureTest(CliTestCase):
         deep = '{"type": "array", "items": ' * 1200 + "{}" + "}" * 1200
         tools = f'[{{"name": "t", "inputSchema": {{"type": "object", "properties": {{"p": {deep}}}}}}}]'
         line = f'{{"jsonrpc": "2.0", "id": ID, "result": {{"tools": {tools}}}}}\n'
-        run = run_cli(["list", self.fake({"tools/list": f"raw({line!r}.replace('ID', str(request['id'])))"})])
+        run = run_cli(["list", self.fake({"tools/list": f"raw({line!r}.replace('ID', str(request['id'])))"}),
+                       "--schemas"])
         if run.code == 0:
             self.assertEqual(run.stderr, "")
             self.assertEqual(run.stdout.splitlines()[1], "  input:  p?: " + "array of " * 9 + "...")
@@ -353,12 +356,12 @@ class ServerRequestTest(CliTestCase):
                "answer(request, {'tools': [TOOL]})")
         run = run_cli(["list", self.fake({"tools/list": ask}), "--timeout", "10"])
         self.assertEqual((run.code, run.stderr), (0, ""), run)
-        self.assertTrue(run.stdout.startswith("echo\n"), run)
+        self.assertEqual(run.stdout, "echo(...)\n", run)
 
 
 class ContextTest(CliTestCase):
     """What a tool sends besides its result: shown on stderr; a question the
-    client cannot put to a person (no terminal here) is not offered."""
+    client cannot put to a person (no terminal here) is declined, and says so."""
 
     def test_progress_and_logs_are_shown(self) -> None:
         demo = os.path.join(HERE, "examples", "context_demo.py")
@@ -367,15 +370,15 @@ class ContextTest(CliTestCase):
             self.assertEqual(run.code, 0, run)
             self.assertEqual(run.stderr, "[info] counting to 2\n[progress] 1/2 at 1\n[progress] 2/2 at 2\n", run)
 
-    def test_no_terminal_no_elicitation(self) -> None:
+    def test_no_terminal_elicitation_declined(self) -> None:
+        # Issue 25: declared, and declined with a line that says why, in both
+        # eras; before, -32021 (or -32600) and exit 3.
         demo = os.path.join(HERE, "examples", "context_demo.py")
-        modern = run_cli(["call", demo, "schedule"])
-        self.assertEqual(modern.code, 3, modern)
-        self.assertIn("Missing required client capability (JSON-RPC error -32021)", modern.stderr)
-        session = run_cli(["call", demo, "schedule", "--protocol", "2025-11-25"])  # the tool's MCPError: an error too
-        self.assertEqual(session.code, 3, session)
-        self.assertIn("the client does not support elicitation (it did not declare that capability) (JSON-RPC error "
-                      "-32600)", session.stderr)
+        for protocol in ("2026-07-28", "2025-11-25"):
+            run = run_cli(["call", demo, "schedule", "--protocol", protocol])
+            self.assertEqual((run.code, run.stderr), (0, "mcp_ref: declined the server's question (no terminal to "
+                                                          "answer it at): When shall we meet?\n"), run)
+            self.assertTrue(run.stdout.startswith("content:\n  no meeting (decline)\n"), run)
 
 
 class CloseTest(CliTestCase):
@@ -473,6 +476,207 @@ class ResourcesAndPromptsTest(CliTestCase):
         for (command, _, fragment), run in zip(cases, run_all(argvs)):
             with self.subTest(command=command, fragment=fragment):
                 self.assertFailed(run, 3, fragment)
+
+CONTEXT_DEMO = os.path.join(HERE, "examples", "context_demo.py")
+
+
+class ArgumentsTest(CliTestCase):
+    """key=value typed by the tool's inputSchema; what the schema refuses is bad usage (issue 25)."""
+
+    def test_typed_by_the_schema(self) -> None:
+        # label=123 for an Optional[str] goes out as text; so does 1e400 for a
+        # string; days=3 for an integer as a number; a name the schema lacks
+        # names the ones it has.
+        schema = {"type": "object", "properties": {
+            "label": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+            "big": {"$ref": "#/$defs/Text"}, "days": {"type": "integer"}, "tags": {"type": "array"},
+            "none": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, "$defs": {"Text": {"type": "string"}}}
+        server = self.fake({"tools/list": f"answer(request, {{'tools': [dict(TOOL, inputSchema={schema!r})]}})"})
+        runs = run_all([["call", server, "echo", "label=123", "big=1e400", "days=3", 'tags=["a"]', "none=null"],
+                        ["call", server, "echo", "lable=x"], ["call", server, "echo", "days=soon"]])
+        expected = {"big": "1e400", "days": 3, "label": "123", "none": None, "tags": ["a"]}
+        self.assertEqual((runs[0].code, runs[0].stderr, runs[0].stdout),
+                         (0, "", f"content:\n  {json.dumps(expected, sort_keys=True)}\nisError: false\n"))
+        self.assertFailed(runs[1], 2, "echo has no argument 'lable'; its arguments: label, big, days, tags, none")
+        self.assertFailed(runs[2], 2, "echo's inputSchema refuses the arguments: days: Input should be a valid integer")
+
+    def test_refused_arguments_exit_2(self) -> None:
+        # As the README says: what the schema refuses, or the server with -32602.
+        refuse = "send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32602, 'message': 'no'}})"
+        cases = [
+            (["call", QUICKSTART, "add", "a=x"], "add's inputSchema refuses the arguments: a: Input should be a "
+                                                 "valid integer"),
+            (["call", QUICKSTART, "add"], "add's inputSchema refuses the arguments: a: Field required"),
+            (["call", QUICKSTART, "add", "a=1", "c=2"], "add has no argument 'c'; its arguments: a, b"),
+            (["call", QUICKSTART, "add", "--json", '{"a": 1, "c": 2}'], "add has no argument 'c'"),
+            (["call", self.fake({"tools/call": refuse}), "echo"], "tools/call: no (JSON-RPC error -32602)"),
+            (["prompt", NOTES, "summarize", "title=x", "tone=y"],
+             "summarize has no argument 'tone'; its arguments: title, style"),
+        ]
+        for (args, fragment), run in zip(cases, run_all([args for args, _ in cases])):
+            with self.subTest(args=args):
+                self.assertFailed(run, 2, fragment)
+
+
+class OutputTest(CliTestCase):
+    """What list, call, prompt and complete print (issue 25)."""
+
+    def test_list_is_compact(self) -> None:
+        empty = self.fake({"tools/list": "answer(request, {'tools': []})"})
+        runs = run_all([["list", QUICKSTART], ["list", empty], ["list", empty, "--schemas"],
+                        ["list", QUICKSTART, "--schemas"]])
+        self.assertEqual([(r.code, r.stderr, r.stdout) for r in runs[:3]], [
+            (0, "", "add(a: integer, b?: integer)  Add two numbers.\n"
+                    "describe(name: string, tags: array of string)  Describe a person by their tags.\n"
+                    "slow_echo(text: string, delay?: number)  Echo text after a delay, without blocking other "
+                    "calls.\n"),
+            (0, "", "no tools\n"), (0, "", "no tools\n")])
+        self.assertTrue(runs[3].stdout.startswith("add\n  Add two numbers.\n  input:  a: integer, b?: integer\n"
+                                                  "  output: result: integer\n  inputSchema:  {\n"), runs[3])
+
+    def test_content_blocks_are_separated(self) -> None:
+        two = self.fake({"tools/call": "answer(request, {'content': [{'type': 'text', 'text': 'one\\ntwo'}, "
+                                       "{'type': 'text', 'text': 'three'}]})"})
+        run = run_cli(["call", two, "echo"])
+        self.assertEqual((run.code, run.stderr, run.stdout),
+                         (0, "", "content:\n  one\n  two\n  ---\n  three\nisError: false\n"))
+
+    def test_errors_are_not_cut_mid_word(self) -> None:
+        message = "Invalid arguments: " + " ".join(f"field{i} is wrong" for i in range(80))  # 1,300 characters
+        failing = self.fake({"prompts/list": "answer(request, {'prompts': [{'name': 'p'}]})",
+                             "prompts/get": "send({'jsonrpc': '2.0', 'id': request['id'], "
+                                            f"'error': {{'code': -32602, 'message': {message!r}}}}})"})
+        run = run_cli(["prompt", failing, "p"])
+        self.assertFailed(run, 2, "prompts/get: Invalid arguments: field0 is wrong field1")
+        self.assertRegex(run.stderr, r" wrong ... \(JSON-RPC error -32602\)\n$")
+
+    def test_complete(self) -> None:
+        more = self.fake({"completion/complete": "answer(request, {'completion': {'values': [request['params']"
+                                                 "['argument']['value'] + 'x', json.dumps(request['params'].get("
+                                                 "'context'))], 'total': 250, 'hasMore': True}})"})
+        runs = run_all([["complete", NOTES, "summarize", "title="], ["complete", NOTES, "notes://{title}", "title=s"],
+                        ["complete", NOTES, "summarize", "style=x"], ["complete", more, "p", "a=b", "c=d"],
+                        ["complete", QUICKSTART, "p", "a="], ["complete", NOTES, "summarize"]])
+        self.assertEqual([(r.code, r.stderr, r.stdout) for r in runs[:4]], [
+            (0, "", "shopping\nideas\ntodo\n"), (0, "", "shopping\n"), (0, "", "(none)\n"),
+            (0, "", 'bx\n{"arguments": {"c": "d"}}\n... (250 in all)\n')])
+        self.assertFailed(runs[4], 2, "completion/complete: Method not found")
+        self.assertFailed(runs[5], 2, "usage: python mcp_ref.py complete SERVER PROMPT|TEMPLATE NAME=PREFIX")
+
+
+class QuestionsTest(CliTestCase):
+    """The server's questions: sampling declared, declined unless --sampling;
+    a capability the command line lacks named (issue 25)."""
+
+    def test_sampling_declined_without_the_option(self) -> None:
+        said = "mcp_ref: declined the server's request for a model's reply (sampling); with --sampling you write " \
+               "the reply\n"
+        modern, session = run_all([["call", CONTEXT_DEMO, "haiku", "topic=rain"],
+                                   ["call", CONTEXT_DEMO, "haiku", "topic=rain", "--protocol", "2025-11-25"]])
+        self.assertEqual((modern.code, modern.stderr, modern.stdout), (2, said, ""))
+        self.assertEqual((session.code, session.stdout), (2, ""), session)
+        self.assertEqual(session.stderr, said + "mcp_ref: tools/call: Sampling declined by the user "
+                                                "(JSON-RPC error -32600)\n")
+
+    def test_sampling_answered_by_the_user(self) -> None:
+        for protocol in ("2026-07-28", "2025-11-25"):
+            run = run_cli(["call", CONTEXT_DEMO, "haiku", "topic=rain", "--sampling", "--protocol", protocol],
+                          stdin="Soft rain on the roof\n")
+            self.assertEqual(run.code, 0, run)
+            self.assertTrue(run.stdout.startswith("content:\n  Soft rain on the roof\n"), run)
+            self.assertEqual(run.stderr, "The server asks for a model's reply (sampling):\n"
+                                         "  user: Write a haiku about rain.\nReply (one line; empty declines): \n")
+        declined = run_cli(["call", CONTEXT_DEMO, "haiku", "topic=rain", "--sampling"], stdin="\n")
+        self.assertEqual((declined.code, declined.stdout), (2, ""), declined)
+
+    def test_missing_capability_named(self) -> None:
+        run = run_cli(["call", CONTEXT_DEMO, "workspace"])
+        self.assertFailed(run, 2, "tools/call: Missing required client capability (JSON-RPC error -32021): the server "
+                                  "needs the client capability roots, which this command line does not offer")
+
+    @unittest.skipUnless(os.name == "posix", "a pseudo-terminal")
+    def test_progress_updates_one_line_on_a_terminal(self) -> None:
+        code, stdout, terminal = on_terminal(["call", CONTEXT_DEMO, "count", "to=2"], stdin=False)
+        self.assertEqual(code, 0, stdout)
+        self.assertEqual(terminal, "[info] counting to 2\n\r[progress] 1/2 at 1\x1b[K\r[progress] 2/2 at 2\x1b[K\n")
+
+    @unittest.skipUnless(os.name == "posix", "a pseudo-terminal")
+    def test_questions_at_a_terminal_stay_off_stdout(self) -> None:
+        # stdout may be a file (> result.txt): the questions go to the terminal.
+        code, stdout, terminal = on_terminal(["call", CONTEXT_DEMO, "schedule"], typed="y\nMonday\n45\n")
+        self.assertEqual((code, stdout.splitlines()[:2]), (0, ["content:", "  meeting on Monday for 45 minutes"]))
+        self.assertIn("The server asks: When shall we meet?\n", terminal)
+        self.assertIn("Answer? [y/N] ", terminal)
+
+
+def on_terminal(args: Sequence[str], typed: str = "", stdin: bool = True) -> Tuple[int, str, str]:
+    """The command line with stderr (and stdin) on a pseudo-terminal, ``typed``
+    waiting there: its exit code, stdout, and what the terminal showed."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, typed.encode())
+        process = subprocess.Popen([sys.executable, "-S", CLI, *args], stdout=subprocess.PIPE, stderr=follower,
+                                   stdin=follower if stdin else subprocess.DEVNULL, env=ENV)
+        os.close(follower)
+        out, _ = process.communicate(timeout=30)
+        chunks = []
+        for _ in range(10_000):
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the terminal's other end is closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    shown = b"".join(chunks).decode().replace("\r\n", "\n")
+    return process.returncode, out.decode(), shown[len(typed):] if shown.startswith(typed) else shown
+
+
+class CommandTest(CliTestCase):
+    """The command line itself: its name, its mistakes, and what serve refuses (issue 25)."""
+
+    def test_unknown_command(self) -> None:
+        run = run_cli(["frob", "x"])
+        self.assertFailed(run, 2, "unknown command 'frob'; the commands: list, call, resources, read, prompts, "
+                                  "prompt, complete, serve (python mcp_ref.py --help tells more)")
+        self.assertFailed(run_cli(["list"]), 2, "list needs a SERVER: usage: python mcp_ref.py list SERVER")
+
+    def test_installed_name(self) -> None:
+        # pip's script for pyproject's [project.scripts] entry: its name is argv[0].
+        script = self.write("mcp-ref", f"import sys\nsys.path.insert(0, {HERE!r})\nfrom mcp_ref import main\n"
+                                       "sys.exit(main())\n")
+        run = subprocess.run([sys.executable, "-S", script, "--help"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertTrue(run.stdout.startswith("usage: mcp-ref COMMAND SERVER ..."), run.stdout)
+        self.assertIn("\n  mcp-ref call SERVER TOOL [key=value ...]", run.stdout)
+        self.assertNotIn("python mcp_ref.py", run.stdout)
+
+    def test_serve_refuses_a_file_that_serves_on_import(self) -> None:
+        path = self.write("eager.py", f"import sys\nsys.path.insert(0, {HERE!r})\nfrom mcp_ref import MCPServer\n"
+                                      "mcp = MCPServer('eager')\nmcp.run()\n")
+        fragment = ('RuntimeError: run() is called as the file is imported; call it under if __name__ == '
+                    '"__main__": (line 5)')
+        for run in run_all([["serve", path], ["serve", path, "--http", "127.0.0.1:0"], ["list", path]]):
+            self.assertFailed(run, 2, f"cannot load {path}: {fragment}")
+
+    def test_python_3_8_is_told(self) -> None:
+        import ast
+
+        with open(CLI, encoding="utf-8") as f:
+            ast.parse(f.read(), feature_version=(3, 8))  # 3.8 reads the file far enough to say so
+        code = f"import sys; sys.version_info = (3, 8, 18, 'final', 0); sys.path.insert(0, {HERE!r}); import mcp_ref"
+        run = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=30)
+        self.assertEqual(run.returncode, 1)
+        self.assertTrue(run.stderr.endswith("ImportError: mcp_ref needs Python 3.9 or newer, not 3.8\n"), run.stderr)
+        for old in glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python3.8")) + [shutil.which("python3.8")]:
+            if old and subprocess.run([old, "-c", "pass"], capture_output=True).returncode == 0:  # not a bare shim
+                run = subprocess.run([old, CLI, "--help"], capture_output=True, text=True, timeout=30)
+                self.assertEqual((run.returncode, run.stderr), (1, "mcp_ref needs Python 3.9 or newer, not 3.8\n"))
+                break
 
 
 if __name__ == "__main__":

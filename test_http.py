@@ -1077,10 +1077,10 @@ class CliOverHttpTest(SharedServer):
             self.assertEqual((run.returncode, run.stdout), (0, f"content:\n  42\n{structured}isError: false\n"),
                              run.stderr)
             listed = self.cli("list", url, *protocol)
-            self.assertIn("regional\n", listed.stdout)
+            self.assertIn("\nregional(", listed.stdout)
         traced = self.cli("call", url, "add", "a=1", "--trace")
         self.assertIn('-> {"jsonrpc": "2.0", "id": 1, "method": "server/discover"', traced.stderr)
-        self.assertEqual(self.cli("call", url, "add", "a=x").returncode, 1)
+        self.assertEqual(self.cli("call", url, "add", "a=x").returncode, 2)  # the schema refuses it
         self.assertEqual(self.cli("call", url, "nope").returncode, 2)
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -1088,7 +1088,12 @@ class CliOverHttpTest(SharedServer):
         refused = self.cli("list", f"http://127.0.0.1:{closed}/mcp")
         self.assertEqual(refused.returncode, 3)
         self.assertEqual(len(refused.stderr.strip().splitlines()), 1)
-        self.assertEqual(self.cli("list", f"http://127.0.0.1:{self.server.port}/nope").returncode, 3)
+        for path in ("/nope", ""):  # issue 25: a hint, rather than a bare 404
+            missed = self.cli("list", f"http://127.0.0.1:{self.server.port}{path}")
+            self.assertEqual((missed.returncode, missed.stdout), (2, ""))
+            self.assertEqual(missed.stderr, f"mcp_ref: no MCP endpoint at http://127.0.0.1:{self.server.port}{path} "
+                                            f"(HTTP 404); MCP servers usually serve at /mcp: "
+                                            f"http://127.0.0.1:{self.server.port}{path}/mcp\n")
 
     def test_serve_http(self) -> None:
         server = ServerProcess(command=[sys.executable, CLI, "serve", os.path.join(HERE, "examples", "weather.py"),
