@@ -4049,7 +4049,9 @@ _HANDSHAKE_REQUESTS = {"ping": "ping", "logging/setLevel": "set_level", "tools/l
                        "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
                        "resources/read": "resources_read", "resources/subscribe": "resources_subscribe",
                        "resources/unsubscribe": "resources_unsubscribe", "prompts/list": "prompts_list",
-                       "prompts/get": "prompts_get", "completion/complete": "complete"}
+                       "prompts/get": "prompts_get", "completion/complete": "complete",
+                       "tasks/get": "tasks_get", "tasks/result": "tasks_result", "tasks/list": "tasks_list",
+                       "tasks/cancel": "tasks_cancel"}
 _STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list", "tools/call": "tools_call",
                        "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
                        "resources/read": "resources_read", "prompts/list": "prompts_list",
@@ -4180,12 +4182,21 @@ class _Dispatcher:
             capabilities["prompts"] = {"listChanged": True}
         if offers["completions"] and _has(version, "capability.completions"):
             capabilities["completions"] = {}
-        if stateless and any(t.task_support != "forbidden" for t in self.server._tools.values()):
-            capabilities["extensions"] = {TASKS_EXTENSION: {}}  # section 16
+        if _task_tools(self.server):  # section 16: the extension (2026-07-28), or 2025-11-25's tasks
+            if stateless:
+                capabilities["extensions"] = {TASKS_EXTENSION: {}}
+            elif version >= _TASKS_SINCE:
+                capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return capabilities
 
     def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
-        return self._paged("tools", self.server.list_tools(str(version)), params, version)
+        tools = _with_execution(self.server, self.server.list_tools(str(version)), version)  # section 16
+        return self._paged("tools", tools, params, version)
+
+    def tasks_result(self, params: Dict[str, Any], version: Optional[str],
+                     request: Optional[_Request] = None) -> Dict[str, Any]:
+        """2025-11-25's tasks/result (section 16): it waits, so it runs as a call does."""
+        return self.server._tasks.result(params, version, request or _Request(None, None, version, params))
 
     def _paged(self, key: str, items: List[Any], params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         """One page of a list (server/utilities/pagination): ``page_size`` items
@@ -4478,7 +4489,9 @@ _TASK_SUPPORT = ("forbidden", "optional", "required")
 _TASK_LEASE = 30.0  # seconds a worker vouches for a task it runs; renewed every third of that
 _TASK_POLL_MS = 1000  # the pollIntervalMs suggested ("Task Polling")
 _TASK_RETRIES = 100  # compare-and-set attempts before a busy task is reported as an internal error
-_TASK_METHODS = ("tasks_get", "tasks_update", "tasks_cancel")
+_TASK_METHODS = ("tasks_get", "tasks_update", "tasks_cancel", "tasks_list")
+_TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
+_RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
 
 
@@ -4680,7 +4693,7 @@ class _Tasks:
         """A call of a task tool: its CreateTaskResult, or None to run it as a call
         (ctx.start_task() may still make it a task: request.task_ready)."""
         if not request.stateless:
-            return None  # a session: the call runs as ever
+            return self.for_session_call(tool, arguments, request)
         if not _declares_tasks(request):
             # "MUST NOT return CreateTaskResult to a client that did not include the
             # extension capability on its request"; a tool that needs it: -32021.
@@ -4691,17 +4704,36 @@ class _Tasks:
         if tool.context_param is not None:
             request.task_ready = True
             return None
-        return self.start(tool, arguments, request)
+        return dict(_task_wire(self.start(tool, arguments, request)), resultType="task")
+
+    def for_session_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Optional[Dict[str, Any]]:
+        """2025-11-25 ("Tool-Level Negotiation"): the client asks for a task with
+        the ``task`` param, and must for a "required" tool (-32601 otherwise).
+        Its ``ttl`` (milliseconds) is honoured up to the server's task_ttl."""
+        task = request.params.get("task")
+        if str(request.version) < _TASKS_SINCE:
+            return None  # no tasks in that revision: the call runs as ever
+        if task is None:
+            if tool.task_support == "required":
+                raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tool {tool.name} must be called as a task")
+            return None
+        ttl = task.get("ttl") if isinstance(task, dict) else None
+        if not isinstance(task, dict) or ttl is not None and (
+                not isinstance(ttl, (int, float)) or isinstance(ttl, bool) or not 0 < ttl < 1e15):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: "task" must be an object, its "ttl" a positive number')
+        return {"task": _task_wire_v1(self.start(tool, arguments, request, None if ttl is None else ttl / 1000))}
 
     def begin(self, tool: _Tool, request: _Request) -> Any:
         """ctx.start_task() unwound the call: its CreateTaskResult (an _RpcError past a limit)."""
         arguments = request.params.get("arguments")
         try:
-            return self.start(tool, arguments if isinstance(arguments, dict) else {}, request)
+            return dict(_task_wire(self.start(tool, arguments if isinstance(arguments, dict) else {}, request)),
+                        resultType="task")
         except _RpcError as exc:
             return exc
 
-    def start(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Dict[str, Any]:
+    def start(self, tool: _Tool, arguments: Dict[str, Any], request: _Request,
+              ttl: Optional[float] = None) -> Dict[str, Any]:
         """A new task for the call: durably created ("MUST NOT return
         CreateTaskResult until the task is durably created"), then queued to run."""
         import time
@@ -4715,7 +4747,8 @@ class _Tasks:
             raise _RpcError(INVALID_REQUEST, f"Too many tasks: this client has {mine} tasks not finished (limit "
                                              f"{self.server.max_tasks_per_client}), this server {stored} "
                                              f"(limit {self.server.max_tasks})")
-        ttl = self.server.task_ttl
+        limit = self.server.task_ttl
+        ttl = limit if ttl is None or limit is not None and ttl > limit else ttl
         meta = {key: value for key, value in request.meta.items()
                 if key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES)}  # what questions are checked against
         record: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "owner": owner, "status": "working", "revision": 0,
@@ -4724,7 +4757,7 @@ class _Tasks:
                   "answers": dict(request.answers), "userState": request.user_state, "lease": now + self.lease}
         self.store.create(record)
         self.submit(record["taskId"], owner)
-        return dict(_task_wire(record), resultType="task")
+        return record
 
     # -- the runs ------------------------------------------------------------------
 
@@ -4836,10 +4869,12 @@ class _Tasks:
 
     # -- tasks/get, tasks/update, tasks/cancel (the extension's methods) ----------------
 
-    def answer(self, handler: str, params: Dict[str, Any], conn: Any) -> Dict[str, Any]:
+    def answer(self, handler: str, params: Dict[str, Any], version: Optional[str], conn: Any) -> Dict[str, Any]:
         """A tasks/* request, for a client that declared the extension on it
         ("Protocol Errors": -32021 otherwise), about a task of its principal."""
-        request = _Request(None, None, STATELESS_VERSIONS[-1], params)
+        if version not in STATELESS_VERSIONS:
+            return self.answer_session(handler, params, version, conn)
+        request = _Request(None, None, version, params)
         if not _declares_tasks(request):
             raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
                             {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
@@ -4858,6 +4893,74 @@ class _Tasks:
         if call is not None:  # cooperative: a tool that reads ctx.cancelled stops early
             call.cancelled = True
         return {}
+
+    def answer_session(self, handler: str, params: Dict[str, Any], version: Optional[str],
+                       conn: Any) -> Dict[str, Any]:
+        """2025-11-25's tasks/get, tasks/list and tasks/cancel (basic/utilities/tasks),
+        served when the server offers tasks (capabilities.tasks)."""
+        task_id = self.offered(handler, params, version)
+        owner = _task_owner(conn)
+        if handler == "tasks_list":
+            return self.listed(owner, params)
+        record = self.current(task_id, owner)
+        if handler == "tasks_cancel":
+            if record["status"] in _TASK_TERMINAL:  # "MUST reject ... already in a terminal status"
+                raise _RpcError(INVALID_PARAMS, f"Cannot cancel task: already in terminal status "
+                                                f"'{record['status']}'")
+            record = self._change(task_id, _cancelled) or self.current(task_id, owner)
+            with self.lock:
+                call = self.running.get(task_id)
+            if call is not None:
+                call.cancelled = True
+        return _task_wire_v1(record)
+
+    def offered(self, handler: str, params: Dict[str, Any], version: Optional[str]) -> str:
+        """The request's taskId ("" for tasks/list); -32601 in a revision without
+        tasks, or from a server that has no task tool (it does not declare them)."""
+        method = "tasks/" + handler[len("tasks_"):]
+        if handler == "tasks_update" or str(version) < _TASKS_SINCE or not _task_tools(self.server):
+            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        task_id = params.get("taskId", "" if handler == "tasks_list" else None)
+        if not isinstance(task_id, str):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+        return task_id
+
+    def listed(self, owner: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """tasks/list: a page of the client's tasks, oldest first; the cursor is
+        the last taskId of the page before (server/utilities/pagination)."""
+        cursor = params.get("cursor")
+        if cursor is not None and (not isinstance(cursor, str) or (self.store.get(cursor) or {}).get("owner") != owner):
+            raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
+        size = self.server.page_size or 100
+        page = self.store.list(owner, cursor, size + 1)
+        result: Dict[str, Any] = {"tasks": [_task_wire_v1(record) for record in page[:size]]}
+        if len(page) > size:
+            result["nextCursor"] = page[size - 1]["taskId"]
+        return result
+
+    def result(self, params: Dict[str, Any], version: Optional[str], request: _Request) -> Dict[str, Any]:
+        """2025-11-25's tasks/result: waits (up to request_timeout) for the task to
+        end, then its result with the related-task _meta, or its JSON-RPC error.
+        It runs as a call does (_Connection.start_request), not on the reader."""
+        import time
+
+        task_id = self.offered("tasks_result", params, version)
+        owner = _task_owner(request.conn)
+        deadline = time.monotonic() + self.server.request_timeout
+        record = self.current(task_id, owner)
+        while record["status"] not in _TASK_TERMINAL:
+            if time.monotonic() > deadline or request.call is not None and request.call.cancelled:
+                raise _RpcError(INTERNAL_ERROR, f"Internal error: task {task_id} did not finish within "
+                                                f"{self.server.request_timeout:g} s")
+            time.sleep(0.05)
+            record = self.current(task_id, owner)
+        if record["status"] == "failed":
+            error = record["error"]
+            raise _RpcError(error["code"], error["message"], error.get("data", _MISSING))
+        if record["status"] == "cancelled":
+            raise _RpcError(INVALID_PARAMS, f"Task {task_id} was cancelled")
+        result = record["result"]
+        return dict(result, _meta=dict(result.get("_meta") or {}, **{_RELATED_TASK: {"taskId": task_id}}))
 
     def current(self, task_id: str, owner: str) -> Dict[str, Any]:
         """The task of ``owner`` (another's is not found: one client never reads
@@ -4931,6 +5034,28 @@ def _task_wire(record: Dict[str, Any]) -> Dict[str, Any]:
     if record.get("statusMessage"):
         task["statusMessage"] = record["statusMessage"]
     return task
+
+
+def _task_wire_v1(record: Dict[str, Any]) -> Dict[str, Any]:
+    """2025-11-25's Task: the same, with ttl and pollInterval (milliseconds too)."""
+    task = _task_wire(record)
+    task["ttl"], task["pollInterval"] = task.pop("ttlMs"), task.pop("pollIntervalMs")
+    return task
+
+
+def _task_tools(server: MCPServer) -> Dict[str, str]:
+    """The tools that may become tasks, with their task support."""
+    return {name: tool.task_support for name, tool in server._tools.items() if tool.task_support != "forbidden"}
+
+
+def _with_execution(server: MCPServer, tools: List[Dict[str, Any]], version: Optional[str]) -> List[Dict[str, Any]]:
+    """tools/list in 2025-11-25: a task tool's execution.taskSupport ("Tool-Level
+    Negotiation"; 2026-07-28's extension decides per call, and has none)."""
+    support = _task_tools(server) if str(version) >= _TASKS_SINCE and version not in STATELESS_VERSIONS else {}
+    if not support:
+        return tools
+    return [dict(tool, execution={"taskSupport": support[tool["name"]]}) if tool["name"] in support else tool
+            for tool in tools]
 
 
 def _task_detailed(record: Dict[str, Any]) -> Dict[str, Any]:
@@ -5148,8 +5273,11 @@ class _Connection:
             if handler in _CONTEXT_HANDLERS and _runs_with_context(self.server, message["method"], params):
                 self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
                 return _STARTED
+            if handler == "tasks_result":  # section 16: it waits for the task, on the pool
+                self.start_request(id_, handler, params, version, reply, False, stream or self.write)
+                return _STARTED
             if handler in _TASK_METHODS:  # section 16: a task of this connection's principal
-                return self._ok(id_, self.server._tasks.answer(handler, params, self), version)
+                return self._ok(id_, self.server._tasks.answer(handler, params, version, self), version)
             if handler != "tools_call":
                 return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
             tool, arguments = self.rpc.tool_for_call(params)

@@ -268,6 +268,93 @@ class WireTest(unittest.TestCase):
             MCPServer("x").tool(task_support="sometimes")(lambda: 1)
 
 
+class SessionClient(Client):
+    """A 2025-11-25 session on a connection without a transport."""
+
+    def __init__(self, server: MCPServer, principal: Optional[str] = None) -> None:
+        super().__init__(server, principal)
+        self.initialized = self.ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                   "clientInfo": {"name": "t", "version": "1"}})
+
+    def ask(self, method: str, params: Optional[Dict[str, Any]] = None,
+            caps: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        with self.lock:
+            self.ids += 1
+            id_ = self.ids
+        replies: List[bytes] = []
+        done = threading.Event()
+
+        def reply(data: Optional[bytes]) -> None:
+            replies.append(data or b"null")
+            done.set()
+
+        frame = self.conn.handle_message({"jsonrpc": "2.0", "id": id_, "method": method, "params": params or {}},
+                                         reply)
+        if frame is mcp_ref._STARTED:
+            assert done.wait(WAIT), f"{method} was not answered"
+            frame = json.loads(replies[0])
+        return {"error": frame["error"]} if "error" in frame else frame["result"]
+
+
+TASK_V1 = {"taskId": "ID", "createdAt": "T", "lastUpdatedAt": "T", "ttl": 5000, "pollInterval": 1000}
+
+
+class SessionTasksTest(unittest.TestCase):
+    """2025-11-25 (basic/utilities/tasks): the client asks for a task with ``task``."""
+
+    maxDiff = None
+
+    def setUp(self) -> None:
+        self.server = task_server()
+        self.addCleanup(self.server.gate.set)  # type: ignore[attr-defined]
+        self.client = SessionClient(self.server)
+
+    def test_capability_and_execution(self) -> None:
+        self.assertEqual(self.client.initialized["capabilities"]["tasks"], {
+            "list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+        tools = {tool["name"]: tool.get("execution") for tool in self.client.ask("tools/list")["tools"]}
+        self.assertEqual((tools["quick"], tools["broken"], tools["plain"]), (
+            {"taskSupport": "optional"}, {"taskSupport": "required"}, None))
+
+    def test_create_get_result_list(self) -> None:
+        created = self.client.ask("tools/call", {"name": "quick", "arguments": {"n": 2}, "task": {"ttl": 5000}})
+        self.assertEqual(set(created), {"task"})
+        task_id = created["task"]["taskId"]
+        self.assertEqual(plain_task(created["task"]), dict(TASK_V1, status="working"))
+        self.assertEqual(self.client.ask("tasks/result", {"taskId": task_id}), {
+            "content": [{"type": "text", "text": "4"}], "structuredContent": {"result": 4}, "isError": False,
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": task_id}}})
+        self.assertEqual(plain_task(self.client.ask("tasks/get", {"taskId": task_id})),
+                         dict(TASK_V1, status="completed"))
+        self.assertEqual([plain_task(t) for t in self.client.ask("tasks/list")["tasks"]],
+                         [dict(TASK_V1, status="completed")])
+        self.assertEqual(self.client.ask("tasks/cancel", {"taskId": task_id}), {"error": {
+            "code": -32602, "message": "Cannot cancel task: already in terminal status 'completed'"}})
+
+    def test_cancel_a_failure_and_required(self) -> None:
+        task_id = self.client.ask("tools/call", {"name": "gated", "arguments": {}, "task": {}})["task"]["taskId"]
+        cancelled = self.client.ask("tasks/cancel", {"taskId": task_id})
+        self.assertEqual(plain_task(cancelled), dict(TASK_V1, status="cancelled", ttl=3600000,
+                                                     statusMessage="Cancelled by the client"))
+        task_id = self.client.ask("tools/call", {"name": "crash", "arguments": {}, "task": {}})["task"]["taskId"]
+        self.assertEqual(self.client.ask("tasks/result", {"taskId": task_id}), {"error": {
+            "code": -32603, "message": "it crashed"}})
+        self.assertEqual(self.client.ask("tools/call", {"name": "broken", "arguments": {}}), {"error": {
+            "code": -32601, "message": "Method not found: tool broken must be called as a task"}})
+        self.assertEqual(self.client.ask("tasks/update", {"taskId": task_id}), {"error": {
+            "code": -32601, "message": "Method not found: tasks/update"}})
+
+    def test_older_revisions_have_no_tasks(self) -> None:
+        client = Client(self.server)
+        client.ask = SessionClient.ask.__get__(client)  # type: ignore[method-assign]
+        client.ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "t", "version": "1"}})
+        self.assertEqual(client.ask("tasks/list"), {"error": {"code": -32601, "message": "Method not found: "
+                                                                                         "tasks/list"}})
+        self.assertEqual(client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})["content"],
+                         [{"type": "text", "text": "2"}])
+
+
 class OwnerTest(unittest.TestCase):
     """One client never reads, answers or cancels another's task: "not found"."""
 

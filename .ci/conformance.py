@@ -115,6 +115,12 @@ def main(argv: List[str]) -> int:
         import secrets
 
         os.environ.setdefault("MCP_REF_STATE_KEY", secrets.token_hex(32))
+        # ... and one task store: a task made by one worker is polled, answered
+        # and cancelled through any of them (SqliteTaskStore, section 16).
+        import tempfile
+
+        store = tempfile.mkdtemp(prefix="conformance-tasks-")
+        os.environ.setdefault("MCP_REF_TASK_STORE", os.path.join(store, "tasks.db"))
         command = [gunicorn, "-k", "gthread", "--threads", "8", "-w", str(workers), "--chdir", ROOT,
                    "--log-level", "warning", f'mcp_ref:wsgi_app("{FIXTURE}")', "-b"]
         with Server(command) as url:
