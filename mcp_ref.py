@@ -3414,6 +3414,10 @@ class MCPServer:
     2026-07-28 requestState (bytes or text; also MCP_REF_STATE_KEY in the
     environment); processes behind one load balancer need the same key, and
     without one each process makes its own.
+    Tasks (section 16): ``task_store`` (a TaskStore; by default SQLite at
+    $MCP_REF_TASK_STORE, else memory), ``task_ttl`` (seconds a task is kept,
+    3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100) and
+    ``max_tasks`` (stored, 10000).
     The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
@@ -3440,10 +3444,8 @@ class MCPServer:
         cache_scope: str = "private",
         lifespan: Optional[Callable[[Any], Any]] = None,
         request_state_key: Any = None,
-        task_store: Optional[TaskStore] = None,
-        task_ttl: Optional[float] = 3600.0,
-        max_tasks_per_client: int = 100,
-        max_tasks: int = 10000,
+        task_store: Optional[TaskStore] = None, task_ttl: Optional[float] = 3600.0,  # section 16
+        max_tasks_per_client: int = 100, max_tasks: int = 10000,
         **sdk_settings: Any,
     ) -> None:
         self.name = name or "mcp-server"
