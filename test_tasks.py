@@ -225,6 +225,25 @@ class WireTest(unittest.TestCase):
         self.assertEqual(self.client.ask("tasks/update", {"taskId": task_id, "inputResponses": []}), {"error": {
             "code": -32602, "message": 'Invalid params: tasks/update needs "inputResponses" (an object)'}})
 
+    def test_questions_before_the_task_then_the_task(self) -> None:
+        # "resolve all MRTR exchanges synchronously before responding with a
+        # CreateTaskResult": the first round is an InputRequiredResult, the
+        # retry a task whose run reads the same answer.
+        @self.server.tool(task_support="required")
+        async def deploy(ctx: Context) -> str:
+            answer = await ctx.session.elicit(message="Your name?", requested_schema=NAME_QUESTION["params"][
+                "requestedSchema"])
+            await ctx.start_task()
+            return f"deployed by {answer.content.name}"
+
+        first = self.client.call("deploy")
+        state = first.pop("requestState")
+        self.assertEqual(first, {"resultType": "input_required", "inputRequests": {"elicitation_0": NAME_QUESTION}})
+        created = self.client.call("deploy", inputResponses={"elicitation_0": ACCEPT}, requestState=state)
+        self.assertEqual(plain_task(created), dict(TASK, resultType="task", status="working"))
+        self.assertEqual(self.client.settled(created["taskId"])["result"]["content"],
+                         [{"type": "text", "text": "deployed by Ada"}])
+
     def test_cancel_acks_and_is_idempotent(self) -> None:
         task_id = self.client.call("gated")["taskId"]
         self.assertEqual(self.client.ask("tasks/cancel", {"taskId": task_id}), {"resultType": "complete"})
