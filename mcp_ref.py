@@ -4484,6 +4484,7 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 #   ctx.start_task() (_stopped, s. 14)  the call goes on as a task   _Tasks.begin
 #   tasks/get, tasks/update,            the task of the client's     _Tasks.answer
 #   tasks/cancel (section 17)           principal, or -32602
+#   subscriptions/listen's taskIds      notifications/tasks          _Tasks.listened, announce
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 _TASK_TERMINAL = ("completed", "failed", "cancelled")
@@ -4843,8 +4844,30 @@ class _Tasks:
                 return None
             new["updatedAt"] = time.time()
             if self.store.update(new):
+                self.announce(new)
                 return new
         raise _RpcError(INTERNAL_ERROR, "Internal error: the task is changed by too many requests at once")
+
+    def announce(self, record: Dict[str, Any]) -> None:
+        """notifications/tasks ("Task Status Notifications"): the task as tasks/get
+        shows it, to the subscriptions/listen streams of this process that asked
+        for it (another worker's streams learn it by polling)."""
+        task = _task_detailed(record)
+        for connection in list(self.server._connections):
+            connection.task_changed(record["taskId"], task)
+
+    def listened(self, task_ids: Any, params: Dict[str, Any], conn: Any) -> List[str]:
+        """The taskIds of a subscriptions/listen that notifications/tasks will be
+        sent for: the client's own, of those named; -32021 without the extension."""
+        if not _declares_tasks(_Request(None, None, STATELESS_VERSIONS[-1], params)):
+            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+                            {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
+        if not isinstance(task_ids, list) or len(task_ids) > self.server.max_tasks_per_client:
+            raise _RpcError(INVALID_PARAMS, f'Invalid params: "taskIds" must be a list of at most '
+                                            f'{self.server.max_tasks_per_client} task ids')
+        owner = _task_owner(conn)
+        return [task_id for task_id in task_ids
+                if isinstance(task_id, str) and (self.store.get(task_id) or {}).get("owner") == owner]
 
     def _beat(self) -> None:
         """The heartbeat: while this process runs tasks, renew their leases; and
@@ -5178,6 +5201,10 @@ class _Connection:
                 stream(_encode_safely({"jsonrpc": "2.0", "method": method,
                                        "params": dict(params, _meta={META_SUBSCRIPTION_ID: id_})}))
 
+    def task_changed(self, task_id: str, task: Dict[str, Any]) -> None:
+        """notifications/tasks (section 16) to the listen streams that name the task."""
+        self._to_listeners(lambda honored: task_id in honored.get("taskIds", ()), "notifications/tasks", task)
+
     def listen(self, id_: Any, params: Dict[str, Any], version: Optional[str],
                stream: Callable[[bytes], None]) -> Any:
         """subscriptions/listen (2026-07-28): a long-lived stream of the
@@ -5190,6 +5217,11 @@ class _Connection:
         uris = wanted.get("resourceSubscriptions")
         if isinstance(uris, list) and all(isinstance(uri, str) for uri in uris):
             honored["resourceSubscriptions"] = uris
+        if "taskIds" in wanted:  # notifications/tasks (section 16): the client's own tasks
+            try:
+                honored["taskIds"] = self.server._tasks.listened(wanted["taskIds"], params, self)
+            except _RpcError as exc:
+                return _error_response(id_, exc)
         stream(_encode_safely({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                                "params": {"notifications": honored, "_meta": {META_SUBSCRIPTION_ID: id_}}}))
         with self.state:

@@ -99,9 +99,11 @@ class Client:
     the principal ``principal`` (what section 21 sets from a verified token)."""
 
     def __init__(self, server: MCPServer, principal: Optional[str] = None) -> None:
+        written = self.written = []  # type: List[Dict[str, Any]]
+
         class Connection(mcp_ref._Connection):  # type: ignore[misc, name-defined]
             def write(self, message: Any) -> None:
-                pass
+                written.append(json.loads(message))
 
         self.conn = Connection(server)
         self.conn.principal = principal
@@ -372,6 +374,40 @@ class SessionTasksTest(unittest.TestCase):
                                                                                          "tasks/list"}})
         self.assertEqual(client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})["content"],
                          [{"type": "text", "text": "2"}])
+
+
+class NotificationTest(unittest.TestCase):
+    """notifications/tasks on a subscriptions/listen stream ("Task Status Notifications")."""
+
+    maxDiff = None
+
+    def test_a_listen_stream_gets_its_tasks_changes(self) -> None:
+        server = task_server()
+        alice, bob = Client(server, "alice"), Client(server, "bob")
+        task_id = alice.call("ask_name")["taskId"]
+        alice.settled(task_id, ("input_required",))
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": TASKS_CAPS}
+        for client in (alice, bob):
+            server._connections.append(client.conn)  # as the HTTP app registers a listen stream's
+            self.addCleanup(server._connections.remove, client.conn)
+            self.assertIs(client.conn.handle_message({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
+                                                      "params": {"notifications": {"taskIds": [task_id, "other"]},
+                                                                 "_meta": meta}}, lambda data: None),
+                          mcp_ref._STARTED)
+        alice.ask("tasks/update", {"taskId": task_id, "inputResponses": {"elicitation_0": ACCEPT}})
+        alice.settled(task_id)
+        ack = {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+            "notifications": {"taskIds": [task_id]}, "_meta": {"io.modelcontextprotocol/subscriptionId": "l"}}}
+        self.assertEqual(alice.written[0], ack)
+        self.assertEqual([(f["method"], f["params"]["status"]) for f in alice.written[1:]], [
+            ("notifications/tasks", "working"), ("notifications/tasks", "completed")])
+        self.assertEqual(alice.written[-1]["params"]["result"]["content"], [{"type": "text", "text": "Hello, Ada!"}])
+        self.assertEqual(bob.written, [dict(ack, params=dict(ack["params"], notifications={"taskIds": []}))])
+        frame = alice.conn.handle_message({"jsonrpc": "2.0", "id": "m", "method": "subscriptions/listen", "params": {
+            "notifications": {"taskIds": [task_id]}, "_meta": dict(meta, **{
+                "io.modelcontextprotocol/clientCapabilities": {}})}}, lambda data: None)
+        self.assertEqual(frame, {"jsonrpc": "2.0", "id": "m", "error": MISSING})
 
 
 class OwnerTest(unittest.TestCase):

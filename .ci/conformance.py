@@ -244,7 +244,7 @@ def run_suite(node: str, suite: str, url: str, requirements: str) -> Dict[str, T
     results = {}
     for mark, name, counts in re.findall(r"^([✓✗]) (\S+): (\d+ passed, \d+ failed)", summary, re.M):
         bug = mark == "✗" and _only_task_envelopes(checks, name)
-        results[name] = (mark == "✓" or bug, counts + (" (its failure: suite issue #424)" if bug else ""))
+        results[name] = (mark == "✓" or bug, counts + (" (#424)" if bug else ""))
     shutil.rmtree(checks, ignore_errors=True)
     if not results:
         print(run.stdout[-3000:], run.stderr[-3000:])
