@@ -211,6 +211,9 @@ __all__ = (
     "Elicit",
     "Sample",
     "ListRoots",
+    "TaskStore",
+    "InMemoryTaskStore",
+    "SqliteTaskStore",
     # The SDK's names a server file imports (section 25; most made when first imported)
     "FastMCP",
     "RequestStateSecurity",
@@ -1933,6 +1936,8 @@ class _Param:
 class _Tool:
     """A registered function: its published schemas and its compiled checkers."""
 
+    task_support = "forbidden"  # whether a call may become a task (section 16): add_tool sets it
+
     def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str],
                  description: Optional[str], annotations: Any, icons: Any, meta: Any,
                  structured_output: Optional[bool]) -> None:
@@ -2853,6 +2858,7 @@ class _Request:
     wanted: Dict[str, Any] = _NO_ANSWERS  # 2026-07-28: questions to send back unanswered
     user_state: Optional[str] = None  # 2026-07-28: a tool's own requestState, verified
     binding = ""  # 2026-07-28: what its requestState is bound to (_state_binding)
+    task_ready = False  # ctx.start_task() makes the call a task (section 16, _Tasks.for_call)
 
     def __init__(self, conn: Optional[_Connection], call: Optional[_CallInFlight], version: Optional[str],
                  params: Dict[str, Any]) -> None:
@@ -3085,6 +3091,15 @@ class Context:
         (an async tool's task is cancelled instead)."""
         call = self._request.call
         return call is not None and call.cancelled
+
+    def start_task(self) -> _AwaitableValue:
+        """Go on as a task (section 16): in a call that may become one (a tool
+        with task support, a client that declared the tasks extension), the call
+        is answered with a task now and the tool runs again in it, from the
+        start, with the answers it had; anywhere else, nothing happens."""
+        if self._request.task_ready:
+            raise _StartTask()
+        return _AwaitableValue(None)
 
     @property
     def input_responses(self) -> Optional[Dict[str, Any]]:
@@ -3407,6 +3422,10 @@ class MCPServer:
     2026-07-28 requestState (bytes or text; also MCP_REF_STATE_KEY in the
     environment); processes behind one load balancer need the same key, and
     without one each process makes its own.
+    Tasks (section 16): ``task_store`` (a TaskStore; by default SQLite at
+    $MCP_REF_TASK_STORE, else memory), ``task_ttl`` (seconds a task is kept,
+    3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100) and
+    ``max_tasks`` (stored, 10000).
     The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
@@ -3433,6 +3452,8 @@ class MCPServer:
         cache_scope: str = "private",
         lifespan: Optional[Callable[[Any], Any]] = None,
         request_state_key: Any = None,
+        task_store: Optional[TaskStore] = None, task_ttl: Optional[float] = 3600.0,  # section 16
+        max_tasks_per_client: int = 100, max_tasks: int = 10000,
         **sdk_settings: Any,
     ) -> None:
         self.name = name or "mcp-server"
@@ -3464,6 +3485,8 @@ class MCPServer:
         self._prompts: Dict[str, Prompt] = {}
         self._completion: Optional[Callable[..., Any]] = None
         self._subscribers: Dict[str, Tuple[Any, ...]] = {}  # uri -> the _Dispatchers subscribed to it
+        self.task_ttl, self.max_tasks_per_client, self.max_tasks = task_ttl, max_tasks_per_client, max_tasks
+        self._tasks = _Tasks(self, task_store)  # section 16
         for resource in sdk_settings.pop("resources", None) or ():  # the SDK's MCPServer(resources=[...])
             self.add_resource(resource)
 
@@ -3481,12 +3504,17 @@ class MCPServer:
         structured_output: Optional[bool] = None,
         input_schema: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
+        task_support: str = "forbidden",
     ) -> None:
         """Register ``fn`` as a tool; raises InvalidSignature if it cannot be one.  ``input_schema``,
-        ``output_schema``: hand-written, published as written; the arguments come as JSON values."""
+        ``output_schema``: hand-written, published as written; the arguments come as JSON values.
+        ``task_support``: "forbidden", "optional" or "required", whether a call may become a task (section 16)."""
+        if task_support not in _TASK_SUPPORT:
+            raise ValueError(f"task_support must be one of {', '.join(_TASK_SUPPORT)}, not {task_support!r}")
         tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output) \
             if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
+        tool.task_support = task_support
         if tool.name in self._tools:
             # The SDK's ToolManager keeps the first tool of a name (with a warning
             # unless warn_on_duplicate_tools=False); remove_tool makes room.
@@ -3507,6 +3535,7 @@ class MCPServer:
         structured_output: Optional[bool] = None,
         input_schema: Optional[Dict[str, Any]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
+        task_support: str = "forbidden",
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator that registers a tool: ``@server.tool()``; see add_tool."""
         if callable(name):
@@ -3515,7 +3544,7 @@ class MCPServer:
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output,
-                          input_schema, output_schema)
+                          input_schema, output_schema, task_support)
             return fn
 
         return decorator
@@ -3665,6 +3694,8 @@ class MCPServer:
             return self._input_required(tool, request, None)
         if isinstance(exc, _CapabilityMissing):
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
+        if isinstance(exc, _StartTask):  # ctx.start_task(): the call goes on as a task (section 16)
+            return self._tasks.begin(tool, request)
         error = _protocol_error(exc)  # an MCPError (section 26): a protocol error, as the SDK sends it
         if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
             return error
@@ -4030,12 +4061,15 @@ _HANDSHAKE_REQUESTS = {"ping": "ping", "logging/setLevel": "set_level", "tools/l
                        "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
                        "resources/read": "resources_read", "resources/subscribe": "resources_subscribe",
                        "resources/unsubscribe": "resources_unsubscribe", "prompts/list": "prompts_list",
-                       "prompts/get": "prompts_get", "completion/complete": "complete"}
+                       "prompts/get": "prompts_get", "completion/complete": "complete",
+                       "tasks/get": "tasks_get", "tasks/result": "tasks_result", "tasks/list": "tasks_list",
+                       "tasks/cancel": "tasks_cancel"}
 _STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list", "tools/call": "tools_call",
                        "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
                        "resources/read": "resources_read", "prompts/list": "prompts_list",
                        "prompts/get": "prompts_get", "completion/complete": "complete",
-                       "subscriptions/listen": "listen"}
+                       "subscriptions/listen": "listen",
+                       "tasks/get": "tasks_get", "tasks/update": "tasks_update", "tasks/cancel": "tasks_cancel"}
 # The requests whose function may take a Context: answered as a call is when it does (_runs_with_context).
 _CONTEXT_HANDLERS = ("resources_read", "prompts_get")
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
@@ -4160,10 +4194,21 @@ class _Dispatcher:
             capabilities["prompts"] = {"listChanged": True}
         if offers["completions"] and _has(version, "capability.completions"):
             capabilities["completions"] = {}
+        if _task_tools(self.server):  # section 16: the extension (2026-07-28), or 2025-11-25's tasks
+            if stateless:
+                capabilities["extensions"] = {TASKS_EXTENSION: {}}
+            elif version >= _TASKS_SINCE:
+                capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return capabilities
 
     def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
-        return self._paged("tools", self.server.list_tools(str(version)), params, version)
+        tools = _with_execution(self.server, self.server.list_tools(str(version)), version)  # section 16
+        return self._paged("tools", tools, params, version)
+
+    def tasks_result(self, params: Dict[str, Any], version: Optional[str],
+                     request: Optional[_Request] = None) -> Dict[str, Any]:
+        """2025-11-25's tasks/result (section 16): it waits, so it runs as a call does."""
+        return self.server._tasks.result(params, version, request or _Request(None, None, version, params))
 
     def _paged(self, key: str, items: List[Any], params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         """One page of a list (server/utilities/pagination): ``page_size`` items
@@ -4420,7 +4465,683 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 # Long-running calls as tasks: the server answers tools/call with a task, and
 # the client polls it, answers its questions and fetches its result later,
 # from any connection (basic/utilities/tasks, 2025-11-25; the
-# io.modelcontextprotocol/tasks extension for 2026-07-28).
+# io.modelcontextprotocol/tasks extension for 2026-07-28, "Tasks").
+#
+# A tool declares its task support where it is declared:
+# ``@server.tool(task_support="optional")`` ("forbidden", the default;
+# "optional"; "required").  The server decides, call by call, whether a call
+# becomes a task ("Task creation is server-directed"): a call of a task tool
+# from a client that declared the extension on that request does, when the
+# call starts if the tool takes no Context, else when it calls
+# ``ctx.start_task()`` (before that, it is an ordinary call: its questions go
+# back as an InputRequiredResult, "resolve all MRTR exchanges synchronously
+# before responding with a CreateTaskResult", and a result it returns first is
+# the immediate-result shortcut).
+#
+# A task's run is a call like any other (MCPServer._call, section 14: its
+# result checked against the outputSchema, isError by the same rules), on a
+# thread of this process's task pool.  A question it asks ends the run, as in
+# the stateless era (basic/patterns/mrtr): the task is input_required with the
+# questions as inputRequests; tasks/update brings the answers, and once none
+# is outstanding the run starts again with all of them, so that the tool reads
+# each answer where it asked.  Everything a task is (status, answers, result,
+# TTL) lives in its TaskStore record, so another worker can answer tasks/get,
+# take the answers and run it on; the worker running a task renews a lease on
+# it, and a task whose lease lapsed (its worker died) is failed.
+#
+#   where                               what answers                 here
+#   tools/call (section 17)             a task, -32021, or the call  _Tasks.for_call
+#   ctx.start_task() (_stopped, s. 14)  the call goes on as a task   _Tasks.begin
+#   tasks/get, tasks/update,            the task of the client's     _Tasks.answer
+#   tasks/cancel (section 17)           principal, or -32602
+#   subscriptions/listen's taskIds      notifications/tasks          _Tasks.listened, announce
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+_TASK_TERMINAL = ("completed", "failed", "cancelled")
+_TASK_SUPPORT = ("forbidden", "optional", "required")
+_TASK_LEASE = 30.0  # seconds a worker vouches for a task it runs; renewed every third of that
+_TASK_POLL_MS = 1000  # the pollIntervalMs suggested ("Task Polling")
+_TASK_RETRIES = 100  # compare-and-set attempts before a busy task is reported as an internal error
+_TASK_METHODS = ("tasks_get", "tasks_update", "tasks_cancel", "tasks_list")
+_TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
+_RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
+_TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
+
+
+class TaskStore:
+    """Where a server's tasks live: the interface, for a deployment that keeps
+    them in the database it already runs.  InMemoryTaskStore is the default,
+    SqliteTaskStore survives restarts and is shared by the processes of one
+    machine.  ``MCPServer(task_store=...)`` takes one.
+
+    A record is a JSON object: ``taskId``, ``owner`` (the principal it belongs
+    to), ``status``, ``revision`` (the store's, for compare-and-set),
+    ``createdAt`` and ``expiresAt`` (seconds since the epoch; expiresAt may be
+    None), and the server's own fields.  Each method is called from many
+    threads, and from several processes sharing one store: a record is
+    replaced only by ``update`` with the revision it was read at."""
+
+    def create(self, record: Dict[str, Any]) -> None:
+        """Store a new record (its taskId is new; its revision is 0)."""
+        raise NotImplementedError
+
+    def get(self, task_id: str) -> Optional[Dict[str, Any]]:
+        """The record, a copy of its own; None if there is none."""
+        raise NotImplementedError
+
+    def update(self, record: Dict[str, Any]) -> bool:
+        """Compare-and-set: replace the stored record of ``record["taskId"]`` if
+        its revision is still ``record["revision"]``, storing revision + 1
+        (set in ``record`` too).  False if it changed meanwhile, or is gone."""
+        raise NotImplementedError
+
+    def delete(self, task_id: str) -> None:
+        raise NotImplementedError
+
+    def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
+        """Up to ``limit`` records of ``owner``, oldest first, from the one
+        after the taskId ``after``."""
+        raise NotImplementedError
+
+    def count(self, owner: str) -> Tuple[int, int]:
+        """(the tasks of ``owner`` not finished, all the tasks stored)."""
+        raise NotImplementedError
+
+    def purge(self, now: float) -> None:
+        """Delete the records whose expiresAt has passed."""
+        raise NotImplementedError
+
+
+class InMemoryTaskStore(TaskStore):
+    """The default store: this process's memory (gone with it).  Records are
+    kept as JSON text, so that no caller holds a reference into the store."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+        self.records: Dict[str, str] = {}
+
+    def create(self, record: Dict[str, Any]) -> None:
+        with self.lock:
+            self.records[record["taskId"]] = json.dumps(record)
+
+    def get(self, task_id: str) -> Optional[Dict[str, Any]]:
+        with self.lock:
+            text = self.records.get(task_id)
+        return None if text is None else json.loads(text)
+
+    def update(self, record: Dict[str, Any]) -> bool:
+        with self.lock:
+            text = self.records.get(record["taskId"])
+            if text is None or json.loads(text)["revision"] != record["revision"]:
+                return False
+            record["revision"] += 1
+            self.records[record["taskId"]] = json.dumps(record)
+            return True
+
+    def delete(self, task_id: str) -> None:
+        with self.lock:
+            self.records.pop(task_id, None)
+
+    def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
+        with self.lock:
+            mine = [r for r in map(json.loads, self.records.values()) if r["owner"] == owner]
+        mine.sort(key=lambda r: (r["createdAt"], r["taskId"]))
+        ids = [r["taskId"] for r in mine]
+        start = ids.index(after) + 1 if after in ids else 0
+        return mine[start:start + limit]
+
+    def count(self, owner: str) -> Tuple[int, int]:
+        with self.lock:
+            records = [json.loads(text) for text in self.records.values()]
+        return sum(r["owner"] == owner and r["status"] not in _TASK_TERMINAL for r in records), len(records)
+
+    def purge(self, now: float) -> None:
+        with self.lock:
+            for task_id, text in list(self.records.items()):
+                expires = json.loads(text)["expiresAt"]
+                if expires is not None and expires < now:
+                    del self.records[task_id]
+
+
+class SqliteTaskStore(TaskStore):
+    """Tasks in a SQLite file (``sqlite3``, loaded when first used): they survive
+    a restart, and the processes of one machine (gunicorn's workers) share them.
+    WAL mode lets readers run beside the writer; a busy database is waited for
+    (``timeout`` seconds); compare-and-set is one UPDATE ... WHERE revision = ?,
+    atomic in SQLite.  Not for a network file system (SQLite's own advice)."""
+
+    def __init__(self, path: str, timeout: float = 30.0) -> None:
+        import threading
+
+        self.path, self.timeout = path, timeout
+        self.local = threading.local()  # a connection per thread (sqlite3's rule)
+
+    def _db(self) -> Any:
+        db = getattr(self.local, "db", None)
+        if db is None:
+            import sqlite3
+
+            db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+            db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+                       "status TEXT NOT NULL, revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, "
+                       "data TEXT NOT NULL)")
+            self.local.db = db
+        return db
+
+    def create(self, record: Dict[str, Any]) -> None:
+        self._db().execute("INSERT INTO mcp_tasks VALUES (?, ?, ?, ?, ?, ?, ?)", (
+            record["taskId"], record["owner"], record["status"], record["revision"], record["createdAt"],
+            record["expiresAt"], json.dumps(record)))
+
+    def get(self, task_id: str) -> Optional[Dict[str, Any]]:
+        row = self._db().execute("SELECT data FROM mcp_tasks WHERE id = ?", (task_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def update(self, record: Dict[str, Any]) -> bool:
+        new = dict(record, revision=record["revision"] + 1)
+        cursor = self._db().execute(
+            "UPDATE mcp_tasks SET status = ?, revision = ?, expires = ?, data = ? WHERE id = ? AND revision = ?",
+            (new["status"], new["revision"], new["expiresAt"], json.dumps(new), record["taskId"], record["revision"]))
+        if cursor.rowcount != 1:
+            return False
+        record["revision"] = new["revision"]
+        return True
+
+    def delete(self, task_id: str) -> None:
+        self._db().execute("DELETE FROM mcp_tasks WHERE id = ?", (task_id,))
+
+    def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
+        db = self._db()
+        start = db.execute("SELECT created, id FROM mcp_tasks WHERE id = ? AND owner = ?", (after, owner)).fetchone()
+        created, last = start if start is not None else (-1.0, "")
+        rows = db.execute("SELECT data FROM mcp_tasks WHERE owner = ? AND (created > ? OR (created = ? AND id > ?)) "
+                          "ORDER BY created, id LIMIT ?", (owner, created, created, last, limit)).fetchall()
+        return [json.loads(row[0]) for row in rows]
+
+    def count(self, owner: str) -> Tuple[int, int]:
+        db = self._db()
+        mine = db.execute("SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND status NOT IN (?, ?, ?)",
+                          (owner,) + _TASK_TERMINAL).fetchone()[0]
+        return int(mine), int(db.execute("SELECT COUNT(*) FROM mcp_tasks").fetchone()[0])
+
+    def purge(self, now: float) -> None:
+        self._db().execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))
+
+
+class _StartTask(BaseException):
+    """ctx.start_task() in a call that may become a task: unwinds its first run
+    (a BaseException, as _InputRequired, that a tool's ``except Exception`` lets pass)."""
+
+
+class _Tasks:
+    """A server's tasks: its store, the runs of this process and their leases."""
+
+    def __init__(self, server: MCPServer, store: Optional[TaskStore]) -> None:
+        import threading
+
+        self.server = server
+        self.given = store
+        self._store: Optional[TaskStore] = None
+        self.lock = threading.Lock()  # guards everything below
+        self.running: Dict[str, _CallInFlight] = {}  # the tasks this process runs (or has queued)
+        self.pool: Optional[_Workers] = None
+        self.beating = False  # the heartbeat thread runs
+        self.lease = _TASK_LEASE
+
+    @property
+    def store(self) -> TaskStore:
+        """The store given, else SQLite at $MCP_REF_TASK_STORE, else memory (chosen when first used)."""
+        if self._store is None:
+            path = os.environ.get("MCP_REF_TASK_STORE")
+            self._store = self.given or (SqliteTaskStore(path) if path else InMemoryTaskStore())
+        return self._store
+
+    # -- tools/call --------------------------------------------------------------
+
+    def for_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Optional[Dict[str, Any]]:
+        """A call of a task tool: its CreateTaskResult, or None to run it as a call
+        (ctx.start_task() may still make it a task: request.task_ready)."""
+        if not request.stateless:
+            return self.for_session_call(tool, arguments, request)
+        if not _declares_tasks(request):
+            # "MUST NOT return CreateTaskResult to a client that did not include the
+            # extension capability on its request"; a tool that needs it: -32021.
+            if tool.task_support == "required":
+                raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+                                {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
+            return None
+        if tool.context_param is not None:
+            request.task_ready = True
+            return None
+        return dict(_task_wire(self.start(tool, arguments, request)), resultType="task")
+
+    def for_session_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Optional[Dict[str, Any]]:
+        """2025-11-25 ("Tool-Level Negotiation"): the client asks for a task with
+        the ``task`` param, and must for a "required" tool (-32601 otherwise).
+        Its ``ttl`` (milliseconds) is honoured up to the server's task_ttl."""
+        task = request.params.get("task")
+        if str(request.version) < _TASKS_SINCE:
+            return None  # no tasks in that revision: the call runs as ever
+        if task is None:
+            if tool.task_support == "required":
+                raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tool {tool.name} must be called as a task")
+            return None
+        ttl = task.get("ttl") if isinstance(task, dict) else None
+        if not isinstance(task, dict) or ttl is not None and (
+                not isinstance(ttl, (int, float)) or isinstance(ttl, bool) or not 0 < ttl < 1e15):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: "task" must be an object, its "ttl" a positive number')
+        return {"task": _task_wire_v1(self.start(tool, arguments, request, None if ttl is None else ttl / 1000))}
+
+    def begin(self, tool: _Tool, request: _Request) -> Any:
+        """ctx.start_task() unwound the call: its CreateTaskResult (an _RpcError past a limit)."""
+        arguments = request.params.get("arguments")
+        try:
+            return dict(_task_wire(self.start(tool, arguments if isinstance(arguments, dict) else {}, request)),
+                        resultType="task")
+        except _RpcError as exc:
+            return exc
+
+    def start(self, tool: _Tool, arguments: Dict[str, Any], request: _Request,
+              ttl: Optional[float] = None) -> Dict[str, Any]:
+        """A new task for the call: durably created ("MUST NOT return
+        CreateTaskResult until the task is durably created"), then queued to run."""
+        import time
+        import uuid
+
+        owner = _task_owner(request.conn)
+        now = time.time()
+        self.store.purge(now)
+        mine, stored = self.store.count(owner)
+        if mine >= self.server.max_tasks_per_client or stored >= self.server.max_tasks:
+            raise _RpcError(INVALID_REQUEST, f"Too many tasks: this client has {mine} tasks not finished (limit "
+                                             f"{self.server.max_tasks_per_client}), this server {stored} "
+                                             f"(limit {self.server.max_tasks})")
+        limit = self.server.task_ttl
+        ttl = limit if ttl is None or limit is not None and ttl > limit else ttl
+        meta = {key: value for key, value in request.meta.items()
+                if key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES)}  # what questions are checked against
+        record: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "owner": owner, "status": "working", "revision": 0,
+                  "createdAt": now, "updatedAt": now, "expiresAt": None if ttl is None else now + ttl, "ttl": ttl,
+                  "tool": tool.name, "arguments": arguments, "meta": meta, "version": request.version,
+                  "answers": dict(request.answers), "userState": request.user_state, "lease": now + self.lease}
+        self.store.create(record)
+        self.submit(record["taskId"], owner)
+        return record
+
+    # -- the runs ------------------------------------------------------------------
+
+    def submit(self, task_id: str, owner: str) -> None:
+        """Queue a run of the task on this process's task pool (fair between owners)."""
+        import threading
+
+        call = _CallInFlight(None, _ignore, _ignore)  # ctx.cancelled; what it sends goes nowhere
+        with self.lock:
+            if self.pool is None:
+                self.pool = _Workers(max(16, self.server.workers), per_client=max(8, self.server.workers // 2))
+            self.running[task_id] = call
+            beat = not self.beating
+            self.beating = True
+        if beat:
+            threading.Thread(target=self._beat, name="mcp_ref-task-lease", daemon=True).start()
+        self.pool.submit(functools.partial(self._run, task_id, call), owner)
+
+    def _run(self, task_id: str, call: _CallInFlight) -> None:
+        """One run of a task: the tool called with every answer so far; the
+        outcome settles the task, unless it was cancelled meanwhile."""
+        try:
+            record = self.store.get(task_id)
+            if record is None or record["status"] != "working" or call.cancelled:
+                return
+            tool = self.server._tools.get(record["tool"])
+            if tool is None:  # removed since: as tools/call would answer
+                self._settle(task_id, {"status": "failed", "error": {
+                    "code": INVALID_PARAMS, "message": f"Unknown tool: {record['tool']}"}})
+                return
+            request = _task_request(record, call)
+            outcome = _invoke_safely(self.server, tool, record["arguments"], request)
+            self._settle(task_id, self._outcome(tool, record, request, outcome))
+        except Exception as exc:  # a bug of ours, or the store failing: the task is failed if it can be
+            _log_exception(f"task {task_id} failed", exc)
+            try:
+                self._settle(task_id, {"status": "failed", "error": {"code": INTERNAL_ERROR,
+                                                                     "message": "Internal error"}})
+            except Exception as again:
+                _log_exception(f"task {task_id} could not be marked failed", again)
+        finally:
+            with self.lock:
+                if self.running.get(task_id) is call:
+                    del self.running[task_id]
+
+    def _outcome(self, tool: _Tool, record: Dict[str, Any], request: _Request, outcome: Any) -> Dict[str, Any]:
+        """What a run's outcome makes of the task ("Task Status"): a JSON-RPC
+        error fails it; questions make it input_required; a result, isError or
+        not, completes it (step 5 of tools/call: _encode_result, its size limit)."""
+        if isinstance(outcome, _RpcError):
+            return {"status": "failed", "error": outcome.to_wire(), "statusMessage": outcome.message}
+        if isinstance(outcome, dict) and outcome.get("resultType") == "input_required":
+            asked = outcome.get("inputRequests") or {}
+            pending = {key: q for key, q in asked.items() if key not in record["answers"]}
+            if not pending:  # it asks again what was answered: it would never end
+                return {"status": "failed", "error": {"code": INTERNAL_ERROR, "message": "Internal error: the "
+                                                      "tool asked again questions already answered"}}
+            _, user_state = _open_state(self.server._state_key, request.binding, outcome["requestState"])
+            return {"status": "input_required", "inputRequests": pending, "userState": user_state}
+        if outcome is None:
+            outcome = _tool_error(f"Error executing tool {tool.name}")
+        data = self.server._encode_result(tool, _result_for(outcome, str(record["version"])), lambda r: r)
+        return {"status": "completed", "result": json.loads(data)}
+
+    def _settle(self, task_id: str, changes: Dict[str, Any]) -> None:
+        """Apply a run's outcome, if the task is still working (compare-and-set):
+        a task cancelled meanwhile stays cancelled, and its result is dropped."""
+        self._change(task_id, lambda record: dict(record, **changes) if record["status"] == "working" else None)
+
+    def _change(self, task_id: str,
+                change: Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]) -> Optional[Dict[str, Any]]:
+        """Read, change, compare-and-set, again while another writer got there
+        first: the record stored; None when ``change`` wanted nothing (or there
+        is no such task)."""
+        import time
+
+        for _ in range(_TASK_RETRIES):
+            record = self.store.get(task_id)
+            new = None if record is None else change(record)
+            if new is None:
+                return None
+            new["updatedAt"] = time.time()
+            if self.store.update(new):
+                self.announce(new)
+                return new
+        raise _RpcError(INTERNAL_ERROR, "Internal error: the task is changed by too many requests at once")
+
+    def announce(self, record: Dict[str, Any]) -> None:
+        """notifications/tasks ("Task Status Notifications"): the task as tasks/get
+        shows it, to the subscriptions/listen streams of this process that asked
+        for it (another worker's streams learn it by polling)."""
+        task = _task_detailed(record)
+        for connection in list(self.server._connections):
+            connection.task_changed(record["taskId"], task)
+
+    def listened(self, task_ids: Any, params: Dict[str, Any], conn: Any) -> List[str]:
+        """The taskIds of a subscriptions/listen that notifications/tasks will be
+        sent for: the client's own, of those named; -32021 without the extension."""
+        if not _declares_tasks(_Request(None, None, STATELESS_VERSIONS[-1], params)):
+            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+                            {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
+        if not isinstance(task_ids, list) or len(task_ids) > self.server.max_tasks_per_client:
+            raise _RpcError(INVALID_PARAMS, f'Invalid params: "taskIds" must be a list of at most '
+                                            f'{self.server.max_tasks_per_client} task ids')
+        owner = _task_owner(conn)
+        return [task_id for task_id in task_ids
+                if isinstance(task_id, str) and (self.store.get(task_id) or {}).get("owner") == owner]
+
+    def _beat(self) -> None:
+        """The heartbeat: while this process runs tasks, renew their leases; and
+        pass a cancellation made by another worker on to the run (ctx.cancelled)."""
+        import time
+
+        while True:
+            time.sleep(self.lease / 3)
+            with self.lock:
+                runs = list(self.running.items())
+                if not runs:
+                    self.beating = False
+                    return
+            for task_id, call in runs:
+                try:
+                    record = self.store.get(task_id)
+                    if record is None or record["status"] in _TASK_TERMINAL:
+                        call.cancelled = True
+                    elif record["status"] == "working":
+                        record["lease"] = time.time() + self.lease
+                        self.store.update(record)  # lost to another writer: the next beat renews it
+                except Exception as exc:
+                    _log_exception(f"renewing the lease of task {task_id} failed", exc)
+
+    # -- tasks/get, tasks/update, tasks/cancel (the extension's methods) ----------------
+
+    def answer(self, handler: str, params: Dict[str, Any], version: Optional[str], conn: Any) -> Dict[str, Any]:
+        """A tasks/* request, for a client that declared the extension on it
+        ("Protocol Errors": -32021 otherwise), about a task of its principal."""
+        if version not in STATELESS_VERSIONS:
+            return self.answer_session(handler, params, version, conn)
+        request = _Request(None, None, version, params)
+        if not _declares_tasks(request):
+            raise _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+                            {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
+        task_id = params.get("taskId")
+        if not isinstance(task_id, str):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+        owner = _task_owner(conn)
+        if handler == "tasks_get":
+            return _task_detailed(self.current(task_id, owner))
+        if handler == "tasks_update":
+            return self.update(task_id, owner, params)
+        self.current(task_id, owner)
+        self._change(task_id, _cancelled)
+        with self.lock:
+            call = self.running.get(task_id)
+        if call is not None:  # cooperative: a tool that reads ctx.cancelled stops early
+            call.cancelled = True
+        return {}
+
+    def answer_session(self, handler: str, params: Dict[str, Any], version: Optional[str],
+                       conn: Any) -> Dict[str, Any]:
+        """2025-11-25's tasks/get, tasks/list and tasks/cancel (basic/utilities/tasks),
+        served when the server offers tasks (capabilities.tasks)."""
+        task_id = self.offered(handler, params, version)
+        owner = _task_owner(conn)
+        if handler == "tasks_list":
+            return self.listed(owner, params)
+        record = self.current(task_id, owner)
+        if handler == "tasks_cancel":
+            if record["status"] in _TASK_TERMINAL:  # "MUST reject ... already in a terminal status"
+                raise _RpcError(INVALID_PARAMS, f"Cannot cancel task: already in terminal status "
+                                                f"'{record['status']}'")
+            record = self._change(task_id, _cancelled) or self.current(task_id, owner)
+            with self.lock:
+                call = self.running.get(task_id)
+            if call is not None:
+                call.cancelled = True
+        return _task_wire_v1(record)
+
+    def offered(self, handler: str, params: Dict[str, Any], version: Optional[str]) -> str:
+        """The request's taskId ("" for tasks/list); -32601 in a revision without
+        tasks, or from a server that has no task tool (it does not declare them)."""
+        method = "tasks/" + handler[len("tasks_"):]
+        if handler == "tasks_update" or str(version) < _TASKS_SINCE or not _task_tools(self.server):
+            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        task_id = params.get("taskId", "" if handler == "tasks_list" else None)
+        if not isinstance(task_id, str):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
+        return task_id
+
+    def listed(self, owner: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """tasks/list: a page of the client's tasks, oldest first; the cursor is
+        the last taskId of the page before (server/utilities/pagination)."""
+        cursor = params.get("cursor")
+        if cursor is not None and (not isinstance(cursor, str) or (self.store.get(cursor) or {}).get("owner") != owner):
+            raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
+        size = self.server.page_size or 100
+        page = self.store.list(owner, cursor, size + 1)
+        result: Dict[str, Any] = {"tasks": [_task_wire_v1(record) for record in page[:size]]}
+        if len(page) > size:
+            result["nextCursor"] = page[size - 1]["taskId"]
+        return result
+
+    def result(self, params: Dict[str, Any], version: Optional[str], request: _Request) -> Dict[str, Any]:
+        """2025-11-25's tasks/result: waits (up to request_timeout) for the task to
+        end, then its result with the related-task _meta, or its JSON-RPC error.
+        It runs as a call does (_Connection.start_request), not on the reader."""
+        import time
+
+        task_id = self.offered("tasks_result", params, version)
+        owner = _task_owner(request.conn)
+        deadline = time.monotonic() + self.server.request_timeout
+        record = self.current(task_id, owner)
+        while record["status"] not in _TASK_TERMINAL:
+            if time.monotonic() > deadline or request.call is not None and request.call.cancelled:
+                raise _RpcError(INTERNAL_ERROR, f"Internal error: task {task_id} did not finish within "
+                                                f"{self.server.request_timeout:g} s")
+            time.sleep(0.05)
+            record = self.current(task_id, owner)
+        if record["status"] == "failed":
+            error = record["error"]
+            raise _RpcError(error["code"], error["message"], error.get("data", _MISSING))
+        if record["status"] == "cancelled":
+            raise _RpcError(INVALID_PARAMS, f"Task {task_id} was cancelled")
+        result = record["result"]
+        return dict(result, _meta=dict(result.get("_meta") or {}, **{_RELATED_TASK: {"taskId": task_id}}))
+
+    def current(self, task_id: str, owner: str) -> Dict[str, Any]:
+        """The task of ``owner`` (another's is not found: one client never reads
+        or cancels another's task); expired: deleted; a run whose lease lapsed
+        (its worker died): failed."""
+        import time
+
+        record = self.store.get(task_id)
+        if record is None or record["owner"] != owner:
+            raise _RpcError(INVALID_PARAMS, _TASK_NOT_FOUND)
+        now = time.time()
+        if record["expiresAt"] is not None and record["expiresAt"] < now:
+            self.store.delete(task_id)
+            raise _RpcError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
+        if record["status"] == "working" and record["lease"] < now:
+            self._change(task_id, _lost)
+            record = self.store.get(task_id) or record
+        return record
+
+    def update(self, task_id: str, owner: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """tasks/update: the answers to outstanding questions ("Task Update
+        Requests").  Others are ignored, as the extension says (never issued,
+        already answered, or the task no longer waits); an answer that is no
+        result of its question is refused (-32602).  The last one outstanding
+        sets the task working again, and its run starts here."""
+        responses = params.get("inputResponses")
+        if not isinstance(responses, dict):
+            raise _RpcError(INVALID_PARAMS, 'Invalid params: tasks/update needs "inputResponses" (an object)')
+        record = self.current(task_id, owner)
+        for key, answer in responses.items():
+            question = (record.get("inputRequests") or {}).get(key)
+            method = question.get("method") if isinstance(question, dict) else None
+            if method in _ANSWERS and _answer_problem(str(method), answer) is not None:
+                raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no result of {method}")
+        stored = self._change(task_id, functools.partial(_answered, responses, self.lease))
+        if stored is not None and stored["status"] == "working":
+            self.submit(task_id, owner)
+        return {}
+
+
+def _declares_tasks(request: _Request) -> bool:
+    """Whether the request's own capabilities declare the extension (2026-07-28
+    basic/index: "Servers MUST NOT infer capabilities from prior requests")."""
+    extensions = (request.client_capabilities() or {}).get("extensions")
+    return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
+
+
+def _task_owner(conn: Any) -> str:
+    """Whom a task belongs to: the verified token's principal over HTTP
+    (section 21), else everyone who reaches this server ("": stdio's one
+    client, or HTTP without auth, where the task id's 122 random bits guard it)."""
+    return getattr(conn, "principal", None) or ""
+
+
+def _task_request(record: Dict[str, Any], call: _CallInFlight) -> _Request:
+    """A run's request: the call's arguments and capabilities, and every answer
+    so far, as a stateless retry carries them (ctx.input_responses reads them)."""
+    params = {"name": record["tool"], "arguments": record["arguments"], "_meta": record["meta"],
+              "inputResponses": record["answers"]}
+    request = _Request(None, call, record["version"], params)
+    request.answers, request.user_state = dict(record["answers"]), record["userState"]
+    return request
+
+
+def _task_wire(record: Dict[str, Any]) -> Dict[str, Any]:
+    """The extension's Task: durations in integer milliseconds (ttlMs, pollIntervalMs)."""
+    ttl = record["ttl"]
+    task = {"taskId": record["taskId"], "status": record["status"], "createdAt": _iso(record["createdAt"]),
+            "lastUpdatedAt": _iso(record["updatedAt"]), "ttlMs": None if ttl is None else int(ttl * 1000),
+            "pollIntervalMs": _TASK_POLL_MS}
+    if record.get("statusMessage"):
+        task["statusMessage"] = record["statusMessage"]
+    return task
+
+
+def _task_wire_v1(record: Dict[str, Any]) -> Dict[str, Any]:
+    """2025-11-25's Task: the same, with ttl and pollInterval (milliseconds too)."""
+    task = _task_wire(record)
+    task["ttl"], task["pollInterval"] = task.pop("ttlMs"), task.pop("pollIntervalMs")
+    return task
+
+
+def _task_tools(server: MCPServer) -> Dict[str, str]:
+    """The tools that may become tasks, with their task support."""
+    return {name: tool.task_support for name, tool in server._tools.items() if tool.task_support != "forbidden"}
+
+
+def _with_execution(server: MCPServer, tools: List[Dict[str, Any]], version: Optional[str]) -> List[Dict[str, Any]]:
+    """tools/list in 2025-11-25: a task tool's execution.taskSupport ("Tool-Level
+    Negotiation"; 2026-07-28's extension decides per call, and has none)."""
+    support = _task_tools(server) if str(version) >= _TASKS_SINCE and version not in STATELESS_VERSIONS else {}
+    if not support:
+        return tools
+    return [dict(tool, execution={"taskSupport": support[tool["name"]]}) if tool["name"] in support else tool
+            for tool in tools]
+
+
+def _task_detailed(record: Dict[str, Any]) -> Dict[str, Any]:
+    """tasks/get's DetailedTask: the questions outstanding, the result or the error inlined."""
+    task = _task_wire(record)
+    field = {"input_required": "inputRequests", "completed": "result", "failed": "error"}.get(record["status"])
+    if field is not None:
+        task[field] = record[field]
+    return task
+
+
+def _iso(seconds: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds % 1 * 1000):03d}Z"
+
+
+def _ignore(data: Any) -> None:
+    pass
+
+
+def _cancelled(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    if record["status"] in _TASK_TERMINAL:
+        return None  # "idempotent": the same empty ack, the task unchanged
+    new = dict(record, status="cancelled", statusMessage="Cancelled by the client")
+    new.pop("inputRequests", None)
+    return new
+
+
+def _lost(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    if record["status"] != "working":
+        return None
+    return dict(record, status="failed", statusMessage="The worker running the task stopped",
+                error={"code": INTERNAL_ERROR, "message": "Internal error: the worker running the task stopped"})
+
+
+def _answered(responses: Dict[str, Any], lease: float, record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The task with the answers to its outstanding questions taken; working
+    again (for a new lease) when none is left."""
+    import time
+
+    pending = record.get("inputRequests") or {}
+    taken = {key: answer for key, answer in responses.items() if key in pending}
+    if record["status"] != "input_required" or not taken:
+        return None
+    left = {key: question for key, question in pending.items() if key not in taken}
+    new = dict(record, answers=dict(record["answers"], **taken), inputRequests=left)
+    if not left:
+        del new["inputRequests"]
+        new.update(status="working", lease=time.time() + lease)
+    return new
 
 
 # ---------------------------------------------------------------------------
@@ -4490,6 +5211,10 @@ class _Connection:
                 stream(_encode_safely({"jsonrpc": "2.0", "method": method,
                                        "params": dict(params, _meta={META_SUBSCRIPTION_ID: id_})}))
 
+    def task_changed(self, task_id: str, task: Dict[str, Any]) -> None:
+        """notifications/tasks (section 16) to the listen streams that name the task."""
+        self._to_listeners(lambda honored: task_id in honored.get("taskIds", ()), "notifications/tasks", task)
+
     def listen(self, id_: Any, params: Dict[str, Any], version: Optional[str],
                stream: Callable[[bytes], None]) -> Any:
         """subscriptions/listen (2026-07-28): a long-lived stream of the
@@ -4502,6 +5227,11 @@ class _Connection:
         uris = wanted.get("resourceSubscriptions")
         if isinstance(uris, list) and all(isinstance(uri, str) for uri in uris):
             honored["resourceSubscriptions"] = uris
+        if "taskIds" in wanted:  # notifications/tasks (section 16): the client's own tasks
+            try:
+                honored["taskIds"] = self.server._tasks.listened(wanted["taskIds"], params, self)
+            except _RpcError as exc:
+                return _error_response(id_, exc)
         stream(_encode_safely({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                                "params": {"notifications": honored, "_meta": {META_SUBSCRIPTION_ID: id_}}}))
         with self.state:
@@ -4587,10 +5317,19 @@ class _Connection:
             if handler in _CONTEXT_HANDLERS and _runs_with_context(self.server, message["method"], params):
                 self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
                 return _STARTED
+            if handler == "tasks_result":  # section 16: it waits for the task, on the pool
+                self.start_request(id_, handler, params, version, reply, False, stream or self.write)
+                return _STARTED
+            if handler in _TASK_METHODS:  # section 16: a task of this connection's principal
+                return self._ok(id_, self.server._tasks.answer(handler, params, version, self), version)
             if handler != "tools_call":
                 return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
             tool, arguments = self.rpc.tool_for_call(params)
             request = self._request_for(tool, arguments, params, version)
+            if tool.task_support != "forbidden":  # section 16: perhaps a task
+                created = self.server._tasks.for_call(tool, arguments, request)
+                if created is not None:
+                    return self._ok(id_, created, version)
         except _RpcError as exc:
             return _error_response(id_, exc)
         self.start_call(id_, tool, arguments, request, reply, inline, stream or self.write)
@@ -5389,7 +6128,8 @@ HEADER_MISMATCH = -32020  # 2026-07-28 basic/transports/streamable-http, "Server
 _HTTP_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
                 MISSING_REQUIRED_CLIENT_CAPABILITY: 400, UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
 # Mcp-Name carries this parameter of these requests ("Standard Request Headers").
-_NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}  # section 16
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 # Requests whose answer is a stream that stays open until the client leaves
 # (basic/patterns/subscriptions): no request_timeout for them.

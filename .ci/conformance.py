@@ -47,8 +47,8 @@ FIXTURE = os.path.join(ROOT, "examples", "everything.py")
 
 # Scenarios that pass today and must keep passing, per requirement set: every
 # scored one, and json-schema-2020-12 (not scored: the fixture's tool with a
-# hand-written inputSchema, add_tool(input_schema=...)).  The rest are not
-# scored: the tasks extension (not served).
+# hand-written inputSchema, add_tool(input_schema=...)), and the tasks
+# extension's (not scored).
 _CONTENT = ["tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio",
             "tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
             "json-schema-2020-12"]
@@ -83,6 +83,9 @@ EXPECTED_TO_PASS: Dict[str, List[str]] = {
         "input-required-result-ignore-extra-params",
         "input-required-result-validate-input",
         "tasks-status-notifications",
+        "tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal",
+        "tasks-mrtr-input", "tasks-request-headers", "tasks-dispatch-and-envelope", "tasks-required-task-error",
+        "tasks-mrtr-composition",       # the tasks extension (section 16; the fixture's task tools)
         "http-header-validation",                # Mcp-Method / Mcp-Name against the body: -32020, 400
         "http-custom-header-server-validation",  # Mcp-Param-* (x-mcp-header), base64 sentinel values
     ],
@@ -112,6 +115,12 @@ def main(argv: List[str]) -> int:
         import secrets
 
         os.environ.setdefault("MCP_REF_STATE_KEY", secrets.token_hex(32))
+        # ... and one task store: a task made by one worker is polled, answered
+        # and cancelled through any of them (SqliteTaskStore, section 16).
+        import tempfile
+
+        store = tempfile.mkdtemp(prefix="conformance-tasks-")
+        os.environ.setdefault("MCP_REF_TASK_STORE", os.path.join(store, "tasks.db"))
         command = [gunicorn, "-k", "gthread", "--threads", "8", "-w", str(workers), "--chdir", ROOT,
                    "--log-level", "warning", f'mcp_ref:wsgi_app("{FIXTURE}")', "-b"]
         with Server(command) as url:
@@ -223,7 +232,10 @@ class Server:
 
 def run_suite(node: str, suite: str, url: str, requirements: str) -> Dict[str, Tuple[bool, str]]:
     """scenario -> (passed, "N passed, M failed"), from the suite's summary."""
-    run = subprocess.run([node, suite, "server", "--url", url, "--requirements", requirements],
+    import tempfile
+
+    checks = tempfile.mkdtemp(prefix="conformance-")
+    run = subprocess.run([node, suite, "server", "--url", url, "--requirements", requirements, "-o", checks],
                          cwd=CACHE, capture_output=True, text=True, timeout=600)
     log = os.path.join(CACHE, f"run-{requirements}-{url.rsplit(':', 1)[1].split('/')[0]}.log")
     with open(log, "w") as f:
@@ -231,10 +243,31 @@ def run_suite(node: str, suite: str, url: str, requirements: str) -> Dict[str, T
     summary = run.stdout.split("=== SUMMARY ===")[-1]
     results = {}
     for mark, name, counts in re.findall(r"^([✓✗]) (\S+): (\d+ passed, \d+ failed)", summary, re.M):
-        results[name] = (mark == "✓", counts)
+        bug = mark == "✗" and _only_task_envelopes(checks, name)
+        results[name] = (mark == "✓" or bug, counts + (" (#424)" if bug else ""))
+    shutil.rmtree(checks, ignore_errors=True)
     if not results:
         print(run.stdout[-3000:], run.stderr[-3000:])
     return results
+
+
+def _only_task_envelopes(checks: str, scenario: str) -> bool:
+    """Whether a scenario failed only wire-schema-valid, and only on CreateTaskResults:
+    the pinned suite validates a tools/call result with resultType "task" against
+    the core CallToolResult, which no task can match (conformance issue #424; PR
+    #473 validates it against the extension's CreateTaskResult).  Every other
+    check of the scenario passed."""
+    import glob
+
+    failed = []
+    for path in glob.glob(os.path.join(checks, f"server-{scenario}-*", "checks.json")):
+        with open(path) as f:
+            failed += [check for check in json.load(f) if check.get("status") == "FAILURE"]
+    return bool(failed) and all(
+        check.get("id") == "wire-schema-valid"
+        and all((v.get("message") or {}).get("result", {}).get("resultType") == "task"
+                for v in (check.get("details") or {}).get("violations", [{}]))
+        for check in failed)
 
 
 def report(runs: List[Tuple[str, str, Dict[str, Tuple[bool, str]]]],

@@ -274,6 +274,59 @@ if Context is not None:
         return InputRequiredResult(input_requests=questions)
 
 
+# -- tasks (the io.modelcontextprotocol/tasks extension, 2026-07-28) ---------------
+
+if hasattr(mcp_ref, "TaskStore"):
+    import time
+
+    @mcp.tool(description="Greets by name (never a task)")
+    def greet(name: str) -> str:
+        return f"Hello, {name}!"
+
+    @mcp.tool(description="Sleeps for seconds, then answers; stops when cancelled", task_support="optional")
+    def slow_compute(ctx: Context, seconds: float = 1, label: str = "") -> str:  # type: ignore[valid-type]
+        ctx.start_task()
+        deadline = time.monotonic() + min(seconds, 300)
+        while time.monotonic() < deadline and not ctx.cancelled:
+            time.sleep(0.05)
+        return f"Computed {label or 'result'} in {seconds}s"
+
+    @mcp.tool(description="Fails with a tool error after a second", task_support="required")
+    def failing_job() -> str:
+        time.sleep(1)
+        raise ToolError("The job failed")
+
+    @mcp.tool(description="Fails with a protocol error", task_support="optional")
+    def protocol_error_job() -> str:
+        time.sleep(0.2)
+        raise mcp_ref.MCPError(mcp_ref.INTERNAL_ERROR, "The job crashed")
+
+    @mcp.tool(description="Asks for confirmation, then deletes", task_support="optional")
+    async def confirm_delete(filename: str, ctx: Context) -> str:  # type: ignore[valid-type]
+        await ctx.start_task()
+        schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+        result = await ctx.session.elicit(message=f"Delete {filename}?", requested_schema=schema)
+        return f"Deleted {filename}" if result.action == "accept" else f"Kept {filename}"
+
+    @mcp.tool(description="Asks two questions at once", task_support="optional")
+    def multi_input(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        ctx.start_task()
+        if answered(ctx, "first") and answered(ctx, "second"):
+            return "Both answers received"
+        ask = {"method": "elicitation/create", "params": {"mode": "form", "message": "Your name?", "requestedSchema": {
+            "type": "object", "properties": {"name": {"type": "string"}, "confirm": {"type": "boolean"}}}}}
+        return InputRequiredResult(input_requests={"first": ask, "second": ask})
+
+    @mcp.tool(description="Asks a name, then goes on as a task", task_support="required")
+    def test_tool_with_task(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
+        answer = answered(ctx, "user_name")
+        if not isinstance(answer.get("content"), dict):
+            return InputRequiredResult(input_requests={"user_name": NAME})
+        ctx.start_task()
+        time.sleep(0.2)
+        return f"Hello, {answer['content'].get('name')}!"
+
+
 # -- resources, prompts, completion ---------------------------------------------
 
 if hasattr(mcp, "resource"):

@@ -1,0 +1,669 @@
+"""Section 16, Tasks: the io.modelcontextprotocol/tasks extension (2026-07-28),
+in process through a connection without a transport, and over real pipes for
+what needs a process to die: a restart mid-task and a worker that dies, with
+the SQLite store.
+
+The races (cancellation against completion, answers sent twice, late or
+concurrently) are generated from fixed seeds, as test_faults is;
+MCP_REF_TASKS_SEED=N runs seed N only.
+"""
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Optional
+
+import mcp_ref
+from mcp_ref import Context, InputRequiredResult, MCPServer, ToolError
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODERN = "2026-07-28"
+EXT = "io.modelcontextprotocol/tasks"
+TASKS_CAPS = {"extensions": {EXT: {}}, "elicitation": {}}
+MISSING = {"code": -32021, "message": "Missing required client capability",
+           "data": {"requiredCapabilities": {"extensions": {EXT: {}}}}}
+NOT_FOUND = {"code": -32602, "message": "Failed to retrieve task: Task not found"}
+ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+_ONE_SEED = os.environ.get("MCP_REF_TASKS_SEED")
+SEEDS = (int(_ONE_SEED),) if _ONE_SEED else (1, 2, 3)
+WAIT = 30.0  # seconds a task may take to settle on a loaded machine
+NAME_QUESTION = {"method": "elicitation/create", "params": {
+    "mode": "form", "message": "Your name?",
+    "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}}
+ACCEPT = {"action": "accept", "content": {"name": "Ada"}}
+
+
+def task_server(**options: Any) -> MCPServer:
+    """A server of task tools: each kind of outcome, a question, two at once."""
+    server = MCPServer("tasks", version="1", **options)
+    gate = threading.Event()
+    server.gate = gate  # type: ignore[attr-defined]
+
+    @server.tool(task_support="optional")
+    def quick(n: int) -> int:
+        return n * 2
+
+    @server.tool(task_support="optional")
+    def gated(ctx: Context) -> str:
+        ctx.start_task()
+        while not gate.wait(0.01) and not ctx.cancelled:
+            pass
+        return "released"
+
+    @server.tool(task_support="required")
+    def broken() -> str:
+        raise ToolError("no luck")
+
+    @server.tool(task_support="optional")
+    def crash() -> str:
+        raise mcp_ref.MCPError(mcp_ref.INTERNAL_ERROR, "it crashed")
+
+    @server.tool(task_support="optional", output_schema={"type": "object", "properties": {"n": {"type": "integer"}},
+                                                          "required": ["n"]})
+    def wrong_shape() -> Dict[str, Any]:
+        return {"n": "not a number"}
+
+    @server.tool(task_support="optional")
+    async def ask_name(ctx: Context) -> str:
+        await ctx.start_task()
+        answer = await ctx.session.elicit(message="Your name?", requested_schema=NAME_QUESTION["params"][
+            "requestedSchema"])
+        return f"Hello, {answer.content.name}!"
+
+    @server.tool(task_support="optional")
+    def two_questions(ctx: Context) -> Any:
+        ctx.start_task()
+        answers = ctx.input_responses or {}
+        if "a" in answers and "b" in answers:
+            return "both"
+        return InputRequiredResult(input_requests={"a": NAME_QUESTION, "b": NAME_QUESTION})
+
+    @server.tool()
+    def plain(n: int) -> int:
+        return n
+
+    return server
+
+
+class Client:
+    """A connection without a transport: each request's result or error, for
+    the principal ``principal`` (what section 21 sets from a verified token)."""
+
+    def __init__(self, server: MCPServer, principal: Optional[str] = None) -> None:
+        written = self.written = []  # type: List[Dict[str, Any]]
+
+        class Connection(mcp_ref._Connection):  # type: ignore[misc, name-defined]
+            def write(self, message: Any) -> None:
+                written.append(json.loads(message))
+
+        self.conn = Connection(server)
+        self.conn.principal = principal
+        self.ids = 0
+        self.lock = threading.Lock()
+
+    def ask(self, method: str, params: Optional[Dict[str, Any]] = None,
+            caps: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        with self.lock:
+            self.ids += 1
+            id_ = self.ids
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": TASKS_CAPS if caps is None else caps}
+        replies: List[bytes] = []
+        done = threading.Event()
+
+        def reply(data: Optional[bytes]) -> None:
+            replies.append(data or b"null")
+            done.set()
+
+        frame = self.conn.handle_message({"jsonrpc": "2.0", "id": id_, "method": method,
+                                          "params": dict(params or {}, _meta=meta)}, reply)
+        if frame is mcp_ref._STARTED:
+            assert done.wait(WAIT), f"{method} was not answered"
+            frame = json.loads(replies[0])
+        assert frame["id"] == id_, frame
+        if "error" in frame:
+            return {"error": frame["error"]}
+        result = dict(frame["result"])
+        meta_out = result.pop("_meta")
+        assert set(meta_out) == {"io.modelcontextprotocol/serverInfo"}, meta_out
+        return result
+
+    def call(self, name: str, arguments: Optional[Dict[str, Any]] = None, **params: Any) -> Dict[str, Any]:
+        return self.ask("tools/call", dict(params, name=name, arguments=arguments or {}))
+
+    def get(self, task_id: str) -> Dict[str, Any]:
+        return self.ask("tasks/get", {"taskId": task_id})
+
+    def settled(self, task_id: str, statuses: tuple = ("completed", "failed", "cancelled")) -> Dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            task = self.get(task_id)
+            if task.get("status") in statuses:
+                return task
+            time.sleep(0.01)
+        raise AssertionError(f"task {task_id} is still {task}")
+
+
+def plain_task(task: Dict[str, Any]) -> Dict[str, Any]:
+    """A task with its id and timestamps checked, then replaced by stand-ins."""
+    assert UUID.fullmatch(task["taskId"]), task
+    assert ISO.fullmatch(task["createdAt"]) and ISO.fullmatch(task["lastUpdatedAt"]), task
+    return dict(task, taskId="ID", createdAt="T", lastUpdatedAt="T")
+
+
+TASK = {"taskId": "ID", "createdAt": "T", "lastUpdatedAt": "T", "ttlMs": 3600000, "pollIntervalMs": 1000}
+
+
+class WireTest(unittest.TestCase):
+    """What the extension's pages give, frame by frame ("Task Creation",
+    "Task Polling", "Task Update Requests", "Task Cancellation", "Error Handling")."""
+
+    maxDiff = None
+
+    def setUp(self) -> None:
+        self.server = task_server()
+        self.client = Client(self.server)
+        self.addCleanup(self.server.gate.set)  # type: ignore[attr-defined]
+
+    def test_a_task_from_create_to_its_result(self) -> None:
+        created = self.client.call("quick", {"n": 21})
+        self.assertEqual(plain_task(created), dict(TASK, resultType="task", status="working"))
+        self.assertEqual(plain_task(self.client.settled(created["taskId"])), dict(
+            TASK, resultType="complete", status="completed",
+            result={"content": [{"type": "text", "text": "42"}], "structuredContent": {"result": 42},
+                    "isError": False}))
+
+    def test_a_tool_error_completes_and_a_protocol_error_fails(self) -> None:
+        broken = self.client.settled(self.client.call("broken")["taskId"])
+        self.assertEqual(plain_task(broken), dict(TASK, resultType="complete", status="completed", result={
+            "content": [{"type": "text", "text": "Error executing tool broken: no luck"}], "isError": True}))
+        crash = self.client.settled(self.client.call("crash")["taskId"])
+        self.assertEqual(plain_task(crash), dict(TASK, resultType="complete", status="failed",
+                                                 statusMessage="it crashed",
+                                                 error={"code": -32603, "message": "it crashed"}))
+
+    def test_the_result_is_checked_against_the_output_schema(self) -> None:
+        # A task's result is a tool result like any other (MCPServer._call's step 4).
+        task = self.client.settled(self.client.call("wrong_shape")["taskId"])
+        self.assertEqual(task["status"], "completed")
+        self.assertTrue(task["result"]["isError"])
+        self.assertIn("Error executing tool wrong_shape: 1 validation error", task["result"]["content"][0]["text"])
+
+    def test_a_question_then_its_answer(self) -> None:
+        task_id = self.client.call("ask_name")["taskId"]
+        task = self.client.settled(task_id, ("input_required",))
+        self.assertEqual(plain_task(task), dict(TASK, resultType="complete", status="input_required",
+                                                inputRequests={"elicitation_0": NAME_QUESTION}))
+        self.assertEqual(self.client.ask("tasks/update", {"taskId": task_id, "inputResponses": {
+            "elicitation_0": ACCEPT}}), {"resultType": "complete"})
+        self.assertEqual(self.client.settled(task_id)["result"]["content"], [{"type": "text", "text": "Hello, Ada!"}])
+
+    def test_partial_answers_keep_the_task_waiting(self) -> None:
+        task_id = self.client.call("two_questions")["taskId"]
+        self.client.settled(task_id, ("input_required",))
+        self.client.ask("tasks/update", {"taskId": task_id, "inputResponses": {"a": ACCEPT, "zz": ACCEPT}})
+        task = self.client.get(task_id)
+        self.assertEqual((task["status"], task["inputRequests"]), ("input_required", {"b": NAME_QUESTION}))
+        self.client.ask("tasks/update", {"taskId": task_id, "inputResponses": {"b": ACCEPT}})
+        self.assertEqual(self.client.settled(task_id)["result"]["content"], [{"type": "text", "text": "both"}])
+
+    def test_an_answer_of_the_wrong_kind_is_refused(self) -> None:
+        task_id = self.client.call("ask_name")["taskId"]
+        self.client.settled(task_id, ("input_required",))
+        self.assertEqual(self.client.ask("tasks/update", {"taskId": task_id, "inputResponses": {
+            "elicitation_0": {"action": "maybe"}}}), {"error": {
+                "code": -32602, "message": "Invalid params: inputResponses['elicitation_0'] is no result of "
+                                           "elicitation/create"}})
+        self.assertEqual(self.client.get(task_id)["status"], "input_required")
+        self.assertEqual(self.client.ask("tasks/update", {"taskId": task_id, "inputResponses": []}), {"error": {
+            "code": -32602, "message": 'Invalid params: tasks/update needs "inputResponses" (an object)'}})
+
+    def test_questions_before_the_task_then_the_task(self) -> None:
+        # "resolve all MRTR exchanges synchronously before responding with a
+        # CreateTaskResult": the first round is an InputRequiredResult, the
+        # retry a task whose run reads the same answer.
+        @self.server.tool(task_support="required")
+        async def deploy(ctx: Context) -> str:
+            answer = await ctx.session.elicit(message="Your name?", requested_schema=NAME_QUESTION["params"][
+                "requestedSchema"])
+            await ctx.start_task()
+            return f"deployed by {answer.content.name}"
+
+        first = self.client.call("deploy")
+        state = first.pop("requestState")
+        self.assertEqual(first, {"resultType": "input_required", "inputRequests": {"elicitation_0": NAME_QUESTION}})
+        created = self.client.call("deploy", inputResponses={"elicitation_0": ACCEPT}, requestState=state)
+        self.assertEqual(plain_task(created), dict(TASK, resultType="task", status="working"))
+        self.assertEqual(self.client.settled(created["taskId"])["result"]["content"],
+                         [{"type": "text", "text": "deployed by Ada"}])
+
+    def test_cancel_acks_and_is_idempotent(self) -> None:
+        task_id = self.client.call("gated")["taskId"]
+        self.assertEqual(self.client.ask("tasks/cancel", {"taskId": task_id}), {"resultType": "complete"})
+        self.assertEqual(plain_task(self.client.get(task_id)), dict(
+            TASK, resultType="complete", status="cancelled", statusMessage="Cancelled by the client"))
+        self.assertEqual(self.client.ask("tasks/cancel", {"taskId": task_id}), {"resultType": "complete"})
+
+    def test_without_the_extension(self) -> None:
+        # "MUST NOT return CreateTaskResult to a client that did not include the
+        # extension capability on its request": optional runs as a call, required is -32021.
+        self.assertEqual(self.client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}}, caps={}), {
+            "content": [{"type": "text", "text": "2"}], "structuredContent": {"result": 2}, "isError": False,
+            "resultType": "complete"})
+        self.assertEqual(self.client.ask("tools/call", {"name": "broken", "arguments": {}}, caps={}),
+                         {"error": MISSING})
+        for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+            self.assertEqual(self.client.ask(method, {"taskId": "x", "inputResponses": {}}, caps={}),
+                             {"error": MISSING})
+        self.server.gate.set()  # type: ignore[attr-defined]
+        # ctx.start_task() does nothing there: the call goes on as a call.
+        self.assertEqual(self.client.ask("tools/call", {"name": "gated", "arguments": {}}, caps={})["content"],
+                         [{"type": "text", "text": "released"}])
+
+    def test_the_extension_is_advertised_only_with_task_tools(self) -> None:
+        self.assertEqual(self.client.ask("server/discover")["capabilities"]["extensions"], {EXT: {}})
+        plain = MCPServer("plain")
+        plain.add_tool(plain_task, name="number")
+        self.assertNotIn("extensions", Client(plain).ask("server/discover")["capabilities"])
+
+    def test_an_unknown_task_and_removed_methods(self) -> None:
+        self.assertEqual(self.client.get("nope"), {"error": NOT_FOUND})
+        self.assertEqual(self.client.ask("tasks/get", {"taskId": 7}), {"error": {
+            "code": -32602, "message": 'Invalid params: "taskId" must be a string'}})
+        for method in ("tasks/result", "tasks/list"):
+            self.assertEqual(self.client.ask(method, {"taskId": "x"}), {"error": {
+                "code": -32601, "message": f"Method not found: {method}"}})
+
+    def test_task_support_is_checked_where_declared(self) -> None:
+        with self.assertRaisesRegex(ValueError, "task_support must be one of forbidden, optional, required, "
+                                                "not 'sometimes'"):
+            MCPServer("x").tool(task_support="sometimes")(lambda: 1)
+
+
+class SessionClient(Client):
+    """A 2025-11-25 session on a connection without a transport."""
+
+    def __init__(self, server: MCPServer, principal: Optional[str] = None) -> None:
+        super().__init__(server, principal)
+        self.initialized = self.ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                                   "clientInfo": {"name": "t", "version": "1"}})
+
+    def ask(self, method: str, params: Optional[Dict[str, Any]] = None,
+            caps: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        with self.lock:
+            self.ids += 1
+            id_ = self.ids
+        replies: List[bytes] = []
+        done = threading.Event()
+
+        def reply(data: Optional[bytes]) -> None:
+            replies.append(data or b"null")
+            done.set()
+
+        frame = self.conn.handle_message({"jsonrpc": "2.0", "id": id_, "method": method, "params": params or {}},
+                                         reply)
+        if frame is mcp_ref._STARTED:
+            assert done.wait(WAIT), f"{method} was not answered"
+            frame = json.loads(replies[0])
+        return {"error": frame["error"]} if "error" in frame else frame["result"]
+
+
+TASK_V1 = {"taskId": "ID", "createdAt": "T", "lastUpdatedAt": "T", "ttl": 5000, "pollInterval": 1000}
+
+
+class SessionTasksTest(unittest.TestCase):
+    """2025-11-25 (basic/utilities/tasks): the client asks for a task with ``task``."""
+
+    maxDiff = None
+
+    def setUp(self) -> None:
+        self.server = task_server()
+        self.addCleanup(self.server.gate.set)  # type: ignore[attr-defined]
+        self.client = SessionClient(self.server)
+
+    def test_capability_and_execution(self) -> None:
+        self.assertEqual(self.client.initialized["capabilities"]["tasks"], {
+            "list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+        tools = {tool["name"]: tool.get("execution") for tool in self.client.ask("tools/list")["tools"]}
+        self.assertEqual((tools["quick"], tools["broken"], tools["plain"]), (
+            {"taskSupport": "optional"}, {"taskSupport": "required"}, None))
+
+    def test_create_get_result_list(self) -> None:
+        created = self.client.ask("tools/call", {"name": "quick", "arguments": {"n": 2}, "task": {"ttl": 5000}})
+        self.assertEqual(set(created), {"task"})
+        task_id = created["task"]["taskId"]
+        self.assertEqual(plain_task(created["task"]), dict(TASK_V1, status="working"))
+        self.assertEqual(self.client.ask("tasks/result", {"taskId": task_id}), {
+            "content": [{"type": "text", "text": "4"}], "structuredContent": {"result": 4}, "isError": False,
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": task_id}}})
+        self.assertEqual(plain_task(self.client.ask("tasks/get", {"taskId": task_id})),
+                         dict(TASK_V1, status="completed"))
+        self.assertEqual([plain_task(t) for t in self.client.ask("tasks/list")["tasks"]],
+                         [dict(TASK_V1, status="completed")])
+        self.assertEqual(self.client.ask("tasks/cancel", {"taskId": task_id}), {"error": {
+            "code": -32602, "message": "Cannot cancel task: already in terminal status 'completed'"}})
+
+    def test_cancel_a_failure_and_required(self) -> None:
+        task_id = self.client.ask("tools/call", {"name": "gated", "arguments": {}, "task": {}})["task"]["taskId"]
+        cancelled = self.client.ask("tasks/cancel", {"taskId": task_id})
+        self.assertEqual(plain_task(cancelled), dict(TASK_V1, status="cancelled", ttl=3600000,
+                                                     statusMessage="Cancelled by the client"))
+        task_id = self.client.ask("tools/call", {"name": "crash", "arguments": {}, "task": {}})["task"]["taskId"]
+        self.assertEqual(self.client.ask("tasks/result", {"taskId": task_id}), {"error": {
+            "code": -32603, "message": "it crashed"}})
+        self.assertEqual(self.client.ask("tools/call", {"name": "broken", "arguments": {}}), {"error": {
+            "code": -32601, "message": "Method not found: tool broken must be called as a task"}})
+        self.assertEqual(self.client.ask("tasks/update", {"taskId": task_id}), {"error": {
+            "code": -32601, "message": "Method not found: tasks/update"}})
+
+    def test_older_revisions_have_no_tasks(self) -> None:
+        client = Client(self.server)
+        client.ask = SessionClient.ask.__get__(client)  # type: ignore[method-assign]
+        client.ask("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "t", "version": "1"}})
+        self.assertEqual(client.ask("tasks/list"), {"error": {"code": -32601, "message": "Method not found: "
+                                                                                         "tasks/list"}})
+        self.assertEqual(client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})["content"],
+                         [{"type": "text", "text": "2"}])
+
+
+class NotificationTest(unittest.TestCase):
+    """notifications/tasks on a subscriptions/listen stream ("Task Status Notifications")."""
+
+    maxDiff = None
+
+    def test_a_listen_stream_gets_its_tasks_changes(self) -> None:
+        server = task_server()
+        alice, bob = Client(server, "alice"), Client(server, "bob")
+        task_id = alice.call("ask_name")["taskId"]
+        alice.settled(task_id, ("input_required",))
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": TASKS_CAPS}
+        for client in (alice, bob):
+            server._connections.append(client.conn)  # as the HTTP app registers a listen stream's
+            self.addCleanup(server._connections.remove, client.conn)
+            self.assertIs(client.conn.handle_message({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
+                                                      "params": {"notifications": {"taskIds": [task_id, "other"]},
+                                                                 "_meta": meta}}, lambda data: None),
+                          mcp_ref._STARTED)
+        alice.ask("tasks/update", {"taskId": task_id, "inputResponses": {"elicitation_0": ACCEPT}})
+        alice.settled(task_id)
+        ack = {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+            "notifications": {"taskIds": [task_id]}, "_meta": {"io.modelcontextprotocol/subscriptionId": "l"}}}
+        self.assertEqual(alice.written[0], ack)
+        self.assertEqual([(f["method"], f["params"]["status"]) for f in alice.written[1:]], [
+            ("notifications/tasks", "working"), ("notifications/tasks", "completed")])
+        self.assertEqual(alice.written[-1]["params"]["result"]["content"], [{"type": "text", "text": "Hello, Ada!"}])
+        self.assertEqual(bob.written, [dict(ack, params=dict(ack["params"], notifications={"taskIds": []}))])
+        frame = alice.conn.handle_message({"jsonrpc": "2.0", "id": "m", "method": "subscriptions/listen", "params": {
+            "notifications": {"taskIds": [task_id]}, "_meta": dict(meta, **{
+                "io.modelcontextprotocol/clientCapabilities": {}})}}, lambda data: None)
+        self.assertEqual(frame, {"jsonrpc": "2.0", "id": "m", "error": MISSING})
+
+
+class OwnerTest(unittest.TestCase):
+    """One client never reads, answers or cancels another's task: "not found"."""
+
+    def test_another_principals_task_is_not_found(self) -> None:
+        server = task_server()
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        alice, bob = Client(server, "alice"), Client(server, "bob")
+        task_id = alice.call("ask_name")["taskId"]
+        alice.settled(task_id, ("input_required",))
+        self.assertEqual(bob.get(task_id), {"error": NOT_FOUND})
+        self.assertEqual(bob.ask("tasks/update", {"taskId": task_id, "inputResponses": {"elicitation_0": ACCEPT}}),
+                         {"error": NOT_FOUND})
+        self.assertEqual(bob.ask("tasks/cancel", {"taskId": task_id}), {"error": NOT_FOUND})
+        self.assertEqual(Client(server).get(task_id), {"error": NOT_FOUND})  # no principal: another owner
+        self.assertEqual(alice.get(task_id)["status"], "input_required")
+
+
+class BoundsTest(unittest.TestCase):
+
+    def test_expiry(self) -> None:
+        server = task_server(task_ttl=0.3)
+        client = Client(server)
+        created = client.call("quick", {"n": 1})
+        self.assertEqual(created["ttlMs"], 300)
+        client.settled(created["taskId"])
+        time.sleep(0.5)
+        self.assertEqual(client.get(created["taskId"]), {"error": {
+            "code": -32602, "message": "Failed to retrieve task: Task has expired"}})
+        self.assertEqual(client.get(created["taskId"]), {"error": NOT_FOUND})  # and deleted
+
+    def test_tasks_per_client_and_per_server(self) -> None:
+        server = task_server(max_tasks_per_client=1, max_tasks=2)
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        alice, bob, carol = Client(server, "alice"), Client(server, "bob"), Client(server, "carol")
+        alice.call("gated")
+        self.assertEqual(alice.call("gated"), {"error": {"code": -32600, "message": (
+            "Too many tasks: this client has 1 tasks not finished (limit 1), this server 1 (limit 2)")}})
+        bob.call("gated")
+        self.assertEqual(carol.call("quick", {"n": 1})["error"]["message"], (
+            "Too many tasks: this client has 0 tasks not finished (limit 1), this server 2 (limit 2)"))
+
+    def test_result_size(self) -> None:
+        server = task_server(max_result_bytes=1000)
+
+        @server.tool(task_support="optional")
+        def big() -> str:
+            return "x" * 5000
+
+        client = Client(server)
+        task = client.settled(client.call("big")["taskId"])
+        self.assertEqual(task["result"], {"content": [{"type": "text", "text": (
+            "Error executing tool big: the result is at least 5000 bytes of JSON, over this server's limit of 1000")}],
+            "isError": True})
+
+
+class RaceTest(unittest.TestCase):
+    """Generated from seeds: a task settles once, whatever races it."""
+
+    def test_cancellation_racing_completion(self) -> None:
+        for seed in SEEDS:
+            with self.subTest(seed=seed):
+                self.cancel_race(seed)
+
+    def cancel_race(self, seed: int) -> None:
+        rng = random.Random(seed)
+        server = MCPServer("race")
+
+        @server.tool(task_support="optional")
+        def work(delay: float) -> str:
+            time.sleep(delay)
+            return "done"
+
+        client = Client(server)
+        plan = [(rng.random() * 0.02, rng.random() * 0.02) for _ in range(30)]
+        ids = [client.call("work", {"delay": work_delay})["taskId"] for work_delay, _ in plan]
+
+        def cancel(task_id: str, wait: float) -> Dict[str, Any]:
+            time.sleep(wait)
+            return client.ask("tasks/cancel", {"taskId": task_id})
+
+        with ThreadPoolExecutor(8) as pool:
+            acks = list(pool.map(cancel, ids, [wait for _, wait in plan]))
+        self.assertEqual(acks, [{"resultType": "complete"}] * len(ids))
+        first = {task_id: client.settled(task_id) for task_id in ids}
+        for task in first.values():
+            self.assertIn(task["status"], ("completed", "cancelled"), (seed, task))
+            self.assertEqual("result" in task, task["status"] == "completed", (seed, task))
+        time.sleep(0.1)  # the runs still going have ended: none changed a settled task
+        self.assertEqual({task_id: client.get(task_id) for task_id in ids}, first, seed)
+
+    def test_answers_sent_twice_late_or_at_once(self) -> None:
+        for seed in SEEDS:
+            with self.subTest(seed=seed):
+                self.answer_race(seed)
+
+    def answer_race(self, seed: int) -> None:
+        rng = random.Random(seed)
+        client = Client(task_server())
+        task_id = client.call("two_questions")["taskId"]
+        client.settled(task_id, ("input_required",))
+        sends = [{"a": ACCEPT}, {"b": ACCEPT}, {"a": ACCEPT, "b": ACCEPT}, {"b": ACCEPT}, {"c": ACCEPT}]
+        rng.shuffle(sends)
+
+        def update(answers: Dict[str, Any]) -> Dict[str, Any]:
+            return client.ask("tasks/update", {"taskId": task_id, "inputResponses": answers})
+
+        with ThreadPoolExecutor(5) as pool:
+            acks = list(pool.map(update, sends))
+        self.assertEqual(acks, [{"resultType": "complete"}] * len(sends))
+        task = client.settled(task_id)
+        self.assertEqual(task["result"]["content"], [{"type": "text", "text": "both"}], seed)
+        # Late: the task no longer waits; ignored, acknowledged, nothing changed.
+        self.assertEqual(update({"a": ACCEPT}), {"resultType": "complete"})
+        self.assertEqual(client.get(task_id), task)
+
+
+class StoreTest(unittest.TestCase):
+    """The TaskStore contract, for both stores: compare-and-set, list, count, purge."""
+
+    def stores(self) -> List[mcp_ref.TaskStore]:
+        folder = tempfile.mkdtemp()
+        return [mcp_ref.InMemoryTaskStore(), mcp_ref.SqliteTaskStore(os.path.join(folder, "tasks.db"))]
+
+    def test_contract(self) -> None:
+        for store in self.stores():
+            with self.subTest(store=type(store).__name__):
+                for n, owner in enumerate(("a", "b", "a", "a")):
+                    store.create({"taskId": f"t{n}", "owner": owner, "status": "working", "revision": 0,
+                                  "createdAt": 100.0 + n, "expiresAt": None if n else 150.0})
+                stale, fresh = store.get("t1"), store.get("t1")
+                assert stale is not None and fresh is not None
+                fresh["status"] = "completed"
+                self.assertTrue(store.update(fresh))
+                self.assertEqual(fresh["revision"], 1)
+                stale["status"] = "cancelled"
+                self.assertFalse(store.update(stale))  # another writer got there first
+                self.assertEqual(store.get("t1"), fresh)
+                self.assertEqual(store.count("a"), (3, 4))
+                self.assertEqual([r["taskId"] for r in store.list("a", None, 2)], ["t0", "t2"])
+                self.assertEqual([r["taskId"] for r in store.list("a", "t2", 2)], ["t3"])
+                store.purge(200.0)
+                self.assertIsNone(store.get("t0"))
+                store.delete("t3")
+                self.assertEqual(store.count("a"), (1, 2))
+
+
+# -- over real pipes: a process that dies ------------------------------------------------------
+
+SCRIPT = """
+import os, sys, time
+sys.path.insert(0, {here!r})
+import mcp_ref
+from mcp_ref import Context, MCPServer, SqliteTaskStore
+
+mcp = MCPServer("restart", task_store=SqliteTaskStore(os.environ["TASK_DB"]))
+mcp._tasks.lease = float(os.environ.get("TASK_LEASE", "30"))
+
+@mcp.tool(task_support="optional")
+async def ask_name(ctx: Context) -> str:
+    await ctx.start_task()
+    answer = await ctx.session.elicit(message="Your name?", requested_schema={{
+        "type": "object", "properties": {{"name": {{"type": "string"}}}}, "required": ["name"]}})
+    return f"Hello, {{answer.content.name}} from process {{os.getpid()}}"
+
+@mcp.tool(task_support="optional")
+def forever() -> str:
+    time.sleep(300)
+    return "never"
+
+mcp.run()
+"""
+
+
+class Process:
+    """A stdio server of SCRIPT on the SQLite file ``db``."""
+
+    def __init__(self, script: str, db: str, lease: float = 30.0) -> None:
+        env = dict(os.environ, TASK_DB=db, TASK_LEASE=str(lease))
+        self.process = subprocess.Popen([sys.executable, script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, env=env)
+        self.ids = 0
+
+    def ask(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.ids += 1
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": TASKS_CAPS}
+        self.process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self.ids, "method": method,
+                                             "params": dict(params, _meta=meta)}).encode() + b"\n")
+        self.process.stdin.flush()
+        while True:
+            frame = json.loads(self.process.stdout.readline())
+            if frame.get("id") == self.ids:
+                return frame.get("result") or frame
+
+    def settled(self, task_id: str, statuses: tuple) -> Dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            task = self.ask("tasks/get", {"taskId": task_id})
+            if task.get("status") in statuses:
+                return task
+            time.sleep(0.05)
+        raise AssertionError(f"task {task_id} is still {task}")
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(WAIT)
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+class RestartTest(unittest.TestCase):
+
+    def setUp(self) -> None:
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.db = os.path.join(folder.name, "tasks.db")
+        self.script = os.path.join(folder.name, "server.py")
+        with open(self.script, "w") as f:
+            f.write(SCRIPT.format(here=HERE))
+
+    def start(self, lease: float = 30.0) -> Process:
+        process = Process(self.script, self.db, lease)
+        self.addCleanup(process.kill)
+        return process
+
+    def test_a_restart_mid_task(self) -> None:
+        # The task waits for its answer when its server is killed; the next
+        # server process takes the answer and runs it to its end.
+        first = self.start()
+        task_id = first.ask("tools/call", {"name": "ask_name", "arguments": {}})["taskId"]
+        first.settled(task_id, ("input_required",))
+        first.kill()
+        second = self.start()
+        self.assertEqual(second.ask("tasks/update", {"taskId": task_id, "inputResponses": {
+            "elicitation_0": ACCEPT}})["resultType"], "complete")
+        task = second.settled(task_id, ("completed",))
+        self.assertEqual(task["result"]["content"][0]["text"],
+                         f"Hello, Ada from process {second.process.pid}")
+
+    def test_a_worker_that_dies(self) -> None:
+        # Its lease lapses: the task is failed, never working forever.
+        first = self.start(lease=0.6)
+        task_id = first.ask("tools/call", {"name": "forever", "arguments": {}})["taskId"]
+        time.sleep(1.0)
+        self.assertEqual(first.ask("tasks/get", {"taskId": task_id})["status"], "working")  # renewed meanwhile
+        first.kill()
+        second = self.start(lease=0.6)
+        task = second.settled(task_id, ("failed",))
+        self.assertEqual((task["error"], task["statusMessage"]), (
+            {"code": -32603, "message": "Internal error: the worker running the task stopped"},
+            "The worker running the task stopped"))
+
+
+if __name__ == "__main__":
+    unittest.main()
