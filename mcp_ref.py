@@ -12212,15 +12212,18 @@ class Client:
             meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: self._capabilities(version),
                     META_CLIENT_INFO: self.client_info}
             reply = self._call("server/discover", {"_meta": meta})
-            if "result" in reply:
+            result = reply.get("result")
+            if isinstance(result, dict) and version in (result.get("supportedVersions") or ()):
                 self._meta, self.protocol_version = meta, version
                 self._transport.version = version
                 self.initialize_result = self._result("server/discover", reply)
                 return self.initialize_result
-            error = reply["error"] if isinstance(reply["error"], dict) else {}
+            error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
             data = error.get("data") if isinstance(error.get("data"), dict) else {}
-            offered = [v for v in data.get("supported") or () if v in STATELESS_VERSIONS] \
-                if isinstance(data.get("supported"), list) else []
+            listed = result.get("supportedVersions") if isinstance(result, dict) else data.get("supported")
+            offered = [v for v in listed if v in STATELESS_VERSIONS] if isinstance(listed, list) else []
+            if result is not None:  # a DiscoverResult without our version
+                error = {"code": UNSUPPORTED_PROTOCOL_VERSION, "message": f"the server does not offer {version}"}
             if error.get("code") == UNSUPPORTED_PROTOCOL_VERSION and offered:
                 version = max(offered)
                 continue
@@ -12684,7 +12687,8 @@ class _HttpClient:
                     if "method" in message:
                         _Client._answer(self, message)  # type: ignore[arg-type]
                     elif message.get("id") == id_ or message.get("id") is None:
-                        response.read()
+                        if not resumed:  # (a resumed GET stream may stay open: it is closed instead)
+                            response.read()
                         return message
             finally:
                 if resumed:
@@ -12730,29 +12734,43 @@ class _HttpClient:
 
     def listen(self) -> None:
         """Open the GET stream for the server's own requests and notifications
-        (basic/transports, "Listening for Messages from the Server"), read in a
-        thread; a server that offers none (405) is left alone."""
+        (basic/transports, "Listening for Messages from the Server"): open
+        before this returns, so that nothing the server sends on it from then
+        on is lost; read in a thread.  A server that offers none (405) is left alone."""
         import threading
 
-        threading.Thread(target=self._listen, name="mcp_ref client GET stream", daemon=True).start()
+        state: Dict[str, Any] = {"last": None, "retry": 1.0}
+        opened = self._open_stream(state)
+        if opened is not None:
+            threading.Thread(target=self._listen, args=(opened, state), name="mcp_ref client GET stream",
+                             daemon=True).start()
 
-    def _listen(self) -> None:
+    def _open_stream(self, state: Dict[str, Any]) -> Any:
+        """The GET stream's connection and response, or None when there is none."""
+        import http.client
+
+        path = (self.parts.path or "/") + (f"?{self.parts.query}" if self.parts.query else "")
+        conn = self.listening = self._connect(self.timeout)
+        try:
+            headers = dict(_get_headers(self._headers({}), state), **self.extra)
+            headers.update(self.auth.headers(self.url) if self.auth is not None else {})
+            conn.request("GET", path, headers=headers)
+            response = conn.getresponse()
+            if response.status == 200 and not self.closed:
+                conn.sock.settimeout(None)  # it may stay quiet for long
+                return conn, response
+        except (OSError, http.client.HTTPException):
+            pass
+        conn.close()
+        return None
+
+    def _listen(self, opened: Any, state: Dict[str, Any]) -> None:
         import http.client
         import time
 
-        state: Dict[str, Any] = {"last": None, "retry": 1.0}
-        path = (self.parts.path or "/") + (f"?{self.parts.query}" if self.parts.query else "")
         for _ in range(_RESUMPTIONS):  # bounded: a server that keeps closing it is let go
-            conn = self.listening = self._connect(None)  # no timeout: it may stay quiet for long
+            conn, response = opened
             try:
-                headers = dict(_get_headers(self._headers({}), state), **self.extra)
-                headers.update(self.auth.headers(self.url) if self.auth is not None else {})
-                if self.closed:
-                    return
-                conn.request("GET", path, headers=headers)
-                response = conn.getresponse()
-                if response.status != 200:
-                    return
                 for message in self._read_events(response, state):
                     if "method" in message:
                         _Client._answer(self, message)  # type: ignore[arg-type]
@@ -12763,6 +12781,9 @@ class _HttpClient:
             if self.closed or state["last"] is None:
                 return
             time.sleep(state["retry"])
+            opened = self._open_stream(state)
+            if opened is None:
+                return
 
     def close(self) -> None:
         """End the session (DELETE), as a client that is done should."""
