@@ -206,6 +206,7 @@ __all__ = (
     "Elicit",
     "Sample",
     "ListRoots",
+    "Client",
     # The SDK's names a server file imports (section 25; most made when first imported)
     "FastMCP",
     "RequestStateSecurity",
@@ -11779,8 +11780,9 @@ class _Client:
         self.stdin = self.process.stdin
 
         def pump() -> None:
-            for line in stdout:
-                self.lines.put(line)
+            with stdout:  # closed at the end of its output
+                for line in stdout:
+                    self.lines.put(line)
             self.lines.put(None)
 
         threading.Thread(target=pump, daemon=True).start()

@@ -159,12 +159,9 @@ def run_clients(node: str, suite: str) -> int:
             run = subprocess.run([node, suite, "client", "--command", command, "--scenario", scenario,
                                   "--spec-version", requirements, "--timeout", "60000"],
                                  cwd=CACHE, capture_output=True, text=True, timeout=300)
-            found = re.findall(r"^([✓✗]) (\S+): (\d+ passed, \d+ failed)", run.stdout, re.M)
-            passes = re.search(r"Passed: (\d+)/(\d+)", run.stdout)
-            if found:
-                results[scenario] = (found[-1][0] == "✓" and run.returncode == 0, found[-1][2])
-            else:
-                results[scenario] = (run.returncode == 0, f"{passes.group(0) if passes else 'no summary'}")
+            counts = re.search(r"Passed: (\d+)/(\d+), (\d+) failed", run.stdout)
+            shown = f"{counts.group(1)} passed, {counts.group(3)} failed" if counts else "no summary"
+            results[scenario] = (run.returncode == 0 and "OVERALL: PASSED" in run.stdout, shown)
             if not results[scenario][0] and scenario in CLIENT_EXPECTED_TO_PASS[requirements]:
                 failed.append(f"{requirements}: {scenario}")
                 print(run.stdout[-2000:], run.stderr[-2000:])
