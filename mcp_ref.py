@@ -126,7 +126,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas
     27. SDK fidelity            URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-    29. A client                a small client over stdio or HTTP
+    29. A client                mcp_ref.Client over stdio or HTTP, every revision; callbacks
     30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
     31. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
     32. Command line            list, call, resources, read, prompts, prompt, serve
@@ -11649,11 +11649,12 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 # 29. A client
 # ---------------------------------------------------------------------------
 #
-# Fenced: the spec path is the server; this client serves the command line.
+# Fenced: the spec path is the server; this client serves users and the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _Client               _cli (section 32)                   a server over stdio, started as a child
+#   Client                users (public)                      a server over stdio or HTTP, every revision
+#   _Client               _cli (section 32), Client           a server over stdio, started as a child
 #   _Session              _cli (section 32)                   either, as the commands speak to it
 #   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
 #
@@ -12077,11 +12078,8 @@ class Client:
     revision is used as is.  After ``initialize()``, ``protocol_version`` is the
     revision spoken and ``initialize_result`` the server's answer.
 
-    The methods are ``ClientSession``'s, and return the result as JSON (a
-    dict): ``initialize``, ``send_ping``, ``list_tools``, ``call_tool``,
-    ``list_resources``, ``list_resource_templates``, ``read_resource``,
-    ``subscribe_resource``, ``unsubscribe_resource``, ``list_prompts``,
-    ``get_prompt``, ``complete``, ``set_logging_level``.  A list method returns
+    The methods are ``ClientSession``'s; each returns the result as JSON (a
+    dict).  A list method returns
     one page (``cursor``: the next); ``all_pages=True`` follows ``nextCursor``
     and returns every item in one result.  A JSON-RPC error is raised as
     ``MCPError`` (``code``, ``message``, ``data``; -32021 names the capability
@@ -12107,21 +12105,12 @@ class Client:
     asked of the same callbacks and sent again with ``inputResponses`` and the
     server's ``requestState`` unchanged (basic/patterns/mrtr), at most 10 rounds.
 
-    Over HTTP (basic/transports): the session id and revision go back in
-    headers, the session ends with DELETE on ``close()``; the GET stream carries
-    the server's own messages (handshake era); a response stream that ends early
-    is resumed with ``Last-Event-ID`` after the server's ``retry``; 2026-07-28
-    requests carry ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` (from a
-    tool's ``x-mcp-header``; a tool with an invalid one is left out of
-    ``list_tools``); answers to the server go on their own connection.
-    ``headers`` are sent with every HTTP request.  ``auth`` is any object with
-    ``headers(url) -> dict`` (called before each HTTP request, its headers
-    added) and ``unauthorized(url, status, www_authenticate) -> bool`` (called
-    on a 401, or a 403 with ``insufficient_scope``; True: the request is sent
-    once more, with fresh headers).  OAuth 2.1: see the README.
-
-    The API is synchronous; there is no async one.  Schemas are kept as sent:
-    a ``$ref`` is never fetched.
+    Over HTTP, ``headers`` go with every request, and ``auth`` is any object
+    with ``headers(url) -> dict`` (called before each request, its headers
+    added) and ``unauthorized(url, status, www_authenticate) -> bool`` (on a
+    401, or a 403 with ``insufficient_scope``; True: sent once more, with fresh
+    headers).  Sessions, the GET stream, resumption, the 2026-07-28 headers:
+    section 30.  The API is synchronous (no async one); a ``$ref`` is never fetched.
     """
 
     def __init__(self, server: Union[str, List[str]], *, protocol_version: Optional[str] = None,
@@ -12220,8 +12209,8 @@ class Client:
                 self._transport.version = version
                 self.initialize_result = self._result("server/discover", reply)
                 return self.initialize_result
-            error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-            data = error.get("data") if isinstance(error.get("data"), dict) else {}
+            error: Dict[str, Any] = reply["error"] if isinstance(reply.get("error"), dict) else {}
+            data = error["data"] if isinstance(error.get("data"), dict) else {}
             listed = result.get("supportedVersions") if isinstance(result, dict) else data.get("supported")
             offered = [v for v in listed if v in STATELESS_VERSIONS] if isinstance(listed, list) else []
             if result is not None:  # a DiscoverResult without our version
@@ -12346,7 +12335,8 @@ class Client:
             items.extend(result.get(key) or ())
         return dict(result, **{key: items}) if not all_pages else {key: items}
 
-    def _request(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Any:
+    def _request(self, method: str, params: Dict[str, Any],
+                 headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         """The result of a request; in 2026-07-28 with the client's _meta, and
         asked again while the server wants input (basic/patterns/mrtr)."""
         if self._transport is None:
@@ -12390,7 +12380,7 @@ class Client:
         if self.message_handler is not None:
             self.message_handler(message)
         method, id_ = message.get("method"), message.get("id")
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params: Dict[str, Any] = message["params"] if isinstance(message.get("params"), dict) else {}
         if type(id_) not in (int, str):
             self._notified(str(method), params)
             return
@@ -12511,7 +12501,16 @@ def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str,
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _HttpClient           _cli (section 32)                   a server over Streamable HTTP
+#   _HttpClient           _cli (section 32), Client           a server over Streamable HTTP
+#   _mcp_param_headers    Client.call_tool                    Mcp-Param-* from a tool's x-mcp-header
+#
+# The client's side of the transport: the session id from the InitializeResult's
+# response, sent back until DELETE ends it; the GET stream for the server's own
+# messages, open before initialize returns; a response stream that ends before
+# its response resumed with GET and Last-Event-ID once the server's ``retry``
+# has passed; answers to the server's requests on a connection of their own (the
+# one that asked may still be streaming); an ``auth`` object's headers on every
+# request, and a 401 (or 403 insufficient_scope) it accepts sent once more.
 
 
 class _HttpClient:

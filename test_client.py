@@ -121,7 +121,7 @@ class Everything:
         for era in ERAS:
             with self.subTest(era=era), self.connect(era, logging_callback=logs.append) as client:  # type: ignore[attr-defined]
                 progress: List[Any] = []
-                client.call_tool("test_tool_with_progress", progress_callback=lambda *a: progress.append(a))
+                client.call_tool("test_tool_with_progress", progress_callback=lambda *a, seen=progress: seen.append(a))
                 self.assertEqual(progress, [(0, 100, "Completed step 0 of 100"), (50, 100, "Completed step 50 of 100"),
                                             (100, 100, "Completed step 100 of 100")])
                 del logs[:]
@@ -145,7 +145,8 @@ class StdioTest(Everything, unittest.TestCase):
         for era in ERAS:
             with self.subTest(era=era), Client([sys.executable, ASKING], protocol_version=era,
                                                elicitation_callback=answer) as client:
-                self.assertEqual(text(client.call_tool("ask")), "accept Profile(name='John Doe', age=31, verified=True)")
+                self.assertEqual(text(client.call_tool("ask")),
+                                 "accept Profile(name='John Doe', age=31, verified=True)")
                 self.assertEqual(text(client.call_tool("visit")), "accept")
                 self.assertEqual(asked[-1]["url"], "https://example.com/sign-in")
 
@@ -172,6 +173,22 @@ class StdioTest(Everything, unittest.TestCase):
         with Client(STDIO) as client, self.assertRaises(MCPError) as caught:
             client.call_tool("no_such_tool")
         self.assertEqual(caught.exception.code, -32602)
+
+
+class ReadmeTest(unittest.TestCase):
+    def test_the_three_lines(self) -> None:
+        import contextlib
+        import io
+        import re
+
+        with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        code = re.search(r"^## A client\n.*?^```py\n(.*?)^```$", readme, re.S | re.M).group(1)  # type: ignore[union-attr]
+        code = code.replace('"python examples/quickstart.py"', repr(f'"{sys.executable}" "{QUICKSTART}"'))
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(compile(code, "README.md", "exec"), {"__name__": "readme_client"})
+        self.assertEqual(printed.getvalue(), "{'result': 3}\n")
 
 
 @dataclass
