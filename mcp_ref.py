@@ -12052,9 +12052,7 @@ def _error_text(error: Any) -> str:
 
 # -- mcp_ref.Client: the public client --------------------------------------------------
 
-# Rounds of questions one 2026-07-28 request may bring (basic/patterns/mrtr): a
-# server that keeps asking would otherwise keep the call going forever.
-_ROUNDS = 10
+_ROUNDS = 10  # rounds of questions a 2026-07-28 request may bring (basic/patterns/mrtr)
 # The callback that answers each method a server may ask the client, and the
 # capability it declares (client/sampling, client/elicitation, client/roots).
 _CALLBACKS = {"sampling/createMessage": ("sampling_callback", "sampling"),
@@ -12086,20 +12084,14 @@ class Client:
     the server needs); a server that dies, times out or sends what is not MCP
     raises ``ConnectionError``; arguments that are not JSON, ``ValueError``.
 
-    The server's requests are answered by callbacks, each given the request's
-    ``params`` (a dict) and returning the result as a dict; the client
-    declares exactly the capabilities it has callbacks for, and a callback
-    raising ``MCPError`` answers with that error:
-
-    ``sampling_callback(params)``      sampling/createMessage: a CreateMessageResult
-    ``elicitation_callback(params)``   elicitation/create, form or URL mode (``params["mode"]``):
-                                       ``{"action": "accept", "content": {...}}``; an
-                                       accepted form gets the schema's defaults for fields left out
-    ``list_roots_callback()``          roots/list: ``{"roots": [...]}`` or the list of roots
-    ``logging_callback(params)``       notifications/message
-    ``message_handler(message)``       every message the server sends of its own (requests,
-                                       notifications), before it is handled
-    ``call_tool(..., progress_callback=f)``  f(progress, total, message) for that call
+    Callbacks answer the server's requests, given its ``params`` (a dict) and
+    returning the result as a dict (raising ``MCPError``: that error); the
+    client declares exactly the capabilities it has callbacks for:
+    ``sampling_callback(params)``, ``elicitation_callback(params)`` (form and
+    URL mode; an accepted form gets the schema's defaults for fields left out),
+    ``list_roots_callback()``; ``logging_callback(params)`` hears log messages,
+    ``message_handler(message)`` every message of the server's own, and
+    ``call_tool(..., progress_callback=f)`` calls ``f(progress, total, message)``.
 
     In 2026-07-28 a request answered with ``resultType: "input_required"`` is
     asked of the same callbacks and sent again with ``inputResponses`` and the
@@ -12132,6 +12124,7 @@ class Client:
         self._transport: Any = None
         self._meta: Optional[Dict[str, Any]] = None  # 2026-07-28: every request's _meta
         self._tools: Dict[str, Dict[str, Any]] = {}  # from list_tools: outputSchema, x-mcp-header
+        self._listed = False  # every page of tools/list seen once
         self._progress: Dict[int, Callable[..., Any]] = {}
         self._tokens = itertools.count(1)
 
@@ -12191,6 +12184,8 @@ class Client:
                 command = shlex.split(server) if isinstance(server, str) else [str(word) for word in server]
                 if not command:
                     raise ValueError("the server command is empty")
+                if len(command) == 1 and command[0].endswith(".py"):  # a server file: run by this Python
+                    command.insert(0, sys.executable)
                 transport = _Client(command, False, self.timeout)
         except _UsageError as exc:
             raise ValueError(str(exc)) from None
@@ -12236,7 +12231,7 @@ class Client:
 
     # -- requests -----------------------------------------------------------------
 
-    def send_ping(self) -> Dict[str, Any]:
+    def send_ping(self) -> Dict[str, Any]:  # (not in 2026-07-28)
         return self._request("ping", {})
 
     def set_logging_level(self, level: str) -> Dict[str, Any]:
@@ -12247,12 +12242,13 @@ class Client:
         return self._request("logging/setLevel", {"level": level})
 
     def list_tools(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
-        """tools/list.  A tool whose ``x-mcp-header`` is invalid is left out
-        (2026-07-28 server/tools: a client MUST NOT call it)."""
+        """tools/list.  In 2026-07-28 a tool whose ``x-mcp-header`` is invalid
+        is left out (server/tools: a client MUST NOT call it), as by the SDK."""
         result = self._list("tools/list", "tools", cursor, all_pages)
-        tools = [tool for tool in result.get("tools") or () if isinstance(tool, dict)
-                 and isinstance(tool.get("name"), str) and _x_mcp_headers(tool.get("inputSchema")) is not None]
+        tools = [tool for tool in result.get("tools") or () if isinstance(tool, dict) and isinstance(
+            tool.get("name"), str) and (self._meta is None or _x_mcp_headers(tool.get("inputSchema")) is not None)]
         self._tools.update((tool["name"], tool) for tool in tools)
+        self._listed = self._listed or all_pages or cursor is None and "nextCursor" not in result
         return dict(result, tools=tools)
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None,
@@ -12270,8 +12266,8 @@ class Client:
             self._progress[token] = progress_callback  # type: ignore[assignment]
         if meta:
             params["_meta"] = meta
-        if name not in self._tools and (self._meta is not None or result_type is not None):
-            self.list_tools(all_pages=True)  # for its x-mcp-header and its outputSchema
+        if name not in self._tools and not self._listed:
+            self.list_tools(all_pages=True)  # for its outputSchema and x-mcp-header, as the SDK does
         timeout = self._transport.timeout if self._transport is not None else self.timeout
         try:
             self._set_timeout(read_timeout_seconds or timeout)
@@ -12377,6 +12373,9 @@ class Client:
     def _on_message(self, message: Dict[str, Any]) -> None:
         """A request or notification of the server's (read by the transport while
         a request waits, or on the HTTP GET stream): handled, requests answered."""
+        transport = self._transport
+        if transport is None:  # closed meanwhile (the GET stream's thread)
+            return
         if self.message_handler is not None:
             self.message_handler(message)
         method, id_ = message.get("method"), message.get("id")
@@ -12391,7 +12390,7 @@ class Client:
                                                                          "data": exc.data})}
         except Exception as exc:  # the callback's own bug: the server hears of it, the call goes on
             reply = {"jsonrpc": "2.0", "id": id_, "error": {"code": INTERNAL_ERROR, "message": str(exc)}}
-        self._transport.send(reply)
+        transport.send(reply)
 
     def _answer(self, method: str, params: Any) -> Dict[str, Any]:
         """The result for one of the server's requests, from its callback."""
@@ -12407,7 +12406,9 @@ class Client:
             return {"roots": roots} if isinstance(roots, list) else dict(roots)
         result = dict(callback(params))
         if method == "elicitation/create" and result.get("action") == "accept":
-            result["content"] = _with_defaults(params.get("requestedSchema"), result.get("content"))
+            filled = _with_defaults(params.get("requestedSchema"), result.get("content"))
+            if filled is not None:
+                result["content"] = filled
         return result
 
     def _notified(self, method: str, params: Dict[str, Any]) -> None:
