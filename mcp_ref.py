@@ -12552,6 +12552,8 @@ class _HttpClient:
         self.next_id += 1
         id_ = self.next_id
         message = self._post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}, extra=headers)
+        if "error" in message and message.get("id") is None:  # the POST's own answer, as a server that
+            message = dict(message, id=id_)  # did not read it sends it (the SDKs: 400 "not initialized")
         if method == "initialize" and isinstance(message.get("result"), dict):
             version = message["result"].get("protocolVersion")
             self.version = version if isinstance(version, str) else None

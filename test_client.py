@@ -4,6 +4,7 @@ against the official SDK's server (skipped when the SDK is not installed)."""
 
 import importlib.util
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -41,7 +42,7 @@ def text(result: Dict[str, Any]) -> str:
 
 
 def answer_form(params: Dict[str, Any]) -> Dict[str, Any]:
-    return {"action": "accept", "content": {"response": "yes", "name": "Ada"}}
+    return {"action": "accept", "content": {"name": "Ada"}}
 
 
 def sample(params: Dict[str, Any]) -> Dict[str, Any]:
@@ -372,6 +373,45 @@ class SdkServerTest(unittest.TestCase):
         finally:
             server.terminate()
             server.wait(10)
+
+
+NODE_DIR = os.environ.get("MCP_REF_NODE_DIR", os.path.join(HERE, ".cache", "node"))
+HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(
+    os.path.join(NODE_DIR, "node_modules", "@modelcontextprotocol", "sdk"))
+
+
+@unittest.skipUnless(HAVE_TS_SDK, f"node or the TypeScript SDK is missing (npm install --prefix {NODE_DIR} "
+                                  "@modelcontextprotocol/sdk); .ci/run installs it")
+class TypeScriptServerTest(unittest.TestCase):
+    """Interop: the TypeScript SDK's server (testdata/ts_server.mjs), which
+    speaks the handshake era only: the client falls back to it."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.script = os.path.join(NODE_DIR, "ts_server.mjs")  # beside its node_modules
+        shutil.copy(os.path.join(HERE, "testdata", "ts_server.mjs"), cls.script)
+
+    def check(self, client: Client) -> None:
+        with client:
+            self.assertEqual(client.protocol_version, "2025-11-25")
+            self.assertEqual(client.call_tool("add", {"a": 1, "b": 2}, result_type=int), 3)
+            self.assertEqual(text(client.call_tool("ask")), "accept Ada")
+            self.assertEqual(text(client.call_tool("sample")), "Paris")
+
+    def test_stdio(self) -> None:
+        self.check(Client(["node", self.script], elicitation_callback=answer_form, sampling_callback=sample))
+
+    def test_http(self) -> None:
+        port = free_port()
+        server = subprocess.Popen(["node", self.script, "--http", str(port)], stderr=subprocess.PIPE)
+        try:
+            self.assertEqual(server.stderr.readline(), b"listening\n")  # type: ignore[union-attr]
+            self.check(Client(f"http://127.0.0.1:{port}/mcp", elicitation_callback=answer_form,
+                              sampling_callback=sample))
+        finally:
+            server.terminate()
+            server.wait(10)
+            server.stderr.close()  # type: ignore[union-attr]
 
 
 if __name__ == "__main__":
