@@ -12077,9 +12077,9 @@ class Client:
     revision spoken and ``initialize_result`` the server's answer.
 
     The methods are ``ClientSession``'s; each returns the result as JSON (a
-    dict).  A list method returns
-    one page (``cursor``: the next); ``all_pages=True`` follows ``nextCursor``
-    and returns every item in one result.  A JSON-RPC error is raised as
+    dict).  A list method returns one page (``cursor``: the next);
+    ``all_pages=True`` follows ``nextCursor`` and returns every item in one
+    result.  A JSON-RPC error is raised as
     ``MCPError`` (``code``, ``message``, ``data``; -32021 names the capability
     the server needs); a server that dies, times out or sends what is not MCP
     raises ``ConnectionError``; arguments that are not JSON, ``ValueError``.
@@ -12148,7 +12148,7 @@ class Client:
         or 2026-07-28's DiscoverResult)."""
         if self._transport is not None:
             raise RuntimeError("this client is initialized already")
-        self._transport = self._open()
+        self._transport, self._meta = self._open(), None
         wanted = self.protocol_version
         try:
             if wanted is None or wanted in STATELESS_VERSIONS:
