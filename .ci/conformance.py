@@ -159,12 +159,13 @@ def run_clients(node: str, suite: str) -> int:
             run = subprocess.run([node, suite, "client", "--command", command, "--scenario", scenario,
                                   "--spec-version", requirements, "--timeout", "60000"],
                                  cwd=CACHE, capture_output=True, text=True, timeout=300)
-            counts = re.search(r"Passed: (\d+)/(\d+), (\d+) failed", run.stdout)
+            output = run.stdout + run.stderr
+            counts = re.search(r"Passed: (\d+)/(\d+), (\d+) failed", output)
             shown = f"{counts.group(1)} passed, {counts.group(3)} failed" if counts else "no summary"
-            results[scenario] = (run.returncode == 0 and "OVERALL: PASSED" in run.stdout, shown)
+            results[scenario] = (run.returncode == 0 and "OVERALL: PASSED" in output, shown)
             if not results[scenario][0] and scenario in CLIENT_EXPECTED_TO_PASS[requirements]:
                 failed.append(f"{requirements}: {scenario}")
-                print(run.stdout[-2000:], run.stderr[-2000:])
+                print(output[-3000:])
         runs.append((f"mcp_ref.Client {requirements}", requirements, results))
     _table(runs)
     for line in failed:
