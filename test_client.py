@@ -17,6 +17,7 @@ from unittest import mock
 
 import mcp_ref
 from mcp_ref import Client, MCPError
+from test_cli import CliTestCase
 from test_http import InProcess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -190,6 +191,46 @@ class ReadmeTest(unittest.TestCase):
         with contextlib.redirect_stdout(printed):
             exec(compile(code, "README.md", "exec"), {"__name__": "readme_client"})
         self.assertEqual(printed.getvalue(), "{'result': 3}\n")
+
+
+DISCOVERED = "answer(request, {'supportedVersions': ['2026-07-28'], 'capabilities': {}, 'serverInfo': {'name': 'f', " \
+             "'version': '1'}})"
+
+
+class NegotiationTest(CliTestCase):
+    """The revision agreed with fake servers (test_cli's), as basic/versioning says."""
+
+    def test_retried_with_a_version_the_server_lists(self) -> None:
+        refuse_once = ("send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32022, 'message': "
+                       "'Unsupported protocol version', 'data': {'supported': ['2026-07-28']}}}) if not "
+                       "os.path.exists(__file__ + '.asked') and not open(__file__ + '.asked', 'w').close() "
+                       f"else {DISCOVERED}")
+        with Client(self.fake({"server/discover": refuse_once})) as client:
+            self.assertEqual(client.protocol_version, "2026-07-28")
+            self.assertEqual(client.list_tools()["tools"], [{"name": "echo", "inputSchema": {"type": "object"}}])
+
+    def test_a_handshake_server_is_met_in_its_era(self) -> None:
+        handlers = {"server/discover": "send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32601, "
+                                       "'message': 'Method not found'}})",
+                    "initialize": "answer(request, {'protocolVersion': '2025-06-18', 'capabilities': {}, "
+                                  "'serverInfo': {'name': 'f', 'version': '1'}})"}
+        with Client(self.fake(handlers)) as client:
+            self.assertEqual(client.protocol_version, "2025-06-18")
+        unknown = {"initialize": "answer(request, {'protocolVersion': '1999-01-01', 'capabilities': {}, "
+                                 "'serverInfo': {'name': 'f', 'version': '1'}})"}
+        with self.assertRaises(ConnectionError) as caught:
+            Client(self.fake(unknown), protocol_version="2025-11-25").initialize()
+        self.assertEqual(str(caught.exception), 'the server answered initialize with protocol version "1999-01-01", '
+                                                'which this client does not speak')
+
+    def test_a_repeated_cursor_ends_the_listing(self) -> None:
+        again = {"server/discover": DISCOVERED, "tools/list": "answer(request, {'tools': [TOOL], 'nextCursor': 'x'})"}
+        with Client(self.fake(again)) as client:
+            self.assertEqual(client.list_tools()["nextCursor"], "x")
+            with self.assertRaises(ConnectionError) as caught:
+                client.list_tools(all_pages=True)
+        self.assertEqual(str(caught.exception),
+                         "tools/list: the server sent the cursor 'x' again (it would list forever)")
 
 
 @dataclass
