@@ -12100,8 +12100,8 @@ class Client:
     Over HTTP, ``headers`` go with every request, and ``auth`` is any object
     with ``headers(url) -> dict`` (called before each request, its headers
     added) and ``unauthorized(url, status, www_authenticate) -> bool`` (on a
-    401, or a 403 with ``insufficient_scope``; True: sent once more, with fresh
-    headers).  Sessions, the GET stream, resumption, the 2026-07-28 headers:
+    401, or a 403 with ``insufficient_scope``; True: sent again with fresh
+    headers, twice at most).  Sessions, the GET stream, resumption, headers:
     section 30.  The API is synchronous (no async one); a ``$ref`` is never fetched.
     """
 
@@ -12611,14 +12611,15 @@ class _HttpClient:
     def _exchange(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str,
                   alone: bool = False) -> Any:
         """Send one HTTP request; its response.  With ``auth``, a 401 (or a 403
-        for insufficient_scope) it accepts is sent once more (basic/authorization)."""
-        for attempt in (1, 2):
+        for insufficient_scope) it accepts is sent once more, twice at most: a
+        token, then a step-up for more scopes (basic/authorization)."""
+        for attempt in (1, 2, 3):
             sent = dict(headers, **self.extra)
             if self.auth is not None:
                 sent.update(self.auth.headers(self.url))
             response = self._send(verb, body, sent, when, alone)
             challenge = response.getheader("WWW-Authenticate") or ""
-            if self.auth is None or attempt == 2 or not (
+            if self.auth is None or attempt == 3 or not (
                     response.status == 401 or (response.status == 403 and "insufficient_scope" in challenge)):
                 return response
             response.read()
@@ -12666,10 +12667,10 @@ class _HttpClient:
             message = _SERVER_JSON.decode(data.decode("utf-8"))
         except (ValueError, RecursionError):
             message = None
-        if isinstance(message, dict) and ("result" in message or "error" in message):
+        if isinstance(message, dict) and ("result" in message or isinstance(message.get("error"), dict)):
             self._show("<-", message)
             return message
-        if status >= 300:  # an HTTP error without a JSON-RPC one: the HTTP status is the error
+        if status >= 300:  # an HTTP error without a JSON-RPC one (an OAuth {"error": "..."}): the status is it
             return {"jsonrpc": "2.0", "id": self.next_id, "error": {"message": f"HTTP {status} {reason}"}}
         raise _ServerFailed(f"the server's answer to {method} is not a JSON-RPC message: {data[:100]!r}")
 

@@ -345,32 +345,47 @@ class HeadersTest(unittest.TestCase):
                                    "Mcp-Param-Text": "=?base64?IEhlbGxvLCDkuJbnlYw=?="})
 
     def test_auth_hook_and_fixed_headers(self) -> None:
-        # headers(url) before each request; unauthorized(...) on a 401, True: sent once more.
+        # headers(url) before each request; unauthorized(...) on a 401, or a 403
+        # for insufficient_scope: True, the request is sent once more.
         class Auth:
-            def __init__(self) -> None:
-                self.token, self.calls = "old", []  # type: ignore[var-annotated]
+            def __init__(self, tokens: List[str]) -> None:
+                self.tokens, self.calls = tokens, []  # type: ignore[var-annotated]
 
             def headers(self, url: str) -> Dict[str, str]:
-                return {"Authorization": f"Bearer {self.token}"}
+                return {"Authorization": f"Bearer {self.tokens[0]}"}
 
             def unauthorized(self, url: str, status: int, www_authenticate: str) -> bool:
-                self.calls.append((status, www_authenticate))
-                self.token = "good"
+                self.calls.append((status, www_authenticate.split(",")[0]))
+                if len(self.tokens) == 1:
+                    return False
+                self.tokens.pop(0)
                 return True
 
         class Token:
-            scopes, expires_at, client_id = ["mcp"], None, "u"
+            def __init__(self, scopes: List[str]) -> None:
+                self.scopes, self.expires_at, self.client_id = scopes, None, "u"
 
-        verifier = type("Verifier", (), {"verify_token": staticmethod(lambda t: Token() if t == "good" else None)})()
-        server = mcp_ref.MCPServer("auth", token_verifier=verifier)
+        settings = type("Settings", (), {"required_scopes": ["mcp"], "resource_server_url": None,
+                                         "issuer_url": None})()
+        tokens = {"good": Token(["mcp"]), "weak": Token([])}
+        verifier = type("Verifier", (), {"verify_token": staticmethod(tokens.get)})()
+        server = mcp_ref.MCPServer("auth", token_verifier=verifier, auth=settings)
         server.add_tool(lambda: "ok", name="test_simple_text")
         endpoint = InProcess(server)
+        url = f"http://127.0.0.1:{endpoint.port}/mcp"
         try:
-            auth = Auth()
-            with Client(f"http://127.0.0.1:{endpoint.port}/mcp", auth=auth, headers={"X-Trace": "1"}) as client:
-                self.assertIn("test_simple_text", [t["name"] for t in client.list_tools()["tools"]])
-            self.assertEqual(len(auth.calls), 1)
-            self.assertEqual(auth.calls[0][0], 401)
+            for era in ERAS:
+                with self.subTest(era=era):
+                    auth = Auth(["old", "weak", "good"])
+                    with Client(url, protocol_version=era, auth=auth, headers={"X-Trace": "1"}) as client:
+                        self.assertEqual(text(client.call_tool("test_simple_text")), "ok")
+                    self.assertEqual(auth.calls, [(401, 'Bearer error="invalid_token"'),
+                                                  (403, 'Bearer error="insufficient_scope"')])
+            refused = Auth(["old"])
+            with self.assertRaises(MCPError) as caught:
+                Client(url, auth=refused, protocol_version="2026-07-28").initialize()
+            self.assertIn("401", caught.exception.message)
+            self.assertEqual(len(refused.calls), 1)
         finally:
             endpoint.stop()
 
