@@ -126,7 +126,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas
     27. SDK fidelity            URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
-    29. A client                a small client over stdio or HTTP
+    29. A client                mcp_ref.Client over stdio or HTTP, every revision; callbacks
     30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
     31. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
     32. Command line            list, call, resources, read, prompts, prompt, serve
@@ -214,6 +214,7 @@ __all__ = (
     "TaskStore",
     "InMemoryTaskStore",
     "SqliteTaskStore",
+    "Client",
     # The SDK's names a server file imports (section 25; most made when first imported)
     "FastMCP",
     "RequestStateSecurity",
@@ -12398,11 +12399,12 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 # 29. A client
 # ---------------------------------------------------------------------------
 #
-# Fenced: the spec path is the server; this client serves the command line.
+# Fenced: the spec path is the server; this client serves users and the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _Client               _cli (section 32)                   a server over stdio, started as a child
+#   Client                users (public)                      a server over stdio or HTTP, every revision
+#   _Client               _cli (section 32), Client           a server over stdio, started as a child
 #   _Session              _cli (section 32)                   either, as the commands speak to it
 #   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
 #
@@ -12519,6 +12521,7 @@ class _Client:
         self.own = own  # our own serve child: its exit code 2 is a file it refused
         self.heard = False
         self.next_id = 0
+        self.handler: Optional[Callable[[Dict[str, Any]], None]] = None  # Client's, else the command line's
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
@@ -12531,8 +12534,9 @@ class _Client:
         self.stdin = self.process.stdin
 
         def pump() -> None:
-            for line in stdout:
-                self.lines.put(line)
+            with stdout:  # closed at the end of its output
+                for line in stdout:
+                    self.lines.put(line)
             self.lines.put(None)
 
         threading.Thread(target=pump, daemon=True).start()
@@ -12553,9 +12557,9 @@ class _Client:
         except OSError:  # BrokenPipeError: it is gone
             raise self._died(f"before reading {message.get('method', 'our answer')}") from None
 
-    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+    def request(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         """The response to one request: an object with a "result" object or an
-        "error" object; anything else from the server is _ServerFailed."""
+        "error" object; anything else from the server is _ServerFailed.  (headers: HTTP's only)"""
         import time
 
         self.next_id += 1
@@ -12603,6 +12607,8 @@ class _Client:
         answers ours): ping has an empty result; elicitation and sampling are
         the command line's (_answer_question); no other method is offered.
         A log message or progress is shown on stderr (--trace shows all)."""
+        if self.handler is not None:  # a Client's callbacks
+            return self.handler(message)
         id_, method = message.get("id"), message["method"]
         if type(id_) not in (int, str):  # a notification, or an id no answer could name
             if not self.trace:
@@ -12794,6 +12800,447 @@ def _error_text(error: Any) -> str:
     return f"{text} (JSON-RPC error {code if type(code) is int else 'without a code'})"
 
 
+# -- mcp_ref.Client: the public client --------------------------------------------------
+
+_ROUNDS = 10  # rounds of questions a 2026-07-28 request may bring (basic/patterns/mrtr)
+# The callback that answers each method a server may ask the client, and the
+# capability it declares (client/sampling, client/elicitation, client/roots).
+_CALLBACKS = {"sampling/createMessage": ("sampling_callback", "sampling"),
+              "elicitation/create": ("elicitation_callback", "elicitation"),
+              "roots/list": ("list_roots_callback", "roots")}
+
+
+class Client:
+    """A client of one MCP server, over stdio or Streamable HTTP, in every revision.
+
+    >>> with Client("python server.py") as client:               # doctest: +SKIP
+    ...     print(client.call_tool("add", {"a": 1, "b": 2})["structuredContent"])
+    {'result': 3}
+
+    ``server`` is a command (a string, split as a POSIX shell would, or a list)
+    started as a child process that speaks stdio, or an ``http(s)://`` URL of a
+    Streamable HTTP endpoint.  ``with`` connects (``initialize()``) and closes.
+    ``protocol_version`` None asks for 2026-07-28 (``server/discover``, then
+    per-request ``_meta``) and falls back to the ``initialize`` handshake with
+    2025-11-25 for a server that does not speak it (basic/versioning); a given
+    revision is used as is.  After ``initialize()``, ``protocol_version`` is the
+    revision spoken and ``initialize_result`` the server's answer.
+
+    The methods are ``ClientSession``'s; each returns the result as JSON (a
+    dict).  A list method returns one page (``cursor``: the next);
+    ``all_pages=True`` follows ``nextCursor`` and returns every item in one
+    result.  A JSON-RPC error is raised as
+    ``MCPError`` (``code``, ``message``, ``data``; -32021 names the capability
+    the server needs); a server that dies, times out or sends what is not MCP
+    raises ``ConnectionError``; arguments that are not JSON, ``ValueError``.
+
+    Callbacks answer the server's requests, given its ``params`` (a dict) and
+    returning the result as a dict (raising ``MCPError``: that error); the
+    client declares exactly the capabilities it has callbacks for:
+    ``sampling_callback(params)``, ``elicitation_callback(params)`` (form and
+    URL mode; an accepted form gets the schema's defaults for fields left out),
+    ``list_roots_callback()``; ``logging_callback(params)`` hears log messages,
+    ``message_handler(message)`` every message of the server's own, and
+    ``call_tool(..., progress_callback=f)`` calls ``f(progress, total, message)``.
+
+    In 2026-07-28 a request answered with ``resultType: "input_required"`` is
+    asked of the same callbacks and sent again with ``inputResponses`` and the
+    server's ``requestState`` unchanged (basic/patterns/mrtr), at most 10 rounds.
+
+    Over HTTP, ``headers`` go with every request, and ``auth`` is any object
+    with ``headers(url) -> dict`` (called before each request, its headers
+    added) and ``unauthorized(url, status, www_authenticate) -> bool`` (on a
+    401, or a 403 with ``insufficient_scope``; True: sent again with fresh
+    headers, twice at most).  Sessions, the GET stream, resumption, headers:
+    section 30.  The API is synchronous (no async one); a ``$ref`` is never fetched.
+    """
+
+    def __init__(self, server: Union[str, List[str]], *, protocol_version: Optional[str] = None,
+                 sampling_callback: Optional[Callable[..., Any]] = None,
+                 elicitation_callback: Optional[Callable[..., Any]] = None,
+                 list_roots_callback: Optional[Callable[..., Any]] = None,
+                 logging_callback: Optional[Callable[..., Any]] = None,
+                 message_handler: Optional[Callable[..., Any]] = None,
+                 client_info: Optional[Dict[str, Any]] = None, auth: Any = None,
+                 headers: Optional[Dict[str, str]] = None, timeout: float = 60.0) -> None:
+        if protocol_version is not None and protocol_version not in _ALL_VERSIONS:
+            raise ValueError(f"unknown protocol_version {protocol_version!r}; known: {', '.join(_ALL_VERSIONS)}")
+        self.server, self.protocol_version, self.timeout = server, protocol_version, timeout
+        self.sampling_callback, self.elicitation_callback = sampling_callback, elicitation_callback
+        self.list_roots_callback, self.logging_callback = list_roots_callback, logging_callback
+        self.message_handler, self.auth, self.headers = message_handler, auth, dict(headers or {})
+        self.client_info = client_info or {"name": "mcp_ref", "version": __version__}
+        self.initialize_result: Optional[Dict[str, Any]] = None
+        self._transport: Any = None
+        self._meta: Optional[Dict[str, Any]] = None  # 2026-07-28: every request's _meta
+        self._tools: Dict[str, Dict[str, Any]] = {}  # from list_tools: outputSchema, x-mcp-header
+        self._listed = False  # every page of tools/list seen once
+        self._progress: Dict[int, Callable[..., Any]] = {}
+        self._tokens = itertools.count(1)
+
+    def __enter__(self) -> Client:
+        self.initialize()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the session (HTTP: DELETE) or the child process (stdio)."""
+        transport, self._transport = self._transport, None
+        if transport is not None:
+            transport.close()
+
+    # -- the lifecycle (basic/lifecycle; 2026-07-28 basic/versioning) ---------------
+
+    def initialize(self) -> Dict[str, Any]:
+        """Connect and agree on a revision; the server's answer (InitializeResult,
+        or 2026-07-28's DiscoverResult)."""
+        if self._transport is not None:
+            raise RuntimeError("this client is initialized already")
+        self._transport, self._meta = self._open(), None
+        wanted = self.protocol_version
+        try:
+            if wanted is None or wanted in STATELESS_VERSIONS:
+                result = self._discover(wanted or STATELESS_VERSIONS[-1], fallback=wanted is None)
+                if result is not None:
+                    return result
+            version = wanted or LATEST_HANDSHAKE_VERSION
+            result = self._result("initialize", self._call("initialize", {
+                "protocolVersion": version, "capabilities": self._capabilities(version),
+                "clientInfo": self.client_info}))
+            spoken = result.get("protocolVersion")
+            if spoken not in HANDSHAKE_VERSIONS:  # basic/lifecycle: a client that cannot speak it disconnects
+                raise ConnectionError(f"the server answered initialize with protocol version "
+                                      f"{_one_line(json.dumps(spoken), 40)}, which this client does not speak")
+            self.protocol_version, self.initialize_result = spoken, result
+            self._transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            if hasattr(self._transport, "listen"):
+                self._transport.listen()  # the GET stream, for the server's own messages
+            return result
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self) -> Any:
+        server = self.server
+        try:
+            if isinstance(server, str) and server.startswith(("http://", "https://")):
+                transport: Any = _HttpClient(server, False, self.timeout)
+                transport.auth, transport.extra = self.auth, self.headers
+            else:
+                import shlex
+
+                command = shlex.split(server) if isinstance(server, str) else [str(word) for word in server]
+                if not command:
+                    raise ValueError("the server command is empty")
+                if len(command) == 1 and command[0].endswith(".py"):  # a server file: run by this Python
+                    command.insert(0, sys.executable)
+                transport = _Client(command, False, self.timeout)
+        except _UsageError as exc:
+            raise ValueError(str(exc)) from None
+        transport.handler = self._on_message
+        return transport
+
+    def _discover(self, version: str, fallback: bool) -> Optional[Dict[str, Any]]:
+        """server/discover; None for a server of the handshake era (when falling back)."""
+        for _ in range(2):  # once more with a version from the server's -32022 list
+            meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: self._capabilities(version),
+                    META_CLIENT_INFO: self.client_info}
+            reply = self._call("server/discover", {"_meta": meta})
+            result = reply.get("result")
+            if isinstance(result, dict) and version in (result.get("supportedVersions") or ()):
+                self._meta, self.protocol_version = meta, version
+                self._transport.version = version
+                self.initialize_result = self._result("server/discover", reply)
+                return self.initialize_result
+            error: Dict[str, Any] = reply["error"] if isinstance(reply.get("error"), dict) else {}
+            data = error["data"] if isinstance(error.get("data"), dict) else {}
+            listed = result.get("supportedVersions") if isinstance(result, dict) else data.get("supported")
+            offered = [v for v in listed if v in STATELESS_VERSIONS] if isinstance(listed, list) else []
+            if result is not None:  # a DiscoverResult without our version
+                error = {"code": UNSUPPORTED_PROTOCOL_VERSION, "message": f"the server does not offer {version}"}
+            if error.get("code") == UNSUPPORTED_PROTOCOL_VERSION and offered:
+                version = max(offered)
+                continue
+            if fallback:
+                return None
+            raise _rpc_error("server/discover", error)
+        return None if fallback else self._result("server/discover", reply)
+
+    def _capabilities(self, version: str) -> Dict[str, Any]:
+        """What this client can do: a capability for each callback given."""
+        capabilities: Dict[str, Any] = {}
+        if self.sampling_callback is not None:
+            capabilities["sampling"] = {}
+        if self.elicitation_callback is not None:  # both modes from 2025-11-25 (client/elicitation)
+            capabilities["elicitation"] = {"form": {}, "url": {}} if version >= "2025-11-25" else {}
+        if self.list_roots_callback is not None:
+            capabilities["roots"] = {"listChanged": True}  # as the SDK declares it
+        return capabilities
+
+    # -- requests -----------------------------------------------------------------
+
+    def send_ping(self) -> Dict[str, Any]:  # (not in 2026-07-28)
+        return self._request("ping", {})
+
+    def set_logging_level(self, level: str) -> Dict[str, Any]:
+        """logging/setLevel; in 2026-07-28 the level goes in every request's _meta."""
+        if self._meta is not None:
+            self._meta[META_LOG_LEVEL] = level
+            return {}
+        return self._request("logging/setLevel", {"level": level})
+
+    def list_tools(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
+        """tools/list.  In 2026-07-28 a tool whose ``x-mcp-header`` is invalid
+        is left out (server/tools: a client MUST NOT call it), as by the SDK."""
+        result = self._list("tools/list", "tools", cursor, all_pages)
+        tools = [tool for tool in result.get("tools") or () if isinstance(tool, dict) and isinstance(
+            tool.get("name"), str) and (self._meta is None or _x_mcp_headers(tool.get("inputSchema")) is not None)]
+        self._tools.update((tool["name"], tool) for tool in tools)
+        self._listed = self._listed or all_pages or cursor is None and "nextCursor" not in result
+        return dict(result, tools=tools)
+
+    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None,
+                  read_timeout_seconds: Optional[float] = None, progress_callback: Optional[Callable[..., Any]] = None,
+                  *, meta: Optional[Dict[str, Any]] = None, result_type: Any = None) -> Any:
+        """tools/call.  ``structuredContent`` is checked against the tool's
+        ``outputSchema`` (from list_tools, listed first if need be): a mismatch is
+        RuntimeError, as in the SDK.  ``result_type`` (a dataclass, TypedDict or any annotation):
+        the structured content converted into it is returned instead of the result."""
+        params: Dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        meta = dict(meta or {})
+        token = next(self._tokens) if progress_callback is not None else None
+        if token is not None:
+            meta["progressToken"] = token
+            self._progress[token] = progress_callback  # type: ignore[assignment]
+        if meta:
+            params["_meta"] = meta
+        if name not in self._tools and not self._listed:
+            self.list_tools(all_pages=True)  # for its outputSchema and x-mcp-header, as the SDK does
+        timeout = self._transport.timeout if self._transport is not None else self.timeout
+        try:
+            self._set_timeout(read_timeout_seconds or timeout)
+            result = self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+        finally:
+            self._progress.pop(token, None)  # type: ignore[arg-type]
+            self._set_timeout(timeout)
+        return _read_structured(name, result, self._tools.get(name), result_type)
+
+    def _param_headers(self, name: str, arguments: Any) -> Dict[str, str]:
+        tool = self._tools.get(name)
+        return _mcp_param_headers(tool.get("inputSchema"), arguments) if self._meta and tool else {}
+
+    def _set_timeout(self, seconds: float) -> None:
+        if self._transport is not None:
+            self._transport.timeout = seconds
+            if getattr(self._transport, "conn", None) is not None and self._transport.conn.sock is not None:
+                self._transport.conn.sock.settimeout(seconds)
+
+    def list_resources(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
+        return self._list("resources/list", "resources", cursor, all_pages)
+
+    def list_resource_templates(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
+        return self._list("resources/templates/list", "resourceTemplates", cursor, all_pages)
+
+    def read_resource(self, uri: str) -> Dict[str, Any]:
+        return self._request("resources/read", {"uri": str(uri)})
+
+    def subscribe_resource(self, uri: str) -> Dict[str, Any]:
+        return self._request("resources/subscribe", {"uri": str(uri)})
+
+    def unsubscribe_resource(self, uri: str) -> Dict[str, Any]:
+        return self._request("resources/unsubscribe", {"uri": str(uri)})
+
+    def list_prompts(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
+        return self._list("prompts/list", "prompts", cursor, all_pages)
+
+    def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+        return self._request("prompts/get", {"name": name, "arguments": arguments or {}})
+
+    def complete(self, ref: Dict[str, Any], argument: Dict[str, str],
+                 context_arguments: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+        """completion/complete: ``ref`` is ``{"type": "ref/prompt", "name": ...}`` or
+        ``{"type": "ref/resource", "uri": ...}``, ``argument`` ``{"name": ..., "value": ...}``."""
+        params: Dict[str, Any] = {"ref": ref, "argument": argument}
+        if context_arguments is not None:
+            params["context"] = {"arguments": context_arguments}
+        return self._request("completion/complete", params)
+
+    def _list(self, method: str, key: str, cursor: Optional[str], all_pages: bool) -> Dict[str, Any]:
+        """One page of a list, or (all_pages) every page's items in one result.
+        A cursor seen before would list forever (server/utilities/pagination)."""
+        result = self._request(method, {} if cursor is None else {"cursor": cursor})
+        items, seen = list(result.get(key) or ()), set()
+        while all_pages and isinstance(result.get("nextCursor"), str) and result["nextCursor"]:
+            cursor = result["nextCursor"]
+            if cursor in seen:
+                raise ConnectionError(f"{method}: the server sent the cursor {cursor!r} again (it would list forever)")
+            seen.add(cursor)
+            result = self._request(method, {"cursor": cursor})
+            items.extend(result.get(key) or ())
+        return dict(result, **{key: items}) if not all_pages else {key: items}
+
+    def _request(self, method: str, params: Dict[str, Any],
+                 headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+        """The result of a request; in 2026-07-28 with the client's _meta, and
+        asked again while the server wants input (basic/patterns/mrtr)."""
+        if self._transport is None:
+            raise RuntimeError("the client is not connected: use `with Client(...)` or call initialize()")
+        sent = params
+        for _ in range(_ROUNDS):
+            if self._meta is not None:
+                sent = dict(sent, _meta=dict(sent.get("_meta") or {}, **self._meta))
+            result = self._result(method, self._call(method, sent, headers))
+            if result.get("resultType") != "input_required":  # absent: complete
+                return result
+            sent = dict(params, inputResponses=self._input_responses(method, result.get("inputRequests")))
+            if "requestState" in result:  # echoed exactly; absent, none is sent
+                sent["requestState"] = result["requestState"]
+        raise ConnectionError(f"{method}: the server still asked for input after {_ROUNDS} rounds")
+
+    def _input_responses(self, method: str, requests: Any) -> Dict[str, Any]:
+        if not isinstance(requests, dict):
+            raise ConnectionError(f"{method}: inputRequests is not an object")
+        return {key: self._answer(str(ask.get("method")), ask.get("params")) if isinstance(ask, dict)
+                else {} for key, ask in requests.items()}
+
+    def _call(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Any:
+        try:
+            return self._transport.request(method, params, headers)
+        except _UsageError as exc:
+            raise ValueError(str(exc)) from None
+        except _ServerFailed as exc:
+            raise ConnectionError(str(exc)) from None
+
+    def _result(self, method: str, reply: Dict[str, Any]) -> Dict[str, Any]:
+        if "result" in reply:
+            return reply["result"]  # type: ignore[no-any-return]
+        raise _rpc_error(method, reply["error"])
+
+    # -- the server's own messages ---------------------------------------------------
+
+    def _on_message(self, message: Dict[str, Any]) -> None:
+        """A request or notification of the server's (read by the transport while
+        a request waits, or on the HTTP GET stream): handled, requests answered."""
+        transport = self._transport
+        if transport is None:  # closed meanwhile (the GET stream's thread)
+            return
+        if self.message_handler is not None:
+            self.message_handler(message)
+        method, id_ = message.get("method"), message.get("id")
+        params: Dict[str, Any] = message["params"] if isinstance(message.get("params"), dict) else {}
+        if type(id_) not in (int, str):
+            self._notified(str(method), params)
+            return
+        try:
+            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": self._answer(str(method), params)}
+        except MCPError as exc:
+            reply = {"jsonrpc": "2.0", "id": id_, "error": _drop_none({"code": exc.code, "message": exc.message,
+                                                                         "data": exc.data})}
+        except Exception as exc:  # the callback's own bug: the server hears of it, the call goes on
+            reply = {"jsonrpc": "2.0", "id": id_, "error": {"code": INTERNAL_ERROR, "message": str(exc)}}
+        transport.send(reply)
+
+    def _answer(self, method: str, params: Any) -> Dict[str, Any]:
+        """The result for one of the server's requests, from its callback."""
+        params = params if isinstance(params, dict) else {}
+        if method == "ping":
+            return {}
+        name = _CALLBACKS.get(method, ("", ""))[0]
+        callback = getattr(self, name) if name else None
+        if callback is None:
+            raise MCPError(METHOD_NOT_FOUND, "Method not found")
+        if method == "roots/list":
+            roots = callback()
+            return {"roots": roots} if isinstance(roots, list) else dict(roots)
+        result = dict(callback(params))
+        if method == "elicitation/create" and result.get("action") == "accept":
+            filled = _with_defaults(params.get("requestedSchema"), result.get("content"))
+            if filled is not None:
+                result["content"] = filled
+        return result
+
+    def _notified(self, method: str, params: Dict[str, Any]) -> None:
+        if method == "notifications/message" and self.logging_callback is not None:
+            self.logging_callback(params)
+        elif method == "notifications/progress":
+            callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
+            if callback is not None:
+                callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _rpc_error(method: str, error: Any) -> MCPError:
+    """A JSON-RPC error as MCPError; -32021 with the capability named."""
+    error = error if isinstance(error, dict) else {"message": _error_text(error)}
+    code = error.get("code") if type(error.get("code")) is int else INTERNAL_ERROR
+    message, data = str(error.get("message", "")), error.get("data")
+    if code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+        needed = data.get("requiredCapabilities") if isinstance(data, dict) else None
+        names = [".".join(_capability_path(key, value)) for key, value in needed.items()] \
+            if isinstance(needed, dict) and needed else ["(not named by the server)"]
+        hints = sorted({f" (pass {cb}=...)" for cb, cap in _CALLBACKS.values() if any(
+            n.split(".")[0] == cap for n in names)})
+        message = f"{message}: {method} needs the client capability {', '.join(names)}{''.join(hints)}"
+    return MCPError(code, message, data)
+
+
+def _capability_path(key: str, value: Any) -> List[str]:
+    """{"elicitation": {"url": {}}} -> elicitation.url"""
+    if isinstance(value, dict) and len(value) == 1:
+        inner, deeper = next(iter(value.items()))
+        return [key] + _capability_path(inner, deeper)
+    return [key]
+
+
+def _with_defaults(schema: Any, content: Any) -> Any:
+    """An accepted form's content with the schema's defaults for the fields left
+    out (SEP-1034: the client applies them)."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict) or not isinstance(content or {}, dict):
+        return content
+    filled = dict(content or {})
+    for name, prop in properties.items():
+        if name not in filled and isinstance(prop, dict) and "default" in prop:
+            filled[name] = prop["default"]
+    return filled
+
+
+def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str, Any]], result_type: Any) -> Any:
+    """A tools/call result with its structuredContent checked against the tool's
+    outputSchema (server/tools, "Output Schema": clients SHOULD validate), and
+    converted into ``result_type`` when one is given."""
+    schema = tool.get("outputSchema") if tool is not None else None
+    if result.get("isError") is True:
+        if result_type is not None:
+            raise ToolError(_one_line(" ".join(b.get("text", "") for b in result.get("content") or ()
+                                               if isinstance(b, dict)), 500) or f"tool {name} failed")
+        return result
+    structured = result.get("structuredContent")
+    if isinstance(schema, dict):
+        if structured is None:
+            raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
+        try:
+            validate(structured, schema)
+        except ValidationError as exc:  # the SDK's words and exception (ClientSession.validate_tool_result)
+            raise RuntimeError(f"Invalid structured content returned by tool {name}: {exc}") from None
+        except ValueError:  # a $ref this client does not fetch: unchecked
+            pass
+    if result_type is None:
+        return result
+    if structured is None:
+        raise RuntimeError(f"Tool {name} returned no structured content to read as {result_type!r}")
+    wanted = json_schema(result_type)
+    value = structured
+    if wanted.get("type") != "object" and isinstance(structured, dict) and set(structured) == {"result"}:
+        value = structured["result"]  # wrapped by the server (docs/servers/structured-output.md)
+    errors: List[_ErrorItem] = []
+    value = _checker(wanted, "input")(value, (), errors)
+    if errors:
+        raise ValidationError(errors, getattr(result_type, "__name__", "result"))
+    return _build_value(result_type, value)
+
+
 # ---------------------------------------------------------------------------
 # 30. A client: Streamable HTTP
 # ---------------------------------------------------------------------------
@@ -12805,14 +13252,25 @@ def _error_text(error: Any) -> str:
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _HttpClient           _cli (section 32)                   a server over Streamable HTTP
+#   _HttpClient           _cli (section 32), Client           a server over Streamable HTTP
+#   _mcp_param_headers    Client.call_tool                    Mcp-Param-* from a tool's x-mcp-header
+#
+# The client's side of the transport: the session id from the InitializeResult's
+# response, sent back until DELETE ends it; the GET stream for the server's own
+# messages, open before initialize returns; a response stream that ends before
+# its response resumed with GET and Last-Event-ID once the server's ``retry``
+# has passed; answers to the server's requests on a connection of their own (the
+# one that asked may still be streaming); an ``auth`` object's headers on every
+# request, and a 401 (or 403 insufficient_scope) it accepts sent once more.
 
 
 class _HttpClient:
     """The same client over Streamable HTTP (SERVER an http(s):// URL): one
     POST per message, answered with JSON or an SSE stream; the session id and
     revision of the handshake era go back in headers, and the 2026-07-28
-    request headers mirror the body (basic/transports)."""
+    request headers mirror the body (basic/transports).  Answers to the
+    server's requests go on a connection of their own: the one that asked may
+    still be streaming."""
 
     def __init__(self, url: str, trace: bool, timeout: float) -> None:
         from urllib.parse import urlsplit
@@ -12825,25 +13283,34 @@ class _HttpClient:
         self.session: Optional[str] = None
         self.version: Optional[str] = None
         self.conn: Any = None
+        self.handler: Optional[Callable[[Dict[str, Any]], None]] = None  # Client's, else the command line's
+        self.auth: Any = None  # Client(auth=...): headers(url), unauthorized(url, status, www_authenticate)
+        self.extra: Dict[str, str] = {}  # Client(headers=...)
+        self.listening: Any = None  # the GET stream's connection, while open
+        self.closed = False
 
     def _show(self, arrow: str, message: Any) -> None:
         if self.trace:
             print(f"{arrow} {json.dumps(message, ensure_ascii=False)}", file=sys.stderr, flush=True)
 
     def send(self, message: Dict[str, Any]) -> None:
-        """A notification (or our answer to the server's request): 202, no body."""
-        self._post(message)
+        """A notification, or our answer to the server's request (on its own
+        connection): 202, no body."""
+        self._post(message, alone="method" not in message)
 
-    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+    def request(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         self.next_id += 1
         id_ = self.next_id
-        message = self._post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+        message = self._post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}, extra=headers)
+        if "error" in message and message.get("id") is None:  # the POST's own answer, as a server that
+            message = dict(message, id=id_)  # did not read it sends it (the SDKs: 400 "not initialized")
         if method == "initialize" and isinstance(message.get("result"), dict):
             version = message["result"].get("protocolVersion")
             self.version = version if isinstance(version, str) else None
         return _response(message, id_, method)
 
-    def _post(self, message: Dict[str, Any]) -> Dict[str, Any]:
+    def _post(self, message: Dict[str, Any], alone: bool = False,
+              extra: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         """POST one message; the response to it (an error object made up from
         the HTTP status when the body holds none), or {} for 202."""
         try:
@@ -12852,12 +13319,13 @@ class _HttpClient:
             raise _UsageError(f"cannot send the arguments as JSON: {exc}") from None
         self._show("->", message)
         method = message.get("method", "our answer")
-        response = self._exchange("POST", body, self._headers(message), f"while sending {method}")
+        headers = dict(self._headers(message), **(extra or {}))
+        response = self._exchange("POST", body, headers, f"while sending {method}", alone)
         try:
             if self.session is None and response.getheader("Mcp-Session-Id"):
                 self.session = response.getheader("Mcp-Session-Id")
             kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
-            if response.status == 202 or "id" not in message:
+            if response.status == 202 or "id" not in message or "method" not in message:
                 response.read()
                 return {}
             if kind == "text/event-stream":
@@ -12867,6 +13335,9 @@ class _HttpClient:
             if "timed out" in str(exc):
                 raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
             raise _ServerFailed(f"the connection to {self.url} failed during {method}: {exc}") from None
+        finally:
+            if alone:
+                _finish(response)
         return self._json_body(response.status, response.reason, data, method)
 
     def _headers(self, message: Dict[str, Any]) -> Dict[str, str]:
@@ -12875,36 +13346,66 @@ class _HttpClient:
         meta = params.get("_meta") if isinstance(params, dict) else None
         if isinstance(meta, dict) and isinstance(meta.get(META_PROTOCOL_VERSION), str):
             headers["MCP-Protocol-Version"] = meta[META_PROTOCOL_VERSION]
-            headers["Mcp-Method"] = str(message.get("method"))
-            name = params.get(_NAME_PARAMS.get(str(message.get("method")), ""))  # type: ignore[union-attr]
+        elif self.version is not None:
+            headers["MCP-Protocol-Version"] = self.version
+        if headers.get("MCP-Protocol-Version", "") >= STATELESS_VERSIONS[0] and "method" in message:
+            # 2026-07-28 "Standard MCP Request Headers": on every POST that carries a method
+            headers["Mcp-Method"] = str(message["method"])
+            name = params.get(_NAME_PARAMS.get(str(message["method"]), "")) if isinstance(params, dict) else None
             if isinstance(name, str):
                 headers["Mcp-Name"] = _header_value(name)
-            return headers
-        if self.version is not None:
-            headers["MCP-Protocol-Version"] = self.version
-        if self.session is not None:
+        elif self.session is not None:
             headers["Mcp-Session-Id"] = self.session
         return headers
 
-    def _exchange(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str) -> Any:
+    def _exchange(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str,
+                  alone: bool = False) -> Any:
+        """Send one HTTP request; its response.  With ``auth``, a 401 (or a 403
+        for insufficient_scope) it accepts is sent once more, twice at most: a
+        token, then a step-up for more scopes (basic/authorization)."""
+        for attempt in (1, 2, 3):
+            sent = dict(headers, **self.extra)
+            if self.auth is not None:
+                sent.update(self.auth.headers(self.url))
+            response = self._send(verb, body, sent, when, alone)
+            challenge = response.getheader("WWW-Authenticate") or ""
+            if self.auth is None or attempt == 3 or not (
+                    response.status == 401 or (response.status == 403 and "insufficient_scope" in challenge)):
+                return response
+            response.read()
+            if alone:
+                _finish(response)
+            if not self.auth.unauthorized(self.url, response.status, challenge):
+                return response
+        raise AssertionError("unreachable")
+
+    def _connect(self, timeout: Optional[float]) -> Any:
+        import http.client
+
+        kind = http.client.HTTPSConnection if self.parts.scheme == "https" else http.client.HTTPConnection
+        return kind(str(self.parts.hostname), self.parts.port, timeout=timeout)
+
+    def _send(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str, alone: bool) -> Any:
         import http.client
 
         path = (self.parts.path or "/") + (f"?{self.parts.query}" if self.parts.query else "")
         for attempt in (1, 2):  # a kept-alive connection the server has closed meanwhile: once more
-            if self.conn is None:
-                kind = http.client.HTTPSConnection if self.parts.scheme == "https" else http.client.HTTPConnection
-                self.conn = kind(str(self.parts.hostname), self.parts.port, timeout=self.timeout)
+            conn = self._connect(self.timeout) if alone or self.conn is None else self.conn
+            if not alone:
+                self.conn = conn
             try:
-                self.conn.request(verb, path, body=body, headers=headers)
-                return self.conn.getresponse()
+                conn.request(verb, path, body=body, headers=headers)
+                response = conn.getresponse()
+                response.mcp_conn = conn if alone else None  # closed with the response (_finish)
+                return response
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-                self.conn.close()
-                self.conn = None
+                conn.close()
+                self.conn = None if not alone else self.conn
                 if attempt == 2:
                     raise _ServerFailed(f"{self.url} closed the connection {when}") from None
             except OSError as exc:  # refused, unreachable, a timeout
-                self.conn.close()
-                self.conn = None
+                conn.close()
+                self.conn = None if not alone else self.conn
                 reason = "no answer within the timeout" if "timed out" in str(exc) else exc.strerror or str(exc)
                 raise _ServerFailed(f"cannot reach {self.url} {when}: {reason}") from None
         raise AssertionError("unreachable")
@@ -12916,10 +13417,10 @@ class _HttpClient:
             message = _SERVER_JSON.decode(data.decode("utf-8"))
         except (ValueError, RecursionError):
             message = None
-        if isinstance(message, dict) and ("result" in message or "error" in message):
+        if isinstance(message, dict) and ("result" in message or isinstance(message.get("error"), dict)):
             self._show("<-", message)
             return message
-        if status >= 300:  # an HTTP error without a JSON-RPC one: the HTTP status is the error
+        if status >= 300:  # an HTTP error without a JSON-RPC one (an OAuth {"error": "..."}): the status is it
             return {"jsonrpc": "2.0", "id": self.next_id, "error": {"message": f"HTTP {status} {reason}"}}
         raise _ServerFailed(f"the server's answer to {method} is not a JSON-RPC message: {data[:100]!r}")
 
@@ -12928,15 +13429,55 @@ class _HttpClient:
         about a message the server could not read).  What comes before it goes
         to _Client._answer: a notification is shown on stderr, a request of the
         server's is answered there (ping, an elicitation at the terminal,
-        sampling declined, anything else -32601)."""
+        sampling declined, anything else -32601).  A stream that ends before
+        the response, after an event id, is resumed with a GET and
+        Last-Event-ID once the server's ``retry`` has passed (basic/transports,
+        "Resumability and Redelivery"), at most _RESUMPTIONS times."""
+        import time
+
+        state: Dict[str, Any] = {"last": None, "retry": 1.0}
+        for resumed in range(_RESUMPTIONS + 1):
+            try:
+                for message in self._read_events(response, state):
+                    if "method" in message:
+                        _Client._answer(self, message)  # type: ignore[arg-type]
+                    elif message.get("id") == id_ or message.get("id") is None:
+                        if not resumed:  # (a resumed GET stream may stay open: it is closed instead)
+                            response.read()
+                        return message
+            finally:
+                if resumed:
+                    _finish(response)
+            if state["last"] is None or resumed == _RESUMPTIONS:
+                break
+            time.sleep(state["retry"])
+            headers = _get_headers(self._headers({}), state)
+            response = self._exchange("GET", None, headers, f"resuming the stream of {method}", alone=True)
+            if response.status != 200:
+                _finish(response)
+                raise _ServerFailed(f"the server refused to resume the stream of {method} (HTTP {response.status})")
+        raise _ServerFailed(f"the server ended its stream before answering {method}")
+
+    def _read_events(self, response: Any, state: Dict[str, Any]) -> Iterable[Dict[str, Any]]:
+        """The JSON-RPC messages of an SSE stream (the HTML standard's event
+        stream: data, id and retry fields; an event without data is skipped,
+        as a priming event is); ``state`` keeps the last id and the retry."""
         data: List[bytes] = []
         for raw in iter(lambda: response.readline(_CLIENT_LIMIT + 1), b""):
             line = raw.rstrip(b"\r\n")
-            if line.startswith(b"data:"):
-                data.append(line[5:].lstrip(b" "))
-            if line or not data:
+            field, _, value = line.partition(b":")
+            value = value[1:] if value.startswith(b" ") else value
+            if field == b"data":
+                data.append(value)
+            elif field == b"id" and b"\0" not in value:
+                state["last"] = value.decode("utf-8", "replace")
+            elif field == b"retry" and value.isdigit():
+                state["retry"] = int(value) / 1000
+            if line:
                 continue
             text, data = b"\n".join(data), []  # a blank line ends the event
+            if not text.strip():
+                continue
             try:
                 message = _SERVER_JSON.decode(text.decode("utf-8"))
             except (ValueError, RecursionError):
@@ -12944,25 +13485,114 @@ class _HttpClient:
             if not isinstance(message, dict):
                 raise _ServerFailed(f"the server sent an event that is not a JSON object: {text[:100]!r}")
             self._show("<-", message)
-            if "method" in message:
-                _Client._answer(self, message)  # type: ignore[arg-type]
-            elif message.get("id") == id_ or message.get("id") is None:
-                response.read()
-                return message
-        raise _ServerFailed(f"the server ended its stream before answering {method}")
+            yield message
+
+    def listen(self) -> None:
+        """Open the GET stream for the server's own requests and notifications
+        (basic/transports, "Listening for Messages from the Server"): open
+        before this returns, so that nothing the server sends on it from then
+        on is lost; read in a thread.  A server that offers none (405) is left alone."""
+        import threading
+
+        state: Dict[str, Any] = {"last": None, "retry": 1.0}
+        opened = self._open_stream(state)
+        if opened is not None:
+            threading.Thread(target=self._listen, args=(opened, state), name="mcp_ref client GET stream",
+                             daemon=True).start()
+
+    def _open_stream(self, state: Dict[str, Any]) -> Any:
+        """The GET stream's connection and response, or None when there is none."""
+        import http.client
+
+        path = (self.parts.path or "/") + (f"?{self.parts.query}" if self.parts.query else "")
+        conn = self.listening = self._connect(self.timeout)
+        try:
+            headers = dict(_get_headers(self._headers({}), state), **self.extra)
+            headers.update(self.auth.headers(self.url) if self.auth is not None else {})
+            conn.request("GET", path, headers=headers)
+            response = conn.getresponse()
+            if response.status == 200 and not self.closed:
+                conn.sock.settimeout(None)  # it may stay quiet for long
+                return conn, response
+        except (OSError, http.client.HTTPException):
+            pass
+        conn.close()
+        return None
+
+    def _listen(self, opened: Any, state: Dict[str, Any]) -> None:
+        import http.client
+        import time
+
+        for _ in range(_RESUMPTIONS):  # bounded: a server that keeps closing it is let go
+            conn, response = opened
+            try:
+                for message in self._read_events(response, state):
+                    if "method" in message:
+                        _Client._answer(self, message)  # type: ignore[arg-type]
+            except (OSError, http.client.HTTPException, _ServerFailed, _UsageError):
+                pass
+            finally:
+                conn.close()
+            if self.closed or state["last"] is None:
+                return
+            time.sleep(state["retry"])
+            opened = self._open_stream(state)
+            if opened is None:
+                return
 
     def close(self) -> None:
         """End the session (DELETE), as a client that is done should."""
+        import socket
+
+        self.closed = True
         if self.session is not None:
             try:
-                self._exchange("DELETE", None, self._headers({}), "ending the session").read()
+                _finish(self._exchange("DELETE", None, self._headers({}), "ending the session", alone=True))
             except (_ServerFailed, OSError):
+                pass
+        listening = self.listening
+        if listening is not None and listening.sock is not None:
+            try:
+                listening.sock.shutdown(socket.SHUT_RDWR)  # wakes the GET stream's reader
+            except OSError:
                 pass
         if self.conn is not None:
             self.conn.close()
 
 
 _CLIENT_LIMIT = 64 * 1024 * 1024  # bytes of one answer the command line will read
+_RESUMPTIONS = 5  # times a stream is resumed (or the GET stream reopened) before the client gives up
+
+
+def _get_headers(headers: Dict[str, str], state: Dict[str, Any]) -> Dict[str, str]:
+    """A GET's headers: an event stream asked for, resuming after the last event seen."""
+    headers = dict(headers, Accept="text/event-stream")
+    del headers["Content-Type"]
+    if state["last"] is not None:
+        headers["Last-Event-ID"] = state["last"]
+    return headers
+
+
+def _mcp_param_headers(schema: Any, arguments: Any) -> Dict[str, str]:
+    """Mcp-Param-{Name}: the arguments a tool's x-mcp-header names, in the
+    2026-07-28 HTTP transport (basic/transports, "Custom Headers from Tool
+    Parameters", "Value Encoding"); null and absent ones are left out."""
+    headers = {}
+    for path, header, _ in _x_mcp_headers(schema) or ():
+        value = _value_at(arguments, path)
+        if isinstance(value, bool):
+            headers[f"Mcp-Param-{header}"] = "true" if value else "false"
+        elif isinstance(value, (str, int, float)):
+            headers[f"Mcp-Param-{header}"] = _header_value(str(value))
+    return headers
+
+
+def _finish(response: Any) -> None:
+    """Close a response and the connection of its own it came on."""
+    response.close()
+    conn = getattr(response, "mcp_conn", None)
+    if conn is not None:
+        conn.close()
 
 
 def _header_value(text: str) -> str:
