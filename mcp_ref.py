@@ -13128,21 +13128,62 @@ def _read_head(rfile: Any) -> Any:
     parts = line.decode("latin-1").split()
     if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
         return 400, "Bad Request"
+    headers = _buffered_fields(rfile)
+    if headers is None:
+        headers = _read_fields(rfile)
+    if isinstance(headers, tuple):
+        return headers
+    return parts[0], parts[1], parts[2], headers
+
+
+def _buffered_fields(rfile: Any) -> Any:
+    """The header fields of a head already whole in ``rfile``'s buffer (a
+    client writes its head at once), split in one step rather than read a
+    line at a time (1-2 us a request less), or (status, reason); None when
+    the head is not all there, or has a line that ends in a bare LF, no
+    field, or lines too long or too many: _read_fields then reads it, line
+    by line, and applies the rule to each line as it comes.  Under those
+    conditions both reach the same answer for the same bytes."""
+    buffered = rfile.peek()  # what is buffered (a read of the socket only if nothing is)
+    end = buffered.find(b"\r\n\r\n")
+    if end <= 0 or end + 2 > _MAX_LINE or buffered.count(b"\n", 0, end) != buffered.count(b"\r\n", 0, end):
+        return None
+    lines = buffered[:end].decode("latin-1").split("\r\n")
+    if len(lines) >= _MAX_HEADERS or not lines[0]:  # (an empty first line: a head of no fields)
+        return None
+    headers: List[Tuple[str, str]] = []
+    for line in lines:
+        if not _add_field(headers, line):
+            return 400, "Bad Request"
+    rfile.read(end + 4)
+    return headers
+
+
+def _read_fields(rfile: Any) -> Any:
+    """The header fields, a line at a time, or (status, reason)."""
     headers: List[Tuple[str, str]] = []
     while True:
         line = rfile.readline(_MAX_LINE + 1)
         if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
             return 431, "Request Header Fields Too Large"
         if line in (b"\r\n", b"\n", b""):
-            return parts[0], parts[1], parts[2], headers
-        name, sep, value = line.decode("latin-1").partition(":")
-        value = value.strip(" \t\r\n")
-        # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
-        # 5.2) and a space before the colon (5.1) are refused; so are CR and
-        # NUL inside a value (RFC 9110, 5.5).
-        if not sep or "\r" in value or "\0" in value or name not in _TOKENS and not _is_token(name):
+            return headers
+        if not _add_field(headers, line.decode("latin-1")):
             return 400, "Bad Request"
-        headers.append((name, value))
+
+
+def _add_field(headers: List[Tuple[str, str]], line: str) -> bool:
+    """One header line (with or without its line end) added to ``headers``;
+    False if it is refused (400)."""
+    name, sep, value = line.partition(":")
+    value = value.strip(" \t\r\n")
+    # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
+    # 5.2) and a space before the colon (5.1) are refused; so are CR and
+    # NUL inside a value (RFC 9110, 5.5).
+    if not sep or "\r" in value or "\0" in value or name not in _TOKENS and not _is_token(name):
+        return False
+    headers.append((name, value))
+    return True
 
 
 def _is_token(name: str) -> bool:
@@ -13162,12 +13203,14 @@ def _no_write(data: bytes) -> None:
 
 def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
              body: Any) -> Dict[str, Any]:
-    from urllib.parse import unquote
-
     path, _, query = target.partition("?")
+    if "%" in path:  # (else unquote gives it back as it is; its import is 0.2 us a request)
+        from urllib.parse import unquote
+
+        path = unquote(path, "latin-1")
     host, port = conn.server.server_address[:2]
     environ: Dict[str, Any] = {
-        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": unquote(path, "latin-1"),
+        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": path,
         "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
         "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
         "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
@@ -13211,11 +13254,9 @@ def _write_response(wfile: Any, version: str, method: str, status: str, headers:
     """The answer on the wire; whether the connection may stay open.  A body
     known whole goes with its Content-Length, in one write with the headers;
     a stream goes chunked (HTTP/1.1) or until the connection closes (1.0)."""
-    import time
-
     names = {name.lower() for name, _ in headers}
-    lines = [f"HTTP/1.1 {status}", f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}",
-             f"Server: mcp_ref/{__version__}"] + [f"{name}: {value}" for name, value in headers]
+    lines = [f"HTTP/1.1 {status}", _date(), f"Server: mcp_ref/{__version__}"] + \
+        [f"{name}: {value}" for name, value in headers]
     whole = isinstance(result, list) or "content-length" in names
     chunked = not whole and version == "HTTP/1.1"
     keep = keep and (whole or chunked)
@@ -13239,6 +13280,21 @@ def _write_response(wfile: Any, version: str, method: str, status: str, headers:
         wfile.write(b"0\r\n\r\n")
         wfile.flush()
     return keep
+
+
+_DATE = [(0, "")]  # the last second's Date header: one formatting a second, not a request (0.7 us)
+
+
+def _date() -> str:
+    """The Date header (RFC 9110, 6.6.1) of this second."""
+    import time
+
+    now = int(time.time())
+    second, line = _DATE[0]  # (one tuple, replaced whole: threads read it at once)
+    if second != now:
+        line = f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime(now))}"
+        _DATE[0] = now, line
+    return line
 
 
 def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
