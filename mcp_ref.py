@@ -12969,7 +12969,7 @@ def _deadline_reader() -> Any:
 _MAX_LINE = 65536  # bytes of a request line or of one header line
 _MAX_HEADERS = 100
 _TOKEN = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # RFC 9110, 5.6.2
-_TOKENS: set[str] = set()  # field names found to be tokens (_is_token), at most 1,024 of up to 64 characters
+_TOKENS: Dict[str, str] = {}  # field names found to be tokens (_is_token), each with its environ key
 
 
 class _HttpConnection:
@@ -13058,12 +13058,23 @@ class _HttpConnection:
             return self.refuse(408, "Request Timeout")
         self.reader.stop()
         try:
-            keep = _write_response(self.wfile, version, method, started[0], started[1], result, keep)
+            keep = _write_response(self.send, version, method, started[0], started[1], result, keep)
         finally:
             close = getattr(result, "close", None)
             if close is not None:
                 close()
         return keep and not body.left  # an unread body would be taken for the next request
+
+    def send(self, data: bytes) -> None:
+        """``data`` on the wire now: when short, in the socket's one sendall
+        (1.6 us a request less than the buffered file and its flush); else
+        through the file, whose writes each wait up to ``_TIMEOUT``, so that a
+        client that reads a long answer slowly but steadily is not cut."""
+        if len(data) <= 65536:
+            self.sock.sendall(data)
+        else:
+            self.wfile.write(data)
+            self.wfile.flush()
 
     def refuse(self, status: int, reason: str) -> bool:
         text = f"{status} {reason}\n".encode()
@@ -13188,13 +13199,20 @@ def _add_field(headers: List[Tuple[str, str]], line: str) -> bool:
 
 def _is_token(name: str) -> bool:
     """Whether a field name is a token (RFC 9110, 5.6.2).  One found so is
-    remembered (_TOKENS): a client sends the same few names request after
-    request, and a set lookup costs a tenth of the test (0.9 us a request)."""
+    remembered (_TOKENS), with its key in a WSGI environ: a client sends the
+    same few names request after request, and a lookup costs a tenth of the
+    test (0.9 us a request) and of making the key (1 us)."""
     if not name or name.strip(_TOKEN):
         return False
     if len(_TOKENS) < 1024 and len(name) <= 64:  # bounded, whatever names clients make up
-        _TOKENS.add(name)
+        _TOKENS[name] = _environ_key(name)
     return True
+
+
+def _environ_key(name: str) -> str:
+    """A header field's key in a WSGI environ (PEP 3333: CGI's names)."""
+    key = name.upper().replace("-", "_")
+    return key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
 
 
 def _no_write(data: bytes) -> None:
@@ -13218,8 +13236,7 @@ def _environ(conn: _HttpConnection, method: str, target: str, version: str, head
         "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
     }
     for name, value in headers:
-        key = name.upper().replace("-", "_")
-        key = key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
+        key = _TOKENS.get(name) or _environ_key(name)
         environ[key] = environ[key] + "," + value if environ.get(key) else value
     return environ
 
@@ -13249,11 +13266,12 @@ def _peer_gone(sock: Any) -> bool:
         return True
 
 
-def _write_response(wfile: Any, version: str, method: str, status: str, headers: List[Tuple[str, str]],
-                    result: Iterable[bytes], keep: bool) -> bool:
-    """The answer on the wire; whether the connection may stay open.  A body
-    known whole goes with its Content-Length, in one write with the headers;
-    a stream goes chunked (HTTP/1.1) or until the connection closes (1.0)."""
+def _write_response(send: Callable[[bytes], None], version: str, method: str, status: str,
+                    headers: List[Tuple[str, str]], result: Iterable[bytes], keep: bool) -> bool:
+    """The answer on the wire (``send``: _HttpConnection.send); whether the
+    connection may stay open.  A body known whole goes with its
+    Content-Length, in one write with the headers; a stream goes chunked
+    (HTTP/1.1) or until the connection closes (1.0)."""
     names = {name.lower() for name, _ in headers}
     lines = [f"HTTP/1.1 {status}", _date(), f"Server: mcp_ref/{__version__}"] + \
         [f"{name}: {value}" for name, value in headers]
@@ -13268,17 +13286,14 @@ def _write_response(wfile: Any, version: str, method: str, status: str, headers:
     if not keep:
         lines.append("Connection: close")
     head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-    wfile.write(head + (data if method != "HEAD" else b""))
-    wfile.flush()
+    send(head + (data if method != "HEAD" else b""))
     if whole:
         return keep
     for data in result:  # each event on the wire as soon as it is made
         if data:
-            wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-            wfile.flush()
+            send(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
     if chunked:
-        wfile.write(b"0\r\n\r\n")
-        wfile.flush()
+        send(b"0\r\n\r\n")
     return keep
 
 

@@ -806,6 +806,39 @@ class HeadReadingTest(unittest.TestCase):
                     self.assertEqual(rest, expected_rest)
 
 
+class EnvironKeyTest(unittest.TestCase):
+    def test_a_token_is_remembered_with_its_environ_key(self) -> None:
+        for name, key in (("Mcp-Name", "HTTP_MCP_NAME"), ("content-type", "CONTENT_TYPE"),
+                          ("Content-Length", "CONTENT_LENGTH"), ("X-Content-Type", "HTTP_X_CONTENT_TYPE")):
+            self.assertTrue(mcp_ref._is_token(name))
+            self.assertEqual((mcp_ref._TOKENS[name], mcp_ref._environ_key(name)), (key, key))
+
+
+class SendTest(unittest.TestCase):
+    """A short answer goes in one sendall; a long one through the buffered
+    file, whose writes each get the socket's own timeout."""
+
+    class Connection:
+        def __init__(self) -> None:
+            self.sent: List[Any] = []
+            self.sock = self.wfile = self
+
+        def sendall(self, data: bytes) -> None:
+            self.sent.append(("sendall", len(data)))
+
+        def write(self, data: bytes) -> None:
+            self.sent.append(("write", len(data)))
+
+        def flush(self) -> None:
+            self.sent.append(("flush",))
+
+    def test_short_at_once_long_through_the_file(self) -> None:
+        conn = self.Connection()
+        mcp_ref._HttpConnection.send(conn, b"x" * 65536)  # type: ignore[arg-type]
+        mcp_ref._HttpConnection.send(conn, b"x" * 65537)  # type: ignore[arg-type]
+        self.assertEqual(conn.sent, [("sendall", 65536), ("write", 65537), ("flush",)])
+
+
 class DateTest(unittest.TestCase):
     def test_the_date_is_formatted_once_a_second(self) -> None:
         from unittest import mock
@@ -816,7 +849,7 @@ class DateTest(unittest.TestCase):
         self.assertEqual(lines, ["Date: Thu, 01 Jan 2026 00:00:00 GMT"] * 3)
         self.assertLessEqual(strftime.call_count, 1)  # (none if another test made it in that second)
         wfile = io.BytesIO()
-        mcp_ref._write_response(wfile, "HTTP/1.1", "POST", "200 OK", [], [b"{}"], True)
+        mcp_ref._write_response(wfile.write, "HTTP/1.1", "POST", "200 OK", [], [b"{}"], True)
         self.assertRegex(wfile.getvalue().split(b"\r\n")[1], rb"^Date: \w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$")
 
 
