@@ -13297,7 +13297,7 @@ def _write_response(send: Callable[[bytes], None], version: str, method: str, st
     return keep
 
 
-_DATE = [(0, "")]  # the last second's Date header: one formatting a second, not a request (0.7 us)
+_DATE_LINE = [(0, "")]  # the last second's Date header: one formatting a second, not a request (0.7 us)
 
 
 def _date() -> str:
@@ -13305,10 +13305,10 @@ def _date() -> str:
     import time
 
     now = int(time.time())
-    second, line = _DATE[0]  # (one tuple, replaced whole: threads read it at once)
+    second, line = _DATE_LINE[0]  # (one tuple, replaced whole: threads read it at once)
     if second != now:
         line = f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime(now))}"
-        _DATE[0] = now, line
+        _DATE_LINE[0] = now, line
     return line
 
 
