@@ -15274,7 +15274,7 @@ def _deadline_reader() -> Any:
 _MAX_LINE = 65536  # bytes of a request line or of one header line
 _MAX_HEADERS = 100
 _TOKEN = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # RFC 9110, 5.6.2
-_TOKENS: set[str] = set()  # field names found to be tokens (_is_token), at most 1,024 of up to 64 characters
+_TOKENS: Dict[str, str] = {}  # field names found to be tokens (_is_token), each with its environ key
 
 
 class _HttpConnection:
@@ -15363,12 +15363,23 @@ class _HttpConnection:
             return self.refuse(408, "Request Timeout")
         self.reader.stop()
         try:
-            keep = _write_response(self.wfile, version, method, started[0], started[1], result, keep)
+            keep = _write_response(self.send, version, method, started[0], started[1], result, keep)
         finally:
             close = getattr(result, "close", None)
             if close is not None:
                 close()
         return keep and not body.left  # an unread body would be taken for the next request
+
+    def send(self, data: bytes) -> None:
+        """``data`` on the wire now: when short, in the socket's one sendall
+        (1.6 us a request less than the buffered file and its flush); else
+        through the file, whose writes each wait up to ``_TIMEOUT``, so that a
+        client that reads a long answer slowly but steadily is not cut."""
+        if len(data) <= 65536:
+            self.sock.sendall(data)
+        else:
+            self.wfile.write(data)
+            self.wfile.flush()
 
     def refuse(self, status: int, reason: str) -> bool:
         text = f"{status} {reason}\n".encode()
@@ -15433,32 +15444,80 @@ def _read_head(rfile: Any) -> Any:
     parts = line.decode("latin-1").split()
     if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
         return 400, "Bad Request"
+    headers = _buffered_fields(rfile)
+    if headers is None:
+        headers = _read_fields(rfile)
+    if isinstance(headers, tuple):
+        return headers
+    return parts[0], parts[1], parts[2], headers
+
+
+def _buffered_fields(rfile: Any) -> Any:
+    """The header fields of a head already whole in ``rfile``'s buffer (a
+    client writes its head at once), split in one step rather than read a
+    line at a time (1-2 us a request less), or (status, reason); None when
+    the head is not all there, or has a line that ends in a bare LF, no
+    field, or lines too long or too many: _read_fields then reads it, line
+    by line, and applies the rule to each line as it comes.  Under those
+    conditions both reach the same answer for the same bytes."""
+    buffered = rfile.peek()  # what is buffered (a read of the socket only if nothing is)
+    end = buffered.find(b"\r\n\r\n")
+    if end <= 0 or end + 2 > _MAX_LINE or buffered.count(b"\n", 0, end) != buffered.count(b"\r\n", 0, end):
+        return None
+    lines = buffered[:end].decode("latin-1").split("\r\n")
+    if len(lines) >= _MAX_HEADERS or not lines[0]:  # (an empty first line: a head of no fields)
+        return None
+    headers: List[Tuple[str, str]] = []
+    for line in lines:
+        if not _add_field(headers, line):
+            return 400, "Bad Request"
+    rfile.read(end + 4)
+    return headers
+
+
+def _read_fields(rfile: Any) -> Any:
+    """The header fields, a line at a time, or (status, reason)."""
     headers: List[Tuple[str, str]] = []
     while True:
         line = rfile.readline(_MAX_LINE + 1)
         if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
             return 431, "Request Header Fields Too Large"
         if line in (b"\r\n", b"\n", b""):
-            return parts[0], parts[1], parts[2], headers
-        name, sep, value = line.decode("latin-1").partition(":")
-        value = value.strip(" \t\r\n")
-        # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
-        # 5.2) and a space before the colon (5.1) are refused; so are CR and
-        # NUL inside a value (RFC 9110, 5.5).
-        if not sep or "\r" in value or "\0" in value or name not in _TOKENS and not _is_token(name):
+            return headers
+        if not _add_field(headers, line.decode("latin-1")):
             return 400, "Bad Request"
-        headers.append((name, value))
+
+
+def _add_field(headers: List[Tuple[str, str]], line: str) -> bool:
+    """One header line (with or without its line end) added to ``headers``;
+    False if it is refused (400)."""
+    name, sep, value = line.partition(":")
+    value = value.strip(" \t\r\n")
+    # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
+    # 5.2) and a space before the colon (5.1) are refused; so are CR and
+    # NUL inside a value (RFC 9110, 5.5).
+    if not sep or "\r" in value or "\0" in value or name not in _TOKENS and not _is_token(name):
+        return False
+    headers.append((name, value))
+    return True
 
 
 def _is_token(name: str) -> bool:
     """Whether a field name is a token (RFC 9110, 5.6.2).  One found so is
-    remembered (_TOKENS): a client sends the same few names request after
-    request, and a set lookup costs a tenth of the test (0.9 us a request)."""
+    remembered (_TOKENS), with its key in a WSGI environ: a client sends the
+    same few names request after request, and a lookup costs a tenth of the
+    test (0.9 us a request) and of making the key (1 us)."""
     if not name or name.strip(_TOKEN):
         return False
     if len(_TOKENS) < 1024 and len(name) <= 64:  # bounded, whatever names clients make up
-        _TOKENS.add(name)
+        _TOKENS[name] = _environ_key(name)
     return True
+
+
+def _environ_key(name: str) -> str:
+    """A header field's key in a WSGI environ (PEP 3333: CGI's names)."""
+    key = name.upper().replace("-", "_")
+    return key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
 
 
 def _no_write(data: bytes) -> None:
@@ -15467,12 +15526,14 @@ def _no_write(data: bytes) -> None:
 
 def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
              body: Any) -> Dict[str, Any]:
-    from urllib.parse import unquote
-
     path, _, query = target.partition("?")
+    if "%" in path:  # (else unquote gives it back as it is; its import is 0.2 us a request)
+        from urllib.parse import unquote
+
+        path = unquote(path, "latin-1")
     host, port = conn.server.server_address[:2]
     environ: Dict[str, Any] = {
-        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": unquote(path, "latin-1"),
+        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": path,
         "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
         "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
         "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
@@ -15480,8 +15541,7 @@ def _environ(conn: _HttpConnection, method: str, target: str, version: str, head
         "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
     }
     for name, value in headers:
-        key = name.upper().replace("-", "_")
-        key = key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
+        key = _TOKENS.get(name) or _environ_key(name)
         environ[key] = environ[key] + "," + value if environ.get(key) else value
     return environ
 
@@ -15511,16 +15571,15 @@ def _peer_gone(sock: Any) -> bool:
         return True
 
 
-def _write_response(wfile: Any, version: str, method: str, status: str, headers: List[Tuple[str, str]],
-                    result: Iterable[bytes], keep: bool) -> bool:
-    """The answer on the wire; whether the connection may stay open.  A body
-    known whole goes with its Content-Length, in one write with the headers;
-    a stream goes chunked (HTTP/1.1) or until the connection closes (1.0)."""
-    import time
-
+def _write_response(send: Callable[[bytes], None], version: str, method: str, status: str,
+                    headers: List[Tuple[str, str]], result: Iterable[bytes], keep: bool) -> bool:
+    """The answer on the wire (``send``: _HttpConnection.send); whether the
+    connection may stay open.  A body known whole goes with its
+    Content-Length, in one write with the headers; a stream goes chunked
+    (HTTP/1.1) or until the connection closes (1.0)."""
     names = {name.lower() for name, _ in headers}
-    lines = [f"HTTP/1.1 {status}", f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}",
-             f"Server: mcp_ref/{__version__}"] + [f"{name}: {value}" for name, value in headers]
+    lines = [f"HTTP/1.1 {status}", _date(), f"Server: mcp_ref/{__version__}"] + \
+        [f"{name}: {value}" for name, value in headers]
     whole = isinstance(result, list) or "content-length" in names
     chunked = not whole and version == "HTTP/1.1"
     keep = keep and (whole or chunked)
@@ -15532,18 +15591,30 @@ def _write_response(wfile: Any, version: str, method: str, status: str, headers:
     if not keep:
         lines.append("Connection: close")
     head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-    wfile.write(head + (data if method != "HEAD" else b""))
-    wfile.flush()
+    send(head + (data if method != "HEAD" else b""))
     if whole:
         return keep
     for data in result:  # each event on the wire as soon as it is made
         if data:
-            wfile.write(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-            wfile.flush()
+            send(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
     if chunked:
-        wfile.write(b"0\r\n\r\n")
-        wfile.flush()
+        send(b"0\r\n\r\n")
     return keep
+
+
+_DATE_LINE = [(0, "")]  # the last second's Date header: one formatting a second, not a request (0.7 us)
+
+
+def _date() -> str:
+    """The Date header (RFC 9110, 6.6.1) of this second."""
+    import time
+
+    now = int(time.time())
+    second, line = _DATE_LINE[0]  # (one tuple, replaced whole: threads read it at once)
+    if second != now:
+        line = f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime(now))}"
+        _DATE_LINE[0] = now, line
+    return line
 
 
 def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:

@@ -16,6 +16,7 @@
 
 import base64
 import http.client
+import io
 import json
 import os
 import shutil
@@ -763,6 +764,93 @@ class DeadlineReaderTest(unittest.TestCase):
         self.assertTrue(all(0 < t <= 1.0 for t in sock.timeouts[1:]) and len(sock.timeouts) == 3, sock.timeouts)
         reader.stop()
         self.assertEqual(sock.timeouts[-1], 30.0)
+
+
+class HeadReadingTest(unittest.TestCase):
+    """A head already whole in the buffer is split at once (_buffered_fields),
+    one readline a request rather than one a line, with the same answer as
+    the rule line by line (_read_fields) for every head."""
+
+    class Reader(io.BufferedReader):
+        readlines = 0
+
+        def readline(self, size: Optional[int] = -1) -> bytes:
+            self.readlines += 1
+            return super().readline(size)
+
+    def read(self, raw: bytes) -> Tuple[Any, Any, bytes, bytes]:
+        fast = self.Reader(io.BytesIO(raw))
+        slow = io.BufferedReader(io.BytesIO(raw))
+        slow.readline()
+        head, fields = mcp_ref._read_head(fast), mcp_ref._read_fields(slow)
+        return head, fields, fast.read(), slow.read()
+
+    def test_one_readline_for_a_buffered_head(self) -> None:
+        raw = b"POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nMcp-Name:  add \r\n\r\n{}"
+        reader = self.Reader(io.BytesIO(raw))
+        self.assertEqual(mcp_ref._read_head(reader), ("POST", "/mcp", "HTTP/1.1", [
+            ("Host", "h"), ("Content-Length", "2"), ("Mcp-Name", "add")]))
+        self.assertEqual((reader.readlines, reader.read()), (1, b"{}"))
+
+    def test_the_same_answer_as_line_by_line(self) -> None:
+        cases = [b"Host: h\r\n\r\n", b"\r\nX: y\r\n\r\n", b"\r\n\r\n", b"Host: h\nX: y\r\n\r\n",
+                 b"Host: h\r\n\nX: y\r\n\r\n", b"X-A: b\rc\r\n\r\n", b"X-A: b\r\r\n\r\n", b"X: \0\r\n\r\n",
+                 b"Bad Name: x\r\n\r\n", b"X: y\r\n z\r\n\r\n", b"Caf\xe9: 1\r\n\r\n", b": x\r\n\r\n",
+                 b"X:y\r\n", b"X: y\r\n\r", b"", b"X: " + b"v" * 70000 + b"\r\n\r\n"]
+        cases += [b"".join(b"X-%d: v\r\n" % i for i in range(count)) + b"\r\n" for count in (98, 99, 100)]
+        for fields in cases:
+            with self.subTest(fields[:40]):
+                head, expected, rest, expected_rest = self.read(b"GET / HTTP/1.1\r\n" + fields + b"body")
+                self.assertEqual(head if isinstance(head, tuple) and len(head) == 2 else head[3], expected)
+                if isinstance(expected, list):
+                    self.assertEqual(rest, expected_rest)
+
+
+class EnvironKeyTest(unittest.TestCase):
+    def test_a_token_is_remembered_with_its_environ_key(self) -> None:
+        for name, key in (("Mcp-Name", "HTTP_MCP_NAME"), ("content-type", "CONTENT_TYPE"),
+                          ("Content-Length", "CONTENT_LENGTH"), ("X-Content-Type", "HTTP_X_CONTENT_TYPE")):
+            self.assertTrue(mcp_ref._is_token(name))
+            self.assertEqual((mcp_ref._TOKENS[name], mcp_ref._environ_key(name)), (key, key))
+
+
+class SendTest(unittest.TestCase):
+    """A short answer goes in one sendall; a long one through the buffered
+    file, whose writes each get the socket's own timeout."""
+
+    class Connection:
+        def __init__(self) -> None:
+            self.sent: List[Any] = []
+            self.sock = self.wfile = self
+
+        def sendall(self, data: bytes) -> None:
+            self.sent.append(("sendall", len(data)))
+
+        def write(self, data: bytes) -> None:
+            self.sent.append(("write", len(data)))
+
+        def flush(self) -> None:
+            self.sent.append(("flush",))
+
+    def test_short_at_once_long_through_the_file(self) -> None:
+        conn = self.Connection()
+        mcp_ref._HttpConnection.send(conn, b"x" * 65536)  # type: ignore[arg-type]
+        mcp_ref._HttpConnection.send(conn, b"x" * 65537)  # type: ignore[arg-type]
+        self.assertEqual(conn.sent, [("sendall", 65536), ("write", 65537), ("flush",)])
+
+
+class DateTest(unittest.TestCase):
+    def test_the_date_is_formatted_once_a_second(self) -> None:
+        from unittest import mock
+
+        with mock.patch("time.time", return_value=1767225600.5), \
+                mock.patch("time.strftime", wraps=time.strftime) as strftime:
+            lines = [mcp_ref._date() for _ in range(3)]
+        self.assertEqual(lines, ["Date: Thu, 01 Jan 2026 00:00:00 GMT"] * 3)
+        self.assertLessEqual(strftime.call_count, 1)  # (none if another test made it in that second)
+        wfile = io.BytesIO()
+        mcp_ref._write_response(wfile.write, "HTTP/1.1", "POST", "200 OK", [], [b"{}"], True)
+        self.assertRegex(wfile.getvalue().split(b"\r\n")[1], rb"^Date: \w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$")
 
 
 class ConnectionsInAllTest(unittest.TestCase):
