@@ -124,7 +124,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas
-    27. SDK fidelity            URI template matching: the SDK's matcher, in linear time
+    27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
+                                URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
     29. A client                a small client over stdio or HTTP
     30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
@@ -1196,32 +1197,26 @@ class _Compiler:
         return [check]
 
     def _array(self, schema: Dict[str, Any]) -> List[_Checker]:
-        """prefixItems and items, then uniqueItems, minItems/maxItems and contains."""
+        """prefixItems and items, then uniqueItems, minItems/maxItems and contains
+        (Core 2020-12 §10.3.1, Validation 2020-12 §6.4).  The lax modes keep one
+        of each item of a set and report a short tuple's members: the hook
+        _lax_array (section 27)."""
         prefix = [self.compile(s) for s in schema.get("prefixItems", ())]
         items = self.compile(schema["items"]) if "items" in schema else None
         contains = self.compile(schema["contains"]) if "contains" in schema else None
-        min_contains, max_contains = schema.get("minContains", 1), schema.get("maxContains")
         low, high = schema.get("minItems"), schema.get("maxItems")
         unique = schema.get("uniqueItems") is True
         if not (prefix or items or contains or low is not None or high is not None or unique):
             return []
-        lax = self.lax
         container = schema.container if type(schema) is _ContainerSchema else ""
         noun = "Frozenset" if container == "frozenset" else "Set" if unique else \
             "Tuple" if prefix or container == "tuple" else "List"
-        item_schema = schema.get("items")
-        sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
         each = self._each_item(items) if items is not None and not prefix else None
-        # The SDK reports each missing member of a short tuple, not the count;
-        # a fixed tuple too long is reported alone, its members unchecked.
-        missing_members = lax and bool(prefix) and low is not None
-        fixed = lax and bool(prefix) and items is None and high is not None
+        if self.lax:  # fidelity hook: a set keeps one of each, a tuple's members reported (section 27)
+            return [_lax_array(schema, noun, prefix, items, each, contains)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
-                return value
-            if fixed and len(value) > (high or 0):
-                _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
                 return value
             out = value
             if each is not None:  # the usual array: one schema for every item
@@ -1230,27 +1225,11 @@ class _Compiler:
                 subs = prefix + [items] * (len(value) - len(prefix)) if items is not None else prefix
                 out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
                 out += value[len(out):]
-                if missing_members and len(value) < len(prefix):
-                    for i in range(len(value), min(len(prefix), low or 0)):
-                        errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
-            if unique:
-                if lax:
-                    out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as the SDK's set does
-                elif not _all_unique(out):
-                    errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
-            short_tuple = missing_members and len(value) < len(prefix)
-            if unique and lax and high is not None and len(out) > high:
-                # The SDK's set stops as soon as it holds too many: "not more", not the count.
-                _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
-                errors.append(_too_many(noun, high, loc, value))
-            else:
-                _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
+            if unique and not _all_unique(out):
+                errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
+            _check_size(len(out), low, high, noun, "item", True, loc, value, errors)
             if contains is not None:
-                found = sum(1 for i, item in enumerate(out) if _passes(contains, item, loc + (i,)))
-                for bound, word in ((min_contains, "least"), (max_contains, "most")):
-                    if bound is not None and (found < bound if word == "least" else found > bound):
-                        text = f"Array should contain at {word} {_plural(bound, 'matching item')}, not {found}"
-                        errors.append(_ErrorItem(loc, text, "contains", value))
+                _check_contains(schema, contains, out, loc, value, errors)
             return out
 
         return [check]
@@ -1459,25 +1438,20 @@ def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
     return int(whole + fraction), int(exponent or 0) - len(fraction)
 
 
-def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
-    """One of each item; with ``sets``, items that are sets themselves (a
-    frozenset of frozensets) are equal whatever their order."""
-    same = _same_set if sets else _json_equal
-    out: List[Any] = []
-    for item in items:
-        if not any(same(item, seen) for seen in out):
-            out.append(item)
-    return out
-
-
-def _same_set(a: Any, b: Any) -> bool:
-    if type(a) is not list or type(b) is not list:
-        return _json_equal(a, b)
-    return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
-
-
 def _all_unique(items: List[Any]) -> bool:
-    return len(_dedupe(items)) == len(items)
+    """uniqueItems (Validation 2020-12 §6.4.3): no two items equal as JSON values."""
+    return not any(_json_equal(item, seen) for i, item in enumerate(items) for seen in items[:i])
+
+
+def _check_contains(schema: Dict[str, Any], contains: _Checker, items: List[Any], loc: Tuple[Any, ...], value: Any,
+                    errors: List[_ErrorItem]) -> None:
+    """contains, minContains and maxContains (Validation 2020-12 §6.4.4-5): how
+    many items match ``contains``, at least 1 unless minContains says otherwise."""
+    found = sum(1 for i, item in enumerate(items) if _passes(contains, item, loc + (i,)))
+    for bound, word in ((schema.get("minContains", 1), "least"), (schema.get("maxContains"), "most")):
+        if bound is not None and (found < bound if word == "least" else found > bound):
+            text = f"Array should contain at {word} {_plural(bound, 'matching item')}, not {found}"
+            errors.append(_ErrorItem(loc, text, "contains", value))
 
 
 def _is_json_type(value: Any, kind: str) -> bool:
@@ -6956,8 +6930,8 @@ class _Counted:
 #   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
 #   _BOUNDS               _lax_type (section 23)              the order pydantic-core checks bounds in     -
 #   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
-#   _plural               _Compiler._array (section 6)        "1 item", "2 items"                          -
-#   _too_many             _Compiler._array (section 6)        a set past max_length: one error, "not more" -
+#   _plural               _check_contains (section 6)         "1 item", "2 items"                          -
+#   _too_many             _lax_array (section 27)             a set past max_length: one error, "not more" -
 #   _no_members           _Compiler._object (section 6)       an empty TypedDict or dataclass: every key   -
 #                                                             ignored
 #   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
@@ -10634,20 +10608,94 @@ def _data_arms(annotation: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 27. SDK fidelity: URI template matching
+# 27. SDK fidelity: lax validation and URI template matching
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  RFC 6570 defines how a template expands, not how
-# a URI is matched against it; the SDK's matcher decides which URIs a
-# template serves and what each variable receives.  This is that matcher,
-# re-derived to run in linear time.
+# Fenced, as section 22 is.  Two parts.  Lax validation: where pydantic's lax
+# mode (section 23) checks a keyword family in its own order, the rule of
+# section 6 hands the lax modes to a hook here.  URI template matching: RFC
+# 6570 defines how a template expands, not how a URI is matched against it;
+# the SDK's matcher decides which URIs a template serves and what each
+# variable receives.  This is that matcher, re-derived to run in linear time.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _lax_array            _Compiler._array (section 6)        a set keeps one of each item (_dedupe); a    -
+#                                                             short tuple's missing members, each
+#   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
+#                                                             sets whatever their order (_same_set)
 #   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
 #                                                             gives them (levels 1 to 3, /.; explodes)
 #
 # test_resources checks these on the wire.
+
+
+# -- Lax validation ----------------------------------------------------------------
+#
+# pydantic's lax mode (section 23) checks a container's size and members in its
+# own order and words.  Each hook here is the lax modes' copy of one keyword
+# family of _Compiler (section 6): the same assertions, with pydantic's stops.
+
+def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
+               each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
+    """_Compiler._array as pydantic checks a list, a tuple and a set: a set
+    keeps one of each item (_dedupe); a short tuple reports each missing
+    member, not the count; a fixed tuple too long is reported alone, its
+    members unchecked; a set past its maximum stops there (_too_many)."""
+    low, high = schema.get("minItems"), schema.get("maxItems")
+    unique = schema.get("uniqueItems") is True
+    item_schema = schema.get("items")
+    sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
+    missing_members = bool(prefix) and low is not None
+    fixed = bool(prefix) and items is None and high is not None
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, list):
+            return value
+        if fixed and len(value) > (high or 0):
+            _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
+            return value
+        out = value
+        if each is not None:  # the usual array: one schema for every item
+            out = each(value, loc, errors)
+        elif prefix or items is not None:
+            subs = prefix + [items] * (len(value) - len(prefix)) if items is not None else prefix
+            out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
+            out += value[len(out):]
+            if missing_members and len(value) < len(prefix):
+                for i in range(len(value), min(len(prefix), low or 0)):
+                    errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
+        if unique:
+            out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as the SDK's set does
+        short_tuple = missing_members and len(value) < len(prefix)
+        if unique and high is not None and len(out) > high:
+            # The SDK's set stops as soon as it holds too many: "not more", not the count.
+            _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
+            errors.append(_too_many(noun, high, loc, value))
+        else:
+            _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
+        if contains is not None:
+            _check_contains(schema, contains, out, loc, value, errors)
+        return out
+
+    return check
+
+
+def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
+    """One of each item; with ``sets``, items that are sets themselves (a
+    frozenset of frozensets) are equal whatever their order."""
+    same = _same_set if sets else _json_equal
+    out: List[Any] = []
+    for item in items:
+        if not any(same(item, seen) for seen in out):
+            out.append(item)
+    return out
+
+
+def _same_set(a: Any, b: Any) -> bool:
+    if type(a) is not list or type(b) is not list:
+        return _json_equal(a, b)
+    return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
 
 
 # -- URI templates (RFC 6570) ------------------------------------------------------
