@@ -1245,54 +1245,30 @@ class _Compiler:
 
     def _object(self, schema: Dict[str, Any]) -> List[_Checker]:
         """properties, patternProperties, additionalProperties and propertyNames
-        key by key; then required, minProperties/maxProperties, dependentRequired."""
+        key by key; then required, minProperties/maxProperties, dependentRequired
+        (Validation 2020-12 §6.5).  The lax modes fill defaults and report as
+        pydantic does: the hook _lax_object (section 27)."""
         properties = {k: self.compile(s) for k, s in (schema.get("properties") or {}).items()}
-        # The output mode fills absent fields with their published defaults.
-        defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
-                    if self.output and isinstance(s, dict) and "default" in s}
         required = list(schema.get("required", ()))
         members = self._members(schema, properties)
+        if self.lax:  # fidelity hook: defaults filled, errors in the model's field order (section 27)
+            return _lax_object(self, schema, properties, required, members)
         low, high = schema.get("minProperties"), schema.get("maxProperties")
         dependent = schema.get("dependentRequired") or {}
         if members is None and not (required or low is not None or high is not None or dependent):
-            if self.lax and schema.get("properties") == {} and not (
-                    {"additionalProperties", "patternProperties", "propertyNames"} & set(schema)):
-                return [_no_members]  # an empty TypedDict or dataclass: pydantic ignores every key
             return []
-
-        lax = self.lax
-        rank = {key: i for i, key in enumerate(properties)}
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, dict):
                 return value
-            before = len(errors)
             out = value if members is None else members(value, loc, errors)
             for key in required:
                 if key not in value:
                     errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
-            for key, default in defaults.items():
-                if key not in out:
-                    out[key] = default
-            if lax and len(errors) > before + 1 and rank:
-                _in_field_order(errors, before, len(loc), rank)
-            if lax and high is not None:
-                _dict_too_long(value, high, loc, errors, before)
-            if not (lax and len(errors) > before):  # the SDK counts a dict's items only once they all pass
-                _check_size(len(value), low, None if lax else high, "Dictionary", "item", True, loc, value, errors)
-            for key, needed in dependent.items():
-                if key in value:
-                    for other in needed:
-                        if other not in value:
-                            errors.append(_ErrorItem(loc + (other,), f"Field required when {key!r} is present",
-                                                     "missing", value))
+            _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
+            _check_dependent(dependent, value, loc, errors)
             return out
 
-        # The objects of generated schemas: declared properties, nothing else to check.
-        if self.lax and properties and not ("propertyNames" in schema or low is not None or high is not None
-                                        or dependent or "additionalProperties" in schema
-                                        or "patternProperties" in schema):
-            return [self._object_step(schema, properties, required, defaults, check)]
         return [check]
 
     def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
@@ -1452,6 +1428,17 @@ def _check_contains(schema: Dict[str, Any], contains: _Checker, items: List[Any]
         if bound is not None and (found < bound if word == "least" else found > bound):
             text = f"Array should contain at {word} {_plural(bound, 'matching item')}, not {found}"
             errors.append(_ErrorItem(loc, text, "contains", value))
+
+
+def _check_dependent(dependent: Dict[str, List[str]], value: Dict[str, Any], loc: Tuple[Any, ...],
+                     errors: List[_ErrorItem]) -> None:
+    """dependentRequired (Validation 2020-12 §6.5.4): each key present requires its listed keys."""
+    for key, needed in dependent.items():
+        if key in value:
+            for other in needed:
+                if other not in value:
+                    errors.append(_ErrorItem(loc + (other,), f"Field required when {key!r} is present",
+                                             "missing", value))
 
 
 def _is_json_type(value: Any, kind: str) -> bool:
@@ -6927,12 +6914,12 @@ class _Counted:
 #   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
 #   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
 #   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
-#   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
+#   _in_field_order       _lax_object (section 27)            errors in the model's field order            -
 #   _BOUNDS               _lax_type (section 23)              the order pydantic-core checks bounds in     -
 #   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
 #   _plural               _check_contains (section 6)         "1 item", "2 items"                          -
 #   _too_many             _lax_array (section 27)             a set past max_length: one error, "not more" -
-#   _no_members           _Compiler._object (section 6)       an empty TypedDict or dataclass: every key   -
+#   _no_members           _lax_object (section 27)            an empty TypedDict or dataclass: every key   -
 #                                                             ignored
 #   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
 #                                                             cuts it (also in sections 11 and 15)
@@ -7759,7 +7746,7 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings, a     -
 #                                                             key's own errors under "[key]"
-#   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
+#   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
 #   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
 #
 # README: as in section 22's table.  The wording of a refused date, time or
@@ -10622,6 +10609,8 @@ def _data_arms(annotation: Any) -> Any:
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _lax_array            _Compiler._array (section 6)        a set keeps one of each item (_dedupe); a    -
 #                                                             short tuple's missing members, each
+#   _lax_object           _Compiler._object (section 6)       defaults filled; errors in field order; a    -
+#                                                             dict's size counted once its items pass
 #   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
 #   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
@@ -10679,6 +10668,51 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
         return out
 
     return check
+
+
+def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
+                required: List[str], members: Optional[_Checker]) -> List[_Checker]:
+    """_Compiler._object as pydantic checks a model or a dict: the output mode
+    fills absent fields with their published defaults; errors come in the
+    model's field order (_in_field_order); a dict past its maximum is one error
+    (_dict_too_long), and its size is counted only once its items all pass; an
+    empty TypedDict or dataclass ignores every key (_no_members)."""
+    defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
+                if compiler.output and isinstance(s, dict) and "default" in s}
+    low, high = schema.get("minProperties"), schema.get("maxProperties")
+    dependent = schema.get("dependentRequired") or {}
+    if members is None and not (required or low is not None or high is not None or dependent):
+        if schema.get("properties") == {} and not (
+                {"additionalProperties", "patternProperties", "propertyNames"} & set(schema)):
+            return [_no_members]
+        return []
+    rank = {key: i for i, key in enumerate(properties)}
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, dict):
+            return value
+        before = len(errors)
+        out = value if members is None else members(value, loc, errors)
+        for key in required:
+            if key not in value:
+                errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
+        for key, default in defaults.items():
+            if key not in out:
+                out[key] = default
+        if len(errors) > before + 1 and rank:
+            _in_field_order(errors, before, len(loc), rank)
+        if high is not None:
+            _dict_too_long(value, high, loc, errors, before)
+        if len(errors) == before:  # the SDK counts a dict's items only once they all pass
+            _check_size(len(value), low, None, "Dictionary", "item", True, loc, value, errors)
+        _check_dependent(dependent, value, loc, errors)
+        return out
+
+    # The objects of generated schemas: declared properties, nothing else to check.
+    if properties and not ("propertyNames" in schema or low is not None or high is not None or dependent
+                           or "additionalProperties" in schema or "patternProperties" in schema):
+        return [compiler._object_step(schema, properties, required, defaults, check)]
+    return [check]
 
 
 def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
@@ -13389,7 +13423,7 @@ class _FastCompiler(_Compiler):
 
     def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
                      defaults: Dict[str, Any], general: _Checker) -> _Checker:
-        """_Compiler._object's check, in one loop: a leaf whose value is exactly
+        """_lax_object's check (section 27), in one loop: a leaf whose value is exactly
         its JSON type is taken without a call; anything else is checked by its
         property's checker, as the rule does; keys that need converting go the
         general way from the start."""
