@@ -967,8 +967,8 @@ class _Compiler:
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         """The checker of one (sub)schema: its ``type`` first (a type error stops
         there, as the SDK reports one error per value), then each keyword."""
-        if schema is True or schema == {}:
-            return self._anything
+        if schema is True or schema == {}:  # fidelity hook: the lax modes make a Python value JSON (section 27)
+            return _lax_anything if self.lax else self._anything
         if schema is False:
             return self._nothing
         if not isinstance(schema, dict):
@@ -986,8 +986,6 @@ class _Compiler:
                 return self._ref(schema["$ref"])  # nothing else to check: no wrapper around it
             steps.append(self._ref(schema["$ref"]))
         type_step = self._type(schema)
-        if self.lax and ("enum" in schema or "const" in schema):
-            type_step = None  # the SDK reports the allowed values, converting nothing
         for keyword_steps in (
             self._enum_const(schema, is_def),
             self._numeric(schema),
@@ -998,9 +996,7 @@ class _Compiler:
         ):
             steps.extend(keyword_steps)
         if type_step is None and not steps:
-            return self._anything
-        if self.lax and type_step is None and set(schema) - _ANNOTATION_KEYS == {"anyOf"}:
-            return steps[0]  # a union sees the value as returned: an instance picks its class's arm
+            return _lax_anything if self.lax else self._anything
         return self._steps_in_order(schema, type_step, steps)
 
     def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
@@ -1027,14 +1023,9 @@ class _Compiler:
 
         return check
 
-    def _anything(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-        if not self.lax:
-            return value
-        try:
-            return _jsonable(value)
-        except _NotJSON as exc:
-            errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-            return value
+    @staticmethod
+    def _anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        return value
 
     @staticmethod
     def _nothing(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1109,24 +1100,23 @@ class _Compiler:
     # -- enum and const ------------------------------------------------------
 
     def _enum_const(self, schema: Dict[str, Any], is_def: bool) -> List[_Checker]:
+        """const and enum (Validation 2020-12 §6.1.2-3): the value equals an
+        allowed one.  The lax modes take what the SDK's Literal and Enum take:
+        the hook _lax_allowed (section 27)."""
         steps: List[_Checker] = []
         kind = "enum" if is_def else "literal_error"  # an Enum class, or a Literal
-        lax = self.lax
-        int_enum = is_def and self.class_kinds.get(str(schema.get("title"))) == "int_enum"
         for keyword in ("const", "enum"):
             if keyword not in schema:
                 continue
             allowed = [schema["const"]] if keyword == "const" else list(schema["enum"])
+            if self.lax:  # fidelity hook: 2.0 is Literal[1, 2]'s 2, "1" an IntEnum's 1 (section 27)
+                steps.append(_lax_allowed(self, schema, is_def, allowed, kind))
+                continue
 
             def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], allowed: List[Any] = allowed) -> Any:
                 for candidate in allowed:
                     if _json_equal(value, candidate):
-                        # The SDK's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
-                        return candidate if lax and type(candidate) is not type(value) else value
-                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 23)
-                    taken = _lax_member(value, allowed, int_enum, loc, errors)
-                    if taken is not _MISSING:
-                        return taken
+                        return value
                 errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
                 return value
 
@@ -1173,23 +1163,22 @@ class _Compiler:
     # -- strings -------------------------------------------------------------
 
     def _string(self, schema: Dict[str, Any]) -> List[_Checker]:
-        """minLength, maxLength and pattern (ECMA-262, searched, not anchored)."""
+        """minLength, maxLength and pattern (ECMA-262, searched, not anchored;
+        Validation 2020-12 §6.3).  The lax modes stop at the first length error:
+        the hook _lax_string (section 27)."""
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
         search = None if pattern is None else _compile_pattern(pattern)  # section 28
-        lax = self.lax
+        if self.lax:  # fidelity hook: the first length error only, and then no pattern (section 27)
+            return [_lax_string(low, high, pattern, search)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, str):
                 return value
-            before = len(errors)
-            n = len(value)
-            # The SDK (the lax modes) stops at the first length error, the minimum's first.
-            _check_size(n, low, None if lax and low is not None and n < low else high, "String", "character",
-                        False, loc, value, errors, ("string_too_short", "string_too_long"))
-            # The SDK (the lax modes) stops at a length error: the pattern is not even tried.
-            if search is not None and not (lax and len(errors) > before) and not search(value):
+            _check_size(len(value), low, high, "String", "character", False, loc, value, errors,
+                        ("string_too_short", "string_too_long"))
+            if search is not None and not search(value):
                 errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
                                          value))
             return value
@@ -1365,17 +1354,13 @@ class _Compiler:
 
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         union = _Union(self, arms, schemas)
-        lax = self.lax
+        if self.lax:  # fidelity hook: the smart union (_Union, section 22) picks the arm (section 27)
+            return _lax_any_of(union)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if lax:
-                chosen, value = union.smart(value, loc, errors)
-                if chosen:
+            for arm in union.strict:
+                if _passes(arm, value, loc):
                     return value
-            else:
-                for arm in union.strict:
-                    if _passes(arm, value, loc):
-                        return value
             return union.first_or_errors(value, loc, errors)
 
         return check
@@ -7741,7 +7726,7 @@ def _python_only_type(tp: Any) -> bool:
 #                                                             text, parsed (the SDK's pre_parse_json)
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
-#   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
+#   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
 #   _lax_kind             _stdlib_scalar_schema (section 24)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings, a     -
@@ -7905,6 +7890,10 @@ def _lax_type(compiler: _Compiler, schema: Dict[str, Any], types: List[str]) -> 
 def _lax_steps(schema: Dict[str, Any], type_step: Optional[Callable[..., Any]], steps: List[_Checker]) -> _Checker:
     """_Compiler._steps_in_order in the lax modes: a Python value is first made
     JSON as the SDK's pydantic reads it (_native), and a float field holds a float."""
+    if "enum" in schema or "const" in schema:
+        type_step = None  # the SDK reports the allowed values, converting nothing
+    elif type_step is None and set(schema) - _ANNOTATION_KEYS == {"anyOf"}:
+        return steps[0]  # a union sees the value as returned: an instance picks its class's arm
     # The SDK's float fields hold floats: 2 becomes 2.0, after the checks
     # (an error still shows the value as sent).
     to_float = schema.get("type") == "number"
@@ -10607,6 +10596,11 @@ def _data_arms(annotation: Any) -> Any:
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _lax_anything         _Compiler.compile (section 6)       any value, made JSON as the SDK writes it    -
+#   _lax_allowed          _Compiler._enum_const (section 6)   the allowed value itself (2.0 for 2), or     -
+#                                                             what _lax_member converts
+#   _lax_string           _Compiler._string (section 6)       the first length error only; then no pattern -
+#   _lax_any_of           _Compiler._any_of (section 6)       the smart union's arm (_Union.smart) first   7, 9
 #   _lax_array            _Compiler._array (section 6)        a set keeps one of each item (_dedupe); a    -
 #                                                             short tuple's missing members, each
 #   _lax_object           _Compiler._object (section 6)       defaults filled; errors in field order; a    -
@@ -10624,6 +10618,63 @@ def _data_arms(annotation: Any) -> Any:
 # pydantic's lax mode (section 23) checks a container's size and members in its
 # own order and words.  Each hook here is the lax modes' copy of one keyword
 # family of _Compiler (section 6): the same assertions, with pydantic's stops.
+
+def _lax_anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+    """_Compiler._anything in the lax modes: any value, made JSON as the SDK writes it."""
+    try:
+        return _jsonable(value)
+    except _NotJSON as exc:
+        errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+        return value
+
+
+def _lax_allowed(compiler: _Compiler, schema: Dict[str, Any], is_def: bool, allowed: List[Any],
+                 kind: str) -> _Checker:
+    """_Compiler._enum_const as the SDK's Literal and Enum take a value: the
+    allowed value itself (2.0 is Literal[1, 2]'s 2), or what _lax_member converts."""
+    int_enum = is_def and compiler.class_kinds.get(str(schema.get("title"))) == "int_enum"
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        for candidate in allowed:
+            if _json_equal(value, candidate):
+                return candidate if type(candidate) is not type(value) else value
+        taken = _lax_member(value, allowed, int_enum, loc, errors)
+        if taken is not _MISSING:
+            return taken
+        errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
+        return value
+
+    return check
+
+
+def _lax_string(low: Optional[int], high: Optional[int], pattern: Optional[str],
+                search: Optional[Callable[[str], Any]]) -> _Checker:
+    """_Compiler._string as pydantic checks a str: the first length error only,
+    the minimum's first, and after a length error the pattern is not tried."""
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, str):
+            return value
+        before = len(errors)
+        n = len(value)
+        _check_size(n, low, None if low is not None and n < low else high, "String", "character",
+                    False, loc, value, errors, ("string_too_short", "string_too_long"))
+        if search is not None and len(errors) == before and not search(value):
+            errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
+                                     value))
+        return value
+
+    return check
+
+
+def _lax_any_of(union: _Union) -> _Checker:
+    """_Compiler._any_of in the lax modes: pydantic's smart union picks the arm
+    (_Union.smart); failing that, the first arm's errors or all of them."""
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        chosen, value = union.smart(value, loc, errors)
+        return value if chosen else union.first_or_errors(value, loc, errors)
+
+    return check
+
 
 def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
                each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
