@@ -768,18 +768,13 @@ class _SchemaBuilder:
             try:
                 if _is_enum(cls):
                     definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2), section 24
-                    # The SDK names an Enum's validator by its mixin (_arm_label): int-enum[Color].
-                    self.class_kinds[cls.__name__] = next(
-                        (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
-                    self.class_kinds[cls.__name__] = "typeddict"
                 elif _is_dataclass(cls):
                     definition = self.dataclass(cls)
-                    self.class_kinds[cls.__name__] = "dataclass"
                 else:
                     definition = self.annotated_class(cls)
-                    self.class_kinds[cls.__name__] = "model"
+                self.class_kinds[cls.__name__] = _class_kind(cls)  # fidelity hook: its errors' words (section 27)
             except BaseException:
                 del self._names[cls]
                 raise
@@ -832,12 +827,7 @@ class _SchemaBuilder:
             has_factory = f.default_factory is not _dataclass_missing()
             default = _MISSING if default is _dataclass_missing() else default
             fields.append((f.name, hints.get(f.name, object), default, default is _MISSING and not has_factory))
-        doc = cls.__doc__
-        # dataclass() writes "Name(field: type, ...)" as the docstring of a class
-        # that has none; the SDK does not publish that one.
-        if doc and doc.startswith(cls.__name__ + "("):
-            doc = None
-        return self._object(cls, fields, doc)
+        return self._object(cls, fields, _dataclass_doc(cls))  # fidelity hook: not dataclass()'s (section 27)
 
     def annotated_class(self, cls: type) -> Dict[str, Any]:
         """A plain class with annotated attributes, read like the SDK's
@@ -1197,9 +1187,7 @@ class _Compiler:
         unique = schema.get("uniqueItems") is True
         if not (prefix or items or contains or low is not None or high is not None or unique):
             return []
-        container = schema.container if type(schema) is _ContainerSchema else ""
-        noun = "Frozenset" if container == "frozenset" else "Set" if unique else \
-            "Tuple" if prefix or container == "tuple" else "List"
+        noun = _array_noun(schema, bool(prefix), unique)  # fidelity hook: its errors' words (section 27)
         each = self._each_item(items) if items is not None and not prefix else None
         if self.lax:  # fidelity hook: a set keeps one of each, a tuple's members reported (section 27)
             return [_lax_array(schema, noun, prefix, items, each, contains)]
@@ -2501,7 +2489,7 @@ def _contents(uri: str, value: Any, info: Resource) -> Dict[str, Any]:
 # A template's variables name what a resources/read URI supplies
 # (server/resources, "Resource Templates").  RFC 6570 defines expansion only;
 # reading the values back out of a URI is the SDK's matcher, fenced in
-# section 29 (_UriTemplate): levels 1 to 3, a trailing {?a,b} query optional
+# section 27 (_UriTemplate): levels 1 to 3, a trailing {?a,b} query optional
 # and in any order, linear in the URI's length.
 
 
@@ -10589,13 +10577,20 @@ def _data_arms(annotation: Any) -> Any:
 #
 # Fenced, as section 22 is.  Two parts.  Lax validation: where pydantic's lax
 # mode (section 23) checks a keyword family in its own order, the rule of
-# section 6 hands the lax modes to a hook here.  URI template matching: RFC
+# section 6 hands the lax modes to a hook here; and the words and families
+# its errors name, which section 5 records.  URI template matching: RFC
 # 6570 defines how a template expands, not how a URI is matched against it;
 # the SDK's matcher decides which URIs a template serves and what each
 # variable receives.  This is that matcher, re-derived to run in linear time.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _class_kind           _SchemaBuilder.ref (section 5)      a class's family, as its errors name it:     -
+#                                                             int-enum[Color], a dataclass, a TypedDict
+#   _dataclass_doc        _SchemaBuilder.dataclass (section 5)  no description from dataclass()'s own      -
+#                                                             docstring ("Point(x: int)")
+#   _array_noun           _Compiler._array (section 6)        "List", "Tuple", "Set", "Frozenset" in its   -
+#                                                             errors, the container pydantic reads
 #   _lax_anything         _Compiler.compile (section 6)       any value, made JSON as the SDK writes it    -
 #   _lax_allowed          _Compiler._enum_const (section 6)   the allowed value itself (2.0 for 2), or     -
 #                                                             what _lax_member converts
@@ -10616,8 +10611,36 @@ def _data_arms(annotation: Any) -> Any:
 # -- Lax validation ----------------------------------------------------------------
 #
 # pydantic's lax mode (section 23) checks a container's size and members in its
-# own order and words.  Each hook here is the lax modes' copy of one keyword
-# family of _Compiler (section 6): the same assertions, with pydantic's stops.
+# own order and words.  Each _lax_ hook here is the lax modes' copy of one
+# keyword family of _Compiler (section 6): the same assertions, with pydantic's
+# stops.  First the words: the class families and containers errors name.
+
+def _class_kind(cls: type) -> str:
+    """The family of a class in ``$defs``, as the SDK's errors name it
+    (_type_words, _arm_label): an Enum by its mixin (int_enum: int-enum[Color]),
+    "typeddict", "dataclass", or "model" for an annotated class."""
+    if _is_enum(cls):
+        return next((f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
+    if _is_typeddict(cls):
+        return "typeddict"
+    return "dataclass" if _is_dataclass(cls) else "model"
+
+
+def _dataclass_doc(cls: type) -> Optional[str]:
+    """A dataclass's description: its docstring, but not the one dataclass()
+    writes ("Name(field: type, ...)") for a class that has none; the SDK does
+    not publish that one."""
+    doc = cls.__doc__
+    return None if doc and doc.startswith(cls.__name__ + "(") else doc
+
+
+def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
+    """What pydantic's errors call an array: the container it reads it as
+    (_ContainerSchema, section 24), "List", "Tuple", "Set" or "Frozenset"."""
+    container = schema.container if type(schema) is _ContainerSchema else ""
+    return "Frozenset" if container == "frozenset" else "Set" if unique else \
+        "Tuple" if tuple_like or container == "tuple" else "List"
+
 
 def _lax_anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
     """_Compiler._anything in the lax modes: any value, made JSON as the SDK writes it."""
