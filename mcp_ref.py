@@ -936,11 +936,9 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
 
 # Twin: _FastCompiler, section 34 (_COMPILER below picks one).
 class _Compiler:
-    """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
-
-    A checker is ``check(value, loc, errors) -> value``: it returns the value
-    (converted, in the lax modes) and appends an _ErrorItem per failure.  Each
-    keyword family has its method, in the order ``compile`` runs them."""
+    """Compiles one root schema (and the ``$ref`` targets inside it) into
+    checkers, as above.  Each keyword family has its method, in the order
+    ``compile`` runs them; the lax modes' refinements are hooks (section 27)."""
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         self.root = root
