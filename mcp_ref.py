@@ -1241,7 +1241,8 @@ class _Compiler:
                 if key not in value:
                     errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
             _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
-            _check_dependent(dependent, value, loc, errors)
+            if dependent:
+                _check_dependent(dependent, value, loc, errors)
             return out
 
         return [check]
@@ -10777,7 +10778,8 @@ def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[st
             _dict_too_long(value, high, loc, errors, before)
         if len(errors) == before:  # the SDK counts a dict's items only once they all pass
             _check_size(len(value), low, None, "Dictionary", "item", True, loc, value, errors)
-        _check_dependent(dependent, value, loc, errors)
+        if dependent:
+            _check_dependent(dependent, value, loc, errors)
         return out
 
     # The objects of generated schemas: declared properties, nothing else to check.
