@@ -124,7 +124,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas
-    27. SDK fidelity            URI template matching: the SDK's matcher, in linear time
+    27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
+                                URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
     29. A client                mcp_ref.Client over stdio or HTTP, every revision; callbacks
     30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
@@ -779,18 +780,13 @@ class _SchemaBuilder:
             try:
                 if _is_enum(cls):
                     definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2), section 24
-                    # The SDK names an Enum's validator by its mixin (_arm_label): int-enum[Color].
-                    self.class_kinds[cls.__name__] = next(
-                        (f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
-                    self.class_kinds[cls.__name__] = "typeddict"
                 elif _is_dataclass(cls):
                     definition = self.dataclass(cls)
-                    self.class_kinds[cls.__name__] = "dataclass"
                 else:
                     definition = self.annotated_class(cls)
-                    self.class_kinds[cls.__name__] = "model"
+                self.class_kinds[cls.__name__] = _class_kind(cls)  # fidelity hook: its errors' words (section 27)
             except BaseException:
                 del self._names[cls]
                 raise
@@ -843,12 +839,7 @@ class _SchemaBuilder:
             has_factory = f.default_factory is not _dataclass_missing()
             default = _MISSING if default is _dataclass_missing() else default
             fields.append((f.name, hints.get(f.name, object), default, default is _MISSING and not has_factory))
-        doc = cls.__doc__
-        # dataclass() writes "Name(field: type, ...)" as the docstring of a class
-        # that has none; the SDK does not publish that one.
-        if doc and doc.startswith(cls.__name__ + "("):
-            doc = None
-        return self._object(cls, fields, doc)
+        return self._object(cls, fields, _dataclass_doc(cls))  # fidelity hook: not dataclass()'s (section 27)
 
     def annotated_class(self, cls: type) -> Dict[str, Any]:
         """A plain class with annotated attributes, read like the SDK's
@@ -957,11 +948,9 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
 
 # Twin: _FastCompiler, section 34 (_COMPILER below picks one).
 class _Compiler:
-    """Compiles one root schema (and the ``$ref`` targets inside it) into checkers.
-
-    A checker is ``check(value, loc, errors) -> value``: it returns the value
-    (converted, in the lax modes) and appends an _ErrorItem per failure.  Each
-    keyword family has its method, in the order ``compile`` runs them."""
+    """Compiles one root schema (and the ``$ref`` targets inside it) into
+    checkers, as above.  Each keyword family has its method, in the order
+    ``compile`` runs them; the lax modes' refinements are hooks (section 27)."""
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         self.root = root
@@ -978,8 +967,8 @@ class _Compiler:
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         """The checker of one (sub)schema: its ``type`` first (a type error stops
         there, as the SDK reports one error per value), then each keyword."""
-        if schema is True or schema == {}:
-            return self._anything
+        if schema is True or schema == {}:  # fidelity hook: the lax modes make a Python value JSON (section 27)
+            return _lax_anything if self.lax else self._anything
         if schema is False:
             return self._nothing
         if not isinstance(schema, dict):
@@ -997,8 +986,6 @@ class _Compiler:
                 return self._ref(schema["$ref"])  # nothing else to check: no wrapper around it
             steps.append(self._ref(schema["$ref"]))
         type_step = self._type(schema)
-        if self.lax and ("enum" in schema or "const" in schema):
-            type_step = None  # the SDK reports the allowed values, converting nothing
         for keyword_steps in (
             self._enum_const(schema, is_def),
             self._numeric(schema),
@@ -1009,9 +996,7 @@ class _Compiler:
         ):
             steps.extend(keyword_steps)
         if type_step is None and not steps:
-            return self._anything
-        if self.lax and type_step is None and set(schema) - _ANNOTATION_KEYS == {"anyOf"}:
-            return steps[0]  # a union sees the value as returned: an instance picks its class's arm
+            return _lax_anything if self.lax else self._anything
         return self._steps_in_order(schema, type_step, steps)
 
     def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
@@ -1038,14 +1023,9 @@ class _Compiler:
 
         return check
 
-    def _anything(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-        if not self.lax:
-            return value
-        try:
-            return _jsonable(value)
-        except _NotJSON as exc:
-            errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
-            return value
+    @staticmethod
+    def _anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        return value
 
     @staticmethod
     def _nothing(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -1120,24 +1100,23 @@ class _Compiler:
     # -- enum and const ------------------------------------------------------
 
     def _enum_const(self, schema: Dict[str, Any], is_def: bool) -> List[_Checker]:
+        """const and enum (Validation 2020-12 §6.1.2-3): the value equals an
+        allowed one.  The lax modes take what the SDK's Literal and Enum take:
+        the hook _lax_allowed (section 27)."""
         steps: List[_Checker] = []
         kind = "enum" if is_def else "literal_error"  # an Enum class, or a Literal
-        lax = self.lax
-        int_enum = is_def and self.class_kinds.get(str(schema.get("title"))) == "int_enum"
         for keyword in ("const", "enum"):
             if keyword not in schema:
                 continue
             allowed = [schema["const"]] if keyword == "const" else list(schema["enum"])
+            if self.lax:  # fidelity hook: 2.0 is Literal[1, 2]'s 2, "1" an IntEnum's 1 (section 27)
+                steps.append(_lax_allowed(self, schema, is_def, allowed, kind))
+                continue
 
             def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], allowed: List[Any] = allowed) -> Any:
                 for candidate in allowed:
                     if _json_equal(value, candidate):
-                        # The SDK's lax mode gives the allowed value itself: 2.0 is Literal[1, 2]'s 2.
-                        return candidate if lax and type(candidate) is not type(value) else value
-                if lax:  # fidelity hook: what the SDK's Literal and Enum take besides (section 23)
-                    taken = _lax_member(value, allowed, int_enum, loc, errors)
-                    if taken is not _MISSING:
-                        return taken
+                        return value
                 errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
                 return value
 
@@ -1184,23 +1163,22 @@ class _Compiler:
     # -- strings -------------------------------------------------------------
 
     def _string(self, schema: Dict[str, Any]) -> List[_Checker]:
-        """minLength, maxLength and pattern (ECMA-262, searched, not anchored)."""
+        """minLength, maxLength and pattern (ECMA-262, searched, not anchored;
+        Validation 2020-12 §6.3).  The lax modes stop at the first length error:
+        the hook _lax_string (section 27)."""
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
         search = None if pattern is None else _compile_pattern(pattern)  # section 28
-        lax = self.lax
+        if self.lax:  # fidelity hook: the first length error only, and then no pattern (section 27)
+            return [_lax_string(low, high, pattern, search)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, str):
                 return value
-            before = len(errors)
-            n = len(value)
-            # The SDK (the lax modes) stops at the first length error, the minimum's first.
-            _check_size(n, low, None if lax and low is not None and n < low else high, "String", "character",
-                        False, loc, value, errors, ("string_too_short", "string_too_long"))
-            # The SDK (the lax modes) stops at a length error: the pattern is not even tried.
-            if search is not None and not (lax and len(errors) > before) and not search(value):
+            _check_size(len(value), low, high, "String", "character", False, loc, value, errors,
+                        ("string_too_short", "string_too_long"))
+            if search is not None and not search(value):
                 errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
                                          value))
             return value
@@ -1208,32 +1186,24 @@ class _Compiler:
         return [check]
 
     def _array(self, schema: Dict[str, Any]) -> List[_Checker]:
-        """prefixItems and items, then uniqueItems, minItems/maxItems and contains."""
+        """prefixItems and items, then uniqueItems, minItems/maxItems and contains
+        (Core 2020-12 §10.3.1, Validation 2020-12 §6.4).  The lax modes keep one
+        of each item of a set and report a short tuple's members: the hook
+        _lax_array (section 27)."""
         prefix = [self.compile(s) for s in schema.get("prefixItems", ())]
         items = self.compile(schema["items"]) if "items" in schema else None
         contains = self.compile(schema["contains"]) if "contains" in schema else None
-        min_contains, max_contains = schema.get("minContains", 1), schema.get("maxContains")
         low, high = schema.get("minItems"), schema.get("maxItems")
         unique = schema.get("uniqueItems") is True
         if not (prefix or items or contains or low is not None or high is not None or unique):
             return []
-        lax = self.lax
-        container = schema.container if type(schema) is _ContainerSchema else ""
-        noun = "Frozenset" if container == "frozenset" else "Set" if unique else \
-            "Tuple" if prefix or container == "tuple" else "List"
-        item_schema = schema.get("items")
-        sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
+        noun = _array_noun(schema, bool(prefix), unique)  # fidelity hook: its errors' words (section 27)
         each = self._each_item(items) if items is not None and not prefix else None
-        # The SDK reports each missing member of a short tuple, not the count;
-        # a fixed tuple too long is reported alone, its members unchecked.
-        missing_members = lax and bool(prefix) and low is not None
-        fixed = lax and bool(prefix) and items is None and high is not None
+        if self.lax:  # fidelity hook: a set keeps one of each, a tuple's members reported (section 27)
+            return [_lax_array(schema, noun, prefix, items, each, contains)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
-                return value
-            if fixed and len(value) > (high or 0):
-                _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
                 return value
             out = value
             if each is not None:  # the usual array: one schema for every item
@@ -1242,27 +1212,11 @@ class _Compiler:
                 subs = prefix + [items] * (len(value) - len(prefix)) if items is not None else prefix
                 out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
                 out += value[len(out):]
-                if missing_members and len(value) < len(prefix):
-                    for i in range(len(value), min(len(prefix), low or 0)):
-                        errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
-            if unique:
-                if lax:
-                    out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as the SDK's set does
-                elif not _all_unique(out):
-                    errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
-            short_tuple = missing_members and len(value) < len(prefix)
-            if unique and lax and high is not None and len(out) > high:
-                # The SDK's set stops as soon as it holds too many: "not more", not the count.
-                _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
-                errors.append(_too_many(noun, high, loc, value))
-            else:
-                _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
+            if unique and not _all_unique(out):
+                errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
+            _check_size(len(out), low, high, noun, "item", True, loc, value, errors)
             if contains is not None:
-                found = sum(1 for i, item in enumerate(out) if _passes(contains, item, loc + (i,)))
-                for bound, word in ((min_contains, "least"), (max_contains, "most")):
-                    if bound is not None and (found < bound if word == "least" else found > bound):
-                        text = f"Array should contain at {word} {_plural(bound, 'matching item')}, not {found}"
-                        errors.append(_ErrorItem(loc, text, "contains", value))
+                _check_contains(schema, contains, out, loc, value, errors)
             return out
 
         return [check]
@@ -1278,54 +1232,31 @@ class _Compiler:
 
     def _object(self, schema: Dict[str, Any]) -> List[_Checker]:
         """properties, patternProperties, additionalProperties and propertyNames
-        key by key; then required, minProperties/maxProperties, dependentRequired."""
+        key by key; then required, minProperties/maxProperties, dependentRequired
+        (Validation 2020-12 §6.5).  The lax modes fill defaults and report as
+        pydantic does: the hook _lax_object (section 27)."""
         properties = {k: self.compile(s) for k, s in (schema.get("properties") or {}).items()}
-        # The output mode fills absent fields with their published defaults.
-        defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
-                    if self.output and isinstance(s, dict) and "default" in s}
         required = list(schema.get("required", ()))
         members = self._members(schema, properties)
+        if self.lax:  # fidelity hook: defaults filled, errors in the model's field order (section 27)
+            return _lax_object(self, schema, properties, required, members)
         low, high = schema.get("minProperties"), schema.get("maxProperties")
         dependent = schema.get("dependentRequired") or {}
         if members is None and not (required or low is not None or high is not None or dependent):
-            if self.lax and schema.get("properties") == {} and not (
-                    {"additionalProperties", "patternProperties", "propertyNames"} & set(schema)):
-                return [_no_members]  # an empty TypedDict or dataclass: pydantic ignores every key
             return []
-
-        lax = self.lax
-        rank = {key: i for i, key in enumerate(properties)}
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, dict):
                 return value
-            before = len(errors)
             out = value if members is None else members(value, loc, errors)
             for key in required:
                 if key not in value:
                     errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
-            for key, default in defaults.items():
-                if key not in out:
-                    out[key] = default
-            if lax and len(errors) > before + 1 and rank:
-                _in_field_order(errors, before, len(loc), rank)
-            if lax and high is not None:
-                _dict_too_long(value, high, loc, errors, before)
-            if not (lax and len(errors) > before):  # the SDK counts a dict's items only once they all pass
-                _check_size(len(value), low, None if lax else high, "Dictionary", "item", True, loc, value, errors)
-            for key, needed in dependent.items():
-                if key in value:
-                    for other in needed:
-                        if other not in value:
-                            errors.append(_ErrorItem(loc + (other,), f"Field required when {key!r} is present",
-                                                     "missing", value))
+            _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
+            if dependent:
+                _check_dependent(dependent, value, loc, errors)
             return out
 
-        # The objects of generated schemas: declared properties, nothing else to check.
-        if self.lax and properties and not ("propertyNames" in schema or low is not None or high is not None
-                                        or dependent or "additionalProperties" in schema
-                                        or "patternProperties" in schema):
-            return [self._object_step(schema, properties, required, defaults, check)]
         return [check]
 
     def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
@@ -1422,17 +1353,13 @@ class _Compiler:
 
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
         union = _Union(self, arms, schemas)
-        lax = self.lax
+        if self.lax:  # fidelity hook: the smart union (_Union, section 22) picks the arm (section 27)
+            return _lax_any_of(union)
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            if lax:
-                chosen, value = union.smart(value, loc, errors)
-                if chosen:
+            for arm in union.strict:
+                if _passes(arm, value, loc):
                     return value
-            else:
-                for arm in union.strict:
-                    if _passes(arm, value, loc):
-                        return value
             return union.first_or_errors(value, loc, errors)
 
         return check
@@ -1471,25 +1398,31 @@ def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
     return int(whole + fraction), int(exponent or 0) - len(fraction)
 
 
-def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
-    """One of each item; with ``sets``, items that are sets themselves (a
-    frozenset of frozensets) are equal whatever their order."""
-    same = _same_set if sets else _json_equal
-    out: List[Any] = []
-    for item in items:
-        if not any(same(item, seen) for seen in out):
-            out.append(item)
-    return out
-
-
-def _same_set(a: Any, b: Any) -> bool:
-    if type(a) is not list or type(b) is not list:
-        return _json_equal(a, b)
-    return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
-
-
 def _all_unique(items: List[Any]) -> bool:
-    return len(_dedupe(items)) == len(items)
+    """uniqueItems (Validation 2020-12 §6.4.3): no two items equal as JSON values."""
+    return not any(_json_equal(item, seen) for i, item in enumerate(items) for seen in items[:i])
+
+
+def _check_contains(schema: Dict[str, Any], contains: _Checker, items: List[Any], loc: Tuple[Any, ...], value: Any,
+                    errors: List[_ErrorItem]) -> None:
+    """contains, minContains and maxContains (Validation 2020-12 §6.4.4-5): how
+    many items match ``contains``, at least 1 unless minContains says otherwise."""
+    found = sum(1 for i, item in enumerate(items) if _passes(contains, item, loc + (i,)))
+    for bound, word in ((schema.get("minContains", 1), "least"), (schema.get("maxContains"), "most")):
+        if bound is not None and (found < bound if word == "least" else found > bound):
+            text = f"Array should contain at {word} {_plural(bound, 'matching item')}, not {found}"
+            errors.append(_ErrorItem(loc, text, "contains", value))
+
+
+def _check_dependent(dependent: Dict[str, List[str]], value: Dict[str, Any], loc: Tuple[Any, ...],
+                     errors: List[_ErrorItem]) -> None:
+    """dependentRequired (Validation 2020-12 §6.5.4): each key present requires its listed keys."""
+    for key, needed in dependent.items():
+        if key in value:
+            for other in needed:
+                if other not in value:
+                    errors.append(_ErrorItem(loc + (other,), f"Field required when {key!r} is present",
+                                             "missing", value))
 
 
 def _is_json_type(value: Any, kind: str) -> bool:
@@ -2569,7 +2502,7 @@ def _contents(uri: str, value: Any, info: Resource) -> Dict[str, Any]:
 # A template's variables name what a resources/read URI supplies
 # (server/resources, "Resource Templates").  RFC 6570 defines expansion only;
 # reading the values back out of a URI is the SDK's matcher, fenced in
-# section 29 (_UriTemplate): levels 1 to 3, a trailing {?a,b} query optional
+# section 27 (_UriTemplate): levels 1 to 3, a trailing {?a,b} query optional
 # and in any order, linear in the URI's length.
 
 
@@ -7704,12 +7637,12 @@ class _Counted:
 #   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
 #   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
 #   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
-#   _in_field_order       _Compiler._object (section 6)       errors in the model's field order            -
+#   _in_field_order       _lax_object (section 27)            errors in the model's field order            -
 #   _BOUNDS               _lax_type (section 23)              the order pydantic-core checks bounds in     -
 #   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
-#   _plural               _Compiler._array (section 6)        "1 item", "2 items"                          -
-#   _too_many             _Compiler._array (section 6)        a set past max_length: one error, "not more" -
-#   _no_members           _Compiler._object (section 6)       an empty TypedDict or dataclass: every key   -
+#   _plural               _check_contains (section 6)         "1 item", "2 items"                          -
+#   _too_many             _lax_array (section 27)             a set past max_length: one error, "not more" -
+#   _no_members           _lax_object (section 27)            an empty TypedDict or dataclass: every key   -
 #                                                             ignored
 #   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
 #                                                             cuts it (also in sections 11 and 15)
@@ -8531,12 +8464,12 @@ def _python_only_type(tp: Any) -> bool:
 #                                                             text, parsed (the SDK's pre_parse_json)
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
-#   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
+#   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
 #   _lax_kind             _stdlib_scalar_schema (section 24)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings, a     -
 #                                                             key's own errors under "[key]"
-#   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
+#   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
 #   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
 #
 # README: as in section 22's table.  The wording of a refused date, time or
@@ -8695,6 +8628,10 @@ def _lax_type(compiler: _Compiler, schema: Dict[str, Any], types: List[str]) -> 
 def _lax_steps(schema: Dict[str, Any], type_step: Optional[Callable[..., Any]], steps: List[_Checker]) -> _Checker:
     """_Compiler._steps_in_order in the lax modes: a Python value is first made
     JSON as the SDK's pydantic reads it (_native), and a float field holds a float."""
+    if "enum" in schema or "const" in schema:
+        type_step = None  # the SDK reports the allowed values, converting nothing
+    elif type_step is None and set(schema) - _ANNOTATION_KEYS == {"anyOf"}:
+        return steps[0]  # a union sees the value as returned: an instance picks its class's arm
     # The SDK's float fields hold floats: 2 becomes 2.0, after the checks
     # (an error still shows the value as sent).
     to_float = schema.get("type") == "number"
@@ -11385,20 +11322,239 @@ def _data_arms(annotation: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 27. SDK fidelity: URI template matching
+# 27. SDK fidelity: lax validation and URI template matching
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  RFC 6570 defines how a template expands, not how
-# a URI is matched against it; the SDK's matcher decides which URIs a
-# template serves and what each variable receives.  This is that matcher,
-# re-derived to run in linear time.
+# Fenced, as section 22 is.  Two parts.  Lax validation: where pydantic's lax
+# mode (section 23) checks a keyword family in its own order, the rule of
+# section 6 hands the lax modes to a hook here; and the words and families
+# its errors name, which section 5 records.  URI template matching: RFC
+# 6570 defines how a template expands, not how a URI is matched against it;
+# the SDK's matcher decides which URIs a template serves and what each
+# variable receives.  This is that matcher, re-derived to run in linear time.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
+#   _class_kind           _SchemaBuilder.ref (section 5)      a class's family, as its errors name it:     -
+#                                                             int-enum[Color], a dataclass, a TypedDict
+#   _dataclass_doc        _SchemaBuilder.dataclass (section 5)  no description from dataclass()'s own      -
+#                                                             docstring ("Point(x: int)")
+#   _array_noun           _Compiler._array (section 6)        "List", "Tuple", "Set", "Frozenset" in its   -
+#                                                             errors, the container pydantic reads
+#   _lax_anything         _Compiler.compile (section 6)       any value, made JSON as the SDK writes it    -
+#   _lax_allowed          _Compiler._enum_const (section 6)   the allowed value itself (2.0 for 2), or     -
+#                                                             what _lax_member converts
+#   _lax_string           _Compiler._string (section 6)       the first length error only; then no pattern -
+#   _lax_any_of           _Compiler._any_of (section 6)       the smart union's arm (_Union.smart) first   7, 9
+#   _lax_array            _Compiler._array (section 6)        a set keeps one of each item (_dedupe); a    -
+#                                                             short tuple's missing members, each
+#   _lax_object           _Compiler._object (section 6)       defaults filled; errors in field order; a    -
+#                                                             dict's size counted once its items pass
+#   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
+#                                                             sets whatever their order (_same_set)
 #   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
 #                                                             gives them (levels 1 to 3, /.; explodes)
 #
 # test_resources checks these on the wire.
+
+
+# -- Lax validation ----------------------------------------------------------------
+#
+# pydantic's lax mode (section 23) checks a container's size and members in its
+# own order and words.  Each _lax_ hook here is the lax modes' copy of one
+# keyword family of _Compiler (section 6): the same assertions, with pydantic's
+# stops.  First the words: the class families and containers errors name.
+
+def _class_kind(cls: type) -> str:
+    """The family of a class in ``$defs``, as the SDK's errors name it
+    (_type_words, _arm_label): an Enum by its mixin (int_enum: int-enum[Color]),
+    "typeddict", "dataclass", or "model" for an annotated class."""
+    if _is_enum(cls):
+        return next((f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
+    if _is_typeddict(cls):
+        return "typeddict"
+    return "dataclass" if _is_dataclass(cls) else "model"
+
+
+def _dataclass_doc(cls: type) -> Optional[str]:
+    """A dataclass's description: its docstring, but not the one dataclass()
+    writes ("Name(field: type, ...)") for a class that has none; the SDK does
+    not publish that one."""
+    doc = cls.__doc__
+    return None if doc and doc.startswith(cls.__name__ + "(") else doc
+
+
+def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
+    """What pydantic's errors call an array: the container it reads it as
+    (_ContainerSchema, section 24), "List", "Tuple", "Set" or "Frozenset"."""
+    container = schema.container if type(schema) is _ContainerSchema else ""
+    return "Frozenset" if container == "frozenset" else "Set" if unique else \
+        "Tuple" if tuple_like or container == "tuple" else "List"
+
+
+def _lax_anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+    """_Compiler._anything in the lax modes: any value, made JSON as the SDK writes it."""
+    try:
+        return _jsonable(value)
+    except _NotJSON as exc:
+        errors.append(_ErrorItem(loc, exc.msg, exc.kind, value))
+        return value
+
+
+def _lax_allowed(compiler: _Compiler, schema: Dict[str, Any], is_def: bool, allowed: List[Any],
+                 kind: str) -> _Checker:
+    """_Compiler._enum_const as the SDK's Literal and Enum take a value: the
+    allowed value itself (2.0 is Literal[1, 2]'s 2), or what _lax_member converts."""
+    int_enum = is_def and compiler.class_kinds.get(str(schema.get("title"))) == "int_enum"
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        for candidate in allowed:
+            if _json_equal(value, candidate):
+                return candidate if type(candidate) is not type(value) else value
+        taken = _lax_member(value, allowed, int_enum, loc, errors)
+        if taken is not _MISSING:
+            return taken
+        errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
+        return value
+
+    return check
+
+
+def _lax_string(low: Optional[int], high: Optional[int], pattern: Optional[str],
+                search: Optional[Callable[[str], Any]]) -> _Checker:
+    """_Compiler._string as pydantic checks a str: the first length error only,
+    the minimum's first, and after a length error the pattern is not tried."""
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, str):
+            return value
+        before = len(errors)
+        n = len(value)
+        _check_size(n, low, None if low is not None and n < low else high, "String", "character",
+                    False, loc, value, errors, ("string_too_short", "string_too_long"))
+        if search is not None and len(errors) == before and not search(value):
+            errors.append(_ErrorItem(loc, f"String should match pattern '{pattern}'", "string_pattern_mismatch",
+                                     value))
+        return value
+
+    return check
+
+
+def _lax_any_of(union: _Union) -> _Checker:
+    """_Compiler._any_of in the lax modes: pydantic's smart union picks the arm
+    (_Union.smart); failing that, the first arm's errors or all of them."""
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        chosen, value = union.smart(value, loc, errors)
+        return value if chosen else union.first_or_errors(value, loc, errors)
+
+    return check
+
+
+def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
+               each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
+    """_Compiler._array as pydantic checks a list, a tuple and a set: a set
+    keeps one of each item (_dedupe); a short tuple reports each missing
+    member, not the count; a fixed tuple too long is reported alone, its
+    members unchecked; a set past its maximum stops there (_too_many)."""
+    low, high = schema.get("minItems"), schema.get("maxItems")
+    unique = schema.get("uniqueItems") is True
+    item_schema = schema.get("items")
+    sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
+    missing_members = bool(prefix) and low is not None
+    fixed = bool(prefix) and items is None and high is not None
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, list):
+            return value
+        if fixed and len(value) > (high or 0):
+            _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
+            return value
+        out = value
+        if each is not None:  # the usual array: one schema for every item
+            out = each(value, loc, errors)
+        elif prefix or items is not None:
+            subs = prefix + [items] * (len(value) - len(prefix)) if items is not None else prefix
+            out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
+            out += value[len(out):]
+            if missing_members and len(value) < len(prefix):
+                for i in range(len(value), min(len(prefix), low or 0)):
+                    errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
+        if unique:
+            out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as the SDK's set does
+        short_tuple = missing_members and len(value) < len(prefix)
+        if unique and high is not None and len(out) > high:
+            # The SDK's set stops as soon as it holds too many: "not more", not the count.
+            _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
+            errors.append(_too_many(noun, high, loc, value))
+        else:
+            _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
+        if contains is not None:
+            _check_contains(schema, contains, out, loc, value, errors)
+        return out
+
+    return check
+
+
+def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
+                required: List[str], members: Optional[_Checker]) -> List[_Checker]:
+    """_Compiler._object as pydantic checks a model or a dict: the output mode
+    fills absent fields with their published defaults; errors come in the
+    model's field order (_in_field_order); a dict past its maximum is one error
+    (_dict_too_long), and its size is counted only once its items all pass; an
+    empty TypedDict or dataclass ignores every key (_no_members)."""
+    defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
+                if compiler.output and isinstance(s, dict) and "default" in s}
+    low, high = schema.get("minProperties"), schema.get("maxProperties")
+    dependent = schema.get("dependentRequired") or {}
+    if members is None and not (required or low is not None or high is not None or dependent):
+        if schema.get("properties") == {} and not (
+                {"additionalProperties", "patternProperties", "propertyNames"} & set(schema)):
+            return [_no_members]
+        return []
+    rank = {key: i for i, key in enumerate(properties)}
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, dict):
+            return value
+        before = len(errors)
+        out = value if members is None else members(value, loc, errors)
+        for key in required:
+            if key not in value:
+                errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
+        for key, default in defaults.items():
+            if key not in out:
+                out[key] = default
+        if len(errors) > before + 1 and rank:
+            _in_field_order(errors, before, len(loc), rank)
+        if high is not None:
+            _dict_too_long(value, high, loc, errors, before)
+        if len(errors) == before:  # the SDK counts a dict's items only once they all pass
+            _check_size(len(value), low, None, "Dictionary", "item", True, loc, value, errors)
+        if dependent:
+            _check_dependent(dependent, value, loc, errors)
+        return out
+
+    # The objects of generated schemas: declared properties, nothing else to check.
+    if properties and not ("propertyNames" in schema or low is not None or high is not None or dependent
+                           or "additionalProperties" in schema or "patternProperties" in schema):
+        return [compiler._object_step(schema, properties, required, defaults, check)]
+    return [check]
+
+
+def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
+    """One of each item; with ``sets``, items that are sets themselves (a
+    frozenset of frozensets) are equal whatever their order."""
+    same = _same_set if sets else _json_equal
+    out: List[Any] = []
+    for item in items:
+        if not any(same(item, seen) for seen in out):
+            out.append(item)
+    return out
+
+
+def _same_set(a: Any, b: Any) -> bool:
+    if type(a) is not list or type(b) is not list:
+        return _json_equal(a, b)
+    return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
 
 
 # -- URI templates (RFC 6570) ------------------------------------------------------
@@ -15717,7 +15873,7 @@ class _FastCompiler(_Compiler):
 
     def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
                      defaults: Dict[str, Any], general: _Checker) -> _Checker:
-        """_Compiler._object's check, in one loop: a leaf whose value is exactly
+        """_lax_object's check (section 27), in one loop: a leaf whose value is exactly
         its JSON type is taken without a call; anything else is checked by its
         property's checker, as the rule does; keys that need converting go the
         general way from the start."""
