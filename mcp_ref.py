@@ -157,7 +157,7 @@ from types import MappingProxyType  # loaded by json already (re, enum)
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple, Union
+    from typing import Any, Callable, Deque, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 __version__ = "0.1.0"
 
@@ -546,6 +546,7 @@ def _is_finite(number: Any) -> bool:
 
 
 _NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, dict))
+_SLOT = type(vars(_ErrorItem)["loc"])  # a __slots__ entry, as its class holds it (types.MemberDescriptorType)
 
 
 def _dataclass_dict(value: Any) -> Dict[str, Any]:
@@ -849,6 +850,8 @@ class _SchemaBuilder:
         fields = []
         for name, tp in hints.items():
             default = getattr(cls, name, _MISSING)
+            if type(default) is _SLOT:  # a __slots__ entry holds no value: none by default
+                default = _MISSING
             fields.append((name, tp, default, default is _MISSING))
         return self._object(cls, fields, None)
 
@@ -1211,6 +1214,7 @@ class _Compiler:
             "Tuple" if prefix or container == "tuple" else "List"
         item_schema = schema.get("items")
         sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
+        scalar_items = unique and self.output and _as_sent(item_schema)
         each = self._each_item(items) if items is not None and not prefix else None
         # The SDK reports each missing member of a short tuple, not the count;
         # a fixed tuple too long is reported alone, its members unchecked.
@@ -1235,7 +1239,7 @@ class _Compiler:
                         errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
             if unique:
                 if lax:
-                    out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as the SDK's set does
+                    out = _set_order(_dedupe(out, sets_of_sets), scalar_items)  # as the SDK's set (section 22)
                 elif not _all_unique(out):
                     errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
             short_tuple = missing_members and len(value) < len(prefix)
@@ -1960,8 +1964,8 @@ class _Tool:
         self.output_title = (self.output_schema or {}).get("title", "Output")
         published = self.input_schema["properties"]
         # Where a string argument may be JSON text (_json_text_arguments, section 23).
-        self._json_params = {p.key for p in self.params
-                             if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
+        self._json_params = {p.key: taken for p in self.params if p.key in published and
+                             (taken := _strings_taken(published[p.key], self.input_schema)) is not None}
 
     # -- the three steps of a call ---------------------------------------------
 
@@ -2295,7 +2299,9 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
         return builder.root(inner), False
     if _has_annotations(inner):  # S12
         # The SDK rebuilds every other annotated class (dataclasses included)
-        # as a model of its annotations: no docstring, class values as defaults.
+        # as a model of its annotations: no docstring, class values as defaults
+        # (one it cannot write is no schema: _class_values_json, section 24).
+        _class_values_json(inner)
         schema = builder.finish(builder.annotated_class(inner))
         builder.class_kinds[inner.__name__] = "model"
         return schema, False
@@ -6943,7 +6949,8 @@ class _Counted:
 #                                                             pydantic's own output model
 #   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
-#   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _set_order            _Compiler._array (section 6)        a set's items in the order pydantic's set    -
+#                                                             is dumped in (hash order)
 #   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
@@ -7142,6 +7149,9 @@ class _Union:
         self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
                       for i, s in enumerate(schemas)]
         self.fields = [_declared_names(compiler, s) for s in schemas] if lax else []
+        # pydantic finds a Literal's value by Python's equality, as exactly as an
+        # arm of the value's type: true is Union[Any, Literal[1]]'s 1.
+        self.literals = [_literal_arm(s) for s in schemas]
         # Any takes every value as it is, but pydantic ranks it below an exact arm
         # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
         self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
@@ -7173,6 +7183,9 @@ class _Union:
                 chosen, converted = _taken(self.arms[i], value, loc)  # its bounds may still refuse it (gt=5)
                 if chosen:
                     return True, converted
+            literal = self.literals[i]
+            if literal and kind in _SCALAR_TYPES and value in literal:
+                return True, literal[literal.index(value)]
         chosen, converted = self._most_fields(value, loc)
         if chosen:
             return True, converted
@@ -7226,6 +7239,20 @@ class _Union:
             for e in arm_errors:
                 errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
         return value
+
+
+def _set_order(items: List[Any], scalar_items: bool) -> List[Any]:
+    """A set's items in the order the SDK sends them: pydantic builds a set by
+    adding each item to an empty one, and dumps it in that set's order (a
+    string's hash, so each process's own).  Items whose JSON is their Python
+    value (_as_sent) are added so (true and 1, equal in Python, are one item);
+    others keep their order."""
+    if not scalar_items or len(items) < 2 or not all(type(i) in _SCALAR_TYPES for i in items):
+        return items
+    built: set[Any] = set()
+    for item in items:
+        built.add(item)
+    return list(built)
 
 
 def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
@@ -7687,26 +7714,6 @@ def _declared_names(compiler: _Compiler, schema: Any) -> Optional[frozenset[str]
     return frozenset(properties) if isinstance(properties, dict) else None
 
 
-def _python_only(compiler: _Compiler, schema: Any) -> bool:
-    """Whether the arm is a Python class no JSON value is an instance of."""
-    if type(schema) is _TypedSchema:
-        return True
-    if not isinstance(schema, dict):
-        return False
-    if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
-        return True
-    if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema):
-        return True  # a set or a tuple: a JSON list is neither
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
-        try:
-            target = compiler._resolve(ref)
-        except ValueError:
-            return False
-        return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
-    return False
-
-
 def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     # The arm the schema check chose (the SDK's smart union, _Union, section 22):
     # the arm of exactly the value's type, else the first arm the JSON value is
@@ -7786,19 +7793,19 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings, a     -
 #                                                             key's own errors under "[key]"
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
-#   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
+#   _strings_taken        _Tool.__init__ (section 9)          the strings _json_text_arguments keeps       7
 #
 # README: as in section 22's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
 
-def _json_text_arguments(arguments: Dict[str, Any], json_params: Iterable[str]) -> Dict[str, Any]:
+def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
     """Some clients send lists and objects as JSON text; like the SDK
     (pre_parse_json) we parse such a string, but only where the parameter
-    cannot take a string (_accepts_string)."""
+    cannot take that string (_strings_taken)."""
     out = None
-    for name in json_params:
+    for name, taken in json_params.items():
         value = arguments.get(name)
-        if isinstance(value, str):
+        if isinstance(value, str) and value not in taken:
             try:
                 parsed = json.loads(value)
             except (ValueError, RecursionError):
@@ -7809,25 +7816,24 @@ def _json_text_arguments(arguments: Dict[str, Any], json_params: Iterable[str]) 
     return arguments if out is None else out
 
 
-def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
-    """Whether a parameter's schema can take a JSON string as it is."""
+def _strings_taken(schema: Any, root: Dict[str, Any]) -> Optional[FrozenSet[str]]:
+    """The JSON strings a parameter's schema takes as they are: None for every
+    one, else a Literal's or an Enum's own (so "null" is JSON text for a
+    Literal[None, '']: None, as the SDK's pre_parse_json reads it)."""
     if schema is True or not isinstance(schema, dict):
-        return bool(schema)
+        return None if schema else frozenset()
     if "$ref" in schema:
         try:
-            return _accepts_string(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
+            return _strings_taken(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
         except ValueError:
-            return False
+            return frozenset()
     if "anyOf" in schema or "oneOf" in schema:
-        return any(_accepts_string(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or [])
-    for key in ("const", "enum"):
-        if key in schema:
-            values = [schema["const"]] if key == "const" else schema["enum"]
-            return any(isinstance(v, str) for v in values)
+        taken = [_strings_taken(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or []]
+        return None if any(t is None for t in taken) else frozenset().union(*taken)  # type: ignore[arg-type]
+    if "const" in schema or "enum" in schema:
+        return frozenset(v for v in ([schema["const"]] if "const" in schema else schema["enum"]) if type(v) is str)
     kind = schema.get("type")
-    if kind is None:
-        return True
-    return "string" in ([kind] if isinstance(kind, str) else kind)
+    return None if kind is None or "string" in ([kind] if isinstance(kind, str) else kind) else frozenset()
 
 
 def _hashable_as(tp: Any, value: Any) -> bool:
@@ -7854,10 +7860,13 @@ def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], error
 def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any, extra_check: Any,
                  patterns: List[Tuple[Any, _Checker]], names: Optional[_Checker]) -> _Checker:
     """_Compiler._members in the lax modes: a key that is no string becomes its
-    JSON text ({1: "a"} -> {"1": "a"}); extra keys are dropped where the SDK's
+    JSON text ({1: "a"} -> {"1": "a"}) or, for dict[str, T], an error; extra keys are dropped where the SDK's
     models ignore them (declared properties, none for a class without fields,
     and nothing said of the others); a key's own errors under "[key]"."""
     drop_extra = "properties" in schema and extra is _MISSING and not patterns
+    # dict[str, T]'s keys are strings to pydantic, which refuses {1: 2} (a bare
+    # dict, Any and dict[int, T], _lax_dict_keys, take it; JSON writes "1").
+    string_keys = type(schema) is dict and "properties" not in schema
     # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
     # alone, and refuses a key that does not match, as its keys' schema does.
     keys_pattern = next(iter(schema["patternProperties"]), None) if (
@@ -7867,6 +7876,10 @@ def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra:
         out: Dict[str, Any] = {}
         for key, item in value.items():
             if type(key) is not str:
+                if string_keys:
+                    errors.append(_ErrorItem(loc + (key, "[key]"), "Input should be a valid string", "string_type",
+                                             key))
+                    continue
                 try:
                     key = _key(key)
                 except _NotJSON as exc:
@@ -8649,9 +8662,30 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
 #   _UnionSchema          _union_schema (section 24)          a union that keeps its members' Python types -
 #   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
+#   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _as_sent              _Compiler._array (section 6)        values built as their JSON (no date, no      -
+#                                                             Enum): a set's order is theirs (_set_order)
+#   _class_values_json    _structured_schema (section 9)      S12: a class value pydantic cannot write as  -
+#                                                             a default (a __slots__ entry): no schema
 #
 # README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
+
+def _class_values_json(cls: type) -> None:
+    """Row S12 as the SDK's ``_create_model_from_class`` reads a class: its class
+    values are the model's defaults, and a default pydantic cannot write as JSON
+    (a ``__slots__`` entry, an object of no JSON type) fails its StrictJsonSchema,
+    so the tool has no outputSchema: _Unsupported.  NaN it writes."""
+    for name in _type_hints(cls):
+        value = getattr(cls, name, _MISSING)
+        if name.startswith("_") or value is _MISSING or isinstance(value, Field) or _is_pydantic_field(value):
+            continue
+        try:
+            _jsonable(value)
+        except _NotJSON as exc:
+            if exc.kind != "finite_number":
+                raise _Unsupported(f"{cls.__name__}.{name}'s class value is no JSON default ({exc.msg})") from None
+
 
 class Field:
     """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
@@ -9212,6 +9246,46 @@ def _may_be_unhashable(tp: Any) -> bool:
     if _origin(tp) is not None:
         return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
     return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
+
+
+def _as_sent(schema: Any) -> bool:
+    """Whether the values of this schema are built as their JSON: no type JSON
+    Schema cannot name (a date, an Enum member hashed by its name) inside."""
+    if type(schema) is not dict and schema is not True:
+        return False
+    return schema is True or "$ref" not in schema and all(
+        _as_sent(s) for key in ("anyOf", "oneOf", "allOf") for s in schema.get(key, ()))
+
+
+_SCALAR_TYPES = (str, int, float, bool, _NoneType)
+
+
+def _literal_arm(schema: Any) -> Optional[List[Any]]:
+    """A Literal arm's values (a const or an enum without other keywords)."""
+    if type(schema) is not dict or set(schema) - _ANNOTATION_KEYS - {"const", "enum"}:
+        return None
+    return [schema["const"]] if "const" in schema else list(schema.get("enum") or ()) or None
+
+
+def _python_only(compiler: _Compiler, schema: Any) -> bool:
+    """Whether the arm is a Python class no JSON value is an instance of."""
+    if type(schema) is _TypedSchema:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
+        return True
+    if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema or (
+            type(schema) is _ContainerSchema and schema.container == "tuple")):
+        return True  # a set or a tuple (tuple[T, ...] too): a JSON list is neither
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
+        try:
+            target = compiler._resolve(ref)
+        except ValueError:
+            return False
+        return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
+    return False
 
 
 @functools.lru_cache(maxsize=None)
