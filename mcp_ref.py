@@ -546,7 +546,6 @@ def _is_finite(number: Any) -> bool:
 
 
 _NATIVE: frozenset[type] = frozenset((str, int, float, bool, _NoneType, list, dict))
-_SLOT = type(vars(_ErrorItem)["loc"])  # a __slots__ entry, as its class holds it (types.MemberDescriptorType)
 
 
 def _dataclass_dict(value: Any) -> Dict[str, Any]:
@@ -825,6 +824,7 @@ class _SchemaBuilder:
         hints = _type_hints(cls)
         names = _dataclass_names(cls)  # not the ClassVar and InitVar pseudo-fields
         fields = []
+        factories = {}
         for f in cls.__dataclass_fields__.values():  # type: ignore[attr-defined]
             if f.name not in names:
                 continue
@@ -832,12 +832,14 @@ class _SchemaBuilder:
             has_factory = f.default_factory is not _dataclass_missing()
             default = _MISSING if default is _dataclass_missing() else default
             fields.append((f.name, hints.get(f.name, object), default, default is _MISSING and not has_factory))
+            if has_factory:
+                factories[f.name] = f.default_factory
         doc = cls.__doc__
         # dataclass() writes "Name(field: type, ...)" as the docstring of a class
         # that has none; the SDK does not publish that one.
         if doc and doc.startswith(cls.__name__ + "("):
             doc = None
-        return self._object(cls, fields, doc)
+        return _with_factories(self._object(cls, fields, doc), factories)  # run in results (section 24)
 
     def annotated_class(self, cls: type) -> Dict[str, Any]:
         """A plain class with annotated attributes, read like the SDK's
@@ -849,9 +851,7 @@ class _SchemaBuilder:
             raise _Unsupported(f"{cls!r} has no annotated attributes")
         fields = []
         for name, tp in hints.items():
-            default = getattr(cls, name, _MISSING)
-            if type(default) is _SLOT:  # a __slots__ entry holds no value: none by default
-                default = _MISSING
+            default = _class_value(cls, name)  # section 24
             fields.append((name, tp, default, default is _MISSING))
         return self._object(cls, fields, None)
 
@@ -1275,6 +1275,7 @@ class _Compiler:
         # The output mode fills absent fields with their published defaults.
         defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
                     if self.output and isinstance(s, dict) and "default" in s}
+        defaults.update(schema.factories if self.output and type(schema) is _FactorySchema else {})  # section 24
         required = list(schema.get("required", ()))
         members = self._members(schema, properties)
         low, high = schema.get("minProperties"), schema.get("maxProperties")
@@ -1298,7 +1299,7 @@ class _Compiler:
                     errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
             for key, default in defaults.items():
                 if key not in out:
-                    out[key] = default
+                    out[key] = default() if type(default) is _Factory else default
             if lax and len(errors) > before + 1 and rank:
                 _in_field_order(errors, before, len(loc), rank)
             if lax and high is not None:
@@ -2299,9 +2300,8 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
         return builder.root(inner), False
     if _has_annotations(inner):  # S12
         # The SDK rebuilds every other annotated class (dataclasses included)
-        # as a model of its annotations: no docstring, class values as defaults
-        # (one it cannot write is no schema: _class_values_json, section 24).
-        _class_values_json(inner)
+        # as a model of its annotations: no docstring, class values as defaults.
+        _class_values_json(inner)  # (one it cannot write: no schema; section 24)
         schema = builder.finish(builder.annotated_class(inner))
         builder.class_kinds[inner.__name__] = "model"
         return schema, False
@@ -8662,14 +8662,29 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
 #   _UnionSchema          _union_schema (section 24)          a union that keeps its members' Python types -
 #   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
+#   _with_factories       _SchemaBuilder.dataclass (section 5)  a dataclass's default_factory, run for a   30
+#                                                             result that lacks its field (_FactorySchema)
+#   _FactorySchema        _Compiler._object (section 6)       its factories, in the output mode            30
+#   _Factory              _Compiler._object (section 6)       run for a field a result lacks               30
 #   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
 #   _as_sent              _Compiler._array (section 6)        values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
 #   _class_values_json    _structured_schema (section 9)      S12: a class value pydantic cannot write as  -
 #                                                             a default (a __slots__ entry): no schema
+#   _class_value          _SchemaBuilder.annotated_class (section 5)  a class value, none for a slot       -
 #
 # README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
+
+_SLOT = type(vars(_ErrorItem)["loc"])  # a __slots__ entry, as its class holds it (types.MemberDescriptorType)
+
+
+def _class_value(cls: type, name: str) -> Any:
+    """A class's value for an annotated attribute, its default (row S12); a
+    __slots__ entry holds none."""
+    value = getattr(cls, name, _MISSING)
+    return _MISSING if type(value) is _SLOT else value
+
 
 def _class_values_json(cls: type) -> None:
     """Row S12 as the SDK's ``_create_model_from_class`` reads a class: its class
@@ -8923,6 +8938,8 @@ def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
         ref = out.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
             out["$ref"] = "#/$defs/" + renames[ref[8:]]
+        if type(value) is _FactorySchema:
+            return _FactorySchema(out, value.factories)
         return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
     if isinstance(value, list):
         return [_renamed_refs(v, renames) for v in value]
@@ -8968,6 +8985,8 @@ def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
             return _ContainerSchema(out, value.container)
         if type(value) is _UnionSchema:
             return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
+        if type(value) is _FactorySchema:
+            return _FactorySchema(out, value.factories)
         return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
     if isinstance(value, list):
         return [_sorted_schema(v, parent) for v in value]
@@ -9231,6 +9250,36 @@ class _ContainerSchema(dict):  # type: ignore[type-arg]
     def __init__(self, schema: Dict[str, Any], container: str) -> None:
         super().__init__(schema)
         self.container = container
+
+
+class _FactorySchema(dict):  # type: ignore[type-arg]
+    """A dataclass's schema that keeps its fields' default_factory (as _Factory):
+    pydantic runs one for a field a result lacks, in a union or a list (the SDK
+    rebuilds a returned dataclass itself without them: row S12).  A dict to
+    everything but the output checker."""
+
+    __slots__ = ("factories",)
+
+    def __init__(self, schema: Dict[str, Any], factories: Dict[str, "_Factory"]) -> None:
+        super().__init__(schema)
+        self.factories = factories
+
+
+class _Factory:
+    """A default_factory, run for each result that lacks its field; its value
+    is sent as JSON, unchecked (pydantic's validate_default is off)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self) -> Any:
+        return _jsonable(self.fn())
+
+
+def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], Any]]) -> Dict[str, Any]:
+    return _FactorySchema(schema, {k: _Factory(f) for k, f in factories.items()}) if factories else schema
 
 
 def _may_be_unhashable(tp: Any) -> bool:
@@ -13449,7 +13498,8 @@ class _FastCompiler(_Compiler):
                     if key not in value:
                         errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
                 for key, default in defaults.items():
-                    out.setdefault(key, default)
+                    if key not in out:
+                        out[key] = default() if type(default) is _Factory else default
             if len(errors) > before + 1:
                 _in_field_order(errors, before, len(loc), rank)
             return out
