@@ -533,6 +533,13 @@ class ConvertedResultTest(unittest.TestCase):
                 ]:
                     with self.subTest(accelerated=on, annotation=annotation, value=value):
                         self.assertEqual(self.call(annotation, value)["structuredContent"], {"result": expected})
+                # the text is written from the items as the set holds them (null: no block), null moved too
+                items = next((c for c in (["17", None, w] for w in words) if pydantic_order(c).index(None) != 1),
+                             ["17", None, "b"])
+                result = self.call(typing.Set[Optional[str]], items)
+                order = pydantic_order(items)
+                self.assertEqual(result["structuredContent"], {"result": order})
+                self.assertEqual(result["content"], [{"type": "text", "text": t} for t in order if t is not None])
 
     def test_what_pydantic_refuses_is_refused(self) -> None:
         for annotation, value, place, kind in [

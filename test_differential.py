@@ -1150,8 +1150,9 @@ KNOWN: List[Known] = [
     # -- both succeed, in another order
     Known("set_order", lambda c: _both_succeed(c) and SETS.search(c.source) is not None
           and _canonical(c.theirs) == _canonical(c.ours),
-          "the SDK sends a set in its iteration order, which for strings changes with each process's hash seed",
-          "none: the SDK's own order is not reproducible"),
+          "the SDK sends a set in the order of a set of its Python items; mcp_ref builds that set for strings, "
+          "numbers and literals (_set_order), and sends dates, Enum members, Decimals and tuples as returned",
+          "none: the order of a set of such objects, each process's own"),
     # -- one side takes an argument the other refuses
     Known("typeddict_field_default", lambda c: _arguments_taken(c) and _text(c.theirs) == "Error executing tool f"
           and re.search(r"NotRequired\[Annotated\[[^\n]*Field\([^\n]*default=", c.source) is not None,
@@ -1168,8 +1169,7 @@ KNOWN: List[Known] = [
     Known("defaults_as_given", lambda c: _both_succeed(c) and re.search(
         r"default_factory|default=|^    \w+: [^\n]+ = ", c.source, re.M) is not None,
           "a field's default is neither checked nor converted by pydantic (validate_default is off): it is sent as "
-          "written ('10:20:30.5' for a time), and a dataclass's default_factory values are filled in results; "
-          "mcp_ref converts defaults and fills only the published ones", "30"),
+          "written ('10:20:30.5' for a time); mcp_ref converts defaults", "30"),
     Known("exact_multiple_of", lambda c: not c.theirs.get("isError") and "multiple_of" in _types(c.ours)
           and all(_inexact_multiple(m) for m in MULTIPLE.finditer(_text(c.ours))),  # (in a union, with its arms')
           "multipleOf in exact arithmetic: 10**20 is no multiple of 3, which pydantic's float division says it is",
