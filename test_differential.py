@@ -691,8 +691,8 @@ def build(defs: Defs, expr: str, field: Any) -> Any:
     return eval(expr, namespace)  # noqa: S307
 
 
-def source_of(defs: Defs, expr: str, ours_field: str) -> str:
-    tool = f"def f(value: {expr}) -> {expr}:\n    return value\n"
+def source_of(defs: Defs, expr: str, ours_field: str, returns_only: bool = False) -> str:
+    tool = f"def g() -> {expr}:\n    ...\n" if returns_only else f"def f(value: {expr}) -> {expr}:\n    return value\n"
     return "".join(d + "\n" for d in defs.lines) + tool + f"# Field is {ours_field} on mcp_ref's side\n"
 
 
@@ -1123,9 +1123,6 @@ def _dataclass_return_constraint(case: Case) -> bool:
 # README's difference the kind belongs to.
 KNOWN: List[Known] = [
     # -- tools/list
-    Known("annotated_class_parameter", lambda c: c.part == "schema" and c.tool == "f" and isinstance(c.node, PlainClass)
-          and "refused" in c.theirs and "refused" not in c.ours,
-          "a class with annotations (no dataclass) as a parameter is described; the SDK refuses the tool", "10"),
     Known("dataclass_return_metadata", lambda c: c.part == "schema" and _returns_dataclass(c) and all(
               path.startswith("/outputSchema/properties/") and path.rsplit("/", 1)[-1] in FIELD_KEYWORDS | {"0"}
               and (theirs == "<none>" or path.endswith("/title")) for path, theirs, _ in _schema_diff(c)),
@@ -1313,23 +1310,21 @@ class ToolDifferentialTest(unittest.TestCase):
             shared = rng.random() < 0.4 or any(w in "".join(defs.lines) for w in ("BaseModel", "RootModel",
                                                                                     "pydantic_dataclass"))
             ours_field = "pydantic.Field" if shared else "mcp_ref.Field"
-            source = source_of(defs, node.expr, ours_field)
+            source = source_of(defs, node.expr, ours_field, isinstance(node, PlainClass))
             try:
                 theirs_annotation = build(defs, node.expr, pydantic.Field)
                 ours_annotation = theirs_annotation if shared else build(defs, node.expr, mcp_ref.Field)
             except Exception as exc:  # the generator wrote something Python refuses: its own bug
                 self.fail(f"case {index} does not build: {exc!r}\n{source}")
-            case = Case("schema", source, node)
-            theirs, ours = sides.register(echo_tool(theirs_annotation), echo_tool(ours_annotation))
-            tally.add(index, case, theirs, ours)
-            if isinstance(node, PlainClass):  # a return type only (README 10): g's entry instead
-                theirs, ours = sides.register(return_tool(theirs_annotation), return_tool(ours_annotation))
-                tally.add(index, Case("schema", source, node, "g"), theirs, ours)
+            plain = isinstance(node, PlainClass)  # a return type only (README 10): g's entry instead of f's
+            tool = return_tool if plain else echo_tool
+            theirs, ours = sides.register(tool(theirs_annotation), tool(ours_annotation))
+            tally.add(index, Case("schema", source, node, "g" if plain else "f"), theirs, ours)
             if "refused" in theirs or "refused" in ours:
                 continue
             out = ours.get("outputSchema", {})
             wrapped = list(out.get("properties", {})) == ["result"] and out.get("title") in ("fOutput", "gOutput")
-            if not isinstance(node, PlainClass):
+            if not plain:
                 kind, argument = argument_for(node, rng)
                 case = Case("argument", source, node, "f", argument, kind, wrapped)
                 theirs, ours = sides.call("f", {} if kind == "missing" else {"value": argument})
