@@ -1872,8 +1872,9 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
         if _one_json_text(set(map(type, raw))) and not any(type(c) is str for c in checked):
             return [{"type": "text", "text": _pretty(item)} for item in checked]
-        # (no item becomes null or comes of one: a null there is a set's reordered item, written as checked)
-        return [b for r, c in zip(raw, checked) for b in _checked_content(c if r is None or c is None else r, c)]
+        # (no JSON item becomes null or comes of one: such a pair is a set's reordered item, written as checked)
+        return [b for r, c in zip(raw, checked) for b in _checked_content(
+            c if r is None or c is None and type(r) in (str, int, float, bool) else r, c)]
     if isinstance(raw, (list, tuple)) and isinstance(checked, list):  # a set kept one of each: its own items
         return [b for c in checked for b in _checked_content(c, c)]
     if isinstance(raw, str) and isinstance(checked, str):

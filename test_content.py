@@ -586,6 +586,19 @@ class ConvertedResultTest(unittest.TestCase):
                 expected = adapter.dump_python(adapter.validate_python(value), mode="json")
                 self.assertEqual(self.call(annotation, value)["structuredContent"], {"result": expected})
 
+    @unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
+    def test_an_object_that_is_null_has_its_block(self) -> None:
+        """A RootModel of None in a tuple is an item whose JSON is null: its block
+        reads "null", as the SDK writes the object it was given."""
+        import pydantic
+
+        class Nothing(pydantic.RootModel[None]):
+            pass
+
+        result = self.call(typing.Tuple[str, Nothing], ("a", Nothing(None)))
+        self.assertEqual(result["structuredContent"], {"result": ["a", None]})
+        self.assertEqual(result["content"], [{"type": "text", "text": "a"}, {"type": "text", "text": "null"}])
+
 
 if __name__ == "__main__":
     unittest.main()
