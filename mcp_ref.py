@@ -1339,7 +1339,7 @@ class _Compiler:
         if not (properties or extra_check or patterns or names):
             return None
         if self.lax:  # fidelity hook: extra keys dropped, keys made strings (section 23)
-            return _lax_members(schema, properties, extra, extra_check, patterns, names)
+            return _lax_members(schema, properties, extra, extra_check, patterns, names, self.class_kinds)
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
@@ -7860,15 +7860,18 @@ def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], error
 
 
 def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any, extra_check: Any,
-                 patterns: List[Tuple[Any, _Checker]], names: Optional[_Checker]) -> _Checker:
+                 patterns: List[Tuple[Any, _Checker]], names: Optional[_Checker],
+                 class_kinds: Dict[str, str]) -> _Checker:
     """_Compiler._members in the lax modes: a key that is no string becomes its
     JSON text ({1: "a"} -> {"1": "a"}) or, for dict[str, T], an error; extra keys are dropped where the SDK's
     models ignore them (declared properties, none for a class without fields,
     and nothing said of the others); a key's own errors under "[key]"."""
     drop_extra = "properties" in schema and extra is _MISSING and not patterns
     # dict[str, T]'s keys are strings to pydantic, which refuses {1: 2} (a bare
-    # dict, Any and dict[int, T], _lax_dict_keys, take it; JSON writes "1").
+    # dict, Any and dict[int, T], _lax_dict_keys, take it; JSON writes "1"); so
+    # are a dataclass's, in its own words (a TypedDict's and a model's others are ignored).
     string_keys = type(schema) is dict and "properties" not in schema
+    dataclass = "properties" in schema and class_kinds.get(str(schema.get("title"))) == "dataclass"
     # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
     # alone, and refuses a key that does not match, as its keys' schema does.
     keys_pattern = next(iter(schema["patternProperties"]), None) if (
@@ -7878,9 +7881,10 @@ def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra:
         out: Dict[str, Any] = {}
         for key, item in value.items():
             if type(key) is not str:
-                if string_keys:
+                if string_keys or dataclass:
                     errors.append(_ErrorItem(loc + (key, "[key]"), "Input should be a valid string", "string_type",
-                                             key))
+                                             key) if string_keys else
+                                  _ErrorItem(loc + (key,), "Keys should be strings", "invalid_key", key))
                     continue
                 try:
                     key = _key(key)

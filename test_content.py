@@ -559,6 +559,7 @@ class ConvertedResultTest(unittest.TestCase):
             # a Python dict's key need not be a string; pydantic's dict[str, T] takes no other
             (List[Dict[str, int]], [{1: 2}], "result.0.1.[key]", "string_type"),
             (typing.Mapping[str, Any], {None: 2}, "result.None.[key]", "string_type"),
+            (Optional[Defaults], {1: 2}, "result.1", "invalid_key"),  # a dataclass's, in its own words
         ]:
             with self.subTest(annotation=annotation, value=value):
                 text = self.call(annotation, value)["content"][0]["text"]
