@@ -7792,7 +7792,8 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_member           _Compiler._enum_const (section 6)   true for 1, "1" for an IntEnum's 1           -
 #   _lax_kind             _stdlib_scalar_schema (section 24)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
-#   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings, a     -
+#   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
+#                                                             for dict[str, T] or a dataclass: refused), a
 #                                                             key's own errors under "[key]"
 #   _dict_too_long        _Compiler._object (section 6)       a dict past max_length: one error            -
 #   _strings_taken        _Tool.__init__ (section 9)          the strings _json_text_arguments keeps       7
@@ -7867,9 +7868,8 @@ def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra:
     models ignore them (declared properties, none for a class without fields,
     and nothing said of the others); a key's own errors under "[key]"."""
     drop_extra = "properties" in schema and extra is _MISSING and not patterns
-    # dict[str, T]'s keys are strings to pydantic, which refuses {1: 2} (a bare
-    # dict, Any and dict[int, T], _lax_dict_keys, take it; JSON writes "1"); so
-    # are a dataclass's, in its own words (a TypedDict's and a model's others are ignored).
+    # pydantic refuses {1: 2} for dict[str, T] and a dataclass (a TypedDict and a model ignore
+    # the key; a bare dict, Any and dict[int, T], _lax_dict_keys, take it: JSON writes "1").
     string_keys = type(schema) is dict and "properties" not in schema
     dataclass = "properties" in schema and class_kinds.get(str(schema.get("title"))) == "dataclass"
     # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
