@@ -163,7 +163,7 @@ from types import MappingProxyType  # loaded by json already (re, enum)
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Deque, Dict, Iterable, List, Optional, Tuple, Union
+    from typing import Any, Callable, Deque, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 __version__ = "0.1.0"
 
@@ -832,6 +832,7 @@ class _SchemaBuilder:
         hints = _type_hints(cls)
         names = _dataclass_names(cls)  # not the ClassVar and InitVar pseudo-fields
         fields = []
+        factories = {}
         for f in cls.__dataclass_fields__.values():  # type: ignore[attr-defined]
             if f.name not in names:
                 continue
@@ -839,7 +840,10 @@ class _SchemaBuilder:
             has_factory = f.default_factory is not _dataclass_missing()
             default = _MISSING if default is _dataclass_missing() else default
             fields.append((f.name, hints.get(f.name, object), default, default is _MISSING and not has_factory))
-        return self._object(cls, fields, _dataclass_doc(cls))  # fidelity hook: not dataclass()'s (section 27)
+            if has_factory:
+                factories[f.name] = f.default_factory
+        # Fidelity hooks: not dataclass()'s docstring (section 27); factories run in results (section 24).
+        return _with_factories(self._object(cls, fields, _dataclass_doc(cls)), factories)
 
     def annotated_class(self, cls: type) -> Dict[str, Any]:
         """A plain class with annotated attributes, read like the SDK's
@@ -851,7 +855,7 @@ class _SchemaBuilder:
             raise _Unsupported(f"{cls!r} has no annotated attributes")
         fields = []
         for name, tp in hints.items():
-            default = getattr(cls, name, _MISSING)
+            default = _class_value(cls, name)  # section 24
             fields.append((name, tp, default, default is _MISSING))
         return self._object(cls, fields, None)
 
@@ -1200,7 +1204,7 @@ class _Compiler:
         noun = _array_noun(schema, bool(prefix), unique)  # fidelity hook: its errors' words (section 27)
         each = self._each_item(items) if items is not None and not prefix else None
         if self.lax:  # fidelity hook: a set keeps one of each, a tuple's members reported (section 27)
-            return [_lax_array(schema, noun, prefix, items, each, contains)]
+            return [_lax_array(schema, noun, prefix, items, each, contains, self.output)]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
@@ -1277,7 +1281,7 @@ class _Compiler:
         if not (properties or extra_check or patterns or names):
             return None
         if self.lax:  # fidelity hook: extra keys dropped, keys made strings (section 23)
-            return _lax_members(schema, properties, extra, extra_check, patterns, names)
+            return _lax_members(schema, properties, extra, extra_check, patterns, names, self.class_kinds)
 
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
@@ -1812,7 +1816,9 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
         if _one_json_text(set(map(type, raw))) and not any(type(c) is str for c in checked):
             return [{"type": "text", "text": _pretty(item)} for item in checked]
-        return [b for r, c in zip(raw, checked) for b in _checked_content(r, c)]
+        # (no JSON item becomes null or comes of one: such a pair is a set's reordered item, written as checked)
+        return [b for r, c in zip(raw, checked) for b in _checked_content(
+            c if r is None or c is None and type(r) in (str, int, float, bool) else r, c)]
     if isinstance(raw, (list, tuple)) and isinstance(checked, list):  # a set kept one of each: its own items
         return [b for c in checked for b in _checked_content(c, c)]
     if isinstance(raw, str) and isinstance(checked, str):
@@ -1907,8 +1913,8 @@ class _Tool:
         self.output_title = (self.output_schema or {}).get("title", "Output")
         published = self.input_schema["properties"]
         # Where a string argument may be JSON text (_json_text_arguments, section 23).
-        self._json_params = {p.key for p in self.params
-                             if p.key in published and not _accepts_string(published[p.key], self.input_schema)}
+        self._json_params = {p.key: taken for p in self.params if p.key in published and
+                             (taken := _strings_taken(published[p.key], self.input_schema)) is not None}
 
     # -- the three steps of a call ---------------------------------------------
 
@@ -2243,6 +2249,7 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
     if _has_annotations(inner):  # S12
         # The SDK rebuilds every other annotated class (dataclasses included)
         # as a model of its annotations: no docstring, class values as defaults.
+        _class_values_json(inner)  # (one it cannot write: no schema; section 24)
         schema = builder.finish(builder.annotated_class(inner))
         builder.class_kinds[inner.__name__] = "model"
         return schema, False
@@ -7627,7 +7634,8 @@ class _Counted:
 #                                                             pydantic's own output model
 #   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
-#   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
+#                                                             is dumped in (hash order)
 #   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
@@ -7826,6 +7834,9 @@ class _Union:
         self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
                       for i, s in enumerate(schemas)]
         self.fields = [_declared_names(compiler, s) for s in schemas] if lax else []
+        # pydantic finds a Literal's value by Python's equality, as exactly as an
+        # arm of the value's type: true is Union[Any, Literal[1]]'s 1.
+        self.literals = [_literal_arm(s) for s in schemas]
         # Any takes every value as it is, but pydantic ranks it below an exact arm
         # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
         self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
@@ -7857,6 +7868,9 @@ class _Union:
                 chosen, converted = _taken(self.arms[i], value, loc)  # its bounds may still refuse it (gt=5)
                 if chosen:
                     return True, converted
+            literal = self.literals[i]
+            if literal and kind in _SCALAR_TYPES and value in literal:
+                return True, literal[literal.index(value)]
         chosen, converted = self._most_fields(value, loc)
         if chosen:
             return True, converted
@@ -7910,6 +7924,20 @@ class _Union:
             for e in arm_errors:
                 errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
         return value
+
+
+def _set_order(items: List[Any], scalar_items: bool) -> List[Any]:
+    """A set's items in the order the SDK sends them: pydantic builds a set by
+    adding each item to an empty one, and dumps it in that set's order (a
+    string's hash, so each process's own).  Items whose JSON is their Python
+    value (_as_sent) are added so (true and 1, equal in Python, are one item);
+    others keep their order."""
+    if not scalar_items or len(items) < 2 or not all(type(i) in _SCALAR_TYPES for i in items):
+        return items
+    built: set[Any] = set()
+    for item in items:
+        built.add(item)
+    return list(built)
 
 
 def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
@@ -8371,26 +8399,6 @@ def _declared_names(compiler: _Compiler, schema: Any) -> Optional[frozenset[str]
     return frozenset(properties) if isinstance(properties, dict) else None
 
 
-def _python_only(compiler: _Compiler, schema: Any) -> bool:
-    """Whether the arm is a Python class no JSON value is an instance of."""
-    if type(schema) is _TypedSchema:
-        return True
-    if not isinstance(schema, dict):
-        return False
-    if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
-        return True
-    if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema):
-        return True  # a set or a tuple: a JSON list is neither
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
-        try:
-            target = compiler._resolve(ref)
-        except ValueError:
-            return False
-        return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
-    return False
-
-
 def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     # The arm the schema check chose (the SDK's smart union, _Union, section 22):
     # the arm of exactly the value's type, else the first arm the JSON value is
@@ -8467,22 +8475,22 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
 #   _lax_kind             _stdlib_scalar_schema (section 24)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
-#   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings, a     -
+#   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
+#                                                             for dict[str, T] or a dataclass: refused), a
 #                                                             key's own errors under "[key]"
-#   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
-#   _accepts_string       _Tool.__init__ (section 9)          the parameters _json_text_arguments parses   -
+#   _strings_taken        _Tool.__init__ (section 9)          the strings _json_text_arguments keeps       7
 #
 # README: as in section 22's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
 
-def _json_text_arguments(arguments: Dict[str, Any], json_params: Iterable[str]) -> Dict[str, Any]:
+def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
     """Some clients send lists and objects as JSON text; like the SDK
     (pre_parse_json) we parse such a string, but only where the parameter
-    cannot take a string (_accepts_string)."""
+    cannot take that string (_strings_taken)."""
     out = None
-    for name in json_params:
+    for name, taken in json_params.items():
         value = arguments.get(name)
-        if isinstance(value, str):
+        if isinstance(value, str) and value not in taken:
             try:
                 parsed = json.loads(value)
             except (ValueError, RecursionError):
@@ -8493,25 +8501,24 @@ def _json_text_arguments(arguments: Dict[str, Any], json_params: Iterable[str]) 
     return arguments if out is None else out
 
 
-def _accepts_string(schema: Any, root: Dict[str, Any]) -> bool:
-    """Whether a parameter's schema can take a JSON string as it is."""
+def _strings_taken(schema: Any, root: Dict[str, Any]) -> Optional[FrozenSet[str]]:
+    """The JSON strings a parameter's schema takes as they are: None for every
+    one, else a Literal's or an Enum's own (so "null" is JSON text for a
+    Literal[None, '']: None, as the SDK's pre_parse_json reads it)."""
     if schema is True or not isinstance(schema, dict):
-        return bool(schema)
+        return None if schema else frozenset()
     if "$ref" in schema:
         try:
-            return _accepts_string(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
+            return _strings_taken(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
         except ValueError:
-            return False
+            return frozenset()
     if "anyOf" in schema or "oneOf" in schema:
-        return any(_accepts_string(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or [])
-    for key in ("const", "enum"):
-        if key in schema:
-            values = [schema["const"]] if key == "const" else schema["enum"]
-            return any(isinstance(v, str) for v in values)
+        taken = [_strings_taken(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or []]
+        return None if any(t is None for t in taken) else frozenset().union(*taken)  # type: ignore[arg-type]
+    if "const" in schema or "enum" in schema:
+        return frozenset(v for v in ([schema["const"]] if "const" in schema else schema["enum"]) if type(v) is str)
     kind = schema.get("type")
-    if kind is None:
-        return True
-    return "string" in ([kind] if isinstance(kind, str) else kind)
+    return None if kind is None or "string" in ([kind] if isinstance(kind, str) else kind) else frozenset()
 
 
 def _hashable_as(tp: Any, value: Any) -> bool:
@@ -8525,23 +8532,18 @@ def _hashable_as(tp: Any, value: Any) -> bool:
     return True
 
 
-def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], errors: List[_ErrorItem],
-                   before: int) -> None:
-    """pydantic's dict stops as soon as it holds more than ``high`` items that
-    pass: that one error ("not more"), whatever else it found (pydantic 2.14)."""
-    failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
-    if sum(1 for key in value if key not in failed) > high:
-        del errors[before:]
-        errors.append(_too_many("Dictionary", high, loc, value))
-
-
 def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any, extra_check: Any,
-                 patterns: List[Tuple[Any, _Checker]], names: Optional[_Checker]) -> _Checker:
+                 patterns: List[Tuple[Any, _Checker]], names: Optional[_Checker],
+                 class_kinds: Dict[str, str]) -> _Checker:
     """_Compiler._members in the lax modes: a key that is no string becomes its
-    JSON text ({1: "a"} -> {"1": "a"}); extra keys are dropped where the SDK's
+    JSON text ({1: "a"} -> {"1": "a"}) or, for dict[str, T], an error; extra keys are dropped where the SDK's
     models ignore them (declared properties, none for a class without fields,
     and nothing said of the others); a key's own errors under "[key]"."""
     drop_extra = "properties" in schema and extra is _MISSING and not patterns
+    # pydantic refuses {1: 2} for dict[str, T] and a dataclass (a TypedDict and a model ignore
+    # the key; a bare dict, Any and dict[int, T], _lax_dict_keys, take it: JSON writes "1").
+    string_keys = type(schema) is dict and "properties" not in schema
+    dataclass = "properties" in schema and class_kinds.get(str(schema.get("title"))) == "dataclass"
     # The SDK's Dict[Annotated[str, Field(pattern=...)], V] is patternProperties
     # alone, and refuses a key that does not match, as its keys' schema does.
     keys_pattern = next(iter(schema["patternProperties"]), None) if (
@@ -8551,6 +8553,11 @@ def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra:
         out: Dict[str, Any] = {}
         for key, item in value.items():
             if type(key) is not str:
+                if string_keys or dataclass:
+                    errors.append(_ErrorItem(loc + (key, "[key]"), "Input should be a valid string", "string_type",
+                                             key) if string_keys else
+                                  _ErrorItem(loc + (key,), "Keys should be strings", "invalid_key", key))
+                    continue
                 try:
                     key = _key(key)
                 except _NotJSON as exc:
@@ -9337,9 +9344,45 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
 #   _UnionSchema          _union_schema (section 24)          a union that keeps its members' Python types -
 #   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
+#   _with_factories       _SchemaBuilder.dataclass (section 5)  a dataclass's default_factory, run for a   30
+#                                                             result that lacks its field (_FactorySchema)
+#   _FactorySchema        _lax_object (section 27)            its factories, in the output mode            30
+#   _Factory              _lax_object (section 27)            run for a field a result lacks               30
+#   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _as_sent              _lax_array (section 27)             values built as their JSON (no date, no      -
+#                                                             Enum): a set's order is theirs (_set_order)
+#   _class_values_json    _structured_schema (section 9)      S12: a class value pydantic cannot write as  -
+#                                                             a default (a __slots__ entry): no schema
+#   _class_value          _SchemaBuilder.annotated_class (section 5)  a class value, none for a slot       -
 #
 # README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
+
+_SLOT = type(vars(_ErrorItem)["loc"])  # a __slots__ entry, as its class holds it (types.MemberDescriptorType)
+
+
+def _class_value(cls: type, name: str) -> Any:
+    """A class's value for an annotated attribute, its default (row S12); a
+    __slots__ entry holds none."""
+    value = getattr(cls, name, _MISSING)
+    return _MISSING if type(value) is _SLOT else value
+
+
+def _class_values_json(cls: type) -> None:
+    """Row S12 as the SDK's ``_create_model_from_class`` reads a class: its class
+    values are the model's defaults, and a default pydantic cannot write as JSON
+    (a ``__slots__`` entry, an object of no JSON type) fails its StrictJsonSchema,
+    so the tool has no outputSchema: _Unsupported.  NaN it writes."""
+    for name in _type_hints(cls):
+        value = getattr(cls, name, _MISSING)
+        if name.startswith("_") or value is _MISSING or isinstance(value, Field) or _is_pydantic_field(value):
+            continue
+        try:
+            _jsonable(value)
+        except _NotJSON as exc:
+            if exc.kind != "finite_number":
+                raise _Unsupported(f"{cls.__name__}.{name}'s class value is no JSON default ({exc.msg})") from None
+
 
 class Field:
     """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
@@ -9577,6 +9620,8 @@ def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
         ref = out.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
             out["$ref"] = "#/$defs/" + renames[ref[8:]]
+        if type(value) is _FactorySchema:
+            return _FactorySchema(out, value.factories)
         return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
     if isinstance(value, list):
         return [_renamed_refs(v, renames) for v in value]
@@ -9622,6 +9667,8 @@ def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
             return _ContainerSchema(out, value.container)
         if type(value) is _UnionSchema:
             return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
+        if type(value) is _FactorySchema:
+            return _FactorySchema(out, value.factories)
         return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
     if isinstance(value, list):
         return [_sorted_schema(v, parent) for v in value]
@@ -9887,6 +9934,36 @@ class _ContainerSchema(dict):  # type: ignore[type-arg]
         self.container = container
 
 
+class _FactorySchema(dict):  # type: ignore[type-arg]
+    """A dataclass's schema that keeps its fields' default_factory (as _Factory):
+    pydantic runs one for a field a result lacks, in a union or a list (the SDK
+    rebuilds a returned dataclass itself without them: row S12).  A dict to
+    everything but the output checker."""
+
+    __slots__ = ("factories",)
+
+    def __init__(self, schema: Dict[str, Any], factories: Dict[str, "_Factory"]) -> None:
+        super().__init__(schema)
+        self.factories = factories
+
+
+class _Factory:
+    """A default_factory, run for each result that lacks its field; its value
+    is sent as JSON, unchecked (pydantic's validate_default is off)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self) -> Any:
+        return _jsonable(self.fn())
+
+
+def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], Any]]) -> Dict[str, Any]:
+    return _FactorySchema(schema, {k: _Factory(f) for k, f in factories.items()}) if factories else schema
+
+
 def _may_be_unhashable(tp: Any) -> bool:
     """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
     if _is_annotated(tp):
@@ -9900,6 +9977,46 @@ def _may_be_unhashable(tp: Any) -> bool:
     if _origin(tp) is not None:
         return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
     return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
+
+
+def _as_sent(schema: Any) -> bool:
+    """Whether the values of this schema are built as their JSON: no type JSON
+    Schema cannot name (a date, an Enum member hashed by its name) inside."""
+    if type(schema) is not dict and schema is not True:
+        return False
+    return schema is True or "$ref" not in schema and all(
+        _as_sent(s) for key in ("anyOf", "oneOf", "allOf") for s in schema.get(key, ()))
+
+
+_SCALAR_TYPES = (str, int, float, bool, _NoneType)
+
+
+def _literal_arm(schema: Any) -> Optional[List[Any]]:
+    """A Literal arm's values (a const or an enum without other keywords)."""
+    if type(schema) is not dict or set(schema) - _ANNOTATION_KEYS - {"const", "enum"}:
+        return None
+    return [schema["const"]] if "const" in schema else list(schema.get("enum") or ()) or None
+
+
+def _python_only(compiler: _Compiler, schema: Any) -> bool:
+    """Whether the arm is a Python class no JSON value is an instance of."""
+    if type(schema) is _TypedSchema:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
+        return True
+    if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema or (
+            type(schema) is _ContainerSchema and schema.container == "tuple")):
+        return True  # a set or a tuple (tuple[T, ...] too): a JSON list is neither
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and len(schema) == 1:
+        try:
+            target = compiler._resolve(ref)
+        except ValueError:
+            return False
+        return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
+    return False
 
 
 @functools.lru_cache(maxsize=None)
@@ -11350,6 +11467,7 @@ def _data_arms(annotation: Any) -> Any:
 #                                                             short tuple's missing members, each
 #   _lax_object           _Compiler._object (section 6)       defaults filled; errors in field order; a    -
 #                                                             dict's size counted once its items pass
+#   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
 #   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
 #   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
@@ -11450,15 +11568,17 @@ def _lax_any_of(union: _Union) -> _Checker:
 
 
 def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
-               each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
+               each: Optional[_Checker], contains: Optional[_Checker], output: bool) -> _Checker:
     """_Compiler._array as pydantic checks a list, a tuple and a set: a set
-    keeps one of each item (_dedupe); a short tuple reports each missing
+    keeps one of each item (_dedupe), a result's in the order of pydantic's set
+    (_set_order, section 22); a short tuple reports each missing
     member, not the count; a fixed tuple too long is reported alone, its
     members unchecked; a set past its maximum stops there (_too_many)."""
     low, high = schema.get("minItems"), schema.get("maxItems")
     unique = schema.get("uniqueItems") is True
     item_schema = schema.get("items")
     sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
+    scalar_items = unique and output and _as_sent(item_schema)
     missing_members = bool(prefix) and low is not None
     fixed = bool(prefix) and items is None and high is not None
 
@@ -11479,7 +11599,7 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
                 for i in range(len(value), min(len(prefix), low or 0)):
                     errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
         if unique:
-            out = _dedupe(out, sets_of_sets)  # a set keeps one of each, as the SDK's set does
+            out = _set_order(_dedupe(out, sets_of_sets), scalar_items)  # one of each, as the SDK's set (section 22)
         short_tuple = missing_members and len(value) < len(prefix)
         if unique and high is not None and len(out) > high:
             # The SDK's set stops as soon as it holds too many: "not more", not the count.
@@ -11503,6 +11623,7 @@ def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[st
     empty TypedDict or dataclass ignores every key (_no_members)."""
     defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
                 if compiler.output and isinstance(s, dict) and "default" in s}
+    defaults.update(schema.factories if compiler.output and type(schema) is _FactorySchema else {})  # section 24
     low, high = schema.get("minProperties"), schema.get("maxProperties")
     dependent = schema.get("dependentRequired") or {}
     if members is None and not (required or low is not None or high is not None or dependent):
@@ -11522,7 +11643,7 @@ def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[st
                 errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
         for key, default in defaults.items():
             if key not in out:
-                out[key] = default
+                out[key] = default() if type(default) is _Factory else default
         if len(errors) > before + 1 and rank:
             _in_field_order(errors, before, len(loc), rank)
         if high is not None:
@@ -11538,6 +11659,16 @@ def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[st
                            or "additionalProperties" in schema or "patternProperties" in schema):
         return [compiler._object_step(schema, properties, required, defaults, check)]
     return [check]
+
+
+def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], errors: List[_ErrorItem],
+                   before: int) -> None:
+    """pydantic's dict stops as soon as it holds more than ``high`` items that
+    pass: that one error ("not more"), whatever else it found (pydantic 2.14)."""
+    failed = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
+    if sum(1 for key in value if key not in failed) > high:
+        del errors[before:]
+        errors.append(_too_many("Dictionary", high, loc, value))
 
 
 def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
@@ -15907,7 +16038,8 @@ class _FastCompiler(_Compiler):
                     if key not in value:
                         errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
                 for key, default in defaults.items():
-                    out.setdefault(key, default)
+                    if key not in out:
+                        out[key] = default() if type(default) is _Factory else default
             if len(errors) > before + 1:
                 _in_field_order(errors, before, len(loc), rank)
             return out

@@ -165,6 +165,17 @@ class ArgumentsTest(unittest.TestCase):
             # of the classes of fields, the one the object sets the most fields of
             (Union[Inner, Point2, None], {"n": 1, "m": 2}, Point2(1, 2)),
             (Union[Point2, Inner], {"n": 1}, Point2(1, 0)),
+            # a Literal's value found by Python's equality is as exact as an arm of the value's type
+            (Union[Any, Literal[1]], True, 1),
+            (Union[Any, Literal[True]], 1.0, True),
+            (Union[Any, Literal[0]], False, 0),
+            (Union[float, Literal[True]], 1, True),
+            (Union[int, Literal[True]], 1, 1),
+            (Union[Literal[True], int], 1, True),
+            # JSON text where the Literal takes no such string: "null" is None, as the SDK's pre-parse reads it
+            (Literal[None, ""], "null", None),
+            (Optional[Literal["x"]], "null", None),
+            (Literal[None, ""], "", ""),
         ]:
             with self.subTest(annotation=annotation, argument=argument):
                 take.__annotations__["value"] = annotation

@@ -417,6 +417,13 @@ class Defaults:
     value: int = 17
 
 
+@dataclasses.dataclass
+class Made:
+    value: int
+    tags: List[str] = dataclasses.field(default_factory=lambda: ["new"])
+    when: datetime.date = dataclasses.field(default_factory=lambda: datetime.date(2020, 1, 2))
+
+
 class Pair(typing.TypedDict, total=False):
     a: int
     b: bool
@@ -463,9 +470,10 @@ class ConvertedResultTest(unittest.TestCase):
                     (Union[decimal.Decimal, int, None], 2.0, "2.0", ["2.0"]),  # strict int takes no float
                     (Union[Any, Pair], {"a": 1, "x": 2}, {"a": 1}, ['{\n  "a": 1\n}']),  # Any ranks below a class
                     (Union[typing.Set[int], List[int]], [1, 1], [1, 1], ["1", "1"]),  # a list is no set
-                    # a set of sets keeps one of each, whatever their order; the text has a block per item kept
+                    # a set of sets keeps one of each, whatever their order; the text has a block per item kept;
+                    # a set of strings and numbers is in the order of pydantic's set ("0" added first)
                     (typing.FrozenSet[typing.FrozenSet[typing.Literal[0, "0"]]], [[], ["0", 0], [0, "0"]],
-                     [[], ["0", 0]], ["0", "0"]),
+                     [[], list(frozenset(["0", 0]))], ["0", "0"]),
                     (typing.Set[int], [1, 1, 2], [1, 2], ["1", "2"]),
                     # An object of exactly one arm's type is that arm's, as in pydantic's smart unions.
                     (Union[datetime.datetime, datetime.date], datetime.date(2020, 1, 2), "2020-01-02",
@@ -476,6 +484,62 @@ class ConvertedResultTest(unittest.TestCase):
                         result = self.call(annotation, value)
                         self.assertEqual(result["structuredContent"], {"result": structured})
                         self.assertEqual([b["text"] for b in result["content"]], texts)
+
+    def test_as_pydantic_builds_it(self) -> None:
+        """What pydantic's validation makes of a returned value, sent as the SDK sends it."""
+        for on in BOTH:
+            with accelerators(on):
+                for annotation, value, structured in [
+                    # a bare dict, Any and dict[int, T] take a key that is no string, which JSON writes as text
+                    (Dict[int, int], {1: 2}, {"1": 2}),
+                    (Union[Dict[str, int], dict], {1: 2}, {"1": 2}),
+                    # a dataclass's default_factory runs for a field the result lacks (not validated: as made)
+                    (Optional[Made], {"value": 1}, {"value": 1, "tags": ["new"], "when": "2020-01-02"}),
+                    (List[Union[Made, int]], [{"value": 1, "tags": []}], [{"value": 1, "tags": [], "when":
+                                                                          "2020-01-02"}]),
+                    # a Literal's value is found by Python's equality, as exactly as an arm of the value's type
+                    (Union[Any, typing.Literal[1]], True, 1),
+                    (Union[Any, typing.Literal[True]], 1.0, True),
+                    (Union[float, typing.Literal[True]], 1, True),
+                    (Union[int, typing.Literal[True]], 1, 1),
+                    # tuple[T, ...] takes a list only in pydantic's lax pass, where arms are tried in order
+                    (Union[typing.Tuple[uuid.UUID, datetime.time], tuple],
+                     ["12345678-1234-5678-1234-567812345678", "10:20:30.5"],
+                     ["12345678-1234-5678-1234-567812345678", "10:20:30.500000"]),
+                ]:
+                    with self.subTest(accelerated=on, annotation=annotation, value=value):
+                        self.assertEqual(self.call(annotation, value)["structuredContent"], {"result": structured})
+
+    def test_a_set_is_sent_in_the_order_of_pydantic_s_set(self) -> None:
+        """pydantic builds a set by adding each item to an empty one and dumps it
+        in that set's order, which for strings is the process's hash order."""
+        words = ["b", "a", "é", "x", "d", "c", "17", "true", "null", "ab c", "P1D", "1.5"]
+
+        def pydantic_order(items: Any) -> List[Any]:
+            built: set[Any] = set()
+            for item in items:
+                built.add(item)
+            return list(built)
+
+        returned = set(words)  # a set literal's order need not be the order of a set built item by item
+        for on in BOTH:
+            with accelerators(on):
+                for annotation, value, expected in [
+                    (typing.Set[str], returned, pydantic_order(returned)),
+                    (typing.FrozenSet[str], frozenset(words), pydantic_order(frozenset(words))),
+                    (typing.Set[str], words, pydantic_order(words)),
+                    (List[typing.Set[Union[str, int]]], [words + [1, 2]], [pydantic_order(words + [1, 2])]),
+                    (typing.Set[typing.Literal[True, 1]], [True, 1], [True]),  # equal in Python: one item
+                ]:
+                    with self.subTest(accelerated=on, annotation=annotation, value=value):
+                        self.assertEqual(self.call(annotation, value)["structuredContent"], {"result": expected})
+                # the text is written from the items as the set holds them (null: no block), null moved too
+                items = next((c for c in (["17", None, w] for w in words) if pydantic_order(c).index(None) != 1),
+                             ["17", None, "b"])
+                result = self.call(typing.Set[Optional[str]], items)
+                order = pydantic_order(items)
+                self.assertEqual(result["structuredContent"], {"result": order})
+                self.assertEqual(result["content"], [{"type": "text", "text": t} for t in order if t is not None])
 
     def test_what_pydantic_refuses_is_refused(self) -> None:
         for annotation, value, place, kind in [
@@ -492,6 +556,10 @@ class ConvertedResultTest(unittest.TestCase):
             # an arm of exactly the value's type that its bound refuses does not win
             (Optional[typing.Annotated[decimal.Decimal, mcp_ref.Field(gt=5)]], decimal.Decimal("1"), "result",
              "greater_than"),
+            # a Python dict's key need not be a string; pydantic's dict[str, T] takes no other
+            (List[Dict[str, int]], [{1: 2}], "result.0.1.[key]", "string_type"),
+            (typing.Mapping[str, Any], {None: 2}, "result.None.[key]", "string_type"),
+            (Optional[Defaults], {1: 2}, "result.1", "invalid_key"),  # a dataclass's, in its own words
         ]:
             with self.subTest(annotation=annotation, value=value):
                 text = self.call(annotation, value)["content"][0]["text"]
@@ -518,6 +586,19 @@ class ConvertedResultTest(unittest.TestCase):
                 adapter = pydantic.TypeAdapter(annotation)
                 expected = adapter.dump_python(adapter.validate_python(value), mode="json")
                 self.assertEqual(self.call(annotation, value)["structuredContent"], {"result": expected})
+
+    @unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
+    def test_an_object_that_is_null_has_its_block(self) -> None:
+        """A RootModel of None in a tuple is an item whose JSON is null: its block
+        reads "null", as the SDK writes the object it was given."""
+        import pydantic
+
+        class Nothing(pydantic.RootModel[None]):
+            pass
+
+        result = self.call(typing.Tuple[str, Nothing], ("a", Nothing(None)))
+        self.assertEqual(result["structuredContent"], {"result": ["a", None]})
+        self.assertEqual(result["content"], [{"type": "text", "text": "a"}, {"type": "text", "text": "null"}])
 
 
 if __name__ == "__main__":

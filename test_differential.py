@@ -301,10 +301,12 @@ class LiteralNode(Node):
 
     def lax(self, rng: random.Random) -> Any:
         v = rng.choice(self.values)
-        return str(v) if not isinstance(v, str) else v
+        if isinstance(v, str):
+            return v
+        return json.dumps(v) if rng.random() < 0.5 else str(v)  # "null", "true": JSON text (README 7)
 
     def wrong(self, rng: random.Random) -> Any:
-        return rng.choice(["zz", 99, None, True, "A", 1.0])
+        return rng.choice(["zz", 99, None, True, False, "A", 1.0, 0, "null"])
 
 
 class Defs:
@@ -358,6 +360,7 @@ class FieldSpec:
     has_default: bool = False
     alias: Optional[str] = None
     required_marker: str = ""  # TypedDict: "Required" or "NotRequired"
+    factory: bool = False  # a dataclass's default written as a default_factory
 
 
 def field_names(rng: random.Random, count: int) -> List[str]:
@@ -386,6 +389,8 @@ class Struct(Node):
         if rng.random() < 0.35:
             spec.has_default = True
             spec.default = spec.node.sample(rng)
+            # run for a missing key, even in a result (README 30); pydantic takes no Field default beside it
+            spec.factory = rng.random() < 0.3 and "default=" not in spec.node.expr
 
     # -- definitions
 
@@ -397,7 +402,7 @@ class Struct(Node):
                 annotation = f"{spec.required_marker}[{annotation}]"
             line = f"    {spec.name}: {annotation}"
             if spec.has_default:
-                if isinstance(spec.default, (list, dict)) and field_fn != "PField":
+                if (isinstance(spec.default, (list, dict)) or spec.factory) and field_fn != "PField":
                     line += f" = dataclasses.field(default_factory=lambda: {spec.default!r})"
                 elif spec.alias:
                     line += f" = PField({spec.default!r}, alias={spec.alias!r})"
@@ -540,6 +545,36 @@ class Struct(Node):
         return rng.choice([None, 1, "x", [], [out]])
 
 
+class PlainClass(Node):
+    """A class with annotations that is no dataclass (row S12), its attributes
+    in __slots__ or with class values as defaults; only ever a whole return
+    type (README 10: the SDK takes it nowhere else)."""
+
+    def __init__(self, defs: Defs, rng: random.Random) -> None:
+        self.expr = defs.name("Plain")
+        self.hashable = False
+        self.fields = [FieldSpec(n, Scalar(rng.choice(["int", "str", "float", "bool"])))
+                       for n in field_names(rng, rng.randint(1, 3))]
+        self.slots = rng.random() < 0.5
+        body = f"    __slots__ = {tuple(f.name for f in self.fields)!r}\n" if self.slots else ""
+        for spec in self.fields:
+            body += f"    {spec.name}: {spec.node.expr}"
+            if not self.slots and rng.random() < 0.4:
+                spec.has_default, spec.default = True, spec.node.sample(rng)
+                body += f" = {spec.default!r}"
+            body += "\n"
+        defs.add(f"class {self.expr}:\n{body}")
+
+    def sample(self, rng: random.Random) -> Any:
+        return {f.name: f.node.sample(rng) for f in self.fields if not (f.has_default and rng.random() < 0.4)}
+
+    def instance(self, cls: type, rng: random.Random) -> Any:
+        obj = object.__new__(cls)
+        for name, value in self.sample(rng).items():
+            setattr(obj, name, value)
+        return obj
+
+
 class AnnotatedNode(Node):
     """Annotated[T, Field(...)] with the constraints pydantic turns into schema keywords."""
 
@@ -591,6 +626,8 @@ class Generator:
 
     def case(self) -> Tuple[Defs, Node]:
         defs = Defs()
+        if self.rng.random() < 0.03:
+            return defs, PlainClass(defs, self.rng)
         node = self.make(defs, self.rng.choice([1, 2, 2, 3]))
         return defs, node
 
@@ -610,6 +647,8 @@ class Generator:
             return Opt(sub(h=hashable), rng.random() < 0.3)
         if family == "union":
             members = [sub(h=hashable) for _ in range(rng.randint(2, 3))]
+            if not hashable and rng.random() < 0.15:  # Any beside another arm: pydantic ranks the arms
+                members[rng.randrange(len(members))] = AnyNode()
             if rng.random() < 0.15:
                 members.append(members[0])  # a duplicate member
             if rng.random() < 0.2:
@@ -627,7 +666,8 @@ class Generator:
             key = "int" if rng.random() < 0.25 else "str"
             return Mapping_(rng.choice(["dict", "Dict", "Mapping"]), key, sub())
         if family == "literal":
-            pool = rng.choice([["a", "b", "c"], [1, 2, 3], [True, False], ["a", 1, True], ["x"], [0, "0"]])
+            pool = rng.choice([["a", "b", "c"], [1, 2, 3], [True, False], ["a", 1, True], ["x"], [0, "0"],
+                               [None, ""], [1], [None, "a", 0]])
             return LiteralNode(rng.sample(pool, rng.randint(1, len(pool))))
         if family == "enum":
             return EnumNode(defs, rng)
@@ -651,8 +691,8 @@ def build(defs: Defs, expr: str, field: Any) -> Any:
     return eval(expr, namespace)  # noqa: S307
 
 
-def source_of(defs: Defs, expr: str, ours_field: str) -> str:
-    tool = f"def f(value: {expr}) -> {expr}:\n    return value\n"
+def source_of(defs: Defs, expr: str, ours_field: str, returns_only: bool = False) -> str:
+    tool = f"def g() -> {expr}:\n    ...\n" if returns_only else f"def f(value: {expr}) -> {expr}:\n    return value\n"
     return "".join(d + "\n" for d in defs.lines) + tool + f"# Field is {ours_field} on mcp_ref's side\n"
 
 
@@ -722,7 +762,8 @@ class Sides:
         except Exception as exc:  # noqa: BLE001 - a refusal is an outcome
             theirs = {"refused": type(exc).__name__}
         try:
-            self.ref.add_tool(fn_ref)
+            with contextlib.redirect_stderr(io.StringIO()):  # "g is unstructured: ..."
+                self.ref.add_tool(fn_ref)
             ours = clean([t for t in self.ref.list_tools() if t["name"] == name][0])
         except Exception as exc:  # noqa: BLE001
             ours = {"refused": type(exc).__name__}
@@ -1106,8 +1147,9 @@ KNOWN: List[Known] = [
     # -- both succeed, in another order
     Known("set_order", lambda c: _both_succeed(c) and SETS.search(c.source) is not None
           and _canonical(c.theirs) == _canonical(c.ours),
-          "the SDK sends a set in its iteration order, which for strings changes with each process's hash seed",
-          "none: the SDK's own order is not reproducible"),
+          "the SDK sends a set in the order of a set of its Python items; mcp_ref builds that set for strings, "
+          "numbers and literals (_set_order), and sends dates, Enum members, Decimals and tuples as returned",
+          "none: the order of a set of such objects, each process's own"),
     # -- one side takes an argument the other refuses
     Known("typeddict_field_default", lambda c: _arguments_taken(c) and _text(c.theirs) == "Error executing tool f"
           and re.search(r"NotRequired\[Annotated\[[^\n]*Field\([^\n]*default=", c.source) is not None,
@@ -1124,8 +1166,7 @@ KNOWN: List[Known] = [
     Known("defaults_as_given", lambda c: _both_succeed(c) and re.search(
         r"default_factory|default=|^    \w+: [^\n]+ = ", c.source, re.M) is not None,
           "a field's default is neither checked nor converted by pydantic (validate_default is off): it is sent as "
-          "written ('10:20:30.5' for a time), and a dataclass's default_factory values are filled in results; "
-          "mcp_ref converts defaults and fills only the published ones", "30"),
+          "written ('10:20:30.5' for a time); mcp_ref converts defaults", "30"),
     Known("exact_multiple_of", lambda c: not c.theirs.get("isError") and "multiple_of" in _types(c.ours)
           and all(_inexact_multiple(m) for m in MULTIPLE.finditer(_text(c.ours))),  # (in a union, with its arms')
           "multipleOf in exact arithmetic: 10**20 is no multiple of 3, which pydantic's float division says it is",
@@ -1206,6 +1247,21 @@ def argument_for(node: Node, rng: random.Random) -> Tuple[str, Any]:
     return "missing", None
 
 
+def _has_number_keys(value: Any) -> bool:
+    if isinstance(value, list):
+        return any(_has_number_keys(v) for v in value)
+    return isinstance(value, dict) and any(re.fullmatch(r"-?\d+", k) or _has_number_keys(v) for k, v in value.items())
+
+
+def _int_keys(value: Any) -> Any:
+    """The value with each key that spells an integer made that integer."""
+    if isinstance(value, list):
+        return [_int_keys(v) for v in value]
+    if isinstance(value, dict):
+        return {int(k) if re.fullmatch(r"-?\d+", k) else k: _int_keys(v) for k, v in value.items()}
+    return value
+
+
 def returned_for(node: Node, annotation: Any, rng: random.Random, shared: bool) -> Tuple[str, Any]:
     from pydantic import TypeAdapter
 
@@ -1217,6 +1273,10 @@ def returned_for(node: Node, annotation: Any, rng: random.Random, shared: bool) 
     if shared and roll < 0.55 and isinstance(node, Struct) and node.kind == "model":
         with contextlib.suppress(Exception):
             return "construct", annotation.model_construct(**sample)
+    if roll < 0.55 and isinstance(node, PlainClass):
+        return "instance", node.instance(annotation, rng)
+    if roll < 0.6 and _has_number_keys(sample):
+        return "intkeys", _int_keys(sample)  # {1: 2}: a Python dict's keys need not be strings
     if roll < 0.8:
         return "json", sample
     return "wrong", node.wrong(rng) if rng.random() < 0.7 else any_json(rng)
@@ -1250,23 +1310,25 @@ class ToolDifferentialTest(unittest.TestCase):
             shared = rng.random() < 0.4 or any(w in "".join(defs.lines) for w in ("BaseModel", "RootModel",
                                                                                     "pydantic_dataclass"))
             ours_field = "pydantic.Field" if shared else "mcp_ref.Field"
-            source = source_of(defs, node.expr, ours_field)
+            source = source_of(defs, node.expr, ours_field, isinstance(node, PlainClass))
             try:
                 theirs_annotation = build(defs, node.expr, pydantic.Field)
                 ours_annotation = theirs_annotation if shared else build(defs, node.expr, mcp_ref.Field)
             except Exception as exc:  # the generator wrote something Python refuses: its own bug
                 self.fail(f"case {index} does not build: {exc!r}\n{source}")
-            case = Case("schema", source, node)
-            theirs, ours = sides.register(echo_tool(theirs_annotation), echo_tool(ours_annotation))
-            tally.add(index, case, theirs, ours)
+            plain = isinstance(node, PlainClass)  # a return type only (README 10): g's entry instead of f's
+            tool = return_tool if plain else echo_tool
+            theirs, ours = sides.register(tool(theirs_annotation), tool(ours_annotation))
+            tally.add(index, Case("schema", source, node, "g" if plain else "f"), theirs, ours)
             if "refused" in theirs or "refused" in ours:
                 continue
             out = ours.get("outputSchema", {})
-            wrapped = list(out.get("properties", {})) == ["result"] and out.get("title") == "fOutput"
-            kind, argument = argument_for(node, rng)
-            case = Case("argument", source, node, "f", argument, kind, wrapped)
-            theirs, ours = sides.call("f", {} if kind == "missing" else {"value": argument})
-            tally.add(index, case, theirs, ours)
+            wrapped = list(out.get("properties", {})) == ["result"] and out.get("title") in ("fOutput", "gOutput")
+            if not plain:
+                kind, argument = argument_for(node, rng)
+                case = Case("argument", source, node, "f", argument, kind, wrapped)
+                theirs, ours = sides.call("f", {} if kind == "missing" else {"value": argument})
+                tally.add(index, case, theirs, ours)
             kind, value = returned_for(node, theirs_annotation, rng, shared)
             if sides.register(return_tool(theirs_annotation), return_tool(ours_annotation)) and True:
                 HOLDER[0] = value

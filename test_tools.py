@@ -437,6 +437,46 @@ class StructuredOutputTest(unittest.TestCase):
                    {"content": [text('{\n  "name": "a",\n  "online": true\n}')],
                     "structuredContent": {"name": "a", "online": True}, "isError": False})
 
+    def test_s12_a_class_value_the_sdk_cannot_write_is_no_schema(self) -> None:
+        """The SDK makes a class's values its model's defaults; one pydantic cannot
+        write as JSON (a __slots__ entry, an object) fails its schema: unstructured."""
+        class Slotted:
+            __slots__ = ("name",)
+            name: str
+
+            def __init__(self, name: str) -> None:
+                self.name = name
+
+            def __repr__(self) -> str:
+                return f"Slotted({self.name!r})"
+
+        class Holder:
+            name: str
+            marker: Any = object()
+
+        def slotted() -> Slotted:
+            return Slotted("a")
+
+        def holder() -> Holder:
+            return Holder()
+
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            self.check(slotted, None, {"content": [text('"Slotted(\'a\')"')], "isError": False})
+            server_with(holder)
+        self.assertEqual(stderr.getvalue().splitlines(), [
+            "mcp_ref: slotted is unstructured: Slotted.name's class value is no JSON default (Unable to serialize "
+            "unknown type: member_descriptor)",
+            "mcp_ref: holder is unstructured: Holder.marker's class value is no JSON default (Unable to serialize "
+            "unknown type: object)"])
+        with self.assertRaises(mcp_ref.InvalidSignature):
+            server_with(slotted, structured_output=True)
+
+        def take(value: Slotted) -> str:  # as a parameter (README 10), a slot is no default: the field is required
+            return value.name
+
+        self.assertEqual(server_with(take).list_tools()[0]["inputSchema"]["$defs"]["Slotted"]["required"], ["name"])
+
     def test_s13_classes_without_annotations_are_unstructured(self) -> None:
         def opaque() -> Opaque:
             return Opaque()
