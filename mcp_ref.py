@@ -4962,8 +4962,12 @@ class _Tasks:
 
     def listed(self, owner: str, params: Dict[str, Any]) -> Dict[str, Any]:
         """tasks/list: a page of the client's tasks, oldest first; the cursor is
-        the last taskId of the page before (server/utilities/pagination)."""
+        the last taskId of the page before (server/utilities/pagination).
+        Expired tasks are purged first: tasks/get would not find them."""
+        import time
+
         cursor = params.get("cursor")
+        self.store.purge(time.time())
         if cursor is not None and (not isinstance(cursor, str) or (self.store.get(cursor) or {}).get("owner") != owner):
             raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
         size = self.server.page_size or 100

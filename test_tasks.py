@@ -445,6 +445,16 @@ class BoundsTest(unittest.TestCase):
             "code": -32602, "message": "Failed to retrieve task: Task has expired"}})
         self.assertEqual(client.get(created["taskId"]), {"error": NOT_FOUND})  # and deleted
 
+    def test_an_expired_task_is_not_listed(self) -> None:
+        # tasks/list showed a task that tasks/get called expired (found probing beside FuzzTest).
+        server = task_server()
+        client = SessionClient(server)
+        short = client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {"ttl": 300}})["task"]
+        kept = client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {"ttl": 60000}})["task"]
+        client.ask("tasks/result", {"taskId": short["taskId"]})
+        time.sleep(0.5)
+        self.assertEqual([task["taskId"] for task in client.ask("tasks/list")["tasks"]], [kept["taskId"]])
+
     def test_tasks_per_client_and_per_server(self) -> None:
         server = task_server(max_tasks_per_client=1, max_tasks=2)
         self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
