@@ -10400,10 +10400,12 @@ _RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage":
                  "roots/list": "ListRootsResult"}
 
 
-def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
+def _answer(method: str, requested: Any, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
     asked: the result of that request (the SDK validates it as its model), and
-    an accepted form's content against its requestedSchema (client/elicitation)."""
+    an accepted form's content against its requestedSchema (client/elicitation).
+    It is that model (section 26): an ElicitResult's content a dict, as the
+    SDK's is, that json.dumps takes."""
     problem = _answer_problem(method, result)
     if problem is not None:
         problem += f" does not fit {_RESULT_NAMES[method]}"
@@ -10414,7 +10416,7 @@ def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
             problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
     if problem is not None:
         raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
-    return _JsonObject(result)
+    return _model_view(_RESULT_NAMES[method], result)
 
 
 class _ClientSession:

@@ -82,7 +82,7 @@ def task_server(**options: Any) -> MCPServer:
         await ctx.start_task()
         answer = await ctx.session.elicit(message="Your name?", requested_schema=NAME_QUESTION["params"][
             "requestedSchema"])
-        return f"Hello, {answer.content.name}!"
+        return f"Hello, {answer.content['name']}!"
 
     @server.tool(task_support="optional")
     def two_questions(ctx: Context) -> Any:
@@ -212,6 +212,25 @@ class WireTest(unittest.TestCase):
             "elicitation_0": ACCEPT}}), {"resultType": "complete"})
         self.assertEqual(self.client.settled(task_id)["result"]["content"], [{"type": "text", "text": "Hello, Ada!"}])
 
+    def test_an_answer_is_the_sdks_model(self) -> None:
+        # The conformance fixture's elicitation-sep1034-defaults tool json.dumps the
+        # answer's content: it was an attribute view, "not JSON serializable".
+        @self.server.tool(task_support="optional")
+        async def dumps(ctx: Context) -> str:
+            await ctx.start_task()  # a task when the client declared the extension
+            answer = await ctx.session.elicit(message="Your name?", requested_schema=NAME_QUESTION["params"][
+                "requestedSchema"])
+            return f"{answer.action} {json.dumps(answer.content)} {answer.content['name']} {type(answer).__name__}"
+
+        want = [{"type": "text", "text": 'accept {"name": "Ada"} Ada ElicitResult'}]
+        answered = self.client.ask("tools/call", {"name": "dumps", "arguments": {}, "inputResponses": {
+            "elicitation_0": ACCEPT}}, caps={"elicitation": {}})
+        self.assertEqual(answered["content"], want)
+        task_id = self.client.call("dumps")["taskId"]
+        self.client.settled(task_id, ("input_required",))
+        self.client.ask("tasks/update", {"taskId": task_id, "inputResponses": {"elicitation_0": ACCEPT}})
+        self.assertEqual(self.client.settled(task_id)["result"]["content"], want)
+
     def test_partial_answers_keep_the_task_waiting(self) -> None:
         task_id = self.client.call("two_questions")["taskId"]
         self.client.settled(task_id, ("input_required",))
@@ -241,7 +260,7 @@ class WireTest(unittest.TestCase):
             answer = await ctx.session.elicit(message="Your name?", requested_schema=NAME_QUESTION["params"][
                 "requestedSchema"])
             await ctx.start_task()
-            return f"deployed by {answer.content.name}"
+            return f"deployed by {answer.content['name']}"
 
         first = self.client.call("deploy")
         state = first.pop("requestState")
@@ -587,7 +606,7 @@ async def ask_name(ctx: Context) -> str:
     await ctx.start_task()
     answer = await ctx.session.elicit(message="Your name?", requested_schema={{
         "type": "object", "properties": {{"name": {{"type": "string"}}}}, "required": ["name"]}})
-    return f"Hello, {{answer.content.name}} from process {{os.getpid()}}"
+    return f"Hello, {{answer.content['name']}} from process {{os.getpid()}}"
 
 @mcp.tool(task_support="optional")
 def forever() -> str:
