@@ -5106,6 +5106,7 @@ def _task_detailed(record: Dict[str, Any]) -> Dict[str, Any]:
     return task
 
 
+@functools.lru_cache(maxsize=4096)  # polled again and again, a task shows the same two times (bench: tasks/get)
 def _iso(seconds: float) -> str:
     import time
 
