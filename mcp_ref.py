@@ -4903,8 +4903,12 @@ class _Tasks:
 
     def listed(self, owner: str, params: Dict[str, Any]) -> Dict[str, Any]:
         """tasks/list: a page of the client's tasks, oldest first; the cursor is
-        the last taskId of the page before (server/utilities/pagination)."""
+        the last taskId of the page before (server/utilities/pagination).
+        Expired tasks are purged first: tasks/get would not find them."""
+        import time
+
         cursor = params.get("cursor")
+        self.store.purge(time.time())
         if cursor is not None and (not isinstance(cursor, str) or (self.store.get(cursor) or {}).get("owner") != owner):
             raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
         size = self.server.page_size or 100
@@ -5043,6 +5047,7 @@ def _task_detailed(record: Dict[str, Any]) -> Dict[str, Any]:
     return task
 
 
+@functools.lru_cache(maxsize=4096)  # polled again and again, a task shows the same two times (bench: tasks/get)
 def _iso(seconds: float) -> str:
     import time
 
@@ -10451,10 +10456,12 @@ _RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage":
                  "roots/list": "ListRootsResult"}
 
 
-def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
+def _answer(method: str, requested: Any, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
     asked: the result of that request (the SDK validates it as its model), and
-    an accepted form's content against its requestedSchema (client/elicitation)."""
+    an accepted form's content against its requestedSchema (client/elicitation).
+    It is that model (section 26): an ElicitResult's content a dict, as the
+    SDK's is, that json.dumps takes."""
     problem = _answer_problem(method, result)
     if problem is not None:
         problem += f" does not fit {_RESULT_NAMES[method]}"
@@ -10465,7 +10472,7 @@ def _answer(method: str, requested: Any, result: Dict[str, Any]) -> _JsonObject:
             problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
     if problem is not None:
         raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
-    return _JsonObject(result)
+    return _model_view(_RESULT_NAMES[method], result)
 
 
 class _ClientSession:

@@ -5,9 +5,13 @@ the SQLite store.
 
 The races (cancellation against completion, answers sent twice, late or
 concurrently) are generated from fixed seeds, as test_faults is;
-MCP_REF_TASKS_SEED=N runs seed N only.
+MCP_REF_TASKS_SEED=N runs seed N only.  So is the bad input of FuzzTest: every
+tasks request with each param broken in turn, as test_malformed breaks the others.
 """
 
+import contextlib
+import http.client
+import io
 import json
 import os
 import random
@@ -22,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional
 
 import mcp_ref
+import test_malformed as malformed
 from mcp_ref import Context, InputRequiredResult, MCPServer, ToolError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -77,7 +82,7 @@ def task_server(**options: Any) -> MCPServer:
         await ctx.start_task()
         answer = await ctx.session.elicit(message="Your name?", requested_schema=NAME_QUESTION["params"][
             "requestedSchema"])
-        return f"Hello, {answer.content.name}!"
+        return f"Hello, {answer.content['name']}!"
 
     @server.tool(task_support="optional")
     def two_questions(ctx: Context) -> Any:
@@ -207,6 +212,25 @@ class WireTest(unittest.TestCase):
             "elicitation_0": ACCEPT}}), {"resultType": "complete"})
         self.assertEqual(self.client.settled(task_id)["result"]["content"], [{"type": "text", "text": "Hello, Ada!"}])
 
+    def test_an_answer_is_the_sdks_model(self) -> None:
+        # The conformance fixture's elicitation-sep1034-defaults tool json.dumps the
+        # answer's content: it was an attribute view, "not JSON serializable".
+        @self.server.tool(task_support="optional")
+        async def dumps(ctx: Context) -> str:
+            await ctx.start_task()  # a task when the client declared the extension
+            answer = await ctx.session.elicit(message="Your name?", requested_schema=NAME_QUESTION["params"][
+                "requestedSchema"])
+            return f"{answer.action} {json.dumps(answer.content)} {answer.content['name']} {type(answer).__name__}"
+
+        want = [{"type": "text", "text": 'accept {"name": "Ada"} Ada ElicitResult'}]
+        answered = self.client.ask("tools/call", {"name": "dumps", "arguments": {}, "inputResponses": {
+            "elicitation_0": ACCEPT}}, caps={"elicitation": {}})
+        self.assertEqual(answered["content"], want)
+        task_id = self.client.call("dumps")["taskId"]
+        self.client.settled(task_id, ("input_required",))
+        self.client.ask("tasks/update", {"taskId": task_id, "inputResponses": {"elicitation_0": ACCEPT}})
+        self.assertEqual(self.client.settled(task_id)["result"]["content"], want)
+
     def test_partial_answers_keep_the_task_waiting(self) -> None:
         task_id = self.client.call("two_questions")["taskId"]
         self.client.settled(task_id, ("input_required",))
@@ -236,7 +260,7 @@ class WireTest(unittest.TestCase):
             answer = await ctx.session.elicit(message="Your name?", requested_schema=NAME_QUESTION["params"][
                 "requestedSchema"])
             await ctx.start_task()
-            return f"deployed by {answer.content.name}"
+            return f"deployed by {answer.content['name']}"
 
         first = self.client.call("deploy")
         state = first.pop("requestState")
@@ -440,6 +464,16 @@ class BoundsTest(unittest.TestCase):
             "code": -32602, "message": "Failed to retrieve task: Task has expired"}})
         self.assertEqual(client.get(created["taskId"]), {"error": NOT_FOUND})  # and deleted
 
+    def test_an_expired_task_is_not_listed(self) -> None:
+        # tasks/list showed a task that tasks/get called expired (found probing beside FuzzTest).
+        server = task_server()
+        client = SessionClient(server)
+        short = client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {"ttl": 300}})["task"]
+        kept = client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {"ttl": 60000}})["task"]
+        client.ask("tasks/result", {"taskId": short["taskId"]})
+        time.sleep(0.5)
+        self.assertEqual([task["taskId"] for task in client.ask("tasks/list")["tasks"]], [kept["taskId"]])
+
     def test_tasks_per_client_and_per_server(self) -> None:
         server = task_server(max_tasks_per_client=1, max_tasks=2)
         self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
@@ -572,7 +606,7 @@ async def ask_name(ctx: Context) -> str:
     await ctx.start_task()
     answer = await ctx.session.elicit(message="Your name?", requested_schema={{
         "type": "object", "properties": {{"name": {{"type": "string"}}}}, "required": ["name"]}})
-    return f"Hello, {{answer.content.name}} from process {{os.getpid()}}"
+    return f"Hello, {{answer.content['name']}} from process {{os.getpid()}}"
 
 @mcp.tool(task_support="optional")
 def forever() -> str:
@@ -667,3 +701,225 @@ class RestartTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# ---------------------------------------------------------------------------
+# Generated bad input (as test_malformed): every tasks method and tools/call's
+# task, each param broken in turn, in both eras, over stdio, the WSGI app and
+# the embedded HTTP server with several clients at once.
+# ---------------------------------------------------------------------------
+
+SESSION = "2025-11-25"
+PV, CAPS = malformed.PV, malformed.CAPS
+FUZZ_REQUESTS = {  # per era: the params of each request that works; {id} a task of the client's
+    MODERN: {"tasks/get": {"taskId": "{id}"}, "tasks/cancel": {"taskId": "{id}"},
+             "tasks/update": {"taskId": "{waiting}", "inputResponses": {"elicitation_0": ACCEPT}},
+             "tools/call": {"name": "quick", "arguments": {"n": 1}}, "tasks/list": {}, "tasks/result": {}},
+    SESSION: {"tasks/get": {"taskId": "{id}"}, "tasks/cancel": {"taskId": "{id}"},
+              "tasks/result": {"taskId": "{id}"}, "tasks/list": {"cursor": "{id}"},
+              "tools/call": {"name": "quick", "arguments": {"n": 1}, "task": {"ttl": 60000}},
+              "tasks/update": {"taskId": "{id}", "inputResponses": {}}}}
+FUZZ_NESTED = [("task", "ttl"), ("inputResponses", "elicitation_0"), ("inputResponses", "never_asked"),
+               ("arguments", "n"), ("_meta", PV), ("_meta", CAPS)]
+# The codes a request may be refused with: bad params, unknown method, the
+# extension not declared, an unsupported version, a standard header that cannot
+# match the body (a taskId no string), a bad message.  Never -32603 (a bug of ours).
+REFUSALS = {-32602, -32601, -32021, -32022, -32020, -32600, -32700}
+
+
+def deep(depth: int) -> Any:
+    value: Any = "bottom"
+    for i in range(depth):
+        value = [value] if i % 2 else {"k": value}
+    return value
+
+
+def fuzz_cases(era: str, seed: int, ids: Dict[str, str]) -> Any:
+    """(what was broken, the message) for each tasks request of the era."""
+    values = malformed.Values(seed)
+    rng = random.Random(seed)
+
+    def each() -> List[Any]:
+        odd = [deep(200), deep(40), "x" * 100000, [ids["id"]] * 1000, {ids["id"]: ACCEPT}, 10**400, -1.5]
+        return values.each_type() + [ids["unknown"], ids["other"], ids["waiting"], rng.choice(odd), malformed.ABSENT]
+
+    for method, good in FUZZ_REQUESTS[era].items():
+        good = json.loads(json.dumps(good).replace("{id}", ids["id"]).replace("{waiting}", ids["waiting"]))
+        if era == MODERN:
+            good["_meta"] = {PV: MODERN, CAPS: TASKS_CAPS}
+        for key in sorted(set(good) | {"_meta", "taskId", "inputResponses", "task", "cursor"}):
+            for value in each():
+                params = dict(good)
+                params.pop(key, None) if value is malformed.ABSENT else params.__setitem__(key, value)
+                yield f"{method} {key}={value!r:.40}", malformed.message(method, params)
+        for key, member in FUZZ_NESTED:
+            if isinstance(good.get(key), dict):
+                for value in each():
+                    inner = dict(good[key])
+                    inner.pop(member, None) if value is malformed.ABSENT else inner.__setitem__(member, value)
+                    broken = malformed.message(method, dict(good, **{key: inner}))
+                    yield f"{method} {key}.{member}={value!r:.40}", broken
+        for value in each()[:3]:  # an id of each kind
+            yield f"{method} id={value!r:.40}", dict(malformed.message(method, good), id=value)
+
+
+class FuzzStdio(malformed.Stdio):
+    def __init__(self, server: MCPServer, era: str) -> None:
+        self.conn = mcp_ref._StdioServer(server)
+        self.conn.out = io.BytesIO()
+        if era != MODERN:
+            self.send(malformed.initialize(SESSION))
+
+
+class FuzzWsgi:
+    """The Streamable HTTP app, called as a WSGI server calls it."""
+
+    def __init__(self, server: MCPServer, era: str) -> None:
+        self.era, self.app, self.session = era, server.streamable_http_app(), None
+        if era != MODERN:
+            self.send(malformed.initialize(SESSION))
+
+    def send(self, msg: Dict[str, Any]) -> List[Any]:
+        body = json.dumps(msg).encode()
+        environ = {"HTTP_" + k.upper().replace("-", "_"): v for k, v in fuzz_headers(self, msg).items()}
+        environ.update(REQUEST_METHOD="POST", PATH_INFO="/mcp", CONTENT_LENGTH=str(len(body)), HTTP_HOST="127.0.0.1",
+                       CONTENT_TYPE="application/json", **{"wsgi.input": io.BytesIO(body)})
+        status: List[Any] = []
+        chunks = self.app(environ, lambda s, h: status.append(dict(h)))
+        data = b"".join(chunks)
+        getattr(chunks, "close", _nothing)()
+        return fuzz_frames(self, msg, status[0].get, data)
+
+
+def _nothing() -> None:
+    pass
+
+
+def fuzz_headers(client: Any, msg: Dict[str, Any]) -> Dict[str, str]:
+    """The headers a client sends with ``msg`` (2026-07-28's derived from its body)."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    params = msg.get("params")
+    if client.session is not None:
+        headers.update({"Mcp-Session-Id": client.session, "Mcp-Protocol-Version": SESSION})
+    elif client.era == MODERN and isinstance(params, dict) and isinstance(msg.get("method"), str):
+        meta = params.get("_meta")
+        version = meta.get(PV) if isinstance(meta, dict) else None
+        name = params.get("name" if msg["method"] == "tools/call" else "taskId")
+        headers["Mcp-Method"] = msg["method"]
+        for header, value in (("Mcp-Protocol-Version", version), ("Mcp-Name", name)):
+            if isinstance(value, str) and value.isascii() and value.isprintable() and len(value) < 1000:
+                headers[header] = value
+    return headers
+
+
+def fuzz_frames(client: Any, msg: Dict[str, Any], header: Any, body: bytes) -> List[Any]:
+    """The messages of a response: its JSON, or its SSE events' data."""
+    if msg.get("method") == "initialize" and header("Mcp-Session-Id"):
+        client.session = header("Mcp-Session-Id")
+    if header("Content-Type") == "application/json":
+        return malformed.flat([json.loads(body)])
+    return [json.loads(line[5:]) for line in body.decode().split("\n") if line.startswith("data:") and line[5:].strip()]
+
+
+class FuzzHttp:
+    """A client of the embedded HTTP server (section 33): its own connection."""
+
+    def __init__(self, port: int, era: str) -> None:
+        self.era, self.session = era, None
+        self.http = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+        if era != MODERN:
+            self.send(malformed.initialize(SESSION))
+
+    def send(self, msg: Dict[str, Any]) -> List[Any]:
+        self.http.request("POST", "/mcp", json.dumps(msg).encode(), fuzz_headers(self, msg))
+        response = self.http.getresponse()
+        return fuzz_frames(self, msg, response.getheader, response.read())
+
+
+def fuzz_ids(server: MCPServer, era: str, send: Any) -> Dict[str, str]:
+    """The task ids the cases name: one of the client's, one waiting for an
+    answer, another principal's, and one that never was."""
+    meta = {PV: MODERN, CAPS: TASKS_CAPS} if era == MODERN else None
+    ids = {}
+    for key, name in (("id", "quick"), ("waiting", "ask_name")):
+        params: Dict[str, Any] = {"name": name, "arguments": {"n": 1} if name == "quick" else {}}
+        params.update({"_meta": meta} if meta else {"task": {}})
+        frame, = [f for f in send(malformed.message("tools/call", params)) if "id" in f]
+        task = frame["result"] if era == MODERN else frame["result"]["task"]
+        ids[key] = task["taskId"]
+    other = Client(server, principal="mallory").call("quick", {"n": 1})
+    return dict(ids, other=other["taskId"], unknown="00000000-0000-4000-8000-000000000000")
+
+
+class FuzzTest(unittest.TestCase):
+    """Every tasks request, however malformed, gets exactly one answer: its id,
+    a refusal with the right code (never -32603), nothing logged as a bug, no
+    stray byte; and the server serves on."""
+
+    maxDiff = None
+
+    def check(self, era: str, transports: Any) -> None:
+        server = task_server()
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        clients, port = transports(server, era)
+        ids = fuzz_ids(server, era, clients[0].send)
+        for seed in SEEDS:
+            problems: List[str] = []
+            logged = io.StringIO()
+            cases = list(fuzz_cases(era, seed, ids))
+            with contextlib.redirect_stderr(logged), ThreadPoolExecutor(len(clients)) as pool:
+                # each client on a thread of its own, with every len(clients)-th case
+                for found in pool.map(self.several, clients, [cases[n::len(clients)] for n in range(len(clients))]):
+                    problems += found
+            if "Traceback" in logged.getvalue() or "internal error" in logged.getvalue():
+                problems.append("logged: " + logged.getvalue()[-2000:])
+            self.assertEqual(problems[:20], [], f"seed {seed}, {len(problems)} problems")
+        alive = clients[-1].send(malformed.message("tasks/get", {"taskId": ids["other"], "_meta": {
+            PV: MODERN, CAPS: TASKS_CAPS}} if era == MODERN else {"taskId": ids["other"]}))
+        self.assertEqual([f.get("error") for f in alive if "id" in f], [NOT_FOUND])
+
+    def several(self, client: Any, cases: List[Any]) -> List[str]:
+        return [problem for case in cases for problem in self.one(client, *case)]
+
+    def one(self, client: Any, what: str, msg: Dict[str, Any]) -> List[str]:
+        try:
+            answers = [f for f in client.send(msg) if malformed.answered(f)]
+        except Exception as exc:
+            return [f"{what}: raised {exc!r}"]
+        want = malformed.expected_id(msg)
+        if want is malformed.ABSENT:
+            return [f"{what}: a notification answered: {answers}"] if answers else []
+        if len(answers) == 1 and "nested deeper than 64 levels" in str(answers[0].get("error")):
+            want = None  # refused unread (section 4's depth limit): its id unknown
+        if len(answers) != 1 or answers[0].get("id", malformed.ABSENT) != want:
+            return [f"{what}: {len(answers)} answers, want one with id {want!r}: {answers}"]
+        error = answers[0].get("error")
+        if error is not None and error.get("code") not in REFUSALS:
+            return [f"{what}: {error}"]
+        return []
+
+    def test_stdio(self) -> None:
+        for era in (MODERN, SESSION):
+            with self.subTest(era):
+                self.check(era, lambda server, era: ([FuzzStdio(server, era)], None))
+
+    def test_wsgi(self) -> None:
+        for era in (MODERN, SESSION):
+            with self.subTest(era):
+                self.check(era, lambda server, era: ([FuzzWsgi(server, era)], None))
+
+    def test_http_server_several_clients(self) -> None:
+        for era in (MODERN, SESSION):
+            with self.subTest(era):
+                self.check(era, self.served)
+
+    def served(self, server: MCPServer, era: str) -> Any:
+        httpd = mcp_ref._HttpServer(server.streamable_http_app(), "127.0.0.1", 0)
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        port = httpd.server_address[1]
+        clients = [FuzzHttp(port, era) for _ in range(4)]
+        for client in clients:
+            self.addCleanup(client.http.close)
+        return clients, port

@@ -12,7 +12,10 @@ bench/.venv, pinned to one CPU with taskset when it exists.  The servers take
 turns start by start and, running side by side, block by block of calls, in
 alternating order; the table shows the medians of the rounds with min-max, and
 ratios to the SDK and to the floor.  Standard library only (the venv holds what
-the SDK needs).
+the SDK needs).  The sessions speak 2025-11-25, so that mcp_ref's tasks can be
+measured: a ping (every server), and tasks/get of a task that has completed
+(mcp_ref's, from its add_task tool; issue 24: polling a task should cost about
+what a ping costs, and an ordinary call nothing more).
 
 With --baseline REV one more server runs in the same turns: the tools file and
 mcp_ref.py of that git revision, so that a change is measured against the code
@@ -42,6 +45,8 @@ CALLS = {"scalar": ("add", {"a": 1, "b": 2}), "object": ("reading", {"city": "Lo
          "list of 10 objects": ("readings", {"city": "London", "n": 10})}
 MAIN = ("floor", "mcp_ref", "sdk")  # the first table's servers (--baseline adds one)
 PROGRESS = "progress, 100 notifications"  # a Context tool: each call sends 100 notifications/progress
+PING, POLL = "ping", "tasks/get, a finished task"  # polling a task against the cheapest request there is
+METRICS = list(CALLS) + ["pipelined scalar", PROGRESS, PING, POLL]
 
 
 def ensure_venv() -> None:
@@ -105,12 +110,22 @@ class Session:
         return self.receive()
 
     def initialize(self) -> None:
-        reply = self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+        reply = self.call("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                          "clientInfo": {"name": "bench", "version": "1"}})
         assert "result" in reply, reply
         self.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')  # type: ignore
         self.stdin.flush()  # type: ignore[union-attr]
         self.tools = [tool["name"] for tool in self.call("tools/list", {})["result"]["tools"]]
+
+    def finished_task(self) -> str:
+        """A task of the scalar tool (2025-11-25's task param), once it has completed."""
+        task_id = self.call("tools/call", {"name": "add_task", "arguments": {"a": 1, "b": 2}, "task": {}})[
+            "result"]["task"]["taskId"]
+        for _ in range(1000):
+            if self.call("tasks/get", {"taskId": task_id})["result"]["status"] == "completed":
+                return task_id  # type: ignore[no-any-return]
+            time.sleep(0.01)
+        raise AssertionError(f"task {task_id} did not complete")
 
     def peak_rss_mib(self) -> float:
         with open(f"/proc/{self.process.pid}/status") as f:
@@ -153,7 +168,9 @@ def throughput(commands: Dict[str, List[str]], n: int, round_: int) -> Dict[str,
         session.initialize()
     out: Dict[str, Dict[str, float]] = {name: {} for name in sessions}
     progress = ("progress", {"steps": 100})
-    for label, (tool, arguments) in list(CALLS.items()) + [("pipelined scalar", CALLS["scalar"]), (PROGRESS, progress)]:
+    rows = list(CALLS.items()) + [("pipelined scalar", CALLS["scalar"]), (PROGRESS, progress), (PING, ("", {})),
+                                  (POLL, ("add_task", {}))]
+    for label, (tool, arguments) in rows:
         params: Dict[str, Any] = {"name": tool, "arguments": arguments}
         if label == PROGRESS:
             params["_meta"] = {"progressToken": "bench"}
@@ -161,11 +178,14 @@ def throughput(commands: Dict[str, List[str]], n: int, round_: int) -> Dict[str,
             for name, session in sessions.items():
                 out[name]["peak RSS (MiB)"] = session.peak_rss_mib()
         run, size = (pipelined, PIPELINE_BLOCK) if label.startswith("pipelined") else (sequential, BLOCK)
-        serving = [name for name, session in sessions.items() if tool in session.tools]
+        serving = [name for name, session in sessions.items() if not tool or tool in session.tools]
+        method = {PING: "ping", POLL: "tasks/get"}.get(label, "tools/call")
+        each = {name: {} if label == PING else {"taskId": sessions[name].finished_task()} if label == POLL
+                else params for name in serving}
         elapsed = dict.fromkeys(serving, 0.0)
         for block in range(n // size):
             for name in serving if (block + round_) % 2 == 0 else list(reversed(serving)):
-                elapsed[name] += run(sessions[name], params, size, warm_up=block == 0)
+                elapsed[name] += run(sessions[name], each[name], size, warm_up=block == 0, method=method)
         for name in serving:
             out[name][label] = (n // size) * size / elapsed[name]
     for session in sessions.values():
@@ -173,12 +193,12 @@ def throughput(commands: Dict[str, List[str]], n: int, round_: int) -> Dict[str,
     return out
 
 
-def sequential(session: Session, params: Dict[str, Any], n: int, warm_up: bool) -> float:
+def sequential(session: Session, params: Dict[str, Any], n: int, warm_up: bool, method: str = "tools/call") -> float:
     """Seconds for n round trips, one request at a time."""
     if warm_up:
-        sequential(session, params, 1, warm_up=False)
+        sequential(session, params, 1, warm_up=False, method=method)
     first = session.next_id + 1
-    lines = [request_line(first + i, params) for i in range(n)]
+    lines = [request_line(first + i, params, method) for i in range(n)]
     stdin, stdout = session.stdin, session.stdout
     replies = []
     start = time.perf_counter()
@@ -195,7 +215,7 @@ def sequential(session: Session, params: Dict[str, Any], n: int, warm_up: bool) 
     return elapsed
 
 
-def pipelined(session: Session, params: Dict[str, Any], n: int, warm_up: bool) -> float:
+def pipelined(session: Session, params: Dict[str, Any], n: int, warm_up: bool, method: str = "tools/call") -> float:
     """Seconds for n requests written at once and their n replies read."""
     if warm_up:
         session.call("tools/call", params)
@@ -220,8 +240,8 @@ def pipelined(session: Session, params: Dict[str, Any], n: int, warm_up: bool) -
     return elapsed
 
 
-def request_line(id_: int, params: Dict[str, Any]) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}).encode() + b"\n"
+def request_line(id_: int, params: Dict[str, Any], method: str = "tools/call") -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}).encode() + b"\n"
 
 
 def check_replies(replies: List[bytes], first: int) -> None:
@@ -292,8 +312,9 @@ def main() -> None:
               f"{(ours / floor if floor_ratio else float('nan')):>15.2f} |")
 
     row("cold start to tools/list (ms)", cold, lambda o, s: s / o, 1)
-    for metric in list(CALLS) + ["pipelined scalar", PROGRESS]:
-        row(f"{metric} (calls/s)", {k: runs[k][metric] for k in MAIN}, lambda o, s: o / s)
+    for metric in METRICS:
+        if all(runs[k].get(metric) for k in MAIN):  # tasks/get: mcp_ref's alone, below
+            row(f"{metric} (calls/s)", {k: runs[k][metric] for k in MAIN}, lambda o, s: o / s)
     row("peak RSS after the calls (MiB)", {k: runs[k]["peak RSS (MiB)"] for k in MAIN}, lambda o, s: s / o, 1)
     print()
     for rev in baselines:
@@ -302,6 +323,10 @@ def main() -> None:
     for name in ("mcp_ref", "sdk"):
         scalar, notifying = med(runs[name]["scalar"]), med(runs[name][PROGRESS])
         print(f"{name}: a progress notification costs {(scalar / notifying - 1) / 100:.2f} plain calls")
+    # Polling a task against a ping, and an ordinary call against both (issue 24: polling costs about a ping).
+    ping, poll, scalar = (med(runs["mcp_ref"][k]) for k in (PING, POLL, "scalar"))
+    print(f"mcp_ref: {poll:,.0f} tasks/get of a finished task/s, {ping:,.0f} pings/s: a poll costs "
+          f"{ping / poll:.2f} pings; a scalar tools/call costs {ping / scalar:.2f}")
     for label, value in imports.items():
         print(f"{label}: {value:.1f}")
     print(f"schema building: {micro['schema_build_speedup']:.1f}x faster than pydantic's TypeAdapter")
@@ -322,7 +347,7 @@ def compare_table(rev: str, cold: Dict[str, List[float]], runs: Dict[str, Dict[s
     print("|" + "|".join("-" * w for w in (36, 26, 26, 15, 12, 14)) + "|")
     rows = [("cold start to tools/list (ms)", cold, True)]
     rows += [(f"{metric} (calls/s)", {k: v.get(metric, []) for k, v in runs.items()}, False)
-             for metric in list(CALLS) + ["pipelined scalar", PROGRESS]]
+             for metric in METRICS]
     rows.append(("peak RSS after the calls (MiB)", {k: v["peak RSS (MiB)"] for k, v in runs.items()}, True))
     for label, values, lower_is_better in rows:
         if not values[baseline]:

@@ -1,6 +1,6 @@
 """The floor: a bare Python stdio loop that reads a JSON line and writes one.
 
-It answers initialize, tools/list and tools/call with canned results (no schema,
+It answers initialize, tools/list, ping and tools/call with canned results (no schema,
 no validation, no tool code): the least any Python stdio server can do per
 message; for the progress tool, also the notifications a real server sends
 first.  Each canned result is the one the real tool sends, so the client
@@ -46,6 +46,8 @@ def main() -> None:
                       "serverInfo": {"name": "floor", "version": "0"}}
         elif method == "tools/list":
             result = TOOLS
+        elif method == "ping":
+            result = {}
         elif message["params"]["name"] == "progress":
             result = progress(out, message["params"])
         else:

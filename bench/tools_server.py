@@ -1,5 +1,6 @@
-"""The benchmark's tools: one scalar, one object, one list of objects, and one
-that reports progress (Context) a given number of times.
+"""The benchmark's tools: one scalar, one object, one list of objects, one
+that reports progress (Context) a given number of times, and the scalar one
+as a task (mcp_ref only).
 
 Served by mcp_ref as it is, and by the official SDK through
 testdata/sdk_launcher.py: the same file, the same tools.
@@ -48,6 +49,15 @@ async def progress(steps: int, ctx: Context) -> int:
     for step in range(steps):
         await ctx.report_progress(step + 1, steps)
     return steps
+
+
+try:
+    @mcp.tool(task_support="optional")  # mcp_ref's tasks (section 16); the SDK's MCPServer has none
+    def add_task(a: int, b: int) -> int:
+        """The scalar tool, as a task when the client asks (the task polled by tasks/get)."""
+        return a + b
+except TypeError:
+    pass
 
 
 if __name__ == "__main__":
