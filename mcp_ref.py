@@ -13192,7 +13192,11 @@ class OAuthClientProvider:
                 raise OAuthFlowError("protected resource metadata lists no authorization_servers (RFC 9728)")
             self._resource, issuer = resource, servers[0]
             supported = prm.get("scopes_supported")
-            self._prm_scopes = " ".join(supported) if isinstance(supported, list) and supported else None
+            if supported is not None and not (isinstance(supported, list)
+                                              and all(isinstance(scope, str) for scope in supported)):
+                raise OAuthFlowError("protected resource metadata's scopes_supported is not a list of strings "
+                                     "(RFC 9728 section 2)")
+            self._prm_scopes = " ".join(supported) if supported else None
         else:
             self._resource, self._prm_scopes = server, None
             issuer = _url_origin(server)
@@ -13480,7 +13484,10 @@ def _resource_covers(resource: str, server: str) -> bool:
     """Whether the metadata's ``resource`` names this server: the same URI, or
     one of its path prefixes on the same origin (a resource serving several
     endpoints)."""
-    resource = _canonical_resource(resource)
+    try:
+        resource = _canonical_resource(resource)
+    except ValueError:  # not a URL (an unclosed IPv6 bracket)
+        return False
     if resource == server:
         return True
     if _url_origin(resource) != _url_origin(server):

@@ -11,6 +11,7 @@ import hashlib
 import http.server
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -783,6 +784,80 @@ def one_answer(data: bytes) -> str:
 
     threading.Thread(target=serve, daemon=True).start()
     return f"http://127.0.0.1:{listener.getsockname()[1]}/"
+
+
+class GeneratedInputTest(OAuthTest):
+    """Seeded generated inputs: every outcome is a result or an
+    OAuthFlowError, never another exception."""
+
+    SEED = 25
+
+    def hostile(self, rng: "random.Random", depth: int = 0) -> Any:
+        strings = ["", "Bearer", '"', "\\", "http://[::1", "http://a.example", "file:///etc/passwd", "é\u2028",
+                   "\r\nX: 1", "x" * 5000, "S256", "none", "offline_access", "https://", "http://127.0.0.1:1/"]
+        kinds = [lambda: rng.choice(strings), lambda: rng.randint(-2**40, 2**40), lambda: rng.random() * 1e9,
+                 lambda: rng.choice([None, True, False, float("inf")]),
+                 lambda: "".join(chr(rng.randint(0, 0x2FF)) for _ in range(rng.randint(0, 20)))]
+        if depth < 2:
+            kinds += [lambda: [self.hostile(rng, depth + 1) for _ in range(rng.randint(0, 3))],
+                      lambda: {rng.choice(strings[:5]): self.hostile(rng, depth + 1) for _ in range(rng.randint(0, 3))}]
+        return rng.choice(kinds)()
+
+    def test_challenges(self) -> None:
+        import random
+
+        rng = random.Random(self.SEED)
+        pieces = ["Bearer", "bearer ", "Basic", ",", " ", "=", '"', "\\", "scope", "error", "resource_metadata",
+                  "insufficient_scope", "a b", "é", "\t", "DPoP", "realm"]
+        for _ in range(2000):
+            header = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+            params = mcp_ref._www_authenticate(header)
+            self.assertTrue(all(isinstance(k, str) and isinstance(v, str) for k, v in params.items()), header)
+        self.assertEqual(mcp_ref._www_authenticate("Bearer " + "a=b, " * 2000)["a"], "b")
+
+    def test_callbacks_and_token_answers(self) -> None:
+        import random
+
+        rng = random.Random(self.SEED)
+        auth = OAuthClientProvider("http://127.0.0.1:1/mcp")
+        auth._metadata = {"issuer": "https://as.example", "authorization_response_iss_parameter_supported": True}
+        names = ["code", "state", "iss", "error", "error_description", "x"]
+        for _ in range(2000):
+            query = "&".join(f"{rng.choice(names)}={urllib.parse.quote(str(self.hostile(rng)))}"
+                             for _ in range(rng.randint(0, 5)))
+            answer: Any = rng.choice([query, "?" + query, "http://127.0.0.1/cb?" + query,
+                                      {rng.choice(names): self.hostile(rng) for _ in range(3)}])
+            try:
+                auth._check_response(mcp_ref._callback_query(answer), "the-state")
+            except OAuthFlowError:
+                pass
+            document = {name: self.hostile(rng) for name in rng.sample(
+                ["access_token", "token_type", "expires_in", "refresh_token", "scope", "error"], rng.randint(0, 6))}
+            try:
+                tokens = mcp_ref._token_answer(rng.choice([200, 200, 400]), document, "authorization_code")
+            except OAuthFlowError as error:
+                self.assertNotIn("x" * 300, str(error))
+                continue
+            self.assertTrue(all(" " <= c <= "~" for c in tokens["access_token"]))
+
+    def test_metadata_documents(self) -> None:
+        import random
+
+        rng = random.Random(self.SEED)
+        for _ in range(150):
+            fake = self.fake()
+            prm: Dict[str, Any] = {"resource": fake.url, "authorization_servers": [fake.issuer]}
+            metadata = fake.metadata()
+            for document in (prm, metadata):
+                for name in sorted(document) + ["scopes_supported"]:
+                    if rng.random() < 0.25:
+                        document[name] = self.hostile(rng)
+            fake.options["raw"] = {"/.well-known/oauth-protected-resource/mcp": (200, json.dumps(prm).encode()),
+                                   "/.well-known/oauth-authorization-server": (200, json.dumps(metadata).encode())}
+            try:
+                self.provider(fake).unauthorized(fake.url, 401, bearer(fake, scope=str(self.hostile(rng))[:50]))
+            except OAuthFlowError:
+                pass
 
 
 class ChallengeTest(unittest.TestCase):
