@@ -13667,13 +13667,31 @@ def _http_json(method: str, url: str, body: Optional[bytes], headers: Dict[str, 
         raise OAuthFlowError(f"{method} {_said(url)}: {_said(str(error))}") from None
     try:
         with response:
-            status, data = response.status, response.read(1 << 20)
+            status, data = response.status, _read_within(response, timeout)
     except (OSError, http.client.HTTPException) as error:
         raise OAuthFlowError(f"{method} {_said(url)}: {_said(str(error))}") from None
     try:
         return status, json.loads(data)
     except (ValueError, RecursionError):  # RecursionError: a document nested deeper than the parser goes
         return status, None
+
+
+def _read_within(response: Any, timeout: float) -> bytes:
+    """The first MiB of a body, within ``timeout`` seconds in all: the
+    socket's timeout bounds each read only, and a server that drips a byte
+    at a time would hold the flow for hours (security_best_practices, "Bound
+    Resource Usage")."""
+    import time
+
+    deadline, data = time.monotonic() + timeout, b""
+    while len(data) < 1 << 20:
+        chunk = response.read1(65536)
+        if not chunk:
+            break
+        data += chunk
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the answer took over {timeout:g} s")
+    return data[:1 << 20]
 
 
 class _LoopbackCallback:

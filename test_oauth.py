@@ -15,6 +15,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 import unittest
 import urllib.error
 import urllib.parse
@@ -733,6 +734,22 @@ class HostileTest(OAuthTest):
             mcp_ref._http_json("GET", url, None, {}, 30)
         self.assertTrue(str(caught.exception).startswith(f"GET {url}: "), caught.exception)
 
+    def test_a_dripping_answer_is_bounded_in_time(self) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+        url = one_answer(head + b"[" * 100000, drip=0.05)
+        outcome: List[str] = []
+
+        def fetch() -> None:
+            try:
+                mcp_ref._http_json("GET", url, None, {}, 1)
+            except OAuthFlowError as error:
+                outcome.append(str(error))
+
+        fetching = threading.Thread(target=fetch, daemon=True)
+        fetching.start()
+        fetching.join(120)
+        self.assertEqual(outcome, [f"GET {url}: the answer took over 1 s"])
+
     def test_a_silent_connection_does_not_hold_the_callback_server(self) -> None:
         import socket
 
@@ -763,8 +780,9 @@ class HostileTest(OAuthTest):
             f"the redirect's loopback server cannot listen at http://127.0.0.1:{port}/callback: "), caught.exception)
 
 
-def one_answer(data: bytes) -> str:
-    """A loopback URL whose one connection is answered with ``data``, as it is."""
+def one_answer(data: bytes, drip: float = 0.0) -> str:
+    """A loopback URL whose one connection is answered with ``data``, as it
+    is; after its first 100 bytes, a byte each ``drip`` seconds if given."""
     import socket
 
     listener = socket.socket()
@@ -780,7 +798,16 @@ def one_answer(data: bytes) -> str:
                 return
             with connection:
                 connection.recv(65536)
-                connection.sendall(data)
+                if not drip:
+                    connection.sendall(data)
+                    return
+                connection.sendall(data[:100])
+                for offset in range(100, min(len(data), 100 + int(60 / drip))):  # at most a minute
+                    try:
+                        connection.sendall(data[offset:offset + 1])
+                    except OSError:
+                        return  # the client gave up
+                    time.sleep(drip)
 
     threading.Thread(target=serve, daemon=True).start()
     return f"http://127.0.0.1:{listener.getsockname()[1]}/"
