@@ -14098,6 +14098,9 @@ class OAuthClientProvider:
         resource metadata falls back to its origin as the authorization server
         (2025-03-26's discovery)."""
         server = _canonical_resource(self.server_url or "")
+        if resource_metadata and server.startswith("https:") and not resource_metadata.startswith("https:"):
+            raise OAuthFlowError(f"the challenge's resource_metadata {_said(resource_metadata)!r} is not https, "
+                                 "for an https server (RFC 9728 section 3)")
         prm = None
         for candidate in ([resource_metadata] if resource_metadata else []) + _prm_urls(server):
             prm = _fetch_json(candidate, self.timeout)
@@ -14113,7 +14116,11 @@ class OAuthClientProvider:
                 raise OAuthFlowError("protected resource metadata lists no authorization_servers (RFC 9728)")
             self._resource, issuer = resource, servers[0]
             supported = prm.get("scopes_supported")
-            self._prm_scopes = " ".join(supported) if isinstance(supported, list) and supported else None
+            if supported is not None and not (isinstance(supported, list)
+                                              and all(isinstance(scope, str) for scope in supported)):
+                raise OAuthFlowError("protected resource metadata's scopes_supported is not a list of strings "
+                                     "(RFC 9728 section 2)")
+            self._prm_scopes = " ".join(supported) if supported else None
         else:
             self._resource, self._prm_scopes = server, None
             issuer = _url_origin(server)
@@ -14133,9 +14140,13 @@ class OAuthClientProvider:
         the token request."""
         import secrets
 
-        endpoint = self._metadata.get("authorization_endpoint")
-        if not isinstance(endpoint, str):
-            raise OAuthFlowError(f"the authorization server {self._issuer} has no authorization_endpoint")
+        endpoint = _endpoint(self._metadata.get("authorization_endpoint"), f"the authorization server "
+                             f"{self._issuer}'s authorization_endpoint")
+        methods = self._metadata.get("code_challenge_methods_supported")
+        if not self._metadata.get("_defaults") and (not isinstance(methods, list) or "S256" not in methods):
+            # basic/authorization, "Authorization Code Protection": absent means no PKCE.
+            raise OAuthFlowError(f"the authorization server {self._issuer} does not list S256 in "
+                                 "code_challenge_methods_supported: it may not check PKCE (basic/authorization)")
         handler, callback = self.redirect_handler, None
         if handler is None:
             callback = _LoopbackCallback(self.redirect_uri, self.timeout)
@@ -14169,9 +14180,10 @@ class OAuthClientProvider:
         import hmac
 
         if "error" in answer:
-            raise OAuthFlowError(f"the authorization server answered {answer['error']}: "
-                                 f"{answer.get('error_description', '')}".rstrip(": "))
-        if not hmac.compare_digest(answer.get("state", ""), state):
+            raise OAuthFlowError(f"the authorization server answered {_said(answer['error'])}: "
+                                 f"{_said(answer.get('error_description', ''))}".rstrip(": "))
+        # As bytes: compare_digest refuses str with non-ASCII characters.
+        if not hmac.compare_digest(answer.get("state", "").encode("utf-8", "replace"), state.encode("ascii")):
             raise OAuthFlowError("the authorization response's state is not the one sent (OAuth 2.1 section 7.12)")
         iss = answer.get("iss")
         if iss is not None and iss != self._metadata.get("issuer"):
@@ -14199,8 +14211,9 @@ class OAuthClientProvider:
                 client["client_secret"] = self.client_secret
         elif self.client_metadata_url and meta.get("client_id_metadata_document_supported") is True:
             client = {"client_id": self.client_metadata_url, "token_endpoint_auth_method": "none"}
-        elif isinstance(meta.get("registration_endpoint"), str):
-            client = self._register(meta["registration_endpoint"], redirect_uri)
+        elif meta.get("registration_endpoint") is not None:
+            client = self._register(_endpoint(meta["registration_endpoint"], f"the authorization server "
+                                              f"{self._issuer}'s registration_endpoint"), redirect_uri)
         else:
             raise OAuthFlowError(f"the authorization server {self._issuer} supports neither dynamic registration "
                                  "nor Client ID Metadata Documents: pass client_id (and client_secret)")
@@ -14218,8 +14231,13 @@ class OAuthClientProvider:
         body.update(self.client_metadata)
         status, answer = _http_json("POST", endpoint, json.dumps(body).encode(), {"Content-Type": "application/json"},
                                     self.timeout)
-        if status not in (200, 201) or not isinstance(answer, dict) or not isinstance(answer.get("client_id"), str):
-            raise OAuthFlowError(f"dynamic registration at {endpoint} failed: HTTP {status} {answer!r}"[:300])
+        # RFC 7591 section 3.2.1; the answer is not quoted: it may hold a secret.
+        if status not in (200, 201) or not isinstance(answer, dict) or not isinstance(answer.get("client_id"), str) \
+                or not answer["client_id"] or not isinstance(answer.get("client_secret", ""), (str, type(None))):
+            error = answer.get("error") if isinstance(answer, dict) else None
+            raise OAuthFlowError(f"dynamic registration at {endpoint} failed: HTTP {status}"
+                                 + (f" {_said(str(error))}" if error else ": no client_id and client_secret strings")
+                                 + " (RFC 7591 section 3.2)")
         return answer
 
     # -- the token endpoint (OAuth 2.1 section 3.2, RFC 8707 section 2.2) --
@@ -14229,9 +14247,8 @@ class OAuthClientProvider:
         its answer, ``expires_at`` added."""
         import time
 
-        endpoint = self._metadata.get("token_endpoint")
-        if not isinstance(endpoint, str):
-            raise OAuthFlowError(f"the authorization server {self._issuer} has no token_endpoint")
+        endpoint = _endpoint(self._metadata.get("token_endpoint"), f"the authorization server {self._issuer}'s "
+                             "token_endpoint")
         form = dict(form, resource=str(self._resource))
         if scope:
             form["scope"] = scope
@@ -14239,10 +14256,9 @@ class OAuthClientProvider:
         _client_authentication(client, self.token_endpoint_auth_method or client.get("token_endpoint_auth_method")
                                or _auth_method(self._metadata, bool(client.get("client_secret"))), form, headers)
         status, answer = _http_json("POST", endpoint, _form(form), headers, self.timeout)
-        if status != 200 or not isinstance(answer, dict) or not isinstance(answer.get("access_token"), str):
-            raise OAuthFlowError(f"the token request ({form['grant_type']}) failed: HTTP {status} {answer!r}"[:300])
-        if isinstance(answer.get("expires_in"), (int, float)):
-            answer["expires_at"] = time.time() + answer["expires_in"]
+        answer = _token_answer(status, answer, form["grant_type"])
+        if answer.get("expires_in") is not None:
+            answer["expires_at"] = time.time() + float(answer["expires_in"])
         return answer
 
     def _refresh(self, tokens: Dict[str, Any], rejected: bool = False) -> Optional[Dict[str, Any]]:
@@ -14285,6 +14301,39 @@ class _MemoryTokenStorage:
         self.client_info = client_info
 
 
+def _token_answer(status: int, answer: Any, grant_type: str) -> Dict[str, Any]:
+    """A token response as OAuth 2.1 section 3.2.3 has it, else a refusal that
+    quotes the server's ``error`` only (the body may hold a token).  The
+    token is sent as a header: printable ASCII (RFC 6749 appendix A.12), of
+    type Bearer (RFC 6750; DPoP needs a wrapper), its ``expires_in`` seconds
+    (a digit string too, as some servers send)."""
+    import math
+
+    failed = f"the token request ({grant_type}) failed: HTTP {status}"
+    if status != 200 or not isinstance(answer, dict):
+        error = answer.get("error") if isinstance(answer, dict) else None
+        detail = answer.get("error_description") if isinstance(answer, dict) else None
+        raise OAuthFlowError(failed + (f" {_said(str(error))}" if error else " (no error)")
+                             + (f": {_said(str(detail))}" if detail else ""))
+    token = answer.get("access_token")
+    if not isinstance(token, str) or not token or not all(" " <= c <= "~" for c in token):
+        raise OAuthFlowError(failed + ": no access_token of printable ASCII (OAuth 2.1 section 3.2.3)")
+    token_type = answer.get("token_type", "Bearer")
+    if not isinstance(token_type, str) or token_type.lower() != "bearer":
+        raise OAuthFlowError(failed + f": token_type {_said(str(token_type), 40)!r} is not Bearer (RFC 6750)")
+    expires_in = answer.get("expires_in")
+    if isinstance(expires_in, str) and expires_in.isdigit() and expires_in.isascii():
+        answer["expires_in"] = expires_in = int(expires_in)
+    if expires_in is not None and (isinstance(expires_in, bool) or not isinstance(expires_in, (int, float))
+                                   or not math.isfinite(expires_in) or expires_in < 0):
+        raise OAuthFlowError(failed + f": expires_in {_said(str(expires_in), 40)!r} is not a number of seconds "
+                             "(OAuth 2.1 section 3.2.3)")
+    for name in ("refresh_token", "scope"):
+        if answer.get(name) is not None and not isinstance(answer[name], str):
+            raise OAuthFlowError(failed + f": {name} is not a string (OAuth 2.1 section 3.2.3)")
+    return answer
+
+
 def _token_expired(tokens: Dict[str, Any]) -> bool:
     import time
 
@@ -14314,6 +14363,11 @@ def _www_authenticate(header: str) -> Dict[str, str]:
         params.setdefault(match.group(1).lower(), value)
         pos = match.end()
     return params
+
+
+def _said(text: str, limit: int = 200) -> str:
+    """A server's words in an error message: printable, and short."""
+    return "".join(c if c.isprintable() else "?" for c in text[:limit])
 
 
 def _scope_union(before: Optional[str], challenged: Optional[str]) -> Optional[str]:
@@ -14354,7 +14408,10 @@ def _resource_covers(resource: str, server: str) -> bool:
     """Whether the metadata's ``resource`` names this server: the same URI, or
     one of its path prefixes on the same origin (a resource serving several
     endpoints)."""
-    resource = _canonical_resource(resource)
+    try:
+        resource = _canonical_resource(resource)
+    except ValueError:  # not a URL (an unclosed IPv6 bracket)
+        return False
     if resource == server:
         return True
     if _url_origin(resource) != _url_origin(server):
@@ -14385,6 +14442,7 @@ def _server_metadata(issuer: str, timeout: float, legacy: bool = False) -> Dict[
     without Metadata Discovery")."""
     from urllib.parse import urlsplit
 
+    _endpoint(issuer, "the authorization server")
     path = urlsplit(issuer).path.rstrip("/")
     origin = _url_origin(issuer)
     if path:
@@ -14403,7 +14461,7 @@ def _server_metadata(issuer: str, timeout: float, legacy: bool = False) -> Dict[
         return metadata
     if legacy:
         return {"issuer": issuer, "authorization_endpoint": issuer + "/authorize", "token_endpoint": issuer + "/token",
-                "registration_endpoint": issuer + "/register"}
+                "registration_endpoint": issuer + "/register", "_defaults": True}
     raise OAuthFlowError(f"no authorization server metadata for {issuer} (RFC 8414, OpenID Connect Discovery)")
 
 
@@ -14464,7 +14522,12 @@ def _callback_query(answer: Any) -> Dict[str, str]:
     text = str(answer)
     if "://" in text:
         text = urlsplit(text).query
-    return dict(parse_qsl(text.lstrip("?"), keep_blank_values=True))
+    pairs = parse_qsl(text.lstrip("?"), keep_blank_values=True)
+    query = dict(pairs)
+    if len(query) != len(pairs):  # OAuth 2.1 section 3.1: no parameter more than once
+        repeated = sorted({name for name, _ in pairs if sum(n == name for n, _ in pairs) > 1})
+        raise OAuthFlowError(f"the authorization response repeats {', '.join(repeated)} (OAuth 2.1 section 3.1)")
+    return query
 
 
 def _fetch_json(url: str, timeout: float) -> Optional[Dict[str, Any]]:
@@ -14474,13 +14537,46 @@ def _fetch_json(url: str, timeout: float) -> Optional[Dict[str, Any]]:
     return answer if status == 200 and isinstance(answer, dict) else None
 
 
+def _endpoint(url: Any, what: str) -> str:
+    """An authorization server's URL: https (basic/authorization,
+    "Communication Security"; OAuth 2.1 section 1.5), or http on a loopback
+    host, for a server under test on this machine (RFC 8252 section 8.3)."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str) or not url:
+        raise OAuthFlowError(f"{what} is missing (RFC 8414 section 2)")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        host, parts = None, urlsplit("")
+    if parts.scheme == "https" and host or parts.scheme == "http" and _loopback_host(host):
+        return url
+    raise OAuthFlowError(f"{what} {_said(url)!r} is not https (basic/authorization, Communication Security)")
+
+
+def _loopback_host(host: Optional[str]) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host or "").is_loopback
+    except ValueError:
+        return False
+
+
 def _http_json(method: str, url: str, body: Optional[bytes], headers: Dict[str, str],
                timeout: float) -> Tuple[int, Any]:
     """One request with urllib, redirects not followed (metadata comes from the
     URL asked, RFC 8414 section 3); the status and the JSON answer (None if
     not JSON)."""
+    import http.client
     import urllib.error
     import urllib.request
+
+    if not url.lower().startswith(("https://", "http://")):  # never file:, data: or ftp: from a server's document
+        raise OAuthFlowError(f"{method} {_said(url)!r}: only http and https URLs are fetched")
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args: Any, **kwargs: Any) -> None:
@@ -14491,14 +14587,35 @@ def _http_json(method: str, url: str, body: Optional[bytes], headers: Dict[str, 
         response = urllib.request.build_opener(NoRedirect).open(request, timeout=timeout)
     except urllib.error.HTTPError as error:
         response = error
-    except (OSError, ValueError) as error:
-        raise OAuthFlowError(f"{method} {url}: {error}") from None
-    with response:
-        status, data = response.status, response.read(1 << 20)
+    except (OSError, ValueError, http.client.HTTPException) as error:  # HTTPException: not HTTP (BadStatusLine)
+        raise OAuthFlowError(f"{method} {_said(url)}: {_said(str(error))}") from None
+    try:
+        with response:
+            status, data = response.status, _read_within(response, timeout)
+    except (OSError, http.client.HTTPException) as error:
+        raise OAuthFlowError(f"{method} {_said(url)}: {_said(str(error))}") from None
     try:
         return status, json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a document nested deeper than the parser goes
         return status, None
+
+
+def _read_within(response: Any, timeout: float) -> bytes:
+    """The first MiB of a body, within ``timeout`` seconds in all: the
+    socket's timeout bounds each read only, and a server that drips a byte
+    at a time would hold the flow for hours (security_best_practices, "Bound
+    Resource Usage")."""
+    import time
+
+    deadline, data = time.monotonic() + timeout, b""
+    while len(data) < 1 << 20:
+        chunk = response.read1(65536)
+        if not chunk:
+            break
+        data += chunk
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the answer took over {timeout:g} s")
+    return data[:1 << 20]
 
 
 class _LoopbackCallback:
@@ -14517,6 +14634,8 @@ class _LoopbackCallback:
         callback = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            timeout = 10  # a connection that sends nothing must not hold the one-shot server past its wait
+
             def do_GET(self) -> None:
                 path, _, query = self.path.partition("?")
                 found = path == callback.path
@@ -14530,7 +14649,10 @@ class _LoopbackCallback:
             def log_message(self, *args: Any) -> None:
                 pass  # never stdout; nothing worth stderr
 
-        self.server = http.server.HTTPServer(("127.0.0.1", parts.port or 0), Handler)
+        try:
+            self.server = http.server.HTTPServer(("127.0.0.1", parts.port or 0), Handler)
+        except OSError as error:
+            raise OAuthFlowError(f"the redirect's loopback server cannot listen at {redirect_uri}: {error}") from None
         self.redirect_uri = f"http://{parts.hostname}:{self.server.server_address[1]}{self.path}"
 
     def wait(self, url: str) -> str:

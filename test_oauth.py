@@ -11,9 +11,11 @@ import hashlib
 import http.server
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
+import time
 import unittest
 import urllib.error
 import urllib.parse
@@ -52,6 +54,10 @@ class Fake:
         "refresh": False,
         "expires_in": 3600,
         "register_answer": {},
+        "pkce": ["S256"],  # code_challenge_methods_supported, None to omit it
+        "metadata_extra": {},  # merged into the authorization server's metadata
+        "token_answer": None,  # replaces the token endpoint's answer
+        "raw": {},  # path -> (status, body bytes), sent as they are
     }
 
     def __init__(self, **options: Any) -> None:
@@ -95,6 +101,13 @@ class Fake:
         else:
             fields = dict(urllib.parse.parse_qsl(query or body.decode()))
         self.log.append((method, path, fields, handler.headers.get("Authorization")))
+        if path in self.options["raw"]:
+            status, raw = self.options["raw"][path]
+            handler.send_response(status)
+            handler.send_header("Content-Length", str(len(raw)))
+            handler.end_headers()
+            handler.wfile.write(raw)
+            return
         status, headers, answer = self.route(method, path, fields)
         handler.send_response(status)
         for name, value in headers.items():
@@ -132,15 +145,16 @@ class Fake:
         o, p = self.options, self.issuer
         metadata = {"issuer": o["issuer"] or self.issuer, "authorization_endpoint": p + "/authorize",
                     "token_endpoint": p + "/token", "response_types_supported": ["code"],
-                    "code_challenge_methods_supported": ["S256"],
                     "token_endpoint_auth_methods_supported": o["methods"]}
+        if o["pkce"] is not None:
+            metadata["code_challenge_methods_supported"] = o["pkce"]
         if o["registration"]:
             metadata["registration_endpoint"] = p + "/register"
         for key, option in (("scopes_supported", "as_scopes"), ("client_id_metadata_document_supported", "cimd"),
                             ("authorization_response_iss_parameter_supported", "iss_supported")):
             if o[option] is not None:
                 metadata[key] = o[option]
-        return metadata
+        return dict(metadata, **o["metadata_extra"])
 
     def callback(self, query: Dict[str, Any]) -> str:
         o = self.options
@@ -162,6 +176,8 @@ class Fake:
                   "expires_in": self.options["expires_in"]}
         if self.options["refresh"] and form["grant_type"] != "refresh_token":
             answer["refresh_token"] = f"refresh-{self.tokens}"
+        if self.options["token_answer"] is not None:
+            answer = self.options["token_answer"]
         return 200, {"Cache-Control": "no-store"}, answer
 
 
@@ -570,6 +586,305 @@ class ScopeTest(OAuthTest):
         fake = self.fake()
         self.assertFalse(self.provider(fake).unauthorized(fake.url, 403, 'Bearer error="invalid_token"'))
         self.assertEqual(fake.log, [])
+
+
+class HostileTest(OAuthTest):
+    """What a hostile or broken server sends ends in an OAuthFlowError that
+    names the rule: never another exception, a token or secret in the
+    message, a request to a URL it should not reach, or a hang."""
+
+    def refusal(self, fake: Fake, auth: Optional[OAuthClientProvider] = None, challenge: Optional[str] = None) -> str:
+        with self.assertRaises(OAuthFlowError) as caught:
+            (auth or self.provider(fake)).unauthorized(fake.url, 401, challenge or bearer(fake))
+        return str(caught.exception)
+
+    def test_a_state_with_other_characters_is_a_mismatch(self) -> None:
+        fake = self.fake()
+        auth = self.provider(fake, redirect_handler=lambda url: "?code=c&state=%C3%A9t%C3%A9")
+        self.assertEqual(self.refusal(fake, auth),
+                         "the authorization response's state is not the one sent (OAuth 2.1 section 7.12)")
+
+    def test_repeated_parameters_are_refused(self) -> None:
+        for extra, named in (("&code=injected", "code"), ("&state=x&code=y", "code, state")):
+            with self.subTest(extra):
+                fake = self.fake()
+                auth = self.provider(fake, redirect_handler=lambda url, extra=extra: follow(url) + extra)
+                self.assertEqual(self.refusal(fake, auth),
+                                 f"the authorization response repeats {named} (OAuth 2.1 section 3.1)")
+                self.assertNotIn("POST /token", fake.paths())
+
+    def test_an_error_answer_is_shown_printable_and_short(self) -> None:
+        fake = self.fake()
+        auth = self.provider(fake, redirect_handler=lambda url: "?error=denied%0D%0A&error_description=" + "x" * 500)
+        self.assertEqual(self.refusal(fake, auth), "the authorization server answered denied??: " + "x" * 200)
+
+    def test_resource_metadata_is_fetched_over_http_only(self) -> None:
+        fake = self.fake()
+        document = json.dumps({"resource": fake.url, "authorization_servers": [fake.issuer]})
+        path = os.path.join(self.tmp(), "prm.json")
+        with open(path, "w") as file:
+            file.write(document)
+        for url in ("file://" + path, "data:application/json," + urllib.parse.quote(document)):
+            with self.subTest(url[:5]):
+                self.assertEqual(self.refusal(fake, challenge=f'Bearer resource_metadata="{url}"'),
+                                 f"GET {url!r}: only http and https URLs are fetched")
+        self.assertEqual(fake.log, [])
+
+    def tmp(self) -> str:
+        import tempfile
+
+        directory = tempfile.TemporaryDirectory()
+        self.addCleanup(directory.cleanup)
+        return directory.name
+
+    def test_an_https_server_s_resource_metadata_is_https(self) -> None:
+        auth = OAuthClientProvider("https://mcp.example.com/mcp", redirect_uri=REDIRECT, redirect_handler=follow)
+        with self.assertRaises(OAuthFlowError) as caught:
+            auth.unauthorized("https://mcp.example.com/mcp", 401,
+                              'Bearer resource_metadata="http://mcp.example.com/.well-known/oauth-protected-resource"')
+        self.assertEqual(str(caught.exception), (
+            "the challenge's resource_metadata 'http://mcp.example.com/.well-known/oauth-protected-resource' "
+            "is not https, for an https server (RFC 9728 section 3)"))
+
+    def test_authorization_server_endpoints_are_https(self) -> None:
+        # Loopback http is a server under test; anything else in clear text is refused before it is used.
+        for endpoint in ("http://auth.example.com/authorize", "javascript:alert(1)//", "file:///etc/passwd", 42):
+            with self.subTest(endpoint):
+                fake = self.fake(metadata_extra={"authorization_endpoint": endpoint})
+                opened: List[str] = []
+                auth = self.provider(fake, redirect_handler=lambda url, seen=opened: seen.append(url) or follow(url))
+                self.assertEqual(self.refusal(fake, auth), (
+                    f"the authorization server {fake.issuer}'s authorization_endpoint {endpoint!r} is not https "
+                    "(basic/authorization, Communication Security)" if endpoint != 42 else
+                    f"the authorization server {fake.issuer}'s authorization_endpoint is missing (RFC 8414 section 2)"))
+                self.assertEqual(opened, [])
+        endpoint = mcp_ref._endpoint
+        self.assertEqual(endpoint("https://a.example", "x"), "https://a.example")
+        for url in ("http://127.0.0.1:1/t", "http://[::1]:1/t", "http://localhost/t", "http://127.9.9.9/t"):
+            self.assertEqual(endpoint(url, "x"), url)
+        for url in ("http://a.example/t", "https:///t", "ftp://a.example/t", "http://[::1/t", "http://127.0.0.1.nip.io/"):
+            with self.assertRaises(OAuthFlowError):
+                endpoint(url, "x")
+
+    def test_pkce_support_is_checked_in_the_metadata(self) -> None:
+        for pkce in (None, ["plain"], "S256"):
+            with self.subTest(pkce):
+                fake = self.fake(pkce=pkce)
+                self.assertEqual(self.refusal(fake), (
+                    f"the authorization server {fake.issuer} does not list S256 in code_challenge_methods_supported: "
+                    "it may not check PKCE (basic/authorization)"))
+                self.assertNotIn("GET /authorize", fake.paths())
+
+    def test_malformed_token_responses(self) -> None:
+        failed = "the token request (authorization_code) failed: HTTP 200: "
+        unprintable = "no access_token of printable ASCII (OAuth 2.1 section 3.2.3)"
+        for answer, refusal in (
+                ({"access_token": 5, "refresh_token": "secret-refresh"}, unprintable),
+                ({"access_token": ""}, unprintable),
+                ({"access_token": "a\r\nX-Injected: 1"}, unprintable),
+                ({"access_token": "t", "token_type": "DPoP"}, "token_type 'DPoP' is not Bearer (RFC 6750)"),
+                ({"access_token": "t", "token_type": None}, "token_type 'None' is not Bearer (RFC 6750)"),
+                ({"access_token": "t", "expires_in": -5}, "expires_in '-5' is not a number of seconds "
+                                                         "(OAuth 2.1 section 3.2.3)"),
+                ({"access_token": "t", "expires_in": "soon"}, "expires_in 'soon' is not a number of seconds "
+                                                              "(OAuth 2.1 section 3.2.3)"),
+                ({"access_token": "t", "expires_in": True}, "expires_in 'True' is not a number of seconds "
+                                                            "(OAuth 2.1 section 3.2.3)"),
+                ({"access_token": "t", "expires_in": float("nan")}, "expires_in 'nan' is not a number of seconds "
+                                                                    "(OAuth 2.1 section 3.2.3)"),
+                ({"access_token": "t", "refresh_token": ["r"]}, "refresh_token is not a string "
+                                                                "(OAuth 2.1 section 3.2.3)")):
+            with self.subTest(answer):
+                fake = self.fake(token_answer=answer)
+                self.assertEqual(self.refusal(fake), failed + refusal)
+
+    def test_token_responses_that_are_accepted(self) -> None:
+        for answer in ({"access_token": "t", "token_type": "bearer", "expires_in": "3600"},
+                       {"access_token": "t"}, {"access_token": "a.b-c_d~e+f/g=", "expires_in": 1.5}):
+            with self.subTest(answer):
+                fake = self.fake(token_answer=answer)
+                auth = self.provider(fake)
+                self.assertTrue(auth.unauthorized(fake.url, 401, bearer(fake)))
+                self.assertEqual(auth.headers(fake.url), {"Authorization": "Bearer " + answer["access_token"]})
+        self.assertEqual(auth.storage.get_tokens()["expires_in"], 1.5)
+
+    def test_refusals_quote_the_error_not_the_body(self) -> None:
+        body = json.dumps({"error": "invalid_grant", "refresh_token": "secret-refresh"}).encode()
+        for raw, refusal in (((400, body), "HTTP 400 invalid_grant"), ((500, b"<html>"), "HTTP 500 (no error)"),
+                             ((200, b"not json"), "HTTP 200 (no error)"),
+                             ((200, b"[" * 100000), "HTTP 200 (no error)")):
+            with self.subTest(raw[1][:10]):
+                fake = self.fake(raw={"/token": raw})
+                self.assertEqual(self.refusal(fake), "the token request (authorization_code) failed: " + refusal)
+
+    def test_a_malformed_registration_is_refused_without_its_secret(self) -> None:
+        refusal = "dynamic registration at {}/register failed: HTTP 201{} (RFC 7591 section 3.2)"
+        for answer in ({"client_secret": 5}, {"client_id": 7, "client_secret": "leaked-secret"}, {"client_id": ""}):
+            with self.subTest(answer):
+                fake = self.fake(register_answer=answer)
+                self.assertEqual(self.refusal(fake),
+                                 refusal.format(fake.base, ": no client_id and client_secret strings"))
+
+    def test_documents_too_deep_or_not_http_are_no_documents(self) -> None:
+        fake = self.fake(raw={"/.well-known/oauth-protected-resource/mcp": (200, b"[" * 100000)})
+        self.assertEqual(mcp_ref._http_json("GET", fake.base + "/.well-known/oauth-protected-resource/mcp", None, {},
+                                            30), (200, None))
+        url = one_answer(b"NOT HTTP\r\n\r\n")
+        with self.assertRaises(OAuthFlowError) as caught:
+            mcp_ref._http_json("GET", url, None, {}, 30)
+        self.assertTrue(str(caught.exception).startswith(f"GET {url}: "), caught.exception)
+
+    def test_a_dripping_answer_is_bounded_in_time(self) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+        url = one_answer(head + b"[" * 100000, drip=0.05)
+        outcome: List[str] = []
+
+        def fetch() -> None:
+            try:
+                mcp_ref._http_json("GET", url, None, {}, 1)
+            except OAuthFlowError as error:
+                outcome.append(str(error))
+
+        fetching = threading.Thread(target=fetch, daemon=True)
+        fetching.start()
+        fetching.join(120)
+        self.assertEqual(outcome, [f"GET {url}: the answer took over 1 s"])
+
+    def test_a_silent_connection_does_not_hold_the_callback_server(self) -> None:
+        import socket
+
+        callback = mcp_ref._LoopbackCallback(None, 30)
+        self.addCleanup(callback.close)
+        silent = socket.create_connection(("127.0.0.1", callback.server.server_address[1]), timeout=30)
+        self.addCleanup(silent.close)
+
+        def browser(url: str) -> bool:
+            threading.Thread(target=lambda: urllib.request.urlopen(callback.redirect_uri + "?code=c&state=s",
+                                                                   timeout=60).read(), daemon=True).start()
+            return True
+
+        answers: List[str] = []
+        with mock.patch("webbrowser.open", browser):
+            waiter = threading.Thread(target=lambda: answers.append(callback.wait("https://as.example/authorize")),
+                                      daemon=True)
+            waiter.start()
+            waiter.join(90)
+        self.assertEqual(answers, ["code=c&state=s"])
+
+    def test_a_taken_port_is_a_refusal(self) -> None:
+        fake = self.fake()
+        port = fake.server.server_address[1]
+        with self.assertRaises(OAuthFlowError) as caught:
+            mcp_ref._LoopbackCallback(f"http://127.0.0.1:{port}/callback", 30)
+        self.assertTrue(str(caught.exception).startswith(
+            f"the redirect's loopback server cannot listen at http://127.0.0.1:{port}/callback: "), caught.exception)
+
+
+def one_answer(data: bytes, drip: float = 0.0) -> str:
+    """A loopback URL whose one connection is answered with ``data``, as it
+    is; after its first 100 bytes, a byte each ``drip`` seconds if given."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(60)
+
+    def serve() -> None:
+        with listener:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            with connection:
+                connection.recv(65536)
+                if not drip:
+                    connection.sendall(data)
+                    return
+                connection.sendall(data[:100])
+                for offset in range(100, min(len(data), 100 + int(60 / drip))):  # at most a minute
+                    try:
+                        connection.sendall(data[offset:offset + 1])
+                    except OSError:
+                        return  # the client gave up
+                    time.sleep(drip)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}/"
+
+
+class GeneratedInputTest(OAuthTest):
+    """Seeded generated inputs: every outcome is a result or an
+    OAuthFlowError, never another exception."""
+
+    SEED = 25
+
+    def hostile(self, rng: "random.Random", depth: int = 0) -> Any:
+        strings = ["", "Bearer", '"', "\\", "http://[::1", "http://a.example", "file:///etc/passwd", "é\u2028",
+                   "\r\nX: 1", "x" * 5000, "S256", "none", "offline_access", "https://", "http://127.0.0.1:1/"]
+        kinds = [lambda: rng.choice(strings), lambda: rng.randint(-2**40, 2**40), lambda: rng.random() * 1e9,
+                 lambda: rng.choice([None, True, False, float("inf")]),
+                 lambda: "".join(chr(rng.randint(0, 0x2FF)) for _ in range(rng.randint(0, 20)))]
+        if depth < 2:
+            kinds += [lambda: [self.hostile(rng, depth + 1) for _ in range(rng.randint(0, 3))],
+                      lambda: {rng.choice(strings[:5]): self.hostile(rng, depth + 1) for _ in range(rng.randint(0, 3))}]
+        return rng.choice(kinds)()
+
+    def test_challenges(self) -> None:
+        import random
+
+        rng = random.Random(self.SEED)
+        pieces = ["Bearer", "bearer ", "Basic", ",", " ", "=", '"', "\\", "scope", "error", "resource_metadata",
+                  "insufficient_scope", "a b", "é", "\t", "DPoP", "realm"]
+        for _ in range(2000):
+            header = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+            params = mcp_ref._www_authenticate(header)
+            self.assertTrue(all(isinstance(k, str) and isinstance(v, str) for k, v in params.items()), header)
+        self.assertEqual(mcp_ref._www_authenticate("Bearer " + "a=b, " * 2000)["a"], "b")
+
+    def test_callbacks_and_token_answers(self) -> None:
+        import random
+
+        rng = random.Random(self.SEED)
+        auth = OAuthClientProvider("http://127.0.0.1:1/mcp")
+        auth._metadata = {"issuer": "https://as.example", "authorization_response_iss_parameter_supported": True}
+        names = ["code", "state", "iss", "error", "error_description", "x"]
+        for _ in range(2000):
+            query = "&".join(f"{rng.choice(names)}={urllib.parse.quote(str(self.hostile(rng)))}"
+                             for _ in range(rng.randint(0, 5)))
+            answer: Any = rng.choice([query, "?" + query, "http://127.0.0.1/cb?" + query,
+                                      {rng.choice(names): self.hostile(rng) for _ in range(3)}])
+            try:
+                auth._check_response(mcp_ref._callback_query(answer), "the-state")
+            except OAuthFlowError:
+                pass
+            document = {name: self.hostile(rng) for name in rng.sample(
+                ["access_token", "token_type", "expires_in", "refresh_token", "scope", "error"], rng.randint(0, 6))}
+            try:
+                tokens = mcp_ref._token_answer(rng.choice([200, 200, 400]), document, "authorization_code")
+            except OAuthFlowError as error:
+                self.assertNotIn("x" * 300, str(error))
+                continue
+            self.assertTrue(all(" " <= c <= "~" for c in tokens["access_token"]))
+
+    def test_metadata_documents(self) -> None:
+        import random
+
+        rng = random.Random(self.SEED)
+        for _ in range(150):
+            fake = self.fake()
+            prm: Dict[str, Any] = {"resource": fake.url, "authorization_servers": [fake.issuer]}
+            metadata = fake.metadata()
+            for document in (prm, metadata):
+                for name in sorted(document) + ["scopes_supported"]:
+                    if rng.random() < 0.25:
+                        document[name] = self.hostile(rng)
+            fake.options["raw"] = {"/.well-known/oauth-protected-resource/mcp": (200, json.dumps(prm).encode()),
+                                   "/.well-known/oauth-authorization-server": (200, json.dumps(metadata).encode())}
+            try:
+                self.provider(fake).unauthorized(fake.url, 401, bearer(fake, scope=str(self.hostile(rng))[:50]))
+            except OAuthFlowError:
+                pass
 
 
 class ChallengeTest(unittest.TestCase):
