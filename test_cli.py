@@ -78,7 +78,7 @@ class Run(NamedTuple):
     seconds: float
 
 
-def run_cli(args: Sequence[str], timeout: float = 12.0, stdin: Optional[str] = None) -> Run:
+def run_cli(args: Sequence[str], timeout: float = 90.0, stdin: Optional[str] = None) -> Run:
     start = time.monotonic()
     try:
         done = subprocess.run([sys.executable, "-S", CLI, *args], capture_output=True, text=True, timeout=timeout,
@@ -139,11 +139,11 @@ class UsageTest(CliTestCase):
         deep = '{"a": ' + "[" * 30_000 + "]" * 30_000 + "}"  # deeper than json reads
         cases = {'{"a": NaN}': "not valid JSON", '{"a": [-Infinity]}': "not valid JSON",
                  '{"a": 1e400}': "beyond a double", deep: "nested too deeply", "[1]": "a JSON object"}
-        runs = run_all([["call", server, "echo", "--json", text, "--timeout", "10"] for text in cases])
+        runs = run_all([["call", server, "echo", "--json", text, "--timeout", "60"] for text in cases])
         for (text, fragment), run in zip(cases.items(), runs):
             with self.subTest(json=text[:30]):
                 self.assertFailed(run, 2, "--json", fragment)
-                self.assertLess(run.seconds, 5)
+                self.assertLess(run.seconds, 30)  # not --timeout 60
         self.assertFalse(self.started(server))
 
     def test_key_value_is_json_when_it_parses_else_text(self) -> None:
@@ -240,12 +240,12 @@ class ServerFailureTest(CliTestCase):
 
     def assertFast(self, run: Run, *fragments: str) -> None:
         self.assertFailed(run, 3, *fragments)
-        self.assertLess(run.seconds, 6, "waited for --timeout 10")
+        self.assertLess(run.seconds, 30, "waited for --timeout 60")  # (a loaded machine is slow, not 60 s slow)
 
     def test_error_without_id_fails_fast(self) -> None:
         # What a server says about a line it could not parse: no answer will come.
         error = "send({'jsonrpc': '2.0', 'id': None, 'error': {'code': -32700, 'message': 'Parse\\nerror'}})"
-        run = run_cli(["list", self.fake({"*": error}), "--timeout", "10"])
+        run = run_cli(["list", self.fake({"*": error}), "--timeout", "60"])
         self.assertFast(run, "while server/discover waited: Parse error (JSON-RPC error -32700)")
 
     def test_repeated_cursor_fails(self) -> None:
@@ -297,7 +297,7 @@ class ServerFailureTest(CliTestCase):
             ("send({'jsonrpc': '2.0', 'id': str(request['id']), 'result': {}})", 'answered id "1" while'),
             ("send({'jsonrpc': '2.0', 'id': True, 'result': {}})", "answered id true while server/discover (id 1)"),
         ]
-        runs = run_all([["list", self.fake({"*": handler}), "--timeout", "10"] for handler, _ in cases])
+        runs = run_all([["list", self.fake({"*": handler}), "--timeout", "60"] for handler, _ in cases])
         for (handler, fragment), run in zip(cases, runs):
             with self.subTest(handler=handler):
                 self.assertFast(run, fragment)
@@ -312,7 +312,7 @@ class ServerFailureTest(CliTestCase):
         ]
         if os.name != "posix":
             cases = cases[:2]
-        runs = run_all([["list", self.fake({"*": handler}), "--timeout", "10"] for handler, _ in cases])
+        runs = run_all([["list", self.fake({"*": handler}), "--timeout", "60"] for handler, _ in cases])
         for (handler, fragment), run in zip(cases, runs):
             with self.subTest(handler=handler):
                 self.assertFast(run, fragment)
@@ -391,7 +391,7 @@ class CloseTest(CliTestCase):
                 "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(30)")
         run = run_cli(["call", self.fake({"tools/call": hang}), "echo", "--timeout", "0.5"])
         self.assertFailed(run, 3, "did not answer tools/call within 0.5 s")
-        self.assertLess(run.seconds, 7)
+        self.assertLess(run.seconds, 20)  # two grace periods, not 30 s of sleep
         with open(pid_file) as f:
             pid = int(f.read())
         with self.assertRaises(ProcessLookupError):
