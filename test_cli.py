@@ -71,6 +71,11 @@ ECHO = {
 }
 
 
+# Any other method: an empty result; server/discover's names the revision
+# (Client checks that the server offers the one it asked for).
+DEFAULT = "answer(request, {'supportedVersions': ['2026-07-28']} if method == 'server/discover' else {})"
+
+
 class Run(NamedTuple):
     code: int
     stdout: str
@@ -110,7 +115,7 @@ class CliTestCase(unittest.TestCase):
         """A fake server's command line.  ``handlers`` maps a method to its line
         of Python ("*": every other method; by default an empty result)."""
         methods = dict(ECHO, **(handlers or {}))
-        other = methods.pop("*", "answer(request, {})")
+        other = methods.pop("*", DEFAULT)
         body = "".join(f"    {'elif' if n else 'if'} method == {m!r}:\n        {code}\n"
                        for n, (m, code) in enumerate(methods.items()))
         self.count += 1

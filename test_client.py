@@ -287,20 +287,13 @@ class HttpTest(Everything, unittest.TestCase):
                 self.assertEqual(text(client.call_tool("test_streaming_elicitation")), "action=accept")
 
     def test_command_line_elicitation_over_http(self) -> None:
-        # The command line's own HTTP client, a person answering at the terminal.
+        # The command line's callback, a person answering at the terminal.
         answer = {"action": "accept", "content": {"response": "yes"}}
         with mock.patch.object(mcp_ref, "_INTERACTIVE", lambda: True), \
                 mock.patch.object(mcp_ref, "_elicit_at_terminal", lambda params: answer):
             for era in ("2025-06-18", "2025-11-25"):
-                with self.subTest(era=era):
-                    transport = mcp_ref._HttpClient(self.url, False, 10)
-                    try:
-                        session = mcp_ref._Session(transport, era)
-                        result = session.request("tools/call", {"name": "test_streaming_elicitation",
-                                                                "arguments": {}})
-                    finally:
-                        transport.close()
-                    self.assertEqual(text(result), "action=accept")
+                with self.subTest(era=era), self.connect(era, elicitation_callback=mcp_ref._answer_elicitation) as client:
+                    self.assertEqual(text(client.call_tool("test_streaming_elicitation")), "action=accept")
 
     def test_session_ends_with_delete(self) -> None:
         client = self.connect("2025-11-25")
