@@ -12712,6 +12712,7 @@ def _error_text(error: Any) -> str:
 # -- mcp_ref.Client: the public client --------------------------------------------------
 
 _ROUNDS = 10  # rounds of questions a 2026-07-28 request may bring (basic/patterns/mrtr)
+_TASK_POLLS = 100_000  # tasks/get polls before call_tool gives up on a task (a day at 1 s)
 # The callback that answers each method a server may ask the client, and the
 # capability it declares (client/sampling, client/elicitation, client/roots).
 _CALLBACKS = {"sampling/createMessage": ("sampling_callback", "sampling"),
@@ -12764,6 +12765,10 @@ class Client:
     401, or a 403 with ``insufficient_scope``; True: sent again with fresh
     headers, twice at most).  Sessions, the GET stream, resumption, headers:
     section 30.  The API is synchronous (no async one); a ``$ref`` is never fetched.
+
+    ``tasks=True`` takes tasks (section 16): in 2026-07-28 the client declares
+    the tasks extension, in 2025-11-25 it asks for a task where a tool's
+    ``execution.taskSupport`` allows one; ``call_tool`` follows a task to its result.
     """
 
     def __init__(self, server: Union[str, List[str]], *, protocol_version: Optional[str] = None,
@@ -12774,7 +12779,7 @@ class Client:
                  message_handler: Optional[Callable[..., Any]] = None,
                  client_info: Optional[Dict[str, Any]] = None, auth: Any = None,
                  headers: Optional[Dict[str, str]] = None, timeout: float = 60.0,
-                 trace: Optional[Callable[[str, Any], None]] = None) -> None:
+                 trace: Optional[Callable[[str, Any], None]] = None, tasks: bool = False) -> None:
         if protocol_version is not None and protocol_version not in _ALL_VERSIONS:
             raise ValueError(f"unknown protocol_version {protocol_version!r}; known: {', '.join(_ALL_VERSIONS)}")
         self.server, self.protocol_version, self.timeout = server, protocol_version, timeout
@@ -12782,7 +12787,7 @@ class Client:
         self.list_roots_callback, self.logging_callback = list_roots_callback, logging_callback
         self.message_handler, self.auth, self.headers = message_handler, auth, dict(headers or {})
         self.client_info = client_info or {"name": "mcp_ref", "version": __version__}
-        self.trace = trace
+        self.trace, self.tasks = trace, tasks
         self.initialize_result: Optional[Dict[str, Any]] = None
         self._transport: Any = None
         self._meta: Optional[Dict[str, Any]] = None  # 2026-07-28: every request's _meta
@@ -12892,6 +12897,8 @@ class Client:
             capabilities["elicitation"] = {"form": {}, "url": {}} if version >= "2025-11-25" else {}
         if self.list_roots_callback is not None:
             capabilities["roots"] = {"listChanged": True}  # as the SDK declares it
+        if self.tasks and version in STATELESS_VERSIONS:  # a call may become a task (section 16)
+            capabilities["extensions"] = {TASKS_EXTENSION: {}}
         return capabilities
 
     # -- requests -----------------------------------------------------------------
@@ -12918,11 +12925,19 @@ class Client:
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None,
                   read_timeout_seconds: Optional[float] = None, progress_callback: Optional[Callable[..., Any]] = None,
-                  *, meta: Optional[Dict[str, Any]] = None, result_type: Any = None) -> Any:
+                  *, meta: Optional[Dict[str, Any]] = None, result_type: Any = None,
+                  task_callback: Optional[Callable[[Dict[str, Any]], Any]] = None, return_task: bool = False) -> Any:
         """tools/call.  ``structuredContent`` is checked against the tool's
         ``outputSchema`` (from list_tools, listed first if need be): a mismatch is
         RuntimeError, as in the SDK.  ``result_type`` (a dataclass, TypedDict or any annotation):
-        the structured content converted into it is returned instead of the result."""
+        the structured content converted into it is returned instead of the result.
+
+        With ``Client(tasks=True)`` a call the server answers with a task is
+        followed to its end: polled with tasks/get (``task_callback(task)`` sees
+        each Task, its status and statusMessage), its questions answered by the
+        callbacks (2026-07-28: tasks/update), and its result returned as any
+        call's (a failed task's error raised as MCPError).  ``return_task=True``:
+        the CreateTaskResult instead, as the server sent it."""
         params: Dict[str, Any] = {"name": name, "arguments": arguments or {}}
         meta = dict(meta or {})
         token = next(self._tokens) if progress_callback is not None else None
@@ -12933,14 +12948,65 @@ class Client:
             params["_meta"] = meta
         if name not in self._tools and not self._listed:
             self.list_tools(all_pages=True)  # for its outputSchema and x-mcp-header, as the SDK does
+        execution = (self._tools.get(name) or {}).get("execution")
+        if self.tasks and self._meta is None and isinstance(execution, dict) and \
+                execution.get("taskSupport") in ("optional", "required"):
+            params["task"] = {}  # 2025-11-25: the client asks for a task ("Tool-Level Negotiation")
         timeout = self._transport.timeout if self._transport is not None else self.timeout
         try:
             self._set_timeout(read_timeout_seconds or timeout)
             result = self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+            is_task = result.get("resultType") == "task" or "task" in result and self._meta is None
+            if is_task and return_task:
+                return result
+            if is_task:
+                result = self._follow_task(result.get("task") if self._meta is None else result, task_callback)
         finally:
             self._progress.pop(token, None)  # type: ignore[arg-type]
             self._set_timeout(timeout)
         return _read_structured(name, result, self._tools.get(name), result_type)
+
+    def _follow_task(self, task: Any, callback: Optional[Callable[[Dict[str, Any]], Any]]) -> Dict[str, Any]:
+        """A task polled to its end (tasks/get every pollInterval): its result
+        (2025-11-25: tasks/result), or its error raised.  Questions are
+        answered once each (2026-07-28: tasks/update).  Bounded: the server
+        deletes a task past its TTL, and then tasks/get fails."""
+        import time
+
+        if not isinstance(task, dict) or not isinstance(task.get("taskId"), str):
+            raise ConnectionError("tools/call: the server's task has no taskId")
+        task_id: str = task["taskId"]
+        answered: "set[str]" = set()
+        for _ in range(_TASK_POLLS):
+            if callback is not None:
+                callback(task)
+            status, asked = task.get("status"), task.get("inputRequests")
+            new = {key: ask for key, ask in asked.items() if key not in answered} if isinstance(asked, dict) else {}
+            if status in ("completed", "failed", "cancelled"):
+                return self._task_outcome(task_id, task)
+            if status == "input_required" and new and self._meta is not None:
+                answers = self._input_responses("tasks/get", new)
+                self._request("tasks/update", {"taskId": task_id, "inputResponses": answers})
+                answered.update(answers)
+            else:
+                wait = task.get("pollIntervalMs", task.get("pollInterval"))
+                seconds = wait / 1000 if isinstance(wait, (int, float)) and not isinstance(wait, bool) else 1.0
+                time.sleep(min(max(seconds, 0.05), 10.0))
+            task = self._request("tasks/get", {"taskId": task_id})
+        raise ConnectionError(f"tools/call: task {task_id} did not end after {_TASK_POLLS} polls")
+
+    def _task_outcome(self, task_id: str, task: Dict[str, Any]) -> Dict[str, Any]:
+        """A finished task's result, or its error raised (the extension's
+        DetailedTask inlines them; 2025-11-25 has tasks/result)."""
+        if self._meta is None:
+            return self._request("tasks/result", {"taskId": task_id})
+        if task["status"] == "completed" and isinstance(task.get("result"), dict):
+            return task["result"]  # type: ignore[no-any-return]
+        if task["status"] == "failed":
+            raise _rpc_error("tools/call", task.get("error"))
+        if task["status"] == "cancelled":
+            raise MCPError(INVALID_PARAMS, f"Task {task_id} was cancelled")
+        raise ConnectionError(f"tools/call: task {task_id} completed without a result")
 
     def _param_headers(self, name: str, arguments: Any) -> Dict[str, str]:
         tool = self._tools.get(name)
@@ -14510,7 +14576,7 @@ def _cli(argv: List[str]) -> int:
     client = Client(spawn, protocol_version=options["protocol"], timeout=options["timeout"],
                     elicitation_callback=_answer_elicitation, sampling_callback=_answer_sampling(options["sampling"]),
                     logging_callback=None if trace else _show_log, trace=_trace_line if trace else None,
-                    headers=options["headers"], auth=_oauth(server) if options["auth"] else None)
+                    headers=options["headers"], auth=_oauth(server) if options["auth"] else None, tasks=True)
     try:
         _connect(client, options["protocol"], server if url else None)
         if command == "list":
@@ -14641,7 +14707,7 @@ def _cli_call(client: Client, name: str, pairs: List[Tuple[str, str]], extra: Di
     arguments = _tool_arguments(tools[name], pairs, extra)
     try:
         result = client.call_tool(name, arguments, progress_callback=None if trace else _show_progress,
-                                  meta={META_LOG_LEVEL: "info"})
+                                  meta={META_LOG_LEVEL: "info"}, task_callback=None if trace else _show_task)
     except (MCPError, ValueError, ConnectionError, RuntimeError) as exc:
         raise _cli_error(exc, "tools/call") from None
     is_error = result.get("isError")
@@ -14904,6 +14970,20 @@ def _show_progress(progress: Any, total: Any, message: Any) -> None:
     if progress is not None:
         note = f" {_one_line(str(message), 200)}" if message is not None else ""
         _progress_line(f"[progress] {progress}{'' if total is None else f'/{total}'}{note}")
+
+
+_SHOWN: List[str] = [""]  # the task line last shown
+
+
+def _show_task(task: Dict[str, Any]) -> None:
+    """call's task_callback: ``[task] working: its statusMessage`` as it
+    changes, on the progress line (a call that became a task, section 16)."""
+    message = task.get("statusMessage")
+    text = f"[task] {_one_line(str(task.get('status')), 40)}" + (
+        f": {_one_line(message, 200)}" if isinstance(message, str) and message else "")
+    if text != _SHOWN[0]:
+        _SHOWN[0] = text
+        _progress_line(text)
 
 
 def _trace_line(arrow: str, message: Any) -> None:
