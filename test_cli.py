@@ -23,6 +23,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLI = os.path.join(HERE, "mcp_ref.py")
 QUICKSTART = os.path.join(HERE, "examples", "quickstart.py")
+EVERYTHING = os.path.join(HERE, "examples", "everything.py")
 # Deterministic: strict UTF-8 on the pipes, whatever the machine's locale.
 ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
 
@@ -639,6 +640,28 @@ def on_terminal(args: Sequence[str], typed: str = "", stdin: bool = True) -> Tup
         os.close(leader)
     shown = b"".join(chunks).decode().replace("\r\n", "\n")
     return process.returncode, out.decode(), shown[len(typed):] if shown.startswith(typed) else shown
+
+
+class TaskTest(CliTestCase):
+    """A call the server makes a task: its status shown as it is polled, then
+    its result as any call's (issue 24)."""
+
+    def test_a_task_is_followed_to_its_result(self) -> None:
+        runs = run_all([["call", EVERYTHING, tool, *args, "--protocol", era] for era in ("2026-07-28", "2025-11-25")
+                        for tool, args in (("slow_compute", ["seconds=0.2"]), ("protocol_error_job", []))])
+        for run in runs[::2]:
+            self.assertEqual((run.code, run.stderr), (0, "[task] working\n[task] completed\n"), run)
+            self.assertTrue(run.stdout.startswith("content:\n  Computed result in 0.2s\n"), run)
+        for run in runs[1::2]:
+            self.assertEqual((run.code, run.stdout), (3, ""), run)
+            self.assertEqual(run.stderr, "[task] working\n[task] failed: The job crashed\nmcp_ref: tools/call "
+                                         "failed: The job crashed (JSON-RPC error -32603)\n")
+
+    @unittest.skipUnless(os.name == "posix", "a pseudo-terminal")
+    def test_one_updating_line_on_a_terminal(self) -> None:
+        code, stdout, terminal = on_terminal(["call", EVERYTHING, "slow_compute", "seconds=0.2"], stdin=False)
+        self.assertEqual(code, 0, stdout)
+        self.assertEqual(terminal, "\r[task] working\x1b[K\r[task] completed\x1b[K\n")
 
 
 class CommandTest(CliTestCase):

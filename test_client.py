@@ -118,6 +118,33 @@ class Everything:
                     self.assertEqual(result["resultType"], "complete")
                     self.assertIsNot(result.get("isError"), True, result)
 
+    def test_tasks_followed_to_their_result(self) -> None:
+        # Issue 24: with tasks=True a call the server makes a task is polled to
+        # its end and returns as any call; return_task=True gives the handle.
+        for era in ERAS:
+            with self.subTest(era=era), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
+                seen: List[str] = []
+                result = client.call_tool("slow_compute", {"seconds": 0.2, "label": "x"},
+                                          task_callback=lambda task: seen.append(task["status"]))
+                self.assertEqual(text(result), "Computed x in 0.2s")
+                self.assertEqual((seen[0], seen[-1]), ("working", "completed"))
+                self.assertEqual(text(client.call_tool("failing_job")), "Error executing tool failing_job: The job failed")
+                with self.assertRaises(MCPError) as caught:
+                    client.call_tool("protocol_error_job")
+                self.assertEqual((caught.exception.code, caught.exception.message), (-32603, "The job crashed"))
+                created = client.call_tool("slow_compute", {"seconds": 0.1}, return_task=True)
+                task = created if era == "2026-07-28" else created["task"]
+                self.assertEqual(task["status"], "working")
+        # 2026-07-28: a task's questions answered with tasks/update, each once.
+        confirm = {"action": "accept", "content": {"name": "Ada", "confirm": True}}
+        with self.connect("2026-07-28", tasks=True,  # type: ignore[attr-defined]
+                          elicitation_callback=lambda params: confirm) as client:
+            self.assertEqual(text(client.call_tool("confirm_delete", {"filename": "a"})), "Deleted a")
+            self.assertEqual(text(client.call_tool("multi_input")), "Both answers received")
+        with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
+            # Without tasks=True the extension is not declared: an ordinary call.
+            self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0.1})), "Computed result in 0.1s")
+
     def test_progress_and_logs(self) -> None:
         logs: List[Any] = []
         for era in ERAS:
