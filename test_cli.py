@@ -191,12 +191,23 @@ class UsageTest(CliTestCase):
             (["list", " "], "the server command is empty"),
             (["call", server], "call needs a tool name"),
             (["serve", QUICKSTART, "extra"], "serve takes one SERVER"),
+            (["list", server, "--header", "X-Key: a"], "--header goes with an http(s):// SERVER"),
+            (["list", server, "--auth"], "--auth goes with an http(s):// SERVER"),
+            (["list", "http://127.0.0.1:9/mcp", "--header", "X-Key"], "--header needs NAME:VALUE"),
+            (["list", "http://127.0.0.1:9/mcp", "--header"], "--header needs NAME:VALUE"),
         ]
         for (args, fragment), run in zip(cases, run_all([args for args, _ in cases])):
             with self.subTest(args=args):
                 self.assertFailed(run, 2, fragment)
         self.assertFalse(self.started(server))
 
+
+    def test_headers_go_to_the_client(self) -> None:
+        import mcp_ref
+
+        argv = ["list", "http://127.0.0.1:9/mcp", "--header", "X-Key: a b", "--header", "Y:1", "--auth"]
+        words, options = mcp_ref._read_argv(argv)  # type: ignore[misc]
+        self.assertEqual((options["headers"], options["auth"]), ({"X-Key": "a b", "Y": "1"}, True))
 
     def test_serve_http_where_it_cannot(self) -> None:
         """README, "The command line": a failure is one line on stderr and exit 2."""
