@@ -13237,7 +13237,7 @@ def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str,
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _HttpClient           _cli (section 32), Client           a server over Streamable HTTP
+#   _HttpClient           Client                              a server over Streamable HTTP
 #   _mcp_param_headers    Client.call_tool                    Mcp-Param-* from a tool's x-mcp-header
 #
 # The client's side of the transport: the session id from the InitializeResult's
@@ -13412,9 +13412,8 @@ class _HttpClient:
     def _events(self, response: Any, id_: Any, method: str) -> Dict[str, Any]:
         """Read an SSE stream until our response (or an error without an id:
         about a message the server could not read).  What comes before it goes
-        to _Client._answer: a notification is shown on stderr, a request of the
-        server's is answered there (ping, an elicitation at the terminal,
-        sampling declined, anything else -32601).  A stream that ends before
+        to Client (``handler``): a notification to its callbacks, a request of
+        the server's answered by them (on a connection of its own).  A stream that ends before
         the response, after an event id, is resumed with a GET and
         Last-Event-ID once the server's ``retry`` has passed (basic/transports,
         "Resumability and Redelivery"), at most _RESUMPTIONS times."""

@@ -125,10 +125,11 @@ class Everything:
             with self.subTest(era=era), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
                 seen: List[str] = []
                 result = client.call_tool("slow_compute", {"seconds": 0.2, "label": "x"},
-                                          task_callback=lambda task: seen.append(task["status"]))
+                                          task_callback=lambda task, seen=seen: seen.append(task["status"]))
                 self.assertEqual(text(result), "Computed x in 0.2s")
                 self.assertEqual((seen[0], seen[-1]), ("working", "completed"))
-                self.assertEqual(text(client.call_tool("failing_job")), "Error executing tool failing_job: The job failed")
+                self.assertEqual(text(client.call_tool("failing_job")),
+                                 "Error executing tool failing_job: The job failed")
                 with self.assertRaises(MCPError) as caught:
                     client.call_tool("protocol_error_job")
                 self.assertEqual((caught.exception.code, caught.exception.message), (-32603, "The job crashed"))
@@ -319,7 +320,8 @@ class HttpTest(Everything, unittest.TestCase):
         with mock.patch.object(mcp_ref, "_INTERACTIVE", lambda: True), \
                 mock.patch.object(mcp_ref, "_elicit_at_terminal", lambda params: answer):
             for era in ("2025-06-18", "2025-11-25"):
-                with self.subTest(era=era), self.connect(era, elicitation_callback=mcp_ref._answer_elicitation) as client:
+                with self.subTest(era=era), \
+                        self.connect(era, elicitation_callback=mcp_ref._answer_elicitation) as client:
                     self.assertEqual(text(client.call_tool("test_streaming_elicitation")), "action=accept")
 
     def test_session_ends_with_delete(self) -> None:
