@@ -13050,16 +13050,20 @@ class Client:
 
     def _list(self, method: str, key: str, cursor: Optional[str], all_pages: bool) -> Dict[str, Any]:
         """One page of a list, or (all_pages) every page's items in one result.
-        A cursor seen before would list forever (server/utilities/pagination)."""
+        Items that are not a list, a nextCursor that is not a string, and a
+        cursor seen before (it would list forever) are the server's failure
+        (server/utilities/pagination)."""
         result = self._request(method, {} if cursor is None else {"cursor": cursor})
-        items, seen = list(result.get(key) or ()), set()
-        while all_pages and isinstance(result.get("nextCursor"), str) and result["nextCursor"]:
+        items, seen = _page_items(method, key, result), set()
+        while all_pages and result.get("nextCursor") not in (None, ""):
             cursor = result["nextCursor"]
+            if not isinstance(cursor, str):
+                raise ConnectionError(f"{method}: nextCursor {_one_line(json.dumps(cursor), 80)} is not a string")
             if cursor in seen:
                 raise ConnectionError(f"{method}: the server sent the cursor {cursor!r} again (it would list forever)")
             seen.add(cursor)
             result = self._request(method, {"cursor": cursor})
-            items.extend(result.get(key) or ())
+            items.extend(_page_items(method, key, result))
         return dict(result, **{key: items}) if not all_pages else {key: items}
 
     def _request(self, method: str, params: Dict[str, Any],
@@ -13151,6 +13155,13 @@ class Client:
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _page_items(method: str, key: str, result: Dict[str, Any]) -> List[Any]:
+    items = result.get(key, [])
+    if not isinstance(items, list):
+        raise ConnectionError(f"{method}: {key} is not a list")
+    return items
 
 
 def _rpc_error(method: str, error: Any) -> MCPError:
@@ -14657,7 +14668,7 @@ def _cli_error(exc: Exception, method: str, usage: bool = True) -> Exception:
 
 def _tools(client: Client) -> List[Dict[str, Any]]:
     """Every page of tools/list, each tool checked; Client keeps them (call_tool reads its schemas there)."""
-    tools = [tool for page in _pages(client, "tools/list", "tools", missing=False) for tool in _checked_tools(page)]
+    tools = _checked_tools(_items(client, "tools/list", "tools", missing=False))
     client._tools.update((tool["name"], tool) for tool in tools)
     client._listed = True
     return tools
@@ -14760,7 +14771,7 @@ def _more_command(client: Client, command: str, words: List[str], arguments: Dic
     elif command == "read":
         text = _contents_text(_ask(client, "resources/read", {"uri": words[0]}))
     else:
-        prompts = {p.get("name"): p for page in _pages(client, "prompts/list", "prompts") for p in page}
+        prompts = {p.get("name"): p for p in _items(client, "prompts/list", "prompts")}
         if words[0] not in prompts:
             shown = ", ".join(sorted(n for n in prompts if isinstance(n, str))) or "(none)"
             raise _UsageError(f"no prompt named {words[0]!r}; this server has: {shown}")
@@ -14816,42 +14827,27 @@ def _dotted(capabilities: Dict[str, Any], prefix: str = "") -> List[str]:
     return names
 
 
-def _pages(client: Client, method: str, key: str, missing: bool = True) -> Iterable[List[Dict[str, Any]]]:
-    """The ``key`` of every page of a list, a list of objects; a server without
-    that feature (-32601) lists nothing (``missing``).  Any error is the
-    server's failure; a cursor seen before would list forever."""
-    params: Dict[str, Any] = {}
-    seen = set()
-    for _ in itertools.count():
-        try:
-            result = client._request(method, params)
-        except MCPError as exc:
-            if missing and exc.code == METHOD_NOT_FOUND:
-                return
-            raise _cli_error(exc, method, usage=False) from None
-        except (ValueError, ConnectionError) as exc:
-            raise _cli_error(exc, method) from None
-        page = result.get(key, [])
-        if not (isinstance(page, list) and all(isinstance(i, dict) for i in page)) and missing:
-            raise _ServerFailed(f"{method}: {key} is not a list of objects")
-        yield page
-        cursor = result.get("nextCursor")
-        if cursor is None or cursor == "":
-            return
-        shown = _one_line(json.dumps(cursor), 80)
-        if not isinstance(cursor, str):
-            raise _ServerFailed(f"{method}: nextCursor {shown} is not a string")
-        if cursor in seen:
-            raise _ServerFailed(f"{method}: the server sent the cursor {shown} again (it would list forever)")
-        seen.add(cursor)
-        params = {"cursor": cursor}
+def _items(client: Client, method: str, key: str, missing: bool = True) -> List[Dict[str, Any]]:
+    """Every page's ``key`` (Client._list), a list of objects; a server without
+    that feature (-32601) lists nothing (``missing``).  Any error is the server's failure."""
+    try:
+        items = client._list(method, key, None, True)[key]
+    except MCPError as exc:
+        if missing and exc.code == METHOD_NOT_FOUND:
+            return []
+        raise _cli_error(exc, method, usage=False) from None
+    except (ValueError, ConnectionError) as exc:
+        raise _cli_error(exc, method) from None
+    if missing and not all(isinstance(i, dict) for i in items):
+        raise _ServerFailed(f"{method}: {key} is not a list of objects")
+    return items  # type: ignore[no-any-return]
 
 
 def _listing(client: Client, method: str, key: str, first: str, label: str = "") -> str:
     """A list as ``resources`` and ``prompts`` show it: the identifier, name
     (title) and MIME type on one line, the description and arguments below."""
     lines = [f"{label or key}:"]
-    for item in (i for page in _pages(client, method, key) for i in page):
+    for item in _items(client, method, key):
         head = [str(item.get(first))]
         if first != "name":
             head.append(str(item.get("name")))

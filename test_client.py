@@ -260,6 +260,18 @@ class NegotiationTest(CliTestCase):
         self.assertEqual(str(caught.exception),
                          "tools/list: the server sent the cursor 'x' again (it would list forever)")
 
+    def test_a_malformed_page_is_the_servers_failure(self) -> None:
+        # Before, 'echo' was listed as four tools' worth of letters (then dropped),
+        # and a cursor [1] ended the listing silently.
+        cases = [("{'tools': 'echo'}", "tools/list: tools is not a list"),
+                 ("{'tools': [TOOL], 'nextCursor': [1]}", "tools/list: nextCursor [1] is not a string")]
+        for page, said in cases:
+            fake = self.fake({"server/discover": DISCOVERED, "tools/list": f"answer(request, {page})"})
+            with self.subTest(page=page), Client(fake) as client:
+                with self.assertRaises(ConnectionError) as caught:
+                    client.list_tools(all_pages=True)
+                self.assertEqual(str(caught.exception), said)
+
 
 @dataclass
 class Sum:
