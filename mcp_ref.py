@@ -12697,15 +12697,14 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   Client                users (public)                      a server over stdio or HTTP, every revision
-#   _Client               _cli (section 32), Client           a server over stdio, started as a child
-#   _Session              _cli (section 32)                   either, as the commands speak to it
+#   Client                users (public), _cli (section 32)   a server over stdio or HTTP, every revision
+#   _Client               Client                              a server over stdio, started as a child
 #   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
 #
-# A small client over stdio (a child process it starts) or Streamable HTTP,
-# as the command line uses it: it speaks to a server as a real client would
-# (initialize, or 2026-07-28's per-request _meta), answers its questions at
-# the terminal, and refuses whatever the server sends malformed.
+# A client over stdio (a child process it starts) or Streamable HTTP: it
+# speaks to a server as a real client would (initialize, or 2026-07-28's
+# per-request _meta), answers its questions with the caller's callbacks (the
+# command line's ask at the terminal), and refuses whatever the server sends malformed.
 
 # Seconds a server gets to exit once its stdin is closed, and again after SIGTERM.
 _GRACE = 1.0
@@ -12803,9 +12802,10 @@ def _raised(exc: BaseException, path: str) -> str:
 
 
 class _Client:
-    """A minimal stdio client, enough to list and call tools in every revision."""
+    """Client's stdio transport: the server a child process, a message a line."""
 
-    def __init__(self, command: List[str], trace: bool, timeout: float, own: bool = False) -> None:
+    def __init__(self, command: List[str], trace: Optional[Callable[[str, Any], None]], timeout: float,
+                 own: bool = False) -> None:
         import queue
         import subprocess
         import threading
@@ -12815,7 +12815,7 @@ class _Client:
         self.own = own  # our own serve child: its exit code 2 is a file it refused
         self.heard = False
         self.next_id = 0
-        self.handler: Optional[Callable[[Dict[str, Any]], None]] = None  # Client's, else the command line's
+        self.handler: Callable[[Dict[str, Any]], None] = lambda message: None  # Client's
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
@@ -12836,8 +12836,8 @@ class _Client:
         threading.Thread(target=pump, daemon=True).start()
 
     def _show(self, arrow: str, message: Any) -> None:
-        if self.trace:
-            print(f"{arrow} {json.dumps(message, ensure_ascii=False)}", file=sys.stderr, flush=True)
+        if self.trace is not None:
+            self.trace(arrow, message)
 
     def send(self, message: Dict[str, Any]) -> None:
         try:
@@ -12862,8 +12862,8 @@ class _Client:
         deadline = time.monotonic() + self.timeout
         while True:
             message = self._receive(method, deadline)
-            if "method" in message:  # the server's own request or notification
-                self._answer(message)
+            if "method" in message:  # the server's own request or notification: Client's to answer
+                self.handler(message)
             else:
                 return _response(message, id_, method)
 
@@ -12895,23 +12895,6 @@ class _Client:
         if not isinstance(message, dict):
             raise _ServerFailed(f"the server wrote JSON that is not an object: {line[:100]!r}")
         return message
-
-    def _answer(self, message: Dict[str, Any]) -> None:
-        """Answer the server's own request (it may wait for that before it
-        answers ours): ping has an empty result; elicitation and sampling are
-        the command line's (_answer_question); no other method is offered.
-        A log message or progress is shown on stderr (--trace shows all)."""
-        if self.handler is not None:  # a Client's callbacks
-            return self.handler(message)
-        id_, method = message.get("id"), message["method"]
-        if type(id_) not in (int, str):  # a notification, or an id no answer could name
-            if not self.trace:
-                _show_notification(method, message.get("params"))
-            return
-        if method == "ping":
-            self.send({"jsonrpc": "2.0", "id": id_, "result": {}})
-        else:  # elicitation, sampling and the rest: as the command line answers them (section 32)
-            self.send({"jsonrpc": "2.0", "id": id_, **_answer_question(self, method, message.get("params"))})
 
     def _died(self, when: str) -> Exception:
         """What to raise once the server has closed its end of a pipe."""
@@ -12950,24 +12933,6 @@ class _Client:
 def _INTERACTIVE() -> bool:
     """Whether a person is at the terminal to answer an elicitation."""
     return sys.stdin is not None and sys.stdin.isatty() and sys.stderr.isatty()
-
-
-def _client_capabilities() -> Dict[str, Any]:
-    # Declared even with no terminal: a question then gets a decline, which a
-    # tool can handle, rather than -32021 (section 32, _answer_question).
-    return {"elicitation": {}, "sampling": {}}
-
-
-def _show_notification(method: str, params: Any) -> None:
-    params = params if isinstance(params, dict) else {}
-    if method == "notifications/message" and isinstance(params.get("level"), str):
-        logger = f" {params['logger']}" if isinstance(params.get("logger"), str) else ""
-        text = params.get("data") if isinstance(params.get("data"), str) else json.dumps(params.get("data"))
-        _stderr_line(f"[{_one_line(str(params.get('level')), 20)}{logger}] {_one_line(str(text), 500)}")
-    elif method == "notifications/progress" and "progress" in params:
-        total = f"/{params['total']}" if "total" in params else ""
-        note = f" {_one_line(str(params['message']), 200)}" if "message" in params else ""
-        _progress_line(f"[progress] {params.get('progress')}{total}{note}")
 
 
 def _elicit_at_terminal(params: Any) -> Dict[str, Any]:
@@ -13018,62 +12983,6 @@ def _response(message: Dict[str, Any], id_: int, method: str) -> Dict[str, Any]:
     return message
 
 
-class _Session:
-    """Connects in the requested revision; 2026-07-28 by default, falling back
-    to the handshake as the stdio transport's backward-compatibility rule says."""
-
-    def __init__(self, client: Any, protocol: Optional[str]) -> None:
-        self.client = client
-        self.meta: Optional[Dict[str, Any]] = None
-        if protocol in (None,) + STATELESS_VERSIONS:
-            version = protocol or STATELESS_VERSIONS[-1]
-            meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: _client_capabilities(),
-                    "io.modelcontextprotocol/clientInfo": {"name": "mcp_ref", "version": __version__}}
-            reply = client.request("server/discover", {"_meta": meta})
-            if "result" in reply:
-                self.meta = meta
-                return
-            if protocol is not None or reply["error"].get("code") == UNSUPPORTED_PROTOCOL_VERSION:
-                raise _ServerFailed(f"server/discover failed: {_error_text(reply['error'])}")
-        version = protocol or LATEST_HANDSHAKE_VERSION
-        reply = client.request("initialize", {"protocolVersion": version, "capabilities": _client_capabilities(),
-                                              "clientInfo": {"name": "mcp_ref", "version": __version__}})
-        if "result" not in reply:
-            raise _ServerFailed(f"initialize failed: {_error_text(reply['error'])}")
-        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
-        """The result object of a request; a JSON-RPC error is _ServerFailed."""
-        if self.meta is not None:
-            params = dict(params, _meta=dict(params.get("_meta") or {}, **self.meta))
-        reply = self.client.request(method, params)
-        if "result" not in reply:
-            raise _ServerFailed(f"{method} failed: {_error_text(reply['error'])}")
-        return reply["result"]  # type: ignore[no-any-return]
-
-    def tools(self) -> List[Dict[str, Any]]:
-        """Every page of tools/list."""
-        return [tool for page in self.pages("tools/list", "tools") for tool in _checked_tools(page)]
-
-    def pages(self, method: str, key: str) -> Iterable[Any]:
-        """The ``key`` of every page of a list.  A cursor seen before would list forever."""
-        params: Dict[str, Any] = {}
-        seen = set()
-        while True:
-            result = self.request(method, params)
-            yield result.get(key, [])
-            cursor = result.get("nextCursor")
-            if cursor is None or cursor == "":
-                return
-            shown = _one_line(json.dumps(cursor), 80)
-            if not isinstance(cursor, str):
-                raise _ServerFailed(f"{method}: nextCursor {shown} is not a string")
-            if cursor in seen:
-                raise _ServerFailed(f"{method}: the server sent the cursor {shown} again (it would list forever)")
-            seen.add(cursor)
-            params = {"cursor": cursor}
-
-
 def _checked_tools(page: Any) -> List[Dict[str, Any]]:
     """A page of tools/list's ``tools``: a list of objects, each with a name."""
     if not isinstance(page, list):
@@ -13097,6 +13006,7 @@ def _error_text(error: Any) -> str:
 # -- mcp_ref.Client: the public client --------------------------------------------------
 
 _ROUNDS = 10  # rounds of questions a 2026-07-28 request may bring (basic/patterns/mrtr)
+_TASK_POLLS = 100_000  # tasks/get polls before call_tool gives up on a task (a day at 1 s)
 # The callback that answers each method a server may ask the client, and the
 # capability it declares (client/sampling, client/elicitation, client/roots).
 _CALLBACKS = {"sampling/createMessage": ("sampling_callback", "sampling"),
@@ -13136,6 +13046,8 @@ class Client:
     ``list_roots_callback()``; ``logging_callback(params)`` hears log messages,
     ``message_handler(message)`` every message of the server's own, and
     ``call_tool(..., progress_callback=f)`` calls ``f(progress, total, message)``.
+    ``trace(direction, message)`` sees every JSON-RPC message, both ways, as
+    sent and as read (direction ``"->"`` or ``"<-"``): the command line's --trace.
 
     In 2026-07-28 a request answered with ``resultType: "input_required"`` is
     asked of the same callbacks and sent again with ``inputResponses`` and the
@@ -13147,6 +13059,10 @@ class Client:
     401, or a 403 with ``insufficient_scope``; True: sent again with fresh
     headers, twice at most).  Sessions, the GET stream, resumption, headers:
     section 30.  The API is synchronous (no async one); a ``$ref`` is never fetched.
+
+    ``tasks=True`` takes tasks (section 16): in 2026-07-28 the client declares
+    the tasks extension, in 2025-11-25 it asks for a task where a tool's
+    ``execution.taskSupport`` allows one; ``call_tool`` follows a task to its result.
     """
 
     def __init__(self, server: Union[str, List[str]], *, protocol_version: Optional[str] = None,
@@ -13156,7 +13072,8 @@ class Client:
                  logging_callback: Optional[Callable[..., Any]] = None,
                  message_handler: Optional[Callable[..., Any]] = None,
                  client_info: Optional[Dict[str, Any]] = None, auth: Any = None,
-                 headers: Optional[Dict[str, str]] = None, timeout: float = 60.0) -> None:
+                 headers: Optional[Dict[str, str]] = None, timeout: float = 60.0,
+                 trace: Optional[Callable[[str, Any], None]] = None, tasks: bool = False) -> None:
         if protocol_version is not None and protocol_version not in _ALL_VERSIONS:
             raise ValueError(f"unknown protocol_version {protocol_version!r}; known: {', '.join(_ALL_VERSIONS)}")
         self.server, self.protocol_version, self.timeout = server, protocol_version, timeout
@@ -13164,6 +13081,7 @@ class Client:
         self.list_roots_callback, self.logging_callback = list_roots_callback, logging_callback
         self.message_handler, self.auth, self.headers = message_handler, auth, dict(headers or {})
         self.client_info = client_info or {"name": "mcp_ref", "version": __version__}
+        self.trace, self.tasks = trace, tasks
         self.initialize_result: Optional[Dict[str, Any]] = None
         self._transport: Any = None
         self._meta: Optional[Dict[str, Any]] = None  # 2026-07-28: every request's _meta
@@ -13220,7 +13138,7 @@ class Client:
         server = self.server
         try:
             if isinstance(server, str) and server.startswith(("http://", "https://")):
-                transport: Any = _HttpClient(server, False, self.timeout)
+                transport: Any = _HttpClient(server, self.trace, self.timeout)
                 transport.auth, transport.extra = self.auth, self.headers
             else:
                 import shlex
@@ -13230,7 +13148,9 @@ class Client:
                     raise ValueError("the server command is empty")
                 if len(command) == 1 and command[0].endswith(".py"):  # a server file: run by this Python
                     command.insert(0, sys.executable)
-                transport = _Client(command, False, self.timeout)
+                # (our own serve child, the command line's: its exit code 2 is a file it refused)
+                own = command[:3] == [sys.executable, os.path.abspath(__file__), "serve"]
+                transport = _Client(command, self.trace, self.timeout, own)
         except _UsageError as exc:
             raise ValueError(str(exc)) from None
         transport.handler = self._on_message
@@ -13271,6 +13191,8 @@ class Client:
             capabilities["elicitation"] = {"form": {}, "url": {}} if version >= "2025-11-25" else {}
         if self.list_roots_callback is not None:
             capabilities["roots"] = {"listChanged": True}  # as the SDK declares it
+        if self.tasks and version in STATELESS_VERSIONS:  # a call may become a task (section 16)
+            capabilities["extensions"] = {TASKS_EXTENSION: {}}
         return capabilities
 
     # -- requests -----------------------------------------------------------------
@@ -13297,11 +13219,19 @@ class Client:
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None,
                   read_timeout_seconds: Optional[float] = None, progress_callback: Optional[Callable[..., Any]] = None,
-                  *, meta: Optional[Dict[str, Any]] = None, result_type: Any = None) -> Any:
+                  *, meta: Optional[Dict[str, Any]] = None, result_type: Any = None,
+                  task_callback: Optional[Callable[[Dict[str, Any]], Any]] = None, return_task: bool = False) -> Any:
         """tools/call.  ``structuredContent`` is checked against the tool's
         ``outputSchema`` (from list_tools, listed first if need be): a mismatch is
         RuntimeError, as in the SDK.  ``result_type`` (a dataclass, TypedDict or any annotation):
-        the structured content converted into it is returned instead of the result."""
+        the structured content converted into it is returned instead of the result.
+
+        With ``Client(tasks=True)`` a call the server answers with a task is
+        followed to its end: polled with tasks/get (``task_callback(task)`` sees
+        each Task, its status and statusMessage), its questions answered by the
+        callbacks (2026-07-28: tasks/update), and its result returned as any
+        call's (a failed task's error raised as MCPError).  ``return_task=True``:
+        the CreateTaskResult instead, as the server sent it."""
         params: Dict[str, Any] = {"name": name, "arguments": arguments or {}}
         meta = dict(meta or {})
         token = next(self._tokens) if progress_callback is not None else None
@@ -13312,14 +13242,65 @@ class Client:
             params["_meta"] = meta
         if name not in self._tools and not self._listed:
             self.list_tools(all_pages=True)  # for its outputSchema and x-mcp-header, as the SDK does
+        execution = (self._tools.get(name) or {}).get("execution")
+        if self.tasks and self._meta is None and isinstance(execution, dict) and \
+                execution.get("taskSupport") in ("optional", "required"):
+            params["task"] = {}  # 2025-11-25: the client asks for a task ("Tool-Level Negotiation")
         timeout = self._transport.timeout if self._transport is not None else self.timeout
         try:
             self._set_timeout(read_timeout_seconds or timeout)
             result = self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+            is_task = result.get("resultType") == "task" or "task" in result and self._meta is None
+            if is_task and return_task:
+                return result
+            if is_task:
+                result = self._follow_task(result.get("task") if self._meta is None else result, task_callback)
         finally:
             self._progress.pop(token, None)  # type: ignore[arg-type]
             self._set_timeout(timeout)
         return _read_structured(name, result, self._tools.get(name), result_type)
+
+    def _follow_task(self, task: Any, callback: Optional[Callable[[Dict[str, Any]], Any]]) -> Dict[str, Any]:
+        """A task polled to its end (tasks/get every pollInterval): its result
+        (2025-11-25: tasks/result), or its error raised.  Questions are
+        answered once each (2026-07-28: tasks/update).  Bounded: the server
+        deletes a task past its TTL, and then tasks/get fails."""
+        import time
+
+        if not isinstance(task, dict) or not isinstance(task.get("taskId"), str):
+            raise ConnectionError("tools/call: the server's task has no taskId")
+        task_id: str = task["taskId"]
+        answered: "set[str]" = set()
+        for _ in range(_TASK_POLLS):
+            if callback is not None:
+                callback(task)
+            status, asked = task.get("status"), task.get("inputRequests")
+            new = {key: ask for key, ask in asked.items() if key not in answered} if isinstance(asked, dict) else {}
+            if status in ("completed", "failed", "cancelled"):
+                return self._task_outcome(task_id, task)
+            if status == "input_required" and new and self._meta is not None:
+                answers = self._input_responses("tasks/get", new)
+                self._request("tasks/update", {"taskId": task_id, "inputResponses": answers})
+                answered.update(answers)
+            else:
+                wait = task.get("pollIntervalMs", task.get("pollInterval"))
+                seconds = wait / 1000 if isinstance(wait, (int, float)) and not isinstance(wait, bool) else 1.0
+                time.sleep(min(max(seconds, 0.05), 10.0))
+            task = self._request("tasks/get", {"taskId": task_id})
+        raise ConnectionError(f"tools/call: task {task_id} did not end after {_TASK_POLLS} polls")
+
+    def _task_outcome(self, task_id: str, task: Dict[str, Any]) -> Dict[str, Any]:
+        """A finished task's result, or its error raised (the extension's
+        DetailedTask inlines them; 2025-11-25 has tasks/result)."""
+        if self._meta is None:
+            return self._request("tasks/result", {"taskId": task_id})
+        if task["status"] == "completed" and isinstance(task.get("result"), dict):
+            return task["result"]  # type: ignore[no-any-return]
+        if task["status"] == "failed":
+            raise _rpc_error("tools/call", task.get("error"))
+        if task["status"] == "cancelled":
+            raise MCPError(INVALID_PARAMS, f"Task {task_id} was cancelled")
+        raise ConnectionError(f"tools/call: task {task_id} completed without a result")
 
     def _param_headers(self, name: str, arguments: Any) -> Dict[str, str]:
         tool = self._tools.get(name)
@@ -13363,16 +13344,20 @@ class Client:
 
     def _list(self, method: str, key: str, cursor: Optional[str], all_pages: bool) -> Dict[str, Any]:
         """One page of a list, or (all_pages) every page's items in one result.
-        A cursor seen before would list forever (server/utilities/pagination)."""
+        Items that are not a list, a nextCursor that is not a string, and a
+        cursor seen before (it would list forever) are the server's failure
+        (server/utilities/pagination)."""
         result = self._request(method, {} if cursor is None else {"cursor": cursor})
-        items, seen = list(result.get(key) or ()), set()
-        while all_pages and isinstance(result.get("nextCursor"), str) and result["nextCursor"]:
+        items, seen = _page_items(method, key, result), set()
+        while all_pages and result.get("nextCursor") not in (None, ""):
             cursor = result["nextCursor"]
+            if not isinstance(cursor, str):
+                raise ConnectionError(f"{method}: nextCursor {_one_line(json.dumps(cursor), 80)} is not a string")
             if cursor in seen:
                 raise ConnectionError(f"{method}: the server sent the cursor {cursor!r} again (it would list forever)")
             seen.add(cursor)
             result = self._request(method, {"cursor": cursor})
-            items.extend(result.get(key) or ())
+            items.extend(_page_items(method, key, result))
         return dict(result, **{key: items}) if not all_pages else {key: items}
 
     def _request(self, method: str, params: Dict[str, Any],
@@ -13402,6 +13387,8 @@ class Client:
     def _call(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Any:
         try:
             return self._transport.request(method, params, headers)
+        except _Refused:  # the command line's: said on stderr already
+            raise
         except _UsageError as exc:
             raise ValueError(str(exc)) from None
         except _ServerFailed as exc:
@@ -13464,11 +13451,20 @@ class Client:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
 
 
+def _page_items(method: str, key: str, result: Dict[str, Any]) -> List[Any]:
+    items = result.get(key, [])
+    if not isinstance(items, list):
+        raise ConnectionError(f"{method}: {key} is not a list")
+    return items
+
+
 def _rpc_error(method: str, error: Any) -> MCPError:
     """A JSON-RPC error as MCPError; -32021 with the capability named."""
     error = error if isinstance(error, dict) else {"message": _error_text(error)}
     code = error.get("code") if type(error.get("code")) is int else INTERNAL_ERROR
     message, data = str(error.get("message", "")), error.get("data")
+    if type(error.get("code")) is not int or not isinstance(error.get("message"), str):
+        message = _error_text(error)  # what was wrong with it, said
     if code == MISSING_REQUIRED_CLIENT_CAPABILITY:
         needed = data.get("requiredCapabilities") if isinstance(data, dict) else None
         names = [".".join(_capability_path(key, value)) for key, value in needed.items()] \
@@ -13546,7 +13542,7 @@ def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str,
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _HttpClient           _cli (section 32), Client           a server over Streamable HTTP
+#   _HttpClient           Client                              a server over Streamable HTTP
 #   _mcp_param_headers    Client.call_tool                    Mcp-Param-* from a tool's x-mcp-header
 #
 # The client's side of the transport: the session id from the InitializeResult's
@@ -13566,7 +13562,7 @@ class _HttpClient:
     server's requests go on a connection of their own: the one that asked may
     still be streaming."""
 
-    def __init__(self, url: str, trace: bool, timeout: float) -> None:
+    def __init__(self, url: str, trace: Optional[Callable[[str, Any], None]], timeout: float) -> None:
         from urllib.parse import urlsplit
 
         parts = urlsplit(url)
@@ -13577,15 +13573,15 @@ class _HttpClient:
         self.session: Optional[str] = None
         self.version: Optional[str] = None
         self.conn: Any = None
-        self.handler: Optional[Callable[[Dict[str, Any]], None]] = None  # Client's, else the command line's
+        self.handler: Callable[[Dict[str, Any]], None] = lambda message: None  # Client's
         self.auth: Any = None  # Client(auth=...): headers(url), unauthorized(url, status, www_authenticate)
         self.extra: Dict[str, str] = {}  # Client(headers=...)
         self.listening: Any = None  # the GET stream's connection, while open
         self.closed = False
 
     def _show(self, arrow: str, message: Any) -> None:
-        if self.trace:
-            print(f"{arrow} {json.dumps(message, ensure_ascii=False)}", file=sys.stderr, flush=True)
+        if self.trace is not None:
+            self.trace(arrow, message)
 
     def send(self, message: Dict[str, Any]) -> None:
         """A notification, or our answer to the server's request (on its own
@@ -13721,9 +13717,8 @@ class _HttpClient:
     def _events(self, response: Any, id_: Any, method: str) -> Dict[str, Any]:
         """Read an SSE stream until our response (or an error without an id:
         about a message the server could not read).  What comes before it goes
-        to _Client._answer: a notification is shown on stderr, a request of the
-        server's is answered there (ping, an elicitation at the terminal,
-        sampling declined, anything else -32601).  A stream that ends before
+        to Client (``handler``): a notification to its callbacks, a request of
+        the server's answered by them (on a connection of its own).  A stream that ends before
         the response, after an event id, is resumed with a GET and
         Last-Event-ID once the server's ``retry`` has passed (basic/transports,
         "Resumability and Redelivery"), at most _RESUMPTIONS times."""
@@ -13734,7 +13729,7 @@ class _HttpClient:
             try:
                 for message in self._read_events(response, state):
                     if "method" in message:
-                        _Client._answer(self, message)  # type: ignore[arg-type]
+                        self.handler(message)
                     elif message.get("id") == id_ or message.get("id") is None:
                         if not resumed:  # (a resumed GET stream may stay open: it is closed instead)
                             response.read()
@@ -13822,7 +13817,7 @@ class _HttpClient:
             try:
                 for message in self._read_events(response, state):
                     if "method" in message:
-                        _Client._answer(self, message)  # type: ignore[arg-type]
+                        self.handler(message)
             except (OSError, http.client.HTTPException, _ServerFailed, _UsageError):
                 pass
             finally:
@@ -14686,9 +14681,9 @@ class _LoopbackCallback:
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   main                  the end of the file                 mcp-ref COMMAND ... (python mcp_ref.py COMMAND ...)
 #   _cli                  main (section 32)                   each command, its options and exit codes
-#   _answer_question      _Client (section 29)                the server's questions, as the user answers them
-#   _progress_line        _show_notification (section 29)     progress: one line that updates, on a terminal
-#   _stderr_line          _show_notification (section 29)     a log message, after any progress line
+#   _answer_elicitation   Client (section 29), for _cli       the server's questions, as the user answers them
+#   _progress_line        _show_progress (section 32)         progress: one line that updates, on a terminal
+#   _stderr_line          _show_log (section 32)              a log message, after any progress line
 #   _IMPORTING            MCPServer (section 14)              run() refuses while serve imports the file
 #
 # The commands and their words are _COMMANDS below, and its usage text.
@@ -14727,6 +14722,7 @@ _WORDS: Dict[str, Tuple[int, Optional[int]]] = {
     "prompt": (1, None), "complete": (2, None), "serve": (0, 0)}
 
 _USAGE = """usage: {prog} COMMAND SERVER ... [--trace] [--protocol VERSION] [--timeout SECONDS]
+       [--header NAME:VALUE] [--auth]
 
 {commands}
 
@@ -14740,6 +14736,7 @@ JSON when it parses, else text (x=NaN: NaN is not JSON); a number beyond a doubl
 --protocol: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 (initialize handshake) or 2026-07-28
 (per-request _meta; the default, falling back to the handshake for older servers).
 --timeout: seconds to wait for each answer, a positive number (30 by default).
+--header NAME:VALUE (repeatable) and --auth (OAuth 2.1: the browser opens to sign in) go with a URL.
 The server's questions: an elicitation is put to you at a terminal, and declined without one.  A
 sampling request (the server asks for a model's reply) is declined, unless --sampling: then it is
 shown on stderr and you write the reply, one line on stdin (typed, or piped in).
@@ -14911,15 +14908,21 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
     """The words and options of a command line, checked before any server
     starts; None once --help or --version has answered."""
     options: Dict[str, Any] = {"trace": False, "protocol": None, "json": None, "timeout": "30", "http": None,
-                               "schemas": False, "sampling": False}
+                               "schemas": False, "sampling": False, "auth": False, "headers": {}}
     words: List[str] = []
     it = iter(argv)
     for word in it:
         if word in ("-h", "--help", "--version"):
             print(f"mcp_ref {__version__}" if word == "--version" else _usage_text())
             return None
-        if word in ("--trace", "--schemas", "--sampling"):
+        if word in ("--trace", "--schemas", "--sampling", "--auth"):
             options[word[2:]] = True
+        elif word == "--header":
+            header = str(next(it, None) or "")
+            name, sep, text = header.partition(":")
+            if not sep or not name.strip() or any(c in header for c in "\r\n\0"):
+                raise _UsageError(f"--header needs NAME:VALUE (X-Api-Key:abc), not {header!r}")
+            options["headers"][name.strip()] = text.strip()
         elif word in ("--protocol", "--json", "--timeout", "--http"):
             value = next(it, None)
             if value is None:
@@ -14942,6 +14945,8 @@ def _read_argv(argv: List[str]) -> Optional[Tuple[List[str], Dict[str, Any]]]:
             raise _UsageError(f"--{option} goes with {' and '.join(commands)}: {_usage(commands[0])}")
     if options["http"] is not None:
         options["http"] = _host_port(options["http"])
+    if (options["auth"] or options["headers"]) and not words[1].startswith(("http://", "https://")):
+        raise _UsageError(f"--{'auth' if options['auth'] else 'header'} goes with an http(s):// SERVER")
     return words, options
 
 
@@ -14985,7 +14990,7 @@ def _cli(argv: List[str]) -> int:
             return loaded._run_http(host=host, port=port)  # exits 0 at the end, or returns 2
         return _StdioServer(loaded).serve()  # exits 0 at the end of input
     url = server.startswith(("http://", "https://"))
-    spawn, own = ([], False) if url else _spawn(server)
+    spawn = server if url else _spawn(server)[0]
     pairs = _pairs(words[3:])
     extra = _json_option(options["json"])
     # A server's text may hold lone surrogates, or characters stdout's encoding
@@ -14993,21 +14998,29 @@ def _cli(argv: List[str]) -> int:
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(errors="backslashreplace")
-    client: Any = _HttpClient(server, options["trace"], options["timeout"]) if url else \
-        _Client(spawn, options["trace"], options["timeout"], own)
-    client.sampling = options["sampling"]  # read by _answer_question
+    trace = options["trace"]
+    client = Client(spawn, protocol_version=options["protocol"], timeout=options["timeout"],
+                    elicitation_callback=_answer_elicitation, sampling_callback=_answer_sampling(options["sampling"]),
+                    logging_callback=None if trace else _show_log, trace=_trace_line if trace else None,
+                    headers=options["headers"], auth=_oauth(server) if options["auth"] else None, tasks=True)
     try:
-        session = _connect(client, options["protocol"], server if url else None)
+        _connect(client, options["protocol"], server if url else None)
         if command == "list":
-            return _cli_list(session, options["schemas"])
+            return _cli_list(client, options["schemas"])
         if command == "call":
-            return _cli_call(session, words[2], pairs, extra)
+            return _cli_call(client, words[2], pairs, extra, trace)
         if command == "complete":
-            return _cli_complete(session, words[2], pairs)
-        return _more_command(session, command, words[2:], _prompt_arguments(pairs, extra))
+            return _cli_complete(client, words[2], pairs)
+        return _more_command(client, command, words[2:], _prompt_arguments(pairs, extra))
     finally:
         _end_progress()
         client.close()
+
+
+def _oauth(url: str) -> Any:
+    """--auth: OAuth 2.1 (section 31), the browser sent to the authorization
+    server and its redirect received on 127.0.0.1; the tokens kept in memory."""
+    return OAuthClientProvider(url)
 
 
 _IMPORTING: List[str] = []  # the file serve is importing, while it does
@@ -15023,14 +15036,20 @@ def _import_server(path: str) -> MCPServer:
         _IMPORTING.pop()
 
 
-def _connect(client: Any, protocol: Optional[str], url: Optional[str]) -> _Session:
-    """The session; a URL that answers 404 is a mistyped endpoint (bad usage),
+def _connect(client: Client, protocol: Optional[str], url: Optional[str]) -> None:
+    """Connect; a URL that answers 404 is a mistyped endpoint (bad usage),
     with a hint where its path lacks the usual /mcp."""
     try:
-        return _Session(client, protocol)
-    except _ServerFailed as exc:
-        if url is None or "HTTP 404" not in str(exc):
-            raise
+        client.initialize()
+    except (MCPError, ValueError, ConnectionError) as exc:
+        # As the revision was agreed (Client.initialize): server/discover's
+        # error where a 2026-07-28 revision was asked for, or none offered.
+        code = exc.code if isinstance(exc, MCPError) else None
+        method = "server/discover" if protocol in STATELESS_VERSIONS or code == UNSUPPORTED_PROTOCOL_VERSION \
+            else "initialize"
+        failure = _cli_error(exc, method, usage=False)
+        if url is None or "HTTP 404" not in str(failure):
+            raise failure from None
         from urllib.parse import urlsplit, urlunsplit
 
         parts = urlsplit(url)
@@ -15040,8 +15059,39 @@ def _connect(client: Any, protocol: Optional[str], url: Optional[str]) -> _Sessi
         raise _UsageError(f"no MCP endpoint at {url} (HTTP 404){hint}") from None
 
 
-def _cli_list(session: _Session, schemas: bool) -> int:
-    tools = session.tools()
+def _cli_error(exc: Exception, method: str, usage: bool = True) -> Exception:
+    """What Client raised, as the command line's exit code: the server refusing
+    what was asked (no such tool, resource or prompt, bad arguments, a question
+    the user declined; basic/index's -32021 for a client capability the command
+    line lacks) is bad usage, any other error the server's failure."""
+    if isinstance(exc, _Declined):  # 2026-07-28: our own decline (an inputRequests round), said on stderr
+        return _Said()
+    if isinstance(exc, MCPError):
+        text = f"{_one_line(exc.message, 1000)} (JSON-RPC error {exc.code})"
+        if exc.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+            needs = exc.data.get("requiredCapabilities") if isinstance(exc.data, dict) else None
+            named = ", ".join(_dotted(needs)) if isinstance(needs, dict) and needs else "one it does not name"
+            said = exc.message.partition(f": {method} needs ")[0]  # the server's words, without Client's hint
+            return _UsageError(f"{method}: {said} (JSON-RPC error {exc.code}): the server needs the client "
+                               f"capability {named}, which this command line does not offer")
+        if usage and (exc.code in (INVALID_PARAMS, RESOURCE_NOT_FOUND, METHOD_NOT_FOUND) or _DECLINED[0]):
+            return _UsageError(f"{method}: {text}")
+        return _ServerFailed(f"{method} failed: {text}")
+    if isinstance(exc, ValueError):  # Client's: what cannot be sent, a command that cannot start
+        return _UsageError(str(exc))
+    return _ServerFailed(str(exc))  # ConnectionError; RuntimeError: a result its outputSchema refuses
+
+
+def _tools(client: Client) -> List[Dict[str, Any]]:
+    """Every page of tools/list, each tool checked; Client keeps them (call_tool reads its schemas there)."""
+    tools = _checked_tools(_items(client, "tools/list", "tools", missing=False))
+    client._tools.update((tool["name"], tool) for tool in tools)
+    client._listed = True
+    return tools
+
+
+def _cli_list(client: Client, schemas: bool) -> int:
+    tools = _tools(client)
     try:  # all of it checked and written out before a line is printed
         text = "".join(_tool_text(tool, schemas) for tool in tools)
     except RecursionError:
@@ -15074,23 +15124,18 @@ def _tool_text(tool: Dict[str, Any], schemas: bool) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _cli_call(session: _Session, name: str, pairs: List[Tuple[str, str]], extra: Dict[str, Any]) -> int:
-    tools = {tool["name"]: tool for tool in session.tools()}
+def _cli_call(client: Client, name: str, pairs: List[Tuple[str, str]], extra: Dict[str, Any], trace: bool) -> int:
+    tools = {tool["name"]: tool for tool in _tools(client)}
     if name not in tools:
         raise _UsageError(f"no tool named {name!r}; this server has: {', '.join(sorted(tools)) or '(none)'}")
-    # Progress and (2026-07-28) log messages are asked for, and shown on stderr.
-    params: Dict[str, Any] = {"name": name, "arguments": _tool_arguments(tools[name], pairs, extra),
-                              "_meta": {"progressToken": 1, META_LOG_LEVEL: "info"}}
-    result = _ask(session, "tools/call", params)
-    for _ in range(10):  # 2026-07-28: the server asks, the call is retried with the answers
-        if result.get("resultType") != "input_required":
-            break
-        retry = dict(params, inputResponses=_input_responses_of(session, result))
-        if isinstance(result.get("requestState"), str):
-            retry["requestState"] = result["requestState"]
-        result = _ask(session, "tools/call", retry)
-    else:
-        raise _ServerFailed("tools/call: the server still asked for input after 10 rounds")
+    # Progress and (2026-07-28) log messages are asked for, and shown on stderr;
+    # the server's questions (2026-07-28: rounds of inputRequests) are Client's.
+    arguments = _tool_arguments(tools[name], pairs, extra)
+    try:
+        result = client.call_tool(name, arguments, progress_callback=None if trace else _show_progress,
+                                  meta={META_LOG_LEVEL: "info"}, task_callback=None if trace else _show_task)
+    except (MCPError, ValueError, ConnectionError, RuntimeError) as exc:
+        raise _cli_error(exc, "tools/call") from None
     is_error = result.get("isError")
     if is_error is not None and not isinstance(is_error, bool):
         raise _ServerFailed("tools/call: isError is not a boolean")
@@ -15101,27 +15146,6 @@ def _cli_call(session: _Session, name: str, pairs: List[Tuple[str, str]], extra:
     _end_progress()
     print(f"{text}isError: {json.dumps(bool(is_error))}")
     return 1 if is_error else 0
-
-
-def _input_responses_of(session: _Session, result: Dict[str, Any]) -> Dict[str, Any]:
-    """2026-07-28: the answers to an InputRequiredResult's questions
-    (basic/patterns/mrtr).  A question answered with an error has no place
-    there (an answer is an ElicitResult, CreateMessageResult or
-    ListRootsResult): the call ends, as bad usage."""
-    questions = result.get("inputRequests") or {}
-    if not isinstance(questions, dict):
-        raise _ServerFailed("tools/call: inputRequests is not an object")
-    answers = {}
-    for key, question in questions.items():
-        method = question.get("method") if isinstance(question, dict) else None
-        answer = _answer_question(session.client, str(method), question.get("params") if method else None)
-        if "error" in answer and method == "sampling/createMessage":
-            raise _Said()  # _answer_question said why on stderr
-        if "error" in answer:
-            raise _UsageError(f"tools/call: the server asks {_one_line(json.dumps(method), 80)}, "
-                              "which this command line does not answer")
-        answers[key] = answer["result"]
-    return answers
 
 
 class _Said(_Refused):
@@ -15154,16 +15178,16 @@ def _result_text(result: Dict[str, Any]) -> str:
 
 # -- resources, read, prompts, prompt (sections 10 and 11 on the wire) ----------------
 
-def _more_command(session: _Session, command: str, words: List[str], arguments: Dict[str, Any]) -> int:
+def _more_command(client: Client, command: str, words: List[str], arguments: Dict[str, Any]) -> int:
     if command == "resources":
-        text = _listing(session, "resources/list", "resources", "uri") + _listing(
-            session, "resources/templates/list", "resourceTemplates", "uriTemplate", "templates")
+        text = _listing(client, "resources/list", "resources", "uri") + _listing(
+            client, "resources/templates/list", "resourceTemplates", "uriTemplate", "templates")
     elif command == "prompts":
-        text = _listing(session, "prompts/list", "prompts", "name")
+        text = _listing(client, "prompts/list", "prompts", "name")
     elif command == "read":
-        text = _contents_text(_ask(session, "resources/read", {"uri": words[0]}))
+        text = _contents_text(_ask(client, "resources/read", {"uri": words[0]}))
     else:
-        prompts = {p.get("name"): p for page in _pages(session, "prompts/list", "prompts") for p in page}
+        prompts = {p.get("name"): p for p in _items(client, "prompts/list", "prompts")}
         if words[0] not in prompts:
             shown = ", ".join(sorted(n for n in prompts if isinstance(n, str))) or "(none)"
             raise _UsageError(f"no prompt named {words[0]!r}; this server has: {shown}")
@@ -15173,12 +15197,12 @@ def _more_command(session: _Session, command: str, words: List[str], arguments: 
         if unknown:
             raise _UsageError(f"{words[0]} has no argument {unknown[0]!r}; its arguments: "
                               f"{', '.join(map(str, known)) or '(none)'}")
-        text = _messages_text(_ask(session, "prompts/get", {"name": words[0], "arguments": arguments}))
+        text = _messages_text(_ask(client, "prompts/get", {"name": words[0], "arguments": arguments}))
     print(text, end="")
     return 0
 
 
-def _cli_complete(session: _Session, target: str, pairs: List[Tuple[str, str]]) -> int:
+def _cli_complete(client: Client, target: str, pairs: List[Tuple[str, str]]) -> int:
     """completion/complete (server/utilities/completion): TARGET is a prompt's
     name, or a resource template's URI template (it holds "{"); the first
     NAME=PREFIX is the argument to complete, the other pairs the values
@@ -15188,7 +15212,7 @@ def _cli_complete(session: _Session, target: str, pairs: List[Tuple[str, str]]) 
     params: Dict[str, Any] = {"ref": ref, "argument": {"name": name, "value": prefix}}
     if chosen:
         params["context"] = {"arguments": chosen}
-    completion = _ask(session, "completion/complete", params).get("completion")
+    completion = _ask(client, "completion/complete", params).get("completion")
     values = completion.get("values") if isinstance(completion, dict) else None
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise _ServerFailed("completion/complete: completion.values is not a list of strings")
@@ -15201,26 +15225,13 @@ def _cli_complete(session: _Session, target: str, pairs: List[Tuple[str, str]]) 
     return 0
 
 
-def _ask(session: _Session, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
-    """The result of a request; the server refusing what was asked (no such
-    tool, resource or prompt, bad arguments; basic/index's -32021 for a client
-    capability the command line lacks) is bad usage, any other error its failure."""
-    if session.meta is not None:
-        params = dict(params, _meta=dict(params.get("_meta") or {}, **session.meta))
-    reply = session.client.request(method, params)
-    if "result" in reply:
-        return reply["result"]  # type: ignore[no-any-return]
-    error = reply["error"]
-    code = error.get("code") if isinstance(error, dict) else None
-    if code == MISSING_REQUIRED_CLIENT_CAPABILITY:
-        data = error.get("data")
-        needs = data.get("requiredCapabilities") if isinstance(data, dict) else None
-        named = ", ".join(_dotted(needs)) if isinstance(needs, dict) and needs else "one it does not name"
-        raise _UsageError(f"{method}: {_error_text(error)}: the server needs the client capability {named}, "
-                          "which this command line does not offer")
-    if code in (INVALID_PARAMS, RESOURCE_NOT_FOUND, METHOD_NOT_FOUND) or getattr(session.client, "declined", False):
-        raise _UsageError(f"{method}: {_error_text(error)}")
-    raise _ServerFailed(f"{method} failed: {_error_text(error)}")
+def _ask(client: Client, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+    """The result of a request (Client's: _meta and the rounds of 2026-07-28
+    questions included); an error as _cli_error says."""
+    try:
+        return client._request(method, params)
+    except (MCPError, ValueError, ConnectionError) as exc:
+        raise _cli_error(exc, method) from None
 
 
 def _dotted(capabilities: Dict[str, Any], prefix: str = "") -> List[str]:
@@ -15232,23 +15243,27 @@ def _dotted(capabilities: Dict[str, Any], prefix: str = "") -> List[str]:
     return names
 
 
-def _pages(session: _Session, method: str, key: str) -> Iterable[List[Dict[str, Any]]]:
-    """Pages of a list; a server without that feature (-32601) lists nothing."""
+def _items(client: Client, method: str, key: str, missing: bool = True) -> List[Dict[str, Any]]:
+    """Every page's ``key`` (Client._list), a list of objects; a server without
+    that feature (-32601) lists nothing (``missing``).  Any error is the server's failure."""
     try:
-        for page in session.pages(method, key):
-            if not (isinstance(page, list) and all(isinstance(i, dict) for i in page)):
-                raise _ServerFailed(f"{method}: {key} is not a list of objects")
-            yield page
-    except _ServerFailed as exc:
-        if f"(JSON-RPC error {METHOD_NOT_FOUND})" not in str(exc):
-            raise
+        items = client._list(method, key, None, True)[key]
+    except MCPError as exc:
+        if missing and exc.code == METHOD_NOT_FOUND:
+            return []
+        raise _cli_error(exc, method, usage=False) from None
+    except (ValueError, ConnectionError) as exc:
+        raise _cli_error(exc, method) from None
+    if missing and not all(isinstance(i, dict) for i in items):
+        raise _ServerFailed(f"{method}: {key} is not a list of objects")
+    return items  # type: ignore[no-any-return]
 
 
-def _listing(session: _Session, method: str, key: str, first: str, label: str = "") -> str:
+def _listing(client: Client, method: str, key: str, first: str, label: str = "") -> str:
     """A list as ``resources`` and ``prompts`` show it: the identifier, name
     (title) and MIME type on one line, the description and arguments below."""
     lines = [f"{label or key}:"]
-    for item in (i for page in _pages(session, method, key) for i in page):
+    for item in _items(client, method, key):
         head = [str(item.get(first))]
         if first != "name":
             head.append(str(item.get("name")))
@@ -15314,32 +15329,78 @@ def _prompt_arguments(pairs: List[Tuple[str, str]], extra: Dict[str, Any]) -> Di
 # -- the server's questions, and what it shows while a request runs ----------------
 
 
-def _answer_question(client: Any, method: str, params: Any) -> Dict[str, Any]:
-    """The answer to a request of the server's, as ``{"result": ...}`` or
-    ``{"error": ...}``: the response of the handshake era, or (the result) an
-    inputResponses entry of 2026-07-28.  The user stays in control, as
-    client/elicitation and client/sampling ask: an elicitation is put to them
-    at a terminal, and declined without one; sampling is their own reply with
-    --sampling, and declined without it.  Each decline says why on stderr."""
+def _answer_elicitation(params: Dict[str, Any]) -> Dict[str, Any]:
+    """Client's elicitation_callback.  The user stays in control, as
+    client/elicitation asks: a form is put to them at a terminal, and declined
+    without one (or in URL mode), with a line on stderr that says why."""
     _end_progress()
-    params = params if isinstance(params, dict) else {}
-    if method == "elicitation/create":
-        question = _one_line(str(params.get("message", "")), 300)
-        if params.get("mode", "form") == "form" and _INTERACTIVE():
-            return {"result": _elicit_at_terminal(params)}
-        why = "no terminal to answer it at" if params.get("mode", "form") == "form" else "a URL is not offered"
-        _stderr_line(f"mcp_ref: declined the server's question ({why}): {question}")
-        return {"result": {"action": "decline"}}
-    if method == "sampling/createMessage":
-        reply = _sample_at_terminal(params) if getattr(client, "sampling", False) else None
-        if reply is None and not getattr(client, "sampling", False):
+    question = _one_line(str(params.get("message", "")), 300)
+    if params.get("mode", "form") == "form" and _INTERACTIVE():
+        return _elicit_at_terminal(params)
+    why = "no terminal to answer it at" if params.get("mode", "form") == "form" else "a URL is not offered"
+    _stderr_line(f"mcp_ref: declined the server's question ({why}): {question}")
+    return {"action": "decline"}
+
+
+class _Declined(MCPError):
+    """The user declined a sampling request: the handshake era's error answer,
+    or (2026-07-28) the end of the call, as bad usage."""
+
+
+_DECLINED: List[bool] = [False]  # whether the user declined a request: what the call then fails with is bad usage
+
+
+def _answer_sampling(enabled: bool) -> Callable[[Dict[str, Any]], Dict[str, Any]]:
+    """Client's sampling_callback: the user's own reply with --sampling
+    (client/sampling: a human in the loop), declined without it."""
+
+    def answer(params: Dict[str, Any]) -> Dict[str, Any]:
+        _end_progress()
+        reply = _sample_at_terminal(params) if enabled else None
+        if not enabled:
             _stderr_line("mcp_ref: declined the server's request for a model's reply (sampling); "
                          "with --sampling you write the reply")
         if reply is not None:
-            return {"result": reply}
-        client.declined = True  # what the request then fails with is the decline's doing: bad usage
-        return {"error": {"code": INVALID_REQUEST, "message": "Sampling declined by the user"}}
-    return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
+            return reply
+        _DECLINED[0] = True
+        raise _Declined(INVALID_REQUEST, "Sampling declined by the user")
+
+    return answer
+
+
+def _show_log(params: Dict[str, Any]) -> None:
+    """Client's logging_callback: ``[level logger] text`` on stderr."""
+    if isinstance(params.get("level"), str):
+        logger = f" {params['logger']}" if isinstance(params.get("logger"), str) else ""
+        text = params.get("data") if isinstance(params.get("data"), str) else json.dumps(params.get("data"))
+        _stderr_line(f"[{_one_line(str(params.get('level')), 20)}{logger}] {_one_line(str(text), 500)}")
+
+
+def _show_progress(progress: Any, total: Any, message: Any) -> None:
+    """call's progress_callback: ``[progress] 1/2 message``, one updating line on a terminal."""
+    if progress is not None:
+        note = f" {_one_line(str(message), 200)}" if message is not None else ""
+        _progress_line(f"[progress] {progress}{'' if total is None else f'/{total}'}{note}")
+
+
+_SHOWN: List[str] = [""]  # the task line last shown
+
+
+def _show_task(task: Dict[str, Any]) -> None:
+    """call's task_callback: ``[task] working: its statusMessage`` as it
+    changes, on the progress line (a call that became a task, section 16)."""
+    message = task.get("statusMessage")
+    text = f"[task] {_one_line(str(task.get('status')), 40)}" + (
+        f": {_one_line(message, 200)}" if isinstance(message, str) and message else "")
+    if text != _SHOWN[0]:
+        _SHOWN[0] = text
+        _progress_line(text)
+
+
+def _trace_line(arrow: str, message: Any) -> None:
+    """--trace: Client's trace, every message both ways on stderr."""
+    _end_progress()
+    print(f"{arrow} {json.dumps(message, ensure_ascii=False)}", file=sys.stderr, flush=True)
 
 
 def _sample_at_terminal(params: Dict[str, Any]) -> Optional[Dict[str, Any]]:

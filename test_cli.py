@@ -23,6 +23,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLI = os.path.join(HERE, "mcp_ref.py")
 QUICKSTART = os.path.join(HERE, "examples", "quickstart.py")
+EVERYTHING = os.path.join(HERE, "examples", "everything.py")
 # Deterministic: strict UTF-8 on the pipes, whatever the machine's locale.
 ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
 
@@ -71,6 +72,11 @@ ECHO = {
 }
 
 
+# Any other method: an empty result; server/discover's names the revision
+# (Client checks that the server offers the one it asked for).
+DEFAULT = "answer(request, {'supportedVersions': ['2026-07-28']} if method == 'server/discover' else {})"
+
+
 class Run(NamedTuple):
     code: int
     stdout: str
@@ -110,7 +116,7 @@ class CliTestCase(unittest.TestCase):
         """A fake server's command line.  ``handlers`` maps a method to its line
         of Python ("*": every other method; by default an empty result)."""
         methods = dict(ECHO, **(handlers or {}))
-        other = methods.pop("*", "answer(request, {})")
+        other = methods.pop("*", DEFAULT)
         body = "".join(f"    {'elif' if n else 'if'} method == {m!r}:\n        {code}\n"
                        for n, (m, code) in enumerate(methods.items()))
         self.count += 1
@@ -185,12 +191,23 @@ class UsageTest(CliTestCase):
             (["list", " "], "the server command is empty"),
             (["call", server], "call needs a tool name"),
             (["serve", QUICKSTART, "extra"], "serve takes one SERVER"),
+            (["list", server, "--header", "X-Key: a"], "--header goes with an http(s):// SERVER"),
+            (["list", server, "--auth"], "--auth goes with an http(s):// SERVER"),
+            (["list", "http://127.0.0.1:9/mcp", "--header", "X-Key"], "--header needs NAME:VALUE"),
+            (["list", "http://127.0.0.1:9/mcp", "--header"], "--header needs NAME:VALUE"),
         ]
         for (args, fragment), run in zip(cases, run_all([args for args, _ in cases])):
             with self.subTest(args=args):
                 self.assertFailed(run, 2, fragment)
         self.assertFalse(self.started(server))
 
+
+    def test_headers_go_to_the_client(self) -> None:
+        import mcp_ref
+
+        argv = ["list", "http://127.0.0.1:9/mcp", "--header", "X-Key: a b", "--header", "Y:1", "--auth"]
+        words, options = mcp_ref._read_argv(argv)  # type: ignore[misc]
+        self.assertEqual((options["headers"], options["auth"]), ({"X-Key": "a b", "Y": "1"}, True))
 
     def test_serve_http_where_it_cannot(self) -> None:
         """README, "The command line": a failure is one line on stderr and exit 2."""
@@ -634,6 +651,28 @@ def on_terminal(args: Sequence[str], typed: str = "", stdin: bool = True) -> Tup
         os.close(leader)
     shown = b"".join(chunks).decode().replace("\r\n", "\n")
     return process.returncode, out.decode(), shown[len(typed):] if shown.startswith(typed) else shown
+
+
+class TaskTest(CliTestCase):
+    """A call the server makes a task: its status shown as it is polled, then
+    its result as any call's (issue 24)."""
+
+    def test_a_task_is_followed_to_its_result(self) -> None:
+        runs = run_all([["call", EVERYTHING, tool, *args, "--protocol", era] for era in ("2026-07-28", "2025-11-25")
+                        for tool, args in (("slow_compute", ["seconds=0.2"]), ("protocol_error_job", []))])
+        for run in runs[::2]:
+            self.assertEqual((run.code, run.stderr), (0, "[task] working\n[task] completed\n"), run)
+            self.assertTrue(run.stdout.startswith("content:\n  Computed result in 0.2s\n"), run)
+        for run in runs[1::2]:
+            self.assertEqual((run.code, run.stdout), (3, ""), run)
+            self.assertEqual(run.stderr, "[task] working\n[task] failed: The job crashed\nmcp_ref: tools/call "
+                                         "failed: The job crashed (JSON-RPC error -32603)\n")
+
+    @unittest.skipUnless(os.name == "posix", "a pseudo-terminal")
+    def test_one_updating_line_on_a_terminal(self) -> None:
+        code, stdout, terminal = on_terminal(["call", EVERYTHING, "slow_compute", "seconds=0.2"], stdin=False)
+        self.assertEqual(code, 0, stdout)
+        self.assertEqual(terminal, "\r[task] working\x1b[K\r[task] completed\x1b[K\n")
 
 
 class CommandTest(CliTestCase):

@@ -118,6 +118,34 @@ class Everything:
                     self.assertEqual(result["resultType"], "complete")
                     self.assertIsNot(result.get("isError"), True, result)
 
+    def test_tasks_followed_to_their_result(self) -> None:
+        # Issue 24: with tasks=True a call the server makes a task is polled to
+        # its end and returns as any call; return_task=True gives the handle.
+        for era in ERAS:
+            with self.subTest(era=era), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
+                seen: List[str] = []
+                result = client.call_tool("slow_compute", {"seconds": 0.2, "label": "x"},
+                                          task_callback=lambda task, seen=seen: seen.append(task["status"]))
+                self.assertEqual(text(result), "Computed x in 0.2s")
+                self.assertEqual((seen[0], seen[-1]), ("working", "completed"))
+                self.assertEqual(text(client.call_tool("failing_job")),
+                                 "Error executing tool failing_job: The job failed")
+                with self.assertRaises(MCPError) as caught:
+                    client.call_tool("protocol_error_job")
+                self.assertEqual((caught.exception.code, caught.exception.message), (-32603, "The job crashed"))
+                created = client.call_tool("slow_compute", {"seconds": 0.1}, return_task=True)
+                task = created if era == "2026-07-28" else created["task"]
+                self.assertEqual(task["status"], "working")
+        # 2026-07-28: a task's questions answered with tasks/update, each once.
+        confirm = {"action": "accept", "content": {"name": "Ada", "confirm": True}}
+        with self.connect("2026-07-28", tasks=True,  # type: ignore[attr-defined]
+                          elicitation_callback=lambda params: confirm) as client:
+            self.assertEqual(text(client.call_tool("confirm_delete", {"filename": "a"})), "Deleted a")
+            self.assertEqual(text(client.call_tool("multi_input")), "Both answers received")
+        with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
+            # Without tasks=True the extension is not declared: an ordinary call.
+            self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0.1})), "Computed result in 0.1s")
+
     def test_progress_and_logs(self) -> None:
         logs: List[Any] = []
         for era in ERAS:
@@ -232,6 +260,18 @@ class NegotiationTest(CliTestCase):
         self.assertEqual(str(caught.exception),
                          "tools/list: the server sent the cursor 'x' again (it would list forever)")
 
+    def test_a_malformed_page_is_the_servers_failure(self) -> None:
+        # Before, 'echo' was listed as four tools' worth of letters (then dropped),
+        # and a cursor [1] ended the listing silently.
+        cases = [("{'tools': 'echo'}", "tools/list: tools is not a list"),
+                 ("{'tools': [TOOL], 'nextCursor': [1]}", "tools/list: nextCursor [1] is not a string")]
+        for page, said in cases:
+            fake = self.fake({"server/discover": DISCOVERED, "tools/list": f"answer(request, {page})"})
+            with self.subTest(page=page), Client(fake) as client:
+                with self.assertRaises(ConnectionError) as caught:
+                    client.list_tools(all_pages=True)
+                self.assertEqual(str(caught.exception), said)
+
 
 @dataclass
 class Sum:
@@ -287,20 +327,14 @@ class HttpTest(Everything, unittest.TestCase):
                 self.assertEqual(text(client.call_tool("test_streaming_elicitation")), "action=accept")
 
     def test_command_line_elicitation_over_http(self) -> None:
-        # The command line's own HTTP client, a person answering at the terminal.
+        # The command line's callback, a person answering at the terminal.
         answer = {"action": "accept", "content": {"response": "yes"}}
         with mock.patch.object(mcp_ref, "_INTERACTIVE", lambda: True), \
                 mock.patch.object(mcp_ref, "_elicit_at_terminal", lambda params: answer):
             for era in ("2025-06-18", "2025-11-25"):
-                with self.subTest(era=era):
-                    transport = mcp_ref._HttpClient(self.url, False, 10)
-                    try:
-                        session = mcp_ref._Session(transport, era)
-                        result = session.request("tools/call", {"name": "test_streaming_elicitation",
-                                                                "arguments": {}})
-                    finally:
-                        transport.close()
-                    self.assertEqual(text(result), "action=accept")
+                with self.subTest(era=era), \
+                        self.connect(era, elicitation_callback=mcp_ref._answer_elicitation) as client:
+                    self.assertEqual(text(client.call_tool("test_streaming_elicitation")), "action=accept")
 
     def test_session_ends_with_delete(self) -> None:
         client = self.connect("2025-11-25")
