@@ -12937,7 +12937,8 @@ def _INTERACTIVE() -> bool:
 
 def _elicit_at_terminal(params: Any) -> Dict[str, Any]:
     """An elicitation answered by the user: each field of the requested schema
-    asked for on stderr and read from stdin; no (or end of input) declines."""
+    asked for on stderr and read from stdin; no declines, and the end of input
+    or an answer that is not of its field's type cancels."""
     params = params if isinstance(params, dict) else {}
     print(f"The server asks: {_one_line(str(params.get('message', '')), 500)}", file=sys.stderr)
     try:
@@ -13407,12 +13408,19 @@ class Client:
         transport = self._transport
         if transport is None:  # closed meanwhile (the GET stream's thread)
             return
-        if self.message_handler is not None:
-            self.message_handler(message)
         method, id_ = message.get("method"), message.get("id")
         params: Dict[str, Any] = message["params"] if isinstance(message.get("params"), dict) else {}
+        try:
+            if self.message_handler is not None:
+                self.message_handler(message)
+            if type(id_) not in (int, str):
+                self._notified(str(method), params)
+        except Exception:  # noqa: BLE001 - the callback's own bug: shown, and the exchange read on
+            import traceback
+
+            print(f"mcp_ref.Client: a callback raised on {str(method)[:100]}:", file=sys.stderr)
+            traceback.print_exc()
         if type(id_) not in (int, str):
-            self._notified(str(method), params)
             return
         try:
             reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": self._answer(str(method), params)}
@@ -13693,6 +13701,10 @@ class _HttpClient:
                 self.conn = None if not alone else self.conn
                 if attempt == 2:
                     raise _ServerFailed(f"{self.url} closed the connection {when}") from None
+            except http.client.HTTPException as exc:  # a status line or headers that are not HTTP's
+                conn.close()
+                self.conn = None if not alone else self.conn
+                raise _ServerFailed(f"{self.url} answered {when} with what is not HTTP ({exc!r:.100})") from None
             except OSError as exc:  # refused, unreachable, a timeout
                 conn.close()
                 self.conn = None if not alone else self.conn
@@ -15478,6 +15490,7 @@ def _end_progress() -> None:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """The ``mcp-ref`` command."""
+    _DECLINED[0], _SHOWN[0] = False, ""  # this run's own
     try:
         return _cli(sys.argv[1:] if argv is None else argv)
     except _Refused:  # our serve child has said why, in one line
@@ -15487,6 +15500,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     except _ServerFailed as exc:
         print(f"mcp_ref: {exc}", file=sys.stderr)
+        return 3
+    except OAuthFlowError as exc:  # --auth: the authorization server's (or its metadata's) failure
+        print(f"mcp_ref: authorization failed: {exc}", file=sys.stderr)
         return 3
     except KeyboardInterrupt:
         return 130

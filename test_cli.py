@@ -209,6 +209,29 @@ class UsageTest(CliTestCase):
         words, options = mcp_ref._read_argv(argv)  # type: ignore[misc]
         self.assertEqual((options["headers"], options["auth"]), ({"X-Key": "a b", "Y": "1"}, True))
 
+    def test_an_authorization_that_fails_is_one_line_and_exit_3(self) -> None:
+        import http.server
+        import threading
+
+        class Challenge(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Bearer resource_metadata="ftp://127.0.0.1/metadata"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Challenge)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        run = run_cli(["list", f"http://127.0.0.1:{httpd.server_address[1]}/mcp", "--auth"])
+        self.assertFailed(run, 3, "authorization failed:")
+        self.assertNotIn("Traceback", run.stderr)
+
     def test_serve_http_where_it_cannot(self) -> None:
         """README, "The command line": a failure is one line on stderr and exit 2."""
         import socket

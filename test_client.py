@@ -2,7 +2,9 @@
 (examples/everything.py) over stdio and Streamable HTTP, in both eras, and
 against the official SDK's server (skipped when the SDK is not installed)."""
 
+import contextlib
 import importlib.util
+import io
 import os
 import shutil
 import socket
@@ -159,6 +161,22 @@ class Everything:
                 client.call_tool("test_tool_with_logging")
                 self.assertEqual([entry["data"] for entry in logs], [
                     "Tool execution started", "Tool processing data", "Tool execution completed"])
+
+    def test_a_callback_that_raises_is_shown_and_the_exchange_goes_on(self) -> None:
+        def broken(params: Dict[str, Any]) -> None:
+            raise KeyError("the callback's own bug")
+
+        for era in ERAS:
+            stderr = io.StringIO()
+            with self.subTest(era=era), contextlib.redirect_stderr(stderr), \
+                    self.connect(era, logging_callback=broken) as client:  # type: ignore[attr-defined]
+                client.set_logging_level("info")
+                self.assertEqual(text(client.call_tool("test_tool_with_logging")),
+                                 "Tool with logging executed successfully")
+                listed = client.list_tools(all_pages=True)["tools"]
+                self.assertIn("test_tool_with_logging", [tool["name"] for tool in listed])
+            self.assertIn("mcp_ref.Client: a callback raised on notifications/message:", stderr.getvalue())
+            self.assertIn("KeyError", stderr.getvalue())
 
 
 class StdioTest(Everything, unittest.TestCase):
@@ -363,6 +381,21 @@ class HttpTest(Everything, unittest.TestCase):
         with self.connect("2025-11-25", message_handler=handler) as client:
             client.call_tool("test_trigger_tool_change")
             self.assertTrue(arrived.wait(10), seen)
+
+    def test_an_answer_that_is_not_http_is_a_connection_error(self) -> None:
+        listener = socket.create_server(("127.0.0.1", 0))
+        self.addCleanup(listener.close)
+
+        def garbage() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"garbage\r\n\r\n")
+
+        threading.Thread(target=garbage, daemon=True).start()
+        with self.assertRaises(ConnectionError) as caught:
+            Client(f"http://127.0.0.1:{listener.getsockname()[1]}/mcp", timeout=10).initialize()
+        self.assertIn("not HTTP", str(caught.exception))
 
 
 class HeadersTest(unittest.TestCase):
