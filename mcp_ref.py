@@ -13181,7 +13181,9 @@ class Client:
             if fallback:
                 return None
             raise _rpc_error("server/discover", error)
-        return None if fallback else self._result("server/discover", reply)
+        if not fallback:  # the version the server named first is not in its own list either
+            raise _rpc_error("server/discover", error)
+        return None
 
     def _capabilities(self, version: str) -> Dict[str, Any]:
         """What this client can do: a capability for each callback given."""
@@ -13416,10 +13418,8 @@ class Client:
             if type(id_) not in (int, str):
                 self._notified(str(method), params)
         except Exception:  # noqa: BLE001 - the callback's own bug: shown, and the exchange read on
-            import traceback
-
             print(f"mcp_ref.Client: a callback raised on {str(method)[:100]}:", file=sys.stderr)
-            traceback.print_exc()
+            sys.excepthook(*sys.exc_info())  # its traceback, on stderr
         if type(id_) not in (int, str):
             return
         try:
