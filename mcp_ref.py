@@ -15541,22 +15541,25 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     import threading
     import time
 
+    # The handler only notes the signal: one that took a lock (Event.set does)
+    # could interrupt the main thread while it holds that very lock, and wait
+    # for it forever.  It is in place before the socket listens: a client may
+    # connect, and a signal come, as soon as it does.
+    signals: List[int] = []
+    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name)]
+    before = {name: signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
+              for name in names}
     try:
         httpd = _HttpServer(app, host, port, max_client_connections, read_timeout)
     except OSError as exc:
+        for name, handler in before.items():
+            signal.signal(getattr(signal, name), handler)
         shown = f"[{host}]" if ":" in host else host
         print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     _standard_fds()  # (fd 0 or 1 may be closed)
     standard = None if exit_process else (os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))  # for run()
     stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
-    # The handler only notes the signal: one that took a lock (Event.set does)
-    # could interrupt the main thread while it holds that very lock, and wait
-    # for it forever.
-    signals: List[int] = []
-    for name in ("SIGTERM", "SIGINT"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
                               daemon=True)
     thread.start()
@@ -15570,6 +15573,8 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     if exit_process:
         os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
     _restore_standard_streams(*standard)  # type: ignore[misc]
+    for name, handler in before.items():  # run() returns: the program's own handlers again
+        signal.signal(getattr(signal, name), handler)
     return 0
 
 

@@ -901,6 +901,20 @@ class EdgeServer(ServerProcess):
 
 
 class ProcessEdgeTest(unittest.TestCase):
+    def test_an_address_it_cannot_serve_on_leaves_the_signal_handlers_as_they_were(self) -> None:
+        # The handlers go in before the socket listens (a SIGTERM may come as soon as
+        # a client can connect); when it cannot listen, the program's own come back.
+        import contextlib
+        import io
+
+        app = mcp_ref.MCPServer("edge").streamable_http_app()
+        before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+        with contextlib.redirect_stderr(io.StringIO()) as said:
+            self.assertEqual(mcp_ref._serve_http(app, "192.0.2.1", 8000, exit_process=False), 2)  # TEST-NET-1
+        self.assertIn("cannot serve on 192.0.2.1:8000", said.getvalue())
+        self.assertEqual((signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)), before)
+        app.close()
+
     def test_a_closed_fd_1_never_becomes_a_clients_socket(self) -> None:
         server = EdgeServer()
         try:
