@@ -95,3 +95,16 @@ def accelerators(on: bool) -> Iterator[None]:
     finally:
         vars(mcp_ref).update(saved)
 
+
+def wait_for_port(port: int, seconds: float = 30.0) -> None:
+    """Until something listens on 127.0.0.1:port (a server process starting), at most ``seconds``."""
+    import socket
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)

@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import unittest
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
@@ -20,6 +19,7 @@ from unittest import mock
 import mcp_ref
 from mcp_ref import Client, MCPError
 from test_cli import CliTestCase
+from _testing import wait_for_port
 from test_http import InProcess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -483,13 +483,7 @@ class SdkServerTest(unittest.TestCase):
         server = subprocess.Popen([sys.executable, LAUNCHER, QUICKSTART, "--http", str(port)],
                                   stderr=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            wait_for_port(port)
             for era in (None,) + ERAS + ("2025-03-26",):
                 with self.subTest(era=era):
                     self.check(Client(f"http://127.0.0.1:{port}/mcp", protocol_version=era))
