@@ -12698,7 +12698,7 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   Client                users (public), _cli (section 32)   a server over stdio or HTTP, every revision
-#   _Client               Client                              a server over stdio, started as a child
+#   _StdioClient          Client                              a server over stdio, started as a child
 #   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
 #
 # A client over stdio (a child process it starts) or Streamable HTTP: it
@@ -12801,7 +12801,7 @@ def _raised(exc: BaseException, path: str) -> str:
     return _one_line(f"{type(exc).__name__}: {exc}", 300) + where
 
 
-class _Client:
+class _StdioClient:
     """Client's stdio transport: the server a child process, a message a line."""
 
     def __init__(self, command: List[str], trace: Optional[Callable[[str, Any], None]], timeout: float,
@@ -12930,7 +12930,7 @@ class _Client:
                 return
 
 
-def _INTERACTIVE() -> bool:
+def _person_at_terminal() -> bool:
     """Whether a person is at the terminal to answer an elicitation."""
     return sys.stdin is not None and sys.stdin.isatty() and sys.stderr.isatty()
 
@@ -13151,7 +13151,7 @@ class Client:
                     command.insert(0, sys.executable)
                 # (our own serve child, the command line's: its exit code 2 is a file it refused)
                 own = command[:3] == [sys.executable, os.path.abspath(__file__), "serve"]
-                transport = _Client(command, self.trace, self.timeout, own)
+                transport = _StdioClient(command, self.trace, self.timeout, own)
         except _UsageError as exc:
             raise ValueError(str(exc)) from None
         transport.handler = self._on_message
@@ -13988,6 +13988,10 @@ class OAuthClientProvider:
     (the SDK's ``TokenStorage``, synchronous, with dicts: the token response
     plus ``expires_at``; the registration plus the ``issuer`` it belongs to);
     the default keeps them in memory.
+
+    One provider may serve several clients and threads.  It runs one sign-in
+    at a time: a lock is held across the whole flow, the browser's round
+    included, so another thread's 401 waits until that flow has ended.
 
     Flows that need asymmetric signatures (``private_key_jwt``, DPoP) need a
     crypto library: wrap this object, or write your own with the same two
@@ -15347,7 +15351,7 @@ def _answer_elicitation(params: Dict[str, Any]) -> Dict[str, Any]:
     without one (or in URL mode), with a line on stderr that says why."""
     _end_progress()
     question = _one_line(str(params.get("message", "")), 300)
-    if params.get("mode", "form") == "form" and _INTERACTIVE():
+    if params.get("mode", "form") == "form" and _person_at_terminal():
         return _elicit_at_terminal(params)
     why = "no terminal to answer it at" if params.get("mode", "form") == "form" else "a URL is not offered"
     _stderr_line(f"mcp_ref: declined the server's question ({why}): {question}")

@@ -347,7 +347,7 @@ class HttpTest(Everything, unittest.TestCase):
     def test_command_line_elicitation_over_http(self) -> None:
         # The command line's callback, a person answering at the terminal.
         answer = {"action": "accept", "content": {"response": "yes"}}
-        with mock.patch.object(mcp_ref, "_INTERACTIVE", lambda: True), \
+        with mock.patch.object(mcp_ref, "_person_at_terminal", lambda: True), \
                 mock.patch.object(mcp_ref, "_elicit_at_terminal", lambda params: answer):
             for era in ("2025-06-18", "2025-11-25"):
                 with self.subTest(era=era), \
