@@ -2424,7 +2424,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
         if found is None:
             context_param = getattr(resource, "context_param", None)
             value = _call(resource.read) if context_param is None else \
-                _call(resource.fn, **{context_param: Context(request, server)})
+                _call(resource.fn, **{context_param: Context(request, server, sdk_models=resource.sdk_models)})
         else:
             try:
                 kwargs = resource.params.arguments(found)
@@ -3056,7 +3056,7 @@ class Context:
     @property
     def session(self) -> _ClientSession:
         """The SDK's ``ctx.session``: sampling, roots and the raw notifications."""
-        return _ClientSession(self._request)
+        return _ClientSession(self._request, self._sdk_models)
 
     # -- logging and progress ----------------------------------------------------------
 
@@ -3153,7 +3153,7 @@ class Context:
         requested = _elicitation_schema(schema)
         params = _form_params(self._request, message, requested)
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
-                                 functools.partial(_elicitation_outcome, schema, requested))
+                                 functools.partial(_elicitation_outcome, schema, requested, sdk=self._sdk_models))
 
     def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
@@ -10456,12 +10456,13 @@ _RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage":
                  "roots/list": "ListRootsResult"}
 
 
-def _answer(method: str, requested: Any, result: Dict[str, Any]) -> Any:
+def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
     asked: the result of that request (the SDK validates it as its model), and
     an accepted form's content against its requestedSchema (client/elicitation).
     It is that model (section 26): an ElicitResult's content a dict, as the
-    SDK's is, that json.dumps takes."""
+    SDK's is, that json.dumps takes; to a function that took the SDK's own
+    Context, the SDK's own model (_sdk_model)."""
     problem = _answer_problem(method, result)
     if problem is not None:
         problem += f" does not fit {_RESULT_NAMES[method]}"
@@ -10472,14 +10473,15 @@ def _answer(method: str, requested: Any, result: Dict[str, Any]) -> Any:
             problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
     if problem is not None:
         raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
-    return _model_view(_RESULT_NAMES[method], result)
+    return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], result)
 
 
 class _ClientSession:
     """``ctx.session``: what the SDK's ServerSession offers a tool."""
 
-    def __init__(self, request: _Request) -> None:
+    def __init__(self, request: _Request, sdk_models: bool = False) -> None:
         self._request = request
+        self._sdk_models = sdk_models  # the function took the SDK's Context: answers as its classes
 
     @property
     def client_capabilities(self) -> Optional[_JsonObject]:
@@ -10495,11 +10497,11 @@ class _ClientSession:
         Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
         params = _sampling_params(messages, max_tokens, options)
         return self._request.ask("sampling/createMessage", params, ("sampling",),
-                                 functools.partial(_answer, "sampling/createMessage", None))
+                                 functools.partial(_answer, "sampling/createMessage", None, self._sdk_models))
 
     def list_roots(self) -> Any:
         """roots/list (client/roots): the client's roots."""
-        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_answer, "roots/list", None))
+        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_answer, "roots/list", None, self._sdk_models))
 
     def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
         """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
@@ -10507,7 +10509,8 @@ class _ClientSession:
         always go on the call's own, and it is no param."""
         params = _form_params(self._request, message, _wire_value(requested_schema))
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
-                                 functools.partial(_answer, "elicitation/create", params["requestedSchema"]))
+                                 functools.partial(_answer, "elicitation/create", params["requestedSchema"],
+                                                   self._sdk_models))
 
     elicit = elicit_form  # the SDK's older name
 
@@ -10653,16 +10656,19 @@ def _wake(future: Any) -> None:
         future.set_result(None)
 
 
-def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any]) -> ElicitationResult:
+def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any], *,
+                         sdk: bool = False) -> ElicitationResult:
     """The client's ElicitResult as the SDK's outcome class; an accepted one's
-    ``.data`` checked against the schema and built as its class (_elicited)."""
+    ``.data`` checked against the schema and built as its class (_elicited).
+    To a function that took the SDK's own Context, the SDK's own class
+    (mcp.server.elicitation), as it checks them with isinstance."""
     outcome = _ELICITATION.get(str(result.get("action")))
     if outcome is None:
         raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
                                          f"{_truncated_repr(result.get('action'))}")
-    if outcome is not AcceptedElicitation:
-        return outcome()
-    return outcome(_elicited(schema, requested, result.get("content")))
+    made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
+                                                                                  result.get("content")))
+    return _sdk_elicitation(made) if sdk else made
 
 
 class TextResource(Resource):
@@ -10734,6 +10740,7 @@ class FunctionResource(Resource):
         super().__init__(uri, **options)
         self.fn = fn
         self.context_param = _context_parameter(fn)
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
@@ -10894,6 +10901,8 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
+#   _sdk_model,           _answer, _elicitation_outcome       to a function that took the SDK's Context:  -
+#   _sdk_elicitation      (section 25)                        the SDK's own classes (ctx.session, elicit)
 #   _takes_sdk_context    _Tool.__init__ (section 9)          a function that takes the SDK's Context      -
 #   _sdk_prompt           MCPServer.add_prompt (section 14)   the SDK's own Prompt object, registered      -
 #                                                             reads the SDK's own models (_sdk_model)
@@ -11071,6 +11080,16 @@ def _sdk_model(kind: str, value: Dict[str, Any]) -> Any:
         return getattr(sys.modules["mcp.types"], kind).model_validate(value)
     except Exception:  # (no mcp.types loaded, or pydantic's ValidationError): the value as ours
         return _model_view(kind, value)
+
+
+def _sdk_elicitation(outcome: Any) -> Any:
+    """ctx.elicit's outcome as the SDK's own class of mcp.server.elicitation;
+    ours where it refuses the value (a dict schema's data: no BaseModel)."""
+    try:
+        made = getattr(sys.modules["mcp.server.elicitation"], type(outcome).__name__)
+        return made(data=outcome.data) if isinstance(outcome, AcceptedElicitation) else made()
+    except Exception:  # (no mcp.server.elicitation loaded, or pydantic's ValidationError)
+        return outcome
 
 
 def _sdk_prompt(prompt: Any) -> Prompt:
