@@ -156,7 +156,7 @@ if sys.version_info < (3, 9):  # else the first failure would be an obscure one,
     raise SystemExit(_TOO_OLD) if __name__ == "__main__" else ImportError(_TOO_OLD)  # one line, or a traceback
 
 from bisect import bisect_right  # for the classes of patterns (section 28)
-from operator import length_hint
+from operator import eq, length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
 # typing takes longer to import than the rest of this module; it is needed only
@@ -7731,9 +7731,17 @@ def _array_label(schema: Dict[str, Any], class_kinds: Dict[str, str]) -> str:
         return f"tuple[{', '.join(labels)}]"
     if container == "sequence":
         if not items:  # Sequence and Sequence[Any]: an isinstance check alone
-            return "json-or-python[json=list[any],python=is-instance[Sequence]]"
-        return (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
-                "function-wrap[sequence_validator()]]]")
+            label = "json-or-python[json=list[any],python=is-instance[Sequence]]"
+        else:
+            label = (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
+                     "function-wrap[sequence_validator()]]]")
+        # pydantic checks a Sequence's lengths after it, in functions (their
+        # addresses vary, process by process: any stands for them)
+        for key, name in (("minItems", "min_length"), ("maxItems", "max_length")):
+            if key in schema:
+                label = (f"function-after[functools.partial(<function {name}_validator at 0x0>, "
+                         f"{name}={schema[key]})(), {label}]")
+        return label
     return f"{container}[{item}]"
 
 
@@ -8416,6 +8424,7 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
         return value
     builder = _SchemaBuilder()
     fits: List[Any] = []
+    inexact: List[Any] = []
     for arm in _args(tp):
         if arm is _NoneType:
             continue
@@ -8425,8 +8434,11 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
             continue
         if _passes(_checker(schema), value, ()):
             fits.append(arm)
+            if _field_names_of(arm) is not None and not _passes(_checker(schema, "arms"), value, ()):
+                inexact.append(arm)  # a class one of whose fields converts (a Path from a string)
     # stable: the instances first, then Any, then the arms that convert, each kind in order
-    fits.sort(key=lambda arm: (-1 if converted else 2) if _python_only_type(arm) else 1 if _is_any(arm) else 0)
+    fits.sort(key=lambda arm: (-1 if converted else 2) if _python_only_type(arm) else 1 if _is_any(arm) else
+              2 if arm in inexact else 0)
     if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
         # the class the object sets the most fields of, the first on a tie (see _any_of)
         classes = [(arm, names) for arm in fits for names in [_field_names_of(arm)] if names is not None]
@@ -8509,7 +8521,8 @@ def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, Froze
 def _strings_taken(schema: Any, root: Dict[str, Any]) -> Optional[FrozenSet[str]]:
     """The JSON strings a parameter's schema takes as they are: None for every
     one, else a Literal's or an Enum's own (so "null" is JSON text for a
-    Literal[None, '']: None, as the SDK's pre_parse_json reads it)."""
+    Literal[None, '']: None, as the SDK's pre_parse_json reads it), none
+    for a date's, a UUID's or a Decimal's ("null" is Optional[time]'s None)."""
     if schema is True or not isinstance(schema, dict):
         return None if schema else frozenset()
     if "$ref" in schema:
@@ -8517,6 +8530,8 @@ def _strings_taken(schema: Any, root: Dict[str, Any]) -> Optional[FrozenSet[str]
             return _strings_taken(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
         except ValueError:
             return frozenset()
+    if type(schema) is _TypedSchema and _lax_kind(schema.py_type) not in (None, "path"):
+        return frozenset()  # a date, a UUID, a Decimal: no JSON text of null, a list or an object is one
     if "anyOf" in schema or "oneOf" in schema:
         taken = [_strings_taken(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or []]
         return None if any(t is None for t in taken) else frozenset().union(*taken)  # type: ignore[arg-type]
@@ -10009,7 +10024,7 @@ def _python_only(compiler: _Compiler, schema: Any) -> bool:
         return True
     if not isinstance(schema, dict):
         return False
-    if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
+    if schema.get("format") in ("binary", "path") and schema.get("type") == "string":  # bytes, a Path
         return True
     if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema or (
             type(schema) is _ContainerSchema and schema.container == "tuple")):
@@ -10501,7 +10516,8 @@ class _ClientSession:
 
     def list_roots(self) -> Any:
         """roots/list (client/roots): the client's roots."""
-        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_answer, "roots/list", None, self._sdk_models))
+        return self._request.ask("roots/list", {}, ("roots",),
+                                 functools.partial(_answer, "roots/list", None, self._sdk_models))
 
     def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
         """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
@@ -11533,7 +11549,7 @@ def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
     (_ContainerSchema, section 24), "List", "Tuple", "Set" or "Frozenset"."""
     container = schema.container if type(schema) is _ContainerSchema else ""
     return "Frozenset" if container == "frozenset" else "Set" if unique else \
-        "Tuple" if tuple_like or container == "tuple" else "List"
+        "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
 
 
 def _lax_anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -11599,7 +11615,7 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
     keeps one of each item (_dedupe), a result's in the order of pydantic's set
     (_set_order, section 22); a short tuple reports each missing
     member, not the count; a fixed tuple too long is reported alone, its
-    members unchecked; a set past its maximum stops there (_too_many)."""
+    members unchecked; the sizes as _lax_sizes counts them."""
     low, high = schema.get("minItems"), schema.get("maxItems")
     unique = schema.get("uniqueItems") is True
     item_schema = schema.get("items")
@@ -11607,6 +11623,7 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
     scalar_items = unique and output and _as_sent(item_schema)
     missing_members = bool(prefix) and low is not None
     fixed = bool(prefix) and items is None and high is not None
+    container = "fixed" if prefix else schema.container if type(schema) is _ContainerSchema else "list"
 
     def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
         if not isinstance(value, list):
@@ -11614,6 +11631,12 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
         if fixed and len(value) > (high or 0):
             _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
             return value
+        if container == "list" and high is not None and len(value) > high:
+            # pydantic-core counts a list's items, valid or not, and stops at the
+            # one past its maximum: that error alone.
+            _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
+            return value
+        before = len(errors)
         out = value
         if each is not None:  # the usual array: one schema for every item
             out = each(value, loc, errors)
@@ -11624,20 +11647,40 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
             if missing_members and len(value) < len(prefix):
                 for i in range(len(value), min(len(prefix), low or 0)):
                     errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
+        bad = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
         if unique:
             out = _set_order(_dedupe(out, sets_of_sets), scalar_items)  # one of each, as the SDK's set (section 22)
         short_tuple = missing_members and len(value) < len(prefix)
-        if unique and high is not None and len(out) > high:
-            # The SDK's set stops as soon as it holds too many: "not more", not the count.
-            _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
-            errors.append(_too_many(noun, high, loc, value))
-        else:
-            _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
+        _lax_sizes(container, out if not bad else [v for i, v in enumerate(value) if i not in bad], bool(bad),
+                   None if short_tuple else low, high, noun, loc, value, errors, before, sets_of_sets)
         if contains is not None:
             _check_contains(schema, contains, out, loc, value, errors)
         return out
 
     return check
+
+
+def _lax_sizes(container: str, valid: List[Any], bad: bool, low: Optional[int], high: Optional[int], noun: str,
+               loc: Tuple[Any, ...], value: List[Any], errors: List[_ErrorItem], before: int,
+               sets_of_sets: bool) -> None:
+    """pydantic-core's length checks of an array with ``valid`` items (its items'
+    errors, if ``bad``, from ``before`` on): a tuple and a set count their valid
+    items as they go and stop past the maximum, that error alone (a set's "not
+    more"); a tuple's too few are its valid ones; a list's, a set's and a
+    Sequence's size is checked only when every item passed; a fixed tuple's
+    (tuple[int, str]) always, item by item."""
+    if container == "fixed":
+        _check_size(len(value), low, high, noun, "item", True, loc, value, errors)
+        return
+    count = len(_dedupe(valid, sets_of_sets)) if container in ("set", "frozenset") and bad else len(valid)
+    if high is not None and count > high and container in ("tuple", "set", "frozenset"):
+        del errors[before:]
+        if container == "tuple":
+            _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
+        else:
+            errors.append(_too_many(noun, high, loc, value))
+    elif not bad or container == "tuple":
+        _check_size(count, low, high, noun, "item", True, loc, value, errors)
 
 
 def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
@@ -11698,9 +11741,10 @@ def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], error
 
 
 def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
-    """One of each item; with ``sets``, items that are sets themselves (a
+    """One of each item, by Python's equality, as the SDK's set holds them (true
+    is 1, [1] is [true]); with ``sets``, items that are sets themselves (a
     frozenset of frozensets) are equal whatever their order."""
-    same = _same_set if sets else _json_equal
+    same = _same_set if sets else eq
     out: List[Any] = []
     for item in items:
         if not any(same(item, seen) for seen in out):
@@ -11710,8 +11754,8 @@ def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
 
 def _same_set(a: Any, b: Any) -> bool:
     if type(a) is not list or type(b) is not list:
-        return _json_equal(a, b)
-    return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
+        return bool(a == b)
+    return len(a) == len(b) and all(any(x == y for y in b) for x in a)
 
 
 # -- URI templates (RFC 6570) ------------------------------------------------------
