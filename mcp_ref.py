@@ -163,7 +163,7 @@ from types import MappingProxyType  # loaded by json already (re, enum)
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Deque, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
+    from typing import Any, Callable, Deque, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple, Union
 
 __version__ = "0.1.0"
 
@@ -7826,9 +7826,10 @@ def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: A
 class _Union:
     """An anyOf's arms and what pydantic's "smart" union needs to know of them
     (_Compiler._any_of): an arm of exactly the value's type wins (5 is
-    Union[float, int]'s int, "17" stays a string in Union[int, str]), then an
-    arm the value fits strictly (of a dict's, the one that sets the most
-    fields), then Any, then the lax arms in order."""
+    Union[float, int]'s int, "17" stays a string in Union[int, str]), then of
+    the arms the value fits strictly, Any among them, the one pydantic-core
+    ranks first (_smart_pick: the class that sets the most fields, else the
+    most exact), then the lax arms in order."""
 
     def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
         lax = compiler.lax
@@ -7847,11 +7848,12 @@ class _Union:
         self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
                       for i, s in enumerate(schemas)]
         self.fields = [_declared_names(compiler, s) for s in schemas] if lax else []
+        self.compiler, self.schemas = compiler, schemas  # for _exactness
         # pydantic finds a Literal's value by Python's equality, as exactly as an
         # arm of the value's type: true is Union[Any, Literal[1]]'s 1.
         self.literals = [_literal_arm(s) for s in schemas]
         # Any takes every value as it is, but pydantic ranks it below an exact arm
-        # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
+        # (a TypedDict takes {"a": 1} in Union[Any, TypedDict]): _smart_pick.
         self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
                          for s in schemas]
         # else the arms see the object itself and make it JSON
@@ -7877,7 +7879,9 @@ class _Union:
                     return True, value
         kind = type(value)
         for i, arm in enumerate(self.strict):
-            if self.exact[i] is kind and (self.inexact[i] or _passes(arm, value, loc)):
+            # (a bare dict's or list's items are Any's: not exact, _most_fields ranks them)
+            if self.exact[i] is kind and (self.inexact[i] or _passes(arm, value, loc)) and (
+                    kind not in (dict, list) or not value):
                 chosen, converted = _taken(self.arms[i], value, loc)  # its bounds may still refuse it (gt=5)
                 if chosen:
                     return True, converted
@@ -7892,25 +7896,26 @@ class _Union:
         return False, value
 
     def _most_fields(self, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
-        """Of the classes of fields (a TypedDict, a dataclass, a model) the value
-        fits strictly, the one it sets the most fields of, the first on a tie
-        (pydantic-core's fields_set_count); an exact arm without fields wins at
-        once, even after a class ({} is dict[str, T]'s before a dataclass of
-        defaults)."""
-        best: Optional[Tuple[int, Any]] = None
-        for i, arm in enumerate(self.strict):
-            if self.inexact[i] or self.anything[i] or not _passes(arm, value, loc):
-                continue
-            chosen, converted = _taken(self.arms[i], value, loc)
-            if not chosen:
-                continue
-            names = self.fields[i]
-            if names is None or type(value) is not dict:
-                return True, converted
-            count = len(names.intersection(value))
-            if best is None or count > best[0]:
-                best = (count, converted)
-        return (False, None) if best is None else (True, best[1])
+        """Of the arms the value fits strictly (Any too), the one pydantic-core
+        ranks first (_smart_pick): a class of fields (a TypedDict, a dataclass,
+        a model) by the fields the value sets, else by exactness."""
+        def candidates() -> Iterator[Tuple[int, Optional[int], Any]]:
+            for i, arm in enumerate(self.strict):
+                if self.inexact[i]:
+                    continue
+                if self.anything[i]:
+                    yield 1, None, self.arms[i](value, loc, [])
+                    continue
+                if not _passes(arm, value, loc):
+                    continue
+                chosen, converted = _taken(self.arms[i], value, loc)
+                if chosen:
+                    names = self.fields[i] if type(value) is dict else None
+                    yield (_exactness(self.compiler, self.schemas[i], value),
+                           None if names is None else len(names.intersection(value)), converted)
+
+        picked = _smart_pick(candidates())
+        return (False, None) if picked is _MISSING else (True, picked)
 
     def first_or_errors(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
         """The first arm that takes the value, or every arm's errors, each under
@@ -7958,6 +7963,58 @@ def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
     arm_errors: List[_ErrorItem] = []
     converted = arm(value, loc, arm_errors)
     return not arm_errors, converted
+
+
+def _smart_pick(candidates: Iterable[Tuple[int, Optional[int], Any]]) -> Any:
+    """pydantic-core's smart union over the arms that take a value, in order, as
+    (exactness, fields set or None, what the arm made): an exact arm of no
+    fields at once; else the arm that sets the most fields, or (no count to
+    compare) the more exact, the first on a tie.  _MISSING if none."""
+    best: Optional[Tuple[int, Optional[int], Any]] = None
+    for exact, count, made in candidates:
+        if exact == 2 and count is None:
+            return made
+        if best is None:
+            best = (exact, count, made)
+        elif count is not None and best[1] is not None and count != best[1]:
+            if count > best[1]:
+                best = (exact, count, made)
+        elif exact > best[0]:
+            best = (exact, count, made)
+    return _MISSING if best is None else best[2]
+
+
+def _exactness(compiler: _Compiler, schema: Any, value: Any) -> int:
+    """How exactly a JSON value that fits ``schema`` strictly is of its type, as
+    pydantic-core ranks it: 2, or 1 where Any takes a part (a bare dict's
+    values), an int stands for a float, or a dataclass or model is built from
+    an object (a TypedDict's object is exact)."""
+    if not isinstance(schema, dict) or not set(schema) - {"title", "description", "examples"}:
+        return 1  # Any
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        if compiler.class_kinds.get(name) in ("dataclass", "model"):
+            return 1
+        try:
+            schema = compiler._resolve(schema["$ref"])
+        except ValueError:
+            return 2
+        if not isinstance(schema, dict):
+            return 2
+    if "anyOf" in schema:
+        return max([_exactness(compiler, arm, value) for arm in schema["anyOf"]] or [2])
+    if type(value) is int and schema.get("type") == "number":
+        return 1
+    if isinstance(value, list):
+        prefix, items = schema.get("prefixItems") or [], schema.get("items", True)
+        return min([_exactness(compiler, prefix[i] if i < len(prefix) else items, v) for i, v in enumerate(value)]
+                   or [2])
+    if isinstance(value, dict):
+        properties, extra = schema.get("properties") or {}, schema.get("additionalProperties", True)
+        declared = "properties" in schema and "additionalProperties" not in schema  # a class: extra keys ignored
+        return min([_exactness(compiler, properties.get(k, extra), v) for k, v in value.items()
+                    if k in properties or not declared] or [2])
+    return 2
 
 
 def _exact_type(schema: Any) -> Optional[type]:
@@ -8423,7 +8480,7 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
         return value
     builder = _SchemaBuilder()
-    fits: List[Any] = []
+    fits: List[Tuple[Any, Any]] = []  # (arm, its schema)
     inexact: List[Any] = []
     for arm in _args(tp):
         if arm is _NoneType:
@@ -8433,24 +8490,30 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
         except _Unsupported:
             continue
         if _passes(_checker(schema), value, ()):
-            fits.append(arm)
+            fits.append((arm, schema))
             if _field_names_of(arm) is not None and not _passes(_checker(schema, "arms"), value, ()):
                 inexact.append(arm)  # a class one of whose fields converts (a Path from a string)
-    # stable: the instances first, then Any, then the arms that convert, each kind in order
-    fits.sort(key=lambda arm: (-1 if converted else 2) if _python_only_type(arm) else 1 if _is_any(arm) else
-              2 if arm in inexact else 0)
-    if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
-        # the class the object sets the most fields of, the first on a tie (see _any_of)
-        classes = [(arm, names) for arm in fits for names in [_field_names_of(arm)] if names is not None]
-        best = max(classes, key=lambda pair: len(pair[1].intersection(value)))[0]
-        fits.remove(best)
-        fits.insert(0, best)
-    for arm in fits:
+    chosen = _smart_pick(_ranked(arm, schema, value, builder.class_kinds) for arm, schema in fits
+                         if not _python_only_type(arm) and arm not in inexact)
+    # stable: the smart union's pick, the instances, Any, then the arms that convert, each kind in order
+    arms = sorted((arm for arm, _ in fits), key=lambda arm: (-1 if converted else 2) if _python_only_type(arm)
+                  else -0.5 if arm is chosen else 1 if _is_any(arm) else 2 if arm in inexact else 0)
+    for arm in arms:
         try:
             return _build_value(arm, value)
         except _BuildError:
             continue  # a string the arm's type refuses: the checker chose a later arm
     return value
+
+
+def _ranked(arm: Any, schema: Any, value: Any, class_kinds: Dict[str, str]) -> Tuple[int, Optional[int], Any]:
+    """An arm that takes ``value`` as _smart_pick ranks it: (exactness, fields set, the arm)."""
+    if _is_any(arm):
+        return 1, None, arm
+    names = _field_names_of(arm)
+    exact = 1 if names is not None and not _is_typeddict(arm) else \
+        _exactness(_Compiler(schema, "strict", class_kinds), schema, value)
+    return exact, None if names is None or type(value) is not dict else len(names.intersection(value)), arm
 
 
 def _field_names_of(tp: Any) -> Optional[set[str]]:

@@ -553,6 +553,15 @@ class PathBox(TypedDict):
     y: pathlib.Path
 
 
+class NoFields(TypedDict):
+    pass
+
+
+@dataclass
+class Empty:
+    pass
+
+
 # (name, annotation source, argument values): lax forms pydantic takes and values it refuses.
 MORE_ECHO: List[Tuple[str, str, List[Any]]] = [
     ("lax_int", "int", ["1_000", " 8 ", 17.0, True, "0x1f", 1e300, "1e3"]),
@@ -583,6 +592,8 @@ MORE_ECHO: List[Tuple[str, str, List[Any]]] = [
     # the smart union: a class one of whose fields converts (a Path from a string) ranks below Any
     ("union_any_path_class", "Union[Any, PathBox]", [{"y": ""}]),
     ("union_path_class_any", "Union[PathBox, Any]", [{"y": ""}]),
+    ("union_any_dataclass", "Union[Any, Empty]", [{"a": -1}]),
+    ("union_int_any_dataclass", "Union[int, Any, Defaulted]", [{"when": 3600, "b": []}]),
     # JSON text for a type that takes no such string: read as JSON
     ("json_text_optional_time", "Union[bool, datetime.time, None]", ["null", "[1]"]),
     ("json_text_decimal", "Optional[decimal.Decimal]", ["null", "{}"]),
@@ -609,6 +620,10 @@ MORE_RETURNS: List[Tuple[str, str, str]] = [
     ("json_multiple_big", "Annotated[float, Field(multiple_of=3)]", "10**20"),
     ("json_frozenset", "frozenset[int]", "[3, 1, 2]"),
     ("set_true_is_one", "FrozenSet[Union[bool, int, pathlib.Path]]", "[1, 17, True]"),
+    ("union_typeddict_over_dict", "Union[bytes, NoFields, dict, None]", "{'b': []}"),
+    ("union_typeddict_over_float_dict", "Union[NoFields, Dict[str, float]]", "{'b': 10**20}"),
+    ("union_int_dict_over_typeddict", "Union[NoFields, Dict[str, int]]", "{'b': 10**20}"),
+    ("union_any_over_dataclass", "Union[Any, Empty]", "{'a': -1}"),
 ]
 
 _MORE_CALLS: List[Tuple[str, Dict[str, Any]]] = []
