@@ -7639,8 +7639,6 @@ class _Counted:
 #                                                             pydantic's own output model
 #   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
-#   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
-#                                                             is dumped in (hash order)
 #   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
@@ -7944,77 +7942,11 @@ class _Union:
         return value
 
 
-def _set_order(items: List[Any], scalar_items: bool) -> List[Any]:
-    """A set's items in the order the SDK sends them: pydantic builds a set by
-    adding each item to an empty one, and dumps it in that set's order (a
-    string's hash, so each process's own).  Items whose JSON is their Python
-    value (_as_sent) are added so (true and 1, equal in Python, are one item);
-    others keep their order."""
-    if not scalar_items or len(items) < 2 or not all(type(i) in _SCALAR_TYPES for i in items):
-        return items
-    built: set[Any] = set()
-    for item in items:
-        built.add(item)
-    return list(built)
-
-
 def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
     """(whether ``arm`` takes the value without an error, what it made of it)."""
     arm_errors: List[_ErrorItem] = []
     converted = arm(value, loc, arm_errors)
     return not arm_errors, converted
-
-
-def _smart_pick(candidates: Iterable[Tuple[int, Optional[int], Any]]) -> Any:
-    """pydantic-core's smart union over the arms that take a value, in order, as
-    (exactness, fields set or None, what the arm made): an exact arm of no
-    fields at once; else the arm that sets the most fields, or (no count to
-    compare) the more exact, the first on a tie.  _MISSING if none."""
-    best: Optional[Tuple[int, Optional[int], Any]] = None
-    for exact, count, made in candidates:
-        if exact == 2 and count is None:
-            return made
-        if best is None:
-            best = (exact, count, made)
-        elif count is not None and best[1] is not None and count != best[1]:
-            if count > best[1]:
-                best = (exact, count, made)
-        elif exact > best[0]:
-            best = (exact, count, made)
-    return _MISSING if best is None else best[2]
-
-
-def _exactness(compiler: _Compiler, schema: Any, value: Any) -> int:
-    """How exactly a JSON value that fits ``schema`` strictly is of its type, as
-    pydantic-core ranks it: 2, or 1 where Any takes a part (a bare dict's
-    values), an int stands for a float, or a dataclass or model is built from
-    an object (a TypedDict's object is exact)."""
-    if not isinstance(schema, dict) or not set(schema) - {"title", "description", "examples"}:
-        return 1  # Any
-    if "$ref" in schema:
-        name = str(schema["$ref"]).rsplit("/", 1)[-1]
-        if compiler.class_kinds.get(name) in ("dataclass", "model"):
-            return 1
-        try:
-            schema = compiler._resolve(schema["$ref"])
-        except ValueError:
-            return 2
-        if not isinstance(schema, dict):
-            return 2
-    if "anyOf" in schema:
-        return max([_exactness(compiler, arm, value) for arm in schema["anyOf"]] or [2])
-    if type(value) is int and schema.get("type") == "number":
-        return 1
-    if isinstance(value, list):
-        prefix, items = schema.get("prefixItems") or [], schema.get("items", True)
-        return min([_exactness(compiler, prefix[i] if i < len(prefix) else items, v) for i, v in enumerate(value)]
-                   or [2])
-    if isinstance(value, dict):
-        properties, extra = schema.get("properties") or {}, schema.get("additionalProperties", True)
-        declared = "properties" in schema and "additionalProperties" not in schema  # a class: extra keys ignored
-        return min([_exactness(compiler, properties.get(k, extra), v) for k, v in value.items()
-                    if k in properties or not declared] or [2])
-    return 2
 
 
 def _exact_type(schema: Any) -> Optional[type]:
@@ -8504,16 +8436,6 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
         except _BuildError:
             continue  # a string the arm's type refuses: the checker chose a later arm
     return value
-
-
-def _ranked(arm: Any, schema: Any, value: Any, class_kinds: Dict[str, str]) -> Tuple[int, Optional[int], Any]:
-    """An arm that takes ``value`` as _smart_pick ranks it: (exactness, fields set, the arm)."""
-    if _is_any(arm):
-        return 1, None, arm
-    names = _field_names_of(arm)
-    exact = 1 if names is not None and not _is_typeddict(arm) else \
-        _exactness(_Compiler(schema, "strict", class_kinds), schema, value)
-    return exact, None if names is None or type(value) is not dict else len(names.intersection(value)), arm
 
 
 def _field_names_of(tp: Any) -> Optional[set[str]]:
@@ -10538,9 +10460,7 @@ def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any
     """ctx.session's view of the client's answer, checked against what was
     asked: the result of that request (the SDK validates it as its model), and
     an accepted form's content against its requestedSchema (client/elicitation).
-    It is that model (section 26): an ElicitResult's content a dict, as the
-    SDK's is, that json.dumps takes; to a function that took the SDK's own
-    Context, the SDK's own model (_sdk_model)."""
+    It is that model (section 26; the SDK's own to the SDK's Context)."""
     problem = _answer_problem(method, result)
     if problem is not None:
         problem += f" does not fit {_RESULT_NAMES[method]}"
@@ -10737,10 +10657,8 @@ def _wake(future: Any) -> None:
 
 def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any], *,
                          sdk: bool = False) -> ElicitationResult:
-    """The client's ElicitResult as the SDK's outcome class; an accepted one's
-    ``.data`` checked against the schema and built as its class (_elicited).
-    To a function that took the SDK's own Context, the SDK's own class
-    (mcp.server.elicitation), as it checks them with isinstance."""
+    """The client's ElicitResult as the SDK's outcome class (the SDK's own to
+    the SDK's Context); an accepted one's ``.data`` built as its class."""
     outcome = _ELICITATION.get(str(result.get("action")))
     if outcome is None:
         raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
@@ -11573,6 +11491,10 @@ def _data_arms(annotation: Any) -> Any:
 #   _lax_object           _Compiler._object (section 6)       defaults filled; errors in field order; a    -
 #                                                             dict's size counted once its items pass
 #   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
+#   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
+#                                                             is dumped in (hash order)
+#   _smart_pick,          _Union._most_fields (section 22),   the smart union's rank of the arms a value   -
+#   _exactness, _ranked   _build_union (section 22)           fits: fields set, then exactness
 #   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
 #   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
@@ -11678,7 +11600,8 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
     keeps one of each item (_dedupe), a result's in the order of pydantic's set
     (_set_order, section 22); a short tuple reports each missing
     member, not the count; a fixed tuple too long is reported alone, its
-    members unchecked; the sizes as _lax_sizes counts them."""
+    members unchecked; the sizes as _lax_sizes counts them (a set's "not
+    more": _too_many)."""
     low, high = schema.get("minItems"), schema.get("maxItems")
     unique = schema.get("uniqueItems") is True
     item_schema = schema.get("items")
@@ -11819,6 +11742,83 @@ def _same_set(a: Any, b: Any) -> bool:
     if type(a) is not list or type(b) is not list:
         return bool(a == b)
     return len(a) == len(b) and all(any(x == y for y in b) for x in a)
+
+
+def _set_order(items: List[Any], scalar_items: bool) -> List[Any]:
+    """A set's items in the order the SDK sends them: pydantic builds a set by
+    adding each item to an empty one, and dumps it in that set's order (a
+    string's hash, so each process's own).  Items whose JSON is their Python
+    value (_as_sent) are added so (true and 1, equal in Python, are one item);
+    others keep their order."""
+    if not scalar_items or len(items) < 2 or not all(type(i) in _SCALAR_TYPES for i in items):
+        return items
+    built: set[Any] = set()
+    for item in items:
+        built.add(item)
+    return list(built)
+
+
+def _smart_pick(candidates: Iterable[Tuple[int, Optional[int], Any]]) -> Any:
+    """pydantic-core's smart union over the arms that take a value, in order, as
+    (exactness, fields set or None, what the arm made): an exact arm of no
+    fields at once; else the arm that sets the most fields, or (no count to
+    compare) the more exact, the first on a tie.  _MISSING if none."""
+    best: Optional[Tuple[int, Optional[int], Any]] = None
+    for exact, count, made in candidates:
+        if exact == 2 and count is None:
+            return made
+        if best is None:
+            best = (exact, count, made)
+        elif count is not None and best[1] is not None and count != best[1]:
+            if count > best[1]:
+                best = (exact, count, made)
+        elif exact > best[0]:
+            best = (exact, count, made)
+    return _MISSING if best is None else best[2]
+
+
+def _exactness(compiler: _Compiler, schema: Any, value: Any) -> int:
+    """How exactly a JSON value that fits ``schema`` strictly is of its type, as
+    pydantic-core ranks it: 2, or 1 where Any takes a part (a bare dict's
+    values), an int stands for a float, or a dataclass or model is built from
+    an object (a TypedDict's object is exact)."""
+    if not isinstance(schema, dict) or not set(schema) - {"title", "description", "examples"}:
+        return 1  # Any
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        if compiler.class_kinds.get(name) in ("dataclass", "model"):
+            return 1
+        try:
+            schema = compiler._resolve(schema["$ref"])
+        except ValueError:
+            return 2
+        if not isinstance(schema, dict):
+            return 2
+    if "anyOf" in schema:
+        return max([_exactness(compiler, arm, value) for arm in schema["anyOf"]] or [2])
+    if type(value) is int and schema.get("type") == "number":
+        return 1
+    if isinstance(value, list):
+        prefix, items = schema.get("prefixItems") or [], schema.get("items", True)
+        return min([_exactness(compiler, prefix[i] if i < len(prefix) else items, v) for i, v in enumerate(value)]
+                   or [2])
+    if isinstance(value, dict):
+        properties, extra = schema.get("properties") or {}, schema.get("additionalProperties", True)
+        declared = "properties" in schema and "additionalProperties" not in schema  # a class: extra keys ignored
+        return min([_exactness(compiler, properties.get(k, extra), v) for k, v in value.items()
+                    if k in properties or not declared] or [2])
+    return 2
+
+
+def _ranked(arm: Any, schema: Any, value: Any, class_kinds: Dict[str, str]) -> Tuple[int, Optional[int], Any]:
+    """An arm that takes ``value`` as _smart_pick ranks it: (exactness, fields set, the arm)."""
+    if _is_any(arm):
+        return 1, None, arm
+    names = _field_names_of(arm)
+    exact = 1 if names is not None and not _is_typeddict(arm) else \
+        _exactness(_Compiler(schema, "strict", class_kinds), schema, value)
+    return exact, None if names is None or type(value) is not dict else len(names.intersection(value)), arm
+
 
 
 # -- URI templates (RFC 6570) ------------------------------------------------------
