@@ -11598,7 +11598,8 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
                each: Optional[_Checker], contains: Optional[_Checker], output: bool) -> _Checker:
     """_Compiler._array as pydantic checks a list, a tuple and a set: a set
     keeps one of each item (_dedupe), a result's in the order of pydantic's set
-    (_set_order, section 22); a short tuple reports each missing
+    (_set_order, items made by _set_key: _as_sent values, tuples of them,
+    dates, UUIDs, Decimals); a short tuple reports each missing
     member, not the count; a fixed tuple too long is reported alone, its
     members unchecked; the sizes as _lax_sizes counts them (a set's "not
     more": _too_many)."""
@@ -11606,7 +11607,7 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
     unique = schema.get("uniqueItems") is True
     item_schema = schema.get("items")
     sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
-    scalar_items = unique and output and _as_sent(item_schema)
+    set_key = _set_key(item_schema) if unique and output else None
     missing_members = bool(prefix) and low is not None
     fixed = bool(prefix) and items is None and high is not None
     container = "fixed" if prefix else schema.container if type(schema) is _ContainerSchema else "list"
@@ -11635,7 +11636,7 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
                     errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
         bad = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
         if unique:
-            out = _set_order(_dedupe(out, sets_of_sets), scalar_items)  # one of each, as the SDK's set (section 22)
+            out = _set_order(_dedupe(out, sets_of_sets), set_key)  # one of each, in the order of the SDK's set
         short_tuple = missing_members and len(value) < len(prefix)
         _lax_sizes(container, out if not bad else [v for i, v in enumerate(value) if i not in bad], bool(bad),
                    None if short_tuple else low, high, noun, loc, value, errors, before, sets_of_sets)
@@ -11744,18 +11745,51 @@ def _same_set(a: Any, b: Any) -> bool:
     return len(a) == len(b) and all(any(x == y for y in b) for x in a)
 
 
-def _set_order(items: List[Any], scalar_items: bool) -> List[Any]:
+def _set_order(items: List[Any], key: Optional[Callable[[Any], Any]]) -> List[Any]:
     """A set's items in the order the SDK sends them: pydantic builds a set by
     adding each item to an empty one, and dumps it in that set's order (a
-    string's hash, so each process's own).  Items whose JSON is their Python
-    value (_as_sent) are added so (true and 1, equal in Python, are one item);
-    others keep their order."""
-    if not scalar_items or len(items) < 2 or not all(type(i) in _SCALAR_TYPES for i in items):
+    string's hash, so each process's own).  Each item is added as ``key``
+    makes it (_set_key: true and 1, equal in Python, are one item); without a
+    key, or one that fails, the items keep their order."""
+    if key is None or len(items) < 2:
         return items
     built: set[Any] = set()
-    for item in items:
-        built.add(item)
-    return list(built)
+    first: Dict[Any, Any] = {}
+    try:
+        for item in items:
+            made = key(item)
+            built.add(made)
+            first.setdefault(made, item)
+    except Exception:  # noqa: BLE001 - an item this process does not build as pydantic does
+        return items
+    return [first[made] for made in built]
+
+
+def _set_key(schema: Any) -> Optional[Callable[[Any], Any]]:
+    """How pydantic's set holds an item of ``schema``, where this process can
+    build it alike: the JSON value itself (_as_sent), a tuple of such values,
+    or a date, a UUID, a Decimal (equal ones hash alike).  None: an Enum
+    member, hashed by its name, and the rest keep their order."""
+    if isinstance(schema, dict) and schema.get("format") == "binary":
+        return _utf8  # bytes
+    if _as_sent(schema):
+        return _scalar
+    if type(schema) is _ContainerSchema and schema.container == "tuple" and all(
+            _as_sent(s) for s in [*schema.get("prefixItems", ()), schema.get("items", True)] if s is not False):
+        return tuple
+    if type(schema) is _TypedSchema and _lax_kind(schema.py_type) not in (None, "path"):
+        return functools.partial(_build_value, schema.py_type)
+    return None
+
+
+def _utf8(item: str) -> bytes:
+    return item.encode()
+
+
+def _scalar(item: Any) -> Any:
+    if type(item) not in _SCALAR_TYPES:
+        raise TypeError(item)
+    return item
 
 
 def _smart_pick(candidates: Iterable[Tuple[int, Optional[int], Any]]) -> Any:

@@ -624,6 +624,8 @@ MORE_RETURNS: List[Tuple[str, str, str]] = [
     ("union_typeddict_over_float_dict", "Union[NoFields, Dict[str, float]]", "{'b': 10**20}"),
     ("union_int_dict_over_typeddict", "Union[NoFields, Dict[str, int]]", "{'b': 10**20}"),
     ("union_any_over_dataclass", "Union[Any, Empty]", "{'a': -1}"),
+    # a set of Decimals: one of equal ones, in the order of their (numeric, so any process's) hashes
+    ("set_order_decimals", "set[decimal.Decimal]", "['1.50', '1.5', '-3.25', '0', '7']"),
 ]
 
 _MORE_CALLS: List[Tuple[str, Dict[str, Any]]] = []
