@@ -1158,8 +1158,9 @@ KNOWN: List[Known] = [
     # -- both succeed, in another order
     Known("set_order", lambda c: _both_succeed(c) and SETS.search(c.source) is not None
           and _canonical(c.theirs) == _canonical(c.ours),
-          "the SDK sends a set in the order of a set of its Python items; mcp_ref builds that set for strings, "
-          "numbers and literals (_set_order), and sends dates, Enum members, Decimals and tuples as returned",
+          "the SDK sends a set in the order of a set of its Python items; mcp_ref builds that set where it builds "
+          "the items alike (_set_key: strings, numbers, literals, bytes, tuples of them, dates, UUIDs, Decimals) "
+          "and sends Enum members (hashed by their names) and mixed unions of them as returned",
           "none: the order of a set of such objects, each process's own"),
     # -- one side takes an argument the other refuses
     Known("typeddict_field_default", lambda c: _arguments_taken(c) and _text(c.theirs) == "Error executing tool f"
