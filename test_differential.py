@@ -1159,8 +1159,9 @@ KNOWN: List[Known] = [
     Known("set_order", lambda c: _both_succeed(c) and SETS.search(c.source) is not None
           and _canonical(c.theirs) == _canonical(c.ours),
           "the SDK sends a set in the order of a set of its Python items; mcp_ref builds that set where it builds "
-          "the items alike (_set_key: strings, numbers, literals, bytes, tuples of them, dates, UUIDs, Decimals) "
-          "and sends Enum members (hashed by their names) and mixed unions of them as returned",
+          "the items alike (_set_key: strings, numbers, literals, bytes; tuples of strings and numbers; dates, "
+          "UUIDs, Decimals) and sends the rest as returned: Enum members (hashed by their names), Paths, sets of "
+          "sets, unions and tuples that hold dates, bytes or Paths",
           "none: the order of a set of such objects, each process's own"),
     # -- one side takes an argument the other refuses
     Known("typeddict_field_default", lambda c: _arguments_taken(c) and _text(c.theirs) == "Error executing tool f"
