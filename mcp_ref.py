@@ -156,14 +156,14 @@ if sys.version_info < (3, 9):  # else the first failure would be an obscure one,
     raise SystemExit(_TOO_OLD) if __name__ == "__main__" else ImportError(_TOO_OLD)  # one line, or a traceback
 
 from bisect import bisect_right  # for the classes of patterns (section 28)
-from operator import length_hint
+from operator import eq, length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
 # typing takes longer to import than the rest of this module; it is needed only
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Deque, Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
+    from typing import Any, Callable, Deque, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple, Union
 
 __version__ = "0.1.0"
 
@@ -2424,7 +2424,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
         if found is None:
             context_param = getattr(resource, "context_param", None)
             value = _call(resource.read) if context_param is None else \
-                _call(resource.fn, **{context_param: Context(request, server)})
+                _call(resource.fn, **{context_param: Context(request, server, sdk_models=resource.sdk_models)})
         else:
             try:
                 kwargs = resource.params.arguments(found)
@@ -3056,7 +3056,7 @@ class Context:
     @property
     def session(self) -> _ClientSession:
         """The SDK's ``ctx.session``: sampling, roots and the raw notifications."""
-        return _ClientSession(self._request)
+        return _ClientSession(self._request, self._sdk_models)
 
     # -- logging and progress ----------------------------------------------------------
 
@@ -3153,7 +3153,7 @@ class Context:
         requested = _elicitation_schema(schema)
         params = _form_params(self._request, message, requested)
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
-                                 functools.partial(_elicitation_outcome, schema, requested))
+                                 functools.partial(_elicitation_outcome, schema, requested, sdk=self._sdk_models))
 
     def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
@@ -7639,8 +7639,6 @@ class _Counted:
 #                                                             pydantic's own output model
 #   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
-#   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
-#                                                             is dumped in (hash order)
 #   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
@@ -7731,9 +7729,17 @@ def _array_label(schema: Dict[str, Any], class_kinds: Dict[str, str]) -> str:
         return f"tuple[{', '.join(labels)}]"
     if container == "sequence":
         if not items:  # Sequence and Sequence[Any]: an isinstance check alone
-            return "json-or-python[json=list[any],python=is-instance[Sequence]]"
-        return (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
-                "function-wrap[sequence_validator()]]]")
+            label = "json-or-python[json=list[any],python=is-instance[Sequence]]"
+        else:
+            label = (f"json-or-python[json=list[{item}],python=chain[is-instance[Sequence],"
+                     "function-wrap[sequence_validator()]]]")
+        # pydantic checks a Sequence's lengths after it, in functions (their
+        # addresses vary, process by process: any stands for them)
+        for key, name in (("minItems", "min_length"), ("maxItems", "max_length")):
+            if key in schema:
+                label = (f"function-after[functools.partial(<function {name}_validator at 0x0>, "
+                         f"{name}={schema[key]})(), {label}]")
+        return label
     return f"{container}[{item}]"
 
 
@@ -7818,9 +7824,10 @@ def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: A
 class _Union:
     """An anyOf's arms and what pydantic's "smart" union needs to know of them
     (_Compiler._any_of): an arm of exactly the value's type wins (5 is
-    Union[float, int]'s int, "17" stays a string in Union[int, str]), then an
-    arm the value fits strictly (of a dict's, the one that sets the most
-    fields), then Any, then the lax arms in order."""
+    Union[float, int]'s int, "17" stays a string in Union[int, str]), then of
+    the arms the value fits strictly, Any among them, the one pydantic-core
+    ranks first (_smart_pick: the class that sets the most fields, else the
+    most exact), then the lax arms in order."""
 
     def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
         lax = compiler.lax
@@ -7839,11 +7846,12 @@ class _Union:
         self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
                       for i, s in enumerate(schemas)]
         self.fields = [_declared_names(compiler, s) for s in schemas] if lax else []
+        self.compiler, self.schemas = compiler, schemas  # for _exactness
         # pydantic finds a Literal's value by Python's equality, as exactly as an
         # arm of the value's type: true is Union[Any, Literal[1]]'s 1.
         self.literals = [_literal_arm(s) for s in schemas]
         # Any takes every value as it is, but pydantic ranks it below an exact arm
-        # and a class (a TypedDict takes {"a": 1} in Union[Any, TypedDict]).
+        # (a TypedDict takes {"a": 1} in Union[Any, TypedDict]): _smart_pick.
         self.anything = [s is True or isinstance(s, dict) and not set(s) - {"title", "description", "examples"}
                          for s in schemas]
         # else the arms see the object itself and make it JSON
@@ -7869,7 +7877,9 @@ class _Union:
                     return True, value
         kind = type(value)
         for i, arm in enumerate(self.strict):
-            if self.exact[i] is kind and (self.inexact[i] or _passes(arm, value, loc)):
+            # (a bare dict's or list's items are Any's: not exact, _most_fields ranks them)
+            if self.exact[i] is kind and (self.inexact[i] or _passes(arm, value, loc)) and (
+                    kind not in (dict, list) or not value):
                 chosen, converted = _taken(self.arms[i], value, loc)  # its bounds may still refuse it (gt=5)
                 if chosen:
                     return True, converted
@@ -7884,25 +7894,26 @@ class _Union:
         return False, value
 
     def _most_fields(self, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
-        """Of the classes of fields (a TypedDict, a dataclass, a model) the value
-        fits strictly, the one it sets the most fields of, the first on a tie
-        (pydantic-core's fields_set_count); an exact arm without fields wins at
-        once, even after a class ({} is dict[str, T]'s before a dataclass of
-        defaults)."""
-        best: Optional[Tuple[int, Any]] = None
-        for i, arm in enumerate(self.strict):
-            if self.inexact[i] or self.anything[i] or not _passes(arm, value, loc):
-                continue
-            chosen, converted = _taken(self.arms[i], value, loc)
-            if not chosen:
-                continue
-            names = self.fields[i]
-            if names is None or type(value) is not dict:
-                return True, converted
-            count = len(names.intersection(value))
-            if best is None or count > best[0]:
-                best = (count, converted)
-        return (False, None) if best is None else (True, best[1])
+        """Of the arms the value fits strictly (Any too), the one pydantic-core
+        ranks first (_smart_pick): a class of fields (a TypedDict, a dataclass,
+        a model) by the fields the value sets, else by exactness."""
+        def candidates() -> Iterator[Tuple[int, Optional[int], Any]]:
+            for i, arm in enumerate(self.strict):
+                if self.inexact[i]:
+                    continue
+                if self.anything[i]:
+                    yield 1, None, self.arms[i](value, loc, [])
+                    continue
+                if not _passes(arm, value, loc):
+                    continue
+                chosen, converted = _taken(self.arms[i], value, loc)
+                if chosen:
+                    names = self.fields[i] if type(value) is dict else None
+                    yield (_exactness(self.compiler, self.schemas[i], value),
+                           None if names is None else len(names.intersection(value)), converted)
+
+        picked = _smart_pick(candidates())
+        return (False, None) if picked is _MISSING else (True, picked)
 
     def first_or_errors(self, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
         """The first arm that takes the value, or every arm's errors, each under
@@ -7929,20 +7940,6 @@ class _Union:
             for e in arm_errors:
                 errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
         return value
-
-
-def _set_order(items: List[Any], scalar_items: bool) -> List[Any]:
-    """A set's items in the order the SDK sends them: pydantic builds a set by
-    adding each item to an empty one, and dumps it in that set's order (a
-    string's hash, so each process's own).  Items whose JSON is their Python
-    value (_as_sent) are added so (true and 1, equal in Python, are one item);
-    others keep their order."""
-    if not scalar_items or len(items) < 2 or not all(type(i) in _SCALAR_TYPES for i in items):
-        return items
-    built: set[Any] = set()
-    for item in items:
-        built.add(item)
-    return list(built)
 
 
 def _taken(arm: _Checker, value: Any, loc: Tuple[Any, ...]) -> Tuple[bool, Any]:
@@ -8415,7 +8412,8 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
         return value
     builder = _SchemaBuilder()
-    fits: List[Any] = []
+    fits: List[Tuple[Any, Any]] = []  # (arm, its schema)
+    inexact: List[Any] = []
     for arm in _args(tp):
         if arm is _NoneType:
             continue
@@ -8424,16 +8422,15 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
         except _Unsupported:
             continue
         if _passes(_checker(schema), value, ()):
-            fits.append(arm)
-    # stable: the instances first, then Any, then the arms that convert, each kind in order
-    fits.sort(key=lambda arm: (-1 if converted else 2) if _python_only_type(arm) else 1 if _is_any(arm) else 0)
-    if type(value) is dict and fits and _field_names_of(fits[0]) is not None:
-        # the class the object sets the most fields of, the first on a tie (see _any_of)
-        classes = [(arm, names) for arm in fits for names in [_field_names_of(arm)] if names is not None]
-        best = max(classes, key=lambda pair: len(pair[1].intersection(value)))[0]
-        fits.remove(best)
-        fits.insert(0, best)
-    for arm in fits:
+            fits.append((arm, schema))
+            if _field_names_of(arm) is not None and not _passes(_checker(schema, "arms"), value, ()):
+                inexact.append(arm)  # a class one of whose fields converts (a Path from a string)
+    chosen = _smart_pick(_ranked(arm, schema, value, builder.class_kinds) for arm, schema in fits
+                         if not _python_only_type(arm) and arm not in inexact)
+    # stable: the smart union's pick, the instances, Any, then the arms that convert, each kind in order
+    arms = sorted((arm for arm, _ in fits), key=lambda arm: (-1 if converted else 2) if _python_only_type(arm)
+                  else -0.5 if arm is chosen else 1 if _is_any(arm) else 2 if arm in inexact else 0)
+    for arm in arms:
         try:
             return _build_value(arm, value)
         except _BuildError:
@@ -8509,7 +8506,8 @@ def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, Froze
 def _strings_taken(schema: Any, root: Dict[str, Any]) -> Optional[FrozenSet[str]]:
     """The JSON strings a parameter's schema takes as they are: None for every
     one, else a Literal's or an Enum's own (so "null" is JSON text for a
-    Literal[None, '']: None, as the SDK's pre_parse_json reads it)."""
+    Literal[None, '']: None, as the SDK's pre_parse_json reads it), none
+    for a date's, a UUID's or a Decimal's ("null" is Optional[time]'s None)."""
     if schema is True or not isinstance(schema, dict):
         return None if schema else frozenset()
     if "$ref" in schema:
@@ -8517,6 +8515,8 @@ def _strings_taken(schema: Any, root: Dict[str, Any]) -> Optional[FrozenSet[str]
             return _strings_taken(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
         except ValueError:
             return frozenset()
+    if type(schema) is _TypedSchema and _lax_kind(schema.py_type) not in (None, "path"):
+        return frozenset()  # a date, a UUID, a Decimal: no JSON text of null, a list or an object is one
     if "anyOf" in schema or "oneOf" in schema:
         taken = [_strings_taken(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or []]
         return None if any(t is None for t in taken) else frozenset().union(*taken)  # type: ignore[arg-type]
@@ -10009,7 +10009,7 @@ def _python_only(compiler: _Compiler, schema: Any) -> bool:
         return True
     if not isinstance(schema, dict):
         return False
-    if schema.get("format") == "binary" and schema.get("type") == "string":  # bytes
+    if schema.get("format") in ("binary", "path") and schema.get("type") == "string":  # bytes, a Path
         return True
     if schema.get("type") == "array" and (schema.get("uniqueItems") is True or "prefixItems" in schema or (
             type(schema) is _ContainerSchema and schema.container == "tuple")):
@@ -10456,12 +10456,11 @@ _RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage":
                  "roots/list": "ListRootsResult"}
 
 
-def _answer(method: str, requested: Any, result: Dict[str, Any]) -> Any:
+def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
     asked: the result of that request (the SDK validates it as its model), and
     an accepted form's content against its requestedSchema (client/elicitation).
-    It is that model (section 26): an ElicitResult's content a dict, as the
-    SDK's is, that json.dumps takes."""
+    It is that model (section 26; the SDK's own to the SDK's Context)."""
     problem = _answer_problem(method, result)
     if problem is not None:
         problem += f" does not fit {_RESULT_NAMES[method]}"
@@ -10472,14 +10471,15 @@ def _answer(method: str, requested: Any, result: Dict[str, Any]) -> Any:
             problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
     if problem is not None:
         raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
-    return _model_view(_RESULT_NAMES[method], result)
+    return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], result)
 
 
 class _ClientSession:
     """``ctx.session``: what the SDK's ServerSession offers a tool."""
 
-    def __init__(self, request: _Request) -> None:
+    def __init__(self, request: _Request, sdk_models: bool = False) -> None:
         self._request = request
+        self._sdk_models = sdk_models  # the function took the SDK's Context: answers as its classes
 
     @property
     def client_capabilities(self) -> Optional[_JsonObject]:
@@ -10495,11 +10495,12 @@ class _ClientSession:
         Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
         params = _sampling_params(messages, max_tokens, options)
         return self._request.ask("sampling/createMessage", params, ("sampling",),
-                                 functools.partial(_answer, "sampling/createMessage", None))
+                                 functools.partial(_answer, "sampling/createMessage", None, self._sdk_models))
 
     def list_roots(self) -> Any:
         """roots/list (client/roots): the client's roots."""
-        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_answer, "roots/list", None))
+        return self._request.ask("roots/list", {}, ("roots",),
+                                 functools.partial(_answer, "roots/list", None, self._sdk_models))
 
     def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
         """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
@@ -10507,7 +10508,8 @@ class _ClientSession:
         always go on the call's own, and it is no param."""
         params = _form_params(self._request, message, _wire_value(requested_schema))
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
-                                 functools.partial(_answer, "elicitation/create", params["requestedSchema"]))
+                                 functools.partial(_answer, "elicitation/create", params["requestedSchema"],
+                                                   self._sdk_models))
 
     elicit = elicit_form  # the SDK's older name
 
@@ -10653,16 +10655,17 @@ def _wake(future: Any) -> None:
         future.set_result(None)
 
 
-def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any]) -> ElicitationResult:
-    """The client's ElicitResult as the SDK's outcome class; an accepted one's
-    ``.data`` checked against the schema and built as its class (_elicited)."""
+def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any], *,
+                         sdk: bool = False) -> ElicitationResult:
+    """The client's ElicitResult as the SDK's outcome class (the SDK's own to
+    the SDK's Context); an accepted one's ``.data`` built as its class."""
     outcome = _ELICITATION.get(str(result.get("action")))
     if outcome is None:
         raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
                                          f"{_truncated_repr(result.get('action'))}")
-    if outcome is not AcceptedElicitation:
-        return outcome()
-    return outcome(_elicited(schema, requested, result.get("content")))
+    made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
+                                                                                  result.get("content")))
+    return _sdk_elicitation(made) if sdk else made
 
 
 class TextResource(Resource):
@@ -10734,6 +10737,7 @@ class FunctionResource(Resource):
         super().__init__(uri, **options)
         self.fn = fn
         self.context_param = _context_parameter(fn)
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
@@ -10894,6 +10898,8 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
+#   _sdk_model,           _answer, _elicitation_outcome       to a function that took the SDK's Context:  -
+#   _sdk_elicitation      (section 25)                        the SDK's own classes (ctx.session, elicit)
 #   _takes_sdk_context    _Tool.__init__ (section 9)          a function that takes the SDK's Context      -
 #   _sdk_prompt           MCPServer.add_prompt (section 14)   the SDK's own Prompt object, registered      -
 #                                                             reads the SDK's own models (_sdk_model)
@@ -11071,6 +11077,16 @@ def _sdk_model(kind: str, value: Dict[str, Any]) -> Any:
         return getattr(sys.modules["mcp.types"], kind).model_validate(value)
     except Exception:  # (no mcp.types loaded, or pydantic's ValidationError): the value as ours
         return _model_view(kind, value)
+
+
+def _sdk_elicitation(outcome: Any) -> Any:
+    """ctx.elicit's outcome as the SDK's own class of mcp.server.elicitation;
+    ours where it refuses the value (a dict schema's data: no BaseModel)."""
+    try:
+        made = getattr(sys.modules["mcp.server.elicitation"], type(outcome).__name__)
+        return made(data=outcome.data) if isinstance(outcome, AcceptedElicitation) else made()
+    except Exception:  # (no mcp.server.elicitation loaded, or pydantic's ValidationError)
+        return outcome
 
 
 def _sdk_prompt(prompt: Any) -> Prompt:
@@ -11475,6 +11491,10 @@ def _data_arms(annotation: Any) -> Any:
 #   _lax_object           _Compiler._object (section 6)       defaults filled; errors in field order; a    -
 #                                                             dict's size counted once its items pass
 #   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
+#   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
+#                                                             is dumped in (hash order)
+#   _smart_pick,          _Union._most_fields (section 22),   the smart union's rank of the arms a value   -
+#   _exactness, _ranked   _build_union (section 22)           fits: fields set, then exactness
 #   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
 #   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
@@ -11514,7 +11534,7 @@ def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
     (_ContainerSchema, section 24), "List", "Tuple", "Set" or "Frozenset"."""
     container = schema.container if type(schema) is _ContainerSchema else ""
     return "Frozenset" if container == "frozenset" else "Set" if unique else \
-        "Tuple" if tuple_like or container == "tuple" else "List"
+        "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
 
 
 def _lax_anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
@@ -11578,16 +11598,19 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
                each: Optional[_Checker], contains: Optional[_Checker], output: bool) -> _Checker:
     """_Compiler._array as pydantic checks a list, a tuple and a set: a set
     keeps one of each item (_dedupe), a result's in the order of pydantic's set
-    (_set_order, section 22); a short tuple reports each missing
+    (_set_order, items made by _set_key: _as_sent values, tuples of them,
+    dates, UUIDs, Decimals); a short tuple reports each missing
     member, not the count; a fixed tuple too long is reported alone, its
-    members unchecked; a set past its maximum stops there (_too_many)."""
+    members unchecked; the sizes as _lax_sizes counts them (a set's "not
+    more": _too_many)."""
     low, high = schema.get("minItems"), schema.get("maxItems")
     unique = schema.get("uniqueItems") is True
     item_schema = schema.get("items")
     sets_of_sets = unique and isinstance(item_schema, dict) and item_schema.get("uniqueItems") is True
-    scalar_items = unique and output and _as_sent(item_schema)
+    set_key = _set_key(item_schema) if unique and output else None
     missing_members = bool(prefix) and low is not None
     fixed = bool(prefix) and items is None and high is not None
+    container = "fixed" if prefix else schema.container if type(schema) is _ContainerSchema else "list"
 
     def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
         if not isinstance(value, list):
@@ -11595,6 +11618,12 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
         if fixed and len(value) > (high or 0):
             _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
             return value
+        if container == "list" and high is not None and len(value) > high:
+            # pydantic-core counts a list's items, valid or not, and stops at the
+            # one past its maximum: that error alone.
+            _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
+            return value
+        before = len(errors)
         out = value
         if each is not None:  # the usual array: one schema for every item
             out = each(value, loc, errors)
@@ -11605,20 +11634,40 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
             if missing_members and len(value) < len(prefix):
                 for i in range(len(value), min(len(prefix), low or 0)):
                     errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
+        bad = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
         if unique:
-            out = _set_order(_dedupe(out, sets_of_sets), scalar_items)  # one of each, as the SDK's set (section 22)
+            out = _set_order(_dedupe(out, sets_of_sets), set_key)  # one of each, in the order of the SDK's set
         short_tuple = missing_members and len(value) < len(prefix)
-        if unique and high is not None and len(out) > high:
-            # The SDK's set stops as soon as it holds too many: "not more", not the count.
-            _check_size(len(out), None if short_tuple else low, None, noun, "item", True, loc, value, errors)
-            errors.append(_too_many(noun, high, loc, value))
-        else:
-            _check_size(len(out), None if short_tuple else low, high, noun, "item", True, loc, value, errors)
+        _lax_sizes(container, out if not bad else [v for i, v in enumerate(value) if i not in bad], bool(bad),
+                   None if short_tuple else low, high, noun, loc, value, errors, before, sets_of_sets)
         if contains is not None:
             _check_contains(schema, contains, out, loc, value, errors)
         return out
 
     return check
+
+
+def _lax_sizes(container: str, valid: List[Any], bad: bool, low: Optional[int], high: Optional[int], noun: str,
+               loc: Tuple[Any, ...], value: List[Any], errors: List[_ErrorItem], before: int,
+               sets_of_sets: bool) -> None:
+    """pydantic-core's length checks of an array with ``valid`` items (its items'
+    errors, if ``bad``, from ``before`` on): a tuple and a set count their valid
+    items as they go and stop past the maximum, that error alone (a set's "not
+    more"); a tuple's too few are its valid ones; a list's, a set's and a
+    Sequence's size is checked only when every item passed; a fixed tuple's
+    (tuple[int, str]) always, item by item."""
+    if container == "fixed":
+        _check_size(len(value), low, high, noun, "item", True, loc, value, errors)
+        return
+    count = len(_dedupe(valid, sets_of_sets)) if container in ("set", "frozenset") and bad else len(valid)
+    if high is not None and count > high and container in ("tuple", "set", "frozenset"):
+        del errors[before:]
+        if container == "tuple":
+            _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
+        else:
+            errors.append(_too_many(noun, high, loc, value))
+    elif not bad or container == "tuple":
+        _check_size(count, low, high, noun, "item", True, loc, value, errors)
 
 
 def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
@@ -11679,9 +11728,10 @@ def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], error
 
 
 def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
-    """One of each item; with ``sets``, items that are sets themselves (a
+    """One of each item, by Python's equality, as the SDK's set holds them (true
+    is 1, [1] is [true]); with ``sets``, items that are sets themselves (a
     frozenset of frozensets) are equal whatever their order."""
-    same = _same_set if sets else _json_equal
+    same = _same_set if sets else eq
     out: List[Any] = []
     for item in items:
         if not any(same(item, seen) for seen in out):
@@ -11691,8 +11741,118 @@ def _dedupe(items: List[Any], sets: bool = False) -> List[Any]:
 
 def _same_set(a: Any, b: Any) -> bool:
     if type(a) is not list or type(b) is not list:
-        return _json_equal(a, b)
-    return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
+        return bool(a == b)
+    return len(a) == len(b) and all(any(x == y for y in b) for x in a)
+
+
+def _set_order(items: List[Any], key: Optional[Callable[[Any], Any]]) -> List[Any]:
+    """A set's items in the order the SDK sends them: pydantic builds a set by
+    adding each item to an empty one, and dumps it in that set's order (a
+    string's hash, so each process's own).  Each item is added as ``key``
+    makes it (_set_key: true and 1, equal in Python, are one item); without a
+    key, or one that fails, the items keep their order."""
+    if key is None or len(items) < 2:
+        return items
+    built: set[Any] = set()
+    first: Dict[Any, Any] = {}
+    try:
+        for item in items:
+            made = key(item)
+            built.add(made)
+            first.setdefault(made, item)
+    except Exception:  # noqa: BLE001 - an item this process does not build as pydantic does
+        return items
+    return [first[made] for made in built]
+
+
+def _set_key(schema: Any) -> Optional[Callable[[Any], Any]]:
+    """How pydantic's set holds an item of ``schema``, where this process can
+    build it alike: the JSON value itself (_as_sent), a tuple of such values,
+    or a date, a UUID, a Decimal (equal ones hash alike).  None: an Enum
+    member, hashed by its name, and the rest keep their order."""
+    if isinstance(schema, dict) and schema.get("format") == "binary":
+        return _utf8  # bytes
+    if _as_sent(schema):
+        return _scalar
+    if type(schema) is _ContainerSchema and schema.container == "tuple" and all(
+            _as_sent(s) for s in [*schema.get("prefixItems", ()), schema.get("items", True)] if s is not False):
+        return tuple
+    if type(schema) is _TypedSchema and _lax_kind(schema.py_type) not in (None, "path"):
+        return functools.partial(_build_value, schema.py_type)
+    return None
+
+
+def _utf8(item: str) -> bytes:
+    return item.encode()
+
+
+def _scalar(item: Any) -> Any:
+    if type(item) not in _SCALAR_TYPES:
+        raise TypeError(item)
+    return item
+
+
+def _smart_pick(candidates: Iterable[Tuple[int, Optional[int], Any]]) -> Any:
+    """pydantic-core's smart union over the arms that take a value, in order, as
+    (exactness, fields set or None, what the arm made): an exact arm of no
+    fields at once; else the arm that sets the most fields, or (no count to
+    compare) the more exact, the first on a tie.  _MISSING if none."""
+    best: Optional[Tuple[int, Optional[int], Any]] = None
+    for exact, count, made in candidates:
+        if exact == 2 and count is None:
+            return made
+        if best is None:
+            best = (exact, count, made)
+        elif count is not None and best[1] is not None and count != best[1]:
+            if count > best[1]:
+                best = (exact, count, made)
+        elif exact > best[0]:
+            best = (exact, count, made)
+    return _MISSING if best is None else best[2]
+
+
+def _exactness(compiler: _Compiler, schema: Any, value: Any) -> int:
+    """How exactly a JSON value that fits ``schema`` strictly is of its type, as
+    pydantic-core ranks it: 2, or 1 where Any takes a part (a bare dict's
+    values), an int stands for a float, or a dataclass or model is built from
+    an object (a TypedDict's object is exact)."""
+    if not isinstance(schema, dict) or not set(schema) - {"title", "description", "examples"}:
+        return 1  # Any
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        if compiler.class_kinds.get(name) in ("dataclass", "model"):
+            return 1
+        try:
+            schema = compiler._resolve(schema["$ref"])
+        except ValueError:
+            return 2
+        if not isinstance(schema, dict):
+            return 2
+    if "anyOf" in schema:
+        return max([_exactness(compiler, arm, value) for arm in schema["anyOf"]] or [2])
+    if type(value) is int and schema.get("type") == "number":
+        return 1
+    if isinstance(value, list):
+        prefix, items = schema.get("prefixItems") or [], schema.get("items", True)
+        return min([_exactness(compiler, prefix[i] if i < len(prefix) else items, v) for i, v in enumerate(value)]
+                   or [2])
+    if isinstance(value, dict):
+        properties, extra = schema.get("properties") or {}, schema.get("additionalProperties", True)
+        declared = "properties" in schema and "additionalProperties" not in schema  # a class: extra keys ignored
+        return min([_exactness(compiler, properties.get(k, extra), v) for k, v in value.items()
+                    if k in properties or not declared] or [2])
+    return 2
+
+
+def _ranked(arm: Any, schema: Any, value: Any, class_kinds: Dict[str, str]) -> Tuple[int, Optional[int], Any]:
+    """An arm that takes ``value`` as _smart_pick ranks it: (exactness, fields set, the arm)."""
+    if _is_any(arm):
+        return 1, None, arm
+    names = _field_names_of(arm)
+    exact = 1 if names is not None and not _is_typeddict(arm) else \
+        _exactness(_Compiler(schema, "strict", class_kinds), schema, value)
+    return exact, None if names is None or type(value) is not dict else len(names.intersection(value)), arm
+
 
 
 # -- URI templates (RFC 6570) ------------------------------------------------------

@@ -1061,8 +1061,9 @@ def _both_succeed(case: Case) -> bool:
 
 def _json_text_for_a_string(case: Case) -> bool:
     """The argument is JSON text of null, a list or an object, for a parameter
-    that takes a string as it is (Any, or a union with str): README 7."""
-    if not isinstance(case.argument, str) or re.search(r"\bAny\b|\bstr\b", case.source) is None:
+    that takes a string as it is (Any, or a union with str, bytes or a Path): README 7."""
+    if not isinstance(case.argument, str) or re.search(r"\bAny\b|\bstr\b|\bbytes\b|pathlib\.Path\b",
+                                                        case.source) is None:
         return False
     try:
         parsed = json.loads(case.argument)
@@ -1109,13 +1110,23 @@ def _inexact_multiple(match: "re.Match[str]") -> bool:
     return quotient == round(quotient) or abs(quotient - round(quotient)) < 1e-9 * max(1.0, abs(quotient))
 
 
+def _errors(result: Any) -> List[Tuple[str, str]]:
+    """An error text's (location, type) pairs."""
+    lines = _text(result).splitlines()[1:]
+    return [(loc, kind.group(1)) for loc, message in zip(lines[::2], lines[1::2])
+            for kind in [re.search(r"\[type=(\w+)", message)] if kind is not None]
+
+
 def _dataclass_return_constraint(case: Case) -> bool:
     """README 12: mcp_ref refuses a returned dataclass that breaks its own fields' constraints; the SDK
-    rebuilds the class without its Field metadata and takes it."""
+    rebuilds the class without its Field metadata and takes it.  In a union field, the other arms'
+    errors come beside the constraint's."""
     header = re.match(r"Error executing tool [fg]: \d+ validation errors? for (\w+)\n", _text(case.ours))
+    errors = _errors(case.ours)
+    constrained = {loc.split(".")[0] for loc, kind in errors if kind in CONSTRAINT_TYPES}
     return (case.part != "schema" and not case.theirs.get("isError") and header is not None
             and re.search(rf"@(dataclasses\.dataclass|pydantic_dataclass)\nclass {header.group(1)}\b", case.source)
-            is not None and set(_types(case.ours)) <= CONSTRAINT_TYPES)
+            is not None and bool(errors) and all(loc.split(".")[0] in constrained for loc, _ in errors))
 
 
 # Every kind of disagreement still found, the first that applies naming a case.
@@ -1147,8 +1158,10 @@ KNOWN: List[Known] = [
     # -- both succeed, in another order
     Known("set_order", lambda c: _both_succeed(c) and SETS.search(c.source) is not None
           and _canonical(c.theirs) == _canonical(c.ours),
-          "the SDK sends a set in the order of a set of its Python items; mcp_ref builds that set for strings, "
-          "numbers and literals (_set_order), and sends dates, Enum members, Decimals and tuples as returned",
+          "the SDK sends a set in the order of a set of its Python items; mcp_ref builds that set where it builds "
+          "the items alike (_set_key: strings, numbers, literals, bytes; tuples of strings and numbers; dates, "
+          "UUIDs, Decimals) and sends the rest as returned: Enum members (hashed by their names), Paths, sets of "
+          "sets, unions and tuples that hold dates, bytes or Paths",
           "none: the order of a set of such objects, each process's own"),
     # -- one side takes an argument the other refuses
     Known("typeddict_field_default", lambda c: _arguments_taken(c) and _text(c.theirs) == "Error executing tool f"
@@ -1171,6 +1184,18 @@ KNOWN: List[Known] = [
           and all(_inexact_multiple(m) for m in MULTIPLE.finditer(_text(c.ours))),  # (in a union, with its arms')
           "multipleOf in exact arithmetic: 10**20 is no multiple of 3, which pydantic's float division says it is",
           "28"),
+    Known("exact_multiple_of_first", lambda c: _both_errors(c) and "multiple_of" in _types(c.ours)
+          and "multiple_of" not in _types(c.theirs) and _skeleton(c.theirs) == _skeleton(c.ours)
+          and set(_types(c.theirs)) <= CONSTRAINT_TYPES
+          and all(_inexact_multiple(m) for m in MULTIPLE.finditer(_text(c.ours))),
+          "multipleOf in exact arithmetic, checked before le and the other bounds as pydantic checks it: the "
+          "multiple_of error is reported where pydantic's float division passes it and reports the next bound",
+          "28"),
+    Known("error_after_infinity_text", lambda c: _both_errors(c) and "finite_number" not in _types(c.theirs)
+          and re.search(r"type=finite_number, input_value='[+-]?(inf|infinity|nan)', input_type=str",
+                        _text(c.ours), re.I) is not None,
+          "README 9's rule in arguments: 'inf' sent for a float is refused, so what pydantic builds of it (a dict "
+          "that a set then refuses as unhashable) is never built: the errors differ from there", "9"),
     # -- results
     Known("typing_dict_output_lengths", lambda c: c.part == "return" and bool(c.theirs.get("isError"))
           and not c.ours.get("isError") and re.search(r"-> Annotated\[Dict\[str, [^\n]*Field\([^\n]*_length=",

@@ -623,5 +623,39 @@ class PydanticTest(unittest.TestCase):
         self.assertFalse(any(p.delegated for p in tool.params))
 
 
+
+def returning(annotation: Any, value: Any) -> Any:
+    def g():  # type: ignore[no-untyped-def]
+        return value
+
+    g.__annotations__ = {"return": annotation}
+    return g
+
+
+@unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
+class SetOrderTest(unittest.TestCase):
+    """A returned set in the order pydantic dumps it: a Python set of the built
+    items, in this process's hash order (section 27: _set_order, _set_key)."""
+
+    def test_sets_of_tuples_dates_decimals_and_bytes(self) -> None:
+        import datetime
+        import decimal
+        from typing import FrozenSet, Set
+
+        from pydantic import TypeAdapter
+
+        cases = [(FrozenSet[Tuple[int, str]], [[0, ""], [17, "aaa"], [17, "x"], [3, "b"], [4, "c"], [5, "d"]]),
+                 (Set[datetime.date], ["2024-05-01", "2000-02-29", "2024-05-02", "2021-01-01", "1999-12-31"]),
+                 (Set[decimal.Decimal], ["1.50", "1.5", "-3.25", "0", "7", "2.5"]),
+                 (FrozenSet[bytes], ["abc", "é", "x", "yy", "zzz", "q"])]
+        for annotation, value in cases:
+            with self.subTest(annotation=annotation):
+                expected = TypeAdapter(annotation).dump_python(TypeAdapter(annotation).validate_python(
+                    [tuple(v) if isinstance(v, list) else v for v in value]), mode="json")
+                server = mcp_ref.MCPServer("t")
+                server.add_tool(returning(annotation, value), name="g")
+                self.assertEqual(server.call_tool("g")["structuredContent"], {"result": expected})
+
+
 if __name__ == "__main__":
     unittest.main()

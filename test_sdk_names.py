@@ -5,8 +5,10 @@ Each name is tested where a server uses it, on the wire: through the WSGI app
 of section 19 in process (test_http_sessions.request), or a server process.
 """
 
+import glob
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -422,6 +424,77 @@ class RunTest(unittest.TestCase):
         out = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", path], input="",
                              capture_output=True, text=True, timeout=60)
         self.assertEqual((out.returncode, out.stdout), (0, ""), out.stderr)
+
+
+class ReadmeNamesTest(unittest.TestCase):
+    """The README's drop-in claim: a server file runs unchanged whose imports name
+    only what mcp_ref exports.  Every name its API table lists is exported, and
+    used by some test."""
+
+    @staticmethod
+    def listed() -> List[str]:
+        with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+            api = f.read().split("\n## API\n", 1)[1].split("\n## ", 1)[0]
+        names: List[str] = []
+        for cell in re.findall(r"^\| (.*?) \| ", api, re.M):  # a row's first cell
+            for token in re.findall(r"`([^`]+)`", cell):
+                name = re.match(r"[A-Za-z_]\w*", token)  # not `.method()`
+                if name is not None and name.group() not in names and name.group() != "None":
+                    names.append(name.group())
+        return names
+
+    def test_every_listed_name_is_exported(self) -> None:
+        names = self.listed()
+        self.assertGreater(len(names), 70)
+        namespace: Dict[str, Any] = {}
+        exec("from mcp_ref import *", namespace)
+        for name in names:
+            with self.subTest(name=name):
+                self.assertIn(name, mcp_ref.__all__)
+                self.assertIn(name, namespace)
+
+    def test_every_listed_name_is_tested(self) -> None:
+        texts = []
+        for path in sorted(glob.glob(os.path.join(HERE, "test_*.py"))):
+            with open(path, encoding="utf-8") as f:
+                texts.append(re.sub(r"^NAMES = \(.*?\)\n", "", f.read(), flags=re.S | re.M))  # a list, no use
+        text = "\n".join(texts)
+        for name in self.listed():
+            with self.subTest(name=name):
+                self.assertRegex(text, rf"\b{name}\b")
+
+    def test_the_names_no_other_test_used(self) -> None:
+        from mcp_ref import (Audio, CancelledElicitation, DeclinedElicitation, EventCallback, EventMessage,
+                             EventStore, FunctionResource, ImageContent)
+
+        server = mcp_ref.MCPServer("t")
+        server.add_tool(lambda: [ImageContent(data="AAA=", mime_type="image/png"), Audio(data=b"RIFF", format="wav")],
+                        name="media")
+        self.assertEqual(server.call_tool("media")["content"], [
+            {"type": "image", "data": "AAA=", "mimeType": "image/png"},
+            {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}])
+        server.add_resource(FunctionResource.from_function(lambda: "hi", "test://hi", name="hi"))
+        self.assertEqual(server.read_resource("test://hi")["contents"],
+                         [{"uri": "test://hi", "mimeType": "text/plain", "text": "hi"}])
+
+        def outcome(ctx: mcp_ref.Context) -> str:
+            answer = ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}}).result()
+            return f"{type(answer).__name__} {isinstance(answer, (DeclinedElicitation, CancelledElicitation))}"
+
+        server.add_tool(outcome)
+        for action, name in (("decline", "DeclinedElicitation"), ("cancel", "CancelledElicitation")):
+            request = mcp_ref._Request(None, None, MODERN, {"_meta": {
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}})
+            request.answers["elicitation_0"] = {"action": action}
+            result = server._invoke(server._tool_named("outcome"), {}, request)  # type: ignore[arg-type]
+            self.assertEqual(result["content"][0]["text"], f"{name} True")
+        replayed: List[Any] = []
+        callback: EventCallback = replayed.append  # type: ignore[assignment]
+        store = EventStore()
+        first = store.store_event("s", b"{}")
+        store.store_event("s", b"[]")
+        self.assertEqual(store.replay_events_after(first, callback), "s")
+        self.assertEqual([(m.message, type(m) is EventMessage) for m in replayed], [(b"[]", True)])
 
 
 if __name__ == "__main__":

@@ -188,6 +188,59 @@ class SdkServerCodeTest(unittest.TestCase):
         self.assertEqual(self.answers(sdk), "True accept {'city': 'Paris'}")
         self.assertEqual(self.answers(ours), "False accept {'city': 'Paris'}")
 
+    def test_every_function_that_takes_the_sdks_context_gets_the_sdks_models(self) -> None:
+        # A tool, a plain resource, a resource template and a prompt alike: the
+        # answers of ctx.session, of ctx.elicit and ctx.input_responses.
+        from mcp.server.elicitation import AcceptedElicitation
+        from mcp.server.mcpserver import Context as SdkContext
+        from mcp.types import ElicitResult, ListRootsResult
+        from pydantic import BaseModel
+
+        class City(BaseModel):
+            city: str
+
+        def seen(ctx: SdkContext) -> str:
+            elicited = ctx.session.elicit_form("City?", {"type": "object", "properties": {"city": {"type": "string"}}})
+            roots = ctx.session.list_roots()
+            outcome = ctx.elicit("City?", City)
+            answer = (ctx.input_responses or {})["city"]
+            return " ".join(type(v.result()).__name__ + str(isinstance(v.result(), t)) for v, t in (
+                (elicited, ElicitResult), (roots, ListRootsResult), (outcome, AcceptedElicitation))) + \
+                f" {isinstance(answer, ElicitResult)} {outcome.result().data.city}"
+
+        def tool(ctx: SdkContext) -> str:
+            return seen(ctx)
+
+        def plain(ctx: SdkContext) -> str:
+            return seen(ctx)
+
+        def template(name: str, ctx: SdkContext) -> str:
+            return seen(ctx)
+
+        def prompt(ctx: SdkContext) -> str:
+            return seen(ctx)
+
+        server = mcp_ref.MCPServer("t")
+        server.add_tool(tool)
+        server.resource("test://plain")(plain)
+        server.resource("test://t/{name}")(template)
+        server.prompt()(prompt)
+
+        def request() -> Any:
+            caps = {"elicitation": {"form": {}}, "roots": {}}
+            made = mcp_ref._Request(None, None, "2026-07-28", {"inputResponses": ANSWER, "_meta": {
+                "io.modelcontextprotocol/clientCapabilities": caps}})
+            made.answers.update({"elicitation_0": ANSWER["city"], "roots_1": {"roots": [{"uri": "file:///r"}]},
+                                 "elicitation_2": ANSWER["city"]})
+            return made
+
+        expected = "ElicitResultTrue ListRootsResultTrue AcceptedElicitationTrue True Paris"
+        self.assertEqual(server._invoke(server._tool_named("tool"), {}, request())["content"][0]["text"], expected)
+        for uri in ("test://plain", "test://t/x"):
+            self.assertEqual(mcp_ref._read_resource(server, uri, request())[0]["contents"][0]["text"], expected)
+        rendered = server._prompts["prompt"].render({}, server, request())
+        self.assertEqual(rendered["messages"][0]["content"]["text"], expected)
+
     def test_the_sdks_prompt_object_is_registered(self) -> None:
         from mcp.server.mcpserver.prompts.base import Prompt as SdkPrompt
 

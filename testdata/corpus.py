@@ -549,6 +549,19 @@ class Defaulted:
     when: Optional[datetime.time] = None
 
 
+class PathBox(TypedDict):
+    y: pathlib.Path
+
+
+class NoFields(TypedDict):
+    pass
+
+
+@dataclass
+class Empty:
+    pass
+
+
 # (name, annotation source, argument values): lax forms pydantic takes and values it refuses.
 MORE_ECHO: List[Tuple[str, str, List[Any]]] = [
     ("lax_int", "int", ["1_000", " 8 ", 17.0, True, "0x1f", 1e300, "1e3"]),
@@ -576,6 +589,23 @@ MORE_ECHO: List[Tuple[str, str, List[Any]]] = [
     ("lax_union_bytes_str", "Union[bytes, str]", ["abc"]),
     ("lax_optional_float", "Optional[float]", ["true", "null", None]),
     ("lax_defaulted", "Defaulted", [{}, {"when": 3600}]),
+    # the smart union: a class one of whose fields converts (a Path from a string) ranks below Any
+    ("union_any_path_class", "Union[Any, PathBox]", [{"y": ""}]),
+    ("union_path_class_any", "Union[PathBox, Any]", [{"y": ""}]),
+    ("union_any_dataclass", "Union[Any, Empty]", [{"a": -1}]),
+    ("union_int_any_dataclass", "Union[int, Any, Defaulted]", [{"when": 3600, "b": []}]),
+    # JSON text for a type that takes no such string: read as JSON
+    ("json_text_optional_time", "Union[bool, datetime.time, None]", ["null", "[1]"]),
+    ("json_text_decimal", "Optional[decimal.Decimal]", ["null", "{}"]),
+    # length constraints, as pydantic-core counts each container
+    ("size_list_max", "Annotated[list[int], Field(max_length=1)]", [["x", "y"], [1, "y"]]),
+    ("size_list_min", "Annotated[list[int], Field(min_length=3)]", [["x"]]),
+    ("size_tuple_max", "Annotated[Tuple[int, ...], Field(max_length=1)]", [["x", 1], [1, 2, "x"]]),
+    ("size_tuple_min", "Annotated[Tuple[int, ...], Field(min_length=3)]", [["x"]]),
+    ("size_sequence_max", "Annotated[Sequence[int], Field(max_length=1)]", [[1, 2, "x"], [1, 1, 1]]),
+    ("size_set_max", "Annotated[set[int], Field(max_length=1)]", [["x", 1], [1, 2, "x"], [1, 1, 1]]),
+    ("size_set_min", "Annotated[set[int], Field(min_length=3)]", [["x"]]),
+    ("union_sequence_label", "Union[int, Annotated[Sequence[bool], Field(min_length=2, max_length=2)]]", [[1]]),
 ]
 
 # (name, return annotation source, expression): JSON forms and wrong values returned for typed outputs.
@@ -589,6 +619,13 @@ MORE_RETURNS: List[Tuple[str, str, str]] = [
     ("json_literal_bool", "Literal[True]", "1.0"),
     ("json_multiple_big", "Annotated[float, Field(multiple_of=3)]", "10**20"),
     ("json_frozenset", "frozenset[int]", "[3, 1, 2]"),
+    ("set_true_is_one", "FrozenSet[Union[bool, int, pathlib.Path]]", "[1, 17, True]"),
+    ("union_typeddict_over_dict", "Union[bytes, NoFields, dict, None]", "{'b': []}"),
+    ("union_typeddict_over_float_dict", "Union[NoFields, Dict[str, float]]", "{'b': 10**20}"),
+    ("union_int_dict_over_typeddict", "Union[NoFields, Dict[str, int]]", "{'b': 10**20}"),
+    ("union_any_over_dataclass", "Union[Any, Empty]", "{'a': -1}"),
+    # a set of Decimals: one of equal ones, in the order of their (numeric, so any process's) hashes
+    ("set_order_decimals", "set[decimal.Decimal]", "['1.50', '1.5', '-3.25', '0', '7']"),
 ]
 
 _MORE_CALLS: List[Tuple[str, Dict[str, Any]]] = []
