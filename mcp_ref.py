@@ -1663,51 +1663,6 @@ class ResourceLink(_Block):
         self.size, self.annotations, self.meta = size, annotations, kwargs.get("_meta", meta)
 
 
-class _Media:
-    """Shared by ``Image`` and ``Audio``: bytes or a file, sent base64-encoded."""
-
-    _kind = "image"
-    _types: Dict[str, str] = {}
-
-    def __init__(self, path: Any = None, data: Optional[bytes] = None, format: Optional[str] = None) -> None:
-        if (path is None) == (data is None):
-            raise ValueError("Pass exactly one of path or data")
-        self.path, self.data, self.format = path, data, format
-
-    def mime_type(self) -> str:
-        if self.format:
-            return f"{self._kind}/{self.format.lower()}"
-        if self.path is not None:
-            suffix = os.path.splitext(str(self.path))[1].lower()
-            return self._types.get(suffix, "application/octet-stream")
-        return f"{self._kind}/{'png' if self._kind == 'image' else 'wav'}"
-
-    def to_block(self) -> ImageContent:
-        import base64
-
-        raw = self.data
-        if raw is None:
-            with open(self.path, "rb") as f:
-                raw = f.read()
-        cls = ImageContent if self._kind == "image" else AudioContent
-        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=self.mime_type())
-
-
-class Image(_Media):
-    """An image for the model: ``Image(path="chart.png")`` or ``Image(data=b"...", format="png")``."""
-
-    _types = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-              ".webp": "image/webp"}
-
-
-class Audio(_Media):
-    """Audio for the model: ``Audio(path="note.wav")`` or ``Audio(data=b"...", format="wav")``."""
-
-    _kind = "audio"
-    _types = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
-              ".m4a": "audio/mp4", ".aac": "audio/aac"}
-
-
 class CallToolResult:
     """A tool result built by hand; returned from a tool, it is sent as it is
     (its ``structured_content`` checked when the annotation is
@@ -1736,15 +1691,13 @@ class ToolAnnotations:
         })
 
 
-_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink, Image, Audio)
+_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink)
 
 
 def _is_content_class(tp: Any) -> bool:
     if isinstance(tp, type) and issubclass(tp, _CONTENT_TYPES):
         return True
-    # The SDK's own content models (mcp_types), when a server still imports them.
-    return isinstance(tp, type) and tp.__module__.startswith("mcp") and tp.__name__ in (
-        "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
+    return _is_sdk_content(tp)  # the SDK's Image, Audio and own content models (section 26)
 
 
 def _returns_content(tp: Any) -> bool:
@@ -1774,7 +1727,7 @@ def _content_block(value: Any) -> Optional[Dict[str, Any]]:
         return None
     if isinstance(value, _Block):
         return value.to_wire()
-    if isinstance(value, _Media):
+    if isinstance(value, _Media):  # the SDK's Image or Audio (section 26)
         return value.to_block().to_wire()
     if _is_content_class(type(value)):  # the SDK's own blocks (section 25)
         return _sdk_block(value)
@@ -10912,6 +10865,10 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
 #                                                             output schema is the rest of the union's
+#   _Media                _content_block (section 8),         the SDK's Image and Audio: bytes or a file,  -
+#                         _message (section 11)               sent as a base64 block
+#   _is_sdk_content       _is_content_class (section 8)       Image, Audio and the SDK's own blocks are    -
+#                                                             content blocks (S5)
 #
 # README: as in section 22's table.  test_sdk_names, test_sdk_objects,
 # test_sdk_errors and test_hand_written check these on the wire.
@@ -11443,6 +11400,65 @@ def _data_arms(annotation: Any) -> Any:
     import typing  # (a union of types alone, X | Y, can be read without it)
 
     return rest[0] if len(rest) == 1 else typing.Union[rest]
+
+
+# -- the SDK's Image and Audio (mcp.server.mcpserver) ------------------------------
+#
+# Conveniences a tool returns for a content block (S5): bytes or a file, sent
+# as section 8's ImageContent or AudioContent, base64-encoded.
+
+class _Media:
+    """Shared by ``Image`` and ``Audio``: bytes or a file, sent base64-encoded."""
+
+    _kind = "image"
+    _types: Dict[str, str] = {}
+
+    def __init__(self, path: Any = None, data: Optional[bytes] = None, format: Optional[str] = None) -> None:
+        if (path is None) == (data is None):
+            raise ValueError("Pass exactly one of path or data")
+        self.path, self.data, self.format = path, data, format
+
+    def mime_type(self) -> str:
+        if self.format:
+            return f"{self._kind}/{self.format.lower()}"
+        if self.path is not None:
+            suffix = os.path.splitext(str(self.path))[1].lower()
+            return self._types.get(suffix, "application/octet-stream")
+        return f"{self._kind}/{'png' if self._kind == 'image' else 'wav'}"
+
+    def to_block(self) -> ImageContent:
+        import base64
+
+        raw = self.data
+        if raw is None:
+            with open(self.path, "rb") as f:
+                raw = f.read()
+        cls = ImageContent if self._kind == "image" else AudioContent
+        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=self.mime_type())
+
+
+class Image(_Media):
+    """An image for the model: ``Image(path="chart.png")`` or ``Image(data=b"...", format="png")``."""
+
+    _types = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+              ".webp": "image/webp"}
+
+
+class Audio(_Media):
+    """Audio for the model: ``Audio(path="note.wav")`` or ``Audio(data=b"...", format="wav")``."""
+
+    _kind = "audio"
+    _types = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
+              ".m4a": "audio/mp4", ".aac": "audio/aac"}
+
+
+def _is_sdk_content(tp: Any) -> bool:
+    """Image and Audio, and the SDK's own content models (mcp.types) when a
+    server still imports them: content blocks, left unstructured (S5)."""
+    if isinstance(tp, type) and issubclass(tp, (Image, Audio)):
+        return True
+    return isinstance(tp, type) and tp.__module__.startswith("mcp") and tp.__name__ in (
+        "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
 
 
 # ---------------------------------------------------------------------------
