@@ -6067,6 +6067,7 @@ class _HttpApp:
         self.keepalive = float(options["keepalive"])
         self.max_stream_buffer = options["max_stream_buffer"]
         store = options["event_store"]
+        # The store, ours or a deployment's, called through _Events (section 26): plain or async.
         self.events = None if store is False else _Events(EventStore() if store is None else store)
         self.retry = options["retry_interval"]
         self.hosts, self.origins = _allowed(options)
@@ -6991,16 +6992,6 @@ class _ResponseQueue:
 _CLOSED = (False, None, None)
 
 
-class EventMessage:
-    """A stored message as EventStore.replay_events_after hands it back (the
-    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
-
-    __slots__ = ("message", "event_id")
-
-    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
-        self.message, self.event_id = message, event_id
-
-
 class EventStore:
     """The messages of resumable SSE streams, for clients that reconnect with
     Last-Event-ID (basic/transports, "Resumability and Redelivery"): the
@@ -7051,7 +7042,7 @@ class EventStore:
             after = [(i, self._events[i][1]) for i in ids[ids.index(last_event_id) + 1:]]
         for event_id, message in after:
             if message is not None:
-                send_callback(EventMessage(message, event_id))
+                send_callback(EventMessage(message, event_id))  # the SDK's EventMessage (section 26)
         return entry[0]  # type: ignore[no-any-return]
 
     def forget(self, prefix: str) -> None:
@@ -7068,70 +7059,6 @@ class EventStore:
         ids.popleft()  # ids grow with time: a stream's oldest is the store's oldest
         if not ids:
             del self._streams[stream_id]
-
-
-class _Events:
-    """The app's event store as its callers need it: plain calls, whether its
-    methods are plain or ``async`` (run then on a loop of their own, never on
-    a tool's, which may be the caller)."""
-
-    def __init__(self, store: Any) -> None:
-        import inspect
-
-        self.backend = store
-        self.own = type(store) is EventStore
-        self.is_async = inspect.iscoroutinefunction(store.store_event)
-        self.loop: Any = _start_event_loop() if self.is_async else None
-
-    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
-        """The new event's id; None (an event without one) if the store failed."""
-        if self.own:  # ours: no await, no failure, ids of digits
-            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
-        try:
-            event_id = str(self._run(self.backend.store_event(stream_id, message)))
-        except Exception as exc:  # a store of the deployment's: the message is still sent
-            _log_exception("the event store failed", exc)
-            return None
-        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
-
-    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
-        """The stream id of ``last_event_id`` and what it holds after it."""
-        found: List[Tuple[bytes, Optional[str]]] = []
-
-        def keep(event: Any) -> None:
-            found.append((event.message, event.event_id))
-
-        async def keep_async(event: Any) -> None:
-            keep(event)
-
-        send = keep_async if self.is_async else keep
-        try:
-            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
-        except Exception as exc:  # as an event id it does not know
-            _log_exception("the event store failed", exc)
-            return None, []
-        return (stream_id if isinstance(stream_id, str) else None), found
-
-    def forget(self, prefix: str) -> None:
-        """An ended session's streams dropped, where the store can: the SDK's
-        shape has no such method, and a subclass of ours that did not run
-        EventStore.__init__ keeps its own storage."""
-        forget = getattr(self.backend, "forget", None)
-        if forget is None or (getattr(type(self.backend), "forget", None) is EventStore.forget
-                              and not hasattr(self.backend, "_lock")):
-            return
-        try:
-            forget(prefix)
-        except Exception as exc:  # a store of the deployment's: the session still ends
-            _log_exception("the event store failed", exc)
-
-    def _run(self, value: Any) -> Any:
-        import asyncio
-        import inspect
-
-        if not inspect.isawaitable(value):
-            return value
-        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
 
 
 class _BatchMember(_ResponseQueue):
@@ -10869,6 +10796,12 @@ def _cleandoc(doc: Optional[str]) -> str:
 #                         _message (section 11)               sent as a base64 block
 #   _is_sdk_content       _is_content_class (section 8)       Image, Audio and the SDK's own blocks are    -
 #                                                             content blocks (S5)
+#   _Events               _HttpApp.__init__ (section 19)      the event store, ours or of the SDK's shape:  -
+#                                                             async methods run on a loop of its own; a
+#                                                             failing store logged, its message still sent
+#   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
+#                                                             message and its event id, as its callback
+#                                                             takes them
 #
 # README: as in section 22's table.  test_sdk_names, test_sdk_objects,
 # test_sdk_errors and test_hand_written check these on the wire.
@@ -11459,6 +11392,87 @@ def _is_sdk_content(tp: Any) -> bool:
         return True
     return isinstance(tp, type) and tp.__module__.startswith("mcp") and tp.__name__ in (
         "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
+
+
+# -- a deployment's event store, of the SDK's EventStore shape ------------------------
+#
+# Section 20's EventStore keeps a session's streams for Last-Event-ID
+# (basic/transports, "Resumability and Redelivery").  A replacement store has
+# the SDK's shape: methods plain or ``async``, replaying EventMessages; _Events
+# calls it as section 20 needs it, and a store that fails costs no message.
+
+class EventMessage:
+    """A stored message as EventStore.replay_events_after hands it back (the
+    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
+
+    __slots__ = ("message", "event_id")
+
+    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
+        self.message, self.event_id = message, event_id
+
+
+class _Events:
+    """The app's event store as its callers need it: plain calls, whether its
+    methods are plain or ``async`` (run then on a loop of their own, never on
+    a tool's, which may be the caller)."""
+
+    def __init__(self, store: Any) -> None:
+        import inspect
+
+        self.backend = store
+        self.own = type(store) is EventStore
+        self.is_async = inspect.iscoroutinefunction(store.store_event)
+        self.loop: Any = _start_event_loop() if self.is_async else None
+
+    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
+        """The new event's id; None (an event without one) if the store failed."""
+        if self.own:  # ours: no await, no failure, ids of digits
+            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
+        try:
+            event_id = str(self._run(self.backend.store_event(stream_id, message)))
+        except Exception as exc:  # a store of the deployment's: the message is still sent
+            _log_exception("the event store failed", exc)
+            return None
+        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
+
+    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
+        """The stream id of ``last_event_id`` and what it holds after it."""
+        found: List[Tuple[bytes, Optional[str]]] = []
+
+        def keep(event: Any) -> None:
+            found.append((event.message, event.event_id))
+
+        async def keep_async(event: Any) -> None:
+            keep(event)
+
+        send = keep_async if self.is_async else keep
+        try:
+            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
+        except Exception as exc:  # as an event id it does not know
+            _log_exception("the event store failed", exc)
+            return None, []
+        return (stream_id if isinstance(stream_id, str) else None), found
+
+    def forget(self, prefix: str) -> None:
+        """An ended session's streams dropped, where the store can: the SDK's
+        shape has no such method, and a subclass of ours that did not run
+        EventStore.__init__ keeps its own storage."""
+        forget = getattr(self.backend, "forget", None)
+        if forget is None or (getattr(type(self.backend), "forget", None) is EventStore.forget
+                              and not hasattr(self.backend, "_lock")):
+            return
+        try:
+            forget(prefix)
+        except Exception as exc:  # a store of the deployment's: the session still ends
+            _log_exception("the event store failed", exc)
+
+    def _run(self, value: Any) -> Any:
+        import asyncio
+        import inspect
+
+        if not inspect.isawaitable(value):
+            return value
+        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------
