@@ -3825,7 +3825,8 @@ class MCPServer:
             raise ValueError(f"mcp_ref serves the stdio and streamable-http transports, not {transport!r}")
         if _IMPORTING:  # the command line's serve is importing the file (section 32): it would serve twice
             raise RuntimeError('run() is called as the file is imported; call it under if __name__ == "__main__":')
-        code = self._run_http(exit_process=False, **kwargs) if transport == "streamable-http" else \
+        # HTTP: the app of section 19 on the embedded server (_run_http, section 33).
+        code = _run_http(self, exit_process=False, **kwargs) if transport == "streamable-http" else \
             _StdioServer(self, exit_process=False).serve()  # (the command line's ends the process)
         if code:
             raise SystemExit(code)
@@ -3869,12 +3870,6 @@ class MCPServer:
                        keepalive=keepalive, event_store=event_store, retry_interval=retry_interval,
                        max_stream_buffer=max_stream_buffer)
         return _HttpApp(self, options)
-
-    def _run_http(self, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
-                  read_timeout: float = 30.0, exit_process: bool = True, **options: Any) -> int:
-        return _serve_http(self.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
-                           max_client_connections, read_timeout, exit_process)
-
 
 
 # The lists a call has changed so far (None outside a call): MCPServer._announce_changes.
@@ -15029,7 +15024,7 @@ def _cli(argv: List[str]) -> int:
         loaded = _import_server(server)
         if options["http"] is not None:
             host, port = options["http"]
-            return loaded._run_http(host=host, port=port)  # exits 0 at the end, or returns 2
+            return _run_http(loaded, host=host, port=port)  # exits 0 at the end, or returns 2
         return _StdioServer(loaded).serve()  # exits 0 at the end of input
     url = server.startswith(("http://", "https://"))
     spawn = server if url else _spawn(server)[0]
@@ -15551,7 +15546,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _serve_http           MCPServer.run (section 14)          run("streamable-http") and serve --http
+#   _run_http             MCPServer.run (section 14)          run("streamable-http") and serve --http
+#   _serve_http           _run_http (section 33)              the WSGI app served until SIGINT or SIGTERM
 #   _HttpServer           _serve_http (section 33)            connections, each request's framing and bounds
 #   wsgi_app              a WSGI server's command line        gunicorn 'mcp_ref:wsgi_app("server.py")'
 #
@@ -15560,6 +15556,13 @@ def main(argv: Optional[List[str]] = None) -> int:
 # requests as RFC 9112 says (anything framed two ways is refused), and bounds
 # what one client can hold: connections per address, and the time a request's
 # head and body may take to arrive.
+
+
+def _run_http(server: MCPServer, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
+              read_timeout: float = 30.0, exit_process: bool = True, **options: Any) -> int:
+    """run("streamable-http") and serve --http: ``server``'s app on this server."""
+    return _serve_http(server.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
+                       max_client_connections, read_timeout, exit_process)
 
 
 def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
