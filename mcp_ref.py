@@ -1676,21 +1676,6 @@ class CallToolResult:
         self.meta = kwargs.get("_meta", meta)
 
 
-class ToolAnnotations:
-    """Hints about a tool's behaviour (protocol revisions from 2025-03-26)."""
-
-    def __init__(self, title: Optional[str] = None, read_only_hint: Optional[bool] = None,
-                 destructive_hint: Optional[bool] = None, idempotent_hint: Optional[bool] = None,
-                 open_world_hint: Optional[bool] = None, **kwargs: Any) -> None:
-        self.wire = _drop_none({
-            "title": title,
-            "readOnlyHint": kwargs.get("readOnlyHint", read_only_hint),
-            "destructiveHint": kwargs.get("destructiveHint", destructive_hint),
-            "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
-            "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
-        })
-
-
 _CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink)
 
 
@@ -1951,7 +1936,7 @@ class _Tool:
 
 
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
-    if isinstance(annotations, ToolAnnotations):
+    if isinstance(annotations, ToolAnnotations):  # the SDK's class, in Python's spelling (section 26)
         return annotations.wire
     if isinstance(annotations, dict):
         return _drop_none(annotations)
@@ -10794,6 +10779,8 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _Events               _HttpApp.__init__ (section 19)      the event store, ours or of the SDK's shape:  -
 #                                                             async methods run on a loop of its own; a
 #                                                             failing store logged, its message still sent
+#   ToolAnnotations       _annotations_wire (section 9)       the SDK's class for a tool's hints, its      -
+#                                                             keywords in Python's spelling
 #   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
 #                                                             message and its event id, as its callback
 #                                                             takes them
@@ -11468,6 +11455,23 @@ class _Events:
         if not inspect.isawaitable(value):
             return value
         return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
+
+
+# -- the SDK's ToolAnnotations (mcp.types) -----------------------------------------
+
+class ToolAnnotations:
+    """Hints about a tool's behaviour (protocol revisions from 2025-03-26)."""
+
+    def __init__(self, title: Optional[str] = None, read_only_hint: Optional[bool] = None,
+                 destructive_hint: Optional[bool] = None, idempotent_hint: Optional[bool] = None,
+                 open_world_hint: Optional[bool] = None, **kwargs: Any) -> None:
+        self.wire = _drop_none({
+            "title": title,
+            "readOnlyHint": kwargs.get("readOnlyHint", read_only_hint),
+            "destructiveHint": kwargs.get("destructiveHint", destructive_hint),
+            "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
+            "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
+        })
 
 
 # ---------------------------------------------------------------------------
