@@ -3394,11 +3394,7 @@ class MCPServer:
             if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         tool.task_support = task_support
-        if tool.name in self._tools:
-            # The SDK's ToolManager keeps the first tool of a name (with a warning
-            # unless warn_on_duplicate_tools=False); remove_tool makes room.
-            if self.settings.get("warn_on_duplicate_tools", True):
-                print(f"mcp_ref: tool {tool.name!r} registered again; the first one stays", file=sys.stderr)
+        if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays (section 26)
             return
         self._tools[tool.name] = tool
         self._tools_changed()
@@ -3417,9 +3413,7 @@ class MCPServer:
         task_support: str = "forbidden",
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator that registers a tool: ``@server.tool()``; see add_tool."""
-        if callable(name):
-            raise TypeError("The @tool decorator was used incorrectly. Did you forget to call it? "
-                            "Use @tool() instead of @tool")
+        _called_bare(name, "tool", "()")  # @tool without (): the SDK's TypeError (section 26)
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output,
@@ -3675,9 +3669,7 @@ class MCPServer:
         ``@server.resource("weather://{city}")``, whose URI variables are the
         function's parameters.  The function returns text, bytes, or any other
         value (sent as JSON text); it may be async."""
-        if callable(uri):
-            raise TypeError("The @resource decorator was used incorrectly. Did you forget to call it? "
-                            "Use @resource('uri') instead of @resource")
+        _called_bare(uri, "resource", "('uri')")  # @resource without a URI: the SDK's TypeError (section 26)
         options = {"title": title, "mime_type": mime_type, "icons": icons, "annotations": annotations, "meta": meta,
                    "cache_ttl_ms": cache_ttl_ms, "cache_scope": cache_scope}
         variables = _UriTemplate(uri).names  # a malformed template fails here, before the function
@@ -3702,8 +3694,7 @@ class MCPServer:
         if not isinstance(resource, Resource):
             raise TypeError(f"add_resource takes a Resource (TextResource, FileResource, ...), "
                             f"not {type(resource).__name__}")
-        if resource.uri in self._resources:
-            print(f"mcp_ref: resource {resource.uri!r} registered again; the first one stays", file=sys.stderr)
+        if _kept_first(self, "resource", resource.uri, self._resources):  # section 26
             return
         self._resources[resource.uri] = resource
         self._list_changed("resources")
@@ -3745,9 +3736,7 @@ class MCPServer:
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator registering a prompt: ``@server.prompt()``; its parameters
         are the prompt's arguments, its value the messages."""
-        if callable(name):
-            raise TypeError("The @prompt decorator was used incorrectly. Did you forget to call it? "
-                            "Use @prompt() instead of @prompt")
+        _called_bare(name, "prompt", "()")  # @prompt without (): the SDK's TypeError (section 26)
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_prompt(Prompt(fn, name, title, description, icons, meta))
@@ -3759,8 +3748,7 @@ class MCPServer:
         """Register a Prompt; as in the SDK, a second one of the same name is ignored."""
         if not isinstance(prompt, Prompt):
             prompt = _sdk_prompt(prompt)  # the SDK's own Prompt (section 26), or a TypeError
-        if prompt.name in self._prompts:
-            print(f"mcp_ref: prompt {prompt.name!r} registered again; the first one stays", file=sys.stderr)
+        if _kept_first(self, "prompt", prompt.name, self._prompts):  # section 26
             return
         self._prompts[prompt.name] = prompt
         self._list_changed("prompts")
@@ -10781,6 +10769,10 @@ def _cleandoc(doc: Optional[str]) -> str:
 #                                                             failing store logged, its message still sent
 #   ToolAnnotations       _annotations_wire (section 9)       the SDK's class for a tool's hints, its      -
 #                                                             keywords in Python's spelling
+#   _called_bare          MCPServer.tool (section 14),        a decorator used without its call: the SDK's  -
+#                         MCPServer.resource, MCPServer.prompt  TypeError, in its words
+#   _kept_first           MCPServer.add_tool (section 14),    a name registered again: the first stays,    -
+#                         add_resource, add_prompt            with a warning (warn_on_duplicate_tools)
 #   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
 #                                                             message and its event id, as its callback
 #                                                             takes them
@@ -11472,6 +11464,28 @@ class ToolAnnotations:
             "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
             "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
         })
+
+
+# -- the SDK's registration: a decorator without (), a name registered twice --------
+
+
+def _called_bare(first: Any, decorator: str, call: str) -> None:
+    """``@server.tool`` without its call hands the function over as the first
+    argument: the SDK's TypeError, in its words."""
+    if callable(first):
+        raise TypeError(f"The @{decorator} decorator was used incorrectly. Did you forget to call it? "
+                        f"Use @{decorator}{call} instead of @{decorator}")
+
+
+def _kept_first(server: MCPServer, kind: str, name: str, registered: Dict[str, Any]) -> bool:
+    """Whether a tool, resource or prompt of this name is registered already:
+    the SDK keeps the first, with a warning (for a tool, unless
+    warn_on_duplicate_tools=False); remove_tool and remove_prompt make room."""
+    if name not in registered:
+        return False
+    if kind != "tool" or server.settings.get("warn_on_duplicate_tools", True):
+        print(f"mcp_ref: {kind} {name!r} registered again; the first one stays", file=sys.stderr)
+    return True
 
 
 # ---------------------------------------------------------------------------
