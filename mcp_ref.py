@@ -1849,10 +1849,8 @@ class _Tool:
         self._field_defaults = {p.name: holder for p in self._own
                                 if (holder := _field_holder(p.annotation, p.default)) is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
-        published = self.input_schema["properties"]
-        # Where a string argument may be JSON text (_json_text_arguments, section 23).
-        self._json_params = {p.key: taken for p in self.params if p.key in published and
-                             (taken := _strings_taken(published[p.key], self.input_schema)) is not None}
+        # Where a string argument may be JSON text: the SDK's pre-parse (_json_text_params, section 27).
+        self._json_params = _json_text_params(self.params, self.input_schema)
 
     # -- the three steps of a call ---------------------------------------------
 
@@ -8331,7 +8329,7 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
 #                                                             for dict[str, T] or a dataclass: refused), a
 #                                                             key's own errors under "[key]"
-#   _strings_taken        _Tool.__init__ (section 9)          the strings _json_text_arguments keeps       7
+#   _strings_taken        _json_text_params (section 27)      the strings _json_text_arguments keeps       7
 #
 # README: as in section 22's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
@@ -11520,6 +11518,8 @@ def _kept_first(server: MCPServer, kind: str, name: str, registered: Dict[str, A
 #   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
 #   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
+#   _json_text_params     _Tool.__init__ (section 9)          where a string argument may be JSON text:    7
+#                                                             _strings_taken (section 23) for each
 #   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
 #                                                             gives them (levels 1 to 3, /.; explodes)
 #
@@ -11736,6 +11736,14 @@ def _same_set(a: Any, b: Any) -> bool:
     if type(a) is not list or type(b) is not list:
         return _json_equal(a, b)
     return len(a) == len(b) and all(any(_json_equal(x, y) for y in b) for x in a)
+
+
+def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
+    """The parameters whose string argument _json_text_arguments (section 23)
+    may read as JSON text, each with the strings it keeps as they are."""
+    published = input_schema["properties"]
+    return {p.key: taken for p in params if p.key in published and
+            (taken := _strings_taken(published[p.key], input_schema)) is not None}
 
 
 # -- URI templates (RFC 6570) ------------------------------------------------------
