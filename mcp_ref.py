@@ -6961,17 +6961,9 @@ _CLOSED = (False, None, None)
 class EventStore:
     """The messages of resumable SSE streams, for clients that reconnect with
     Last-Event-ID (basic/transports, "Resumability and Redelivery"): the
-    default, in memory, bounded to ``max_bytes`` (the oldest go first).
-
-    A replacement (``streamable_http_app(event_store=...)``), shared by
-    several workers for instance, has the shape of the SDK's EventStore: its
-    two methods may be plain or ``async``.  ``store_event(stream_id, message)``
-    keeps ``message`` (the JSON-RPC message as bytes; None for a priming
-    event) and returns a new event id, unique across streams, without
-    newlines; ``replay_events_after(last_event_id, send_callback)`` calls
-    ``send_callback(EventMessage(message, event_id))`` for each message of
-    that event's stream stored after it, in order, and returns the stream id
-    (None for an id it does not know)."""
+    default, in memory, bounded to ``max_bytes`` (the oldest go first).  A
+    replacement (``streamable_http_app(event_store=...)``) has the shape of
+    the SDK's EventStore: section 26, _Events."""
 
     def __init__(self, max_bytes: int = 16 * 1024 * 1024) -> None:
         import collections
@@ -11369,9 +11361,16 @@ def _is_sdk_content(tp: Any) -> bool:
 # -- a deployment's event store, of the SDK's EventStore shape ------------------------
 #
 # Section 20's EventStore keeps a session's streams for Last-Event-ID
-# (basic/transports, "Resumability and Redelivery").  A replacement store has
-# the SDK's shape: methods plain or ``async``, replaying EventMessages; _Events
-# calls it as section 20 needs it, and a store that fails costs no message.
+# (basic/transports, "Resumability and Redelivery").  A replacement, shared by
+# several workers for instance, has the shape of the SDK's EventStore: its two
+# methods may be plain or ``async``.  ``store_event(stream_id, message)`` keeps
+# ``message`` (the JSON-RPC message as bytes; None for a priming event) and
+# returns a new event id, unique across streams, without newlines;
+# ``replay_events_after(last_event_id, send_callback)`` calls
+# ``send_callback(EventMessage(message, event_id))`` for each message of that
+# event's stream stored after it, in order, and returns the stream id (None for
+# an id it does not know).  _Events calls it as section 20 needs it, and a
+# store that fails costs no message.
 
 class EventMessage:
     """A stored message as EventStore.replay_events_after hands it back (the
