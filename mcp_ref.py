@@ -1934,12 +1934,11 @@ class _Tool:
 
 
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
+    annotations = _sdk_model_json(annotations)  # the SDK's ToolAnnotations model, as its JSON (section 26)
     if isinstance(annotations, ToolAnnotations):  # the SDK's class, in Python's spelling (section 26)
         return annotations.wire
     if isinstance(annotations, dict):
         return _drop_none(annotations)
-    if hasattr(annotations, "model_dump"):
-        return annotations.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
     raise TypeError(f"annotations must be ToolAnnotations or a dict, not {type(annotations).__name__}")
 
 
@@ -2289,8 +2288,7 @@ def _icons_wire(icons: List[Any]) -> List[Any]:
 
 def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
     """Annotations (audience, priority, lastModified) as a dict, checked."""
-    if hasattr(value, "model_dump"):  # the SDK's Annotations
-        value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    value = _sdk_model_json(value)  # the SDK's Annotations model, as its JSON (section 26)
     if not isinstance(value, dict):
         raise TypeError(f"The annotations of {where} must be a dict, not {type(value).__name__}")
     notes = _drop_none(value)
@@ -10763,6 +10761,8 @@ def _cleandoc(doc: Optional[str]) -> str:
 #                         MCPServer.resource, MCPServer.prompt  TypeError, in its words
 #   _kept_first           MCPServer.add_tool (section 14),    a name registered again: the first stays,    -
 #                         add_resource, add_prompt            with a warning (warn_on_duplicate_tools)
+#   _sdk_model_json       _annotations_wire (section 9),      one of the SDK's models (ToolAnnotations,    -
+#                         _resource_annotations (section 10)  Annotations) as the JSON it sends
 #   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
 #                                                             message and its event id, as its callback
 #                                                             takes them
@@ -11483,6 +11483,14 @@ def _kept_first(server: MCPServer, kind: str, name: str, registered: Dict[str, A
     if kind != "tool" or server.settings.get("warn_on_duplicate_tools", True):
         print(f"mcp_ref: {kind} {name!r} registered again; the first one stays", file=sys.stderr)
     return True
+
+
+def _sdk_model_json(value: Any) -> Any:
+    """One of the SDK's models (its ToolAnnotations, its Annotations) as the
+    JSON it sends, by alias and without nulls; anything else as it is."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return value
 
 
 # ---------------------------------------------------------------------------
