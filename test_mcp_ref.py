@@ -82,10 +82,10 @@ _CITE = re.compile(r"\b(basic/|server/|client/|RFC ?\d+|specification|JSON-RPC 2
 # revisions' methods, their notifications; about 690) is counted apart, held by MAX_SECTION_LINES
 # like every section.  With the embedded HTTP server fenced (section 33), the validator's lax and
 # wording branches, the schemas' pydantic spellings, the SDK's API and its URI-template matcher
-# behind hooks (sections 22-27), and the lax modes' copies of section 6's keyword families in
-# section 27, the rest is about 6,665, of which the HTTP transport (sections 19-21: sessions bound
-# to users, limits, resumable streams) is 1,550.  Lower this as it comes down.
-MAX_SPEC_PATH_LINES = 6_665
+# behind hooks (sections 22-27), the lax modes' copies of section 6's keyword families in
+# section 27, and the SDK's conveniences (Image and Audio, ToolAnnotations, its event store's
+# shape, its registration errors) in section 26, the rest is 6,500: the issue's figure.
+MAX_SPEC_PATH_LINES = 6_500
 # Lines of the spec path that name pydantic other than at a fidelity hook or a BaseModel row (S11).
 # Issue 22 asks for none.
 MAX_PYDANTIC_OFF_HOOK = 0
