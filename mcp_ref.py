@@ -284,7 +284,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # Which revision introduced which optional field (the schema.ts of each).
-# The dispatcher gates every field through _has (section 15).
+# The dispatcher (section 15) gates every field through _has.
 _SINCE = {
     "tool.annotations": "2025-03-26",
     "tool.title": "2025-06-18",
@@ -698,7 +698,7 @@ class _SchemaBuilder:
         fields = [(f, False) for f in later] + ([] if own is None else [(own, True)])
         return _field_annotations(schema, name, default, fields)
 
-    # -- class_kinds -----------------------------------------------------------
+    # -- one method per annotation family ---------------------------------------
 
     def annotated(self, tp: Any, later: Optional[List[Field]] = None) -> Dict[str, Any]:
         """``later``: a field's, to which its Fields' json_schema_extra are left."""
@@ -1837,11 +1837,11 @@ class _Tool:
         # Parameters filled by resolvers, and the resolvers (section 25); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
-        self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
+        self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
             fn_name, return_annotation, structured_output)
         self.input_title = self.input_schema["title"]
         self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", class_kinds)
-        self._output_check = _checker(self.output_schema, "output", out_families) \
+        self._output_check = _checker(self.output_schema, "output", out_kinds) \
             if self.output_schema and self._output_adapter is None else None
         self._own = [p for p in self.params if not p.delegated]  # the parameters our checker converts
         # A default given as Field(...) (or in Annotated[T, Field(default=...)]) is
@@ -2727,7 +2727,7 @@ class _Request:
     # Until a call sets them, shared defaults (made once, not per call: every
     # tools/call makes a _Request).  The dicts are a stateless call's own.
     last_progress: Optional[float] = None
-    asked = 0  # questions asked so far in this run (their keys: _question_key)
+    asked = 0  # questions asked so far in this run (their keys: _Request.ask)
     answers: Dict[str, Any] = _NO_ANSWERS  # 2026-07-28: this round's and earlier rounds' answers
     used: Dict[str, Any] = _NO_ANSWERS  # 2026-07-28: the answers this run has read
     wanted: Dict[str, Any] = _NO_ANSWERS  # 2026-07-28: questions to send back unanswered
@@ -11027,9 +11027,9 @@ class _SchemaTool(_Tool):
             self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
             if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
                 annotation = _hints_or_none(fn).get("return", _MISSING)
-                self.output_schema, self.wrap, self.validate_ctr, families, self._output_adapter = _output_schema(
+                self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
                     self.name, annotation, structured_output)
-                self._output_check = _checker(self.output_schema, "output", families) \
+                self._output_check = _checker(self.output_schema, "output", out_kinds) \
                     if self.output_schema and self._output_adapter is None else None
                 self.output_title = (self.output_schema or {}).get("title", "Output")
         if output_schema is not None:
