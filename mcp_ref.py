@@ -123,7 +123,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     25. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
-                                it sends it, its constructor's keywords, FastMCP; hand-written schemas
+                                it sends it, its constructor's keywords, FastMCP; hand-written schemas;
+                                Image, Audio, ToolAnnotations; its event store's shape; its registration
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
                                 URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
@@ -10724,8 +10725,10 @@ def _cleandoc(doc: Optional[str]) -> str:
 # Fenced, as section 22 is.  What a server written for the SDK brings beyond
 # its decorators: the names it imports (mcp.types, mcp.server), the SDK's own
 # objects it returns, the MCPError it raises, its constructor's keywords and its
-# 1.x name, FastMCP; and hand-written schemas, as the SDK's low-level Server
-# takes them.  Nothing here costs a server that does not use it.
+# 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
+# takes them; its Image, Audio and ToolAnnotations, the shape of its event
+# store, and how its decorators and registration fail.  Nothing here costs a
+# server that does not use it.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
