@@ -2368,7 +2368,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
-        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult (section 26)
+        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult, read as ours (section 26)
         if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
             if request is None or not request.stateless:
                 raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
@@ -3198,7 +3198,7 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
 # _Request.ask), and the client retries with inputResponses and the
 # requestState the server gave it.  The state carries the answers of earlier
 # rounds and the tool's own request_state; the dispatcher opens it (section 15)
-# and MCPServer seals it into the next InputRequiredResult (section 14).
+# and MCPServer (section 14) seals it into the next InputRequiredResult.
 
 
 # -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
@@ -3566,7 +3566,7 @@ class MCPServer:
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
         if isinstance(exc, _StartTask):  # ctx.start_task(): the call goes on as a task (section 16)
             return self._tasks.begin(tool, request)
-        error = _protocol_error(exc)  # an MCPError (section 26): a protocol error, as the SDK sends it
+        error = _protocol_error(exc)  # an MCPError: a protocol error, as the SDK sends it (section 26)
         if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
             return error
         return self._failure(tool, exc, request)  # CancelledError too: the tool's own, or the client's (unsent)
@@ -3744,7 +3744,7 @@ class MCPServer:
     def add_prompt(self, prompt: Prompt) -> None:
         """Register a Prompt; as in the SDK, a second one of the same name is ignored."""
         if not isinstance(prompt, Prompt):
-            prompt = _sdk_prompt(prompt)  # the SDK's own Prompt (section 26), or a TypeError
+            prompt = _sdk_prompt(prompt)  # the SDK's own Prompt, read as ours (section 26), or a TypeError
         if _kept_first(self, "prompt", prompt.name, self._prompts):  # section 26
             return
         self._prompts[prompt.name] = prompt

@@ -278,6 +278,17 @@ class SectionsTest(unittest.TestCase):
                     if not {int(n) for n in re.findall(r"\d+", m.group(0))} <= numbers]
         self.assertEqual(dangling, [])
 
+    def test_names_given_a_section_are_defined_there(self) -> None:
+        """Wherever the file names a function or class with a section ("_Events
+        (section 26)", "twin: _fast_pretty, section 34"), continuation lines of the
+        fences' tables too, the name is defined in that section."""
+        definitions = _definitions(self.source)
+        named = re.compile(r"\b([A-Za-z_][\w.]*)(?: \(|,? )section (\d+)\b")
+        wrong = [(line, m.group(0)) for line, text in enumerate(self.source.split("\n"), 1)
+                 for m in named.finditer(text)
+                 if m.group(1) in definitions and definitions[m.group(1)][2] != int(m.group(2))]
+        self.assertEqual(wrong, [])
+
     def test_readme_quotes_no_false_figure_about_the_file(self) -> None:
         """A size the README gives the file is its size; limits are the ones tested
         here; a size given of an earlier revision names that revision's commit."""
