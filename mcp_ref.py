@@ -12761,6 +12761,7 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 #   Client                users (public), _cli (section 32)   a server over stdio or HTTP, every revision
 #   _Client               Client                              a server over stdio, started as a child
 #   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
+#   _finite               _param_header_problem (section 19)  a number's text read as a finite float
 #
 # A client over stdio (a child process it starts) or Streamable HTTP: it
 # speaks to a server as a real client would (initialize, or 2026-07-28's
@@ -12813,15 +12814,6 @@ def _user_json(text: str, what: str) -> Any:
                           f"which is not JSON); quote it to send text") from None
     except RecursionError:
         raise _UsageError(f"{what}: nested too deeply") from None
-
-
-def _one_line(text: str, limit: int = 200) -> str:
-    """Text from a server (or a user's file) made fit for a one-line message."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", limit * 3 // 4, limit + 1)  # at a word's end where there is one near
-    return text[:cut if cut > 0 else limit] + " ..."
 
 
 def _load_server(path: str) -> MCPServer:
@@ -14758,6 +14750,7 @@ class _LoopbackCallback:
 #   _progress_line        _show_progress (section 32)         progress: one line that updates, on a terminal
 #   _stderr_line          _show_log (section 32)              a log message, after any progress line
 #   _IMPORTING            MCPServer (section 14)              run() refuses while serve imports the file
+#   _one_line             _HttpApp._guard (section 19)        a client's header, a server's text: one line
 #
 # The commands and their words are _COMMANDS below, and its usage text.
 # SERVER is a Python file that defines an mcp_ref MCPServer, any other
@@ -15572,6 +15565,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
 
 
+def _one_line(text: str, limit: int = 200) -> str:
+    """Text from a server (or a user's file) made fit for a one-line message."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", limit * 3 // 4, limit + 1)  # at a word's end where there is one near
+    return text[:cut if cut > 0 else limit] + " ..."
+
+
 # ---------------------------------------------------------------------------
 # 33. Command line: the HTTP server
 # ---------------------------------------------------------------------------
@@ -15584,6 +15586,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   _run_http             MCPServer.run (section 14)          run("streamable-http") and serve --http
 #   _serve_http           _run_http (section 33)              the WSGI app served until SIGINT or SIGTERM
+#   _restore_standard_streams  _StdioServer._drain (section 18)  after run(): fds 0 and 1 the process's own
 #   _HttpServer           _serve_http (section 33)            connections, each request's framing and bounds
 #   wsgi_app              a WSGI server's command line        gunicorn 'mcp_ref:wsgi_app("server.py")'
 #

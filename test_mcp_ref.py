@@ -254,11 +254,12 @@ class SectionsTest(unittest.TestCase):
                 with self.subTest(rule=rule.group(1), names=name):
                     self.assertIn(name, "\n".join(lines[first - 1:last]))
 
-    def test_spec_path_reaches_the_fidelity_sections_through_their_tables(self) -> None:
-        """A name an SDK fidelity section defines that the spec path uses is a
-        hook: a row of a fidelity section's table."""
+    def test_spec_path_reaches_the_fences_through_their_tables(self) -> None:
+        """A name a fenced section defines that the spec path uses is a hook or
+        an entry: a row of a fence's table (an SDK fidelity hook, the pattern
+        engine, a helper the client or the command line lends the transports)."""
         definitions = _definitions(self.source)
-        fidelity = {number for number, title, _ in self.sections if "fidelity" in title.lower()}
+        fidelity = {number for number, title, _ in self.sections if _FENCE.search(title)}
         defined = {name for name, (_, _, number) in definitions.items() if number in fidelity and "." not in name}
         rows = {name for number in fidelity for name, _ in _table(self.source, number)}
         spec = {number for number, _, _ in self._spec_path()}
