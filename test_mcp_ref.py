@@ -8,40 +8,43 @@ The tests of each section are in the module named for it:
     5, 24   JSON Schema generation,   test_schema.py
             schema shapes
     6       Validation                test_validation.py (the lax modes through tools: test_arguments.py,
-    22, 23  SDK fidelity: unions,     test_content.py, test_tools.py)
-            error texts, lax
-            conversions
+    22, 23, SDK fidelity: unions,     test_content.py, test_tools.py)
+    27      error texts, lax
+            conversions and checks
     7       Arguments                 test_arguments.py
     7, 9    with pydantic             test_pydantic.py
     9, 14   Tools, MCPServer          test_tools.py
-    10, 11  Resources, prompts and    test_resources.py
-            completion
+    10, 11, Resources, prompts and    test_resources.py
+    27      completion; URI templates
     12, 13  Context, request state    test_context.py
     25      the SDK's API: resolvers, test_context.py
             ctx.session
-    23, 24  the SDK's names, FastMCP, test_sdk_names.py
-            keywords, run()
+    26      the SDK's names, objects, test_sdk_names.py, test_sdk_objects.py, test_hand_written.py
+            keywords, FastMCP, run()
     9-11,   MCPError as the SDK       test_sdk_errors.py
-    14, 24  sends it
-    5, 23,  Field(json_schema_extra), test_sdk_schemas.py
-    24      InputRequiredResult unions
-    15-17   Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
-            stdio                     test_malformed.py (with 18)
-    18-21   Streamable HTTP, SSE      test_http.py, test_http_streams.py (resumable streams, announcements),
-            streams, access control,  test_http_sessions.py (several users: sessions, limits per client,
+    14, 26  sends it
+    5, 24,  Field(json_schema_extra), test_sdk_schemas.py
+    26      InputRequiredResult unions
+    15, 17, Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
+    18      stdio                     test_malformed.py
+    16      Tasks                     test_tasks.py
+    19-21,  Streamable HTTP, SSE      test_http.py, test_http_streams.py (resumable streams, announcements),
+    33      streams, access control,  test_http_sessions.py (several users: sessions, limits per client,
             HTTP server               the fair pool), test_http_faults.py (seeded faults over sockets)
-    26      Patterns                  test_patterns.py
-    27, 28  A client, Command line    test_cli.py
-    29      Accelerators              test_accelerators.py
+    28      Patterns                  test_patterns.py
+    29-32   A client, Command line    test_client.py, test_oauth.py, test_cli.py
+    34      Accelerators              test_accelerators.py
 
 Also here: the file's shape (SectionsTest): its sections numbered in order, each
-in the docstring's table of contents, none longer than about 800 lines, and no
-function longer than 60; the spec path first, each of its sections citing a
-page, and the fenced sections after it (SDK fidelity, patterns, client, command
+in the docstring's table of contents, none longer than 850 lines, and no
+function longer than 60; the spec path first, at most MAX_SPEC_PATH_LINES long
+(Tasks apart), each of its sections citing a page and naming pydantic only at a
+hook, and the fenced sections after it (SDK fidelity, patterns, client, command
 line, accelerators), whose head tables name real functions in the sections they
-say; each rule names its accelerator where it is written; the spec path
-reaches the SDK fidelity sections only through the hooks their tables list; the
-README quotes no figure about the file that is not true.
+say; each rule names its accelerator or hook where it is written; the spec path
+reaches the fences only through what their tables list; a name given with a
+section is defined there; the README quotes no figure about the file that is
+not true.
 
 What they share is in _testing.py.
 """
