@@ -123,7 +123,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     25. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
-                                it sends it, its constructor's keywords, FastMCP; hand-written schemas
+                                it sends it, its constructor's keywords, FastMCP; hand-written schemas;
+                                Image, Audio, ToolAnnotations; its event store's shape; its registration
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
                                 URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
@@ -284,7 +285,7 @@ META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 
 # Which revision introduced which optional field (the schema.ts of each).
-# The dispatcher gates every field through _has (section 15).
+# The dispatcher (section 15) gates every field through _has.
 _SINCE = {
     "tool.annotations": "2025-03-26",
     "tool.title": "2025-06-18",
@@ -698,7 +699,7 @@ class _SchemaBuilder:
         fields = [(f, False) for f in later] + ([] if own is None else [(own, True)])
         return _field_annotations(schema, name, default, fields)
 
-    # -- class_kinds -----------------------------------------------------------
+    # -- one method per annotation family ---------------------------------------
 
     def annotated(self, tp: Any, later: Optional[List[Field]] = None) -> Dict[str, Any]:
         """``later``: a field's, to which its Fields' json_schema_extra are left."""
@@ -1663,51 +1664,6 @@ class ResourceLink(_Block):
         self.size, self.annotations, self.meta = size, annotations, kwargs.get("_meta", meta)
 
 
-class _Media:
-    """Shared by ``Image`` and ``Audio``: bytes or a file, sent base64-encoded."""
-
-    _kind = "image"
-    _types: Dict[str, str] = {}
-
-    def __init__(self, path: Any = None, data: Optional[bytes] = None, format: Optional[str] = None) -> None:
-        if (path is None) == (data is None):
-            raise ValueError("Pass exactly one of path or data")
-        self.path, self.data, self.format = path, data, format
-
-    def mime_type(self) -> str:
-        if self.format:
-            return f"{self._kind}/{self.format.lower()}"
-        if self.path is not None:
-            suffix = os.path.splitext(str(self.path))[1].lower()
-            return self._types.get(suffix, "application/octet-stream")
-        return f"{self._kind}/{'png' if self._kind == 'image' else 'wav'}"
-
-    def to_block(self) -> ImageContent:
-        import base64
-
-        raw = self.data
-        if raw is None:
-            with open(self.path, "rb") as f:
-                raw = f.read()
-        cls = ImageContent if self._kind == "image" else AudioContent
-        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=self.mime_type())
-
-
-class Image(_Media):
-    """An image for the model: ``Image(path="chart.png")`` or ``Image(data=b"...", format="png")``."""
-
-    _types = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-              ".webp": "image/webp"}
-
-
-class Audio(_Media):
-    """Audio for the model: ``Audio(path="note.wav")`` or ``Audio(data=b"...", format="wav")``."""
-
-    _kind = "audio"
-    _types = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
-              ".m4a": "audio/mp4", ".aac": "audio/aac"}
-
-
 class CallToolResult:
     """A tool result built by hand; returned from a tool, it is sent as it is
     (its ``structured_content`` checked when the annotation is
@@ -1721,30 +1677,13 @@ class CallToolResult:
         self.meta = kwargs.get("_meta", meta)
 
 
-class ToolAnnotations:
-    """Hints about a tool's behaviour (protocol revisions from 2025-03-26)."""
-
-    def __init__(self, title: Optional[str] = None, read_only_hint: Optional[bool] = None,
-                 destructive_hint: Optional[bool] = None, idempotent_hint: Optional[bool] = None,
-                 open_world_hint: Optional[bool] = None, **kwargs: Any) -> None:
-        self.wire = _drop_none({
-            "title": title,
-            "readOnlyHint": kwargs.get("readOnlyHint", read_only_hint),
-            "destructiveHint": kwargs.get("destructiveHint", destructive_hint),
-            "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
-            "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
-        })
-
-
-_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink, Image, Audio)
+_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink)
 
 
 def _is_content_class(tp: Any) -> bool:
     if isinstance(tp, type) and issubclass(tp, _CONTENT_TYPES):
         return True
-    # The SDK's own content models (mcp_types), when a server still imports them.
-    return isinstance(tp, type) and tp.__module__.startswith("mcp") and tp.__name__ in (
-        "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
+    return _is_sdk_content(tp)  # the SDK's Image, Audio and own content models (section 26)
 
 
 def _returns_content(tp: Any) -> bool:
@@ -1774,7 +1713,7 @@ def _content_block(value: Any) -> Optional[Dict[str, Any]]:
         return None
     if isinstance(value, _Block):
         return value.to_wire()
-    if isinstance(value, _Media):
+    if isinstance(value, _Media):  # the SDK's Image or Audio (section 26)
         return value.to_block().to_wire()
     if _is_content_class(type(value)):  # the SDK's own blocks (section 25)
         return _sdk_block(value)
@@ -1899,11 +1838,11 @@ class _Tool:
         # Parameters filled by resolvers, and the resolvers (section 25); None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
-        self.output_schema, self.wrap, self.validate_ctr, out_families, self._output_adapter = _output_schema(
+        self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
             fn_name, return_annotation, structured_output)
         self.input_title = self.input_schema["title"]
         self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", class_kinds)
-        self._output_check = _checker(self.output_schema, "output", out_families) \
+        self._output_check = _checker(self.output_schema, "output", out_kinds) \
             if self.output_schema and self._output_adapter is None else None
         self._own = [p for p in self.params if not p.delegated]  # the parameters our checker converts
         # A default given as Field(...) (or in Annotated[T, Field(default=...)]) is
@@ -1911,10 +1850,8 @@ class _Tool:
         self._field_defaults = {p.name: holder for p in self._own
                                 if (holder := _field_holder(p.annotation, p.default)) is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
-        published = self.input_schema["properties"]
-        # Where a string argument may be JSON text (_json_text_arguments, section 23).
-        self._json_params = {p.key: taken for p in self.params if p.key in published and
-                             (taken := _strings_taken(published[p.key], self.input_schema)) is not None}
+        # Where a string argument may be JSON text: the SDK's pre-parse (_json_text_params, section 27).
+        self._json_params = _json_text_params(self.params, self.input_schema)
 
     # -- the three steps of a call ---------------------------------------------
 
@@ -1998,12 +1935,11 @@ class _Tool:
 
 
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
-    if isinstance(annotations, ToolAnnotations):
+    annotations = _sdk_model_json(annotations)  # the SDK's ToolAnnotations model, as its JSON (section 26)
+    if isinstance(annotations, ToolAnnotations):  # the SDK's class, in Python's spelling (section 26)
         return annotations.wire
     if isinstance(annotations, dict):
         return _drop_none(annotations)
-    if hasattr(annotations, "model_dump"):
-        return annotations.model_dump(mode="json", by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
     raise TypeError(f"annotations must be ToolAnnotations or a dict, not {type(annotations).__name__}")
 
 
@@ -2353,8 +2289,7 @@ def _icons_wire(icons: List[Any]) -> List[Any]:
 
 def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
     """Annotations (audience, priority, lastModified) as a dict, checked."""
-    if hasattr(value, "model_dump"):  # the SDK's Annotations
-        value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    value = _sdk_model_json(value)  # the SDK's Annotations model, as its JSON (section 26)
     if not isinstance(value, dict):
         raise TypeError(f"The annotations of {where} must be a dict, not {type(value).__name__}")
     notes = _drop_none(value)
@@ -2433,7 +2368,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
-        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult (section 26)
+        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult, read as ours (section 26)
         if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
             if request is None or not request.stateless:
                 raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
@@ -2793,7 +2728,7 @@ class _Request:
     # Until a call sets them, shared defaults (made once, not per call: every
     # tools/call makes a _Request).  The dicts are a stateless call's own.
     last_progress: Optional[float] = None
-    asked = 0  # questions asked so far in this run (their keys: _question_key)
+    asked = 0  # questions asked so far in this run (their keys: _Request.ask)
     answers: Dict[str, Any] = _NO_ANSWERS  # 2026-07-28: this round's and earlier rounds' answers
     used: Dict[str, Any] = _NO_ANSWERS  # 2026-07-28: the answers this run has read
     wanted: Dict[str, Any] = _NO_ANSWERS  # 2026-07-28: questions to send back unanswered
@@ -3263,7 +3198,7 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
 # _Request.ask), and the client retries with inputResponses and the
 # requestState the server gave it.  The state carries the answers of earlier
 # rounds and the tool's own request_state; the dispatcher opens it (section 15)
-# and MCPServer seals it into the next InputRequiredResult (section 14).
+# and MCPServer (section 14) seals it into the next InputRequiredResult.
 
 
 # -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
@@ -3456,11 +3391,7 @@ class MCPServer:
             if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         tool.task_support = task_support
-        if tool.name in self._tools:
-            # The SDK's ToolManager keeps the first tool of a name (with a warning
-            # unless warn_on_duplicate_tools=False); remove_tool makes room.
-            if self.settings.get("warn_on_duplicate_tools", True):
-                print(f"mcp_ref: tool {tool.name!r} registered again; the first one stays", file=sys.stderr)
+        if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays (section 26)
             return
         self._tools[tool.name] = tool
         self._tools_changed()
@@ -3479,9 +3410,7 @@ class MCPServer:
         task_support: str = "forbidden",
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator that registers a tool: ``@server.tool()``; see add_tool."""
-        if callable(name):
-            raise TypeError("The @tool decorator was used incorrectly. Did you forget to call it? "
-                            "Use @tool() instead of @tool")
+        _called_bare(name, "tool", "()")  # @tool without (): the SDK's TypeError (section 26)
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output,
@@ -3637,7 +3566,7 @@ class MCPServer:
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
         if isinstance(exc, _StartTask):  # ctx.start_task(): the call goes on as a task (section 16)
             return self._tasks.begin(tool, request)
-        error = _protocol_error(exc)  # an MCPError (section 26): a protocol error, as the SDK sends it
+        error = _protocol_error(exc)  # an MCPError: a protocol error, as the SDK sends it (section 26)
         if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
             return error
         return self._failure(tool, exc, request)  # CancelledError too: the tool's own, or the client's (unsent)
@@ -3737,9 +3666,7 @@ class MCPServer:
         ``@server.resource("weather://{city}")``, whose URI variables are the
         function's parameters.  The function returns text, bytes, or any other
         value (sent as JSON text); it may be async."""
-        if callable(uri):
-            raise TypeError("The @resource decorator was used incorrectly. Did you forget to call it? "
-                            "Use @resource('uri') instead of @resource")
+        _called_bare(uri, "resource", "('uri')")  # @resource without a URI: the SDK's TypeError (section 26)
         options = {"title": title, "mime_type": mime_type, "icons": icons, "annotations": annotations, "meta": meta,
                    "cache_ttl_ms": cache_ttl_ms, "cache_scope": cache_scope}
         variables = _UriTemplate(uri).names  # a malformed template fails here, before the function
@@ -3764,8 +3691,7 @@ class MCPServer:
         if not isinstance(resource, Resource):
             raise TypeError(f"add_resource takes a Resource (TextResource, FileResource, ...), "
                             f"not {type(resource).__name__}")
-        if resource.uri in self._resources:
-            print(f"mcp_ref: resource {resource.uri!r} registered again; the first one stays", file=sys.stderr)
+        if _kept_first(self, "resource", resource.uri, self._resources):  # section 26
             return
         self._resources[resource.uri] = resource
         self._list_changed("resources")
@@ -3807,9 +3733,7 @@ class MCPServer:
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator registering a prompt: ``@server.prompt()``; its parameters
         are the prompt's arguments, its value the messages."""
-        if callable(name):
-            raise TypeError("The @prompt decorator was used incorrectly. Did you forget to call it? "
-                            "Use @prompt() instead of @prompt")
+        _called_bare(name, "prompt", "()")  # @prompt without (): the SDK's TypeError (section 26)
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_prompt(Prompt(fn, name, title, description, icons, meta))
@@ -3820,9 +3744,8 @@ class MCPServer:
     def add_prompt(self, prompt: Prompt) -> None:
         """Register a Prompt; as in the SDK, a second one of the same name is ignored."""
         if not isinstance(prompt, Prompt):
-            prompt = _sdk_prompt(prompt)  # the SDK's own Prompt (section 26), or a TypeError
-        if prompt.name in self._prompts:
-            print(f"mcp_ref: prompt {prompt.name!r} registered again; the first one stays", file=sys.stderr)
+            prompt = _sdk_prompt(prompt)  # the SDK's own Prompt, read as ours (section 26), or a TypeError
+        if _kept_first(self, "prompt", prompt.name, self._prompts):  # section 26
             return
         self._prompts[prompt.name] = prompt
         self._list_changed("prompts")
@@ -3872,7 +3795,8 @@ class MCPServer:
             raise ValueError(f"mcp_ref serves the stdio and streamable-http transports, not {transport!r}")
         if _IMPORTING:  # the command line's serve is importing the file (section 32): it would serve twice
             raise RuntimeError('run() is called as the file is imported; call it under if __name__ == "__main__":')
-        code = self._run_http(exit_process=False, **kwargs) if transport == "streamable-http" else \
+        # HTTP: the app of section 19 on the embedded server (_run_http, section 33).
+        code = _run_http(self, exit_process=False, **kwargs) if transport == "streamable-http" else \
             _StdioServer(self, exit_process=False).serve()  # (the command line's ends the process)
         if code:
             raise SystemExit(code)
@@ -3916,12 +3840,6 @@ class MCPServer:
                        keepalive=keepalive, event_store=event_store, retry_interval=retry_interval,
                        max_stream_buffer=max_stream_buffer)
         return _HttpApp(self, options)
-
-    def _run_http(self, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
-                  read_timeout: float = 30.0, exit_process: bool = True, **options: Any) -> int:
-        return _serve_http(self.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
-                           max_client_connections, read_timeout, exit_process)
-
 
 
 # The lists a call has changed so far (None outside a call): MCPServer._announce_changes.
@@ -6114,6 +6032,7 @@ class _HttpApp:
         self.keepalive = float(options["keepalive"])
         self.max_stream_buffer = options["max_stream_buffer"]
         store = options["event_store"]
+        # The store, ours or a deployment's, called through _Events (section 26): plain or async.
         self.events = None if store is False else _Events(EventStore() if store is None else store)
         self.retry = options["retry_interval"]
         self.hosts, self.origins = _allowed(options)
@@ -7038,30 +6957,12 @@ class _ResponseQueue:
 _CLOSED = (False, None, None)
 
 
-class EventMessage:
-    """A stored message as EventStore.replay_events_after hands it back (the
-    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
-
-    __slots__ = ("message", "event_id")
-
-    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
-        self.message, self.event_id = message, event_id
-
-
 class EventStore:
     """The messages of resumable SSE streams, for clients that reconnect with
     Last-Event-ID (basic/transports, "Resumability and Redelivery"): the
-    default, in memory, bounded to ``max_bytes`` (the oldest go first).
-
-    A replacement (``streamable_http_app(event_store=...)``), shared by
-    several workers for instance, has the shape of the SDK's EventStore: its
-    two methods may be plain or ``async``.  ``store_event(stream_id, message)``
-    keeps ``message`` (the JSON-RPC message as bytes; None for a priming
-    event) and returns a new event id, unique across streams, without
-    newlines; ``replay_events_after(last_event_id, send_callback)`` calls
-    ``send_callback(EventMessage(message, event_id))`` for each message of
-    that event's stream stored after it, in order, and returns the stream id
-    (None for an id it does not know)."""
+    default, in memory, bounded to ``max_bytes`` (the oldest go first).  A
+    replacement (``streamable_http_app(event_store=...)``) has the shape of
+    the SDK's EventStore: section 26, _Events."""
 
     def __init__(self, max_bytes: int = 16 * 1024 * 1024) -> None:
         import collections
@@ -7098,7 +6999,7 @@ class EventStore:
             after = [(i, self._events[i][1]) for i in ids[ids.index(last_event_id) + 1:]]
         for event_id, message in after:
             if message is not None:
-                send_callback(EventMessage(message, event_id))
+                send_callback(EventMessage(message, event_id))  # the SDK's EventMessage (section 26)
         return entry[0]  # type: ignore[no-any-return]
 
     def forget(self, prefix: str) -> None:
@@ -7115,70 +7016,6 @@ class EventStore:
         ids.popleft()  # ids grow with time: a stream's oldest is the store's oldest
         if not ids:
             del self._streams[stream_id]
-
-
-class _Events:
-    """The app's event store as its callers need it: plain calls, whether its
-    methods are plain or ``async`` (run then on a loop of their own, never on
-    a tool's, which may be the caller)."""
-
-    def __init__(self, store: Any) -> None:
-        import inspect
-
-        self.backend = store
-        self.own = type(store) is EventStore
-        self.is_async = inspect.iscoroutinefunction(store.store_event)
-        self.loop: Any = _start_event_loop() if self.is_async else None
-
-    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
-        """The new event's id; None (an event without one) if the store failed."""
-        if self.own:  # ours: no await, no failure, ids of digits
-            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
-        try:
-            event_id = str(self._run(self.backend.store_event(stream_id, message)))
-        except Exception as exc:  # a store of the deployment's: the message is still sent
-            _log_exception("the event store failed", exc)
-            return None
-        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
-
-    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
-        """The stream id of ``last_event_id`` and what it holds after it."""
-        found: List[Tuple[bytes, Optional[str]]] = []
-
-        def keep(event: Any) -> None:
-            found.append((event.message, event.event_id))
-
-        async def keep_async(event: Any) -> None:
-            keep(event)
-
-        send = keep_async if self.is_async else keep
-        try:
-            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
-        except Exception as exc:  # as an event id it does not know
-            _log_exception("the event store failed", exc)
-            return None, []
-        return (stream_id if isinstance(stream_id, str) else None), found
-
-    def forget(self, prefix: str) -> None:
-        """An ended session's streams dropped, where the store can: the SDK's
-        shape has no such method, and a subclass of ours that did not run
-        EventStore.__init__ keeps its own storage."""
-        forget = getattr(self.backend, "forget", None)
-        if forget is None or (getattr(type(self.backend), "forget", None) is EventStore.forget
-                              and not hasattr(self.backend, "_lock")):
-            return
-        try:
-            forget(prefix)
-        except Exception as exc:  # a store of the deployment's: the session still ends
-            _log_exception("the event store failed", exc)
-
-    def _run(self, value: Any) -> Any:
-        import asyncio
-        import inspect
-
-        if not inspect.isawaitable(value):
-            return value
-        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
 
 
 class _BatchMember(_ResponseQueue):
@@ -8480,7 +8317,7 @@ def _python_only_type(tp: Any) -> bool:
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
 #                                                             for dict[str, T] or a dataclass: refused), a
 #                                                             key's own errors under "[key]"
-#   _strings_taken        _Tool.__init__ (section 9)          the strings _json_text_arguments keeps       7
+#   _strings_taken        _json_text_params (section 27)      the strings _json_text_arguments keeps       7
 #
 # README: as in section 22's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
@@ -10892,8 +10729,10 @@ def _cleandoc(doc: Optional[str]) -> str:
 # Fenced, as section 22 is.  What a server written for the SDK brings beyond
 # its decorators: the names it imports (mcp.types, mcp.server), the SDK's own
 # objects it returns, the MCPError it raises, its constructor's keywords and its
-# 1.x name, FastMCP; and hand-written schemas, as the SDK's low-level Server
-# takes them.  Nothing here costs a server that does not use it.
+# 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
+# takes them; its Image, Audio and ToolAnnotations, the shape of its event
+# store, and how its decorators and registration fail.  Nothing here costs a
+# server that does not use it.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -10918,6 +10757,24 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
 #                                                             output schema is the rest of the union's
+#   _Media                _content_block (section 8),         the SDK's Image and Audio: bytes or a file,  -
+#                         _message (section 11)               sent as a base64 block
+#   _is_sdk_content       _is_content_class (section 8)       Image, Audio and the SDK's own blocks are    -
+#                                                             content blocks (S5)
+#   _Events               _HttpApp.__init__ (section 19)      the event store, ours or of the SDK's shape:  -
+#                                                             async methods run on a loop of its own; a
+#                                                             failing store logged, its message still sent
+#   ToolAnnotations       _annotations_wire (section 9)       the SDK's class for a tool's hints, its      -
+#                                                             keywords in Python's spelling
+#   _called_bare          MCPServer.tool (section 14),        a decorator used without its call: the SDK's  -
+#                         MCPServer.resource, MCPServer.prompt  TypeError, in its words
+#   _kept_first           MCPServer.add_tool (section 14),    a name registered again: the first stays,    -
+#                         add_resource, add_prompt            with a warning (warn_on_duplicate_tools)
+#   _sdk_model_json       _annotations_wire (section 9),      one of the SDK's models (ToolAnnotations,    -
+#                         _resource_annotations (section 10)  Annotations) as the JSON it sends
+#   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
+#                                                             message and its event id, as its callback
+#                                                             takes them
 #
 # README: as in section 22's table.  test_sdk_names, test_sdk_objects,
 # test_sdk_errors and test_hand_written check these on the wire.
@@ -11189,9 +11046,9 @@ class _SchemaTool(_Tool):
             self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
             if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
                 annotation = _hints_or_none(fn).get("return", _MISSING)
-                self.output_schema, self.wrap, self.validate_ctr, families, self._output_adapter = _output_schema(
+                self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
                     self.name, annotation, structured_output)
-                self._output_check = _checker(self.output_schema, "output", families) \
+                self._output_check = _checker(self.output_schema, "output", out_kinds) \
                     if self.output_schema and self._output_adapter is None else None
                 self.output_title = (self.output_schema or {}).get("title", "Output")
         if output_schema is not None:
@@ -11461,6 +11318,200 @@ def _data_arms(annotation: Any) -> Any:
     return rest[0] if len(rest) == 1 else typing.Union[rest]
 
 
+# -- the SDK's Image and Audio (mcp.server.mcpserver) ------------------------------
+#
+# Conveniences a tool returns for a content block (S5): bytes or a file, sent
+# as section 8's ImageContent or AudioContent, base64-encoded.
+
+class _Media:
+    """Shared by ``Image`` and ``Audio``: bytes or a file, sent base64-encoded."""
+
+    _kind = "image"
+    _types: Dict[str, str] = {}
+
+    def __init__(self, path: Any = None, data: Optional[bytes] = None, format: Optional[str] = None) -> None:
+        if (path is None) == (data is None):
+            raise ValueError("Pass exactly one of path or data")
+        self.path, self.data, self.format = path, data, format
+
+    def mime_type(self) -> str:
+        if self.format:
+            return f"{self._kind}/{self.format.lower()}"
+        if self.path is not None:
+            suffix = os.path.splitext(str(self.path))[1].lower()
+            return self._types.get(suffix, "application/octet-stream")
+        return f"{self._kind}/{'png' if self._kind == 'image' else 'wav'}"
+
+    def to_block(self) -> ImageContent:
+        import base64
+
+        raw = self.data
+        if raw is None:
+            with open(self.path, "rb") as f:
+                raw = f.read()
+        cls = ImageContent if self._kind == "image" else AudioContent
+        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=self.mime_type())
+
+
+class Image(_Media):
+    """An image for the model: ``Image(path="chart.png")`` or ``Image(data=b"...", format="png")``."""
+
+    _types = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+              ".webp": "image/webp"}
+
+
+class Audio(_Media):
+    """Audio for the model: ``Audio(path="note.wav")`` or ``Audio(data=b"...", format="wav")``."""
+
+    _kind = "audio"
+    _types = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
+              ".m4a": "audio/mp4", ".aac": "audio/aac"}
+
+
+def _is_sdk_content(tp: Any) -> bool:
+    """Image and Audio, and the SDK's own content models (mcp.types) when a
+    server still imports them: content blocks, left unstructured (S5)."""
+    if isinstance(tp, type) and issubclass(tp, (Image, Audio)):
+        return True
+    return isinstance(tp, type) and tp.__module__.startswith("mcp") and tp.__name__ in (
+        "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
+
+
+# -- a deployment's event store, of the SDK's EventStore shape ------------------------
+#
+# Section 20's EventStore keeps a session's streams for Last-Event-ID
+# (basic/transports, "Resumability and Redelivery").  A replacement, shared by
+# several workers for instance, has the shape of the SDK's EventStore: its two
+# methods may be plain or ``async``.  ``store_event(stream_id, message)`` keeps
+# ``message`` (the JSON-RPC message as bytes; None for a priming event) and
+# returns a new event id, unique across streams, without newlines;
+# ``replay_events_after(last_event_id, send_callback)`` calls
+# ``send_callback(EventMessage(message, event_id))`` for each message of that
+# event's stream stored after it, in order, and returns the stream id (None for
+# an id it does not know).  _Events calls it as section 20 needs it, and a
+# store that fails costs no message.
+
+class EventMessage:
+    """A stored message as EventStore.replay_events_after hands it back (the
+    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
+
+    __slots__ = ("message", "event_id")
+
+    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
+        self.message, self.event_id = message, event_id
+
+
+class _Events:
+    """The app's event store as its callers need it: plain calls, whether its
+    methods are plain or ``async`` (run then on a loop of their own, never on
+    a tool's, which may be the caller)."""
+
+    def __init__(self, store: Any) -> None:
+        import inspect
+
+        self.backend = store
+        self.own = type(store) is EventStore
+        self.is_async = inspect.iscoroutinefunction(store.store_event)
+        self.loop: Any = _start_event_loop() if self.is_async else None
+
+    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
+        """The new event's id; None (an event without one) if the store failed."""
+        if self.own:  # ours: no await, no failure, ids of digits
+            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
+        try:
+            event_id = str(self._run(self.backend.store_event(stream_id, message)))
+        except Exception as exc:  # a store of the deployment's: the message is still sent
+            _log_exception("the event store failed", exc)
+            return None
+        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
+
+    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
+        """The stream id of ``last_event_id`` and what it holds after it."""
+        found: List[Tuple[bytes, Optional[str]]] = []
+
+        def keep(event: Any) -> None:
+            found.append((event.message, event.event_id))
+
+        async def keep_async(event: Any) -> None:
+            keep(event)
+
+        send = keep_async if self.is_async else keep
+        try:
+            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
+        except Exception as exc:  # as an event id it does not know
+            _log_exception("the event store failed", exc)
+            return None, []
+        return (stream_id if isinstance(stream_id, str) else None), found
+
+    def forget(self, prefix: str) -> None:
+        """An ended session's streams dropped, where the store can: the SDK's
+        shape has no such method, and a subclass of ours that did not run
+        EventStore.__init__ keeps its own storage."""
+        forget = getattr(self.backend, "forget", None)
+        if forget is None or (getattr(type(self.backend), "forget", None) is EventStore.forget
+                              and not hasattr(self.backend, "_lock")):
+            return
+        try:
+            forget(prefix)
+        except Exception as exc:  # a store of the deployment's: the session still ends
+            _log_exception("the event store failed", exc)
+
+    def _run(self, value: Any) -> Any:
+        import asyncio
+        import inspect
+
+        if not inspect.isawaitable(value):
+            return value
+        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
+
+
+# -- the SDK's ToolAnnotations (mcp.types) -----------------------------------------
+
+class ToolAnnotations:
+    """Hints about a tool's behaviour (protocol revisions from 2025-03-26)."""
+
+    def __init__(self, title: Optional[str] = None, read_only_hint: Optional[bool] = None,
+                 destructive_hint: Optional[bool] = None, idempotent_hint: Optional[bool] = None,
+                 open_world_hint: Optional[bool] = None, **kwargs: Any) -> None:
+        self.wire = _drop_none({
+            "title": title,
+            "readOnlyHint": kwargs.get("readOnlyHint", read_only_hint),
+            "destructiveHint": kwargs.get("destructiveHint", destructive_hint),
+            "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
+            "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
+        })
+
+
+# -- the SDK's registration: a decorator without (), a name registered twice --------
+
+
+def _called_bare(first: Any, decorator: str, call: str) -> None:
+    """``@server.tool`` without its call hands the function over as the first
+    argument: the SDK's TypeError, in its words."""
+    if callable(first):
+        raise TypeError(f"The @{decorator} decorator was used incorrectly. Did you forget to call it? "
+                        f"Use @{decorator}{call} instead of @{decorator}")
+
+
+def _kept_first(server: MCPServer, kind: str, name: str, registered: Dict[str, Any]) -> bool:
+    """Whether a tool, resource or prompt of this name is registered already:
+    the SDK keeps the first, with a warning (for a tool, unless
+    warn_on_duplicate_tools=False); remove_tool and remove_prompt make room."""
+    if name not in registered:
+        return False
+    if kind != "tool" or server.settings.get("warn_on_duplicate_tools", True):
+        print(f"mcp_ref: {kind} {name!r} registered again; the first one stays", file=sys.stderr)
+    return True
+
+
+def _sdk_model_json(value: Any) -> Any:
+    """One of the SDK's models (its ToolAnnotations, its Annotations) as the
+    JSON it sends, by alias and without nulls; anything else as it is."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return value
+
+
 # ---------------------------------------------------------------------------
 # 27. SDK fidelity: lax validation and URI template matching
 # ---------------------------------------------------------------------------
@@ -11497,6 +11548,8 @@ def _data_arms(annotation: Any) -> Any:
 #   _exactness, _ranked   _build_union (section 22)           fits: fields set, then exactness
 #   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
+#   _json_text_params     _Tool.__init__ (section 9)          where a string argument may be JSON text:    7
+#                                                             _strings_taken (section 23) for each
 #   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
 #                                                             gives them (levels 1 to 3, /.; explodes)
 #
@@ -11853,6 +11906,14 @@ def _ranked(arm: Any, schema: Any, value: Any, class_kinds: Dict[str, str]) -> T
         _exactness(_Compiler(schema, "strict", class_kinds), schema, value)
     return exact, None if names is None or type(value) is not dict else len(names.intersection(value)), arm
 
+
+
+def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
+    """The parameters whose string argument _json_text_arguments (section 23)
+    may read as JSON text, each with the strings it keeps as they are."""
+    published = input_schema["properties"]
+    return {p.key: taken for p in params if p.key in published and
+            (taken := _strings_taken(published[p.key], input_schema)) is not None}
 
 
 # -- URI templates (RFC 6570) ------------------------------------------------------
@@ -12860,6 +12921,7 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 #   Client                users (public), _cli (section 32)   a server over stdio or HTTP, every revision
 #   _StdioClient          Client                              a server over stdio, started as a child
 #   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
+#   _finite               _param_header_problem (section 19)  a number's text read as a finite float
 #
 # A client over stdio (a child process it starts) or Streamable HTTP: it
 # speaks to a server as a real client would (initialize, or 2026-07-28's
@@ -12912,15 +12974,6 @@ def _user_json(text: str, what: str) -> Any:
                           f"which is not JSON); quote it to send text") from None
     except RecursionError:
         raise _UsageError(f"{what}: nested too deeply") from None
-
-
-def _one_line(text: str, limit: int = 200) -> str:
-    """Text from a server (or a user's file) made fit for a one-line message."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", limit * 3 // 4, limit + 1)  # at a word's end where there is one near
-    return text[:cut if cut > 0 else limit] + " ..."
 
 
 def _load_server(path: str) -> MCPServer:
@@ -14861,6 +14914,7 @@ class _LoopbackCallback:
 #   _progress_line        _show_progress (section 32)         progress: one line that updates, on a terminal
 #   _stderr_line          _show_log (section 32)              a log message, after any progress line
 #   _IMPORTING            MCPServer (section 14)              run() refuses while serve imports the file
+#   _one_line             _HttpApp._guard (section 19)        a client's header, a server's text: one line
 #
 # The commands and their words are _COMMANDS below, and its usage text.
 # SERVER is a Python file that defines an mcp_ref MCPServer, any other
@@ -15163,7 +15217,7 @@ def _cli(argv: List[str]) -> int:
         loaded = _import_server(server)
         if options["http"] is not None:
             host, port = options["http"]
-            return loaded._run_http(host=host, port=port)  # exits 0 at the end, or returns 2
+            return _run_http(loaded, host=host, port=port)  # exits 0 at the end, or returns 2
         return _StdioServer(loaded).serve()  # exits 0 at the end of input
     url = server.startswith(("http://", "https://"))
     spawn = server if url else _spawn(server)[0]
@@ -15675,6 +15729,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
 
 
+def _one_line(text: str, limit: int = 200) -> str:
+    """Text from a server (or a user's file) made fit for a one-line message."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", limit * 3 // 4, limit + 1)  # at a word's end where there is one near
+    return text[:cut if cut > 0 else limit] + " ..."
+
+
 # ---------------------------------------------------------------------------
 # 33. Command line: the HTTP server
 # ---------------------------------------------------------------------------
@@ -15685,7 +15748,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _serve_http           MCPServer.run (section 14)          run("streamable-http") and serve --http
+#   _run_http             MCPServer.run (section 14)          run("streamable-http") and serve --http
+#   _serve_http           _run_http (section 33)              the WSGI app served until SIGINT or SIGTERM
+#   _restore_standard_streams  _StdioServer._drain (section 18)  after run(): fds 0 and 1 the process's own
 #   _HttpServer           _serve_http (section 33)            connections, each request's framing and bounds
 #   wsgi_app              a WSGI server's command line        gunicorn 'mcp_ref:wsgi_app("server.py")'
 #
@@ -15694,6 +15759,13 @@ def main(argv: Optional[List[str]] = None) -> int:
 # requests as RFC 9112 says (anything framed two ways is refused), and bounds
 # what one client can hold: connections per address, and the time a request's
 # head and body may take to arrive.
+
+
+def _run_http(server: MCPServer, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
+              read_timeout: float = 30.0, exit_process: bool = True, **options: Any) -> int:
+    """run("streamable-http") and serve --http: ``server``'s app on this server."""
+    return _serve_http(server.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
+                       max_client_connections, read_timeout, exit_process)
 
 
 def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
