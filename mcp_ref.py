@@ -156,7 +156,7 @@ if sys.version_info < (3, 9):  # else the first failure would be an obscure one,
     raise SystemExit(_TOO_OLD) if __name__ == "__main__" else ImportError(_TOO_OLD)  # one line, or a traceback
 
 from bisect import bisect_right  # for the classes of patterns (section 28)
-from operator import length_hint
+from operator import attrgetter, length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
 # typing takes longer to import than the rest of this module; it is needed only
@@ -4440,6 +4440,8 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 _TASK_TERMINAL = ("completed", "failed", "cancelled")
 _TASK_SUPPORT = ("forbidden", "optional", "required")
+_FORBIDDEN = frozenset(_TASK_SUPPORT[:1])
+_task_support = attrgetter("task_support")
 _TASK_LEASE = 30.0  # seconds a worker vouches for a task it runs; renewed every third of that
 _TASK_POLL_MS = 1000  # the pollIntervalMs suggested ("Task Polling")
 _TASK_RETRIES = 100  # compare-and-set attempts before a busy task is reported as an internal error
@@ -4447,6 +4449,7 @@ _TASK_METHODS = ("tasks_get", "tasks_update", "tasks_cancel", "tasks_list")
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
 _RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
+_TASK_SHOWN = 1024  # tasks whose last Task shown (tasks/get) is kept, to answer the next poll with
 
 
 class TaskStore:
@@ -4552,6 +4555,9 @@ class InMemoryTaskStore(TaskStore):
 
     def peek(self, task_id: str) -> Optional[Dict[str, Any]]:
         """The record parsed once per revision, and shared (a poll parses nothing)."""
+        view = self.views.get(task_id)  # one dict read: as if before or after a write (which drops it first)
+        if view is not None:
+            return view
         with self.lock:
             view = self.views.get(task_id)
             if view is None and task_id in self.records:
@@ -4722,6 +4728,7 @@ class _Tasks:
         self.running: Dict[str, _CallInFlight] = {}  # the tasks this process runs (or has queued)
         self.pool: Optional[_Workers] = None
         self.beating = False  # the heartbeat thread runs
+        self.shows: Dict[Tuple[str, Any], Tuple[Dict[str, Any], Dict[str, Any]]] = {}  # shown's (no lock needed)
         self.lease = _TASK_LEASE
 
     @property
@@ -4950,7 +4957,7 @@ class _Tasks:
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
         owner = _task_owner(conn)
         if handler == "tasks_get":
-            return _task_detailed(self.current(task_id, owner))
+            return self.shown(self.current(task_id, owner), _task_detailed)
         if handler == "tasks_update":
             return self.update(task_id, owner, params)
         self.current(task_id, owner)
@@ -4979,14 +4986,27 @@ class _Tasks:
                 call = self.running.get(task_id)
             if call is not None:
                 call.cancelled = True
-        return _task_wire_v1(record)
+        return self.shown(record, _task_wire_v1)
+
+    def shown(self, record: Dict[str, Any], show: Callable[[Dict[str, Any]], Dict[str, Any]]) -> Dict[str, Any]:
+        """``show(record)``, made once per record a store's peek hands out (a poll
+        of a task that has not changed since builds nothing); not to be changed."""
+        key = (record["taskId"], show)
+        seen = self.shows.get(key)
+        if seen is not None and seen[0] is record:  # the same revision: peek gave the same record
+            return seen[1]
+        task = show(record)
+        if len(self.shows) >= _TASK_SHOWN:
+            self.shows.clear()
+        self.shows[key] = (record, task)
+        return task
 
     def offered(self, handler: str, params: Dict[str, Any], version: Optional[str]) -> str:
         """The request's taskId ("" for tasks/list); -32601 in a revision without
         tasks, or from a server that has no task tool (it does not declare them)."""
-        method = "tasks/" + handler[len("tasks_"):]
-        if handler == "tasks_update" or str(version) < _TASKS_SINCE or not _task_tools(self.server):
-            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        if handler == "tasks_update" or str(version) < _TASKS_SINCE or _FORBIDDEN.issuperset(
+                map(_task_support, self.server._tools.values())):  # no task tool (_task_tools, in C: polled often)
+            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tasks/{handler[len('tasks_'):]}")
         task_id = params.get("taskId", "" if handler == "tasks_list" else None)
         if not isinstance(task_id, str):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
@@ -5000,7 +5020,7 @@ class _Tasks:
 
         cursor = params.get("cursor")
         self.store.purge(time.time())
-        if cursor is not None and (not isinstance(cursor, str) or (self.store.peek(cursor) or {}).get("owner") != owner):
+        if cursor is not None and (not isinstance(cursor, str) or (self.store.get(cursor) or {}).get("owner") != owner):
             raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
         size = self.server.page_size or 100
         page = self.store.list(owner, cursor, size + 1)
