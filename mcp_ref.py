@@ -156,7 +156,7 @@ if sys.version_info < (3, 9):  # else the first failure would be an obscure one,
     raise SystemExit(_TOO_OLD) if __name__ == "__main__" else ImportError(_TOO_OLD)  # one line, or a traceback
 
 from bisect import bisect_right  # for the classes of patterns (section 28)
-from operator import attrgetter, length_hint
+from operator import length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
 # typing takes longer to import than the rest of this module; it is needed only
@@ -3497,6 +3497,7 @@ class MCPServer:
         self._tools_changed()
 
     def _tools_changed(self) -> None:
+        self._tasks.tools_changed()  # section 16
         self._list_changed("tools")
 
     def _list_changed(self, kind: str) -> None:
@@ -4440,8 +4441,6 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 _TASK_TERMINAL = ("completed", "failed", "cancelled")
 _TASK_SUPPORT = ("forbidden", "optional", "required")
-_FORBIDDEN = frozenset(_TASK_SUPPORT[:1])
-_task_support = attrgetter("task_support")
 _TASK_LEASE = 30.0  # seconds a worker vouches for a task it runs; renewed every third of that
 _TASK_POLL_MS = 1000  # the pollIntervalMs suggested ("Task Polling")
 _TASK_RETRIES = 100  # compare-and-set attempts before a busy task is reported as an internal error
@@ -4729,6 +4728,7 @@ class _Tasks:
         self.pool: Optional[_Workers] = None
         self.beating = False  # the heartbeat thread runs
         self.shows: Dict[Tuple[str, Any], Tuple[Dict[str, Any], Dict[str, Any]]] = {}  # shown's (no lock needed)
+        self.offering = False  # whether a tool may become a task (tools_changed)
         self.lease = _TASK_LEASE
 
     @property
@@ -5001,11 +5001,15 @@ class _Tasks:
         self.shows[key] = (record, task)
         return task
 
+    def tools_changed(self) -> None:
+        """Whether a tool may become a task: asked when the tools change, not at each poll."""
+        with self.lock:  # the last to set it has seen every change before it
+            self.offering = bool(_task_tools(self.server))
+
     def offered(self, handler: str, params: Dict[str, Any], version: Optional[str]) -> str:
         """The request's taskId ("" for tasks/list); -32601 in a revision without
         tasks, or from a server that has no task tool (it does not declare them)."""
-        if handler == "tasks_update" or str(version) < _TASKS_SINCE or _FORBIDDEN.issuperset(
-                map(_task_support, self.server._tools.values())):  # no task tool (_task_tools, in C: polled often)
+        if handler == "tasks_update" or not self.offering or str(version) < _TASKS_SINCE:
             raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tasks/{handler[len('tasks_'):]}")
         task_id = params.get("taskId", "" if handler == "tasks_list" else None)
         if not isinstance(task_id, str):

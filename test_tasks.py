@@ -389,6 +389,36 @@ class SessionTasksTest(unittest.TestCase):
         self.assertEqual(self.client.ask("tasks/update", {"taskId": task_id}), {"error": {
             "code": -32601, "message": "Method not found: tasks/update"}})
 
+    def test_tasks_follow_the_task_tools(self) -> None:
+        # Whether the server has a task tool is asked when the tools change, not
+        # at each poll: removed, tasks/* are unknown methods; one back, they work.
+        task_id = self.client.ask("tools/call", {"name": "quick", "arguments": {"n": 2}, "task": {}})["task"]["taskId"]
+        self.assertEqual(self.client.ask("tasks/result", {"taskId": task_id})["content"], [{"type": "text",
+                                                                                              "text": "4"}])
+        tools = {name: self.server._tools[name] for name in self.server._tools}
+        for name, tool in tools.items():
+            if tool.task_support != "forbidden":
+                self.server.remove_tool(name)
+        self.assertEqual(self.client.ask("tasks/get", {"taskId": task_id}), {"error": {
+            "code": -32601, "message": "Method not found: tasks/get"}})
+        self.server.add_tool(lambda n: n, name="again", task_support="optional")
+        self.assertEqual(self.client.ask("tasks/get", {"taskId": task_id})["status"], "completed")
+
+    def test_an_unknown_cursor_is_invalid_params(self) -> None:
+        # server/utilities/pagination: "Invalid cursors SHOULD result in -32602";
+        # the listing never starts again from the top.
+        self.server.page_size = 1
+        ids = [self.client.ask("tools/call", {"name": "quick", "arguments": {"n": n}, "task": {}})["task"]["taskId"]
+               for n in range(3)]
+        first = self.client.ask("tasks/list")
+        second = self.client.ask("tasks/list", {"cursor": first["nextCursor"]})
+        self.assertEqual([task["taskId"] for task in first["tasks"] + second["tasks"]], ids[:2])
+        other = SessionClient(self.server, principal="mallory")
+        for cursor in ("never-issued", "00000000-0000-4000-8000-000000000000", 7, first["nextCursor"]):
+            ask = other.ask if cursor == first["nextCursor"] else self.client.ask  # another's task id: not ours
+            self.assertEqual(ask("tasks/list", {"cursor": cursor}), {"error": {
+                "code": -32602, "message": "Invalid params: unknown cursor"}}, cursor)
+
     def test_older_revisions_have_no_tasks(self) -> None:
         client = Client(self.server)
         client.ask = SessionClient.ask.__get__(client)  # type: ignore[method-assign]
