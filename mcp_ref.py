@@ -4609,7 +4609,7 @@ class SqliteTaskStore(TaskStore):
     threads which come and go (a server's per-connection threads) leave no
     connection open behind them."""
 
-    _IDLE = 4  # connections kept open while no thread uses them
+    _IDLE = 16  # connections kept open while no thread uses them (a gunicorn worker's 16 threads: no churn)
     _VIEWS = (1024, 8 << 20)  # peek's parsed records kept: at most this many, of this much JSON text
 
     def __init__(self, path: str, timeout: float = 30.0) -> None:

@@ -651,8 +651,8 @@ class StoreTest(unittest.TestCase):
         store.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
                       "expiresAt": None})
         opened = len(os.listdir("/proc/self/fd"))
-        for _ in range(3):
-            threads = [threading.Thread(target=store.get, args=("t",)) for _ in range(20)]
+        for _ in range(5):
+            threads = [threading.Thread(target=store.get, args=("t",)) for _ in range(8)]
             for thread in threads:
                 thread.start()
             for thread in threads:
