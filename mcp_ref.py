@@ -4449,6 +4449,7 @@ _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/ta
 _RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
 _TASK_SHOWN = 1024  # tasks whose last Task shown (tasks/get) is kept, to answer the next poll with
+_TASK_VIEWS = (1024, 8 << 20)  # a store's records kept parsed for peek: at most this many, of this much JSON text
 
 
 class TaskStore:
@@ -4513,6 +4514,7 @@ class InMemoryTaskStore(TaskStore):
         self.records: Dict[str, str] = {}
         self.heads: Dict[str, Tuple[str, str, int, float, Optional[float]]] = {}  # owner, status, revision, ...
         self.views: Dict[str, Dict[str, Any]] = {}  # peek's parsed records, made when first peeked
+        self.viewed = 0  # the JSON text of views, in characters
         self.unfinished: Dict[str, int] = {}  # per owner
         self.expiries: List[Tuple[float, str]] = []  # a heap of (expiresAt, taskId); stale entries skipped
 
@@ -4558,10 +4560,15 @@ class InMemoryTaskStore(TaskStore):
         if view is not None:
             return view
         with self.lock:
-            view = self.views.get(task_id)
-            if view is None and task_id in self.records:
-                view = self.views[task_id] = json.loads(self.records[task_id])
-            return view
+            text = self.records.get(task_id)
+            if text is None:
+                return None
+            if len(self.views) >= _TASK_VIEWS[0] or self.viewed + len(text) > _TASK_VIEWS[1]:
+                self.views.clear()
+                self.viewed = 0
+            view = self.views[task_id] = json.loads(text)
+            self.viewed += len(text)
+            return view  # type: ignore[no-any-return]
 
     def update(self, record: Dict[str, Any]) -> bool:
         with self.lock:
@@ -4610,7 +4617,6 @@ class SqliteTaskStore(TaskStore):
     connection open behind them."""
 
     _IDLE = 16  # connections kept open while no thread uses them (a gunicorn worker's 16 threads: no churn)
-    _VIEWS = (1024, 8 << 20)  # peek's parsed records kept: at most this many, of this much JSON text
 
     def __init__(self, path: str, timeout: float = 30.0) -> None:
         import threading
@@ -4673,7 +4679,7 @@ class SqliteTaskStore(TaskStore):
             return seen[1]
         view = json.loads(row[1])
         with self.lock:
-            if len(self.views) >= self._VIEWS[0] or self.viewed + len(row[1]) > self._VIEWS[1]:
+            if len(self.views) >= _TASK_VIEWS[0] or self.viewed + len(row[1]) > _TASK_VIEWS[1]:
                 self.views.clear()
                 self.viewed = 0
             self.views[task_id] = (row[0], view)

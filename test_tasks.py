@@ -642,6 +642,16 @@ class StoreTest(unittest.TestCase):
                 other.delete("t")
                 self.assertIsNone(store.peek("t"))
 
+    def test_the_records_kept_parsed_are_bounded(self) -> None:
+        limit = mcp_ref._TASK_VIEWS[0]
+        for store in self.stores():
+            with self.subTest(store=type(store).__name__):
+                for n in range(limit + 10):
+                    store.create({"taskId": f"t{n}", "owner": "", "status": "working", "revision": 0,
+                                  "createdAt": 1.0, "expiresAt": None})
+                    self.assertEqual(store.peek(f"t{n}"), store.get(f"t{n}"))
+                self.assertLessEqual(len(store.views), limit)  # type: ignore[attr-defined]
+
     @unittest.skipUnless(os.path.isdir("/proc/self/fd"), "counts open files in /proc")
     def test_sqlite_threads_that_end_leave_no_connection(self) -> None:
         # A thread per HTTP connection, a new stdio reader after a slow call:
