@@ -3426,6 +3426,7 @@ class MCPServer:
         self._tools_changed()
 
     def _tools_changed(self) -> None:
+        self._tasks.tools_changed()  # section 16
         self._list_changed("tools")
 
     def _list_changed(self, kind: str) -> None:
@@ -4365,6 +4366,8 @@ _TASK_METHODS = ("tasks_get", "tasks_update", "tasks_cancel", "tasks_list")
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
 _RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
+_TASK_SHOWN = 1024  # tasks whose last Task shown (tasks/get) is kept, to answer the next poll with
+_TASK_VIEWS = (1024, 8 << 20)  # a store's records kept parsed for peek: at most this many, of this much JSON text
 
 
 class TaskStore:
@@ -4387,6 +4390,11 @@ class TaskStore:
     def get(self, task_id: str) -> Optional[Dict[str, Any]]:
         """The record, a copy of its own; None if there is none."""
         raise NotImplementedError
+
+    def peek(self, task_id: str) -> Optional[Dict[str, Any]]:
+        """The record as ``get`` gives it, to read and not to change: a store may
+        hand out one it keeps (what a poll reads: tasks/get costs about a ping)."""
+        return self.get(task_id)
 
     def update(self, record: Dict[str, Any]) -> bool:
         """Compare-and-set: replace the stored record of ``record["taskId"]`` if
@@ -4413,55 +4421,107 @@ class TaskStore:
 
 class InMemoryTaskStore(TaskStore):
     """The default store: this process's memory (gone with it).  Records are
-    kept as JSON text, so that no caller holds a reference into the store."""
+    kept as JSON text, so that no caller holds a reference into the store;
+    beside each, what count, list and purge read (owner, status, revision,
+    times), so that none of them parses a record: a create is O(log n)."""
 
     def __init__(self) -> None:
         import threading
 
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # guards everything below
         self.records: Dict[str, str] = {}
+        self.heads: Dict[str, Tuple[str, str, int, float, Optional[float]]] = {}  # owner, status, revision, ...
+        self.views: Dict[str, Dict[str, Any]] = {}  # peek's parsed records, made when first peeked
+        self.viewed = 0  # the JSON text of views, in characters
+        self.unfinished: Dict[str, int] = {}  # per owner
+        self.expiries: List[Tuple[float, str]] = []  # a heap of (expiresAt, taskId); stale entries skipped
 
     def create(self, record: Dict[str, Any]) -> None:
         with self.lock:
-            self.records[record["taskId"]] = json.dumps(record)
+            self._put(record)
+
+    def _put(self, record: Dict[str, Any]) -> None:
+        """(Under the lock.)  Store the record, replacing the one of its taskId."""
+        import heapq
+
+        task_id, owner, expires = record["taskId"], record["owner"], record["expiresAt"]
+        old = self.heads.get(task_id)
+        self._drop(task_id)
+        self.records[task_id] = json.dumps(record)
+        self.heads[task_id] = (owner, record["status"], record["revision"], record["createdAt"], expires)
+        if record["status"] not in _TASK_TERMINAL:
+            self.unfinished[owner] = self.unfinished.get(owner, 0) + 1
+        if expires is not None and (old is None or old[4] != expires):  # one entry per expiry
+            heapq.heappush(self.expiries, (expires, task_id))
+
+    def _drop(self, task_id: str) -> None:
+        """(Under the lock.)  Forget the record of ``task_id``, if there is one."""
+        head = self.heads.pop(task_id, None)
+        if head is None:
+            return
+        del self.records[task_id]
+        self.views.pop(task_id, None)
+        owner, status = head[0], head[1]
+        if status not in _TASK_TERMINAL:
+            self.unfinished[owner] -= 1
+            if not self.unfinished[owner]:
+                del self.unfinished[owner]
 
     def get(self, task_id: str) -> Optional[Dict[str, Any]]:
         with self.lock:
             text = self.records.get(task_id)
         return None if text is None else json.loads(text)
 
+    def peek(self, task_id: str) -> Optional[Dict[str, Any]]:
+        """The record parsed once per revision, and shared (a poll parses nothing)."""
+        view = self.views.get(task_id)  # one dict read: as if before or after a write (which drops it first)
+        if view is not None:
+            return view
+        with self.lock:
+            text = self.records.get(task_id)
+            if text is None:
+                return None
+            if len(self.views) >= _TASK_VIEWS[0] or self.viewed + len(text) > _TASK_VIEWS[1]:
+                self.views.clear()
+                self.viewed = 0
+            view = self.views[task_id] = json.loads(text)
+            self.viewed += len(text)
+            return view  # type: ignore[no-any-return]
+
     def update(self, record: Dict[str, Any]) -> bool:
         with self.lock:
-            text = self.records.get(record["taskId"])
-            if text is None or json.loads(text)["revision"] != record["revision"]:
+            head = self.heads.get(record["taskId"])
+            if head is None or head[2] != record["revision"]:
                 return False
             record["revision"] += 1
-            self.records[record["taskId"]] = json.dumps(record)
+            self._put(record)
             return True
 
     def delete(self, task_id: str) -> None:
         with self.lock:
-            self.records.pop(task_id, None)
+            self._drop(task_id)
 
     def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
         with self.lock:
-            mine = [r for r in map(json.loads, self.records.values()) if r["owner"] == owner]
-        mine.sort(key=lambda r: (r["createdAt"], r["taskId"]))
-        ids = [r["taskId"] for r in mine]
-        start = ids.index(after) + 1 if after in ids else 0
-        return mine[start:start + limit]
+            mine = sorted((head[3], task_id) for task_id, head in self.heads.items() if head[0] == owner)
+            ids = [task_id for _, task_id in mine]
+            start = ids.index(after) + 1 if after in ids else 0
+            texts = [self.records[task_id] for task_id in ids[start:start + limit]]
+        return [json.loads(text) for text in texts]
 
     def count(self, owner: str) -> Tuple[int, int]:
         with self.lock:
-            records = [json.loads(text) for text in self.records.values()]
-        return sum(r["owner"] == owner and r["status"] not in _TASK_TERMINAL for r in records), len(records)
+            return self.unfinished.get(owner, 0), len(self.records)
 
     def purge(self, now: float) -> None:
+        import heapq
+
         with self.lock:
-            for task_id, text in list(self.records.items()):
-                expires = json.loads(text)["expiresAt"]
-                if expires is not None and expires < now:
-                    del self.records[task_id]
+            while self.expiries and self.expiries[0][0] < now:
+                expires, task_id = heapq.heappop(self.expiries)
+                head = self.heads.get(task_id)
+                if head is not None and head[4] == expires:  # else replaced since, with another expiry
+                    self._drop(task_id)
 
 
 class SqliteTaskStore(TaskStore):
@@ -4469,66 +4529,108 @@ class SqliteTaskStore(TaskStore):
     a restart, and the processes of one machine (gunicorn's workers) share them.
     WAL mode lets readers run beside the writer; a busy database is waited for
     (``timeout`` seconds); compare-and-set is one UPDATE ... WHERE revision = ?,
-    atomic in SQLite.  Not for a network file system (SQLite's own advice)."""
+    atomic in SQLite.  Not for a network file system (SQLite's own advice).
+    Threads take turns on a few connections (one at a time each), so that
+    threads which come and go (a server's per-connection threads) leave no
+    connection open behind them."""
+
+    _IDLE = 16  # connections kept open while no thread uses them (a gunicorn worker's 16 threads: no churn)
 
     def __init__(self, path: str, timeout: float = 30.0) -> None:
         import threading
 
         self.path, self.timeout = path, timeout
-        self.local = threading.local()  # a connection per thread (sqlite3's rule)
+        self.lock = threading.Lock()  # guards the two below
+        self.idle: List[Any] = []
+        self.views: Dict[str, Tuple[int, Dict[str, Any]]] = {}  # taskId: (revision, record), for peek
+        self.viewed = 0  # the JSON text of views, in characters
 
-    def _db(self) -> Any:
-        db = getattr(self.local, "db", None)
+    def _execute(self, query: str, args: Tuple[Any, ...], fetch: str = "") -> Any:
+        """One statement on an idle connection (opened if none is): its first
+        row (fetch "one"), all its rows ("all"), or how many it changed."""
+        with self.lock:
+            db = self.idle.pop() if self.idle else None
         if db is None:
-            import sqlite3
+            db = self._connect()
+        try:
+            cursor = db.execute(query, args)
+            return cursor.fetchone() if fetch == "one" else cursor.fetchall() if fetch == "all" else cursor.rowcount
+        finally:
+            with self.lock:
+                kept = len(self.idle) < self._IDLE
+                if kept:
+                    self.idle.append(db)
+            if not kept:
+                db.close()
 
-            db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
-            db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("CREATE TABLE IF NOT EXISTS mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
-                       "status TEXT NOT NULL, revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, "
-                       "data TEXT NOT NULL)")
-            self.local.db = db
+    def _connect(self) -> Any:
+        import sqlite3
+
+        # check_same_thread=False: a connection passes from thread to thread, used by one at a time
+        db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("CREATE TABLE IF NOT EXISTS mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+                   "status TEXT NOT NULL, revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, "
+                   "data TEXT NOT NULL)")
         return db
 
     def create(self, record: Dict[str, Any]) -> None:
-        self._db().execute("INSERT INTO mcp_tasks VALUES (?, ?, ?, ?, ?, ?, ?)", (
+        self._execute("INSERT INTO mcp_tasks VALUES (?, ?, ?, ?, ?, ?, ?)", (
             record["taskId"], record["owner"], record["status"], record["revision"], record["createdAt"],
             record["expiresAt"], json.dumps(record)))
 
     def get(self, task_id: str) -> Optional[Dict[str, Any]]:
-        row = self._db().execute("SELECT data FROM mcp_tasks WHERE id = ?", (task_id,)).fetchone()
+        row = self._execute("SELECT data FROM mcp_tasks WHERE id = ?", (task_id,), "one")
         return None if row is None else json.loads(row[0])
+
+    def peek(self, task_id: str) -> Optional[Dict[str, Any]]:
+        """Read from the file each time (another worker's writes are seen), but
+        parsed only when its revision changed since this process last peeked."""
+        seen = self.views.get(task_id)
+        row = self._execute("SELECT revision, CASE WHEN revision = ? THEN NULL ELSE data END FROM mcp_tasks "
+                            "WHERE id = ?", (-1 if seen is None else seen[0], task_id), "one")
+        if row is None:
+            self.views.pop(task_id, None)
+            return None
+        if row[1] is None and seen is not None:
+            return seen[1]
+        view = json.loads(row[1])
+        with self.lock:
+            if len(self.views) >= _TASK_VIEWS[0] or self.viewed + len(row[1]) > _TASK_VIEWS[1]:
+                self.views.clear()
+                self.viewed = 0
+            self.views[task_id] = (row[0], view)
+            self.viewed += len(row[1])
+        return view  # type: ignore[no-any-return]
 
     def update(self, record: Dict[str, Any]) -> bool:
         new = dict(record, revision=record["revision"] + 1)
-        cursor = self._db().execute(
+        changed = self._execute(
             "UPDATE mcp_tasks SET status = ?, revision = ?, expires = ?, data = ? WHERE id = ? AND revision = ?",
             (new["status"], new["revision"], new["expiresAt"], json.dumps(new), record["taskId"], record["revision"]))
-        if cursor.rowcount != 1:
+        if changed != 1:
             return False
         record["revision"] = new["revision"]
         return True
 
     def delete(self, task_id: str) -> None:
-        self._db().execute("DELETE FROM mcp_tasks WHERE id = ?", (task_id,))
+        self._execute("DELETE FROM mcp_tasks WHERE id = ?", (task_id,))
 
     def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
-        db = self._db()
-        start = db.execute("SELECT created, id FROM mcp_tasks WHERE id = ? AND owner = ?", (after, owner)).fetchone()
+        start = self._execute("SELECT created, id FROM mcp_tasks WHERE id = ? AND owner = ?", (after, owner), "one")
         created, last = start if start is not None else (-1.0, "")
-        rows = db.execute("SELECT data FROM mcp_tasks WHERE owner = ? AND (created > ? OR (created = ? AND id > ?)) "
-                          "ORDER BY created, id LIMIT ?", (owner, created, created, last, limit)).fetchall()
+        rows = self._execute("SELECT data FROM mcp_tasks WHERE owner = ? AND (created > ? OR (created = ? AND "
+                             "id > ?)) ORDER BY created, id LIMIT ?", (owner, created, created, last, limit), "all")
         return [json.loads(row[0]) for row in rows]
 
     def count(self, owner: str) -> Tuple[int, int]:
-        db = self._db()
-        mine = db.execute("SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND status NOT IN (?, ?, ?)",
-                          (owner,) + _TASK_TERMINAL).fetchone()[0]
-        return int(mine), int(db.execute("SELECT COUNT(*) FROM mcp_tasks").fetchone()[0])
+        mine = self._execute("SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND status NOT IN (?, ?, ?)",
+                             (owner,) + _TASK_TERMINAL, "one")[0]
+        return int(mine), int(self._execute("SELECT COUNT(*) FROM mcp_tasks", (), "one")[0])
 
     def purge(self, now: float) -> None:
-        self._db().execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))
+        self._execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))
 
 
 class _StartTask(BaseException):
@@ -4549,6 +4651,8 @@ class _Tasks:
         self.running: Dict[str, _CallInFlight] = {}  # the tasks this process runs (or has queued)
         self.pool: Optional[_Workers] = None
         self.beating = False  # the heartbeat thread runs
+        self.shows: Dict[Tuple[str, Any], Tuple[Dict[str, Any], Dict[str, Any]]] = {}  # shown's (no lock needed)
+        self.offering = False  # whether a tool may become a task (tools_changed)
         self.lease = _TASK_LEASE
 
     @property
@@ -4736,7 +4840,7 @@ class _Tasks:
                                             f'{self.server.max_tasks_per_client} task ids')
         owner = _task_owner(conn)
         return [task_id for task_id in task_ids
-                if isinstance(task_id, str) and (self.store.get(task_id) or {}).get("owner") == owner]
+                if isinstance(task_id, str) and (self.store.peek(task_id) or {}).get("owner") == owner]
 
     def _beat(self) -> None:
         """The heartbeat: while this process runs tasks, renew their leases; and
@@ -4777,7 +4881,7 @@ class _Tasks:
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
         owner = _task_owner(conn)
         if handler == "tasks_get":
-            return _task_detailed(self.current(task_id, owner))
+            return self.shown(self.current(task_id, owner), _task_detailed)
         if handler == "tasks_update":
             return self.update(task_id, owner, params)
         self.current(task_id, owner)
@@ -4806,14 +4910,31 @@ class _Tasks:
                 call = self.running.get(task_id)
             if call is not None:
                 call.cancelled = True
-        return _task_wire_v1(record)
+        return self.shown(record, _task_wire_v1)
+
+    def shown(self, record: Dict[str, Any], show: Callable[[Dict[str, Any]], Dict[str, Any]]) -> Dict[str, Any]:
+        """``show(record)``, made once per record a store's peek hands out (a poll
+        of a task that has not changed since builds nothing); not to be changed."""
+        key = (record["taskId"], show)
+        seen = self.shows.get(key)
+        if seen is not None and seen[0] is record:  # the same revision: peek gave the same record
+            return seen[1]
+        task = show(record)
+        if len(self.shows) >= _TASK_SHOWN:
+            self.shows.clear()
+        self.shows[key] = (record, task)
+        return task
+
+    def tools_changed(self) -> None:
+        """Whether a tool may become a task: asked when the tools change, not at each poll."""
+        with self.lock:  # the last to set it has seen every change before it
+            self.offering = bool(_task_tools(self.server))
 
     def offered(self, handler: str, params: Dict[str, Any], version: Optional[str]) -> str:
         """The request's taskId ("" for tasks/list); -32601 in a revision without
         tasks, or from a server that has no task tool (it does not declare them)."""
-        method = "tasks/" + handler[len("tasks_"):]
-        if handler == "tasks_update" or str(version) < _TASKS_SINCE or not _task_tools(self.server):
-            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        if handler == "tasks_update" or not self.offering or str(version) < _TASKS_SINCE:
+            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tasks/{handler[len('tasks_'):]}")
         task_id = params.get("taskId", "" if handler == "tasks_list" else None)
         if not isinstance(task_id, str):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "taskId" must be a string')
@@ -4866,7 +4987,7 @@ class _Tasks:
         (its worker died): failed."""
         import time
 
-        record = self.store.get(task_id)
+        record = self.store.peek(task_id)  # read, never changed: _change makes a new one
         if record is None or record["owner"] != owner:
             raise _RpcError(INVALID_PARAMS, _TASK_NOT_FOUND)
         now = time.time()
@@ -4875,7 +4996,7 @@ class _Tasks:
             raise _RpcError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
         if record["status"] == "working" and record["lease"] < now:
             self._change(task_id, _lost)
-            record = self.store.get(task_id) or record
+            record = self.store.peek(task_id) or record
         return record
 
     def update(self, task_id: str, owner: str, params: Dict[str, Any]) -> Dict[str, Any]:

@@ -389,6 +389,36 @@ class SessionTasksTest(unittest.TestCase):
         self.assertEqual(self.client.ask("tasks/update", {"taskId": task_id}), {"error": {
             "code": -32601, "message": "Method not found: tasks/update"}})
 
+    def test_tasks_follow_the_task_tools(self) -> None:
+        # Whether the server has a task tool is asked when the tools change, not
+        # at each poll: removed, tasks/* are unknown methods; one back, they work.
+        task_id = self.client.ask("tools/call", {"name": "quick", "arguments": {"n": 2}, "task": {}})["task"]["taskId"]
+        self.assertEqual(self.client.ask("tasks/result", {"taskId": task_id})["content"], [{"type": "text",
+                                                                                              "text": "4"}])
+        tools = {name: self.server._tools[name] for name in self.server._tools}
+        for name, tool in tools.items():
+            if tool.task_support != "forbidden":
+                self.server.remove_tool(name)
+        self.assertEqual(self.client.ask("tasks/get", {"taskId": task_id}), {"error": {
+            "code": -32601, "message": "Method not found: tasks/get"}})
+        self.server.add_tool(lambda n: n, name="again", task_support="optional")
+        self.assertEqual(self.client.ask("tasks/get", {"taskId": task_id})["status"], "completed")
+
+    def test_an_unknown_cursor_is_invalid_params(self) -> None:
+        # server/utilities/pagination: "Invalid cursors SHOULD result in -32602";
+        # the listing never starts again from the top.
+        self.server.page_size = 1
+        ids = [self.client.ask("tools/call", {"name": "quick", "arguments": {"n": n}, "task": {}})["task"]["taskId"]
+               for n in range(3)]
+        first = self.client.ask("tasks/list")
+        second = self.client.ask("tasks/list", {"cursor": first["nextCursor"]})
+        self.assertEqual([task["taskId"] for task in first["tasks"] + second["tasks"]], ids[:2])
+        other = SessionClient(self.server, principal="mallory")
+        for cursor in ("never-issued", "00000000-0000-4000-8000-000000000000", 7, first["nextCursor"]):
+            ask = other.ask if cursor == first["nextCursor"] else self.client.ask  # another's task id: not ours
+            self.assertEqual(ask("tasks/list", {"cursor": cursor}), {"error": {
+                "code": -32602, "message": "Invalid params: unknown cursor"}}, cursor)
+
     def test_older_revisions_have_no_tasks(self) -> None:
         client = Client(self.server)
         client.ask = SessionClient.ask.__get__(client)  # type: ignore[method-assign]
@@ -588,6 +618,81 @@ class StoreTest(unittest.TestCase):
                 self.assertIsNone(store.get("t0"))
                 store.delete("t3")
                 self.assertEqual(store.count("a"), (1, 2))
+
+    def test_peek_sees_every_write(self) -> None:
+        # What a poll reads: the record as get gives it, after each write; with
+        # SQLite, also a write by another process's store (another worker).
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "tasks.db")
+        pairs = [(mcp_ref.InMemoryTaskStore(),) * 2, (mcp_ref.SqliteTaskStore(path), mcp_ref.SqliteTaskStore(path))]
+        for store, other in pairs:
+            with self.subTest(store=type(store).__name__):
+                self.assertIsNone(store.peek("t"))
+                store.create({"taskId": "t", "owner": "a", "status": "working", "revision": 0, "createdAt": 1.0,
+                              "expiresAt": 50.0, "n": 0})
+                for n in range(1, 4):
+                    self.assertEqual(store.peek("t"), store.get("t"))
+                    self.assertEqual(store.peek("t"), store.peek("t"))
+                    record = other.get("t")
+                    assert record is not None
+                    record.update(n=n, status="completed" if n == 3 else "working")
+                    self.assertTrue(other.update(record))
+                    self.assertEqual(dict(store.peek("t") or {}, revision=0), dict(record, revision=0))
+                self.assertEqual(store.count("a"), (0, 1))
+                other.delete("t")
+                self.assertIsNone(store.peek("t"))
+
+    def test_the_records_kept_parsed_are_bounded(self) -> None:
+        limit = mcp_ref._TASK_VIEWS[0]
+        for store in self.stores():
+            with self.subTest(store=type(store).__name__):
+                for n in range(limit + 10):
+                    store.create({"taskId": f"t{n}", "owner": "", "status": "working", "revision": 0,
+                                  "createdAt": 1.0, "expiresAt": None})
+                    self.assertEqual(store.peek(f"t{n}"), store.get(f"t{n}"))
+                self.assertLessEqual(len(store.views), limit)  # type: ignore[attr-defined]
+
+    @unittest.skipUnless(os.path.isdir("/proc/self/fd"), "counts open files in /proc")
+    def test_sqlite_threads_that_end_leave_no_connection(self) -> None:
+        # A thread per HTTP connection, a new stdio reader after a slow call:
+        # threads come and go, and the store's connections must not pile up
+        # (a connection per thread stayed open after its thread ended).
+        store = mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db"))
+        store.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
+                      "expiresAt": None})
+        opened = len(os.listdir("/proc/self/fd"))
+        for _ in range(5):
+            threads = [threading.Thread(target=store.get, args=("t",)) for _ in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(WAIT)
+        self.assertLessEqual(len(os.listdir("/proc/self/fd")), opened + 2 * store._IDLE)
+        self.assertEqual(store.peek("t"), store.get("t"))
+
+    def test_counts_follow_every_write(self) -> None:
+        # count without reading every record: kept as records are created,
+        # updated (to a terminal status and back), deleted and purged.
+        store = mcp_ref.InMemoryTaskStore()
+        for n in range(6):
+            store.create({"taskId": f"t{n}", "owner": "ab"[n % 2], "status": "working", "revision": 0,
+                          "createdAt": float(n), "expiresAt": 100.0 + n if n < 4 else None})
+        record = store.get("t0")
+        assert record is not None
+        for status, want in (("completed", (2, 6)), ("input_required", (3, 6)), ("failed", (2, 6))):
+            record["status"] = status
+            self.assertTrue(store.update(record))
+            self.assertEqual(store.count("a"), want)
+        record["expiresAt"] = 200.0  # a later expiry: purged by that, not the first
+        self.assertTrue(store.update(record))
+        store.purge(103.5)
+        self.assertEqual((store.count("a"), store.count("b")), ((1, 3), (1, 3)))
+        self.assertEqual([r["taskId"] for r in store.list("a", None, 10)], ["t0", "t4"])
+        store.purge(300.0)
+        self.assertEqual((store.count("a"), store.count("b")), ((1, 2), (1, 2)))
+        self.assertEqual([r["taskId"] for r in store.list("a", None, 10)], ["t4"])
+        store.delete("t5")
+        self.assertEqual(store.count("b"), (0, 1))
 
 
 # -- over real pipes: a process that dies ------------------------------------------------------
