@@ -3394,7 +3394,7 @@ class MCPServer:
         if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays (section 26)
             return
         self._tools[tool.name] = tool
-        self._tools_changed()
+        self._list_changed("tools")
 
     def tool(
         self,
@@ -3423,16 +3423,14 @@ class MCPServer:
         if name not in self._tools:
             raise ToolError(f"Unknown tool: {name}")
         del self._tools[name]
-        self._tools_changed()
-
-    def _tools_changed(self) -> None:
-        self._tasks.tools_changed()  # section 16
         self._list_changed("tools")
 
     def _list_changed(self, kind: str) -> None:
         """notifications/{kind}/list_changed to each connection serving now
         (server/tools, "List Changed"), once per call that changes the list:
         during one (_announce_changes), when it ends."""
+        if kind == "tools":
+            self._tasks.tools_changed()  # whether a tool may become a task (section 16)
         pending = _CHANGES.get()
         if pending is not None:
             pending.setdefault(kind)
