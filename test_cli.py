@@ -91,9 +91,9 @@ class Run(NamedTuple):
 
 
 def run_cli(args: Sequence[str], timeout: float = 90.0, stdin: Optional[str] = None, script: bool = False) -> Run:
-    start = time.monotonic()
+    start, command = time.monotonic(), [sys.executable, "-S", CLI] if script else COMMAND
     try:
-        done = subprocess.run([*([sys.executable, "-S", CLI] if script else COMMAND), *args], capture_output=True, text=True, timeout=timeout,
+        done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout,
                               env=ENV, **({"stdin": subprocess.DEVNULL} if stdin is None else {"input": stdin}))
     except subprocess.TimeoutExpired:
         raise AssertionError(f"mcp_ref {' '.join(args)[:200]} still running after {timeout} s") from None

@@ -19,7 +19,7 @@ from unittest import mock
 import mcp_ref
 from mcp_ref import Client, MCPError
 from test_cli import CliTestCase
-from _testing import wait_for_port
+from _testing import copy_into, wait_for_port
 from test_http import InProcess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -526,7 +526,7 @@ class TypeScriptServerTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
         cls.script = os.path.join(NODE_DIR, "ts_server.mjs")  # beside its node_modules
-        shutil.copy(os.path.join(HERE, "testdata", "ts_server.mjs"), cls.script)
+        copy_into(os.path.join(HERE, "testdata", "ts_server.mjs"), cls.script)
 
     def check(self, client: Client) -> None:
         with client:

@@ -5,7 +5,8 @@
 Runs the modules (all test_*.py by default) one after the other in this process,
 as ``python -m unittest`` would, and prints each module's total (its class and
 module fixtures included) and the N slowest tests (setUp and tearDown included,
-setUpClass counted in the module's total only), in wall and CPU seconds (children's included).  Failures are listed, not hidden.
+setUpClass counted in the module's total only), in wall and CPU seconds (the
+CPU of finished children included).  Failures are listed, not hidden.
 """
 
 import argparse
