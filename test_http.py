@@ -1169,7 +1169,9 @@ class InProcessTest(unittest.TestCase):
 
 class CliOverHttpTest(SharedServer):
     def cli(self, *args: str) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
-        return subprocess.run([sys.executable, CLI, *args], capture_output=True, text=True, timeout=60)
+        from test_cli import COMMAND  # from the cached bytecode: test_cli runs the file itself as a script
+
+        return subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=60)
 
     def test_list_and_call_in_both_eras(self) -> None:
         url = f"http://127.0.0.1:{self.server.port}/mcp"
