@@ -108,3 +108,14 @@ def wait_for_port(port: int, seconds: float = 30.0) -> None:
             return
         except OSError:
             time.sleep(0.1)
+
+
+def copy_into(source: str, destination: str) -> None:
+    """``source`` copied to ``destination`` whole or not at all (a temporary
+    name, then renamed): CI runs two suites at once, and one must never start
+    node on the other's half-written copy (the drivers go beside node_modules)."""
+    import shutil
+
+    temporary = f"{destination}.{os.getpid()}.tmp"
+    shutil.copy(source, temporary)
+    os.replace(temporary, destination)

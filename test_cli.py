@@ -26,6 +26,12 @@ QUICKSTART = os.path.join(HERE, "examples", "quickstart.py")
 EVERYTHING = os.path.join(HERE, "examples", "everything.py")
 # Deterministic: strict UTF-8 on the pipes, whatever the machine's locale.
 ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
+# The command line as `python mcp_ref.py` runs it (the file as __main__, argv[0]
+# its path, its folder first on sys.path), but from the cached bytecode: a
+# script is compiled afresh on every run, 0.2 s of CPU, and this module runs it
+# 150 times.  CommandTest runs the file itself.
+COMMAND = [sys.executable, "-S", "-c", f"import runpy, sys; sys.path[0] = {HERE!r}; "
+           "runpy.run_module('mcp_ref', run_name='__main__', alter_sys=True)"]
 
 # A fake server's frame: it marks that it started, then answers line by line.
 # A method's handler is one line of Python with ``request`` in scope.
@@ -84,10 +90,10 @@ class Run(NamedTuple):
     seconds: float
 
 
-def run_cli(args: Sequence[str], timeout: float = 90.0, stdin: Optional[str] = None) -> Run:
-    start = time.monotonic()
+def run_cli(args: Sequence[str], timeout: float = 90.0, stdin: Optional[str] = None, script: bool = False) -> Run:
+    start, command = time.monotonic(), [sys.executable, "-S", CLI] if script else COMMAND
     try:
-        done = subprocess.run([sys.executable, "-S", CLI, *args], capture_output=True, text=True, timeout=timeout,
+        done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=timeout,
                               env=ENV, **({"stdin": subprocess.DEVNULL} if stdin is None else {"input": stdin}))
     except subprocess.TimeoutExpired:
         raise AssertionError(f"mcp_ref {' '.join(args)[:200]} still running after {timeout} s") from None
@@ -657,7 +663,7 @@ def on_terminal(args: Sequence[str], typed: str = "", stdin: bool = True) -> Tup
     leader, follower = pty.openpty()
     try:
         os.write(leader, typed.encode())
-        process = subprocess.Popen([sys.executable, "-S", CLI, *args], stdout=subprocess.PIPE, stderr=follower,
+        process = subprocess.Popen([*COMMAND, *args], stdout=subprocess.PIPE, stderr=follower,
                                    stdin=follower if stdin else subprocess.DEVNULL, env=ENV)
         os.close(follower)
         out, _ = process.communicate(timeout=30)
@@ -702,10 +708,18 @@ class CommandTest(CliTestCase):
     """The command line itself: its name, its mistakes, and what serve refuses (issue 25)."""
 
     def test_unknown_command(self) -> None:
-        run = run_cli(["frob", "x"])
+        run = run_cli(["frob", "x"], script=True)
         self.assertFailed(run, 2, "unknown command 'frob'; the commands: list, call, resources, read, prompts, "
                                   "prompt, complete, serve (python mcp_ref.py --help tells more)")
         self.assertFailed(run_cli(["list"]), 2, "list needs a SERVER: usage: python mcp_ref.py list SERVER")
+
+    def test_the_file_as_a_script(self) -> None:
+        # The other tests run the command line from its cached bytecode (COMMAND):
+        # the file itself, run as the README runs it, gives the same.
+        args = ["call", EVERYTHING, "test_simple_text"]
+        self.assertEqual(run_cli(args, script=True)[:3], run_cli(args)[:3])
+        self.assertEqual(run_cli(args)[:3], (0, "content:\n  This is a simple text response for testing.\n"
+                                                "isError: false\n", ""))
 
     def test_installed_name(self) -> None:
         # pip's script for pyproject's [project.scripts] entry: its name is argv[0].

@@ -19,7 +19,7 @@ from unittest import mock
 import mcp_ref
 from mcp_ref import Client, MCPError
 from test_cli import CliTestCase
-from _testing import wait_for_port
+from _testing import copy_into, wait_for_port
 from test_http import InProcess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,6 +29,10 @@ QUICKSTART = os.path.join(HERE, "examples", "quickstart.py")
 LAUNCHER = os.path.join(HERE, "testdata", "sdk_launcher.py")
 HAVE_SDK = importlib.util.find_spec("mcp") is not None and importlib.util.find_spec("uvicorn") is not None
 STDIO = [sys.executable, CLI, "serve", EVERYTHING]
+# The same serve, with tasks/get suggested every 50 ms rather than every second
+# (the client sleeps what the server suggests: ten tasks would wait ten seconds).
+FAST_POLLS = [sys.executable, "-c", f"import sys; sys.path.insert(0, {HERE!r}); import mcp_ref; "
+              f"mcp_ref._TASK_POLL_MS = 50; sys.exit(mcp_ref.main(['serve', {EVERYTHING!r}]))"]
 ASKING = os.path.join(HERE, "testdata", "client_server.py")
 ERAS = ("2025-11-25", "2026-07-28")
 
@@ -61,6 +65,10 @@ class Everything:
     """The same checks over any transport: ``connect(protocol_version, **callbacks)``."""
 
     def connect(self, protocol_version: Optional[str], **options: Any) -> Client:
+        raise NotImplementedError
+
+    def polls_fast(self) -> Any:
+        """A context in which connect's server suggests polling a task every 50 ms."""
         raise NotImplementedError
 
     def test_lists_calls_and_reads_in_both_eras(self) -> None:
@@ -123,6 +131,10 @@ class Everything:
     def test_tasks_followed_to_their_result(self) -> None:
         # Issue 24: with tasks=True a call the server makes a task is polled to
         # its end and returns as any call; return_task=True gives the handle.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            self.check_tasks_followed()
+
+    def check_tasks_followed(self) -> None:
         for era in ERAS:
             with self.subTest(era=era), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
                 seen: List[str] = []
@@ -180,8 +192,13 @@ class Everything:
 
 
 class StdioTest(Everything, unittest.TestCase):
+    command = STDIO
+
     def connect(self, protocol_version: Optional[str], **options: Any) -> Client:
-        return Client(STDIO, protocol_version=protocol_version, **options)
+        return Client(self.command, protocol_version=protocol_version, **options)
+
+    def polls_fast(self) -> Any:
+        return mock.patch.object(self, "command", FAST_POLLS)
 
     def test_elicitation_form_defaults_and_url_mode(self) -> None:
         asked: List[Dict[str, Any]] = []
@@ -336,6 +353,9 @@ class HttpTest(Everything, unittest.TestCase):
 
     def connect(self, protocol_version: Optional[str], **options: Any) -> Client:
         return Client(self.url, protocol_version=protocol_version, **options)
+
+    def polls_fast(self) -> Any:
+        return mock.patch.object(mcp_ref, "_TASK_POLL_MS", 50)
 
     def test_elicitation_in_the_handshake_eras(self) -> None:
         # The answer goes on a connection of its own, while the call's SSE
@@ -506,7 +526,7 @@ class TypeScriptServerTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
         cls.script = os.path.join(NODE_DIR, "ts_server.mjs")  # beside its node_modules
-        shutil.copy(os.path.join(HERE, "testdata", "ts_server.mjs"), cls.script)
+        copy_into(os.path.join(HERE, "testdata", "ts_server.mjs"), cls.script)
 
     def check(self, client: Client) -> None:
         with client:

@@ -189,7 +189,8 @@ class ContextServer(ServerProcess):
         self.stderr_chunks: List[bytes] = []
         self.init_reply: Dict[str, Any] = {}
         threading.Thread(target=self._pump, daemon=True).start()
-        threading.Thread(target=self._pump_stderr, daemon=True).start()
+        self._stderr_pump = threading.Thread(target=self._pump_stderr, daemon=True)
+        self._stderr_pump.start()
 
     def until(self, id_: Any) -> List[Dict[str, Any]]:
         """Every frame up to and including the response to request ``id_``."""

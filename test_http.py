@@ -512,6 +512,9 @@ class ShutdownTest(unittest.TestCase):
             started = time.monotonic()
             for _ in range(20):  # a burst: the handler must never wait for a lock the main thread holds
                 server.process.send_signal(signum)
+            # It exits by itself: stop() would send SIGTERM once more, which kills
+            # with -15 if it comes as run() returns (the default handler back).
+            self.assertEqual(server.process.wait(10), 0)
             self.assertEqual(server.stop(), 0)
             self.assertLess(time.monotonic() - started, 3)
             conn.close()
@@ -971,6 +974,9 @@ class ProcessEdgeTest(unittest.TestCase):
             rest = Response(200, {}, first + response.read())
             self.assertEqual(rest.events()[-1]["result"]["content"][0]["text"], "waited 2.0")
             conn.close()
+            # It exits by itself; stop()'s own SIGTERM, come while run() returns
+            # (the default handler back), would kill it: -15 on a loaded machine.
+            self.assertEqual(server.process.wait(30), 0)
         finally:
             self.assertEqual(server.stop(), 0)
 
@@ -1172,7 +1178,9 @@ class InProcessTest(unittest.TestCase):
 
 class CliOverHttpTest(SharedServer):
     def cli(self, *args: str) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
-        return subprocess.run([sys.executable, CLI, *args], capture_output=True, text=True, timeout=60)
+        from test_cli import COMMAND  # from the cached bytecode: test_cli runs the file itself as a script
+
+        return subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=60)
 
     def test_list_and_call_in_both_eras(self) -> None:
         url = f"http://127.0.0.1:{self.server.port}/mcp"

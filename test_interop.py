@@ -263,10 +263,10 @@ HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(
 class TypeScriptClientTest(unittest.TestCase):
     def test_weather_example(self) -> None:
         sys.path.insert(0, HERE)
-        from _testing import load_example
+        from _testing import copy_into, load_example
 
         driver = os.path.join(NODE_DIR, "ts_client.mjs")
-        shutil.copy(os.path.join(HERE, "testdata", "ts_client.mjs"), driver)
+        copy_into(os.path.join(HERE, "testdata", "ts_client.mjs"), driver)
         calls = EXAMPLES["examples/weather.py"]
         run = subprocess.run(["node", driver, sys.executable, os.path.join(HERE, "examples", "weather.py"),
                               json.dumps(calls)], capture_output=True, text=True, timeout=120)
@@ -288,8 +288,10 @@ class TypeScriptClientTest(unittest.TestCase):
         (examples/context_demo.py), answering the server's questions."""
         import importlib.util
 
+        from _testing import copy_into
+
         driver = os.path.join(NODE_DIR, "ts_everything_client.mjs")
-        shutil.copy(os.path.join(HERE, "testdata", "ts_everything_client.mjs"), driver)
+        copy_into(os.path.join(HERE, "testdata", "ts_everything_client.mjs"), driver)
         run = subprocess.run(["node", driver, sys.executable, os.path.join(HERE, "examples", "notes.py"),
                               os.path.join(HERE, "examples", "context_demo.py")],
                              capture_output=True, text=True, timeout=120)
@@ -317,8 +319,10 @@ class TypeScriptClientTest(unittest.TestCase):
     def test_weather_example_over_http(self) -> None:
         from test_http import ServerProcess
 
+        from _testing import copy_into
+
         driver = os.path.join(NODE_DIR, "ts_http_client.mjs")
-        shutil.copy(os.path.join(HERE, "testdata", "ts_http_client.mjs"), driver)
+        copy_into(os.path.join(HERE, "testdata", "ts_http_client.mjs"), driver)
         calls = EXAMPLES["examples/weather.py"]
         server = ServerProcess(command=[sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve",
                                         os.path.join(HERE, "examples", "weather.py"), "--http", "127.0.0.1:0"])

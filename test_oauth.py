@@ -755,6 +755,10 @@ class HostileTest(OAuthTest):
 
         callback = mcp_ref._LoopbackCallback(None, 30)
         self.addCleanup(callback.close)
+        # A silent connection is dropped after the handler's timeout: 10 s, too
+        # long to wait here; the same rule, a second.
+        self.assertEqual(callback.server.RequestHandlerClass.timeout, 10)
+        callback.server.RequestHandlerClass.timeout = 1
         silent = socket.create_connection(("127.0.0.1", callback.server.server_address[1]), timeout=30)
         self.addCleanup(silent.close)
 
@@ -871,8 +875,8 @@ class GeneratedInputTest(OAuthTest):
         import random
 
         rng = random.Random(self.SEED)
+        fake = self.fake()  # one server: each run's documents are its "raw" answers (150 servers took 5 s to stop)
         for _ in range(150):
-            fake = self.fake()
             prm: Dict[str, Any] = {"resource": fake.url, "authorization_servers": [fake.issuer]}
             metadata = fake.metadata()
             for document in (prm, metadata):

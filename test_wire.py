@@ -34,7 +34,8 @@ class ServerProcess:
         self.stderr_chunks: List[bytes] = []
         if pump:  # without it, the test reads stdout itself (and may close it)
             threading.Thread(target=self._pump, daemon=True).start()
-        threading.Thread(target=self._pump_stderr, daemon=True).start()
+        self._stderr_pump = threading.Thread(target=self._pump_stderr, daemon=True)
+        self._stderr_pump.start()
 
     def _pump(self) -> None:
         for line in self.process.stdout:  # type: ignore[union-attr]
@@ -47,6 +48,10 @@ class ServerProcess:
 
     @property
     def stderr(self) -> str:
+        """What the server wrote to stderr; all of it once it has exited (its
+        last words may still be in the pipe when wait() returns, on a loaded machine)."""
+        if self.process.poll() is not None:
+            self._stderr_pump.join(10)
         return b"".join(self.stderr_chunks).decode("utf-8", "replace")
 
     def send(self, message: Any) -> None:
