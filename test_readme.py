@@ -58,7 +58,7 @@ class ReadmeTest(unittest.TestCase):
                 argv = [sys.executable] + command.split()[1:]
                 run = subprocess.run(argv, cwd=HERE, capture_output=True, text=True, timeout=60)
                 self.assertIn(run.returncode, (0, 1), run.stderr)
-                self.assertEqual(run.stdout, expected)
+                self.assertEqual(run.stdout, expected, run.stderr)  # (why, when stdout is not what the README says)
                 ran += 1
         self.assertGreaterEqual(ran, 2)
 
