@@ -5600,7 +5600,11 @@ class _Workers:
     of another client waits behind at most one call of each client that has
     calls waiting.  With one client (stdio), this is one queue, first come
     first served.  Bounded: ``count`` threads, and a waiting call is a request
-    its transport holds open."""
+    its transport holds open; ``close()`` ends the threads once the calls
+    queued have run (a connection that ended: a process serving one after
+    another must not keep every one's threads)."""
+
+    closed = False
 
     def __init__(self, count: int, per_client: Optional[int] = None) -> None:
         import collections
@@ -5648,6 +5652,8 @@ class _Workers:
             with self.ready:
                 picked = self._next()
                 while picked is None:
+                    if self.closed:
+                        return
                     self.ready.wait()
                     picked = self._next()
             client, job = picked
@@ -5664,6 +5670,11 @@ class _Workers:
                         self.running[client] = left
                     self.ready.notify()  # a client that was at its cap may have a call waiting
 
+    def close(self) -> None:
+        with self.ready:
+            self.closed = True
+            self.ready.notify_all()
+
 
 class _Lane(_Workers):
     """One client's way into a shared _Workers: what it submits queues under
@@ -5674,6 +5685,9 @@ class _Lane(_Workers):
 
     def submit(self, run: Callable[[], None], client: Any = None) -> _Job:
         return self.pool.submit(run, self.client)
+
+    def close(self) -> None:
+        pass  # the threads are the shared pool's
 
 
 class _Batch:
@@ -5883,6 +5897,8 @@ class _StdioServer(_Connection):
             print(f"mcp_ref: {unanswered} batches unanswered at exit", file=sys.stderr)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.loop.stop)
+        if self.pool is not None:
+            self.pool.close()
         if self.exit_process:
             self._exit()  # tool threads that never end must not hold the process
         self.stderr.close(timeout=0.5)  # type: ignore[union-attr]

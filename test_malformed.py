@@ -206,6 +206,13 @@ class Stdio:
         self.conn.draining = False
         return flat([json.loads(line) for line in self.conn.out.getvalue()[start:].splitlines()])
 
+    def close(self) -> None:
+        """The connection's threads ended, as its end of input would (thousands of connections run)."""
+        if self.conn.pool is not None:
+            self.conn.pool.close()
+        if self.conn.loop is not None:
+            self.conn.loop.call_soon_threadsafe(self.conn.loop.stop)
+
 
 class StdioBatch(Stdio):
     batch = True
@@ -302,11 +309,14 @@ class MalformedTest(unittest.TestCase):
                 for what, msg in cases(era, Values(seed)):
                     if getattr(transport, "batch", False) and what.startswith("initialize"):
                         continue  # "MUST NOT be part of a JSON-RPC batch" (2025-03-26 basic/lifecycle)
+                    connection = transport(era)
                     try:
-                        answers = [f for f in transport(era).send(msg) if answered(f)]
+                        answers = [f for f in connection.send(msg) if answered(f)]
                     except Exception as exc:  # a WSGI server closes the connection: no answer
                         problems.append(f"{what}: raised {exc!r}")
                         continue
+                    finally:
+                        getattr(connection, "close", lambda: None)()  # (an app is shared: kept)
                     want = expected_id(msg)
                     if want is ABSENT:
                         if answers:
