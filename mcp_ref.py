@@ -3467,8 +3467,8 @@ class MCPServer:
             if tool.is_async:
                 return _run_coroutine(self._call(tool, arguments, request))
             return _call_sync(self, tool, arguments, request)
-        finally:
-            self._announce_changes(token)
+        finally:  # (most calls change nothing: the context's only reset)
+            self._announce_changes(token) if _CHANGES.get() else _CHANGES.reset(token)
 
     def _announce_changes(self, token: Any) -> None:
         """The end of a call: each list it changed announced once, before its
@@ -16912,13 +16912,27 @@ def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], r
         return _run_without_loop(server._call(tool, arguments, request))
     try:
         value = tool.fn(**server._arguments(tool, arguments, request))  # steps 2 and 3
-        if type(value) not in _NATIVE:
-            value = _sdk_object(value, "tool")
+        if type(value) not in _NOT_SDK:
+            value = _fast_sdk_object(value)
         if isinstance(value, InputRequiredResult):
             return server._input_required(tool, request, value)
     except BaseException as exc:
         return server._stopped(tool, request, exc)
     return server._checked_result(tool, value)  # step 4
+
+
+_NOT_SDK: set[type] = set(_NATIVE)  # result types seen with no class of the SDK's in their MRO
+
+
+def _fast_sdk_object(value: Any) -> Any:
+    """_sdk_object(value, "tool") (section 26), learning the types it can
+    only pass as they are: a dataclass returned on every call then costs a
+    set lookup.  A type's MRO does not change; at most 1000 are kept."""
+    mro = type(value).__mro__
+    if len(_NOT_SDK) < 1000 and not any(cls.__module__.split(".")[0] in ("mcp", "mcp_types") for cls in mro):
+        _NOT_SDK.add(mro[0])
+        return value
+    return _sdk_object(value, "tool")
 
 
 # -- the one place that picks ---------------------------------------------------
