@@ -3462,13 +3462,13 @@ class MCPServer:
         """_call, start to end, on this thread: a sync tool's call never waits, so
         it needs no event loop (_call_sync); an async tool's gets one of its own.
         The list changes it makes are announced once, when it ends."""
-        token = _CHANGES.set({})
+        token = _CHANGES.set(changes := {})
         try:
             if tool.is_async:
                 return _run_coroutine(self._call(tool, arguments, request))
             return _call_sync(self, tool, arguments, request)
         finally:  # (most calls change nothing: the context's only reset)
-            self._announce_changes(token) if _CHANGES.get() else _CHANGES.reset(token)
+            self._announce_changes(token) if changes else _CHANGES.reset(token)
 
     def _announce_changes(self, token: Any) -> None:
         """The end of a call: each list it changed announced once, before its
