@@ -4636,6 +4636,18 @@ class _StartTask(BaseException):
     (a BaseException, as _InputRequired, that a tool's ``except Exception`` lets pass)."""
 
 
+class _ShownTask(dict):  # type: ignore[type-arg]
+    """A Task as a poll shows it (_Tasks.shown, once per revision), with its
+    JSON text once written (_fast_dumps): the next poll's response is not made
+    to encode the same Task again."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, task: Dict[str, Any]) -> None:
+        super().__init__(task)
+        self.json: Optional[str] = None
+
+
 class _Tasks:
     """A server's tasks: its store, the runs of this process and their leases."""
 
@@ -4917,7 +4929,7 @@ class _Tasks:
         seen = self.shows.get(key)
         if seen is not None and seen[0] is record:  # the same revision: peek gave the same record
             return seen[1]
-        task = show(record)
+        task = _ShownTask(show(record))
         if len(self.shows) >= _TASK_SHOWN:
             self.shows.clear()
         self.shows[key] = (record, task)
@@ -16758,7 +16770,21 @@ _C_ENCODER = None if _make_encoder is None else _make_encoder(
 
 def _fast_dumps(message: Any) -> str:
     """_dumps_message, through json's C encoder made once."""
+    result = message.get("result") if type(message) is dict else None
+    if type(result) is _ShownTask and tuple(message) == _RESPONSE_KEYS and message["jsonrpc"] == "2.0":
+        return _fast_dumps_polled(message["id"], result)
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
+
+
+_RESPONSE_KEYS = ("jsonrpc", "id", "result")  # a response as _Connection._ok makes it, in its order
+
+
+def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
+    """A response whose result is a polled Task: the Task's JSON text written
+    once per revision (the Task is not changed once shown), the frame around it."""
+    if task.json is None:
+        task.json = "".join(_C_ENCODER(task, 0))  # type: ignore[misc]
+    return '{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(id_, 0)) + ',"result":' + task.json + "}"  # type: ignore[misc]
 
 
 # -- patterns on Python's re (the rule: _compile_pattern's automaton, section 28) ---
