@@ -151,6 +151,7 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
+import time  # a built-in module: nothing to load
 
 if sys.version_info < (3, 9):  # else the first failure would be an obscure one, deep in typing
     _TOO_OLD = "mcp_ref needs Python 3.9 or newer, not %d.%d" % sys.version_info[:2]
@@ -4995,8 +4996,6 @@ class _Tasks:
         """The task of ``owner`` (another's is not found: one client never reads
         or cancels another's task); expired: deleted; a run whose lease lapsed
         (its worker died): failed."""
-        import time
-
         record = self.store.peek(task_id)  # read, never changed: _change makes a new one
         if record is None or record["owner"] != owner:
             raise _RpcError(INVALID_PARAMS, _TASK_NOT_FOUND)
