@@ -3463,7 +3463,7 @@ class MCPServer:
         """_call, start to end, on this thread: a sync tool's call never waits, so
         it needs no event loop (_call_sync); an async tool's gets one of its own.
         The list changes it makes are announced once, when it ends."""
-        token = _CHANGES.set(changes := {})
+        token = _CHANGES.set(changes := {})  # type: ignore[var-annotated]
         try:
             if tool.is_async:
                 return _run_coroutine(self._call(tool, arguments, request))
