@@ -151,6 +151,7 @@ import itertools  # loaded by json already
 import json
 import os
 import sys
+import time  # a built-in module: nothing to load
 
 if sys.version_info < (3, 9):  # else the first failure would be an obscure one, deep in typing
     _TOO_OLD = "mcp_ref needs Python 3.9 or newer, not %d.%d" % sys.version_info[:2]
@@ -3462,13 +3463,13 @@ class MCPServer:
         """_call, start to end, on this thread: a sync tool's call never waits, so
         it needs no event loop (_call_sync); an async tool's gets one of its own.
         The list changes it makes are announced once, when it ends."""
-        token = _CHANGES.set({})
+        token = _CHANGES.set(changes := {})  # type: ignore[var-annotated]
         try:
             if tool.is_async:
                 return _run_coroutine(self._call(tool, arguments, request))
             return _call_sync(self, tool, arguments, request)
-        finally:
-            self._announce_changes(token)
+        finally:  # (most calls change nothing: the context's only reset)
+            self._announce_changes(token) if changes else _CHANGES.reset(token)
 
     def _announce_changes(self, token: Any) -> None:
         """The end of a call: each list it changed announced once, before its
@@ -4360,7 +4361,7 @@ _TASK_SUPPORT = ("forbidden", "optional", "required")
 _TASK_LEASE = 30.0  # seconds a worker vouches for a task it runs; renewed every third of that
 _TASK_POLL_MS = 1000  # the pollIntervalMs suggested ("Task Polling")
 _TASK_RETRIES = 100  # compare-and-set attempts before a busy task is reported as an internal error
-_TASK_METHODS = ("tasks_get", "tasks_update", "tasks_cancel", "tasks_list")
+_TASK_METHODS = frozenset(("tasks_get", "tasks_update", "tasks_cancel", "tasks_list"))
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
 _RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
@@ -4634,6 +4635,18 @@ class SqliteTaskStore(TaskStore):
 class _StartTask(BaseException):
     """ctx.start_task() in a call that may become a task: unwinds its first run
     (a BaseException, as _InputRequired, that a tool's ``except Exception`` lets pass)."""
+
+
+class _ShownTask(dict):  # type: ignore[type-arg]
+    """A Task as a poll shows it (_Tasks.shown, once per revision), with its
+    JSON text once written (_fast_dumps): the next poll's response is not made
+    to encode the same Task again."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, task: Dict[str, Any]) -> None:
+        super().__init__(task)
+        self.json: Optional[str] = None
 
 
 class _Tasks:
@@ -4917,7 +4930,7 @@ class _Tasks:
         seen = self.shows.get(key)
         if seen is not None and seen[0] is record:  # the same revision: peek gave the same record
             return seen[1]
-        task = show(record)
+        task = _ShownTask(show(record))
         if len(self.shows) >= _TASK_SHOWN:
             self.shows.clear()
         self.shows[key] = (record, task)
@@ -4983,8 +4996,6 @@ class _Tasks:
         """The task of ``owner`` (another's is not found: one client never reads
         or cancels another's task); expired: deleted; a run whose lease lapsed
         (its worker died): failed."""
-        import time
-
         record = self.store.peek(task_id)  # read, never changed: _change makes a new one
         if record is None or record["owner"] != owner:
             raise _RpcError(INVALID_PARAMS, _TASK_NOT_FOUND)
@@ -16774,7 +16785,21 @@ _C_ENCODER = None if _make_encoder is None else _make_encoder(
 
 def _fast_dumps(message: Any) -> str:
     """_dumps_message, through json's C encoder made once."""
+    result = message.get("result") if type(message) is dict else None
+    if type(result) is _ShownTask and tuple(message) == _RESPONSE_KEYS and message["jsonrpc"] == "2.0":
+        return _fast_dumps_polled(message["id"], result)
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
+
+
+_RESPONSE_KEYS = ("jsonrpc", "id", "result")  # a response as _Connection._ok makes it, in its order
+
+
+def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
+    """A response whose result is a polled Task: the Task's JSON text written
+    once per revision (the Task is not changed once shown), the frame around it."""
+    if task.json is None:
+        task.json = "".join(_C_ENCODER(task, 0))  # type: ignore[misc]
+    return '{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(id_, 0)) + ',"result":' + task.json + "}"  # type: ignore[misc]
 
 
 # -- patterns on Python's re (the rule: _compile_pattern's automaton, section 28) ---
@@ -16928,13 +16953,27 @@ def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], r
         return _run_without_loop(server._call(tool, arguments, request))
     try:
         value = tool.fn(**server._arguments(tool, arguments, request))  # steps 2 and 3
-        if type(value) not in _NATIVE:
-            value = _sdk_object(value, "tool")
+        if type(value) not in _NOT_SDK:
+            value = _fast_sdk_object(value)
         if isinstance(value, InputRequiredResult):
             return server._input_required(tool, request, value)
     except BaseException as exc:
         return server._stopped(tool, request, exc)
     return server._checked_result(tool, value)  # step 4
+
+
+_NOT_SDK: set[type] = set(_NATIVE)  # result types seen with no class of the SDK's in their MRO
+
+
+def _fast_sdk_object(value: Any) -> Any:
+    """_sdk_object(value, "tool") (section 26), learning the types it can
+    only pass as they are: a dataclass returned on every call then costs a
+    set lookup.  A type's MRO does not change; at most 1000 are kept."""
+    mro = type(value).__mro__
+    if len(_NOT_SDK) < 1000 and not any(cls.__module__.split(".")[0] in ("mcp", "mcp_types") for cls in mro):
+        _NOT_SDK.add(mro[0])
+        return value
+    return _sdk_object(value, "tool")
 
 
 # -- the one place that picks ---------------------------------------------------

@@ -498,6 +498,25 @@ class WireEncodingTest(unittest.TestCase):
                 with self.assertRaises((ValueError, RecursionError)):  # json's check, or the C encoder's depth
                     mcp_ref._encode(cyclic)
 
+    def test_a_polled_task_is_written_once_per_revision(self) -> None:
+        # tasks/get's Task (_Tasks.shown, made once per revision): _fast_dumps writes its
+        # JSON text once and puts it in each response as written, byte for byte the encoder's.
+        task = mcp_ref._ShownTask({"taskId": "t\u00e9", "status": "completed", "ttl": None, "pollInterval": 1000})
+        for id_ in (7, "a\"é", -1):
+            message = {"jsonrpc": "2.0", "id": id_, "result": task}
+            for dumps in (mcp_ref._fast_dumps, mcp_ref._RULES["_dumps_message"]):
+                with self.subTest(id=id_, dumps=dumps), mock.patch.object(mcp_ref, "_dumps_message", dumps):
+                    self.assertEqual(mcp_ref._encode(message), json.dumps(
+                        message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+        self.assertEqual(task.json, '{"taskId":"té","status":"completed","ttl":null,"pollInterval":1000}')
+        task.json = '{"kept":1}'  # what the next poll sends: the text kept, not the Task encoded again
+        self.assertEqual(mcp_ref._fast_dumps({"jsonrpc": "2.0", "id": 1, "result": task}),
+                         '{"jsonrpc":"2.0","id":1,"result":{"kept":1}}')
+        # Any other frame around it (2026-07-28 copies the Task into its own result) is encoded whole.
+        self.assertEqual(mcp_ref._fast_dumps({"jsonrpc": "2.0", "id": 1, "result": task, "x": 1}),
+                         '{"jsonrpc":"2.0","id":1,"result":{"taskId":"té","status":"completed","ttl":null,'
+                         '"pollInterval":1000},"x":1}')
+
     def test_random_messages(self) -> None:
         rng = random.Random(19)
         rule = mcp_ref._RULES["_dumps_message"]
@@ -754,6 +773,20 @@ class FiresTest(unittest.TestCase):
                 self.assertEqual(spy.results, [result] if on else [])
                 self.assertEqual(server.call_tool("add_async", {"a": 1}), result)
                 self.assertEqual(len(spy.calls), 1 if on else 0)  # an async tool's pipeline needs its loop
+
+    def test_fast_call_sync_learns_result_types_the_sdk_has_not(self) -> None:
+        # A dataclass result is learnt (no SDK class in its MRO): later calls skip _sdk_object.
+        def reading(city: str) -> Row:
+            return Row(city, 1.5, 2)
+
+        with accelerators(True), mock.patch.object(mcp_ref, "_NOT_SDK", set(mcp_ref._NATIVE)):
+            server = server_with(reading)
+            with mock.patch.object(mcp_ref, "_sdk_object", wraps=mcp_ref._sdk_object) as sdk_object:
+                first = server.call_tool("reading", {"city": "x"})
+                self.assertEqual(server.call_tool("reading", {"city": "x"}), first)
+            self.assertEqual(first["structuredContent"], {"city": "x", "temperature": 1.5, "count": 2})
+            self.assertIn(Row, mcp_ref._NOT_SDK)
+            self.assertEqual(sdk_object.call_count, 0)
 
     def test_fast_dumps_encodes_every_message(self) -> None:
         def add(a: int) -> int:
