@@ -9426,6 +9426,9 @@ class Field:
             if key in ("min_length", "max_length"):
                 word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
                 target[("min" if key == "min_length" else "max") + word] = value
+                if type(target) is _ContainerSchema and "prefixItems" in target:  # pydantic-core's own bounds
+                    low, high = target.lengths
+                    target.lengths = (value, high) if key == "min_length" else (low, value)
             else:
                 target[self._KEYWORDS[key]] = value
         if self.title is not None:
@@ -9625,7 +9628,7 @@ def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
         keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
         out = {k: _sorted_schema(value[k], k) for k in keys}
         if type(value) is _ContainerSchema:
-            return _ContainerSchema(out, value.container)
+            return _ContainerSchema(out, value.container, value.lengths)
         if type(value) is _UnionSchema:
             return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
         if type(value) is _FactorySchema:
@@ -9886,13 +9889,17 @@ class _ContainerSchema(dict):  # type: ignore[type-arg]
     ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
     JSON Schema says "array" or "object" for all of them, pydantic's errors
     name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
-    union member dict[any,any]).  A dict to everything else."""
+    union member dict[any,any]).  ``lengths``: a fixed tuple's own Field
+    (min_length, max_length), which its minItems and maxItems cannot tell
+    from the tuple's length (_lax_fixed_tuple).  A dict to everything else."""
 
-    __slots__ = ("container",)
+    __slots__ = ("container", "lengths")
 
-    def __init__(self, schema: Dict[str, Any], container: str) -> None:
+    def __init__(self, schema: Dict[str, Any], container: str,
+                 lengths: Tuple[Optional[int], Optional[int]] = (None, None)) -> None:
         super().__init__(schema)
         self.container = container
+        self.lengths = lengths
 
 
 class _FactorySchema(dict):  # type: ignore[type-arg]
@@ -11783,6 +11790,8 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
     missing_members = bool(prefix) and low is not None
     fixed = bool(prefix) and items is None and high is not None
     container = "fixed" if prefix else schema.container if type(schema) is _ContainerSchema else "list"
+    if fixed and type(schema) is _ContainerSchema and schema.lengths != (None, None):
+        return _lax_fixed_tuple(prefix, schema.lengths, noun, contains, schema)
 
     def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
         if not isinstance(value, list):
@@ -11804,8 +11813,8 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
             out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
             out += value[len(out):]
             if missing_members and len(value) < len(prefix):
-                for i in range(len(value), min(len(prefix), low or 0)):
-                    errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
+                out = out[:len(value)] + _missing_members(schema, len(value), min(len(prefix), low or 0), loc,
+                                                          value, errors)
         bad = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
         if unique:
             out = _set_order(_dedupe(out, sets_of_sets), set_key)  # one of each, in the order of the SDK's set
@@ -11817,6 +11826,55 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
         return out
 
     return check
+
+
+def _lax_fixed_tuple(prefix: List[_Checker], lengths: Tuple[Optional[int], Optional[int]], noun: str,
+                     contains: Optional[_Checker], schema: Dict[str, Any]) -> _Checker:
+    """A fixed tuple with a Field's min_length or max_length (tuple[int, str]),
+    as pydantic-core's tuple validator checks it: the members in order, each
+    valid one counted, past the Field's maximum that error alone; then each
+    missing member; extra items reported alone, against the tuple's length;
+    last the Field's minimum against the valid members ("not 0" when none is)."""
+    low, high = lengths
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, list):
+            return value
+        before, out = len(errors), []
+        for i, (sub, item) in enumerate(zip(prefix, value)):
+            mark = len(errors)
+            checked = sub(item, loc + (i,), errors)
+            if len(errors) == mark:
+                out.append(checked)
+                if high is not None and len(out) > high:
+                    del errors[before:]
+                    _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
+                    return value
+        if len(value) > len(prefix):
+            del errors[before:]
+            _check_size(len(value), None, len(prefix), noun, "item", True, loc, value, errors)
+            return value
+        out += _missing_members(schema, len(value), len(prefix), loc, value, errors)
+        _check_size(len(out), low, None, noun, "item", True, loc, value, errors)
+        if contains is not None:
+            _check_contains(schema, contains, out, loc, value, errors)
+        return out
+
+    return check
+
+
+def _missing_members(schema: Dict[str, Any], start: int, stop: int, loc: Tuple[Any, ...], value: List[Any],
+                     errors: List[_ErrorItem]) -> List[Any]:
+    """A short tuple's members from ``start``: a member's Field default where it
+    has one (pydantic-core's default_value, not validated), else "Field required"."""
+    filled = []
+    for i, member in enumerate(schema["prefixItems"][start:stop], start):
+        if isinstance(member, dict) and "default" in member:
+            default = member["default"]
+            filled.append(json.loads(json.dumps(default)) if isinstance(default, (list, dict)) else default)
+        else:
+            errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
+    return filled
 
 
 def _lax_sizes(container: str, valid: List[Any], bad: bool, low: Optional[int], high: Optional[int], noun: str,
