@@ -598,6 +598,9 @@ class AnnotatedNode(Node):
         elif isinstance(inner, (Seq, Mapping_)):
             for key in rng.sample(["min_length", "max_length"], rng.randint(1, 2)):
                 kwargs[key] = rng.choice([0, 1, 2])
+        elif isinstance(inner, TupleFixed):  # pydantic-core's own bounds beside the tuple's length
+            for key in rng.sample(["min_length", "max_length"], rng.randint(1, 2)):
+                kwargs[key] = rng.choice([0, 1, 2, 3, 4])
         for key in rng.sample(["description", "title", "default", "examples"], rng.randint(0, 2)):
             kwargs[key] = {"description": "A value", "title": "The Value", "examples": [inner.sample(rng)],
                            "default": inner.sample(rng)}[key]
@@ -673,6 +676,8 @@ class Generator:
             return EnumNode(defs, rng)
         if family == "annotated":
             inner = rng.choice([Scalar("int"), Scalar("float"), Scalar("str"), sub(h=hashable)])
+            if rng.random() < 0.15:  # a fixed tuple: a Field's lengths beside its own
+                inner = TupleFixed(rng.choice(["tuple", "Tuple"]), [sub(h=hashable) for _ in range(rng.randint(1, 3))])
             return AnnotatedNode(inner, rng)
         if family == "any":
             return AnyNode(rng.choice(["Any", "list", "dict", "tuple"]))
@@ -1136,7 +1141,8 @@ KNOWN: List[Known] = [
     # -- tools/list
     Known("dataclass_return_metadata", lambda c: c.part == "schema" and _returns_dataclass(c) and all(
               path.startswith("/outputSchema/properties/") and path.rsplit("/", 1)[-1] in FIELD_KEYWORDS | {"0"}
-              and (theirs == "<none>" or path.endswith("/title")) for path, theirs, _ in _schema_diff(c)),
+              and (theirs == "<none>" or path.endswith(("/title", "/minItems", "/maxItems")))
+              for path, theirs, _ in _schema_diff(c)),
           "a returned dataclass (stdlib or pydantic) keeps its fields' Field metadata in its outputSchema; the "
           "SDK rebuilds it from get_type_hints without any of it", "12"),
     Known("typing_dict_output_metadata", lambda c: c.part == "schema" and re.search(
