@@ -7860,11 +7860,14 @@ class _Union:
                 if self.anything[i]:
                     yield 1, None, self.arms[i](value, loc, [])
                     continue
-                if not _passes(arm, value, loc):
+                strict = _passes(arm, value, loc)
+                names = self.fields[i] if type(value) is dict and self.lax else None
+                if not strict and names is None:
                     continue
                 chosen, converted = _taken(self.arms[i], value, loc)
-                if chosen:
-                    names = self.fields[i] if type(value) is dict else None
+                if chosen and not strict:  # a class whose field converts (bytes from a string): lax, its fields count
+                    yield 0, len(names.intersection(value)), converted  # type: ignore[union-attr]
+                elif chosen:
                     yield (_exactness(self.compiler, self.schemas[i], value),
                            None if names is None else len(names.intersection(value)), converted)
 
@@ -8381,16 +8384,18 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
             fits.append((arm, schema))
             if _field_names_of(arm) is not None and not _passes(_checker(schema, "arms"), value, ()):
                 inexact.append(arm)  # a class one of whose fields converts (a Path from a string)
-    chosen = _smart_pick(_ranked(arm, schema, value, builder.class_kinds) for arm, schema in fits
-                         if not _python_only_type(arm) and arm not in inexact)
+    # an inexact class is lax (exactness 0): Any beats it, a class that sets fewer fields does not
+    chosen = _smart_pick((0, *_ranked(arm, schema, value, builder.class_kinds)[1:]) if arm in inexact
+                         else _ranked(arm, schema, value, builder.class_kinds) for arm, schema in fits
+                         if not _python_only_type(arm))
     # stable: the smart union's pick, the instances, Any, then the arms that convert, each kind in order
     arms = sorted((arm for arm, _ in fits), key=lambda arm: (-1 if converted else 2) if _python_only_type(arm)
                   else -0.5 if arm is chosen else 1 if _is_any(arm) else 2 if arm in inexact else 0)
     for arm in arms:
         try:
             return _build_value(arm, value)
-        except _BuildError:
-            continue  # a string the arm's type refuses: the checker chose a later arm
+        except (_BuildError, TypeError, ValueError):
+            continue  # a string the arm's type refuses (a dict[int, T]'s key): the checker chose a later arm
     return value
 
 
