@@ -10112,7 +10112,8 @@ _QUESTIONS = (Elicit, Sample, ListRoots)
 
 class _Resolver:
     """One resolver, analysed at registration: how each parameter is filled
-    (("context", None), ("argument", None) or ("resolve", (Resolve, whole outcome))),
+    (("context", whether it takes the SDK's Context), ("argument", None) or
+    ("resolve", (Resolve, whole outcome))),
     and its key on the wire."""
 
     __slots__ = ("fn", "name", "params", "is_async", "key")
@@ -10197,7 +10198,7 @@ def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
             tp = hints.get(param)
             marker = _resolve_marker(tp)
             if tp is not None and _is_context(_args(tp)[0] if _is_annotated(tp) else tp):
-                params.append((param, "context", None))
+                params.append((param, "context", _takes_sdk_context(fn, param)))  # section 26
             elif marker is not None:
                 params.append((param, "resolve", marker))
             elif param in arguments:
@@ -10286,8 +10287,8 @@ class _Resolution:
         kwargs: Dict[str, Any] = {}
         waiting = False
         for name, kind, detail in plan.params:
-            if kind == "context":
-                kwargs[name] = self.ctx
+            if kind == "context":  # the SDK's Context gets the SDK's models, as a tool's does
+                kwargs[name] = Context(self.ctx._request, self.ctx._server, sdk_models=True) if detail else self.ctx
             elif kind == "argument":
                 kwargs[name] = self.arguments[name]
             else:
