@@ -391,6 +391,8 @@ class Struct(Node):
             spec.default = spec.node.sample(rng)
             # run for a missing key, even in a result (README 30); pydantic takes no Field default beside it
             spec.factory = rng.random() < 0.3 and "default=" not in spec.node.expr
+            if "default=" in spec.node.expr and isinstance(spec.default, (list, dict)):
+                spec.has_default = False  # a list's default is a default_factory, which pydantic takes not beside it
 
     # -- definitions
 
