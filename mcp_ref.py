@@ -9433,7 +9433,7 @@ class Field:
                 target[("min" if key == "min_length" else "max") + word] = value
                 if type(target) is _ContainerSchema and "prefixItems" in target:  # pydantic-core's own bounds
                     low, high = target.lengths
-                    target.lengths = (value, high) if key == "min_length" else (low, value)
+                    target.lengths = (int(value), high) if key == "min_length" else (low, int(value))
             else:
                 target[self._KEYWORDS[key]] = value
         if self.title is not None:
