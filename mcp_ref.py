@@ -8373,6 +8373,7 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     builder = _SchemaBuilder()
     fits: List[Tuple[Any, Any]] = []  # (arm, its schema)
     inexact: List[Any] = []
+    lax: List[Any] = []
     for arm in _args(tp):
         if arm is _NoneType:
             continue
@@ -8382,10 +8383,12 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
             continue
         if _passes(_checker(schema), value, ()):
             fits.append((arm, schema))
-            if _field_names_of(arm) is not None and not _passes(_checker(schema, "arms"), value, ()):
-                inexact.append(arm)  # a class one of whose fields converts (a Path from a string)
-    # an inexact class is lax (exactness 0): Any beats it, a class that sets fewer fields does not
-    chosen = _smart_pick((0, *_ranked(arm, schema, value, builder.class_kinds)[1:]) if arm in inexact
+            if not _passes(_checker(schema, "arms"), value, ()):
+                lax.append(arm)  # it converts a part of the value (a Decimal from a string)
+                if _field_names_of(arm) is not None:
+                    inexact.append(arm)  # a class one of whose fields converts (a Path from a string)
+    # an arm that converts is lax (exactness 0): Any beats it, a class that sets fewer fields does not
+    chosen = _smart_pick((0, *_ranked(arm, schema, value, builder.class_kinds)[1:]) if arm in lax
                          else _ranked(arm, schema, value, builder.class_kinds) for arm, schema in fits
                          if not _python_only_type(arm))
     # stable: the smart union's pick, the instances, Any, then the arms that convert, each kind in order

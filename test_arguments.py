@@ -178,6 +178,8 @@ class ArgumentsTest(unittest.TestCase):
             (Union[Nothing, Blob], {"data": "abc"}, {"data": b"abc"}),
             # a dict[int, T] whose keys are no integers is not taken: Any is
             (Union[Dict[int, str], Any], {"name": "x"}, {"name": "x"}),
+            # an arm that converts a part (a Decimal from a string) is lax: Any takes the value as it is
+            (Union[List[decimal.Decimal], Any], [" 1.5 "], [" 1.5 "]),
             # a Literal's value found by Python's equality is as exact as an arm of the value's type
             (Union[Any, Literal[1]], True, 1),
             (Union[Any, Literal[True]], 1.0, True),
