@@ -7887,11 +7887,14 @@ class _Union:
                 if self.anything[i]:
                     yield 1, None, self.arms[i](value, loc, [])
                     continue
-                if not _passes(arm, value, loc):
+                strict = _passes(arm, value, loc)
+                names = self.fields[i] if type(value) is dict and self.lax else None
+                if not strict and names is None:
                     continue
                 chosen, converted = _taken(self.arms[i], value, loc)
-                if chosen:
-                    names = self.fields[i] if type(value) is dict else None
+                if chosen and not strict:  # a class whose field converts (bytes from a string): lax, its fields count
+                    yield 0, len(names.intersection(value)), converted  # type: ignore[union-attr]
+                elif chosen:
                     yield (_exactness(self.compiler, self.schemas[i], value),
                            None if names is None else len(names.intersection(value)), converted)
 
@@ -8397,6 +8400,7 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     builder = _SchemaBuilder()
     fits: List[Tuple[Any, Any]] = []  # (arm, its schema)
     inexact: List[Any] = []
+    lax: List[Any] = []
     for arm in _args(tp):
         if arm is _NoneType:
             continue
@@ -8406,18 +8410,22 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
             continue
         if _passes(_checker(schema), value, ()):
             fits.append((arm, schema))
-            if _field_names_of(arm) is not None and not _passes(_checker(schema, "arms"), value, ()):
-                inexact.append(arm)  # a class one of whose fields converts (a Path from a string)
-    chosen = _smart_pick(_ranked(arm, schema, value, builder.class_kinds) for arm, schema in fits
-                         if not _python_only_type(arm) and arm not in inexact)
+            if not _passes(_checker(schema, "arms"), value, ()):
+                lax.append(arm)  # it converts a part of the value (a Decimal from a string)
+                if _field_names_of(arm) is not None:
+                    inexact.append(arm)  # a class one of whose fields converts (a Path from a string)
+    # an arm that converts is lax (exactness 0): Any beats it, a class that sets fewer fields does not
+    chosen = _smart_pick((0, *_ranked(arm, schema, value, builder.class_kinds)[1:]) if arm in lax
+                         else _ranked(arm, schema, value, builder.class_kinds) for arm, schema in fits
+                         if not _python_only_type(arm))
     # stable: the smart union's pick, the instances, Any, then the arms that convert, each kind in order
     arms = sorted((arm for arm, _ in fits), key=lambda arm: (-1 if converted else 2) if _python_only_type(arm)
                   else -0.5 if arm is chosen else 1 if _is_any(arm) else 2 if arm in inexact else 0)
     for arm in arms:
         try:
             return _build_value(arm, value)
-        except _BuildError:
-            continue  # a string the arm's type refuses: the checker chose a later arm
+        except (_BuildError, TypeError, ValueError):
+            continue  # a string the arm's type refuses (a dict[int, T]'s key): the checker chose a later arm
     return value
 
 
@@ -9453,6 +9461,9 @@ class Field:
             if key in ("min_length", "max_length"):
                 word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
                 target[("min" if key == "min_length" else "max") + word] = value
+                if type(target) is _ContainerSchema and "prefixItems" in target:  # pydantic-core's own bounds
+                    low, high = target.lengths
+                    target.lengths = (int(value), high) if key == "min_length" else (low, int(value))
             else:
                 target[self._KEYWORDS[key]] = value
         if self.title is not None:
@@ -9652,7 +9663,7 @@ def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
         keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
         out = {k: _sorted_schema(value[k], k) for k in keys}
         if type(value) is _ContainerSchema:
-            return _ContainerSchema(out, value.container)
+            return _ContainerSchema(out, value.container, value.lengths)
         if type(value) is _UnionSchema:
             return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
         if type(value) is _FactorySchema:
@@ -9913,13 +9924,17 @@ class _ContainerSchema(dict):  # type: ignore[type-arg]
     ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
     JSON Schema says "array" or "object" for all of them, pydantic's errors
     name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
-    union member dict[any,any]).  A dict to everything else."""
+    union member dict[any,any]).  ``lengths``: a fixed tuple's own Field
+    (min_length, max_length), which its minItems and maxItems cannot tell
+    from the tuple's length (_lax_fixed_tuple).  A dict to everything else."""
 
-    __slots__ = ("container",)
+    __slots__ = ("container", "lengths")
 
-    def __init__(self, schema: Dict[str, Any], container: str) -> None:
+    def __init__(self, schema: Dict[str, Any], container: str,
+                 lengths: Tuple[Optional[int], Optional[int]] = (None, None)) -> None:
         super().__init__(schema)
         self.container = container
+        self.lengths = lengths
 
 
 class _FactorySchema(dict):  # type: ignore[type-arg]
@@ -10127,7 +10142,8 @@ _QUESTIONS = (Elicit, Sample, ListRoots)
 
 class _Resolver:
     """One resolver, analysed at registration: how each parameter is filled
-    (("context", None), ("argument", None) or ("resolve", (Resolve, whole outcome))),
+    (("context", whether it takes the SDK's Context), ("argument", None) or
+    ("resolve", (Resolve, whole outcome))),
     and its key on the wire."""
 
     __slots__ = ("fn", "name", "params", "is_async", "key")
@@ -10212,7 +10228,7 @@ def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
             tp = hints.get(param)
             marker = _resolve_marker(tp)
             if tp is not None and _is_context(_args(tp)[0] if _is_annotated(tp) else tp):
-                params.append((param, "context", None))
+                params.append((param, "context", _takes_sdk_context(fn, param)))  # section 26
             elif marker is not None:
                 params.append((param, "resolve", marker))
             elif param in arguments:
@@ -10301,8 +10317,8 @@ class _Resolution:
         kwargs: Dict[str, Any] = {}
         waiting = False
         for name, kind, detail in plan.params:
-            if kind == "context":
-                kwargs[name] = self.ctx
+            if kind == "context":  # the SDK's Context gets the SDK's models, as a tool's does
+                kwargs[name] = Context(self.ctx._request, self.ctx._server, sdk_models=True) if detail else self.ctx
             elif kind == "argument":
                 kwargs[name] = self.arguments[name]
             else:
@@ -11810,6 +11826,8 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
     missing_members = bool(prefix) and low is not None
     fixed = bool(prefix) and items is None and high is not None
     container = "fixed" if prefix else schema.container if type(schema) is _ContainerSchema else "list"
+    if fixed and type(schema) is _ContainerSchema and schema.lengths != (None, None):
+        return _lax_fixed_tuple(prefix, schema.lengths, noun, contains, schema)
 
     def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
         if not isinstance(value, list):
@@ -11831,8 +11849,8 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
             out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
             out += value[len(out):]
             if missing_members and len(value) < len(prefix):
-                for i in range(len(value), min(len(prefix), low or 0)):
-                    errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
+                out = out[:len(value)] + _missing_members(schema, len(value), min(len(prefix), low or 0), loc,
+                                                          value, errors)
         bad = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
         if unique:
             out = _set_order(_dedupe(out, sets_of_sets), set_key)  # one of each, in the order of the SDK's set
@@ -11844,6 +11862,55 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
         return out
 
     return check
+
+
+def _lax_fixed_tuple(prefix: List[_Checker], lengths: Tuple[Optional[int], Optional[int]], noun: str,
+                     contains: Optional[_Checker], schema: Dict[str, Any]) -> _Checker:
+    """A fixed tuple with a Field's min_length or max_length (tuple[int, str]),
+    as pydantic-core's tuple validator checks it: the members in order, each
+    valid one counted, past the Field's maximum that error alone; then each
+    missing member; extra items reported alone, against the tuple's length;
+    last the Field's minimum against the valid members ("not 0" when none is)."""
+    low, high = lengths
+
+    def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+        if not isinstance(value, list):
+            return value
+        before, out = len(errors), []
+        for i, (sub, item) in enumerate(zip(prefix, value)):
+            mark = len(errors)
+            checked = sub(item, loc + (i,), errors)
+            if len(errors) == mark:
+                out.append(checked)
+                if high is not None and len(out) > high:
+                    del errors[before:]
+                    _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
+                    return value
+        if len(value) > len(prefix):
+            del errors[before:]
+            _check_size(len(value), None, len(prefix), noun, "item", True, loc, value, errors)
+            return value
+        out += _missing_members(schema, len(value), len(prefix), loc, value, errors)
+        _check_size(len(out), low, None, noun, "item", True, loc, value, errors)
+        if contains is not None:
+            _check_contains(schema, contains, out, loc, value, errors)
+        return out
+
+    return check
+
+
+def _missing_members(schema: Dict[str, Any], start: int, stop: int, loc: Tuple[Any, ...], value: List[Any],
+                     errors: List[_ErrorItem]) -> List[Any]:
+    """A short tuple's members from ``start``: a member's Field default where it
+    has one (pydantic-core's default_value, not validated), else "Field required"."""
+    filled = []
+    for i, member in enumerate(schema["prefixItems"][start:stop], start):
+        if isinstance(member, dict) and "default" in member:
+            default = member["default"]
+            filled.append(json.loads(json.dumps(default)) if isinstance(default, (list, dict)) else default)
+        else:
+            errors.append(_ErrorItem(loc + (i,), "Field required", "missing", value))
+    return filled
 
 
 def _lax_sizes(container: str, valid: List[Any], bad: bool, low: Optional[int], high: Optional[int], noun: str,

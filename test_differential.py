@@ -391,6 +391,8 @@ class Struct(Node):
             spec.default = spec.node.sample(rng)
             # run for a missing key, even in a result (README 30); pydantic takes no Field default beside it
             spec.factory = rng.random() < 0.3 and "default=" not in spec.node.expr
+            if "default=" in spec.node.expr and isinstance(spec.default, (list, dict)):
+                spec.has_default = False  # a list's default is a default_factory, which pydantic takes not beside it
 
     # -- definitions
 
@@ -598,6 +600,9 @@ class AnnotatedNode(Node):
         elif isinstance(inner, (Seq, Mapping_)):
             for key in rng.sample(["min_length", "max_length"], rng.randint(1, 2)):
                 kwargs[key] = rng.choice([0, 1, 2])
+        elif isinstance(inner, TupleFixed):  # pydantic-core's own bounds beside the tuple's length
+            for key in rng.sample(["min_length", "max_length"], rng.randint(1, 2)):
+                kwargs[key] = rng.choice([0, 1, 2, 3, 4])
         for key in rng.sample(["description", "title", "default", "examples"], rng.randint(0, 2)):
             kwargs[key] = {"description": "A value", "title": "The Value", "examples": [inner.sample(rng)],
                            "default": inner.sample(rng)}[key]
@@ -673,6 +678,8 @@ class Generator:
             return EnumNode(defs, rng)
         if family == "annotated":
             inner = rng.choice([Scalar("int"), Scalar("float"), Scalar("str"), sub(h=hashable)])
+            if rng.random() < 0.15:  # a fixed tuple: a Field's lengths beside its own
+                inner = TupleFixed(rng.choice(["tuple", "Tuple"]), [sub(h=hashable) for _ in range(rng.randint(1, 3))])
             return AnnotatedNode(inner, rng)
         if family == "any":
             return AnyNode(rng.choice(["Any", "list", "dict", "tuple"]))
@@ -1136,7 +1143,8 @@ KNOWN: List[Known] = [
     # -- tools/list
     Known("dataclass_return_metadata", lambda c: c.part == "schema" and _returns_dataclass(c) and all(
               path.startswith("/outputSchema/properties/") and path.rsplit("/", 1)[-1] in FIELD_KEYWORDS | {"0"}
-              and (theirs == "<none>" or path.endswith("/title")) for path, theirs, _ in _schema_diff(c)),
+              and (theirs == "<none>" or path.endswith(("/title", "/minItems", "/maxItems")))
+              for path, theirs, _ in _schema_diff(c)),
           "a returned dataclass (stdlib or pydantic) keeps its fields' Field metadata in its outputSchema; the "
           "SDK rebuilds it from get_type_hints without any of it", "12"),
     Known("typing_dict_output_metadata", lambda c: c.part == "schema" and re.search(
@@ -1173,6 +1181,12 @@ KNOWN: List[Known] = [
         "inf", "infinity", "nan") and (c.theirs.get("structuredContent") or {}).get("result", 0) is None,
           "pydantic reads the string 'inf' as a float's infinity, which the SDK then sends as null; mcp_ref takes no "
           "infinity or NaN for a float (README 9), so a later arm takes the string", "9"),
+    Known("converting_arm_after_a_python_only_one", lambda c: _both_succeed(c) and c.part == "argument"
+          and isinstance(c.argument, str) and re.search(r"pathlib\.Path|bytes|Color", c.source) is not None
+          and (c.theirs.get("structuredContent") or {}).get("result") == c.argument,
+          "a string that a Path, bytes or Enum arm and a later arm both convert (a Decimal from ' 1.5 '): "
+          "pydantic's smart union ranks both lax and keeps the first (the Path, sent as the string); mcp_ref "
+          "takes no Python-only arm in its smart pick, so the later arm converts it", "open"),
     Known("json_text_kept", lambda c: not c.ours.get("isError") and _json_text_for_a_string(c),
           "JSON text sent for a parameter that takes a string stays the string; the SDK parses it into null, a list "
           "or an object whatever the parameter", "7"),

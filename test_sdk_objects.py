@@ -14,7 +14,7 @@ import os
 import subprocess
 import sys
 import unittest
-from typing import Any, Dict, List, Tuple
+from typing import Annotated, Any, Dict, List, Tuple
 
 from _testing import HERE, has_module, mcp_ref
 from test_wire import ServerProcess
@@ -220,8 +220,15 @@ class SdkServerCodeTest(unittest.TestCase):
         def prompt(ctx: SdkContext) -> str:
             return seen(ctx)
 
+        def resolver(ctx: SdkContext) -> str:
+            return seen(ctx)
+
+        def resolved(answer: Annotated[str, mcp_ref.Resolve(resolver)]) -> str:
+            return answer
+
         server = mcp_ref.MCPServer("t")
         server.add_tool(tool)
+        server.add_tool(resolved)
         server.resource("test://plain")(plain)
         server.resource("test://t/{name}")(template)
         server.prompt()(prompt)
@@ -236,6 +243,7 @@ class SdkServerCodeTest(unittest.TestCase):
 
         expected = "ElicitResultTrue ListRootsResultTrue AcceptedElicitationTrue True Paris"
         self.assertEqual(server._invoke(server._tool_named("tool"), {}, request())["content"][0]["text"], expected)
+        self.assertEqual(server._invoke(server._tool_named("resolved"), {}, request())["content"][0]["text"], expected)
         for uri in ("test://plain", "test://t/x"):
             self.assertEqual(mcp_ref._read_resource(server, uri, request())[0]["contents"][0]["text"], expected)
         rendered = server._prompts["prompt"].render({}, server, request())

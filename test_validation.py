@@ -11,6 +11,7 @@ import dataclasses
 import datetime
 import decimal
 import enum
+import json
 import os
 import pathlib
 import subprocess
@@ -564,6 +565,41 @@ ERROR_TEXTS: List[Tuple[Any, Any, List[str]]] = [
      " input_value={'a': 1}, input_type=dict]",
      "value.`tuple[int, ...]`",
      "  Input should be a valid tuple [type=tuple_type, input_value={'a': 1}, input_type=dict]"]),
+    # a fixed tuple's Field lengths are pydantic-core's own: a maximum counts the members that pass,
+    # extra items are measured against the tuple's length, a minimum against the members that passed
+    (Annotated[Tuple[int, str], Field(min_length=3)], ["x", 1], [
+     "value.0",
+     "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='x',"
+     " input_type=str]",
+     "value.1",
+     "  Input should be a valid string [type=string_type, input_value=1, input_type=int]",
+     "value",
+     "  Tuple should have at least 3 items after validation, not 0 [type=too_short, input_value=['x', 1],"
+     " input_type=list]"]),
+    (Annotated[Tuple[int, str], Field(min_length=1)], [1], [
+     "value.1",
+     "  Field required [type=missing, input_value=[1], input_type=list]"]),
+    (Annotated[Tuple[int, str], Field(min_length=2)], [], [
+     "value.0",
+     "  Field required [type=missing, input_value=[], input_type=list]",
+     "value.1",
+     "  Field required [type=missing, input_value=[], input_type=list]",
+     "value",
+     "  Tuple should have at least 2 items after validation, not 0 [type=too_short, input_value=[], input_type=list]"]),
+    (Annotated[Tuple[int, str], Field(max_length=3)], [1, "a", 3], [
+     "value",
+     "  Tuple should have at most 2 items after validation, not 3 [type=too_long, input_value=[1, 'a', 3],"
+     " input_type=list]"]),
+    (Annotated[Tuple[int, str], Field(max_length=1)], ["x", 1], [
+     "value.0",
+     "  Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='x',"
+     " input_type=str]",
+     "value.1",
+     "  Input should be a valid string [type=string_type, input_value=1, input_type=int]"]),
+    (Annotated[Tuple[int, str], Field(max_length=1)], [1, "a", 3], [
+     "value",
+     "  Tuple should have at most 1 item after validation, not 3 [type=too_long, input_value=[1, 'a', 3],"
+     " input_type=list]"]),
     # speedate's own words for a duration it refuses
     (datetime.timedelta, "P", [
      "value",
@@ -608,6 +644,28 @@ class ErrorTextTest(unittest.TestCase):
                 for tp, value, expected in ERROR_TEXTS:
                     with self.subTest(accelerated=on, tp=tp, value=value):
                         self.assertEqual(self.refused(tp, value), expected)
+
+    def test_a_fixed_tuple_result_past_its_length(self) -> None:
+        # pydantic refuses it whatever the Field's max_length (the SDK: "Error executing tool g");
+        # the extra member was once dropped and the rest sent
+        def g() -> Annotated[Tuple[int, str], Field(max_length=3)]:
+            return (1, "a", 3)  # type: ignore[return-value]
+
+        server = mcp_ref.MCPServer("errors")
+        server.add_tool(g)
+        self.assertEqual(server.call_tool("g", {}), {"content": [{"type": "text", "text": (
+            "Error executing tool g: 1 validation error for gOutput\nresult\n  Tuple should have at most 2 items "
+            "after validation, not 3 [type=too_long, input_value=[1, 'a', 3], input_type=list]")}], "isError": True})
+
+    def test_a_short_tuple_takes_its_members_defaults(self) -> None:
+        # pydantic-core fills a missing member from its Field default (as given, not validated)
+        def f(value: Tuple[int, Annotated[List[int], Field(default=[1])], Annotated[None, Field(default=None)]]
+              ) -> str:
+            return json.dumps(value)
+
+        server = mcp_ref.MCPServer("errors")
+        server.add_tool(f, structured_output=False)
+        self.assertEqual(server.call_tool("f", {"value": [7]})["content"], [{"type": "text", "text": "[7, [1], null]"}])
 
     @unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
     def test_the_texts_are_pydantic(self) -> None:
