@@ -3229,7 +3229,6 @@ def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Opt
     import base64
     import hashlib
     import hmac
-    import time
 
     payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
                          separators=(",", ":")).encode()
@@ -3246,7 +3245,6 @@ def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Opt
     import base64
     import hashlib
     import hmac
-    import time
 
     def refuse(why: str) -> _RpcError:
         return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
@@ -4723,7 +4721,6 @@ class _Tasks:
               ttl: Optional[float] = None) -> Dict[str, Any]:
         """A new task for the call: durably created ("MUST NOT return
         CreateTaskResult until the task is durably created"), then queued to run."""
-        import time
         import uuid
 
         owner = _task_owner(request.conn)
@@ -4819,8 +4816,6 @@ class _Tasks:
         """Read, change, compare-and-set, again while another writer got there
         first: the record stored; None when ``change`` wanted nothing (or there
         is no such task)."""
-        import time
-
         for _ in range(_TASK_RETRIES):
             record = self.store.get(task_id)
             new = None if record is None else change(record)
@@ -4856,8 +4851,6 @@ class _Tasks:
     def _beat(self) -> None:
         """The heartbeat: while this process runs tasks, renew their leases; and
         pass a cancellation made by another worker on to the run (ctx.cancelled)."""
-        import time
-
         while True:
             time.sleep(self.lease / 3)
             with self.lock:
@@ -4955,8 +4948,6 @@ class _Tasks:
         """tasks/list: a page of the client's tasks, oldest first; the cursor is
         the last taskId of the page before (server/utilities/pagination).
         Expired tasks are purged first: tasks/get would not find them."""
-        import time
-
         cursor = params.get("cursor")
         self.store.purge(time.time())
         if cursor is not None and (not isinstance(cursor, str) or (self.store.get(cursor) or {}).get("owner") != owner):
@@ -4972,8 +4963,6 @@ class _Tasks:
         """2025-11-25's tasks/result: waits (up to request_timeout) for the task to
         end, then its result with the related-task _meta, or its JSON-RPC error.
         It runs as a call does (_Connection.start_request), not on the reader."""
-        import time
-
         task_id = self.offered("tasks_result", params, version)
         owner = _task_owner(request.conn)
         deadline = time.monotonic() + self.server.request_timeout
@@ -5097,8 +5086,6 @@ def _task_detailed(record: Dict[str, Any]) -> Dict[str, Any]:
 
 @functools.lru_cache(maxsize=4096)  # polled again and again, a task shows the same two times (bench: tasks/get)
 def _iso(seconds: float) -> str:
-    import time
-
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds % 1 * 1000):03d}Z"
 
 
@@ -5124,8 +5111,6 @@ def _lost(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
 def _answered(responses: Dict[str, Any], lease: float, record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The task with the answers to its outstanding questions taken; working
     again (for a new lease) when none is left."""
-    import time
-
     pending = record.get("inputRequests") or {}
     taken = {key: answer for key, answer in responses.items() if key in pending}
     if record["status"] != "input_required" or not taken:
@@ -5158,7 +5143,6 @@ class _Connection:
 
     def __init__(self, server: MCPServer) -> None:
         import threading
-        import time
 
         self.clock = time.monotonic
         self.server = server
@@ -5549,8 +5533,6 @@ class _Connection:
     def settle_all(self, timeout: float) -> None:
         """Wait up to ``timeout`` seconds for every call and batch in flight to be
         answered; answer the calls still running then with an error."""
-        import time
-
         deadline = time.monotonic() + timeout
         with self.state:
             self.draining = True
@@ -5950,8 +5932,6 @@ class _StdioServer(_Connection):
                 return
 
     def _watchdog(self) -> None:
-        import time
-
         while True:
             time.sleep(self._WATCH)
             with self.state:
@@ -6093,8 +6073,6 @@ class _Stderr:
 
     def close(self, timeout: float) -> None:
         """Give the queue ``timeout`` seconds to reach stderr, saying what was dropped."""
-        import time
-
         if self.dropped:
             self.write(f"mcp_ref: {self.dropped} writes to stderr were dropped (nobody was reading it)\n")
         deadline = time.monotonic() + timeout
@@ -6416,8 +6394,6 @@ class _HttpApp:
                      cancel_on_close: bool, long_lived: bool = False, table: bool = False) -> _Reply:
         """JSON if the response comes first and soon (an error's status from
         _HTTP_STATUS when ``table``); otherwise an SSE stream."""
-        import time
-
         timeout = None if long_lived else self.request_timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         watch = _HttpCall(conn, id_, cancel_on_close, deadline)
@@ -6451,8 +6427,6 @@ class _HttpApp:
         """The channel's first item within ``seconds`` (None: until the
         deadline), skipping messages when nothing but JSON may be sent; None
         if none came (``watch.stop`` says whether it is worth waiting on)."""
-        import time
-
         gone = environ.get("mcp_ref.gone", _never)
         end = time.monotonic() + seconds if seconds is not None else watch.deadline
         if watch.deadline is not None and end is not None:
@@ -6475,8 +6449,6 @@ class _HttpApp:
         A comment every ``keepalive`` seconds keeps proxies from timing it out
         and finds a client that has gone (its write fails).  A resumed stream
         begins with what the client missed (``replayed``)."""
-        import time
-
         gone = environ.get("mcp_ref.gone", _never)
         try:
             head = b""  # the priming event, and when to come back if cut; in one write with the first event
@@ -6708,7 +6680,6 @@ class _HttpSession(_HttpExchange):
 
     def __init__(self, app: _HttpApp, environ: Optional[Dict[str, Any]] = None) -> None:
         import secrets
-        import time
 
         super().__init__(app, environ)
         self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
@@ -7190,8 +7161,6 @@ class _HttpCall:
         self.closed: Callable[[], None] = _nothing
 
     def expired(self) -> bool:
-        import time
-
         return self.deadline is not None and time.monotonic() >= self.deadline
 
     def late_text(self) -> str:
@@ -7374,8 +7343,6 @@ class _HttpAuth:
     def check(self, environ: Dict[str, Any], run_async: Callable[[Any, float], Any]) -> Optional[_Reply]:
         """None when the request's bearer token is good; else 401 (none, or
         invalid: OAuth 2.1 section 5.3) or 403 (too few scopes)."""
-        import time
-
         header = environ.get("HTTP_AUTHORIZATION") or ""
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
@@ -7450,8 +7417,6 @@ class _Sessions:
     def find(self, session_id: str, environ: Dict[str, Any]) -> Optional[_HttpSession]:
         """The session, if it exists and is this request's principal's: another
         user's is answered as if it did not exist (404, as the SDK does)."""
-        import time
-
         with self.lock:
             session = self.open.get(session_id)
             if session is None or session.principal != environ.get(_PRINCIPAL):
@@ -7500,8 +7465,6 @@ class _Sessions:
         """(Under the lock.)  Forget the sessions idle for ``session_idle_timeout``
         seconds, and return them, to end outside the lock.  A session with a
         call in flight or its GET stream open is in use: idle from when it is not."""
-        import time
-
         if self.idle_timeout is None:
             return []
         now = time.monotonic()
@@ -13280,8 +13243,6 @@ class _StdioClient:
     def request(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         """The response to one request: an object with a "result" object or an
         "error" object; anything else from the server is _ServerFailed.  (headers: HTTP's only)"""
-        import time
-
         self.next_id += 1
         id_ = self.next_id
         self.send({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
@@ -13297,7 +13258,6 @@ class _StdioClient:
         """The server's next message: one JSON object on one line."""
         import queue
         import threading
-        import time
 
         # A huge --timeout would overflow the lock's wait.
         wait = min(max(0.0, deadline - time.monotonic()), threading.TIMEOUT_MAX)
@@ -13694,8 +13654,6 @@ class Client:
         (2025-11-25: tasks/result), or its error raised.  Questions are
         answered once each (2026-07-28: tasks/update).  Bounded: the server
         deletes a task past its TTL, and then tasks/get fails."""
-        import time
-
         if not isinstance(task, dict) or not isinstance(task.get("taskId"), str):
             raise ConnectionError("tools/call: the server's task has no taskId")
         task_id: str = task["taskId"]
@@ -14160,8 +14118,6 @@ class _HttpClient:
         the response, after an event id, is resumed with a GET and
         Last-Event-ID once the server's ``retry`` has passed (basic/transports,
         "Resumability and Redelivery"), at most _RESUMPTIONS times."""
-        import time
-
         state: Dict[str, Any] = {"last": None, "retry": 1.0}
         for resumed in range(_RESUMPTIONS + 1):
             try:
@@ -14248,7 +14204,6 @@ class _HttpClient:
 
     def _listen(self, opened: Any, state: Dict[str, Any]) -> None:
         import http.client
-        import time
 
         for _ in range(_RESUMPTIONS):  # bounded: a server that keeps closing it is let go
             conn, response = opened
@@ -14682,8 +14637,6 @@ class OAuthClientProvider:
     def _token_request(self, form: Dict[str, str], client: Dict[str, Any], scope: Optional[str]) -> Dict[str, Any]:
         """A token request with the client's authentication and the resource;
         its answer, ``expires_at`` added."""
-        import time
-
         endpoint = _endpoint(self._metadata.get("token_endpoint"), f"the authorization server {self._issuer}'s "
                              "token_endpoint")
         form = dict(form, resource=str(self._resource))
@@ -14772,8 +14725,6 @@ def _token_answer(status: int, answer: Any, grant_type: str) -> Dict[str, Any]:
 
 
 def _token_expired(tokens: Dict[str, Any]) -> bool:
-    import time
-
     expires_at = tokens.get("expires_at")
     return isinstance(expires_at, (int, float)) and time.time() >= expires_at - 30  # a margin for the trip
 
@@ -15042,8 +14993,6 @@ def _read_within(response: Any, timeout: float) -> bytes:
     socket's timeout bounds each read only, and a server that drips a byte
     at a time would hold the flow for hours (security_best_practices, "Bound
     Resource Usage")."""
-    import time
-
     deadline, data = time.monotonic() + timeout, b""
     while len(data) < 1 << 20:
         chunk = response.read1(65536)
@@ -15095,7 +15044,6 @@ class _LoopbackCallback:
     def wait(self, url: str) -> str:
         """Open the browser at ``url``; the callback's query, within the time
         a person needs (at least five minutes)."""
-        import time
         import webbrowser
 
         if not webbrowser.open(url):
@@ -15988,7 +15936,6 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     use, not this machine's, no such name) is one line on stderr, and 2."""
     import signal
     import threading
-    import time
 
     # The handler only notes the signal: one that took a lock (Event.set does)
     # could interrupt the main thread while it holds that very lock, and wait
@@ -16042,7 +15989,6 @@ def _stop_http(httpd: Any, app: _HttpApp) -> None:
     gets 503; requests in flight, a call streaming its answer too, get up to
     ``min(drain_timeout, 5)`` seconds to finish; then the open streams end."""
     import threading
-    import time
 
     httpd.stopping = True
     stopping = threading.Thread(target=httpd.shutdown, daemon=True)
@@ -16171,7 +16117,6 @@ def _deadline_reader() -> Any:
     thread for longer than ``read_timeout``."""
     import io
     import socket
-    import time
 
     class DeadlineReader(io.RawIOBase):
         def __init__(self, sock: Any) -> None:
@@ -16554,8 +16499,6 @@ _DATE_LINE = [(0, "")]  # the last second's Date header: one formatting a second
 
 def _date() -> str:
     """The Date header (RFC 9110, 6.6.1) of this second."""
-    import time
-
     now = int(time.time())
     second, line = _DATE_LINE[0]  # (one tuple, replaced whole: threads read it at once)
     if second != now:
