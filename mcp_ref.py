@@ -5622,6 +5622,9 @@ class _Workers:
                 self.turns.append(client)
             queue.append(job)
             self.ready.notify()
+            if self.closed:  # its threads may have ended: one more runs what is queued, then ends
+                import threading
+                threading.Thread(target=self._work, name="mcp_ref-tool-late", daemon=True).start()
         return job
 
     def _next(self) -> Optional[Tuple[Any, _Job]]:
@@ -5932,8 +5935,7 @@ class _StdioServer(_Connection):
                 return
 
     def _watchdog(self) -> None:
-        while True:
-            time.sleep(self._WATCH)
+        while not self.end_of_input.wait(self._WATCH):  # (then no reading is left to pass on)
             with self.state:
                 call = self.inline
                 if call is None or self.clock() - call.started < self._HANDOFF:
@@ -6632,10 +6634,13 @@ class _HttpApp:
         return asyncio.run_coroutine_threadsafe(coro, self.event_loop()).result(timeout)
 
     def close(self) -> None:
-        """Stop: every open stream ends, every session is forgotten."""
+        """Stop: every open stream ends, every session is forgotten, and the
+        pool's threads end once the calls queued have run."""
         self.closing.set()
         for session in self.table.clear():
             session.end()
+        if self.pool is not None:
+            self.pool.close()
 
 
 def _never() -> bool:

@@ -331,6 +331,34 @@ class FairPoolTest(unittest.TestCase):
         wait_for(lambda: len(order) == 7, "every call to run")
         self.assertEqual(order, ["x", "a1", "b1", "c1", "a2", "b2", "a3"])
 
+    def test_a_closed_pool_runs_what_is_queued_then_its_threads_end(self) -> None:
+        # An app closed (SIGTERM) or a stdio run ended: no thread is kept, and
+        # nothing submitted is dropped, before close() or after it.
+        pool = mcp_ref._Workers(3, per_client=1)
+        ran: List[str] = []
+        gate = threading.Event()
+        pool.submit(lambda: gate.wait(30) and ran.append("held"), "a")  # type: ignore[func-returns-value]
+        pool.submit(lambda: ran.append("queued"), "a")  # waits: client a is at its cap
+        pool.close()
+        gate.set()
+        wait_for(lambda: len(ran) == 2 and not threads_of(pool), "the calls queued to run and the threads to end")
+        pool.submit(lambda: ran.append("late"), "b")
+        wait_for(lambda: len(ran) == 3 and not threads_of(pool), "the late call to run and its thread to end")
+        self.assertEqual(ran, ["held", "queued", "late"])
+
+    def test_closing_the_app_ends_its_pool(self) -> None:
+        server = mcp_ref.MCPServer("closing")
+        app = server.streamable_http_app()
+        pool = app.workers()
+        self.assertTrue(threads_of(pool))
+        app.close()
+        wait_for(lambda: not threads_of(pool), "the app's pool threads to end")
+
+
+def threads_of(pool: Any) -> List[threading.Thread]:
+    """The threads running a _Workers' loop (a thread's target while it runs)."""
+    return [t for t in threading.enumerate() if getattr(getattr(t, "_target", None), "__self__", None) is pool]
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -395,9 +395,10 @@ class RunTest(unittest.TestCase):
         self.assertEqual(out.returncode, 3, out.stderr)
         self.assertIn("stderr too", out.stderr)
 
-    def test_stdio_run_ends_its_tool_threads(self) -> None:
-        """run() returns, and the pool that ran the sync calls goes with it: a
-        program that serves again and again must not keep each run's threads."""
+    def test_stdio_run_ends_its_threads(self) -> None:
+        """run() returns, and the threads of that run go with it (the pool that
+        ran the sync calls, the event loop, the watchdog, the reader): a program
+        that serves again and again must not keep each run's threads."""
         path = os.path.join(self.tmp, "server.py")
         with open(path, "w", encoding="utf-8") as f:
             f.write(textwrap.dedent(f'''
@@ -412,24 +413,29 @@ class RunTest(unittest.TestCase):
                     time.sleep(0.3)  # past the inline run's watch: the pool takes the call over
                     return 1
 
+                @server.tool()
+                async def later() -> int:
+                    return 2
+
                 for _ in range(3):
                     os.dup2(os.open({os.path.join(self.tmp, "input")!r}, os.O_RDONLY), 0)  # what it reads
                     server.run()
                 deadline = time.monotonic() + 30
-                while time.monotonic() < deadline and any(t.name.startswith("mcp_ref-tool-")
-                                                          for t in threading.enumerate()):
+                ours = lambda: sorted(t.name for t in threading.enumerate() if t.name.startswith("mcp_ref-"))
+                while time.monotonic() < deadline and ours():
                     time.sleep(0.05)
-                print("tool threads left:", sum(t.name.startswith("mcp_ref-tool-") for t in threading.enumerate()))
+                print("threads left:", ours())
                 '''))
         frames = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
                   {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                  {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {}}}]
+                  {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {}}},
+                  {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "later", "arguments": {}}}]
         with open(os.path.join(self.tmp, "input"), "w", encoding="utf-8") as f:
             f.write("".join(json.dumps(frame) + "\n" for frame in frames))
         out = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=120)
-        self.assertEqual(out.stdout.splitlines()[-1], "tool threads left: 0", out.stdout + out.stderr)
-        self.assertEqual(out.stdout.count('"result":{"content"'), 3, out.stdout + out.stderr)
+        self.assertEqual(out.stdout.splitlines()[-1], "threads left: []", out.stdout + out.stderr)
+        self.assertEqual(out.stdout.count('"result":{"content"'), 6, out.stdout + out.stderr)
 
     @unittest.skipIf(sys.platform == "win32", "SIGTERM")
     def test_http_run_returns_after_sigterm(self) -> None:
