@@ -9861,7 +9861,6 @@ def _field_default(field: Any) -> Any:
 _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
 
 
-
 class _TypedSchema(dict):  # type: ignore[type-arg]
     """A schema that remembers the annotation it describes, where JSON Schema
     alone cannot say how pydantic converts a value (a Decimal is any number or
@@ -10555,8 +10554,6 @@ def _wire_value(value: Any) -> Any:
     return _jsonable(value)
 
 
-
-
 class ElicitationResult:
     """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
     holds the answer, converted to the schema's type), "decline" or "cancel"."""
@@ -10824,9 +10821,6 @@ class _CompletionContext(_Record):
         self.arguments = arguments
 
 
-
-
-
 # inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
 _INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
 
@@ -10848,8 +10842,6 @@ def _cleandoc(doc: Optional[str]) -> str:
     while lines and not lines[0].strip():
         lines.pop(0)
     return "\n".join(lines)
-
-
 
 
 # ---------------------------------------------------------------------------
@@ -12086,7 +12078,6 @@ def _ranked(arm: Any, schema: Any, value: Any, class_kinds: Dict[str, str]) -> T
     exact = 1 if names is not None and not _is_typeddict(arm) else \
         _exactness(_Compiler(schema, "strict", class_kinds), schema, value)
     return exact, None if names is None or type(value) is not dict else len(names.intersection(value)), arm
-
 
 
 def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
@@ -16537,9 +16528,11 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _FastCompiler        _Compiler (section 6)            objects of generated schemas, lists of them
 #   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
 #   _fast_encode_reply   _encode_reply (section 18)       puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (section 18)      every message: json's C encoder, made once
+#   _fast_dumps          _dumps_message (section 18)      every message: json's C encoder, made once;
+#                                                         a polled Task's JSON text kept (_ShownTask)
 #   _rx_accelerated      _compile_pattern (section 28)    patterns proven safe run on Python's re (_RX_ACCELERATE)
-#   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine
+#   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine;
+#                                                         a result type seen not to be the SDK's (_NOT_SDK)
 #
 # Each rule names its twin where it is written ("twin: _fast_x, section 34"),
 # and test_mcp_ref checks this table against the file.
@@ -16799,7 +16792,8 @@ _C_ENCODER = None if _make_encoder is None else _make_encoder(
 
 
 def _fast_dumps(message: Any) -> str:
-    """_dumps_message, through json's C encoder made once."""
+    """_dumps_message, through json's C encoder made once; a response whose
+    result is a polled Task (_ShownTask, section 16) splices the Task's text."""
     result = message.get("result") if type(message) is dict else None
     if type(result) is _ShownTask and tuple(message) == _RESPONSE_KEYS and message["jsonrpc"] == "2.0":
         return _fast_dumps_polled(message["id"], result)

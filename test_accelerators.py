@@ -781,12 +781,14 @@ class FiresTest(unittest.TestCase):
 
         with accelerators(True), mock.patch.object(mcp_ref, "_NOT_SDK", set(mcp_ref._NATIVE)):
             server = server_with(reading)
-            with mock.patch.object(mcp_ref, "_sdk_object", wraps=mcp_ref._sdk_object) as sdk_object:
+            with mock.patch.object(mcp_ref, "_fast_sdk_object", wraps=mcp_ref._fast_sdk_object) as learning, \
+                    mock.patch.object(mcp_ref, "_sdk_object", wraps=mcp_ref._sdk_object) as sdk_object:
                 first = server.call_tool("reading", {"city": "x"})
                 self.assertEqual(server.call_tool("reading", {"city": "x"}), first)
             self.assertEqual(first["structuredContent"], {"city": "x", "temperature": 1.5, "count": 2})
             self.assertIn(Row, mcp_ref._NOT_SDK)
-            self.assertEqual(sdk_object.call_count, 0)
+            self.assertEqual(learning.call_count, 1)  # the first call learns Row; the second skips it
+            self.assertEqual(sdk_object.call_count, 0)  # nothing of the SDK's in Row's MRO: never asked
 
     def test_fast_dumps_encodes_every_message(self) -> None:
         def add(a: int) -> int:

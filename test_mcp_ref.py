@@ -69,7 +69,6 @@ class DoctestTest(unittest.TestCase):
                 self.assertEqual(result.failed, 0)
 
 
-
 # A section opens with a banner: a rule, "# N. Title", a rule.
 _BANNER = re.compile(r"^# -{20,}\n# (\d+)\. (.+)\n# -{20,}$", re.M)
 # A row of the docstring's table of contents: "    12. Tools                   registration; ..."

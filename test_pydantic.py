@@ -623,7 +623,6 @@ class PydanticTest(unittest.TestCase):
         self.assertFalse(any(p.delegated for p in tool.params))
 
 
-
 def returning(annotation: Any, value: Any) -> Any:
     def g():  # type: ignore[no-untyped-def]
         return value

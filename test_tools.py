@@ -83,7 +83,6 @@ class DocsPageSchemaTest(unittest.TestCase):
                          "'weather_example.Station'> is not serializable for structured output")
 
 
-
 class RegistrationTest(unittest.TestCase):
     def register(self, fn: Any, **kwargs: Any) -> Dict[str, Any]:
         server = MCPServer("t")
@@ -194,7 +193,6 @@ class RegistrationTest(unittest.TestCase):
 
         with self.assertRaisesRegex(mcp_ref.InvalidSignature, "return annotation required"):
             self.register(f, structured_output=True)
-
 
 
 # -- the structured-output table, row by row -------------------------------------------
