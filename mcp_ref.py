@@ -5061,8 +5061,9 @@ def _task_wire_v1(record: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _task_tools(server: MCPServer) -> Dict[str, str]:
-    """The tools that may become tasks, with their task support."""
-    return {name: tool.task_support for name, tool in server._tools.items() if tool.task_support != "forbidden"}
+    """The tools that may become tasks, with their task support: read from a copy
+    made in one step (another thread's add_tool or remove_tool may change the dict)."""
+    return {name: tool.task_support for name, tool in tuple(server._tools.items()) if tool.task_support != "forbidden"}
 
 
 def _with_execution(server: MCPServer, tools: List[Dict[str, Any]], version: Optional[str]) -> List[Dict[str, Any]]:

@@ -404,6 +404,25 @@ class SessionTasksTest(unittest.TestCase):
         self.server.add_tool(lambda n: n, name="again", task_support="optional")
         self.assertEqual(self.client.ask("tasks/get", {"taskId": task_id})["status"], "completed")
 
+    def test_the_task_tools_are_read_from_a_copy(self) -> None:
+        # add_tool on another thread while tools_changed reads the tools:
+        # "dictionary changed size during iteration".  A tool whose
+        # task_support adds one stands in for that thread, deterministically.
+        server = self.server
+
+        class Adding:
+            @property
+            def task_support(self) -> str:
+                server._tools[f"added{len(server._tools)}"] = server._tools["quick"]
+                return "optional"
+
+        kept = dict(server._tools)
+        self.addCleanup(server._tools.update, kept)
+        self.addCleanup(server._tools.clear)
+        server._tools["adding"] = Adding()  # type: ignore[assignment]
+        server._tasks.tools_changed()
+        self.assertEqual(mcp_ref._task_tools(server)["adding"], "optional")
+
     def test_an_unknown_cursor_is_invalid_params(self) -> None:
         # server/utilities/pagination: "Invalid cursors SHOULD result in -32602";
         # the listing never starts again from the top.
