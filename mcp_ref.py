@@ -4456,8 +4456,9 @@ class InMemoryTaskStore(TaskStore):
         head = self.heads.pop(task_id, None)
         if head is None:
             return
+        if self.views.pop(task_id, None) is not None:
+            self.viewed -= len(self.records[task_id])  # the text it was parsed from
         del self.records[task_id]
-        self.views.pop(task_id, None)
         owner, status = head[0], head[1]
         if status not in _TASK_TERMINAL:
             self.unfinished[owner] -= 1
@@ -4537,9 +4538,9 @@ class SqliteTaskStore(TaskStore):
         import threading
 
         self.path, self.timeout = path, timeout
-        self.lock = threading.Lock()  # guards the two below
+        self.lock = threading.Lock()  # guards everything below
         self.idle: List[Any] = []
-        self.views: Dict[str, Tuple[int, Dict[str, Any]]] = {}  # taskId: (revision, record), for peek
+        self.views: Dict[str, Tuple[int, Dict[str, Any], int]] = {}  # taskId: (revision, record, its text's length)
         self.viewed = 0  # the JSON text of views, in characters
 
     def _execute(self, query: str, args: Tuple[Any, ...], fetch: str = "") -> Any:
@@ -4587,19 +4588,19 @@ class SqliteTaskStore(TaskStore):
         seen = self.views.get(task_id)
         row = self._execute("SELECT revision, CASE WHEN revision = ? THEN NULL ELSE data END FROM mcp_tasks "
                             "WHERE id = ?", (-1 if seen is None else seen[0], task_id), "one")
-        if row is None:
-            self.views.pop(task_id, None)
-            return None
-        if row[1] is None and seen is not None:
+        if row is not None and row[1] is None and seen is not None:
             return seen[1]
-        view = json.loads(row[1])
+        view = None if row is None else (row[0], json.loads(row[1]), len(row[1]))
         with self.lock:
-            if len(self.views) >= _TASK_VIEWS[0] or self.viewed + len(row[1]) > _TASK_VIEWS[1]:
+            self.viewed -= self.views.pop(task_id, (0, {}, 0))[2]
+            if view is None:
+                return None
+            if len(self.views) >= _TASK_VIEWS[0] or self.viewed + view[2] > _TASK_VIEWS[1]:
                 self.views.clear()
                 self.viewed = 0
-            self.views[task_id] = (row[0], view)
-            self.viewed += len(row[1])
-        return view  # type: ignore[no-any-return]
+            self.views[task_id] = view
+            self.viewed += view[2]
+        return view[1]  # type: ignore[no-any-return]
 
     def update(self, record: Dict[str, Any]) -> bool:
         new = dict(record, revision=record["revision"] + 1)

@@ -671,6 +671,22 @@ class StoreTest(unittest.TestCase):
                     self.assertEqual(store.peek(f"t{n}"), store.get(f"t{n}"))
                 self.assertLessEqual(len(store.views), limit)  # type: ignore[attr-defined]
 
+    def test_the_bytes_kept_parsed_are_those_of_the_records_kept(self) -> None:
+        # viewed counts the JSON text of the records kept parsed: a record
+        # replaced or deleted is no longer counted (else the bound is reached early).
+        for store in self.stores():
+            with self.subTest(store=type(store).__name__):
+                store.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
+                              "expiresAt": None, "n": 0})
+                for n in range(1, 4):
+                    record = store.peek("t")
+                    assert record is not None
+                    self.assertEqual(store.viewed, len(json.dumps(record)))  # type: ignore[attr-defined]
+                    self.assertTrue(store.update(dict(record, n="x" * n)))
+                store.delete("t")
+                self.assertIsNone(store.peek("t"))
+                self.assertEqual(store.viewed, 0)  # type: ignore[attr-defined]
+
     @unittest.skipUnless(os.path.isdir("/proc/self/fd"), "counts open files in /proc")
     def test_sqlite_threads_that_end_leave_no_connection(self) -> None:
         # A thread per HTTP connection, a new stdio reader after a slow call:
