@@ -4378,7 +4378,10 @@ class TaskStore:
     ``createdAt`` and ``expiresAt`` (seconds since the epoch; expiresAt may be
     None), and the server's own fields.  Each method is called from many
     threads, and from several processes sharing one store: a record is
-    replaced only by ``update`` with the revision it was read at."""
+    replaced only by ``update`` with the revision it was read at.  A record
+    handed out is never changed after (another thread may be reading it): a
+    change is a new object with a new revision, which is what the server's
+    cache of the Tasks it shows is keyed on."""
 
     def create(self, record: Dict[str, Any]) -> None:
         """Store a new record (its taskId is new; its revision is 0)."""
@@ -4661,7 +4664,7 @@ class _Tasks:
         self.running: Dict[str, _CallInFlight] = {}  # the tasks this process runs (or has queued)
         self.pool: Optional[_Workers] = None
         self.beating = False  # the heartbeat thread runs
-        self.shows: Dict[Tuple[str, Any], Tuple[Dict[str, Any], Dict[str, Any]]] = {}  # shown's (no lock needed)
+        self.shows: Dict[Tuple[str, Any], Tuple[int, Dict[str, Any]]] = {}  # shown's (no lock needed)
         self.offering = False  # whether a tool may become a task (tools_changed)
         self.lease = _TASK_LEASE
 
@@ -4918,16 +4921,17 @@ class _Tasks:
         return self.shown(record, _task_wire_v1)
 
     def shown(self, record: Dict[str, Any], show: Callable[[Dict[str, Any]], Dict[str, Any]]) -> Dict[str, Any]:
-        """``show(record)``, made once per record a store's peek hands out (a poll
-        of a task that has not changed since builds nothing); not to be changed."""
+        """``show(record)``, made once per revision of the task (a poll of a task
+        that has not changed since builds nothing); not to be changed.  Keyed on
+        the revision, not on the object peek gave: every change bumps it (TaskStore)."""
         key = (record["taskId"], show)
         seen = self.shows.get(key)
-        if seen is not None and seen[0] is record:  # the same revision: peek gave the same record
+        if seen is not None and seen[0] == record["revision"]:
             return seen[1]
         task = _ShownTask(show(record))
         if len(self.shows) >= _TASK_SHOWN:
             self.shows.clear()
-        self.shows[key] = (record, task)
+        self.shows[key] = (record["revision"], task)
         return task
 
     def tools_changed(self) -> None:

@@ -500,6 +500,36 @@ class OwnerTest(unittest.TestCase):
         self.assertEqual(alice.get(task_id)["status"], "input_required")
 
 
+class InPlaceStore(mcp_ref.InMemoryTaskStore):
+    """A store that keeps one dict per task and updates it in place (a cache
+    over a database might): against the contract, but seen all the same."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: Dict[str, Dict[str, Any]] = {}
+
+    def peek(self, task_id: str) -> Optional[Dict[str, Any]]:
+        record = self.get(task_id)
+        if record is None:
+            return None
+        kept = self.kept.setdefault(task_id, record)
+        kept.update(record)
+        return kept
+
+
+class PollTest(unittest.TestCase):
+    """What tasks/get keeps to answer the next poll of an unchanged task (_Tasks.shown)."""
+
+    def test_a_change_is_seen_when_the_store_updates_in_place(self) -> None:
+        # The Task is shown anew when the record's revision changes, not only
+        # when peek hands out another object.
+        client = Client(task_server(task_store=InPlaceStore()))
+        task_id = client.call("gated")["taskId"]
+        self.assertEqual(client.get(task_id)["status"], "working")
+        client.ask("tasks/cancel", {"taskId": task_id})
+        self.assertEqual(client.get(task_id)["status"], "cancelled")
+
+
 class BoundsTest(unittest.TestCase):
 
     def test_expiry(self) -> None:
