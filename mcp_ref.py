@@ -4363,8 +4363,9 @@ _TASK_METHODS = frozenset(("tasks_get", "tasks_update", "tasks_cancel", "tasks_l
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
 _RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
-_TASK_SHOWN = 1024  # tasks whose last Task shown (tasks/get) is kept, to answer the next poll with
-_TASK_VIEWS = (1024, 8 << 20)  # a store's records kept parsed for peek: at most this many, of this much JSON text
+# A store's records kept parsed for peek, and the last Task shown of each task (to answer the next
+# poll with): at most this many, of this much JSON text.  A Task over an eighth of it is not kept.
+_TASK_VIEWS = (1024, 8 << 20)
 
 
 class TaskStore:
@@ -4641,8 +4642,8 @@ class _StartTask(BaseException):
 
 class _ShownTask(dict):  # type: ignore[type-arg]
     """A Task as a poll shows it (_Tasks.shown, once per revision), with its
-    JSON text once written (_fast_dumps): the next poll's response is not made
-    to encode the same Task again."""
+    JSON text, written there to be counted: _fast_dumps puts it in each response
+    as written, not made to encode the same Task again."""
 
     __slots__ = ("json",)
 
@@ -4664,7 +4665,8 @@ class _Tasks:
         self.running: Dict[str, _CallInFlight] = {}  # the tasks this process runs (or has queued)
         self.pool: Optional[_Workers] = None
         self.beating = False  # the heartbeat thread runs
-        self.shows: Dict[Tuple[str, Any], Tuple[int, Dict[str, Any]]] = {}  # shown's (no lock needed)
+        self.shows: Dict[Tuple[str, Any], Tuple[int, Dict[str, Any], int]] = {}  # shown's: revision, Task, size
+        self.shown_size = 0  # the JSON text of the Tasks in shows, in characters
         self.offering = False  # whether a tool may become a task (tools_changed)
         self.lease = _TASK_LEASE
 
@@ -4925,14 +4927,27 @@ class _Tasks:
         that has not changed since builds nothing); not to be changed.  Keyed on
         the revision, not on the object peek gave: every change bumps it (TaskStore)."""
         key = (record["taskId"], show)
-        seen = self.shows.get(key)
+        seen = self.shows.get(key)  # one dict read, without the lock
         if seen is not None and seen[0] == record["revision"]:
             return seen[1]
         task = _ShownTask(show(record))
-        if len(self.shows) >= _TASK_SHOWN:
-            self.shows.clear()
-        self.shows[key] = (record["revision"], task)
+        task.json = _ENCODER.encode(task)  # its size (a result is up to max_result_bytes), and the response's text
+        with self.lock:
+            self.shown_size -= self.shows.pop(key, (0, task, 0))[2]
+            if len(task.json) > _TASK_VIEWS[1] // 8:
+                return task
+            if len(self.shows) >= _TASK_VIEWS[0] or self.shown_size + len(task.json) > _TASK_VIEWS[1]:
+                self.shows.clear()
+                self.shown_size = 0
+            self.shows[key] = (record["revision"], task, len(task.json))
+            self.shown_size += len(task.json)
         return task
+
+    def forget(self, task_id: str) -> None:
+        """A task gone (deleted, expired): the Tasks shown of it are not kept."""
+        with self.lock:
+            for show in (_task_detailed, _task_wire_v1):
+                self.shown_size -= self.shows.pop((task_id, show), (0, {}, 0))[2]
 
     def tools_changed(self) -> None:
         """Whether a tool may become a task: asked when the tools change, not at each poll."""
@@ -4992,10 +5007,13 @@ class _Tasks:
         (its worker died): failed."""
         record = self.store.peek(task_id)  # read, never changed: _change makes a new one
         if record is None or record["owner"] != owner:
+            if record is None:  # deleted by another worker, or purged
+                self.forget(task_id)
             raise _RpcError(INVALID_PARAMS, _TASK_NOT_FOUND)
         now = time.time()
         if record["expiresAt"] is not None and record["expiresAt"] < now:
             self.store.delete(task_id)
+            self.forget(task_id)
             raise _RpcError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
         if record["status"] == "working" and record["lease"] < now:
             self._change(task_id, _lost)

@@ -529,6 +529,35 @@ class PollTest(unittest.TestCase):
         client.ask("tasks/cancel", {"taskId": task_id})
         self.assertEqual(client.get(task_id)["status"], "cancelled")
 
+    def test_the_tasks_kept_are_bounded_in_bytes(self) -> None:
+        # Each polled Task was kept with its result (up to max_result_bytes)
+        # and its JSON text, 1,024 of them: past the stores' own bound.
+        server = task_server()
+
+        @server.tool(task_support="optional")
+        def big(n: int) -> str:
+            return "x" * n
+
+        client = Client(server)
+        budget = mcp_ref._TASK_VIEWS[1]
+        for _ in range(20):
+            client.settled(client.call("big", {"n": budget // 10})["taskId"])
+            kept = [entry[1] for entry in server._tasks.shows.values()]
+            self.assertLessEqual(sum(len(mcp_ref._ENCODER.encode(task)) for task in kept), budget)
+        huge = client.call("big", {"n": budget // 4})["taskId"]
+        client.settled(huge)
+        self.assertNotIn(huge, [key[0] for key in server._tasks.shows])  # one that big: not kept at all
+
+    def test_a_task_gone_is_not_kept(self) -> None:
+        server = task_server(task_ttl=0.3)
+        client = Client(server)
+        task_id = client.call("quick", {"n": 1})["taskId"]
+        client.settled(task_id)
+        self.assertIn(task_id, [key[0] for key in server._tasks.shows])
+        time.sleep(0.5)
+        self.assertEqual(client.get(task_id)["error"]["message"], "Failed to retrieve task: Task has expired")
+        self.assertNotIn(task_id, [key[0] for key in server._tasks.shows])
+
 
 class BoundsTest(unittest.TestCase):
 
