@@ -4363,9 +4363,7 @@ _TASK_METHODS = frozenset(("tasks_get", "tasks_update", "tasks_cancel", "tasks_l
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
 _RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
-# A store's records kept parsed for peek, and the last Task shown of each task (to answer the next
-# poll with): at most this many, of this much JSON text.  A Task over an eighth of it is not kept.
-_TASK_VIEWS = (1024, 8 << 20)
+_TASK_VIEWS = (1024, 8 << 20)  # records kept parsed (peek), Tasks kept shown: at most so many, of so much JSON
 
 
 class TaskStore:
@@ -4379,10 +4377,9 @@ class TaskStore:
     ``createdAt`` and ``expiresAt`` (seconds since the epoch; expiresAt may be
     None), and the server's own fields.  Each method is called from many
     threads, and from several processes sharing one store: a record is
-    replaced only by ``update`` with the revision it was read at.  A record
-    handed out is never changed after (another thread may be reading it): a
-    change is a new object with a new revision, which is what the server's
-    cache of the Tasks it shows is keyed on."""
+    replaced only by ``update`` with the revision it was read at.  One handed
+    out is never changed after (other threads read it): a change is a new
+    object with a new revision, which the Tasks the server shows are kept by."""
 
     def create(self, record: Dict[str, Any]) -> None:
         """Store a new record (its taskId is new; its revision is 0)."""
@@ -4393,8 +4390,7 @@ class TaskStore:
         raise NotImplementedError
 
     def peek(self, task_id: str) -> Optional[Dict[str, Any]]:
-        """The record as ``get`` gives it, to read and not to change: a store may
-        hand out one it keeps (what a poll reads: tasks/get costs about a ping)."""
+        """What a poll reads: the record as ``get`` gives it, or one the store keeps (never changed)."""
         return self.get(task_id)
 
     def update(self, record: Dict[str, Any]) -> bool:
@@ -4641,9 +4637,8 @@ class _StartTask(BaseException):
 
 
 class _ShownTask(dict):  # type: ignore[type-arg]
-    """A Task as a poll shows it (_Tasks.shown, once per revision), with its
-    JSON text, written there to be counted: _fast_dumps puts it in each response
-    as written, not made to encode the same Task again."""
+    """A Task as a poll shows it (_Tasks.shown, once per revision) with its JSON
+    text, counted there; _fast_dumps sends it as written, not encoded again."""
 
     __slots__ = ("json",)
 
@@ -4923,9 +4918,8 @@ class _Tasks:
         return self.shown(record, _task_wire_v1)
 
     def shown(self, record: Dict[str, Any], show: Callable[[Dict[str, Any]], Dict[str, Any]]) -> Dict[str, Any]:
-        """``show(record)``, made once per revision of the task (a poll of a task
-        that has not changed since builds nothing); not to be changed.  Keyed on
-        the revision, not on the object peek gave: every change bumps it (TaskStore)."""
+        """``show(record)``, made once per revision (a poll of a task that has not changed
+        builds nothing), not to be changed: kept by the revision, which each change bumps."""
         key = (record["taskId"], show)
         seen = self.shows.get(key)  # one dict read, without the lock
         if seen is not None and seen[0] == record["revision"]:
@@ -4934,7 +4928,7 @@ class _Tasks:
         task.json = _ENCODER.encode(task)  # its size (a result is up to max_result_bytes), and the response's text
         with self.lock:
             self.shown_size -= self.shows.pop(key, (0, task, 0))[2]
-            if len(task.json) > _TASK_VIEWS[1] // 8:
+            if len(task.json) > _TASK_VIEWS[1] // 8:  # so big: built anew at each poll
                 return task
             if len(self.shows) >= _TASK_VIEWS[0] or self.shown_size + len(task.json) > _TASK_VIEWS[1]:
                 self.shows.clear()
@@ -5084,8 +5078,7 @@ def _task_wire_v1(record: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _task_tools(server: MCPServer) -> Dict[str, str]:
-    """The tools that may become tasks, with their task support: read from a copy
-    made in one step (another thread's add_tool or remove_tool may change the dict)."""
+    """The tools that may become tasks, read from a copy (another thread may add one meanwhile)."""
     return {name: tool.task_support for name, tool in tuple(server._tools.items()) if tool.task_support != "forbidden"}
 
 
