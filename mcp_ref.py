@@ -4415,6 +4415,9 @@ class TaskStore:
         """Delete the records whose expiresAt has passed."""
         raise NotImplementedError
 
+    def close(self) -> None:
+        """Release what the store holds open (SQLite: idle connections), if anything."""
+
 
 class InMemoryTaskStore(TaskStore):
     """The default store: this process's memory (gone with it).  Records are
@@ -4533,6 +4536,7 @@ class SqliteTaskStore(TaskStore):
     connection open behind them."""
 
     _IDLE = 16  # connections kept open while no thread uses them (a gunicorn worker's 16 threads: no churn)
+    closed = False  # then none is kept
 
     def __init__(self, path: str, timeout: float = 30.0) -> None:
         import threading
@@ -4555,7 +4559,7 @@ class SqliteTaskStore(TaskStore):
             return cursor.fetchone() if fetch == "one" else cursor.fetchall() if fetch == "all" else cursor.rowcount
         finally:
             with self.lock:
-                kept = len(self.idle) < self._IDLE
+                kept = not self.closed and len(self.idle) < self._IDLE
                 if kept:
                     self.idle.append(db)
             if not kept:
@@ -4629,6 +4633,13 @@ class SqliteTaskStore(TaskStore):
 
     def purge(self, now: float) -> None:
         self._execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))
+
+    def close(self) -> None:
+        """Close the idle connections now, one in use when its statement ends (the store still works)."""
+        with self.lock:
+            idle, self.idle, self.closed = self.idle, [], True
+        for db in idle:
+            db.close()
 
 
 class _StartTask(BaseException):
