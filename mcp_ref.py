@@ -4670,7 +4670,7 @@ class _Tasks:
         self.lock = threading.Lock()  # guards everything below
         self.running: Dict[str, _CallInFlight] = {}  # the tasks this process runs (or has queued)
         self.pool: Optional[_Workers] = None
-        self.beating = False  # the heartbeat thread runs
+        self.heartbeat: Optional[Any] = None  # the running heartbeat's Event, which close() sets to end it
         self.shows: Dict[Tuple[str, Any], Tuple[int, Dict[str, Any], int]] = {}  # shown's: revision, Task, size
         self.shown_size = 0  # the JSON text of the Tasks in shows, in characters
         self.offering = False  # whether a tool may become a task (tools_changed)
@@ -4766,11 +4766,24 @@ class _Tasks:
             if self.pool is None:
                 self.pool = _Workers(max(16, self.server.workers), per_client=max(8, self.server.workers // 2))
             self.running[task_id] = call
-            beat = not self.beating
-            self.beating = True
-        if beat:
-            threading.Thread(target=self._beat, name="mcp_ref-task-lease", daemon=True).start()
-        self.pool.submit(functools.partial(self._run, task_id, call), owner)
+            start, pool = self.heartbeat is None, self.pool
+            beat = self.heartbeat = self.heartbeat or threading.Event()
+        if start:
+            threading.Thread(target=self._beat, args=(beat,), name="mcp_ref-task-lease", daemon=True).start()
+        pool.submit(functools.partial(self._run, task_id, call), owner)
+
+    def close(self) -> None:
+        """The task threads end: the pool's once the runs queued have run, the heartbeat
+        now (a run still going is not renewed: as a worker that stopped).  The store made
+        here is closed, one given is its owner's.  A task submitted later starts them again."""
+        with self.lock:
+            pool, beat, self.pool, self.heartbeat = self.pool, self.heartbeat, None, None
+        if beat is not None:
+            beat.set()
+        if pool is not None:
+            pool.close()
+        if self.given is None and self._store is not None:
+            self._store.close()
 
     def _run(self, task_id: str, call: _CallInFlight) -> None:
         """One run of a task: the tool called with every answer so far; the
@@ -4860,15 +4873,16 @@ class _Tasks:
         return [task_id for task_id in task_ids
                 if isinstance(task_id, str) and (self.store.peek(task_id) or {}).get("owner") == owner]
 
-    def _beat(self) -> None:
+    def _beat(self, beat: Any) -> None:
         """The heartbeat: while this process runs tasks, renew their leases; and
         pass a cancellation made by another worker on to the run (ctx.cancelled)."""
-        while True:
-            time.sleep(self.lease / 3)
+        while not beat.wait(self.lease / 3):
             with self.lock:
+                if self.heartbeat is not beat:
+                    return  # closed meanwhile
                 runs = list(self.running.items())
                 if not runs:
-                    self.beating = False
+                    self.heartbeat = None
                     return
             for task_id, call in runs:
                 try:

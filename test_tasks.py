@@ -25,6 +25,7 @@ import time
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional
+from unittest import mock
 
 import mcp_ref
 import test_malformed as malformed
@@ -499,6 +500,41 @@ class OwnerTest(unittest.TestCase):
         self.assertEqual(bob.ask("tasks/cancel", {"taskId": task_id}), {"error": NOT_FOUND})
         self.assertEqual(Client(server).get(task_id), {"error": NOT_FOUND})  # no principal: another owner
         self.assertEqual(alice.get(task_id)["status"], "input_required")
+
+
+class CloseTest(unittest.TestCase):
+    """_Tasks.close(): a server's task threads end (a process that makes server
+    after server, as a test suite does, kept 17 threads of each)."""
+
+    def test_the_pool_and_the_heartbeat_end(self) -> None:
+        server = task_server()
+        client = Client(server)
+        client.settled(client.call("quick", {"n": 1})["taskId"])
+        tasks = server._tasks
+        threads = [thread for thread in threading.enumerate()
+                   if getattr(getattr(thread, "_target", None), "__self__", None) in (tasks, tasks.pool)]
+        self.assertGreater(len(threads), 1)  # the pool's, and the heartbeat (which slept 10 s)
+        tasks.close()
+        for thread in threads:
+            thread.join(WAIT)
+        self.assertEqual([thread for thread in threads if thread.is_alive()], [])
+        self.assertEqual(client.settled(client.call("quick", {"n": 2})["taskId"])["status"], "completed")
+        tasks.close()
+
+    def test_only_the_store_it_made_is_closed(self) -> None:
+        folder = tempfile.mkdtemp()
+        given = mcp_ref.SqliteTaskStore(os.path.join(folder, "given.db"))
+        self.addCleanup(given.close)
+        with mock.patch.dict(os.environ, {"MCP_REF_TASK_STORE": os.path.join(folder, "made.db")}):
+            servers = [task_server(), task_server(task_store=given)]
+            for server in servers:
+                client = Client(server)
+                client.settled(client.call("quick", {"n": 1})["taskId"])
+                server._tasks.close()
+        made = servers[0]._tasks.store
+        self.assertIsInstance(made, mcp_ref.SqliteTaskStore)
+        self.assertEqual((made.idle, bool(given.idle)), ([], True))  # type: ignore[attr-defined]
+        task_server(task_store=object())._tasks.close()  # a store without close(): never asked
 
 
 class InPlaceStore(mcp_ref.InMemoryTaskStore):
