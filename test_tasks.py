@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional
@@ -343,6 +344,13 @@ class SessionClient(Client):
         return {"error": frame["error"]} if "error" in frame else frame["result"]
 
 
+def stopped_clock() -> Any:
+    """mcp_ref's time module, with time.time() standing still: a coarse clock
+    (Windows: 15.6 ms) gives quick creates one createdAt, here always."""
+    now = time.time()
+    return types.SimpleNamespace(**dict(vars(time), time=lambda: now))
+
+
 TASK_V1 = {"taskId": "ID", "createdAt": "T", "lastUpdatedAt": "T", "ttl": 5000, "pollInterval": 1000}
 
 
@@ -427,13 +435,15 @@ class SessionTasksTest(unittest.TestCase):
 
     def test_an_unknown_cursor_is_invalid_params(self) -> None:
         # server/utilities/pagination: "Invalid cursors SHOULD result in -32602";
-        # the listing never starts again from the top.
+        # the listing never starts again from the top.  The three tasks are
+        # created at one instant, so they are listed by taskId, whatever the clock.
         self.server.page_size = 1
-        ids = [self.client.ask("tools/call", {"name": "quick", "arguments": {"n": n}, "task": {}})["task"]["taskId"]
-               for n in range(3)]
-        first = self.client.ask("tasks/list")
-        second = self.client.ask("tasks/list", {"cursor": first["nextCursor"]})
-        self.assertEqual([task["taskId"] for task in first["tasks"] + second["tasks"]], ids[:2])
+        with mock.patch.object(mcp_ref, "time", stopped_clock()):
+            ids = [self.client.ask("tools/call", {"name": "quick", "arguments": {"n": n}, "task": {}})["task"][
+                "taskId"] for n in range(3)]
+            first = self.client.ask("tasks/list")
+            second = self.client.ask("tasks/list", {"cursor": first["nextCursor"]})
+        self.assertEqual([task["taskId"] for task in first["tasks"] + second["tasks"]], sorted(ids)[:2])
         other = SessionClient(self.server, principal="mallory")
         for cursor in ("never-issued", "00000000-0000-4000-8000-000000000000", 7, first["nextCursor"]):
             ask = other.ask if cursor == first["nextCursor"] else self.client.ask  # another's task id: not ours
