@@ -50,6 +50,52 @@ NAME_QUESTION = {"method": "elicitation/create", "params": {
 ACCEPT = {"action": "accept", "content": {"name": "Ada"}}
 
 
+OPENED: List[Any] = []  # what the running test opened, closed when it ends (Case)
+
+
+def opened(thing: Any) -> Any:
+    OPENED.append(thing)
+    return thing
+
+
+class Case(unittest.TestCase):
+    """A test that closes what it opened (its servers' task threads and SQLite
+    stores, its connections' and apps' pools of tool threads and event loops),
+    last, and leaves no thread running: the tests left some 680 in one process."""
+
+    def setUp(self) -> None:
+        self.addCleanup(self.close_opened, set(threading.enumerate()))
+
+    def close_opened(self, threads: Any) -> None:
+        while OPENED:
+            close(OPENED.pop())
+        deadline = time.monotonic() + WAIT
+        started = [thread for thread in threading.enumerate() if thread not in threads]
+        for thread in started:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self.assertEqual([thread.name for thread in started if thread.is_alive()], [])
+
+
+def close(thing: Any) -> None:
+    if isinstance(thing, MCPServer):
+        thing._tasks.close()
+    elif isinstance(thing, mcp_ref.TaskStore):
+        thing.close()
+    else:  # a connection or an app: its pool, its event loop (stopped, then closed)
+        if thing.pool is not None:
+            thing.pool.close()
+        loop = thing.loop
+        if loop is not None:
+            loop.call_soon_threadsafe(loop.stop)
+            deadline = time.monotonic() + WAIT
+            while loop.is_running() and time.monotonic() < deadline:
+                time.sleep(0.001)
+            if not loop.is_running():
+                loop.close()
+        if isinstance(thing, mcp_ref._HttpApp):
+            thing.close()
+
+
 def task_server(**options: Any) -> MCPServer:
     """A server of task tools: each kind of outcome, a question, two at once."""
     server = MCPServer("tasks", version="1", **options)
@@ -113,8 +159,9 @@ class Client:
             def write(self, message: Any) -> None:
                 written.append(json.loads(message))
 
-        self.conn = Connection(server)
+        self.conn = opened(Connection(server))
         self.conn.principal = principal
+        opened(server)
         self.ids = 0
         self.lock = threading.Lock()
 
@@ -171,13 +218,14 @@ def plain_task(task: Dict[str, Any]) -> Dict[str, Any]:
 TASK = {"taskId": "ID", "createdAt": "T", "lastUpdatedAt": "T", "ttlMs": 3600000, "pollIntervalMs": 1000}
 
 
-class WireTest(unittest.TestCase):
+class WireTest(Case):
     """What the extension's pages give, frame by frame ("Task Creation",
     "Task Polling", "Task Update Requests", "Task Cancellation", "Error Handling")."""
 
     maxDiff = None
 
     def setUp(self) -> None:
+        super().setUp()
         self.server = task_server()
         self.client = Client(self.server)
         self.addCleanup(self.server.gate.set)  # type: ignore[attr-defined]
@@ -354,12 +402,13 @@ def stopped_clock() -> Any:
 TASK_V1 = {"taskId": "ID", "createdAt": "T", "lastUpdatedAt": "T", "ttl": 5000, "pollInterval": 1000}
 
 
-class SessionTasksTest(unittest.TestCase):
+class SessionTasksTest(Case):
     """2025-11-25 (basic/utilities/tasks): the client asks for a task with ``task``."""
 
     maxDiff = None
 
     def setUp(self) -> None:
+        super().setUp()
         self.server = task_server()
         self.addCleanup(self.server.gate.set)  # type: ignore[attr-defined]
         self.client = SessionClient(self.server)
@@ -461,7 +510,7 @@ class SessionTasksTest(unittest.TestCase):
                          [{"type": "text", "text": "2"}])
 
 
-class NotificationTest(unittest.TestCase):
+class NotificationTest(Case):
     """notifications/tasks on a subscriptions/listen stream ("Task Status Notifications")."""
 
     maxDiff = None
@@ -495,7 +544,7 @@ class NotificationTest(unittest.TestCase):
         self.assertEqual(frame, {"jsonrpc": "2.0", "id": "m", "error": MISSING})
 
 
-class OwnerTest(unittest.TestCase):
+class OwnerTest(Case):
     """One client never reads, answers or cancels another's task: "not found"."""
 
     def test_another_principals_task_is_not_found(self) -> None:
@@ -512,7 +561,7 @@ class OwnerTest(unittest.TestCase):
         self.assertEqual(alice.get(task_id)["status"], "input_required")
 
 
-class CloseTest(unittest.TestCase):
+class CloseTest(Case):
     """_Tasks.close(): a server's task threads end (a process that makes server
     after server, as a test suite does, kept 17 threads of each)."""
 
@@ -564,7 +613,7 @@ class InPlaceStore(mcp_ref.InMemoryTaskStore):
         return kept
 
 
-class PollTest(unittest.TestCase):
+class PollTest(Case):
     """What tasks/get keeps to answer the next poll of an unchanged task (_Tasks.shown)."""
 
     def test_a_change_is_seen_when_the_store_updates_in_place(self) -> None:
@@ -606,7 +655,7 @@ class PollTest(unittest.TestCase):
         self.assertNotIn(task_id, [key[0] for key in server._tasks.shows])
 
 
-class BoundsTest(unittest.TestCase):
+class BoundsTest(Case):
 
     def test_expiry(self) -> None:
         server = task_server(task_ttl=0.3)
@@ -654,7 +703,7 @@ class BoundsTest(unittest.TestCase):
             "isError": True})
 
 
-class RaceTest(unittest.TestCase):
+class RaceTest(Case):
     """Generated from seeds: a task settles once, whatever races it."""
 
     def test_cancellation_racing_completion(self) -> None:
@@ -715,12 +764,12 @@ class RaceTest(unittest.TestCase):
         self.assertEqual(client.get(task_id), task)
 
 
-class StoreTest(unittest.TestCase):
+class StoreTest(Case):
     """The TaskStore contract, for both stores: compare-and-set, list, count, purge."""
 
     def stores(self) -> List[mcp_ref.TaskStore]:
         folder = tempfile.mkdtemp()
-        return [mcp_ref.InMemoryTaskStore(), mcp_ref.SqliteTaskStore(os.path.join(folder, "tasks.db"))]
+        return [mcp_ref.InMemoryTaskStore(), opened(mcp_ref.SqliteTaskStore(os.path.join(folder, "tasks.db")))]
 
     def test_contract(self) -> None:
         for store in self.stores():
@@ -749,7 +798,8 @@ class StoreTest(unittest.TestCase):
         # SQLite, also a write by another process's store (another worker).
         folder = tempfile.mkdtemp()
         path = os.path.join(folder, "tasks.db")
-        pairs = [(mcp_ref.InMemoryTaskStore(),) * 2, (mcp_ref.SqliteTaskStore(path), mcp_ref.SqliteTaskStore(path))]
+        pairs = [(mcp_ref.InMemoryTaskStore(),) * 2,
+                 (opened(mcp_ref.SqliteTaskStore(path)), opened(mcp_ref.SqliteTaskStore(path)))]
         for store, other in pairs:
             with self.subTest(store=type(store).__name__):
                 self.assertIsNone(store.peek("t"))
@@ -798,24 +848,24 @@ class StoreTest(unittest.TestCase):
         # A thread per HTTP connection, a new stdio reader after a slow call:
         # threads come and go, and the store's connections must not pile up
         # (a connection per thread stayed open after its thread ended).
-        store = mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db"))
+        store = opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))
         store.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
                       "expiresAt": None})
-        opened = len(os.listdir("/proc/self/fd"))
+        files = len(os.listdir("/proc/self/fd"))
         for _ in range(5):
             threads = [threading.Thread(target=store.get, args=("t",)) for _ in range(8)]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join(WAIT)
-        self.assertLessEqual(len(os.listdir("/proc/self/fd")), opened + 2 * store._IDLE)
+        self.assertLessEqual(len(os.listdir("/proc/self/fd")), files + 2 * store._IDLE)
         self.assertEqual(store.peek("t"), store.get("t"))
 
     def test_close_closes_the_connections(self) -> None:
         # The idle connections stayed open while the store lived (3.13 warns
         # "unclosed database" when it is collected).  After close(), the store
         # still works, on a connection per statement that it closes.
-        store = mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db"))
+        store = opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))
         store.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
                       "expiresAt": None})
         idle = list(store.idle)
@@ -919,9 +969,10 @@ class Process:
                 pipe.close()
 
 
-class RestartTest(unittest.TestCase):
+class RestartTest(Case):
 
     def setUp(self) -> None:
+        super().setUp()
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
         self.db = os.path.join(folder.name, "tasks.db")
@@ -1028,7 +1079,7 @@ def fuzz_cases(era: str, seed: int, ids: Dict[str, str]) -> Any:
 
 class FuzzStdio(malformed.Stdio):
     def __init__(self, server: MCPServer, era: str) -> None:
-        self.conn = mcp_ref._StdioServer(server)
+        self.conn = opened(mcp_ref._StdioServer(server))
         self.conn.out = io.BytesIO()
         if era != MODERN:
             self.send(malformed.initialize(SESSION))
@@ -1038,7 +1089,7 @@ class FuzzWsgi:
     """The Streamable HTTP app, called as a WSGI server calls it."""
 
     def __init__(self, server: MCPServer, era: str) -> None:
-        self.era, self.app, self.session = era, server.streamable_http_app(), None
+        self.era, self.app, self.session = era, opened(server.streamable_http_app()), None
         if era != MODERN:
             self.send(malformed.initialize(SESSION))
 
@@ -1114,7 +1165,7 @@ def fuzz_ids(server: MCPServer, era: str, send: Any) -> Dict[str, str]:
     return dict(ids, other=other["taskId"], unknown="00000000-0000-4000-8000-000000000000")
 
 
-class FuzzTest(unittest.TestCase):
+class FuzzTest(Case):
     """Every tasks request, however malformed, gets exactly one answer: its id,
     a refusal with the right code (never -32603), nothing logged as a bug, no
     stray byte; and the server serves on."""
@@ -1177,7 +1228,7 @@ class FuzzTest(unittest.TestCase):
                 self.check(era, self.served)
 
     def served(self, server: MCPServer, era: str) -> Any:
-        httpd = mcp_ref._HttpServer(server.streamable_http_app(), "127.0.0.1", 0)
+        httpd = mcp_ref._HttpServer(opened(server.streamable_http_app()), "127.0.0.1", 0)
         threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.addCleanup(httpd.server_close)
         self.addCleanup(httpd.shutdown)
