@@ -4378,8 +4378,8 @@ class TaskStore:
     None), and the server's own fields.  Each method is called from many
     threads, and from several processes sharing one store: a record is
     replaced only by ``update`` with the revision it was read at.  One handed
-    out is never changed after (other threads read it): a change is a new
-    object with a new revision, which the Tasks the server shows are kept by."""
+    out is never changed after (other threads read it): each change is a new
+    object with a new revision, by which the server caches what it shows."""
 
     def create(self, record: Dict[str, Any]) -> None:
         """Store a new record (its taskId is new; its revision is 0)."""
@@ -4536,7 +4536,7 @@ class SqliteTaskStore(TaskStore):
     connection open behind them."""
 
     _IDLE = 16  # connections kept open while no thread uses them (a gunicorn worker's 16 threads: no churn)
-    closed = False  # then none is kept
+    closed = False  # set by close(): then no connection is kept idle
 
     def __init__(self, path: str, timeout: float = 30.0) -> None:
         import threading
