@@ -4363,8 +4363,7 @@ _TASK_METHODS = frozenset(("tasks_get", "tasks_update", "tasks_cancel", "tasks_l
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
 _RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
-_TASK_SHOWN = 1024  # tasks whose last Task shown (tasks/get) is kept, to answer the next poll with
-_TASK_VIEWS = (1024, 8 << 20)  # a store's records kept parsed for peek: at most this many, of this much JSON text
+_TASK_VIEWS = (1024, 8 << 20)  # records kept parsed (peek), Tasks kept shown: at most so many, of so much JSON
 
 
 class TaskStore:
@@ -4378,7 +4377,9 @@ class TaskStore:
     ``createdAt`` and ``expiresAt`` (seconds since the epoch; expiresAt may be
     None), and the server's own fields.  Each method is called from many
     threads, and from several processes sharing one store: a record is
-    replaced only by ``update`` with the revision it was read at."""
+    replaced only by ``update`` with the revision it was read at.  One handed
+    out is never changed after (other threads read it): each change is a new
+    object with a new revision, by which the server caches what it shows."""
 
     def create(self, record: Dict[str, Any]) -> None:
         """Store a new record (its taskId is new; its revision is 0)."""
@@ -4389,8 +4390,7 @@ class TaskStore:
         raise NotImplementedError
 
     def peek(self, task_id: str) -> Optional[Dict[str, Any]]:
-        """The record as ``get`` gives it, to read and not to change: a store may
-        hand out one it keeps (what a poll reads: tasks/get costs about a ping)."""
+        """What a poll reads: the record as ``get`` gives it, or one the store keeps (never changed)."""
         return self.get(task_id)
 
     def update(self, record: Dict[str, Any]) -> bool:
@@ -4414,6 +4414,9 @@ class TaskStore:
     def purge(self, now: float) -> None:
         """Delete the records whose expiresAt has passed."""
         raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the store holds open (SQLite: idle connections), if anything."""
 
 
 class InMemoryTaskStore(TaskStore):
@@ -4456,8 +4459,9 @@ class InMemoryTaskStore(TaskStore):
         head = self.heads.pop(task_id, None)
         if head is None:
             return
+        if self.views.pop(task_id, None) is not None:
+            self.viewed -= len(self.records[task_id])  # the text it was parsed from
         del self.records[task_id]
-        self.views.pop(task_id, None)
         owner, status = head[0], head[1]
         if status not in _TASK_TERMINAL:
             self.unfinished[owner] -= 1
@@ -4532,14 +4536,15 @@ class SqliteTaskStore(TaskStore):
     connection open behind them."""
 
     _IDLE = 16  # connections kept open while no thread uses them (a gunicorn worker's 16 threads: no churn)
+    closed = False  # set by close(): then no connection is kept idle
 
     def __init__(self, path: str, timeout: float = 30.0) -> None:
         import threading
 
         self.path, self.timeout = path, timeout
-        self.lock = threading.Lock()  # guards the two below
+        self.lock = threading.Lock()  # guards everything below
         self.idle: List[Any] = []
-        self.views: Dict[str, Tuple[int, Dict[str, Any]]] = {}  # taskId: (revision, record), for peek
+        self.views: Dict[str, Tuple[int, Dict[str, Any], int]] = {}  # taskId: (revision, record, its text's length)
         self.viewed = 0  # the JSON text of views, in characters
 
     def _execute(self, query: str, args: Tuple[Any, ...], fetch: str = "") -> Any:
@@ -4554,7 +4559,7 @@ class SqliteTaskStore(TaskStore):
             return cursor.fetchone() if fetch == "one" else cursor.fetchall() if fetch == "all" else cursor.rowcount
         finally:
             with self.lock:
-                kept = len(self.idle) < self._IDLE
+                kept = not self.closed and len(self.idle) < self._IDLE
                 if kept:
                     self.idle.append(db)
             if not kept:
@@ -4587,19 +4592,19 @@ class SqliteTaskStore(TaskStore):
         seen = self.views.get(task_id)
         row = self._execute("SELECT revision, CASE WHEN revision = ? THEN NULL ELSE data END FROM mcp_tasks "
                             "WHERE id = ?", (-1 if seen is None else seen[0], task_id), "one")
-        if row is None:
-            self.views.pop(task_id, None)
-            return None
-        if row[1] is None and seen is not None:
+        if row is not None and row[1] is None and seen is not None:
             return seen[1]
-        view = json.loads(row[1])
+        view = None if row is None else (row[0], json.loads(row[1]), len(row[1]))
         with self.lock:
-            if len(self.views) >= _TASK_VIEWS[0] or self.viewed + len(row[1]) > _TASK_VIEWS[1]:
+            self.viewed -= self.views.pop(task_id, (0, {}, 0))[2]
+            if view is None:
+                return None
+            if len(self.views) >= _TASK_VIEWS[0] or self.viewed + view[2] > _TASK_VIEWS[1]:
                 self.views.clear()
                 self.viewed = 0
-            self.views[task_id] = (row[0], view)
-            self.viewed += len(row[1])
-        return view  # type: ignore[no-any-return]
+            self.views[task_id] = view
+            self.viewed += view[2]
+        return view[1]  # type: ignore[no-any-return]
 
     def update(self, record: Dict[str, Any]) -> bool:
         new = dict(record, revision=record["revision"] + 1)
@@ -4629,6 +4634,13 @@ class SqliteTaskStore(TaskStore):
     def purge(self, now: float) -> None:
         self._execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))
 
+    def close(self) -> None:
+        """Close the idle connections now, one in use when its statement ends (the store still works)."""
+        with self.lock:
+            idle, self.idle, self.closed = self.idle, [], True
+        for db in idle:
+            db.close()
+
 
 class _StartTask(BaseException):
     """ctx.start_task() in a call that may become a task: unwinds its first run
@@ -4636,9 +4648,8 @@ class _StartTask(BaseException):
 
 
 class _ShownTask(dict):  # type: ignore[type-arg]
-    """A Task as a poll shows it (_Tasks.shown, once per revision), with its
-    JSON text once written (_fast_dumps): the next poll's response is not made
-    to encode the same Task again."""
+    """A Task as a poll shows it (_Tasks.shown, once per revision) with its JSON
+    text, counted there; _fast_dumps sends it as written, not encoded again."""
 
     __slots__ = ("json",)
 
@@ -4659,8 +4670,9 @@ class _Tasks:
         self.lock = threading.Lock()  # guards everything below
         self.running: Dict[str, _CallInFlight] = {}  # the tasks this process runs (or has queued)
         self.pool: Optional[_Workers] = None
-        self.beating = False  # the heartbeat thread runs
-        self.shows: Dict[Tuple[str, Any], Tuple[Dict[str, Any], Dict[str, Any]]] = {}  # shown's (no lock needed)
+        self.heartbeat: Optional[Any] = None  # the running heartbeat's Event, which close() sets to end it
+        self.shows: Dict[Tuple[str, Any], Tuple[int, Dict[str, Any], int]] = {}  # shown's: revision, Task, size
+        self.shown_size = 0  # the JSON text of the Tasks in shows, in characters
         self.offering = False  # whether a tool may become a task (tools_changed)
         self.lease = _TASK_LEASE
 
@@ -4754,11 +4766,24 @@ class _Tasks:
             if self.pool is None:
                 self.pool = _Workers(max(16, self.server.workers), per_client=max(8, self.server.workers // 2))
             self.running[task_id] = call
-            beat = not self.beating
-            self.beating = True
-        if beat:
-            threading.Thread(target=self._beat, name="mcp_ref-task-lease", daemon=True).start()
-        self.pool.submit(functools.partial(self._run, task_id, call), owner)
+            start, pool = self.heartbeat is None, self.pool
+            beat = self.heartbeat = self.heartbeat or threading.Event()
+        if start:
+            threading.Thread(target=self._beat, args=(beat,), name="mcp_ref-task-lease", daemon=True).start()
+        pool.submit(functools.partial(self._run, task_id, call), owner)
+
+    def close(self) -> None:
+        """The task threads end: the pool's once the runs queued have run, the heartbeat
+        now (a run still going is not renewed: as a worker that stopped).  The store made
+        here is closed, one given is its owner's.  A task submitted later starts them again."""
+        with self.lock:
+            pool, beat, self.pool, self.heartbeat = self.pool, self.heartbeat, None, None
+        if beat is not None:
+            beat.set()
+        if pool is not None:
+            pool.close()
+        if self.given is None and self._store is not None:
+            self._store.close()
 
     def _run(self, task_id: str, call: _CallInFlight) -> None:
         """One run of a task: the tool called with every answer so far; the
@@ -4848,15 +4873,16 @@ class _Tasks:
         return [task_id for task_id in task_ids
                 if isinstance(task_id, str) and (self.store.peek(task_id) or {}).get("owner") == owner]
 
-    def _beat(self) -> None:
+    def _beat(self, beat: Any) -> None:
         """The heartbeat: while this process runs tasks, renew their leases; and
         pass a cancellation made by another worker on to the run (ctx.cancelled)."""
-        while True:
-            time.sleep(self.lease / 3)
+        while not beat.wait(self.lease / 3):
             with self.lock:
+                if self.heartbeat is not beat:
+                    return  # closed meanwhile
                 runs = list(self.running.items())
                 if not runs:
-                    self.beating = False
+                    self.heartbeat = None
                     return
             for task_id, call in runs:
                 try:
@@ -4917,17 +4943,30 @@ class _Tasks:
         return self.shown(record, _task_wire_v1)
 
     def shown(self, record: Dict[str, Any], show: Callable[[Dict[str, Any]], Dict[str, Any]]) -> Dict[str, Any]:
-        """``show(record)``, made once per record a store's peek hands out (a poll
-        of a task that has not changed since builds nothing); not to be changed."""
+        """``show(record)``, made once per revision (a poll of a task that has not changed
+        builds nothing), not to be changed: kept by the revision, which each change bumps."""
         key = (record["taskId"], show)
-        seen = self.shows.get(key)
-        if seen is not None and seen[0] is record:  # the same revision: peek gave the same record
+        seen = self.shows.get(key)  # one dict read, without the lock
+        if seen is not None and seen[0] == record["revision"]:
             return seen[1]
         task = _ShownTask(show(record))
-        if len(self.shows) >= _TASK_SHOWN:
-            self.shows.clear()
-        self.shows[key] = (record, task)
+        task.json = _ENCODER.encode(task)  # its size (a result is up to max_result_bytes), and the response's text
+        with self.lock:
+            self.shown_size -= self.shows.pop(key, (0, task, 0))[2]
+            if len(task.json) > _TASK_VIEWS[1] // 8:  # so big: built anew at each poll
+                return task
+            if len(self.shows) >= _TASK_VIEWS[0] or self.shown_size + len(task.json) > _TASK_VIEWS[1]:
+                self.shows.clear()
+                self.shown_size = 0
+            self.shows[key] = (record["revision"], task, len(task.json))
+            self.shown_size += len(task.json)
         return task
+
+    def forget(self, task_id: str) -> None:
+        """A task gone (deleted, expired): the Tasks shown of it are not kept."""
+        with self.lock:
+            for show in (_task_detailed, _task_wire_v1):
+                self.shown_size -= self.shows.pop((task_id, show), (0, {}, 0))[2]
 
     def tools_changed(self) -> None:
         """Whether a tool may become a task: asked when the tools change, not at each poll."""
@@ -4987,10 +5026,13 @@ class _Tasks:
         (its worker died): failed."""
         record = self.store.peek(task_id)  # read, never changed: _change makes a new one
         if record is None or record["owner"] != owner:
+            if record is None:  # deleted by another worker, or purged
+                self.forget(task_id)
             raise _RpcError(INVALID_PARAMS, _TASK_NOT_FOUND)
         now = time.time()
         if record["expiresAt"] is not None and record["expiresAt"] < now:
             self.store.delete(task_id)
+            self.forget(task_id)
             raise _RpcError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
         if record["status"] == "working" and record["lease"] < now:
             self._change(task_id, _lost)
@@ -5061,8 +5103,8 @@ def _task_wire_v1(record: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _task_tools(server: MCPServer) -> Dict[str, str]:
-    """The tools that may become tasks, with their task support."""
-    return {name: tool.task_support for name, tool in server._tools.items() if tool.task_support != "forbidden"}
+    """The tools that may become tasks, read from a copy (another thread may add one meanwhile)."""
+    return {name: tool.task_support for name, tool in tuple(server._tools.items()) if tool.task_support != "forbidden"}
 
 
 def _with_execution(server: MCPServer, tools: List[Dict[str, Any]], version: Optional[str]) -> List[Dict[str, Any]]:

@@ -16,14 +16,17 @@ import json
 import os
 import random
 import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import types
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional
+from unittest import mock
 
 import mcp_ref
 import test_malformed as malformed
@@ -45,6 +48,52 @@ NAME_QUESTION = {"method": "elicitation/create", "params": {
     "mode": "form", "message": "Your name?",
     "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}}
 ACCEPT = {"action": "accept", "content": {"name": "Ada"}}
+
+
+OPENED: List[Any] = []  # what the running test opened, closed when it ends (Case)
+
+
+def opened(thing: Any) -> Any:
+    OPENED.append(thing)
+    return thing
+
+
+class Case(unittest.TestCase):
+    """A test that closes what it opened (its servers' task threads and SQLite
+    stores, its connections' and apps' pools of tool threads and event loops),
+    last, and leaves no thread running: the tests left some 680 in one process."""
+
+    def setUp(self) -> None:
+        self.addCleanup(self.close_opened, set(threading.enumerate()))
+
+    def close_opened(self, threads: Any) -> None:
+        while OPENED:
+            close(OPENED.pop())
+        deadline = time.monotonic() + WAIT
+        started = [thread for thread in threading.enumerate() if thread not in threads]
+        for thread in started:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self.assertEqual([thread.name for thread in started if thread.is_alive()], [])
+
+
+def close(thing: Any) -> None:
+    if isinstance(thing, MCPServer):
+        thing._tasks.close()
+    elif isinstance(thing, mcp_ref.TaskStore):
+        thing.close()
+    else:  # a connection or an app: its pool, its event loop (stopped, then closed)
+        if thing.pool is not None:
+            thing.pool.close()
+        loop = thing.loop
+        if loop is not None:
+            loop.call_soon_threadsafe(loop.stop)
+            deadline = time.monotonic() + WAIT
+            while loop.is_running() and time.monotonic() < deadline:
+                time.sleep(0.001)
+            if not loop.is_running():
+                loop.close()
+        if isinstance(thing, mcp_ref._HttpApp):
+            thing.close()
 
 
 def task_server(**options: Any) -> MCPServer:
@@ -110,8 +159,9 @@ class Client:
             def write(self, message: Any) -> None:
                 written.append(json.loads(message))
 
-        self.conn = Connection(server)
+        self.conn = opened(Connection(server))
         self.conn.principal = principal
+        opened(server)
         self.ids = 0
         self.lock = threading.Lock()
 
@@ -168,13 +218,14 @@ def plain_task(task: Dict[str, Any]) -> Dict[str, Any]:
 TASK = {"taskId": "ID", "createdAt": "T", "lastUpdatedAt": "T", "ttlMs": 3600000, "pollIntervalMs": 1000}
 
 
-class WireTest(unittest.TestCase):
+class WireTest(Case):
     """What the extension's pages give, frame by frame ("Task Creation",
     "Task Polling", "Task Update Requests", "Task Cancellation", "Error Handling")."""
 
     maxDiff = None
 
     def setUp(self) -> None:
+        super().setUp()
         self.server = task_server()
         self.client = Client(self.server)
         self.addCleanup(self.server.gate.set)  # type: ignore[attr-defined]
@@ -341,15 +392,23 @@ class SessionClient(Client):
         return {"error": frame["error"]} if "error" in frame else frame["result"]
 
 
+def stopped_clock() -> Any:
+    """mcp_ref's time module, with time.time() standing still: a coarse clock
+    (Windows: 15.6 ms) gives quick creates one createdAt, here always."""
+    now = time.time()
+    return types.SimpleNamespace(**dict(vars(time), time=lambda: now))
+
+
 TASK_V1 = {"taskId": "ID", "createdAt": "T", "lastUpdatedAt": "T", "ttl": 5000, "pollInterval": 1000}
 
 
-class SessionTasksTest(unittest.TestCase):
+class SessionTasksTest(Case):
     """2025-11-25 (basic/utilities/tasks): the client asks for a task with ``task``."""
 
     maxDiff = None
 
     def setUp(self) -> None:
+        super().setUp()
         self.server = task_server()
         self.addCleanup(self.server.gate.set)  # type: ignore[attr-defined]
         self.client = SessionClient(self.server)
@@ -404,15 +463,36 @@ class SessionTasksTest(unittest.TestCase):
         self.server.add_tool(lambda n: n, name="again", task_support="optional")
         self.assertEqual(self.client.ask("tasks/get", {"taskId": task_id})["status"], "completed")
 
+    def test_the_task_tools_are_read_from_a_copy(self) -> None:
+        # add_tool on another thread while tools_changed reads the tools:
+        # "dictionary changed size during iteration".  A tool whose
+        # task_support adds one stands in for that thread, deterministically.
+        server = self.server
+
+        class Adding:
+            @property
+            def task_support(self) -> str:
+                server._tools[f"added{len(server._tools)}"] = server._tools["quick"]
+                return "optional"
+
+        kept = dict(server._tools)
+        self.addCleanup(server._tools.update, kept)
+        self.addCleanup(server._tools.clear)
+        server._tools["adding"] = Adding()  # type: ignore[assignment]
+        server._tasks.tools_changed()
+        self.assertEqual(mcp_ref._task_tools(server)["adding"], "optional")
+
     def test_an_unknown_cursor_is_invalid_params(self) -> None:
         # server/utilities/pagination: "Invalid cursors SHOULD result in -32602";
-        # the listing never starts again from the top.
+        # the listing never starts again from the top.  The three tasks are
+        # created at one instant, so they are listed by taskId, whatever the clock.
         self.server.page_size = 1
-        ids = [self.client.ask("tools/call", {"name": "quick", "arguments": {"n": n}, "task": {}})["task"]["taskId"]
-               for n in range(3)]
-        first = self.client.ask("tasks/list")
-        second = self.client.ask("tasks/list", {"cursor": first["nextCursor"]})
-        self.assertEqual([task["taskId"] for task in first["tasks"] + second["tasks"]], ids[:2])
+        with mock.patch.object(mcp_ref, "time", stopped_clock()):
+            ids = [self.client.ask("tools/call", {"name": "quick", "arguments": {"n": n}, "task": {}})["task"][
+                "taskId"] for n in range(3)]
+            first = self.client.ask("tasks/list")
+            second = self.client.ask("tasks/list", {"cursor": first["nextCursor"]})
+        self.assertEqual([task["taskId"] for task in first["tasks"] + second["tasks"]], sorted(ids)[:2])
         other = SessionClient(self.server, principal="mallory")
         for cursor in ("never-issued", "00000000-0000-4000-8000-000000000000", 7, first["nextCursor"]):
             ask = other.ask if cursor == first["nextCursor"] else self.client.ask  # another's task id: not ours
@@ -430,7 +510,7 @@ class SessionTasksTest(unittest.TestCase):
                          [{"type": "text", "text": "2"}])
 
 
-class NotificationTest(unittest.TestCase):
+class NotificationTest(Case):
     """notifications/tasks on a subscriptions/listen stream ("Task Status Notifications")."""
 
     maxDiff = None
@@ -464,7 +544,7 @@ class NotificationTest(unittest.TestCase):
         self.assertEqual(frame, {"jsonrpc": "2.0", "id": "m", "error": MISSING})
 
 
-class OwnerTest(unittest.TestCase):
+class OwnerTest(Case):
     """One client never reads, answers or cancels another's task: "not found"."""
 
     def test_another_principals_task_is_not_found(self) -> None:
@@ -481,7 +561,101 @@ class OwnerTest(unittest.TestCase):
         self.assertEqual(alice.get(task_id)["status"], "input_required")
 
 
-class BoundsTest(unittest.TestCase):
+class CloseTest(Case):
+    """_Tasks.close(): a server's task threads end (a process that makes server
+    after server, as a test suite does, kept 17 threads of each)."""
+
+    def test_the_pool_and_the_heartbeat_end(self) -> None:
+        server = task_server()
+        client = Client(server)
+        client.settled(client.call("quick", {"n": 1})["taskId"])
+        tasks = server._tasks
+        threads = [thread for thread in threading.enumerate()
+                   if getattr(getattr(thread, "_target", None), "__self__", None) in (tasks, tasks.pool)]
+        self.assertGreater(len(threads), 1)  # the pool's, and the heartbeat (which slept 10 s)
+        tasks.close()
+        for thread in threads:
+            thread.join(WAIT)
+        self.assertEqual([thread for thread in threads if thread.is_alive()], [])
+        self.assertEqual(client.settled(client.call("quick", {"n": 2})["taskId"])["status"], "completed")
+        tasks.close()
+
+    def test_only_the_store_it_made_is_closed(self) -> None:
+        folder = tempfile.mkdtemp()
+        given = mcp_ref.SqliteTaskStore(os.path.join(folder, "given.db"))
+        self.addCleanup(given.close)
+        with mock.patch.dict(os.environ, {"MCP_REF_TASK_STORE": os.path.join(folder, "made.db")}):
+            servers = [task_server(), task_server(task_store=given)]
+            for server in servers:
+                client = Client(server)
+                client.settled(client.call("quick", {"n": 1})["taskId"])
+                server._tasks.close()
+        made = servers[0]._tasks.store
+        self.assertIsInstance(made, mcp_ref.SqliteTaskStore)
+        self.assertEqual((made.idle, bool(given.idle)), ([], True))  # type: ignore[attr-defined]
+        task_server(task_store=object())._tasks.close()  # a store without close(): never asked
+
+
+class InPlaceStore(mcp_ref.InMemoryTaskStore):
+    """A store that keeps one dict per task and updates it in place (a cache
+    over a database might): against the contract, but seen all the same."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: Dict[str, Dict[str, Any]] = {}
+
+    def peek(self, task_id: str) -> Optional[Dict[str, Any]]:
+        record = self.get(task_id)
+        if record is None:
+            return None
+        kept = self.kept.setdefault(task_id, record)
+        kept.update(record)
+        return kept
+
+
+class PollTest(Case):
+    """What tasks/get keeps to answer the next poll of an unchanged task (_Tasks.shown)."""
+
+    def test_a_change_is_seen_when_the_store_updates_in_place(self) -> None:
+        # The Task is shown anew when the record's revision changes, not only
+        # when peek hands out another object.
+        client = Client(task_server(task_store=InPlaceStore()))
+        task_id = client.call("gated")["taskId"]
+        self.assertEqual(client.get(task_id)["status"], "working")
+        client.ask("tasks/cancel", {"taskId": task_id})
+        self.assertEqual(client.get(task_id)["status"], "cancelled")
+
+    def test_the_tasks_kept_are_bounded_in_bytes(self) -> None:
+        # Each polled Task was kept with its result (up to max_result_bytes)
+        # and its JSON text, 1,024 of them: past the stores' own bound.
+        server = task_server()
+
+        @server.tool(task_support="optional")
+        def big(n: int) -> str:
+            return "x" * n
+
+        client = Client(server)
+        budget = mcp_ref._TASK_VIEWS[1]
+        for _ in range(20):
+            client.settled(client.call("big", {"n": budget // 10})["taskId"])
+            kept = [entry[1] for entry in server._tasks.shows.values()]
+            self.assertLessEqual(sum(len(mcp_ref._ENCODER.encode(task)) for task in kept), budget)
+        huge = client.call("big", {"n": budget // 4})["taskId"]
+        client.settled(huge)
+        self.assertNotIn(huge, [key[0] for key in server._tasks.shows])  # one that big: not kept at all
+
+    def test_a_task_gone_is_not_kept(self) -> None:
+        server = task_server(task_ttl=0.3)
+        client = Client(server)
+        task_id = client.call("quick", {"n": 1})["taskId"]
+        client.settled(task_id)
+        self.assertIn(task_id, [key[0] for key in server._tasks.shows])
+        time.sleep(0.5)
+        self.assertEqual(client.get(task_id)["error"]["message"], "Failed to retrieve task: Task has expired")
+        self.assertNotIn(task_id, [key[0] for key in server._tasks.shows])
+
+
+class BoundsTest(Case):
 
     def test_expiry(self) -> None:
         server = task_server(task_ttl=0.3)
@@ -529,7 +703,7 @@ class BoundsTest(unittest.TestCase):
             "isError": True})
 
 
-class RaceTest(unittest.TestCase):
+class RaceTest(Case):
     """Generated from seeds: a task settles once, whatever races it."""
 
     def test_cancellation_racing_completion(self) -> None:
@@ -590,12 +764,12 @@ class RaceTest(unittest.TestCase):
         self.assertEqual(client.get(task_id), task)
 
 
-class StoreTest(unittest.TestCase):
+class StoreTest(Case):
     """The TaskStore contract, for both stores: compare-and-set, list, count, purge."""
 
     def stores(self) -> List[mcp_ref.TaskStore]:
         folder = tempfile.mkdtemp()
-        return [mcp_ref.InMemoryTaskStore(), mcp_ref.SqliteTaskStore(os.path.join(folder, "tasks.db"))]
+        return [mcp_ref.InMemoryTaskStore(), opened(mcp_ref.SqliteTaskStore(os.path.join(folder, "tasks.db")))]
 
     def test_contract(self) -> None:
         for store in self.stores():
@@ -624,7 +798,8 @@ class StoreTest(unittest.TestCase):
         # SQLite, also a write by another process's store (another worker).
         folder = tempfile.mkdtemp()
         path = os.path.join(folder, "tasks.db")
-        pairs = [(mcp_ref.InMemoryTaskStore(),) * 2, (mcp_ref.SqliteTaskStore(path), mcp_ref.SqliteTaskStore(path))]
+        pairs = [(mcp_ref.InMemoryTaskStore(),) * 2,
+                 (opened(mcp_ref.SqliteTaskStore(path)), opened(mcp_ref.SqliteTaskStore(path)))]
         for store, other in pairs:
             with self.subTest(store=type(store).__name__):
                 self.assertIsNone(store.peek("t"))
@@ -652,23 +827,56 @@ class StoreTest(unittest.TestCase):
                     self.assertEqual(store.peek(f"t{n}"), store.get(f"t{n}"))
                 self.assertLessEqual(len(store.views), limit)  # type: ignore[attr-defined]
 
+    def test_the_bytes_kept_parsed_are_those_of_the_records_kept(self) -> None:
+        # viewed counts the JSON text of the records kept parsed: a record
+        # replaced or deleted is no longer counted (else the bound is reached early).
+        for store in self.stores():
+            with self.subTest(store=type(store).__name__):
+                store.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
+                              "expiresAt": None, "n": 0})
+                for n in range(1, 4):
+                    record = store.peek("t")
+                    assert record is not None
+                    self.assertEqual(store.viewed, len(json.dumps(record)))  # type: ignore[attr-defined]
+                    self.assertTrue(store.update(dict(record, n="x" * n)))
+                store.delete("t")
+                self.assertIsNone(store.peek("t"))
+                self.assertEqual(store.viewed, 0)  # type: ignore[attr-defined]
+
     @unittest.skipUnless(os.path.isdir("/proc/self/fd"), "counts open files in /proc")
     def test_sqlite_threads_that_end_leave_no_connection(self) -> None:
         # A thread per HTTP connection, a new stdio reader after a slow call:
         # threads come and go, and the store's connections must not pile up
         # (a connection per thread stayed open after its thread ended).
-        store = mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db"))
+        store = opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))
         store.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
                       "expiresAt": None})
-        opened = len(os.listdir("/proc/self/fd"))
+        files = len(os.listdir("/proc/self/fd"))
         for _ in range(5):
             threads = [threading.Thread(target=store.get, args=("t",)) for _ in range(8)]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join(WAIT)
-        self.assertLessEqual(len(os.listdir("/proc/self/fd")), opened + 2 * store._IDLE)
+        self.assertLessEqual(len(os.listdir("/proc/self/fd")), files + 2 * store._IDLE)
         self.assertEqual(store.peek("t"), store.get("t"))
+
+    def test_close_closes_the_connections(self) -> None:
+        # The idle connections stayed open while the store lived (3.13 warns
+        # "unclosed database" when it is collected).  After close(), the store
+        # still works, on a connection per statement that it closes.
+        store = opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))
+        store.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
+                      "expiresAt": None})
+        idle = list(store.idle)
+        self.assertTrue(idle)
+        store.close()
+        for db in idle:
+            with self.assertRaises(sqlite3.ProgrammingError):
+                db.execute("SELECT 1")
+        self.assertEqual((store.peek("t") or {}).get("status"), "working")
+        self.assertEqual(store.idle, [])
+        mcp_ref.InMemoryTaskStore().close()  # nothing to close: the interface's default
 
     def test_counts_follow_every_write(self) -> None:
         # count without reading every record: kept as records are created,
@@ -761,9 +969,10 @@ class Process:
                 pipe.close()
 
 
-class RestartTest(unittest.TestCase):
+class RestartTest(Case):
 
     def setUp(self) -> None:
+        super().setUp()
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
         self.db = os.path.join(folder.name, "tasks.db")
@@ -870,7 +1079,7 @@ def fuzz_cases(era: str, seed: int, ids: Dict[str, str]) -> Any:
 
 class FuzzStdio(malformed.Stdio):
     def __init__(self, server: MCPServer, era: str) -> None:
-        self.conn = mcp_ref._StdioServer(server)
+        self.conn = opened(mcp_ref._StdioServer(server))
         self.conn.out = io.BytesIO()
         if era != MODERN:
             self.send(malformed.initialize(SESSION))
@@ -880,7 +1089,7 @@ class FuzzWsgi:
     """The Streamable HTTP app, called as a WSGI server calls it."""
 
     def __init__(self, server: MCPServer, era: str) -> None:
-        self.era, self.app, self.session = era, server.streamable_http_app(), None
+        self.era, self.app, self.session = era, opened(server.streamable_http_app()), None
         if era != MODERN:
             self.send(malformed.initialize(SESSION))
 
@@ -956,7 +1165,7 @@ def fuzz_ids(server: MCPServer, era: str, send: Any) -> Dict[str, str]:
     return dict(ids, other=other["taskId"], unknown="00000000-0000-4000-8000-000000000000")
 
 
-class FuzzTest(unittest.TestCase):
+class FuzzTest(Case):
     """Every tasks request, however malformed, gets exactly one answer: its id,
     a refusal with the right code (never -32603), nothing logged as a bug, no
     stray byte; and the server serves on."""
@@ -1019,7 +1228,7 @@ class FuzzTest(unittest.TestCase):
                 self.check(era, self.served)
 
     def served(self, server: MCPServer, era: str) -> Any:
-        httpd = mcp_ref._HttpServer(server.streamable_http_app(), "127.0.0.1", 0)
+        httpd = mcp_ref._HttpServer(opened(server.streamable_http_app()), "127.0.0.1", 0)
         threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.addCleanup(httpd.server_close)
         self.addCleanup(httpd.shutdown)
