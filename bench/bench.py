@@ -353,13 +353,16 @@ def compare_table(rev: str, cold: Dict[str, List[float]], runs: Dict[str, Dict[s
         if not values[baseline]:
             continue  # the earlier tools file has no such tool
         before, now = med(values[baseline]), med(values["mcp_ref"])
-        # how many times better than the SDK: faster, or smaller (tasks/get: nan, the SDK has none)
-        sdk = med(values["sdk"]) if values["sdk"] else float("nan")
-        then_x, now_x = (sdk / before, sdk / now) if lower_is_better else (before / sdk, now / sdk)
+        # how many times better than the SDK: faster, or smaller ("-": tasks/get, the SDK has none)
+        then_x = now_x = "-"
+        if values["sdk"]:
+            sdk = med(values["sdk"])
+            ratios = (sdk / before, sdk / now) if lower_is_better else (before / sdk, now / sdk)
+            then_x, now_x = (f"{ratio:.1f}x" for ratio in ratios)
         now_before = before / now if lower_is_better else now / before
         print(f"| {label:34} | {fmt(values[baseline], 1 if lower_is_better else 0):>24} | "
-              f"{fmt(values['mcp_ref'], 1 if lower_is_better else 0):>24} | {then_x:>12.1f}x | "
-              f"{now_x:>9.1f}x | {now_before:>12.2f} |")
+              f"{fmt(values['mcp_ref'], 1 if lower_is_better else 0):>24} | {then_x:>13} | "
+              f"{now_x:>10} | {now_before:>12.2f} |")
     print()
 
 
