@@ -11129,6 +11129,7 @@ def _takes_sdk_context(fn: Any, context_param: Optional[str]) -> bool:
     tp = _origin(tp) or tp
     return isinstance(tp, type) and tp.__module__.startswith("mcp.") and not _is_subclass(tp, Context)
 
+
 def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first imported
     if name in _SDK_MODELS or name in _SDK_ALIASES or name in ("JSONRPCMessage", "EventCallback"):
         return _sdk_name(name)
