@@ -8424,13 +8424,16 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
                 lax.append(arm)  # it converts a part of the value (a Decimal from a string)
                 if _field_names_of(arm) is not None:
                     inexact.append(arm)  # a class one of whose fields converts (a Path from a string)
-    # an arm that converts is lax (exactness 0): Any beats it, a class that sets fewer fields does not
-    chosen = _smart_pick((0, *_ranked(arm, schema, value, builder.class_kinds)[1:]) if arm in lax
+    # an arm that converts is lax (exactness 0): Any beats it, a class that sets fewer fields does not; a
+    # Python-only arm is lax too (pydantic-core's lax-or-strict): Union[Path, Decimal] keeps ' 1.5 ' a Path
+    python_only = [arm for arm, _ in fits if _python_only_type(arm)]
+    chosen = _smart_pick((0, None, arm) if arm in python_only
+                         else (0, *_ranked(arm, schema, value, builder.class_kinds)[1:]) if arm in lax
                          else _ranked(arm, schema, value, builder.class_kinds) for arm, schema in fits
-                         if not _python_only_type(arm))
+                         if not converted or arm not in python_only)
     # stable: the smart union's pick, the instances, Any, then the arms that convert, each kind in order
-    arms = sorted((arm for arm, _ in fits), key=lambda arm: (-1 if converted else 2) if _python_only_type(arm)
-                  else -0.5 if arm is chosen else 1 if _is_any(arm) else 2 if arm in inexact else 0)
+    arms = sorted((arm for arm, _ in fits), key=lambda arm: -0.5 if arm is chosen else (-1 if converted else 2)
+                  if arm in python_only else 1 if _is_any(arm) else 2 if arm in inexact else 0)
     for arm in arms:
         try:
             return _build_value(arm, value)
@@ -8444,11 +8447,6 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
     if isinstance(tp, type) and (_is_typeddict(tp) or _is_dataclass(tp) or _is_pydantic_model(tp)):
         return set(_type_hints(tp))
     return None
-
-
-def _python_only_type(tp: Any) -> bool:
-    """Whether no JSON value is an instance of ``tp`` (the SDK's strict mode refuses them all)."""
-    return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp) or _origin(tp) in (tuple, set, frozenset)
 
 
 # ---------------------------------------------------------------------------
@@ -9355,6 +9353,7 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _FactorySchema        _lax_object (section 27)            its factories, in the output mode            30
 #   _Factory              _lax_object (section 27)            run for a field a result lacks               30
 #   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _python_only_type     _build_union (section 22)           the same, of a type (Annotated[T, ...]: T)   -
 #   _as_sent              _lax_array (section 27)             values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
 #   _class_values_json    _structured_schema (section 9)      S12: a class value pydantic cannot write as  -
@@ -10029,6 +10028,14 @@ def _python_only(compiler: _Compiler, schema: Any) -> bool:
             return False
         return isinstance(target, dict) and "enum" in target and "title" in target  # an Enum class
     return False
+
+
+def _python_only_type(tp: Any) -> bool:
+    """Whether no JSON value is an instance of ``tp`` (the SDK's strict mode refuses them all);
+    Annotated's metadata (a description) changes nothing of that."""
+    if _is_annotated(tp):
+        tp = tp.__origin__
+    return tp is bytes or _lax_kind(tp) is not None or _is_enum(tp) or _origin(tp) in (tuple, set, frozenset)
 
 
 @functools.lru_cache(maxsize=None)

@@ -169,8 +169,17 @@ class ArgumentsTest(unittest.TestCase):
              datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)),
             (Union[decimal.Decimal, str], 1.5, decimal.Decimal("1.5")),
             (Union[str, decimal.Decimal], 2, decimal.Decimal(2)),
+            (Union[Annotated[decimal.Decimal, Field(description="d")], str], 1.5, decimal.Decimal("1.5")),
+            (Union[str, Annotated[datetime.date, Field(description="d")]], 1699920000, datetime.date(2023, 11, 14)),
             (Union[datetime.date, str], "2020-01-02", "2020-01-02"),
             (Union[decimal.Decimal, str], "1.5", "1.5"),
+            # a Python-only arm is lax, as a later arm that converts the string is: the first wins,
+            # Annotated or not (pydantic's lax-or-strict floors a Path to Lax)
+            (Union[pathlib.Path, Annotated[decimal.Decimal, Field(description="d")]], " 1.5 ",
+             pathlib.Path(" 1.5 ")),
+            (Union[bytes, Annotated[decimal.Decimal, Field(ge=0)]], " 1.5 ", b" 1.5 "),
+            (Union[pathlib.Path, Annotated[Optional[decimal.Decimal], Field(description="d")]], " 1.5 ",
+             pathlib.Path(" 1.5 ")),
             # of the classes of fields, the one the object sets the most fields of
             (Union[Inner, Point2, None], {"n": 1, "m": 2}, Point2(1, 2)),
             (Union[Point2, Inner], {"n": 1}, Point2(1, 0)),
