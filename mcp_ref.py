@@ -8403,8 +8403,11 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     # already an instance of (a Literal's string, a list), else the first arm
     # that converts it (a Path, bytes, an Enum, a date from a string).  A string
     # the check made of a number (a Unix time a date's, a number a Decimal's)
-    # comes from an arm that converts, as the SDK's str takes no number: those first.
+    # comes from an arm that converts, as the SDK's str takes no number: those first;
+    # a number it made of a string, from the first arm that takes the string.
     converted = type(value) is str and sent is not _MISSING and type(sent) is not str
+    if type(sent) is str and type(value) is not str and any(_python_only_type(arm) for arm in _args(tp)):
+        return _first_converting(tp, value, sent)
     if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
         return value
     builder = _SchemaBuilder()
@@ -11718,6 +11721,8 @@ def _sdk_model_json(value: Any) -> Any:
 #                                                             is dumped in (hash order)
 #   _smart_pick,          _Union._most_fields (section 22),   the smart union's rank of the arms a value   -
 #   _exactness, _ranked   _build_union (section 22)           fits: fields set, then exactness
+#   _first_converting     _build_union (section 22)           a string the check read as a number ('3' an  -
+#                                                             IntEnum's 3): the first arm that takes it
 #   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
 #   _json_text_params     _Tool.__init__ (section 9)          where a string argument may be JSON text:    7
@@ -12128,6 +12133,27 @@ def _ranked(arm: Any, schema: Any, value: Any, class_kinds: Dict[str, str]) -> T
     exact = 1 if names is not None and not _is_typeddict(arm) else \
         _exactness(_Compiler(schema, "strict", class_kinds), schema, value)
     return exact, None if names is None or type(value) is not dict else len(names.intersection(value)), arm
+
+
+def _first_converting(tp: Any, value: Any, sent: str) -> Any:
+    """A string the check read as another JSON value ('3' an IntEnum's 3), in a union with a
+    Python-only arm.  No arm was exact for the string (str, a Literal's or Any keeps it as sent), so
+    pydantic's smart union found each arm that took it lax and kept the first, as the check's first
+    pass did: Union[IntEnum, float] gives the member, not 3.0, which a float beside it would take
+    strictly.  That arm's object; else ``value`` as it is."""
+    builder = _SchemaBuilder()
+    arms = [arm for arm in _args(tp) if arm is not _NoneType]
+    try:  # the arms under one root, where a class stays a $def (its lax words: an IntEnum takes "3")
+        root = builder.finish({"anyOf": [builder.schema(arm) for arm in arms]})
+    except _Unsupported:
+        return value
+    compiler = _COMPILER(root, "input", builder.class_kinds)
+    for arm, schema in zip(arms, root["anyOf"]):
+        errors: List[_ErrorItem] = []
+        made = compiler.compile(schema)(sent, (), errors)
+        if not errors:
+            return _build_value(arm, made)
+    return value
 
 
 def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:

@@ -180,6 +180,11 @@ class ArgumentsTest(unittest.TestCase):
             (Union[bytes, Annotated[decimal.Decimal, Field(ge=0)]], " 1.5 ", b" 1.5 "),
             (Union[pathlib.Path, Annotated[Optional[decimal.Decimal], Field(description="d")]], " 1.5 ",
              pathlib.Path(" 1.5 ")),
+            # a string the check reads as a number: the first arm that takes the string, not the float
+            (Union[Level, float], "3", Level.LOW),
+            (Union[Level, Annotated[float, Field(description="d")]], "3", Level.LOW),
+            (Union[Level, int], "3", Level.LOW),
+            (Union[float, Level], "3", 3.0),
             # of the classes of fields, the one the object sets the most fields of
             (Union[Inner, Point2, None], {"n": 1, "m": 2}, Point2(1, 2)),
             (Union[Point2, Inner], {"n": 1}, Point2(1, 0)),
