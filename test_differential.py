@@ -1181,12 +1181,6 @@ KNOWN: List[Known] = [
         "inf", "infinity", "nan") and (c.theirs.get("structuredContent") or {}).get("result", 0) is None,
           "pydantic reads the string 'inf' as a float's infinity, which the SDK then sends as null; mcp_ref takes no "
           "infinity or NaN for a float (README 9), so a later arm takes the string", "9"),
-    Known("converting_arm_after_a_python_only_one", lambda c: _both_succeed(c) and c.part == "argument"
-          and isinstance(c.argument, str) and re.search(r"pathlib\.Path|bytes|Color", c.source) is not None
-          and (c.theirs.get("structuredContent") or {}).get("result") == c.argument,
-          "a string that a Path, bytes or Enum arm and a later arm both convert (a Decimal from ' 1.5 '): "
-          "pydantic's smart union ranks both lax and keeps the first (the Path, sent as the string); mcp_ref "
-          "takes no Python-only arm in its smart pick, so the later arm converts it", "open"),
     Known("json_text_kept", lambda c: not c.ours.get("isError") and _json_text_for_a_string(c),
           "JSON text sent for a parameter that takes a string stays the string; the SDK parses it into null, a list "
           "or an object whatever the parameter", "7"),
