@@ -8398,23 +8398,23 @@ def _declared_names(compiler: _Compiler, schema: Any) -> Optional[frozenset[str]
 
 
 def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
-    # The arm the schema check chose (the SDK's smart union, _Union, section 22):
-    # the arm of exactly the value's type, else the first arm the JSON value is
-    # already an instance of (a Literal's string, a list), else the first arm
-    # that converts it (a Path, bytes, an Enum, a date from a string).  A string
-    # the check made of a number (a Unix time a date's, a number a Decimal's)
-    # comes from an arm that converts, as the SDK's str takes no number: those first;
-    # a number it made of a string, from the first arm that takes the string.
+    # The arm the schema check chose (the SDK's smart union, _Union, section 22): the arm of exactly the
+    # value's type, else the first arm the JSON value is already an instance of (a Literal's string, a
+    # list), else the first arm that converts it (a Path, bytes, an Enum, a date from a string).  A string
+    # the check made of a number (a Unix time a date's, a number a Decimal's) comes from an arm that
+    # converts, as the SDK's str takes no number: those first; a number made of a string, _first_converting.
     converted = type(value) is str and sent is not _MISSING and type(sent) is not str
-    if type(sent) is str and type(value) is not str and any(_python_only_type(arm) for arm in _args(tp)):
-        return _first_converting(tp, value, sent)
-    if not converted and type(value) in (str, int, float, bool) and type(value) in _args(tp):
+    args, kind = _args(tp), type(value)
+    if not converted and kind in (str, int, float, bool) and kind in args and (
+            args[0] is kind or type(sent) is not str):
         return value
+    if type(sent) is str and kind is not str and (made := _first_converting(tp, value, sent)) is not _MISSING:
+        return made
     builder = _SchemaBuilder()
     fits: List[Tuple[Any, Any]] = []  # (arm, its schema)
     inexact: List[Any] = []
     lax: List[Any] = []
-    for arm in _args(tp):
+    for arm in args:
         if arm is _NoneType:
             continue
         try:
@@ -12136,11 +12136,19 @@ def _ranked(arm: Any, schema: Any, value: Any, class_kinds: Dict[str, str]) -> T
 
 
 def _first_converting(tp: Any, value: Any, sent: str) -> Any:
-    """A string the check read as another JSON value ('3' an IntEnum's 3), in a union with a
-    Python-only arm.  No arm was exact for the string (str, a Literal's or Any keeps it as sent), so
-    pydantic's smart union found each arm that took it lax and kept the first, as the check's first
-    pass did: Union[IntEnum, float] gives the member, not 3.0, which a float beside it would take
-    strictly.  That arm's object; else ``value`` as it is."""
+    """A string the check read as another JSON value ('3' an IntEnum's 3): no arm was exact for the
+    string (str, a Literal's or Any keeps it as sent), so pydantic's smart union found each arm that
+    took it lax and kept the first, as the check's first pass did: Union[IntEnum, float] gives the
+    member, not 3.0, which a float beside it would take strictly.  That arm's object; ``value`` when
+    it is the first arm's own; _MISSING when no Python-only arm comes before (_build_union decides)."""
+    kind = type(value)
+    for arm in _args(tp):
+        if arm is kind:
+            return value
+        if arm not in _SCALAR_TYPES and _python_only_type(arm):
+            break
+    else:
+        return _MISSING
     builder = _SchemaBuilder()
     arms = [arm for arm in _args(tp) if arm is not _NoneType]
     try:  # the arms under one root, where a class stays a $def (its lax words: an IntEnum takes "3")
