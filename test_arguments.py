@@ -213,6 +213,20 @@ class ArgumentsTest(unittest.TestCase):
                 self.assertEqual(seen, [expected])
                 self.assertIs(type(seen[0]), type(expected))
 
+    def test_a_nested_union_weighs_the_number_the_check_made(self) -> None:
+        # README 46: only a parameter's own union sees the string as sent ("3" is Level.LOW,
+        # above); inside a list, a dict or a class it weighs the number, where pydantic
+        # gives the member.  What goes back on the wire is the same.
+        class Level(enum.IntEnum):
+            LOW = 3
+
+        def take(items: List[Union[Level, float]], named: Dict[str, Union[Level, float]]) -> List[float]:
+            self.assertEqual([type(items[0]), type(named["a"])], [int, int])
+            return [items[0], named["a"]]
+
+        result = server_with(take).call_tool("take", {"items": ["3"], "named": {"a": "3"}})
+        self.assertEqual(result["structuredContent"], {"result": [3, 3]})
+
     def test_a_result_in_a_union_of_classes_sets_the_most_fields(self) -> None:
         # Blob's bytes field makes it lax in pydantic's smart union; Nothing sets no field, Blob one
         def echo(value: Union[Nothing, Blob]) -> Union[Nothing, Blob]:
