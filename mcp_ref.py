@@ -8517,7 +8517,8 @@ def _strings_taken(schema: Any, root: Dict[str, Any]) -> Optional[FrozenSet[str]
             return _strings_taken(_Compiler(root, "strict")._resolve(schema["$ref"]), root)
         except ValueError:
             return frozenset()
-    if type(schema) is _TypedSchema and _lax_kind(schema.py_type) not in (None, "path"):
+    if type(schema) is _TypedSchema and _lax_kind(schema.py_type) not in (None, "path") or \
+            schema.get("format") in ("uuid", "date", "date-time", "time", "duration"):  # (a pydantic model's)
         return frozenset()  # a date, a UUID, a Decimal: no JSON text of null, a list or an object is one
     if "anyOf" in schema or "oneOf" in schema:
         taken = [_strings_taken(s, root) for s in schema.get("anyOf") or schema.get("oneOf") or []]

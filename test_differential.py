@@ -1066,6 +1066,16 @@ def _both_succeed(case: Case) -> bool:
     return case.part != "schema" and not case.theirs.get("isError") and not case.ours.get("isError")
 
 
+def _decimal_as_a_literal(case: Case) -> bool:
+    """The SDK sends a Literal's number (1, or True) where mcp_ref sends an equal Decimal's text: README 47."""
+    ours = (case.ours.get("structuredContent") or {}).get("result")
+    theirs = (case.theirs.get("structuredContent") or {}).get("result")
+    with contextlib.suppress(decimal.InvalidOperation):
+        return type(ours) is str and type(theirs) in (bool, int) and decimal.Decimal(ours) == theirs \
+            and "decimal.Decimal" in case.source and "Literal[" in case.source
+    return False
+
+
 def _json_text_for_a_string(case: Case) -> bool:
     """The argument is JSON text of null, a list or an object, for a parameter
     that takes a string as it is (Any, or a union with str, bytes or a Path): README 7."""
@@ -1181,6 +1191,10 @@ KNOWN: List[Known] = [
         "inf", "infinity", "nan") and (c.theirs.get("structuredContent") or {}).get("result", 0) is None,
           "pydantic reads the string 'inf' as a float's infinity, which the SDK then sends as null; mcp_ref takes no "
           "infinity or NaN for a float (README 9), so a later arm takes the string", "9"),
+    Known("decimal_result_as_a_literal", lambda c: _both_succeed(c) and _decimal_as_a_literal(c),
+          "a Decimal equal to a Literal's number in a union (Literal[1] | Decimal given '1'): pydantic's Python-mode "
+          "Literal finds it by hash equality and sends the literal (1, or True of Literal[1, True]); mcp_ref sends "
+          "the Decimal", "47"),
     Known("json_text_kept", lambda c: not c.ours.get("isError") and _json_text_for_a_string(c),
           "JSON text sent for a parameter that takes a string stays the string; the SDK parses it into null, a list "
           "or an object whatever the parameter", "7"),

@@ -611,6 +611,28 @@ class PydanticTest(unittest.TestCase):
                 call(server, name, arguments)
         refuse.assert_not_called()
 
+    def test_json_text_for_a_root_model_of_a_uuid(self) -> None:
+        # README 7: a UUID is no such text, a pydantic model's (a RootModel) no more than ours:
+        # "null" is the Literal's None, as the SDK's pre_parse_json reads it (differential, seed 11)
+        import uuid
+        from typing import Literal, Union
+
+        from pydantic import RootModel
+
+        class Key(RootModel[uuid.UUID]):
+            pass
+
+        seen: List[Any] = []
+
+        def take(value: Union[Key, Literal[None]]) -> str:
+            seen.append(value)
+            return "ok"
+
+        server = MCPServer("t")
+        server.add_tool(take)
+        self.assertFalse(server.call_tool("take", {"value": "null"})["isError"])
+        self.assertEqual(seen, [None])
+
     def test_without_pydantic_in_the_annotation_our_path_is_kept(self) -> None:
         def plain(n: int, tags: List[str]) -> Dict[str, int]:
             return {t: n for t in tags}

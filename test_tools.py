@@ -257,6 +257,19 @@ class StructuredOutputTest(unittest.TestCase):
             self.assertEqual(json.dumps(tool["outputSchema"]), json.dumps(schema))
         self.assertEqual(server.call_tool(fn.__name__, {}), result)
 
+    def test_a_decimal_equal_to_a_literal_is_sent_as_the_decimal(self) -> None:
+        # README 47: pydantic's union finds the Literal's 1 by Python's equality and sends 1
+        import decimal
+
+        def pick() -> Union[typing.Literal[1], decimal.Decimal]:
+            return decimal.Decimal("1")
+
+        def two() -> Union[typing.Literal[2], float]:
+            return 2.0  # its own JSON type: the literal, as in pydantic
+
+        self.assertEqual(server_with(pick).call_tool("pick", {})["structuredContent"], {"result": "1"})
+        self.assertEqual(json.dumps(server_with(two).call_tool("two", {})["structuredContent"]), '{"result": 2}')
+
     def test_s1_opted_out(self) -> None:
         def count() -> int:
             return 3
