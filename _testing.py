@@ -110,6 +110,23 @@ def wait_for_port(port: int, seconds: float = 30.0) -> None:
             time.sleep(0.1)
 
 
+def end_threads(conn: Any, seconds: float = 30.0) -> None:
+    """A connection's (or an app's) own threads ended, as the end of its input ends
+    them: the pool once its queued calls have run, the event loop stopped, then closed."""
+    import time
+
+    if conn.pool is not None:
+        conn.pool.close()
+    loop = conn.loop
+    if loop is not None:
+        loop.call_soon_threadsafe(loop.stop)
+        deadline = time.monotonic() + seconds
+        while loop.is_running() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        if not loop.is_running():
+            loop.close()
+
+
 def copy_into(source: str, destination: str) -> None:
     """``source`` copied to ``destination`` whole or not at all (a temporary
     name, then renamed): CI runs two suites at once, and one must never start

@@ -4655,7 +4655,7 @@ class _ShownTask(dict):  # type: ignore[type-arg]
 
     def __init__(self, task: Dict[str, Any]) -> None:
         super().__init__(task)
-        self.json: Optional[str] = None
+        self.json: str = _ENCODER.encode(task)  # (a result is up to max_result_bytes: shown counts it)
 
 
 class _Tasks:
@@ -4950,7 +4950,6 @@ class _Tasks:
         if seen is not None and seen[0] == record["revision"]:
             return seen[1]
         task = _ShownTask(show(record))
-        task.json = _ENCODER.encode(task)  # its size (a result is up to max_result_bytes), and the response's text
         with self.lock:
             self.shown_size -= self.shows.pop(key, (0, task, 0))[2]
             if len(task.json) > _TASK_VIEWS[1] // 8:  # so big: built anew at each poll
@@ -16889,10 +16888,8 @@ _RESPONSE_KEYS = ("jsonrpc", "id", "result")  # a response as _Connection._ok ma
 
 
 def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
-    """A response whose result is a polled Task: the Task's JSON text written
+    """A response whose result is a polled Task: the Task's JSON text, written
     once per revision (the Task is not changed once shown), the frame around it."""
-    if task.json is None:
-        task.json = "".join(_C_ENCODER(task, 0))  # type: ignore[misc]
     return '{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(id_, 0)) + ',"result":' + task.json + "}"  # type: ignore[misc]
 
 

@@ -22,7 +22,7 @@ import random
 import unittest
 from typing import Any, Dict, Iterator, List, Tuple
 
-from _testing import mcp_ref
+from _testing import end_threads, mcp_ref
 
 LONG = os.environ.get("MCP_REF_FUZZ_LONG") == "1"
 SEED = os.environ.get("MCP_REF_MALFORMED_SEED")
@@ -208,10 +208,7 @@ class Stdio:
 
     def close(self) -> None:
         """The connection's threads ended, as its end of input would (thousands of connections run)."""
-        if self.conn.pool is not None:
-            self.conn.pool.close()
-        if self.conn.loop is not None:
-            self.conn.loop.call_soon_threadsafe(self.conn.loop.stop)
+        end_threads(self.conn)
 
 
 class StdioBatch(Stdio):

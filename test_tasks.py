@@ -30,6 +30,7 @@ from unittest import mock
 
 import mcp_ref
 import test_malformed as malformed
+from _testing import end_threads
 from mcp_ref import Context, InputRequiredResult, MCPServer, ToolError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,16 +83,7 @@ def close(thing: Any) -> None:
     elif isinstance(thing, mcp_ref.TaskStore):
         thing.close()
     else:  # a connection or an app: its pool, its event loop (stopped, then closed)
-        if thing.pool is not None:
-            thing.pool.close()
-        loop = thing.loop
-        if loop is not None:
-            loop.call_soon_threadsafe(loop.stop)
-            deadline = time.monotonic() + WAIT
-            while loop.is_running() and time.monotonic() < deadline:
-                time.sleep(0.001)
-            if not loop.is_running():
-                loop.close()
+        end_threads(thing, WAIT)
         if isinstance(thing, mcp_ref._HttpApp):
             thing.close()
 
