@@ -2776,6 +2776,9 @@ class _Request:
         at once in the stateless era (or an _InputRequired unwinds the call), else
         by the client's response, awaited or waited for."""
         self._check_capability(capability)
+        if method == "sampling/createMessage":  # its tools and context need their own capability
+            for need in _sampling_needs(params):
+                self._check_capability(need)
         if self.stateless:
             key = f"{method.split('/')[0]}_{self.asked}"
             self.asked += 1
@@ -2787,6 +2790,9 @@ class _Request:
             raise _InputRequired()
         if self.conn is None or self.call is None:
             raise MCPError(INTERNAL_ERROR, f"{method}: there is no client to ask outside of a request")
+        if not self.conn.rpc.initialized:  # basic/lifecycle: no request but ping before it (SHOULD NOT)
+            raise MCPError(INVALID_REQUEST, f"{method} cannot be sent before the client's "
+                                            "notifications/initialized")
         answer_ = self.conn.ask(self.call, method, params)
         timeout = self.conn.server.request_timeout
         if _in_event_loop():
@@ -2808,6 +2814,9 @@ class _Request:
         if method == "elicitation/create" and isinstance(params, dict) and params.get("mode") == "url":
             capability = ("elicitation", "url")
         self._check_capability(capability)
+        if method == "sampling/createMessage" and isinstance(params, dict):
+            for need in _sampling_needs(params):
+                self._check_capability(need)
 
     def _check_capability(self, capability: Tuple[str, ...]) -> None:
         """The client must have declared what it is asked (client/elicitation etc.)."""
@@ -2838,6 +2847,19 @@ class _Request:
                 # declared, {"elicitation": {"form": {}}} when only another mode was.
                 return capability[:1] if depth == 0 and capability[-1] == "form" else capability
         return None
+
+
+def _sampling_needs(params: Dict[str, Any]) -> List[Tuple[str, ...]]:
+    """What a sampling request needs declared besides ``sampling`` (client/sampling):
+    ``tools`` or ``toolChoice``, ``sampling.tools`` (servers MUST NOT send a
+    tool-enabled request without it); ``includeContext`` other than "none",
+    ``sampling.context`` (SHOULD NOT without it: refused here too)."""
+    needs: List[Tuple[str, ...]] = []
+    if params.get("tools") is not None or params.get("toolChoice") is not None:
+        needs.append(("sampling", "tools"))
+    if params.get("includeContext") not in (None, "none"):
+        needs.append(("sampling", "context"))
+    return needs
 
 
 class _InputRequired(BaseException):
@@ -3093,8 +3115,12 @@ class Context:
 
     def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
-        the answer says whether they agreed to go."""
-        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        the answer says whether they agreed to go.  ``elicitation_id`` is sent
+        in 2025-11-25 only: 2026-07-28 removed the field (client/elicitation;
+        the retry tells the outcome, an identifier goes in requestState)."""
+        params = {"mode": "url", "message": message, "url": url}
+        if not self._request.stateless:
+            params["elicitationId"] = elicitation_id
         return self._request.ask("elicitation/create", params, ("elicitation", "url"),
                                  lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)())
 
@@ -3947,6 +3973,7 @@ class _Dispatcher:
         self.client_capabilities: Optional[Dict[str, Any]] = None  # declared at initialize
         self.client_info: Optional[Dict[str, Any]] = None
         self.log_level: Optional[str] = None  # logging/setLevel; None: every level
+        self.initialized = False  # the client's notifications/initialized came (basic/lifecycle)
         self.send: Optional[Callable[[Any], None]] = None  # the connection's write: notifications
 
     def classify(self, message: Any) -> Tuple[str, Any]:
@@ -3983,6 +4010,10 @@ class _Dispatcher:
                 raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
             if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_CLIENT_CAPABILITIES}")
+            if META_LOG_LEVEL in meta and meta[META_LOG_LEVEL] not in _LOG_LEVELS:
+                # server/utilities/logging, "Error Handling": as logging/setLevel refuses one
+                raise _RpcError(INVALID_PARAMS, f"Invalid params: {META_LOG_LEVEL} must be one of "
+                                                f"{', '.join(_LOG_LEVELS)}")
             return _STATELESS_REQUESTS[method], str(version)
         if method == "initialize":
             return "initialize", None
@@ -4037,12 +4068,14 @@ class _Dispatcher:
 
     def capabilities(self, version: str) -> Dict[str, Any]:
         """What the server offers (basic/lifecycle, "Capability Negotiation"):
-        resources, prompts and completions only when it has them; in a session,
-        logging.  A change of any list is announced (server/tools, "List
-        Changed"): to a session, and in 2026-07-28 to the subscriptions/listen
-        streams that ask for it, which also carry resources/updated."""
+        resources, prompts and completions only when it has them; logging
+        always, in both eras (server/utilities/logging: servers that emit log
+        messages MUST declare it, and any function may log through its Context).
+        A change of any list is announced (server/tools, "List Changed"): to a
+        session, and in 2026-07-28 to the subscriptions/listen streams that ask
+        for it, which also carry resources/updated."""
         stateless = version in STATELESS_VERSIONS
-        capabilities: Dict[str, Any] = {} if stateless else {"logging": {}}
+        capabilities: Dict[str, Any] = {"logging": {}}
         capabilities["tools"] = {"listChanged": True}
         offers = _offers(self.server)
         if offers["resources"]:
@@ -5379,7 +5412,9 @@ class _Connection:
                     answer.settle(None, {"code": INTERNAL_ERROR, "message": "the request was cancelled"})
                 if call.future is not None and call.future.cancel():
                     self._complete(call, key, lambda: None)  # a queued call that will never run
-        # notifications/initialized and any other notification need no action.
+        elif method == "notifications/initialized":  # requests to the client may go from now on
+            self.rpc.initialized = self.rpc.version is not None
+        # Any other notification needs no action.
 
     def handle_batch(self, members: List[Any]) -> None:
         """A JSON-RPC batch (2025-03-26 only): each member handled like a single
@@ -10410,9 +10445,9 @@ def _resolver_question(question: Any, version: Optional[str]) -> Tuple[str, Dict
             params = {"mode": "form", **params}
         return "elicitation/create", params, ("elicitation", "form"), "form elicitation"
     if isinstance(question, Sample):
-        tools = question.options.get("tools") is not None or question.options.get("tool_choice") is not None
-        return ("sampling/createMessage", _sampling_params(question.messages, question.max_tokens, question.options),
-                ("sampling", "tools") if tools else ("sampling",), "sampling.tools" if tools else "sampling")
+        params = _sampling_params(question.messages, question.max_tokens, question.options)
+        needs = _sampling_needs(params) or [("sampling",)]  # the first: request.ask checks them all
+        return "sampling/createMessage", params, needs[0], ".".join(needs[0])
     return "roots/list", {}, ("roots",), "roots"
 
 

@@ -372,7 +372,7 @@ class AnnouncementTest(unittest.TestCase):
         endpoint = InProcess(server)
         self.addCleanup(endpoint.stop)
         discovered = endpoint.modern("server/discover")
-        self.assertEqual(discovered.json()["result"]["capabilities"], {"tools": {"listChanged": True}})
+        self.assertEqual(discovered.json()["result"]["capabilities"], {"logging": {}, "tools": {"listChanged": True}})
         sessions = [endpoint.initialize(), endpoint.initialize()]
         streams = []
         for session in sessions:
