@@ -3923,6 +3923,23 @@ def _error_response(id_: Any, error: _RpcError) -> Dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id_, "error": error.to_wire()}
 
 
+def _for_revision(error: _RpcError, version: Optional[str]) -> _RpcError:
+    """An MCPError a function raised (_PassedOn: its code as raised) in a
+    revision that forbids its code.  2026-07-28 basic/index, "Error Codes":
+    -32002 (resource not found) MUST NOT be emitted, -32602 replaced it; no code
+    of -32020..-32099 but the revision's own (-32020, -32021, -32022), -32042
+    included, MAY be emitted: -32603 then, message and data as raised.  The
+    legacy -32000..-32019 stay (SHOULD NOT only), as do the handshake era's."""
+    if version not in STATELESS_VERSIONS or not isinstance(error, _PassedOn):
+        return error
+    if error.code == RESOURCE_NOT_FOUND:
+        return _RpcError(INVALID_PARAMS, error.message, error.data)
+    if -32099 <= error.code <= -32020 and error.code not in (
+            HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION):
+        return _RpcError(INTERNAL_ERROR, error.message, error.data)
+    return error
+
+
 def _echo(value: Any) -> Any:
     """A client's value, to be sent back in an error's data: as it came when it
     is a string (an infinity or a deep object would make the reply unencodable)."""
@@ -4164,7 +4181,7 @@ class _Dispatcher:
             result, resource = _read_resource(self.server, uri, request)
         except _RpcError as exc:
             if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS and not isinstance(exc, _PassedOn):
-                exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"; an MCPError's as raised
+                exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"; an MCPError's: _for_revision
             raise
         except (_InputRequired, _Asking, _CapabilityMissing) as exc:
             return self._asks(uri, request, exc)
@@ -4850,6 +4867,7 @@ class _Tasks:
         error fails it; questions make it input_required; a result, isError or
         not, completes it (step 5 of tools/call: _encode_result, its size limit)."""
         if isinstance(outcome, _RpcError):
+            outcome = _for_revision(outcome, request.version)
             return {"status": "failed", "error": outcome.to_wire(), "statusMessage": outcome.message}
         if isinstance(outcome, dict) and outcome.get("resultType") == "input_required":
             asked = outcome.get("inputRequests") or {}
@@ -5362,6 +5380,7 @@ class _Connection:
             self.notification(message["method"], params if isinstance(params, dict) else {})
             return None
         id_ = detail
+        version: Optional[str] = None
         try:
             handler, version = self.rpc.route(message["method"], params)
             if handler == "listen":
@@ -5383,7 +5402,7 @@ class _Connection:
                 if created is not None:
                     return self._ok(id_, created, version)
         except _RpcError as exc:
-            return _error_response(id_, exc)
+            return _error_response(id_, _for_revision(exc, version))
         self.start_call(id_, tool, arguments, request, reply, inline, stream or self.write)
         return _STARTED
 
@@ -5472,7 +5491,7 @@ class _Connection:
             try:
                 return _encode_safely(self._ok(id_, getattr(self.rpc, handler)(params, version, request), version))
             except _RpcError as exc:
-                return _encode_safely(_error_response(id_, exc))
+                return _encode_safely(_error_response(id_, _for_revision(exc, version)))
             except BaseException as exc:  # a bug of ours: the call is still answered
                 _log_exception("internal error", exc)
                 return _encode_safely(_error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")))
@@ -5523,7 +5542,7 @@ class _Connection:
         """Step 5 of a tools/call (MCPServer._encode_result): the wire response of
         its result (None: a bug of ours, a tool error; an _RpcError: -32021)."""
         if isinstance(result, _RpcError):
-            return _encode_safely(_error_response(id_, result))
+            return _encode_safely(_error_response(id_, _for_revision(result, version)))
         if result is None:
             result = _tool_error(f"Error executing tool {tool.name}")
         return self.server._encode_result(tool, _result_for(result, version), lambda r: {
@@ -10959,7 +10978,8 @@ def _cleandoc(doc: Optional[str]) -> str:
 #                                                             the low-level Server's tools/list
 #   _protocol_error       MCPServer._stopped (section 14),    an MCPError (ours, the SDK's, 1.x's          -
 #                         _failed (section 10)                McpError): its JSON-RPC error, passed on
-#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too)     -
+#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too,     -
+#                                                             but where 2026-07-28 forbids it: _for_revision)
 #                         (section 15)
 #   _read_failure         _contents_read (section 25)         a resource's MCPError reaches the tool as    -
 #                                                             one
