@@ -3377,7 +3377,7 @@ class MCPServer:
         key = request_state_key if request_state_key is not None else os.environ.get("MCP_REF_STATE_KEY")
         self._state_key: Any = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
-        self.cache_ttl_ms = cache_ttl_ms
+        self.cache_ttl_ms = cache_ttl_ms  # checked (the property below)
         self.cache_scope = cache_scope
         self.settings = _sdk_settings(self, name, request_state_key, sdk_settings)
         self._tools: Dict[str, _Tool] = {}
@@ -3390,6 +3390,30 @@ class MCPServer:
         self._tasks = _Tasks(self, task_store)  # section 16
         for resource in sdk_settings.pop("resources", None) or ():  # the SDK's MCPServer(resources=[...])
             self.add_resource(resource)
+
+    @property
+    def cache_ttl_ms(self) -> int:
+        """2026-07-28: the ``ttlMs`` of every list and read (server/utilities/caching)."""
+        return self._cache_ttl_ms
+
+    @cache_ttl_ms.setter
+    def cache_ttl_ms(self, value: int) -> None:
+        # server/utilities/caching: servers MUST provide a ttlMs >= 0, an integer of
+        # milliseconds.  Refused where it is set, not clamped: a mistake shows there.
+        if type(value) is not int or value < 0:
+            raise ValueError(f"cache_ttl_ms must be an integer >= 0 (milliseconds), not {value!r}")
+        self._cache_ttl_ms = value
+
+    @property
+    def cache_scope(self) -> str:
+        """2026-07-28: the ``cacheScope`` of every list and read: "public" or "private"."""
+        return self._cache_scope
+
+    @cache_scope.setter
+    def cache_scope(self, value: str) -> None:
+        if value not in ("public", "private"):
+            raise ValueError(f"cache_scope must be 'public' or 'private', not {value!r}")
+        self._cache_scope = value
 
     # -- registration ----------------------------------------------------------
 

@@ -569,6 +569,27 @@ class DispatchTest(unittest.TestCase):
                 for cursor in ("4", "-1", 2, "x"):
                     self.assertEqual(frames.ask(method, {"cursor": cursor})["error"]["code"], -32602)
 
+    def test_the_servers_hints_are_checked_where_set(self) -> None:
+        # server/utilities/caching: servers MUST provide a ttlMs >= 0; cacheScope is
+        # "public" or "private".  Refused when made or set, never published.
+        for options, message in (({"cache_ttl_ms": -5}, "cache_ttl_ms must be an integer >= 0 (milliseconds), "
+                                                        "not -5"),
+                                 ({"cache_ttl_ms": 1.5}, "cache_ttl_ms must be an integer >= 0 (milliseconds), "
+                                                         "not 1.5"),
+                                 ({"cache_ttl_ms": True}, "cache_ttl_ms must be an integer >= 0 (milliseconds), "
+                                                          "not True"),
+                                 ({"cache_scope": "shared"}, "cache_scope must be 'public' or 'private', not "
+                                                             "'shared'")):
+            with self.subTest(options=options):
+                with self.assertRaises(ValueError) as raised:
+                    MCPServer("cache", **options)
+                self.assertEqual(str(raised.exception), message)
+        server = MCPServer("cache")
+        with self.assertRaises(ValueError):
+            server.cache_ttl_ms = -1
+        server.cache_ttl_ms = 5
+        self.assertEqual(Frames(server, MODERN).ask("tools/list")["result"]["ttlMs"], 5)
+
     def test_caching_hints(self) -> None:
         server = MCPServer("cache", cache_ttl_ms=60000, cache_scope="public")
         server.add_resource(mcp_ref.TextResource("x://own", text="", cache_ttl_ms=5, cache_scope="private"))
