@@ -3440,6 +3440,11 @@ class MCPServer:
             if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         tool.task_support = task_support
+        # A client drops a tool whose x-mcp-header is invalid (server/tools, "x-mcp-header"):
+        # it is refused here, where it is made, never published (section 19 states the rules).
+        problem = _x_mcp_header_scan(tool.input_schema)[1]
+        if problem is not None:
+            raise InvalidSignature(f"Tool {tool.name}: {problem}")
         if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays (section 26)
             return
         self._tools[tool.name] = tool
@@ -6978,32 +6983,51 @@ def _x_mcp_headers(schema: Any) -> Optional[List[Tuple[Tuple[str, ...], str, Any
     """The (property path, header name, type) of each ``x-mcp-header``
     annotation; None when any is invalid (a conforming client then drops the
     tool and sends no such header: server/tools, "x-mcp-header")."""
-    import re
+    found, problem = _x_mcp_header_scan(schema)
+    return None if problem is not None else found
 
-    token = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+
+_HEADER_TOKEN = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # RFC 9110 tchar
+
+
+def _x_mcp_header_scan(schema: Any) -> Tuple[List[Tuple[Tuple[str, ...], str, Any]], Optional[str]]:
+    """Each ``x-mcp-header`` of an inputSchema, in the schema's order, and why
+    the first invalid one is (None: all valid).  2026-07-28 basic/transports/
+    streamable-http, "Custom Headers from Tool Parameters": a token (RFC 9110
+    tchar: not empty, no control character), case-insensitively unique, on a
+    string, integer or boolean property reached from the root by ``properties``
+    alone (never through items, a composition, a condition or $ref)."""
     found: List[Tuple[Tuple[str, ...], str, Any]] = []
-    seen = set()
-    stack: List[Tuple[Optional[Tuple[str, ...]], Any]] = [((), schema)]
-    while stack:
-        path, node = stack.pop()
+    seen: Dict[str, str] = {}  # lower-case name -> the parameter that has it
+    queue: List[Tuple[Optional[Tuple[str, ...]], Any]] = [((), schema)]
+    for path, node in queue:  # breadth first, in order: the first problem is the same every time
         if isinstance(node, list):
-            stack.extend((None, item) for item in node)
+            queue.extend((None, item) for item in node)
             continue
         if not isinstance(node, dict):
             continue
         if "x-mcp-header" in node:
             name, kind = node["x-mcp-header"], node.get("type")
-            if not path or not isinstance(name, str) or not token.match(name) or name.lower() in seen \
-                    or kind not in ("string", "integer", "boolean"):
-                return None
-            seen.add(name.lower())
+            where = ".".join(path) if path else None
+            if not where:
+                return found, f"x-mcp-header {_truncated_repr(name)} is on no property reached by properties " \
+                              "alone (not through items, anyOf, oneOf, allOf, not, if/then/else or $ref)"
+            if not isinstance(name, str) or not name or name.strip(_HEADER_TOKEN):
+                return found, f"parameter {where!r}: x-mcp-header {_truncated_repr(name)} is not an HTTP token"
+            if kind not in ("string", "integer", "boolean"):
+                return found, f"parameter {where!r}: x-mcp-header {name!r} needs a property of type string, " \
+                              f"integer or boolean, not {_truncated_repr(kind)}"
+            if name.lower() in seen:
+                return found, f"parameter {where!r}: x-mcp-header {name!r} repeats that of parameter " \
+                              f"{seen[name.lower()]!r} (the names are case-insensitive)"
+            seen[name.lower()] = where
             found.append((path, name, kind))
         for key, value in node.items():
             if key == "properties" and isinstance(value, dict):
-                stack.extend(((path + (k,)) if path is not None else None, v) for k, v in value.items())
+                queue.extend(((path + (k,)) if path is not None else None, v) for k, v in value.items())
             elif key not in ("default", "examples", "const", "enum", "x-mcp-header"):
-                stack.append((None, value))  # anything but a properties chain is no place for one
-    return found
+                queue.append((None, value))  # anything but a properties chain is no place for one
+    return found, None
 
 
 def _value_at(arguments: Any, path: Tuple[str, ...]) -> Any:
