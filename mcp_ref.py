@@ -922,7 +922,8 @@ def validate(instance: Any, schema: Any) -> None:
     """Check a JSON value against a JSON Schema (draft 2020-12, the keywords tool
     schemas use; ``format`` and other annotations have no effect).
 
-    Raises ``ValidationError`` listing every failure.  Each schema object is
+    Raises ``ValidationError`` listing every failure, and ValueError for a
+    schema whose ``$schema`` names another dialect.  Each schema object is
     compiled once and the checker reused while the object lives.
 
     >>> validate({"n": 3}, {"type": "object", "properties": {"n": {"type": "integer", "minimum": 5}}})
@@ -948,8 +949,34 @@ def validate(instance: Any, schema: Any) -> None:
 
 
 def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, str]] = None) -> _Checker:
-    """The checker of a root schema in one of the three modes."""
+    """The checker of a root schema in one of the three modes; ValueError for
+    a dialect this validator does not implement (_dialect_problem)."""
+    if isinstance(schema, dict) and "$schema" in schema:
+        problem = _dialect_problem(schema)
+        if problem is not None:
+            raise ValueError(f"the schema declares {problem}")
     return _COMPILER(schema, mode, class_kinds).compile(schema)
+
+
+# The one dialect implemented here: a schema without $schema is one of it
+# (basic/index, "JSON Schema Usage": the default dialect).
+_JSON_SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _dialect_problem(schema: Dict[str, Any]) -> Optional[str]:
+    """Why a root schema's ``$schema`` names a dialect this validator does not
+    implement, or None.  basic/index, "JSON Schema Usage": implementations MUST
+    validate a schema by its declared dialect and refuse an unsupported one
+    with an error saying so.  Only 2020-12 is supported (its URI with or
+    without the empty fragment): draft-07 and older give ``items`` (an array),
+    ``additionalItems``, ``dependencies`` and a ``$ref`` beside other keywords
+    other meanings, 2019-09 has ``$recursiveRef``; checked by 2020-12's rules
+    they would pass or refuse the wrong values."""
+    uri = schema.get("$schema")
+    if uri == _JSON_SCHEMA_2020_12 or uri == _JSON_SCHEMA_2020_12 + "#":
+        return None
+    return f"$schema {_truncated_repr(uri)}, a JSON Schema dialect mcp_ref does not support (it validates " \
+           f"JSON Schema 2020-12 only: {_JSON_SCHEMA_2020_12})"
 
 
 # Twin: _FastCompiler, section 34 (_COMPILER below picks one).
@@ -7008,10 +7035,10 @@ def _x_mcp_header_scan(schema: Any) -> Tuple[List[Tuple[Tuple[str, ...], str, An
             continue
         if "x-mcp-header" in node:
             name, kind = node["x-mcp-header"], node.get("type")
-            where = ".".join(path) if path else None
-            if not where:
+            if not path:
                 return found, f"x-mcp-header {_truncated_repr(name)} is on no property reached by properties " \
                               "alone (not through items, anyOf, oneOf, allOf, not, if/then/else or $ref)"
+            where = ".".join(path)
             if not isinstance(name, str) or not name or name.strip(_HEADER_TOKEN):
                 return found, f"parameter {where!r}: x-mcp-header {_truncated_repr(name)} is not an HTTP token"
             if kind not in ("string", "integer", "boolean"):
@@ -11356,6 +11383,8 @@ def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Ch
         raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
     if not isinstance(copy, dict) or copy.get("type") != "object":
         raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
+    if "$schema" in copy and _dialect_problem(copy) is not None:  # basic/index, "JSON Schema Usage"
+        raise InvalidSignature(f"Tool {tool}: its {key} declares {_dialect_problem(copy)}")
     try:
         return copy, _checker(copy)
     except Exception as exc:

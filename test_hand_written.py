@@ -109,6 +109,39 @@ class RegistrationTest(unittest.TestCase):
                          "all with **arguments")
         self.assertEqual(self.refused(lambda a: a, input_schema=obj), "You must provide a name for lambda functions")
 
+    def test_only_json_schema_2020_12(self) -> None:
+        # basic/index (2025-11-25, 2026-07-28), "JSON Schema Usage": no $schema is
+        # 2020-12; a declared dialect the validator does not implement MUST be
+        # refused with an error saying so.  2020-12 alone is implemented (README,
+        # "Hand-written schemas"): draft-07 reads items, dependencies and $ref otherwise.
+        def f() -> Any:
+            return {}
+
+        for dialect in ("https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2020-12/schema#"):
+            for key in ("input_schema", "output_schema"):
+                with self.subTest(dialect=dialect, key=key):
+                    server = mcp_ref.MCPServer("t")
+                    server.add_tool(f, **{key: {"$schema": dialect, "type": "object"}})
+                    self.assertEqual(len(server.list_tools()), 1)
+        refused = ["http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-07/schema#",
+                   "http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2019-09/schema",
+                   "http://json-schema.org/draft/2020-12/schema", "https://example.com/my-dialect", "", 7, None]
+        for dialect in refused:
+            for key, name in (("input_schema", "inputSchema"), ("output_schema", "outputSchema")):
+                with self.subTest(dialect=dialect, key=key):
+                    self.assertEqual(self.refused(f, **{key: {"$schema": dialect, "type": "object"}}),
+                                     f"Tool f: its {name} declares $schema {dialect!r}, a JSON Schema dialect mcp_ref "
+                                     "does not support (it validates JSON Schema 2020-12 only: "
+                                     "https://json-schema.org/draft/2020-12/schema)")
+        # draft-07's tuple form: by 2020-12's rules ["a", "b"] would pass; refused, never misread.
+        with self.assertRaises(ValueError) as raised:
+            mcp_ref.validate(["a", "b"], {"$schema": "http://json-schema.org/draft-07/schema#", "type": "array",
+                                          "items": [{"type": "integer"}]})
+        self.assertIn("'http://json-schema.org/draft-07/schema#', a JSON Schema dialect mcp_ref does not support",
+                      str(raised.exception))
+        mcp_ref.validate([1], {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array",
+                               "prefixItems": [{"type": "integer"}]})
+
     def test_both_modes_and_the_decorator(self) -> None:
         for on in BOTH:
             with self.subTest(accelerated=on), accelerators(on):
