@@ -5364,6 +5364,22 @@ class _Connection:
             self.listeners[_id_key(id_)] = (id_, honored, stream)
         return _STARTED
 
+    def listen_ends(self) -> List[bytes]:
+        """The server ends this connection's subscriptions/listen streams itself
+        (it stops): for each, ``notifications/cancelled`` referencing it
+        (basic/patterns/cancellation: a server MUST send it when it tears a
+        subscription down), then its completion result (basic/patterns/
+        subscriptions, "Graceful Closure": SHOULD), each with its subscriptionId."""
+        with self.state:
+            listeners, self.listeners = list(self.listeners.values()), {}
+        out = []
+        for id_, _, _ in listeners:
+            meta = {META_SUBSCRIPTION_ID: id_}
+            out.append(_encode_safely({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                "requestId": id_, "reason": "the server is stopping", "_meta": meta}}))
+            out.append(_encode_safely(self._ok(id_, {"_meta": meta}, STATELESS_VERSIONS[-1])))
+        return out
+
     # -- our requests to the client (Context's questions, handshake era) --------------
 
     def ask(self, call: _CallInFlight, method: str, params: Dict[str, Any]) -> _Answer:
@@ -6021,6 +6037,8 @@ class _StdioServer(_Connection):
         # that does not read it in that time has it cut).
         if self.lock.acquire(timeout=self._STOP_WAIT):
             try:
+                for data in self.listen_ends():  # the listen streams end as the revision asks
+                    self.out.write(data)
                 self.out.flush()
             except Exception:
                 pass
@@ -6636,6 +6654,9 @@ class _HttpApp:
                     yield _sse_event(_encode(_error_response(watch.id, _RpcError(INTERNAL_ERROR, watch.late_text()))))
                     return
                 elif gone() or self.closing.is_set():
+                    if not gone():  # the server stops: a listen stream says it ends (_Connection.listen_ends)
+                        for data in watch.conn.listen_ends():
+                            yield _sse_event(data)
                     return
                 elif time.monotonic() - quiet_since >= self.keepalive:
                     yield b": keepalive\n\n"

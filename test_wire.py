@@ -510,6 +510,26 @@ class ProcessTest(WireTestCase):
                 self.assertLess(time.monotonic() - started, 3)
                 self.assertNotIn("Traceback", server.stderr)
 
+    def test_sigterm_ends_listen_streams_as_the_revision_asks(self) -> None:
+        # 2026-07-28 basic/patterns/cancellation: a server that tears a subscriptions/listen
+        # stream down MUST send notifications/cancelled referencing it; then its completion
+        # result (basic/patterns/subscriptions, "Graceful Closure"), with the subscriptionId.
+        for id_ in ("sub", 5):
+            self.server.send({"jsonrpc": "2.0", "id": id_, "method": "subscriptions/listen", "params": {
+                "notifications": {"toolsListChanged": True}, "_meta": META}})
+            self.assertEqual(self.server.recv()["method"], "notifications/subscriptions/acknowledged")
+        self.server.process.send_signal(signal.SIGTERM)
+        self.assertEqual(self.server.process.wait(timeout=10), 0)
+        ends = []
+        for id_ in ("sub", 5):
+            sub = {"io.modelcontextprotocol/subscriptionId": id_}
+            ends += [{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                "requestId": id_, "reason": "the server is stopping", "_meta": sub}},
+                {"jsonrpc": "2.0", "id": id_, "result": {
+                    "_meta": dict(sub, **{"io.modelcontextprotocol/serverInfo": SERVER_INFO}),
+                    "resultType": "complete"}}]
+        self.assertEqual(self.server.remaining(), ends)
+
     def test_closed_stdout_ends_quietly(self) -> None:
         self.server.kill()
         self.server = ServerProcess(pump=False)
