@@ -979,6 +979,76 @@ def _dialect_problem(schema: Dict[str, Any]) -> Optional[str]:
            f"JSON Schema 2020-12 only: {_JSON_SCHEMA_2020_12})"
 
 
+# What the 2020-12 meta-schema requires of each keyword's value (its
+# applicator, validation, core, meta-data and content vocabularies); a keyword
+# it does not define is an annotation, any value.
+_META_KINDS = dict(
+    [(k, "schema") for k in ("additionalProperties", "items", "contains", "not", "propertyNames", "if", "then",
+                              "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema")]
+    + [(k, "schemas") for k in ("allOf", "anyOf", "oneOf", "prefixItems")]
+    + [(k, "map") for k in ("properties", "patternProperties", "$defs", "dependentSchemas")]
+    + [(k, "number") for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")]
+    + [(k, "count") for k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
+                              "minContains", "maxContains")]
+    + [(k, "string") for k in ("pattern", "format", "$ref", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor",
+                               "$comment", "title", "description", "contentEncoding", "contentMediaType")]
+    + [(k, "boolean") for k in ("uniqueItems", "deprecated", "readOnly", "writeOnly")]
+    + [("enum", "array"), ("examples", "array"), ("multipleOf", "positive"), ("required", "names"),
+       ("dependentRequired", "names map"), ("type", "type")])
+_META_WORDS = {"number": "a number", "positive": "a number above 0", "count": "an integer >= 0",
+               "string": "a string", "boolean": "true or false", "array": "an array",
+               "names": "an array of distinct strings", "names map": "an object of arrays of distinct strings",
+               "type": "a JSON type name, or an array of distinct ones"}
+_JSON_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
+
+
+def _schema_problem(schema: Any, path: str = "$") -> Optional[str]:
+    """Where and why ``schema`` is no valid JSON Schema 2020-12 (what its
+    meta-schema requires of each keyword), or None.  basic/index, "JSON Schema
+    Usage": schemas MUST be valid according to their dialect."""
+    if isinstance(schema, bool):
+        return None
+    if not isinstance(schema, dict):
+        return f"{path}: a schema must be an object or a boolean, not {_truncated_repr(schema)}"
+    for key, value in schema.items():
+        kind = _META_KINDS.get(key)
+        if kind is not None:
+            problem = _keyword_problem(kind, value, f"{path}.{key}")
+            if problem is not None:
+                return problem
+    return None
+
+
+def _keyword_problem(kind: str, value: Any, where: str) -> Optional[str]:
+    """Where and why one keyword's value is not what the meta-schema requires, or None."""
+    if kind == "schema":
+        return _schema_problem(value, where)
+    if kind in ("schemas", "map"):
+        if kind == "schemas" and not (isinstance(value, list) and value):
+            return f"{where}: must be a non-empty array of schemas, not {_truncated_repr(value)}"
+        if kind == "map" and not isinstance(value, dict):
+            return f"{where}: must be an object of schemas, not {_truncated_repr(value)}"
+        items = enumerate(value) if isinstance(value, list) else value.items()
+        for key, item in items:
+            problem = _schema_problem(item, f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}")
+            if problem is not None:
+                return problem
+        return None
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    ok = {"number": number, "positive": number and value > 0,
+          "count": number and value >= 0 and (isinstance(value, int) or value.is_integer()),
+          "string": isinstance(value, str), "boolean": isinstance(value, bool), "array": isinstance(value, list),
+          "names": _distinct_names(value),
+          "names map": isinstance(value, dict) and all(_distinct_names(v) for v in value.values()),
+          "type": value in _JSON_TYPES or isinstance(value, list) and bool(value) and _distinct_names(value)
+          and all(v in _JSON_TYPES for v in value)}[kind]
+    return None if ok else f"{where}: must be {_META_WORDS[kind]}, not {_truncated_repr(value)}"
+
+
+def _distinct_names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value) and len(set(value)) == len(value)
+
+
 # Twin: _FastCompiler, section 34 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into
@@ -11406,6 +11476,9 @@ def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Ch
         raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
     if "$schema" in copy and _dialect_problem(copy) is not None:  # basic/index, "JSON Schema Usage"
         raise InvalidSignature(f"Tool {tool}: its {key} declares {_dialect_problem(copy)}")
+    problem = _schema_problem(copy)  # and valid by the dialect's rules (basic/index, the same section)
+    if problem is not None:
+        raise InvalidSignature(f"Tool {tool}: its {key} is no valid JSON Schema 2020-12: {problem}")
     try:
         return copy, _checker(copy)
     except Exception as exc:
