@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional
 import mcp_ref
 from test_tasks import Case, SessionClient, opened, task_server
 from test_tasks import Client as TaskClient
+from test_http import InProcess
 from test_wire import META, WireTestCase
 
 WAIT = 10.0
@@ -190,6 +191,52 @@ class SessionTasksTest(Case):
         self.assertEqual((task["status"], task["statusMessage"]), ("failed", "it crashed"))
         self.assertEqual(self.client.ask("tasks/result", {"taskId": task["taskId"]}), {"error": {
             "code": -32603, "message": "it crashed"}})
+
+
+class BearerTest(unittest.TestCase):
+    """2025-11-25 basic/authorization "Access Token Usage" and "Error Handling": what
+    the resource server does with a bearer token, over HTTP."""
+
+    def setUp(self) -> None:
+        class Auth:
+            issuer_url = "https://auth.example.com"
+            resource_server_url = "http://127.0.0.1/mcp"
+            required_scopes = ["mcp:read"]
+
+        class Token:
+            def __init__(self, scopes: List[str], expires_at: Optional[int] = None) -> None:
+                self.scopes, self.expires_at = scopes, expires_at
+
+        async def verify(token: str) -> Optional[Token]:
+            return {"good": Token(["mcp:read"]), "old": Token(["mcp:read"], int(time.time()) - 60),
+                    "weak": Token(["other"])}.get(token)
+
+        verifier = type("Verifier", (), {"verify_token": staticmethod(verify)})()
+        self.endpoint = InProcess(mcp_ref.MCPServer("auth", token_verifier=verifier, auth=Auth()))
+        self.addCleanup(self.endpoint.stop)
+
+    def test_an_expired_token_is_refused(self) -> None:
+        # "Invalid or expired tokens MUST receive a HTTP 401 response" (OAuth 2.1 section 5.3).
+        reply = self.endpoint.modern("tools/list", headers={"Authorization": "Bearer old"})
+        self.assertEqual(reply.status, 401)
+        self.assertIn('error="invalid_token"', reply.headers["www-authenticate"])
+        self.assertEqual(self.endpoint.modern("tools/list", headers={"Authorization": "Bearer good"}).status, 200)
+
+    def test_a_token_in_the_query_is_no_token(self) -> None:
+        # "Access tokens MUST NOT be included in the URI query string": one there is not read.
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+        headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
+        for path in ("/mcp?access_token=good", "/mcp?token=good"):
+            with self.subTest(path=path):
+                self.assertEqual(self.endpoint.request("POST", body, headers, path=path).status, 401)
+
+    def test_insufficient_scope_names_the_scope(self) -> None:
+        # "Runtime Insufficient Scope Errors": 403 with error="insufficient_scope" and
+        # "the scopes needed to satisfy the current request in the scope parameter".
+        reply = self.endpoint.modern("tools/list", headers={"Authorization": "Bearer weak"})
+        self.assertEqual(reply.status, 403)
+        self.assertIn('error="insufficient_scope"', reply.headers["www-authenticate"])
+        self.assertIn('scope="mcp:read"', reply.headers["www-authenticate"])
 
 
 # basic/index "_meta": an optional prefix of dot-separated labels (each starting with
