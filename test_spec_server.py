@@ -5,6 +5,8 @@ Each test names the page it checks; spec/server.tsv maps the sentence to it
 of their topic.
 """
 
+import asyncio
+import dataclasses
 import inspect
 import json
 import re
@@ -20,6 +22,11 @@ from test_http import InProcess
 from test_wire import META, WireTestCase
 
 WAIT = 10.0
+
+
+@dataclasses.dataclass
+class Name:
+    name: str
 
 
 class Connection:
@@ -237,6 +244,66 @@ class BearerTest(unittest.TestCase):
         self.assertEqual(reply.status, 403)
         self.assertIn('error="insufficient_scope"', reply.headers["www-authenticate"])
         self.assertIn('scope="mcp:read"', reply.headers["www-authenticate"])
+
+
+class HttpHeadersTest(unittest.TestCase):
+    """2026-07-28 basic/transports/streamable-http: a call's SSE stream and the header encoding."""
+
+    def test_a_post_stream_says_x_accel_buffering_no(self) -> None:
+        # "When initiating an SSE stream, servers SHOULD include the X-Accel-Buffering: no
+        # header"; "The server MUST NOT send independent JSON-RPC requests on this stream":
+        # a question is the call's InputRequiredResult.
+        server = mcp_ref.MCPServer("streams")
+
+        @server.tool()
+        async def slow(ctx: mcp_ref.Context) -> str:
+            await ctx.info("working")
+            await asyncio.sleep(0.3)
+            answer = await ctx.elicit("Your name?", Name)
+            return str(answer.action)
+
+        endpoint = InProcess(server, sse_after=0.05)
+        self.addCleanup(endpoint.stop)
+        meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+                             "io.modelcontextprotocol/logLevel": "info"})
+        reply = endpoint.request("POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "slow", "arguments": {}, "_meta": meta}}, {
+            "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "slow"})
+        self.assertEqual((reply.status, reply.headers["content-type"]), (200, "text/event-stream"))
+        self.assertEqual(reply.headers["x-accel-buffering"], "no")
+        events = reply.events()
+        self.assertEqual([e.get("method") for e in events], ["notifications/message", None])
+        self.assertEqual(events[-1]["result"]["resultType"], "input_required")
+        self.assertFalse([e for e in events if "method" in e and "id" in e])
+
+    def test_the_base64_marker_is_lowercase_only(self) -> None:
+        # "Value Encoding": "These markers are case-sensitive and MUST appear exactly as
+        # shown (lowercase)": another spelling is a literal value.
+        self.assertEqual(mcp_ref._header_text("=?base64?YWJj?="), "abc")
+        for literal in ("=?BASE64?YWJj?=", "=?Base64?YWJj?="):
+            self.assertEqual(mcp_ref._header_text(literal), literal)
+
+
+class MrtrTest(Case):
+    """2026-07-28 basic/patterns/mrtr: "Servers MUST NOT send InputRequiredResult
+    responses on any other client requests" than tools/call, prompts/get, resources/read."""
+
+    def test_a_completion_handler_cannot_ask(self) -> None:
+        server = mcp_ref.MCPServer("asks")
+
+        @server.prompt()
+        def greet(who: str) -> str:
+            return f"Hello, {who}"
+
+        @server.completion()
+        async def complete(ref: Any, argument: Any, context: Any) -> Any:
+            return mcp_ref.InputRequiredResult(input_requests={"a": {"method": "roots/list", "params": {}}})
+
+        conn = Connection(server)
+        reply = conn.request("completion/complete", {"ref": {"type": "ref/prompt", "name": "greet"},
+                                                     "argument": {"name": "who", "value": ""}, "_meta": META})
+        self.assertEqual(reply["result"]["resultType"], "complete")
+        self.assertNotIn("inputRequests", reply["result"])
 
 
 # basic/index "_meta": an optional prefix of dot-separated labels (each starting with
