@@ -276,6 +276,17 @@ class HttpHeadersTest(unittest.TestCase):
         self.assertEqual(events[-1]["result"]["resultType"], "input_required")
         self.assertFalse([e for e in events if "method" in e and "id" in e])
 
+    def test_a_batch_is_refused(self) -> None:
+        # "The body of the HTTP POST MUST be a single JSON-RPC request or notification."
+        server = mcp_ref.MCPServer("batches")
+        server.add_tool(lambda a: a, name="echo")
+        endpoint = InProcess(server)
+        self.addCleanup(endpoint.stop)
+        batch = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}]
+        reply = endpoint.request("POST", batch, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+        self.assertEqual(reply.status, 400)
+        self.assertEqual(reply.json()["error"]["code"], -32600)
+
     def test_the_base64_marker_is_lowercase_only(self) -> None:
         # "Value Encoding": "These markers are case-sensitive and MUST appear exactly as
         # shown (lowercase)": another spelling is a literal value.
@@ -304,6 +315,42 @@ class MrtrTest(Case):
                                                      "argument": {"name": "who", "value": ""}, "_meta": META})
         self.assertEqual(reply["result"]["resultType"], "complete")
         self.assertNotIn("inputRequests", reply["result"])
+
+
+class ListsTest(Case):
+    """2026-07-28 server/tools, server/prompts, server/resources: the listed set "MUST NOT
+    vary per-connection or as a side effect of other requests on the connection"."""
+
+    def test_every_connection_lists_the_same(self) -> None:
+        server = mcp_ref.MCPServer("lists")
+        server.add_tool(lambda a: a, name="echo")
+        server.prompt(name="greet")(lambda: "hi")
+        server.add_resource(mcp_ref.TextResource("x://one", text="1"))
+        first, second = Connection(server), Connection(server)
+        first.request("tools/call", {"name": "echo", "arguments": {"a": 1}, "_meta": META})
+        first.request("resources/read", {"uri": "x://one", "_meta": META})
+        for method in ("tools/list", "prompts/list", "resources/list"):
+            with self.subTest(method=method):
+                lists = [conn.request(method, {"_meta": META})["result"] for conn in (first, second)]
+                self.assertEqual(lists[0], lists[1])
+                self.assertTrue(lists[0][method.split("/")[0]])
+
+    def test_every_page_has_the_lists_cache_scope(self) -> None:
+        # server/utilities/caching: "Servers MUST apply the same cacheScope to all response
+        # pages for a given list request."
+        for scope in ("public", "private"):
+            server = mcp_ref.MCPServer("pages", cache_scope=scope, page_size=1)
+            for name in ("a", "b", "c"):
+                server.add_tool(lambda x: x, name=name)
+            conn, cursor, scopes = Connection(server), None, []
+            while True:
+                result = conn.request("tools/list", dict({"_meta": META}, **({"cursor": cursor} if cursor else {})))[
+                    "result"]
+                scopes.append(result["cacheScope"])
+                cursor = result.get("nextCursor")
+                if not cursor:
+                    break
+            self.assertEqual(scopes, [scope] * 3)
 
 
 # basic/index "_meta": an optional prefix of dot-separated labels (each starting with
