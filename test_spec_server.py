@@ -16,7 +16,7 @@ import unittest
 from typing import Any, Dict, List, Optional
 
 import mcp_ref
-from test_tasks import Case, SessionClient, opened, task_server
+from test_tasks import ACCEPT, NAME_QUESTION, Case, SessionClient, opened, task_server
 from test_tasks import Client as TaskClient
 from test_http import InProcess
 from test_wire import META, WireTestCase
@@ -351,6 +351,55 @@ class ListsTest(Case):
                 if not cursor:
                     break
             self.assertEqual(scopes, [scope] * 3)
+
+
+class TasksExtensionTest(Case):
+    """The tasks extension, "Task Update Requests": "Each request key in inputRequests
+    MUST be unique over the lifetime of a single task"; a server "SHOULD ignore any
+    inputResponses ... mapped to a key that is not currently outstanding"."""
+
+    def test_a_working_task_is_got_as_working(self) -> None:
+        # "Task Polling": "If the status is working, the server MUST return a Task object
+        # with status working", its resultType "complete".
+        server = task_server()
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        client = TaskClient(server)
+        task_id = client.call("gated")["taskId"]
+        task = client.get(task_id)
+        self.assertEqual((task["taskId"], task["status"], task["resultType"]), (task_id, "working", "complete"))
+        self.assertFalse({"result", "error", "inputRequests"} & set(task))
+        server.gate.set()  # type: ignore[attr-defined]
+        self.assertEqual(client.settled(task_id)["status"], "completed")
+
+    def test_each_question_of_a_task_has_a_new_key(self) -> None:
+        server = task_server()
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        schema = NAME_QUESTION["params"]["requestedSchema"]
+
+        @server.tool(task_support="optional")
+        async def twice(ctx: mcp_ref.Context) -> str:
+            await ctx.start_task()
+            first = await ctx.session.elicit(message="First?", requested_schema=schema)
+            second = await ctx.session.elicit(message="Second?", requested_schema=schema)
+            return f"{first.content['name']} {second.content['name']}"
+
+        client = TaskClient(server)
+        task_id = client.call("twice")["taskId"]
+        keys: List[str] = []
+        for name in ("Ada", "Bob"):
+            task = client.settled(task_id, ("input_required",))
+            (key,) = task["inputRequests"]
+            self.assertNotIn(key, keys)
+            keys.append(key)
+            answers = {k: dict(ACCEPT, content={"name": "Eve"}) for k in keys[:-1]}  # answered already: ignored
+            answers[key] = dict(ACCEPT, content={"name": name})
+            self.assertEqual(client.ask("tasks/update", {"taskId": task_id, "inputResponses": answers}),
+                             {"resultType": "complete"})
+            deadline = time.monotonic() + WAIT
+            while client.get(task_id).get("inputRequests") == {key: task["inputRequests"][key]}:
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.01)
+        self.assertEqual(client.settled(task_id)["result"]["content"], [{"type": "text", "text": "Ada Bob"}])
 
 
 # basic/index "_meta": an optional prefix of dot-separated labels (each starting with
