@@ -299,6 +299,24 @@ class MrtrTest(Case):
     """2026-07-28 basic/patterns/mrtr: "Servers MUST NOT send InputRequiredResult
     responses on any other client requests" than tools/call, prompts/get, resources/read."""
 
+    def test_capabilities_are_read_from_each_request(self) -> None:
+        # schema, RequestMetaObject: "Servers MUST NOT infer capabilities from prior requests."
+        server = mcp_ref.MCPServer("asks")
+
+        @server.tool()
+        async def ask(ctx: mcp_ref.Context) -> str:
+            answer = await ctx.elicit("Your name?", Name)
+            return str(answer.action)
+
+        conn = Connection(server)
+        caps = "io.modelcontextprotocol/clientCapabilities"
+        declared = conn.request("tools/call", {"name": "ask", "arguments": {}, "_meta": dict(META, **{
+            caps: {"elicitation": {}}})})
+        self.assertEqual(declared["result"]["resultType"], "input_required")
+        undeclared = conn.request("tools/call", {"name": "ask", "arguments": {}, "_meta": META})
+        self.assertEqual(undeclared["error"]["code"], -32021)
+        self.assertEqual(undeclared["error"]["data"], {"requiredCapabilities": {"elicitation": {}}})
+
     def test_a_completion_handler_cannot_ask(self) -> None:
         server = mcp_ref.MCPServer("asks")
 
