@@ -205,10 +205,13 @@ class BearerTest(unittest.TestCase):
     the resource server does with a bearer token, over HTTP."""
 
     def setUp(self) -> None:
+        self.endpoint = self.serve(["mcp:read"])
+
+    def serve(self, required: List[str]) -> InProcess:
         class Auth:
             issuer_url = "https://auth.example.com"
             resource_server_url = "http://127.0.0.1/mcp"
-            required_scopes = ["mcp:read"]
+            required_scopes = required
 
         class Token:
             def __init__(self, scopes: List[str], expires_at: Optional[int] = None) -> None:
@@ -219,8 +222,9 @@ class BearerTest(unittest.TestCase):
                     "weak": Token(["other"])}.get(token)
 
         verifier = type("Verifier", (), {"verify_token": staticmethod(verify)})()
-        self.endpoint = InProcess(mcp_ref.MCPServer("auth", token_verifier=verifier, auth=Auth()))
-        self.addCleanup(self.endpoint.stop)
+        endpoint = InProcess(mcp_ref.MCPServer("auth", token_verifier=verifier, auth=Auth()))
+        self.addCleanup(endpoint.stop)
+        return endpoint
 
     def test_an_expired_token_is_refused(self) -> None:
         # "Invalid or expired tokens MUST receive a HTTP 401 response" (OAuth 2.1 section 5.3).
@@ -244,6 +248,13 @@ class BearerTest(unittest.TestCase):
         self.assertEqual(reply.status, 403)
         self.assertIn('error="insufficient_scope"', reply.headers["www-authenticate"])
         self.assertIn('scope="mcp:read"', reply.headers["www-authenticate"])
+
+    def test_every_required_scope_in_one_challenge(self) -> None:
+        # 2026-07-28: "servers SHOULD include all scopes required for the current
+        # operation in a single challenge".
+        reply = self.serve(["mcp:read", "mcp:write"]).modern("tools/list", headers={"Authorization": "Bearer good"})
+        self.assertEqual(reply.status, 403)
+        self.assertIn('scope="mcp:read mcp:write"', reply.headers["www-authenticate"])
 
 
 class HttpHeadersTest(unittest.TestCase):
