@@ -382,6 +382,58 @@ class ListsTest(Case):
             self.assertEqual(scopes, [scope] * 3)
 
 
+class LoggingTest(Case):
+    """2026-07-28 server/utilities/logging: "notifications/message is request-scoped: the
+    server MUST NOT deliver it on a subscriptions/listen stream"."""
+
+    def test_a_log_line_stays_with_its_request(self) -> None:
+        server = mcp_ref.MCPServer("logs")
+
+        @server.tool()
+        async def chatty(ctx: mcp_ref.Context) -> str:
+            await ctx.warning("a warning line")
+            ctx.notify_tools_changed()
+            return "said"
+
+        listener, caller = Connection(server), Connection(server)
+        server._connections.append(listener.conn)  # as the HTTP app registers a listen stream's
+        self.addCleanup(server._connections.remove, listener.conn)
+        started = listener.conn.handle_message({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
+                                                "params": {"notifications": {"toolsListChanged": True},
+                                                           "_meta": META}}, lambda data: None)
+        self.assertIs(started, mcp_ref._STARTED)
+        reply = caller.request("tools/call", {"name": "chatty", "arguments": {}, "_meta": dict(META, **{
+            "io.modelcontextprotocol/logLevel": "debug"})})
+        self.assertEqual(reply["result"]["content"], [{"type": "text", "text": "said"}])
+        self.assertEqual([f.get("method") for f in caller.frames], ["notifications/message", None])
+        deadline = time.monotonic() + WAIT
+        while len(listener.frames) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertEqual([f.get("method") for f in listener.frames], [
+            "notifications/subscriptions/acknowledged", "notifications/tools/list_changed"])
+
+
+class TasksHttpTest(unittest.TestCase):
+    """2025-11-25 basic/utilities/tasks "Input Required Status": "servers SHOULD NOT
+    upgrade to an SSE stream in response to a tasks/get request"."""
+
+    def test_tasks_get_is_answered_with_json(self) -> None:
+        server = task_server()
+        self.addCleanup(server._tasks.close)
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        endpoint = InProcess(server, sse_after=0.0)
+        self.addCleanup(endpoint.stop)
+        session = endpoint.initialize()
+        created = endpoint.in_session(session, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "gated", "arguments": {}, "task": {}}})
+        task_id = created.json()["result"]["task"]["taskId"]
+        for n in range(3):
+            reply = endpoint.in_session(session, {"jsonrpc": "2.0", "id": 2 + n, "method": "tasks/get",
+                                                  "params": {"taskId": task_id}})
+            self.assertEqual((reply.status, reply.headers["content-type"]), (200, "application/json"))
+            self.assertEqual(reply.json()["result"]["status"], "working")
+
+
 class TasksExtensionTest(Case):
     """The tasks extension, "Task Update Requests": "Each request key in inputRequests
     MUST be unique over the lifetime of a single task"; a server "SHOULD ignore any
