@@ -4555,7 +4555,10 @@ class SqliteTaskStore(TaskStore):
         if db is None:
             db = self._connect()
         try:
-            cursor = db.execute(query, args)
+            try:
+                cursor = db.execute(query, args)
+            except UnicodeEncodeError:  # a client's id with a lone surrogate: no UTF-8 text, so no record has it
+                return None if fetch == "one" else [] if fetch == "all" else 0
             return cursor.fetchone() if fetch == "one" else cursor.fetchall() if fetch == "all" else cursor.rowcount
         finally:
             with self.lock:

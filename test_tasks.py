@@ -1229,3 +1229,71 @@ class FuzzTest(Case):
         for client in clients:
             self.addCleanup(client.http.close)
         return clients, port
+
+
+# ---------------------------------------------------------------------------
+# Task ids of every kind, against both stores: a lone surrogate (which SQLite
+# cannot bind), NUL, huge, near-UUID.  Every lookup is "not found" (-32602),
+# never an internal error with a traceback.
+# ---------------------------------------------------------------------------
+
+def odd_task_ids(seed: int, count: int = 40) -> List[str]:
+    rng = random.Random(seed)
+    pools = ["\ud800", "\udfff", "\udc80", "\x00", "é", "\U0001f600", "'", '"', "%", "_", "\\", "a", "0", "-"]
+    ids = ["\ud800", "a\udc80b", "\x00", "", "x" * 5000, "00000000-0000-4000-8000-00000000000\udfff"]
+    while len(ids) < count:
+        ids.append("".join(rng.choice(pools) for _ in range(rng.randint(1, 12))))
+    return ids
+
+
+def task_stores() -> List[mcp_ref.TaskStore]:
+    return [mcp_ref.InMemoryTaskStore(),
+            opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))]
+
+
+class TaskIdTest(Case):
+
+    def test_the_stores_find_no_odd_id(self) -> None:
+        for store in task_stores():
+            store.create({"taskId": "t", "owner": "a", "status": "working", "revision": 0, "createdAt": 1.0,
+                          "expiresAt": None})
+            for seed in SEEDS:
+                for task_id in odd_task_ids(seed):
+                    with self.subTest(store=type(store).__name__, seed=seed, task_id=ascii(task_id[:20])):
+                        self.assertIsNone(store.get(task_id))
+                        self.assertIsNone(store.peek(task_id))
+                        self.assertFalse(store.update({"taskId": task_id, "owner": "a", "status": "working",
+                                                       "revision": 0, "createdAt": 1.0, "expiresAt": None}))
+                        store.delete(task_id)
+                        self.assertEqual([r["taskId"] for r in store.list("a", task_id, 5)], ["t"])
+            self.assertEqual(store.count("a"), (1, 1))
+
+    def test_over_stdio_and_http(self) -> None:
+        for store in task_stores():
+            server = task_server(task_store=store)
+            for era in (MODERN, SESSION):
+                for transport in (FuzzStdio, FuzzWsgi):
+                    with self.subTest(store=type(store).__name__, era=era, transport=transport.__name__):
+                        self.odd_ids(transport(server, era), era)
+
+    def odd_ids(self, client: Any, era: str) -> None:
+        methods = ("tasks/get", "tasks/cancel", "tasks/update") if era == MODERN else (
+            "tasks/get", "tasks/cancel", "tasks/result")
+        logged = io.StringIO()
+        with contextlib.redirect_stderr(logged):
+            for seed in SEEDS:
+                for n, task_id in enumerate(odd_task_ids(seed)):
+                    method = methods[n % len(methods)]
+                    params: Dict[str, Any] = {"taskId": task_id}
+                    if era == MODERN:
+                        params["_meta"] = {PV: MODERN, CAPS: TASKS_CAPS}
+                        if method == "tasks/update":
+                            params["inputResponses"] = {"elicitation_0": ACCEPT}
+                    frames = [f for f in client.send(malformed.message(method, params)) if "id" in f]
+                    codes = [f.get("error", {}).get("code") for f in frames]
+                    if codes == [-32020] and isinstance(client, FuzzWsgi) and era == MODERN:
+                        # Mcp-Name cannot carry it (fuzz_headers leaves it out): a header mismatch
+                        self.assertFalse(task_id.isascii() and task_id.isprintable() and len(task_id) < 1000)
+                        continue
+                    self.assertEqual([f.get("error") for f in frames], [NOT_FOUND], (method, ascii(task_id)))
+        self.assertEqual(logged.getvalue(), "")
