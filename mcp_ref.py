@@ -4694,6 +4694,8 @@ class _Tasks:
         (ctx.start_task() may still make it a task: request.task_ready)."""
         if not request.stateless:
             return self.for_session_call(tool, arguments, request)
+        if tool.task_support == "forbidden":  # the extension: the server decides; ``task`` is no param of it
+            return None
         if not _declares_tasks(request):
             # "MUST NOT return CreateTaskResult to a client that did not include the
             # extension capability on its request"; a tool that needs it: -32021.
@@ -4717,6 +4719,12 @@ class _Tasks:
             if tool.task_support == "required":
                 raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tool {tool.name} must be called as a task")
             return None
+        if tool.task_support == "forbidden":
+            # "Servers SHOULD return a -32601 (Method not found) error"; a server that
+            # declares no tasks "MUST process requests ... normally, ignoring" ``task``.
+            if not self.offering:
+                return None
+            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tool {tool.name} cannot be called as a task")
         ttl = task.get("ttl") if isinstance(task, dict) else None
         if not isinstance(task, dict) or ttl is not None and (
                 not isinstance(ttl, (int, float)) or isinstance(ttl, bool) or not 0 < ttl < 1e15):
@@ -5348,7 +5356,7 @@ class _Connection:
                 return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
             tool, arguments = self.rpc.tool_for_call(params)
             request = self._request_for(tool, arguments, params, version)
-            if tool.task_support != "forbidden":  # section 16: perhaps a task
+            if tool.task_support != "forbidden" or "task" in params:  # section 16: perhaps a task
                 created = self.server._tasks.for_call(tool, arguments, request)
                 if created is not None:
                     return self._ok(id_, created, version)

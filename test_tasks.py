@@ -1297,3 +1297,27 @@ class TaskIdTest(Case):
                         continue
                     self.assertEqual([f.get("error") for f in frames], [NOT_FOUND], (method, ascii(task_id)))
         self.assertEqual(logged.getvalue(), "")
+
+
+class ForbiddenTest(Case):
+    """basic/utilities/tasks, "Tool-Level Negotiation": a tool whose taskSupport is
+    forbidden, called with ``task``: -32601 ("Servers SHOULD"), where the server
+    declares tasks; a server that declares none processes it "normally,
+    ignoring" ``task``.  2026-07-28's extension has no ``task``: a plain call."""
+
+    def test_stdio_and_http(self) -> None:
+        with_tasks, without = task_server(), MCPServer("plain")
+        without.add_tool(lambda n: n, name="plain")
+        call = {"name": "plain", "arguments": {"n": 3}, "task": {}}
+        for transport in (FuzzStdio, FuzzWsgi):
+            with self.subTest(transport.__name__):
+                frames = transport(with_tasks, SESSION).send(malformed.message("tools/call", call))
+                self.assertEqual([f.get("error") for f in frames if "id" in f], [{
+                    "code": -32601, "message": "Method not found: tool plain cannot be called as a task"}])
+                frames = transport(without, SESSION).send(malformed.message("tools/call", call))
+                self.assertEqual([f["result"]["content"] for f in frames if "id" in f], [[{"type": "text",
+                                                                                           "text": "3"}]])
+                frames = transport(with_tasks, MODERN).send(malformed.message("tools/call", dict(call, _meta={
+                    PV: MODERN, CAPS: TASKS_CAPS})))
+                self.assertEqual([f["result"]["content"] for f in frames if "id" in f], [[{"type": "text",
+                                                                                           "text": "3"}]])
