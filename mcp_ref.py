@@ -3948,6 +3948,7 @@ class _Dispatcher:
         self.client_info: Optional[Dict[str, Any]] = None
         self.log_level: Optional[str] = None  # logging/setLevel; None: every level
         self.send: Optional[Callable[[Any], None]] = None  # the connection's write: notifications
+        self.conn: Any = None  # the _Connection it routes for (whom its tasks belong to: section 16)
 
     def classify(self, message: Any) -> Tuple[str, Any]:
         """('request'|'notification'|'response'|'invalid', id or error)."""
@@ -4051,11 +4052,7 @@ class _Dispatcher:
             capabilities["prompts"] = {"listChanged": True}
         if offers["completions"] and _has(version, "capability.completions"):
             capabilities["completions"] = {}
-        if _task_tools(self.server):  # section 16: the extension (2026-07-28), or 2025-11-25's tasks
-            if stateless:
-                capabilities["extensions"] = {TASKS_EXTENSION: {}}
-            elif version >= _TASKS_SINCE:
-                capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+        capabilities.update(_tasks_declared(self.server, version, self.conn))  # section 16
         return capabilities
 
     def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
@@ -4937,7 +4934,7 @@ class _Tasks:
                        conn: Any) -> Dict[str, Any]:
         """2025-11-25's tasks/get, tasks/list and tasks/cancel (basic/utilities/tasks),
         served when the server offers tasks (capabilities.tasks)."""
-        task_id = self.offered(handler, params, version)
+        task_id = self.offered(handler, params, version, conn)
         owner = _task_owner(conn)
         if handler == "tasks_list":
             return self.listed(owner, params)
@@ -4983,10 +4980,12 @@ class _Tasks:
         with self.lock:  # the last to set it has seen every change before it
             self.offering = bool(_task_tools(self.server))
 
-    def offered(self, handler: str, params: Dict[str, Any], version: Optional[str]) -> str:
+    def offered(self, handler: str, params: Dict[str, Any], version: Optional[str], conn: Any = None) -> str:
         """The request's taskId ("" for tasks/list); -32601 in a revision without
-        tasks, or from a server that has no task tool (it does not declare them)."""
-        if handler == "tasks_update" or not self.offering or str(version) < _TASKS_SINCE:
+        tasks, from a server that has no task tool (it does not declare them),
+        and tasks/list where it is not declared (_tasks_declared)."""
+        if handler == "tasks_update" or not self.offering or str(version) < _TASKS_SINCE or \
+                handler == "tasks_list" and not _tells_requestors_apart(conn):
             raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tasks/{handler[len('tasks_'):]}")
         task_id = params.get("taskId", "" if handler == "tasks_list" else None)
         if not isinstance(task_id, str):
@@ -5077,11 +5076,42 @@ def _declares_tasks(request: _Request) -> bool:
     return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
 
 
+def _tasks_declared(server: MCPServer, version: str, conn: Any) -> Dict[str, Any]:
+    """What the server declares of tasks, and when: nothing without a task
+    tool; 2026-07-28, the extension; 2025-11-25, ``tasks``, with ``list`` only
+    where requestors can be told apart ("receivers that cannot identify
+    requestors SHOULD NOT declare the tasks.list capability", "Task Isolation
+    and Access Control"; tasks/list is then -32601: _Tasks.offered)."""
+    if not _task_tools(server):
+        return {}
+    if version in STATELESS_VERSIONS:
+        return {"extensions": {TASKS_EXTENSION: {}}}
+    if version < _TASKS_SINCE:
+        return {}
+    tasks: Dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+    if not _tells_requestors_apart(conn):
+        del tasks["list"]
+    return {"tasks": tasks}
+
+
 def _task_owner(conn: Any) -> str:
-    """Whom a task belongs to: the verified token's principal over HTTP
-    (section 21), else everyone who reaches this server ("": stdio's one
-    client, or HTTP without auth, where the task id's 122 random bits guard it)."""
-    return getattr(conn, "principal", None) or ""
+    """Whom a task belongs to ("When an authorization context is provided,
+    receivers MUST bind tasks to said context"): the verified token's principal
+    (section 21); without one, the HTTP session that created it; else "".
+    "" is stdio's one client, and over HTTP a request with neither token nor
+    session (2026-07-28 without auth, stateless_http), where a task id is a
+    bearer token (the extension: "MAY use task IDs as bearer tokens"; 122
+    random bits) and tasks/list is not offered (README, "Tasks")."""
+    principal = getattr(conn, "principal", None)
+    if principal:
+        return str(principal)
+    return f"session {conn.id}" if isinstance(conn, _HttpSession) else ""
+
+
+def _tells_requestors_apart(conn: Any) -> bool:
+    """Whether the requestor of ``conn`` is known: a token's principal, an HTTP
+    session, or a connection that is one client (stdio, in process)."""
+    return _task_owner(conn) != "" or not isinstance(conn, _HttpExchange)
 
 
 def _task_request(record: Dict[str, Any], call: _CallInFlight) -> _Request:
@@ -5200,6 +5230,7 @@ class _Connection:
         self.server = server
         self.rpc = _Dispatcher(server)
         self.rpc.send = self.write  # notifications/resources/updated
+        self.rpc.conn = self
         self.state = threading.Lock()  # guards everything below
         self.settled = threading.Condition(self.state)
         self.in_flight = 0  # calls and batches not yet settled

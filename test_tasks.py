@@ -1321,3 +1321,72 @@ class ForbiddenTest(Case):
                     PV: MODERN, CAPS: TASKS_CAPS})))
                 self.assertEqual([f["result"]["content"] for f in frames if "id" in f], [[{"type": "text",
                                                                                            "text": "3"}]])
+
+
+class SessionlessWsgi(FuzzWsgi):
+    """A handshake-era client of a stateless_http app: no session, the revision in its header."""
+
+    def __init__(self, app: Any) -> None:
+        self.era, self.app, self.session = SESSION, app, None
+
+    def send(self, msg: Dict[str, Any]) -> List[Any]:
+        body = json.dumps(msg).encode()
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/mcp", "CONTENT_LENGTH": str(len(body)),
+                   "HTTP_HOST": "127.0.0.1", "CONTENT_TYPE": "application/json", "wsgi.input": io.BytesIO(body),
+                   "HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": SESSION}
+        status: List[Any] = []
+        chunks = self.app(environ, lambda s, h: status.append(dict(h)))
+        data = b"".join(chunks)
+        getattr(chunks, "close", _nothing)()
+        return fuzz_frames(self, msg, status[0].get, data)
+
+
+def answer_of(client: Any, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+    frame, = [f for f in client.send(malformed.message(method, params)) if "id" in f]
+    return frame.get("result") or {"error": frame.get("error")}
+
+
+class IsolationTest(Case):
+    """basic/utilities/tasks, "Task Isolation and Access Control": without a
+    token, a task belongs to its HTTP session (another session's id is not
+    found, and tasks/list lists the requestor's own); tasks.list is declared
+    only where requestors can be told apart (_tasks_declared)."""
+
+    maxDiff = None
+
+    def test_sessions_over_http(self) -> None:
+        server = opened(task_server())
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        alice = FuzzWsgi(server, SESSION)
+        bob = FuzzWsgi.__new__(FuzzWsgi)
+        bob.era, bob.app, bob.session = SESSION, alice.app, None
+        bob.send(malformed.initialize(SESSION))  # a session of its own, on the same app
+        self.assertNotEqual(alice.session, bob.session)
+        task_id = answer_of(alice, "tools/call", {"name": "gated", "arguments": {}, "task": {}})["task"]["taskId"]
+        mine = answer_of(bob, "tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})["task"]["taskId"]
+        self.assertEqual([t["taskId"] for t in answer_of(alice, "tasks/list", {})["tasks"]], [task_id])
+        self.assertEqual([t["taskId"] for t in answer_of(bob, "tasks/list", {})["tasks"]], [mine])
+        for method in ("tasks/get", "tasks/result", "tasks/cancel"):
+            self.assertEqual(answer_of(bob, method, {"taskId": task_id}), {"error": NOT_FOUND}, method)
+        self.assertEqual(answer_of(alice, "tasks/get", {"taskId": task_id})["status"], "working")
+        server.gate.set()  # type: ignore[attr-defined]
+        self.assertEqual(answer_of(alice, "tasks/result", {"taskId": task_id})["content"],
+                         [{"type": "text", "text": "released"}])
+
+    def test_where_tasks_list_is_declared(self) -> None:
+        server = opened(task_server())
+        initialize = malformed.initialize(SESSION)
+        declared = {}
+        for name, client in (("stdio", FuzzStdio(server, MODERN)), ("session", FuzzWsgi(server, MODERN)),
+                             ("stateless_http", SessionlessWsgi(opened(server.streamable_http_app(
+                                 stateless_http=True))))):
+            declared[name] = answer_of(client, "initialize", initialize["params"])["capabilities"]["tasks"]
+            if name == "stateless_http":
+                self.assertEqual(answer_of(client, "tasks/list", {}), {"error": {
+                    "code": -32601, "message": "Method not found: tasks/list"}})
+        full = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+        self.assertEqual(declared, {"stdio": full, "session": full, "stateless_http": {
+            "cancel": {}, "requests": {"tools": {"call": {}}}}})
+        app = opened(server.streamable_http_app(stateless_http=True))
+        self.assertTrue(mcp_ref._tells_requestors_apart(mcp_ref._HttpExchange(app, {"mcp_ref.principal": "alice"})))
+        self.assertFalse(mcp_ref._tells_requestors_apart(mcp_ref._HttpExchange(app, {})))
