@@ -2736,6 +2736,7 @@ class _Request:
     user_state: Optional[str] = None  # 2026-07-28: a tool's own requestState, verified
     binding = ""  # 2026-07-28: what its requestState is bound to (_state_binding)
     task_ready = False  # ctx.start_task() makes the call a task (section 16, _Tasks.for_call)
+    task_id: Optional[str] = None  # a task's run: what its messages carry as related-task (section 16)
 
     def __init__(self, conn: Optional[_Connection], call: Optional[_CallInFlight], version: Optional[str],
                  params: Dict[str, Any]) -> None:
@@ -2818,7 +2819,7 @@ class _Request:
         missing = self._missing(capability)
         if missing is None:
             return
-        if self.stateless:
+        if self.version in STATELESS_VERSIONS:  # (a 2025-11-25 task's run asks as a stateless one, in its revision)
             raise _CapabilityMissing(missing)
         raise MCPError(INVALID_REQUEST, f"the client does not support {'.'.join(missing)} (it did not declare that "
                                         "capability)")
@@ -3036,6 +3037,8 @@ class Context:
             params["total"] = total
         if message is not None and (request.version or STATELESS_VERSIONS[-1]) >= "2025-03-26":
             params["message"] = message
+        if request.task_id is not None:  # basic/utilities/tasks: "All ... notifications ... related to a task"
+            params["_meta"] = {_RELATED_TASK: {"taskId": request.task_id}}
         request.send("notifications/progress", params)
         return _AwaitableValue()
 
@@ -4753,23 +4756,23 @@ class _Tasks:
                                              f"(limit {self.server.max_tasks})")
         limit = self.server.task_ttl
         ttl = limit if ttl is None or limit is not None and ttl > limit else ttl
-        meta = {key: value for key, value in request.meta.items()
-                if key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES)}  # what questions are checked against
+        meta = _task_meta(request)
         record: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "owner": owner, "status": "working", "revision": 0,
                   "createdAt": now, "updatedAt": now, "expiresAt": None if ttl is None else now + ttl, "ttl": ttl,
                   "tool": tool.name, "arguments": arguments, "meta": meta, "version": request.version,
                   "answers": dict(request.answers), "userState": request.user_state, "lease": now + self.lease}
         self.store.create(record)
-        self.submit(record["taskId"], owner)
+        self.submit(record["taskId"], owner, _progress_stream(request))
         return record
 
     # -- the runs ------------------------------------------------------------------
 
-    def submit(self, task_id: str, owner: str) -> None:
-        """Queue a run of the task on this process's task pool (fair between owners)."""
+    def submit(self, task_id: str, owner: str, stream: Optional[Callable[[bytes], None]] = None) -> None:
+        """Queue a run of the task on this process's task pool (fair between owners).
+        What the run sends (progress) goes to ``stream``; by default nowhere."""
         import threading
 
-        call = _CallInFlight(None, _ignore, _ignore)  # ctx.cancelled; what it sends goes nowhere
+        call = _CallInFlight(None, _ignore, stream or _ignore)  # ctx.cancelled
         with self.lock:
             if self.pool is None:
                 self.pool = _Workers(max(16, self.server.workers), per_client=max(8, self.server.workers // 2))
@@ -5015,10 +5018,13 @@ class _Tasks:
         owner = _task_owner(request.conn)
         deadline = time.monotonic() + self.server.request_timeout
         record = self.current(task_id, owner)
+        asked: Dict[str, Optional[_Answer]] = {}
         while record["status"] not in _TASK_TERMINAL:
             if time.monotonic() > deadline or request.call is not None and request.call.cancelled:
                 raise _RpcError(INTERNAL_ERROR, f"Internal error: task {task_id} did not finish within "
                                                 f"{self.server.request_timeout:g} s")
+            if record["status"] == "input_required":
+                self.relay(record, request, asked)
             time.sleep(0.05)
             record = self.current(task_id, owner)
         if record["status"] == "failed":
@@ -5028,6 +5034,35 @@ class _Tasks:
             raise _RpcError(INVALID_PARAMS, f"Task {task_id} was cancelled")
         result = record["result"]
         return dict(result, _meta=dict(result.get("_meta") or {}, **{_RELATED_TASK: {"taskId": task_id}}))
+
+    def relay(self, record: Dict[str, Any], request: _Request, asked: Dict[str, Optional[_Answer]]) -> None:
+        """2025-11-25, "Input Required Status": the task's questions go to the
+        client on tasks/result's stream, each once, with the related-task
+        _meta ("MUST include"); an answer is taken as tasks/update takes one
+        (the last sets the task working, and its run starts here).  An error
+        answer, or one that is no result of its question, fails the task, as
+        the same error raised by ctx.elicit would fail a call."""
+        conn, call, task_id = request.conn, request.call, record["taskId"]
+        if conn is None or call is None:
+            return
+        for key, question in (record.get("inputRequests") or {}).items():
+            if key not in asked:
+                params = dict(question.get("params") or {}, _meta={_RELATED_TASK: {"taskId": task_id}})
+                asked[key] = conn.ask(call, str(question.get("method")), params)
+        for key, answer in list(asked.items()):
+            if answer is None or not answer.done.is_set() or call.cancelled or conn.closed:
+                continue  # (a question left by a tasks/result that ended is asked again by the next)
+            asked[key] = None
+            method = str(((record.get("inputRequests") or {}).get(key) or {}).get("method"))
+            error = answer.error if answer.error is not None else None if _answer_problem(
+                method, answer.result) is None else {"code": INVALID_PARAMS, "message": f"Invalid params: the "
+                                                     f"client's answer is no result of {method}"}
+            if error is not None:
+                self._change(task_id, functools.partial(_refused, error))
+                continue
+            stored = self._change(task_id, functools.partial(_answered, {key: answer.result}, self.lease))
+            if stored is not None and stored["status"] == "working":
+                self.submit(task_id, stored["owner"], _progress_stream(request))
 
     def current(self, task_id: str, owner: str) -> Dict[str, Any]:
         """The task of ``owner`` (another's is not found: one client never reads
@@ -5120,8 +5155,35 @@ def _task_request(record: Dict[str, Any], call: _CallInFlight) -> _Request:
     params = {"name": record["tool"], "arguments": record["arguments"], "_meta": record["meta"],
               "inputResponses": record["answers"]}
     request = _Request(None, call, record["version"], params)
+    if not request.stateless:  # 2025-11-25: it asks as a 2026-07-28 run does; tasks/result relays (_Tasks.relay)
+        request.stateless, request.used, request.wanted = True, {}, {}
     request.answers, request.user_state = dict(record["answers"]), record["userState"]
+    request.task_id = record["taskId"]
     return request
+
+
+def _task_meta(request: _Request) -> Dict[str, Any]:
+    """What a run needs of its request's _meta: the revision and the client's
+    capabilities, which its questions are checked against (a session's, from
+    its initialize); 2025-11-25, the progressToken too ("MUST continue to be
+    used for progress notifications throughout the task's lifetime",
+    basic/utilities/progress; the extension has no progress on tasks)."""
+    if request.stateless:
+        return {key: value for key, value in request.meta.items()
+                if key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES)}
+    meta: Dict[str, Any] = {META_CLIENT_CAPABILITIES: request.client_capabilities() or {}}
+    token = request.meta.get("progressToken")
+    if isinstance(token, (str, int)) and not isinstance(token, bool):
+        meta["progressToken"] = token
+    return meta
+
+
+def _progress_stream(request: _Request) -> Optional[Callable[[bytes], None]]:
+    """Where a 2025-11-25 run's progress goes: the connection that asked for it
+    (stdio's output, a session's GET stream), from this process; None elsewhere."""
+    if request.stateless or request.conn is None or "progressToken" not in request.meta:
+        return None
+    return request.conn.write
 
 
 def _task_wire(record: Dict[str, Any]) -> Dict[str, Any]:
@@ -5188,6 +5250,15 @@ def _lost(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         return None
     return dict(record, status="failed", statusMessage="The worker running the task stopped",
                 error={"code": INTERNAL_ERROR, "message": "Internal error: the worker running the task stopped"})
+
+
+def _refused(error: Dict[str, Any], record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """A task whose question the client answered with an error: failed with it."""
+    if record["status"] != "input_required":
+        return None
+    new = dict(record, status="failed", error=error, statusMessage=f"The client refused: {error.get('message')}")
+    new.pop("inputRequests", None)
+    return new
 
 
 def _answered(responses: Dict[str, Any], lease: float, record: Dict[str, Any]) -> Optional[Dict[str, Any]]:

@@ -10,6 +10,7 @@ tasks request with each param broken in turn, as test_malformed breaks the other
 """
 
 import contextlib
+import dataclasses
 import http.client
 import io
 import json
@@ -1390,3 +1391,171 @@ class IsolationTest(Case):
         app = opened(server.streamable_http_app(stateless_http=True))
         self.assertTrue(mcp_ref._tells_requestors_apart(mcp_ref._HttpExchange(app, {"mcp_ref.principal": "alice"})))
         self.assertFalse(mcp_ref._tells_requestors_apart(mcp_ref._HttpExchange(app, {})))
+
+
+ASKING_CAPS = {"elicitation": {}, "sampling": {}}
+
+
+@dataclasses.dataclass
+class Name:
+    name: str
+MODEL_ANSWER = {"role": "assistant", "content": {"type": "text", "text": "42"}, "model": "m"}
+
+
+def asking_server() -> MCPServer:
+    """Task tools that ask the client (elicitation, sampling) and report progress."""
+    server = opened(MCPServer("asking"))
+
+    @server.tool(task_support="optional")
+    async def ask_name(ctx: Context) -> str:
+        await ctx.start_task()
+        answer = await ctx.elicit("Your name?", Name)
+        return f"Hello, {answer.data.name}!"
+
+    @server.tool(task_support="optional")
+    async def ask_model(ctx: Context) -> str:
+        await ctx.start_task()
+        answer = await ctx.session.create_message(messages=[{"role": "user", "content": {
+            "type": "text", "text": "The answer?"}}], max_tokens=10)
+        return f"The model says {answer.content.text}"
+
+    @server.tool(task_support="optional")
+    def steps(ctx: Context) -> str:
+        ctx.start_task()
+        for n in (1, 2, 3):
+            ctx.report_progress(n, 3)
+        return "done"
+
+    return server
+
+
+class StdioPeer:
+    """A client of the stdio transport in process: lines in, lines out, read as they come."""
+
+    def __init__(self, server: MCPServer) -> None:
+        self.conn = opened(mcp_ref._StdioServer(server))
+        self.conn.out = io.BytesIO()
+        self.ids = 0
+
+    def frames(self) -> List[Dict[str, Any]]:
+        return [json.loads(line) for line in self.conn.out.getvalue().splitlines()]
+
+    def post(self, msg: Dict[str, Any]) -> None:
+        self.conn.handle_line(json.dumps(msg).encode())
+
+    def wait(self, found: Any) -> Dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            for frame in self.frames():
+                if found(frame):
+                    return frame
+            time.sleep(0.01)
+        raise AssertionError(f"not seen; frames: {self.frames()[-5:]}")
+
+    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        self.ids += 1
+        id_ = self.ids
+        self.post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+        return self.wait(lambda f: f.get("id") == id_ and "method" not in f)
+
+
+class AskingTest(Case):
+    """A task that asks the client what it declared (elicitation, sampling), in
+    both revisions: 2025-11-25, its questions relayed on tasks/result with the
+    related-task _meta ("Input Required Status"); 2026-07-28, inputRequests and
+    tasks/update.  The capabilities reach the run (they were lost: "the client
+    does not support elicitation")."""
+
+    maxDiff = None
+
+    def session_task(self, peer: Any, name: str, progress: bool = False) -> str:
+        peer.request("initialize", dict(malformed.initialize(SESSION)["params"], capabilities=ASKING_CAPS))
+        params: Dict[str, Any] = {"name": name, "arguments": {}, "task": {}}
+        if progress:
+            params["_meta"] = {"progressToken": "p1"}
+        return str(peer.request("tools/call", params)["result"]["task"]["taskId"])
+
+    def test_session_questions_over_stdio(self) -> None:
+        for name, question, answer, text in (
+                ("ask_name", "elicitation/create", {"action": "accept", "content": {"name": "Ada"}}, "Hello, Ada!"),
+                ("ask_model", "sampling/createMessage", MODEL_ANSWER, "The model says 42")):
+            with self.subTest(name):
+                self.stdio_question(name, question, answer, text)
+
+    def stdio_question(self, name: str, question: str, answer: Dict[str, Any], text: str) -> None:
+        peer = StdioPeer(asking_server())
+        task_id = self.session_task(peer, name)
+        peer.post({"jsonrpc": "2.0", "id": "r", "method": "tasks/result", "params": {"taskId": task_id}})
+        asked = peer.wait(lambda f: f.get("method") == question)
+        self.assertEqual(asked["params"]["_meta"], {"io.modelcontextprotocol/related-task": {"taskId": task_id}})
+        self.assertEqual(peer.request("tasks/get", {"taskId": task_id})["result"]["status"], "input_required")
+        peer.post({"jsonrpc": "2.0", "id": asked["id"], "result": answer})
+        result = peer.wait(lambda f: f.get("id") == "r")["result"]
+        self.assertEqual(result["content"], [{"type": "text", "text": text}])
+
+    def test_session_questions_over_http(self) -> None:
+        server = asking_server()
+        client = FuzzWsgi.__new__(FuzzWsgi)
+        client.era, client.app, client.session = SESSION, opened(server.streamable_http_app()), None
+        client.send(malformed.message("initialize", dict(malformed.initialize(SESSION)["params"],
+                                                         capabilities=ASKING_CAPS)))
+        call = {"name": "ask_name", "arguments": {}, "task": {}}
+        task_id = answer_of(client, "tools/call", call)["task"]["taskId"]
+        deadline = time.monotonic() + WAIT
+        while answer_of(client, "tasks/get", {"taskId": task_id})["status"] != "input_required":
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.01)
+        seen: List[Any] = []
+        reader = threading.Thread(target=lambda: seen.extend(client.send(malformed.message(
+            "tasks/result", {"taskId": task_id}))))
+        reader.start()
+        session, = [c for c in list(server._connections) if getattr(c, "id", None) == client.session]
+        while not session.outgoing and reader.is_alive():  # the question sent on tasks/result's SSE stream
+            time.sleep(0.01)
+        client.send({"jsonrpc": "2.0", "id": next(iter(session.outgoing)), "result": ACCEPT})
+        reader.join(WAIT)
+        question, result = seen[0], seen[-1]["result"]
+        self.assertEqual((question["method"], question["params"]["_meta"]), (
+            "elicitation/create", {"io.modelcontextprotocol/related-task": {"taskId": task_id}}))
+        self.assertEqual(result["content"], [{"type": "text", "text": "Hello, Ada!"}])
+
+    def test_modern_questions(self) -> None:
+        caps = dict(TASKS_CAPS, **ASKING_CAPS)
+        for name, key, answer, text in (
+                ("ask_name", "elicitation_0", {"action": "accept", "content": {"name": "Ada"}}, "Hello, Ada!"),
+                ("ask_model", "sampling_0", MODEL_ANSWER, "The model says 42")):
+            for transport in (FuzzStdio, FuzzWsgi):
+                with self.subTest(name=name, transport=transport.__name__):
+                    client = transport(asking_server(), MODERN)
+                    meta = {PV: MODERN, CAPS: caps}
+                    task_id = answer_of(client, "tools/call", {"name": name, "arguments": {}, "_meta": meta})["taskId"]
+                    task = self.modern_settled(client, task_id, meta)
+                    self.assertEqual((task["status"], list(task.get("inputRequests", {}))), ("input_required", [key]))
+                    answer_of(client, "tasks/update", {"taskId": task_id, "inputResponses": {key: answer},
+                                                       "_meta": meta})
+                    task = self.modern_settled(client, task_id, meta)
+                    self.assertEqual(task["result"]["content"], [{"type": "text", "text": text}])
+
+    def modern_settled(self, client: Any, task_id: str, meta: Dict[str, Any]) -> Dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while True:
+            task = answer_of(client, "tasks/get", {"taskId": task_id, "_meta": meta})
+            if task["status"] != "working" or time.monotonic() > deadline:
+                return task
+            time.sleep(0.01)
+
+
+class TaskProgressTest(Case):
+    """basic/utilities/progress: "For task-augmented requests, the progressToken
+    provided in the original request MUST continue to be used for progress
+    notifications throughout the task's lifetime, even after the
+    CreateTaskResult has been returned" (2025-11-25), each with the related-task _meta."""
+
+    def test_over_stdio(self) -> None:
+        peer = StdioPeer(asking_server())
+        task_id = AskingTest.session_task(self, peer, "steps", progress=True)  # type: ignore[arg-type]
+        result = peer.request("tasks/result", {"taskId": task_id})["result"]
+        self.assertEqual(result["content"], [{"type": "text", "text": "done"}])
+        progress = [f["params"] for f in peer.frames() if f.get("method") == "notifications/progress"]
+        self.assertEqual(progress, [{"progressToken": "p1", "progress": n, "total": 3, "_meta": {
+            "io.modelcontextprotocol/related-task": {"taskId": task_id}}} for n in (1, 2, 3)])
