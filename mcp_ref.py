@@ -4434,6 +4434,7 @@ class InMemoryTaskStore(TaskStore):
         self.views: Dict[str, Dict[str, Any]] = {}  # peek's parsed records, made when first peeked
         self.viewed = 0  # the JSON text of views, in characters
         self.unfinished: Dict[str, int] = {}  # per owner
+        self.owned: Dict[str, Dict[str, float]] = {}  # per owner, its taskIds' createdAt: what list reads
         self.expiries: List[Tuple[float, str]] = []  # a heap of (expiresAt, taskId); stale entries skipped
 
     def create(self, record: Dict[str, Any]) -> None:
@@ -4451,6 +4452,7 @@ class InMemoryTaskStore(TaskStore):
         self.heads[task_id] = (owner, record["status"], record["revision"], record["createdAt"], expires)
         if record["status"] not in _TASK_TERMINAL:
             self.unfinished[owner] = self.unfinished.get(owner, 0) + 1
+        self.owned.setdefault(owner, {})[task_id] = record["createdAt"]
         if expires is not None and (old is None or old[4] != expires):  # one entry per expiry
             heapq.heappush(self.expiries, (expires, task_id))
 
@@ -4463,6 +4465,10 @@ class InMemoryTaskStore(TaskStore):
             self.viewed -= len(self.records[task_id])  # the text it was parsed from
         del self.records[task_id]
         owner, status = head[0], head[1]
+        mine = self.owned[owner]
+        del mine[task_id]
+        if not mine:
+            del self.owned[owner]
         if status not in _TASK_TERMINAL:
             self.unfinished[owner] -= 1
             if not self.unfinished[owner]:
@@ -4504,7 +4510,7 @@ class InMemoryTaskStore(TaskStore):
 
     def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
         with self.lock:
-            mine = sorted((head[3], task_id) for task_id, head in self.heads.items() if head[0] == owner)
+            mine = sorted((created, task_id) for task_id, created in self.owned.get(owner, {}).items())
             ids = [task_id for _, task_id in mine]
             start = ids.index(after) + 1 if after in ids else 0
             texts = [self.records[task_id] for task_id in ids[start:start + limit]]
@@ -4575,10 +4581,36 @@ class SqliteTaskStore(TaskStore):
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         db.execute("PRAGMA journal_mode = WAL")
-        db.execute("CREATE TABLE IF NOT EXISTS mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
-                   "status TEXT NOT NULL, revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, "
-                   "data TEXT NOT NULL)")
+        db.execute("BEGIN IMMEDIATE")  # one process sets the schema up; the others find it done
+        try:
+            for statement in self._SCHEMA:
+                db.execute(statement)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            db.close()
+            raise
         return db
+
+    # What each query reads is indexed, so that creating a task costs the same
+    # with 300 stored or 10,000 (bench/README.md, "Tasks"): an owner's tasks in
+    # list order (list, count); expiry (purge); and how many are stored, kept by
+    # triggers (COUNT(*) of a table reads all of it).  A file made before the
+    # indexes gets them, and its count, when first opened.
+    _UNFINISHED = "status NOT IN ('completed', 'failed', 'cancelled')"  # _TASK_TERMINAL, as a partial index reads it
+    _SCHEMA = (
+        "CREATE TABLE IF NOT EXISTS mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, status TEXT NOT NULL, "
+        "revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, data TEXT NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS mcp_tasks_owner ON mcp_tasks (owner, created, id)",
+        "CREATE INDEX IF NOT EXISTS mcp_tasks_expires ON mcp_tasks (expires) WHERE expires IS NOT NULL",
+        f"CREATE INDEX IF NOT EXISTS mcp_tasks_unfinished ON mcp_tasks (owner) WHERE {_UNFINISHED}",
+        "CREATE TABLE IF NOT EXISTS mcp_tasks_stored (n INTEGER NOT NULL)",
+        "INSERT INTO mcp_tasks_stored SELECT COUNT(*) FROM mcp_tasks WHERE NOT EXISTS (SELECT 1 FROM mcp_tasks_stored)",
+        "CREATE TRIGGER IF NOT EXISTS mcp_tasks_added AFTER INSERT ON mcp_tasks "
+        "BEGIN UPDATE mcp_tasks_stored SET n = n + 1; END",
+        "CREATE TRIGGER IF NOT EXISTS mcp_tasks_removed AFTER DELETE ON mcp_tasks "
+        "BEGIN UPDATE mcp_tasks_stored SET n = n - 1; END",
+    )
 
     def create(self, record: Dict[str, Any]) -> None:
         self._execute("INSERT INTO mcp_tasks VALUES (?, ?, ?, ?, ?, ?, ?)", (
@@ -4625,14 +4657,14 @@ class SqliteTaskStore(TaskStore):
     def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
         start = self._execute("SELECT created, id FROM mcp_tasks WHERE id = ? AND owner = ?", (after, owner), "one")
         created, last = start if start is not None else (-1.0, "")
-        rows = self._execute("SELECT data FROM mcp_tasks WHERE owner = ? AND (created > ? OR (created = ? AND "
-                             "id > ?)) ORDER BY created, id LIMIT ?", (owner, created, created, last, limit), "all")
+        rows = self._execute("SELECT data FROM mcp_tasks WHERE owner = ? AND (created, id) > (?, ?) "
+                             "ORDER BY created, id LIMIT ?", (owner, created, last, limit), "all")  # (SQLite 3.15+)
         return [json.loads(row[0]) for row in rows]
 
     def count(self, owner: str) -> Tuple[int, int]:
-        mine = self._execute("SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND status NOT IN (?, ?, ?)",
-                             (owner,) + _TASK_TERMINAL, "one")[0]
-        return int(mine), int(self._execute("SELECT COUNT(*) FROM mcp_tasks", (), "one")[0])
+        mine = self._execute(f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND {self._UNFINISHED}",
+                             (owner,), "one")[0]
+        return int(mine), int(self._execute("SELECT n FROM mcp_tasks_stored", (), "one")[0])
 
     def purge(self, now: float) -> None:
         self._execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))

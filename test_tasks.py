@@ -1559,3 +1559,46 @@ class TaskProgressTest(Case):
         progress = [f["params"] for f in peer.frames() if f.get("method") == "notifications/progress"]
         self.assertEqual(progress, [{"progressToken": "p1", "progress": n, "total": 3, "_meta": {
             "io.modelcontextprotocol/related-task": {"taskId": task_id}}} for n in (1, 2, 3)])
+
+
+class IndexTest(Case):
+    """SqliteTaskStore: what creating, listing and expiry read is indexed, so
+    that creating a task costs about the same with 300 stored or 10,000 (the
+    timing is bench/micro.py's task_creation, not a unit test's): no query
+    scans the table, and the count of all is kept by triggers."""
+
+    QUERIES = {"purge": ("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (1.0,)),
+               "count": (f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND "
+                         f"{mcp_ref.SqliteTaskStore._UNFINISHED}", ("a",)),
+               "list": ("SELECT data FROM mcp_tasks WHERE owner = ? AND (created, id) > (?, ?) ORDER BY created, id "
+                        "LIMIT ?", ("a", 1.0, "", 5))}
+
+    def test_no_query_scans_the_table(self) -> None:
+        store = opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))
+        db = store._connect()
+        self.addCleanup(db.close)
+        for name, (query, args) in self.QUERIES.items():
+            plan = " ".join(row[-1] for row in db.execute("EXPLAIN QUERY PLAN " + query, args))
+            self.assertIn("USING", plan, name)
+            self.assertNotIn("SCAN", plan, name)
+
+    def test_a_file_made_before_the_indexes(self) -> None:
+        path = os.path.join(tempfile.mkdtemp(), "tasks.db")
+        old = sqlite3.connect(path)
+        old.execute("CREATE TABLE mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, status TEXT NOT NULL, "
+                    "revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, data TEXT NOT NULL)")
+        for n in range(3):
+            record = {"taskId": f"t{n}", "owner": "a", "status": "working", "revision": 0, "createdAt": 1.0 + n,
+                      "expiresAt": 10.0 if n == 0 else None}
+            old.execute("INSERT INTO mcp_tasks VALUES (?, ?, ?, ?, ?, ?, ?)", (
+                record["taskId"], "a", "working", 0, record["createdAt"], record["expiresAt"], json.dumps(record)))
+        old.commit()
+        old.close()
+        stores = [opened(mcp_ref.SqliteTaskStore(path)) for _ in range(2)]  # the second finds it done
+        self.assertEqual([store.count("a") for store in stores], [(3, 3), (3, 3)])
+        stores[0].create({"taskId": "t3", "owner": "b", "status": "completed", "revision": 0, "createdAt": 5.0,
+                          "expiresAt": None})
+        stores[1].purge(20.0)
+        stores[0].delete("t1")
+        self.assertEqual((stores[1].count("a"), stores[1].count("b")), ((1, 2), (0, 2)))
+        self.assertEqual([r["taskId"] for r in stores[0].list("a", None, 5)], ["t2"])
