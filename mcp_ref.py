@@ -3302,8 +3302,9 @@ class MCPServer:
     without one each process makes its own.
     Tasks (section 16): ``task_store`` (a TaskStore; by default SQLite at
     $MCP_REF_TASK_STORE, else memory), ``task_ttl`` (seconds a task is kept,
-    3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100) and
-    ``max_tasks`` (stored, 10000).
+    3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100),
+    ``max_stored_tasks_per_client`` (stored, finished or not, 1000) and
+    ``max_tasks`` (stored, 10000); a client is a token's principal, else a session.
     The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
@@ -3331,7 +3332,7 @@ class MCPServer:
         lifespan: Optional[Callable[[Any], Any]] = None,
         request_state_key: Any = None,
         task_store: Optional[TaskStore] = None, task_ttl: Optional[float] = 3600.0,  # section 16
-        max_tasks_per_client: int = 100, max_tasks: int = 10000,
+        max_tasks_per_client: int = 100, max_tasks: int = 10000, max_stored_tasks_per_client: Optional[int] = 1000,
         **sdk_settings: Any,
     ) -> None:
         self.name = name or "mcp-server"
@@ -3364,6 +3365,7 @@ class MCPServer:
         self._completion: Optional[Callable[..., Any]] = None
         self._subscribers: Dict[str, Tuple[Any, ...]] = {}  # uri -> the _Dispatchers subscribed to it
         self.task_ttl, self.max_tasks_per_client, self.max_tasks = task_ttl, max_tasks_per_client, max_tasks
+        self.max_stored_tasks_per_client = max_stored_tasks_per_client
         self._tasks = _Tasks(self, task_store)  # section 16
         for resource in sdk_settings.pop("resources", None) or ():  # the SDK's MCPServer(resources=[...])
             self.add_resource(resource)
@@ -4411,6 +4413,17 @@ class TaskStore:
         """(the tasks of ``owner`` not finished, all the tasks stored)."""
         raise NotImplementedError
 
+    def owned(self, owner: str) -> int:
+        """How many tasks of ``owner`` are stored, finished or not (by default by
+        listing them: a store of its own may count them faster)."""
+        count, after = 0, None
+        while True:
+            page = self.list(owner, after, 1000)
+            count += len(page)
+            if len(page) < 1000:
+                return count
+            after = page[-1]["taskId"]
+
     def purge(self, now: float) -> None:
         """Delete the records whose expiresAt has passed."""
         raise NotImplementedError
@@ -4434,7 +4447,7 @@ class InMemoryTaskStore(TaskStore):
         self.views: Dict[str, Dict[str, Any]] = {}  # peek's parsed records, made when first peeked
         self.viewed = 0  # the JSON text of views, in characters
         self.unfinished: Dict[str, int] = {}  # per owner
-        self.owned: Dict[str, Dict[str, float]] = {}  # per owner, its taskIds' createdAt: what list reads
+        self.by_owner: Dict[str, Dict[str, float]] = {}  # per owner, its taskIds' createdAt: what list reads
         self.expiries: List[Tuple[float, str]] = []  # a heap of (expiresAt, taskId); stale entries skipped
 
     def create(self, record: Dict[str, Any]) -> None:
@@ -4452,7 +4465,7 @@ class InMemoryTaskStore(TaskStore):
         self.heads[task_id] = (owner, record["status"], record["revision"], record["createdAt"], expires)
         if record["status"] not in _TASK_TERMINAL:
             self.unfinished[owner] = self.unfinished.get(owner, 0) + 1
-        self.owned.setdefault(owner, {})[task_id] = record["createdAt"]
+        self.by_owner.setdefault(owner, {})[task_id] = record["createdAt"]
         if expires is not None and (old is None or old[4] != expires):  # one entry per expiry
             heapq.heappush(self.expiries, (expires, task_id))
 
@@ -4465,10 +4478,10 @@ class InMemoryTaskStore(TaskStore):
             self.viewed -= len(self.records[task_id])  # the text it was parsed from
         del self.records[task_id]
         owner, status = head[0], head[1]
-        mine = self.owned[owner]
+        mine = self.by_owner[owner]
         del mine[task_id]
         if not mine:
-            del self.owned[owner]
+            del self.by_owner[owner]
         if status not in _TASK_TERMINAL:
             self.unfinished[owner] -= 1
             if not self.unfinished[owner]:
@@ -4510,7 +4523,7 @@ class InMemoryTaskStore(TaskStore):
 
     def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
         with self.lock:
-            mine = sorted((created, task_id) for task_id, created in self.owned.get(owner, {}).items())
+            mine = sorted((created, task_id) for task_id, created in self.by_owner.get(owner, {}).items())
             ids = [task_id for _, task_id in mine]
             start = ids.index(after) + 1 if after in ids else 0
             texts = [self.records[task_id] for task_id in ids[start:start + limit]]
@@ -4519,6 +4532,10 @@ class InMemoryTaskStore(TaskStore):
     def count(self, owner: str) -> Tuple[int, int]:
         with self.lock:
             return self.unfinished.get(owner, 0), len(self.records)
+
+    def owned(self, owner: str) -> int:
+        with self.lock:
+            return len(self.by_owner.get(owner, ()))
 
     def purge(self, now: float) -> None:
         import heapq
@@ -4666,6 +4683,9 @@ class SqliteTaskStore(TaskStore):
                              (owner,), "one")[0]
         return int(mine), int(self._execute("SELECT n FROM mcp_tasks_stored", (), "one")[0])
 
+    def owned(self, owner: str) -> int:
+        return int(self._execute("SELECT COUNT(*) FROM mcp_tasks WHERE owner = ?", (owner,), "one")[0])
+
     def purge(self, now: float) -> None:
         self._execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))
 
@@ -4781,11 +4801,7 @@ class _Tasks:
         owner = _task_owner(request.conn)
         now = time.time()
         self.store.purge(now)
-        mine, stored = self.store.count(owner)
-        if mine >= self.server.max_tasks_per_client or stored >= self.server.max_tasks:
-            raise _RpcError(INVALID_REQUEST, f"Too many tasks: this client has {mine} tasks not finished (limit "
-                                             f"{self.server.max_tasks_per_client}), this server {stored} "
-                                             f"(limit {self.server.max_tasks})")
+        self.check_limits(owner)
         limit = self.server.task_ttl
         ttl = limit if ttl is None or limit is not None and ttl > limit else ttl
         meta = _task_meta(request)
@@ -4796,6 +4812,25 @@ class _Tasks:
         self.store.create(record)
         self.submit(record["taskId"], owner, _progress_stream(request))
         return record
+
+    def check_limits(self, owner: str) -> None:
+        """-32600 past a limit ("Enforce limits on concurrent tasks per requestor",
+        "Resource Management"): the client's unfinished tasks; the client's
+        stored, finished or not (kept for task_ttl: one client's finished tasks
+        must not fill the server for everyone); the server's stored."""
+        server = self.server
+        mine, stored = self.store.count(owner)
+        kept = self.store.owned(owner) if server.max_stored_tasks_per_client is not None else 0
+        if mine >= server.max_tasks_per_client:
+            why = f"this client has {mine} tasks not finished (limit {server.max_tasks_per_client})"
+        elif server.max_stored_tasks_per_client is not None and kept >= server.max_stored_tasks_per_client:
+            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; a task is "
+                   f"kept {_ttl_text(server.task_ttl)} after it is created)")
+        elif stored >= server.max_tasks:
+            why = f"this server has {stored} tasks stored (limit {server.max_tasks})"
+        else:
+            return
+        raise _RpcError(INVALID_REQUEST, f"Too many tasks: {why}")
 
     # -- the runs ------------------------------------------------------------------
 
@@ -5263,6 +5298,10 @@ def _task_detailed(record: Dict[str, Any]) -> Dict[str, Any]:
 @functools.lru_cache(maxsize=4096)  # polled again and again, a task shows the same two times (bench: tasks/get)
 def _iso(seconds: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds % 1 * 1000):03d}Z"
+
+
+def _ttl_text(ttl: Optional[float]) -> str:
+    return "until it is deleted" if ttl is None else f"{ttl:g} s"
 
 
 def _ignore(data: Any) -> None:

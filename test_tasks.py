@@ -677,10 +677,32 @@ class BoundsTest(Case):
         alice, bob, carol = Client(server, "alice"), Client(server, "bob"), Client(server, "carol")
         alice.call("gated")
         self.assertEqual(alice.call("gated"), {"error": {"code": -32600, "message": (
-            "Too many tasks: this client has 1 tasks not finished (limit 1), this server 1 (limit 2)")}})
+            "Too many tasks: this client has 1 tasks not finished (limit 1)")}})
         bob.call("gated")
         self.assertEqual(carol.call("quick", {"n": 1})["error"]["message"], (
-            "Too many tasks: this client has 0 tasks not finished (limit 1), this server 2 (limit 2)"))
+            "Too many tasks: this server has 2 tasks stored (limit 2)"))
+
+    def test_stored_tasks_per_client(self) -> None:
+        # max_tasks is the server's: one client's finished tasks (kept for
+        # task_ttl) filled it for everyone.  Each client has a cap of its own,
+        # a principal's or, without one, a session's; over stdio and HTTP.
+        for store in task_stores():
+            with self.subTest(store=type(store).__name__):
+                server = opened(task_server(task_store=store, max_stored_tasks_per_client=3, max_tasks=6))
+                alice, bob = Client(server, "alice"), Client(server, "bob")
+                for n in range(3):
+                    alice.settled(alice.call("quick", {"n": n})["taskId"])
+                self.assertEqual(alice.call("quick", {"n": 1}), {"error": {"code": -32600, "message": (
+                    "Too many tasks: this client has 3 tasks stored (limit 3; a task is kept 3600 s after it is "
+                    "created)")}})
+                self.assertEqual(bob.call("quick", {"n": 1})["status"], "working")
+                for transport in (FuzzStdio, FuzzWsgi):  # the session (HTTP) or the one client (stdio)
+                    client = transport(server, SESSION)
+                    answer = answer_of(client, "tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})
+                    self.assertEqual(set(answer), {"task"}, transport.__name__)
+                self.assertEqual(answer_of(client, "tools/call", {"name": "quick", "arguments": {"n": 1},
+                                                                  "task": {}}), {"error": {
+                    "code": -32600, "message": "Too many tasks: this server has 6 tasks stored (limit 6)"}})
 
     def test_result_size(self) -> None:
         server = task_server(max_result_bytes=1000)
@@ -779,6 +801,8 @@ class StoreTest(Case):
                 self.assertFalse(store.update(stale))  # another writer got there first
                 self.assertEqual(store.get("t1"), fresh)
                 self.assertEqual(store.count("a"), (3, 4))
+                self.assertEqual((store.owned("a"), store.owned("b"), store.owned("c")), (3, 1, 0))
+                self.assertEqual(mcp_ref.TaskStore.owned(store, "a"), 3)  # the interface's default: by listing
                 self.assertEqual([r["taskId"] for r in store.list("a", None, 2)], ["t0", "t2"])
                 self.assertEqual([r["taskId"] for r in store.list("a", "t2", 2)], ["t3"])
                 store.purge(200.0)
