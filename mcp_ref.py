@@ -4360,6 +4360,7 @@ _TASK_TERMINAL = ("completed", "failed", "cancelled")
 _TASK_SUPPORT = ("forbidden", "optional", "required")
 _TASK_LEASE = 30.0  # seconds a worker vouches for a task it runs; renewed every third of that
 _TASK_POLL_MS = 1000  # the pollIntervalMs suggested ("Task Polling")
+_TASK_STOP = 1.0  # seconds a graceful stop gives the store to fail the tasks this process runs
 _TASK_RETRIES = 100  # compare-and-set attempts before a busy task is reported as an internal error
 _TASK_METHODS = frozenset(("tasks_get", "tasks_update", "tasks_cancel", "tasks_list"))
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
@@ -4848,7 +4849,35 @@ class _Tasks:
             beat = self.heartbeat = self.heartbeat or threading.Event()
         if start:
             threading.Thread(target=self._beat, args=(beat,), name="mcp_ref-task-lease", daemon=True).start()
+            _stop_tasks_at_exit(self)
         pool.submit(functools.partial(self._run, task_id, call), owner)
+
+    def stop(self, wait: float = _TASK_STOP) -> None:
+        """A graceful stop (SIGTERM, the end of stdio's input, the process
+        exiting): the tasks this process runs are failed now, not left
+        ``working`` until their lease lapses (30 s) and another worker fails
+        them; a run that ends after is dropped (_settle: only from working), and
+        is told (ctx.cancelled).  At most ``wait`` seconds: a store that does
+        not answer (a locked SQLite file) holds no stop longer."""
+        import threading
+
+        with self.lock:
+            runs = list(self.running.items())
+        if not runs:
+            return
+        for _, call in runs:
+            call.cancelled = True
+        failing = threading.Thread(target=self._fail_all, args=([task_id for task_id, _ in runs],),
+                                   name="mcp_ref-task-stop", daemon=True)
+        failing.start()
+        failing.join(wait)
+
+    def _fail_all(self, task_ids: List[str]) -> None:
+        for task_id in task_ids:
+            try:
+                self._change(task_id, functools.partial(_lost, "The server stopped while the task ran"))
+            except Exception as exc:
+                _log_exception(f"task {task_id} could not be marked failed", exc)
 
     def close(self) -> None:
         """The task threads end: the pool's once the runs queued have run, the heartbeat
@@ -5146,7 +5175,7 @@ class _Tasks:
             self.forget(task_id)
             raise _RpcError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
         if record["status"] == "working" and record["lease"] < now:
-            self._change(task_id, _lost)
+            self._change(task_id, functools.partial(_lost, "The worker running the task stopped"))
             record = self.store.peek(task_id) or record
         return record
 
@@ -5316,11 +5345,29 @@ def _cancelled(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     return new
 
 
-def _lost(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def _lost(why: str, record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     if record["status"] != "working":
         return None
-    return dict(record, status="failed", statusMessage="The worker running the task stopped",
-                error={"code": INTERNAL_ERROR, "message": "Internal error: the worker running the task stopped"})
+    error = {"code": INTERNAL_ERROR, "message": f"Internal error: {why[0].lower()}{why[1:]}"}
+    return dict(record, status="failed", statusMessage=why, error=error)
+
+
+_STOPPING: Any = None  # the _Tasks of this process that ran tasks (weakly held): each stopped at exit
+
+
+def _stop_tasks_at_exit(tasks: _Tasks) -> None:
+    """Fail the tasks running at exit: a WSGI server's worker that stops
+    gracefully (gunicorn: SIGTERM, its requests finished, then exit) runs the
+    atexit handlers; stdio and the embedded HTTP server stop theirs first."""
+    global _STOPPING
+    import weakref
+
+    if _STOPPING is None:
+        import atexit
+
+        _STOPPING = weakref.WeakSet()
+        atexit.register(lambda: [each.stop() for each in list(_STOPPING)])
+    _STOPPING.add(tasks)
 
 
 def _refused(error: Dict[str, Any], record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -6101,6 +6148,7 @@ class _StdioServer(_Connection):
         self._exit()
 
     def _exit(self) -> None:
+        self.server._tasks.stop()  # section 16: the tasks it runs failed, not left working (os._exit skips atexit)
         if self.stderr is not None:
             self.stderr.close(timeout=0.5)
         os._exit(0)
@@ -16228,6 +16276,8 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
     while not signals:  # the main thread stays free for signals
         time.sleep(0.1)
+    if exit_process:  # section 16: the tasks it runs failed at once, not left working (os._exit skips atexit)
+        app.server._tasks.stop()
     _stop_http(httpd, app)
     stderr.close(timeout=0.5)
     if exit_process:

@@ -17,6 +17,7 @@ import json
 import os
 import random
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -1626,3 +1627,85 @@ class IndexTest(Case):
         stores[0].delete("t1")
         self.assertEqual((stores[1].count("a"), stores[1].count("b")), ((1, 2), (0, 2)))
         self.assertEqual([r["taskId"] for r in stores[0].list("a", None, 5)], ["t2"])
+
+
+STOP_SCRIPT = """
+import os, sys, time
+sys.path.insert(0, {here!r})
+from mcp_ref import MCPServer, SqliteTaskStore
+
+mcp = MCPServer("stop", task_store=SqliteTaskStore(os.environ["TASK_DB"]))
+
+@mcp.tool(task_support="optional")
+def forever() -> str:
+    time.sleep(300)
+    return "never"
+"""
+GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")  # the venv's, else the PATH's
+GUNICORN = GUNICORN if os.path.exists(GUNICORN) else shutil.which("gunicorn") or ""
+
+
+class GracefulStopTest(Case):
+    """A graceful stop (SIGTERM) fails the tasks the process runs before it is
+    gone: they were left working until their 30 s lease lapsed and another
+    worker failed them.  Over stdio, the embedded HTTP server, and gunicorn's
+    workers (atexit, once its requests in flight are done)."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.db = os.path.join(folder.name, "tasks.db")
+        self.script = os.path.join(folder.name, "server.py")
+        with open(self.script, "w") as f:
+            f.write(STOP_SCRIPT.format(here=HERE))
+
+    def stopped(self, process: subprocess.Popen, task_id: str) -> None:  # type: ignore[type-arg]
+        started = time.monotonic()
+        process.send_signal(15)
+        process.wait(WAIT)
+        took = time.monotonic() - started
+        store = opened(mcp_ref.SqliteTaskStore(self.db))
+        record = store.get(task_id) or {}
+        self.assertEqual((record.get("status"), record.get("statusMessage"), record.get("error")), (
+            "failed", "The server stopped while the task ran",
+            {"code": -32603, "message": "Internal error: the server stopped while the task ran"}))
+        self.assertLess(took, 10.0)  # (a second, give or take a loaded machine's start of Python)
+
+    def test_stdio(self) -> None:
+        with open(self.script, "a") as f:
+            f.write("mcp.run()\n")
+        process = Process(self.script, self.db)
+        self.addCleanup(process.kill)
+        task_id = process.ask("tools/call", {"name": "forever", "arguments": {}})["taskId"]
+        self.stopped(process.process, task_id)
+
+    def http(self, command: List[str], ready: str) -> None:
+        env = dict(os.environ, TASK_DB=self.db)
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, env=env, cwd=HERE)
+        self.addCleanup(lambda: (process.poll() is None and process.kill(), process.wait(WAIT),
+                                 process.stderr and process.stderr.close()))
+        assert process.stderr is not None
+        port = None
+        while port is None:
+            line = process.stderr.readline().decode()
+            self.assertTrue(line, "the server did not start")
+            found = re.search(ready, line)
+            port = int(found.group(1)) if found else None
+        threading.Thread(target=process.stderr.read, daemon=True).start()  # (never a full pipe)
+        client = FuzzHttp(port, MODERN)
+        self.addCleanup(client.http.close)
+        frame, = client.send(malformed.message("tools/call", {"name": "forever", "arguments": {}, "_meta": {
+            PV: MODERN, CAPS: TASKS_CAPS}}))
+        client.http.close()
+        self.stopped(process, frame["result"]["taskId"])
+
+    def test_embedded_http(self) -> None:
+        self.http([sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", self.script, "--http", "127.0.0.1:0"],
+                  r"serving .* on http://127\.0\.0\.1:(\d+)/")
+
+    @unittest.skipUnless(os.path.exists(GUNICORN), "needs gunicorn")
+    def test_gunicorn(self) -> None:
+        self.http([GUNICORN, "-k", "gthread", "--threads", "4", "-w", "1", "--chdir", HERE, "-b", "127.0.0.1:0",
+                   f'mcp_ref:wsgi_app("{self.script}")'], r"Listening at: http://127\.0\.0\.1:(\d+)")
