@@ -4384,6 +4384,10 @@ class TaskStore:
     out is never changed after (other threads read it): each change is a new
     object with a new revision, by which the server caches what it shows."""
 
+    # Whether a call may wait (a lock, the network): then the server never calls
+    # it on stdio's reader, but as it runs a call (section 17).  Memory: no.
+    blocking = True
+
     def create(self, record: Dict[str, Any]) -> None:
         """Store a new record (its taskId is new; its revision is 0)."""
         raise NotImplementedError
@@ -4438,6 +4442,8 @@ class InMemoryTaskStore(TaskStore):
     kept as JSON text, so that no caller holds a reference into the store;
     beside each, what count, list and purge read (owner, status, revision,
     times), so that none of them parses a record: a create is O(log n)."""
+
+    blocking = False  # a lock held for microseconds
 
     def __init__(self) -> None:
         import threading
@@ -4698,6 +4704,18 @@ class SqliteTaskStore(TaskStore):
             db.close()
 
 
+class _Deferred:
+    """A CreateTaskResult to make as a call is run (_Tasks.made)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Dict[str, Any]]) -> None:
+        self.make = make
+
+    def __call__(self, params: Dict[str, Any], version: Optional[str], request: Any) -> Dict[str, Any]:
+        return self.make()
+
+
 class _StartTask(BaseException):
     """ctx.start_task() in a call that may become a task: unwinds its first run
     (a BaseException, as _InputRequired, that a tool's ``except Exception`` lets pass)."""
@@ -4742,9 +4760,10 @@ class _Tasks:
 
     # -- tools/call --------------------------------------------------------------
 
-    def for_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Optional[Dict[str, Any]]:
-        """A call of a task tool: its CreateTaskResult, or None to run it as a call
-        (ctx.start_task() may still make it a task: request.task_ready)."""
+    def for_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+        """A call of a task tool: its CreateTaskResult (or a _Deferred one: made),
+        or None to run it as a call (ctx.start_task() may still make it a task:
+        request.task_ready)."""
         if not request.stateless:
             return self.for_session_call(tool, arguments, request)
         if tool.task_support == "forbidden":  # the extension: the server decides; ``task`` is no param of it
@@ -4759,9 +4778,9 @@ class _Tasks:
         if tool.context_param is not None:
             request.task_ready = True
             return None
-        return dict(_task_wire(self.start(tool, arguments, request)), resultType="task")
+        return self.made(lambda: dict(_task_wire(self.start(tool, arguments, request)), resultType="task"))
 
-    def for_session_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Optional[Dict[str, Any]]:
+    def for_session_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """2025-11-25 ("Tool-Level Negotiation"): the client asks for a task with
         the ``task`` param, and must for a "required" tool (-32601 otherwise).
         Its ``ttl`` (milliseconds) is honoured up to the server's task_ttl."""
@@ -4782,7 +4801,15 @@ class _Tasks:
         if not isinstance(task, dict) or ttl is not None and (
                 not isinstance(ttl, (int, float)) or isinstance(ttl, bool) or not 0 < ttl < 1e15):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "task" must be an object, its "ttl" a positive number')
-        return {"task": _task_wire_v1(self.start(tool, arguments, request, None if ttl is None else ttl / 1000))}
+        ttl = None if ttl is None else ttl / 1000
+        return self.made(lambda: {"task": _task_wire_v1(self.start(tool, arguments, request, ttl))})
+
+    def made(self, make: Callable[[], Dict[str, Any]]) -> Any:
+        """The CreateTaskResult ``make`` makes; a _Deferred one where the store
+        may wait (SQLite: a file another process has locked waits out the busy
+        timeout): the connection makes it as it runs a call, so that stdio's
+        reader is not held (a slow call passes reading on, section 18)."""
+        return _Deferred(make) if self.store.blocking else make()
 
     def begin(self, tool: _Tool, request: _Request) -> Any:
         """ctx.start_task() unwound the call: its CreateTaskResult (an _RpcError past a limit)."""
@@ -5571,6 +5598,11 @@ class _Connection:
                 self.start_request(id_, handler, params, version, reply, False, stream or self.write)
                 return _STARTED
             if handler in _TASK_METHODS:  # section 16: a task of this connection's principal
+                if self.server._tasks.store.blocking:  # (as a call: never held on stdio's reader)
+                    tasks, name = self.server._tasks, handler
+                    self.start_request(id_, lambda p, v, _: tasks.answer(name, p, v, self), params, version, reply,
+                                       inline, stream or self.write)
+                    return _STARTED
                 return self._ok(id_, self.server._tasks.answer(handler, params, version, self), version)
             if handler != "tools_call":
                 return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
@@ -5578,6 +5610,9 @@ class _Connection:
             request = self._request_for(tool, arguments, params, version)
             if tool.task_support != "forbidden" or "task" in params:  # section 16: perhaps a task
                 created = self.server._tasks.for_call(tool, arguments, request)
+                if isinstance(created, _Deferred):  # the store may wait: made as a call is
+                    self.start_request(id_, created, params, version, reply, inline, stream or self.write)
+                    return _STARTED
                 if created is not None:
                     return self._ok(id_, created, version)
         except _RpcError as exc:
@@ -5648,11 +5683,15 @@ class _Connection:
 
     # -- tools/call ----------------------------------------------------------------
 
-    def start_request(self, id_: Any, handler: str, params: Dict[str, Any], version: Optional[str],
-                      reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> None:
+    def start_request(self, id_: Any, handler: Union[str, Callable[..., Dict[str, Any]]], params: Dict[str, Any],
+                      version: Optional[str], reply: Callable[[Optional[bytes]], None], inline: bool,
+                      stream: Callable[[bytes], None]) -> None:
         """A resources/read or prompts/get whose function takes a Context, run as
         a tools/call is (start_call): inline or on the pool, cancellable, its
-        messages on ``stream`` before its one response to ``reply``."""
+        messages on ``stream`` before its one response to ``reply``.  So are
+        tasks/result, and the tasks requests of a store that may wait (section
+        16): ``handler`` then answers (params, version, request) itself."""
+        answers = handler if callable(handler) else getattr(self.rpc, handler)
         call = _CallInFlight(id_, reply, stream)
         request = _Request(self, call, version, params)
         key = _id_key(id_)
@@ -5666,7 +5705,7 @@ class _Connection:
 
         def answer() -> bytes:
             try:
-                return _encode_safely(self._ok(id_, getattr(self.rpc, handler)(params, version, request), version))
+                return _encode_safely(self._ok(id_, answers(params, version, request), version))
             except _RpcError as exc:
                 return _encode_safely(_error_response(id_, exc))
             except BaseException as exc:  # a bug of ours: the call is still answered

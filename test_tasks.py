@@ -929,7 +929,7 @@ sys.path.insert(0, {here!r})
 import mcp_ref
 from mcp_ref import Context, MCPServer, SqliteTaskStore
 
-mcp = MCPServer("restart", task_store=SqliteTaskStore(os.environ["TASK_DB"]))
+mcp = MCPServer("restart", task_store=SqliteTaskStore(os.environ["TASK_DB"], float(os.environ.get("TASK_TIMEOUT", 30))))
 mcp._tasks.lease = float(os.environ.get("TASK_LEASE", "30"))
 
 @mcp.tool(task_support="optional")
@@ -951,8 +951,8 @@ mcp.run()
 class Process:
     """A stdio server of SCRIPT on the SQLite file ``db``."""
 
-    def __init__(self, script: str, db: str, lease: float = 30.0) -> None:
-        env = dict(os.environ, TASK_DB=db, TASK_LEASE=str(lease))
+    def __init__(self, script: str, db: str, lease: float = 30.0, **more: str) -> None:
+        env = dict(os.environ, TASK_DB=db, TASK_LEASE=str(lease), **more)
         self.process = subprocess.Popen([sys.executable, script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, env=env)
         self.ids = 0
@@ -1709,3 +1709,40 @@ class GracefulStopTest(Case):
     def test_gunicorn(self) -> None:
         self.http([GUNICORN, "-k", "gthread", "--threads", "4", "-w", "1", "--chdir", HERE, "-b", "127.0.0.1:0",
                    f'mcp_ref:wsgi_app("{self.script}")'], r"Listening at: http://127\.0\.0\.1:(\d+)")
+
+
+class LockedStoreTest(Case):
+    """Over stdio, a SQLite file another process has locked held the whole
+    connection for the store's busy timeout: tasks were created (and polled)
+    on the reader.  Now the store's work runs as a call does, and a call that
+    waits passes reading on: a ping is answered at once, the task when the
+    lock is released."""
+
+    def test_a_ping_while_the_store_waits(self) -> None:
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        db, script = os.path.join(folder.name, "tasks.db"), os.path.join(folder.name, "server.py")
+        with open(script, "w") as f:
+            f.write(SCRIPT.format(here=HERE))
+        process = Process(script, db, TASK_TIMEOUT="20")
+        self.addCleanup(process.kill)
+        first = process.ask("tools/call", {"name": "forever", "arguments": {}})["taskId"]  # the file made
+        locker = sqlite3.connect(db, isolation_level=None)
+        self.addCleanup(locker.close)
+        locker.execute("BEGIN IMMEDIATE")  # another process writes: the store's writes wait
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": TASKS_CAPS}
+        assert process.process.stdin is not None and process.process.stdout is not None
+        started = time.monotonic()
+        for id_, method, params in ((100, "tools/call", {"name": "forever", "arguments": {}}),
+                                    (101, "tasks/cancel", {"taskId": first}), (102, "tools/list", {})):
+            process.process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id_, "method": method,
+                                                    "params": dict(params, _meta=meta)}).encode() + b"\n")
+        process.process.stdin.flush()
+        listed = json.loads(process.process.stdout.readline())
+        self.assertEqual(listed["id"], 102)
+        self.assertLess(time.monotonic() - started, 5.0)  # (20 s when the reader waited for the lock)
+        locker.execute("ROLLBACK")
+        answers = {frame["id"]: frame for frame in (json.loads(process.process.stdout.readline()) for _ in "ab")}
+        self.assertEqual((answers[100]["result"]["resultType"], answers[101]["result"]["resultType"]), (
+            "task", "complete"))
