@@ -4963,7 +4963,15 @@ class _Tasks:
         if outcome is None:
             outcome = _tool_error(f"Error executing tool {tool.name}")
         data = self.server._encode_result(tool, _result_for(outcome, str(record["version"])), lambda r: r)
-        return {"status": "completed", "result": json.loads(data)}
+        result = json.loads(data)
+        if result.get("isError") is True and record["version"] not in STATELESS_VERSIONS:
+            # 2025-11-25, "Task Execution Errors": "when the tool result has isError
+            # set to true, the task should reach failed status" (the extension: MUST
+            # be completed); tasks/result still returns the result, as the call would.
+            text = next((block.get("text") for block in result.get("content") or () if isinstance(block, dict)
+                         and isinstance(block.get("text"), str)), "The tool failed")
+            return {"status": "failed", "result": result, "statusMessage": " ".join(str(text).split())[:200]}
+        return {"status": "completed", "result": result}
 
     def _settle(self, task_id: str, changes: Dict[str, Any]) -> None:
         """Apply a run's outcome, if the task is still working (compare-and-set):
@@ -5150,7 +5158,7 @@ class _Tasks:
                 self.relay(record, request, asked)
             time.sleep(0.05)
             record = self.current(task_id, owner)
-        if record["status"] == "failed":
+        if record["status"] == "failed" and "result" not in record:  # (a tool error: its result, _outcome)
             error = record["error"]
             raise _RpcError(error["code"], error["message"], error.get("data", _MISSING))
         if record["status"] == "cancelled":
@@ -5346,7 +5354,7 @@ def _task_detailed(record: Dict[str, Any]) -> Dict[str, Any]:
     """tasks/get's DetailedTask: the questions outstanding, the result or the error inlined."""
     task = _task_wire(record)
     field = {"input_required": "inputRequests", "completed": "result", "failed": "error"}.get(record["status"])
-    if field is not None:
+    if field is not None and field in record:  # (a 2025-11-25 task failed by a tool error has its result)
         task[field] = record[field]
     return task
 

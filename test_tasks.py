@@ -1746,3 +1746,40 @@ class LockedStoreTest(Case):
         answers = {frame["id"]: frame for frame in (json.loads(process.process.stdout.readline()) for _ in "ab")}
         self.assertEqual((answers[100]["result"]["resultType"], answers[101]["result"]["resultType"]), (
             "task", "complete"))
+
+
+class ChoicesTest(Case):
+    """Where the spec lets the server choose, mcp_ref's choice (README, "Tasks"):
+    a requested ttl above task_ttl is lowered to it ("Receivers MAY override
+    the requested ttl"), one below is honoured, none is task_ttl, and
+    task_ttl=None keeps a task until it is deleted; a tool error (isError) is
+    a failed task in 2025-11-25 ("should reach failed status"), whose
+    tasks/result is the call's result, and a completed one in 2026-07-28 (MUST)."""
+
+    maxDiff = None
+
+    def test_ttl(self) -> None:
+        for task_ttl, asked, granted in ((3600.0, 36000000, 3600000), (3600.0, 5000, 5000), (3600.0, None, 3600000),
+                                         (None, 5000, 5000), (None, None, None)):
+            with self.subTest(task_ttl=task_ttl, asked=asked):
+                client = SessionClient(task_server(task_ttl=task_ttl))
+                task = {} if asked is None else {"ttl": asked}
+                created = client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": task})["task"]
+                shown = client.ask("tasks/get", {"taskId": created["taskId"]})
+                self.assertEqual((created["ttl"], shown["ttl"]), (granted, granted))
+        modern = Client(task_server(task_ttl=60))
+        self.assertEqual(modern.call("quick", {"n": 1})["ttlMs"], 60000)
+
+    def test_a_tool_error(self) -> None:
+        server = task_server()
+        session = SessionClient(server)
+        task_id = session.ask("tools/call", {"name": "broken", "arguments": {}, "task": {}})["task"]["taskId"]
+        result = session.ask("tasks/result", {"taskId": task_id})
+        self.assertEqual(result, {"content": [{"type": "text", "text": "Error executing tool broken: no luck"}],
+                                  "isError": True, "_meta": {"io.modelcontextprotocol/related-task": {
+                                      "taskId": task_id}}})
+        shown = session.ask("tasks/get", {"taskId": task_id})
+        self.assertEqual((shown["status"], shown["statusMessage"]), ("failed", "Error executing tool broken: no luck"))
+        modern = Client(server)
+        task = modern.settled(modern.call("broken")["taskId"])
+        self.assertEqual((task["status"], task["result"]["isError"], "error" in task), ("completed", True, False))
