@@ -2947,6 +2947,25 @@ class _Request:
         return None
 
 
+_URL_ELICITATION_REQUIRED = -32042  # 2025-11-25 client/elicitation; 2026-07-28 forbids the code
+
+
+def _url_questions(error: _RpcError) -> Optional[Dict[str, Any]]:
+    """2026-07-28: a URL elicitation required error (-32042 of 2025-11-25, its
+    data's ``elicitations`` URL-mode requests) as the questions of the round
+    that replaces it (changelog: the client learns the outcome of the
+    out-of-band interaction by retrying the request, basic/patterns/mrtr), each
+    without its elicitationId; None for any other error."""
+    data = error.data if error.code == _URL_ELICITATION_REQUIRED else None
+    asked = data.get("elicitations") if isinstance(data, dict) else None
+    if not (isinstance(asked, list) and asked and all(
+            isinstance(one, dict) and isinstance(one.get("url"), str) and isinstance(one.get("message"), str)
+            for one in asked)):
+        return None
+    return {f"elicitation_{n}": {"method": "elicitation/create", "params": {
+        "mode": "url", "message": one["message"], "url": one["url"]}} for n, one in enumerate(asked)}
+
+
 def _sampling_needs(params: Dict[str, Any]) -> List[Tuple[str, ...]]:
     """What a sampling request needs declared besides ``sampling`` (client/sampling):
     ``tools`` or ``toolChoice``, ``sampling.tools`` (servers MUST NOT send a
@@ -3723,6 +3742,12 @@ class MCPServer:
             return self._tasks.begin(tool, request)
         error = _protocol_error(exc)  # an MCPError: a protocol error, as the SDK sends it (section 26)
         if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
+            asked = _url_questions(error) if request.stateless else None
+            if asked is not None:  # 2026-07-28 has no -32042: the URL elicitations are asked by a round
+                try:
+                    return self._input_required(tool, request, InputRequiredResult(asked))
+                except _CapabilityMissing as missing:  # the client did not declare elicitation.url: -32021
+                    return self._stopped(tool, request, missing)
             return error
         return self._failure(tool, exc, request)  # CancelledError too: the tool's own, or the client's (unsent)
 
@@ -4057,9 +4082,10 @@ def _error_response(id_: Any, error: _RpcError) -> Dict[str, Any]:
 def _for_revision(error: _RpcError, version: Optional[str]) -> _RpcError:
     """An MCPError a function raised (_PassedOn: its code as raised) in a
     revision that forbids its code.  2026-07-28 basic/index, "Error Codes":
-    -32002 (resource not found) MUST NOT be emitted, -32602 replaced it; no code
-    of -32020..-32099 but the revision's own (-32020, -32021, -32022), -32042
-    included, MAY be emitted: -32603 then, message and data as raised.  The
+    -32002 (resource not found) MUST NOT be emitted, -32602 replaced it, nor any
+    code of -32020..-32099 but the revision's own (-32020, -32021, -32022), -32042
+    included: -32603 then, message and data as raised (a tool's
+    -32042 with its URL elicitations is a round instead: _url_questions).  The
     legacy -32000..-32019 stay (SHOULD NOT only), as do the handshake era's."""
     if version not in STATELESS_VERSIONS or not isinstance(error, _PassedOn):
         return error
@@ -4223,7 +4249,6 @@ class _Dispatcher:
         A change of any list is announced (server/tools, "List Changed"): to a
         session, and in 2026-07-28 to the subscriptions/listen streams that ask
         for it, which also carry resources/updated."""
-        stateless = version in STATELESS_VERSIONS
         capabilities: Dict[str, Any] = {"logging": {}}
         capabilities["tools"] = {"listChanged": True}
         offers = _offers(self.server)

@@ -36,11 +36,20 @@ ERRORS = {
 }
 
 
-def error_in(kind: str, version: str) -> Dict[str, Any]:
-    """ERRORS[kind] as sent in ``version``: 2026-07-28 basic/index, "Error Codes",
-    forbids -32002 (-32602 replaced it) and any code of -32020..-32099 it does not
-    define, -32042 included (-32603 then); message and data as raised (README 48)."""
+# A tool's URL elicitation required error, in 2026-07-28: a round asking the URL
+# elicitations, which needs the client's elicitation.url (these clients declare none).
+URL_ROUND_REFUSED = {"code": -32021, "message": "Missing required client capability",
+                     "data": {"requiredCapabilities": {"elicitation": {"url": {}}}}}
+
+
+def error_in(kind: str, version: str, method: str = "") -> Dict[str, Any]:
+    """ERRORS[kind] as sent in ``version`` by ``method``: 2026-07-28 basic/index,
+    "Error Codes", forbids -32002 (-32602 replaced it) and any code of
+    -32020..-32099 it does not define, -32042 included (-32603 then; a tool's is
+    an InputRequiredResult round); message and data as raised (README 48)."""
     error = dict(ERRORS[kind])
+    if version == MODERN and error["code"] == -32042 and method == "tools/call":
+        return URL_ROUND_REFUSED
     if version == MODERN and error["code"] in (-32002, -32042):
         error["code"] = -32602 if error["code"] == -32002 else -32603
     return error
@@ -83,7 +92,7 @@ class ErrorsOnTheWireTest(unittest.TestCase):
             for kind in kinds:
                 for method, params in requests(kind):
                     with self.subTest(raise_=raise_, version=version, method=method, kind=kind):
-                        self.assertEqual(client.ask(method, params), {"error": error_in(kind, version)})
+                        self.assertEqual(client.ask(method, params), {"error": error_in(kind, version, method)})
             # A resource's MCPError, read by a tool through its Context: the tool's.
             with self.subTest(raise_=raise_, version=version, tool="reads"):
                 self.assertEqual(client.ask("tools/call", {"name": "reads", "arguments": {"kind": "data"}}),
@@ -132,11 +141,39 @@ class ErrorsOnTheWireTest(unittest.TestCase):
         # to it too); a code of the server's own, or -32603 (what -32042 became), 200.
         endpoint = InProcess(_load_server("ours"))
         self.addCleanup(endpoint.stop)
-        for kind, status in (("params", 400), ("data", 400), ("url", 200), ("nodata", 200)):
+        for kind, status in (("params", 400), ("data", 400), ("url", 400), ("nodata", 200)):
             with self.subTest(kind=kind):
                 reply = endpoint.modern("tools/call", {"name": "fails", "arguments": {"kind": kind}}, id_=3)
-                self.assertEqual((reply.status, reply.json()), (status, {"jsonrpc": "2.0", "id": 3,
-                                                                         "error": error_in(kind, MODERN)}))
+                self.assertEqual((reply.status, reply.json()), (status, {"jsonrpc": "2.0", "id": 3, "error": error_in(
+                    kind, MODERN, "tools/call")}))
+
+    def test_2026_a_tools_url_elicitation_required_is_a_round(self) -> None:
+        # 2026-07-28 removed -32042 (basic/index, "Error Codes"); the client learns the
+        # outcome of an out-of-band interaction by retrying the request (changelog,
+        # basic/patterns/mrtr): the error's URL elicitations are asked by an
+        # InputRequiredResult, without elicitationId; stdio and HTTP alike.
+        from test_wire import StdioWire, wsgi_post
+
+        server = _load_server("ours")
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}}
+        call = {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                "params": {"name": "fails", "arguments": {"kind": "url"}, "_meta": meta}}
+        wire = StdioWire(server)
+        self.addCleanup(wire.close)
+        app = server.streamable_http_app()
+        self.addCleanup(app.close)
+        status, frames = wsgi_post(app, call)
+        for result in (wire.send(call)[-1]["result"], frames[-1]["result"]):
+            self.assertEqual((result["resultType"], result["inputRequests"]), ("input_required", {"elicitation_0": {
+                "method": "elicitation/create", "params": {"mode": "url", "message": "Sign in",
+                                                           "url": "https://example.com/login"}}}))
+        self.assertEqual(status, 200)
+        # A handshake session keeps the error as raised (2025-11-25 defines it).
+        session = StdioWire(server, "2025-11-25", {"elicitation": {"url": {}}})
+        self.addCleanup(session.close)
+        self.assertEqual(session.send(dict(call, params={"name": "fails", "arguments": {"kind": "url"}}))[-1]["error"],
+                         ERRORS["url"])
 
     def test_2026_codes_it_forbids_are_renumbered(self) -> None:
         # 2026-07-28 basic/index, "Error Codes": an implementation MUST NOT emit a code
@@ -197,6 +234,8 @@ class SdkParityTest(unittest.TestCase):
                     if version == MODERN and error is not None and error["code"] in (-32002, -32042):
                         # README 48: the SDK sends the codes 2026-07-28 forbids as raised
                         expected = {"error": dict(error, code=-32602 if error["code"] == -32002 else -32603)}
+                        if error["code"] == -32042 and method == "tools/call":
+                            expected = {"error": URL_ROUND_REFUSED}
                     self.assertEqual(ours.ask(method, params), expected)
 
 
