@@ -124,7 +124,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas;
-                                Image, Audio, ToolAnnotations; its event store's shape; its registration
+                                Image, Audio, ToolAnnotations; its event store's shape; its registration;
+                                its extensions (SEP-2133) and MCP Apps (io.modelcontextprotocol/ui)
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
                                 URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
@@ -250,6 +251,20 @@ __all__ = (
     "BlobResourceContents",
     "EventCallback",
     "JSONRPCMessage",
+    # Extensions (SEP-2133) and MCP Apps, as the SDK names them (section 26)
+    "Extension",
+    "ToolBinding",
+    "ResourceBinding",
+    "MethodBinding",
+    "RequestParams",
+    "validate_extension_identifier",
+    "require_client_extension",
+    "Apps",
+    "ResourceCsp",
+    "ResourcePermissions",
+    "client_supports_apps",
+    "EXTENSION_ID",
+    "APP_MIME_TYPE",
     # The client's OAuth 2.1 (section 31)
     "OAuthClientProvider",
     "OAuthFlowError",
@@ -2736,6 +2751,7 @@ class _Request:
     user_state: Optional[str] = None  # 2026-07-28: a tool's own requestState, verified
     binding = ""  # 2026-07-28: what its requestState is bound to (_state_binding)
     task_ready = False  # ctx.start_task() makes the call a task (section 16, _Tasks.for_call)
+    method: Optional[str] = None  # an extension's request: its method (_Dispatcher.extension_method)
 
     def __init__(self, conn: Optional[_Connection], call: Optional[_CallInFlight], version: Optional[str],
                  params: Dict[str, Any]) -> None:
@@ -3328,7 +3344,7 @@ class MCPServer:
         lifespan: Optional[Callable[[Any], Any]] = None,
         request_state_key: Any = None,
         task_store: Optional[TaskStore] = None, task_ttl: Optional[float] = 3600.0,  # section 16
-        max_tasks_per_client: int = 100, max_tasks: int = 10000,
+        max_tasks_per_client: int = 100, max_tasks: int = 10000, extensions: Optional[List[Any]] = None,
         **sdk_settings: Any,
     ) -> None:
         self.name = name or "mcp-server"
@@ -3362,8 +3378,22 @@ class MCPServer:
         self._subscribers: Dict[str, Tuple[Any, ...]] = {}  # uri -> the _Dispatchers subscribed to it
         self.task_ttl, self.max_tasks_per_client, self.max_tasks = task_ttl, max_tasks_per_client, max_tasks
         self._tasks = _Tasks(self, task_store)  # section 16
+        self._add_extensions(extensions or [])
         for resource in sdk_settings.pop("resources", None) or ():  # the SDK's MCPServer(resources=[...])
             self.add_resource(resource)
+
+    def _add_extensions(self, extensions: List[Any]) -> None:
+        """Extensions (basic/versioning, extension negotiation; SEP-2133): each
+        identifier's settings, declared under capabilities.extensions in 2026-07-28
+        (None: not now); the request methods they add, each a function of (params,
+        _Request); their tools/call interceptors, the first given outermost
+        (_calling).  ``extensions``: the SDK's Extension objects (section 26)."""
+        self._extensions: Dict[str, Callable[[], Optional[Dict[str, Any]]]] = {
+            TASKS_EXTENSION: lambda: {} if _task_tools(self) else None}  # section 16's, when it has task tools
+        self._methods: Dict[str, Callable[[Dict[str, Any], _Request], Dict[str, Any]]] = {}
+        self._interceptors: List[Any] = []
+        for extension in extensions:
+            _apply_extension(self, extension)
 
     # -- registration ----------------------------------------------------------
 
@@ -3463,8 +3493,8 @@ class MCPServer:
         The list changes it makes are announced once, when it ends."""
         token = _CHANGES.set(changes := {})  # type: ignore[var-annotated]
         try:
-            if tool.is_async:
-                return _run_coroutine(self._call(tool, arguments, request))
+            if tool.is_async or self._interceptors:  # an interceptor may wait (section 26)
+                return _run_coroutine(self._calling(tool, arguments, request))
             return _call_sync(self, tool, arguments, request)
         finally:  # (most calls change nothing: the context's only reset)
             self._announce_changes(token) if changes else _CHANGES.reset(token)
@@ -3508,6 +3538,12 @@ class MCPServer:
         if tool is None:  # server/tools, "Error Handling": unknown tools are protocol errors
             raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
         return tool
+
+    def _calling(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+        """The coroutine of steps 2 to 4: _call, inside the extensions' interceptors
+        when there are any (SEP-2133: an extension may wrap tools/call; section 26)."""
+        return _intercepted(self, tool, arguments, request) if self._interceptors else \
+            self._call(tool, arguments, request)
 
     async def _call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """Steps 2 to 4, for sync and async tools alike: the call's result, or
@@ -3979,11 +4015,11 @@ class _Dispatcher:
                                 {"supported": list(STATELESS_VERSIONS), "requested": _echo(version)})
             # The revision is known: a method it does not have (initialize, ping)
             # is -32601 before its params are looked at, as JSON-RPC orders them.
-            if method not in _STATELESS_REQUESTS:
+            if method not in _STATELESS_REQUESTS and not self.extension_serves(method, str(version)):
                 raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
             if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_CLIENT_CAPABILITIES}")
-            return _STATELESS_REQUESTS[method], str(version)
+            return _STATELESS_REQUESTS.get(method, "extension_method"), str(version)
         if method == "initialize":
             return "initialize", None
         if method == "server/discover":
@@ -3996,7 +4032,16 @@ class _Dispatcher:
                                             f"{META_PROTOCOL_VERSION} in _meta (protocol 2026-07-28)")
         if method in _HANDSHAKE_REQUESTS:
             return _HANDSHAKE_REQUESTS[method], self.version
+        if self.extension_serves(method, self.version):
+            return "extension_method", self.version
         raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    def extension_serves(self, method: str, version: str) -> bool:
+        """Whether an extension added ``method`` for ``version`` (additive only: the
+        spec's methods are answered above, whatever an extension says)."""
+        served = self.server._methods.get(method)
+        versions = getattr(served, "protocol_versions", None)
+        return served is not None and (versions is None or version in versions)
 
     # -- the requests, each answered at once (tools/call: by _Connection.start_call) ------
 
@@ -4019,6 +4064,11 @@ class _Dispatcher:
 
     def ping(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         return {}
+
+    def extension_method(self, params: Dict[str, Any], version: Optional[str], request: _Request) -> Dict[str, Any]:
+        """A request an extension added (basic/index, "Extensions"): its function's
+        result, which checks the params itself (-32602 when they do not fit)."""
+        return self.server._methods[str(request.method)](params, request)
 
     def set_level(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         """logging/setLevel (server/utilities/logging): the least level sent from now on."""
@@ -4051,11 +4101,10 @@ class _Dispatcher:
             capabilities["prompts"] = {"listChanged": True}
         if offers["completions"] and _has(version, "capability.completions"):
             capabilities["completions"] = {}
-        if _task_tools(self.server):  # section 16: the extension (2026-07-28), or 2025-11-25's tasks
-            if stateless:
-                capabilities["extensions"] = {TASKS_EXTENSION: {}}
-            elif version >= _TASKS_SINCE:
-                capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+        if stateless and _extensions_declared(self.server):  # section 16's tasks among them
+            capabilities["extensions"] = _extensions_declared(self.server)
+        if _task_tools(self.server) and not stateless and version >= _TASKS_SINCE:  # 2025-11-25's tasks
+            capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return capabilities
 
     def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
@@ -4229,6 +4278,15 @@ def _open_retry(request: _Request, server: MCPServer, method: str, target: str, 
     if params.get("requestState") is not None:
         request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
     request.answers.update(responses or {})
+
+
+def _extensions_declared(server: MCPServer) -> Dict[str, Any]:
+    """capabilities.extensions (2026-07-28, basic/lifecycle "Capability
+    Negotiation"; SEP-2133): each extension's identifier and its settings, those
+    declared now.  The SDK declares them in 2026-07-28 only: 2025-11-25's
+    ServerCapabilities has no such field."""
+    declared = {identifier: settings() for identifier, settings in server._extensions.items()}
+    return {identifier: settings for identifier, settings in declared.items() if settings is not None}
 
 
 def _runs_with_context(server: MCPServer, method: str, params: Dict[str, Any]) -> bool:
@@ -5336,6 +5394,10 @@ class _Connection:
             if handler in _CONTEXT_HANDLERS and _runs_with_context(self.server, message["method"], params):
                 self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
                 return _STARTED
+            if handler == "extension_method":  # an extension's own request: it may wait, as a call may
+                self.start_request(id_, handler, params, version, reply, inline, stream or self.write,
+                                   message["method"])
+                return _STARTED
             if handler == "tasks_result":  # section 16: it waits for the task, on the pool
                 self.start_request(id_, handler, params, version, reply, False, stream or self.write)
                 return _STARTED
@@ -5418,12 +5480,15 @@ class _Connection:
     # -- tools/call ----------------------------------------------------------------
 
     def start_request(self, id_: Any, handler: str, params: Dict[str, Any], version: Optional[str],
-                      reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> None:
-        """A resources/read or prompts/get whose function takes a Context, run as
-        a tools/call is (start_call): inline or on the pool, cancellable, its
-        messages on ``stream`` before its one response to ``reply``."""
+                      reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None],
+                      method: Optional[str] = None) -> None:
+        """A resources/read or prompts/get whose function takes a Context (or an
+        extension's ``method``), run as a tools/call is (start_call): inline or on
+        the pool, cancellable, its messages on ``stream`` before its one response
+        to ``reply``."""
         call = _CallInFlight(id_, reply, stream)
         request = _Request(self, call, version, params)
+        request.method = method
         key = _id_key(id_)
         with self.state:
             self.in_flight += 1
@@ -5564,7 +5629,7 @@ class _Connection:
             result = None
             token = _CHANGES.set({})  # the task's own context
             try:
-                result = await self.server._call(tool, arguments, request)
+                result = await self.server._calling(tool, arguments, request)
             finally:  # also when cancelled, or when anything escaped _call
                 self.server._announce_changes(token)
                 complete(result)
@@ -10905,8 +10970,9 @@ def _cleandoc(doc: Optional[str]) -> str:
 # objects it returns, the MCPError it raises, its constructor's keywords and its
 # 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
 # takes them; its Image, Audio and ToolAnnotations, the shape of its event
-# store, and how its decorators and registration fail.  Nothing here costs a
-# server that does not use it.
+# store, and how its decorators and registration fail; its extension interface
+# (Extension and its bindings, MCPServer(extensions=[...])) and MCP Apps.  Nothing
+# here costs a server that does not use it.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -10949,6 +11015,11 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
 #                                                             message and its event id, as its callback
 #                                                             takes them
+#   _apply_extension      MCPServer._add_extensions           MCPServer(extensions=[...]): the SDK's       -
+#                         (section 14)                        Extension objects (and Apps) onto the
+#                                                             core's tables of extensions and methods
+#   _intercepted          MCPServer._calling (section 14)     the extensions' intercept_tool_call around   -
+#                                                             tools/call, the first given outermost
 #
 # README: as in section 22's table.  test_sdk_names, test_sdk_objects,
 # test_sdk_errors and test_hand_written check these on the wire.
@@ -11288,7 +11359,7 @@ _SDK_KEYWORDS: Dict[str, Optional[str]] = dict.fromkeys((
     "warn_on_duplicate_prompts", "auth", "token_verifier", "resources", "request_state_security"))
 _SDK_KEYWORDS.update({
     "auth_server_provider": "no authorization server here; token_verifier= (with auth=) checks bearer tokens",
-    "tools": "register functions with add_tool() or @server.tool()", "extensions": "register their tools",
+    "tools": "register functions with add_tool() or @server.tool()",
     "middleware": "wrap streamable_http_app(), a WSGI app", "subscriptions": "subscriptions/listen is served here",
     "cache_hints": "cache_ttl_ms= and cache_scope= set them", "resource_security": "the default policy applies"})
 
@@ -11685,6 +11756,420 @@ def _sdk_model_json(value: Any) -> Any:
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json", by_alias=True, exclude_none=True)
     return value
+
+
+# -- extensions (SEP-2133) as the SDK frames them: mcp.server.extension --------------
+#
+# An extension is an identifier, its settings, and what it adds: tools, resources,
+# request methods of its own, one tools/call interceptor.  MCPServer(extensions=[...])
+# applies each (_apply_extension) onto the core's three tables (section 14): the
+# settings declared under capabilities.extensions, the methods the dispatcher routes
+# (section 15), the interceptors _call runs (_intercepted).  Additive only: a spec
+# method is refused when the binding is made, as the SDK refuses it.
+
+# The SDK's SPEC_CLIENT_METHODS (mcp_types.methods): no extension may bind these.
+_SPEC_CLIENT_METHODS = frozenset((
+    "completion/complete", "initialize", "logging/setLevel", "ping", "prompts/get", "prompts/list",
+    "resources/list", "resources/read", "resources/subscribe", "resources/templates/list", "resources/unsubscribe",
+    "server/discover", "subscriptions/listen", "tools/call", "tools/list"))
+# basic/index, "_meta" key names, with the prefix required: labels.../name.
+_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_EXTENSION_IDENTIFIER = rf"{_LABEL}(?:\.{_LABEL})*/[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+
+
+def validate_extension_identifier(identifier: Any, *, owner: str) -> None:
+    """The SDK's check (mcp.shared.extension): a ``vendor-prefix/name`` string,
+    else its TypeError, in its words."""
+    import re  # (loaded by json already)
+
+    if not isinstance(identifier, str) or not re.fullmatch(_EXTENSION_IDENTIFIER, identifier):
+        raise TypeError(f"{owner}.identifier must be a `vendor-prefix/name` string "
+                        f"(reverse-DNS prefix required), got {identifier!r}")
+
+
+class RequestParams:
+    """The SDK's ``mcp_types.RequestParams``: subclass it with annotated fields
+    to type an extension method's params (``MethodBinding``).  mcp_ref reads the
+    annotations as it reads a tool's (no pydantic): the params are converted and
+    checked as arguments are, and ``meta`` is the request's ``_meta``."""
+
+    meta = None  # (no annotation of its own: a subclass's fields are its annotations)
+
+    def __init__(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            setattr(self, "meta" if name == "_meta" else name, value)
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        return {name: getattr(self, name) for name in _type_hints(type(self))}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.model_dump().items())})"
+
+
+class ToolBinding:
+    """A tool an extension adds (``fn``), the ``_meta`` to stamp on it, and
+    ``kwargs`` for MCPServer.add_tool."""
+
+    def __init__(self, fn: Callable[..., Any], meta: Optional[Dict[str, Any]] = None,
+                 kwargs: Optional[Dict[str, Any]] = None) -> None:
+        self.fn, self.meta, self.kwargs = fn, meta, dict(kwargs or {})
+
+
+class ResourceBinding:
+    """A resource an extension adds, made already."""
+
+    def __init__(self, resource: Any) -> None:
+        self.resource = resource
+
+
+class MethodBinding:
+    """A request method an extension serves: its params checked against
+    ``params_type`` (a RequestParams subclass) before ``handler(ctx, params)``
+    runs; ``protocol_versions`` (None: all) the revisions it exists in.  A spec
+    method, or an empty set of revisions, is refused here (the SDK's ValueErrors)."""
+
+    def __init__(self, method: str, params_type: Any, handler: Callable[..., Any],
+                 protocol_versions: Optional[FrozenSet[str]] = None) -> None:
+        if method in _SPEC_CLIENT_METHODS:
+            raise ValueError(f"MethodBinding cannot bind spec method {method!r}; extension methods are additive "
+                             "— use Extension.intercept_tool_call or Server.middleware to wrap core behaviour")
+        if protocol_versions is not None and not protocol_versions:
+            raise ValueError(f"MethodBinding for {method!r} has an empty protocol_versions set, so it could "
+                             "never be served; use None to admit every version")
+        self.method, self.params_type, self.handler = method, params_type, handler
+        self.protocol_versions = protocol_versions
+
+
+class Extension:
+    """The SDK's ``mcp.server.extension.Extension``: set ``identifier`` (checked
+    when the class is made) and override what the extension adds."""
+
+    identifier: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("identifier") is not None:  # (one set in __init__: checked when applied)
+            validate_extension_identifier(cls.__dict__["identifier"], owner=cls.__name__)
+
+    def settings(self) -> Dict[str, Any]:
+        """Declared at ``capabilities.extensions[identifier]``."""
+        return {}
+
+    def tools(self) -> List[ToolBinding]:
+        return []
+
+    def resources(self) -> List[ResourceBinding]:
+        return []
+
+    def methods(self) -> List[MethodBinding]:
+        return []
+
+    async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        """Wrap tools/call: return a result without ``await call_next(ctx)`` to
+        answer in the tool's place, or pass it on (the default)."""
+        return await call_next(ctx)
+
+
+def _apply_extension(server: MCPServer, extension: Any) -> None:
+    """MCPServer(extensions=[...]): one extension onto the core's tables
+    (section 14), as the SDK's MCPServer._apply_extension does it."""
+    given = getattr(extension, "identifier", None)
+    validate_extension_identifier(given, owner=type(extension).__name__)
+    identifier = str(given)
+    if identifier in server._extensions:
+        raise ValueError(f"Extension {identifier!r} is already registered")
+    for tool in extension.tools():
+        server.add_tool(tool.fn, meta=tool.meta, **tool.kwargs)
+    for binding in extension.resources():
+        server.add_resource(binding.resource)
+    for method in extension.methods():
+        if method.method in server._methods:
+            raise ValueError(f"Extension {identifier!r} binds method {method.method!r}, which is already "
+                             "registered; extension methods are additive and cannot replace another handler")
+        server._methods[method.method] = _ExtensionMethod(server, method)
+    settings = extension.settings()  # read once, as the SDK reads it
+    server._extensions[identifier] = lambda: settings
+    if getattr(type(extension), "intercept_tool_call", None) is not Extension.intercept_tool_call:
+        server._interceptors.append(extension)
+
+
+class _ExtensionMethod:
+    """A MethodBinding as the dispatcher calls it (_Dispatcher.extension_method,
+    section 15): the params read as a tool's arguments are (its RequestParams
+    type, or a pydantic model), then the handler, awaited when it is async."""
+
+    def __init__(self, server: MCPServer, binding: MethodBinding) -> None:
+        self.server, self.binding, self.protocol_versions = server, binding, binding.protocol_versions
+
+        def params(params: Any) -> None:
+            pass
+
+        params.__annotations__ = {"params": binding.params_type}
+        self.reader = _Tool(params, binding.method, None, None, None, None, None, False)
+
+    def __call__(self, params: Dict[str, Any], request: _Request) -> Dict[str, Any]:
+        fields = {key: value for key, value in params.items() if key != "_meta"}
+        try:
+            value = self.reader.arguments({"params": fields})["params"]
+        except ValidationError as exc:
+            kind = getattr(self.binding.params_type, "__name__", "params")
+            raise _RpcError(INVALID_PARAMS, f"Invalid params for {self.binding.method}: "
+                                            f"{_params_errors(str(exc), kind)}") from None
+        if "_meta" in params:
+            value.meta = params["_meta"]
+        try:
+            result = self.binding.handler(_extension_context(self.server, request), value)
+            if hasattr(result, "__await__"):
+                result = _run_coroutine(_awaited(result))
+        except _RpcError:
+            raise
+        except Exception as exc:
+            raise _handler_error(f"extension method {self.binding.method}", exc) from None
+        return {} if result is None else _wire_value(result)
+
+
+def _handler_error(what: str, exc: Exception) -> _RpcError:
+    """What an extension's handler or interceptor raised, as the error sent: an
+    MCPError's own (as the SDK sends it); anything else -32603 with its text
+    (the SDK sends its text with code 0, no JSON-RPC error code: README 48)."""
+    error = _protocol_error(exc)
+    if error is not None:
+        return error
+    _log_exception(what, exc)
+    return _RpcError(INTERNAL_ERROR, str(exc) or type(exc).__name__)
+
+
+def _params_errors(text: str, kind: str) -> str:
+    """The errors of the params read as a tool's one argument, told of the params
+    (the SDK says only "Invalid request parameters": README 49)."""
+    text = text.replace(" for paramsArguments", " for " + kind, 1)
+    return text.replace("\nparams.", "\n").replace("\nparams\n", "\n(the params)\n")
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def _extension_context(server: MCPServer, request: _Request) -> Any:
+    """What an extension's handler and interceptor get: the SDK's request
+    context (``ctx.session``, ``ctx.meta``, ``ctx.protocol_version``)."""
+    ctx = _RequestContext(Context(request, server))
+    ctx.protocol_version = request.version  # type: ignore[attr-defined]
+    return ctx
+
+
+async def _intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+    """MCPServer._call inside the extensions' intercept_tool_call, the first
+    given outermost (the SDK's compose_tool_call_handler).  An interceptor reads
+    the call's params and the result by attribute; what it returns instead is
+    sent as it is; what it raises is a protocol error (_handler_error)."""
+    params = _CallToolParams(tool.name, arguments, request.params.get("_meta"))
+
+    async def innermost(ctx: Any) -> Any:
+        result = await server._call(tool, arguments, request)
+        if isinstance(result, _RpcError):
+            raise result
+        return _JsonObject(result)
+
+    chain: Callable[[Any], Any] = innermost
+    for extension in reversed(server._interceptors):
+        chain = _bound_interceptor(extension, params, chain)
+    try:
+        value = await chain(_extension_context(server, request))
+    except _RpcError as exc:
+        return exc
+    except Exception as exc:  # a protocol error, as the SDK sends it (README 48)
+        return _handler_error(f"intercepting tool {tool.name!r}", exc)
+    except BaseException as exc:  # cancelled
+        return server._stopped(tool, request, exc)
+    return _interceptor_result(value)
+
+
+class _CallToolParams:
+    """The SDK's CallToolRequestParams, as an interceptor reads them."""
+
+    def __init__(self, name: str, arguments: Dict[str, Any], meta: Any) -> None:
+        self.name, self.arguments, self.meta = name, arguments, meta
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        return _drop_none({"name": self.name, "arguments": self.arguments, "_meta": self.meta})
+
+
+def _bound_interceptor(extension: Any, params: Any, call_next: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    async def call(ctx: Any) -> Any:
+        return await extension.intercept_tool_call(params, ctx, call_next)
+
+    return call
+
+
+def _interceptor_result(value: Any) -> Dict[str, Any]:
+    """What an interceptor returned, as the result sent: the call's own result,
+    a dict, our CallToolResult or one of the SDK's models."""
+    if isinstance(value, _JsonObject):
+        return value._data
+    if isinstance(value, CallToolResult):
+        return _drop_none({"content": [_wire_value(block) for block in value.content],
+                           "structuredContent": _wire_value(value.structured_content), "isError": value.is_error,
+                           "_meta": value.meta})
+    return {} if value is None else dict(_wire_value(value))
+
+
+def _client_extension(ctx: Any, identifier: str) -> Optional[Dict[str, Any]]:
+    """The settings the client declared for extension ``identifier`` (None: not
+    declared), from a tool's Context or an extension's request context: in
+    2026-07-28 this request's own capabilities (basic/index, "Statelessness")."""
+    request = getattr(ctx, "_request", None) or getattr(getattr(ctx, "session", None), "_request", None)
+    if isinstance(request, _Request):
+        capabilities = request.client_capabilities() or {}
+    else:  # another kind of context: what it says the client declared
+        capabilities = _wire_value(getattr(getattr(ctx, "session", ctx), "client_capabilities", None)) or {}
+    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    settings = extensions.get(identifier) if isinstance(extensions, dict) else None
+    return settings if isinstance(settings, dict) else None
+
+
+def require_client_extension(ctx: Any, identifier: str) -> None:
+    """The SDK's check that the client declared extension ``identifier``, else
+    -32021 with the requiredCapabilities it lacks (SEP-2133)."""
+    if _client_extension(ctx, identifier) is None:
+        raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, f"Client did not declare required extension {identifier!r}",
+                       {"requiredCapabilities": {"extensions": {identifier: {}}}})
+
+
+# -- MCP Apps (io.modelcontextprotocol/ui) as the SDK frames it: mcp.server.apps -------
+#
+# modelcontextprotocol/ext-apps, specification/2026-01-26/apps.mdx: a tool names
+# its UI in _meta.ui.resourceUri (and who sees it in _meta.ui.visibility); the UI is
+# a ui:// resource of MIME type text/html;profile=mcp-app, whose _meta.ui (csp,
+# permissions, domain, prefersBorder) the SDK copies onto its contents.  A client
+# declares Apps with the MIME types it renders; a server falls back to text for
+# any other ("Graceful Degradation").
+
+EXTENSION_ID = "io.modelcontextprotocol/ui"
+APP_MIME_TYPE = "text/html;profile=mcp-app"
+
+
+class _UiSettings:
+    """ResourceCsp and ResourcePermissions: keyword fields in Python's spelling,
+    dumped in camelCase without the unset ones (the SDK's pydantic models)."""
+
+    _FIELDS: Tuple[str, ...] = ()
+
+    def __init__(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
+            if snake not in self._FIELDS:
+                raise TypeError(f"{type(self).__name__} has no field {name!r}")
+            setattr(self, snake, value)
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        dumped = {name: getattr(self, name, None) for name in self._FIELDS}
+        return {_camel(name): value for name, value in dumped.items() if value is not None}
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(word.title() for word in rest)
+
+
+class ResourceCsp(_UiSettings):
+    """The origins a UI may reach (``_meta.ui.csp``): connect_domains,
+    resource_domains, frame_domains, base_uri_domains."""
+
+    _FIELDS = ("connect_domains", "resource_domains", "frame_domains", "base_uri_domains")
+
+
+class ResourcePermissions(_UiSettings):
+    """What a UI asks the browser for (``_meta.ui.permissions``): camera,
+    microphone, geolocation, clipboard_write, each ``{}``."""
+
+    _FIELDS = ("camera", "microphone", "geolocation", "clipboard_write")
+
+
+class Apps(Extension):
+    """The MCP Apps extension: ``@apps.tool(resource_uri="ui://...")`` binds a
+    tool to its UI, ``apps.add_html_resource("ui://...", html)`` serves the UI;
+    ``MCPServer(extensions=[apps])``."""
+
+    identifier = EXTENSION_ID
+
+    def __init__(self) -> None:
+        self._tools: List[Tuple[ToolBinding, str]] = []  # (binding, the resource it names)
+        self._resources: List[ResourceBinding] = []
+
+    def tool(self, *, resource_uri: str, visibility: Optional[List[str]] = None,
+             meta: Optional[Dict[str, Any]] = None, **tool_kwargs: Any) -> Callable[[Callable[..., Any]], Any]:
+        """A tool bound to a ``ui://`` resource: ``_meta.ui.resourceUri`` (and
+        ``visibility``, "model" and/or "app"); other keywords go to add_tool."""
+        _require_ui_scheme(resource_uri)
+        if meta and "ui" in meta:
+            raise ValueError("Apps.tool() owns _meta['ui']; pass resource_uri=/visibility= instead of a 'ui' meta key")
+        ui: Dict[str, Any] = {"resourceUri": resource_uri}
+        if visibility is not None:
+            ui["visibility"] = list(visibility)
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self._tools.append((ToolBinding(fn, {**(meta or {}), "ui": ui}, tool_kwargs), resource_uri))
+            return fn
+
+        return decorator
+
+    def add_html_resource(self, uri: str, html: str, *, name: Optional[str] = None, title: Optional[str] = None,
+                          description: Optional[str] = None, csp: Any = None, permissions: Any = None,
+                          domain: Optional[str] = None, prefers_border: Optional[bool] = None) -> None:
+        """A ``ui://`` HTML resource, served as text/html;profile=mcp-app with its
+        ``_meta.ui``: ``csp`` (ResourceCsp), ``permissions`` (ResourcePermissions),
+        ``domain``, ``prefers_border``."""
+        _require_ui_scheme(uri)
+        ui: Dict[str, Any] = {}
+        if csp is not None:
+            ui["csp"] = csp.model_dump(by_alias=True, exclude_none=True)
+        if permissions is not None:
+            ui["permissions"] = permissions.model_dump(by_alias=True, exclude_none=True)
+        if domain is not None:
+            ui["domain"] = domain
+        if prefers_border is not None:
+            ui["prefersBorder"] = prefers_border
+        self.add_resource(TextResource(uri, html, name=name or uri, title=title, description=description,
+                                       mime_type=APP_MIME_TYPE, meta={"ui": ui} if ui else None))
+
+    def add_resource(self, resource: Any) -> None:
+        """A ``ui://`` resource made already; without a MIME type of its own it is
+        served as text/html;profile=mcp-app, with another it is refused."""
+        _require_ui_scheme(resource.uri)
+        mime_type = getattr(resource, "mime_type", None)
+        if mime_type in (None, "text/plain") and isinstance(resource, Resource):  # (text/plain: our default)
+            resource.mime_type = APP_MIME_TYPE
+        elif mime_type != APP_MIME_TYPE:
+            raise ValueError(f"MCP Apps resources are served as {APP_MIME_TYPE!r}, got {mime_type!r}")
+        self._resources.append(ResourceBinding(resource))
+
+    def tools(self) -> List[ToolBinding]:
+        """The bound tools; one naming a resource not added here is refused
+        ("Resource MUST exist on the server")."""
+        registered = {binding.resource.uri for binding in self._resources}
+        for tool, uri in self._tools:
+            if uri not in registered:
+                raise ValueError(f"Apps tool {tool.fn.__name__!r} binds resource_uri {uri!r}, but no such resource "
+                                 "is registered; add it with add_html_resource() or add_resource()")
+        return [tool for tool, _ in self._tools]
+
+    def resources(self) -> List[ResourceBinding]:
+        return list(self._resources)
+
+
+def client_supports_apps(ctx: Any) -> bool:
+    """Whether the client declared MCP Apps with text/html;profile=mcp-app among
+    its ``mimeTypes`` (ext-apps, "Client (Host) Capabilities"): else a UI tool
+    answers in text alone."""
+    settings = _client_extension(ctx, EXTENSION_ID)
+    mime_types = settings.get("mimeTypes") if settings is not None else None
+    return isinstance(mime_types, (list, tuple)) and APP_MIME_TYPE in mime_types
+
+
+def _require_ui_scheme(uri: Any) -> None:
+    if not isinstance(uri, str) or not uri.startswith("ui://"):
+        raise ValueError(f"MCP Apps URIs must use the ui:// scheme, got {uri!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -13530,6 +14015,13 @@ class Client:
     ``tasks=True`` takes tasks (section 16): in 2026-07-28 the client declares
     the tasks extension, in 2025-11-25 it asks for a task where a tool's
     ``execution.taskSupport`` allows one; ``call_tool`` follows a task to its result.
+
+    Extensions (SEP-2133): ``extensions`` maps each identifier the client
+    supports to its settings, declared under ``capabilities.extensions`` in every
+    revision; ``apps=True`` declares MCP Apps with the MIME type it renders
+    (``text/html;profile=mcp-app``).  ``server_extensions`` is what the server
+    declared; ``send_request(method, params)`` sends any request, an
+    extension's own method too.
     """
 
     def __init__(self, server: Union[str, List[str]], *, protocol_version: Optional[str] = None,
@@ -13540,7 +14032,8 @@ class Client:
                  message_handler: Optional[Callable[..., Any]] = None,
                  client_info: Optional[Dict[str, Any]] = None, auth: Any = None,
                  headers: Optional[Dict[str, str]] = None, timeout: float = 60.0,
-                 trace: Optional[Callable[[str, Any], None]] = None, tasks: bool = False) -> None:
+                 trace: Optional[Callable[[str, Any], None]] = None, tasks: bool = False,
+                 extensions: Optional[Dict[str, Dict[str, Any]]] = None, apps: bool = False) -> None:
         if protocol_version is not None and protocol_version not in _ALL_VERSIONS:
             raise ValueError(f"unknown protocol_version {protocol_version!r}; known: {', '.join(_ALL_VERSIONS)}")
         self.server, self.protocol_version, self.timeout = server, protocol_version, timeout
@@ -13549,6 +14042,7 @@ class Client:
         self.message_handler, self.auth, self.headers = message_handler, auth, dict(headers or {})
         self.client_info = client_info or {"name": "mcp_ref", "version": __version__}
         self.trace, self.tasks = trace, tasks
+        self.extensions = _client_extensions(extensions, apps)
         self.initialize_result: Optional[Dict[str, Any]] = None
         self._transport: Any = None
         self._meta: Optional[Dict[str, Any]] = None  # 2026-07-28: every request's _meta
@@ -13660,9 +14154,28 @@ class Client:
             capabilities["elicitation"] = {"form": {}, "url": {}} if version >= "2025-11-25" else {}
         if self.list_roots_callback is not None:
             capabilities["roots"] = {"listChanged": True}  # as the SDK declares it
+        extensions = dict(self.extensions)  # basic/versioning: the extensions it supports, with their settings
         if self.tasks and version in STATELESS_VERSIONS:  # a call may become a task (section 16)
-            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+            extensions[TASKS_EXTENSION] = {}
+        if extensions:
+            capabilities["extensions"] = extensions
         return capabilities
+
+    @property
+    def server_extensions(self) -> Dict[str, Any]:
+        """The extensions the server declared (``capabilities.extensions``: each
+        identifier and its settings); {} before initialize() or without any."""
+        capabilities = (self.initialize_result or {}).get("capabilities")
+        extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+        return dict(extensions) if isinstance(extensions, dict) else {}
+
+    def send_request(self, method: str, params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Any request, e.g. a method an extension adds: its result (in 2026-07-28
+        with this client's _meta, and asked again while the server wants input);
+        a JSON-RPC error raised as MCPError."""
+        if not isinstance(method, str) or not method:
+            raise ValueError(f"a request's method is a non-empty string, not {method!r}")
+        return self._request(method, dict(params or {}))
 
     # -- requests -----------------------------------------------------------------
 
@@ -13921,6 +14434,19 @@ class Client:
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _client_extensions(extensions: Optional[Dict[str, Dict[str, Any]]], apps: bool) -> Dict[str, Dict[str, Any]]:
+    """Client(extensions=..., apps=...): identifier -> settings, each identifier
+    checked as the SDK checks it (section 26); Apps with the MIME type it renders."""
+    declared = dict(extensions or {})
+    for identifier, settings in declared.items():
+        validate_extension_identifier(identifier, owner="Client.extensions")
+        if not isinstance(settings, dict):
+            raise TypeError(f"the settings of extension {identifier!r} must be a dict, not {type(settings).__name__}")
+    if apps:  # ext-apps, "Client (Host) Capabilities": mimeTypes is required
+        declared.setdefault(EXTENSION_ID, {"mimeTypes": [APP_MIME_TYPE]})
+    return declared
 
 
 def _page_items(method: str, key: str, result: Dict[str, Any]) -> List[Any]:
