@@ -11883,7 +11883,8 @@ def _apply_extension(server: MCPServer, extension: Any) -> None:
     for binding in extension.resources():
         server.add_resource(binding.resource)
     for method in extension.methods():
-        if method.method in server._methods:
+        if method.method in server._methods or method.method in _HANDSHAKE_REQUESTS or \
+                method.method in _STATELESS_REQUESTS:  # (tasks/*: section 16 serves them)
             raise ValueError(f"Extension {identifier!r} binds method {method.method!r}, which is already "
                              "registered; extension methods are additive and cannot replace another handler")
         server._methods[method.method] = _ExtensionMethod(server, method)
@@ -11915,17 +11916,27 @@ class _ExtensionMethod:
             kind = getattr(self.binding.params_type, "__name__", "params")
             raise _RpcError(INVALID_PARAMS, f"Invalid params for {self.binding.method}: "
                                             f"{_params_errors(str(exc), kind)}") from None
-        if "_meta" in params:
-            value.meta = params["_meta"]
+        except RecursionError:
+            raise _RpcError(INVALID_PARAMS, f"Invalid params for {self.binding.method}: nested too deeply") from None
+        except Exception as exc:  # the params type's own code refused them
+            raise _handler_error(f"reading the params of {self.binding.method}", exc) from None
+        try:
+            if "_meta" in params:
+                value.meta = params["_meta"]
+        except (AttributeError, TypeError, ValueError):  # a frozen or slotted type: left without it
+            pass
         try:
             result = self.binding.handler(_extension_context(self.server, request), value)
             if hasattr(result, "__await__"):
                 result = _run_coroutine(_awaited(result))
+            result = {} if result is None else _wire_value(result)
+            if not isinstance(result, dict):  # (a result is a JSON object: basic/index, "Responses")
+                raise TypeError(f"{self.binding.method} returned {type(result).__name__}, not a JSON object")
         except _RpcError:
             raise
         except Exception as exc:
             raise _handler_error(f"extension method {self.binding.method}", exc) from None
-        return {} if result is None else _wire_value(result)
+        return result
 
 
 def _handler_error(what: str, exc: Exception) -> _RpcError:
@@ -11975,14 +11986,13 @@ async def _intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, Any]
     for extension in reversed(server._interceptors):
         chain = _bound_interceptor(extension, params, chain)
     try:
-        value = await chain(_extension_context(server, request))
+        return _interceptor_result(await chain(_extension_context(server, request)))
     except _RpcError as exc:
         return exc
     except Exception as exc:  # a protocol error, as the SDK sends it (README 48)
         return _handler_error(f"intercepting tool {tool.name!r}", exc)
     except BaseException as exc:  # cancelled
         return server._stopped(tool, request, exc)
-    return _interceptor_result(value)
 
 
 class _CallToolParams:
@@ -12011,7 +12021,10 @@ def _interceptor_result(value: Any) -> Dict[str, Any]:
         return _drop_none({"content": [_wire_value(block) for block in value.content],
                            "structuredContent": _wire_value(value.structured_content), "isError": value.is_error,
                            "_meta": value.meta})
-    return {} if value is None else dict(_wire_value(value))
+    result = {} if value is None else _wire_value(value)
+    if not isinstance(result, dict):
+        raise TypeError(f"an interceptor returned {type(value).__name__}, not a result")
+    return result
 
 
 def _client_extension(ctx: Any, identifier: str) -> Optional[Dict[str, Any]]:

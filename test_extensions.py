@@ -23,6 +23,7 @@ import importlib.util
 import io
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -130,6 +131,25 @@ async def greet(ctx: Any, params: GreetParams) -> Dict[str, Any]:
     return {"greeting": ", ".join([f"Hello, {params.name}"] * params.times)}
 
 
+def binding_of(method: Any) -> Any:
+    """An extension that adds one method."""
+    class Own(Extension):
+        identifier = "com.example/own"
+
+        def methods(self) -> Any:
+            return [method]
+
+    return Own()
+
+
+def any_json(rng: random.Random, depth: int = 2) -> Any:
+    if depth <= 0 or rng.random() < 0.6:
+        return rng.choice([None, True, False, 0, 1, -1, 2, 10**20, 1.5, "", "2", "x", "é", [], {}])
+    if rng.random() < 0.5:
+        return [any_json(rng, depth - 1) for _ in range(rng.randint(0, 3))]
+    return {rng.choice(["a", "name", "_meta"]): any_json(rng, depth - 1) for _ in range(rng.randint(0, 3))}
+
+
 def clock_apps() -> Any:
     apps = Apps()
 
@@ -200,6 +220,13 @@ class InterfaceTest(Case):
         with self.assertRaisesRegex(ValueError, "^Extension 'com.example/other' binds method 'greeter/greet', which "
                                                 "is already registered; extension methods are additive"):
             MCPServer(extensions=[Greeter(), Other()])
+
+    def test_a_method_mcp_ref_serves_itself_is_refused(self) -> None:
+        for method in ("tasks/get", "tasks/update", "tasks/result"):  # the tasks extension's (section 16)
+            with self.subTest(method=method):
+                with self.assertRaisesRegex(ValueError, f"^Extension 'com.example/own' binds method '{method}', "
+                                                        "which is already registered"):
+                    MCPServer(extensions=[binding_of(MethodBinding(method, GreetParams, greet))])
 
     def test_the_defaults_add_nothing(self) -> None:
         class Bare(Extension):
@@ -303,6 +330,30 @@ class MethodTest(Case):
         self.assertIn("KeyError: 'k'", stderr.getvalue())
         self.assertEqual(frame, {"error": {"code": -32603, "message": "'k'"}})  # the SDK's code: 0 (README 48)
 
+    def test_a_result_is_an_object(self) -> None:
+        with contextlib.redirect_stderr(io.StringIO()):
+            frame = self.wire(MCPServer(extensions=[Greeter(lambda ctx, p: [1])])).send("greeter/greet", {"name": "a"})
+        self.assertEqual(frame["error"], {"code": -32603, "message": "greeter/greet returned list, not a JSON object"})
+
+    def test_random_params_are_answered(self) -> None:
+        """Seeded fuzz: whatever the params, a result or -32602, never -32603 nor silence."""
+        rng = random.Random(33)
+        echo = Greeter(lambda ctx, p: {"name": p.name, "times": p.times, "meta": p.meta})
+        for version in (MODERN, LEGACY):
+            wire = self.wire(MCPServer(extensions=[echo]), version)
+            for _ in range(300):
+                params = {rng.choice(["name", "times", "x", "_meta"]): any_json(rng) for _ in range(rng.randint(0, 3))}
+                if "_meta" in params and version == MODERN:
+                    params["_meta"] = {}  # (2026-07-28: _meta carries the revision; a non-object is another test's)
+                frame = wire.send("greeter/greet", params)
+                with self.subTest(version=version, params=params):
+                    self.assertTrue("result" in frame or frame["error"]["code"] == -32602, frame)
+        deep: Any = "x"
+        for _ in range(200):
+            deep = {"name": deep}
+        self.assertEqual(self.wire(MCPServer(extensions=[Greeter()]), LEGACY).send("greeter/greet", deep)["error"][
+            "code"], -32602)
+
     def test_a_method_of_some_revisions_only(self) -> None:
         server = MCPServer(extensions=[Greeter(versions=frozenset({LEGACY}))])
         self.assertEqual(self.wire(server).send("greeter/greet", {"name": "a"}),
@@ -388,6 +439,11 @@ class InterceptTest(Case):
         frame = self.wire(self.server(Recorder("a", [], raises=mcp_ref.MCPError(-32001, "stop")))).send(
             "tools/call", {"name": "double", "arguments": {"n": 1}})
         self.assertEqual(frame, {"error": {"code": -32001, "message": "stop"}})
+
+    def test_an_interceptor_that_returns_no_result(self) -> None:
+        with contextlib.redirect_stderr(io.StringIO()):
+            frame = self.wire(self.server(Recorder("a", [], answer="x"))).send("tools/call", {"name": "double"})
+        self.assertEqual(frame, {"error": {"code": -32603, "message": "an interceptor returned str, not a result"}})
 
     def test_unknown_tools_and_refused_arguments_as_without_interceptors(self) -> None:
         log: List[str] = []
