@@ -3383,7 +3383,7 @@ class MCPServer:
             self.add_resource(resource)
 
     def _add_extensions(self, extensions: List[Any]) -> None:
-        """Extensions (basic/versioning, extension negotiation; SEP-2133): each
+        """Extensions (basic/versioning, "Extension Negotiation"; SEP-2133): each
         identifier's settings, declared under capabilities.extensions in 2026-07-28
         (None: not now); the request methods they add, each a function of (params,
         _Request); their tools/call interceptors, the first given outermost
@@ -4066,7 +4066,7 @@ class _Dispatcher:
         return {}
 
     def extension_method(self, params: Dict[str, Any], version: Optional[str], request: _Request) -> Dict[str, Any]:
-        """A request an extension added (basic/index, "Extensions"): its function's
+        """A request an extension added (basic/versioning, "Extension Negotiation"): its function's
         result, which checks the params itself (-32602 when they do not fit)."""
         return self.server._methods[str(request.method)](params, request)
 
@@ -4281,7 +4281,7 @@ def _open_retry(request: _Request, server: MCPServer, method: str, target: str, 
 
 
 def _extensions_declared(server: MCPServer) -> Dict[str, Any]:
-    """capabilities.extensions (2026-07-28, basic/lifecycle "Capability
+    """capabilities.extensions (2026-07-28, basic/versioning "Extension
     Negotiation"; SEP-2133): each extension's identifier and its settings, those
     declared now.  The SDK declares them in 2026-07-28 only: 2025-11-25's
     ServerCapabilities has no such field."""
@@ -12043,7 +12043,8 @@ def _client_extension(ctx: Any, identifier: str) -> Optional[Dict[str, Any]]:
 
 def require_client_extension(ctx: Any, identifier: str) -> None:
     """The SDK's check that the client declared extension ``identifier``, else
-    -32021 with the requiredCapabilities it lacks (SEP-2133)."""
+    -32021 with the requiredCapabilities it lacks (basic/versioning: the party
+    that supports an extension falls back to the core, or rejects the request)."""
     if _client_extension(ctx, identifier) is None:
         raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, f"Client did not declare required extension {identifier!r}",
                        {"requiredCapabilities": {"extensions": {identifier: {}}}})
