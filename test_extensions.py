@@ -670,6 +670,13 @@ class DropInTest(Case):
         self.assertEqual(len(changed), 5)
         self.assertTrue(all(a.startswith("from mcp") and b.startswith("from mcp_ref import ") for a, b in changed))
 
+    def test_neither_the_sdk_nor_pydantic_is_imported(self) -> None:
+        code = (f"import runpy, sys; runpy.run_path({self.script!r}); "
+                "print(sorted(m for m in ('mcp', 'mcp_types', 'pydantic') if m in sys.modules))")
+        out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, **self.env), capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(out.stdout, "[]\n", out.stderr)
+
     def test_the_sdks_frames_over_stdio(self) -> None:
         for scenario, (version, caps) in SCENARIOS.items():
             with self.subTest(scenario=scenario):
