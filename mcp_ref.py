@@ -125,7 +125,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas;
                                 Image, Audio, ToolAnnotations; its event store's shape; its registration;
-                                its extensions (SEP-2133) and MCP Apps (io.modelcontextprotocol/ui)
+                                its extensions (SEP-2133) and MCP Apps (io.modelcontextprotocol/ui);
+                                skills (io.modelcontextprotocol/skills) through the same interface
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
                                 URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
@@ -265,6 +266,8 @@ __all__ = (
     "client_supports_apps",
     "EXTENSION_ID",
     "APP_MIME_TYPE",
+    "Skills",
+    "SKILLS_EXTENSION",
     # The client's OAuth 2.1 (section 31)
     "OAuthClientProvider",
     "OAuthFlowError",
@@ -10971,8 +10974,8 @@ def _cleandoc(doc: Optional[str]) -> str:
 # 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
 # takes them; its Image, Audio and ToolAnnotations, the shape of its event
 # store, and how its decorators and registration fail; its extension interface
-# (Extension and its bindings, MCPServer(extensions=[...])) and MCP Apps.  Nothing
-# here costs a server that does not use it.
+# (Extension and its bindings, MCPServer(extensions=[...])), MCP Apps, and skills
+# through the same interface.  Nothing here costs a server that does not use it.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -11913,7 +11916,7 @@ class _ExtensionMethod:
         try:
             value = self.reader.arguments({"params": fields})["params"]
         except ValidationError as exc:
-            kind = getattr(self.binding.params_type, "__name__", "params")
+            kind = getattr(self.binding.params_type, "__name__", "params").lstrip("_")
             raise _RpcError(INVALID_PARAMS, f"Invalid params for {self.binding.method}: "
                                             f"{_params_errors(str(exc), kind)}") from None
         except RecursionError:
@@ -12184,6 +12187,272 @@ def client_supports_apps(ctx: Any) -> bool:
 def _require_ui_scheme(uri: Any) -> None:
     if not isinstance(uri, str) or not uri.startswith("ui://"):
         raise ValueError(f"MCP Apps URIs must use the ui:// scheme, got {uri!r}")
+
+
+# -- Skills (io.modelcontextprotocol/skills), with the same interface ------------------
+#
+# modelcontextprotocol/ext-skills, specification/stable/skills.mdx (the SDK 2.3 has
+# none): each file of a skill directory is a resource, skill://<skill-path>/<file>;
+# skills/list and skills/get answer Skill entries (the SKILL.md's frontmatter as JSON,
+# every file with its sha256 digest and size); resources/directory/read (directoryRead)
+# lists a directory's children.  The frontmatter is YAML, which the standard library
+# cannot read: _frontmatter reads the subset skills are written in (a mapping of
+# scalars, nested mappings and lists) and refuses the rest, naming the line, rather
+# than send a frontmatter other than the file's ("MUST be identical in content").
+
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+_SKILL_LIMITS = (512, 16 * 1024 * 1024)  # files and bytes a host must accept ("Limits")
+_DIRECTORY_MIME = "inode/directory"
+
+
+# The params of its methods (a cursor, when given, is a string: PaginatedRequest).
+class _ListSkillsParams(RequestParams):
+    cursor: str = None  # type: ignore[assignment]
+
+
+class _GetSkillParams(RequestParams):
+    uri: str
+
+
+class _ReadDirectoryParams(RequestParams):
+    uri: str
+    cursor: str = None  # type: ignore[assignment]
+
+
+class Skills(Extension):
+    """The skills extension: ``skills.add_skill("path/to/skill", prefix="acme")``
+    serves a skill directory (its SKILL.md and every file) at
+    ``skill://acme/<name>/...``; ``MCPServer(extensions=[skills])``.
+    ``directory_read`` serves resources/directory/read too; ``ttl_ms`` and
+    ``cache_scope`` are the listings' caching hints (CacheableResult)."""
+
+    identifier = SKILLS_EXTENSION
+
+    def __init__(self, *, directory_read: bool = True, ttl_ms: int = 0, cache_scope: str = "private") -> None:
+        self.directory_read, self.ttl_ms, self.cache_scope = directory_read, ttl_ms, cache_scope
+        self._skills: Dict[str, Dict[str, Any]] = {}  # the SKILL.md's URI -> its entry
+        self._files: Dict[str, Resource] = {}  # every file's URI -> its resource
+
+    def add_skill(self, directory: str, *, prefix: Optional[str] = None) -> Dict[str, Any]:
+        """Serve the skill in ``directory`` (whose name is the skill's ``name``);
+        its entry.  A skill the Agent Skills rules or the limits refuse is a ValueError."""
+        root = os.path.abspath(directory)
+        files = _skill_files(root)
+        try:
+            frontmatter = _frontmatter(files["SKILL.md"].decode("utf-8"), os.path.join(root, "SKILL.md"))
+        except UnicodeDecodeError:
+            raise ValueError(f"{os.path.join(root, 'SKILL.md')} is not UTF-8 text") from None
+        name = frontmatter.get("name")
+        _check_skill(root, frontmatter, files)
+        base = "skill://" + (f"{prefix.strip('/')}/" if prefix else "") + str(name)
+        uri = f"{base}/SKILL.md"
+        if uri in self._skills:
+            raise ValueError(f"a skill is served at {uri} already")
+        import hashlib
+
+        order = ["SKILL.md"] + sorted(path for path in files if path != "SKILL.md")
+        entry = {"uri": uri, "frontmatter": frontmatter, "resources": [
+            {"uri": f"{base}/{path}", "digest": "sha256:" + hashlib.sha256(files[path]).hexdigest(),
+             "size": len(files[path])} for path in order]}
+        for path in order:
+            self._files[f"{base}/{path}"] = _skill_resource(f"{base}/{path}", path, files[path], frontmatter)
+        self._skills[uri] = entry
+        return entry
+
+    def settings(self) -> Dict[str, Any]:
+        return {"directoryRead": True} if self.directory_read else {}
+
+    def resources(self) -> List[ResourceBinding]:
+        return [ResourceBinding(resource) for resource in self._files.values()]
+
+    def methods(self) -> List[MethodBinding]:
+        bindings = [MethodBinding("skills/list", _ListSkillsParams, self._list),
+                    MethodBinding("skills/get", _GetSkillParams, self._get)]
+        if self.directory_read:
+            bindings.append(MethodBinding("resources/directory/read", _ReadDirectoryParams, self._directory))
+        return bindings
+
+    def _list(self, ctx: Any, params: Any) -> Dict[str, Any]:
+        if params.cursor is not None:  # one page: no cursor was given out
+            raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
+        return {"skills": list(self._skills.values()), "ttlMs": self.ttl_ms, "cacheScope": self.cache_scope}
+
+    def _get(self, ctx: Any, params: Any) -> Dict[str, Any]:
+        entry = self._skills.get(params.uri)
+        if entry is None:  # "Error Handling": -32602
+            raise _RpcError(INVALID_PARAMS, f"No skill is served at {params.uri}")
+        return {"skill": entry, "ttlMs": self.ttl_ms, "cacheScope": self.cache_scope}
+
+    def _directory(self, ctx: Any, params: Any) -> Dict[str, Any]:
+        """resources/directory/read: a directory's direct children, files as
+        resources/list describes them, subdirectories as inode/directory."""
+        uri = str(params.uri).rstrip("/")
+        below = [path for path in self._files if path.startswith(uri + "/")]
+        if not below or params.cursor is not None:
+            raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor" if below else
+                            f"{params.uri} is not a directory resource")  # (the words of "Error Handling")
+        children: Dict[str, Dict[str, Any]] = {}
+        for path in below:
+            child, _, rest = path[len(uri) + 1:].partition("/")
+            children[child] = {"uri": f"{uri}/{child}", "name": child, "mimeType": _DIRECTORY_MIME} if rest else \
+                self._files[path].describe()  # "their ordinary Resource metadata"
+        return {"resources": [children[name] for name in sorted(children)]}
+
+
+def _skill_files(root: str) -> Dict[str, bytes]:
+    """Every file under ``root`` by its relative path ("/"-separated): symbolic
+    links and hidden files left out, the limits checked as the files are read."""
+    if not os.path.isfile(os.path.join(root, "SKILL.md")):
+        raise ValueError(f"{root} is no skill: it has no SKILL.md")
+    files: Dict[str, bytes] = {}
+    total = 0
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and
+                            not os.path.islink(os.path.join(folder, f)))
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            if name.startswith(".") or os.path.islink(path):
+                continue
+            with open(path, "rb") as f:
+                data = f.read(_SKILL_LIMITS[1] + 1)
+            total += len(data)
+            files[os.path.relpath(path, root).replace(os.sep, "/")] = data
+            if len(files) > _SKILL_LIMITS[0] or total > _SKILL_LIMITS[1]:
+                raise ValueError(f"the skill in {root} is over the limits of {_SKILL_LIMITS[0]} files and "
+                                 f"{_SKILL_LIMITS[1]} bytes a host must accept (skills, \"Limits\")")
+    return files
+
+
+def _check_skill(root: str, frontmatter: Dict[str, Any], files: Dict[str, bytes]) -> None:
+    """The Agent Skills rules a served skill must keep ("Skill Format"): a name
+    of lowercase letters, digits and single hyphens (64 at most), the directory's
+    own name; a description (1024 characters at most)."""
+    import re
+
+    name, description = frontmatter.get("name"), frontmatter.get("description")
+    where = os.path.join(root, "SKILL.md")
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name) or len(name) > 64:
+        raise ValueError(f"{where}: the frontmatter's name must be 1 to 64 lowercase letters, digits and single "
+                         f"hyphens, not {name!r}")
+    if name != os.path.basename(root):
+        raise ValueError(f"{where}: the skill's name {name!r} is not its directory's name "
+                         f"{os.path.basename(root)!r}")
+    if not isinstance(description, str) or not description.strip() or len(description) > 1024:
+        raise ValueError(f"{where}: the frontmatter needs a description of 1 to 1024 characters")
+
+
+def _skill_resource(uri: str, path: str, data: bytes, frontmatter: Dict[str, Any]) -> Resource:
+    """A skill's file as a resource: SKILL.md as text/markdown named and
+    described by its frontmatter ("Resource Metadata"); text as text, the rest
+    as bytes, so that what is read is the bytes the digest covers."""
+    import mimetypes
+
+    name = os.path.basename(path)
+    mime_type = "text/markdown" if path.endswith(".md") else mimetypes.guess_type(name)[0]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return BinaryResource(uri, data, name=name, mime_type=mime_type or "application/octet-stream")
+    if path == "SKILL.md":
+        return TextResource(uri, text, name=str(frontmatter["name"]), description=str(frontmatter["description"]),
+                            mime_type=mime_type)
+    return TextResource(uri, text, name=name, mime_type=mime_type or "text/plain")
+
+
+# -- YAML frontmatter: the subset skills are written in -----------------------------
+
+
+def _frontmatter(text: str, where: str) -> Dict[str, Any]:
+    """The YAML frontmatter opening ``text`` (between two ``---`` lines) as JSON:
+    a block mapping of plain, single- or double-quoted scalars (YAML 1.2's core
+    schema), nested block mappings and block lists.  What else YAML allows (flow
+    collections, anchors, tags, block scalars, multi-line scalars, words YAML 1.1
+    reads otherwise, such as ``yes``) is a ValueError naming the line."""
+    lines = text.split("\n")
+    if lines[0].rstrip("\r") != "---":
+        raise ValueError(f"{where}: a SKILL.md begins with YAML frontmatter (a line ---)")
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.rstrip("\r") in ("---", "...")), None)
+    if end is None:
+        raise ValueError(f"{where}: the frontmatter has no closing --- line")
+    rows = [(number, line.rstrip("\r")) for number, line in enumerate(lines[1:end], 2)
+            if line.strip() and not line.lstrip().startswith("#")]
+    value, rest = _yaml_block(rows, 0, where)
+    if rest or not isinstance(value, dict):
+        raise ValueError(f"{where}: line {rest[0][0] if rest else 2}: the frontmatter must be one mapping")
+    return value
+
+
+def _yaml_block(rows: List[Tuple[int, str]], indent: int, where: str) -> Tuple[Any, List[Tuple[int, str]]]:
+    """The mapping or list whose lines start at ``indent``; the lines after it."""
+    is_list = rows[0][1][indent:].startswith("- ") or rows[0][1][indent:] == "-"
+    out: Any = [] if is_list else {}
+    while rows and len(rows[0][1]) - len(rows[0][1].lstrip(" ")) == indent:
+        number, line = rows[0]
+        body = line[indent:]
+        item = body.startswith("- ") or body == "-"
+        if is_list and not item:  # the end of a list written at its key's indent
+            break
+        if "\t" in line[:indent + 1] or item and not is_list:
+            raise ValueError(f"{where}: line {number}: not read by mcp_ref's YAML subset (a list item or a tab)")
+        if is_list:
+            if not body[2:].strip():
+                raise ValueError(f"{where}: line {number}: nested lists are not read by mcp_ref's YAML subset")
+            out.append(_yaml_scalar(body[2:].strip(), number, where))
+            rows = rows[1:]
+            continue
+        key, colon, value = body.partition(":")
+        key = key.rstrip()
+        if not colon or value[:1] not in ("", " ") or not key or key[0] in "\"'?{[&*!|>%@`-":
+            raise ValueError(f"{where}: line {number}: expected `key: value`")
+        if key in out:
+            raise ValueError(f"{where}: line {number}: the key {key!r} is given twice")
+        rows = rows[1:]
+        if value.strip():
+            out[key] = _yaml_scalar(value.strip(), number, where)
+        elif rows and len(rows[0][1]) - len(rows[0][1].lstrip(" ")) > indent:
+            out[key], rows = _yaml_block(rows, len(rows[0][1]) - len(rows[0][1].lstrip(" ")), where)
+        elif rows and rows[0][1][indent:indent + 2] == "- " and rows[0][1][indent] != " ":  # a list not indented
+            out[key], rows = _yaml_block(rows, indent, where)
+        else:
+            out[key] = None
+    if rows and len(rows[0][1]) - len(rows[0][1].lstrip(" ")) > indent:
+        raise ValueError(f"{where}: line {rows[0][0]}: a multi-line value is not read by mcp_ref's YAML subset")
+    return out, rows
+
+
+def _yaml_scalar(text: str, number: int, where: str) -> Any:
+    """One scalar, as YAML 1.2's core schema types it."""
+    import re
+
+    if text.startswith('"'):
+        try:
+            return json.loads(text)  # (JSON's escapes: YAML's double-quoted style, where they agree)
+        except ValueError:
+            raise ValueError(f"{where}: line {number}: a double-quoted value mcp_ref's YAML subset cannot read") \
+                from None
+    if text.startswith("'"):
+        if len(text) < 2 or not text.endswith("'") or "'" in text[1:-1].replace("''", ""):
+            raise ValueError(f"{where}: line {number}: a single-quoted value mcp_ref's YAML subset cannot read")
+        return text[1:-1].replace("''", "'")
+    text = text.split(" #", 1)[0].rstrip()  # a comment
+    if text[0] in "[{&*!|>%@`" or ": " in text or text.endswith(":") or text[:2] in ("- ", "? ", ": ") or \
+            text in ("-", "?"):
+        raise ValueError(f"{where}: line {number}: {text!r} is not read by mcp_ref's YAML subset (quote it)")
+    if re.fullmatch(r"null|Null|NULL|~", text):
+        return None
+    if re.fullmatch(r"true|True|TRUE|false|False|FALSE", text):
+        return text.lower() == "true"
+    if re.fullmatch(r"(?i:y|yes|n|no|on|off)|[-+]?0[0-9_]+|0o[0-7]+|[-+]?[0-9][0-9_]*[_:][0-9_:]*(\.[0-9_]*)?|"
+                    r"[-+]?[0-9.]*[0-9][0-9.]*[eE][-+]?[0-9]+|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ].*)?", text):
+        # (1.1: yes is true, 010 octal, 0o7 and 1e3 text, 2026-01-05 a date)
+        raise ValueError(f"{where}: line {number}: YAML 1.1 and 1.2 read {text!r} differently (quote it)")
+    if re.fullmatch(r"[-+]?[0-9]+|0x[0-9a-fA-F]+", text):
+        return int(text, 16 if text.startswith("0x") else 10)
+    if re.fullmatch(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?", text):
+        return float(text)
+    if re.fullmatch(r"[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", text):
+        raise ValueError(f"{where}: line {number}: {text!r} has no JSON form")
+    return text
 
 
 # ---------------------------------------------------------------------------
@@ -14191,6 +14460,51 @@ class Client:
             raise ValueError(f"a request's method is a non-empty string, not {method!r}")
         return self._request(method, dict(params or {}))
 
+    # -- skills (io.modelcontextprotocol/skills, section 26) ---------------------------
+
+    def list_skills(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
+        """skills/list: the Skill entries the server lists (one page, or all)."""
+        return self._list(self._skills_method("skills/list"), "skills", cursor, all_pages)
+
+    def get_skill(self, uri: str) -> Dict[str, Any]:
+        """skills/get: the Skill entry of the SKILL.md at ``uri``."""
+        skill = self._request(self._skills_method("skills/get"), {"uri": uri}).get("skill")
+        if not isinstance(skill, dict) or not isinstance(skill.get("resources"), (list, str)):
+            raise ConnectionError(f"skills/get: the server's answer for {uri} is no Skill entry")
+        return skill
+
+    def read_directory(self, uri: str, cursor: Optional[str] = None) -> Dict[str, Any]:
+        """resources/directory/read, where the server declared directoryRead."""
+        if self.server_extensions.get(SKILLS_EXTENSION, {}).get("directoryRead") is not True:
+            raise RuntimeError("the server did not declare directoryRead: no resources/directory/read (skills)")
+        return self._request("resources/directory/read", _drop_none({"uri": uri, "cursor": cursor}))
+
+    def read_skill_file(self, skill: Dict[str, Any], uri: str) -> bytes:
+        """A file of ``skill`` (an entry from list_skills or get_skill), checked as
+        skills, "Integrity and Verification" asks: listed, of its size and digest,
+        and a SKILL.md's frontmatter the entry's.  A check that fails is ValueError."""
+        listed = {item.get("uri"): item for item in skill.get("resources") or () if isinstance(item, dict)}
+        if skill.get("resources") != "dynamic" and uri not in listed:
+            raise ValueError(f"{uri} is not a file of the skill {skill.get('uri')}: not read")
+        contents = self.read_resource(uri).get("contents") or [{}]
+        data = _content_bytes(contents[0])
+        entry = listed.get(uri)
+        if entry is not None:
+            import hashlib
+
+            digest = "sha256:" + hashlib.sha256(data).hexdigest()
+            if len(data) != entry.get("size") or digest != entry.get("digest"):
+                raise ValueError(f"{uri} is not what the skill's entry describes ({len(data)} bytes, {digest}): "
+                                 "refresh it with get_skill")
+        if uri == skill.get("uri") and _frontmatter(data.decode("utf-8", "replace"), uri) != skill.get("frontmatter"):
+            raise ValueError(f"{uri}: its frontmatter is not the skill entry's")
+        return data
+
+    def _skills_method(self, method: str) -> str:
+        if SKILLS_EXTENSION not in self.server_extensions:  # skills: "only after observing the declaration"
+            raise RuntimeError(f"the server did not declare {SKILLS_EXTENSION}: no {method}")
+        return method
+
     # -- requests -----------------------------------------------------------------
 
     def send_ping(self) -> Dict[str, Any]:  # (not in 2026-07-28)
@@ -14448,6 +14762,19 @@ class Client:
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _content_bytes(contents: Dict[str, Any]) -> bytes:
+    """A resource's contents as the bytes they carry (text as UTF-8, a blob decoded)."""
+    if isinstance(contents.get("text"), str):
+        return str(contents["text"]).encode("utf-8")
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(str(contents.get("blob", "")), validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError(f"{contents.get('uri')}: its blob is not base64") from None
 
 
 def _client_extensions(extensions: Optional[Dict[str, Dict[str, Any]]], apps: bool) -> Dict[str, Dict[str, Any]]:

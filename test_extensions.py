@@ -24,6 +24,7 @@ import io
 import json
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -815,6 +816,232 @@ class ClientTest(Case):
             client.send_request("letters/count")
         with self.assertRaisesRegex(ValueError, "^a request's method is a non-empty string"):
             client.send_request("")
+
+
+# -- skills (io.modelcontextprotocol/skills), through the same interface ----------------------------
+
+REFUNDS = """---
+name: refunds
+description: Process customer refund requests per company policy
+license: Apache-2.0
+allowed-tools:
+- Read
+- Bash
+metadata:
+  version: "2.1.0"
+  author: acme  # the team
+  reviewed: true
+  pages: 3
+---
+
+# Refunds
+
+See `examples/email.md`.
+"""
+SKILLS_SERVER = """import sys
+sys.path.insert(0, {here!r})
+from mcp_ref import MCPServer, Skills
+
+skills = Skills()
+skills.add_skill({refunds!r}, prefix="acme")
+mcp = MCPServer("docs", extensions=[skills])
+if len(sys.argv) > 1:  # a file changed once its entry was made
+    next(r for r in skills.resources() if r.resource.uri.endswith("email.md")).resource.text = "changed"
+if __name__ == "__main__":
+    mcp.run()
+"""
+
+
+def write(path: str, data: Any) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
+def sha(data: bytes) -> str:
+    import hashlib
+
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+class SkillsTest(Case):
+    def setUp(self) -> None:
+        self.root = tempfile.mkdtemp()
+        self.refunds = os.path.join(self.root, "refunds")
+        write(os.path.join(self.refunds, "SKILL.md"), REFUNDS)
+        write(os.path.join(self.refunds, "examples", "email.md"), "Dear customer,\r\n")
+        write(os.path.join(self.refunds, "scripts", "logo.bin"), b"\x89\xff\x00")
+        write(os.path.join(self.refunds, ".hidden"), "not served")
+
+    def entry(self) -> Dict[str, Any]:
+        base = "skill://acme/refunds"
+        return {"uri": f"{base}/SKILL.md", "frontmatter": {
+            "name": "refunds", "description": "Process customer refund requests per company policy",
+            "license": "Apache-2.0", "allowed-tools": ["Read", "Bash"],
+            "metadata": {"version": "2.1.0", "author": "acme", "reviewed": True, "pages": 3}},
+            "resources": [{"uri": f"{base}/{path}", "digest": sha(data), "size": len(data)} for path, data in (
+                ("SKILL.md", REFUNDS.encode()), ("examples/email.md", b"Dear customer,\r\n"),
+                ("scripts/logo.bin", b"\x89\xff\x00"))]}
+
+    def server(self, **options: Any) -> Any:
+        skills = mcp_ref.Skills(**options)
+        skills.add_skill(self.refunds, prefix="acme")
+        return MCPServer("docs", extensions=[skills])
+
+    def test_the_entries_and_the_declaration(self) -> None:
+        wire = self.wire(self.server(ttl_ms=300000, cache_scope="public"))
+        self.assertEqual(wire.send("server/discover")["result"]["capabilities"]["extensions"],
+                         {mcp_ref.SKILLS_EXTENSION: {"directoryRead": True}})
+        self.assertEqual(mcp_ref.SKILLS_EXTENSION, "io.modelcontextprotocol/skills")
+        self.assertEqual(wire.send("skills/list"), {"result": {"skills": [self.entry()], "ttlMs": 300000,
+                                                               "cacheScope": "public"}})
+        self.assertEqual(wire.send("skills/get", {"uri": "skill://acme/refunds/SKILL.md"}),
+                         {"result": {"skill": self.entry(), "ttlMs": 300000, "cacheScope": "public"}})
+        self.assertEqual(wire.send("skills/get", {"uri": "skill://acme/chargebacks/SKILL.md"}), {"error": {
+            "code": -32602, "message": "No skill is served at skill://acme/chargebacks/SKILL.md"}})
+        self.assertEqual(wire.send("skills/list", {"cursor": "1"})["error"]["code"], -32602)
+
+    def test_the_files_are_resources_whose_bytes_the_digests_cover(self) -> None:
+        wire = self.wire(self.server())
+        listed = {r["uri"]: r for r in wire.send("resources/list")["result"]["resources"]}
+        self.assertEqual(listed["skill://acme/refunds/SKILL.md"], {
+            "uri": "skill://acme/refunds/SKILL.md", "name": "refunds", "mimeType": "text/markdown",
+            "description": "Process customer refund requests per company policy"})
+        for item in self.entry()["resources"]:
+            contents = wire.send("resources/read", {"uri": item["uri"]})["result"]["contents"][0]
+            self.assertEqual(sha(mcp_ref._content_bytes(contents)), item["digest"], item["uri"])
+
+    def test_directories(self) -> None:
+        wire = self.wire(self.server())
+        self.assertEqual(wire.send("resources/directory/read", {"uri": "skill://acme/refunds"})["result"], {
+            "resources": [
+                {"uri": "skill://acme/refunds/SKILL.md", "name": "refunds", "mimeType": "text/markdown",
+                 "description": "Process customer refund requests per company policy"},
+                {"uri": "skill://acme/refunds/examples", "name": "examples", "mimeType": "inode/directory"},
+                {"uri": "skill://acme/refunds/scripts", "name": "scripts", "mimeType": "inode/directory"}]})
+        self.assertEqual(wire.send("resources/directory/read", {"uri": "skill://acme"})["result"]["resources"],
+                         [{"uri": "skill://acme/refunds", "name": "refunds", "mimeType": "inode/directory"}])
+        self.assertEqual(wire.send("resources/directory/read", {"uri": "skill://acme/refunds/SKILL.md"}), {"error": {
+            "code": -32602, "message": "skill://acme/refunds/SKILL.md is not a directory resource"}})
+        without = self.wire(self.server(directory_read=False))
+        self.assertEqual(without.send("server/discover")["result"]["capabilities"]["extensions"],
+                         {"io.modelcontextprotocol/skills": {}})
+        self.assertEqual(without.send("resources/directory/read", {"uri": "skill://acme"})["error"]["code"], -32601)
+
+    def test_what_add_skill_refuses(self) -> None:
+        skills = mcp_ref.Skills()
+        skills.add_skill(self.refunds)
+        with self.assertRaisesRegex(ValueError, "^a skill is served at skill://refunds/SKILL.md already$"):
+            skills.add_skill(self.refunds)
+        cases = [("other", REFUNDS, "the skill's name 'refunds' is not its directory's name 'other'"),
+                 ("bad", REFUNDS.replace("name: refunds", "name: Bad_Name"), "name must be 1 to 64 lowercase"),
+                 ("nodesc", "---\nname: nodesc\n---\n", "needs a description"),
+                 ("plain", "# no frontmatter\n", "begins with YAML frontmatter"),
+                 ("open", "---\nname: open\n", "has no closing --- line")]
+        for directory, text, message in cases:
+            with self.subTest(directory=directory):
+                write(os.path.join(self.root, directory, "SKILL.md"), text)
+                with self.assertRaisesRegex(ValueError, re.escape(message)):
+                    mcp_ref.Skills().add_skill(os.path.join(self.root, directory))
+        with self.assertRaisesRegex(ValueError, "has no SKILL.md$"):
+            mcp_ref.Skills().add_skill(os.path.join(self.refunds, "examples"))
+        write(os.path.join(self.root, "latin", "SKILL.md"), b"---\nname: latin\ndescription: \xe9\n---\n")
+        with self.assertRaisesRegex(ValueError, "SKILL.md is not UTF-8 text$"):
+            mcp_ref.Skills().add_skill(os.path.join(self.root, "latin"))
+
+    def test_the_limits_a_host_must_accept(self) -> None:
+        saved = mcp_ref._SKILL_LIMITS
+        self.addCleanup(setattr, mcp_ref, "_SKILL_LIMITS", saved)
+        for limits in ((2, 10**6), (10, 100)):
+            mcp_ref._SKILL_LIMITS = limits
+            with self.subTest(limits=limits), self.assertRaisesRegex(ValueError, "is over the limits of"):
+                mcp_ref.Skills().add_skill(self.refunds)
+
+    def test_the_yaml_subset(self) -> None:
+        read = [("a: b", {"a": "b"}), ("a: 'it''s'", {"a": "it's"}), ('a: "x\\ty"', {"a": "x\ty"}),
+                ("a: 1\nb: -2\nc: 1.5\nd: 0x1F\ne: .5", {"a": 1, "b": -2, "c": 1.5, "d": 31, "e": 0.5}),
+                ("a: true\nb: False\nc: null\nd: ~\ne:", {"a": True, "b": False, "c": None, "d": None, "e": None}),
+                ("a: x # note\n# a comment\nb: https://example.com/p#q", {"a": "x", "b": "https://example.com/p#q"}),
+                ("m:\n  k: v\n  n:\n    - 1\n    - two", {"m": {"k": "v", "n": [1, "two"]}}),
+                ("l:\n- a\n- b\nz: 1", {"l": ["a", "b"], "z": 1}), ("key : v", {"key": "v"})]
+        for text, value in read:
+            with self.subTest(text=text):
+                self.assertEqual(mcp_ref._frontmatter(f"---\n{text}\n---\nbody", "S"), value)
+        refused = ["a: yes", "a: Off", "a: 010", "a: 0o17", "a: 1_000", "a: 1:30", "a: 1e3", "a: 2026-01-05",
+                   "a: [1, 2]", "a: {b: 1}", "a: &x 1", "a: *x", "a: !tag x", "a: |", "a: >", "a: b: c", "a: .inf",
+                   "a:\n  b\n", "a: 1\na: 2", "a:1", "- a", "a: 'x", 'a: "\\x41"', "a:\n  - - b", "a:\n\t- b",
+                   "a: x\n  y"]
+        for text in refused:
+            with self.subTest(text=text), self.assertRaisesRegex(ValueError, "^S: line [0-9]+: "):
+                mcp_ref._frontmatter(f"---\n{text}\n---\n", "S")
+
+    @unittest.skipUnless(has_module("yaml"), "PyYAML is not installed (CI's venv has it)")
+    def test_what_the_subset_reads_pyyaml_reads_the_same(self) -> None:
+        """Seeded: random frontmatter of tricky words; whatever _frontmatter reads,
+        PyYAML reads the same (where they would differ, _frontmatter refuses)."""
+        import yaml
+
+        rng = random.Random(2133)
+        words = ["a", "yes", "No", "on", "1", "-1", "+1", "01", "0x1F", "0o7", "1.5", ".5", "1.", "1e3", "1.0e+3",
+                 "true", "FALSE", "null", "~", "Null", "2026-01-05", "12:30", "1_000", "x # c", "a#b", "'q'",
+                 "'it''s'", '"d"', '"\\u00e9"', "https://x/y", "- a", "[a]", "{a: 1}", "&a", "*a", "!t x", "|",
+                 "-", "?", ":", "a: b", "é", ".inf", ".NaN", "@x", "%x", "`x`", "x:", "a -b", "0", "-0", "0.0"]
+        read = 0
+        for _ in range(2000):
+            lines = []
+            for key in rng.sample(["a", "b", "c", "d"], rng.randint(1, 4)):
+                roll = rng.random()
+                if roll < 0.6:
+                    lines.append(f"{key}: {rng.choice(words)}")
+                elif roll < 0.8:
+                    lines += [f"{key}:"] + [f"{rng.choice(['', '  '])}- {rng.choice(words)}" for _ in range(2)]
+                else:
+                    lines += [f"{key}:"] + [f"  {k}: {rng.choice(words)}" for k in ("x", "y")]
+            text = "\n".join(lines)
+            try:
+                ours = mcp_ref._frontmatter(f"---\n{text}\n---\n", "S")
+            except ValueError:
+                continue
+            read += 1
+            with self.subTest(text=text):
+                self.assertEqual(ours, yaml.safe_load(text))
+        self.assertGreater(read, 100)
+
+    def test_the_client_over_stdio_and_http(self) -> None:
+        script = os.path.join(self.root, "skills_server.py")
+        write(script, SKILLS_SERVER.format(here=HERE, refunds=self.refunds))
+        port = free_port()
+        process = subprocess.Popen([sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", script, "--http",
+                                    f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.addCleanup(stop, process)
+        wait_for_port(port)
+        for server in ([sys.executable, script], f"http://127.0.0.1:{port}/mcp"):
+            with self.subTest(server=server), mcp_ref.Client(server) as client:
+                self.assertEqual(client.list_skills(all_pages=True)["skills"], [self.entry()])
+                skill = client.get_skill("skill://acme/refunds/SKILL.md")
+                self.assertEqual(skill, self.entry())
+                self.assertEqual(client.read_skill_file(skill, skill["uri"]), REFUNDS.encode())
+                self.assertEqual(client.read_skill_file(skill, "skill://acme/refunds/scripts/logo.bin"),
+                                 b"\x89\xff\x00")
+                children = client.read_directory("skill://acme/refunds/examples")["resources"]
+                self.assertEqual([c["uri"] for c in children], ["skill://acme/refunds/examples/email.md"])
+                with self.assertRaisesRegex(ValueError, "is not a file of the skill"):
+                    client.read_skill_file(skill, "skill://acme/refunds/credit-note.md")
+                with self.assertRaisesRegex(ValueError, "its frontmatter is not the skill entry's"):
+                    client.read_skill_file(dict(skill, frontmatter={"name": "refunds"}), skill["uri"])
+                with self.assertRaisesRegex(mcp_ref.MCPError, "^No skill is served at skill://x/SKILL.md$"):
+                    client.get_skill("skill://x/SKILL.md")
+        with mcp_ref.Client([sys.executable, script, "--changed"]) as client:  # the file changed since
+            skill = client.get_skill("skill://acme/refunds/SKILL.md")
+            with self.assertRaisesRegex(ValueError, "email.md is not what the skill's entry describes"):
+                client.read_skill_file(skill, "skill://acme/refunds/examples/email.md")
+
+    def test_a_client_asks_only_a_server_that_declared_skills(self) -> None:
+        with mcp_ref.Client([sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", OWN_FILE]) as client:
+            for call in (client.list_skills, lambda: client.get_skill("skill://a/SKILL.md"),
+                         lambda: client.read_directory("skill://a")):
+                with self.assertRaisesRegex(RuntimeError, "^the server did not declare"):
+                    call()
 
 
 if __name__ == "__main__":
