@@ -4113,8 +4113,9 @@ class _Dispatcher:
             capabilities["completions"] = {}
         tasks = _tasks_declared(self.server, version, self.conn)  # section 16: 2025-11-25's tasks; the extension
         capabilities.update((key, value) for key, value in tasks.items() if key != "extensions")
-        if stateless and _extensions_declared(self.server):  # the tasks extension among them (_add_extensions)
-            capabilities["extensions"] = _extensions_declared(self.server)
+        extensions = _extensions_declared(self.server) if stateless else {}  # the tasks extension among them
+        if extensions:
+            capabilities["extensions"] = extensions
         return capabilities
 
     def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:

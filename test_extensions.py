@@ -355,6 +355,25 @@ class MethodTest(Case):
         self.assertEqual(self.wire(MCPServer(extensions=[Greeter()]), LEGACY).send("greeter/greet", deep)["error"][
             "code"], -32602)
 
+    def test_a_cancelled_request_is_not_answered(self) -> None:
+        """basic/utilities/cancellation: a method that waits, cancelled, sends nothing."""
+        release, replies = threading.Event(), []  # type: Tuple[threading.Event, List[Any]]
+
+        def waits(ctx: Any, params: GreetParams) -> Dict[str, Any]:
+            release.wait(30)
+            return {"late": True}
+
+        wire = self.wire(MCPServer(extensions=[Greeter(waits)]), LEGACY)
+        done = threading.Event()
+        started = wire.conn.handle_message({"jsonrpc": "2.0", "id": 7, "method": "greeter/greet",
+                                            "params": {"name": "a"}}, lambda data: (replies.append(data), done.set()))
+        self.assertIs(started, mcp_ref._STARTED)
+        wire.conn.handle_message({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                  "params": {"requestId": 7}}, lambda data: None)
+        release.set()
+        self.assertTrue(done.wait(30))
+        self.assertEqual(replies, [None])  # (None: nothing is written)
+
     def test_a_method_of_some_revisions_only(self) -> None:
         server = MCPServer(extensions=[Greeter(versions=frozenset({LEGACY}))])
         self.assertEqual(self.wire(server).send("greeter/greet", {"name": "a"}),
