@@ -769,6 +769,17 @@ class SdkDifferentialTest(Case):
             with self.subTest(version=version):
                 client_frames(self, [sys.executable, SDK_FILE], version, True)
 
+    def test_mcp_refs_client_against_the_sdks_server_over_http(self) -> None:
+        port = free_port()
+        process = subprocess.Popen([sys.executable, SDK_FILE, f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE)
+        self.addCleanup(stop, process)
+        wait_for_port(port)
+        for version in (None, LEGACY):
+            for apps in (False, True):
+                with self.subTest(version=version, apps=apps):
+                    client_frames(self, f"http://127.0.0.1:{port}/mcp", version, apps)
+
 
 # -- a server of mcp_ref's own: examples/extension.py; the client's side --------------------------
 
