@@ -12406,6 +12406,8 @@ class Apps(Extension):
         ui: Dict[str, Any] = {"resourceUri": resource_uri}
         if visibility is not None:
             ui["visibility"] = list(visibility)
+            if not set(ui["visibility"]) <= {"model", "app"}:  # ext-apps, McpUiToolMeta: "model" | "app"
+                raise ValueError(f"visibility is a list of 'model' and 'app', not {visibility!r}")
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self._tools.append((ToolBinding(fn, {**(meta or {}), "ui": ui}, tool_kwargs), resource_uri))
@@ -12438,6 +12440,9 @@ class Apps(Extension):
         _require_ui_scheme(resource.uri)
         mime_type = getattr(resource, "mime_type", None)
         if mime_type in (None, "text/plain") and isinstance(resource, Resource):  # (text/plain: our default)
+            import copy
+
+            resource = copy.copy(resource)  # (the caller's object unchanged, as the SDK's model_copy)
             resource.mime_type = APP_MIME_TYPE
         elif mime_type != APP_MIME_TYPE:
             raise ValueError(f"MCP Apps resources are served as {APP_MIME_TYPE!r}, got {mime_type!r}")

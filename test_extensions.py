@@ -520,6 +520,8 @@ class AppsTest(Case):
         apps = Apps()
         with self.assertRaisesRegex(ValueError, r"^Apps.tool\(\) owns _meta\['ui'\]"):
             apps.tool(resource_uri="ui://a", meta={"ui": {}})
+        with self.assertRaisesRegex(ValueError, r"^visibility is a list of 'model' and 'app', not \['user'\]$"):
+            apps.tool(resource_uri="ui://a", visibility=["user"])
         apps.tool(resource_uri="ui://missing")(lambda: "x")
         with self.assertRaisesRegex(ValueError, "^Apps tool '<lambda>' binds resource_uri 'ui://missing', but no such "
                                                 "resource is registered"):
@@ -532,7 +534,9 @@ class AppsTest(Case):
 
     def test_a_resource_made_already_and_extra_meta(self) -> None:
         apps = Apps()
-        apps.add_resource(mcp_ref.TextResource("ui://page", "<p>"))  # its MIME type: Apps'
+        page = mcp_ref.TextResource("ui://page", "<p>")
+        apps.add_resource(page)  # its MIME type: Apps'
+        self.assertEqual(page.mime_type, "text/plain")  # (the object given is left as it was)
         apps.tool(resource_uri="ui://page", meta={"com.example/k": 1}, name="shown")(lambda: "x")
         server = MCPServer(extensions=[apps])
         self.assertEqual(server.list_resources()[0]["mimeType"], APP)
