@@ -12049,7 +12049,7 @@ def _sdk_model_json(value: Any) -> Any:
 # request methods of its own, one tools/call interceptor.  MCPServer(extensions=[...])
 # applies each (_apply_extension) onto the core's three tables (section 14): the
 # settings declared under capabilities.extensions, the methods the dispatcher routes
-# (section 15), the interceptors _call runs (_intercepted).  Additive only: a spec
+# (section 15), the interceptors MCPServer._calling runs (_intercepted).  Additive: a spec
 # method is refused when the binding is made, as the SDK refuses it.
 
 # The SDK's SPEC_CLIENT_METHODS (mcp_types.methods): no extension may bind these.
