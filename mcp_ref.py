@@ -246,6 +246,7 @@ __all__ = (
     "ListRootsResult",
     "Root",
     "SetLevelRequestParams",
+    "CallToolRequestParams",
     "SubscribeRequestParams",
     "UnsubscribeRequestParams",
     "TextResourceContents",
@@ -264,6 +265,9 @@ __all__ = (
     "ResourceCsp",
     "ResourcePermissions",
     "client_supports_apps",
+    "Visibility",
+    "CallNext",
+    "HandlerResult",
     "EXTENSION_ID",
     "APP_MIME_TYPE",
     "Skills",
@@ -11334,6 +11338,7 @@ _SDK_MODELS = {
     "ListRootsRequest": "<InputRequest method=roots/list params",
     "ListRootsResult": "roots!:Root _meta", "Root": "uri! name _meta",
     "SetLevelRequestParams": "level! _meta", "SubscribeRequestParams": "uri! _meta",
+    "CallToolRequestParams": "name! arguments _meta",
     "UnsubscribeRequestParams": "uri! _meta",
     "TextResourceContents": "uri! mime_type _meta text!", "BlobResourceContents": "uri! mime_type _meta blob!",
 }
@@ -11343,6 +11348,7 @@ _SDK_ALIASES = {"CompletionArgument": "_CompletionArgument", "CompletionContext"
 # Declared without a value, for readers and checkers: __getattr__ makes each.
 EmptyResult: Any
 InputRequest: Any
+CallToolRequestParams: Any
 CreateMessageRequest: Any
 CreateMessageRequestParams: Any
 CreateMessageResult: Any
@@ -11360,6 +11366,9 @@ TextResourceContents: Any
 BlobResourceContents: Any
 EventCallback: Any
 JSONRPCMessage: Any
+CallNext: Any  # an interceptor's call_next, HandlerResult what it gives (mcp.server.context)
+HandlerResult: Any
+Visibility: Any  # where an Apps tool is shown (mcp.server.apps)
 CompletionArgument: Any
 CompletionContext: Any
 ServerRequestContext: Any
@@ -11429,6 +11438,11 @@ def _sdk_name(name: str) -> Any:
         import collections.abc
 
         found = collections.abc.Callable[[EventMessage], collections.abc.Awaitable[None]]
+    elif name in ("CallNext", "HandlerResult", "Visibility"):  # (typing: loaded only for these)
+        import typing
+
+        found = {"CallNext": typing.Callable[[typing.Any], typing.Awaitable[typing.Any]],
+                 "HandlerResult": typing.Any, "Visibility": typing.Literal["model", "app"]}[name]
     else:
         spec = _SDK_MODELS[name].split()
         base = _sdk_name(spec.pop(0)[1:]) if spec and spec[0].startswith("<") else _Model
@@ -11496,8 +11510,11 @@ def _takes_sdk_context(fn: Any, context_param: Optional[str]) -> bool:
     return isinstance(tp, type) and tp.__module__.startswith("mcp.") and not _is_subclass(tp, Context)
 
 
+_SDK_TYPES = ("JSONRPCMessage", "EventCallback", "CallNext", "HandlerResult", "Visibility")  # (annotations)
+
+
 def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first imported
-    if name in _SDK_MODELS or name in _SDK_ALIASES or name in ("JSONRPCMessage", "EventCallback"):
+    if name in _SDK_MODELS or name in _SDK_ALIASES or name in _SDK_TYPES:
         return _sdk_name(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -229,6 +229,15 @@ class InterfaceTest(Case):
                                                         "which is already registered"):
                     MCPServer(extensions=[binding_of(MethodBinding(method, GreetParams, greet))])
 
+    def test_the_sdks_annotations_are_there(self) -> None:
+        """What an SDK-written extension annotates with, made when first imported."""
+        code = ("import sys; sys.path.insert(0, %r); import mcp_ref; before = 'typing' in sys.modules; "
+                "from mcp_ref import CallNext, HandlerResult, Visibility, CallToolRequestParams; "
+                "print(before, Visibility.__args__, CallNext.__args__[0], HandlerResult, "
+                "CallToolRequestParams(name='t', arguments={'a': 1}).arguments)" % HERE)
+        out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.stdout, "False ('model', 'app') typing.Any typing.Any {'a': 1}\n", out.stderr)
+
     def test_the_defaults_add_nothing(self) -> None:
         class Bare(Extension):
             identifier = "com.example/bare"
@@ -691,7 +700,7 @@ class DropInTest(Case):
             before, after = f.read().split("\n"), g.read().split("\n")
         changed = [(a, b) for a, b in zip(before, after) if a != b]
         self.assertEqual(len(before), len(after))
-        self.assertEqual(len(changed), 5)
+        self.assertEqual(len(changed), 6)
         self.assertTrue(all(a.startswith("from mcp") and b.startswith("from mcp_ref import ") for a, b in changed))
 
     def test_neither_the_sdk_nor_pydantic_is_imported(self) -> None:

@@ -18,11 +18,12 @@ With the SDK installed it runs as written.  Without it, change only the
 import sys
 from typing import Any, Dict
 
-from mcp.server import MCPServer
+from mcp.server import MCPServer, ServerRequestContext
 from mcp.server.apps import Apps, ResourceCsp, ResourcePermissions, client_supports_apps
+from mcp.server.context import CallNext, HandlerResult
 from mcp.server.extension import Extension, MethodBinding, ToolBinding
 from mcp.server.mcpserver import Context
-from mcp.types import CallToolResult, RequestParams, TextContent
+from mcp.types import CallToolRequestParams, CallToolResult, RequestParams, TextContent
 
 CLOCK_HTML = """<!doctype html>
 <html><body><p id="time">...</p>
@@ -59,7 +60,7 @@ class GreetParams(RequestParams):
     times: int = 1
 
 
-async def greet(ctx: Any, params: GreetParams) -> Dict[str, Any]:
+async def greet(ctx: ServerRequestContext, params: GreetParams) -> Dict[str, Any]:
     return {"greeting": ", ".join([f"Hello, {params.name}"] * params.times)}
 
 
@@ -80,7 +81,8 @@ class Greeter(Extension):
     def methods(self) -> Any:
         return [MethodBinding(method="greeter/greet", params_type=GreetParams, handler=greet)]
 
-    async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Any) -> Any:
+    async def intercept_tool_call(self, params: CallToolRequestParams, ctx: ServerRequestContext,
+                                  call_next: CallNext) -> HandlerResult:
         if params.name == "shout" and (params.arguments or {}).get("text") == "quiet":
             return CallToolResult(content=[TextContent(type="text", text="Refused: no shouting quietly")],
                                   is_error=True)
