@@ -777,6 +777,32 @@ class SdkDifferentialTest(Case):
             with self.subTest(scenario=scenario):
                 self.assertEqual(stdio_frames(script, scenario, {"PYTHONPATH": HERE}), stdio_frames(SDK_FILE, scenario))
 
+    def test_identifiers_and_spec_methods_as_the_sdk_has_them(self) -> None:
+        """Seeded: random identifiers get the SDK's verdict and text; the spec
+        methods refused are the SDK's SPEC_CLIENT_METHODS."""
+        from mcp.shared.extension import validate_extension_identifier
+        from mcp_types.methods import SPEC_CLIENT_METHODS
+
+        self.assertEqual(mcp_ref._SPEC_CLIENT_METHODS, frozenset(SPEC_CLIENT_METHODS))
+        rng = random.Random(2133)
+        alphabet, valid = "aZ09.-_/ é", 0
+        for _ in range(3000):
+            parts = ["".join(rng.choice(chars) for _ in range(rng.randint(1, 4)))
+                     for chars in ("aabbZZ0-", "aabbZ9-", "aabb0._-")]
+            identifier = f"{parts[0]}.{parts[1]}/{parts[2]}" if rng.random() < 0.5 else \
+                "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+            verdicts = []
+            for check in (validate_extension_identifier, mcp_ref.validate_extension_identifier):
+                try:
+                    check(identifier, owner="E")
+                    verdicts.append(None)
+                except TypeError as exc:
+                    verdicts.append(str(exc))
+            with self.subTest(identifier=identifier):
+                self.assertEqual(verdicts[0], verdicts[1])
+            valid += verdicts[1] is None
+        self.assertGreater(valid, 100)
+
     def test_mcp_refs_client_against_the_sdks_server(self) -> None:
         for version in (None, LEGACY):
             with self.subTest(version=version):
