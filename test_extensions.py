@@ -15,6 +15,9 @@
   answers the SDK's frames (recorded below; with the SDK installed, compared live).
 * examples/extension.py: a server of mcp_ref's own that declares and serves an
   extension, over stdio and HTTP.
+* Skills (io.modelcontextprotocol/skills) through the same interface: the
+  entries, the files and their digests, directories, the YAML frontmatter subset
+  (checked against PyYAML where it is installed), the client's verification.
 """
 
 import asyncio
