@@ -3301,9 +3301,12 @@ class MCPServer:
     $MCP_REF_TASK_STORE, else memory), ``task_ttl`` (seconds a task is kept,
     3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100) and
     ``max_tasks`` (stored, 10000).
+    ``scope_hierarchy``: each scope with the narrower ones it implies (HTTP's bearer tokens, section 21).
     The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
+
+    scope_hierarchy: Optional[Dict[str, List[str]]]  # set with the SDK's auth keywords (_sdk_settings)
 
     def __init__(
         self,
@@ -3329,6 +3332,7 @@ class MCPServer:
         request_state_key: Any = None,
         task_store: Optional[TaskStore] = None, task_ttl: Optional[float] = 3600.0,  # section 16
         max_tasks_per_client: int = 100, max_tasks: int = 10000,
+        scope_hierarchy: Optional[Dict[str, List[str]]] = None,  # section 21
         **sdk_settings: Any,
     ) -> None:
         self.name = name or "mcp-server"
@@ -3353,7 +3357,7 @@ class MCPServer:
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
-        self.settings = _sdk_settings(self, name, request_state_key, sdk_settings)
+        self.settings = _sdk_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
         self._tools: Dict[str, _Tool] = {}
         self._resources: Dict[str, Resource] = {}  # sections 10 and 11, as the next three
         self._templates: Dict[str, _Template] = {}
@@ -6203,7 +6207,7 @@ class _HttpApp:
         self.events = None if store is False else _Events(EventStore() if store is None else store)
         self.retry = options["retry_interval"]
         self.hosts, self.origins = _allowed(options)
-        self.auth = _HttpAuth.from_settings(server.settings)
+        self.auth = _HttpAuth.from_settings(server.settings, server.scope_hierarchy)
         self.lock = threading.Lock()
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
@@ -7348,37 +7352,49 @@ class _HttpAuth:
     """Bearer tokens checked by the user's verifier (the SDK's
     ``token_verifier=``: ``verify_token(token)`` returning an access token, or
     None), and the Protected Resource Metadata document (RFC 9728) that tells
-    a client where to get one (2025-06-18 basic/authorization,
-    "Authorization Server Location")."""
+    a client where to get one (basic/authorization, "Authorization Server
+    Location").  A token is good when the verifier returns it, it has not
+    expired, it was issued for this server (its audience: "Token Handling"),
+    and its scopes, with what they imply, hold the required ones.
 
-    def __init__(self, verifier: Any, auth: Any) -> None:
+    What it needs comes from the ``auth=`` settings (the SDK's AuthSettings,
+    or any object with its attributes), never from a request: the server's
+    own resource identifier (``resource_server_url``: the audience its tokens
+    must name, and where its metadata lives) and its authorization server
+    (``issuer_url``: the metadata's ``authorization_servers``, which the page
+    requires).  Without them no metadata could be served, and every token
+    would be for any server: refused when the server is made (_auth_needs).
+    ``validate_token_resource=False`` (the SDK's setting) says the verifier
+    checked the audience itself; otherwise the token's ``resource`` (the SDK's
+    AccessToken field: its RFC 8707 resource indicator), else the ``aud`` of
+    its ``claims``, must name ``resource_server_url``."""
+
+    def __init__(self, verifier: Any, auth: Any, hierarchy: Optional[Dict[str, Any]] = None) -> None:
         from urllib.parse import urlsplit
 
         self.verifier = verifier
         self.scopes = list(getattr(auth, "required_scopes", None) or [])
-        resource = getattr(auth, "resource_server_url", None)
-        issuer = getattr(auth, "issuer_url", None)
-        self.document: Optional[Dict[str, Any]] = None
-        self.metadata_url: Optional[str] = None
-        self.metadata_paths: Tuple[str, ...] = ()
-        if resource is not None:
-            parts = urlsplit(str(resource))
-            suffix = parts.path.rstrip("/")
-            base = "/.well-known/oauth-protected-resource"
-            self.metadata_paths = (base + suffix, base) if suffix else (base,)
-            self.metadata_url = f"{parts.scheme}://{parts.netloc}{self.metadata_paths[0]}"
-            self.document = {"resource": str(resource), "bearer_methods_supported": ["header"]}
-            if issuer is not None:
-                self.document["authorization_servers"] = [str(issuer)]
-            if self.scopes:
-                self.document["scopes_supported"] = self.scopes
+        resource, issuer = str(auth.resource_server_url), str(auth.issuer_url)
+        self.audience: Optional[str] = _resource_identity(resource)  # None: the verifier checks it
+        if getattr(auth, "validate_token_resource", None) is False:
+            self.audience = None
+        self.implied = _scope_closure(hierarchy or {})
+        parts = urlsplit(resource)
+        suffix = parts.path.rstrip("/")
+        base = "/.well-known/oauth-protected-resource"  # RFC 9728 section 3.1: inserted before the path
+        self.metadata_paths: Tuple[str, ...] = (base + suffix, base) if suffix else (base,)
+        self.metadata_url = f"{parts.scheme}://{parts.netloc}{self.metadata_paths[0]}"
+        self.document: Dict[str, Any] = {"resource": resource, "authorization_servers": [issuer],
+                                         "bearer_methods_supported": ["header"]}
+        if self.scopes:
+            self.document["scopes_supported"] = self.scopes
 
     @classmethod
-    def from_settings(cls, settings: Dict[str, Any]) -> Optional[_HttpAuth]:
+    def from_settings(cls, settings: Dict[str, Any], hierarchy: Optional[Dict[str, Any]] = None) -> Optional[_HttpAuth]:
         verifier = settings.get("token_verifier")
         if verifier is None:
             return None
-        return cls(verifier, settings.get("auth"))
+        return cls(verifier, settings.get("auth"), hierarchy)
 
     def metadata(self, method: str) -> _Reply:
         if method != "GET":
@@ -7388,7 +7404,8 @@ class _HttpAuth:
 
     def check(self, environ: Dict[str, Any], run_async: Callable[[Any, float], Any]) -> Optional[_Reply]:
         """None when the request's bearer token is good; else 401 (none, or
-        invalid: OAuth 2.1 section 5.3) or 403 (too few scopes)."""
+        invalid: OAuth 2.1 section 5.3; issued for another resource: "Token
+        Handling") or 403 (too few scopes)."""
         header = environ.get("HTTP_AUTHORIZATION") or ""
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
@@ -7404,7 +7421,11 @@ class _HttpAuth:
         expires = getattr(access, "expires_at", None)
         if access is None or isinstance(expires, (int, float)) and expires < time.time():
             return self._challenge(401, "invalid_token", "Invalid or expired token")
+        if self.audience is not None and self.audience not in _token_audiences(access):
+            return self._challenge(401, "invalid_token", "Token not issued for this resource")
         granted = set(getattr(access, "scopes", None) or [])
+        for scope in list(granted) if self.implied else ():  # 2026-07-28 "Step-Up Authorization Flow"
+            granted.update(self.implied.get(scope, ()))
         if any(scope not in granted for scope in self.scopes):
             return self._challenge(403, "insufficient_scope", "Required scope missing")
         environ[_PRINCIPAL] = _principal(access)
@@ -7415,11 +7436,100 @@ class _HttpAuth:
         params = [f'error="{error}"', f'error_description="{description}"']
         if self.scopes:
             params.append(f'scope="{" ".join(self.scopes)}"')
-        if self.metadata_url is not None:
-            params.append(f'resource_metadata="{self.metadata_url}"')
+        params.append(f'resource_metadata="{self.metadata_url}"')
         body = json.dumps({"error": error, "error_description": description}).encode()
         return _status_line(status), [("Content-Type", "application/json"),
                                       ("WWW-Authenticate", "Bearer " + ", ".join(params))], [body]
+
+
+def _auth_needs(settings: Dict[str, Any], hierarchy: Any) -> None:
+    """Refuse, when the server is made, an authorization set-up that cannot be
+    served as basic/authorization requires (a ValueError saying what to add):
+    a verifier without the auth settings that give the server's resource
+    identifier and authorization server, auth settings without a verifier
+    (nothing would be checked), a resource identifier that is no absolute
+    http(s) URI or has a fragment ("Canonical Server URI"), a hierarchy that
+    is not scope -> list of scopes."""
+    verifier = settings.get("token_verifier")
+    auth: Any = settings.get("auth")  # the SDK's AuthSettings, or any object with its fields
+    if verifier is None and auth is None:
+        if hierarchy:
+            raise ValueError("scope_hierarchy= needs token_verifier= and auth=: without them no token is checked")
+        return
+    if verifier is None:
+        raise ValueError("auth= needs a token_verifier=: without one no request's token would be checked")
+    missing = [name for name in ("resource_server_url", "issuer_url") if getattr(auth, name, None) is None]
+    if missing:
+        raise ValueError(f"token_verifier= needs auth= settings with {' and '.join(missing)}: resource_server_url "
+                         f"is this server's own URL (the audience its tokens must name, RFC 8707; where its "
+                         f"Protected Resource Metadata lives, RFC 9728), issuer_url its authorization server "
+                         f"(the metadata's authorization_servers); e.g. auth=AuthSettings(issuer_url="
+                         f"'https://auth.example.com', resource_server_url='https://mcp.example.com/mcp')")
+    resource = str(auth.resource_server_url)
+    if _resource_identity(resource) is None:
+        raise ValueError(f"auth.resource_server_url must be an absolute http or https URL without a fragment "
+                         f"(basic/authorization, \"Canonical Server URI\"), not {resource!r}")
+    for broad, narrower in (hierarchy or {}).items():
+        if not isinstance(broad, str) or isinstance(narrower, (str, bytes)) or \
+                not all(isinstance(scope, str) for scope in narrower):
+            raise ValueError(f"scope_hierarchy maps a scope to the list of scopes it implies; "
+                             f"{broad!r}: {narrower!r} is not that")
+
+
+def _resource_identity(uri: Any) -> Optional[str]:
+    """A resource identifier compared as basic/authorization's "Canonical
+    Server URI" reads it: scheme and host in any case, a default port
+    spelled or not, a trailing slash aside (the SDK compares so too); the
+    path's case counts.  None: no absolute http(s) URI, or one with a fragment."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(uri, str):
+        return None
+    try:
+        parts = urlsplit(uri.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname or parts.fragment or "#" in uri:
+        return None
+    host = parts.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    netloc = host if port is None or port == {"http": 80, "https": 443}[scheme] else f"{host}:{port}"
+    query = "?" + parts.query if parts.query else ""
+    return f"{scheme}://{netloc}{parts.path.rstrip('/')}{query}"
+
+
+def _token_audiences(access: Any) -> List[str]:
+    """The resources a verified token was issued for, canonical: its
+    ``resource`` (the SDK's AccessToken), else its claims' ``aud`` (RFC 7519
+    section 4.1.3, RFC 9068: one string or a list of them)."""
+    named = getattr(access, "resource", None)
+    if named is None:
+        claims = getattr(access, "claims", None)
+        named = claims.get("aud") if isinstance(claims, dict) else None
+    listed = [named] if isinstance(named, str) else named if isinstance(named, (list, tuple)) else []
+    return [canonical for canonical in map(_resource_identity, listed) if canonical is not None]
+
+
+def _scope_closure(hierarchy: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
+    """Each broader scope with every scope it implies, directly or through
+    others (2026-07-28 basic/authorization: "Servers MUST account for scope
+    hierarchies, where a broader scope implies narrower ones").  Scope values
+    are opaque strings their authorization server defines (RFC 6749 section
+    3.3): no hierarchy is read from their spelling ("mcp" need not imply
+    "mcp:admin"), only the one the server declares (scope_hierarchy=)."""
+    implied: Dict[str, FrozenSet[str]] = {}
+    for broad in hierarchy:
+        seen: set[str] = set()
+        todo = list(hierarchy[broad])
+        while todo:
+            scope = todo.pop()
+            if scope not in seen:
+                seen.add(scope)
+                todo.extend(hierarchy.get(scope, ()))
+        implied[broad] = frozenset(seen)
+    return implied
 
 
 def _principal(access: Any) -> str:
@@ -11297,15 +11407,19 @@ _STATE_FIXED = ("mcp_ref's requestState lives 600 seconds and is bound to the be
                 "and bind_principal= cannot change that")
 
 
-def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any]) -> Dict[str, Any]:
+def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any],
+                  scope_hierarchy: Any = None) -> Dict[str, Any]:
     """MCPServer's other keywords, as Python refuses an unknown one; the SDK's
-    request_state_security mapped onto section 13's signing key."""
+    request_state_security mapped onto section 13's signing key; the SDK's
+    token_verifier and auth, with mcp_ref's scope_hierarchy, checked (section 21)."""
     for keyword, value in settings.items():
         if keyword not in _SDK_KEYWORDS:
             raise TypeError(f"{type(server).__name__}.__init__() got an unexpected keyword argument {keyword!r}")
         why = _SDK_KEYWORDS[keyword]
         if why is not None and value is not None:
             raise ValueError(f"{keyword}= is not supported by mcp_ref ({why})")
+    _auth_needs(settings, scope_hierarchy)  # a token set-up that cannot be served: refused now
+    server.scope_hierarchy = scope_hierarchy
     security = settings.get("request_state_security")
     if security is not None:
         ours = isinstance(security, RequestStateSecurity)
