@@ -5853,12 +5853,15 @@ class _StdioServer(_Connection):
     that way new calls go to a pool of ``workers`` threads, so a slow tool
     holds up ping, tools/list or other calls once, for at most about
     ``_HANDOFF + _WATCH``.  Async tools run on one event loop thread.  Each
-    response is written whole, under a lock.
+    response is written whole, under a lock; SIGTERM lets the one being
+    written finish (_exit_now).
     """
 
     _HANDOFF = 0.01  # seconds an inline call may hold up reading
     _WATCH = 0.01  # how often the watchdog looks
-    _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written
+    _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written to move on
+    _STOP_LIMIT = 10.0  # seconds it waits for it at most, however slowly the client reads it
+    _PIECE = 16384  # bytes: a longer message is written in pieces, so that SIGTERM sees it move
 
     def __init__(self, server: MCPServer, exit_process: bool = True) -> None:
         import threading
@@ -5871,6 +5874,9 @@ class _StdioServer(_Connection):
         self.stdin: Any = None
         self.stderr: Optional[_Stderr] = None
         self.manager: Any = None  # the lifespan's context manager
+        self.moved = 0.0  # when the message being written in pieces last moved (_write_pieces)
+        self.left = 0  # its bytes not yet taken by the client
+        self.stopping = 0.0  # when SIGTERM came: no long message starts after it
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -5910,10 +5916,26 @@ class _StdioServer(_Connection):
                 signal.signal(getattr(signal, name), stop)
 
     def _exit_now(self) -> None:
-        # Prompt, and clean where the client allows: holding the lock, no new
-        # response starts; one being written gets _STOP_WAIT to finish (a client
-        # that does not read it in that time has it cut).
-        if self.lock.acquire(timeout=self._STOP_WAIT):
+        """SIGTERM, SIGINT: stop promptly, and never in the middle of a line
+        (stdio: nothing that is not a valid MCP message on stdout).  Holding
+        the lock, no new message starts; the one being written finishes while
+        the client goes on reading it: for as long as each piece is taken
+        within _STOP_WAIT seconds, for _STOP_LIMIT seconds at most (a process
+        manager's SIGKILL comes after about that: Docker's 10 s).  A client
+        that reads nothing for _STOP_WAIT seconds is not reading, and past
+        _STOP_LIMIT a SIGKILL would cut the line the same: then the process
+        exits with the line cut and says so on stderr; the client sees its
+        input end after a line without its newline, which is no message
+        (stdio: messages are delimited by newlines)."""
+        self.stopping = start = time.monotonic()
+        while not self.lock.acquire(timeout=0.05):
+            now = time.monotonic()
+            if now - start > self._STOP_LIMIT or now - max(self.moved, start) > self._STOP_WAIT:
+                short = f", {self.left} bytes short" if self.left else ""
+                print(f"mcp_ref: stopped in the middle of a message{short}: the client was not reading it",
+                      file=sys.stderr)
+                break
+        else:
             try:
                 self.out.flush()
             except Exception:
@@ -6021,11 +6043,30 @@ class _StdioServer(_Connection):
         data = message if isinstance(message, bytes) else _encode_safely(message)
         with self.lock:
             try:
-                self.out.write(data)
-                self.out.flush()
+                if len(data) > self._PIECE:
+                    self._write_pieces(data)
+                else:
+                    self.out.write(data)
+                    self.out.flush()
             except (BrokenPipeError, ValueError, OSError):
                 # The client closed our stdout: nobody is listening; end quietly.
                 os._exit(0)
+
+    def _write_pieces(self, data: bytes) -> None:
+        """(Under the lock.)  A long message, a piece at a time: a write to a
+        pipe the client drains slowly blocks, and SIGTERM (_exit_now) waits
+        for it while each piece moves.  After SIGTERM none starts: a line not
+        begun needs no end."""
+        if self.stopping:
+            return
+        view = memoryview(data)
+        self.left = len(data)
+        for start in range(0, len(data), self._PIECE):
+            self.moved = time.monotonic()
+            self.out.write(view[start:start + self._PIECE])
+            self.out.flush()
+            self.left -= len(view[start:start + self._PIECE])
+        self.moved = time.monotonic()
 
 
 def _hold_standard_streams() -> _Stderr:
