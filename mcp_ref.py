@@ -7549,8 +7549,8 @@ def _token_audiences(access: Any) -> List[str]:
     if named is None:
         claims = getattr(access, "claims", None)
         named = claims.get("aud") if isinstance(claims, dict) else None
-    listed = [named] if isinstance(named, str) else named if isinstance(named, (list, tuple)) else []
-    return [canonical for canonical in map(_resource_identity, listed) if canonical is not None]
+    listed = [] if named is None else list(named) if isinstance(named, (list, tuple, set, frozenset)) else [named]
+    return [canonical for canonical in (_resource_identity(str(one)) for one in listed) if canonical is not None]
 
 
 def _scope_closure(hierarchy: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:

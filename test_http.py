@@ -1179,13 +1179,23 @@ class InProcessTest(unittest.TestCase):
 class Token:
     """The SDK's AccessToken, as far as the app reads it."""
 
-    def __init__(self, scopes: List[str], resource: Optional[str] = None, claims: Any = None) -> None:
+    def __init__(self, scopes: List[str], resource: Any = None, claims: Any = None) -> None:
         self.scopes, self.resource, self.claims = scopes, resource, claims
         self.client_id, self.expires_at, self.subject = "app", None, None
 
 
+class Url:
+    """A URL object, as pydantic's AnyHttpUrl: its str() is the URL."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class AuthSettings:
-    """The SDK's AuthSettings, as far as the app reads them."""
+    """The SDK's AuthSettings, as far as the app reads them (its URLs may be objects)."""
 
     def __init__(self, resource: Any = "https://mcp.example.com/mcp", issuer: Any = "https://auth.example.com",
                  scopes: Optional[List[str]] = None, validate: Optional[bool] = None) -> None:
@@ -1226,11 +1236,12 @@ class BearerTokenTest(unittest.TestCase):
                 "aud": ours}),
             "other": Token([], "https://other.example.com/mcp"), "path": Token([], "https://mcp.example.com/MCP"),
             "none": Token([]), "aud-other": Token([], None, {"aud": "https://other.example.com"}),
-            "bad": Token([], "mcp.example.com/mcp"), "host": Token([])}, AuthSettings())
+            "bad": Token([], "mcp.example.com/mcp"), "host": Token([]),
+            "url": Token([], Url("https://mcp.example.com/mcp"))}, AuthSettings())
         # The request's own Host names this one: a check that read the Host would take it.
         endpoint.app.server.settings["token_verifier"].verify_token("host").resource = \
             f"http://127.0.0.1:{endpoint.port}/mcp"
-        for name in ("ours", "spelled", "aud", "aud-one"):
+        for name in ("ours", "spelled", "aud", "aud-one", "url"):
             with self.subTest(token=name):
                 self.assertEqual(self.statuses(endpoint, name), (200, 200))
         for name in ("other", "path", "none", "aud-other", "bad", "host"):
@@ -1246,7 +1257,8 @@ class BearerTokenTest(unittest.TestCase):
     def test_a_verifier_that_checks_the_audience_itself_says_so(self) -> None:
         # The SDK's AuthSettings(validate_token_resource=False): "set it to False
         # when your token verifier checks the token's audience itself".
-        endpoint = self.serve({"none": Token([])}, AuthSettings(validate=False))
+        endpoint = self.serve({"none": Token([])}, AuthSettings(Url("https://mcp.example.com/mcp"), Url(
+            "https://auth.example.com"), validate=False))
         self.assertEqual(self.statuses(endpoint, "none"), (200, 200))
         self.assertEqual(self.statuses(endpoint, "unknown"), (401, 401))
         checked = self.serve({"none": Token([])}, AuthSettings(validate=True))
