@@ -7292,7 +7292,10 @@ def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
 def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[List[str]]]:
     """The Host and Origin allow-lists (None: any).  By default a server for
     a loopback address answers only to loopback names, as the SDK's does: the
-    defence against DNS rebinding (basic/security_best_practices)."""
+    defence against DNS rebinding (basic/security_best_practices); one for
+    another address takes any Host, and an Origin only when it is the
+    server's own (basic/transports: servers MUST validate the Origin header
+    on all incoming connections; the SDK checks none there)."""
     security = options.get("transport_security")
     hosts, origins = options.get("allowed_hosts"), options.get("allowed_origins")
     if security is not None:  # the SDK's TransportSecuritySettings, or anything shaped like it
@@ -7306,10 +7309,13 @@ def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[Lis
         if own is not None and not any(own == _ip_address(name) for name in names):
             names.append(f"[{own}]" if own.version == 6 else str(own))  # 127.0.0.2: its own address too
         hosts = [f"{name}:*" for name in names] + names
-    if hosts is not None and "*" in hosts:
+    wildcard = hosts is not None and "*" in hosts  # any Host, said explicitly: any Origin too
+    if wildcard:
         hosts = None
     if origins is None and hosts is not None:
         origins = [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
+    elif origins is None and not wildcard:  # not loopback, nothing listed: the Host is the deployment's
+        origins = []  # choice, yet an Origin is still checked ("MUST validate"): the server's own only
     return hosts, origins
 
 

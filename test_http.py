@@ -576,6 +576,26 @@ class LoopbackByAddressTest(unittest.TestCase):
         for bind in ("0.0.0.0", "192.0.2.1"):  # not loopback: the deployment chooses (allowed_hosts)
             self.assertEqual(self.status(server.streamable_http_app(host=bind), "evil.example"), 405)
 
+    def test_elsewhere_an_origin_must_be_the_servers_own(self) -> None:
+        # basic/transports (2025-11-25; 2026-07-28 streamable-http, "Security &
+        # Endpoint"): servers MUST validate the Origin header on all incoming
+        # connections, and answer an invalid one 403, whatever address they serve on.
+        server = mcp_ref.MCPServer("t")
+        for bind in ("0.0.0.0", "192.0.2.1"):
+            with self.subTest(bind=bind):
+                app = server.streamable_http_app(host=bind)
+                for origin in ("http://evil.example", "null", "http://192.0.2.1:9999", "https://192.0.2.1:8000x"):
+                    self.assertEqual(self.status(app, "192.0.2.1:8000", origin), 403, origin)
+                for host, origin in (("192.0.2.1:8000", "http://192.0.2.1:8000"), ("mcp.example.com",
+                                                                                   "https://MCP.example.com")):
+                    self.assertEqual(self.status(app, host, origin), 405, origin)  # its own: past the guard
+                self.assertEqual(self.status(app, "192.0.2.1:8000"), 405)  # no Origin: not a browser
+        listed = server.streamable_http_app(host="0.0.0.0", allowed_origins=["https://app.example"])
+        self.assertEqual(self.status(listed, "192.0.2.1:8000", "https://app.example"), 405)
+        self.assertEqual(self.status(listed, "192.0.2.1:8000", "http://evil.example"), 403)
+        anything = server.streamable_http_app(host="0.0.0.0", allowed_hosts=["*"])  # said explicitly
+        self.assertEqual(self.status(anything, "192.0.2.1:8000", "http://evil.example"), 405)
+
     def test_served_on_127_0_0_2(self) -> None:
         app = mcp_ref.MCPServer("t").streamable_http_app(host="127.0.0.2")
         httpd = mcp_ref._HttpServer(app, "127.0.0.2", 0)
