@@ -6062,10 +6062,11 @@ class _StdioServer(_Connection):
         view = memoryview(data)
         self.left = len(data)
         for start in range(0, len(data), self._PIECE):
+            piece = view[start:start + self._PIECE]
             self.moved = time.monotonic()
-            self.out.write(view[start:start + self._PIECE])
+            self.out.write(piece)
             self.out.flush()
-            self.left -= len(view[start:start + self._PIECE])
+            self.left -= len(piece)
         self.moved = time.monotonic()
 
 
@@ -6514,8 +6515,12 @@ class _HttpApp:
               watch: _HttpCall) -> Any:
         """The channel's first item within ``seconds`` (None: until the
         deadline), skipping messages when nothing but JSON may be sent; None
-        if none came (``watch.stop`` says whether it is worth waiting on)."""
-        gone = environ.get("mcp_ref.gone", _never)
+        if none came (``watch.stop`` says whether it is worth waiting on).
+        Before 2026-07-28 the end of the client's input is no reason to stop:
+        the call goes on (a disconnection is no cancellation, basic/transports),
+        and a client that only half-closed its side still waits for the answer,
+        which it gets; one that has gone fails the write, harmlessly."""
+        gone = environ.get("mcp_ref.gone", _never) if watch.cancel_on_close else _never
         end = time.monotonic() + seconds if seconds is not None else watch.deadline
         if watch.deadline is not None and end is not None:
             end = min(end, watch.deadline)
@@ -7538,7 +7543,7 @@ def _resource_identity(uri: Any) -> Optional[str]:
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname or parts.fragment or "#" in uri:
+    if scheme not in ("http", "https") or not parts.hostname or "#" in uri:
         return None
     host = parts.hostname.lower()
     host = f"[{host}]" if ":" in host else host

@@ -356,6 +356,39 @@ class DisconnectTest(unittest.TestCase):
         self.assertEqual(seen, {key: "finished" for key, _ in socks})
 
 
+    def test_a_client_that_only_half_closes_still_gets_its_answer(self) -> None:
+        # The end of a client's input is all a server sees of a disconnection,
+        # and a client that shut down its sending side (shutdown(SHUT_WR), after
+        # the request) has not left: before 2026-07-28 it gets its answer, not an
+        # error, and the call is not cut short.
+        server = mcp_ref.MCPServer("half")
+
+        @server.tool()
+        async def slow(ctx: mcp_ref.Context) -> str:
+            await asyncio.sleep(0.8)
+            return "done"
+
+        for mode, options in (("session", {}), ("stateless", {"stateless_http": True})):
+            with self.subTest(mode=mode):
+                endpoint = InProcess(server, **options)
+                self.addCleanup(endpoint.stop)
+                headers = in_session(endpoint.initialize()) if mode == "session" else {
+                    "MCP-Protocol-Version": HANDSHAKE}
+                body = json.dumps(call(1, "slow")).encode()
+                lines = ["POST /mcp HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json",
+                         f"Accept: {ACCEPT}", f"Content-Length: {len(body)}", "Connection: close"]
+                lines += [f"{k}: {v}" for k, v in headers.items()]
+                with socket.create_connection(("127.0.0.1", endpoint.port), timeout=10) as sock:
+                    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+                    sock.shutdown(socket.SHUT_WR)
+                    data = b""
+                    for piece in iter(lambda: sock.recv(65536), b""):
+                        data += piece
+                head, _, answer = data.partition(b"\r\n\r\n")
+                self.assertTrue(head.startswith(b"HTTP/1.1 200 "), head)
+                self.assertEqual(json.loads(answer)["result"]["content"], [{"type": "text", "text": "done"}])
+
+
 class BoundTest(unittest.TestCase):
     """A client that never reads: what waits for it is bounded (max_stream_buffer)."""
 
