@@ -16,6 +16,7 @@
 
 import base64
 import http.client
+import importlib.util
 import io
 import json
 import os
@@ -1314,6 +1315,31 @@ class BearerTokenTest(unittest.TestCase):
                 self.assertEqual(denied.headers["www-authenticate"], 'Bearer error="invalid_token", '
                                  'error_description="Authentication required", resource_metadata='
                                  '"https://mcp.example.com/.well-known/oauth-protected-resource"')
+
+    @unittest.skipUnless(importlib.util.find_spec("mcp") and importlib.util.find_spec("pydantic"),
+                         "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
+    def test_the_sdks_own_settings_and_access_token(self) -> None:
+        import warnings
+
+        from mcp.server.auth.provider import AccessToken
+        from mcp.server.auth.settings import AuthSettings as SdkAuthSettings
+
+        def token(resource: Optional[str]) -> Any:
+            return AccessToken(token="t", client_id="app", scopes=["files"], resource=resource)
+
+        tokens = {"ours": token("https://mcp.example.com/mcp"), "other": token("https://other.example.com/mcp"),
+                  "none": token(None)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # validate_token_resource unset: the SDK warns that 3.0 will check
+            unset = SdkAuthSettings(issuer_url="https://auth.example.com",
+                                    resource_server_url="https://mcp.example.com/mcp", required_scopes=["files:read"])
+        endpoint = self.serve(tokens, unset, scope_hierarchy={"files": ["files:read"]})
+        self.assertEqual([self.statuses(endpoint, name) for name in ("ours", "other", "none")],
+                         [(200, 200), (401, 401), (401, 401)])
+        trusting = self.serve(tokens, SdkAuthSettings(
+            issuer_url="https://auth.example.com", resource_server_url="https://mcp.example.com/mcp",
+            validate_token_resource=False))
+        self.assertEqual(self.statuses(trusting, "none"), (200, 200))
 
     def test_a_set_up_that_cannot_be_served_is_refused_when_made(self) -> None:
         verifier = type("Verifier", (), {"verify_token": staticmethod(lambda token: None)})()
