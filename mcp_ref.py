@@ -3332,8 +3332,7 @@ class MCPServer:
         request_timeout: float = 300.0,
         cache_ttl_ms: int = 0,
         cache_scope: str = "private",
-        lifespan: Optional[Callable[[Any], Any]] = None,
-        request_state_key: Any = None,
+        lifespan: Optional[Callable[[Any], Any]] = None, request_state_key: Any = None,
         task_store: Optional[TaskStore] = None, task_ttl: Optional[float] = 3600.0,  # section 16
         max_tasks_per_client: int = 100, max_tasks: int = 10000, max_stored_tasks_per_client: Optional[int] = 1000,
         scope_hierarchy: Optional[Dict[str, List[str]]] = None,  # section 21
