@@ -7709,6 +7709,7 @@ class _HttpAuth:
         if getattr(auth, "validate_token_resource", None) is False:
             self.audience = None
         self.implied = _scope_closure(hierarchy or {})
+        self.told = False  # whether stderr has said why a token without an audience is refused
         parts = urlsplit(resource)
         suffix = parts.path.rstrip("/")
         base = "/.well-known/oauth-protected-resource"  # RFC 9728 section 3.1: inserted before the path
@@ -7752,6 +7753,11 @@ class _HttpAuth:
         if access is None or isinstance(expires, (int, float)) and expires < time.time():
             return self._challenge(401, "invalid_token", "Invalid or expired token")
         if self.audience is not None and self.audience not in _token_audiences(access):
+            if not self.told and not _token_audiences(access):  # a set-up to fix, not a client's fault: once
+                self.told = True
+                print("mcp_ref: a token the verifier accepted names no resource (audience) and was refused; set "
+                      "its AccessToken.resource, or AuthSettings(validate_token_resource=False) if the verifier "
+                      "checks the audience itself", file=sys.stderr)
             return self._challenge(401, "invalid_token", "Token not issued for this resource")
         granted = set(getattr(access, "scopes", None) or [])
         for scope in list(granted) if self.implied else ():  # 2026-07-28 "Step-Up Authorization Flow"

@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 import unittest
+import unittest.mock
 from typing import Any, Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1277,13 +1278,19 @@ class BearerTokenTest(unittest.TestCase):
 
     def test_a_verifier_that_checks_the_audience_itself_says_so(self) -> None:
         # The SDK's AuthSettings(validate_token_resource=False): "set it to False
-        # when your token verifier checks the token's audience itself".
+        # when your token verifier checks the token's audience itself".  Until
+        # then a token without one is refused, and stderr says once what to set.
+        checked = self.serve({"none": Token([])}, AuthSettings(validate=True))
+        with unittest.mock.patch("sys.stderr", io.StringIO()) as stderr:
+            self.assertEqual(self.statuses(checked, "none"), (401, 401))
+        self.assertEqual(stderr.getvalue(), "mcp_ref: a token the verifier accepted names no resource (audience) and "
+                                            "was refused; set its AccessToken.resource, or AuthSettings("
+                                            "validate_token_resource=False) if the verifier checks the audience "
+                                            "itself\n")
         endpoint = self.serve({"none": Token([])}, AuthSettings(Url("https://mcp.example.com/mcp"), Url(
             "https://auth.example.com"), validate=False))
         self.assertEqual(self.statuses(endpoint, "none"), (200, 200))
         self.assertEqual(self.statuses(endpoint, "unknown"), (401, 401))
-        checked = self.serve({"none": Token([])}, AuthSettings(validate=True))
-        self.assertEqual(self.statuses(checked, "none"), (401, 401))
 
     def test_a_broader_scope_satisfies_a_narrower_one(self) -> None:
         ours = "https://mcp.example.com/mcp"
