@@ -4341,9 +4341,10 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 # result checked against the outputSchema, isError by the same rules), on a
 # thread of this process's task pool.  A question it asks ends the run, as in
 # the stateless era (basic/patterns/mrtr): the task is input_required with the
-# questions as inputRequests; tasks/update brings the answers, and once none
-# is outstanding the run starts again with all of them, so that the tool reads
-# each answer where it asked.  Everything a task is (status, answers, result,
+# questions as inputRequests; tasks/update brings the answers (2025-11-25:
+# tasks/result relays the questions to the client and takes its answers), and
+# once none is outstanding the run starts again with all of them, so that the
+# tool reads each answer where it asked.  Everything a task is (status, answers, result,
 # TTL) lives in its TaskStore record, so another worker can answer tasks/get,
 # take the answers and run it on; the worker running a task renews a lease on
 # it, and a task whose lease lapsed (its worker died) is failed.
@@ -4352,8 +4353,11 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 #   tools/call (section 17)             a task, -32021, or the call  _Tasks.for_call
 #   ctx.start_task() (_stopped, s. 14)  the call goes on as a task   _Tasks.begin
 #   tasks/get, tasks/update,            the task of the client's     _Tasks.answer
-#   tasks/cancel (section 17)           principal, or -32602
+#   tasks/cancel (section 17)           principal, or -32602         (_task_owner)
+#   2025-11-25's tasks/result           the result; the questions    _Tasks.result, relay
+#   initialize, server/discover         what tasks declare           _tasks_declared
 #   subscriptions/listen's taskIds      notifications/tasks          _Tasks.listened, announce
+#   SIGTERM, the process's exit         its running tasks failed     _Tasks.stop
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 _TASK_TERMINAL = ("completed", "failed", "cancelled")
