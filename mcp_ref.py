@@ -4946,7 +4946,8 @@ class _Tasks:
             except Exception as again:
                 _log_exception(f"task {task_id} could not be marked failed", again)
         finally:
-            with self.lock:
+            call.cancelled = True  # the run is over: a Context kept past it sends nothing more (progress
+            with self.lock:        # "MUST stop after the task reaches a terminal status", basic/utilities/progress)
                 if self.running.get(task_id) is call:
                     del self.running[task_id]
 

@@ -1399,6 +1399,14 @@ class IsolationTest(Case):
         self.assertEqual(answer_of(alice, "tasks/result", {"taskId": task_id})["content"],
                          [{"type": "text", "text": "released"}])
 
+    def test_the_limitation_is_documented(self) -> None:
+        # "receivers SHOULD document this limitation clearly" where tasks cannot be bound to a requestor
+        with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+            readme = " ".join(f.read().split())
+        self.assertIn("A request with neither token nor session (2026-07-28 over HTTP without auth, "
+                      "`stateless_http`) cannot be told from another: its task id (a random UUID, 122 bits) "
+                      "is the secret", readme)
+
     def test_where_tasks_list_is_declared(self) -> None:
         server = opened(task_server())
         initialize = malformed.initialize(SESSION)
@@ -1449,6 +1457,7 @@ def asking_server() -> MCPServer:
         ctx.start_task()
         for n in (1, 2, 3):
             ctx.report_progress(n, 3)
+        server.kept = ctx  # type: ignore[attr-defined]
         return "done"
 
     return server
@@ -1577,10 +1586,12 @@ class TaskProgressTest(Case):
     CreateTaskResult has been returned" (2025-11-25), each with the related-task _meta."""
 
     def test_over_stdio(self) -> None:
-        peer = StdioPeer(asking_server())
+        server = asking_server()
+        peer = StdioPeer(server)
         task_id = AskingTest.session_task(self, peer, "steps", progress=True)  # type: ignore[arg-type]
         result = peer.request("tasks/result", {"taskId": task_id})["result"]
         self.assertEqual(result["content"], [{"type": "text", "text": "done"}])
+        server.kept.report_progress(4, 3)  # type: ignore[attr-defined]  # the task has ended: "MUST stop"
         progress = [f["params"] for f in peer.frames() if f.get("method") == "notifications/progress"]
         self.assertEqual(progress, [{"progressToken": "p1", "progress": n, "total": 3, "_meta": {
             "io.modelcontextprotocol/related-task": {"taskId": task_id}}} for n in (1, 2, 3)])
