@@ -1603,17 +1603,15 @@ class IndexTest(Case):
     timing is bench/micro.py's task_creation, not a unit test's): no query
     scans the table, and the count of all is kept by triggers."""
 
-    QUERIES = {"purge": ("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (1.0,)),
-               "count": (f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND "
-                         f"{mcp_ref.SqliteTaskStore._UNFINISHED}", ("a",)),
-               "list": ("SELECT data FROM mcp_tasks WHERE owner = ? AND (created, id) > (?, ?) ORDER BY created, id "
-                        "LIMIT ?", ("a", 1.0, "", 5))}
-
     def test_no_query_scans_the_table(self) -> None:
         store = opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))
+        queries = {"purge": ("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (1.0,)),
+                   "count": (f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND {store._UNFINISHED}", ("a",)),
+                   "list": ("SELECT data FROM mcp_tasks WHERE owner = ? AND (created, id) > (?, ?) ORDER BY created, "
+                            "id LIMIT ?", ("a", 1.0, "", 5))}
         db = store._connect()
         self.addCleanup(db.close)
-        for name, (query, args) in self.QUERIES.items():
+        for name, (query, args) in queries.items():
             plan = " ".join(row[-1] for row in db.execute("EXPLAIN QUERY PLAN " + query, args))
             self.assertIn("USING", plan, name)
             self.assertNotIn("SCAN", plan, name)
@@ -1794,3 +1792,44 @@ class ChoicesTest(Case):
         modern = Client(server)
         task = modern.settled(modern.call("broken")["taskId"])
         self.assertEqual((task["status"], task["result"]["isError"], "error" in task), ("completed", True, False))
+
+
+class TaskProgressHttpTest(Case):
+    """The same over HTTP: a session's task reports its progress on the
+    session's GET stream (the POST that created it has been answered)."""
+
+    def test_on_the_get_stream(self) -> None:
+        server = asking_server()
+        httpd = mcp_ref._HttpServer(opened(server.streamable_http_app()), "127.0.0.1", 0)
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        port = httpd.server_address[1]
+        client = FuzzHttp(port, SESSION)
+        self.addCleanup(client.http.close)
+        get = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+        self.addCleanup(get.close)
+        get.request("GET", "/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": str(client.session),
+                                            "Mcp-Protocol-Version": SESSION})
+        stream = get.getresponse()
+        self.assertEqual(stream.status, 200)
+        events: List[Dict[str, Any]] = []
+
+        def read() -> None:
+            while len(events) < 3:
+                line = stream.readline()
+                if not line:
+                    return
+                if line.startswith(b"data:") and line[5:].strip():
+                    events.append(json.loads(line[5:]))
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        task_id = answer_of(client, "tools/call", {"name": "steps", "arguments": {}, "task": {},
+                                                   "_meta": {"progressToken": 7}})["task"]["taskId"]
+        self.assertEqual(answer_of(client, "tasks/result", {"taskId": task_id})["content"],
+                         [{"type": "text", "text": "done"}])
+        reader.join(WAIT)
+        self.assertEqual(events, [{"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+            "progressToken": 7, "progress": n, "total": 3, "_meta": {
+                "io.modelcontextprotocol/related-task": {"taskId": task_id}}}} for n in (1, 2, 3)])
