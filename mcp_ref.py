@@ -5414,7 +5414,8 @@ def _refused(error: Dict[str, Any], record: Dict[str, Any]) -> Optional[Dict[str
     """A task whose question the client answered with an error: failed with it."""
     if record["status"] != "input_required":
         return None
-    new = dict(record, status="failed", error=error, statusMessage=f"The client refused: {error.get('message')}")
+    why = f"A question to the client failed: {error.get('message')}"
+    new = dict(record, status="failed", error=error, statusMessage=why)
     new.pop("inputRequests", None)
     return new
 

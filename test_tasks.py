@@ -1527,6 +1527,23 @@ class AskingTest(Case):
         result = peer.wait(lambda f: f.get("id") == "r")["result"]
         self.assertEqual(result["content"], [{"type": "text", "text": text}])
 
+    def test_a_refused_question_fails_the_task(self) -> None:
+        # The client answers with an error, or with no result of the question:
+        # the task fails with it, as ctx.elicit raising it would fail a call.
+        for answer, error in (({"error": {"code": -1, "message": "User rejected"}}, {"code": -1, "message": (
+                "User rejected")}), ({"result": {"action": "maybe"}}, {"code": -32602, "message": (
+                    "Invalid params: the client's answer is no result of elicitation/create")})):
+            with self.subTest(answer=answer):
+                peer = StdioPeer(asking_server())
+                task_id = self.session_task(peer, "ask_name")
+                peer.post({"jsonrpc": "2.0", "id": "r", "method": "tasks/result", "params": {"taskId": task_id}})
+                asked = peer.wait(lambda f: f.get("method") == "elicitation/create")
+                peer.post(dict(answer, jsonrpc="2.0", id=asked["id"]))
+                self.assertEqual(peer.wait(lambda f: f.get("id") == "r")["error"], error)
+                task = peer.request("tasks/get", {"taskId": task_id})["result"]
+                self.assertEqual((task["status"], task["statusMessage"]), (
+                    "failed", "A question to the client failed: " + error["message"]))
+
     def test_session_questions_over_http(self) -> None:
         server = asking_server()
         client = FuzzWsgi.__new__(FuzzWsgi)
