@@ -4609,6 +4609,8 @@ class SqliteTaskStore(TaskStore):
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         db.execute("PRAGMA journal_mode = WAL")
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mcp_tasks_removed'").fetchone():
+            return db  # the schema is there (its last statement's trigger): no write lock to wait for
         db.execute("BEGIN IMMEDIATE")  # one process sets the schema up; the others find it done
         try:
             for statement in self._SCHEMA:

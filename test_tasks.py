@@ -1744,6 +1744,21 @@ class LockedStoreTest(Case):
     waits passes reading on: a ping is answered at once, the task when the
     lock is released."""
 
+    def test_reads_while_another_process_writes(self) -> None:
+        # WAL lets readers run beside a writer: a new connection reads at once
+        # (it waited for the write lock to set up a schema that was there).
+        path = os.path.join(tempfile.mkdtemp(), "tasks.db")
+        made = opened(mcp_ref.SqliteTaskStore(path))
+        made.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
+                     "expiresAt": None})
+        locker = sqlite3.connect(path, isolation_level=None)
+        self.addCleanup(locker.close)
+        locker.execute("BEGIN IMMEDIATE")
+        started = time.monotonic()
+        self.assertEqual((opened(mcp_ref.SqliteTaskStore(path, timeout=3)).get("t") or {}).get("status"), "working")
+        self.assertLess(time.monotonic() - started, 2.0)
+        locker.execute("ROLLBACK")
+
     def test_a_ping_while_the_store_waits(self) -> None:
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
