@@ -5185,7 +5185,8 @@ class _Tasks:
             return
         for key, question in (record.get("inputRequests") or {}).items():
             if key not in asked:
-                params = dict(question.get("params") or {}, _meta={_RELATED_TASK: {"taskId": task_id}})
+                params = dict(question.get("params") or {})
+                params["_meta"] = dict(params.get("_meta") or {}, **{_RELATED_TASK: {"taskId": task_id}})
                 asked[key] = conn.ask(call, str(question.get("method")), params)
         for key, answer in list(asked.items()):
             if answer is None or not answer.done.is_set() or call.cancelled or conn.closed:
