@@ -4858,8 +4858,8 @@ class _Tasks:
         if mine >= server.max_tasks_per_client:
             why = f"this client has {mine} tasks not finished (limit {server.max_tasks_per_client})"
         elif server.max_stored_tasks_per_client is not None and kept >= server.max_stored_tasks_per_client:
-            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; a task is "
-                   f"kept {_ttl_text(server.task_ttl)} after it is created)")
+            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; "
+                   f"{_ttl_text(server.task_ttl)})")
         elif stored >= server.max_tasks:
             why = f"this server has {stored} tasks stored (limit {server.max_tasks})"
         else:
@@ -5373,7 +5373,7 @@ def _iso(seconds: float) -> str:
 
 
 def _ttl_text(ttl: Optional[float]) -> str:
-    return "until it is deleted" if ttl is None else f"{ttl:g} s"
+    return "a task is kept until it is deleted" if ttl is None else f"a task is kept {ttl:g} s after it is created"
 
 
 def _ignore(data: Any) -> None:
