@@ -4344,9 +4344,10 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 # result checked against the outputSchema, isError by the same rules), on a
 # thread of this process's task pool.  A question it asks ends the run, as in
 # the stateless era (basic/patterns/mrtr): the task is input_required with the
-# questions as inputRequests; tasks/update brings the answers, and once none
-# is outstanding the run starts again with all of them, so that the tool reads
-# each answer where it asked.  Everything a task is (status, answers, result,
+# questions as inputRequests; tasks/update brings the answers (2025-11-25:
+# tasks/result relays the questions to the client and takes its answers), and
+# once none is outstanding the run starts again with all of them, so that the
+# tool reads each answer where it asked.  Everything a task is (status, answers, result,
 # TTL) lives in its TaskStore record, so another worker can answer tasks/get,
 # take the answers and run it on; the worker running a task renews a lease on
 # it, and a task whose lease lapsed (its worker died) is failed.
@@ -4355,8 +4356,11 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 #   tools/call (section 17)             a task, -32021, or the call  _Tasks.for_call
 #   ctx.start_task() (_stopped, s. 14)  the call goes on as a task   _Tasks.begin
 #   tasks/get, tasks/update,            the task of the client's     _Tasks.answer
-#   tasks/cancel (section 17)           principal, or -32602
+#   tasks/cancel (section 17)           principal, or -32602         (_task_owner)
+#   2025-11-25's tasks/result           the result; the questions    _Tasks.result, relay
+#   initialize, server/discover         what tasks declare           _tasks_declared
 #   subscriptions/listen's taskIds      notifications/tasks          _Tasks.listened, announce
+#   SIGTERM, the process's exit         its running tasks failed     _Tasks.stop
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 _TASK_TERMINAL = ("completed", "failed", "cancelled")
@@ -4608,6 +4612,8 @@ class SqliteTaskStore(TaskStore):
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         db.execute("PRAGMA journal_mode = WAL")
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mcp_tasks_removed'").fetchone():
+            return db  # the schema is there (its last statement's trigger): no write lock to wait for
         db.execute("BEGIN IMMEDIATE")  # one process sets the schema up; the others find it done
         try:
             for statement in self._SCHEMA:
@@ -4855,8 +4861,8 @@ class _Tasks:
         if mine >= server.max_tasks_per_client:
             why = f"this client has {mine} tasks not finished (limit {server.max_tasks_per_client})"
         elif server.max_stored_tasks_per_client is not None and kept >= server.max_stored_tasks_per_client:
-            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; a task is "
-                   f"kept {_ttl_text(server.task_ttl)} after it is created)")
+            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; "
+                   f"{_ttl_text(server.task_ttl)})")
         elif stored >= server.max_tasks:
             why = f"this server has {stored} tasks stored (limit {server.max_tasks})"
         else:
@@ -4945,7 +4951,8 @@ class _Tasks:
             except Exception as again:
                 _log_exception(f"task {task_id} could not be marked failed", again)
         finally:
-            with self.lock:
+            call.cancelled = True  # the run is over: a Context kept past it sends nothing more (progress
+            with self.lock:        # "MUST stop after the task reaches a terminal status", basic/utilities/progress)
                 if self.running.get(task_id) is call:
                     del self.running[task_id]
 
@@ -5181,7 +5188,8 @@ class _Tasks:
             return
         for key, question in (record.get("inputRequests") or {}).items():
             if key not in asked:
-                params = dict(question.get("params") or {}, _meta={_RELATED_TASK: {"taskId": task_id}})
+                params = dict(question.get("params") or {})
+                params["_meta"] = dict(params.get("_meta") or {}, **{_RELATED_TASK: {"taskId": task_id}})
                 asked[key] = conn.ask(call, str(question.get("method")), params)
         for key, answer in list(asked.items()):
             if answer is None or not answer.done.is_set() or call.cancelled or conn.closed:
@@ -5368,7 +5376,7 @@ def _iso(seconds: float) -> str:
 
 
 def _ttl_text(ttl: Optional[float]) -> str:
-    return "until it is deleted" if ttl is None else f"{ttl:g} s"
+    return "a task is kept until it is deleted" if ttl is None else f"a task is kept {ttl:g} s after it is created"
 
 
 def _ignore(data: Any) -> None:
@@ -5412,7 +5420,8 @@ def _refused(error: Dict[str, Any], record: Dict[str, Any]) -> Optional[Dict[str
     """A task whose question the client answered with an error: failed with it."""
     if record["status"] != "input_required":
         return None
-    new = dict(record, status="failed", error=error, statusMessage=f"The client refused: {error.get('message')}")
+    why = f"A question to the client failed: {error.get('message')}"
+    new = dict(record, status="failed", error=error, statusMessage=why)
     new.pop("inputRequests", None)
     return new
 
