@@ -341,7 +341,7 @@ class MethodTest(Case):
         with contextlib.redirect_stderr(io.StringIO()) as stderr:  # (logged there, with its traceback)
             frame = self.wire(MCPServer(extensions=[Greeter(breaks)])).send("greeter/greet", {"name": "a"})
         self.assertIn("KeyError: 'k'", stderr.getvalue())
-        self.assertEqual(frame, {"error": {"code": -32603, "message": "'k'"}})  # the SDK's code: 0 (README 48)
+        self.assertEqual(frame, {"error": {"code": -32603, "message": "'k'"}})  # the SDK's code: 0 (README 50)
 
     def test_a_result_is_an_object(self) -> None:
         with contextlib.redirect_stderr(io.StringIO()):
@@ -467,7 +467,7 @@ class InterceptTest(Case):
         with contextlib.redirect_stderr(io.StringIO()):
             frame = self.wire(self.server(Recorder("a", [], raises=ValueError("bad")))).send(
                 "tools/call", {"name": "double", "arguments": {"n": 1}})
-        self.assertEqual(frame, {"error": {"code": -32603, "message": "bad"}})  # the SDK's code: 0 (README 48)
+        self.assertEqual(frame, {"error": {"code": -32603, "message": "bad"}})  # the SDK's code: 0 (README 50)
         frame = self.wire(self.server(Recorder("a", [], raises=mcp_ref.MCPError(-32001, "stop")))).send(
             "tools/call", {"name": "double", "arguments": {"n": 1}})
         self.assertEqual(frame, {"error": {"code": -32001, "message": "stop"}})
@@ -609,7 +609,7 @@ UI_META = {"ui": {"csp": {"connectDomains": ["https://api.example.com"], "resour
 
 def sdk_frames(apps: bool) -> List[Dict[str, Any]]:
     """What the SDK answers to REQUESTS (recorded from mcp 2.3.0, resultType and
-    _meta left out), the invalid params as their code (README 49)."""
+    _meta left out), the invalid params as their code (README 51)."""
     text = "12:00" if apps else "It is 12:00."
     result = {"content": [{"type": "text", "text": text}], "structuredContent": {"result": text}, "isError": False}
     return [
@@ -771,7 +771,7 @@ def stop(process: "subprocess.Popen[bytes]") -> None:
 class SdkDifferentialTest(Case):
     """With the SDK installed: the file as written, served by the SDK, and with
     its imports changed, served by mcp_ref, send the same frames (the invalid
-    params' error compared by code: README 49)."""
+    params' error compared by code: README 51)."""
 
     def test_the_same_frames_as_the_sdk_in_each_scenario(self) -> None:
         directory = tempfile.mkdtemp()
