@@ -825,7 +825,7 @@ class ContextTest(unittest.TestCase):
             raise mcp_ref.MCPError(-32042, "not now")
 
         for version in ("2025-11-25", MODERN):
-            # 2026-07-28 forbids -32042 (basic/index, "Error Codes"): -32603 there (README 48).
+            # 2026-07-28 forbids -32042 (basic/index, "Error Codes"): -32603 there (README 52).
             code = -32603 if version == MODERN else -32042
             frames = Frames(server, version)
             self.assertEqual(frames.ask("resources/read", {"uri": "data://x"}), {"error": {
