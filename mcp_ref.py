@@ -13202,6 +13202,20 @@ class _ServerFailed(Exception):
     malformed: exit code 3."""
 
 
+class _NoAnswer(_ServerFailed):
+    """No answer: none within the timeout, or (HTTP) the connection refused or
+    closed unanswered.  (Client raises it as _NoAnswerError, a ConnectionError.)"""
+
+
+class _NoAnswerError(ConnectionError):
+    """Client's ConnectionError for _NoAnswer: a server/discover probe unanswered
+    is a server of the handshake era (Client._discover falls back)."""
+
+
+class _SessionGone(_ServerFailed):
+    """HTTP 404 for a request in a session: the server ended it (Client starts another)."""
+
+
 def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -13284,6 +13298,7 @@ class _StdioClient:
         self.own = own  # our own serve child: its exit code 2 is a file it refused
         self.heard = False
         self.next_id = 0
+        self.late: "set[int]" = set()  # ids of requests that failed (timed out): their answers are dropped
         self.handler: Callable[[Dict[str, Any]], None] = lambda message: None  # Client's
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -13327,12 +13342,19 @@ class _StdioClient:
         id_ = self.next_id
         self.send({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
         deadline = time.monotonic() + self.timeout
-        while True:
-            message = self._receive(method, deadline)
-            if "method" in message:  # the server's own request or notification: Client's to answer
-                self.handler(message)
-            else:
-                return _response(message, id_, method)
+        try:
+            while True:
+                message = self._receive(method, deadline)
+                got = message.get("id")
+                if "method" in message:  # the server's own request or notification: Client's to answer
+                    self.handler(message)
+                elif type(got) is int and got in self.late:  # a request given up on (a server/discover
+                    self.late.discard(got)  # probe that timed out): its late answer is dropped
+                else:
+                    return _response(message, id_, method)
+        except _ServerFailed:
+            self.late.add(id_)
+            raise
 
     def _receive(self, method: str, deadline: float) -> Dict[str, Any]:
         """The server's next message: one JSON object on one line."""
@@ -13344,8 +13366,9 @@ class _StdioClient:
         try:
             line = self.lines.get(timeout=wait)
         except queue.Empty:
-            raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
+            raise _NoAnswer(f"the server did not answer {method} within {self.timeout:g} s") from None
         if line is None:
+            self.lines.put(None)  # (for whatever waits next)
             raise self._died(f"before answering {method}")
         self.heard = True
         if not line.endswith(b"\n"):  # the cut last line of a server that exited
@@ -13556,6 +13579,7 @@ class Client:
         self._listed = False  # every page of tools/list seen once
         self._progress: Dict[int, Callable[..., Any]] = {}
         self._tokens = itertools.count(1)
+        self._answering = False  # whether the server's requests are answered: the handshake era's only
 
     def __enter__(self) -> Client:
         self.initialize()
@@ -13584,22 +13608,27 @@ class Client:
                 result = self._discover(wanted or STATELESS_VERSIONS[-1], fallback=wanted is None)
                 if result is not None:
                     return result
-            version = wanted or LATEST_HANDSHAKE_VERSION
-            result = self._result("initialize", self._call("initialize", {
-                "protocolVersion": version, "capabilities": self._capabilities(version),
-                "clientInfo": self.client_info}))
-            spoken = result.get("protocolVersion")
-            if spoken not in HANDSHAKE_VERSIONS:  # basic/lifecycle: a client that cannot speak it disconnects
-                raise ConnectionError(f"the server answered initialize with protocol version "
-                                      f"{_one_line(json.dumps(spoken), 40)}, which this client does not speak")
-            self.protocol_version, self.initialize_result = spoken, result
-            self._transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            if hasattr(self._transport, "listen"):
-                self._transport.listen()  # the GET stream, for the server's own messages
-            return result
+            return self._handshake(wanted or LATEST_HANDSHAKE_VERSION)
         except BaseException:
             self.close()
             raise
+
+    def _handshake(self, version: str) -> Dict[str, Any]:
+        """initialize, then notifications/initialized (basic/lifecycle); over
+        HTTP the GET stream opened for the server's own messages."""
+        self._answering = True
+        result = self._result("initialize", self._call("initialize", {
+            "protocolVersion": version, "capabilities": self._capabilities(version),
+            "clientInfo": self.client_info}))
+        spoken = result.get("protocolVersion")
+        if spoken not in HANDSHAKE_VERSIONS:  # basic/lifecycle: a client that cannot speak it disconnects
+            raise ConnectionError(f"the server answered initialize with protocol version "
+                                  f"{_one_line(json.dumps(spoken), 40)}, which this client does not speak")
+        self.protocol_version, self.initialize_result = spoken, result
+        self._transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        if hasattr(self._transport, "listen"):
+            self._transport.listen()  # the GET stream, for the server's own messages
+        return result
 
     def _open(self) -> Any:
         server = self.server
@@ -13628,12 +13657,18 @@ class Client:
         for _ in range(2):  # once more with a version from the server's -32022 list
             meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: self._capabilities(version),
                     META_CLIENT_INFO: self.client_info}
-            reply = self._call("server/discover", {"_meta": meta})
+            try:
+                reply = self._call("server/discover", {"_meta": meta})
+            except _NoAnswerError:  # no answer within the timeout (HTTP: the connection refused or closed):
+                if fallback:  # a legacy server (basic/transports/stdio, "Backward Compatibility": fall back)
+                    return None
+                raise
             result = reply.get("result")
             if isinstance(result, dict) and version in (result.get("supportedVersions") or ()):
                 self._meta, self.protocol_version = meta, version
                 self._transport.version = version
                 self.initialize_result = self._result("server/discover", reply)
+                self._result_type("server/discover", self.initialize_result)
                 return self.initialize_result
             error: Dict[str, Any] = reply["error"] if isinstance(reply.get("error"), dict) else {}
             data = error["data"] if isinstance(error.get("data"), dict) else {}
@@ -13658,8 +13693,8 @@ class Client:
             capabilities["sampling"] = {}
         if self.elicitation_callback is not None:  # both modes from 2025-11-25 (client/elicitation)
             capabilities["elicitation"] = {"form": {}, "url": {}} if version >= "2025-11-25" else {}
-        if self.list_roots_callback is not None:
-            capabilities["roots"] = {"listChanged": True}  # as the SDK declares it
+        if self.list_roots_callback is not None:  # listChanged: send_roots_list_changed() (none in 2026-07-28)
+            capabilities["roots"] = {} if version in STATELESS_VERSIONS else {"listChanged": True}
         if self.tasks and version in STATELESS_VERSIONS:  # a call may become a task (section 16)
             capabilities["extensions"] = {TASKS_EXTENSION: {}}
         return capabilities
@@ -13668,6 +13703,19 @@ class Client:
 
     def send_ping(self) -> Dict[str, Any]:  # (not in 2026-07-28)
         return self._request("ping", {})
+
+    def send_roots_list_changed(self) -> None:
+        """Tell the server that the roots changed (what ``list_roots_callback``
+        returns), so that it asks again: client/roots, "When roots change,
+        clients that support listChanged MUST send a notification".  In
+        2026-07-28 there is none to send: the server asks for roots within
+        each request that needs them."""
+        if self._transport is None:
+            raise RuntimeError("the client is not connected: use `with Client(...)` or call initialize()")
+        if self.list_roots_callback is None:
+            raise RuntimeError("this client declares no roots: pass list_roots_callback=...")
+        if self._meta is None:
+            self._transport.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
 
     def set_logging_level(self, level: str) -> Dict[str, Any]:
         """logging/setLevel; in 2026-07-28 the level goes in every request's _meta."""
@@ -13683,7 +13731,7 @@ class Client:
         tools = [tool for tool in result.get("tools") or () if isinstance(tool, dict) and isinstance(
             tool.get("name"), str) and (self._meta is None or _x_mcp_headers(tool.get("inputSchema")) is not None)]
         self._tools.update((tool["name"], tool) for tool in tools)
-        self._listed = self._listed or all_pages or cursor is None and "nextCursor" not in result
+        self._listed = self._listed or all_pages or cursor is None and result.get("nextCursor") is None
         return dict(result, tools=tools)
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None,
@@ -13713,7 +13761,7 @@ class Client:
             self.list_tools(all_pages=True)  # for its outputSchema and x-mcp-header, as the SDK does
         execution = (self._tools.get(name) or {}).get("execution")
         if self.tasks and self._meta is None and isinstance(execution, dict) and \
-                execution.get("taskSupport") in ("optional", "required"):
+                execution.get("taskSupport") in ("optional", "required") and _takes_tool_tasks(self.initialize_result):
             params["task"] = {}  # 2025-11-25: the client asks for a task ("Tool-Level Negotiation")
         timeout = self._transport.timeout if self._transport is not None else self.timeout
         try:
@@ -13813,10 +13861,12 @@ class Client:
         """One page of a list, or (all_pages) every page's items in one result.
         Items that are not a list, a nextCursor that is not a string, and a
         cursor seen before (it would list forever) are the server's failure
-        (server/utilities/pagination)."""
+        (server/utilities/pagination).  A cursor is opaque: "" is one too ("an
+        empty string is a valid cursor and thus MUST NOT be treated as the end
+        of results", 2026-07-28); only an absent or null nextCursor ends."""
         result = self._request(method, {} if cursor is None else {"cursor": cursor})
         items, seen = _page_items(method, key, result), set()
-        while all_pages and result.get("nextCursor") not in (None, ""):
+        while all_pages and result.get("nextCursor") is not None:
             cursor = result["nextCursor"]
             if not isinstance(cursor, str):
                 raise ConnectionError(f"{method}: nextCursor {_one_line(json.dumps(cursor), 80)} is not a string")
@@ -13838,12 +13888,23 @@ class Client:
             if self._meta is not None:
                 sent = dict(sent, _meta=dict(sent.get("_meta") or {}, **self._meta))
             result = self._result(method, self._call(method, sent, headers))
-            if result.get("resultType") != "input_required":  # absent: complete
+            if self._result_type(method, result) != "input_required":
                 return result
             sent = dict(params, inputResponses=self._input_responses(method, result.get("inputRequests")))
             if "requestState" in result:  # echoed exactly; absent, none is sent
                 sent["requestState"] = result["requestState"]
         raise ConnectionError(f"{method}: the server still asked for input after {_ROUNDS} rounds")
+
+    def _result_type(self, method: str, result: Dict[str, Any]) -> Any:
+        """2026-07-28 basic/index, "ResultType": absent is "complete" (a server
+        of an earlier revision), and one this client does not recognize MUST
+        be invalid; "task" is the tasks extension's, recognized once declared."""
+        kind = result.get("resultType", "complete")
+        known = ("complete", "input_required", "task") if self.tasks else ("complete", "input_required")
+        if self._meta is not None and kind not in known:
+            raise ConnectionError(f"{method}: the server's resultType {_one_line(json.dumps(kind), 80)} is not "
+                                  f"one this client recognizes ({', '.join(known)}), so its result is invalid")
+        return kind
 
     def _input_responses(self, method: str, requests: Any) -> Dict[str, Any]:
         if not isinstance(requests, dict):
@@ -13853,13 +13914,17 @@ class Client:
 
     def _call(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Any:
         try:
-            return self._transport.request(method, params, headers)
+            try:
+                return self._transport.request(method, params, headers)
+            except _SessionGone:  # 2025-11-25 basic/transports, "Session Management": on a 404 the client
+                self._handshake(str(self.protocol_version))  # "MUST start a new session by sending a new
+                return self._transport.request(method, params, headers)  # InitializeRequest without a session ID"
         except _Refused:  # the command line's: said on stderr already
             raise
         except _UsageError as exc:
             raise ValueError(str(exc)) from None
         except _ServerFailed as exc:
-            raise ConnectionError(str(exc)) from None
+            raise (_NoAnswerError if isinstance(exc, _NoAnswer) else ConnectionError)(str(exc)) from None
 
     def _result(self, method: str, reply: Dict[str, Any]) -> Dict[str, Any]:
         if "result" in reply:
@@ -13884,7 +13949,10 @@ class Client:
         except Exception:  # noqa: BLE001 - the callback's own bug: shown, and the exchange read on
             print(f"mcp_ref.Client: a callback raised on {str(method)[:100]}:", file=sys.stderr)
             sys.excepthook(*sys.exc_info())  # its traceback, on stderr
-        if type(id_) not in (int, str):
+        # 2026-07-28 (and a server/discover probe) has no requests of the server's: "The client
+        # MUST NOT write JSON-RPC responses" (basic/transports/stdio, streamable-http); its
+        # questions come in InputRequiredResult.  Such a request goes unanswered.
+        if type(id_) not in (int, str) or not self._answering:
             return
         try:
             reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": self._answer(str(method), params)}
@@ -13906,13 +13974,25 @@ class Client:
             raise MCPError(METHOD_NOT_FOUND, "Method not found")
         if method == "roots/list":
             roots = callback()
-            return {"roots": roots} if isinstance(roots, list) else dict(roots)
+            result = {"roots": roots} if isinstance(roots, list) else dict(roots)
+            return _checked_roots(result)
+        if method == "elicitation/create":
+            self._check_mode(params)
         result = dict(callback(params))
         if method == "elicitation/create" and result.get("action") == "accept":
             filled = _with_defaults(params.get("requestedSchema"), result.get("content"))
             if filled is not None:
                 result["content"] = filled
         return result
+
+    def _check_mode(self, params: Dict[str, Any]) -> None:
+        """2025-11-25 client/elicitation, "Error Handling": a request "with a mode
+        not declared in client capabilities" is -32602 (absent: form mode)."""
+        mode = params.get("mode", "form")
+        declared = self._capabilities(str(self.protocol_version)).get("elicitation") or {"form": {}}
+        if not isinstance(mode, str) or mode not in declared:
+            raise MCPError(INVALID_PARAMS, f"Elicitation mode {_one_line(json.dumps(mode), 40)} is not one this "
+                                           f"client declared ({', '.join(declared)})")
 
     def _notified(self, method: str, params: Dict[str, Any]) -> None:
         if method == "notifications/message" and self.logging_callback is not None:
@@ -13921,6 +14001,31 @@ class Client:
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _checked_roots(result: Dict[str, Any]) -> Dict[str, Any]:
+    """list_roots_callback's roots, each a ``file://`` URI: client/roots, "Root":
+    the uri "MUST be a file:// URI".  Another is the callback's bug, refused
+    (the server hears -32603 with this message) rather than sent."""
+    roots = result.get("roots")
+    if not isinstance(roots, list):
+        raise ValueError("list_roots_callback returned no list of roots")
+    for index, root in enumerate(roots):
+        uri = root.get("uri") if isinstance(root, dict) else None
+        if not isinstance(uri, str) or uri[:7].lower() != "file://":  # (a scheme is case-insensitive)
+            raise ValueError(f"root {index} from list_roots_callback has the uri {_one_line(repr(uri), 80)}, "
+                             f"which is not a file:// URI (client/roots)")
+    return result
+
+
+def _takes_tool_tasks(initialized: Any) -> bool:
+    """Whether the server declared ``tasks.requests.tools.call``: without it
+    "clients MUST NOT attempt to use task augmentation on that server's tools,
+    regardless of the execution.taskSupport value" (2025-11-25 basic/utilities/tasks)."""
+    node = initialized
+    for key in ("capabilities", "tasks", "requests", "tools", "call"):
+        node = node.get(key) if isinstance(node, dict) else None
+    return isinstance(node, dict)
 
 
 def _page_items(method: str, key: str, result: Dict[str, Any]) -> List[Any]:
@@ -13943,6 +14048,8 @@ def _rpc_error(method: str, error: Any) -> MCPError:
             if isinstance(needed, dict) and needed else ["(not named by the server)"]
         hints = sorted({f" (pass {cb}=...)" for cb, cap in _CALLBACKS.values() if any(
             n.split(".")[0] == cap for n in names)})
+        if any(n == "tasks" or n.startswith(("tasks.", f"extensions.{TASKS_EXTENSION}")) for n in names):
+            hints.append(" (pass tasks=True)")  # Client(tasks=True) declares them (section 16)
         message = f"{message}: {method} needs the client capability {', '.join(names)}{''.join(hints)}"
     return MCPError(code, message, data)
 
@@ -14083,9 +14190,16 @@ class _HttpClient:
         method = message.get("method", "our answer")
         headers = dict(self._headers(message), **(extra or {}))
         response = self._exchange("POST", body, headers, f"while sending {method}", alone)
+        if response.status == 404 and "Mcp-Session-Id" in headers and "id" in message and "method" in message:
+            self.session = self.version = None  # the session is over: forgotten, with its revision
+            try:
+                response.read()
+            except OSError:
+                pass
+            raise _SessionGone(f"the server ended the session (HTTP 404 for {method})")
         try:
             if self.session is None and response.getheader("Mcp-Session-Id"):
-                self.session = response.getheader("Mcp-Session-Id")
+                self.session = _session_id(response.getheader("Mcp-Session-Id"))
             kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
             if response.status == 202 or "id" not in message or "method" not in message:
                 response.read()
@@ -14094,8 +14208,11 @@ class _HttpClient:
                 return self._events(response, message["id"], method)
             data = response.read(_CLIENT_LIMIT + 1)
         except OSError as exc:
+            if not alone and self.conn is not None:  # a response left half read: the connection is spent
+                self.conn.close()
+                self.conn = None
             if "timed out" in str(exc):
-                raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
+                raise _NoAnswer(f"the server did not answer {method} within {self.timeout:g} s") from None
             raise _ServerFailed(f"the connection to {self.url} failed during {method}: {exc}") from None
         finally:
             if alone:
@@ -14164,7 +14281,7 @@ class _HttpClient:
                 conn.close()
                 self.conn = None if not alone else self.conn
                 if attempt == 2:
-                    raise _ServerFailed(f"{self.url} closed the connection {when}") from None
+                    raise _NoAnswer(f"{self.url} closed the connection {when}") from None
             except http.client.HTTPException as exc:  # a status line or headers that are not HTTP's
                 conn.close()
                 self.conn = None if not alone else self.conn
@@ -14173,7 +14290,7 @@ class _HttpClient:
                 conn.close()
                 self.conn = None if not alone else self.conn
                 reason = "no answer within the timeout" if "timed out" in str(exc) else exc.strerror or str(exc)
-                raise _ServerFailed(f"cannot reach {self.url} {when}: {reason}") from None
+                raise _NoAnswer(f"cannot reach {self.url} {when}: {reason}") from None
         raise AssertionError("unreachable")
 
     def _json_body(self, status: int, reason: str, data: bytes, method: str) -> Dict[str, Any]:
@@ -14347,6 +14464,16 @@ def _mcp_param_headers(schema: Any, arguments: Any) -> Dict[str, str]:
         elif isinstance(value, (str, int, float)):
             headers[f"Mcp-Param-{header}"] = _header_value(str(value))
     return headers
+
+
+def _session_id(text: str) -> str:
+    """The server's Mcp-Session-Id, which "MUST only contain visible ASCII
+    characters (ranging from 0x21 to 0x7E)" (2025-11-25 basic/transports):
+    any other is refused, not echoed in every request that follows."""
+    if not all("!" <= c <= "~" for c in text):
+        raise _ServerFailed(f"the server's session id {_one_line(repr(text), 80)} holds characters other than "
+                            f"visible ASCII (0x21-0x7E), which a session id must not (basic/transports)")
+    return text
 
 
 def _finish(response: Any) -> None:
@@ -15220,7 +15347,23 @@ def _prog() -> str:
     """The command as the user typed it: ``mcp-ref`` once installed (the
     script pyproject.toml declares), else ``python mcp_ref.py``."""
     name, extension = os.path.splitext(os.path.basename(sys.argv[0] if sys.argv else ""))
-    return name if name and not name.startswith("-") and extension in ("", ".exe") else "python mcp_ref.py"
+    if name and not name.startswith("-") and extension in ("", ".exe"):
+        return name
+    return "python -m mcp_ref" if _run_as_module(list(getattr(sys, "orig_argv", ()))) else "python mcp_ref.py"
+
+
+def _run_as_module(argv: List[str]) -> bool:
+    """Whether Python was started as ``python [options] -m mcp_ref ...``
+    (sys.orig_argv, 3.10+): its options come first, -W and -X with a word each."""
+    words = iter(argv[1:])
+    for word in words:
+        if word.startswith("-m"):
+            return True
+        if word in ("-W", "-X"):
+            next(words, None)
+        elif not word.startswith("-") or word.startswith("-c") or word == "-":
+            return False
+    return False
 
 
 def _usage(command: str) -> str:
@@ -15519,6 +15662,11 @@ def _connect(client: Client, protocol: Optional[str], url: Optional[str]) -> Non
         method = "server/discover" if protocol in STATELESS_VERSIONS or code == UNSUPPORTED_PROTOCOL_VERSION \
             else "initialize"
         failure = _cli_error(exc, method, usage=False)
+        if protocol in STATELESS_VERSIONS and isinstance(failure, _ServerFailed) and "HTTP 404" not in str(failure) \
+                and code is not None and code not in (UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY):
+            # Not a modern error: a server of the handshake era, which only the fallback meets.
+            raise _ServerFailed(f"{failure}; the server may speak only the initialize handshake "
+                                f"(2025-11-25 and before): leave out --protocol to fall back to it") from None
         if url is None or "HTTP 404" not in str(failure):
             raise failure from None
         from urllib.parse import urlsplit, urlunsplit

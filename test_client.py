@@ -116,6 +116,13 @@ class Everything:
         self.assertEqual(caught.exception.code, -32021)
         self.assertIn("tools/call needs the client capability sampling (pass sampling_callback=...)",
                       str(caught.exception))
+        # A tool that must be a task, without Client(tasks=True): the keyword is named as well.
+        with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
+            with self.assertRaises(MCPError) as caught:
+                client.call_tool("failing_job")
+        self.assertEqual(caught.exception.code, -32021)
+        self.assertIn("tools/call needs the client capability extensions.io.modelcontextprotocol/tasks "
+                      "(pass tasks=True)", str(caught.exception))
 
     def test_input_rounds_of_2026_07_28(self) -> None:
         with self.connect("2026-07-28", elicitation_callback=answer_form, sampling_callback=sample,
@@ -308,6 +315,163 @@ class NegotiationTest(CliTestCase):
                 self.assertEqual(str(caught.exception), said)
 
 
+HANDSHAKE = "answer(request, {'protocolVersion': '2025-11-25', 'capabilities': {}, 'serverInfo': {'name': 'f', " \
+            "'version': '1'}})"
+
+
+def sent_into(messages: List[Dict[str, Any]]) -> Any:
+    """A trace that keeps what the client sends."""
+    return lambda way, message: messages.append(message) if way == "->" else None
+
+
+LEGACY = {"server/discover": "send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32601, "
+                             "'message': 'Method not found'}})", "initialize": HANDSHAKE}
+
+
+class ClientMustTest(CliTestCase):
+    """The client's MUSTs that no conformance scenario scores, each against a fake server (test_cli's)."""
+
+    def test_an_unknown_result_type_is_invalid(self) -> None:
+        # 2026-07-28 basic/index: "A resultType of any value unrecognized by the client MUST be
+        # considered invalid"; absent is "complete"; "task" only once the tasks extension is declared.
+        cases = {"'banana'": ({}, '"banana"'), "'task'": ({}, '"task"'), "None": ({"tasks": True}, "null")}
+        for kind, (options, said) in cases.items():
+            fake = self.fake({"server/discover": DISCOVERED,
+                              "tools/list": f"answer(request, {{'tools': [TOOL], 'resultType': {kind}}})"})
+            with self.subTest(kind=kind), Client(fake, **options) as client:
+                with self.assertRaises(ConnectionError) as caught:
+                    client.list_tools()
+                self.assertIn(f"tools/list: the server's resultType {said} is not one this client recognizes",
+                              str(caught.exception))
+        fake = self.fake({"server/discover": DISCOVERED, "tools/list": "answer(request, {'tools': [TOOL]})"})
+        with Client(fake) as client:  # absent: complete
+            self.assertEqual(client.list_tools()["tools"], [{"name": "echo", "inputSchema": {"type": "object"}}])
+        legacy = self.fake({"initialize": HANDSHAKE,
+                            "tools/list": "answer(request, {'tools': [TOOL], 'resultType': 'banana'})"})
+        with Client(legacy, protocol_version="2025-11-25") as client:  # not a field of the handshake era
+            self.assertEqual(len(client.list_tools()["tools"]), 1)
+
+    def test_an_empty_cursor_is_a_cursor(self) -> None:
+        # server/utilities/pagination: "an empty string is a valid cursor and thus MUST NOT be
+        # treated as the end of results".  Before, "" ended the listing after the first page.
+        pages = ("answer(request, {'tools': [TOOL], 'nextCursor': ''} if 'cursor' not in request['params'] else "
+                 "{'tools': [dict(TOOL, name='second')], 'nextCursor': None} if request['params']['cursor'] == '' "
+                 "else {'tools': []})")
+        with Client(self.fake({"server/discover": DISCOVERED, "tools/list": pages})) as client:
+            self.assertEqual([t["name"] for t in client.list_tools(all_pages=True)["tools"]], ["echo", "second"])
+            self.assertEqual(client.list_tools(cursor="")["tools"][0]["name"], "second")
+
+    def test_no_response_is_written_in_2026_07_28(self) -> None:
+        # basic/transports/stdio, "Sending Messages": "The client MUST NOT write JSON-RPC
+        # responses" (2026-07-28: the server's questions come in InputRequiredResult).  Before,
+        # the server's ping was answered; in the handshake era it still is (basic/utilities/ping).
+        ping = ("send({'jsonrpc': '2.0', 'id': 'p', 'method': 'ping'}); "
+                "send({'jsonrpc': '2.0', 'id': 'r', 'method': 'roots/list'}); answer(request, {'tools': [TOOL]})")
+        for handlers, era, answered in (({"server/discover": DISCOVERED}, "2026-07-28", []),
+                                        (LEGACY, "2025-11-25", ["p", "r"])):
+            sent: List[Dict[str, Any]] = []
+            seen: List[Dict[str, Any]] = []
+            fake = self.fake(dict(handlers, **{"tools/list": ping}))
+            with self.subTest(era=era), Client(fake, list_roots_callback=roots, message_handler=seen.append,
+                                               trace=sent_into(sent)) as client:
+                self.assertEqual(len(client.list_tools()["tools"]), 1)
+                self.assertEqual(client.protocol_version, era)
+            self.assertEqual([m["id"] for m in sent if "method" not in m], answered)
+            self.assertEqual([m["method"] for m in seen], ["ping", "roots/list"])  # the handler still sees them
+
+    def test_no_task_asked_of_a_server_without_tool_tasks(self) -> None:
+        # 2025-11-25 basic/utilities/tasks, "Tool-Level Negotiation": without tasks.requests.tools.call
+        # in the server's capabilities "clients MUST NOT attempt to use task augmentation on that
+        # server's tools, regardless of the execution.taskSupport value".  Before, task was sent.
+        tool = "dict(TOOL, execution={'taskSupport': 'optional'})"
+        declared = HANDSHAKE.replace("'capabilities': {}", "'capabilities': {'tasks': {'requests': {'tools': "
+                                                            "{'call': {}}}}}")
+        for initialize, asked in ((HANDSHAKE, False), (declared, True)):
+            sent: List[Dict[str, Any]] = []
+            listing = {"tools/list": f"answer(request, {{'tools': [{tool}]}})"}
+            fake = self.fake(dict(LEGACY, initialize=initialize, **listing))
+            with self.subTest(asked=asked), Client(fake, tasks=True, trace=sent_into(sent)) as client:
+                client.call_tool("echo", {"a": 1})
+            call = [m for m in sent if m.get("method") == "tools/call"][0]
+            self.assertEqual("task" in call["params"], asked)
+
+    def test_an_undeclared_elicitation_mode_is_invalid_params(self) -> None:
+        # 2025-11-25 client/elicitation, "Error Handling": "Server sends an elicitation/create request
+        # with a mode not declared in client capabilities: -32602".  Before, the callback got it.
+        asked: List[Dict[str, Any]] = []
+        for era, mode, refused in (("2025-11-25", "'telepathy'", True), ("2025-11-25", "7", True),
+                                   ("2025-06-18", "'url'", True), ("2025-06-18", "'form'", False),
+                                   ("2025-11-25", "'url'", False)):
+            sent: List[Dict[str, Any]] = []
+            ask = (f"send({{'jsonrpc': '2.0', 'id': 'e', 'method': 'elicitation/create', 'params': {{'mode': {mode}, "
+                   "'message': 'm', 'url': 'https://example.com', 'elicitationId': 'x', 'requestedSchema': "
+                   "{'type': 'object', 'properties': {}}}}); answer(request, {'tools': [TOOL]})")
+            fake = self.fake(dict(LEGACY, initialize=HANDSHAKE.replace("2025-11-25", era), **{"tools/list": ask}))
+            with self.subTest(era=era, mode=mode), Client(
+                    fake, elicitation_callback=lambda params: asked.append(params) or {"action": "decline"},
+                    trace=sent_into(sent)) as client:
+                client.list_tools()
+            reply = [m for m in sent if m.get("id") == "e"][0]
+            if refused:
+                self.assertEqual(reply["error"]["code"], -32602)
+                self.assertIn(f"Elicitation mode {mode.replace(chr(39), chr(34))} is not one this client declared",
+                              reply["error"]["message"])
+            else:
+                self.assertEqual(reply["result"], {"action": "decline"})
+        self.assertEqual(len(asked), 2)  # only the declared modes reached the callback
+
+    def test_roots_changed_are_notified(self) -> None:
+        # client/roots (2025-11-25): "When roots change, clients that support listChanged MUST send
+        # a notification".  Before, roots.listChanged was declared with no way to send it.
+        sent: List[Dict[str, Any]] = []
+        trace = sent_into(sent)
+        with Client(self.fake(LEGACY), list_roots_callback=roots, trace=trace) as client:
+            self.assertEqual(client.initialize_result["protocolVersion"], "2025-11-25")
+            client.send_roots_list_changed()
+        initialize = [m for m in sent if m.get("method") == "initialize"][0]
+        self.assertEqual(initialize["params"]["capabilities"]["roots"], {"listChanged": True})
+        self.assertEqual(sent[-1], {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+        sent.clear()  # 2026-07-28 has no such notification (changelog: removed); roots carry no listChanged
+        with Client(self.fake({"server/discover": DISCOVERED}), list_roots_callback=roots, trace=trace) as client:
+            client.send_roots_list_changed()
+        self.assertEqual([m.get("method") for m in sent], ["server/discover"])
+        self.assertEqual(sent[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["roots"], {})
+        with Client(self.fake(LEGACY)) as client, self.assertRaises(RuntimeError):
+            client.send_roots_list_changed()  # no roots declared
+
+    def test_roots_are_file_uris(self) -> None:
+        # client/roots, "Root": the uri "MUST be a file:// URI".  Before, any uri was sent on.
+        sent: List[Dict[str, Any]] = []
+        ask = ("send({'jsonrpc': '2.0', 'id': 'r', 'method': 'roots/list'}); answer(request, {'tools': [TOOL]})")
+        for uris, good in ((["https://example.com/x"], False), (["file:///a", "/home/me"], False), ([None], False),
+                           (["file:///a", "FILE:///b"], True)):
+            sent.clear()
+            listed = [{"uri": uri} for uri in uris]
+            with self.subTest(uris=uris), Client(self.fake(dict(LEGACY, **{"tools/list": ask})),
+                                                 list_roots_callback=lambda listed=listed: listed,
+                                                 trace=sent_into(sent)) as client:
+                client.list_tools()
+            reply = [m for m in sent if m.get("id") == "r"][0]
+            if good:
+                self.assertEqual(reply["result"], {"roots": listed})
+            else:
+                self.assertEqual(reply["error"]["code"], -32603)
+                self.assertIn("which is not a file:// URI (client/roots)", reply["error"]["message"])
+
+    def test_a_probe_without_answer_falls_back_to_initialize(self) -> None:
+        # basic/transports/stdio, "Backward Compatibility": a server that "does not respond within
+        # a reasonable timeout" is legacy: fall back to initialize.  Before, the timeout was raised;
+        # a late answer to the probe is dropped, not taken for initialize's.
+        for probe in ("pass", "time.sleep(1.5); send({'jsonrpc': '2.0', 'id': request['id'], "
+                              "'error': {'code': -32600, 'message': 'not initialized'}})"):
+            with self.subTest(probe=probe[:10]), Client(self.fake({"server/discover": probe, "initialize": HANDSHAKE}),
+                                                        timeout=1) as client:
+                self.assertEqual(client.protocol_version, "2025-11-25")
+                self.assertEqual(client.list_tools()["tools"][0]["name"], "echo")
+        with self.assertRaises(ConnectionError):  # a revision asked for: no fallback
+            Client(self.fake({"server/discover": "pass"}), protocol_version="2026-07-28", timeout=0.5).initialize()
+
+
 @dataclass
 class Sum:
     result: int
@@ -383,6 +547,22 @@ class HttpTest(Everything, unittest.TestCase):
         gone = self.endpoint.in_session(session, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         self.assertEqual(gone.status, 404)
 
+    def test_a_session_the_server_ended_is_started_anew(self) -> None:
+        # 2025-11-25 basic/transports, "Session Management": on HTTP 404 for a request with
+        # its session id the client "MUST start a new session by sending a new InitializeRequest
+        # without a session ID attached".  Before, the 404 was raised and the dead id kept.
+        for era in ("2025-06-18", "2025-11-25"):
+            with self.subTest(era=era), self.connect(era) as client:
+                self.assertTrue(client.list_tools()["tools"])
+                old = client._transport.session
+                session = self.endpoint.app.table.open[old]
+                self.endpoint.app.table.remove(session)  # the server ends it, as on its idle timeout
+                session.end()
+                self.assertEqual(text(client.call_tool("test_simple_text")),
+                                 "This is a simple text response for testing.")
+                self.assertNotIn(client._transport.session, (None, old))
+                self.assertEqual(client.protocol_version, era)
+
     def test_resumed_after_the_server_closes_the_stream(self) -> None:
         # test_reconnection closes the call's SSE stream; the result comes on a
         # GET with Last-Event-ID (basic/transports, "Resumability and Redelivery").
@@ -416,6 +596,107 @@ class HttpTest(Everything, unittest.TestCase):
         with self.assertRaises(ConnectionError) as caught:
             Client(f"http://127.0.0.1:{listener.getsockname()[1]}/mcp", timeout=10).initialize()
         self.assertIn("not HTTP", str(caught.exception))
+
+
+class FakeHttp:
+    """A fake Streamable HTTP server on a thread: ``answer(message, headers)`` gives the
+    POST's (status, headers, JSON body), or None to close the connection unanswered;
+    a GET is 405 (no stream), a DELETE 200.  ``seen`` holds each POST's (message, headers)."""
+
+    def __init__(self, answer: Any) -> None:
+        import http.server
+        import json
+
+        seen: List[Any] = []
+        self.seen = seen
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                seen.append((message, dict(self.headers)))
+                reply = answer(message, self.headers)
+                if reply is None:
+                    self.close_connection = True
+                    return
+                status, headers, body = reply
+                data = b"" if body is None else json.dumps(body).encode()
+                self.send_response(status)
+                for name, value in dict(headers, **{"Content-Type": "application/json",
+                                                    "Content-Length": str(len(data))}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self.send_response(405)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_DELETE = do_GET  # noqa: N815
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/mcp"
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def legacy_http(session: str = "s1") -> Any:
+    """A 2025-11-25 server's answers: initialize opens ``session``; tools/list lists echo."""
+    def answer(message: Dict[str, Any], headers: Any) -> Any:
+        result = {"initialize": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {
+            "name": "f", "version": "1"}}, "tools/list": {"tools": [{"name": "echo", "inputSchema": {
+                "type": "object"}}]}}.get(message.get("method"), {})
+        if "id" not in message:
+            return 202, {}, None
+        return 200, {"Mcp-Session-Id": session} if message["method"] == "initialize" else {}, {
+            "jsonrpc": "2.0", "id": message["id"], "result": result}
+    return answer
+
+
+class HttpMustTest(unittest.TestCase):
+    """The client's MUSTs over HTTP, against FakeHttp."""
+
+    def fake(self, answer: Any) -> FakeHttp:
+        server = FakeHttp(answer)
+        self.addCleanup(server.stop)
+        return server
+
+    def test_a_probe_refused_falls_back_to_initialize(self) -> None:
+        # basic/versioning, "Backward Compatibility": a legacy server is met with initialize;
+        # one that closes the connection on server/discover is one.  Before: ConnectionError.
+        legacy = legacy_http()
+        server = self.fake(lambda message, headers: None if message.get("method") == "server/discover"
+                           else legacy(message, headers))
+        with Client(server.url, timeout=5) as client:
+            self.assertEqual(client.protocol_version, "2025-11-25")
+            self.assertEqual(client.list_tools()["tools"][0]["name"], "echo")
+        methods = [m.get("method") for m, _ in server.seen]
+        self.assertEqual(methods[methods.index("initialize"):],
+                         ["initialize", "notifications/initialized", "tools/list"])
+        self.assertNotIn("Mcp-Session-Id", server.seen[methods.index("initialize")][1])
+
+    def test_a_session_id_outside_visible_ascii_is_refused(self) -> None:
+        # 2025-11-25 basic/transports: "The session ID MUST only contain visible ASCII characters
+        # (ranging from 0x21 to 0x7E)".  Before, it was taken and echoed in every request.
+        for session in ("a b", "a\tb", "caf\u00e9", "a\x7fb"):
+            server = self.fake(legacy_http(session))
+            with self.subTest(session=session), self.assertRaises(ConnectionError) as caught:
+                Client(server.url, protocol_version="2025-11-25", timeout=5).initialize()
+            self.assertIn("holds characters other than visible ASCII (0x21-0x7E)", str(caught.exception))
+            self.assertEqual([m.get("method") for m, _ in server.seen], ["initialize"])  # nothing echoed it
+        server = self.fake(legacy_http("!~"))
+        with Client(server.url, protocol_version="2025-11-25", timeout=5) as client:
+            client.list_tools()
+        self.assertEqual(server.seen[-1][1].get("Mcp-Session-Id"), "!~")
 
 
 class HeadersTest(unittest.TestCase):
