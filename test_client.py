@@ -5,6 +5,7 @@ against the official SDK's server (skipped when the SDK is not installed)."""
 import contextlib
 import importlib.util
 import io
+import json
 import os
 import shutil
 import socket
@@ -383,17 +384,20 @@ class ClientMustTest(CliTestCase):
         # 2025-11-25 basic/utilities/tasks, "Tool-Level Negotiation": without tasks.requests.tools.call
         # in the server's capabilities "clients MUST NOT attempt to use task augmentation on that
         # server's tools, regardless of the execution.taskSupport value".  Before, task was sent.
-        tool = "dict(TOOL, execution={'taskSupport': 'optional'})"
+        # With it, a tool's taskSupport decides: absent or "forbidden", never; "required", always.
+        tools = ("[dict(TOOL, name=support, execution={'taskSupport': support}) for support in "
+                 "('optional', 'required', 'forbidden')] + [dict(TOOL, name='absent')]")
         declared = HANDSHAKE.replace("'capabilities': {}", "'capabilities': {'tasks': {'requests': {'tools': "
                                                             "{'call': {}}}}}")
-        for initialize, asked in ((HANDSHAKE, False), (declared, True)):
+        for initialize, asked in ((HANDSHAKE, set()), (declared, {"optional", "required"})):
             sent: List[Dict[str, Any]] = []
-            listing = {"tools/list": f"answer(request, {{'tools': [{tool}]}})"}
+            listing = {"tools/list": f"answer(request, {{'tools': {tools}}})"}
             fake = self.fake(dict(LEGACY, initialize=initialize, **listing))
             with self.subTest(asked=asked), Client(fake, tasks=True, trace=sent_into(sent)) as client:
-                client.call_tool("echo", {"a": 1})
-            call = [m for m in sent if m.get("method") == "tools/call"][0]
-            self.assertEqual("task" in call["params"], asked)
+                for name in ("optional", "required", "forbidden", "absent"):
+                    client.call_tool(name, {"a": 1})
+            calls = [m["params"] for m in sent if m.get("method") == "tools/call"]
+            self.assertEqual({call["name"] for call in calls if "task" in call}, asked)
 
     def test_an_undeclared_elicitation_mode_is_invalid_params(self) -> None:
         # 2025-11-25 client/elicitation, "Error Handling": "Server sends an elicitation/create request
@@ -470,6 +474,132 @@ class ClientMustTest(CliTestCase):
                 self.assertEqual(client.list_tools()["tools"][0]["name"], "echo")
         with self.assertRaises(ConnectionError):  # a revision asked for: no fallback
             Client(self.fake({"server/discover": "pass"}), protocol_version="2026-07-28", timeout=0.5).initialize()
+
+
+# A stdio server that keeps every byte the client writes (its first argument, a file) and
+# answers as a server of the handshake era ("legacy") or of 2026-07-28 ("modern").
+RECORDER = """\
+import json, sys
+log, modern = open(sys.argv[1], "ab"), sys.argv[2] == "modern"
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+for raw in sys.stdin.buffer:
+    log.write(raw)
+    log.flush()
+    message = json.loads(raw)
+    method, id_ = message.get("method"), message.get("id")
+    if method is None or id_ is None:
+        continue
+    result = {}
+    if method == "server/discover" and not modern:
+        send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": "Method not found"}})
+        continue
+    if method == "server/discover":
+        result = {"supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {"name": "f", "version": "1"}}
+    elif method == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "f", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call":
+        if not modern:
+            send({"jsonrpc": "2.0", "id": "s1", "method": "ping"})
+            send({"jsonrpc": "2.0", "id": "s2", "method": "sampling/createMessage", "params": {
+                "messages": [], "maxTokens": 5, "task": {"ttl": 1000}}})
+        result = {"content": [{"type": "text", "text": json.dumps(message["params"]["arguments"])}]}
+    send({"jsonrpc": "2.0", "id": id_, "result": result})
+"""
+
+
+class ClientWireTest(CliTestCase):
+    """What the client writes, byte for byte (stdio) and header for header (HTTP), in both eras:
+    basic/index's message rules, basic/lifecycle's order, basic/transports' framing and headers."""
+
+    def recorded(self, era: str, **options: Any) -> List[bytes]:
+        log = os.path.join(self.folder, f"sent-{era}.log")
+        script = self.write("recorder.py", RECORDER)
+        with Client([sys.executable, "-I", "-S", script, log, "modern" if era == "2026-07-28" else "legacy"],
+                    sampling_callback=sample, **options) as client:
+            self.assertEqual(client.protocol_version, era)
+            client.list_tools()
+            client.call_tool("echo", {"text": "two\nlines, caf\u00e9 \u2603"})
+            if era != "2026-07-28":
+                client.send_ping()
+        with open(log, "rb") as f:
+            return f.read().split(b"\n")
+
+    def test_stdio_messages_in_both_eras(self) -> None:
+        for era in ERAS:
+            with self.subTest(era=era):
+                lines = self.recorded(era)
+                self.assertEqual(lines[-1], b"")  # every message ends with a newline, none within one
+                messages = [json.loads(line.decode("utf-8")) for line in lines[:-1]]  # UTF-8, one per line
+                self.assertTrue(all(m["jsonrpc"] == "2.0" for m in messages))
+                requests = [m for m in messages if "method" in m and "id" in m]
+                ids = [m["id"] for m in requests]
+                self.assertTrue(all(type(i) is int for i in ids), ids)  # never null, never reused
+                self.assertEqual(len(ids), len(set(ids)))
+                notifications = [m["method"] for m in messages if "method" in m and "id" not in m]
+                replies = [m for m in messages if "method" not in m]
+                self.assertEqual(messages[0]["method"], "server/discover")
+                if era == "2026-07-28":
+                    self.assertEqual((notifications, replies), ([], []))
+                    self.assertEqual(messages[0]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], era)
+                    self.assertTrue(all(m["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == era
+                                        for m in requests))
+                    continue
+                methods = [m["method"] for m in messages if "method" in m]
+                self.assertEqual(methods[1:3], ["initialize", "notifications/initialized"])
+                self.assertEqual(set(requests[1]["params"]), {"protocolVersion", "capabilities", "clientInfo"})
+                self.assertEqual(requests[1]["params"]["protocolVersion"], "2025-11-25")  # the latest it speaks
+                self.assertEqual(replies[0], {"jsonrpc": "2.0", "id": "s1", "result": {}})
+                # A task asked of the client, which declares no tasks: done as an ordinary request.
+                self.assertEqual(replies[1], {"jsonrpc": "2.0", "id": "s2", "result": sample({})})
+
+    def test_http_headers_in_both_eras(self) -> None:
+        legacy = FakeHttp(legacy_http("s-1"))
+        self.addCleanup(legacy.stop)
+        with Client(legacy.url, protocol_version="2025-11-25", timeout=5) as client:
+            client.list_tools()
+            client.call_tool("echo", {"a": 1})
+        for n, (message, headers) in enumerate(legacy.seen):
+            with self.subTest(era="2025-11-25", method=message.get("method")):
+                self.assertEqual(headers["Accept"], "application/json, text/event-stream")
+                self.assertEqual(headers["Content-Type"], "application/json")
+                if n:  # after initialize: its revision and session on every request
+                    self.assertEqual((headers["MCP-Protocol-Version"], headers["Mcp-Session-Id"]),
+                                     ("2025-11-25", "s-1"))
+                else:
+                    self.assertNotIn("Mcp-Session-Id", headers)
+
+        def modern(message: Dict[str, Any], headers: Any) -> Any:
+            result = {"supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {
+                "name": "f", "version": "1"}} if message["method"] == "server/discover" else {"tools": []}
+            return 200, {}, {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+        server = FakeHttp(modern)
+        self.addCleanup(server.stop)
+        with Client(server.url, timeout=5) as client:
+            client.list_tools()
+        for message, headers in server.seen:
+            with self.subTest(era="2026-07-28", method=message.get("method")):
+                self.assertEqual(headers["MCP-Protocol-Version"], "2026-07-28")
+                self.assertEqual(headers["Mcp-Method"], message["method"])
+                self.assertEqual(headers["Accept"], "application/json, text/event-stream")
+                self.assertNotIn("Mcp-Session-Id", headers)
+
+    def test_task_requests_carry_the_task_id_alone(self) -> None:
+        # 2025-11-25 basic/utilities/tasks: tools/call asks for the task; tasks/get and tasks/result
+        # name it by their taskId, without related-task metadata ("requestors SHOULD NOT include").
+        sent: List[Dict[str, Any]] = []
+        with Client(FAST_POLLS, protocol_version="2025-11-25", tasks=True, trace=sent_into(sent)) as client:
+            self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0.1})), "Computed result in 0.1s")
+        call = [m for m in sent if m.get("method") == "tools/call"][0]
+        self.assertEqual(call["params"]["task"], {})
+        asked = [m for m in sent if m.get("method", "").startswith("tasks/")]
+        self.assertEqual({m["method"] for m in asked}, {"tasks/get", "tasks/result"})
+        self.assertEqual(len({m["params"]["taskId"] for m in asked}), 1)
+        self.assertTrue(all(set(m["params"]) == {"taskId"} for m in asked), asked)
 
 
 @dataclass
