@@ -503,6 +503,7 @@ for raw in sys.stdin.buffer:
         result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
     elif method == "tools/call":
         if not modern:
+            send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}})
             send({"jsonrpc": "2.0", "id": "s1", "method": "ping"})
             send({"jsonrpc": "2.0", "id": "s2", "method": "sampling/createMessage", "params": {
                 "messages": [], "maxTokens": 5, "task": {"ttl": 1000}}})
@@ -540,18 +541,23 @@ class ClientWireTest(CliTestCase):
                 self.assertTrue(all(type(i) is int for i in ids), ids)  # never null, never reused
                 self.assertEqual(len(ids), len(set(ids)))
                 notifications = [m["method"] for m in messages if "method" in m and "id" not in m]
+                self.assertFalse([m for m in messages if str(m.get("method")).startswith("notifications/")
+                                  and "id" in m])
                 replies = [m for m in messages if "method" not in m]
                 self.assertEqual(messages[0]["method"], "server/discover")
                 if era == "2026-07-28":
                     self.assertEqual((notifications, replies), ([], []))
                     self.assertEqual(messages[0]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], era)
-                    self.assertTrue(all(m["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == era
-                                        for m in requests))
+                    for meta in (m["params"]["_meta"] for m in requests):  # on every request (basic/index)
+                        self.assertEqual(meta["io.modelcontextprotocol/protocolVersion"], era)
+                        self.assertEqual(meta["io.modelcontextprotocol/clientInfo"]["name"], "mcp_ref")
+                        self.assertIn("sampling", meta["io.modelcontextprotocol/clientCapabilities"])
                     continue
                 methods = [m["method"] for m in messages if "method" in m]
                 self.assertEqual(methods[1:3], ["initialize", "notifications/initialized"])
                 self.assertEqual(set(requests[1]["params"]), {"protocolVersion", "capabilities", "clientInfo"})
                 self.assertEqual(requests[1]["params"]["protocolVersion"], "2025-11-25")  # the latest it speaks
+                self.assertEqual(len(replies), 2)  # the server's notification is not answered
                 self.assertEqual(replies[0], {"jsonrpc": "2.0", "id": "s1", "result": {}})
                 # A task asked of the client, which declares no tasks: done as an ordinary request.
                 self.assertEqual(replies[1], {"jsonrpc": "2.0", "id": "s2", "result": sample({})})
@@ -813,6 +819,36 @@ class HttpMustTest(unittest.TestCase):
         self.assertEqual(methods[methods.index("initialize"):],
                          ["initialize", "notifications/initialized", "tools/list"])
         self.assertNotIn("Mcp-Session-Id", server.seen[methods.index("initialize")][1])
+
+    def test_x_mcp_header_in_2026_07_28(self) -> None:
+        # 2026-07-28 basic/transports/streamable-http, "Custom Headers from Tool Parameters": a tool
+        # whose x-mcp-header breaks the constraints is left out of tools/list; a valid one's argument
+        # goes in Mcp-Param-*, Base64-encoded where not plain ASCII, omitted when null or absent;
+        # Mcp-Method and Mcp-Name mirror the body.
+        good = {"name": "r\u00e9gion", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer", "x-mcp-header": "N"}}}}
+        bad = [{"name": name, "inputSchema": {"type": "object", "properties": {"a": schema}}} for name, schema in (
+            ("number", {"type": "number", "x-mcp-header": "A"}), ("space", {"type": "string", "x-mcp-header": "A b"}),
+            ("empty", {"type": "string", "x-mcp-header": ""}),
+            ("items", {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}))]
+
+        def answer(message: Dict[str, Any], headers: Any) -> Any:
+            result = {"server/discover": {"supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {
+                "name": "f", "version": "1"}}, "tools/list": {"tools": [good, *bad]}}.get(
+                message["method"], {"content": []})
+            return 200, {}, {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+        server = self.fake(answer)
+        with Client(server.url, timeout=5) as client:
+            self.assertEqual([tool["name"] for tool in client.list_tools()["tools"]], ["r\u00e9gion"])
+            client.call_tool("r\u00e9gion", {"region": "Z\u00fcrich", "n": 7})
+            client.call_tool("r\u00e9gion", {"region": "plain", "n": None})
+            client.call_tool("r\u00e9gion", {})
+        calls = [headers for message, headers in server.seen if message["method"] == "tools/call"]
+        self.assertEqual([{k: v for k, v in h.items() if k.startswith("Mcp-Param-")} for h in calls],
+                         [{"Mcp-Param-Region": "=?base64?WsO8cmljaA==?=", "Mcp-Param-N": "7"},
+                          {"Mcp-Param-Region": "plain"}, {}])
+        self.assertEqual({(h["Mcp-Method"], h["Mcp-Name"]) for h in calls}, {("tools/call", "=?base64?csOpZ2lvbg==?=")})
 
     def test_a_session_id_outside_visible_ascii_is_refused(self) -> None:
         # 2025-11-25 basic/transports: "The session ID MUST only contain visible ASCII characters
