@@ -405,9 +405,10 @@ class ClientMustTest(CliTestCase):
         asked: List[Dict[str, Any]] = []
         for era, mode, refused in (("2025-11-25", "'telepathy'", True), ("2025-11-25", "7", True),
                                    ("2025-06-18", "'url'", True), ("2025-06-18", "'form'", False),
-                                   ("2025-11-25", "'url'", False)):
+                                   ("2025-11-25", "'url'", False), ("2025-11-25", None, False)):
             sent: List[Dict[str, Any]] = []
-            ask = (f"send({{'jsonrpc': '2.0', 'id': 'e', 'method': 'elicitation/create', 'params': {{'mode': {mode}, "
+            given = "" if mode is None else f"'mode': {mode}, "  # absent: form mode
+            ask = (f"send({{'jsonrpc': '2.0', 'id': 'e', 'method': 'elicitation/create', 'params': {{{given}"
                    "'message': 'm', 'url': 'https://example.com', 'elicitationId': 'x', 'requestedSchema': "
                    "{'type': 'object', 'properties': {}}}}); answer(request, {'tools': [TOOL]})")
             fake = self.fake(dict(LEGACY, initialize=HANDSHAKE.replace("2025-11-25", era), **{"tools/list": ask}))
@@ -418,11 +419,11 @@ class ClientMustTest(CliTestCase):
             reply = [m for m in sent if m.get("id") == "e"][0]
             if refused:
                 self.assertEqual(reply["error"]["code"], -32602)
-                self.assertIn(f"Elicitation mode {mode.replace(chr(39), chr(34))} is not one this client declared",
+                self.assertIn(f"Elicitation mode {str(mode).replace(chr(39), chr(34))} is not one this client declared",
                               reply["error"]["message"])
             else:
                 self.assertEqual(reply["result"], {"action": "decline"})
-        self.assertEqual(len(asked), 2)  # only the declared modes reached the callback
+        self.assertEqual(len(asked), 3)  # only the declared modes reached the callback
 
     def test_roots_changed_are_notified(self) -> None:
         # client/roots (2025-11-25): "When roots change, clients that support listChanged MUST send
@@ -520,7 +521,8 @@ class ClientWireTest(CliTestCase):
         log = os.path.join(self.folder, f"sent-{era}.log")
         script = self.write("recorder.py", RECORDER)
         with Client([sys.executable, "-I", "-S", script, log, "modern" if era == "2026-07-28" else "legacy"],
-                    sampling_callback=sample, **options) as client:
+                    sampling_callback=sample, elicitation_callback=answer_form, list_roots_callback=roots,
+                    **options) as client:
             self.assertEqual(client.protocol_version, era)
             client.list_tools()
             client.call_tool("echo", {"text": "two\nlines, caf\u00e9 \u2603"})
@@ -551,12 +553,15 @@ class ClientWireTest(CliTestCase):
                     for meta in (m["params"]["_meta"] for m in requests):  # on every request (basic/index)
                         self.assertEqual(meta["io.modelcontextprotocol/protocolVersion"], era)
                         self.assertEqual(meta["io.modelcontextprotocol/clientInfo"]["name"], "mcp_ref")
-                        self.assertIn("sampling", meta["io.modelcontextprotocol/clientCapabilities"])
+                        self.assertEqual(meta["io.modelcontextprotocol/clientCapabilities"], {
+                            "sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {}})
                     continue
                 methods = [m["method"] for m in messages if "method" in m]
                 self.assertEqual(methods[1:3], ["initialize", "notifications/initialized"])
                 self.assertEqual(set(requests[1]["params"]), {"protocolVersion", "capabilities", "clientInfo"})
                 self.assertEqual(requests[1]["params"]["protocolVersion"], "2025-11-25")  # the latest it speaks
+                self.assertEqual(requests[1]["params"]["capabilities"], {  # one for each callback given
+                    "sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {"listChanged": True}})
                 self.assertEqual(len(replies), 2)  # the server's notification is not answered
                 self.assertEqual(replies[0], {"jsonrpc": "2.0", "id": "s1", "result": {}})
                 # A task asked of the client, which declares no tasks: done as an ordinary request.
