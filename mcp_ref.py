@@ -13898,9 +13898,12 @@ class Client:
     def _result_type(self, method: str, result: Dict[str, Any]) -> Any:
         """2026-07-28 basic/index, "ResultType": absent is "complete" (a server
         of an earlier revision), and one this client does not recognize MUST
-        be invalid; "task" is the tasks extension's, recognized once declared."""
+        be invalid; "task" is the tasks extension's, recognized once declared, for
+        tools/call (ext-tasks: a CreateTaskResult to a request type it does not
+        support "MUST interpret this as an invalid response")."""
         kind = result.get("resultType", "complete")
-        known = ("complete", "input_required", "task") if self.tasks else ("complete", "input_required")
+        tasks = self.tasks and method == "tools/call"
+        known = ("complete", "input_required", "task") if tasks else ("complete", "input_required")
         if self._meta is not None and kind not in known:
             raise ConnectionError(f"{method}: the server's resultType {_one_line(json.dumps(kind), 80)} is not "
                                   f"one this client recognizes ({', '.join(known)}), so its result is invalid")
@@ -13978,6 +13981,9 @@ class Client:
             return _checked_roots(result)
         if method == "elicitation/create":
             self._check_mode(params)
+        if method == "sampling/createMessage" and "tools" in params:  # schema, CreateMessageRequestParams.tools:
+            # "The client MUST return an error if this field is provided but sampling.tools is not declared"
+            raise MCPError(INVALID_PARAMS, "This client did not declare sampling.tools: it takes no tools in sampling")
         result = dict(callback(params))
         if method == "elicitation/create" and result.get("action") == "accept":
             filled = _with_defaults(params.get("requestedSchema"), result.get("content"))

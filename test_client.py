@@ -335,10 +335,13 @@ class ClientMustTest(CliTestCase):
     def test_an_unknown_result_type_is_invalid(self) -> None:
         # 2026-07-28 basic/index: "A resultType of any value unrecognized by the client MUST be
         # considered invalid"; absent is "complete"; "task" only once the tasks extension is declared.
-        cases = {"'banana'": ({}, '"banana"'), "'task'": ({}, '"task"'), "None": ({"tasks": True}, "null")}
+        # (ext-tasks: a CreateTaskResult "in response to an unsupported request type", tools/list here,
+        # "MUST interpret this as an invalid response".)
+        cases = {"'banana'": ({}, '"banana"'), "'task'": ({}, '"task"'), "None": ({"tasks": True}, "null"),
+                 "'task' ": ({"tasks": True}, '"task"')}
         for kind, (options, said) in cases.items():
             fake = self.fake({"server/discover": DISCOVERED,
-                              "tools/list": f"answer(request, {{'tools': [TOOL], 'resultType': {kind}}})"})
+                              "tools/list": f"answer(request, {{'tools': [TOOL], 'resultType': {kind.strip()}}})"})
             with self.subTest(kind=kind), Client(fake, **options) as client:
                 with self.assertRaises(ConnectionError) as caught:
                     client.list_tools()
@@ -424,6 +427,23 @@ class ClientMustTest(CliTestCase):
             else:
                 self.assertEqual(reply["result"], {"action": "decline"})
         self.assertEqual(len(asked), 3)  # only the declared modes reached the callback
+
+    def test_sampling_with_tools_is_refused(self) -> None:
+        # 2025-11-25 schema, CreateMessageRequestParams.tools: "The client MUST return an error if this
+        # field is provided but ClientCapabilities.sampling.tools is not declared" (this client declares
+        # sampling without tools).  Before, the callback got the request.
+        sent: List[Dict[str, Any]] = []
+        asked: List[Dict[str, Any]] = []
+        ask = ("send({'jsonrpc': '2.0', 'id': 's', 'method': 'sampling/createMessage', 'params': {'messages': [], "
+               "'maxTokens': 5, 'tools': [{'name': 't', 'inputSchema': {'type': 'object'}}]}}); "
+               "answer(request, {'tools': [TOOL]})")
+        with Client(self.fake(dict(LEGACY, **{"tools/list": ask})), trace=sent_into(sent),
+                    sampling_callback=lambda params: asked.append(params) or sample(params)) as client:
+            client.list_tools()
+        reply = [m for m in sent if m.get("id") == "s"][0]
+        self.assertEqual(reply["error"], {"code": -32602, "message": "This client did not declare sampling.tools: "
+                                                                    "it takes no tools in sampling"})
+        self.assertEqual(asked, [])
 
     def test_roots_changed_are_notified(self) -> None:
         # client/roots (2025-11-25): "When roots change, clients that support listChanged MUST send
