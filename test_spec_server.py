@@ -9,11 +9,12 @@ import asyncio
 import dataclasses
 import inspect
 import json
+import os
 import re
 import threading
 import time
 import unittest
-from typing import Any, Dict, List, Optional
+from typing import Annotated, Any, Dict, List, Optional
 
 import mcp_ref
 from test_tasks import ACCEPT, NAME_QUESTION, Case, SessionClient, opened, task_server
@@ -298,6 +299,43 @@ class HttpHeadersTest(unittest.TestCase):
         self.assertEqual(reply.status, 400)
         self.assertEqual(reply.json()["error"]["code"], -32600)
 
+    def regional(self) -> InProcess:
+        server = mcp_ref.MCPServer("headers")
+
+        @server.tool()
+        def regional(region: Annotated[str, mcp_ref.Field(json_schema_extra={"x-mcp-header": "Region"})] = "eu") -> str:
+            return region
+
+        endpoint = InProcess(server)
+        self.addCleanup(endpoint.stop)
+        return endpoint
+
+    def call(self, endpoint: InProcess, arguments: Dict[str, Any], headers: Dict[str, str]) -> Any:
+        return endpoint.request("POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "regional", "arguments": arguments, "_meta": META}}, headers)
+
+    def test_header_names_are_case_insensitive(self) -> None:
+        # "Clients and servers MUST use case-insensitive comparisons for header names."
+        endpoint = self.regional()
+        for spell in (str.lower, str.upper):
+            headers = {spell(k): v for k, v in (("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"),
+                                                ("Mcp-Name", "regional"), ("Mcp-Param-Region", "us"))}
+            with self.subTest(headers=headers):
+                reply = self.call(endpoint, {"region": "us"}, headers)
+                self.assertEqual((reply.status, reply.json()["result"]["content"][0]["text"]), (200, "us"))
+
+    def test_no_header_is_expected_for_an_absent_or_null_argument(self) -> None:
+        # "Parameter value is null | Client MUST omit the header | Server MUST NOT expect the
+        # header" (and likewise a parameter not in the arguments).
+        endpoint = self.regional()
+        headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "regional"}
+        self.assertEqual(self.call(endpoint, {}, headers).json()["result"]["content"][0]["text"], "eu")
+        reply = self.call(endpoint, {"region": None}, headers)
+        self.assertEqual(reply.status, 200)  # no -32020: the argument's own check refuses it
+        self.assertTrue(reply.json()["result"]["isError"])
+        mismatch = self.call(endpoint, {"region": "us"}, headers)  # a value, and no header: rejected
+        self.assertEqual((mismatch.status, mismatch.json()["error"]["code"]), (400, -32020))
+
     def test_the_base64_marker_is_lowercase_only(self) -> None:
         # "Value Encoding": "These markers are case-sensitive and MUST appear exactly as
         # shown (lowercase)": another spelling is a literal value.
@@ -481,6 +519,17 @@ class TasksExtensionTest(Case):
                 self.assertLess(time.monotonic(), deadline)
                 time.sleep(0.01)
         self.assertEqual(client.settled(task_id)["result"]["content"], [{"type": "text", "text": "Ada Bob"}])
+
+
+class DocumentedTest(unittest.TestCase):
+    """basic/index "JSON Schema Usage": implementations "SHOULD document which additional
+    dialects they support": the README says 2020-12, and only it."""
+
+    def test_the_readme_names_the_dialect(self) -> None:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        self.assertIn("| `validate(instance, schema)` | JSON Schema 2020-12", readme)
+        self.assertNotRegex(readme, r"draft[- ]0[467] (is|are) supported")
 
 
 # basic/index "_meta": an optional prefix of dot-separated labels (each starting with

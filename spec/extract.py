@@ -58,6 +58,7 @@ _ACTORS = (
                 r"implementors?|parties|party|peers?|both sides|either side|callers?)\b",
                 re.I), "both"),
 )
+_BOTH = re.compile(r"\b(mcp )?(clients?|servers?) (and|or) (mcp )?(clients?|servers?)\b", re.I)
 _OTHER_REASON = {
     "authorization-server": "n/a: binds the authorization server (mcp_ref is a resource server)",
     "host": "n/a: binds the host application or its UI, not the protocol",
@@ -286,8 +287,9 @@ def binds(sentence: str, lead: str, page: str) -> str:
     found = set()
     for m in _KEYWORD.finditer(sentence):
         before = sentence[:m.start()]
-        clause = re.split(r"[,;:]\s", before)[-1]
-        who = actor(clause) or actor(before) or actor(clean(lead)) or page_actor(page)
+        clause = re.split(r"[,;:|]\s", before)[-1]
+        who = ("both" if _BOTH.search(clause) else None) or actor(clause) or actor(before) or \
+            actor(clean(lead)) or page_actor(page)
         found.add(who)
     if {"server", "client"} <= found or "both" in found and len(found) > 1:
         return "both"
