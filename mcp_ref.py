@@ -13958,7 +13958,10 @@ class Client:
             if error.get("code") == UNSUPPORTED_PROTOCOL_VERSION and offered:
                 version = max(offered)
                 continue
-            if fallback:
+            # Another error of 2026-07-28's own (basic/index, "Error Codes") marks a modern server
+            # too: surfaced, not a reason to fall back (basic/transports/streamable-http,
+            # "Backward Compatibility": "correct the request, rather than falling back").
+            if fallback and error.get("code") not in (HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY):
                 return None
             raise _rpc_error("server/discover", error)
         if not fallback:  # the version the server named first is not in its own list either
@@ -15944,8 +15947,8 @@ def _connect(client: Client, protocol: Optional[str], url: Optional[str]) -> Non
         # As the revision was agreed (Client.initialize): server/discover's
         # error where a 2026-07-28 revision was asked for, or none offered.
         code = exc.code if isinstance(exc, MCPError) else None
-        method = "server/discover" if protocol in STATELESS_VERSIONS or code == UNSUPPORTED_PROTOCOL_VERSION \
-            else "initialize"
+        method = "server/discover" if protocol in STATELESS_VERSIONS or code in (
+            UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY, HEADER_MISMATCH) else "initialize"
         failure = _cli_error(exc, method, usage=False)
         if protocol in STATELESS_VERSIONS and isinstance(failure, _ServerFailed) and "HTTP 404" not in str(failure) \
                 and code is not None and code not in (UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY):

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import unittest
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
@@ -445,6 +446,18 @@ class ClientMustTest(CliTestCase):
                                                                     "it takes no tools in sampling"})
         self.assertEqual(asked, [])
 
+    def test_a_timeout_for_one_call(self) -> None:
+        # basic/lifecycle, "Timeouts": "SDKs and other middleware SHOULD allow these timeouts to be
+        # configured on a per-request basis": call_tool(read_timeout_seconds=...), for that call only.
+        fake = self.fake(dict(LEGACY, **{"tools/call": "time.sleep(30)"}))
+        with Client(fake, timeout=60) as client:
+            started = time.monotonic()
+            with self.assertRaises(ConnectionError) as caught:
+                client.call_tool("echo", {}, read_timeout_seconds=0.5)
+            self.assertLess(time.monotonic() - started, 10)
+            self.assertEqual(str(caught.exception), "the server did not answer tools/call within 0.5 s")
+            self.assertEqual(client._transport.timeout, 60)  # the client's own again
+
     def test_roots_changed_are_notified(self) -> None:
         # client/roots (2025-11-25): "When roots change, clients that support listChanged MUST send
         # a notification".  Before, roots.listChanged was declared with no way to send it.
@@ -482,6 +495,18 @@ class ClientMustTest(CliTestCase):
             else:
                 self.assertEqual(reply["error"]["code"], -32603)
                 self.assertIn("which is not a file:// URI (client/roots)", reply["error"]["message"])
+
+    def test_a_modern_error_to_the_probe_is_no_fallback(self) -> None:
+        # basic/versioning, "Backward Compatibility": "a recognized modern JSON-RPC error ...
+        # identifies a modern server"; -32021 and -32020 are 2026-07-28's (basic/index, "Error
+        # Codes"): raised as the server's, not met with initialize.  Before, initialize was sent.
+        for code in (-32021, -32020):
+            refuse = (f"send({{'jsonrpc': '2.0', 'id': request['id'], 'error': {{'code': {code}, "
+                      "'message': 'modern', 'data': {'requiredCapabilities': {'sampling': {}}}}})")
+            fake = self.fake({"server/discover": refuse, "initialize": HANDSHAKE})
+            with self.subTest(code=code), self.assertRaises(MCPError) as caught:
+                Client(fake).initialize()
+            self.assertEqual(caught.exception.code, code)
 
     def test_a_probe_without_answer_falls_back_to_initialize(self) -> None:
         # basic/transports/stdio, "Backward Compatibility": a server that "does not respond within
