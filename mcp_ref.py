@@ -13880,7 +13880,7 @@ class Client:
         or 2026-07-28's DiscoverResult)."""
         if self._transport is not None:
             raise RuntimeError("this client is initialized already")
-        self._transport, self._meta = self._open(), None
+        self._transport, self._meta, self._answering = self._open(), None, False
         wanted = self.protocol_version
         try:
             if wanted is None or wanted in STATELESS_VERSIONS:
@@ -15950,9 +15950,10 @@ def _connect(client: Client, protocol: Optional[str], url: Optional[str]) -> Non
         method = "server/discover" if protocol in STATELESS_VERSIONS or code in (
             UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY, HEADER_MISMATCH) else "initialize"
         failure = _cli_error(exc, method, usage=False)
+        modern = (UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY, HEADER_MISMATCH)  # basic/index
         if protocol in STATELESS_VERSIONS and isinstance(failure, _ServerFailed) and "HTTP 404" not in str(failure) \
-                and code is not None and code not in (UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY):
-            # Not a modern error: a server of the handshake era, which only the fallback meets.
+                and code is not None and code not in modern:
+            # A JSON-RPC error not of 2026-07-28: a server of the handshake era, which only the fallback meets.
             raise _ServerFailed(f"{failure}; the server may speak only the initialize handshake "
                                 f"(2025-11-25 and before): leave out --protocol to fall back to it") from None
         if url is None or "HTTP 404" not in str(failure):
