@@ -15094,7 +15094,7 @@ class Client:
         timeout = self._transport.timeout if self._transport is not None else self.timeout
         try:
             self._set_timeout(read_timeout_seconds or timeout)
-            result = self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+            result = self._tools_call(name, params)
             is_task = result.get("resultType") == "task" or "task" in result and self._meta is None
             if is_task and return_task:
                 return result
@@ -15104,6 +15104,20 @@ class Client:
             self._progress.pop(token, None)  # type: ignore[arg-type]
             self._set_timeout(timeout)
         return _read_structured(name, result, self._tools.get(name), result_type)
+
+    def _tools_call(self, name: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """tools/call with the tool's Mcp-Param-* headers.  A HeaderMismatch
+        (-32020, refused before the tool ran) has the tools listed again and the
+        call sent once more: "the client SHOULD call tools/list to check whether
+        the tool's x-mcp-header annotations have changed" (2026-07-28
+        basic/transports/streamable-http)."""
+        try:
+            return self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+        except MCPError as exc:
+            if exc.code != HEADER_MISMATCH or self._meta is None:
+                raise
+        self.list_tools(all_pages=True)
+        return self._request("tools/call", params, self._param_headers(name, params["arguments"]))
 
     def _follow_task(self, task: Any, callback: Optional[Callable[[Dict[str, Any]], Any]]) -> Dict[str, Any]:
         """A task polled to its end (tasks/get every pollInterval): its result

@@ -900,6 +900,37 @@ class HttpMustTest(unittest.TestCase):
                           {"Mcp-Param-Region": "plain"}, {}])
         self.assertEqual({(h["Mcp-Method"], h["Mcp-Name"]) for h in calls}, {("tools/call", "=?base64?csOpZ2lvbg==?=")})
 
+    def test_a_header_mismatch_lists_the_tools_again(self) -> None:
+        # 2026-07-28 basic/transports/streamable-http: on a HeaderMismatch "the client SHOULD call
+        # tools/list to check whether the tool's x-mcp-header annotations have changed".  The tool
+        # gained one since it was listed: listed again, the call goes out once more with its header.
+        # Before, the -32020 was raised.
+        listed: List[int] = []
+
+        def answer(message: Dict[str, Any], headers: Any) -> Any:
+            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+            if message["method"] == "server/discover":
+                reply["result"] = {"supportedVersions": ["2026-07-28"], "capabilities": {},
+                                   "serverInfo": {"name": "f", "version": "1"}}
+            elif message["method"] == "tools/list":
+                listed.append(1)
+                region = {"type": "string"} if len(listed) == 1 else {"type": "string", "x-mcp-header": "Region"}
+                reply["result"] = {"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {
+                    "region": region}}}]}
+            elif headers.get("Mcp-Param-Region") != message["params"]["arguments"]["region"]:
+                reply["error"] = {"code": -32020, "message": "Header mismatch: Mcp-Param-Region"}
+                return 400, {}, reply
+            else:
+                reply["result"] = {"content": [{"type": "text", "text": "ok"}]}
+            return 200, {}, reply
+
+        server = self.fake(answer)
+        with Client(server.url, timeout=5) as client:
+            self.assertEqual(text(client.call_tool("t", {"region": "eu"})), "ok")
+            self.assertEqual(text(client.call_tool("t", {"region": "us"})), "ok")
+        self.assertEqual([m["method"] for m, _ in server.seen][1:],
+                         ["tools/list", "tools/call", "tools/list", "tools/call", "tools/call"])
+
     def test_a_session_id_outside_visible_ascii_is_refused(self) -> None:
         # 2025-11-25 basic/transports: "The session ID MUST only contain visible ASCII characters
         # (ranging from 0x21 to 0x7E)".  Before, it was taken and echoed in every request.
