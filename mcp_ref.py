@@ -15057,10 +15057,22 @@ class Client:
         is left out (server/tools: a client MUST NOT call it), as by the SDK."""
         result = self._list("tools/list", "tools", cursor, all_pages)
         tools = [tool for tool in result.get("tools") or () if isinstance(tool, dict) and isinstance(
-            tool.get("name"), str) and (self._meta is None or _x_mcp_headers(tool.get("inputSchema")) is not None)]
+            tool.get("name"), str) and self._callable(tool)]
         self._tools.update((tool["name"], tool) for tool in tools)
         self._listed = self._listed or all_pages or cursor is None and result.get("nextCursor") is None
         return dict(result, tools=tools)
+
+    def _callable(self, tool: Dict[str, Any]) -> bool:
+        """False for a tool whose x-mcp-header is invalid, in 2026-07-28: left
+        out, with a warning on stderr (basic/transports/streamable-http: "Clients
+        SHOULD log a warning when rejecting a tool definition, including the
+        tool name and the reason for rejection")."""
+        if self._meta is None or _x_mcp_headers(tool.get("inputSchema")) is not None:
+            return True
+        print(f"mcp_ref.Client: left out the tool {_one_line(repr(tool.get('name')), 80)}: an x-mcp-header of its "
+              f"inputSchema breaks the rules (a token, unique, on a string, integer or boolean property reached "
+              f"through properties alone)", file=sys.stderr)
+        return False
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None,
                   read_timeout_seconds: Optional[float] = None, progress_callback: Optional[Callable[..., Any]] = None,
@@ -17078,7 +17090,8 @@ def _cli_error(exc: Exception, method: str, usage: bool = True) -> Exception:
 
 def _tools(client: Client) -> List[Dict[str, Any]]:
     """Every page of tools/list, each tool checked; Client keeps them (call_tool reads its schemas there)."""
-    tools = _checked_tools(_items(client, "tools/list", "tools", missing=False))
+    tools = [tool for tool in _checked_tools(_items(client, "tools/list", "tools", missing=False))
+             if client._callable(tool)]  # (as Client.list_tools: an invalid x-mcp-header leaves one out)
     client._tools.update((tool["name"], tool) for tool in tools)
     client._listed = True
     return tools

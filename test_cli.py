@@ -598,6 +598,15 @@ class OutputTest(CliTestCase):
         self.assertTrue(runs[3].stdout.startswith("add\n  Add two numbers.\n  input:  a: integer, b?: integer\n"
                                                   "  output: result: integer\n  inputSchema:  {\n"), runs[3])
 
+    def test_a_tool_with_an_invalid_x_mcp_header_is_left_out(self) -> None:
+        # 2026-07-28 basic/transports/streamable-http: the client MUST exclude such a tool from the
+        # result of tools/list, and SHOULD log a warning naming it.  Before, list showed it.
+        bad = "dict(TOOL, name='bad', inputSchema={'type': 'object', 'properties': {'n': {'type': 'number', " \
+              "'x-mcp-header': 'N'}}})"
+        run = run_cli(["list", self.fake({"tools/list": f"answer(request, {{'tools': [TOOL, {bad}]}})"})])
+        self.assertEqual((run.code, run.stdout), (0, "echo(...)\n"), run)
+        self.assertTrue(run.stderr.startswith("mcp_ref.Client: left out the tool 'bad': an x-mcp-header"), run)
+
     def test_content_blocks_are_separated(self) -> None:
         two = self.fake({"tools/call": "answer(request, {'content': [{'type': 'text', 'text': 'one\\ntwo'}, "
                                        "{'type': 'text', 'text': 'three'}]})"})

@@ -889,8 +889,15 @@ class HttpMustTest(unittest.TestCase):
             return 200, {}, {"jsonrpc": "2.0", "id": message["id"], "result": result}
 
         server = self.fake(answer)
+        warned = io.StringIO()
         with Client(server.url, timeout=5) as client:
-            self.assertEqual([tool["name"] for tool in client.list_tools()["tools"]], ["r\u00e9gion"])
+            with contextlib.redirect_stderr(warned):
+                self.assertEqual([tool["name"] for tool in client.list_tools()["tools"]], ["r\u00e9gion"])
+            # "Clients SHOULD log a warning when rejecting a tool definition, including the tool name
+            # and the reason for rejection" (before, it was left out in silence)
+            self.assertEqual([line.split("'")[1] for line in warned.getvalue().splitlines()],
+                             ["number", "space", "empty", "items"])
+            self.assertIn("an x-mcp-header of its inputSchema breaks the rules", warned.getvalue())
             client.call_tool("r\u00e9gion", {"region": "Z\u00fcrich", "n": 7})
             client.call_tool("r\u00e9gion", {"region": "plain", "n": None})
             client.call_tool("r\u00e9gion", {})
