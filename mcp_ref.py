@@ -14706,6 +14706,20 @@ class _ServerFailed(Exception):
     malformed: exit code 3."""
 
 
+class _NoAnswer(_ServerFailed):
+    """No answer: none within the timeout, or (HTTP) the connection refused or
+    closed unanswered.  (Client raises it as _NoAnswerError, a ConnectionError.)"""
+
+
+class _NoAnswerError(ConnectionError):
+    """Client's ConnectionError for _NoAnswer: a server/discover probe unanswered
+    is a server of the handshake era (Client._discover falls back)."""
+
+
+class _SessionGone(_ServerFailed):
+    """HTTP 404 for a request in a session: the server ended it (Client starts another)."""
+
+
 def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -14788,6 +14802,7 @@ class _StdioClient:
         self.own = own  # our own serve child: its exit code 2 is a file it refused
         self.heard = False
         self.next_id = 0
+        self.late: "set[int]" = set()  # ids of requests that failed (timed out): their answers are dropped
         self.handler: Callable[[Dict[str, Any]], None] = lambda message: None  # Client's
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -14831,12 +14846,19 @@ class _StdioClient:
         id_ = self.next_id
         self.send({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
         deadline = time.monotonic() + self.timeout
-        while True:
-            message = self._receive(method, deadline)
-            if "method" in message:  # the server's own request or notification: Client's to answer
-                self.handler(message)
-            else:
-                return _response(message, id_, method)
+        try:
+            while True:
+                message = self._receive(method, deadline)
+                got = message.get("id")
+                if "method" in message:  # the server's own request or notification: Client's to answer
+                    self.handler(message)
+                elif type(got) is int and got in self.late:  # a request given up on (a server/discover
+                    self.late.discard(got)  # probe that timed out): its late answer is dropped
+                else:
+                    return _response(message, id_, method)
+        except _ServerFailed:
+            self.late.add(id_)
+            raise
 
     def _receive(self, method: str, deadline: float) -> Dict[str, Any]:
         """The server's next message: one JSON object on one line."""
@@ -14848,8 +14870,9 @@ class _StdioClient:
         try:
             line = self.lines.get(timeout=wait)
         except queue.Empty:
-            raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
+            raise _NoAnswer(f"the server did not answer {method} within {self.timeout:g} s") from None
         if line is None:
+            self.lines.put(None)  # (for whatever waits next)
             raise self._died(f"before answering {method}")
         self.heard = True
         if not line.endswith(b"\n"):  # the cut last line of a server that exited
@@ -15069,6 +15092,7 @@ class Client:
         self._listed = False  # every page of tools/list seen once
         self._progress: Dict[int, Callable[..., Any]] = {}
         self._tokens = itertools.count(1)
+        self._answering = False  # whether the server's requests are answered: the handshake era's only
 
     def __enter__(self) -> Client:
         self.initialize()
@@ -15090,29 +15114,34 @@ class Client:
         or 2026-07-28's DiscoverResult)."""
         if self._transport is not None:
             raise RuntimeError("this client is initialized already")
-        self._transport, self._meta = self._open(), None
+        self._transport, self._meta, self._answering = self._open(), None, False
         wanted = self.protocol_version
         try:
             if wanted is None or wanted in STATELESS_VERSIONS:
                 result = self._discover(wanted or STATELESS_VERSIONS[-1], fallback=wanted is None)
                 if result is not None:
                     return result
-            version = wanted or LATEST_HANDSHAKE_VERSION
-            result = self._result("initialize", self._call("initialize", {
-                "protocolVersion": version, "capabilities": self._capabilities(version),
-                "clientInfo": self.client_info}))
-            spoken = result.get("protocolVersion")
-            if spoken not in HANDSHAKE_VERSIONS:  # basic/lifecycle: a client that cannot speak it disconnects
-                raise ConnectionError(f"the server answered initialize with protocol version "
-                                      f"{_one_line(json.dumps(spoken), 40)}, which this client does not speak")
-            self.protocol_version, self.initialize_result = spoken, result
-            self._transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            if hasattr(self._transport, "listen"):
-                self._transport.listen()  # the GET stream, for the server's own messages
-            return result
+            return self._handshake(wanted or LATEST_HANDSHAKE_VERSION)
         except BaseException:
             self.close()
             raise
+
+    def _handshake(self, version: str) -> Dict[str, Any]:
+        """initialize, then notifications/initialized (basic/lifecycle); over
+        HTTP the GET stream opened for the server's own messages."""
+        self._answering = True
+        result = self._result("initialize", self._call("initialize", {
+            "protocolVersion": version, "capabilities": self._capabilities(version),
+            "clientInfo": self.client_info}))
+        spoken = result.get("protocolVersion")
+        if spoken not in HANDSHAKE_VERSIONS:  # basic/lifecycle: a client that cannot speak it disconnects
+            raise ConnectionError(f"the server answered initialize with protocol version "
+                                  f"{_one_line(json.dumps(spoken), 40)}, which this client does not speak")
+        self.protocol_version, self.initialize_result = spoken, result
+        self._transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        if hasattr(self._transport, "listen"):
+            self._transport.listen()  # the GET stream, for the server's own messages
+        return result
 
     def _open(self) -> Any:
         server = self.server
@@ -15141,12 +15170,18 @@ class Client:
         for _ in range(2):  # once more with a version from the server's -32022 list
             meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: self._capabilities(version),
                     META_CLIENT_INFO: self.client_info}
-            reply = self._call("server/discover", {"_meta": meta})
+            try:
+                reply = self._call("server/discover", {"_meta": meta})
+            except _NoAnswerError:  # no answer within the timeout (HTTP: the connection refused or closed):
+                if fallback:  # a legacy server (basic/transports/stdio, "Backward Compatibility": fall back)
+                    return None
+                raise
             result = reply.get("result")
             if isinstance(result, dict) and version in (result.get("supportedVersions") or ()):
                 self._meta, self.protocol_version = meta, version
                 self._transport.version = version
                 self.initialize_result = self._result("server/discover", reply)
+                self._result_type("server/discover", self.initialize_result)
                 return self.initialize_result
             error: Dict[str, Any] = reply["error"] if isinstance(reply.get("error"), dict) else {}
             data = error["data"] if isinstance(error.get("data"), dict) else {}
@@ -15157,7 +15192,10 @@ class Client:
             if error.get("code") == UNSUPPORTED_PROTOCOL_VERSION and offered:
                 version = max(offered)
                 continue
-            if fallback:
+            # Another error of 2026-07-28's own (basic/index, "Error Codes") marks a modern server
+            # too: surfaced, not a reason to fall back (basic/transports/streamable-http,
+            # "Backward Compatibility": "correct the request, rather than falling back").
+            if fallback and error.get("code") not in (HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY):
                 return None
             raise _rpc_error("server/discover", error)
         if not fallback:  # the version the server named first is not in its own list either
@@ -15171,8 +15209,8 @@ class Client:
             capabilities["sampling"] = {}
         if self.elicitation_callback is not None:  # both modes from 2025-11-25 (client/elicitation)
             capabilities["elicitation"] = {"form": {}, "url": {}} if version >= "2025-11-25" else {}
-        if self.list_roots_callback is not None:
-            capabilities["roots"] = {"listChanged": True}  # as the SDK declares it
+        if self.list_roots_callback is not None:  # listChanged: send_roots_list_changed() (none in 2026-07-28)
+            capabilities["roots"] = {} if version in STATELESS_VERSIONS else {"listChanged": True}
         extensions = dict(self.extensions)  # basic/versioning: the extensions it supports, with their settings
         if self.tasks and version in STATELESS_VERSIONS:  # a call may become a task (section 16)
             extensions[TASKS_EXTENSION] = {}
@@ -15246,6 +15284,19 @@ class Client:
     def send_ping(self) -> Dict[str, Any]:  # (not in 2026-07-28)
         return self._request("ping", {})
 
+    def send_roots_list_changed(self) -> None:
+        """Tell the server that the roots changed (what ``list_roots_callback``
+        returns), so that it asks again: client/roots, "When roots change,
+        clients that support listChanged MUST send a notification".  In
+        2026-07-28 there is none to send: the server asks for roots within
+        each request that needs them."""
+        if self._transport is None:
+            raise RuntimeError("the client is not connected: use `with Client(...)` or call initialize()")
+        if self.list_roots_callback is None:
+            raise RuntimeError("this client declares no roots: pass list_roots_callback=...")
+        if self._meta is None:
+            self._transport.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+
     def set_logging_level(self, level: str) -> Dict[str, Any]:
         """logging/setLevel; in 2026-07-28 the level goes in every request's _meta."""
         if self._meta is not None:
@@ -15258,10 +15309,22 @@ class Client:
         is left out (server/tools: a client MUST NOT call it), as by the SDK."""
         result = self._list("tools/list", "tools", cursor, all_pages)
         tools = [tool for tool in result.get("tools") or () if isinstance(tool, dict) and isinstance(
-            tool.get("name"), str) and (self._meta is None or _x_mcp_headers(tool.get("inputSchema")) is not None)]
+            tool.get("name"), str) and self._callable(tool)]
         self._tools.update((tool["name"], tool) for tool in tools)
-        self._listed = self._listed or all_pages or cursor is None and "nextCursor" not in result
+        self._listed = self._listed or all_pages or cursor is None and result.get("nextCursor") is None
         return dict(result, tools=tools)
+
+    def _callable(self, tool: Dict[str, Any]) -> bool:
+        """False for a tool whose x-mcp-header is invalid, in 2026-07-28: left
+        out, with a warning on stderr (basic/transports/streamable-http: "Clients
+        SHOULD log a warning when rejecting a tool definition, including the
+        tool name and the reason for rejection")."""
+        if self._meta is None or _x_mcp_headers(tool.get("inputSchema")) is not None:
+            return True
+        print(f"mcp_ref.Client: left out the tool {_one_line(repr(tool.get('name')), 80)}: an x-mcp-header of its "
+              f"inputSchema breaks the rules (a token, unique, on a string, integer or boolean property reached "
+              f"through properties alone)", file=sys.stderr)
+        return False
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None,
                   read_timeout_seconds: Optional[float] = None, progress_callback: Optional[Callable[..., Any]] = None,
@@ -15290,12 +15353,12 @@ class Client:
             self.list_tools(all_pages=True)  # for its outputSchema and x-mcp-header, as the SDK does
         execution = (self._tools.get(name) or {}).get("execution")
         if self.tasks and self._meta is None and isinstance(execution, dict) and \
-                execution.get("taskSupport") in ("optional", "required"):
+                execution.get("taskSupport") in ("optional", "required") and _takes_tool_tasks(self.initialize_result):
             params["task"] = {}  # 2025-11-25: the client asks for a task ("Tool-Level Negotiation")
         timeout = self._transport.timeout if self._transport is not None else self.timeout
         try:
             self._set_timeout(read_timeout_seconds or timeout)
-            result = self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+            result = self._tools_call(name, params)
             is_task = result.get("resultType") == "task" or "task" in result and self._meta is None
             if is_task and return_task:
                 return result
@@ -15305,6 +15368,20 @@ class Client:
             self._progress.pop(token, None)  # type: ignore[arg-type]
             self._set_timeout(timeout)
         return _read_structured(name, result, self._tools.get(name), result_type)
+
+    def _tools_call(self, name: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """tools/call with the tool's Mcp-Param-* headers.  A HeaderMismatch
+        (-32020, refused before the tool ran) has the tools listed again and the
+        call sent once more: "the client SHOULD call tools/list to check whether
+        the tool's x-mcp-header annotations have changed" (2026-07-28
+        basic/transports/streamable-http)."""
+        try:
+            return self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+        except MCPError as exc:
+            if exc.code != HEADER_MISMATCH or self._meta is None:
+                raise
+        self.list_tools(all_pages=True)
+        return self._request("tools/call", params, self._param_headers(name, params["arguments"]))
 
     def _follow_task(self, task: Any, callback: Optional[Callable[[Dict[str, Any]], Any]]) -> Dict[str, Any]:
         """A task polled to its end (tasks/get every pollInterval): its result
@@ -15390,10 +15467,12 @@ class Client:
         """One page of a list, or (all_pages) every page's items in one result.
         Items that are not a list, a nextCursor that is not a string, and a
         cursor seen before (it would list forever) are the server's failure
-        (server/utilities/pagination)."""
+        (server/utilities/pagination).  A cursor is opaque: "" is one too ("an
+        empty string is a valid cursor and thus MUST NOT be treated as the end
+        of results", 2026-07-28); only an absent or null nextCursor ends."""
         result = self._request(method, {} if cursor is None else {"cursor": cursor})
         items, seen = _page_items(method, key, result), set()
-        while all_pages and result.get("nextCursor") not in (None, ""):
+        while all_pages and result.get("nextCursor") is not None:
             cursor = result["nextCursor"]
             if not isinstance(cursor, str):
                 raise ConnectionError(f"{method}: nextCursor {_one_line(json.dumps(cursor), 80)} is not a string")
@@ -15415,12 +15494,26 @@ class Client:
             if self._meta is not None:
                 sent = dict(sent, _meta=dict(sent.get("_meta") or {}, **self._meta))
             result = self._result(method, self._call(method, sent, headers))
-            if result.get("resultType") != "input_required":  # absent: complete
+            if self._result_type(method, result) != "input_required":
                 return result
             sent = dict(params, inputResponses=self._input_responses(method, result.get("inputRequests")))
             if "requestState" in result:  # echoed exactly; absent, none is sent
                 sent["requestState"] = result["requestState"]
         raise ConnectionError(f"{method}: the server still asked for input after {_ROUNDS} rounds")
+
+    def _result_type(self, method: str, result: Dict[str, Any]) -> Any:
+        """2026-07-28 basic/index, "ResultType": absent is "complete" (a server
+        of an earlier revision), and one this client does not recognize MUST
+        be invalid; "task" is the tasks extension's, recognized once declared, for
+        tools/call (ext-tasks: a CreateTaskResult to a request type it does not
+        support "MUST interpret this as an invalid response")."""
+        kind = result.get("resultType", "complete")
+        tasks = self.tasks and method == "tools/call"
+        known = ("complete", "input_required", "task") if tasks else ("complete", "input_required")
+        if self._meta is not None and kind not in known:
+            raise ConnectionError(f"{method}: the server's resultType {_one_line(json.dumps(kind), 80)} is not "
+                                  f"one this client recognizes ({', '.join(known)}), so its result is invalid")
+        return kind
 
     def _input_responses(self, method: str, requests: Any) -> Dict[str, Any]:
         if not isinstance(requests, dict):
@@ -15430,13 +15523,17 @@ class Client:
 
     def _call(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Any:
         try:
-            return self._transport.request(method, params, headers)
+            try:
+                return self._transport.request(method, params, headers)
+            except _SessionGone:  # 2025-11-25 basic/transports, "Session Management": on a 404 the client
+                self._handshake(str(self.protocol_version))  # "MUST start a new session by sending a new
+                return self._transport.request(method, params, headers)  # InitializeRequest without a session ID"
         except _Refused:  # the command line's: said on stderr already
             raise
         except _UsageError as exc:
             raise ValueError(str(exc)) from None
         except _ServerFailed as exc:
-            raise ConnectionError(str(exc)) from None
+            raise (_NoAnswerError if isinstance(exc, _NoAnswer) else ConnectionError)(str(exc)) from None
 
     def _result(self, method: str, reply: Dict[str, Any]) -> Dict[str, Any]:
         if "result" in reply:
@@ -15461,7 +15558,10 @@ class Client:
         except Exception:  # noqa: BLE001 - the callback's own bug: shown, and the exchange read on
             print(f"mcp_ref.Client: a callback raised on {str(method)[:100]}:", file=sys.stderr)
             sys.excepthook(*sys.exc_info())  # its traceback, on stderr
-        if type(id_) not in (int, str):
+        # 2026-07-28 (and a server/discover probe) has no requests of the server's: "The client
+        # MUST NOT write JSON-RPC responses" (basic/transports/stdio, streamable-http); its
+        # questions come in InputRequiredResult.  Such a request goes unanswered.
+        if type(id_) not in (int, str) or not self._answering:
             return
         try:
             reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": self._answer(str(method), params)}
@@ -15483,13 +15583,28 @@ class Client:
             raise MCPError(METHOD_NOT_FOUND, "Method not found")
         if method == "roots/list":
             roots = callback()
-            return {"roots": roots} if isinstance(roots, list) else dict(roots)
+            result = {"roots": roots} if isinstance(roots, list) else dict(roots)
+            return _checked_roots(result)
+        if method == "elicitation/create":
+            self._check_mode(params)
+        if method == "sampling/createMessage" and "tools" in params:  # schema, CreateMessageRequestParams.tools:
+            # "The client MUST return an error if this field is provided but sampling.tools is not declared"
+            raise MCPError(INVALID_PARAMS, "This client did not declare sampling.tools: it takes no tools in sampling")
         result = dict(callback(params))
         if method == "elicitation/create" and result.get("action") == "accept":
             filled = _with_defaults(params.get("requestedSchema"), result.get("content"))
             if filled is not None:
                 result["content"] = filled
         return result
+
+    def _check_mode(self, params: Dict[str, Any]) -> None:
+        """2025-11-25 client/elicitation, "Error Handling": a request "with a mode
+        not declared in client capabilities" is -32602 (absent: form mode)."""
+        mode = params.get("mode", "form")
+        declared = self._capabilities(str(self.protocol_version)).get("elicitation") or {"form": {}}
+        if not isinstance(mode, str) or mode not in declared:
+            raise MCPError(INVALID_PARAMS, f"Elicitation mode {_one_line(json.dumps(mode), 40)} is not one this "
+                                           f"client declared ({', '.join(declared)})")
 
     def _notified(self, method: str, params: Dict[str, Any]) -> None:
         if method == "notifications/message" and self.logging_callback is not None:
@@ -15498,6 +15613,31 @@ class Client:
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _checked_roots(result: Dict[str, Any]) -> Dict[str, Any]:
+    """list_roots_callback's roots, each a ``file://`` URI: client/roots, "Root":
+    the uri "MUST be a file:// URI".  Another is the callback's bug, refused
+    (the server hears -32603 with this message) rather than sent."""
+    roots = result.get("roots")
+    if not isinstance(roots, list):
+        raise ValueError("list_roots_callback returned no list of roots")
+    for index, root in enumerate(roots):
+        uri = root.get("uri") if isinstance(root, dict) else None
+        if not isinstance(uri, str) or uri[:7].lower() != "file://":  # (a scheme is case-insensitive)
+            raise ValueError(f"root {index} from list_roots_callback has the uri {_one_line(repr(uri), 80)}, "
+                             f"which is not a file:// URI (client/roots)")
+    return result
+
+
+def _takes_tool_tasks(initialized: Any) -> bool:
+    """Whether the server declared ``tasks.requests.tools.call``: without it
+    "clients MUST NOT attempt to use task augmentation on that server's tools,
+    regardless of the execution.taskSupport value" (2025-11-25 basic/utilities/tasks)."""
+    node = initialized
+    for key in ("capabilities", "tasks", "requests", "tools", "call"):
+        node = node.get(key) if isinstance(node, dict) else None
+    return isinstance(node, dict)
 
 
 def _content_bytes(contents: Dict[str, Any]) -> bytes:
@@ -15546,6 +15686,8 @@ def _rpc_error(method: str, error: Any) -> MCPError:
             if isinstance(needed, dict) and needed else ["(not named by the server)"]
         hints = sorted({f" (pass {cb}=...)" for cb, cap in _CALLBACKS.values() if any(
             n.split(".")[0] == cap for n in names)})
+        if any(n == "tasks" or n.startswith(("tasks.", f"extensions.{TASKS_EXTENSION}")) for n in names):
+            hints.append(" (pass tasks=True)")  # Client(tasks=True) declares them (section 16)
         message = f"{message}: {method} needs the client capability {', '.join(names)}{''.join(hints)}"
     return MCPError(code, message, data)
 
@@ -15686,9 +15828,16 @@ class _HttpClient:
         method = message.get("method", "our answer")
         headers = dict(self._headers(message), **(extra or {}))
         response = self._exchange("POST", body, headers, f"while sending {method}", alone)
+        if response.status == 404 and "Mcp-Session-Id" in headers and "id" in message and "method" in message:
+            self.session = self.version = None  # the session is over: forgotten, with its revision
+            try:
+                response.read()
+            except OSError:
+                pass
+            raise _SessionGone(f"the server ended the session (HTTP 404 for {method})")
         try:
             if self.session is None and response.getheader("Mcp-Session-Id"):
-                self.session = response.getheader("Mcp-Session-Id")
+                self.session = _session_id(response.getheader("Mcp-Session-Id"))
             kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
             if response.status == 202 or "id" not in message or "method" not in message:
                 response.read()
@@ -15697,8 +15846,11 @@ class _HttpClient:
                 return self._events(response, message["id"], method)
             data = response.read(_CLIENT_LIMIT + 1)
         except OSError as exc:
+            if not alone and self.conn is not None:  # a response left half read: the connection is spent
+                self.conn.close()
+                self.conn = None
             if "timed out" in str(exc):
-                raise _ServerFailed(f"the server did not answer {method} within {self.timeout:g} s") from None
+                raise _NoAnswer(f"the server did not answer {method} within {self.timeout:g} s") from None
             raise _ServerFailed(f"the connection to {self.url} failed during {method}: {exc}") from None
         finally:
             if alone:
@@ -15767,7 +15919,7 @@ class _HttpClient:
                 conn.close()
                 self.conn = None if not alone else self.conn
                 if attempt == 2:
-                    raise _ServerFailed(f"{self.url} closed the connection {when}") from None
+                    raise _NoAnswer(f"{self.url} closed the connection {when}") from None
             except http.client.HTTPException as exc:  # a status line or headers that are not HTTP's
                 conn.close()
                 self.conn = None if not alone else self.conn
@@ -15776,7 +15928,7 @@ class _HttpClient:
                 conn.close()
                 self.conn = None if not alone else self.conn
                 reason = "no answer within the timeout" if "timed out" in str(exc) else exc.strerror or str(exc)
-                raise _ServerFailed(f"cannot reach {self.url} {when}: {reason}") from None
+                raise _NoAnswer(f"cannot reach {self.url} {when}: {reason}") from None
         raise AssertionError("unreachable")
 
     def _json_body(self, status: int, reason: str, data: bytes, method: str) -> Dict[str, Any]:
@@ -15950,6 +16102,16 @@ def _mcp_param_headers(schema: Any, arguments: Any) -> Dict[str, str]:
         elif isinstance(value, (str, int, float)):
             headers[f"Mcp-Param-{header}"] = _header_value(str(value))
     return headers
+
+
+def _session_id(text: str) -> str:
+    """The server's Mcp-Session-Id, which "MUST only contain visible ASCII
+    characters (ranging from 0x21 to 0x7E)" (2025-11-25 basic/transports):
+    any other is refused, not echoed in every request that follows."""
+    if not all("!" <= c <= "~" for c in text):
+        raise _ServerFailed(f"the server's session id {_one_line(repr(text), 80)} holds characters other than "
+                            f"visible ASCII (0x21-0x7E), which a session id must not (basic/transports)")
+    return text
 
 
 def _finish(response: Any) -> None:
@@ -16823,7 +16985,23 @@ def _prog() -> str:
     """The command as the user typed it: ``mcp-ref`` once installed (the
     script pyproject.toml declares), else ``python mcp_ref.py``."""
     name, extension = os.path.splitext(os.path.basename(sys.argv[0] if sys.argv else ""))
-    return name if name and not name.startswith("-") and extension in ("", ".exe") else "python mcp_ref.py"
+    if name and not name.startswith("-") and extension in ("", ".exe"):
+        return name
+    return "python -m mcp_ref" if _run_as_module(list(getattr(sys, "orig_argv", ()))) else "python mcp_ref.py"
+
+
+def _run_as_module(argv: List[str]) -> bool:
+    """Whether Python was started as ``python [options] -m mcp_ref ...``
+    (sys.orig_argv, 3.10+): its options come first, -W and -X with a word each."""
+    words = iter(argv[1:])
+    for word in words:
+        if word.startswith("-m"):
+            return True
+        if word in ("-W", "-X"):
+            next(words, None)
+        elif not word.startswith("-") or word.startswith("-c") or word == "-":
+            return False
+    return False
 
 
 def _usage(command: str) -> str:
@@ -17119,9 +17297,15 @@ def _connect(client: Client, protocol: Optional[str], url: Optional[str]) -> Non
         # As the revision was agreed (Client.initialize): server/discover's
         # error where a 2026-07-28 revision was asked for, or none offered.
         code = exc.code if isinstance(exc, MCPError) else None
-        method = "server/discover" if protocol in STATELESS_VERSIONS or code == UNSUPPORTED_PROTOCOL_VERSION \
-            else "initialize"
+        method = "server/discover" if protocol in STATELESS_VERSIONS or code in (
+            UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY, HEADER_MISMATCH) else "initialize"
         failure = _cli_error(exc, method, usage=False)
+        modern = (UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY, HEADER_MISMATCH)  # basic/index
+        if protocol in STATELESS_VERSIONS and isinstance(failure, _ServerFailed) and "HTTP 404" not in str(failure) \
+                and code is not None and code not in modern:
+            # A JSON-RPC error not of 2026-07-28: a server of the handshake era, which only the fallback meets.
+            raise _ServerFailed(f"{failure}; the server may speak only the initialize handshake "
+                                f"(2025-11-25 and before): leave out --protocol to fall back to it") from None
         if url is None or "HTTP 404" not in str(failure):
             raise failure from None
         from urllib.parse import urlsplit, urlunsplit
@@ -17158,7 +17342,8 @@ def _cli_error(exc: Exception, method: str, usage: bool = True) -> Exception:
 
 def _tools(client: Client) -> List[Dict[str, Any]]:
     """Every page of tools/list, each tool checked; Client keeps them (call_tool reads its schemas there)."""
-    tools = _checked_tools(_items(client, "tools/list", "tools", missing=False))
+    tools = [tool for tool in _checked_tools(_items(client, "tools/list", "tools", missing=False))
+             if client._callable(tool)]  # (as Client.list_tools: an invalid x-mcp-header leaves one out)
     client._tools.update((tool["name"], tool) for tool in tools)
     client._listed = True
     return tools

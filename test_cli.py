@@ -294,6 +294,19 @@ class ServerFailureTest(CliTestCase):
         run = run_cli(["list", self.fake({"*": error}), "--timeout", "60"])
         self.assertFast(run, "while server/discover waited: Parse error (JSON-RPC error -32700)")
 
+    def test_a_handshake_server_asked_for_2026_07_28_is_told(self) -> None:
+        # --protocol 2026-07-28 gives no fallback: a server of the handshake era refuses
+        # server/discover; before, the bare -32601 said nothing of --protocol.
+        legacy = self.fake({"server/discover": "send({'jsonrpc': '2.0', 'id': request['id'], 'error': "
+                                               "{'code': -32601, 'message': 'Method not found'}})",
+                            "initialize": "answer(request, {'protocolVersion': '2025-11-25', 'capabilities': {}, "
+                                          "'serverInfo': {'name': 'f', 'version': '1'}})"})
+        runs = run_all([["list", legacy, "--protocol", "2026-07-28"], ["list", legacy]])
+        self.assertFast(runs[0], "server/discover failed: Method not found (JSON-RPC error -32601); the server may "
+                                 "speak only the initialize handshake (2025-11-25 and before): leave out --protocol "
+                                 "to fall back to it")
+        self.assertEqual(runs[1][:3], (0, "echo(...)\n", ""))
+
     def test_repeated_cursor_fails(self) -> None:
         same = self.fake({"tools/list": "answer(request, {'tools': [TOOL], 'nextCursor': 'same'})"})
         cycle = self.fake({"tools/list": "answer(request, {'tools': [], "
@@ -393,14 +406,19 @@ class ServerFailureTest(CliTestCase):
 
 class ServerRequestTest(CliTestCase):
     def test_the_servers_requests_are_answered(self) -> None:
-        # The server waits for our answers before it answers tools/list.
+        # The server waits for our answers before it answers tools/list (in the handshake
+        # era: in 2026-07-28 a client MUST NOT write responses, test_client.ClientMustTest).
         ask = ("send({'jsonrpc': '2.0', 'id': 'p', 'method': 'ping'}); "
                "assert json.loads(sys.stdin.readline()) == {'jsonrpc': '2.0', 'id': 'p', 'result': {}}; "
                "send({'jsonrpc': '2.0', 'id': 9, 'method': 'roots/list'}); "
                "assert json.loads(sys.stdin.readline())['error']['code'] == -32601; "
                "send({'jsonrpc': '2.0', 'method': 'notifications/message', 'params': {}}); "
                "answer(request, {'tools': [TOOL]})")
-        run = run_cli(["list", self.fake({"tools/list": ask}), "--timeout", "10"])
+        legacy = {"server/discover": "send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32601, "
+                                     "'message': 'Method not found'}})",
+                  "initialize": "answer(request, {'protocolVersion': '2025-11-25', 'capabilities': {}, "
+                                "'serverInfo': {'name': 'f', 'version': '1'}})"}
+        run = run_cli(["list", self.fake(dict(legacy, **{"tools/list": ask})), "--timeout", "10"])
         self.assertEqual((run.code, run.stderr), (0, ""), run)
         self.assertEqual(run.stdout, "echo(...)\n", run)
 
@@ -580,6 +598,15 @@ class OutputTest(CliTestCase):
         self.assertTrue(runs[3].stdout.startswith("add\n  Add two numbers.\n  input:  a: integer, b?: integer\n"
                                                   "  output: result: integer\n  inputSchema:  {\n"), runs[3])
 
+    def test_a_tool_with_an_invalid_x_mcp_header_is_left_out(self) -> None:
+        # 2026-07-28 basic/transports/streamable-http: the client MUST exclude such a tool from the
+        # result of tools/list, and SHOULD log a warning naming it.  Before, list showed it.
+        bad = "dict(TOOL, name='bad', inputSchema={'type': 'object', 'properties': {'n': {'type': 'number', " \
+              "'x-mcp-header': 'N'}}})"
+        run = run_cli(["list", self.fake({"tools/list": f"answer(request, {{'tools': [TOOL, {bad}]}})"})])
+        self.assertEqual((run.code, run.stdout), (0, "echo(...)\n"), run)
+        self.assertTrue(run.stderr.startswith("mcp_ref.Client: left out the tool 'bad': an x-mcp-header"), run)
+
     def test_content_blocks_are_separated(self) -> None:
         two = self.fake({"tools/call": "answer(request, {'content': [{'type': 'text', 'text': 'one\\ntwo'}, "
                                        "{'type': 'text', 'text': 'three'}]})"})
@@ -730,6 +757,22 @@ class CommandTest(CliTestCase):
         self.assertTrue(run.stdout.startswith("usage: mcp-ref COMMAND SERVER ..."), run.stdout)
         self.assertIn("\n  mcp-ref call SERVER TOOL [key=value ...]", run.stdout)
         self.assertNotIn("python mcp_ref.py", run.stdout)
+
+    @unittest.skipIf(sys.version_info < (3, 10), "sys.orig_argv is 3.10's")
+    def test_run_as_a_module(self) -> None:
+        # Before, `python -m mcp_ref --help` printed `usage: python mcp_ref.py`.
+        for options in ([], ["-W", "error", "-X", "dev"]):
+            run = subprocess.run([sys.executable, "-S", *options, "-m", "mcp_ref", "--help"], capture_output=True,
+                                 text=True, timeout=30, cwd=HERE)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            self.assertTrue(run.stdout.startswith("usage: python -m mcp_ref COMMAND SERVER ..."), run.stdout)
+            self.assertNotIn("python mcp_ref.py", run.stdout)
+        import mcp_ref
+
+        for argv, module in ((["python", "-mmcp_ref"], True), (["python", "-I", "-m", "mcp_ref", "list"], True),
+                             (["python", "mcp_ref.py", "-m"], False), (["python", "-c", "x", "-m"], False),
+                             (["python", "-W", "-m", "mcp_ref.py"], False), (["python"], False)):
+            self.assertEqual(mcp_ref._run_as_module(argv), module, argv)
 
     def test_serve_refuses_a_file_that_serves_on_import(self) -> None:
         path = self.write("eager.py", f"import sys\nsys.path.insert(0, {HERE!r})\nfrom mcp_ref import MCPServer\n"
