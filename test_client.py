@@ -5,12 +5,14 @@ against the official SDK's server (skipped when the SDK is not installed)."""
 import contextlib
 import importlib.util
 import io
+import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import threading
+import time
 import unittest
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
@@ -18,7 +20,7 @@ from unittest import mock
 
 import mcp_ref
 from mcp_ref import Client, MCPError
-from test_cli import CliTestCase
+from test_cli import EVERYTHING_CALLS, EVERYTHING_TS, HAVE_EVERYTHING_TS, CliTestCase
 from _testing import copy_into, wait_for_port
 from test_http import InProcess
 
@@ -159,6 +161,88 @@ class Everything:
         with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
             # Without tasks=True the extension is not declared: an ordinary call.
             self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0.1})), "Computed result in 0.1s")
+
+    def test_task_methods(self) -> None:
+        # Issue 32: a task worked by hand, in both task revisions, with the
+        # SDK's names (call_tool_as_task, get_task, poll_task, get_task_result,
+        # list_tasks, cancel_task); return_task=True's handle works with them.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            for era in ERAS:
+                with self.subTest(era=era), self.connect(era) as client:  # type: ignore[attr-defined]
+                    created = client.call_tool_as_task("slow_compute", {"seconds": 0.3, "label": "x"})
+                    task = created if era == "2026-07-28" else created["task"]
+                    self.assertEqual((task["status"], created.get("resultType", "task")), ("working", "task"))
+                    self.assertEqual(client.get_task(task["taskId"])["taskId"], task["taskId"])
+                    statuses = [polled["status"] for polled in client.poll_task(task["taskId"])]
+                    self.assertEqual(statuses[-1], "completed")
+                    self.assertEqual(text(client.get_task_result(task["taskId"])), "Computed x in 0.3s")
+                    long = client.call_tool_as_task("slow_compute", {"seconds": 60})
+                    long_id = (long if era == "2026-07-28" else long["task"])["taskId"]
+                    client.cancel_task(long_id)
+                    self.assertEqual(client.get_task(long_id)["status"], "cancelled")
+                    if era == "2025-11-25":
+                        listed = [t["taskId"] for t in client.list_tasks(all_pages=True)["tasks"]]
+                        self.assertTrue({task["taskId"], long_id} <= set(listed), listed)
+                    else:  # the extension has no tasks/list: said without asking
+                        with self.assertRaises(MCPError) as caught:
+                            client.list_tasks()
+                        self.assertEqual(caught.exception.code, -32601)
+                with self.subTest(era=era, handle="return_task"), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
+                    created = client.call_tool("slow_compute", {"seconds": 0.1}, return_task=True)
+                    task_id = (created if era == "2026-07-28" else created["task"])["taskId"]
+                    self.assertEqual(text(client.get_task_result(task_id)), "Computed result in 0.1s")
+            with self.connect("2026-07-28", elicitation_callback=lambda params: {  # type: ignore[attr-defined]
+                    "action": "accept", "content": {"confirm": True}}) as client:
+                created = client.call_tool_as_task("confirm_delete", {"filename": "a"})
+                self.assertEqual(text(client.get_task_result(created["taskId"])), "Deleted a")  # via tasks/update
+
+    def test_a_task_given_up_is_cancelled(self) -> None:
+        # Issue 32: following a task is bounded (read_timeout_seconds here),
+        # not 100,000 polls; a task call_tool gives up, by its deadline or an
+        # interrupt (Ctrl-C), is cancelled with tasks/cancel rather than left running.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            for era in ERAS:
+                with self.subTest(era=era), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
+                    seen: List[str] = []
+                    started = time.monotonic()
+                    with self.assertRaises(ConnectionError) as caught:
+                        client.call_tool("slow_compute", {"seconds": 60}, read_timeout_seconds=1,
+                                         task_callback=lambda task, seen=seen: seen.append(task["taskId"]))
+                    self.assertLess(time.monotonic() - started, 10)
+                    self.assertIn(f"task {seen[0]} did not end within 1 s", str(caught.exception))
+                    self.assertEqual(client.get_task(seen[0])["status"], "cancelled")
+
+                    def interrupt(task: Dict[str, Any], seen: List[str] = seen) -> None:
+                        seen.append(task["taskId"])
+                        raise KeyboardInterrupt
+
+                    with self.assertRaises(KeyboardInterrupt):
+                        client.call_tool("slow_compute", {"seconds": 60}, task_callback=interrupt)
+                    self.assertEqual(client.get_task(seen[-1])["status"], "cancelled")
+
+    def test_listen_for_list_changes_and_tasks(self) -> None:
+        # Issue 32: subscriptions/listen (2026-07-28) as an iterator: the
+        # acknowledged filter, then each notification of the stream.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
+                with client.listen(tools_list_changed=True) as events:
+                    self.assertEqual(events.honored, {"toolsListChanged": True})
+                    client.call_tool("test_trigger_tool_change")
+                    event = events.get(10)
+                    self.assertEqual(event["method"], "notifications/tools/list_changed", event)
+                task_id = client.call_tool_as_task("slow_compute", {"seconds": 0.3})["taskId"]
+                with client.listen(task_ids=[task_id]) as events:
+                    self.assertEqual(events.honored, {"taskIds": [task_id]})
+                    statuses = []
+                    for event in events:
+                        self.assertEqual((event["method"], event["params"]["taskId"]), ("notifications/tasks", task_id))
+                        statuses.append(event["params"]["status"])
+                        if statuses[-1] == "completed":
+                            break
+                    self.assertEqual(event["params"]["result"]["content"][0]["text"], "Computed result in 0.3s")
+                self.assertIn("slow_compute", [tool["name"] for tool in client.list_tools(all_pages=True)["tools"]])
+            with self.connect("2025-11-25") as client, self.assertRaises(RuntimeError):  # type: ignore[attr-defined]
+                client.listen(tools_list_changed=True)
 
     def test_progress_and_logs(self) -> None:
         logs: List[Any] = []
@@ -549,6 +633,121 @@ class TypeScriptServerTest(unittest.TestCase):
             server.terminate()
             server.wait(10)
             server.stderr.close()  # type: ignore[union-attr]
+
+
+# A 2025-11-25 server whose task needs input: input_required at once, and the
+# question sent only on tasks/result (as the TypeScript SDK queues it); a client
+# that keeps polling tasks/get is told so after 40 polls.
+QUEUED_QUESTION = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+task = {"taskId": "t1", "status": "input_required", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 20}
+polls = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "queued", "version": "1"},
+              "capabilities": {"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}}})
+    elif method == "tools/list":
+        send({"id": id_, "result": {"tools": [{"name": "research", "inputSchema": {"type": "object"},
+                                               "execution": {"taskSupport": "required"}}]}})
+    elif method == "tools/call":
+        assert message["params"]["task"] == {}, message
+        send({"id": id_, "result": {"task": dict(task, status="working")}})
+    elif method == "tasks/get":
+        polls += 1
+        if polls > 40:
+            send({"id": id_, "error": {"code": -32603, "message": "polled 40 times without tasks/result"}})
+        else:
+            send({"id": id_, "result": task})
+    elif method == "tasks/result":
+        related = {"io.modelcontextprotocol/related-task": {"taskId": "t1"}}
+        send({"id": "q1", "method": "elicitation/create", "params": {"message": "Which one?", "_meta": related,
+              "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}})
+        answer = json.loads(sys.stdin.readline())
+        name = answer["result"]["content"]["name"]
+        send({"id": id_, "result": {"content": [{"type": "text", "text": "about " + name}], "_meta": related}})
+    elif id_ is not None:
+        send({"id": id_, "result": {}})
+'''
+
+
+class InputRequiredTest(unittest.TestCase):
+    def test_2025_input_required_calls_tasks_result(self) -> None:
+        # Issue 32: on input_required the requestor SHOULD call tasks/result
+        # (2025-11-25 basic/utilities/tasks); the queued question comes on it,
+        # to the callback.  It polled tasks/get, never calling it: a hang.
+        asked: List[Dict[str, Any]] = []
+
+        def answer(params: Dict[str, Any]) -> Dict[str, Any]:
+            asked.append(params)
+            return {"action": "accept", "content": {"name": "Ada"}}
+
+        with Client([sys.executable, "-c", QUEUED_QUESTION], tasks=True, elicitation_callback=answer,
+                    timeout=20) as client:
+            self.assertEqual(text(client.call_tool("research")), "about Ada")
+            self.assertEqual([params["message"] for params in asked], ["Which one?"])
+
+
+def answer_everything(params: Dict[str, Any]) -> Dict[str, Any]:
+    """The everything server's questions: a URL visited, any form filled in."""
+    if params.get("mode") == "url":
+        return {"action": "accept"}
+    properties = (params.get("requestedSchema") or {}).get("properties") or {}
+    content = {"interpretation": "programming"} if "interpretation" in properties else {}
+    for name, prop in properties.items():
+        kind = prop.get("type")
+        if name not in content and kind in ("string", "boolean", "integer", "number"):
+            choices = prop.get("enum") or [one["const"] for one in prop.get("oneOf", ()) if "const" in one]
+            content[name] = choices[0] if choices else {"string": "x", "boolean": True}.get(kind, 1)
+    return {"action": "accept", "content": content}
+
+
+@unittest.skipUnless(HAVE_EVERYTHING_TS, f"node or the everything server is missing (npm install --prefix {NODE_DIR} "
+                                         "@modelcontextprotocol/server-everything); .ci/run installs it")
+class TypeScriptEverythingTest(unittest.TestCase):
+    """Issue 32: every tool of the TypeScript SDK's everything server
+    completes through Client, tasks included (its research query asks a
+    question while a task, on tasks/result), over stdio and HTTP."""
+
+    def check(self, client: Client) -> None:
+        with client:
+            self.assertEqual(client.protocol_version, "2025-11-25")
+            listed = {tool["name"] for tool in client.list_tools(all_pages=True)["tools"]}
+            self.assertEqual(listed, set(EVERYTHING_CALLS), "the server's tools changed: update EVERYTHING_CALLS")
+            for name, (arguments, expected) in EVERYTHING_CALLS.items():
+                with self.subTest(tool=name):
+                    result = client.call_tool(name, arguments)
+                    self.assertIsNot(result.get("isError"), True, result)
+                    shown = json.dumps(result)
+                    self.assertIn(expected, shown)
+            created = client.call_tool_as_task("simulate-research-query", {"topic": "tasks"})
+            task_id = created["task"]["taskId"]
+            self.assertIn(task_id, [task["taskId"] for task in client.list_tasks(all_pages=True)["tasks"]])
+            self.assertEqual(client.cancel_task(task_id)["status"], "cancelled")
+
+    def connect(self, server: Any) -> Client:
+        return Client(server, tasks=True, elicitation_callback=answer_everything, sampling_callback=sample,
+                      list_roots_callback=roots, timeout=30)
+
+    def test_stdio(self) -> None:
+        quiet = ["sh", "-c", 'exec node "$0" stdio 2> /dev/null', EVERYTHING_TS] if os.name == "posix" else []
+        self.check(self.connect(quiet or ["node", EVERYTHING_TS, "stdio"]))  # (its stderr chatters)
+
+    def test_http(self) -> None:
+        port = free_port()
+        server = subprocess.Popen(["node", EVERYTHING_TS, "streamableHttp"], env=dict(os.environ, PORT=str(port)),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_port(port)
+            self.check(self.connect(f"http://127.0.0.1:{port}/mcp"))
+        finally:
+            server.terminate()
+            server.wait(10)
 
 
 if __name__ == "__main__":
