@@ -676,6 +676,56 @@ for line in sys.stdin:
 '''
 
 
+# A 2026-07-28 server whose listen streams end as told: "tools" acknowledged,
+# one notification, then its graceful end (the response); "refuse" -32021.
+LISTENING = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_, params = message.get("method"), message.get("id"), message.get("params") or {}
+    meta = {"io.modelcontextprotocol/subscriptionId": id_}
+    if method == "server/discover":
+        send({"id": id_, "result": {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                                    "serverInfo": {"name": "listening", "version": "1"}}})
+    elif method == "subscriptions/listen" and params["notifications"].get("toolsListChanged"):
+        send({"method": "notifications/subscriptions/acknowledged",
+              "params": {"notifications": {"toolsListChanged": True}, "_meta": meta}})
+        send({"method": "notifications/tools/list_changed", "params": {"_meta": meta}})
+        other = {"io.modelcontextprotocol/subscriptionId": 99}
+        send({"method": "notifications/tools/list_changed", "params": {"_meta": other}})
+        send({"id": id_, "result": {"resultType": "complete", "_meta": meta}})
+    elif method == "subscriptions/listen":
+        needed = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+        send({"id": id_, "error": {"code": -32021, "message": "Missing required client capability",
+                                   "data": {"requiredCapabilities": needed}}})
+    elif id_ is not None:
+        send({"id": id_, "result": {"tools": []}})
+'''
+
+
+class ListenTest(unittest.TestCase):
+    def test_ends_refusals_and_cuts(self) -> None:
+        # Issue 32: a graceful end (the server's response) ends the iteration;
+        # a notification of another subscription is not this one's; a refusal
+        # is MCPError; a stream cut (the server gone) is ConnectionError.
+        seen: List[Dict[str, Any]] = []
+        with Client([sys.executable, "-c", LISTENING], message_handler=seen.append) as client:
+            with client.listen(tools_list_changed=True, resources_list_changed=True) as events:
+                self.assertEqual(events.honored, {"toolsListChanged": True})
+                self.assertEqual([event["method"] for event in events], ["notifications/tools/list_changed"])
+            self.assertEqual(len([m for m in seen if m["method"] == "notifications/tools/list_changed"]), 2)
+            with self.assertRaises(MCPError) as caught:
+                client.listen(task_ids=["t1"])
+            self.assertEqual(caught.exception.code, -32021)
+        with Client(STDIO, protocol_version="2026-07-28") as client:
+            events = client.listen(tools_list_changed=True)
+            client._transport.process.kill()
+            with self.assertRaises(ConnectionError):
+                next(events)
+
 class InputRequiredTest(unittest.TestCase):
     def test_2025_input_required_calls_tasks_result(self) -> None:
         # Issue 32: on input_required the requestor SHOULD call tasks/result
