@@ -14197,6 +14197,8 @@ class Client:
         while the stream is iterated (from the thread that makes the requests).
         A graceful end (the server's response) ends the iteration; a stream cut
         raises ConnectionError.  2026-07-28 only: RuntimeError in an older session."""
+        if self._transport is None:
+            raise RuntimeError("the client is not connected: use `with Client(...)` or call initialize()")
         if self._meta is None:
             raise RuntimeError(f"subscriptions/listen is 2026-07-28's; this session speaks {self.protocol_version} "
                                f"(resources/subscribe is its own)")
@@ -16295,8 +16297,10 @@ def _show_result(result: Dict[str, Any], method: str) -> int:
 
 def _cli_task(client: Client, command: str, words: List[str], trace: bool) -> int:
     """tasks, task ID, result ID, cancel ID: Client's task methods (section 16
-    on the wire).  Tasks outlive a connection over HTTP; a stdio server is a
-    new process each time, with tasks of its own."""
+    on the wire).  A run reaches the tasks its server lets it: over HTTP those
+    of its token's principal, or in 2026-07-28 any whose id it has; a 2025-11-25
+    task may be its session's (mcp_ref's are without auth), and a stdio server
+    is a new process each run."""
     method = {"tasks": "tasks/list", "task": "tasks/get", "result": "tasks/result", "cancel": "tasks/cancel"}[command]
     try:
         if command == "tasks":
