@@ -13841,6 +13841,7 @@ class Client:
         self._progress: Dict[int, Callable[..., Any]] = {}
         self._tokens = itertools.count(1)
         self._subscriptions: Dict[Any, _Subscription] = {}  # open listen streams, by request id
+        self._given_up: Optional[Tuple[str, bool]] = None  # the task call_tool last gave up; its cancel answered
 
     def __enter__(self) -> Client:
         self.initialize()
@@ -14036,7 +14037,7 @@ class Client:
             return self._task_to_end(task_id, task, callback, (time.monotonic() + budget, budget), ended)
         except BaseException:
             if own and not ended[0]:  # the caller never sees the task: it would run on for nothing
-                self._cancel_quietly(task_id)
+                self._given_up = (task_id, self._cancel_quietly(task_id))
             raise
 
     def _task_to_end(self, task_id: str, task: Dict[str, Any], callback: Optional[Callable[[Dict[str, Any]], Any]],
@@ -14157,13 +14158,14 @@ class Client:
             if self._meta is not None:  # (closed meanwhile: stays closed)
                 self._meta = meta
 
-    def _cancel_quietly(self, task_id: str) -> None:
+    def _cancel_quietly(self, task_id: str) -> bool:
         """tasks/cancel for a task given up (a timeout, Ctrl-C), within a few
-        seconds; its failure is not the caller's.  A request the interrupt cut
-        short may be answered still: over HTTP its connection is dropped."""
+        seconds; whether the server answered it.  Its failure is not the
+        caller's.  A request the interrupt cut short may be answered still:
+        over HTTP its connection is dropped."""
         transport = self._transport
         if transport is None:
-            return
+            return False
         timeout = transport.timeout
         if getattr(transport, "conn", None) is not None:
             transport.conn.close()
@@ -14171,8 +14173,11 @@ class Client:
         try:
             self._set_timeout(min(timeout, _CANCEL_WAIT))
             self._tasks_request("tasks/cancel", {"taskId": task_id})
-        except Exception:  # noqa: BLE001 - sent is what matters: the answer may be an error, or late
-            pass
+            return True
+        except MCPError:  # answered: ended meanwhile (2025-11-25's -32602), or gone
+            return True
+        except Exception:  # noqa: BLE001 - not answered: the server gone, or the answer late
+            return False
         finally:
             self._set_timeout(timeout)
 
@@ -16275,8 +16280,10 @@ def _cli_call(client: Client, name: str, pairs: List[Tuple[str, str]], extra: Di
     except (MCPError, ValueError, ConnectionError, RuntimeError) as exc:
         raise _cli_error(exc, "tools/call") from None
     except KeyboardInterrupt:  # Client has cancelled the task it followed (tasks/cancel): said, then exit 130
-        if _SHOWN[1]:
-            _stderr_line(f"mcp_ref: interrupted: task {_one_line(_SHOWN[1], 200)} cancelled")
+        if client._given_up is not None:
+            task_id, answered = client._given_up
+            _stderr_line(f"mcp_ref: interrupted: task {_one_line(task_id, 200)} " + (
+                "cancelled" if answered else "may run on: the server did not answer tasks/cancel"))
         raise
     return _show_result(result, "tools/call")
 

@@ -218,6 +218,7 @@ class Everything:
 
                     with self.assertRaises(KeyboardInterrupt):
                         client.call_tool("slow_compute", {"seconds": 60}, task_callback=interrupt)
+                    self.assertEqual(client._given_up, (seen[-1], True))  # the server answered tasks/cancel
                     self.assertEqual(client.get_task(seen[-1])["status"], "cancelled")
 
     def test_listen_for_list_changes_and_tasks(self) -> None:
@@ -725,6 +726,47 @@ class ListenTest(unittest.TestCase):
             client._transport.process.kill()
             with self.assertRaises(ConnectionError):
                 next(events)
+
+# A 2025-11-25 server whose task never ends and that never answers tasks/cancel.
+DEAF_TO_CANCEL = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+task = {"taskId": "t1", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": None, "pollInterval": 20}
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "deaf", "version": "1"},
+              "capabilities": {"tools": {}, "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}}}})
+    elif method == "tools/list":
+        send({"id": id_, "result": {"tools": [{"name": "forever", "inputSchema": {"type": "object"},
+                                               "execution": {"taskSupport": "required"}}]}})
+    elif method == "tools/call":
+        send({"id": id_, "result": {"task": task}})
+    elif method == "tasks/get":
+        send({"id": id_, "result": task})
+    elif id_ is not None and method != "tasks/cancel":
+        send({"id": id_, "result": {}})
+'''
+
+
+class GivenUpTest(unittest.TestCase):
+    def test_a_cancel_not_answered_is_said(self) -> None:
+        # The command line says "cancelled" only when the server answered
+        # tasks/cancel; the wait for that answer is short (_CANCEL_WAIT).
+        def interrupt(task: Dict[str, Any]) -> None:
+            raise KeyboardInterrupt
+
+        with Client([sys.executable, "-c", DEAF_TO_CANCEL], tasks=True) as client, \
+                mock.patch.object(mcp_ref, "_CANCEL_WAIT", 0.5):
+            started = time.monotonic()
+            with self.assertRaises(KeyboardInterrupt):
+                client.call_tool("forever", task_callback=interrupt)
+            self.assertLess(time.monotonic() - started, 5)
+            self.assertEqual(client._given_up, ("t1", False))
 
 class InputRequiredTest(unittest.TestCase):
     def test_2025_input_required_calls_tasks_result(self) -> None:
