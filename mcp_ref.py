@@ -15881,6 +15881,8 @@ JSON when it parses, else text (x=NaN: NaN is not JSON); a number beyond a doubl
 The server's questions: an elicitation is put to you at a terminal, and declined without one.  A
 sampling request (the server asks for a model's reply) is declined, unless --sampling: then it is
 shown on stderr and you write the reply, one line on stdin (typed, or piped in).
+A call the server makes a task shows the task's id on stderr ([task] id: ...), for task, result and
+cancel; it is followed to its end (for its TTL, or --timeout when longer), and Ctrl-C cancels it.
 Exit codes: 0 done, 1 the tool reported isError, 2 bad usage (or no such tool, resource or prompt,
 arguments the schema or the server refuses, a question declined, a capability the command line
 lacks), 3 the server failed."""
