@@ -13754,6 +13754,7 @@ def _error_text(error: Any) -> str:
 
 _ROUNDS = 10  # rounds of questions a 2026-07-28 request may bring (basic/patterns/mrtr)
 _CANCEL_WAIT = 5.0  # seconds to wait for the answer to tasks/cancel of a task given up
+_LISTEN_BACKLOG = 10_000  # notifications a listen stream keeps unread before it is ended
 # The callback that answers each method a server may ask the client, and the
 # capability it declares (client/sampling, client/elicitation, client/roots).
 _CALLBACKS = {"sampling/createMessage": ("sampling_callback", "sampling"),
@@ -14494,7 +14495,10 @@ class _Subscription:
             params = message.get("params")
             honored = params.get("notifications") if isinstance(params, dict) else None
             self.honored = honored if isinstance(honored, dict) else {}
-        else:
+        elif self.ending is None and self.notes.qsize() >= _LISTEN_BACKLOG:  # never read: memory stays bounded
+            self.ending = f"more than {_LISTEN_BACKLOG} notifications were left unread"
+            self.close()
+        elif self.ending is None:
             self.notes.put(message)
         self.arrived.set()
 

@@ -684,6 +684,7 @@ import json, sys
 def send(message):
     sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
     sys.stdout.flush()
+quiet = None
 for line in sys.stdin:
     message = json.loads(line)
     method, id_, params = message.get("method"), message.get("id"), message.get("params") or {}
@@ -695,9 +696,18 @@ for line in sys.stdin:
         send({"method": "notifications/subscriptions/acknowledged",
               "params": {"notifications": {"toolsListChanged": True}, "_meta": meta}})
         send({"method": "notifications/tools/list_changed", "params": {"_meta": meta}})
+        send({"method": "notifications/prompts/list_changed", "params": {"_meta": meta}})
         other = {"io.modelcontextprotocol/subscriptionId": 99}
         send({"method": "notifications/tools/list_changed", "params": {"_meta": other}})
         send({"id": id_, "result": {"resultType": "complete", "_meta": meta}})
+    elif method == "subscriptions/listen" and params["notifications"].get("promptsListChanged"):
+        quiet = meta  # acknowledged; its notifications come while tools/list is asked
+        send({"method": "notifications/subscriptions/acknowledged",
+              "params": {"notifications": {"promptsListChanged": True}, "_meta": meta}})
+    elif method == "tools/list" and quiet:
+        for _ in range(3):
+            send({"method": "notifications/prompts/list_changed", "params": {"_meta": quiet}})
+        send({"id": id_, "result": {"tools": []}})
     elif method == "subscriptions/listen":
         needed = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
         send({"id": id_, "error": {"code": -32021, "message": "Missing required client capability",
@@ -716,11 +726,18 @@ class ListenTest(unittest.TestCase):
         with Client([sys.executable, "-c", LISTENING], message_handler=seen.append) as client:
             with client.listen(tools_list_changed=True, resources_list_changed=True) as events:
                 self.assertEqual(events.honored, {"toolsListChanged": True})
-                self.assertEqual([event["method"] for event in events], ["notifications/tools/list_changed"])
+                self.assertEqual([event["method"] for event in events], ["notifications/tools/list_changed",
+                                                                         "notifications/prompts/list_changed"])
             self.assertEqual(len([m for m in seen if m["method"] == "notifications/tools/list_changed"]), 2)
             with self.assertRaises(MCPError) as caught:
                 client.listen(task_ids=["t1"])
             self.assertEqual(caught.exception.code, -32021)
+            with mock.patch.object(mcp_ref, "_LISTEN_BACKLOG", 1), client.listen(prompts_list_changed=True) as events:
+                client.list_tools()  # three notifications meanwhile: one kept, then the stream ends, said
+                self.assertEqual(events.get(5)["method"], "notifications/prompts/list_changed")
+                with self.assertRaises(ConnectionError) as cut:
+                    next(events)
+                self.assertIn("more than 1 notifications were left unread", str(cut.exception))
         with Client(STDIO, protocol_version="2026-07-28") as client:
             events = client.listen(tools_list_changed=True)
             client._transport.process.kill()
