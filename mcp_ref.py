@@ -13839,10 +13839,10 @@ class Client:
         self._meta: Optional[Dict[str, Any]] = None  # 2026-07-28: every request's _meta
         self._tools: Dict[str, Dict[str, Any]] = {}  # from list_tools: outputSchema, x-mcp-header
         self._listed = False  # every page of tools/list seen once
-        self._progress: Dict[int, Callable[..., Any]] = {}
-        self._tokens = itertools.count(1)
         self._subscriptions: Dict[Any, _Subscription] = {}  # open listen streams, by request id
         self._given_up: Optional[Tuple[str, bool]] = None  # the task call_tool last gave up; its cancel answered
+        self._progress: Dict[int, Callable[..., Any]] = {}
+        self._tokens = itertools.count(1)
 
     def __enter__(self) -> Client:
         self.initialize()
@@ -14222,7 +14222,7 @@ class Client:
             raise ConnectionError(str(exc)) from None
         return subscription
 
-    def _subscribed(self, method: str, params: Dict[str, Any], message: Dict[str, Any]) -> bool:
+    def _subscribed(self, method: str, params: Dict[str, Any]) -> bool:
         """Whether a notification belongs to an open listen stream (its _meta
         names the subscription: on stdio every stream shares the pipe)."""
         meta = params.get("_meta")
@@ -14230,7 +14230,7 @@ class Client:
         subscription = self._subscriptions.get(key) if type(key) in (int, str) else None
         if subscription is None:
             return False
-        subscription.deliver(message)
+        subscription.deliver({"jsonrpc": "2.0", "method": method, "params": params})
         return True
 
     def _param_headers(self, name: str, arguments: Any) -> Dict[str, str]:
@@ -14344,7 +14344,7 @@ class Client:
             if self.message_handler is not None:
                 self.message_handler(message)
             if type(id_) not in (int, str):
-                self._notified(str(method), params, message)
+                self._notified(str(method), params)
         except Exception:  # noqa: BLE001 - the callback's own bug: shown, and the exchange read on
             print(f"mcp_ref.Client: a callback raised on {str(method)[:100]}:", file=sys.stderr)
             sys.excepthook(*sys.exc_info())  # its traceback, on stderr
@@ -14378,8 +14378,8 @@ class Client:
                 result["content"] = filled
         return result
 
-    def _notified(self, method: str, params: Dict[str, Any], message: Dict[str, Any]) -> None:
-        if self._subscribed(method, params, message):
+    def _notified(self, method: str, params: Dict[str, Any]) -> None:
+        if self._subscribed(method, params):  # a listen stream's (_Subscription)
             return
         if method == "notifications/message" and self.logging_callback is not None:
             self.logging_callback(params)
@@ -14387,6 +14387,13 @@ class Client:
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _page_items(method: str, key: str, result: Dict[str, Any]) -> List[Any]:
+    items = result.get(key, [])
+    if not isinstance(items, list):
+        raise ConnectionError(f"{method}: {key} is not a list")
+    return items
 
 
 class _Subscription:
@@ -14590,13 +14597,6 @@ def _poll_seconds(task: Dict[str, Any]) -> float:
     wait = task.get("pollIntervalMs", task.get("pollInterval"))
     seconds = wait / 1000 if isinstance(wait, (int, float)) and not isinstance(wait, bool) else 1.0
     return min(max(seconds, 0.05), 10.0)
-
-
-def _page_items(method: str, key: str, result: Dict[str, Any]) -> List[Any]:
-    items = result.get(key, [])
-    if not isinstance(items, list):
-        raise ConnectionError(f"{method}: {key} is not a list")
-    return items
 
 
 def _rpc_error(method: str, error: Any) -> MCPError:
