@@ -13755,6 +13755,7 @@ def _error_text(error: Any) -> str:
 _ROUNDS = 10  # rounds of questions a 2026-07-28 request may bring (basic/patterns/mrtr)
 _CANCEL_WAIT = 5.0  # seconds to wait for the answer to tasks/cancel of a task given up
 _LISTEN_BACKLOG = 10_000  # notifications a listen stream keeps unread before it is ended
+_LISTEN_REFUSAL = 1 << 20  # bytes read of a listen request's answer that is no stream (an error)
 # The callback that answers each method a server may ask the client, and the
 # capability it declares (client/sampling, client/elicitation, client/roots).
 _CALLBACKS = {"sampling/createMessage": ("sampling_callback", "sampling"),
@@ -14469,13 +14470,20 @@ class _Subscription:
         response = transport._exchange("POST", body, transport._headers(message), "while sending "
                                        "subscriptions/listen", alone=True)
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
-        if kind != "text/event-stream":  # an error at once
-            data = response.read(_CLIENT_LIMIT + 1)
-            _finish(response)
-            reply = transport._json_body(response.status, response.reason, data, "subscriptions/listen")
-            if "error" in reply:
+        if kind != "text/event-stream":  # an error at once (a short body: what more is left unread)
+            try:
+                data = response.read(_LISTEN_REFUSAL)
+            finally:
+                _finish(response)
+            try:
+                reply = _SERVER_JSON.decode(data.decode("utf-8"))
+            except (ValueError, RecursionError):
+                reply = None
+            if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
+                transport._show("<-", reply)
                 raise _rpc_error("subscriptions/listen", reply["error"])
-            raise ConnectionError("subscriptions/listen: the server answered at once, with no stream")
+            raise ConnectionError(f"subscriptions/listen: the server answered HTTP {response.status} "
+                                  f"{_one_line(str(response.reason), 100)}, with no stream")
         self.http = response
         response.mcp_conn.sock.settimeout(None)  # it may stay quiet for long
         threading.Thread(target=self._read_http, args=(transport, response), daemon=True,
@@ -14545,14 +14553,13 @@ class _Subscription:
             self.arrived.clear()  # (the caller looks at the queue after this)
             return
         try:
-            message = transport._receive("subscriptions/listen", deadline)
-        except _ServerFailed as exc:
-            if time.monotonic() < deadline:  # not the deadline: the server is gone
-                self.end(str(exc))
+            message = _stdio_next(transport, deadline)
+        except _ServerFailed as exc:  # the server gone, or what it wrote unreadable
+            self.end(str(exc))
             return
-        if "method" in message:
+        if message is not None and "method" in message:
             transport.handler(message)
-        elif message.get("id") == self.id:
+        elif message is not None and message.get("id") == self.id:
             self.answered(message)
 
     def close(self) -> None:
@@ -14577,6 +14584,31 @@ class _Subscription:
                     "requestId": self.id, "reason": "the client closed the subscription"}})
             except (_ServerFailed, _UsageError):
                 pass
+
+
+def _stdio_next(transport: _StdioClient, deadline: float) -> Optional[Dict[str, Any]]:
+    """The stdio server's next message, or None at ``deadline``: a wait that
+    is no request's (a listen stream's), so its end gives nothing up."""
+    import queue
+
+    try:
+        line = transport.lines.get(timeout=min(max(0.0, deadline - time.monotonic()), 3600.0))
+    except queue.Empty:
+        return None
+    if line is None:
+        raise transport._died("while a listen stream was open")
+    if not isinstance(line, bytes):  # the reader's marker of nothing in time, or of a line too long
+        if time.monotonic() < deadline:
+            raise _ServerFailed("the server wrote a line the client does not read")
+        return None
+    try:
+        message = _SERVER_JSON.decode(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise _ServerFailed(f"the server wrote a line that is not JSON: {line[:100]!r}") from None
+    transport._show("<-", message)
+    if not isinstance(message, dict):
+        raise _ServerFailed(f"the server wrote JSON that is not an object: {line[:100]!r}")
+    return message
 
 
 def _task_budget(task: Dict[str, Any], seconds: Optional[float], timeout: float) -> float:

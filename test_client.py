@@ -242,6 +242,9 @@ class Everything:
                             break
                     self.assertEqual(event["params"]["result"]["content"][0]["text"], "Computed result in 0.3s")
                 self.assertIn("slow_compute", [tool["name"] for tool in client.list_tools(all_pages=True)["tools"]])
+                with self.assertRaises(MCPError) as caught:  # refused at once (HTTP: a JSON answer, no stream)
+                    client.listen(task_ids=[task_id] * 1000)
+                self.assertEqual(caught.exception.code, -32602)
             with self.connect("2025-11-25") as client, self.assertRaises(RuntimeError):  # type: ignore[attr-defined]
                 client.listen(tools_list_changed=True)
 
