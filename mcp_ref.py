@@ -14153,10 +14153,12 @@ class Client:
             return self._request(method, params, headers)
         declared = dict(meta.get(META_CLIENT_CAPABILITIES) or {})
         declared["extensions"] = dict(declared.get("extensions") or {}, **{TASKS_EXTENSION: {}})
-        self._meta = dict(meta, **{META_CLIENT_CAPABILITIES: declared})
+        # For this request the client is one with tasks=True: what reads self.tasks sees the extension declared.
+        self._meta, self.tasks = dict(meta, **{META_CLIENT_CAPABILITIES: declared}), True
         try:
             return self._request(method, params, headers)
         finally:
+            self.tasks = False
             if self._meta is not None:  # (closed meanwhile: stays closed)
                 self._meta = meta
 
