@@ -14360,7 +14360,7 @@ class Client:
                                                                          "data": exc.data})}
         except Exception as exc:  # the callback's own bug: the server hears of it, the call goes on
             reply = {"jsonrpc": "2.0", "id": id_, "error": {"code": INTERNAL_ERROR, "message": str(exc)}}
-        transport.send(reply)
+        transport.send(_related(reply, params))
 
     def _answer(self, method: str, params: Any) -> Dict[str, Any]:
         """The result for one of the server's requests, from its callback."""
@@ -14586,6 +14586,19 @@ class _Subscription:
                     "requestId": self.id, "reason": "the client closed the subscription"}})
             except (_ServerFailed, _UsageError):
                 pass
+
+
+def _related(reply: Dict[str, Any], params: Dict[str, Any]) -> Dict[str, Any]:
+    """Our answer to a task's question carries the task's related-task _meta
+    (2025-11-25 basic/utilities/tasks, "Associating Task-Related Messages": all
+    requests, notifications and responses related to a task MUST include it)."""
+    meta = params.get("_meta")
+    related = meta.get(_RELATED_TASK) if isinstance(meta, dict) else None
+    if not isinstance(related, dict) or not isinstance(reply.get("result"), dict):
+        return reply
+    result = dict(reply["result"])
+    result["_meta"] = dict(result["_meta"] if isinstance(result.get("_meta"), dict) else {}, **{_RELATED_TASK: related})
+    return dict(reply, result=result)
 
 
 def _stdio_next(transport: _StdioClient, deadline: float) -> Optional[Dict[str, Any]]:

@@ -674,6 +674,8 @@ for line in sys.stdin:
               "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}})
         answer = json.loads(sys.stdin.readline())
         name = answer["result"]["content"]["name"]
+        if answer["result"].get("_meta") != related:  # ("responses related to a task MUST include" it)
+            name = "an answer without the related-task _meta"
         send({"id": id_, "result": {"content": [{"type": "text", "text": "about " + name}], "_meta": related}})
     elif id_ is not None:
         send({"id": id_, "result": {}})
@@ -788,11 +790,52 @@ class GivenUpTest(unittest.TestCase):
             self.assertLess(time.monotonic() - started, 5)
             self.assertEqual(client._given_up, ("t1", False))
 
+# A 2025-11-25 server whose task asks to be polled every 300 ms, and ends at
+# the third poll; its result says the shortest gap between two polls.
+POLLED = r'''
+import json, sys, time
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+task = {"taskId": "t1", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 300}
+polls = []
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "polled", "version": "1"},
+              "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}}})
+    elif method == "tools/list":
+        send({"id": id_, "result": {"tools": [{"name": "slow", "inputSchema": {"type": "object"},
+                                               "execution": {"taskSupport": "required"}}]}})
+    elif method == "tools/call":
+        polls.append(time.monotonic())
+        send({"id": id_, "result": {"task": task}})
+    elif method == "tasks/get":
+        polls.append(time.monotonic())
+        send({"id": id_, "result": dict(task, status="completed" if len(polls) > 3 else "working")})
+    elif method == "tasks/result":
+        gap = min(later - earlier for earlier, later in zip(polls, polls[1:]))
+        send({"id": id_, "result": {"content": [{"type": "text", "text": str(round(gap * 1000))}]}})
+    elif id_ is not None:
+        send({"id": id_, "result": {}})
+'''
+
+
+class PollIntervalTest(unittest.TestCase):
+    def test_the_servers_poll_interval_is_kept(self) -> None:
+        # "Requestors SHOULD respect the pollInterval provided" (2025-11-25
+        # basic/utilities/tasks): 300 ms asked, no two polls closer.
+        with Client([sys.executable, "-c", POLLED], tasks=True) as client:
+            self.assertGreaterEqual(int(text(client.call_tool("slow"))), 290)
+
 class InputRequiredTest(unittest.TestCase):
     def test_2025_input_required_calls_tasks_result(self) -> None:
         # Issue 32: on input_required the requestor SHOULD call tasks/result
         # (2025-11-25 basic/utilities/tasks); the queued question comes on it,
-        # to the callback.  It polled tasks/get, never calling it: a hang.
+        # to the callback.  It polled tasks/get, never calling it: a hang.  The
+        # answer carries the task's related-task _meta (it had none).
         asked: List[Dict[str, Any]] = []
 
         def answer(params: Dict[str, Any]) -> Dict[str, Any]:
