@@ -830,6 +830,44 @@ class PollIntervalTest(unittest.TestCase):
         with Client([sys.executable, "-c", POLLED], tasks=True) as client:
             self.assertGreaterEqual(int(text(client.call_tool("slow"))), 290)
 
+# A 2025-11-25 server listing its tasks in two pages, the cursor an odd string
+# that must come back exactly as it went out.
+PAGED_TASKS = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+CURSOR = " p=2&x=ä/+?"
+def task(task_id):
+    return {"taskId": task_id, "status": "completed", "createdAt": "2025-11-25T10:30:00Z",
+            "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": None}
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "paged", "version": "1"},
+              "capabilities": {"tasks": {"list": {}, "requests": {"tools": {"call": {}}}}}}})
+    elif method == "tasks/list" and "cursor" not in params:
+        send({"id": id_, "result": {"tasks": [task("a")], "nextCursor": CURSOR}})
+    elif method == "tasks/list" and params["cursor"] == CURSOR:
+        send({"id": id_, "result": {"tasks": [task("b")]}})
+    elif method == "tasks/list":
+        send({"id": id_, "error": {"code": -32602, "message": "Invalid params: cursor changed"}})
+    elif id_ is not None:
+        send({"id": id_, "result": {}})
+'''
+
+
+class ListTasksTest(unittest.TestCase):
+    def test_pages_with_the_cursor_as_sent(self) -> None:
+        # "Requestors MUST treat cursors as opaque tokens and not attempt to
+        # parse or modify them" (2025-11-25 basic/utilities/tasks, "Task Listing").
+        with Client([sys.executable, "-c", PAGED_TASKS]) as client:
+            first = client.list_tasks()
+            self.assertEqual(([t["taskId"] for t in first["tasks"]], first["nextCursor"]), (["a"], " p=2&x=ä/+?"))
+            self.assertEqual([t["taskId"] for t in client.list_tasks(first["nextCursor"])["tasks"]], ["b"])
+            self.assertEqual([t["taskId"] for t in client.list_tasks(all_pages=True)["tasks"]], ["a", "b"])
+
 class InputRequiredTest(unittest.TestCase):
     def test_2025_input_required_calls_tasks_result(self) -> None:
         # Issue 32: on input_required the requestor SHOULD call tasks/result
