@@ -15400,13 +15400,14 @@ class Client:
         if type(id_) not in (int, str):
             return
         try:
-            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": self._answer(str(method), params)}
+            result = _with_related(self._answer(str(method), params), params)  # (a task's question: its _meta)
+            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": result}
         except MCPError as exc:
             reply = {"jsonrpc": "2.0", "id": id_, "error": _drop_none({"code": exc.code, "message": exc.message,
                                                                          "data": exc.data})}
         except Exception as exc:  # the callback's own bug: the server hears of it, the call goes on
             reply = {"jsonrpc": "2.0", "id": id_, "error": {"code": INTERNAL_ERROR, "message": str(exc)}}
-        transport.send(_related(reply, params))
+        transport.send(reply)
 
     def _answer(self, method: str, params: Any) -> Dict[str, Any]:
         """The result for one of the server's requests, from its callback."""
@@ -15660,17 +15661,16 @@ class _Subscription:
                 pass
 
 
-def _related(reply: Dict[str, Any], params: Dict[str, Any]) -> Dict[str, Any]:
+def _with_related(result: Dict[str, Any], params: Dict[str, Any]) -> Dict[str, Any]:
     """Our answer to a task's question carries the task's related-task _meta
     (2025-11-25 basic/utilities/tasks, "Associating Task-Related Messages": all
     requests, notifications and responses related to a task MUST include it)."""
     meta = params.get("_meta")
     related = meta.get(_RELATED_TASK) if isinstance(meta, dict) else None
-    if not isinstance(related, dict) or not isinstance(reply.get("result"), dict):
-        return reply
-    result = dict(reply["result"])
-    result["_meta"] = dict(result["_meta"] if isinstance(result.get("_meta"), dict) else {}, **{_RELATED_TASK: related})
-    return dict(reply, result=result)
+    if not isinstance(related, dict):
+        return result
+    kept = result.get("_meta")
+    return dict(result, _meta=dict(kept if isinstance(kept, dict) else {}, **{_RELATED_TASK: related}))
 
 
 def _stdio_next(transport: _StdioClient, deadline: float) -> Optional[Dict[str, Any]]:
