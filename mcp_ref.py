@@ -142,7 +142,8 @@ Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
 "streamable-http")``) at the end of it.  ``python mcp_ref.py --help`` lists the
 command line (a small client, over stdio or HTTP: ``list``, ``call``,
-``resources``, ``read``, ``prompts``, ``prompt``, ``complete``, ``serve``).
+``resources``, ``read``, ``prompts``, ``prompt``, ``complete``, ``tasks``,
+``task``, ``result``, ``cancel``, ``serve``).
 """
 
 from __future__ import annotations
@@ -15000,7 +15001,9 @@ def _error_text(error: Any) -> str:
 # -- mcp_ref.Client: the public client --------------------------------------------------
 
 _ROUNDS = 10  # rounds of questions a 2026-07-28 request may bring (basic/patterns/mrtr)
-_TASK_POLLS = 100_000  # tasks/get polls before call_tool gives up on a task (a day at 1 s)
+_CANCEL_WAIT = 5.0  # seconds to wait for the answer to tasks/cancel of a task given up
+_LISTEN_BACKLOG = 10_000  # notifications a listen stream keeps unread before it is ended
+_LISTEN_REFUSAL = 1 << 20  # bytes read of a listen request's answer that is no stream (an error)
 # The callback that answers each method a server may ask the client, and the
 # capability it declares (client/sampling, client/elicitation, client/roots).
 _CALLBACKS = {"sampling/createMessage": ("sampling_callback", "sampling"),
@@ -15057,6 +15060,10 @@ class Client:
     ``tasks=True`` takes tasks (section 16): in 2026-07-28 the client declares
     the tasks extension, in 2025-11-25 it asks for a task where a tool's
     ``execution.taskSupport`` allows one; ``call_tool`` follows a task to its result.
+    A task can be worked by hand, with or without ``tasks=True``:
+    ``call_tool_as_task``, ``get_task``, ``poll_task``, ``get_task_result``,
+    ``update_task``, ``cancel_task``, ``list_tasks`` (the SDK 1.x's names);
+    ``listen(...)`` opens a 2026-07-28 subscriptions/listen stream.
 
     Extensions (SEP-2133): ``extensions`` maps each identifier the client
     supports to its settings, declared under ``capabilities.extensions`` in every
@@ -15090,6 +15097,8 @@ class Client:
         self._meta: Optional[Dict[str, Any]] = None  # 2026-07-28: every request's _meta
         self._tools: Dict[str, Dict[str, Any]] = {}  # from list_tools: outputSchema, x-mcp-header
         self._listed = False  # every page of tools/list seen once
+        self._subscriptions: Dict[Any, _Subscription] = {}  # open listen streams, by request id
+        self._given_up: Optional[Tuple[str, bool]] = None  # the task call_tool last gave up; its cancel answered
         self._progress: Dict[int, Callable[..., Any]] = {}
         self._tokens = itertools.count(1)
         self._answering = False  # whether the server's requests are answered: the handshake era's only
@@ -15103,6 +15112,8 @@ class Client:
 
     def close(self) -> None:
         """End the session (HTTP: DELETE) or the child process (stdio)."""
+        for subscription in list(self._subscriptions.values()):  # listen streams end first
+            subscription.close()
         transport, self._transport = self._transport, None
         if transport is not None:
             transport.close()
@@ -15363,7 +15374,8 @@ class Client:
             if is_task and return_task:
                 return result
             if is_task:
-                result = self._follow_task(result.get("task") if self._meta is None else result, task_callback)
+                result = self._follow_task(result.get("task") if self._meta is None else result, task_callback,
+                                           read_timeout_seconds)
         finally:
             self._progress.pop(token, None)  # type: ignore[arg-type]
             self._set_timeout(timeout)
@@ -15383,38 +15395,62 @@ class Client:
         self.list_tools(all_pages=True)
         return self._request("tools/call", params, self._param_headers(name, params["arguments"]))
 
-    def _follow_task(self, task: Any, callback: Optional[Callable[[Dict[str, Any]], Any]]) -> Dict[str, Any]:
-        """A task polled to its end (tasks/get every pollInterval): its result
-        (2025-11-25: tasks/result), or its error raised.  Questions are
-        answered once each (2026-07-28: tasks/update).  Bounded: the server
-        deletes a task past its TTL, and then tasks/get fails."""
+    def _follow_task(self, task: Any, callback: Optional[Callable[[Dict[str, Any]], Any]],
+                     seconds: Optional[float], own: bool = True) -> Dict[str, Any]:
+        """A task followed to its end: its result, or its error raised.  Polled
+        with tasks/get every pollInterval; 2025-11-25: at input_required and at
+        the end, tasks/result ("Input Required Status": the requestor SHOULD call
+        it; the server's queued questions come on it, to the callbacks);
+        2026-07-28: the questions of inputRequests answered once each with
+        tasks/update (the extension's "Task Update Requests").  Bounded by
+        _task_budget; a task of its own (call_tool's) given up, by that or by
+        an interrupt (Ctrl-C), is cancelled first (tasks/cancel)."""
         if not isinstance(task, dict) or not isinstance(task.get("taskId"), str):
             raise ConnectionError("tools/call: the server's task has no taskId")
         task_id: str = task["taskId"]
+        budget = _task_budget(task, seconds, self.timeout)
+        ended: List[bool] = [False]
+        try:
+            return self._task_to_end(task_id, task, callback, (time.monotonic() + budget, budget), ended)
+        except BaseException:
+            if own and not ended[0]:  # the caller never sees the task: it would run on for nothing
+                self._given_up = (task_id, self._cancel_quietly(task_id))
+            raise
+
+    def _task_to_end(self, task_id: str, task: Dict[str, Any], callback: Optional[Callable[[Dict[str, Any]], Any]],
+                     deadline: Tuple[float, float], ended: List[bool]) -> Dict[str, Any]:
         answered: "set[str]" = set()
-        for _ in range(_TASK_POLLS):
+        while True:
             if callback is not None:
                 callback(task)
             status, asked = task.get("status"), task.get("inputRequests")
-            new = {key: ask for key, ask in asked.items() if key not in answered} if isinstance(asked, dict) else {}
-            if status in ("completed", "failed", "cancelled"):
-                return self._task_outcome(task_id, task)
-            if status == "input_required" and new and self._meta is not None:
+            if status in _TASK_TERMINAL or (status == "input_required" and self._meta is None):
+                ended[0] = status in _TASK_TERMINAL
+                return self._task_outcome(task_id, task, deadline[0])
+            new = {key: ask for key, ask in asked.items() if key not in answered} \
+                if status == "input_required" and isinstance(asked, dict) else {}
+            if new:  # 2026-07-28 (keys are unique over a task's life: each answered once)
                 answers = self._input_responses("tasks/get", new)
-                self._request("tasks/update", {"taskId": task_id, "inputResponses": answers})
+                self._tasks_request("tasks/update", {"taskId": task_id, "inputResponses": answers})
                 answered.update(answers)
             else:
-                wait = task.get("pollIntervalMs", task.get("pollInterval"))
-                seconds = wait / 1000 if isinstance(wait, (int, float)) and not isinstance(wait, bool) else 1.0
-                time.sleep(min(max(seconds, 0.05), 10.0))
-            task = self._request("tasks/get", {"taskId": task_id})
-        raise ConnectionError(f"tools/call: task {task_id} did not end after {_TASK_POLLS} polls")
+                left = deadline[0] - time.monotonic()
+                if left <= 0:
+                    raise ConnectionError(f"tools/call: task {task_id} did not end within {deadline[1]:g} s")
+                time.sleep(min(_poll_seconds(task), left))
+            task = self._tasks_request("tasks/get", {"taskId": task_id})
 
-    def _task_outcome(self, task_id: str, task: Dict[str, Any]) -> Dict[str, Any]:
+    def _task_outcome(self, task_id: str, task: Dict[str, Any], deadline: float) -> Dict[str, Any]:
         """A finished task's result, or its error raised (the extension's
-        DetailedTask inlines them; 2025-11-25 has tasks/result)."""
+        DetailedTask inlines them; 2025-11-25 has tasks/result, which waits
+        for the end: it gets the time left, and at least the client's timeout)."""
         if self._meta is None:
-            return self._request("tasks/result", {"taskId": task_id})
+            timeout = self._transport.timeout
+            try:
+                self._set_timeout(max(deadline - time.monotonic(), timeout))
+                return self._request("tasks/result", {"taskId": task_id})
+            finally:
+                self._set_timeout(timeout)
         if task["status"] == "completed" and isinstance(task.get("result"), dict):
             return task["result"]  # type: ignore[no-any-return]
         if task["status"] == "failed":
@@ -15422,6 +15458,158 @@ class Client:
         if task["status"] == "cancelled":
             raise MCPError(INVALID_PARAMS, f"Task {task_id} was cancelled")
         raise ConnectionError(f"tools/call: task {task_id} completed without a result")
+
+    # -- tasks (2025-11-25 basic/utilities/tasks; 2026-07-28 the io.modelcontextprotocol/tasks extension)
+    #    The names and shapes are the SDK's (1.x ClientSession.experimental: call_tool_as_task, get_task,
+    #    get_task_result, list_tasks, cancel_task, poll_task); each returns the JSON the server sent.
+
+    def call_tool_as_task(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, ttl: Optional[int] = 60000,
+                          meta: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """tools/call as a task: the CreateTaskResult, to follow with the
+        methods below.  2025-11-25: ``{"task": Task}``, asked for with the
+        ``task`` param (``ttl`` in milliseconds); 2026-07-28: the Task itself with
+        ``resultType: "task"``, the extension declared on the request; there the
+        server decides, and may answer with the tool's result at once."""
+        params: Dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        if meta:
+            params["_meta"] = dict(meta)
+        if self._meta is None:
+            params["task"] = {} if ttl is None else {"ttl": ttl}
+        if name not in self._tools and not self._listed:
+            self.list_tools(all_pages=True)  # its x-mcp-header (2026-07-28), as call_tool reads it
+        return self._tasks_request("tools/call", params, self._param_headers(name, params["arguments"]))
+
+    def get_task(self, task_id: str) -> Dict[str, Any]:
+        """tasks/get: the Task (2026-07-28: its inputRequests, result or error inlined)."""
+        return self._tasks_request("tasks/get", {"taskId": task_id})
+
+    def get_task_result(self, task_id: str, *, read_timeout_seconds: Optional[float] = None,
+                        task_callback: Optional[Callable[[Dict[str, Any]], Any]] = None) -> Dict[str, Any]:
+        """The task's result once it ends (a failed task's error raised as
+        MCPError), its questions answered by the callbacks meanwhile, as
+        call_tool follows a task (2025-11-25: tasks/result; 2026-07-28: tasks/get,
+        tasks/update).  Given up (ConnectionError) after ``read_timeout_seconds``,
+        else the task's TTL, else the client's timeout; the task is left as it is."""
+        return self._follow_task(self.get_task(task_id), task_callback, read_timeout_seconds, own=False)
+
+    def poll_task(self, task_id: str) -> Iterator[Dict[str, Any]]:
+        """Each tasks/get result, every pollInterval, until the task ends (its
+        last status is yielded too).  Questions are the caller's: 2025-11-25,
+        get_task_result on input_required; 2026-07-28, update_task."""
+        while True:
+            task = self.get_task(task_id)
+            yield task
+            if task.get("status") in _TASK_TERMINAL:
+                return
+            time.sleep(_poll_seconds(task))
+
+    def update_task(self, task_id: str, input_responses: Dict[str, Any]) -> Dict[str, Any]:
+        """tasks/update (2026-07-28): answers to a task's inputRequests, by key."""
+        return self._tasks_request("tasks/update", {"taskId": task_id, "inputResponses": input_responses})
+
+    def cancel_task(self, task_id: str) -> Dict[str, Any]:
+        """tasks/cancel: 2025-11-25 answers with the Task (cancelled; a task that
+        has ended already is -32602), 2026-07-28 with an empty acknowledgement."""
+        return self._tasks_request("tasks/cancel", {"taskId": task_id})
+
+    def list_tasks(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
+        """tasks/list (2025-11-25; the extension has none: MCPError -32601 unsent)."""
+        if self._meta is not None:
+            raise MCPError(METHOD_NOT_FOUND, "tasks/list is not in 2026-07-28: the tasks extension has no list "
+                                             "(keep the ids call_tool_as_task returns)")
+        return self._list("tasks/list", "tasks", cursor, all_pages)
+
+    def _tasks_request(self, method: str, params: Dict[str, Any],
+                       headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+        """A request about tasks: in 2026-07-28 with the extension declared on
+        it, as the extension requires (-32021 otherwise), tasks=True or not."""
+        meta = self._meta
+        if meta is None or self.tasks:
+            return self._request(method, params, headers)
+        declared = dict(meta.get(META_CLIENT_CAPABILITIES) or {})
+        declared["extensions"] = dict(declared.get("extensions") or {}, **{TASKS_EXTENSION: {}})
+        # For this request the client is one with tasks=True: what reads self.tasks sees the extension declared.
+        self._meta, self.tasks = dict(meta, **{META_CLIENT_CAPABILITIES: declared}), True
+        try:
+            return self._request(method, params, headers)
+        finally:
+            self.tasks = False
+            if self._meta is not None:  # (closed meanwhile: stays closed)
+                self._meta = meta
+
+    def _cancel_quietly(self, task_id: str) -> bool:
+        """tasks/cancel for a task given up (a timeout, Ctrl-C), within a few
+        seconds; whether the server answered it.  Its failure is not the
+        caller's.  A request the interrupt cut short may be answered still:
+        over HTTP its connection is dropped."""
+        transport = self._transport
+        if transport is None:
+            return False
+        timeout = transport.timeout
+        if getattr(transport, "conn", None) is not None:
+            transport.conn.close()
+            transport.conn = None
+        try:
+            self._set_timeout(min(timeout, _CANCEL_WAIT))
+            self._tasks_request("tasks/cancel", {"taskId": task_id})
+            return True
+        except MCPError:  # answered: ended meanwhile (2025-11-25's -32602), or gone
+            return True
+        except Exception:  # noqa: BLE001 - not answered: the server gone, or the answer late
+            return False
+        finally:
+            self._set_timeout(timeout)
+
+    # -- subscriptions/listen (2026-07-28 basic/patterns/subscriptions; the tasks extension's notifications/tasks)
+
+    def listen(self, *, tools_list_changed: bool = False, prompts_list_changed: bool = False,
+               resources_list_changed: bool = False, resource_subscriptions: Iterable[str] = (),
+               task_ids: Iterable[str] = ()) -> _Subscription:
+        """subscriptions/listen: a stream of the notifications asked for, open
+        once the server has acknowledged it (``honored``: what it agreed to send).
+        Iterate it for each notification (a dict: method, params), or call
+        ``get(timeout)``; ``close()`` (or ``with``) ends it.  The keywords are the
+        SDK's; ``task_ids``: notifications/tasks, each a DetailedTask as tasks/get
+        shows it (the tasks extension, declared on the request).
+
+        >>> with client.listen(tools_list_changed=True) as events:   # doctest: +SKIP
+        ...     for event in events:
+        ...         tools = client.list_tools()                      # listed again on each change
+
+        Over HTTP the stream has a connection of its own, read in a thread;
+        over stdio it shares the pipe, and is read while a request waits or
+        while the stream is iterated (from the thread that makes the requests).
+        A graceful end (the server's response) ends the iteration; a stream cut
+        raises ConnectionError.  2026-07-28 only: RuntimeError in an older session."""
+        if self._transport is None:
+            raise RuntimeError("the client is not connected: use `with Client(...)` or call initialize()")
+        if self._meta is None:
+            raise RuntimeError(f"subscriptions/listen is 2026-07-28's; this session speaks {self.protocol_version} "
+                               f"(resources/subscribe is its own)")
+        wanted: Dict[str, Any] = {key: True for key, on in (("toolsListChanged", tools_list_changed), (
+            "promptsListChanged", prompts_list_changed), ("resourcesListChanged", resources_list_changed)) if on}
+        for key, values in (("resourceSubscriptions", resource_subscriptions), ("taskIds", task_ids)):
+            if list(values):
+                wanted[key] = [str(value) for value in values]
+        subscription = _Subscription(self, wanted)
+        try:
+            subscription.open()
+        except _UsageError as exc:
+            raise ValueError(str(exc)) from None
+        except _ServerFailed as exc:
+            raise ConnectionError(str(exc)) from None
+        return subscription
+
+    def _subscribed(self, method: str, params: Dict[str, Any]) -> bool:
+        """Whether a notification belongs to an open listen stream (its _meta
+        names the subscription: on stdio every stream shares the pipe)."""
+        meta = params.get("_meta")
+        key = meta.get(META_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        subscription = self._subscriptions.get(key) if type(key) in (int, str) else None
+        if subscription is None:
+            return False
+        subscription.deliver({"jsonrpc": "2.0", "method": method, "params": params})
+        return True
 
     def _param_headers(self, name: str, arguments: Any) -> Dict[str, str]:
         tool = self._tools.get(name)
@@ -15564,7 +15752,8 @@ class Client:
         if type(id_) not in (int, str) or not self._answering:
             return
         try:
-            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": self._answer(str(method), params)}
+            result = _with_related(self._answer(str(method), params), params)  # (a task's question: its _meta)
+            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": result}
         except MCPError as exc:
             reply = {"jsonrpc": "2.0", "id": id_, "error": _drop_none({"code": exc.code, "message": exc.message,
                                                                          "data": exc.data})}
@@ -15607,6 +15796,8 @@ class Client:
                                            f"client declared ({', '.join(declared)})")
 
     def _notified(self, method: str, params: Dict[str, Any]) -> None:
+        if self._subscribed(method, params):  # a listen stream's (_Subscription)
+            return
         if method == "notifications/message" and self.logging_callback is not None:
             self.logging_callback(params)
         elif method == "notifications/progress":
@@ -15671,6 +15862,252 @@ def _page_items(method: str, key: str, result: Dict[str, Any]) -> List[Any]:
     if not isinstance(items, list):
         raise ConnectionError(f"{method}: {key} is not a list")
     return items
+
+
+class _Subscription:
+    """An open subscriptions/listen (Client.listen): its notifications, in order."""
+
+    def __init__(self, client: Client, wanted: Dict[str, Any]) -> None:
+        import queue
+        import threading
+
+        self.client, self.wanted = client, wanted
+        self.honored: Optional[Dict[str, Any]] = None  # the acknowledged filter
+        self.notes: Any = queue.Queue()
+        self.id: Any = None
+        self.ending: Optional[str] = None  # "closed", "ended" (the server's response) or why it was cut
+        self.http: Any = None  # over HTTP: the stream's response
+        self.error: Any = None  # the server's error answer to the request
+        self.arrived = threading.Event()  # a message delivered (HTTP: by the reader thread)
+
+    def __enter__(self) -> _Subscription:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __iter__(self) -> _Subscription:
+        return self
+
+    def __next__(self) -> Dict[str, Any]:
+        note = self.get(None)
+        if note is None:
+            if self.ending not in ("closed", "ended"):
+                raise ConnectionError(f"subscriptions/listen: {self.ending}")
+            raise StopIteration
+        return note
+
+    def open(self) -> None:
+        """Send the request, and wait for its acknowledgement (the first
+        message on it, basic/patterns/subscriptions "Acknowledgment")."""
+        client = self.client
+        transport = client._transport
+        params = {"notifications": self.wanted}
+        if "taskIds" in self.wanted and not client.tasks:  # the extension, declared on the request
+            caps = dict(client._meta[META_CLIENT_CAPABILITIES] if client._meta else {})
+            caps["extensions"] = dict(caps.get("extensions") or {}, **{TASKS_EXTENSION: {}})
+            params["_meta"] = {META_CLIENT_CAPABILITIES: caps}
+        params["_meta"] = dict(client._meta or {}, **params.get("_meta", {}))
+        transport.next_id += 1
+        self.id = transport.next_id
+        client._subscriptions[self.id] = self
+        message = {"jsonrpc": "2.0", "id": self.id, "method": "subscriptions/listen", "params": params}
+        try:
+            if isinstance(transport, _HttpClient):
+                self._open_http(transport, message)
+            else:
+                transport.send(message)
+            deadline = time.monotonic() + transport.timeout
+            while self.honored is None and self.ending is None and time.monotonic() < deadline:
+                self._wait(deadline)
+            if self.error is not None:
+                raise _rpc_error("subscriptions/listen", self.error)
+            if self.honored is None:
+                raise ConnectionError(f"subscriptions/listen: {self.ending or 'not acknowledged in time'}")
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_http(self, transport: _HttpClient, message: Dict[str, Any]) -> None:
+        """The POST, on a connection of its own; its SSE stream read in a thread."""
+        import threading
+
+        transport._show("->", message)
+        body = json.dumps(message).encode()
+        response = transport._exchange("POST", body, transport._headers(message), "while sending "
+                                       "subscriptions/listen", alone=True)
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if kind != "text/event-stream":  # an error at once (a short body: what more is left unread)
+            try:
+                data = response.read(_LISTEN_REFUSAL)
+            finally:
+                _finish(response)
+            try:
+                reply = _SERVER_JSON.decode(data.decode("utf-8"))
+            except (ValueError, RecursionError):
+                reply = None
+            if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
+                transport._show("<-", reply)
+                raise _rpc_error("subscriptions/listen", reply["error"])
+            raise ConnectionError(f"subscriptions/listen: the server answered HTTP {response.status} "
+                                  f"{_one_line(str(response.reason), 100)}, with no stream")
+        self.http = response
+        response.mcp_conn.sock.settimeout(None)  # it may stay quiet for long
+        threading.Thread(target=self._read_http, args=(transport, response), daemon=True,
+                         name="mcp_ref client listen stream").start()
+
+    def _read_http(self, transport: _HttpClient, response: Any) -> None:
+        import http.client
+
+        try:
+            for message in transport._read_events(response, {"last": None, "retry": 1.0}):
+                if "method" in message:
+                    self.client._on_message(message)
+                elif message.get("id") == self.id:
+                    self.answered(message)
+                    return
+            self.end("the server closed the stream")
+        except (OSError, ValueError, AttributeError, http.client.HTTPException, _ServerFailed, _UsageError) as exc:
+            # (AttributeError, ValueError: close() from another thread, while this one reads)
+            self.end(f"the stream was cut ({_one_line(str(exc), 100)})")
+
+    def deliver(self, message: Dict[str, Any]) -> None:
+        """A notification of this stream (Client._subscribed)."""
+        if message.get("method") == "notifications/subscriptions/acknowledged":
+            params = message.get("params")
+            honored = params.get("notifications") if isinstance(params, dict) else None
+            self.honored = honored if isinstance(honored, dict) else {}
+        elif self.ending is None and self.notes.qsize() >= _LISTEN_BACKLOG:  # never read: memory stays bounded
+            self.ending = f"more than {_LISTEN_BACKLOG} notifications were left unread"
+            self.close()
+        elif self.ending is None:
+            self.notes.put(message)
+        self.arrived.set()
+
+    def answered(self, message: Dict[str, Any]) -> None:
+        """The response to the request: the server ended the stream (a result:
+        "Graceful Closure") or refused it (an error)."""
+        if "result" not in message:
+            self.error = message.get("error") if isinstance(message.get("error"), dict) else {}
+        self.end("ended" if "result" in message else _error_text(message.get("error")))
+
+    def end(self, why: str) -> None:
+        if self.ending is None:
+            self.ending = why
+        self.arrived.set()
+
+    def get(self, timeout: Optional[float] = None) -> Optional[Dict[str, Any]]:
+        """The next notification; None once ``timeout`` seconds have passed
+        (None: no limit) or the stream has ended."""
+        import queue
+
+        deadline = float("inf") if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                return self.notes.get_nowait()  # type: ignore[no-any-return]
+            except queue.Empty:
+                pass
+            if self.ending is not None or time.monotonic() >= deadline:
+                return None
+            self._wait(deadline)
+
+    def _wait(self, deadline: float) -> None:
+        """Wait for a message until ``deadline``: over HTTP the reader thread
+        brings it; over stdio it is read here, and the server's own handled."""
+        transport = self.client._transport
+        if not isinstance(transport, _StdioClient):
+            self.arrived.wait(min(max(0.0, deadline - time.monotonic()), 3600.0))
+            self.arrived.clear()  # (the caller looks at the queue after this)
+            return
+        try:
+            message = _stdio_next(transport, deadline)
+        except _ServerFailed as exc:  # the server gone, or what it wrote unreadable
+            self.end(str(exc))
+            return
+        if message is not None and "method" in message:
+            transport.handler(message)
+        elif message is not None and message.get("id") == self.id:
+            self.answered(message)
+
+    def close(self) -> None:
+        """End the stream: its connection closed (HTTP), notifications/cancelled (stdio)."""
+        if self.ending is None:
+            self.ending = "closed"
+        self.arrived.set()
+        client, transport = self.client, self.client._transport
+        client._subscriptions.pop(self.id, None)
+        response, self.http = self.http, None
+        if response is not None:  # shut first: that wakes the reader thread
+            import socket
+
+            try:
+                response.mcp_conn.sock.shutdown(socket.SHUT_RDWR)
+            except (OSError, AttributeError):  # closed already
+                pass
+            _finish(response)
+        elif transport is not None and self.id is not None and isinstance(transport, _StdioClient):
+            try:
+                transport.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                    "requestId": self.id, "reason": "the client closed the subscription"}})
+            except (_ServerFailed, _UsageError):
+                pass
+
+
+def _with_related(result: Dict[str, Any], params: Dict[str, Any]) -> Dict[str, Any]:
+    """Our answer to a task's question carries the task's related-task _meta
+    (2025-11-25 basic/utilities/tasks, "Associating Task-Related Messages": all
+    requests, notifications and responses related to a task MUST include it)."""
+    meta = params.get("_meta")
+    related = meta.get(_RELATED_TASK) if isinstance(meta, dict) else None
+    if not isinstance(related, dict):
+        return result
+    kept = result.get("_meta")
+    return dict(result, _meta=dict(kept if isinstance(kept, dict) else {}, **{_RELATED_TASK: related}))
+
+
+def _stdio_next(transport: _StdioClient, deadline: float) -> Optional[Dict[str, Any]]:
+    """The stdio server's next message, or None at ``deadline``: a wait that
+    is no request's (a listen stream's), so its end gives nothing up."""
+    import queue
+
+    try:
+        line = transport.lines.get(timeout=min(max(0.0, deadline - time.monotonic()), 3600.0))
+    except queue.Empty:
+        return None
+    if line is None:
+        raise transport._died("while a listen stream was open")
+    if not isinstance(line, bytes):  # the reader's marker of nothing in time, or of a line too long
+        if time.monotonic() < deadline:
+            raise _ServerFailed("the server wrote a line the client does not read")
+        return None
+    try:
+        message = _SERVER_JSON.decode(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise _ServerFailed(f"the server wrote a line that is not JSON: {line[:100]!r}") from None
+    transport._show("<-", message)
+    if not isinstance(message, dict):
+        raise _ServerFailed(f"the server wrote JSON that is not an object: {line[:100]!r}")
+    return message
+
+
+def _task_budget(task: Dict[str, Any], seconds: Optional[float], timeout: float) -> float:
+    """Seconds a task is followed: the caller's ``read_timeout_seconds``, else
+    the task's TTL (past it the server may discard it: the extension's "TTL as a
+    backstop"), else the client's timeout."""
+    if seconds:
+        return seconds
+    ttl = task.get("ttlMs", task.get("ttl"))
+    if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and 0 < ttl < 1e12:
+        return max(ttl / 1000, timeout)
+    return timeout
+
+
+def _poll_seconds(task: Dict[str, Any]) -> float:
+    """The server's pollInterval (milliseconds; pollIntervalMs in 2026-07-28),
+    kept within 50 ms and 10 s; 1 s when it gives none ("Task Polling")."""
+    wait = task.get("pollIntervalMs", task.get("pollInterval"))
+    seconds = wait / 1000 if isinstance(wait, (int, float)) and not isinstance(wait, bool) else 1.0
+    return min(max(seconds, 0.05), 10.0)
 
 
 def _rpc_error(method: str, error: Any) -> MCPError:
@@ -16950,12 +17387,17 @@ _COMMANDS: Dict[str, Tuple[str, str]] = {
     "prompt": ("NAME [key=value ...] [--json OBJECT]", "a prompt's messages (its arguments are text)"),
     "complete": ("PROMPT|TEMPLATE NAME=PREFIX [key=value ...]",
                  "completion/complete: values for a prompt's argument or a template's variable (key=value: context)"),
+    "tasks": ("", "the tasks (tasks/list, 2025-11-25): id, status and message, one line each"),
+    "task": ("ID", "a task's status (tasks/get)"),
+    "result": ("ID", "waits for a task's end and shows its result, as call does"),
+    "cancel": ("ID", "cancels a task (tasks/cancel)"),
     "serve": ("[--http HOST:PORT]", "serves SERVER.py over stdio, or Streamable HTTP at http://HOST:PORT/mcp"),
 }
 # The fewest and the most words after SERVER (None: any number).
 _WORDS: Dict[str, Tuple[int, Optional[int]]] = {
     "list": (0, 0), "call": (1, None), "resources": (0, 0), "read": (1, 1), "prompts": (0, 0),
-    "prompt": (1, None), "complete": (2, None), "serve": (0, 0)}
+    "prompt": (1, None), "complete": (2, None), "tasks": (0, 0), "task": (1, 1), "result": (1, 1), "cancel": (1, 1),
+    "serve": (0, 0)}
 
 _USAGE = """usage: {prog} COMMAND SERVER ... [--trace] [--protocol VERSION] [--timeout SECONDS]
        [--header NAME:VALUE] [--auth]
@@ -16976,6 +17418,8 @@ JSON when it parses, else text (x=NaN: NaN is not JSON); a number beyond a doubl
 The server's questions: an elicitation is put to you at a terminal, and declined without one.  A
 sampling request (the server asks for a model's reply) is declined, unless --sampling: then it is
 shown on stderr and you write the reply, one line on stdin (typed, or piped in).
+A call the server makes a task shows the task's id on stderr ([task] id: ...), for task, result and
+cancel; it is followed to its end (for its TTL, or --timeout when longer), and Ctrl-C cancels it.
 Exit codes: 0 done, 1 the tool reported isError, 2 bad usage (or no such tool, resource or prompt,
 arguments the schema or the server refuses, a question declined, a capability the command line
 lacks), 3 the server failed."""
@@ -17263,6 +17707,8 @@ def _cli(argv: List[str]) -> int:
             return _cli_call(client, words[2], pairs, extra, trace)
         if command == "complete":
             return _cli_complete(client, words[2], pairs)
+        if command in ("tasks", "task", "result", "cancel"):
+            return _cli_task(client, command, words[2:], trace)
         return _more_command(client, command, words[2:], _prompt_arguments(pairs, extra))
     finally:
         _end_progress()
@@ -17392,19 +17838,75 @@ def _cli_call(client: Client, name: str, pairs: List[Tuple[str, str]], extra: Di
     arguments = _tool_arguments(tools[name], pairs, extra)
     try:
         result = client.call_tool(name, arguments, progress_callback=None if trace else _show_progress,
-                                  meta={META_LOG_LEVEL: "info"}, task_callback=None if trace else _show_task)
+                                  meta={META_LOG_LEVEL: "info"}, task_callback=_task_id_line if trace else _show_task)
     except (MCPError, ValueError, ConnectionError, RuntimeError) as exc:
         raise _cli_error(exc, "tools/call") from None
+    except KeyboardInterrupt:  # Client has cancelled the task it followed (tasks/cancel): said, then exit 130
+        if client._given_up is not None:
+            task_id, answered = client._given_up
+            _stderr_line(f"mcp_ref: interrupted: task {_one_line(task_id, 200)} " + (
+                "cancelled" if answered else "may run on: the server did not answer tasks/cancel"))
+        raise
+    return _show_result(result, "tools/call")
+
+
+def _show_result(result: Dict[str, Any], method: str) -> int:
+    """A tool's result on stdout (call, and a task's result); exit code 1 for isError."""
     is_error = result.get("isError")
     if is_error is not None and not isinstance(is_error, bool):
-        raise _ServerFailed("tools/call: isError is not a boolean")
+        raise _ServerFailed(f"{method}: isError is not a boolean")
     try:  # all of it checked and written out before a line is printed
         text = _result_text(result)
     except RecursionError:
-        raise _ServerFailed("tools/call: the result is nested too deeply to show") from None
+        raise _ServerFailed(f"{method}: the result is nested too deeply to show") from None
     _end_progress()
     print(f"{text}isError: {json.dumps(bool(is_error))}")
     return 1 if is_error else 0
+
+
+def _cli_task(client: Client, command: str, words: List[str], trace: bool) -> int:
+    """tasks, task ID, result ID, cancel ID: Client's task methods (section 16
+    on the wire).  A run reaches the tasks its server lets it: over HTTP those
+    of its token's principal, or in 2026-07-28 any whose id it has; a 2025-11-25
+    task may be its session's (mcp_ref's are without auth), and a stdio server
+    is a new process each run."""
+    method = {"tasks": "tasks/list", "task": "tasks/get", "result": "tasks/result", "cancel": "tasks/cancel"}[command]
+    try:
+        if command == "tasks":
+            tasks = client.list_tasks(all_pages=True)["tasks"]
+            print("".join(_task_line(task) for task in tasks) or "no tasks\n", end="")
+            return 0
+        if command == "task":
+            print(_task_text(client.get_task(words[0])), end="")
+            return 0
+        if command == "cancel":
+            status = client.cancel_task(words[0]).get("status")  # 2026-07-28: an empty acknowledgement
+            print(f"{_one_line(words[0], 200)}: {_one_line(status, 40) if isinstance(status, str) else 'cancelling'}")
+            return 0
+        result = client.get_task_result(words[0], task_callback=None if trace else _show_task)
+    except (MCPError, ValueError, ConnectionError, RuntimeError) as exc:
+        raise _cli_error(exc, method) from None
+    return _show_result(result, method)
+
+
+def _task_line(task: Any) -> str:
+    """A task as ``tasks`` lists it: ``ID  status  statusMessage``."""
+    if not isinstance(task, dict) or not isinstance(task.get("taskId"), str):
+        raise _ServerFailed("tasks/list: a task is not an object with a taskId")
+    message = task.get("statusMessage")
+    shown = [task["taskId"], str(task.get("status")), message if isinstance(message, str) else ""]
+    return "  ".join(_one_line(part, 200) for part in shown).rstrip() + "\n"
+
+
+def _task_text(task: Dict[str, Any]) -> str:
+    """A task as ``task`` shows it: a field a line; result, error and inputRequests as JSON."""
+    lines = []
+    for key, value in task.items():
+        if key in ("_meta", "resultType"):
+            continue
+        shown = _one_line(value, 1000) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{_one_line(str(key), 100)}: {shown}")
+    return "\n".join(lines) + "\n"
 
 
 class _Said(_Refused):
@@ -17642,18 +18144,28 @@ def _show_progress(progress: Any, total: Any, message: Any) -> None:
         _progress_line(f"[progress] {progress}{'' if total is None else f'/{total}'}{note}")
 
 
-_SHOWN: List[str] = [""]  # the task line last shown
+_SHOWN: List[str] = ["", ""]  # the task line last shown, and the id of the task followed
 
 
 def _show_task(task: Dict[str, Any]) -> None:
-    """call's task_callback: ``[task] working: its statusMessage`` as it
-    changes, on the progress line (a call that became a task, section 16)."""
+    """call's task_callback: ``[task] id: ID`` on a line of its own once the
+    call has become a task (what ``task``, ``result`` and ``cancel`` take), then
+    ``[task] working: its statusMessage`` as it changes, on the progress line (section 16)."""
+    _task_id_line(task)
     message = task.get("statusMessage")
     text = f"[task] {_one_line(str(task.get('status')), 40)}" + (
         f": {_one_line(message, 200)}" if isinstance(message, str) and message else "")
     if text != _SHOWN[0]:
         _SHOWN[0] = text
         _progress_line(text)
+
+
+def _task_id_line(task: Dict[str, Any]) -> None:
+    """``[task] id: ID``, once: the line _show_task starts with (with --trace, the only one)."""
+    task_id = task.get("taskId")
+    if isinstance(task_id, str) and task_id != _SHOWN[1]:
+        _SHOWN[1] = task_id
+        _stderr_line(f"[task] id: {_one_line(task_id, 200)}")
 
 
 def _trace_line(arrow: str, message: Any) -> None:
@@ -17737,7 +18249,7 @@ def _end_progress() -> None:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """The ``mcp-ref`` command."""
-    _DECLINED[0], _SHOWN[0] = False, ""  # this run's own
+    _DECLINED[0], _SHOWN[:] = False, ["", ""]  # this run's own
     try:
         return _cli(sys.argv[1:] if argv is None else argv)
     except _Refused:  # our serve child has said why, in one line

@@ -20,7 +20,7 @@ from unittest import mock
 
 import mcp_ref
 from mcp_ref import Client, MCPError
-from test_cli import CliTestCase
+from test_cli import EVERYTHING_CALLS, EVERYTHING_TS, HAVE_EVERYTHING_TS, CliTestCase
 from _testing import copy_into, wait_for_port
 from test_http import InProcess
 
@@ -168,6 +168,92 @@ class Everything:
         with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
             # Without tasks=True the extension is not declared: an ordinary call.
             self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0.1})), "Computed result in 0.1s")
+
+    def test_task_methods(self) -> None:
+        # Issue 32: a task worked by hand, in both task revisions, with the
+        # SDK's names (call_tool_as_task, get_task, poll_task, get_task_result,
+        # list_tasks, cancel_task); return_task=True's handle works with them.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            for era in ERAS:
+                with self.subTest(era=era), self.connect(era) as client:  # type: ignore[attr-defined]
+                    created = client.call_tool_as_task("slow_compute", {"seconds": 0.3, "label": "x"})
+                    task = created if era == "2026-07-28" else created["task"]
+                    self.assertEqual((task["status"], created.get("resultType", "task")), ("working", "task"))
+                    self.assertEqual(client.get_task(task["taskId"])["taskId"], task["taskId"])
+                    statuses = [polled["status"] for polled in client.poll_task(task["taskId"])]
+                    self.assertEqual(statuses[-1], "completed")
+                    self.assertEqual(text(client.get_task_result(task["taskId"])), "Computed x in 0.3s")
+                    long = client.call_tool_as_task("slow_compute", {"seconds": 60})
+                    long_id = (long if era == "2026-07-28" else long["task"])["taskId"]
+                    client.cancel_task(long_id)
+                    self.assertEqual(client.get_task(long_id)["status"], "cancelled")
+                    if era == "2025-11-25":
+                        listed = [t["taskId"] for t in client.list_tasks(all_pages=True)["tasks"]]
+                        self.assertTrue({task["taskId"], long_id} <= set(listed), listed)
+                    else:  # the extension has no tasks/list: said without asking
+                        with self.assertRaises(MCPError) as caught:
+                            client.list_tasks()
+                        self.assertEqual(caught.exception.code, -32601)
+                with self.subTest(era=era, handle="return_task"), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
+                    created = client.call_tool("slow_compute", {"seconds": 0.1}, return_task=True)
+                    task_id = (created if era == "2026-07-28" else created["task"])["taskId"]
+                    self.assertEqual(text(client.get_task_result(task_id)), "Computed result in 0.1s")
+            with self.connect("2026-07-28", elicitation_callback=lambda params: {  # type: ignore[attr-defined]
+                    "action": "accept", "content": {"confirm": True}}) as client:
+                created = client.call_tool_as_task("confirm_delete", {"filename": "a"})
+                self.assertEqual(text(client.get_task_result(created["taskId"])), "Deleted a")  # via tasks/update
+
+    def test_a_task_given_up_is_cancelled(self) -> None:
+        # Issue 32: following a task is bounded (read_timeout_seconds here),
+        # not 100,000 polls; a task call_tool gives up, by its deadline or an
+        # interrupt (Ctrl-C), is cancelled with tasks/cancel rather than left running.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            for era in ERAS:
+                with self.subTest(era=era), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
+                    seen: List[str] = []
+                    started = time.monotonic()
+                    with self.assertRaises(ConnectionError) as caught:
+                        client.call_tool("slow_compute", {"seconds": 60}, read_timeout_seconds=1,
+                                         task_callback=lambda task, seen=seen: seen.append(task["taskId"]))
+                    self.assertLess(time.monotonic() - started, 10)
+                    self.assertIn(f"task {seen[0]} did not end within 1 s", str(caught.exception))
+                    self.assertEqual(client.get_task(seen[0])["status"], "cancelled")
+
+                    def interrupt(task: Dict[str, Any], seen: List[str] = seen) -> None:
+                        seen.append(task["taskId"])
+                        raise KeyboardInterrupt
+
+                    with self.assertRaises(KeyboardInterrupt):
+                        client.call_tool("slow_compute", {"seconds": 60}, task_callback=interrupt)
+                    self.assertEqual(client._given_up, (seen[-1], True))  # the server answered tasks/cancel
+                    self.assertEqual(client.get_task(seen[-1])["status"], "cancelled")
+
+    def test_listen_for_list_changes_and_tasks(self) -> None:
+        # Issue 32: subscriptions/listen (2026-07-28) as an iterator: the
+        # acknowledged filter, then each notification of the stream.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
+                with client.listen(tools_list_changed=True) as events:
+                    self.assertEqual(events.honored, {"toolsListChanged": True})
+                    client.call_tool("test_trigger_tool_change")
+                    event = events.get(10)
+                    self.assertEqual(event["method"], "notifications/tools/list_changed", event)
+                task_id = client.call_tool_as_task("slow_compute", {"seconds": 0.3})["taskId"]
+                with client.listen(task_ids=[task_id]) as events:
+                    self.assertEqual(events.honored, {"taskIds": [task_id]})
+                    statuses = []
+                    for event in events:
+                        self.assertEqual((event["method"], event["params"]["taskId"]), ("notifications/tasks", task_id))
+                        statuses.append(event["params"]["status"])
+                        if statuses[-1] == "completed":
+                            break
+                    self.assertEqual(event["params"]["result"]["content"][0]["text"], "Computed result in 0.3s")
+                self.assertIn("slow_compute", [tool["name"] for tool in client.list_tools(all_pages=True)["tools"]])
+                with self.assertRaises(MCPError) as caught:  # refused at once (HTTP: a JSON answer, no stream)
+                    client.listen(task_ids=[task_id] * 1000)
+                self.assertEqual(caught.exception.code, -32602)
+            with self.connect("2025-11-25") as client, self.assertRaises(RuntimeError):  # type: ignore[attr-defined]
+                client.listen(tools_list_changed=True)
 
     def test_progress_and_logs(self) -> None:
         logs: List[Any] = []
@@ -1085,6 +1171,310 @@ class TypeScriptServerTest(unittest.TestCase):
             server.terminate()
             server.wait(10)
             server.stderr.close()  # type: ignore[union-attr]
+
+
+# A 2025-11-25 server whose task needs input: input_required at once, and the
+# question sent only on tasks/result (as the TypeScript SDK queues it); a client
+# that keeps polling tasks/get is told so after 40 polls.
+QUEUED_QUESTION = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+task = {"taskId": "t1", "status": "input_required", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 20}
+polls = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "queued", "version": "1"},
+              "capabilities": {"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}}})
+    elif method == "tools/list":
+        send({"id": id_, "result": {"tools": [{"name": "research", "inputSchema": {"type": "object"},
+                                               "execution": {"taskSupport": "required"}}]}})
+    elif method == "tools/call":
+        assert message["params"]["task"] == {}, message
+        send({"id": id_, "result": {"task": dict(task, status="working")}})
+    elif method == "tasks/get":
+        polls += 1
+        if polls > 40:
+            send({"id": id_, "error": {"code": -32603, "message": "polled 40 times without tasks/result"}})
+        else:
+            send({"id": id_, "result": task})
+    elif method == "tasks/result":
+        related = {"io.modelcontextprotocol/related-task": {"taskId": "t1"}}
+        send({"id": "q1", "method": "elicitation/create", "params": {"message": "Which one?", "_meta": related,
+              "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}})
+        answer = json.loads(sys.stdin.readline())
+        name = answer["result"]["content"]["name"]
+        if answer["result"].get("_meta") != related:  # ("responses related to a task MUST include" it)
+            name = "an answer without the related-task _meta"
+        send({"id": id_, "result": {"content": [{"type": "text", "text": "about " + name}], "_meta": related}})
+    elif id_ is not None:
+        send({"id": id_, "result": {}})
+'''
+
+
+# A 2026-07-28 server whose listen streams end as told: "tools" acknowledged,
+# one notification, then its graceful end (the response); "refuse" -32021.
+LISTENING = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+quiet = None
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_, params = message.get("method"), message.get("id"), message.get("params") or {}
+    meta = {"io.modelcontextprotocol/subscriptionId": id_}
+    if method == "server/discover":
+        send({"id": id_, "result": {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                                    "serverInfo": {"name": "listening", "version": "1"}}})
+    elif method == "subscriptions/listen" and params["notifications"].get("toolsListChanged"):
+        send({"method": "notifications/subscriptions/acknowledged",
+              "params": {"notifications": {"toolsListChanged": True}, "_meta": meta}})
+        send({"method": "notifications/tools/list_changed", "params": {"_meta": meta}})
+        send({"method": "notifications/prompts/list_changed", "params": {"_meta": meta}})
+        other = {"io.modelcontextprotocol/subscriptionId": 99}
+        send({"method": "notifications/tools/list_changed", "params": {"_meta": other}})
+        send({"id": id_, "result": {"resultType": "complete", "_meta": meta}})
+    elif method == "subscriptions/listen" and params["notifications"].get("promptsListChanged"):
+        quiet = meta  # acknowledged; its notifications come while tools/list is asked
+        send({"method": "notifications/subscriptions/acknowledged",
+              "params": {"notifications": {"promptsListChanged": True}, "_meta": meta}})
+    elif method == "tools/list" and quiet:
+        for _ in range(3):
+            send({"method": "notifications/prompts/list_changed", "params": {"_meta": quiet}})
+        send({"id": id_, "result": {"tools": []}})
+    elif method == "subscriptions/listen":
+        needed = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+        send({"id": id_, "error": {"code": -32021, "message": "Missing required client capability",
+                                   "data": {"requiredCapabilities": needed}}})
+    elif id_ is not None:
+        send({"id": id_, "result": {"tools": []}})
+'''
+
+
+class ListenTest(unittest.TestCase):
+    def test_ends_refusals_and_cuts(self) -> None:
+        # Issue 32: a graceful end (the server's response) ends the iteration;
+        # a notification of another subscription is not this one's; a refusal
+        # is MCPError; a stream cut (the server gone) is ConnectionError.
+        seen: List[Dict[str, Any]] = []
+        with Client([sys.executable, "-c", LISTENING], message_handler=seen.append) as client:
+            with client.listen(tools_list_changed=True, resources_list_changed=True) as events:
+                self.assertEqual(events.honored, {"toolsListChanged": True})
+                self.assertEqual([event["method"] for event in events], ["notifications/tools/list_changed",
+                                                                         "notifications/prompts/list_changed"])
+            self.assertEqual(len([m for m in seen if m["method"] == "notifications/tools/list_changed"]), 2)
+            with self.assertRaises(MCPError) as caught:
+                client.listen(task_ids=["t1"])
+            self.assertEqual(caught.exception.code, -32021)
+            with mock.patch.object(mcp_ref, "_LISTEN_BACKLOG", 1), client.listen(prompts_list_changed=True) as events:
+                client.list_tools()  # three notifications meanwhile: one kept, then the stream ends, said
+                self.assertEqual(events.get(5)["method"], "notifications/prompts/list_changed")
+                with self.assertRaises(ConnectionError) as cut:
+                    next(events)
+                self.assertIn("more than 1 notifications were left unread", str(cut.exception))
+        with Client(STDIO, protocol_version="2026-07-28") as client:
+            events = client.listen(tools_list_changed=True)
+            client._transport.process.kill()
+            with self.assertRaises(ConnectionError):
+                next(events)
+
+# A 2025-11-25 server whose task never ends and that never answers tasks/cancel.
+DEAF_TO_CANCEL = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+task = {"taskId": "t1", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": None, "pollInterval": 20}
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "deaf", "version": "1"},
+              "capabilities": {"tools": {}, "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}}}})
+    elif method == "tools/list":
+        send({"id": id_, "result": {"tools": [{"name": "forever", "inputSchema": {"type": "object"},
+                                               "execution": {"taskSupport": "required"}}]}})
+    elif method == "tools/call":
+        send({"id": id_, "result": {"task": task}})
+    elif method == "tasks/get":
+        send({"id": id_, "result": task})
+    elif id_ is not None and method != "tasks/cancel":
+        send({"id": id_, "result": {}})
+'''
+
+
+class GivenUpTest(unittest.TestCase):
+    def test_a_cancel_not_answered_is_said(self) -> None:
+        # The command line says "cancelled" only when the server answered
+        # tasks/cancel; the wait for that answer is short (_CANCEL_WAIT).
+        def interrupt(task: Dict[str, Any]) -> None:
+            raise KeyboardInterrupt
+
+        with Client([sys.executable, "-c", DEAF_TO_CANCEL], tasks=True) as client, \
+                mock.patch.object(mcp_ref, "_CANCEL_WAIT", 0.5):
+            started = time.monotonic()
+            with self.assertRaises(KeyboardInterrupt):
+                client.call_tool("forever", task_callback=interrupt)
+            self.assertLess(time.monotonic() - started, 5)
+            self.assertEqual(client._given_up, ("t1", False))
+
+# A 2025-11-25 server whose task asks to be polled every 300 ms, and ends at
+# the third poll; its result says the shortest gap between two polls.
+POLLED = r'''
+import json, sys, time
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+task = {"taskId": "t1", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 300}
+polls = []
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "polled", "version": "1"},
+              "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}}})
+    elif method == "tools/list":
+        send({"id": id_, "result": {"tools": [{"name": "slow", "inputSchema": {"type": "object"},
+                                               "execution": {"taskSupport": "required"}}]}})
+    elif method == "tools/call":
+        polls.append(time.monotonic())
+        send({"id": id_, "result": {"task": task}})
+    elif method == "tasks/get":
+        polls.append(time.monotonic())
+        send({"id": id_, "result": dict(task, status="completed" if len(polls) > 3 else "working")})
+    elif method == "tasks/result":
+        gap = min(later - earlier for earlier, later in zip(polls, polls[1:]))
+        send({"id": id_, "result": {"content": [{"type": "text", "text": str(round(gap * 1000))}]}})
+    elif id_ is not None:
+        send({"id": id_, "result": {}})
+'''
+
+
+class PollIntervalTest(unittest.TestCase):
+    def test_the_servers_poll_interval_is_kept(self) -> None:
+        # "Requestors SHOULD respect the pollInterval provided" (2025-11-25
+        # basic/utilities/tasks): 300 ms asked, no two polls closer.
+        with Client([sys.executable, "-c", POLLED], tasks=True) as client:
+            self.assertGreaterEqual(int(text(client.call_tool("slow"))), 290)
+
+# A 2025-11-25 server listing its tasks in two pages, the cursor an odd string
+# that must come back exactly as it went out.
+PAGED_TASKS = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+CURSOR = " p=2&x=ä/+?"
+def task(task_id):
+    return {"taskId": task_id, "status": "completed", "createdAt": "2025-11-25T10:30:00Z",
+            "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": None}
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "paged", "version": "1"},
+              "capabilities": {"tasks": {"list": {}, "requests": {"tools": {"call": {}}}}}}})
+    elif method == "tasks/list" and "cursor" not in params:
+        send({"id": id_, "result": {"tasks": [task("a")], "nextCursor": CURSOR}})
+    elif method == "tasks/list" and params["cursor"] == CURSOR:
+        send({"id": id_, "result": {"tasks": [task("b")]}})
+    elif method == "tasks/list":
+        send({"id": id_, "error": {"code": -32602, "message": "Invalid params: cursor changed"}})
+    elif id_ is not None:
+        send({"id": id_, "result": {}})
+'''
+
+
+class ListTasksTest(unittest.TestCase):
+    def test_pages_with_the_cursor_as_sent(self) -> None:
+        # "Requestors MUST treat cursors as opaque tokens and not attempt to
+        # parse or modify them" (2025-11-25 basic/utilities/tasks, "Task Listing").
+        with Client([sys.executable, "-c", PAGED_TASKS]) as client:
+            first = client.list_tasks()
+            self.assertEqual(([t["taskId"] for t in first["tasks"]], first["nextCursor"]), (["a"], " p=2&x=ä/+?"))
+            self.assertEqual([t["taskId"] for t in client.list_tasks(first["nextCursor"])["tasks"]], ["b"])
+            self.assertEqual([t["taskId"] for t in client.list_tasks(all_pages=True)["tasks"]], ["a", "b"])
+
+class InputRequiredTest(unittest.TestCase):
+    def test_2025_input_required_calls_tasks_result(self) -> None:
+        # Issue 32: on input_required the requestor SHOULD call tasks/result
+        # (2025-11-25 basic/utilities/tasks); the queued question comes on it,
+        # to the callback.  It polled tasks/get, never calling it: a hang.  The
+        # answer carries the task's related-task _meta (it had none).
+        asked: List[Dict[str, Any]] = []
+
+        def answer(params: Dict[str, Any]) -> Dict[str, Any]:
+            asked.append(params)
+            return {"action": "accept", "content": {"name": "Ada"}}
+
+        with Client([sys.executable, "-c", QUEUED_QUESTION], tasks=True, elicitation_callback=answer,
+                    timeout=20) as client:
+            self.assertEqual(text(client.call_tool("research")), "about Ada")
+            self.assertEqual([params["message"] for params in asked], ["Which one?"])
+
+
+def answer_everything(params: Dict[str, Any]) -> Dict[str, Any]:
+    """The everything server's questions: a URL visited, any form filled in."""
+    if params.get("mode") == "url":
+        return {"action": "accept"}
+    properties = (params.get("requestedSchema") or {}).get("properties") or {}
+    content = {"interpretation": "programming"} if "interpretation" in properties else {}
+    for name, prop in properties.items():
+        kind = prop.get("type")
+        if name not in content and kind in ("string", "boolean", "integer", "number"):
+            choices = prop.get("enum") or [one["const"] for one in prop.get("oneOf", ()) if "const" in one]
+            content[name] = choices[0] if choices else {"string": "x", "boolean": True}.get(kind, 1)
+    return {"action": "accept", "content": content}
+
+
+@unittest.skipUnless(HAVE_EVERYTHING_TS, f"node or the everything server is missing (npm install --prefix {NODE_DIR} "
+                                         "@modelcontextprotocol/server-everything); .ci/run installs it")
+class TypeScriptEverythingTest(unittest.TestCase):
+    """Issue 32: every tool of the TypeScript SDK's everything server
+    completes through Client, tasks included (its research query asks a
+    question while a task, on tasks/result), over stdio and HTTP."""
+
+    def check(self, client: Client) -> None:
+        with client:
+            self.assertEqual(client.protocol_version, "2025-11-25")
+            listed = {tool["name"] for tool in client.list_tools(all_pages=True)["tools"]}
+            self.assertEqual(listed, set(EVERYTHING_CALLS), "the server's tools changed: update EVERYTHING_CALLS")
+            for name, (arguments, expected) in EVERYTHING_CALLS.items():
+                with self.subTest(tool=name):
+                    result = client.call_tool(name, arguments)
+                    self.assertIsNot(result.get("isError"), True, result)
+                    shown = json.dumps(result)
+                    self.assertIn(expected, shown)
+            created = client.call_tool_as_task("simulate-research-query", {"topic": "tasks"})
+            task_id = created["task"]["taskId"]
+            self.assertIn(task_id, [task["taskId"] for task in client.list_tasks(all_pages=True)["tasks"]])
+            self.assertEqual(client.cancel_task(task_id)["status"], "cancelled")
+
+    def connect(self, server: Any) -> Client:
+        return Client(server, tasks=True, elicitation_callback=answer_everything, sampling_callback=sample,
+                      list_roots_callback=roots, timeout=30)
+
+    def test_stdio(self) -> None:
+        quiet = ["sh", "-c", 'exec node "$0" stdio 2> /dev/null', EVERYTHING_TS] if os.name == "posix" else []
+        self.check(self.connect(quiet or ["node", EVERYTHING_TS, "stdio"]))  # (its stderr chatters)
+
+    def test_http(self) -> None:
+        port = free_port()
+        server = subprocess.Popen(["node", EVERYTHING_TS, "streamableHttp"], env=dict(os.environ, PORT=str(port)),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_port(port)
+            self.check(self.connect(f"http://127.0.0.1:{port}/mcp"))
+        finally:
+            server.terminate()
+            server.wait(10)
 
 
 if __name__ == "__main__":
