@@ -7287,6 +7287,9 @@ class _HttpApp:
         arguments = params.get("arguments")
         for path, token, kind in annotated or ():
             value = _value_at(arguments, path)
+            if kind == "integer" and type(value) is int and abs(value) > _SAFE_INTEGER:  # "x-mcp-header": MUST
+                return f"Mcp-Param-{token} cannot carry the argument {'.'.join(path)!r}: an integer " \
+                       "outside JavaScript's safe range (-(2**53 - 1) to 2**53 - 1)"
             problem = _param_header_problem(environ.get("HTTP_MCP_PARAM_" + token.upper().replace("-", "_")),
                                             value, kind)
             if problem is not None:
@@ -7544,6 +7547,9 @@ def _x_mcp_headers(schema: Any) -> Optional[List[Tuple[Tuple[str, ...], str, Any
     return None if problem is not None else found
 
 
+# An x-mcp-header integer's values "MUST be within the safe range for JavaScript" (2026-07-28
+# basic/transports/streamable-http): a larger one cannot be mirrored exactly by every client.
+_SAFE_INTEGER = 2 ** 53 - 1
 _HEADER_TOKEN = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # RFC 9110 tchar
 
 
@@ -16532,8 +16538,11 @@ def _mcp_param_headers(schema: Any, arguments: Any) -> Dict[str, str]:
     2026-07-28 HTTP transport (basic/transports, "Custom Headers from Tool
     Parameters", "Value Encoding"); null and absent ones are left out."""
     headers = {}
-    for path, header, _ in _x_mcp_headers(schema) or ():
+    for path, header, kind in _x_mcp_headers(schema) or ():
         value = _value_at(arguments, path)
+        if kind == "integer" and type(value) is int and abs(value) > _SAFE_INTEGER:  # nothing is sent
+            raise ValueError(f"argument {'.'.join(path)!r}: {value} is outside JavaScript's safe integer range, "
+                             f"which its x-mcp-header {header!r} requires (2026-07-28 basic/transports)")
         if isinstance(value, bool):
             headers[f"Mcp-Param-{header}"] = "true" if value else "false"
         elif isinstance(value, (str, int, float)):

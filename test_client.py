@@ -1052,6 +1052,16 @@ class HeadersTest(unittest.TestCase):
         self.assertEqual(headers, {"Mcp-Param-Region": "us-west1", "Mcp-Param-N": "42", "Mcp-Param-On": "false",
                                    "Mcp-Param-Text": "=?base64?IEhlbGxvLCDkuJbnlYw=?="})
 
+    def test_an_integer_beyond_javascripts_safe_range_is_not_sent(self) -> None:
+        # 2026-07-28 basic/transports, "x-mcp-header": integer values MUST be within
+        # -(2**53 - 1) .. 2**53 - 1; the call is refused before anything is sent.
+        schema = {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}
+        for n in (2 ** 53 - 1, -(2 ** 53 - 1)):
+            self.assertEqual(mcp_ref._mcp_param_headers(schema, {"n": n}), {"Mcp-Param-N": str(n)})
+        for n in (2 ** 53, -(2 ** 53), 10 ** 30):
+            with self.subTest(n=n), self.assertRaisesRegex(ValueError, "outside JavaScript's safe integer range"):
+                mcp_ref._mcp_param_headers(schema, {"n": n})
+
     def test_auth_hook_and_fixed_headers(self) -> None:
         # headers(url) before each request; unauthorized(...) on a 401, or a 403
         # for insufficient_scope: True, the request is sent once more.

@@ -228,6 +228,17 @@ class ModernEraTest(SharedServer):
             with self.subTest(headers=headers):
                 reply = s.modern("tools/call", {"name": "regional", "arguments": args}, id_=2, headers=headers)
                 self.assertEqual(error_of(reply), (400, -32020, 2))
+        # An x-mcp-header integer outside JavaScript's safe range (2**53 - 1) is refused, whatever
+        # its header says ("x-mcp-header": integer values MUST be within that range).
+        for limit, header in ((2 ** 53 - 1, True), (-(2 ** 53 - 1), True), (2 ** 53, False), (-(2 ** 53), False)):
+            with self.subTest(limit=limit):
+                reply = s.modern("tools/call", {"name": "regional", "arguments": dict(args, limit=limit)}, id_=3,
+                                 headers=dict(good, **{"Mcp-Param-Limit": str(limit)}))
+                if header:
+                    self.assertEqual(reply.status, 200)
+                else:
+                    self.assertEqual(error_of(reply), (400, -32020, 3))
+                    self.assertIn("outside JavaScript's safe range", reply.json()["error"]["message"])
         # An argument absent from the body: its header must be absent too.
         partial = {"region": "us", "query": "q"}
         self.assertEqual(s.modern("tools/call", {"name": "regional", "arguments": partial},
