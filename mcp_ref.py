@@ -16797,7 +16797,7 @@ class OAuthClientProvider:
             servers = prm.get("authorization_servers")
             if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
                 raise OAuthFlowError("protected resource metadata lists no authorization_servers (RFC 9728)")
-            self._resource, issuer = resource, servers[0]
+            self._resource, issuer = _resource_indicator(resource), servers[0]
             supported = prm.get("scopes_supported")
             if supported is not None and not (isinstance(supported, list)
                                               and all(isinstance(scope, str) for scope in supported)):
@@ -16805,7 +16805,7 @@ class OAuthClientProvider:
                                      "(RFC 9728 section 2)")
             self._prm_scopes = " ".join(supported) if supported else None
         else:
-            self._resource, self._prm_scopes = server, None
+            self._resource, self._prm_scopes = _resource_indicator(server), None
             issuer = _url_origin(server)
         if issuer != self._issuer:
             self._metadata = _server_metadata(issuer, self.timeout, legacy=prm is None)
@@ -17074,6 +17074,21 @@ def _canonical_resource(url: str) -> str:
 
     parts = urlsplit(url)
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path, parts.query, ""))
+
+
+def _resource_indicator(uri: str) -> str:
+    """RFC 8707's ``resource`` as sent: the canonical URI, and a server at its
+    origin's root without the trailing slash (basic/authorization, "Canonical
+    Server URI": implementations "SHOULD consistently use the form without the
+    trailing slash"; for http(s) an empty path and "/" are one, RFC 3986 section
+    6.2.3).  On a longer path the slash may be significant: kept as named."""
+    from urllib.parse import urlsplit
+
+    canonical = _canonical_resource(uri)
+    parts = urlsplit(canonical)
+    if parts.path == "/" and not parts.query:
+        return canonical[:-1]
+    return canonical
 
 
 def _url_origin(url: str) -> str:
