@@ -2758,9 +2758,19 @@ class _Request:
         return None if self.conn is None else self.conn.rpc.client_capabilities
 
     def send(self, method: str, params: Dict[str, Any]) -> None:
-        """A notification on this request's stream (nowhere, outside a connection)."""
-        if self.call is not None and not self.call.cancelled:
-            self.call.stream(_encode_safely({"jsonrpc": "2.0", "method": method, "params": params}))
+        """A notification on this request's stream while the request is open:
+        nothing once it is answered ("Progress notifications MUST stop after
+        completion", basic/utilities/progress; a log line is the request's too,
+        and a Context may be kept past its call), or cancelled, or outside a
+        connection.  Under the call's lock, which its response waits for
+        (_Connection._answer_settled): a notification is never written after it."""
+        call = self.call
+        if call is None:
+            return
+        data = _encode_safely({"jsonrpc": "2.0", "method": method, "params": params})
+        with call.lock:
+            if not call.cancelled and not call.settled:
+                call.stream(data)
 
     def log_allowed(self, level: str) -> bool:
         if self.stateless:  # only what the request asked for, at its level or above
@@ -2786,7 +2796,7 @@ class _Request:
                 return _AwaitableValue(convert(answer))
             self.wanted[key] = {"method": method, "params": params}
             raise _InputRequired()
-        if self.conn is None or self.call is None:
+        if self.conn is None or self.call is None or self.call.settled:
             raise MCPError(INTERNAL_ERROR, f"{method}: there is no client to ask outside of a request")
         answer_ = self.conn.ask(self.call, method, params)
         timeout = self.conn.server.request_timeout
@@ -4942,6 +4952,8 @@ class _Tasks:
             except Exception as again:
                 _log_exception(f"task {task_id} could not be marked failed", again)
         finally:
+            with call.lock:  # this run is over: its Context, if kept, sends nothing more (_Request.send)
+                call.settled = True
             with self.lock:
                 if self.running.get(task_id) is call:
                     del self.running[task_id]
@@ -5784,6 +5796,8 @@ class _Connection:
 
     def _answer_settled(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """_complete, for a call this thread has just marked settled (under the lock)."""
+        with call.lock:  # a notification being written goes first; any later one sees settled (_Request.send)
+            pass
         try:
             if call.cancelled:
                 call.reply(None)
@@ -5868,10 +5882,14 @@ class _CallInFlight:
     """A tools/call in flight: where its response goes, how to cancel it, and
     whether it is settled."""
 
-    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "reader_moved_on", "questions")
+    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "reader_moved_on", "questions",
+                 "lock")
 
     def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None], stream: Callable[[bytes], None]) -> None:
+        import threading
+
         self.id, self.reply, self.stream = id_, reply, stream  # stream: see handle_message
+        self.lock = threading.Lock()  # orders its notifications before its response (_Request.send)
         self.future: Any = None  # a pool or event-loop future; None while running inline
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete
