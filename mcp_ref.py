@@ -2256,6 +2256,7 @@ class Resource(_Record):
                  cache_scope: Optional[str] = None) -> None:
         if not isinstance(uri, str) or not uri:
             raise ValueError(f"A resource needs a URI (a non-empty string), not {uri!r}")
+        _check_uri(uri)
         self.uri, self.name, self.title, self.description = uri, name or uri, title, description
         self.mime_type = mime_type or "text/plain"  # the SDK's default, whatever the content
         if annotations is not None:
@@ -2282,6 +2283,30 @@ class Resource(_Record):
         if self.meta is not None:
             item["_meta"] = _jsonable(self.meta)
         return _drop_none(item)
+
+
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.")
+
+
+def _check_uri(uri: str) -> None:
+    """A resource's URI, or a template's, is a URI: "Custom URI schemes MUST be
+    in accordance with RFC3986" (server/resources).  Checked: the scheme, RFC
+    3986 3.1 (``ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"``), and no
+    control character.  A template is checked up to its first ``{`` (what
+    follows is its variables' to fill: ``{+base}/x`` may become a URI).  The
+    rest is left as given, as the SDK leaves it (it percent-encodes nothing;
+    SDK 2.x takes any string, 1.x's AnyUrl refused one without a scheme:
+    README, differences)."""
+    literal, brace, _ = uri.partition("{")
+    scheme, colon, _ = literal.partition(":")
+    begins_a_scheme = not scheme or scheme[0].isascii() and scheme[0].isalpha() and set(scheme) <= _SCHEME_CHARS
+    if colon:
+        ok = bool(scheme) and begins_a_scheme
+    else:  # no ":" before the first variable: a template whose scheme a variable may end; else no URI
+        ok = bool(brace) and begins_a_scheme
+    if not ok or any(ord(c) < 32 or ord(c) == 127 for c in uri):
+        raise ValueError(f"Resource URI {uri!r} is not a URI (RFC 3986): it needs a scheme, such as 'file:' or "
+                         f"'myapp:', and no control characters")
 
 
 def _icons_wire(icons: List[Any]) -> List[Any]:
@@ -3683,6 +3708,7 @@ class MCPServer:
         options = {"title": title, "mime_type": mime_type, "icons": icons, "annotations": annotations, "meta": meta,
                    "cache_ttl_ms": cache_ttl_ms, "cache_scope": cache_scope}
         variables = _UriTemplate(uri).names  # a malformed template fails here, before the function
+        _check_uri(uri)  # so does one that is no URI
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             if variables:
