@@ -3340,9 +3340,12 @@ class MCPServer:
     3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100),
     ``max_stored_tasks_per_client`` (stored, finished or not, 1000) and
     ``max_tasks`` (stored, 10000); a client is a token's principal, else a session.
+    ``scope_hierarchy``: each scope with the narrower ones it implies (HTTP's bearer tokens, section 21).
     The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
+
+    scope_hierarchy: Optional[Dict[str, List[str]]]  # set with the SDK's auth keywords (_sdk_settings)
 
     def __init__(
         self,
@@ -3364,10 +3367,10 @@ class MCPServer:
         request_timeout: float = 300.0,
         cache_ttl_ms: int = 0,
         cache_scope: str = "private",
-        lifespan: Optional[Callable[[Any], Any]] = None,
-        request_state_key: Any = None,
+        lifespan: Optional[Callable[[Any], Any]] = None, request_state_key: Any = None,
         task_store: Optional[TaskStore] = None, task_ttl: Optional[float] = 3600.0,  # section 16
         max_tasks_per_client: int = 100, max_tasks: int = 10000, max_stored_tasks_per_client: Optional[int] = 1000,
+        scope_hierarchy: Optional[Dict[str, List[str]]] = None,  # section 21
         **sdk_settings: Any,
     ) -> None:
         self.name = name or "mcp-server"
@@ -3392,7 +3395,7 @@ class MCPServer:
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
         self.cache_ttl_ms = cache_ttl_ms
         self.cache_scope = cache_scope
-        self.settings = _sdk_settings(self, name, request_state_key, sdk_settings)
+        self.settings = _sdk_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
         self._tools: Dict[str, _Tool] = {}
         self._resources: Dict[str, Resource] = {}  # sections 10 and 11, as the next three
         self._templates: Dict[str, _Template] = {}
@@ -4377,9 +4380,10 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 # result checked against the outputSchema, isError by the same rules), on a
 # thread of this process's task pool.  A question it asks ends the run, as in
 # the stateless era (basic/patterns/mrtr): the task is input_required with the
-# questions as inputRequests; tasks/update brings the answers, and once none
-# is outstanding the run starts again with all of them, so that the tool reads
-# each answer where it asked.  Everything a task is (status, answers, result,
+# questions as inputRequests; tasks/update brings the answers (2025-11-25:
+# tasks/result relays the questions to the client and takes its answers), and
+# once none is outstanding the run starts again with all of them, so that the
+# tool reads each answer where it asked.  Everything a task is (status, answers, result,
 # TTL) lives in its TaskStore record, so another worker can answer tasks/get,
 # take the answers and run it on; the worker running a task renews a lease on
 # it, and a task whose lease lapsed (its worker died) is failed.
@@ -4388,8 +4392,11 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 #   tools/call (section 17)             a task, -32021, or the call  _Tasks.for_call
 #   ctx.start_task() (_stopped, s. 14)  the call goes on as a task   _Tasks.begin
 #   tasks/get, tasks/update,            the task of the client's     _Tasks.answer
-#   tasks/cancel (section 17)           principal, or -32602
+#   tasks/cancel (section 17)           principal, or -32602         (_task_owner)
+#   2025-11-25's tasks/result           the result; the questions    _Tasks.result, relay
+#   initialize, server/discover         what tasks declare           _tasks_declared
 #   subscriptions/listen's taskIds      notifications/tasks          _Tasks.listened, announce
+#   SIGTERM, the process's exit         its running tasks failed     _Tasks.stop
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 _TASK_TERMINAL = ("completed", "failed", "cancelled")
@@ -4641,6 +4648,8 @@ class SqliteTaskStore(TaskStore):
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         db.execute("PRAGMA journal_mode = WAL")
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mcp_tasks_removed'").fetchone():
+            return db  # the schema is there (its last statement's trigger): no write lock to wait for
         db.execute("BEGIN IMMEDIATE")  # one process sets the schema up; the others find it done
         try:
             for statement in self._SCHEMA:
@@ -4888,8 +4897,8 @@ class _Tasks:
         if mine >= server.max_tasks_per_client:
             why = f"this client has {mine} tasks not finished (limit {server.max_tasks_per_client})"
         elif server.max_stored_tasks_per_client is not None and kept >= server.max_stored_tasks_per_client:
-            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; a task is "
-                   f"kept {_ttl_text(server.task_ttl)} after it is created)")
+            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; "
+                   f"{_ttl_text(server.task_ttl)})")
         elif stored >= server.max_tasks:
             why = f"this server has {stored} tasks stored (limit {server.max_tasks})"
         else:
@@ -4978,9 +4987,8 @@ class _Tasks:
             except Exception as again:
                 _log_exception(f"task {task_id} could not be marked failed", again)
         finally:
-            with call.lock:  # this run is over: its Context, if kept, sends nothing more (_Request.send)
-                call.settled = True
-            with self.lock:
+            call.cancelled = True  # the run is over: a Context kept past it sends nothing more (progress
+            with self.lock:        # "MUST stop after the task reaches a terminal status", basic/utilities/progress)
                 if self.running.get(task_id) is call:
                     del self.running[task_id]
 
@@ -5216,7 +5224,8 @@ class _Tasks:
             return
         for key, question in (record.get("inputRequests") or {}).items():
             if key not in asked:
-                params = dict(question.get("params") or {}, _meta={_RELATED_TASK: {"taskId": task_id}})
+                params = dict(question.get("params") or {})
+                params["_meta"] = dict(params.get("_meta") or {}, **{_RELATED_TASK: {"taskId": task_id}})
                 asked[key] = conn.ask(call, str(question.get("method")), params)
         for key, answer in list(asked.items()):
             if answer is None or not answer.done.is_set() or call.cancelled or conn.closed:
@@ -5403,7 +5412,7 @@ def _iso(seconds: float) -> str:
 
 
 def _ttl_text(ttl: Optional[float]) -> str:
-    return "until it is deleted" if ttl is None else f"{ttl:g} s"
+    return "a task is kept until it is deleted" if ttl is None else f"a task is kept {ttl:g} s after it is created"
 
 
 def _ignore(data: Any) -> None:
@@ -5447,7 +5456,8 @@ def _refused(error: Dict[str, Any], record: Dict[str, Any]) -> Optional[Dict[str
     """A task whose question the client answered with an error: failed with it."""
     if record["status"] != "input_required":
         return None
-    new = dict(record, status="failed", error=error, statusMessage=f"The client refused: {error.get('message')}")
+    why = f"A question to the client failed: {error.get('message')}"
+    new = dict(record, status="failed", error=error, statusMessage=why)
     new.pop("inputRequests", None)
     return new
 
@@ -6171,12 +6181,15 @@ class _StdioServer(_Connection):
     that way new calls go to a pool of ``workers`` threads, so a slow tool
     holds up ping, tools/list or other calls once, for at most about
     ``_HANDOFF + _WATCH``.  Async tools run on one event loop thread.  Each
-    response is written whole, under a lock.
+    response is written whole, under a lock; SIGTERM lets the one being
+    written finish (_exit_now).
     """
 
     _HANDOFF = 0.01  # seconds an inline call may hold up reading
     _WATCH = 0.01  # how often the watchdog looks
-    _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written
+    _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written to move on
+    _STOP_LIMIT = 10.0  # seconds it waits for it at most, however slowly the client reads it
+    _PIECE = 16384  # bytes: a longer message is written in pieces, so that SIGTERM sees it move
 
     def __init__(self, server: MCPServer, exit_process: bool = True) -> None:
         import threading
@@ -6189,6 +6202,9 @@ class _StdioServer(_Connection):
         self.stdin: Any = None
         self.stderr: Optional[_Stderr] = None
         self.manager: Any = None  # the lifespan's context manager
+        self.moved = 0.0  # when the message being written in pieces last moved (_write_pieces)
+        self.left = 0  # its bytes not yet taken by the client
+        self.stopping = 0.0  # when SIGTERM came: no long message starts after it
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -6228,10 +6244,26 @@ class _StdioServer(_Connection):
                 signal.signal(getattr(signal, name), stop)
 
     def _exit_now(self) -> None:
-        # Prompt, and clean where the client allows: holding the lock, no new
-        # response starts; one being written gets _STOP_WAIT to finish (a client
-        # that does not read it in that time has it cut).
-        if self.lock.acquire(timeout=self._STOP_WAIT):
+        """SIGTERM, SIGINT: stop promptly, and never in the middle of a line
+        (stdio: nothing that is not a valid MCP message on stdout).  Holding
+        the lock, no new message starts; the one being written finishes while
+        the client goes on reading it: for as long as each piece is taken
+        within _STOP_WAIT seconds, for _STOP_LIMIT seconds at most (a process
+        manager's SIGKILL comes after about that: Docker's 10 s).  A client
+        that reads nothing for _STOP_WAIT seconds is not reading, and past
+        _STOP_LIMIT a SIGKILL would cut the line the same: then the process
+        exits with the line cut and says so on stderr; the client sees its
+        input end after a line without its newline, which is no message
+        (stdio: messages are delimited by newlines)."""
+        self.stopping = start = time.monotonic()
+        while not self.lock.acquire(timeout=0.05):
+            now = time.monotonic()
+            if now - start > self._STOP_LIMIT or now - max(self.moved, start) > self._STOP_WAIT:
+                short = f", {self.left} bytes short" if self.left else ""
+                print(f"mcp_ref: stopped in the middle of a message{short}: the client was not reading it",
+                      file=sys.stderr)
+                break
+        else:
             try:
                 self.out.flush()
             except Exception:
@@ -6340,11 +6372,31 @@ class _StdioServer(_Connection):
         data = message if isinstance(message, bytes) else _encode_safely(message)
         with self.lock:
             try:
-                self.out.write(data)
-                self.out.flush()
+                if len(data) > self._PIECE:
+                    self._write_pieces(data)
+                else:
+                    self.out.write(data)
+                    self.out.flush()
             except (BrokenPipeError, ValueError, OSError):
                 # The client closed our stdout: nobody is listening; end quietly.
                 os._exit(0)
+
+    def _write_pieces(self, data: bytes) -> None:
+        """(Under the lock.)  A long message, a piece at a time: a write to a
+        pipe the client drains slowly blocks, and SIGTERM (_exit_now) waits
+        for it while each piece moves.  After SIGTERM none starts: a line not
+        begun needs no end."""
+        if self.stopping:
+            return
+        view = memoryview(data)
+        self.left = len(data)
+        for start in range(0, len(data), self._PIECE):
+            piece = view[start:start + self._PIECE]
+            self.moved = time.monotonic()
+            self.out.write(piece)
+            self.out.flush()
+            self.left -= len(piece)
+        self.moved = time.monotonic()
 
 
 def _hold_standard_streams() -> _Stderr:
@@ -6526,7 +6578,7 @@ class _HttpApp:
         self.events = None if store is False else _Events(EventStore() if store is None else store)
         self.retry = options["retry_interval"]
         self.hosts, self.origins = _allowed(options)
-        self.auth = _HttpAuth.from_settings(server.settings)
+        self.auth = _HttpAuth.from_settings(server.settings, server.scope_hierarchy)
         self.lock = threading.Lock()
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
@@ -6792,8 +6844,12 @@ class _HttpApp:
               watch: _HttpCall) -> Any:
         """The channel's first item within ``seconds`` (None: until the
         deadline), skipping messages when nothing but JSON may be sent; None
-        if none came (``watch.stop`` says whether it is worth waiting on)."""
-        gone = environ.get("mcp_ref.gone", _never)
+        if none came (``watch.stop`` says whether it is worth waiting on).
+        Before 2026-07-28 the end of the client's input is no reason to stop:
+        the call goes on (a disconnection is no cancellation, basic/transports),
+        and a client that only half-closed its side still waits for the answer,
+        which it gets; one that has gone fails the write, harmlessly."""
+        gone = environ.get("mcp_ref.gone", _never) if watch.cancel_on_close else _never
         end = time.monotonic() + seconds if seconds is not None else watch.deadline
         if watch.deadline is not None and end is not None:
             end = min(end, watch.deadline)
@@ -7570,7 +7626,10 @@ def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
 def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[List[str]]]:
     """The Host and Origin allow-lists (None: any).  By default a server for
     a loopback address answers only to loopback names, as the SDK's does: the
-    defence against DNS rebinding (basic/security_best_practices)."""
+    defence against DNS rebinding (basic/security_best_practices); one for
+    another address takes any Host, and an Origin only when it is the
+    server's own (basic/transports: servers MUST validate the Origin header
+    on all incoming connections; the SDK checks none there)."""
     security = options.get("transport_security")
     hosts, origins = options.get("allowed_hosts"), options.get("allowed_origins")
     if security is not None:  # the SDK's TransportSecuritySettings, or anything shaped like it
@@ -7584,10 +7643,13 @@ def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[Lis
         if own is not None and not any(own == _ip_address(name) for name in names):
             names.append(f"[{own}]" if own.version == 6 else str(own))  # 127.0.0.2: its own address too
         hosts = [f"{name}:*" for name in names] + names
-    if hosts is not None and "*" in hosts:
+    wildcard = hosts is not None and "*" in hosts  # any Host, said explicitly: any Origin too
+    if wildcard:
         hosts = None
     if origins is None and hosts is not None:
         origins = [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
+    elif origins is None and not wildcard:  # not loopback, nothing listed: the Host is the deployment's
+        origins = []  # choice, yet an Origin is still checked ("MUST validate"): the server's own only
     return hosts, origins
 
 
@@ -7671,37 +7733,50 @@ class _HttpAuth:
     """Bearer tokens checked by the user's verifier (the SDK's
     ``token_verifier=``: ``verify_token(token)`` returning an access token, or
     None), and the Protected Resource Metadata document (RFC 9728) that tells
-    a client where to get one (2025-06-18 basic/authorization,
-    "Authorization Server Location")."""
+    a client where to get one (basic/authorization, "Authorization Server
+    Location").  A token is good when the verifier returns it, it has not
+    expired, it was issued for this server (its audience: "Token Handling"),
+    and its scopes, with what they imply, hold the required ones.
 
-    def __init__(self, verifier: Any, auth: Any) -> None:
+    What it needs comes from the ``auth=`` settings (the SDK's AuthSettings,
+    or any object with its attributes), never from a request: the server's
+    own resource identifier (``resource_server_url``: the audience its tokens
+    must name, and where its metadata lives) and its authorization server
+    (``issuer_url``: the metadata's ``authorization_servers``, which the page
+    requires).  Without them no metadata could be served, and every token
+    would be for any server: refused when the server is made (_auth_needs).
+    ``validate_token_resource=False`` (the SDK's setting) says the verifier
+    checked the audience itself; otherwise the token's ``resource`` (the SDK's
+    AccessToken field: its RFC 8707 resource indicator), else the ``aud`` of
+    its ``claims``, must name ``resource_server_url``."""
+
+    def __init__(self, verifier: Any, auth: Any, hierarchy: Optional[Dict[str, Any]] = None) -> None:
         from urllib.parse import urlsplit
 
         self.verifier = verifier
         self.scopes = list(getattr(auth, "required_scopes", None) or [])
-        resource = getattr(auth, "resource_server_url", None)
-        issuer = getattr(auth, "issuer_url", None)
-        self.document: Optional[Dict[str, Any]] = None
-        self.metadata_url: Optional[str] = None
-        self.metadata_paths: Tuple[str, ...] = ()
-        if resource is not None:
-            parts = urlsplit(str(resource))
-            suffix = parts.path.rstrip("/")
-            base = "/.well-known/oauth-protected-resource"
-            self.metadata_paths = (base + suffix, base) if suffix else (base,)
-            self.metadata_url = f"{parts.scheme}://{parts.netloc}{self.metadata_paths[0]}"
-            self.document = {"resource": str(resource), "bearer_methods_supported": ["header"]}
-            if issuer is not None:
-                self.document["authorization_servers"] = [str(issuer)]
-            if self.scopes:
-                self.document["scopes_supported"] = self.scopes
+        resource, issuer = str(auth.resource_server_url), str(auth.issuer_url)
+        self.audience: Optional[str] = _resource_identity(resource)  # None: the verifier checks it
+        if getattr(auth, "validate_token_resource", None) is False:
+            self.audience = None
+        self.implied = _scope_closure(hierarchy or {})
+        self.told = False  # whether stderr has said why a token without an audience is refused
+        parts = urlsplit(resource)
+        suffix = parts.path.rstrip("/")
+        base = "/.well-known/oauth-protected-resource"  # RFC 9728 section 3.1: inserted before the path
+        self.metadata_paths: Tuple[str, ...] = (base + suffix, base) if suffix else (base,)
+        self.metadata_url = f"{parts.scheme}://{parts.netloc}{self.metadata_paths[0]}"
+        self.document: Dict[str, Any] = {"resource": resource, "authorization_servers": [issuer],
+                                         "bearer_methods_supported": ["header"]}
+        if self.scopes:
+            self.document["scopes_supported"] = self.scopes
 
     @classmethod
-    def from_settings(cls, settings: Dict[str, Any]) -> Optional[_HttpAuth]:
+    def from_settings(cls, settings: Dict[str, Any], hierarchy: Optional[Dict[str, Any]] = None) -> Optional[_HttpAuth]:
         verifier = settings.get("token_verifier")
         if verifier is None:
             return None
-        return cls(verifier, settings.get("auth"))
+        return cls(verifier, settings.get("auth"), hierarchy)
 
     def metadata(self, method: str) -> _Reply:
         if method != "GET":
@@ -7711,7 +7786,8 @@ class _HttpAuth:
 
     def check(self, environ: Dict[str, Any], run_async: Callable[[Any, float], Any]) -> Optional[_Reply]:
         """None when the request's bearer token is good; else 401 (none, or
-        invalid: OAuth 2.1 section 5.3) or 403 (too few scopes)."""
+        invalid: OAuth 2.1 section 5.3; issued for another resource: "Token
+        Handling") or 403 (too few scopes)."""
         header = environ.get("HTTP_AUTHORIZATION") or ""
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
@@ -7727,7 +7803,16 @@ class _HttpAuth:
         expires = getattr(access, "expires_at", None)
         if access is None or isinstance(expires, (int, float)) and expires < time.time():
             return self._challenge(401, "invalid_token", "Invalid or expired token")
+        if self.audience is not None and self.audience not in _token_audiences(access):
+            if not self.told and not _token_audiences(access):  # a set-up to fix, not a client's fault: once
+                self.told = True
+                print("mcp_ref: a token the verifier accepted names no resource (audience) and was refused; set "
+                      "its AccessToken.resource, or AuthSettings(validate_token_resource=False) if the verifier "
+                      "checks the audience itself", file=sys.stderr)
+            return self._challenge(401, "invalid_token", "Token not issued for this resource")
         granted = set(getattr(access, "scopes", None) or [])
+        for scope in list(granted) if self.implied else ():  # 2026-07-28 "Step-Up Authorization Flow"
+            granted.update(self.implied.get(scope, ()))
         if any(scope not in granted for scope in self.scopes):
             return self._challenge(403, "insufficient_scope", "Required scope missing")
         environ[_PRINCIPAL] = _principal(access)
@@ -7738,11 +7823,100 @@ class _HttpAuth:
         params = [f'error="{error}"', f'error_description="{description}"']
         if self.scopes:
             params.append(f'scope="{" ".join(self.scopes)}"')
-        if self.metadata_url is not None:
-            params.append(f'resource_metadata="{self.metadata_url}"')
+        params.append(f'resource_metadata="{self.metadata_url}"')
         body = json.dumps({"error": error, "error_description": description}).encode()
         return _status_line(status), [("Content-Type", "application/json"),
                                       ("WWW-Authenticate", "Bearer " + ", ".join(params))], [body]
+
+
+def _auth_needs(settings: Dict[str, Any], hierarchy: Any) -> None:
+    """Refuse, when the server is made, an authorization set-up that cannot be
+    served as basic/authorization requires (a ValueError saying what to add):
+    a verifier without the auth settings that give the server's resource
+    identifier and authorization server, auth settings without a verifier
+    (nothing would be checked), a resource identifier that is no absolute
+    http(s) URI or has a fragment ("Canonical Server URI"), a hierarchy that
+    is not scope -> list of scopes."""
+    verifier = settings.get("token_verifier")
+    auth: Any = settings.get("auth")  # the SDK's AuthSettings, or any object with its fields
+    if verifier is None and auth is None:
+        if hierarchy:
+            raise ValueError("scope_hierarchy= needs token_verifier= and auth=: without them no token is checked")
+        return
+    if verifier is None:
+        raise ValueError("auth= needs a token_verifier=: without one no request's token would be checked")
+    missing = [name for name in ("resource_server_url", "issuer_url") if getattr(auth, name, None) is None]
+    if missing:
+        raise ValueError(f"token_verifier= needs auth= settings with {' and '.join(missing)}: resource_server_url "
+                         f"is this server's own URL (the audience its tokens must name, RFC 8707; where its "
+                         f"Protected Resource Metadata lives, RFC 9728), issuer_url its authorization server "
+                         f"(the metadata's authorization_servers); e.g. auth=AuthSettings(issuer_url="
+                         f"'https://auth.example.com', resource_server_url='https://mcp.example.com/mcp')")
+    resource = str(auth.resource_server_url)
+    if _resource_identity(resource) is None:
+        raise ValueError(f"auth.resource_server_url must be an absolute http or https URL without a fragment "
+                         f"(basic/authorization, \"Canonical Server URI\"), not {resource!r}")
+    for broad, narrower in (hierarchy or {}).items():
+        if not isinstance(broad, str) or isinstance(narrower, (str, bytes)) or \
+                not all(isinstance(scope, str) for scope in narrower):
+            raise ValueError(f"scope_hierarchy maps a scope to the list of scopes it implies; "
+                             f"{broad!r}: {narrower!r} is not that")
+
+
+def _resource_identity(uri: Any) -> Optional[str]:
+    """A resource identifier compared as basic/authorization's "Canonical
+    Server URI" reads it: scheme and host in any case, a default port
+    spelled or not, a trailing slash aside (the SDK compares so too); the
+    path's case counts.  None: no absolute http(s) URI, or one with a fragment."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(uri, str):
+        return None
+    try:
+        parts = urlsplit(uri.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname or "#" in uri:
+        return None
+    host = parts.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    netloc = host if port is None or port == {"http": 80, "https": 443}[scheme] else f"{host}:{port}"
+    query = "?" + parts.query if parts.query else ""
+    return f"{scheme}://{netloc}{parts.path.rstrip('/')}{query}"
+
+
+def _token_audiences(access: Any) -> List[str]:
+    """The resources a verified token was issued for, canonical: its
+    ``resource`` (the SDK's AccessToken), else its claims' ``aud`` (RFC 7519
+    section 4.1.3, RFC 9068: one string or a list of them)."""
+    named = getattr(access, "resource", None)
+    if named is None:
+        claims = getattr(access, "claims", None)
+        named = claims.get("aud") if isinstance(claims, dict) else None
+    listed = [] if named is None else list(named) if isinstance(named, (list, tuple, set, frozenset)) else [named]
+    return [canonical for canonical in (_resource_identity(str(one)) for one in listed) if canonical is not None]
+
+
+def _scope_closure(hierarchy: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
+    """Each broader scope with every scope it implies, directly or through
+    others (2026-07-28 basic/authorization: "Servers MUST account for scope
+    hierarchies, where a broader scope implies narrower ones").  Scope values
+    are opaque strings their authorization server defines (RFC 6749 section
+    3.3): no hierarchy is read from their spelling ("mcp" need not imply
+    "mcp:admin"), only the one the server declares (scope_hierarchy=)."""
+    implied: Dict[str, FrozenSet[str]] = {}
+    for broad in hierarchy:
+        seen: set[str] = set()
+        todo = list(hierarchy[broad])
+        while todo:
+            scope = todo.pop()
+            if scope not in seen:
+                seen.add(scope)
+                todo.extend(hierarchy.get(scope, ()))
+        implied[broad] = frozenset(seen)
+    return implied
 
 
 def _principal(access: Any) -> str:
@@ -11620,15 +11794,19 @@ _STATE_FIXED = ("mcp_ref's requestState lives 600 seconds and is bound to the be
                 "and bind_principal= cannot change that")
 
 
-def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any]) -> Dict[str, Any]:
+def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any],
+                  scope_hierarchy: Any = None) -> Dict[str, Any]:
     """MCPServer's other keywords, as Python refuses an unknown one; the SDK's
-    request_state_security mapped onto section 13's signing key."""
+    request_state_security mapped onto section 13's signing key; the SDK's
+    token_verifier and auth, with mcp_ref's scope_hierarchy, checked (section 21)."""
     for keyword, value in settings.items():
         if keyword not in _SDK_KEYWORDS:
             raise TypeError(f"{type(server).__name__}.__init__() got an unexpected keyword argument {keyword!r}")
         why = _SDK_KEYWORDS[keyword]
         if why is not None and value is not None:
             raise ValueError(f"{keyword}= is not supported by mcp_ref ({why})")
+    _auth_needs(settings, scope_hierarchy)  # a token set-up that cannot be served: refused now
+    server.scope_hierarchy = scope_hierarchy
     security = settings.get("request_state_security")
     if security is not None:
         ours = isinstance(security, RequestStateSecurity)
