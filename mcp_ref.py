@@ -1813,6 +1813,54 @@ class _Param:
         self.delegated = _is_pydantic_field(default) or (annotation is not _MISSING and _involves_pydantic(annotation))
 
 
+_TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+_TOOL_NAMES_PAGE = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names"
+
+
+def _tool_name_warnings(name: str) -> List[str]:
+    """What server/tools "Tool Names" asks that ``name`` does not: 1 to 128
+    characters (SHOULD), only A-Z a-z 0-9 _ - . (SHOULD), no spaces, commas
+    or other special characters (SHOULD NOT).  The SDK's checks and words
+    (mcp.shared.tool_name_validation.validate_tool_name), in its order."""
+    if not name:
+        return ["Tool name cannot be empty"]
+    if len(name) > 128:
+        return [f"Tool name exceeds maximum length of 128 characters (current: {len(name)})"]
+    warnings = []
+    if " " in name:
+        warnings.append("Tool name contains spaces, which may cause parsing issues")
+    if "," in name:
+        warnings.append("Tool name contains commas, which may cause parsing issues")
+    if name.startswith("-") or name.endswith("-"):
+        warnings.append("Tool name starts or ends with a dash, which may cause parsing issues in some contexts")
+    if name.startswith(".") or name.endswith("."):
+        warnings.append("Tool name starts or ends with a dot, which may cause parsing issues in some contexts")
+    invalid = [c for c in dict.fromkeys(name) if c not in _TOOL_NAME_CHARS]  # unique, in order
+    if invalid:
+        warnings.append(f"Tool name contains invalid characters: {', '.join(repr(c) for c in invalid)}")
+        warnings.append("Allowed characters are: A-Z, a-z, 0-9, underscore (_), dash (-), and dot (.)")
+    return warnings
+
+
+def _warn_tool_name(name: str) -> None:
+    """A name the spec advises against is registered, with a warning (a SHOULD:
+    not refused), logged as the SDK logs it: the same lines, at WARNING, on its
+    logger ``mcp.shared.tool_name_validation`` (a drop-in's filters keep
+    working); with no logging configured, Python prints them on stderr."""
+    warnings = _tool_name_warnings(name)
+    if not warnings:
+        return
+    import logging  # only for a name that needs it: import mcp_ref stays cheap
+
+    logger = logging.getLogger("mcp.shared.tool_name_validation")
+    logger.warning(f'Tool name validation warning for "{name}":')
+    for warning in warnings:
+        logger.warning(f"  - {warning}")
+    logger.warning("Tool registration will proceed, but this may cause compatibility issues.")
+    logger.warning("Consider updating the tool name to conform to the MCP tool naming standard.")
+    logger.warning(f"See SEP-986 ({_TOOL_NAMES_PAGE}) for more details.")
+
+
 class _Tool:
     """A registered function: its published schemas and its compiled checkers."""
 
@@ -3433,6 +3481,7 @@ class MCPServer:
             if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         tool.task_support = task_support
+        _warn_tool_name(tool.name)  # server/tools, "Tool Names" (SHOULD): warned, as the SDK does
         if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays (section 26)
             return
         self._tools[tool.name] = tool
