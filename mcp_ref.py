@@ -2855,10 +2855,15 @@ class _Request:
     # -- questions to the client ----------------------------------------------------
 
     def ask(self, method: str, params: Dict[str, Any], capability: Tuple[str, ...],
-            convert: Callable[[Dict[str, Any]], Any]) -> Any:
+            convert: Callable[[Dict[str, Any]], Any], timeout: Optional[float] = None) -> Any:
         """A question to the client, answered by ``convert(the client's result)``:
         at once in the stateless era (or an _InputRequired unwinds the call), else
-        by the client's response, awaited or waited for."""
+        by the client's response, awaited or waited for up to ``timeout`` seconds
+        (None: the server's ``request_timeout``; basic/lifecycle "Timeouts": "SDKs
+        ... SHOULD allow these timeouts to be configured on a per-request basis")."""
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not timeout > 0):
+            raise ValueError(f"request_read_timeout_seconds must be a number of seconds > 0, not {timeout!r}")
         self._check_capability(capability)
         if self.stateless:
             key = f"{method.split('/')[0]}_{self.asked}"
@@ -2872,7 +2877,7 @@ class _Request:
         if self.conn is None or self.call is None or self.call.settled:
             raise MCPError(INTERNAL_ERROR, f"{method}: there is no client to ask outside of a request")
         answer_ = self.conn.ask(self.call, method, params)
-        timeout = self.conn.server.request_timeout
+        timeout = self.conn.server.request_timeout if timeout is None else timeout
         if _in_event_loop():
             return _AwaitableAnswer(answer_, timeout, convert)
         return _AwaitableValue(convert(answer_.wait(timeout)))
@@ -2964,14 +2969,25 @@ class _Answer:
         self.result: Any = None
         self.error: Optional[Dict[str, Any]] = None
         self.then: List[Callable[[], None]] = []
+        self.abandoned: Callable[[str], None] = _ignore  # _Connection.ask: tells the client
 
-    def settle(self, result: Any, error: Optional[Dict[str, Any]]) -> None:
+    def settle(self, result: Any, error: Optional[Dict[str, Any]]) -> bool:
+        """The answer, or the error that stands for it; False if it had one already."""
         if self.done.is_set():
-            return  # answered twice: the first answer stands
+            return False  # answered twice: the first answer stands
         self.result, self.error = result, error
         self.done.set()
         for callback in self.then:
             callback()
+        return True
+
+    def give_up(self, timeout: float) -> None:
+        """No answer within ``timeout`` seconds: the question fails, and the
+        client is told (basic/lifecycle, "Timeouts": the sender "SHOULD issue a
+        cancellation notification for that request and stop waiting")."""
+        reason = f"the client did not answer within {timeout:g} s"
+        if self.settle(None, {"code": INTERNAL_ERROR, "message": reason}):
+            self.abandoned(reason)
 
     def value(self) -> Dict[str, Any]:
         if self.error is not None:
@@ -2983,7 +2999,7 @@ class _Answer:
 
     def wait(self, timeout: float) -> Dict[str, Any]:
         if not self.done.wait(timeout):
-            self.settle(None, {"code": INTERNAL_ERROR, "message": f"the client did not answer within {timeout:g} s"})
+            self.give_up(timeout)
         return self.value()
 
 
@@ -3167,22 +3183,28 @@ class Context:
 
     # -- questions -----------------------------------------------------------------------
 
-    def elicit(self, message: str, schema: Any) -> Any:
+    def elicit(self, message: str, schema: Any, *, request_read_timeout_seconds: Optional[float] = None) -> Any:
         """Ask the user for values of ``schema`` (a class of flat primitive fields,
         or a JSON Schema dict): client/elicitation, form mode.
         The answer, an ElicitationResult: AcceptedElicitation (``.data``: a
-        ``schema``), DeclinedElicitation or CancelledElicitation."""
+        ``schema``), DeclinedElicitation or CancelledElicitation.
+        ``request_read_timeout_seconds``: how long to wait for it, in a session
+        (by default the server's ``request_timeout``); the SDK's name, from its
+        ``session.send_request``, which takes one per request."""
         requested = _elicitation_schema(schema)
         params = _form_params(self._request, message, requested)
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
-                                 functools.partial(_elicitation_outcome, schema, requested, sdk=self._sdk_models))
+                                 functools.partial(_elicitation_outcome, schema, requested, sdk=self._sdk_models),
+                                 request_read_timeout_seconds)
 
-    def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
+    def elicit_url(self, message: str, url: str, elicitation_id: str, *,
+                   request_read_timeout_seconds: Optional[float] = None) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
-        the answer says whether they agreed to go."""
+        the answer says whether they agreed to go (a timeout: as ``elicit``)."""
         params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
         return self._request.ask("elicitation/create", params, ("elicitation", "url"),
-                                 lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)())
+                                 lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)(),
+                                 request_read_timeout_seconds)
 
 
 def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
@@ -5635,8 +5657,18 @@ class _Connection:
         if closed:
             answer.settle(None, {"code": INTERNAL_ERROR, "message": "the client has closed the connection"})
         else:
+            answer.abandoned = functools.partial(self._abandon, call, id_)
             call.stream(_encode_safely({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}))
         return answer
+
+    def _abandon(self, call: _CallInFlight, id_: str, reason: str) -> None:
+        """A request of ours given up on (it timed out): notifications/cancelled
+        for it, with the reason, on the stream it went out on
+        (basic/utilities/cancellation); an answer that still comes is ignored."""
+        with self.state:
+            self.outgoing.pop(id_, None)
+        call.stream(_encode_safely({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                    "params": {"requestId": id_, "reason": reason}}))
 
     def _answered(self, message: Dict[str, Any]) -> None:
         """The client's response to a request of ours; one we never sent, or
@@ -11054,26 +11086,32 @@ class _ClientSession:
         """Whether the client declared all of ``capability``, nested keys too."""
         return _declares(self._request.client_capabilities() or {}, _wire_value(capability) or {})
 
-    def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
+    # Each question takes ``request_read_timeout_seconds`` (Context.elicit): its own timeout.
+
+    def create_message(self, messages: List[Any], max_tokens: int, *,
+                       request_read_timeout_seconds: Optional[float] = None, **options: Any) -> Any:
         """sampling/createMessage (client/sampling): the client's model answers.
         Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
         params = _sampling_params(messages, max_tokens, options)
         return self._request.ask("sampling/createMessage", params, ("sampling",),
-                                 functools.partial(_answer, "sampling/createMessage", None, self._sdk_models))
+                                 functools.partial(_answer, "sampling/createMessage", None, self._sdk_models),
+                                 request_read_timeout_seconds)
 
-    def list_roots(self) -> Any:
+    def list_roots(self, *, request_read_timeout_seconds: Optional[float] = None) -> Any:
         """roots/list (client/roots): the client's roots."""
         return self._request.ask("roots/list", {}, ("roots",),
-                                 functools.partial(_answer, "roots/list", None, self._sdk_models))
+                                 functools.partial(_answer, "roots/list", None, self._sdk_models),
+                                 request_read_timeout_seconds)
 
-    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
+    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None, *,
+                    request_read_timeout_seconds: Optional[float] = None) -> Any:
         """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
         ``related_request_id`` only routes the SDK's request (its stream): ours
         always go on the call's own, and it is no param."""
         params = _form_params(self._request, message, _wire_value(requested_schema))
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
                                  functools.partial(_answer, "elicitation/create", params["requestedSchema"],
-                                                   self._sdk_models))
+                                                   self._sdk_models), request_read_timeout_seconds)
 
     elicit = elicit_form  # the SDK's older name
 
@@ -11207,8 +11245,7 @@ class _AwaitableAnswer:
         try:
             await asyncio.wait_for(arrived, self.timeout)
         except asyncio.TimeoutError:
-            self.answer.settle(None, {"code": INTERNAL_ERROR,
-                                      "message": f"the client did not answer within {self.timeout:g} s"})
+            self.answer.give_up(self.timeout)
         return self.convert(self.answer.value())
 
 

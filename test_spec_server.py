@@ -231,6 +231,126 @@ class ProgressTest(Case):
             self.assertEqual(mine[-1].get("id"), n)
 
 
+class StdioSession:
+    """A stdio connection in process, after the handshake: each line handled as
+    the reader handles it; ``frames()`` is everything written, in order."""
+
+    def __init__(self, server: mcp_ref.MCPServer, caps: Optional[Dict[str, Any]] = None) -> None:
+        self.conn = opened(mcp_ref._StdioServer(server))
+        self.conn.out = io.BytesIO()
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": caps or {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+
+    def send(self, message: Dict[str, Any]) -> None:
+        self.conn.handle_line(json.dumps(message).encode())
+        self.conn.settle_all(WAIT)
+        self.conn.draining = False
+
+    def frames(self) -> List[Dict[str, Any]]:
+        return [json.loads(line) for line in self.conn.out.getvalue().splitlines()]
+
+
+ALL_QUESTIONS = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+
+
+def asking_server(timeout: Optional[float], request_timeout: float = 30.0) -> mcp_ref.MCPServer:
+    """Tools that ask the client each kind of question (with ``timeout`` per request, if given)."""
+    server = mcp_ref.MCPServer("asking", request_timeout=request_timeout)
+    per = {} if timeout is None else {"request_read_timeout_seconds": timeout}
+    message = [{"role": "user", "content": {"type": "text", "text": "q"}}]
+    questions: Dict[str, Any] = {
+        "form": lambda ctx: ctx.elicit("When?", {"type": "object", "properties": {}}, **per),
+        "url": lambda ctx: ctx.elicit_url("Go", "https://example.com/a", "e1", **per),
+        "sampling": lambda ctx: ctx.session.create_message(message, max_tokens=5, **per),
+        "roots": lambda ctx: ctx.session.list_roots(**per),
+        "form_json": lambda ctx: ctx.session.elicit_form("When?", {"type": "object", "properties": {}}, **per),
+    }
+
+    @server.tool()
+    def ask_sync(kind: str, ctx: mcp_ref.Context) -> str:
+        try:
+            return repr(questions[kind](ctx).result())
+        except ValueError as exc:  # (a tool error's text would hide it)
+            return str(exc)
+
+    @server.tool()
+    async def ask_async(kind: str, ctx: mcp_ref.Context) -> str:
+        return repr(await questions[kind](ctx))
+
+    return server
+
+
+class QuestionTimeoutTest(Case):
+    """2025-11-25 basic/lifecycle "Timeouts": a question to the client that is not
+    answered in time is given up with notifications/cancelled ("the sender SHOULD
+    issue a cancellation notification for that request and stop waiting"), and
+    its timeout may be set per request ("SDKs ... SHOULD allow these timeouts to
+    be configured on a per-request basis": ``request_read_timeout_seconds``, the
+    SDK's name)."""
+
+    def check_gave_up(self, frames: List[Dict[str, Any]], id_: int, seconds: str) -> None:
+        reason = f"the client did not answer within {seconds} s"
+        asked, cancelled, response = frames[-3:]
+        self.assertIn(asked["method"], ("elicitation/create", "sampling/createMessage", "roots/list"))
+        self.assertEqual(cancelled, {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                     "params": {"requestId": asked["id"], "reason": reason}})
+        self.assertEqual(response["id"], id_)
+        self.assertIn(reason, json.dumps(response))
+
+    def test_a_question_given_up_is_cancelled_over_stdio(self) -> None:
+        session = StdioSession(asking_server(None, request_timeout=0.2), ALL_QUESTIONS)
+        for n, tool in enumerate(("ask_sync", "ask_async"), start=1):
+            session.send({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                          "params": {"name": tool, "arguments": {"kind": "form"}}})
+            frames = session.frames()
+            self.check_gave_up(frames, n, "0.2")
+            session.send({"jsonrpc": "2.0", "id": frames[-3]["id"], "result": {"action": "accept"}})  # ignored
+            self.assertEqual(len(session.frames()), len(frames))
+
+
+    def test_a_timeout_per_request(self) -> None:
+        session = StdioSession(asking_server(0.1), ALL_QUESTIONS)  # the server's own: 30 s
+        n = 0
+        for tool in ("ask_sync", "ask_async"):
+            for kind in ("form", "url", "sampling", "roots", "form_json"):
+                with self.subTest(tool=tool, kind=kind):
+                    n += 1
+                    started = time.monotonic()
+                    session.send({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                  "params": {"name": tool, "arguments": {"kind": kind}}})
+                    self.assertLess(time.monotonic() - started, 5)
+                    self.check_gave_up(session.frames(), n, "0.1")
+
+    def test_a_timeout_that_is_no_duration_is_refused(self) -> None:
+        for bad in (0, -1, True, "1", float("nan")):
+            with self.subTest(timeout=bad):
+                session = StdioSession(asking_server(bad), ALL_QUESTIONS)  # type: ignore[arg-type]
+                session.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                              "params": {"name": "ask_sync", "arguments": {"kind": "form"}}})
+                self.assertEqual(session.frames()[-1]["result"]["content"][0]["text"],
+                                 f"request_read_timeout_seconds must be a number of seconds > 0, not {bad!r}")
+
+
+class QuestionTimeoutHttpTest(unittest.TestCase):
+    """QuestionTimeoutTest, over HTTP: the notifications/cancelled goes on the call's stream."""
+
+    check_gave_up = QuestionTimeoutTest.check_gave_up
+
+    def test_a_question_given_up_is_cancelled_over_http(self) -> None:
+        endpoint = InProcess(asking_server(None, request_timeout=0.2))
+        self.addCleanup(endpoint.stop)
+        reply = endpoint.request("POST", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": ALL_QUESTIONS,
+            "clientInfo": {"name": "t", "version": "1"}}})
+        session = reply.headers["mcp-session-id"]
+        endpoint.in_session(session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for n, tool in enumerate(("ask_sync", "ask_async"), start=1):
+            events = sse(endpoint.in_session(session, {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                "name": tool, "arguments": {"kind": "sampling"}}}).body)
+            self.check_gave_up(events, n, "0.2")
+
+
 class SessionTasksTest(Case):
     """2025-11-25 basic/utilities/tasks, beyond test_tasks.SessionTasksTest."""
 
