@@ -5792,6 +5792,8 @@ class _Connection:
             return None
         params = message.get("params", {})
         if kind == "notification":
+            if message["method"] == "notifications/cancelled":
+                _log_cancellation(params)
             self.notification(message["method"], params if isinstance(params, dict) else {})
             return None
         id_ = detail
@@ -6259,6 +6261,20 @@ def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], re
     except BaseException as exc:
         _log_exception("internal error", exc)
         return None
+
+
+def _log_cancellation(params: Any) -> None:
+    """A client's notifications/cancelled, logged with its reason ("Both
+    parties SHOULD log cancellation reasons for debugging",
+    basic/utilities/cancellation): at DEBUG, as the SDK logs a cancelled
+    request, on the ``mcp_ref`` logger (stderr once logging is configured;
+    never stdout).  The client's values are repr'd: a reason cannot forge a line."""
+    import logging  # loaded by now in most programs; here only when a client cancels
+
+    params = params if isinstance(params, dict) else {}
+    reason = params.get("reason")
+    logging.getLogger("mcp_ref").debug("the client cancelled request %r: %s", params.get("requestId"),
+                                       "no reason given" if reason is None else repr(reason))
 
 
 def _id_key(id_: Any) -> Tuple[str, Any]:

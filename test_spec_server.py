@@ -351,6 +351,41 @@ class QuestionTimeoutHttpTest(unittest.TestCase):
             self.check_gave_up(events, n, "0.2")
 
 
+class CancellationLogTest(Case):
+    """basic/utilities/cancellation "Implementation Notes": "Both parties SHOULD log
+    cancellation reasons for debugging": at DEBUG on the ``mcp_ref`` logger, the
+    client's values repr'd; nothing on stdout (stdio's protocol stream)."""
+
+    def cancel(self, deliver: Any, params: Dict[str, Any]) -> List[str]:
+        with self.assertLogs("mcp_ref", "DEBUG") as logs:
+            deliver({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+        self.assertEqual([r.levelname for r in logs.records], ["DEBUG"])
+        return [r.getMessage() for r in logs.records]
+
+    def test_over_stdio(self) -> None:
+        session = StdioSession(mcp_ref.MCPServer("cancel"))
+        session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+        def deliver(message: Dict[str, Any]) -> None:
+            session.conn.handle_line(json.dumps(message).encode())
+
+        self.assertEqual(self.cancel(deliver, {"requestId": 7, "reason": "User requested cancellation"}),
+                         ["the client cancelled request 7: 'User requested cancellation'"])
+        self.assertEqual(self.cancel(deliver, {"requestId": "x"}),
+                         ["the client cancelled request 'x': no reason given"])
+        self.assertEqual(self.cancel(deliver, {"requestId": 8, "reason": "two\nlines", "_meta": META}),
+                         ["the client cancelled request 8: 'two\\nlines'"])
+        self.assertEqual([f.get("id") for f in session.frames()], [0])  # stdout: the protocol's alone
+
+    def test_over_http(self) -> None:
+        endpoint = InProcess(mcp_ref.MCPServer("cancel"))
+        self.addCleanup(endpoint.stop)
+        session = endpoint.initialize()
+        # (2026-07-28's HTTP defines no client notification: a client cancels by closing the stream.)
+        self.assertEqual(self.cancel(lambda m: endpoint.in_session(session, m), {"requestId": 3, "reason": "gone"}),
+                         ["the client cancelled request 3: 'gone'"])
+
+
 class SessionTasksTest(Case):
     """2025-11-25 basic/utilities/tasks, beyond test_tasks.SessionTasksTest."""
 
