@@ -5025,6 +5025,7 @@ class _Tasks:
                   "tool": tool.name, "arguments": arguments, "meta": meta, "version": request.version,
                   "answers": dict(request.answers), "userState": request.user_state, "lease": now + self.lease}
         self.store.create(record)
+        _audit(_INFO, "task %s created for %r: tool %r", record["taskId"], owner, tool.name)
         self.submit(record["taskId"], owner, _progress_stream(request))
         return record
 
@@ -5173,11 +5174,14 @@ class _Tasks:
         is no such task)."""
         for _ in range(_TASK_RETRIES):
             record = self.store.get(task_id)
+            before = None if record is None else record["status"]
             new = None if record is None else change(record)
             if new is None:
                 return None
             new["updatedAt"] = time.time()
             if self.store.update(new):
+                if new["status"] != before:
+                    _audit(_INFO, "task %s of %r: %s -> %s", task_id, new["owner"], before, new["status"])
                 self.announce(new)
                 return new
         raise _RpcError(INTERNAL_ERROR, "Internal error: the task is changed by too many requests at once")
@@ -5392,7 +5396,9 @@ class _Tasks:
         if record is None or record["owner"] != owner:
             if record is None:  # deleted by another worker, or purged
                 self.forget(task_id)
+            _audit(_INFO, "task %r not found for %r", task_id, owner)  # (many of them: someone guessing)
             raise _RpcError(INVALID_PARAMS, _TASK_NOT_FOUND)
+        _audit(_DEBUG, "task %s read by %r", task_id, owner)
         now = time.time()
         if record["expiresAt"] is not None and record["expiresAt"] < now:
             self.store.delete(task_id)
@@ -5422,6 +5428,22 @@ class _Tasks:
         if stored is not None and stored["status"] == "working":
             self.submit(task_id, owner)
         return {}
+
+
+_INFO, _DEBUG = 20, 10  # logging's levels (not imported until a task logs)
+
+
+def _audit(level: int, message: str, *args: Any) -> None:
+    """basic/utilities/tasks, "Audit and Logging": receivers SHOULD log task
+    creation, completion and retrieval, with the auth context, and watch for
+    patterns such as many failed lookups.  On the ``mcp_ref.tasks`` logger
+    (stderr once logging is configured; never stdout): creation, each change
+    of status and a failed lookup at INFO, a read at DEBUG; the requestor is
+    the task's owner (a token's principal, an HTTP session; '' for stdio's
+    one client), a client's values repr'd."""
+    import logging  # only once a task exists: import mcp_ref stays cheap
+
+    logging.getLogger("mcp_ref.tasks").log(level, message, *args)
 
 
 def _declares_tasks(request: _Request) -> bool:

@@ -386,6 +386,38 @@ class CancellationLogTest(Case):
                          ["the client cancelled request 3: 'gone'"])
 
 
+class TaskAuditTest(Case):
+    """basic/utilities/tasks "Audit and Logging": "Log task creation, completion, and
+    retrieval events for audit purposes; Include auth context in logs when available;
+    Monitor for suspicious patterns (e.g., many failed task lookups)": on the
+    ``mcp_ref.tasks`` logger, with the requestor (here a token's principal)."""
+
+    def test_creation_changes_reads_and_failed_lookups_are_logged(self) -> None:
+        server = task_server()
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        alice, bob = SessionClient(server, "alice"), SessionClient(server, "bob")
+        with self.assertLogs("mcp_ref.tasks", "DEBUG") as logs:
+            task_id = alice.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})["task"]["taskId"]
+            alice.ask("tasks/result", {"taskId": task_id})
+            bob.ask("tasks/get", {"taskId": task_id})  # another's: not found, as an unknown one
+            alice.ask("tasks/get", {"taskId": "no\nsuch"})
+        self.assertEqual({(r.levelname, r.getMessage()) for r in logs.records}, {  # (a read may come first, too)
+            ("INFO", f"task {task_id} created for 'alice': tool 'quick'"),
+            ("INFO", f"task {task_id} of 'alice': working -> completed"),
+            ("DEBUG", f"task {task_id} read by 'alice'"),
+            ("INFO", f"task '{task_id}' not found for 'bob'"),
+            ("INFO", "task 'no\\nsuch' not found for 'alice'")})
+
+    def test_a_cancellation_is_logged(self) -> None:
+        server = task_server()
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        client = SessionClient(server)
+        task_id = client.ask("tools/call", {"name": "gated", "arguments": {}, "task": {}})["task"]["taskId"]
+        with self.assertLogs("mcp_ref.tasks", "INFO") as logs:
+            client.ask("tasks/cancel", {"taskId": task_id})
+        self.assertIn(f"INFO:mcp_ref.tasks:task {task_id} of '': working -> cancelled", logs.output)
+
+
 class SessionTasksTest(Case):
     """2025-11-25 basic/utilities/tasks, beyond test_tasks.SessionTasksTest."""
 
