@@ -6105,7 +6105,10 @@ class _CallInFlight:
         import threading
 
         self.id, self.reply, self.stream = id_, reply, stream  # stream: see handle_message
-        self.lock = threading.Lock()  # orders its notifications before its response (_Request.send)
+        # Orders its notifications before its response (_Request.send).  Reentrant: a
+        # notification that overflows an HTTP response cancels the call on the same
+        # thread (_HttpCall.close), which settles it (_answer_settled) while sending.
+        self.lock = threading.RLock()
         self.future: Any = None  # a pool or event-loop future; None while running inline
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete

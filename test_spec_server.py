@@ -281,6 +281,38 @@ def asking_server(timeout: Optional[float], request_timeout: float = 30.0) -> mc
     return server
 
 
+class ProgressFloodTest(unittest.TestCase):
+    """ProgressTest's ordering holds when a notification cannot be sent: an async
+    tool whose progress overflows a 2026-07-28 response (max_stream_buffer) has
+    its call cancelled by that very report, on its own thread; the event loop
+    goes on serving."""
+
+    def test_a_report_that_overflows_the_response(self) -> None:
+        server = mcp_ref.MCPServer("flood")
+
+        @server.tool()
+        async def flood(ctx: mcp_ref.Context) -> str:
+            for i in range(1, 2000):
+                await ctx.report_progress(i, message="x" * 500)
+            return "done"
+
+        @server.tool()
+        async def hello() -> str:
+            return "hi"
+
+        endpoint = InProcess(server, max_stream_buffer=2000, sse_after=0.0)
+        self.addCleanup(endpoint.stop)
+        session = endpoint.initialize()
+        for _ in range(5):  # (the overflow comes as the scheduler wills: a few times over)
+            endpoint.request("POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "flood", "arguments": {}, "_meta": dict(META, progressToken=1)}},
+                {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "flood"})
+        for reply in (endpoint.modern("tools/call", {"name": "hello", "arguments": {}}, id_=2),
+                      endpoint.in_session(session, {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                                    "params": {"name": "hello", "arguments": {}}})):
+            self.assertEqual(sse(reply.body)[-1]["result"]["content"], [{"type": "text", "text": "hi"}])
+
+
 class QuestionTimeoutTest(Case):
     """2025-11-25 basic/lifecycle "Timeouts": a question to the client that is not
     answered in time is given up with notifications/cancelled ("the sender SHOULD
