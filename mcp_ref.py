@@ -5949,7 +5949,12 @@ class _Connection:
                 return _encode_safely(_error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")))
 
         if not inline:
-            call.future = self._workers().submit(lambda: self._complete(call, key, lambda: reply(answer())))
+            def run() -> None:  # answered, then settled: it may send (_Request.send) until then
+                if not call.settled:  # (settle_all answered it while it waited: it does not run)
+                    response = answer()
+                    self._complete(call, key, lambda: reply(response))
+
+            call.future = self._workers().submit(run)
             return
         response = answer()
         if self._inline_done(call):
