@@ -147,6 +147,7 @@ command line (a small client, over stdio or HTTP: ``list``, ``call``,
 
 from __future__ import annotations
 
+import _thread  # a built-in module: nothing to load
 import functools  # loaded by json already
 import contextvars  # a built-in module: nothing to load
 import itertools  # loaded by json already
@@ -2863,7 +2864,7 @@ class _Request:
         if call is None:
             return
         data = _encode_safely({"jsonrpc": "2.0", "method": method, "params": params})
-        with call.lock:
+        with call.lock or _call_lock(call):
             if not call.cancelled and not call.settled:
                 call.stream(data)
 
@@ -5441,9 +5442,16 @@ def _audit(level: int, message: str, *args: Any) -> None:
     of status and a failed lookup at INFO, a read at DEBUG; the requestor is
     the task's owner (a token's principal, an HTTP session; '' for stdio's
     one client), a client's values repr'd."""
-    import logging  # only once a task exists: import mcp_ref stays cheap
+    global _task_logger
+    if _task_logger is None:
+        import logging  # only once a task exists: import mcp_ref stays cheap
 
-    logging.getLogger("mcp_ref.tasks").log(level, message, *args)
+        _task_logger = logging.getLogger("mcp_ref.tasks")
+    if _task_logger.isEnabledFor(level):  # (a poll's read costs nothing more while DEBUG is off)
+        _task_logger.log(level, message, *args)
+
+
+_task_logger: Any = None  # made by the first _audit
 
 
 def _declares_tasks(request: _Request) -> bool:
@@ -6017,8 +6025,9 @@ class _Connection:
 
     def _answer_settled(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """_complete, for a call this thread has just marked settled (under the lock)."""
-        with call.lock:  # a notification being written goes first; any later one sees settled (_Request.send)
-            pass
+        if call.lock is not None:  # a notification being written goes first; a later one sees settled
+            with call.lock:  # (_Request.send; without a lock yet, the first one to come sees it too)
+                pass
         try:
             if call.cancelled:
                 call.reply(None)
@@ -6107,13 +6116,8 @@ class _CallInFlight:
                  "lock")
 
     def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None], stream: Callable[[bytes], None]) -> None:
-        import threading
-
         self.id, self.reply, self.stream = id_, reply, stream  # stream: see handle_message
-        # Orders its notifications before its response (_Request.send).  Reentrant: a
-        # notification that overflows an HTTP response cancels the call on the same
-        # thread (_HttpCall.close), which settles it (_answer_settled) while sending.
-        self.lock = threading.RLock()
+        self.lock: Any = None  # made by its first notification (_call_lock)
         self.future: Any = None  # a pool or event-loop future; None while running inline
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete
@@ -6123,6 +6127,21 @@ class _CallInFlight:
 
 
 _STARTED: Any = object()  # handle_message: a call was started, its reply comes later
+_LOCK_MAKING = _thread.allocate_lock()  # one _call_lock per call, however many threads ask
+
+
+def _call_lock(call: _CallInFlight) -> Any:
+    """The lock that orders a call's notifications before its response
+    (_Request.send; _Connection._answer_settled waits for it), made at its first
+    notification: a call that sends none (most) makes none.  Reentrant: a
+    notification that overflows an HTTP response cancels the call on the same
+    thread (_HttpCall.close), which settles it while sending."""
+    import threading
+
+    with _LOCK_MAKING:
+        if call.lock is None:
+            call.lock = threading.RLock()
+    return call.lock
 
 
 class _Job:
