@@ -144,12 +144,10 @@ def cleandoc(item: Dict[str, Any]) -> Dict[str, Any]:
 
 def expected_capabilities(version: str) -> Dict[str, Any]:
     """14: what is registered, and subscribe in the revisions that have resources/subscribe;
-    22: logging in a session; every list's changes announced (the SDK declares no listChanged but
+    22: logging in both eras; every list's changes announced (the SDK declares no listChanged but
     tools' in a session, and 2026-07-28 nothing: README, "Where mcp_ref differs")."""
     changes = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True},
                "prompts": {"listChanged": True}}
-    if version == MODERN:
-        return dict(changes, completions={})
     capabilities = dict({"logging": {}}, **changes, completions={})
     if version < "2025-03-26":  # no completions capability before 2025-03-26
         del capabilities["completions"]
@@ -629,7 +627,8 @@ class DispatchTest(unittest.TestCase):
                                  {"error": {"code": -32601, "message": f"Method not found: {method}"}})
         server.resource("x://{a}", name="a")(lambda a: a)  # a template alone is resources too
         self.assertEqual(Frames(server, MODERN).ask("server/discover")["result"]["capabilities"],
-                         {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}})
+                         {"logging": {}, "tools": {"listChanged": True},
+                          "resources": {"subscribe": True, "listChanged": True}})
 
     def test_pages_and_cursors(self) -> None:
         server = MCPServer("pages", page_size=2)
@@ -647,6 +646,27 @@ class DispatchTest(unittest.TestCase):
                 self.assertEqual((len(second[key]), "nextCursor" in second), (1, False))
                 for cursor in ("4", "-1", 2, "x"):
                     self.assertEqual(frames.ask(method, {"cursor": cursor})["error"]["code"], -32602)
+
+    def test_the_servers_hints_are_checked_where_set(self) -> None:
+        # server/utilities/caching: servers MUST provide a ttlMs >= 0; cacheScope is
+        # "public" or "private".  Refused when made or set, never published.
+        for options, message in (({"cache_ttl_ms": -5}, "cache_ttl_ms must be an integer >= 0 (milliseconds), "
+                                                        "not -5"),
+                                 ({"cache_ttl_ms": 1.5}, "cache_ttl_ms must be an integer >= 0 (milliseconds), "
+                                                         "not 1.5"),
+                                 ({"cache_ttl_ms": True}, "cache_ttl_ms must be an integer >= 0 (milliseconds), "
+                                                          "not True"),
+                                 ({"cache_scope": "shared"}, "cache_scope must be 'public' or 'private', not "
+                                                             "'shared'")):
+            with self.subTest(options=options):
+                with self.assertRaises(ValueError) as raised:
+                    MCPServer("cache", **options)
+                self.assertEqual(str(raised.exception), message)
+        server = MCPServer("cache")
+        with self.assertRaises(ValueError):
+            server.cache_ttl_ms = -1
+        server.cache_ttl_ms = 5
+        self.assertEqual(Frames(server, MODERN).ask("tools/list")["result"]["ttlMs"], 5)
 
     def test_caching_hints(self) -> None:
         server = MCPServer("cache", cache_ttl_ms=60000, cache_scope="public")
@@ -883,11 +903,13 @@ class ContextTest(unittest.TestCase):
             raise mcp_ref.MCPError(-32042, "not now")
 
         for version in ("2025-11-25", MODERN):
+            # 2026-07-28 forbids -32042 (basic/index, "Error Codes"): -32603 there (README 52).
+            code = -32603 if version == MODERN else -32042
             frames = Frames(server, version)
             self.assertEqual(frames.ask("resources/read", {"uri": "data://x"}), {"error": {
-                "code": -32042, "message": "no x today", "data": {"retry": True}}})
+                "code": code, "message": "no x today", "data": {"retry": True}}})
             self.assertEqual(frames.ask("prompts/get", {"name": "refuses_too"}), {"error": {
-                "code": -32042, "message": "not now"}})
+                "code": code, "message": "not now"}})
 
     def test_resolve_parameters_are_for_tools(self) -> None:
         from typing import Annotated

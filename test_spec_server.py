@@ -241,6 +241,7 @@ class StdioSession:
         self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": caps or {},
             "clientInfo": {"name": "t", "version": "1"}}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     def send(self, message: Dict[str, Any]) -> None:
         self.conn.handle_line(json.dumps(message).encode())
@@ -396,7 +397,6 @@ class CancellationLogTest(Case):
 
     def test_over_stdio(self) -> None:
         session = StdioSession(mcp_ref.MCPServer("cancel"))
-        session.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
         def deliver(message: Dict[str, Any]) -> None:
             session.conn.handle_line(json.dumps(message).encode())
