@@ -148,6 +148,7 @@ command line (a small client, over stdio or HTTP: ``list``, ``call``,
 
 from __future__ import annotations
 
+import _thread  # a built-in module: nothing to load
 import functools  # loaded by json already
 import contextvars  # a built-in module: nothing to load
 import itertools  # loaded by json already
@@ -1933,6 +1934,54 @@ class _Param:
         self.delegated = _is_pydantic_field(default) or (annotation is not _MISSING and _involves_pydantic(annotation))
 
 
+_TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+_TOOL_NAMES_PAGE = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names"
+
+
+def _tool_name_warnings(name: str) -> List[str]:
+    """What server/tools "Tool Names" asks that ``name`` does not: 1 to 128
+    characters (SHOULD), only A-Z a-z 0-9 _ - . (SHOULD), no spaces, commas
+    or other special characters (SHOULD NOT).  The SDK's checks and words
+    (mcp.shared.tool_name_validation.validate_tool_name), in its order."""
+    if not name:
+        return ["Tool name cannot be empty"]
+    if len(name) > 128:
+        return [f"Tool name exceeds maximum length of 128 characters (current: {len(name)})"]
+    warnings = []
+    if " " in name:
+        warnings.append("Tool name contains spaces, which may cause parsing issues")
+    if "," in name:
+        warnings.append("Tool name contains commas, which may cause parsing issues")
+    if name.startswith("-") or name.endswith("-"):
+        warnings.append("Tool name starts or ends with a dash, which may cause parsing issues in some contexts")
+    if name.startswith(".") or name.endswith("."):
+        warnings.append("Tool name starts or ends with a dot, which may cause parsing issues in some contexts")
+    invalid = [c for c in dict.fromkeys(name) if c not in _TOOL_NAME_CHARS]  # unique, in order
+    if invalid:
+        warnings.append(f"Tool name contains invalid characters: {', '.join(repr(c) for c in invalid)}")
+        warnings.append("Allowed characters are: A-Z, a-z, 0-9, underscore (_), dash (-), and dot (.)")
+    return warnings
+
+
+def _warn_tool_name(name: str) -> None:
+    """A name the spec advises against is registered, with a warning (a SHOULD:
+    not refused), logged as the SDK logs it: the same lines, at WARNING, on its
+    logger ``mcp.shared.tool_name_validation`` (a drop-in's filters keep
+    working); with no logging configured, Python prints them on stderr."""
+    warnings = _tool_name_warnings(name)
+    if not warnings:
+        return
+    import logging  # only for a name that needs it: import mcp_ref stays cheap
+
+    logger = logging.getLogger("mcp.shared.tool_name_validation")
+    logger.warning(f'Tool name validation warning for "{name}":')
+    for warning in warnings:
+        logger.warning(f"  - {warning}")
+    logger.warning("Tool registration will proceed, but this may cause compatibility issues.")
+    logger.warning("Consider updating the tool name to conform to the MCP tool naming standard.")
+    logger.warning(f"See SEP-986 ({_TOOL_NAMES_PAGE}) for more details.")
+
+
 class _Tool:
     """A registered function: its published schemas and its compiled checkers."""
 
@@ -2376,6 +2425,7 @@ class Resource(_Record):
                  cache_scope: Optional[str] = None) -> None:
         if not isinstance(uri, str) or not uri:
             raise ValueError(f"A resource needs a URI (a non-empty string), not {uri!r}")
+        _check_uri(uri)
         self.uri, self.name, self.title, self.description = uri, name or uri, title, description
         self.mime_type = mime_type or "text/plain"  # the SDK's default, whatever the content
         if annotations is not None:
@@ -2402,6 +2452,30 @@ class Resource(_Record):
         if self.meta is not None:
             item["_meta"] = _jsonable(self.meta)
         return _drop_none(item)
+
+
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.")
+
+
+def _check_uri(uri: str) -> None:
+    """A resource's URI, or a template's, is a URI: "Custom URI schemes MUST be
+    in accordance with RFC3986" (server/resources).  Checked: the scheme, RFC
+    3986 3.1 (``ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"``), and no
+    control character.  A template is checked up to its first ``{`` (what
+    follows is its variables' to fill: ``{+base}/x`` may become a URI).  The
+    rest is left as given, as the SDK leaves it (it percent-encodes nothing;
+    SDK 2.x takes any string, 1.x's AnyUrl refused one without a scheme:
+    README, differences)."""
+    literal, brace, _ = uri.partition("{")
+    scheme, colon, _ = literal.partition(":")
+    begins_a_scheme = not scheme or scheme[0].isascii() and scheme[0].isalpha() and set(scheme) <= _SCHEME_CHARS
+    if colon:
+        ok = bool(scheme) and begins_a_scheme
+    else:  # no ":" before the first variable: a template whose scheme a variable may end; else no URI
+        ok = bool(brace) and begins_a_scheme
+    if not ok or any(ord(c) < 32 or ord(c) == 127 for c in uri):
+        raise ValueError(f"Resource URI {uri!r} is not a URI (RFC 3986): it needs a scheme, such as 'file:' or "
+                         f"'myapp:', and no control characters")
 
 
 def _icons_wire(icons: List[Any]) -> List[Any]:
@@ -2878,9 +2952,19 @@ class _Request:
         return None if self.conn is None else self.conn.rpc.client_capabilities
 
     def send(self, method: str, params: Dict[str, Any]) -> None:
-        """A notification on this request's stream (nowhere, outside a connection)."""
-        if self.call is not None and not self.call.cancelled:
-            self.call.stream(_encode_safely({"jsonrpc": "2.0", "method": method, "params": params}))
+        """A notification on this request's stream while the request is open:
+        nothing once it is answered ("Progress notifications MUST stop after
+        completion", basic/utilities/progress; a log line is the request's too,
+        and a Context may be kept past its call), or cancelled, or outside a
+        connection.  Under the call's lock, which its response waits for
+        (_Connection._answer_settled): a notification is never written after it."""
+        call = self.call
+        if call is None:
+            return
+        data = _encode_safely({"jsonrpc": "2.0", "method": method, "params": params})
+        with call.lock or _call_lock(call):
+            if not call.cancelled and not call.settled:
+                call.stream(data)
 
     def log_allowed(self, level: str) -> bool:
         if self.stateless:  # only what the request asked for, at its level or above
@@ -2892,10 +2976,15 @@ class _Request:
     # -- questions to the client ----------------------------------------------------
 
     def ask(self, method: str, params: Dict[str, Any], capability: Tuple[str, ...],
-            convert: Callable[[Dict[str, Any]], Any]) -> Any:
+            convert: Callable[[Dict[str, Any]], Any], timeout: Optional[float] = None) -> Any:
         """A question to the client, answered by ``convert(the client's result)``:
         at once in the stateless era (or an _InputRequired unwinds the call), else
-        by the client's response, awaited or waited for."""
+        by the client's response, awaited or waited for up to ``timeout`` seconds
+        (None: the server's ``request_timeout``; basic/lifecycle "Timeouts": "SDKs
+        ... SHOULD allow these timeouts to be configured on a per-request basis")."""
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not timeout > 0):
+            raise ValueError(f"request_read_timeout_seconds must be a number of seconds > 0, not {timeout!r}")
         self._check_capability(capability)
         if method == "sampling/createMessage":  # its tools and context need their own capability
             for need in _sampling_needs(params):
@@ -2909,13 +2998,13 @@ class _Request:
                 return _AwaitableValue(convert(answer))
             self.wanted[key] = {"method": method, "params": params}
             raise _InputRequired()
-        if self.conn is None or self.call is None:
+        if self.conn is None or self.call is None or self.call.settled:
             raise MCPError(INTERNAL_ERROR, f"{method}: there is no client to ask outside of a request")
         if not self.conn.rpc.initialized:  # basic/lifecycle: no request but ping before it (SHOULD NOT)
             raise MCPError(INVALID_REQUEST, f"{method} cannot be sent before the client's "
                                             "notifications/initialized")
         answer_ = self.conn.ask(self.call, method, params)
-        timeout = self.conn.server.request_timeout
+        timeout = self.conn.server.request_timeout if timeout is None else timeout
         if _in_event_loop():
             return _AwaitableAnswer(answer_, timeout, convert)
         return _AwaitableValue(convert(answer_.wait(timeout)))
@@ -3042,14 +3131,25 @@ class _Answer:
         self.result: Any = None
         self.error: Optional[Dict[str, Any]] = None
         self.then: List[Callable[[], None]] = []
+        self.abandoned: Callable[[str], None] = _ignore  # _Connection.ask: tells the client
 
-    def settle(self, result: Any, error: Optional[Dict[str, Any]]) -> None:
+    def settle(self, result: Any, error: Optional[Dict[str, Any]]) -> bool:
+        """The answer, or the error that stands for it; False if it had one already."""
         if self.done.is_set():
-            return  # answered twice: the first answer stands
+            return False  # answered twice: the first answer stands
         self.result, self.error = result, error
         self.done.set()
         for callback in self.then:
             callback()
+        return True
+
+    def give_up(self, timeout: float) -> None:
+        """No answer within ``timeout`` seconds: the question fails, and the
+        client is told (basic/lifecycle, "Timeouts": the sender "SHOULD issue a
+        cancellation notification for that request and stop waiting")."""
+        reason = f"the client did not answer within {timeout:g} s"
+        if self.settle(None, {"code": INTERNAL_ERROR, "message": reason}):
+            self.abandoned(reason)
 
     def value(self) -> Dict[str, Any]:
         if self.error is not None:
@@ -3061,7 +3161,7 @@ class _Answer:
 
     def wait(self, timeout: float) -> Dict[str, Any]:
         if not self.done.wait(timeout):
-            self.settle(None, {"code": INTERNAL_ERROR, "message": f"the client did not answer within {timeout:g} s"})
+            self.give_up(timeout)
         return self.value()
 
 
@@ -3245,26 +3345,33 @@ class Context:
 
     # -- questions -----------------------------------------------------------------------
 
-    def elicit(self, message: str, schema: Any) -> Any:
+    def elicit(self, message: str, schema: Any, *, request_read_timeout_seconds: Optional[float] = None) -> Any:
         """Ask the user for values of ``schema`` (a class of flat primitive fields,
         or a JSON Schema dict): client/elicitation, form mode.
         The answer, an ElicitationResult: AcceptedElicitation (``.data``: a
-        ``schema``), DeclinedElicitation or CancelledElicitation."""
+        ``schema``), DeclinedElicitation or CancelledElicitation.
+        ``request_read_timeout_seconds``: how long to wait for it, in a session
+        (by default the server's ``request_timeout``); the SDK's name, from its
+        ``session.send_request``, which takes one per request."""
         requested = _elicitation_schema(schema)
         params = _form_params(self._request, message, requested)
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
-                                 functools.partial(_elicitation_outcome, schema, requested, sdk=self._sdk_models))
+                                 functools.partial(_elicitation_outcome, schema, requested, sdk=self._sdk_models),
+                                 request_read_timeout_seconds)
 
-    def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
+    def elicit_url(self, message: str, url: str, elicitation_id: str, *,
+                   request_read_timeout_seconds: Optional[float] = None) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
-        the answer says whether they agreed to go.  ``elicitation_id`` is sent
-        in 2025-11-25 only: 2026-07-28 removed the field (client/elicitation;
-        the retry tells the outcome, an identifier goes in requestState)."""
+        the answer says whether they agreed to go (a timeout: as ``elicit``).
+        ``elicitation_id`` is sent in 2025-11-25 only: 2026-07-28 removed the
+        field (client/elicitation; the retry tells the outcome, an identifier
+        goes in requestState)."""
         params = {"mode": "url", "message": message, "url": url}
         if not self._request.stateless:
             params["elicitationId"] = elicitation_id
         return self._request.ask("elicitation/create", params, ("elicitation", "url"),
-                                 lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)())
+                                 lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)(),
+                                 request_read_timeout_seconds)
 
 
 def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
@@ -3601,6 +3708,7 @@ class MCPServer:
             if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         tool.task_support = task_support
+        _warn_tool_name(tool.name)  # server/tools, "Tool Names" (SHOULD): warned, as the SDK does
         # A client drops a tool whose x-mcp-header is invalid (server/tools, "x-mcp-header"):
         # it is refused here, where it is made, never published (section 19 states the rules).
         problem = _x_mcp_header_scan(tool.input_schema)[1]
@@ -3896,6 +4004,7 @@ class MCPServer:
         options = {"title": title, "mime_type": mime_type, "icons": icons, "annotations": annotations, "meta": meta,
                    "cache_ttl_ms": cache_ttl_ms, "cache_scope": cache_scope}
         variables = _UriTemplate(uri).names  # a malformed template fails here, before the function
+        _check_uri(uri)  # so does one that is no URI
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             if variables:
@@ -5121,6 +5230,7 @@ class _Tasks:
                   "tool": tool.name, "arguments": arguments, "meta": meta, "version": request.version,
                   "answers": dict(request.answers), "userState": request.user_state, "lease": now + self.lease}
         self.store.create(record)
+        _audit(_INFO, "task %s created for %r: tool %r", record["taskId"], owner, tool.name)
         self.submit(record["taskId"], owner, _progress_stream(request))
         return record
 
@@ -5270,11 +5380,14 @@ class _Tasks:
         is no such task)."""
         for _ in range(_TASK_RETRIES):
             record = self.store.get(task_id)
+            before = None if record is None else record["status"]
             new = None if record is None else change(record)
             if new is None:
                 return None
             new["updatedAt"] = time.time()
             if self.store.update(new):
+                if new["status"] != before:
+                    _audit(_INFO, "task %s of %r: %s -> %s", task_id, new["owner"], before, new["status"])
                 self.announce(new)
                 return new
         raise _RpcError(INTERNAL_ERROR, "Internal error: the task is changed by too many requests at once")
@@ -5489,7 +5602,9 @@ class _Tasks:
         if record is None or record["owner"] != owner:
             if record is None:  # deleted by another worker, or purged
                 self.forget(task_id)
+            _audit(_INFO, "task %r not found for %r", task_id, owner)  # (many of them: someone guessing)
             raise _RpcError(INVALID_PARAMS, _TASK_NOT_FOUND)
+        _audit(_DEBUG, "task %s read by %r", task_id, owner)
         now = time.time()
         if record["expiresAt"] is not None and record["expiresAt"] < now:
             self.store.delete(task_id)
@@ -5519,6 +5634,29 @@ class _Tasks:
         if stored is not None and stored["status"] == "working":
             self.submit(task_id, owner)
         return {}
+
+
+_INFO, _DEBUG = 20, 10  # logging's levels (not imported until a task logs)
+
+
+def _audit(level: int, message: str, *args: Any) -> None:
+    """basic/utilities/tasks, "Audit and Logging": receivers SHOULD log task
+    creation, completion and retrieval, with the auth context, and watch for
+    patterns such as many failed lookups.  On the ``mcp_ref.tasks`` logger
+    (stderr once logging is configured; never stdout): creation, each change
+    of status and a failed lookup at INFO, a read at DEBUG; the requestor is
+    the task's owner (a token's principal, an HTTP session; '' for stdio's
+    one client), a client's values repr'd."""
+    global _task_logger
+    if _task_logger is None:
+        import logging  # only once a task exists: import mcp_ref stays cheap
+
+        _task_logger = logging.getLogger("mcp_ref.tasks")
+    if _task_logger.isEnabledFor(level):  # (a poll's read costs nothing more while DEBUG is off)
+        _task_logger.log(level, message, *args)
+
+
+_task_logger: Any = None  # made by the first _audit
 
 
 def _declares_tasks(request: _Request) -> bool:
@@ -5841,8 +5979,18 @@ class _Connection:
         if closed:
             answer.settle(None, {"code": INTERNAL_ERROR, "message": "the client has closed the connection"})
         else:
+            answer.abandoned = functools.partial(self._abandon, call, id_)
             call.stream(_encode_safely({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}))
         return answer
+
+    def _abandon(self, call: _CallInFlight, id_: str, reason: str) -> None:
+        """A request of ours given up on (it timed out): notifications/cancelled
+        for it, with the reason, on the stream it went out on
+        (basic/utilities/cancellation); an answer that still comes is ignored."""
+        with self.state:
+            self.outgoing.pop(id_, None)
+        call.stream(_encode_safely({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                    "params": {"requestId": id_, "reason": reason}}))
 
     def _answered(self, message: Dict[str, Any]) -> None:
         """The client's response to a request of ours; one we never sent, or
@@ -5895,6 +6043,8 @@ class _Connection:
             return None
         params = message.get("params", {})
         if kind == "notification":
+            if message["method"] == "notifications/cancelled":
+                _log_cancellation(params)
             self.notification(message["method"], params if isinstance(params, dict) else {})
             return None
         id_ = detail
@@ -6031,7 +6181,12 @@ class _Connection:
                 return _encode_safely(_error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")))
 
         if not inline:
-            call.future = self._workers().submit(lambda: self._complete(call, key, lambda: reply(answer())))
+            def run() -> None:  # answered, then settled: it may send (_Request.send) until then
+                if not call.settled:  # (settle_all answered it while it waited: it does not run)
+                    response = answer()
+                    self._complete(call, key, lambda: reply(response))
+
+            call.future = self._workers().submit(run)
             return
         response = answer()
         if self._inline_done(call):
@@ -6094,6 +6249,9 @@ class _Connection:
 
     def _answer_settled(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """_complete, for a call this thread has just marked settled (under the lock)."""
+        if call.lock is not None:  # a notification being written goes first; a later one sees settled
+            with call.lock:  # (_Request.send; without a lock yet, the first one to come sees it too)
+                pass
         try:
             if call.cancelled:
                 call.reply(None)
@@ -6178,10 +6336,12 @@ class _CallInFlight:
     """A tools/call in flight: where its response goes, how to cancel it, and
     whether it is settled."""
 
-    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "reader_moved_on", "questions")
+    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "reader_moved_on", "questions",
+                 "lock")
 
     def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None], stream: Callable[[bytes], None]) -> None:
         self.id, self.reply, self.stream = id_, reply, stream  # stream: see handle_message
+        self.lock: Any = None  # made by its first notification (_call_lock)
         self.future: Any = None  # a pool or event-loop future; None while running inline
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete
@@ -6191,6 +6351,21 @@ class _CallInFlight:
 
 
 _STARTED: Any = object()  # handle_message: a call was started, its reply comes later
+_LOCK_MAKING = _thread.allocate_lock()  # one _call_lock per call, however many threads ask
+
+
+def _call_lock(call: _CallInFlight) -> Any:
+    """The lock that orders a call's notifications before its response
+    (_Request.send; _Connection._answer_settled waits for it), made at its first
+    notification: a call that sends none (most) makes none.  Reentrant: a
+    notification that overflows an HTTP response cancels the call on the same
+    thread (_HttpCall.close), which settles it while sending."""
+    import threading
+
+    with _LOCK_MAKING:
+        if call.lock is None:
+            call.lock = threading.RLock()
+    return call.lock
 
 
 class _Job:
@@ -6359,6 +6534,20 @@ def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], re
     except BaseException as exc:
         _log_exception("internal error", exc)
         return None
+
+
+def _log_cancellation(params: Any) -> None:
+    """A client's notifications/cancelled, logged with its reason ("Both
+    parties SHOULD log cancellation reasons for debugging",
+    basic/utilities/cancellation): at DEBUG, as the SDK logs a cancelled
+    request, on the ``mcp_ref`` logger (stderr once logging is configured;
+    never stdout).  The client's values are repr'd: a reason cannot forge a line."""
+    import logging  # loaded by now in most programs; here only when a client cancels
+
+    params = params if isinstance(params, dict) else {}
+    reason = params.get("reason")
+    logging.getLogger("mcp_ref").debug("the client cancelled request %r: %s", params.get("requestId"),
+                                       "no reason given" if reason is None else repr(reason))
 
 
 def _id_key(id_: Any) -> Tuple[str, Any]:
@@ -11291,26 +11480,32 @@ class _ClientSession:
         """Whether the client declared all of ``capability``, nested keys too."""
         return _declares(self._request.client_capabilities() or {}, _wire_value(capability) or {})
 
-    def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
+    # Each question takes ``request_read_timeout_seconds`` (Context.elicit): its own timeout.
+
+    def create_message(self, messages: List[Any], max_tokens: int, *,
+                       request_read_timeout_seconds: Optional[float] = None, **options: Any) -> Any:
         """sampling/createMessage (client/sampling): the client's model answers.
         Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
         params = _sampling_params(messages, max_tokens, options)
         return self._request.ask("sampling/createMessage", params, ("sampling",),
-                                 functools.partial(_answer, "sampling/createMessage", None, self._sdk_models))
+                                 functools.partial(_answer, "sampling/createMessage", None, self._sdk_models),
+                                 request_read_timeout_seconds)
 
-    def list_roots(self) -> Any:
+    def list_roots(self, *, request_read_timeout_seconds: Optional[float] = None) -> Any:
         """roots/list (client/roots): the client's roots."""
         return self._request.ask("roots/list", {}, ("roots",),
-                                 functools.partial(_answer, "roots/list", None, self._sdk_models))
+                                 functools.partial(_answer, "roots/list", None, self._sdk_models),
+                                 request_read_timeout_seconds)
 
-    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
+    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None, *,
+                    request_read_timeout_seconds: Optional[float] = None) -> Any:
         """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
         ``related_request_id`` only routes the SDK's request (its stream): ours
         always go on the call's own, and it is no param."""
         params = _form_params(self._request, message, _wire_value(requested_schema))
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
                                  functools.partial(_answer, "elicitation/create", params["requestedSchema"],
-                                                   self._sdk_models))
+                                                   self._sdk_models), request_read_timeout_seconds)
 
     elicit = elicit_form  # the SDK's older name
 
@@ -11444,8 +11639,7 @@ class _AwaitableAnswer:
         try:
             await asyncio.wait_for(arrived, self.timeout)
         except asyncio.TimeoutError:
-            self.answer.settle(None, {"code": INTERNAL_ERROR,
-                                      "message": f"the client did not answer within {self.timeout:g} s"})
+            self.answer.give_up(self.timeout)
         return self.convert(self.answer.value())
 
 

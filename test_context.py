@@ -639,8 +639,11 @@ class SessionQuestionTest(ContextTestCase):
                 frames = server.until(n)
                 self.assertGreaterEqual(time.monotonic() - started, 0.3)
                 self.assertEqual(frames[-1], rpc_error_frame(n, -32603, "the client did not answer within 0.3 s"))
-                self.assertEqual(frames[-2]["method"], "elicitation/create")
-                server.answer(frames[-2], {"action": "decline"})  # too late: ignored
+                # basic/lifecycle "Timeouts": the server gives up, and says so (basic/utilities/cancellation).
+                self.assertEqual(frames[-2], notification("notifications/cancelled", {
+                    "requestId": frames[-3]["id"], "reason": "the client did not answer within 0.3 s"}))
+                self.assertEqual(frames[-3]["method"], "elicitation/create")
+                server.answer(frames[-3], {"action": "decline"})  # too late: ignored
         self.assertTrue(server.nothing_for(0.2))
         self.assertEqual(server.request(3, "ping"), {"jsonrpc": "2.0", "id": 3, "result": {}})
 

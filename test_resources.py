@@ -12,10 +12,12 @@ connection without a transport (test_wire.py drives the same over pipes).
 import contextlib
 import copy
 import importlib
+import importlib.util
 import inspect
 import io
 import json
 import os
+import random
 import sys
 import tempfile
 import time
@@ -422,6 +424,82 @@ class RegistrationTest(unittest.TestCase):
 # ---------------------------------------------------------------------------
 # Reading, rendering and completing in process
 # ---------------------------------------------------------------------------
+
+
+class UriTest(unittest.TestCase):
+    """server/resources "Custom URI Schemes": "Custom URI schemes MUST be in accordance
+    with RFC3986": a resource's URI, and a template's up to its first variable, begin
+    with a scheme (RFC 3986 3.1); refused at registration, with the URI named."""
+
+    REFUSED = ["not a uri", "x", "/path/only", "relative/path", "1abc:x", "a_b:c", "-a:b", ":x", "\u00e9t\u00e9:x",
+               "a:b\n", "a:\x00", "a:b\x7f", "users/{id}", "my app://{x}"]
+    ACCEPTED = ["a:b", "a:", "file:///x", "file:///a b", "weird+scheme-1.0:foo", "HTTP://X", "urn:isbn:1",
+                "http://[::1]/", "data:,", "mailto:x@y", "a:b c", "a:%zz", "a:\u00e9", "test://static/resource"]
+
+    def test_a_resource_uri_needs_a_scheme(self) -> None:
+        for uri in self.REFUSED:
+            with self.subTest(uri=uri):
+                message = f"Resource URI {uri!r} is not a URI (RFC 3986): it needs a scheme, such as 'file:' or " \
+                          "'myapp:', and no control characters"
+                with self.assertRaises(ValueError) as caught:
+                    MCPServer("r").add_resource(mcp_ref.TextResource(uri, text="1"))
+                self.assertEqual(str(caught.exception), message)
+                server = MCPServer("r")
+                with self.assertRaises(ValueError) as caught:
+                    server.resource(uri)(lambda: "1")
+                self.assertEqual(str(caught.exception), message)
+                self.assertEqual(server.list_resources() + server.list_resource_templates(), [])
+        for uri in self.ACCEPTED:  # what the SDK keeps as given, kept as given
+            with self.subTest(uri=uri):
+                server = MCPServer("r")
+                server.add_resource(mcp_ref.TextResource(uri, text="1"))
+                self.assertEqual([r["uri"] for r in server.list_resources()], [uri])
+
+    def test_a_template_is_checked_up_to_its_first_variable(self) -> None:
+        def city(city: str) -> str:
+            return city
+
+        def base(base: str) -> str:
+            return base
+
+        def scheme(scheme: str) -> str:
+            return scheme
+
+        def item(id: str, q: str = "") -> str:  # noqa: A002  (the template's variable)
+            return id + q
+
+        for template, fn in (("weather://{city}", city), ("{+base}/x", base), ("{scheme}:x", scheme),
+                             ("a{scheme}:c", scheme), ("x://a/{id}{?q}", item)):
+            with self.subTest(template=template):
+                server = MCPServer("r")
+                server.resource(template)(fn)
+                self.assertEqual([t["uriTemplate"] for t in server.list_resource_templates()], [template])
+
+    def test_never_refuses_what_pydantic_anyurl_takes(self) -> None:
+        # The SDK 1.x typed a resource's URI as pydantic's AnyUrl: what it took (a
+        # string without control characters) is taken here too (seeded fuzz).
+        if importlib.util.find_spec("pydantic") is None:
+            self.skipTest("pydantic is not installed")
+        from pydantic import AnyUrl, TypeAdapter
+
+        any_url = TypeAdapter(AnyUrl)
+        rng = random.Random(3986)
+        alphabet = "aZ09+-.:/?#[]@!$&'()*,;=%_~ \u00e9{}"
+        taken = 0
+        for _ in range(3000):
+            head = rng.choice(("", "a:", "x+y.z-1:", "s://", "s://h/", "1a:", "a_b:", "-:", "/", "a"))
+            uri = head + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+            uri = uri.replace("{", "").replace("}", "")
+            if not uri:
+                continue
+            try:
+                any_url.validate_python(uri)
+            except ValueError:
+                continue
+            taken += 1
+            with self.subTest(uri=uri):
+                mcp_ref.TextResource(uri, text="1")
+        self.assertGreater(taken, 500)  # the generator reaches what AnyUrl takes
 
 
 class ApiTest(unittest.TestCase):
