@@ -816,6 +816,9 @@ class StructuredTest(unittest.TestCase):
 
 HOSTILE_SEEDS = range(14)
 HOSTILE_KINDS = ("deep", "wide", "refs", "enum", "pattern", "recursive", "anyof")
+HOSTILE_SAID = {"deep": "its subschemas are nested more than 64 deep", "wide": "it has more than 20000 subschemas",
+                "refs": "took more than 0.5 s", "anyof": "took more than 0.5 s", "enum": "Input should be [0], [1]",
+                "pattern": "String should match pattern", "recursive": "nested too deeply"}
 
 
 def hostile_schema(kind: str, rng: Any) -> Any:
@@ -833,7 +836,7 @@ def hostile_schema(kind: str, rng: Any) -> Any:
         defs[f"d{n}"] = {"type": rng.choice(["integer", "string"])}
         return kind, {"$defs": defs, "$ref": "#/$defs/d0"}, 1
     if kind == "enum":  # a huge enum of unhashable values, the value not in it
-        return kind, {"enum": [[i] for i in range(rng.randint(100000, 300000))]}, [-1]
+        return kind, {"enum": [[i] for i in range(rng.randint(50000, 150000))]}, [-1]
     if kind == "pattern":  # catastrophic for a backtracking engine; section 28 is linear
         pattern = rng.choice(["^(a+)+$", "^(a|a)*$", "^(a|aa)+$", "(x+x+)+y", "^(\\w+\\s?)*$"])
         return kind, {"type": "object", "properties": {"s": {"pattern": pattern}}}, \
@@ -919,11 +922,12 @@ class OutputSchemaTest(CliTestCase):
                 with self.subTest(seed=seed, kind=kind):
                     with self.assertRaises(RuntimeError) as caught:
                         mcp_ref._read_structured("t", {"content": [], "structuredContent": value}, tool, None)
-                    self.assertLess(time.monotonic() - start, 3.0, kind)
+                    self.assertLess(time.monotonic() - start, 4.0, kind)  # (the budget: 0.5 s)
                     said = str(caught.exception)
-                    self.assertLess(len(said), 4200)  # an enum of 300,000 values is not repeated whole
+                    self.assertLess(len(said), 4200)  # an enum of 150,000 values is not repeated whole
                     self.assertTrue(said.startswith(("Could not check the structured content of tool t: ",
                                                      "Invalid structured content returned by tool t: ")), said[:300])
+                    self.assertIn(HOSTILE_SAID[kind], said)
         with self.subTest("over stdio: refused before the call"):
             for _era, outcome, methods in self.calls({"allOf": [{"type": "object"}] * 20001}):
                 self.assertEqual(str(outcome), "Tool t was not called: its outputSchema cannot be used to check the "
