@@ -7759,7 +7759,7 @@ def _x_mcp_header_scan(schema: Any) -> Tuple[List[Tuple[Tuple[str, ...], str, An
         if not isinstance(node, dict):
             continue
         if "x-mcp-header" in node:
-            name, kind = node["x-mcp-header"], node.get("type")
+            name, kind = node["x-mcp-header"], _header_kind(node)
             if not path:
                 return found, f"x-mcp-header {_truncated_repr(name)} is on no property reached by properties " \
                               "alone (not through items, anyOf, oneOf, allOf, not, if/then/else or $ref)"
@@ -7780,6 +7780,20 @@ def _x_mcp_header_scan(schema: Any) -> Tuple[List[Tuple[Tuple[str, ...], str, An
             elif key not in ("default", "examples", "const", "enum", "x-mcp-header"):
                 queue.append((None, value))  # anything but a properties chain is no place for one
     return found, None
+
+
+def _header_kind(node: Dict[str, Any]) -> Any:
+    """The type of an x-mcp-header property: its ``type``, or the one beside
+    null (``["string", "null"]``, or ``anyOf`` of a type and null: Optional[str]).
+    A null value sends no header ("Parameter value is null": the client MUST
+    omit it), so a nullable primitive is still a primitive."""
+    kind, arms = node.get("type"), node.get("anyOf")
+    if isinstance(kind, list) and len(kind) == 2 and "null" in kind:
+        return kind[kind.index("null") - 1]
+    if kind is None and isinstance(arms, list) and len(arms) == 2 and {"type": "null"} in arms:
+        other = arms[arms.index({"type": "null"}) - 1]
+        return other.get("type") if isinstance(other, dict) and other.get("type") != "null" else None
+    return kind
 
 
 def _value_at(arguments: Any, path: Tuple[str, ...]) -> Any:
@@ -8342,18 +8356,20 @@ def _resource_identity(uri: Any) -> Optional[str]:
     """A resource identifier compared as basic/authorization's "Canonical
     Server URI" reads it: scheme and host in any case, a default port
     spelled or not, a trailing slash aside (the SDK compares so too); the
-    path's case counts.  None: no absolute http(s) URI, or one with a fragment."""
+    path's case counts.  None: no absolute http(s) URI, or one with a fragment,
+    userinfo or white space (RFC 3986 has no room for the last; a userinfo
+    would let ``https://evil@host/mcp`` name this server)."""
     from urllib.parse import urlsplit
 
-    if not isinstance(uri, str):
+    if not isinstance(uri, str) or not uri.isprintable() or " " in uri:
         return None
     try:
-        parts = urlsplit(uri.strip())
+        parts = urlsplit(uri)
         port = parts.port
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname or "#" in uri:
+    if scheme not in ("http", "https") or not parts.hostname or "#" in uri or "@" in parts.netloc:
         return None
     host = parts.hostname.lower()
     host = f"[{host}]" if ":" in host else host
