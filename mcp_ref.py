@@ -2686,10 +2686,37 @@ def _message_content(content: Any) -> Dict[str, Any]:
     if missing:
         raise ValueError(f"The content block {_truncated_repr(block)} lacks {', '.join(missing)}")
     if block["type"] == "resource":
-        resource = block["resource"]
-        if not (isinstance(resource, dict) and "uri" in resource and ("text" in resource or "blob" in resource)):
-            raise ValueError("An embedded resource needs a uri, and a text or a blob")
+        block = dict(block, resource=_embedded_contents(block["resource"]))
     return _jsonable(block)  # type: ignore[no-any-return]
+
+
+def _embedded_contents(resource: Any) -> Dict[str, Any]:
+    """An embedded resource "MUST include: A valid resource URI; The appropriate
+    MIME type; Either text content or base64-encoded blob data" (server/prompts,
+    "Embedded Resources").  A URI is checked as a resource's (_check_uri); a
+    missing MIME type is supplied, "text/plain" for a text and
+    "application/octet-stream" (RFC 2046: arbitrary bytes) for a blob, since
+    the SDK's is optional and a server written for it leaves it out (README,
+    differences)."""
+    import base64
+    import binascii
+
+    text, blob = (resource.get(k) if isinstance(resource, dict) else None for k in ("text", "blob"))
+    if not (isinstance(resource, dict) and isinstance(resource.get("uri"), str)
+            and (isinstance(text, str) or isinstance(blob, str))):
+        raise ValueError("An embedded resource needs a uri, and a text or a blob (strings)")
+    _check_uri(resource["uri"])
+    if not isinstance(text, str):
+        try:
+            base64.b64decode(str(blob), validate=True)
+        except binascii.Error:
+            raise ValueError(f"The blob of the embedded resource {resource['uri']!r} is not base64") from None
+    mime = resource.get("mimeType")
+    if mime is None:
+        return dict(resource, mimeType="text/plain" if isinstance(text, str) else "application/octet-stream")
+    if not isinstance(mime, str) or "/" not in mime:
+        raise ValueError(f"The mimeType of the embedded resource {resource['uri']!r} is no MIME type: {mime!r}")
+    return resource
 
 
 class Prompt(_Record):

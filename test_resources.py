@@ -573,6 +573,42 @@ class ApiTest(unittest.TestCase):
         self.assertEqual(UserMessage("a"), UserMessage("a"))
         self.assertEqual(repr(UserMessage("a")), "UserMessage(role='user', content={'type': 'text', 'text': 'a'})")
 
+    def test_embedded_resources(self) -> None:
+        # server/prompts, "Embedded Resources": MUST include a valid resource URI, the appropriate
+        # MIME type, and a text or a base64 blob.  A missing MIME type is supplied (the SDK's is
+        # optional); a URI without a scheme, a blob not base64, a MIME type not one are refused.
+        UserMessage = mcp_ref.UserMessage
+        self.assertEqual(UserMessage({"type": "resource", "resource": {"uri": "x://a", "text": "t"}}).to_wire(), {
+            "role": "user", "content": {"type": "resource", "resource": {
+                "uri": "x://a", "text": "t", "mimeType": "text/plain"}}})
+        self.assertEqual(UserMessage(mcp_ref.EmbeddedResource(resource={"uri": "x:b", "blob": "AA=="})).to_wire(), {
+            "role": "user", "content": {"type": "resource", "resource": {
+                "uri": "x:b", "blob": "AA==", "mimeType": "application/octet-stream"}}})
+        given = {"uri": "x://a", "text": "{}", "mimeType": "application/json"}
+        self.assertEqual(UserMessage({"type": "resource", "resource": given}).to_wire()["content"]["resource"], given)
+        for resource, error in [
+            ({"uri": "not a uri", "text": "t"}, "Resource URI 'not a uri' is not a URI"),
+            ({"uri": "x://a", "blob": "not base64!"}, "The blob of the embedded resource 'x://a' is not base64"),
+            ({"uri": "x://a", "text": "t", "mimeType": 3}, "is no MIME type: 3"),
+            ({"uri": "x://a", "text": 3}, "needs a uri, and a text or a blob"),
+        ]:
+            with self.subTest(resource=resource):
+                with self.assertRaisesRegex(ValueError, error):
+                    UserMessage({"type": "resource", "resource": resource})
+        server = MCPServer("embedded")
+        server.prompt(name="bad")(lambda: {"role": "user", "content": {"type": "resource", "resource": {
+            "uri": "not a uri", "text": "t"}}})
+        server.prompt(name="good")(lambda: UserMessage({"type": "resource", "resource": {"uri": "x://a",
+                                                                                          "text": "t"}}))
+        for version in ("2025-11-25", MODERN):
+            with self.subTest(version=version):
+                frames = Frames(server, version)
+                self.assertEqual(frames.ask("prompts/get", {"name": "bad"}),
+                                 {"error": {"code": -32603, "message": "Error rendering prompt bad"}})
+                self.assertEqual(frames.ask("prompts/get", {"name": "good"})["result"]["messages"][0]["content"],
+                                 {"type": "resource", "resource": {"uri": "x://a", "text": "t",
+                                                                   "mimeType": "text/plain"}})
+
     def test_prompt_values(self) -> None:
         server = MCPServer("r")
         server.prompt(name="one")(lambda: mcp_ref.AssistantMessage("a"))

@@ -46,6 +46,16 @@ MODERN_REQUESTS: List[Tuple[str, Dict[str, Any]]] = [
 DELIBERATE = {"prompts/get prompt_message", "prompts/get whole_result"}
 
 
+def with_mime_types(frame: Any) -> Any:
+    """README, "Where mcp_ref differs from the SDK", 55: an embedded resource
+    in a prompt message without a mimeType gets one (the SDK sends none)."""
+    for message in (frame.get("result") or {}).get("messages") or []:
+        resource = message["content"].get("resource") if message["content"].get("type") == "resource" else None
+        if isinstance(resource, dict) and "mimeType" not in resource:
+            resource["mimeType"] = "text/plain" if "text" in resource else "application/octet-stream"
+    return frame
+
+
 def serve(kind: str) -> ServerProcess:
     return ServerProcess(env={"SDK_OBJECTS_SERVER": kind}, script=SERVER)
 
@@ -93,7 +103,7 @@ class DifferentialTest(unittest.TestCase):
         for key in ours:
             if key not in DELIBERATE:
                 with self.subTest(key=key):
-                    self.assertEqual(ours[key], theirs[key])
+                    self.assertEqual(ours[key], with_mime_types(theirs[key]))
 
     def test_modern_rounds_are_the_sdks(self) -> None:
         ours, theirs = modern_frames("ref"), modern_frames("sdk")
@@ -145,8 +155,9 @@ class InsideOurObjectsTest(unittest.TestCase):
                                                 "resource": BlobResourceContents(uri="test://b", blob="AA==")}}
 
         self.assertEqual(server.get_prompt("embedded")["messages"],
-                         [{"role": "user", "content": {"type": "resource",
-                                                       "resource": {"uri": "test://b", "blob": "AA=="}}}])
+                         [{"role": "user", "content": {"type": "resource", "resource": {
+                             "uri": "test://b", "blob": "AA==",
+                             "mimeType": "application/octet-stream"}}}])  # README 55: supplied
 
     def test_the_sdks_input_required_result_in_a_session_is_refused_as_ours(self) -> None:
         from mcp.types import InputRequiredResult
