@@ -2823,6 +2823,65 @@ def _no_handler(*args: Any) -> None:
     return None
 
 
+class _RateLimit:
+    """A token bucket per client: ``rate`` requests a second, ``burst`` at once.
+    Thread-safe; a client whose bucket is full again is forgotten (it is then
+    as a new one), so the buckets stay as many as the clients of late."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        import threading
+
+        self.rate, self.burst, self.lock = rate, burst, threading.Lock()
+        self.buckets: Dict[Any, Tuple[float, float]] = {}  # client -> (tokens, when counted)
+        self.sweep_at = 1024  # how many buckets before the full ones are forgotten
+        self.clock = time.monotonic
+
+    def take(self, client: Any) -> float:
+        """0 when ``client`` may go on (its token taken), else the seconds until it may."""
+        now = self.clock()
+        with self.lock:
+            tokens, then = self.buckets.get(client, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - then) * self.rate)
+            if tokens < 1 - 1e-9:  # (1e-9: the rounding of a client that waited as told)
+                self.buckets[client] = (tokens, now)
+                return (1 - tokens) / self.rate
+            self.buckets[client] = (tokens - 1, now)
+            if len(self.buckets) > self.sweep_at:
+                self.buckets = {c: (t, w) for c, (t, w) in self.buckets.items()
+                                if t + (now - w) * self.rate < self.burst}
+                self.sweep_at = max(1024, 2 * len(self.buckets))
+            return 0.0
+
+
+def _completion_allowed(server: MCPServer, conn: Any) -> None:
+    """server/utilities/completion, "Security": "Implementations MUST: ...
+    Implement appropriate rate limiting".  Each client has ``completion_rate``
+    requests a second, ``completion_burst`` at once (the SDK has no limit): the
+    client of an HTTP request as its other limits count it (_client_of: the
+    token's principal, else the address, across its sessions), else the
+    connection (stdio).  Past it, -32600 as past the task limits (section 16)."""
+    limit = server._completion_limit
+    if limit is None:
+        return
+    client = conn.client if isinstance(conn, _HttpExchange) else id(conn)
+    wait = limit.take(client)
+    if wait:
+        raise _RpcError(INVALID_REQUEST, f"Too many completion requests: this client may send "
+                                         f"{limit.rate:g} a second, {limit.burst} at once; try again in "
+                                         f"{max(1, round(wait * 1000))} ms")
+
+
+def _completion_limit(rate: Optional[float], burst: int) -> Optional[_RateLimit]:
+    """MCPServer(completion_rate=, completion_burst=) checked where set."""
+    if rate is None:
+        return None
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate < float("inf"):
+        raise ValueError(f"completion_rate must be a number > 0 (requests a second) or None, not {rate!r}")
+    if type(burst) is not int or burst < 1:
+        raise ValueError(f"completion_burst must be an integer >= 1, not {burst!r}")
+    return _RateLimit(float(rate), burst)
+
+
 def _is_str(value: Any) -> bool:
     return isinstance(value, str)
 
@@ -3592,7 +3651,9 @@ class MCPServer:
       ``workers``            threads for synchronous tools (8);
       ``drain_timeout``      at the end of input, calls still running after this
                              many seconds are answered with an error (10);
-      ``request_timeout``    seconds a question to the client may wait (300).
+      ``request_timeout``    seconds a question to the client may wait (300);
+      ``completion_rate``    ``completion/complete`` requests a second per client
+                             (20; None: unlimited), ``completion_burst`` at once (40).
     ``lifespan``: as the SDK's, a function of the server returning an async
     context manager, entered before serving and exited after; what it yields is
     ``ctx.lifespan_context``.  ``request_state_key``: the key that signs a
@@ -3628,7 +3689,7 @@ class MCPServer:
         max_batch: int = 1000,
         workers: int = 8,
         drain_timeout: float = 10.0,
-        request_timeout: float = 300.0,
+        request_timeout: float = 300.0, completion_rate: Optional[float] = 20.0, completion_burst: int = 40,
         cache_ttl_ms: int = 0,
         cache_scope: str = "private", extensions: Optional[List[Any]] = None,
         lifespan: Optional[Callable[[Any], Any]] = None, request_state_key: Any = None,
@@ -3650,8 +3711,7 @@ class MCPServer:
         self.max_result_bytes = max_result_bytes
         self.max_batch = max_batch
         self.workers = workers
-        self.drain_timeout = drain_timeout
-        self.request_timeout = request_timeout
+        self.drain_timeout, self.request_timeout = drain_timeout, request_timeout
         self.lifespan = lifespan
         self._lifespan_state: Any = None
         key = request_state_key if request_state_key is not None else os.environ.get("MCP_REF_STATE_KEY")
@@ -3664,6 +3724,7 @@ class MCPServer:
         self._templates: Dict[str, _Template] = {}
         self._prompts: Dict[str, Prompt] = {}
         self._completion: Optional[Callable[..., Any]] = None
+        self._completion_limit = _completion_limit(completion_rate, completion_burst)  # section 11
         self._subscribers: Dict[str, Tuple[Any, ...]] = {}  # uri -> the _Dispatchers subscribed to it
         self.task_ttl, self.max_tasks_per_client, self.max_tasks = task_ttl, max_tasks_per_client, max_tasks
         self.max_stored_tasks_per_client = max_stored_tasks_per_client
@@ -4606,6 +4667,7 @@ class _Dispatcher:
 
     def complete(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         self._offered("completions", "completion/complete")
+        _completion_allowed(self.server, self.conn)
         return _complete(self.server, params)
 
     def finish(self, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:

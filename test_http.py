@@ -1148,6 +1148,29 @@ class InProcessTest(unittest.TestCase):
         self.assertEqual(events[-1]["result"]["content"], [{"type": "text", "text": "done"}])
         self.assertTrue(reply.body.startswith(b"event: message\ndata: {"))
 
+    def test_completion_is_rate_limited_per_client_across_sessions(self) -> None:
+        # server/utilities/completion: "Implement appropriate rate limiting".  Over HTTP the
+        # client is the one its other limits count (_client_of: here the address), whichever
+        # session or stateless request it sends: its sessions share one bucket.  Past it,
+        # -32600 as past the task limits: 400 outside a session (_HTTP_STATUS), 200 in one.
+        server = mcp_ref.MCPServer("limited", completion_rate=0.001, completion_burst=3)
+        server.prompt(name="greet")(lambda name: name)
+        server.completion()(lambda ref, argument, context: ["Ada"])
+        ask = {"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "A"}}
+        endpoint = InProcess(server)
+        try:
+            one, two = endpoint.initialize(), endpoint.initialize()
+            replies = [endpoint.in_session(session, {"jsonrpc": "2.0", "id": n, "method": "completion/complete",
+                                                     "params": ask}) for n, session in enumerate([one, two, one, two])]
+            modern = endpoint.modern("completion/complete", ask, id_=9)
+        finally:
+            endpoint.stop()
+        self.assertEqual([r.json()["result"]["completion"]["values"] for r in replies[:3]], [["Ada"]] * 3)
+        self.assertEqual((replies[3].status, replies[3].json()["error"]["code"]), (200, -32600))
+        self.assertTrue(replies[3].json()["error"]["message"].startswith(
+            "Too many completion requests: this client may send 0.001 a second, 3 at once; try again in "))
+        self.assertEqual(error_of(modern), (400, -32600, 9))
+
     def test_a_tools_missing_capability_is_a_400(self) -> None:
         # basic/index: -32021 is "400 Bad Request" on HTTP, also when a tool's
         # question finds the capability undeclared (after the call started).

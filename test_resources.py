@@ -724,6 +724,76 @@ class DispatchTest(unittest.TestCase):
         self.assertEqual(old.ask("resources/read", {"uri": "x://own"}), {"result": {"contents": [
             {"uri": "x://own", "mimeType": "text/plain", "text": ""}]}})
 
+    def test_completion_is_rate_limited_per_client(self) -> None:
+        # server/utilities/completion, "Security": "Implementations MUST: ... Implement appropriate
+        # rate limiting".  A token bucket per connection (stdio's one client): completion_burst
+        # at once, completion_rate a second; past it -32600, as past the task limits.
+        server = MCPServer("limited", completion_rate=1, completion_burst=3)
+        server.prompt(name="greet")(lambda name: name)
+        server.completion()(lambda ref, argument, context: ["Ada"])
+        now = [100.0]
+        server._completion_limit.clock = lambda: now[0]
+        ask = {"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "A"}}
+        refused = {"error": {"code": -32600, "message": "Too many completion requests: this client may send 1 a "
+                                                        "second, 3 at once; try again in 1000 ms"}}
+        for version in ("2025-11-25", MODERN):
+            with self.subTest(version=version):
+                first, second = Frames(server, version), Frames(server, version)
+                for _ in range(3):
+                    self.assertEqual(first.ask("completion/complete", ask)["result"]["completion"]["values"], ["Ada"])
+                self.assertEqual(first.ask("completion/complete", ask), refused)
+                self.assertEqual(first.ask("completion/complete", {}), refused)  # before its params are read
+                self.assertIn("result", first.ask("prompts/get", {"name": "greet", "arguments": {"name": "x"}}))
+                self.assertIn("result", second.ask("completion/complete", ask))  # another client
+                now[0] += 0.5
+                self.assertTrue(first.ask("completion/complete", ask)["error"]["message"].endswith(
+                    "; try again in 500 ms"))
+                now[0] += 1.0
+                self.assertIn("result", first.ask("completion/complete", ask))
+                now[0] += 10
+        unlimited = MCPServer("free", completion_rate=None)
+        self.assertIsNone(unlimited._completion_limit)
+        self.assertEqual((MCPServer("d")._completion_limit.rate, MCPServer("d")._completion_limit.burst), (20.0, 40))
+        for options, message in (({"completion_rate": 0}, "completion_rate must be a number > 0 (requests a second) "
+                                                         "or None, not 0"),
+                                 ({"completion_rate": "5"}, "completion_rate must be a number > 0 (requests a "
+                                                            "second) or None, not '5'"),
+                                 ({"completion_burst": 0}, "completion_burst must be an integer >= 1, not 0"),
+                                 ({"completion_burst": 2.5}, "completion_burst must be an integer >= 1, not 2.5")):
+            with self.subTest(options=options):
+                with self.assertRaises(ValueError) as raised:
+                    MCPServer("bad", **options)
+                self.assertEqual(str(raised.exception), message)
+
+    def test_the_rate_limit_holds_for_any_timing(self) -> None:
+        # Seeded: whatever the times, a client is granted at most burst + rate * t in any t seconds;
+        # one that waits what a refusal says is granted; clients do not share a bucket; full
+        # buckets are forgotten once there are many.
+        rng = random.Random(20261207)
+        for _ in range(50):
+            rate, burst = rng.choice([0.5, 1.0, 20.0, 100.0]), rng.randint(1, 50)
+            limit, now = mcp_ref._RateLimit(rate, burst), [0.0]
+            limit.clock = lambda now=now: now[0]
+            granted: Dict[int, List[float]] = {0: [], 1: []}
+            for _ in range(300):
+                now[0] += rng.expovariate(rate * rng.choice([0.5, 2, 10]))
+                client = rng.randint(0, 1)
+                wait = limit.take(client)
+                if wait:
+                    now[0] += wait
+                    self.assertEqual(limit.take(client), 0.0)
+                granted[client].append(now[0])
+            for times in granted.values():
+                for i, start in enumerate(times):
+                    for j in range(i, len(times)):
+                        self.assertLessEqual(j - i + 1, burst + rate * (times[j] - start) + 1e-6)
+        limit, now = mcp_ref._RateLimit(1.0, 2), [0.0]
+        limit.clock = lambda: now[0]
+        for client in range(3000):
+            now[0] += 0.01  # a client is full again 1 s after its request
+            limit.take(client)
+        self.assertLessEqual(len(limit.buckets), 1025)
+
     def test_bad_params(self) -> None:
         # 20: the reference and the argument are checked before the handler is called.
         frames = Frames(load_corpus().server, "2025-11-25")
