@@ -15407,6 +15407,7 @@ class Client:
         self._progress: Dict[int, Callable[..., Any]] = {}
         self._tokens = itertools.count(1)
         self._answering = False  # whether the server's requests are answered: the handshake era's only
+        self._restarting, self._restarted_at = False, 0.0  # _restart_if_exited: under way; when last
 
     def __enter__(self) -> Client:
         self.initialize()
@@ -15487,20 +15488,31 @@ class Client:
         the next request, a fresh process, probed with server/discover (the
         protocol is stateless: nothing else to restore).  The request that met
         the exit was lost (ConnectionError) and is not sent again, as it may
-        have run; listen streams end with the process, to be opened again.  In
-        the handshake era a session ends with its process: not restarted."""
+        have run.  The listen streams open are asked again of the new process,
+        each with its filter (basic/patterns/subscriptions, "Graceful Closure":
+        "On stdio, if the connection is terminated and then re-established, the
+        client MUST re-send subscriptions/listen ... the server holds no
+        subscription state across reconnections"); one it refuses ends, saying
+        why.  In the handshake era a session ends with its process: not restarted."""
         transport = self._transport
         if self._meta is None or not isinstance(transport, _StdioClient) or transport.process.poll() is None:
             return
-        for subscription in list(self._subscriptions.values()):
-            subscription.close()
+        listening = [subscription for subscription in self._subscriptions.values() if subscription.ending is None]
+        self._subscriptions.clear()  # (their ids were the old process's: nothing to cancel there)
         transport.close()
         self._transport, self._meta = self._open(), None
+        self._restarting, self._restarted_at = True, time.monotonic()
         try:
             self._discover(str(self.protocol_version), fallback=False)
-        except BaseException:
+            for subscription in listening:
+                subscription.reopen()
+        except BaseException as exc:
+            for subscription in listening:
+                subscription.end(f"the server exited, and was restarted in vain ({_one_line(str(exc), 100)})")
             self.close()
             raise
+        finally:
+            self._restarting = False
 
     def _discover(self, version: str, fallback: bool) -> Optional[Dict[str, Any]]:
         """server/discover; None for a server of the handshake era (when falling back)."""
@@ -16297,6 +16309,16 @@ class _Subscription:
             self.close()
             raise
 
+    def reopen(self) -> None:
+        """The same request to a restarted stdio server (Client._restart_if_exited),
+        the stream going on; refused or not acknowledged, the stream ends, saying why."""
+        self.honored, self.error, self.ending = None, None, None
+        try:
+            self.open()
+        except Exception as exc:  # (open closed it: the reason replaces "closed")
+            self.ending = f"the server exited; asked again, the restarted server {_one_line(str(exc), 200)}"
+            self.arrived.set()
+
     def _open_http(self, transport: _HttpClient, message: Dict[str, Any]) -> None:
         """The POST, on a connection of its own; its SSE stream read in a thread."""
         import threading
@@ -16391,12 +16413,27 @@ class _Subscription:
         try:
             message = _stdio_next(transport, deadline)
         except _ServerFailed as exc:  # the server gone, or what it wrote unreadable
-            self.end(str(exc))
+            self._restart_or_end(str(exc))
             return
         if message is not None and "method" in message:
             transport.handler(message)
         elif message is not None and message.get("id") == self.id:
             self.answered(message)
+
+    def _restart_or_end(self, why: str) -> None:
+        """A 2026-07-28 stdio server that exited while the stream was read is
+        restarted, and every open stream asked again (Client._restart_if_exited);
+        not while a restart is under way, nor twice within _RELISTEN_SPACING
+        seconds (a server that exits at once would be restarted without end)."""
+        client, transport = self.client, self.client._transport
+        if client._restarting or time.monotonic() - client._restarted_at < _RELISTEN_SPACING \
+                or not isinstance(transport, _StdioClient) or transport.process.poll() is None:
+            self.end(why)
+            return
+        try:
+            client._restart_if_exited()
+        except Exception:  # (the streams ended, saying why)
+            pass
 
     def close(self) -> None:
         """End the stream: its connection closed (HTTP), notifications/cancelled (stdio)."""
@@ -16432,6 +16469,9 @@ def _with_related(result: Dict[str, Any], params: Dict[str, Any]) -> Dict[str, A
         return result
     kept = result.get("_meta")
     return dict(result, _meta=dict(kept if isinstance(kept, dict) else {}, **{_RELATED_TASK: related}))
+
+
+_RELISTEN_SPACING = 1.0  # seconds between restarts of a stdio server that listen streams make
 
 
 def _stdio_next(transport: _StdioClient, deadline: float) -> Optional[Dict[str, Any]]:

@@ -644,6 +644,54 @@ class ClientMustTest(CliTestCase):
             with open(starts) as f:
                 self.assertEqual(len(f.read()), 2 if era == "2026-07-28" else 1)
 
+    def test_a_restarted_server_is_listened_to_again(self) -> None:
+        # 2026-07-28 basic/patterns/subscriptions, "Graceful Closure": "On stdio, if the connection
+        # is terminated and then re-established, the client MUST re-send subscriptions/listen to
+        # re-establish its subscriptions".  Before, the restart ended the streams.  The server exits
+        # while the stream is read ("read"), or during a request ("call"): the new process is asked
+        # with the same filter, and the stream goes on; one the new process refuses ends, saying why;
+        # one whose server exits again at once is not restarted without end.
+        starts = self.write("starts.txt", "")
+        count = f"open({starts!r}, 'a').write('x'); "
+        first = f"len(open({starts!r}).read()) == 1"
+        meta = "{'_meta': {'io.modelcontextprotocol/subscriptionId': request['id']}}"
+        ack = ("send({'jsonrpc': '2.0', 'method': 'notifications/subscriptions/acknowledged', 'params': dict("
+               f"{meta}, notifications=request['params']['notifications'])}})")
+        changed = f"send({{'jsonrpc': '2.0', 'method': 'notifications/tools/list_changed', 'params': {meta}}})"
+        refuse = "send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32601, 'message': 'gone'}})"
+        empty = "answer(request, {'content': [], 'isError': False})"
+        for case, listen, call in (("read", f"{ack}; os._exit(3) if {first} else {changed}", empty),
+                                   ("call", f"{ack}; None if {first} else {changed}",
+                                    f"os._exit(3) if {first} else {empty}"),
+                                   ("refused", f"({ack}, os._exit(3)) if {first} else {refuse}", empty),
+                                   ("again", f"{ack}; os._exit(3)", empty)):
+            open(starts, "w").close()
+            sent: List[Dict[str, Any]] = []
+            handlers = {"server/discover": count + DISCOVERED, "subscriptions/listen": listen, "tools/call": call}
+            with self.subTest(case=case), Client(self.fake(handlers), trace=sent_into(sent)) as client:
+                events = client.listen(tools_list_changed=True)
+                if case == "call":
+                    with self.assertRaises(ConnectionError):
+                        client.call_tool("echo")
+                    self.assertEqual(client.call_tool("echo")["content"], [])  # (the restart, and the listen again)
+                if case in ("read", "call"):
+                    self.assertEqual(events.get(10), {"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                                                      "params": {"_meta": {mcp_ref.META_SUBSCRIPTION_ID: events.id}}})
+                    self.assertIsNone(events.ending)
+                    self.assertEqual(events.honored, {"toolsListChanged": True})
+                else:
+                    with mock.patch.object(mcp_ref, "_RELISTEN_SPACING", 600.0), \
+                            self.assertRaises(ConnectionError) as cut:
+                        next(events)
+                    self.assertIn("the restarted server" if case == "refused" else "the server exited",
+                                  str(cut.exception))
+                listens = [m for m in sent if m.get("method") == "subscriptions/listen"]
+                self.assertEqual([m["params"]["notifications"] for m in listens], [{"toolsListChanged": True}] * 2)
+                self.assertEqual([m.get("method") for m in sent if m.get("method") in (
+                    "server/discover", "subscriptions/listen")], ["server/discover", "subscriptions/listen"] * 2)
+            with open(starts) as f:
+                self.assertEqual(len(f.read()), 2, case)
+
     def test_a_modern_error_to_the_probe_is_no_fallback(self) -> None:
         # basic/versioning, "Backward Compatibility": "a recognized modern JSON-RPC error ...
         # identifies a modern server"; -32021 and -32020 are 2026-07-28's (basic/index, "Error
@@ -1604,11 +1652,14 @@ class ListenTest(unittest.TestCase):
                 with self.assertRaises(ConnectionError) as cut:
                     next(events)
                 self.assertIn("more than 1 notifications were left unread", str(cut.exception))
-        with Client(STDIO, protocol_version="2026-07-28") as client:
+        with Client(STDIO, protocol_version="2026-07-28") as client:  # killed: restarted, and listened to again
             events = client.listen(tools_list_changed=True)
-            client._transport.process.kill()
-            with self.assertRaises(ConnectionError):
-                next(events)
+            killed = client._transport.process
+            killed.kill()
+            self.assertIsNone(events.get(1))
+            self.assertIsNone(events.ending)
+            self.assertIsNot(client._transport.process, killed)
+            self.assertIn(events.id, client._subscriptions)
 
 # A 2025-11-25 server whose task never ends and that never answers tasks/cancel.
 DEAF_TO_CANCEL = r'''
