@@ -29,7 +29,7 @@ import threading
 import time
 import tracemalloc
 import unittest
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import mcp_ref
 from mcp_ref import Client, MCPError
@@ -107,6 +107,7 @@ class FakeHttp:
 
     def __init__(self, fault: str, rng: random.Random, era: str, status: Optional[int] = None) -> None:
         self.fault, self.rng, self.era, self.forced = fault, rng, era, status
+        self.multiline: Optional[bool] = None  # oversize_event: data lines of 1 KiB, or one line
         self.size = rng.choice((CAP + 1, 3 * CAP, 4 * 1024 * 1024, 12 * 1024 * 1024))
         self.bodies: List[bytes] = []  # of each POST that carries a request
         self.cancelled: List[Any] = []
@@ -273,7 +274,8 @@ class FakeHttp:
         if fault == "close":
             return False  # no answer: the tool may have run; it must not run twice
         if fault == "oversize_event":
-            self.oversize(conn, close_sse, multiline=rng.random() < 0.5)
+            multiline = rng.random() < 0.5
+            self.oversize(conn, close_sse, multiline if self.multiline is None else self.multiline)
             return False
         if fault == "oversize_json":
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
@@ -490,8 +492,8 @@ class PromisesTest(unittest.TestCase):
         with Client(f"http://127.0.0.1:{server.port}/mcp", protocol_version="2026-07-28", timeout=5) as client:
             with self.assertRaises(ConnectionError) as caught:
                 client.call_tool("t")
-            self.assertIn("closed the connection while sending tools/call without answering", str(caught.exception))
         self.assertEqual(server.calls, 1)
+        self.assertIn("closed the connection while sending tools/call without answering", str(caught.exception))
 
     def test_a_stream_cut_mid_chunk_is_a_connection_error(self) -> None:
         for fault in ("cut_chunk", "bad_chunk"):
@@ -511,6 +513,30 @@ class PromisesTest(unittest.TestCase):
                 client.call_tool("t", {"x": "z" * (3 * CAP)})
         self.assertEqual(caught.exception.message, "HTTP 413 Payload Too Large: the request body is longer than "
                                                    "1024 bytes (JSON-RPC error without a code)")
+
+    def test_memory_stays_within_about_twice_the_cap(self) -> None:
+        # 12 MiB past a cap of 256 KiB: one stdio line, one SSE event (one data
+        # line, or many), one JSON body; each refused, none held whole.
+        handle, log = tempfile.mkstemp(prefix="client-fault-")
+        os.close(handle)
+        self.addCleanup(os.unlink, log)
+        size = 12 * 1024 * 1024
+        cases: List[Tuple[str, Callable[[], Client]]] = [("stdio", lambda: Client(
+            [sys.executable, STDIO_SERVER, "oversize", str(size), "0", log], protocol_version="2025-11-25",
+            timeout=10, max_message_bytes=CAP))]
+        for fault, multiline in (("oversize_event", False), ("oversize_event", True), ("oversize_json", None)):
+            server = FakeHttp(fault, random.Random(1), "2026-07-28")
+            server.size, server.multiline = size, multiline
+            self.addCleanup(server.close)
+            cases.append((fault, lambda port=server.port: Client(  # type: ignore[misc]
+                f"http://127.0.0.1:{port}/mcp", protocol_version="2026-07-28", timeout=10, max_message_bytes=CAP)))
+        for name, make in cases:
+            with self.subTest(name), make() as client:
+                client.list_tools()
+                outcome = run_call(lambda: client.call_tool("t"), measure=True)
+                self.assertIsInstance(outcome.error, ConnectionError)
+                self.assertIn(f"longer than {CAP} bytes (the client's max_message_bytes)", str(outcome.error))
+                self.assertLess(outcome.peak, MEMORY)
 
     def test_the_default_cap_is_the_servers(self) -> None:
         self.assertEqual(Client("x").max_message_bytes, mcp_ref.MCPServer("x").max_message_bytes)
