@@ -2736,6 +2736,7 @@ class _Request:
     user_state: Optional[str] = None  # 2026-07-28: a tool's own requestState, verified
     binding = ""  # 2026-07-28: what its requestState is bound to (_state_binding)
     task_ready = False  # ctx.start_task() makes the call a task (section 16, _Tasks.for_call)
+    task_id: Optional[str] = None  # a task's run: what its messages carry as related-task (section 16)
 
     def __init__(self, conn: Optional[_Connection], call: Optional[_CallInFlight], version: Optional[str],
                  params: Dict[str, Any]) -> None:
@@ -2818,7 +2819,7 @@ class _Request:
         missing = self._missing(capability)
         if missing is None:
             return
-        if self.stateless:
+        if self.version in STATELESS_VERSIONS:  # (a 2025-11-25 task's run asks as a stateless one, in its revision)
             raise _CapabilityMissing(missing)
         raise MCPError(INVALID_REQUEST, f"the client does not support {'.'.join(missing)} (it did not declare that "
                                         "capability)")
@@ -3036,6 +3037,8 @@ class Context:
             params["total"] = total
         if message is not None and (request.version or STATELESS_VERSIONS[-1]) >= "2025-03-26":
             params["message"] = message
+        if request.task_id is not None:  # basic/utilities/tasks: "All ... notifications ... related to a task"
+            params["_meta"] = {_RELATED_TASK: {"taskId": request.task_id}}
         request.send("notifications/progress", params)
         return _AwaitableValue()
 
@@ -3299,8 +3302,9 @@ class MCPServer:
     without one each process makes its own.
     Tasks (section 16): ``task_store`` (a TaskStore; by default SQLite at
     $MCP_REF_TASK_STORE, else memory), ``task_ttl`` (seconds a task is kept,
-    3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100) and
-    ``max_tasks`` (stored, 10000).
+    3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100),
+    ``max_stored_tasks_per_client`` (stored, finished or not, 1000) and
+    ``max_tasks`` (stored, 10000); a client is a token's principal, else a session.
     The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
@@ -3328,7 +3332,7 @@ class MCPServer:
         lifespan: Optional[Callable[[Any], Any]] = None,
         request_state_key: Any = None,
         task_store: Optional[TaskStore] = None, task_ttl: Optional[float] = 3600.0,  # section 16
-        max_tasks_per_client: int = 100, max_tasks: int = 10000,
+        max_tasks_per_client: int = 100, max_tasks: int = 10000, max_stored_tasks_per_client: Optional[int] = 1000,
         **sdk_settings: Any,
     ) -> None:
         self.name = name or "mcp-server"
@@ -3361,6 +3365,7 @@ class MCPServer:
         self._completion: Optional[Callable[..., Any]] = None
         self._subscribers: Dict[str, Tuple[Any, ...]] = {}  # uri -> the _Dispatchers subscribed to it
         self.task_ttl, self.max_tasks_per_client, self.max_tasks = task_ttl, max_tasks_per_client, max_tasks
+        self.max_stored_tasks_per_client = max_stored_tasks_per_client
         self._tasks = _Tasks(self, task_store)  # section 16
         for resource in sdk_settings.pop("resources", None) or ():  # the SDK's MCPServer(resources=[...])
             self.add_resource(resource)
@@ -3948,6 +3953,7 @@ class _Dispatcher:
         self.client_info: Optional[Dict[str, Any]] = None
         self.log_level: Optional[str] = None  # logging/setLevel; None: every level
         self.send: Optional[Callable[[Any], None]] = None  # the connection's write: notifications
+        self.conn: Any = None  # the _Connection it routes for (whom its tasks belong to: section 16)
 
     def classify(self, message: Any) -> Tuple[str, Any]:
         """('request'|'notification'|'response'|'invalid', id or error)."""
@@ -4051,11 +4057,7 @@ class _Dispatcher:
             capabilities["prompts"] = {"listChanged": True}
         if offers["completions"] and _has(version, "capability.completions"):
             capabilities["completions"] = {}
-        if _task_tools(self.server):  # section 16: the extension (2026-07-28), or 2025-11-25's tasks
-            if stateless:
-                capabilities["extensions"] = {TASKS_EXTENSION: {}}
-            elif version >= _TASKS_SINCE:
-                capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+        capabilities.update(_tasks_declared(self.server, version, self.conn))  # section 16
         return capabilities
 
     def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
@@ -4358,6 +4360,7 @@ _TASK_TERMINAL = ("completed", "failed", "cancelled")
 _TASK_SUPPORT = ("forbidden", "optional", "required")
 _TASK_LEASE = 30.0  # seconds a worker vouches for a task it runs; renewed every third of that
 _TASK_POLL_MS = 1000  # the pollIntervalMs suggested ("Task Polling")
+_TASK_STOP = 1.0  # seconds a graceful stop gives the store to fail the tasks this process runs
 _TASK_RETRIES = 100  # compare-and-set attempts before a busy task is reported as an internal error
 _TASK_METHODS = frozenset(("tasks_get", "tasks_update", "tasks_cancel", "tasks_list"))
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
@@ -4380,6 +4383,10 @@ class TaskStore:
     replaced only by ``update`` with the revision it was read at.  One handed
     out is never changed after (other threads read it): each change is a new
     object with a new revision, by which the server caches what it shows."""
+
+    # Whether a call may wait (a lock, the network): then the server never calls
+    # it on stdio's reader, but as it runs a call (section 17).  Memory: no.
+    blocking = True
 
     def create(self, record: Dict[str, Any]) -> None:
         """Store a new record (its taskId is new; its revision is 0)."""
@@ -4411,6 +4418,17 @@ class TaskStore:
         """(the tasks of ``owner`` not finished, all the tasks stored)."""
         raise NotImplementedError
 
+    def owned(self, owner: str) -> int:
+        """How many tasks of ``owner`` are stored, finished or not (by default by
+        listing them: a store of its own may count them faster)."""
+        count, after = 0, None
+        while True:
+            page = self.list(owner, after, 1000)
+            count += len(page)
+            if len(page) < 1000:
+                return count
+            after = page[-1]["taskId"]
+
     def purge(self, now: float) -> None:
         """Delete the records whose expiresAt has passed."""
         raise NotImplementedError
@@ -4425,6 +4443,8 @@ class InMemoryTaskStore(TaskStore):
     beside each, what count, list and purge read (owner, status, revision,
     times), so that none of them parses a record: a create is O(log n)."""
 
+    blocking = False  # a lock held for microseconds
+
     def __init__(self) -> None:
         import threading
 
@@ -4434,6 +4454,7 @@ class InMemoryTaskStore(TaskStore):
         self.views: Dict[str, Dict[str, Any]] = {}  # peek's parsed records, made when first peeked
         self.viewed = 0  # the JSON text of views, in characters
         self.unfinished: Dict[str, int] = {}  # per owner
+        self.by_owner: Dict[str, Dict[str, float]] = {}  # per owner, its taskIds' createdAt: what list reads
         self.expiries: List[Tuple[float, str]] = []  # a heap of (expiresAt, taskId); stale entries skipped
 
     def create(self, record: Dict[str, Any]) -> None:
@@ -4451,6 +4472,7 @@ class InMemoryTaskStore(TaskStore):
         self.heads[task_id] = (owner, record["status"], record["revision"], record["createdAt"], expires)
         if record["status"] not in _TASK_TERMINAL:
             self.unfinished[owner] = self.unfinished.get(owner, 0) + 1
+        self.by_owner.setdefault(owner, {})[task_id] = record["createdAt"]
         if expires is not None and (old is None or old[4] != expires):  # one entry per expiry
             heapq.heappush(self.expiries, (expires, task_id))
 
@@ -4463,6 +4485,10 @@ class InMemoryTaskStore(TaskStore):
             self.viewed -= len(self.records[task_id])  # the text it was parsed from
         del self.records[task_id]
         owner, status = head[0], head[1]
+        mine = self.by_owner[owner]
+        del mine[task_id]
+        if not mine:
+            del self.by_owner[owner]
         if status not in _TASK_TERMINAL:
             self.unfinished[owner] -= 1
             if not self.unfinished[owner]:
@@ -4504,7 +4530,7 @@ class InMemoryTaskStore(TaskStore):
 
     def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
         with self.lock:
-            mine = sorted((head[3], task_id) for task_id, head in self.heads.items() if head[0] == owner)
+            mine = sorted((created, task_id) for task_id, created in self.by_owner.get(owner, {}).items())
             ids = [task_id for _, task_id in mine]
             start = ids.index(after) + 1 if after in ids else 0
             texts = [self.records[task_id] for task_id in ids[start:start + limit]]
@@ -4513,6 +4539,10 @@ class InMemoryTaskStore(TaskStore):
     def count(self, owner: str) -> Tuple[int, int]:
         with self.lock:
             return self.unfinished.get(owner, 0), len(self.records)
+
+    def owned(self, owner: str) -> int:
+        with self.lock:
+            return len(self.by_owner.get(owner, ()))
 
     def purge(self, now: float) -> None:
         import heapq
@@ -4555,7 +4585,10 @@ class SqliteTaskStore(TaskStore):
         if db is None:
             db = self._connect()
         try:
-            cursor = db.execute(query, args)
+            try:
+                cursor = db.execute(query, args)
+            except UnicodeEncodeError:  # a client's id with a lone surrogate: no UTF-8 text, so no record has it
+                return None if fetch == "one" else [] if fetch == "all" else 0
             return cursor.fetchone() if fetch == "one" else cursor.fetchall() if fetch == "all" else cursor.rowcount
         finally:
             with self.lock:
@@ -4572,10 +4605,36 @@ class SqliteTaskStore(TaskStore):
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         db.execute("PRAGMA journal_mode = WAL")
-        db.execute("CREATE TABLE IF NOT EXISTS mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, "
-                   "status TEXT NOT NULL, revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, "
-                   "data TEXT NOT NULL)")
+        db.execute("BEGIN IMMEDIATE")  # one process sets the schema up; the others find it done
+        try:
+            for statement in self._SCHEMA:
+                db.execute(statement)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            db.close()
+            raise
         return db
+
+    # What each query reads is indexed, so that creating a task costs the same
+    # with 300 stored or 10,000 (bench/README.md, "Tasks"): an owner's tasks in
+    # list order (list, count); expiry (purge); and how many are stored, kept by
+    # triggers (COUNT(*) of a table reads all of it).  A file made before the
+    # indexes gets them, and its count, when first opened.
+    _UNFINISHED = "status NOT IN ('completed', 'failed', 'cancelled')"  # _TASK_TERMINAL, as a partial index reads it
+    _SCHEMA = (
+        "CREATE TABLE IF NOT EXISTS mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, status TEXT NOT NULL, "
+        "revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, data TEXT NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS mcp_tasks_owner ON mcp_tasks (owner, created, id)",
+        "CREATE INDEX IF NOT EXISTS mcp_tasks_expires ON mcp_tasks (expires) WHERE expires IS NOT NULL",
+        f"CREATE INDEX IF NOT EXISTS mcp_tasks_unfinished ON mcp_tasks (owner) WHERE {_UNFINISHED}",
+        "CREATE TABLE IF NOT EXISTS mcp_tasks_stored (n INTEGER NOT NULL)",
+        "INSERT INTO mcp_tasks_stored SELECT COUNT(*) FROM mcp_tasks WHERE NOT EXISTS (SELECT 1 FROM mcp_tasks_stored)",
+        "CREATE TRIGGER IF NOT EXISTS mcp_tasks_added AFTER INSERT ON mcp_tasks "
+        "BEGIN UPDATE mcp_tasks_stored SET n = n + 1; END",
+        "CREATE TRIGGER IF NOT EXISTS mcp_tasks_removed AFTER DELETE ON mcp_tasks "
+        "BEGIN UPDATE mcp_tasks_stored SET n = n - 1; END",
+    )
 
     def create(self, record: Dict[str, Any]) -> None:
         self._execute("INSERT INTO mcp_tasks VALUES (?, ?, ?, ?, ?, ?, ?)", (
@@ -4622,14 +4681,17 @@ class SqliteTaskStore(TaskStore):
     def list(self, owner: str, after: Optional[str], limit: int) -> List[Dict[str, Any]]:
         start = self._execute("SELECT created, id FROM mcp_tasks WHERE id = ? AND owner = ?", (after, owner), "one")
         created, last = start if start is not None else (-1.0, "")
-        rows = self._execute("SELECT data FROM mcp_tasks WHERE owner = ? AND (created > ? OR (created = ? AND "
-                             "id > ?)) ORDER BY created, id LIMIT ?", (owner, created, created, last, limit), "all")
+        rows = self._execute("SELECT data FROM mcp_tasks WHERE owner = ? AND (created, id) > (?, ?) "
+                             "ORDER BY created, id LIMIT ?", (owner, created, last, limit), "all")  # (SQLite 3.15+)
         return [json.loads(row[0]) for row in rows]
 
     def count(self, owner: str) -> Tuple[int, int]:
-        mine = self._execute("SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND status NOT IN (?, ?, ?)",
-                             (owner,) + _TASK_TERMINAL, "one")[0]
-        return int(mine), int(self._execute("SELECT COUNT(*) FROM mcp_tasks", (), "one")[0])
+        mine = self._execute(f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND {self._UNFINISHED}",
+                             (owner,), "one")[0]
+        return int(mine), int(self._execute("SELECT n FROM mcp_tasks_stored", (), "one")[0])
+
+    def owned(self, owner: str) -> int:
+        return int(self._execute("SELECT COUNT(*) FROM mcp_tasks WHERE owner = ?", (owner,), "one")[0])
 
     def purge(self, now: float) -> None:
         self._execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))
@@ -4640,6 +4702,18 @@ class SqliteTaskStore(TaskStore):
             idle, self.idle, self.closed = self.idle, [], True
         for db in idle:
             db.close()
+
+
+class _Deferred:
+    """A CreateTaskResult to make as a call is run (_Tasks.made)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Dict[str, Any]]) -> None:
+        self.make = make
+
+    def __call__(self, params: Dict[str, Any], version: Optional[str], request: Any) -> Dict[str, Any]:
+        return self.make()
 
 
 class _StartTask(BaseException):
@@ -4686,11 +4760,14 @@ class _Tasks:
 
     # -- tools/call --------------------------------------------------------------
 
-    def for_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Optional[Dict[str, Any]]:
-        """A call of a task tool: its CreateTaskResult, or None to run it as a call
-        (ctx.start_task() may still make it a task: request.task_ready)."""
+    def for_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+        """A call of a task tool: its CreateTaskResult (or a _Deferred one: made),
+        or None to run it as a call (ctx.start_task() may still make it a task:
+        request.task_ready)."""
         if not request.stateless:
             return self.for_session_call(tool, arguments, request)
+        if tool.task_support == "forbidden":  # the extension: the server decides; ``task`` is no param of it
+            return None
         if not _declares_tasks(request):
             # "MUST NOT return CreateTaskResult to a client that did not include the
             # extension capability on its request"; a tool that needs it: -32021.
@@ -4701,9 +4778,9 @@ class _Tasks:
         if tool.context_param is not None:
             request.task_ready = True
             return None
-        return dict(_task_wire(self.start(tool, arguments, request)), resultType="task")
+        return self.made(lambda: dict(_task_wire(self.start(tool, arguments, request)), resultType="task"))
 
-    def for_session_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Optional[Dict[str, Any]]:
+    def for_session_call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """2025-11-25 ("Tool-Level Negotiation"): the client asks for a task with
         the ``task`` param, and must for a "required" tool (-32601 otherwise).
         Its ``ttl`` (milliseconds) is honoured up to the server's task_ttl."""
@@ -4714,11 +4791,25 @@ class _Tasks:
             if tool.task_support == "required":
                 raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tool {tool.name} must be called as a task")
             return None
+        if tool.task_support == "forbidden":
+            # "Servers SHOULD return a -32601 (Method not found) error"; a server that
+            # declares no tasks "MUST process requests ... normally, ignoring" ``task``.
+            if not self.offering:
+                return None
+            raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tool {tool.name} cannot be called as a task")
         ttl = task.get("ttl") if isinstance(task, dict) else None
         if not isinstance(task, dict) or ttl is not None and (
                 not isinstance(ttl, (int, float)) or isinstance(ttl, bool) or not 0 < ttl < 1e15):
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "task" must be an object, its "ttl" a positive number')
-        return {"task": _task_wire_v1(self.start(tool, arguments, request, None if ttl is None else ttl / 1000))}
+        ttl = None if ttl is None else ttl / 1000
+        return self.made(lambda: {"task": _task_wire_v1(self.start(tool, arguments, request, ttl))})
+
+    def made(self, make: Callable[[], Dict[str, Any]]) -> Any:
+        """The CreateTaskResult ``make`` makes; a _Deferred one where the store
+        may wait (SQLite: a file another process has locked waits out the busy
+        timeout): the connection makes it as it runs a call, so that stdio's
+        reader is not held (a slow call passes reading on, section 18)."""
+        return _Deferred(make) if self.store.blocking else make()
 
     def begin(self, tool: _Tool, request: _Request) -> Any:
         """ctx.start_task() unwound the call: its CreateTaskResult (an _RpcError past a limit)."""
@@ -4738,30 +4829,45 @@ class _Tasks:
         owner = _task_owner(request.conn)
         now = time.time()
         self.store.purge(now)
-        mine, stored = self.store.count(owner)
-        if mine >= self.server.max_tasks_per_client or stored >= self.server.max_tasks:
-            raise _RpcError(INVALID_REQUEST, f"Too many tasks: this client has {mine} tasks not finished (limit "
-                                             f"{self.server.max_tasks_per_client}), this server {stored} "
-                                             f"(limit {self.server.max_tasks})")
+        self.check_limits(owner)
         limit = self.server.task_ttl
         ttl = limit if ttl is None or limit is not None and ttl > limit else ttl
-        meta = {key: value for key, value in request.meta.items()
-                if key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES)}  # what questions are checked against
+        meta = _task_meta(request)
         record: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "owner": owner, "status": "working", "revision": 0,
                   "createdAt": now, "updatedAt": now, "expiresAt": None if ttl is None else now + ttl, "ttl": ttl,
                   "tool": tool.name, "arguments": arguments, "meta": meta, "version": request.version,
                   "answers": dict(request.answers), "userState": request.user_state, "lease": now + self.lease}
         self.store.create(record)
-        self.submit(record["taskId"], owner)
+        self.submit(record["taskId"], owner, _progress_stream(request))
         return record
+
+    def check_limits(self, owner: str) -> None:
+        """-32600 past a limit ("Enforce limits on concurrent tasks per requestor",
+        "Resource Management"): the client's unfinished tasks; the client's
+        stored, finished or not (kept for task_ttl: one client's finished tasks
+        must not fill the server for everyone); the server's stored."""
+        server = self.server
+        mine, stored = self.store.count(owner)
+        kept = self.store.owned(owner) if server.max_stored_tasks_per_client is not None else 0
+        if mine >= server.max_tasks_per_client:
+            why = f"this client has {mine} tasks not finished (limit {server.max_tasks_per_client})"
+        elif server.max_stored_tasks_per_client is not None and kept >= server.max_stored_tasks_per_client:
+            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; a task is "
+                   f"kept {_ttl_text(server.task_ttl)} after it is created)")
+        elif stored >= server.max_tasks:
+            why = f"this server has {stored} tasks stored (limit {server.max_tasks})"
+        else:
+            return
+        raise _RpcError(INVALID_REQUEST, f"Too many tasks: {why}")
 
     # -- the runs ------------------------------------------------------------------
 
-    def submit(self, task_id: str, owner: str) -> None:
-        """Queue a run of the task on this process's task pool (fair between owners)."""
+    def submit(self, task_id: str, owner: str, stream: Optional[Callable[[bytes], None]] = None) -> None:
+        """Queue a run of the task on this process's task pool (fair between owners).
+        What the run sends (progress) goes to ``stream``; by default nowhere."""
         import threading
 
-        call = _CallInFlight(None, _ignore, _ignore)  # ctx.cancelled; what it sends goes nowhere
+        call = _CallInFlight(None, _ignore, stream or _ignore)  # ctx.cancelled
         with self.lock:
             if self.pool is None:
                 self.pool = _Workers(max(16, self.server.workers), per_client=max(8, self.server.workers // 2))
@@ -4770,7 +4876,35 @@ class _Tasks:
             beat = self.heartbeat = self.heartbeat or threading.Event()
         if start:
             threading.Thread(target=self._beat, args=(beat,), name="mcp_ref-task-lease", daemon=True).start()
+            _stop_tasks_at_exit(self)
         pool.submit(functools.partial(self._run, task_id, call), owner)
+
+    def stop(self, wait: float = _TASK_STOP) -> None:
+        """A graceful stop (SIGTERM, the end of stdio's input, the process
+        exiting): the tasks this process runs are failed now, not left
+        ``working`` until their lease lapses (30 s) and another worker fails
+        them; a run that ends after is dropped (_settle: only from working), and
+        is told (ctx.cancelled).  At most ``wait`` seconds: a store that does
+        not answer (a locked SQLite file) holds no stop longer."""
+        import threading
+
+        with self.lock:
+            runs = list(self.running.items())
+        if not runs:
+            return
+        for _, call in runs:
+            call.cancelled = True
+        failing = threading.Thread(target=self._fail_all, args=([task_id for task_id, _ in runs],),
+                                   name="mcp_ref-task-stop", daemon=True)
+        failing.start()
+        failing.join(wait)
+
+    def _fail_all(self, task_ids: List[str]) -> None:
+        for task_id in task_ids:
+            try:
+                self._change(task_id, functools.partial(_lost, "The server stopped while the task ran"))
+            except Exception as exc:
+                _log_exception(f"task {task_id} could not be marked failed", exc)
 
     def close(self) -> None:
         """The task threads end: the pool's once the runs queued have run, the heartbeat
@@ -4829,7 +4963,15 @@ class _Tasks:
         if outcome is None:
             outcome = _tool_error(f"Error executing tool {tool.name}")
         data = self.server._encode_result(tool, _result_for(outcome, str(record["version"])), lambda r: r)
-        return {"status": "completed", "result": json.loads(data)}
+        result = json.loads(data)
+        if result.get("isError") is True and record["version"] not in STATELESS_VERSIONS:
+            # 2025-11-25, "Task Execution Errors": "when the tool result has isError
+            # set to true, the task should reach failed status" (the extension: MUST
+            # be completed); tasks/result still returns the result, as the call would.
+            text = next((block.get("text") for block in result.get("content") or () if isinstance(block, dict)
+                         and isinstance(block.get("text"), str)), "The tool failed")
+            return {"status": "failed", "result": result, "statusMessage": " ".join(str(text).split())[:200]}
+        return {"status": "completed", "result": result}
 
     def _settle(self, task_id: str, changes: Dict[str, Any]) -> None:
         """Apply a run's outcome, if the task is still working (compare-and-set):
@@ -4926,7 +5068,7 @@ class _Tasks:
                        conn: Any) -> Dict[str, Any]:
         """2025-11-25's tasks/get, tasks/list and tasks/cancel (basic/utilities/tasks),
         served when the server offers tasks (capabilities.tasks)."""
-        task_id = self.offered(handler, params, version)
+        task_id = self.offered(handler, params, version, conn)
         owner = _task_owner(conn)
         if handler == "tasks_list":
             return self.listed(owner, params)
@@ -4972,10 +5114,12 @@ class _Tasks:
         with self.lock:  # the last to set it has seen every change before it
             self.offering = bool(_task_tools(self.server))
 
-    def offered(self, handler: str, params: Dict[str, Any], version: Optional[str]) -> str:
+    def offered(self, handler: str, params: Dict[str, Any], version: Optional[str], conn: Any = None) -> str:
         """The request's taskId ("" for tasks/list); -32601 in a revision without
-        tasks, or from a server that has no task tool (it does not declare them)."""
-        if handler == "tasks_update" or not self.offering or str(version) < _TASKS_SINCE:
+        tasks, from a server that has no task tool (it does not declare them),
+        and tasks/list where it is not declared (_tasks_declared)."""
+        if handler == "tasks_update" or not self.offering or str(version) < _TASKS_SINCE or \
+                handler == "tasks_list" and not _tells_requestors_apart(conn):
             raise _RpcError(METHOD_NOT_FOUND, f"Method not found: tasks/{handler[len('tasks_'):]}")
         task_id = params.get("taskId", "" if handler == "tasks_list" else None)
         if not isinstance(task_id, str):
@@ -5005,19 +5149,51 @@ class _Tasks:
         owner = _task_owner(request.conn)
         deadline = time.monotonic() + self.server.request_timeout
         record = self.current(task_id, owner)
+        asked: Dict[str, Optional[_Answer]] = {}
         while record["status"] not in _TASK_TERMINAL:
             if time.monotonic() > deadline or request.call is not None and request.call.cancelled:
                 raise _RpcError(INTERNAL_ERROR, f"Internal error: task {task_id} did not finish within "
                                                 f"{self.server.request_timeout:g} s")
+            if record["status"] == "input_required":
+                self.relay(record, request, asked)
             time.sleep(0.05)
             record = self.current(task_id, owner)
-        if record["status"] == "failed":
+        if record["status"] == "failed" and "result" not in record:  # (a tool error: its result, _outcome)
             error = record["error"]
             raise _RpcError(error["code"], error["message"], error.get("data", _MISSING))
         if record["status"] == "cancelled":
             raise _RpcError(INVALID_PARAMS, f"Task {task_id} was cancelled")
         result = record["result"]
         return dict(result, _meta=dict(result.get("_meta") or {}, **{_RELATED_TASK: {"taskId": task_id}}))
+
+    def relay(self, record: Dict[str, Any], request: _Request, asked: Dict[str, Optional[_Answer]]) -> None:
+        """2025-11-25, "Input Required Status": the task's questions go to the
+        client on tasks/result's stream, each once, with the related-task
+        _meta ("MUST include"); an answer is taken as tasks/update takes one
+        (the last sets the task working, and its run starts here).  An error
+        answer, or one that is no result of its question, fails the task, as
+        the same error raised by ctx.elicit would fail a call."""
+        conn, call, task_id = request.conn, request.call, record["taskId"]
+        if conn is None or call is None:
+            return
+        for key, question in (record.get("inputRequests") or {}).items():
+            if key not in asked:
+                params = dict(question.get("params") or {}, _meta={_RELATED_TASK: {"taskId": task_id}})
+                asked[key] = conn.ask(call, str(question.get("method")), params)
+        for key, answer in list(asked.items()):
+            if answer is None or not answer.done.is_set() or call.cancelled or conn.closed:
+                continue  # (a question left by a tasks/result that ended is asked again by the next)
+            asked[key] = None
+            method = str(((record.get("inputRequests") or {}).get(key) or {}).get("method"))
+            error = answer.error if answer.error is not None else None if _answer_problem(
+                method, answer.result) is None else {"code": INVALID_PARAMS, "message": f"Invalid params: the "
+                                                     f"client's answer is no result of {method}"}
+            if error is not None:
+                self._change(task_id, functools.partial(_refused, error))
+                continue
+            stored = self._change(task_id, functools.partial(_answered, {key: answer.result}, self.lease))
+            if stored is not None and stored["status"] == "working":
+                self.submit(task_id, stored["owner"], _progress_stream(request))
 
     def current(self, task_id: str, owner: str) -> Dict[str, Any]:
         """The task of ``owner`` (another's is not found: one client never reads
@@ -5034,7 +5210,7 @@ class _Tasks:
             self.forget(task_id)
             raise _RpcError(INVALID_PARAMS, "Failed to retrieve task: Task has expired")
         if record["status"] == "working" and record["lease"] < now:
-            self._change(task_id, _lost)
+            self._change(task_id, functools.partial(_lost, "The worker running the task stopped"))
             record = self.store.peek(task_id) or record
         return record
 
@@ -5066,11 +5242,42 @@ def _declares_tasks(request: _Request) -> bool:
     return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
 
 
+def _tasks_declared(server: MCPServer, version: str, conn: Any) -> Dict[str, Any]:
+    """What the server declares of tasks, and when: nothing without a task
+    tool; 2026-07-28, the extension; 2025-11-25, ``tasks``, with ``list`` only
+    where requestors can be told apart ("receivers that cannot identify
+    requestors SHOULD NOT declare the tasks.list capability", "Task Isolation
+    and Access Control"; tasks/list is then -32601: _Tasks.offered)."""
+    if not _task_tools(server):
+        return {}
+    if version in STATELESS_VERSIONS:
+        return {"extensions": {TASKS_EXTENSION: {}}}
+    if version < _TASKS_SINCE:
+        return {}
+    tasks: Dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+    if not _tells_requestors_apart(conn):
+        del tasks["list"]
+    return {"tasks": tasks}
+
+
 def _task_owner(conn: Any) -> str:
-    """Whom a task belongs to: the verified token's principal over HTTP
-    (section 21), else everyone who reaches this server ("": stdio's one
-    client, or HTTP without auth, where the task id's 122 random bits guard it)."""
-    return getattr(conn, "principal", None) or ""
+    """Whom a task belongs to ("When an authorization context is provided,
+    receivers MUST bind tasks to said context"): the verified token's principal
+    (section 21); without one, the HTTP session that created it; else "".
+    "" is stdio's one client, and over HTTP a request with neither token nor
+    session (2026-07-28 without auth, stateless_http), where a task id is a
+    bearer token (the extension: "MAY use task IDs as bearer tokens"; 122
+    random bits) and tasks/list is not offered (README, "Tasks")."""
+    principal = getattr(conn, "principal", None)
+    if principal:
+        return str(principal)
+    return f"session {conn.id}" if isinstance(conn, _HttpSession) else ""
+
+
+def _tells_requestors_apart(conn: Any) -> bool:
+    """Whether the requestor of ``conn`` is known: a token's principal, an HTTP
+    session, or a connection that is one client (stdio, in process)."""
+    return _task_owner(conn) != "" or not isinstance(conn, _HttpExchange)
 
 
 def _task_request(record: Dict[str, Any], call: _CallInFlight) -> _Request:
@@ -5079,8 +5286,35 @@ def _task_request(record: Dict[str, Any], call: _CallInFlight) -> _Request:
     params = {"name": record["tool"], "arguments": record["arguments"], "_meta": record["meta"],
               "inputResponses": record["answers"]}
     request = _Request(None, call, record["version"], params)
+    if not request.stateless:  # 2025-11-25: it asks as a 2026-07-28 run does; tasks/result relays (_Tasks.relay)
+        request.stateless, request.used, request.wanted = True, {}, {}
     request.answers, request.user_state = dict(record["answers"]), record["userState"]
+    request.task_id = record["taskId"]
     return request
+
+
+def _task_meta(request: _Request) -> Dict[str, Any]:
+    """What a run needs of its request's _meta: the revision and the client's
+    capabilities, which its questions are checked against (a session's, from
+    its initialize); 2025-11-25, the progressToken too ("MUST continue to be
+    used for progress notifications throughout the task's lifetime",
+    basic/utilities/progress; the extension has no progress on tasks)."""
+    if request.stateless:
+        return {key: value for key, value in request.meta.items()
+                if key in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES)}
+    meta: Dict[str, Any] = {META_CLIENT_CAPABILITIES: request.client_capabilities() or {}}
+    token = request.meta.get("progressToken")
+    if isinstance(token, (str, int)) and not isinstance(token, bool):
+        meta["progressToken"] = token
+    return meta
+
+
+def _progress_stream(request: _Request) -> Optional[Callable[[bytes], None]]:
+    """Where a 2025-11-25 run's progress goes: the connection that asked for it
+    (stdio's output, a session's GET stream), from this process; None elsewhere."""
+    if request.stateless or request.conn is None or "progressToken" not in request.meta:
+        return None
+    return request.conn.write
 
 
 def _task_wire(record: Dict[str, Any]) -> Dict[str, Any]:
@@ -5120,7 +5354,7 @@ def _task_detailed(record: Dict[str, Any]) -> Dict[str, Any]:
     """tasks/get's DetailedTask: the questions outstanding, the result or the error inlined."""
     task = _task_wire(record)
     field = {"input_required": "inputRequests", "completed": "result", "failed": "error"}.get(record["status"])
-    if field is not None:
+    if field is not None and field in record:  # (a 2025-11-25 task failed by a tool error has its result)
         task[field] = record[field]
     return task
 
@@ -5128,6 +5362,10 @@ def _task_detailed(record: Dict[str, Any]) -> Dict[str, Any]:
 @functools.lru_cache(maxsize=4096)  # polled again and again, a task shows the same two times (bench: tasks/get)
 def _iso(seconds: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds % 1 * 1000):03d}Z"
+
+
+def _ttl_text(ttl: Optional[float]) -> str:
+    return "until it is deleted" if ttl is None else f"{ttl:g} s"
 
 
 def _ignore(data: Any) -> None:
@@ -5142,11 +5380,38 @@ def _cancelled(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     return new
 
 
-def _lost(record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def _lost(why: str, record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     if record["status"] != "working":
         return None
-    return dict(record, status="failed", statusMessage="The worker running the task stopped",
-                error={"code": INTERNAL_ERROR, "message": "Internal error: the worker running the task stopped"})
+    error = {"code": INTERNAL_ERROR, "message": f"Internal error: {why[0].lower()}{why[1:]}"}
+    return dict(record, status="failed", statusMessage=why, error=error)
+
+
+_STOPPING: Any = None  # the _Tasks of this process that ran tasks (weakly held): each stopped at exit
+
+
+def _stop_tasks_at_exit(tasks: _Tasks) -> None:
+    """Fail the tasks running at exit: a WSGI server's worker that stops
+    gracefully (gunicorn: SIGTERM, its requests finished, then exit) runs the
+    atexit handlers; stdio and the embedded HTTP server stop theirs first."""
+    global _STOPPING
+    import weakref
+
+    if _STOPPING is None:
+        import atexit
+
+        _STOPPING = weakref.WeakSet()
+        atexit.register(lambda: [each.stop() for each in list(_STOPPING)])
+    _STOPPING.add(tasks)
+
+
+def _refused(error: Dict[str, Any], record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """A task whose question the client answered with an error: failed with it."""
+    if record["status"] != "input_required":
+        return None
+    new = dict(record, status="failed", error=error, statusMessage=f"The client refused: {error.get('message')}")
+    new.pop("inputRequests", None)
+    return new
 
 
 def _answered(responses: Dict[str, Any], lease: float, record: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -5189,6 +5454,7 @@ class _Connection:
         self.server = server
         self.rpc = _Dispatcher(server)
         self.rpc.send = self.write  # notifications/resources/updated
+        self.rpc.conn = self
         self.state = threading.Lock()  # guards everything below
         self.settled = threading.Condition(self.state)
         self.in_flight = 0  # calls and batches not yet settled
@@ -5340,13 +5606,21 @@ class _Connection:
                 self.start_request(id_, handler, params, version, reply, False, stream or self.write)
                 return _STARTED
             if handler in _TASK_METHODS:  # section 16: a task of this connection's principal
+                if self.server._tasks.store.blocking:  # (as a call: never held on stdio's reader)
+                    tasks, name = self.server._tasks, handler
+                    self.start_request(id_, lambda p, v, _: tasks.answer(name, p, v, self), params, version, reply,
+                                       inline, stream or self.write)
+                    return _STARTED
                 return self._ok(id_, self.server._tasks.answer(handler, params, version, self), version)
             if handler != "tools_call":
                 return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
             tool, arguments = self.rpc.tool_for_call(params)
             request = self._request_for(tool, arguments, params, version)
-            if tool.task_support != "forbidden":  # section 16: perhaps a task
+            if tool.task_support != "forbidden" or "task" in params:  # section 16: perhaps a task
                 created = self.server._tasks.for_call(tool, arguments, request)
+                if isinstance(created, _Deferred):  # the store may wait: made as a call is
+                    self.start_request(id_, created, params, version, reply, inline, stream or self.write)
+                    return _STARTED
                 if created is not None:
                     return self._ok(id_, created, version)
         except _RpcError as exc:
@@ -5417,11 +5691,15 @@ class _Connection:
 
     # -- tools/call ----------------------------------------------------------------
 
-    def start_request(self, id_: Any, handler: str, params: Dict[str, Any], version: Optional[str],
-                      reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> None:
+    def start_request(self, id_: Any, handler: Union[str, Callable[..., Dict[str, Any]]], params: Dict[str, Any],
+                      version: Optional[str], reply: Callable[[Optional[bytes]], None], inline: bool,
+                      stream: Callable[[bytes], None]) -> None:
         """A resources/read or prompts/get whose function takes a Context, run as
         a tools/call is (start_call): inline or on the pool, cancellable, its
-        messages on ``stream`` before its one response to ``reply``."""
+        messages on ``stream`` before its one response to ``reply``.  So are
+        tasks/result, and the tasks requests of a store that may wait (section
+        16): ``handler`` then answers (params, version, request) itself."""
+        answers = handler if callable(handler) else getattr(self.rpc, handler)
         call = _CallInFlight(id_, reply, stream)
         request = _Request(self, call, version, params)
         key = _id_key(id_)
@@ -5435,7 +5713,7 @@ class _Connection:
 
         def answer() -> bytes:
             try:
-                return _encode_safely(self._ok(id_, getattr(self.rpc, handler)(params, version, request), version))
+                return _encode_safely(self._ok(id_, answers(params, version, request), version))
             except _RpcError as exc:
                 return _encode_safely(_error_response(id_, exc))
             except BaseException as exc:  # a bug of ours: the call is still answered
@@ -5917,6 +6195,7 @@ class _StdioServer(_Connection):
         self._exit()
 
     def _exit(self) -> None:
+        self.server._tasks.stop()  # section 16: the tasks it runs failed, not left working (os._exit skips atexit)
         if self.stderr is not None:
             self.stderr.close(timeout=0.5)
         os._exit(0)
@@ -16292,6 +16571,8 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
     while not signals:  # the main thread stays free for signals
         time.sleep(0.1)
+    if exit_process:  # section 16: the tasks it runs failed at once, not left working (os._exit skips atexit)
+        app.server._tasks.stop()
     _stop_http(httpd, app)
     stderr.close(timeout=0.5)
     if exit_process:

@@ -10,12 +10,14 @@ tasks request with each param broken in turn, as test_malformed breaks the other
 """
 
 import contextlib
+import dataclasses
 import http.client
 import io
 import json
 import os
 import random
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -676,10 +678,32 @@ class BoundsTest(Case):
         alice, bob, carol = Client(server, "alice"), Client(server, "bob"), Client(server, "carol")
         alice.call("gated")
         self.assertEqual(alice.call("gated"), {"error": {"code": -32600, "message": (
-            "Too many tasks: this client has 1 tasks not finished (limit 1), this server 1 (limit 2)")}})
+            "Too many tasks: this client has 1 tasks not finished (limit 1)")}})
         bob.call("gated")
         self.assertEqual(carol.call("quick", {"n": 1})["error"]["message"], (
-            "Too many tasks: this client has 0 tasks not finished (limit 1), this server 2 (limit 2)"))
+            "Too many tasks: this server has 2 tasks stored (limit 2)"))
+
+    def test_stored_tasks_per_client(self) -> None:
+        # max_tasks is the server's: one client's finished tasks (kept for
+        # task_ttl) filled it for everyone.  Each client has a cap of its own,
+        # a principal's or, without one, a session's; over stdio and HTTP.
+        for store in task_stores():
+            with self.subTest(store=type(store).__name__):
+                server = opened(task_server(task_store=store, max_stored_tasks_per_client=3, max_tasks=6))
+                alice, bob = Client(server, "alice"), Client(server, "bob")
+                for n in range(3):
+                    alice.settled(alice.call("quick", {"n": n})["taskId"])
+                self.assertEqual(alice.call("quick", {"n": 1}), {"error": {"code": -32600, "message": (
+                    "Too many tasks: this client has 3 tasks stored (limit 3; a task is kept 3600 s after it is "
+                    "created)")}})
+                self.assertEqual(bob.call("quick", {"n": 1})["status"], "working")
+                for transport in (FuzzStdio, FuzzWsgi):  # the session (HTTP) or the one client (stdio)
+                    client = transport(server, SESSION)
+                    answer = answer_of(client, "tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})
+                    self.assertEqual(set(answer), {"task"}, transport.__name__)
+                self.assertEqual(answer_of(client, "tools/call", {"name": "quick", "arguments": {"n": 1},
+                                                                  "task": {}}), {"error": {
+                    "code": -32600, "message": "Too many tasks: this server has 6 tasks stored (limit 6)"}})
 
     def test_result_size(self) -> None:
         server = task_server(max_result_bytes=1000)
@@ -778,6 +802,8 @@ class StoreTest(Case):
                 self.assertFalse(store.update(stale))  # another writer got there first
                 self.assertEqual(store.get("t1"), fresh)
                 self.assertEqual(store.count("a"), (3, 4))
+                self.assertEqual((store.owned("a"), store.owned("b"), store.owned("c")), (3, 1, 0))
+                self.assertEqual(mcp_ref.TaskStore.owned(store, "a"), 3)  # the interface's default: by listing
                 self.assertEqual([r["taskId"] for r in store.list("a", None, 2)], ["t0", "t2"])
                 self.assertEqual([r["taskId"] for r in store.list("a", "t2", 2)], ["t3"])
                 store.purge(200.0)
@@ -903,7 +929,7 @@ sys.path.insert(0, {here!r})
 import mcp_ref
 from mcp_ref import Context, MCPServer, SqliteTaskStore
 
-mcp = MCPServer("restart", task_store=SqliteTaskStore(os.environ["TASK_DB"]))
+mcp = MCPServer("restart", task_store=SqliteTaskStore(os.environ["TASK_DB"], float(os.environ.get("TASK_TIMEOUT", 30))))
 mcp._tasks.lease = float(os.environ.get("TASK_LEASE", "30"))
 
 @mcp.tool(task_support="optional")
@@ -925,8 +951,8 @@ mcp.run()
 class Process:
     """A stdio server of SCRIPT on the SQLite file ``db``."""
 
-    def __init__(self, script: str, db: str, lease: float = 30.0) -> None:
-        env = dict(os.environ, TASK_DB=db, TASK_LEASE=str(lease))
+    def __init__(self, script: str, db: str, lease: float = 30.0, **more: str) -> None:
+        env = dict(os.environ, TASK_DB=db, TASK_LEASE=str(lease), **more)
         self.process = subprocess.Popen([sys.executable, script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, env=env)
         self.ids = 0
@@ -1229,3 +1255,531 @@ class FuzzTest(Case):
         for client in clients:
             self.addCleanup(client.http.close)
         return clients, port
+
+
+# ---------------------------------------------------------------------------
+# Task ids of every kind, against both stores: a lone surrogate (which SQLite
+# cannot bind), NUL, huge, near-UUID.  Every lookup is "not found" (-32602),
+# never an internal error with a traceback.
+# ---------------------------------------------------------------------------
+
+def odd_task_ids(seed: int, count: int = 40) -> List[str]:
+    rng = random.Random(seed)
+    pools = ["\ud800", "\udfff", "\udc80", "\x00", "é", "\U0001f600", "'", '"', "%", "_", "\\", "a", "0", "-"]
+    ids = ["\ud800", "a\udc80b", "\x00", "", "x" * 5000, "00000000-0000-4000-8000-00000000000\udfff"]
+    while len(ids) < count:
+        ids.append("".join(rng.choice(pools) for _ in range(rng.randint(1, 12))))
+    return ids
+
+
+def task_stores() -> List[mcp_ref.TaskStore]:
+    return [mcp_ref.InMemoryTaskStore(),
+            opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))]
+
+
+class TaskIdTest(Case):
+
+    def test_the_stores_find_no_odd_id(self) -> None:
+        for store in task_stores():
+            store.create({"taskId": "t", "owner": "a", "status": "working", "revision": 0, "createdAt": 1.0,
+                          "expiresAt": None})
+            for seed in SEEDS:
+                for task_id in odd_task_ids(seed):
+                    with self.subTest(store=type(store).__name__, seed=seed, task_id=ascii(task_id[:20])):
+                        self.assertIsNone(store.get(task_id))
+                        self.assertIsNone(store.peek(task_id))
+                        self.assertFalse(store.update({"taskId": task_id, "owner": "a", "status": "working",
+                                                       "revision": 0, "createdAt": 1.0, "expiresAt": None}))
+                        store.delete(task_id)
+                        self.assertEqual([r["taskId"] for r in store.list("a", task_id, 5)], ["t"])
+            self.assertEqual(store.count("a"), (1, 1))
+
+    def test_over_stdio_and_http(self) -> None:
+        for store in task_stores():
+            server = task_server(task_store=store)
+            for era in (MODERN, SESSION):
+                for transport in (FuzzStdio, FuzzWsgi):
+                    with self.subTest(store=type(store).__name__, era=era, transport=transport.__name__):
+                        self.odd_ids(transport(server, era), era)
+
+    def odd_ids(self, client: Any, era: str) -> None:
+        methods = ("tasks/get", "tasks/cancel", "tasks/update") if era == MODERN else (
+            "tasks/get", "tasks/cancel", "tasks/result")
+        logged = io.StringIO()
+        with contextlib.redirect_stderr(logged):
+            for seed in SEEDS:
+                for n, task_id in enumerate(odd_task_ids(seed)):
+                    method = methods[n % len(methods)]
+                    params: Dict[str, Any] = {"taskId": task_id}
+                    if era == MODERN:
+                        params["_meta"] = {PV: MODERN, CAPS: TASKS_CAPS}
+                        if method == "tasks/update":
+                            params["inputResponses"] = {"elicitation_0": ACCEPT}
+                    frames = [f for f in client.send(malformed.message(method, params)) if "id" in f]
+                    codes = [f.get("error", {}).get("code") for f in frames]
+                    if codes == [-32020] and isinstance(client, FuzzWsgi) and era == MODERN:
+                        # Mcp-Name cannot carry it (fuzz_headers leaves it out): a header mismatch
+                        self.assertFalse(task_id.isascii() and task_id.isprintable() and len(task_id) < 1000)
+                        continue
+                    self.assertEqual([f.get("error") for f in frames], [NOT_FOUND], (method, ascii(task_id)))
+        self.assertEqual(logged.getvalue(), "")
+
+
+class ForbiddenTest(Case):
+    """basic/utilities/tasks, "Tool-Level Negotiation": a tool whose taskSupport is
+    forbidden, called with ``task``: -32601 ("Servers SHOULD"), where the server
+    declares tasks; a server that declares none processes it "normally,
+    ignoring" ``task``.  2026-07-28's extension has no ``task``: a plain call."""
+
+    def test_stdio_and_http(self) -> None:
+        with_tasks, without = task_server(), MCPServer("plain")
+        without.add_tool(lambda n: n, name="plain")
+        call = {"name": "plain", "arguments": {"n": 3}, "task": {}}
+        for transport in (FuzzStdio, FuzzWsgi):
+            with self.subTest(transport.__name__):
+                frames = transport(with_tasks, SESSION).send(malformed.message("tools/call", call))
+                self.assertEqual([f.get("error") for f in frames if "id" in f], [{
+                    "code": -32601, "message": "Method not found: tool plain cannot be called as a task"}])
+                frames = transport(without, SESSION).send(malformed.message("tools/call", call))
+                self.assertEqual([f["result"]["content"] for f in frames if "id" in f], [[{"type": "text",
+                                                                                           "text": "3"}]])
+                frames = transport(with_tasks, MODERN).send(malformed.message("tools/call", dict(call, _meta={
+                    PV: MODERN, CAPS: TASKS_CAPS})))
+                self.assertEqual([f["result"]["content"] for f in frames if "id" in f], [[{"type": "text",
+                                                                                           "text": "3"}]])
+
+
+class SessionlessWsgi(FuzzWsgi):
+    """A handshake-era client of a stateless_http app: no session, the revision in its header."""
+
+    def __init__(self, app: Any) -> None:
+        self.era, self.app, self.session = SESSION, app, None
+
+    def send(self, msg: Dict[str, Any]) -> List[Any]:
+        body = json.dumps(msg).encode()
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/mcp", "CONTENT_LENGTH": str(len(body)),
+                   "HTTP_HOST": "127.0.0.1", "CONTENT_TYPE": "application/json", "wsgi.input": io.BytesIO(body),
+                   "HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": SESSION}
+        status: List[Any] = []
+        chunks = self.app(environ, lambda s, h: status.append(dict(h)))
+        data = b"".join(chunks)
+        getattr(chunks, "close", _nothing)()
+        return fuzz_frames(self, msg, status[0].get, data)
+
+
+def answer_of(client: Any, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+    frame, = [f for f in client.send(malformed.message(method, params)) if "id" in f]
+    return frame.get("result") or {"error": frame.get("error")}
+
+
+class IsolationTest(Case):
+    """basic/utilities/tasks, "Task Isolation and Access Control": without a
+    token, a task belongs to its HTTP session (another session's id is not
+    found, and tasks/list lists the requestor's own); tasks.list is declared
+    only where requestors can be told apart (_tasks_declared)."""
+
+    maxDiff = None
+
+    def test_sessions_over_http(self) -> None:
+        server = opened(task_server())
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        alice = FuzzWsgi(server, SESSION)
+        bob = FuzzWsgi.__new__(FuzzWsgi)
+        bob.era, bob.app, bob.session = SESSION, alice.app, None
+        bob.send(malformed.initialize(SESSION))  # a session of its own, on the same app
+        self.assertNotEqual(alice.session, bob.session)
+        task_id = answer_of(alice, "tools/call", {"name": "gated", "arguments": {}, "task": {}})["task"]["taskId"]
+        mine = answer_of(bob, "tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})["task"]["taskId"]
+        self.assertEqual([t["taskId"] for t in answer_of(alice, "tasks/list", {})["tasks"]], [task_id])
+        self.assertEqual([t["taskId"] for t in answer_of(bob, "tasks/list", {})["tasks"]], [mine])
+        for method in ("tasks/get", "tasks/result", "tasks/cancel"):
+            self.assertEqual(answer_of(bob, method, {"taskId": task_id}), {"error": NOT_FOUND}, method)
+        self.assertEqual(answer_of(alice, "tasks/get", {"taskId": task_id})["status"], "working")
+        server.gate.set()  # type: ignore[attr-defined]
+        self.assertEqual(answer_of(alice, "tasks/result", {"taskId": task_id})["content"],
+                         [{"type": "text", "text": "released"}])
+
+    def test_where_tasks_list_is_declared(self) -> None:
+        server = opened(task_server())
+        initialize = malformed.initialize(SESSION)
+        declared = {}
+        for name, client in (("stdio", FuzzStdio(server, MODERN)), ("session", FuzzWsgi(server, MODERN)),
+                             ("stateless_http", SessionlessWsgi(opened(server.streamable_http_app(
+                                 stateless_http=True))))):
+            declared[name] = answer_of(client, "initialize", initialize["params"])["capabilities"]["tasks"]
+            if name == "stateless_http":
+                self.assertEqual(answer_of(client, "tasks/list", {}), {"error": {
+                    "code": -32601, "message": "Method not found: tasks/list"}})
+        full = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+        self.assertEqual(declared, {"stdio": full, "session": full, "stateless_http": {
+            "cancel": {}, "requests": {"tools": {"call": {}}}}})
+        app = opened(server.streamable_http_app(stateless_http=True))
+        self.assertTrue(mcp_ref._tells_requestors_apart(mcp_ref._HttpExchange(app, {"mcp_ref.principal": "alice"})))
+        self.assertFalse(mcp_ref._tells_requestors_apart(mcp_ref._HttpExchange(app, {})))
+
+
+ASKING_CAPS = {"elicitation": {}, "sampling": {}}
+
+
+@dataclasses.dataclass
+class Name:
+    name: str
+MODEL_ANSWER = {"role": "assistant", "content": {"type": "text", "text": "42"}, "model": "m"}
+
+
+def asking_server() -> MCPServer:
+    """Task tools that ask the client (elicitation, sampling) and report progress."""
+    server = opened(MCPServer("asking"))
+
+    @server.tool(task_support="optional")
+    async def ask_name(ctx: Context) -> str:
+        await ctx.start_task()
+        answer = await ctx.elicit("Your name?", Name)
+        return f"Hello, {answer.data.name}!"
+
+    @server.tool(task_support="optional")
+    async def ask_model(ctx: Context) -> str:
+        await ctx.start_task()
+        answer = await ctx.session.create_message(messages=[{"role": "user", "content": {
+            "type": "text", "text": "The answer?"}}], max_tokens=10)
+        return f"The model says {answer.content.text}"
+
+    @server.tool(task_support="optional")
+    def steps(ctx: Context) -> str:
+        ctx.start_task()
+        for n in (1, 2, 3):
+            ctx.report_progress(n, 3)
+        return "done"
+
+    return server
+
+
+class StdioPeer:
+    """A client of the stdio transport in process: lines in, lines out, read as they come."""
+
+    def __init__(self, server: MCPServer) -> None:
+        self.conn = opened(mcp_ref._StdioServer(server))
+        self.conn.out = io.BytesIO()
+        self.ids = 0
+
+    def frames(self) -> List[Dict[str, Any]]:
+        return [json.loads(line) for line in self.conn.out.getvalue().splitlines()]
+
+    def post(self, msg: Dict[str, Any]) -> None:
+        self.conn.handle_line(json.dumps(msg).encode())
+
+    def wait(self, found: Any) -> Dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            for frame in self.frames():
+                if found(frame):
+                    return frame
+            time.sleep(0.01)
+        raise AssertionError(f"not seen; frames: {self.frames()[-5:]}")
+
+    def request(self, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        self.ids += 1
+        id_ = self.ids
+        self.post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
+        return self.wait(lambda f: f.get("id") == id_ and "method" not in f)
+
+
+class AskingTest(Case):
+    """A task that asks the client what it declared (elicitation, sampling), in
+    both revisions: 2025-11-25, its questions relayed on tasks/result with the
+    related-task _meta ("Input Required Status"); 2026-07-28, inputRequests and
+    tasks/update.  The capabilities reach the run (they were lost: "the client
+    does not support elicitation")."""
+
+    maxDiff = None
+
+    def session_task(self, peer: Any, name: str, progress: bool = False) -> str:
+        peer.request("initialize", dict(malformed.initialize(SESSION)["params"], capabilities=ASKING_CAPS))
+        params: Dict[str, Any] = {"name": name, "arguments": {}, "task": {}}
+        if progress:
+            params["_meta"] = {"progressToken": "p1"}
+        return str(peer.request("tools/call", params)["result"]["task"]["taskId"])
+
+    def test_session_questions_over_stdio(self) -> None:
+        for name, question, answer, text in (
+                ("ask_name", "elicitation/create", {"action": "accept", "content": {"name": "Ada"}}, "Hello, Ada!"),
+                ("ask_model", "sampling/createMessage", MODEL_ANSWER, "The model says 42")):
+            with self.subTest(name):
+                self.stdio_question(name, question, answer, text)
+
+    def stdio_question(self, name: str, question: str, answer: Dict[str, Any], text: str) -> None:
+        peer = StdioPeer(asking_server())
+        task_id = self.session_task(peer, name)
+        peer.post({"jsonrpc": "2.0", "id": "r", "method": "tasks/result", "params": {"taskId": task_id}})
+        asked = peer.wait(lambda f: f.get("method") == question)
+        self.assertEqual(asked["params"]["_meta"], {"io.modelcontextprotocol/related-task": {"taskId": task_id}})
+        self.assertEqual(peer.request("tasks/get", {"taskId": task_id})["result"]["status"], "input_required")
+        peer.post({"jsonrpc": "2.0", "id": asked["id"], "result": answer})
+        result = peer.wait(lambda f: f.get("id") == "r")["result"]
+        self.assertEqual(result["content"], [{"type": "text", "text": text}])
+
+    def test_session_questions_over_http(self) -> None:
+        server = asking_server()
+        client = FuzzWsgi.__new__(FuzzWsgi)
+        client.era, client.app, client.session = SESSION, opened(server.streamable_http_app()), None
+        client.send(malformed.message("initialize", dict(malformed.initialize(SESSION)["params"],
+                                                         capabilities=ASKING_CAPS)))
+        call = {"name": "ask_name", "arguments": {}, "task": {}}
+        task_id = answer_of(client, "tools/call", call)["task"]["taskId"]
+        deadline = time.monotonic() + WAIT
+        while answer_of(client, "tasks/get", {"taskId": task_id})["status"] != "input_required":
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.01)
+        seen: List[Any] = []
+        reader = threading.Thread(target=lambda: seen.extend(client.send(malformed.message(
+            "tasks/result", {"taskId": task_id}))))
+        reader.start()
+        session, = [c for c in list(server._connections) if getattr(c, "id", None) == client.session]
+        while not session.outgoing and reader.is_alive():  # the question sent on tasks/result's SSE stream
+            time.sleep(0.01)
+        client.send({"jsonrpc": "2.0", "id": next(iter(session.outgoing)), "result": ACCEPT})
+        reader.join(WAIT)
+        question, result = seen[0], seen[-1]["result"]
+        self.assertEqual((question["method"], question["params"]["_meta"]), (
+            "elicitation/create", {"io.modelcontextprotocol/related-task": {"taskId": task_id}}))
+        self.assertEqual(result["content"], [{"type": "text", "text": "Hello, Ada!"}])
+
+    def test_modern_questions(self) -> None:
+        caps = dict(TASKS_CAPS, **ASKING_CAPS)
+        for name, key, answer, text in (
+                ("ask_name", "elicitation_0", {"action": "accept", "content": {"name": "Ada"}}, "Hello, Ada!"),
+                ("ask_model", "sampling_0", MODEL_ANSWER, "The model says 42")):
+            for transport in (FuzzStdio, FuzzWsgi):
+                with self.subTest(name=name, transport=transport.__name__):
+                    client = transport(asking_server(), MODERN)
+                    meta = {PV: MODERN, CAPS: caps}
+                    task_id = answer_of(client, "tools/call", {"name": name, "arguments": {}, "_meta": meta})["taskId"]
+                    task = self.modern_settled(client, task_id, meta)
+                    self.assertEqual((task["status"], list(task.get("inputRequests", {}))), ("input_required", [key]))
+                    answer_of(client, "tasks/update", {"taskId": task_id, "inputResponses": {key: answer},
+                                                       "_meta": meta})
+                    task = self.modern_settled(client, task_id, meta)
+                    self.assertEqual(task["result"]["content"], [{"type": "text", "text": text}])
+
+    def modern_settled(self, client: Any, task_id: str, meta: Dict[str, Any]) -> Dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while True:
+            task = answer_of(client, "tasks/get", {"taskId": task_id, "_meta": meta})
+            if task["status"] != "working" or time.monotonic() > deadline:
+                return task
+            time.sleep(0.01)
+
+
+class TaskProgressTest(Case):
+    """basic/utilities/progress: "For task-augmented requests, the progressToken
+    provided in the original request MUST continue to be used for progress
+    notifications throughout the task's lifetime, even after the
+    CreateTaskResult has been returned" (2025-11-25), each with the related-task _meta."""
+
+    def test_over_stdio(self) -> None:
+        peer = StdioPeer(asking_server())
+        task_id = AskingTest.session_task(self, peer, "steps", progress=True)  # type: ignore[arg-type]
+        result = peer.request("tasks/result", {"taskId": task_id})["result"]
+        self.assertEqual(result["content"], [{"type": "text", "text": "done"}])
+        progress = [f["params"] for f in peer.frames() if f.get("method") == "notifications/progress"]
+        self.assertEqual(progress, [{"progressToken": "p1", "progress": n, "total": 3, "_meta": {
+            "io.modelcontextprotocol/related-task": {"taskId": task_id}}} for n in (1, 2, 3)])
+
+
+class IndexTest(Case):
+    """SqliteTaskStore: what creating, listing and expiry read is indexed, so
+    that creating a task costs about the same with 300 stored or 10,000 (the
+    timing is bench/micro.py's task_creation, not a unit test's): no query
+    scans the table, and the count of all is kept by triggers."""
+
+    QUERIES = {"purge": ("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (1.0,)),
+               "count": (f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND "
+                         f"{mcp_ref.SqliteTaskStore._UNFINISHED}", ("a",)),
+               "list": ("SELECT data FROM mcp_tasks WHERE owner = ? AND (created, id) > (?, ?) ORDER BY created, id "
+                        "LIMIT ?", ("a", 1.0, "", 5))}
+
+    def test_no_query_scans_the_table(self) -> None:
+        store = opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))
+        db = store._connect()
+        self.addCleanup(db.close)
+        for name, (query, args) in self.QUERIES.items():
+            plan = " ".join(row[-1] for row in db.execute("EXPLAIN QUERY PLAN " + query, args))
+            self.assertIn("USING", plan, name)
+            self.assertNotIn("SCAN", plan, name)
+
+    def test_a_file_made_before_the_indexes(self) -> None:
+        path = os.path.join(tempfile.mkdtemp(), "tasks.db")
+        old = sqlite3.connect(path)
+        old.execute("CREATE TABLE mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, status TEXT NOT NULL, "
+                    "revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, data TEXT NOT NULL)")
+        for n in range(3):
+            record = {"taskId": f"t{n}", "owner": "a", "status": "working", "revision": 0, "createdAt": 1.0 + n,
+                      "expiresAt": 10.0 if n == 0 else None}
+            old.execute("INSERT INTO mcp_tasks VALUES (?, ?, ?, ?, ?, ?, ?)", (
+                record["taskId"], "a", "working", 0, record["createdAt"], record["expiresAt"], json.dumps(record)))
+        old.commit()
+        old.close()
+        stores = [opened(mcp_ref.SqliteTaskStore(path)) for _ in range(2)]  # the second finds it done
+        self.assertEqual([store.count("a") for store in stores], [(3, 3), (3, 3)])
+        stores[0].create({"taskId": "t3", "owner": "b", "status": "completed", "revision": 0, "createdAt": 5.0,
+                          "expiresAt": None})
+        stores[1].purge(20.0)
+        stores[0].delete("t1")
+        self.assertEqual((stores[1].count("a"), stores[1].count("b")), ((1, 2), (0, 2)))
+        self.assertEqual([r["taskId"] for r in stores[0].list("a", None, 5)], ["t2"])
+
+
+STOP_SCRIPT = """
+import os, sys, time
+sys.path.insert(0, {here!r})
+from mcp_ref import MCPServer, SqliteTaskStore
+
+mcp = MCPServer("stop", task_store=SqliteTaskStore(os.environ["TASK_DB"]))
+
+@mcp.tool(task_support="optional")
+def forever() -> str:
+    time.sleep(300)
+    return "never"
+"""
+GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")  # the venv's, else the PATH's
+GUNICORN = GUNICORN if os.path.exists(GUNICORN) else shutil.which("gunicorn") or ""
+
+
+class GracefulStopTest(Case):
+    """A graceful stop (SIGTERM) fails the tasks the process runs before it is
+    gone: they were left working until their 30 s lease lapsed and another
+    worker failed them.  Over stdio, the embedded HTTP server, and gunicorn's
+    workers (atexit, once its requests in flight are done)."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        self.db = os.path.join(folder.name, "tasks.db")
+        self.script = os.path.join(folder.name, "server.py")
+        with open(self.script, "w") as f:
+            f.write(STOP_SCRIPT.format(here=HERE))
+
+    def stopped(self, process: subprocess.Popen, task_id: str) -> None:  # type: ignore[type-arg]
+        started = time.monotonic()
+        process.send_signal(15)
+        process.wait(WAIT)
+        took = time.monotonic() - started
+        store = opened(mcp_ref.SqliteTaskStore(self.db))
+        record = store.get(task_id) or {}
+        self.assertEqual((record.get("status"), record.get("statusMessage"), record.get("error")), (
+            "failed", "The server stopped while the task ran",
+            {"code": -32603, "message": "Internal error: the server stopped while the task ran"}))
+        self.assertLess(took, 10.0)  # (a second, give or take a loaded machine's start of Python)
+
+    def test_stdio(self) -> None:
+        with open(self.script, "a") as f:
+            f.write("mcp.run()\n")
+        process = Process(self.script, self.db)
+        self.addCleanup(process.kill)
+        task_id = process.ask("tools/call", {"name": "forever", "arguments": {}})["taskId"]
+        self.stopped(process.process, task_id)
+
+    def http(self, command: List[str], ready: str) -> None:
+        env = dict(os.environ, TASK_DB=self.db)
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, env=env, cwd=HERE)
+        self.addCleanup(lambda: (process.poll() is None and process.kill(), process.wait(WAIT),
+                                 process.stderr and process.stderr.close()))
+        assert process.stderr is not None
+        port = None
+        while port is None:
+            line = process.stderr.readline().decode()
+            self.assertTrue(line, "the server did not start")
+            found = re.search(ready, line)
+            port = int(found.group(1)) if found else None
+        threading.Thread(target=process.stderr.read, daemon=True).start()  # (never a full pipe)
+        client = FuzzHttp(port, MODERN)
+        self.addCleanup(client.http.close)
+        frame, = client.send(malformed.message("tools/call", {"name": "forever", "arguments": {}, "_meta": {
+            PV: MODERN, CAPS: TASKS_CAPS}}))
+        client.http.close()
+        self.stopped(process, frame["result"]["taskId"])
+
+    def test_embedded_http(self) -> None:
+        self.http([sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", self.script, "--http", "127.0.0.1:0"],
+                  r"serving .* on http://127\.0\.0\.1:(\d+)/")
+
+    @unittest.skipUnless(os.path.exists(GUNICORN), "needs gunicorn")
+    def test_gunicorn(self) -> None:
+        self.http([GUNICORN, "-k", "gthread", "--threads", "4", "-w", "1", "--chdir", HERE, "-b", "127.0.0.1:0",
+                   f'mcp_ref:wsgi_app("{self.script}")'], r"Listening at: http://127\.0\.0\.1:(\d+)")
+
+
+class LockedStoreTest(Case):
+    """Over stdio, a SQLite file another process has locked held the whole
+    connection for the store's busy timeout: tasks were created (and polled)
+    on the reader.  Now the store's work runs as a call does, and a call that
+    waits passes reading on: a ping is answered at once, the task when the
+    lock is released."""
+
+    def test_a_ping_while_the_store_waits(self) -> None:
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        db, script = os.path.join(folder.name, "tasks.db"), os.path.join(folder.name, "server.py")
+        with open(script, "w") as f:
+            f.write(SCRIPT.format(here=HERE))
+        process = Process(script, db, TASK_TIMEOUT="20")
+        self.addCleanup(process.kill)
+        first = process.ask("tools/call", {"name": "forever", "arguments": {}})["taskId"]  # the file made
+        locker = sqlite3.connect(db, isolation_level=None)
+        self.addCleanup(locker.close)
+        locker.execute("BEGIN IMMEDIATE")  # another process writes: the store's writes wait
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": TASKS_CAPS}
+        assert process.process.stdin is not None and process.process.stdout is not None
+        started = time.monotonic()
+        for id_, method, params in ((100, "tools/call", {"name": "forever", "arguments": {}}),
+                                    (101, "tasks/cancel", {"taskId": first}), (102, "tools/list", {})):
+            process.process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id_, "method": method,
+                                                    "params": dict(params, _meta=meta)}).encode() + b"\n")
+        process.process.stdin.flush()
+        listed = json.loads(process.process.stdout.readline())
+        self.assertEqual(listed["id"], 102)
+        self.assertLess(time.monotonic() - started, 5.0)  # (20 s when the reader waited for the lock)
+        locker.execute("ROLLBACK")
+        answers = {frame["id"]: frame for frame in (json.loads(process.process.stdout.readline()) for _ in "ab")}
+        self.assertEqual((answers[100]["result"]["resultType"], answers[101]["result"]["resultType"]), (
+            "task", "complete"))
+
+
+class ChoicesTest(Case):
+    """Where the spec lets the server choose, mcp_ref's choice (README, "Tasks"):
+    a requested ttl above task_ttl is lowered to it ("Receivers MAY override
+    the requested ttl"), one below is honoured, none is task_ttl, and
+    task_ttl=None keeps a task until it is deleted; a tool error (isError) is
+    a failed task in 2025-11-25 ("should reach failed status"), whose
+    tasks/result is the call's result, and a completed one in 2026-07-28 (MUST)."""
+
+    maxDiff = None
+
+    def test_ttl(self) -> None:
+        for task_ttl, asked, granted in ((3600.0, 36000000, 3600000), (3600.0, 5000, 5000), (3600.0, None, 3600000),
+                                         (None, 5000, 5000), (None, None, None)):
+            with self.subTest(task_ttl=task_ttl, asked=asked):
+                client = SessionClient(task_server(task_ttl=task_ttl))
+                task = {} if asked is None else {"ttl": asked}
+                created = client.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": task})["task"]
+                shown = client.ask("tasks/get", {"taskId": created["taskId"]})
+                self.assertEqual((created["ttl"], shown["ttl"]), (granted, granted))
+        modern = Client(task_server(task_ttl=60))
+        self.assertEqual(modern.call("quick", {"n": 1})["ttlMs"], 60000)
+
+    def test_a_tool_error(self) -> None:
+        server = task_server()
+        session = SessionClient(server)
+        task_id = session.ask("tools/call", {"name": "broken", "arguments": {}, "task": {}})["task"]["taskId"]
+        result = session.ask("tasks/result", {"taskId": task_id})
+        self.assertEqual(result, {"content": [{"type": "text", "text": "Error executing tool broken: no luck"}],
+                                  "isError": True, "_meta": {"io.modelcontextprotocol/related-task": {
+                                      "taskId": task_id}}})
+        shown = session.ask("tasks/get", {"taskId": task_id})
+        self.assertEqual((shown["status"], shown["statusMessage"]), ("failed", "Error executing tool broken: no luck"))
+        modern = Client(server)
+        task = modern.settled(modern.call("broken")["taskId"])
+        self.assertEqual((task["status"], task["result"]["isError"], "error" in task), ("completed", True, False))
