@@ -13575,6 +13575,7 @@ class _StdioClient:
         self.limit = limit  # bytes of one message (Client(max_message_bytes=...))
         self.held = 0.0  # seconds the caller's callbacks took: no request's deadline counts them
         self.forgotten: "set[int]" = set()  # requests given up on: their late answers are dropped
+        self.cancellable = True  # the request waiting: with notifications/cancelled when given up on
         self.handler: Callable[[Dict[str, Any]], None] = lambda message: None  # Client's
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -13585,33 +13586,63 @@ class _StdioClient:
         stdout = self.process.stdout
         assert stdout is not None and self.process.stdin is not None
         self.stdin = self.process.stdin
+        if os.name == "posix":
+            os.set_blocking(self.stdin.fileno(), False)  # (written with os.write, by a deadline: _write)
         threading.Thread(target=_pump, args=(stdout, self.lines, limit), daemon=True).start()
 
     def _show(self, arrow: str, message: Any) -> None:
         if self.trace is not None:
             self.trace(arrow, message)
 
-    def send(self, message: Dict[str, Any]) -> None:
+    def send(self, message: Dict[str, Any], end: Optional[float] = None) -> None:
+        """Write one message, by ``end`` (a request's deadline; else the timeout
+        from now): a server that stops reading its stdin cannot hold the client."""
         try:
             data = json.dumps(message, allow_nan=False).encode() + b"\n"
         except (ValueError, RecursionError) as exc:  # only the user's arguments can do this
             raise _UsageError(f"cannot send the arguments as JSON: {exc}") from None
         self._show("->", message)
+        what = message.get("method", "our answer")
+        if self.stdin.closed:  # (by _write's failure)
+            raise _ServerFailed(f"cannot send {what}: the server stopped reading what this client sends")
         try:
+            if not self._write(data, time.monotonic() - self.held + self.timeout if end is None else end):
+                self.stdin.close()  # a message cut short: the server reads nothing more of ours
+                raise _ServerFailed(f"the server did not read {what} within {self.timeout:g} s")
+        except OSError:  # BrokenPipeError: it is gone
+            raise self._died(f"before reading {what}") from None
+
+    def _write(self, data: bytes, end: float) -> bool:
+        """Whether all of ``data`` went into the pipe by ``end``.  POSIX: the pipe
+        is non-blocking and waited on; elsewhere a write blocks until it is read."""
+        import selectors
+
+        if os.name != "posix":
             self.stdin.write(data)
             self.stdin.flush()
-        except OSError:  # BrokenPipeError: it is gone
-            raise self._died(f"before reading {message.get('method', 'our answer')}") from None
+            return True
+        fd, view = self.stdin.fileno(), memoryview(data)
+        while view:
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:  # the pipe is full: the server is not reading (yet)
+                left = end + self.held - time.monotonic()
+                with selectors.DefaultSelector() as selector:
+                    selector.register(fd, selectors.EVENT_WRITE)
+                    if left <= 0 or not selector.select(left):
+                        return False
+        return True
 
     def request(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         """The response to one request: an object with a "result" object or an
         "error" object; anything else from the server is _ServerFailed.  (headers: HTTP's only)"""
         self.next_id += 1
         id_ = self.next_id
-        self.send({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
         # One deadline for the request, whatever the server sends meanwhile
         # (basic/lifecycle, "Timeouts"); the time our callbacks take is not the server's.
         end = time.monotonic() + self.timeout - self.held
+        self.send({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}, end)
+        self.cancellable = _cancellable(method, params)
         while True:
             message = self._receive(method, end, id_)
             if "method" in message:  # the server's own request or notification: Client's to answer
@@ -13657,10 +13688,9 @@ class _StdioClient:
 
     def _give_up(self, id_: int, method: str, reason: str) -> _ServerFailed:
         """What to raise for a request given up on: the server is told
-        (notifications/cancelled: basic/utilities/cancellation; never for
-        initialize, which MUST NOT be cancelled), and its late answer will be dropped."""
+        (notifications/cancelled, where _cancellable), and its late answer will be dropped."""
         self.forgotten.add(id_)
-        if method != "initialize":
+        if self.cancellable:
             try:
                 self.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
                            "params": {"requestId": id_, "reason": reason}})
@@ -13701,6 +13731,13 @@ class _StdioClient:
                 continue
             except OSError:  # gone already
                 return
+
+
+def _cancellable(method: str, params: Dict[str, Any]) -> bool:
+    """Whether a request given up on is cancelled with notifications/cancelled
+    (basic/utilities/cancellation): not initialize (clients MUST NOT), nor a
+    task-augmented request (tasks/cancel MUST be used instead, once it is a task)."""
+    return method != "initialize" and "task" not in params
 
 
 def _pump(stdout: Any, lines: _Lines, limit: int) -> None:
@@ -14442,7 +14479,11 @@ class _HttpClient:
     def send(self, message: Dict[str, Any]) -> None:
         """A notification, or our answer to the server's request (on its own
         connection): 202, no body."""
-        self._post(message, alone="method" not in message)
+        try:
+            self._post(message, alone="method" not in message)
+        except _TimedOut:
+            raise _ServerFailed(f"the server did not take {message.get('method', 'our answer')} within "
+                                f"{self.timeout:g} s") from None
 
     def request(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         self.next_id += 1
@@ -14454,7 +14495,7 @@ class _HttpClient:
             message = self._post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}, extra=headers,
                                  end=end)
         except _TimedOut:
-            raise self._give_up(id_, method) from None
+            raise self._give_up(id_, method, _cancellable(method, params)) from None
         if "error" in message and message.get("id") is None:  # the POST's own answer, as a server that
             message = dict(message, id=id_)  # did not read it sends it (the SDKs: 400 "not initialized")
         if method == "initialize" and isinstance(message.get("result"), dict):
@@ -14462,13 +14503,13 @@ class _HttpClient:
             self.version = version if isinstance(version, str) else None
         return _response(message, id_, method)
 
-    def _give_up(self, id_: int, method: str) -> _ServerFailed:
+    def _give_up(self, id_: int, method: str, cancellable: bool) -> _ServerFailed:
         """A request past its deadline: its stream is closed (_post), which in
         2026-07-28 cancels it (basic/patterns/cancellation); before, where a
-        disconnection is no cancellation, the server is told with
-        notifications/cancelled (never for initialize, which MUST NOT be cancelled)."""
+        disconnection is no cancellation (basic/transports), the server is told
+        with notifications/cancelled, where _cancellable."""
         reason = f"the server did not answer {method} within {self.timeout:g} s"
-        if method != "initialize" and (self.version or "") < STATELESS_VERSIONS[0]:
+        if cancellable and (self.version or "") < STATELESS_VERSIONS[0]:
             cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
                       "params": {"requestId": id_, "reason": reason}}
             try:
@@ -14503,6 +14544,7 @@ class _HttpClient:
             return self._json_body(response, self._body(response, end, method), method, kind)
         except BaseException:  # a response not read to its end: its connection carries nothing more
             if not alone:
+                response.close()
                 self._drop()
             raise
         finally:
@@ -14628,7 +14670,8 @@ class _HttpClient:
             return data
         except http.client.HTTPException as exc:  # IncompleteRead: cut mid-chunk, a bad chunk size
             raise _ServerFailed(f"{self.url} cut its answer short ({type(exc).__name__})") from None
-        except (OSError, ValueError) as exc:  # ValueError: read from a connection closed meanwhile
+        except (OSError, ValueError, OverflowError) as exc:  # a connection closed meanwhile; a chunk size past
+            # a C ssize_t (in some Pythons' http.client)
             if "timed out" in str(exc):
                 raise _TimedOut() from None
             raise _ServerFailed(f"the connection to {self.url} failed: {exc}") from None
@@ -14656,6 +14699,7 @@ class _HttpClient:
         except _ServerFailed:
             pass
         if not alone:
+            response.close()
             self._drop()
 
     def _drop(self) -> None:
@@ -14871,6 +14915,10 @@ def _dropped(sock: Any) -> bool:
     import select
 
     try:
+        if hasattr(select, "poll"):  # (select.select refuses a descriptor past 1023)
+            poll = select.poll()
+            poll.register(sock, select.POLLIN)
+            return bool(poll.poll(0))
         return bool(select.select([sock], [], [], 0)[0])
     except (OSError, ValueError):
         return True

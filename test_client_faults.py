@@ -45,7 +45,7 @@ SECRET = "Bearer s3cret"
 ANSWER = {"content": [{"type": "text", "text": "ok"}]}
 DOCUMENTED = (ConnectionError, MCPError)
 
-STDIO_FAULTS = ("ok", "stall", "notes", "late", "cut", "oversize", "flood", "repeat", "garbage", "reorder")
+STDIO_FAULTS = ("ok", "stall", "notes", "late", "cut", "oversize", "flood", "repeat", "garbage", "reorder", "deaf")
 HTTP_FAULTS = ("json", "sse", "keepalive", "notes", "stall", "trickle", "cut_chunk", "bad_chunk", "cut_event",
                "close", "idle_close", "oversize_event", "oversize_json", "flood", "status", "redirect", "mutate",
                "repeat", "reorder")
@@ -64,13 +64,18 @@ class Outcome:
         self.finished = False
 
 
+def timeout_for(fault: str) -> float:
+    """The client's timeout: short, but for a flood, whose many caps take a while to read."""
+    return 20.0 if fault == "flood" else TIMEOUT
+
+
 def settle(threads: int) -> None:
     deadline = time.monotonic() + 3
     while threading.active_count() > threads and time.monotonic() < deadline:
         time.sleep(0.01)
 
 
-def run_call(call: Callable[[], Any], measure: bool) -> Outcome:
+def run_call(call: Callable[[], Any], measure: bool, timeout: float = TIMEOUT) -> Outcome:
     """``call()`` on a thread of its own (a client that hangs must not hang
     the test), its memory traced."""
     outcome = Outcome()
@@ -90,7 +95,7 @@ def run_call(call: Callable[[], Any], measure: bool) -> Outcome:
         base = tracemalloc.get_traced_memory()[0]
     worker = threading.Thread(target=target, daemon=True)
     worker.start()
-    worker.join(TIMEOUT + SLACK + 5)
+    worker.join(timeout + SLACK + 5)
     if measure:
         outcome.peak = tracemalloc.get_traced_memory()[1] - base
         tracemalloc.stop()
@@ -362,11 +367,11 @@ class ClientFaultTest(unittest.TestCase):
 
     def promises(self, fault: str, outcome: Outcome, sent: List[Any], cancelled: List[Any],
                  target: Optional[int], stdio: bool) -> List[str]:
-        broken = []
+        broken, timeout = [], timeout_for(fault)
         if not outcome.finished:
-            return [f"the call did not end within {TIMEOUT + SLACK + 5} s"]
-        if outcome.seconds > TIMEOUT + SLACK:
-            broken.append(f"the call took {outcome.seconds:.2f} s (timeout {TIMEOUT} s)")
+            return [f"the call did not end within {timeout + SLACK + 5} s"]
+        if outcome.seconds > timeout + SLACK:
+            broken.append(f"the call took {outcome.seconds:.2f} s (timeout {timeout} s)")
         if outcome.error is not None and not isinstance(outcome.error, DOCUMENTED):
             broken.append(f"raised {outcome.error!r}, not a documented exception")
         succeed = fault in SUCCEED and not (stdio and fault in STDIO_FAIL_TO_SUCCEED)
@@ -395,12 +400,13 @@ class ClientFaultTest(unittest.TestCase):
         os.close(handle)
         self.addCleanup(os.unlink, log)
         client = Client([sys.executable, "-I", "-S", STDIO_SERVER, fault, str(size), str(delay), log],
-                        protocol_version=era, timeout=TIMEOUT, max_message_bytes=CAP)
+                        protocol_version=era, timeout=timeout_for(fault), max_message_bytes=CAP)
         try:
             client.initialize()
             client.list_tools()
-            outcome = run_call(lambda: client.call_tool("t", {}), measure=True)
-            follow = self.follow_up(client, fault) if fault not in ("cut", "repeat") else []
+            arguments = {"x": "z" * size} if fault == "deaf" else {}  # more than a pipe holds
+            outcome = run_call(lambda: client.call_tool("t", arguments), fault != "deaf", timeout_for(fault))
+            follow = self.follow_up(client, fault) if fault not in ("cut", "repeat", "deaf") else []
         finally:
             client.close()
         with open(log, "rb") as sent_file:
@@ -408,7 +414,7 @@ class ClientFaultTest(unittest.TestCase):
         requests = [m for m in messages if "id" in m and "method" in m]
         target = next((m["id"] for m in requests if m["method"] == "tools/call"), None)
         cancelled = [m["params"]["requestId"] for m in messages if m.get("method") == "notifications/cancelled"]
-        if fault == "notes" and outcome.error is None:
+        if fault in ("notes", "deaf") and outcome.error is None:
             return ["a call that was never answered returned"]
         return self.promises(fault, outcome, [(m["id"]) for m in requests], cancelled, target, True) + follow
 
@@ -430,14 +436,14 @@ class ClientFaultTest(unittest.TestCase):
         url = f"http://127.0.0.1:{server.port}/mcp"
         big = fault == "status" and rng.random() < 0.5  # a body the server will not read: sending fails
         arguments = {"x": "z" * (3 * CAP)} if big else {}
-        client = Client(url, protocol_version=era, timeout=TIMEOUT, max_message_bytes=CAP,
+        client = Client(url, protocol_version=era, timeout=timeout_for(fault), max_message_bytes=CAP,
                         headers={"Authorization": SECRET})
         try:
             client.initialize()
             client.list_tools()
             if fault == "idle_close":
                 time.sleep(0.1)  # the server closes the kept-alive connection meanwhile
-            outcome = run_call(lambda: client.call_tool("t", arguments), measure=not big)
+            outcome = run_call(lambda: client.call_tool("t", arguments), not big, timeout_for(fault))
             follow = self.follow_up(client, "http")
         finally:
             server.close()
@@ -485,6 +491,27 @@ class PromisesTest(unittest.TestCase):
             cancel = [json.loads(line) for line in sent][-2]
         self.assertEqual(cancel, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
             "requestId": 3, "reason": f"the server did not answer tools/call within {TIMEOUT:g} s"}})
+
+    def test_what_is_cancelled_on_timeout(self) -> None:
+        # basic/utilities/cancellation: initialize MUST NOT be cancelled; a
+        # task-augmented request is cancelled with tasks/cancel, not the notification.
+        sent: List[Any] = []
+        silent = [sys.executable, "-c", "import sys\nfor line in sys.stdin: pass"]
+        transport = mcp_ref._StdioClient(silent, lambda arrow, message: sent.append(message), 0.2)
+        self.addCleanup(transport.close)
+        for method, params in (("initialize", {}), ("tools/call", {"name": "t", "task": {}}),
+                               ("tools/call", {"name": "t"})):
+            with self.assertRaises(mcp_ref._ServerFailed):
+                transport.request(method, params)
+        self.assertEqual([m for m in sent if "id" not in m], [{"jsonrpc": "2.0", "method": "notifications/cancelled",
+                         "params": {"requestId": 3, "reason": "the server did not answer tools/call within 0.2 s"}}])
+        server = FakeHttp("stall", random.Random(1), "2025-11-25")
+        self.addCleanup(server.close)
+        with Client(f"http://127.0.0.1:{server.port}/mcp", protocol_version="2025-11-25", timeout=0.2) as client:
+            for arguments in ({"task": {}}, {}):
+                with self.assertRaises(ConnectionError):
+                    client._request("tools/call", dict(arguments, name="t"))
+        self.assertEqual(server.cancelled, [3])  # initialize 1, the task 2
 
     def test_a_call_the_server_dropped_is_not_sent_again(self) -> None:
         server = FakeHttp("close", random.Random(1), "2026-07-28")

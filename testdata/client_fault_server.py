@@ -85,6 +85,8 @@ def main() -> None:
             elif method == "tools/list":
                 write({"jsonrpc": "2.0", "id": id_, "result": {"tools": [
                     {"name": "t", "inputSchema": {"type": "object"}}]}})
+                if FAULT == "deaf":  # it reads nothing more: a long request fills the pipe
+                    time.sleep(30)
             elif method == "tools/call":
                 call(id_)
             else:
