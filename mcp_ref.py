@@ -147,6 +147,7 @@ from __future__ import annotations
 
 import functools  # loaded by json already
 import contextvars  # a built-in module: nothing to load
+import io  # loaded at startup (sys.stdout)
 import itertools  # loaded by json already
 import json
 import os
@@ -14596,7 +14597,10 @@ class _HttpClient:
         import http.client
 
         kind = http.client.HTTPSConnection if self.parts.scheme == "https" else http.client.HTTPConnection
-        return kind(str(self.parts.hostname), self.parts.port, timeout=timeout)
+        conn: Any = kind(str(self.parts.hostname), self.parts.port, timeout=timeout)
+        conn.mcp_end = None  # the deadline of the request it carries (_send), for every read of its answer
+        conn.response_class = functools.partial(_response_by_deadline, self, conn)
+        return conn
 
     def _send(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str, alone: bool,
               end: float) -> Any:
@@ -14618,17 +14622,19 @@ class _HttpClient:
             conn.timeout = left = self._left(end)  # (a new connection's connect takes this one)
             if conn.sock is not None:
                 conn.sock.settimeout(left)
+            conn.mcp_end = end
             try:
                 try:
                     conn.request(verb, path, body=body, headers=headers)
                     sent = True
                 except (BrokenPipeError, ConnectionResetError):  # it stopped reading: perhaps it said why
                     sent = False
-                sock = conn.sock
                 response = conn.getresponse()
                 response.mcp_conn = conn if alone else None  # closed with the response (_finish)
-                response.mcp_sock = sock  # its reads wait until the deadline (_read_some)
                 return response
+            except _TimedOut:  # (its head, read by the deadline)
+                conn.close()
+                raise
             except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
                 conn.close()
                 if sent:
@@ -14661,9 +14667,8 @@ class _HttpClient:
         import http.client
 
         try:
-            sock = getattr(response, "mcp_sock", None)  # (the GET stream's: none, it waits as long as it must)
-            if end is not None and sock is not None:
-                sock.settimeout(self._left(end))
+            if isinstance(response.fp, io.BufferedReader) and isinstance(response.fp.raw, _ByDeadline):
+                response.fp.raw.end = end  # (the GET stream's: None, it waits as long as it must)
             data: bytes = response.read1(65536) if response.length != 0 else b""
             if not data:  # (read1 leaves a response of a Content-Length open at its end: closed, its
                 response.close()  # connection carries the next request)
@@ -14907,6 +14912,39 @@ def _mcp_param_headers(schema: Any, arguments: Any) -> Dict[str, str]:
         elif isinstance(value, (str, int, float)):
             headers[f"Mcp-Param-{header}"] = _header_value(str(value))
     return headers
+
+
+class _ByDeadline(io.RawIOBase):
+    """A response's socket, read by a deadline: each read waits only for what
+    is left of it (a server that sends a byte now and then, in the head or the
+    body, cannot hold a request past it).  ``end`` as _HttpClient._left takes it."""
+
+    def __init__(self, raw: Any, sock: Any, left: Callable[[float], float], end: Optional[float]) -> None:
+        super().__init__()
+        self.raw, self.sock, self.left, self.end = raw, sock, left, end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> Any:
+        if self.end is not None:
+            self.sock.settimeout(self.left(self.end))  # (_TimedOut when none is left)
+        return self.raw.readinto(buffer)
+
+    def close(self) -> None:
+        self.raw.close()  # (the socket's own reader: closing it releases the socket)
+        super().close()
+
+
+def _response_by_deadline(transport: _HttpClient, conn: Any, sock: Any, *args: Any, **kwargs: Any) -> Any:
+    """An HTTPResponse whose reads keep the deadline of ``conn``'s request
+    (HTTPConnection.response_class)."""
+    import http.client
+
+    response = http.client.HTTPResponse(sock, *args, **kwargs)
+    raw = response.fp.detach()  # the socket's own reader, wrapped
+    response.fp = io.BufferedReader(_ByDeadline(raw, sock, transport._left, conn.mcp_end))
+    return response
 
 
 def _dropped(sock: Any) -> bool:

@@ -46,13 +46,13 @@ ANSWER = {"content": [{"type": "text", "text": "ok"}]}
 DOCUMENTED = (ConnectionError, MCPError)
 
 STDIO_FAULTS = ("ok", "stall", "notes", "late", "cut", "oversize", "flood", "repeat", "garbage", "reorder", "deaf")
-HTTP_FAULTS = ("json", "sse", "keepalive", "notes", "stall", "trickle", "cut_chunk", "bad_chunk", "cut_event",
-               "close", "idle_close", "oversize_event", "oversize_json", "flood", "status", "redirect", "mutate",
-               "repeat", "reorder")
+HTTP_FAULTS = ("json", "sse", "keepalive", "notes", "stall", "trickle", "slow_head", "cut_chunk", "bad_chunk",
+               "cut_event", "close", "idle_close", "oversize_event", "oversize_json", "flood", "status", "redirect",
+               "mutate", "repeat", "reorder")
 # The faults after which the call must still succeed; the others may fail (documented).
 SUCCEED = {"ok", "flood", "json", "sse", "idle_close", "repeat", "reorder"}
 STDIO_FAIL_TO_SUCCEED = {"reorder"}  # stdio: an answer to an id never asked is the server's failure
-TIMED_OUT = {"stall", "notes", "late", "keepalive", "trickle"}  # given up on: cancelled, once
+TIMED_OUT = {"stall", "notes", "late", "keepalive", "trickle", "slow_head"}  # given up on: cancelled, once
 
 
 class Outcome:
@@ -265,6 +265,11 @@ class FakeHttp:
                 if self.stop.wait(0.1):
                     break
                 conn.sendall(bytes([byte]))
+            return False
+        if fault == "slow_head":  # a header a byte at a time: the head never ends
+            conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            while not self.stop.wait(0.1):
+                conn.sendall(b"z")
             return False
         if fault == "cut_chunk":
             conn.sendall(sse + b"%x\r\n" % (len(answer) + 100) + event(answer)[:rng.randrange(1, 30)])
