@@ -14928,7 +14928,9 @@ class _ByDeadline(io.RawIOBase):
 
     def readinto(self, buffer: Any) -> Any:
         if self.end is not None:
-            self.sock.settimeout(self.left(self.end))  # (_TimedOut when none is left)
+            left = self.left(self.end)  # (_TimedOut when none is left)
+            if (self.sock.gettimeout() or left + 1) > left * 1.1 + 0.01:  # (else the wait set is close enough)
+                self.sock.settimeout(left)
         return self.raw.readinto(buffer)
 
     def close(self) -> None:
