@@ -440,7 +440,7 @@ class ClientFaultTest(unittest.TestCase):
         server = FakeHttp(fault, rng, era)
         url = f"http://127.0.0.1:{server.port}/mcp"
         big = fault == "status" and rng.random() < 0.5  # a body the server will not read: sending fails
-        arguments = {"x": "z" * (3 * CAP)} if big else {}
+        arguments = {"x": "z" * 8_000_000} if big else {}
         client = Client(url, protocol_version=era, timeout=timeout_for(fault), max_message_bytes=CAP,
                         headers={"Authorization": SECRET})
         try:
@@ -541,8 +541,8 @@ class PromisesTest(unittest.TestCase):
         server = FakeHttp("status", random.Random(0), "2026-07-28", status=413)
         self.addCleanup(server.close)
         with Client(f"http://127.0.0.1:{server.port}/mcp", protocol_version="2026-07-28", timeout=5) as client:
-            with self.assertRaises(MCPError) as caught:
-                client.call_tool("t", {"x": "z" * (3 * CAP)})
+            with self.assertRaises(MCPError) as caught:  # (sending fails: the server stopped reading)
+                client.call_tool("t", {"x": "z" * 20_000_000})
         self.assertEqual(caught.exception.message, "HTTP 413 Payload Too Large: the request body is longer than "
                                                    "1024 bytes (JSON-RPC error without a code)")
 
