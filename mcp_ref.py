@@ -14578,14 +14578,19 @@ class _HttpClient:
         end = time.monotonic() - self.held + self.timeout if end is None else end
         for attempt in (1, 2, 3):
             sent = dict(headers, **self.extra)
-            if self.auth is not None:
+            started = time.monotonic()  # the auth object's time (an OAuth flow, a person at a browser):
+            if self.auth is not None:  # not counted against the deadline, as the callbacks' is not
                 sent.update(self.auth.headers(self.url))
+            self.held += time.monotonic() - started
             response = self._send(verb, body, sent, when, alone, end)
             challenge = response.getheader("WWW-Authenticate") or ""
             if self.auth is None or attempt == 3 or not (
                     response.status == 401 or (response.status == 403 and "insufficient_scope" in challenge)):
                 return response
-            if not self.auth.unauthorized(self.url, response.status, challenge):
+            started = time.monotonic()
+            again = self.auth.unauthorized(self.url, response.status, challenge)
+            self.held += time.monotonic() - started
+            if not again:
                 return response  # (read as any answer: the server's reason with it)
             try:
                 self._drain(response, end, alone)

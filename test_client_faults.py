@@ -570,6 +570,44 @@ class PromisesTest(unittest.TestCase):
                 self.assertIn(f"longer than {CAP} bytes (the client's max_message_bytes)", str(outcome.error))
                 self.assertLess(outcome.peak, MEMORY)
 
+    def test_the_deadline_leaves_out_the_callbacks_and_the_auth_flow(self) -> None:
+        # A person at a browser (the auth object's unauthorized) or at the
+        # terminal (a callback) takes longer than the timeout: not the server's time.
+        from test_http import InProcess
+
+        class Slow:
+            token = "old"
+
+            def headers(self, url: str) -> Dict[str, str]:
+                return {"Authorization": f"Bearer {self.token}"}
+
+            def unauthorized(self, url: str, status: int, www_authenticate: str) -> bool:
+                time.sleep(0.8)
+                self.token = "good"
+                return True
+
+        token = type("Token", (), {"scopes": ["mcp"], "expires_at": None, "client_id": "u"})()
+        settings = type("Settings", (), {"required_scopes": ["mcp"], "resource_server_url": None,
+                                         "issuer_url": None})()
+        verifier = type("Verifier", (), {"verify_token": staticmethod({"good": token}.get)})()
+        server = mcp_ref.MCPServer("auth", token_verifier=verifier, auth=settings)
+
+        @server.tool()
+        async def ask(ctx: mcp_ref.Context) -> str:
+            answer = await ctx.elicit("Name?", schema={"type": "object", "properties": {"n": {"type": "string"}}})
+            return str(answer.action)
+
+        endpoint = InProcess(server)
+        self.addCleanup(endpoint.stop)
+
+        def slowly(params: Dict[str, Any]) -> Dict[str, Any]:
+            time.sleep(0.8)
+            return {"action": "accept", "content": {"n": "x"}}
+
+        with Client(f"http://127.0.0.1:{endpoint.port}/mcp", protocol_version="2025-11-25", auth=Slow(),
+                    timeout=0.5, elicitation_callback=slowly) as client:
+            self.assertEqual(client.call_tool("ask")["content"][0]["text"], "accept")
+
     def test_the_default_cap_is_the_servers(self) -> None:
         self.assertEqual(Client("x").max_message_bytes, mcp_ref.MCPServer("x").max_message_bytes)
 
