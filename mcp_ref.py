@@ -124,7 +124,9 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas;
-                                Image, Audio, ToolAnnotations; its event store's shape; its registration
+                                Image, Audio, ToolAnnotations; its event store's shape; its registration;
+                                its extensions (SEP-2133) and MCP Apps (io.modelcontextprotocol/ui);
+                                skills (io.modelcontextprotocol/skills) through the same interface
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
                                 URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
@@ -245,12 +247,32 @@ __all__ = (
     "ListRootsResult",
     "Root",
     "SetLevelRequestParams",
+    "CallToolRequestParams",
     "SubscribeRequestParams",
     "UnsubscribeRequestParams",
     "TextResourceContents",
     "BlobResourceContents",
     "EventCallback",
     "JSONRPCMessage",
+    # Extensions (SEP-2133) and MCP Apps, as the SDK names them (section 26)
+    "Extension",
+    "ToolBinding",
+    "ResourceBinding",
+    "MethodBinding",
+    "RequestParams",
+    "validate_extension_identifier",
+    "require_client_extension",
+    "Apps",
+    "ResourceCsp",
+    "ResourcePermissions",
+    "client_supports_apps",
+    "Visibility",
+    "CallNext",
+    "HandlerResult",
+    "EXTENSION_ID",
+    "APP_MIME_TYPE",
+    "Skills",
+    "SKILLS_EXTENSION",
     # The client's OAuth 2.1 (section 31)
     "OAuthClientProvider",
     "OAuthFlowError",
@@ -3306,9 +3328,12 @@ class MCPServer:
     3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100),
     ``max_stored_tasks_per_client`` (stored, finished or not, 1000) and
     ``max_tasks`` (stored, 10000); a client is a token's principal, else a session.
+    ``scope_hierarchy``: each scope with the narrower ones it implies (HTTP's bearer tokens, section 21).
     The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
+
+    scope_hierarchy: Optional[Dict[str, List[str]]]  # set with the SDK's auth keywords (_sdk_settings)
 
     def __init__(
         self,
@@ -3329,11 +3354,11 @@ class MCPServer:
         drain_timeout: float = 10.0,
         request_timeout: float = 300.0,
         cache_ttl_ms: int = 0,
-        cache_scope: str = "private",
-        lifespan: Optional[Callable[[Any], Any]] = None,
-        request_state_key: Any = None,
+        cache_scope: str = "private", extensions: Optional[List[Any]] = None,
+        lifespan: Optional[Callable[[Any], Any]] = None, request_state_key: Any = None,
         task_store: Optional[TaskStore] = None, task_ttl: Optional[float] = 3600.0,  # section 16
         max_tasks_per_client: int = 100, max_tasks: int = 10000, max_stored_tasks_per_client: Optional[int] = 1000,
+        scope_hierarchy: Optional[Dict[str, List[str]]] = None,  # section 21
         **sdk_settings: Any,
     ) -> None:
         self.name = name or "mcp-server"
@@ -3356,9 +3381,8 @@ class MCPServer:
         key = request_state_key if request_state_key is not None else os.environ.get("MCP_REF_STATE_KEY")
         self._state_key: Any = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
-        self.cache_ttl_ms = cache_ttl_ms
-        self.cache_scope = cache_scope
-        self.settings = _sdk_settings(self, name, request_state_key, sdk_settings)
+        self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope
+        self.settings = _sdk_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
         self._tools: Dict[str, _Tool] = {}
         self._resources: Dict[str, Resource] = {}  # sections 10 and 11, as the next three
         self._templates: Dict[str, _Template] = {}
@@ -3368,8 +3392,23 @@ class MCPServer:
         self.task_ttl, self.max_tasks_per_client, self.max_tasks = task_ttl, max_tasks_per_client, max_tasks
         self.max_stored_tasks_per_client = max_stored_tasks_per_client
         self._tasks = _Tasks(self, task_store)  # section 16
+        self._add_extensions(extensions or [])
         for resource in sdk_settings.pop("resources", None) or ():  # the SDK's MCPServer(resources=[...])
             self.add_resource(resource)
+
+    def _add_extensions(self, extensions: List[Any]) -> None:
+        """Extensions (basic/versioning, "Extension Negotiation"; SEP-2133): each
+        identifier's settings, declared under capabilities.extensions in 2026-07-28
+        (None: not now); the request methods they add, each a function of (params,
+        _Request); their tools/call interceptors, the first given outermost
+        (_calling).  ``extensions``: the SDK's Extension objects (section 26)."""
+        self._extensions: Dict[str, Callable[[], Optional[Dict[str, Any]]]] = {  # section 16's, as it declares it
+            TASKS_EXTENSION: lambda: _tasks_declared(self, STATELESS_VERSIONS[-1], None).get("extensions", {}).get(
+                TASKS_EXTENSION)}
+        self._methods: Dict[str, Callable[[Dict[str, Any], _Request], Dict[str, Any]]] = {}
+        self._interceptors: List[Any] = []
+        for extension in extensions:
+            _apply_extension(self, extension)
 
     # -- registration ----------------------------------------------------------
 
@@ -3469,8 +3508,8 @@ class MCPServer:
         The list changes it makes are announced once, when it ends."""
         token = _CHANGES.set(changes := {})  # type: ignore[var-annotated]
         try:
-            if tool.is_async:
-                return _run_coroutine(self._call(tool, arguments, request))
+            if tool.is_async or self._interceptors:  # an interceptor may wait (section 26)
+                return _run_coroutine(self._calling(tool, arguments, request))
             return _call_sync(self, tool, arguments, request)
         finally:  # (most calls change nothing: the context's only reset)
             self._announce_changes(token) if changes else _CHANGES.reset(token)
@@ -3514,6 +3553,12 @@ class MCPServer:
         if tool is None:  # server/tools, "Error Handling": unknown tools are protocol errors
             raise _RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
         return tool
+
+    def _calling(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+        """The coroutine of steps 2 to 4: _call, inside the extensions' interceptors
+        when there are any (SEP-2133: an extension may wrap tools/call; section 26)."""
+        return _intercepted(self, tool, arguments, request) if self._interceptors else \
+            self._call(tool, arguments, request)
 
     async def _call(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """Steps 2 to 4, for sync and async tools alike: the call's result, or
@@ -3986,11 +4031,11 @@ class _Dispatcher:
                                 {"supported": list(STATELESS_VERSIONS), "requested": _echo(version)})
             # The revision is known: a method it does not have (initialize, ping)
             # is -32601 before its params are looked at, as JSON-RPC orders them.
-            if method not in _STATELESS_REQUESTS:
+            if method not in _STATELESS_REQUESTS and not self.extension_serves(method, str(version)):
                 raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
             if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_CLIENT_CAPABILITIES}")
-            return _STATELESS_REQUESTS[method], str(version)
+            return _STATELESS_REQUESTS.get(method, "extension_method"), str(version)
         if method == "initialize":
             return "initialize", None
         if method == "server/discover":
@@ -4003,7 +4048,16 @@ class _Dispatcher:
                                             f"{META_PROTOCOL_VERSION} in _meta (protocol 2026-07-28)")
         if method in _HANDSHAKE_REQUESTS:
             return _HANDSHAKE_REQUESTS[method], self.version
+        if self.extension_serves(method, self.version):
+            return "extension_method", self.version
         raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    def extension_serves(self, method: str, version: str) -> bool:
+        """Whether an extension added ``method`` for ``version`` (additive only: the
+        spec's methods are answered above, whatever an extension says)."""
+        served = self.server._methods.get(method)
+        versions = getattr(served, "protocol_versions", None)
+        return served is not None and (versions is None or version in versions)
 
     # -- the requests, each answered at once (tools/call: by _Connection.start_call) ------
 
@@ -4026,6 +4080,13 @@ class _Dispatcher:
 
     def ping(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         return {}
+
+    def extension_method(self, method: str) -> Callable[..., Dict[str, Any]]:
+        """What answers a request an extension added (basic/versioning, "Extension
+        Negotiation"): its function, which checks the params itself (-32602 when
+        they do not fit), as _Connection.start_request calls a handler."""
+        served = self.server._methods[method]
+        return lambda params, version, request: served(params, request)
 
     def set_level(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         """logging/setLevel (server/utilities/logging): the least level sent from now on."""
@@ -4058,7 +4119,11 @@ class _Dispatcher:
             capabilities["prompts"] = {"listChanged": True}
         if offers["completions"] and _has(version, "capability.completions"):
             capabilities["completions"] = {}
-        capabilities.update(_tasks_declared(self.server, version, self.conn))  # section 16
+        tasks = _tasks_declared(self.server, version, self.conn)  # section 16: 2025-11-25's tasks; the extension
+        capabilities.update((key, value) for key, value in tasks.items() if key != "extensions")
+        extensions = _extensions_declared(self.server) if stateless else {}  # the tasks extension among them
+        if extensions:
+            capabilities["extensions"] = extensions
         return capabilities
 
     def tools_list(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
@@ -4234,6 +4299,15 @@ def _open_retry(request: _Request, server: MCPServer, method: str, target: str, 
     request.answers.update(responses or {})
 
 
+def _extensions_declared(server: MCPServer) -> Dict[str, Any]:
+    """capabilities.extensions (2026-07-28, basic/versioning "Extension
+    Negotiation"; SEP-2133): each extension's identifier and its settings, those
+    declared now.  The SDK declares them in 2026-07-28 only: 2025-11-25's
+    ServerCapabilities has no such field."""
+    declared = {identifier: settings() for identifier, settings in server._extensions.items()}
+    return {identifier: settings for identifier, settings in declared.items() if settings is not None}
+
+
 def _runs_with_context(server: MCPServer, method: str, params: Dict[str, Any]) -> bool:
     """Whether a resources/read or prompts/get runs a function that takes a
     Context: it then runs as a tool call does (_Connection.start_request), so
@@ -4342,9 +4416,10 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 # result checked against the outputSchema, isError by the same rules), on a
 # thread of this process's task pool.  A question it asks ends the run, as in
 # the stateless era (basic/patterns/mrtr): the task is input_required with the
-# questions as inputRequests; tasks/update brings the answers, and once none
-# is outstanding the run starts again with all of them, so that the tool reads
-# each answer where it asked.  Everything a task is (status, answers, result,
+# questions as inputRequests; tasks/update brings the answers (2025-11-25:
+# tasks/result relays the questions to the client and takes its answers), and
+# once none is outstanding the run starts again with all of them, so that the
+# tool reads each answer where it asked.  Everything a task is (status, answers, result,
 # TTL) lives in its TaskStore record, so another worker can answer tasks/get,
 # take the answers and run it on; the worker running a task renews a lease on
 # it, and a task whose lease lapsed (its worker died) is failed.
@@ -4353,8 +4428,11 @@ def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
 #   tools/call (section 17)             a task, -32021, or the call  _Tasks.for_call
 #   ctx.start_task() (_stopped, s. 14)  the call goes on as a task   _Tasks.begin
 #   tasks/get, tasks/update,            the task of the client's     _Tasks.answer
-#   tasks/cancel (section 17)           principal, or -32602
+#   tasks/cancel (section 17)           principal, or -32602         (_task_owner)
+#   2025-11-25's tasks/result           the result; the questions    _Tasks.result, relay
+#   initialize, server/discover         what tasks declare           _tasks_declared
 #   subscriptions/listen's taskIds      notifications/tasks          _Tasks.listened, announce
+#   SIGTERM, the process's exit         its running tasks failed     _Tasks.stop
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 _TASK_TERMINAL = ("completed", "failed", "cancelled")
@@ -4606,6 +4684,8 @@ class SqliteTaskStore(TaskStore):
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         db.execute("PRAGMA journal_mode = WAL")
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mcp_tasks_removed'").fetchone():
+            return db  # the schema is there (its last statement's trigger): no write lock to wait for
         db.execute("BEGIN IMMEDIATE")  # one process sets the schema up; the others find it done
         try:
             for statement in self._SCHEMA:
@@ -4853,8 +4933,8 @@ class _Tasks:
         if mine >= server.max_tasks_per_client:
             why = f"this client has {mine} tasks not finished (limit {server.max_tasks_per_client})"
         elif server.max_stored_tasks_per_client is not None and kept >= server.max_stored_tasks_per_client:
-            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; a task is "
-                   f"kept {_ttl_text(server.task_ttl)} after it is created)")
+            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; "
+                   f"{_ttl_text(server.task_ttl)})")
         elif stored >= server.max_tasks:
             why = f"this server has {stored} tasks stored (limit {server.max_tasks})"
         else:
@@ -4943,7 +5023,8 @@ class _Tasks:
             except Exception as again:
                 _log_exception(f"task {task_id} could not be marked failed", again)
         finally:
-            with self.lock:
+            call.cancelled = True  # the run is over: a Context kept past it sends nothing more (progress
+            with self.lock:        # "MUST stop after the task reaches a terminal status", basic/utilities/progress)
                 if self.running.get(task_id) is call:
                     del self.running[task_id]
 
@@ -5179,7 +5260,8 @@ class _Tasks:
             return
         for key, question in (record.get("inputRequests") or {}).items():
             if key not in asked:
-                params = dict(question.get("params") or {}, _meta={_RELATED_TASK: {"taskId": task_id}})
+                params = dict(question.get("params") or {})
+                params["_meta"] = dict(params.get("_meta") or {}, **{_RELATED_TASK: {"taskId": task_id}})
                 asked[key] = conn.ask(call, str(question.get("method")), params)
         for key, answer in list(asked.items()):
             if answer is None or not answer.done.is_set() or call.cancelled or conn.closed:
@@ -5366,7 +5448,7 @@ def _iso(seconds: float) -> str:
 
 
 def _ttl_text(ttl: Optional[float]) -> str:
-    return "until it is deleted" if ttl is None else f"{ttl:g} s"
+    return "a task is kept until it is deleted" if ttl is None else f"a task is kept {ttl:g} s after it is created"
 
 
 def _ignore(data: Any) -> None:
@@ -5410,7 +5492,8 @@ def _refused(error: Dict[str, Any], record: Dict[str, Any]) -> Optional[Dict[str
     """A task whose question the client answered with an error: failed with it."""
     if record["status"] != "input_required":
         return None
-    new = dict(record, status="failed", error=error, statusMessage=f"The client refused: {error.get('message')}")
+    why = f"A question to the client failed: {error.get('message')}"
+    new = dict(record, status="failed", error=error, statusMessage=why)
     new.pop("inputRequests", None)
     return new
 
@@ -5602,6 +5685,10 @@ class _Connection:
                 return self.listen(id_, params, version, stream or self.write)
             if handler in _CONTEXT_HANDLERS and _runs_with_context(self.server, message["method"], params):
                 self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
+                return _STARTED
+            if handler == "extension_method":  # an extension's own request: it may wait, as a call may
+                self.start_request(id_, self.rpc.extension_method(message["method"]), params, version, reply,
+                                   inline, stream or self.write)
                 return _STARTED
             if handler == "tasks_result":  # section 16: it waits for the task, on the pool
                 self.start_request(id_, handler, params, version, reply, False, stream or self.write)
@@ -5843,7 +5930,7 @@ class _Connection:
             result = None
             token = _CHANGES.set({})  # the task's own context
             try:
-                result = await self.server._call(tool, arguments, request)
+                result = await self.server._calling(tool, arguments, request)
             finally:  # also when cancelled, or when anything escaped _call
                 self.server._announce_changes(token)
                 complete(result)
@@ -6128,12 +6215,15 @@ class _StdioServer(_Connection):
     that way new calls go to a pool of ``workers`` threads, so a slow tool
     holds up ping, tools/list or other calls once, for at most about
     ``_HANDOFF + _WATCH``.  Async tools run on one event loop thread.  Each
-    response is written whole, under a lock.
+    response is written whole, under a lock; SIGTERM lets the one being
+    written finish (_exit_now).
     """
 
     _HANDOFF = 0.01  # seconds an inline call may hold up reading
     _WATCH = 0.01  # how often the watchdog looks
-    _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written
+    _STOP_WAIT = 1.0  # seconds SIGTERM waits for a response being written to move on
+    _STOP_LIMIT = 10.0  # seconds it waits for it at most, however slowly the client reads it
+    _PIECE = 16384  # bytes: a longer message is written in pieces, so that SIGTERM sees it move
 
     def __init__(self, server: MCPServer, exit_process: bool = True) -> None:
         import threading
@@ -6146,6 +6236,9 @@ class _StdioServer(_Connection):
         self.stdin: Any = None
         self.stderr: Optional[_Stderr] = None
         self.manager: Any = None  # the lifespan's context manager
+        self.moved = 0.0  # when the message being written in pieces last moved (_write_pieces)
+        self.left = 0  # its bytes not yet taken by the client
+        self.stopping = 0.0  # when SIGTERM came: no long message starts after it
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -6185,10 +6278,26 @@ class _StdioServer(_Connection):
                 signal.signal(getattr(signal, name), stop)
 
     def _exit_now(self) -> None:
-        # Prompt, and clean where the client allows: holding the lock, no new
-        # response starts; one being written gets _STOP_WAIT to finish (a client
-        # that does not read it in that time has it cut).
-        if self.lock.acquire(timeout=self._STOP_WAIT):
+        """SIGTERM, SIGINT: stop promptly, and never in the middle of a line
+        (stdio: nothing that is not a valid MCP message on stdout).  Holding
+        the lock, no new message starts; the one being written finishes while
+        the client goes on reading it: for as long as each piece is taken
+        within _STOP_WAIT seconds, for _STOP_LIMIT seconds at most (a process
+        manager's SIGKILL comes after about that: Docker's 10 s).  A client
+        that reads nothing for _STOP_WAIT seconds is not reading, and past
+        _STOP_LIMIT a SIGKILL would cut the line the same: then the process
+        exits with the line cut and says so on stderr; the client sees its
+        input end after a line without its newline, which is no message
+        (stdio: messages are delimited by newlines)."""
+        self.stopping = start = time.monotonic()
+        while not self.lock.acquire(timeout=0.05):
+            now = time.monotonic()
+            if now - start > self._STOP_LIMIT or now - max(self.moved, start) > self._STOP_WAIT:
+                short = f", {self.left} bytes short" if self.left else ""
+                print(f"mcp_ref: stopped in the middle of a message{short}: the client was not reading it",
+                      file=sys.stderr)
+                break
+        else:
             try:
                 self.out.flush()
             except Exception:
@@ -6297,11 +6406,31 @@ class _StdioServer(_Connection):
         data = message if isinstance(message, bytes) else _encode_safely(message)
         with self.lock:
             try:
-                self.out.write(data)
-                self.out.flush()
+                if len(data) > self._PIECE:
+                    self._write_pieces(data)
+                else:
+                    self.out.write(data)
+                    self.out.flush()
             except (BrokenPipeError, ValueError, OSError):
                 # The client closed our stdout: nobody is listening; end quietly.
                 os._exit(0)
+
+    def _write_pieces(self, data: bytes) -> None:
+        """(Under the lock.)  A long message, a piece at a time: a write to a
+        pipe the client drains slowly blocks, and SIGTERM (_exit_now) waits
+        for it while each piece moves.  After SIGTERM none starts: a line not
+        begun needs no end."""
+        if self.stopping:
+            return
+        view = memoryview(data)
+        self.left = len(data)
+        for start in range(0, len(data), self._PIECE):
+            piece = view[start:start + self._PIECE]
+            self.moved = time.monotonic()
+            self.out.write(piece)
+            self.out.flush()
+            self.left -= len(piece)
+        self.moved = time.monotonic()
 
 
 def _hold_standard_streams() -> _Stderr:
@@ -6483,7 +6612,7 @@ class _HttpApp:
         self.events = None if store is False else _Events(EventStore() if store is None else store)
         self.retry = options["retry_interval"]
         self.hosts, self.origins = _allowed(options)
-        self.auth = _HttpAuth.from_settings(server.settings)
+        self.auth = _HttpAuth.from_settings(server.settings, server.scope_hierarchy)
         self.lock = threading.Lock()
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
@@ -6749,8 +6878,12 @@ class _HttpApp:
               watch: _HttpCall) -> Any:
         """The channel's first item within ``seconds`` (None: until the
         deadline), skipping messages when nothing but JSON may be sent; None
-        if none came (``watch.stop`` says whether it is worth waiting on)."""
-        gone = environ.get("mcp_ref.gone", _never)
+        if none came (``watch.stop`` says whether it is worth waiting on).
+        Before 2026-07-28 the end of the client's input is no reason to stop:
+        the call goes on (a disconnection is no cancellation, basic/transports),
+        and a client that only half-closed its side still waits for the answer,
+        which it gets; one that has gone fails the write, harmlessly."""
+        gone = environ.get("mcp_ref.gone", _never) if watch.cancel_on_close else _never
         end = time.monotonic() + seconds if seconds is not None else watch.deadline
         if watch.deadline is not None and end is not None:
             end = min(end, watch.deadline)
@@ -7527,7 +7660,10 @@ def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
 def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[List[str]]]:
     """The Host and Origin allow-lists (None: any).  By default a server for
     a loopback address answers only to loopback names, as the SDK's does: the
-    defence against DNS rebinding (basic/security_best_practices)."""
+    defence against DNS rebinding (basic/security_best_practices); one for
+    another address takes any Host, and an Origin only when it is the
+    server's own (basic/transports: servers MUST validate the Origin header
+    on all incoming connections; the SDK checks none there)."""
     security = options.get("transport_security")
     hosts, origins = options.get("allowed_hosts"), options.get("allowed_origins")
     if security is not None:  # the SDK's TransportSecuritySettings, or anything shaped like it
@@ -7541,10 +7677,13 @@ def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[Lis
         if own is not None and not any(own == _ip_address(name) for name in names):
             names.append(f"[{own}]" if own.version == 6 else str(own))  # 127.0.0.2: its own address too
         hosts = [f"{name}:*" for name in names] + names
-    if hosts is not None and "*" in hosts:
+    wildcard = hosts is not None and "*" in hosts  # any Host, said explicitly: any Origin too
+    if wildcard:
         hosts = None
     if origins is None and hosts is not None:
         origins = [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
+    elif origins is None and not wildcard:  # not loopback, nothing listed: the Host is the deployment's
+        origins = []  # choice, yet an Origin is still checked ("MUST validate"): the server's own only
     return hosts, origins
 
 
@@ -7628,37 +7767,50 @@ class _HttpAuth:
     """Bearer tokens checked by the user's verifier (the SDK's
     ``token_verifier=``: ``verify_token(token)`` returning an access token, or
     None), and the Protected Resource Metadata document (RFC 9728) that tells
-    a client where to get one (2025-06-18 basic/authorization,
-    "Authorization Server Location")."""
+    a client where to get one (basic/authorization, "Authorization Server
+    Location").  A token is good when the verifier returns it, it has not
+    expired, it was issued for this server (its audience: "Token Handling"),
+    and its scopes, with what they imply, hold the required ones.
 
-    def __init__(self, verifier: Any, auth: Any) -> None:
+    What it needs comes from the ``auth=`` settings (the SDK's AuthSettings,
+    or any object with its attributes), never from a request: the server's
+    own resource identifier (``resource_server_url``: the audience its tokens
+    must name, and where its metadata lives) and its authorization server
+    (``issuer_url``: the metadata's ``authorization_servers``, which the page
+    requires).  Without them no metadata could be served, and every token
+    would be for any server: refused when the server is made (_auth_needs).
+    ``validate_token_resource=False`` (the SDK's setting) says the verifier
+    checked the audience itself; otherwise the token's ``resource`` (the SDK's
+    AccessToken field: its RFC 8707 resource indicator), else the ``aud`` of
+    its ``claims``, must name ``resource_server_url``."""
+
+    def __init__(self, verifier: Any, auth: Any, hierarchy: Optional[Dict[str, Any]] = None) -> None:
         from urllib.parse import urlsplit
 
         self.verifier = verifier
         self.scopes = list(getattr(auth, "required_scopes", None) or [])
-        resource = getattr(auth, "resource_server_url", None)
-        issuer = getattr(auth, "issuer_url", None)
-        self.document: Optional[Dict[str, Any]] = None
-        self.metadata_url: Optional[str] = None
-        self.metadata_paths: Tuple[str, ...] = ()
-        if resource is not None:
-            parts = urlsplit(str(resource))
-            suffix = parts.path.rstrip("/")
-            base = "/.well-known/oauth-protected-resource"
-            self.metadata_paths = (base + suffix, base) if suffix else (base,)
-            self.metadata_url = f"{parts.scheme}://{parts.netloc}{self.metadata_paths[0]}"
-            self.document = {"resource": str(resource), "bearer_methods_supported": ["header"]}
-            if issuer is not None:
-                self.document["authorization_servers"] = [str(issuer)]
-            if self.scopes:
-                self.document["scopes_supported"] = self.scopes
+        resource, issuer = str(auth.resource_server_url), str(auth.issuer_url)
+        self.audience: Optional[str] = _resource_identity(resource)  # None: the verifier checks it
+        if getattr(auth, "validate_token_resource", None) is False:
+            self.audience = None
+        self.implied = _scope_closure(hierarchy or {})
+        self.told = False  # whether stderr has said why a token without an audience is refused
+        parts = urlsplit(resource)
+        suffix = parts.path.rstrip("/")
+        base = "/.well-known/oauth-protected-resource"  # RFC 9728 section 3.1: inserted before the path
+        self.metadata_paths: Tuple[str, ...] = (base + suffix, base) if suffix else (base,)
+        self.metadata_url = f"{parts.scheme}://{parts.netloc}{self.metadata_paths[0]}"
+        self.document: Dict[str, Any] = {"resource": resource, "authorization_servers": [issuer],
+                                         "bearer_methods_supported": ["header"]}
+        if self.scopes:
+            self.document["scopes_supported"] = self.scopes
 
     @classmethod
-    def from_settings(cls, settings: Dict[str, Any]) -> Optional[_HttpAuth]:
+    def from_settings(cls, settings: Dict[str, Any], hierarchy: Optional[Dict[str, Any]] = None) -> Optional[_HttpAuth]:
         verifier = settings.get("token_verifier")
         if verifier is None:
             return None
-        return cls(verifier, settings.get("auth"))
+        return cls(verifier, settings.get("auth"), hierarchy)
 
     def metadata(self, method: str) -> _Reply:
         if method != "GET":
@@ -7668,7 +7820,8 @@ class _HttpAuth:
 
     def check(self, environ: Dict[str, Any], run_async: Callable[[Any, float], Any]) -> Optional[_Reply]:
         """None when the request's bearer token is good; else 401 (none, or
-        invalid: OAuth 2.1 section 5.3) or 403 (too few scopes)."""
+        invalid: OAuth 2.1 section 5.3; issued for another resource: "Token
+        Handling") or 403 (too few scopes)."""
         header = environ.get("HTTP_AUTHORIZATION") or ""
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
@@ -7684,7 +7837,16 @@ class _HttpAuth:
         expires = getattr(access, "expires_at", None)
         if access is None or isinstance(expires, (int, float)) and expires < time.time():
             return self._challenge(401, "invalid_token", "Invalid or expired token")
+        if self.audience is not None and self.audience not in _token_audiences(access):
+            if not self.told and not _token_audiences(access):  # a set-up to fix, not a client's fault: once
+                self.told = True
+                print("mcp_ref: a token the verifier accepted names no resource (audience) and was refused; set "
+                      "its AccessToken.resource, or AuthSettings(validate_token_resource=False) if the verifier "
+                      "checks the audience itself", file=sys.stderr)
+            return self._challenge(401, "invalid_token", "Token not issued for this resource")
         granted = set(getattr(access, "scopes", None) or [])
+        for scope in list(granted) if self.implied else ():  # 2026-07-28 "Step-Up Authorization Flow"
+            granted.update(self.implied.get(scope, ()))
         if any(scope not in granted for scope in self.scopes):
             return self._challenge(403, "insufficient_scope", "Required scope missing")
         environ[_PRINCIPAL] = _principal(access)
@@ -7695,11 +7857,100 @@ class _HttpAuth:
         params = [f'error="{error}"', f'error_description="{description}"']
         if self.scopes:
             params.append(f'scope="{" ".join(self.scopes)}"')
-        if self.metadata_url is not None:
-            params.append(f'resource_metadata="{self.metadata_url}"')
+        params.append(f'resource_metadata="{self.metadata_url}"')
         body = json.dumps({"error": error, "error_description": description}).encode()
         return _status_line(status), [("Content-Type", "application/json"),
                                       ("WWW-Authenticate", "Bearer " + ", ".join(params))], [body]
+
+
+def _auth_needs(settings: Dict[str, Any], hierarchy: Any) -> None:
+    """Refuse, when the server is made, an authorization set-up that cannot be
+    served as basic/authorization requires (a ValueError saying what to add):
+    a verifier without the auth settings that give the server's resource
+    identifier and authorization server, auth settings without a verifier
+    (nothing would be checked), a resource identifier that is no absolute
+    http(s) URI or has a fragment ("Canonical Server URI"), a hierarchy that
+    is not scope -> list of scopes."""
+    verifier = settings.get("token_verifier")
+    auth: Any = settings.get("auth")  # the SDK's AuthSettings, or any object with its fields
+    if verifier is None and auth is None:
+        if hierarchy:
+            raise ValueError("scope_hierarchy= needs token_verifier= and auth=: without them no token is checked")
+        return
+    if verifier is None:
+        raise ValueError("auth= needs a token_verifier=: without one no request's token would be checked")
+    missing = [name for name in ("resource_server_url", "issuer_url") if getattr(auth, name, None) is None]
+    if missing:
+        raise ValueError(f"token_verifier= needs auth= settings with {' and '.join(missing)}: resource_server_url "
+                         f"is this server's own URL (the audience its tokens must name, RFC 8707; where its "
+                         f"Protected Resource Metadata lives, RFC 9728), issuer_url its authorization server "
+                         f"(the metadata's authorization_servers); e.g. auth=AuthSettings(issuer_url="
+                         f"'https://auth.example.com', resource_server_url='https://mcp.example.com/mcp')")
+    resource = str(auth.resource_server_url)
+    if _resource_identity(resource) is None:
+        raise ValueError(f"auth.resource_server_url must be an absolute http or https URL without a fragment "
+                         f"(basic/authorization, \"Canonical Server URI\"), not {resource!r}")
+    for broad, narrower in (hierarchy or {}).items():
+        if not isinstance(broad, str) or isinstance(narrower, (str, bytes)) or \
+                not all(isinstance(scope, str) for scope in narrower):
+            raise ValueError(f"scope_hierarchy maps a scope to the list of scopes it implies; "
+                             f"{broad!r}: {narrower!r} is not that")
+
+
+def _resource_identity(uri: Any) -> Optional[str]:
+    """A resource identifier compared as basic/authorization's "Canonical
+    Server URI" reads it: scheme and host in any case, a default port
+    spelled or not, a trailing slash aside (the SDK compares so too); the
+    path's case counts.  None: no absolute http(s) URI, or one with a fragment."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(uri, str):
+        return None
+    try:
+        parts = urlsplit(uri.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname or "#" in uri:
+        return None
+    host = parts.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    netloc = host if port is None or port == {"http": 80, "https": 443}[scheme] else f"{host}:{port}"
+    query = "?" + parts.query if parts.query else ""
+    return f"{scheme}://{netloc}{parts.path.rstrip('/')}{query}"
+
+
+def _token_audiences(access: Any) -> List[str]:
+    """The resources a verified token was issued for, canonical: its
+    ``resource`` (the SDK's AccessToken), else its claims' ``aud`` (RFC 7519
+    section 4.1.3, RFC 9068: one string or a list of them)."""
+    named = getattr(access, "resource", None)
+    if named is None:
+        claims = getattr(access, "claims", None)
+        named = claims.get("aud") if isinstance(claims, dict) else None
+    listed = [] if named is None else list(named) if isinstance(named, (list, tuple, set, frozenset)) else [named]
+    return [canonical for canonical in (_resource_identity(str(one)) for one in listed) if canonical is not None]
+
+
+def _scope_closure(hierarchy: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
+    """Each broader scope with every scope it implies, directly or through
+    others (2026-07-28 basic/authorization: "Servers MUST account for scope
+    hierarchies, where a broader scope implies narrower ones").  Scope values
+    are opaque strings their authorization server defines (RFC 6749 section
+    3.3): no hierarchy is read from their spelling ("mcp" need not imply
+    "mcp:admin"), only the one the server declares (scope_hierarchy=)."""
+    implied: Dict[str, FrozenSet[str]] = {}
+    for broad in hierarchy:
+        seen: set[str] = set()
+        todo = list(hierarchy[broad])
+        while todo:
+            scope = todo.pop()
+            if scope not in seen:
+                seen.add(scope)
+                todo.extend(hierarchy.get(scope, ()))
+        implied[broad] = frozenset(seen)
+    return implied
 
 
 def _principal(access: Any) -> str:
@@ -11185,8 +11436,9 @@ def _cleandoc(doc: Optional[str]) -> str:
 # objects it returns, the MCPError it raises, its constructor's keywords and its
 # 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
 # takes them; its Image, Audio and ToolAnnotations, the shape of its event
-# store, and how its decorators and registration fail.  Nothing here costs a
-# server that does not use it.
+# store, and how its decorators and registration fail; its extension interface
+# (Extension and its bindings, MCPServer(extensions=[...])), MCP Apps, and skills
+# through the same interface.  Nothing here costs a server that does not use it.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -11229,6 +11481,11 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
 #                                                             message and its event id, as its callback
 #                                                             takes them
+#   _apply_extension      MCPServer._add_extensions           MCPServer(extensions=[...]): the SDK's       -
+#                         (section 14)                        Extension objects (and Apps) onto the
+#                                                             core's tables of extensions and methods
+#   _intercepted          MCPServer._calling (section 14)     the extensions' intercept_tool_call around   -
+#                                                             tools/call, the first given outermost
 #
 # README: as in section 22's table.  test_sdk_names, test_sdk_objects,
 # test_sdk_errors and test_hand_written check these on the wire.
@@ -11258,6 +11515,7 @@ _SDK_MODELS = {
     "ListRootsRequest": "<InputRequest method=roots/list params",
     "ListRootsResult": "roots!:Root _meta", "Root": "uri! name _meta",
     "SetLevelRequestParams": "level! _meta", "SubscribeRequestParams": "uri! _meta",
+    "CallToolRequestParams": "name! arguments _meta",
     "UnsubscribeRequestParams": "uri! _meta",
     "TextResourceContents": "uri! mime_type _meta text!", "BlobResourceContents": "uri! mime_type _meta blob!",
 }
@@ -11267,6 +11525,7 @@ _SDK_ALIASES = {"CompletionArgument": "_CompletionArgument", "CompletionContext"
 # Declared without a value, for readers and checkers: __getattr__ makes each.
 EmptyResult: Any
 InputRequest: Any
+CallToolRequestParams: Any
 CreateMessageRequest: Any
 CreateMessageRequestParams: Any
 CreateMessageResult: Any
@@ -11284,6 +11543,9 @@ TextResourceContents: Any
 BlobResourceContents: Any
 EventCallback: Any
 JSONRPCMessage: Any
+CallNext: Any  # an interceptor's call_next, HandlerResult what it gives (mcp.server.context)
+HandlerResult: Any
+Visibility: Any  # where an Apps tool is shown (mcp.server.apps)
 CompletionArgument: Any
 CompletionContext: Any
 ServerRequestContext: Any
@@ -11353,6 +11615,11 @@ def _sdk_name(name: str) -> Any:
         import collections.abc
 
         found = collections.abc.Callable[[EventMessage], collections.abc.Awaitable[None]]
+    elif name in ("CallNext", "HandlerResult", "Visibility"):  # (typing: loaded only for these)
+        import typing
+
+        found = {"CallNext": typing.Callable[[typing.Any], typing.Awaitable[typing.Any]],
+                 "HandlerResult": typing.Any, "Visibility": typing.Literal["model", "app"]}[name]
     else:
         spec = _SDK_MODELS[name].split()
         base = _sdk_name(spec.pop(0)[1:]) if spec and spec[0].startswith("<") else _Model
@@ -11420,8 +11687,11 @@ def _takes_sdk_context(fn: Any, context_param: Optional[str]) -> bool:
     return isinstance(tp, type) and tp.__module__.startswith("mcp.") and not _is_subclass(tp, Context)
 
 
+_SDK_TYPES = ("JSONRPCMessage", "EventCallback", "CallNext", "HandlerResult", "Visibility")  # (annotations)
+
+
 def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first imported
-    if name in _SDK_MODELS or name in _SDK_ALIASES or name in ("JSONRPCMessage", "EventCallback"):
+    if name in _SDK_MODELS or name in _SDK_ALIASES or name in _SDK_TYPES:
         return _sdk_name(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -11568,7 +11838,7 @@ _SDK_KEYWORDS: Dict[str, Optional[str]] = dict.fromkeys((
     "warn_on_duplicate_prompts", "auth", "token_verifier", "resources", "request_state_security"))
 _SDK_KEYWORDS.update({
     "auth_server_provider": "no authorization server here; token_verifier= (with auth=) checks bearer tokens",
-    "tools": "register functions with add_tool() or @server.tool()", "extensions": "register their tools",
+    "tools": "register functions with add_tool() or @server.tool()",
     "middleware": "wrap streamable_http_app(), a WSGI app", "subscriptions": "subscriptions/listen is served here",
     "cache_hints": "cache_ttl_ms= and cache_scope= set them", "resource_security": "the default policy applies"})
 
@@ -11577,15 +11847,19 @@ _STATE_FIXED = ("mcp_ref's requestState lives 600 seconds and is bound to the be
                 "and bind_principal= cannot change that")
 
 
-def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any]) -> Dict[str, Any]:
+def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any],
+                  scope_hierarchy: Any = None) -> Dict[str, Any]:
     """MCPServer's other keywords, as Python refuses an unknown one; the SDK's
-    request_state_security mapped onto section 13's signing key."""
+    request_state_security mapped onto section 13's signing key; the SDK's
+    token_verifier and auth, with mcp_ref's scope_hierarchy, checked (section 21)."""
     for keyword, value in settings.items():
         if keyword not in _SDK_KEYWORDS:
             raise TypeError(f"{type(server).__name__}.__init__() got an unexpected keyword argument {keyword!r}")
         why = _SDK_KEYWORDS[keyword]
         if why is not None and value is not None:
             raise ValueError(f"{keyword}= is not supported by mcp_ref ({why})")
+    _auth_needs(settings, scope_hierarchy)  # a token set-up that cannot be served: refused now
+    server.scope_hierarchy = scope_hierarchy
     security = settings.get("request_state_security")
     if security is not None:
         ours = isinstance(security, RequestStateSecurity)
@@ -11965,6 +12239,705 @@ def _sdk_model_json(value: Any) -> Any:
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json", by_alias=True, exclude_none=True)
     return value
+
+
+# -- extensions (SEP-2133) as the SDK frames them: mcp.server.extension --------------
+#
+# An extension is an identifier, its settings, and what it adds: tools, resources,
+# request methods of its own, one tools/call interceptor.  MCPServer(extensions=[...])
+# applies each (_apply_extension) onto the core's three tables (section 14): the
+# settings declared under capabilities.extensions, the methods the dispatcher routes
+# (section 15), the interceptors MCPServer._calling runs (_intercepted).  Additive: a spec
+# method is refused when the binding is made, as the SDK refuses it.
+
+# The SDK's SPEC_CLIENT_METHODS (mcp_types.methods): no extension may bind these.
+_SPEC_CLIENT_METHODS = frozenset((
+    "completion/complete", "initialize", "logging/setLevel", "ping", "prompts/get", "prompts/list",
+    "resources/list", "resources/read", "resources/subscribe", "resources/templates/list", "resources/unsubscribe",
+    "server/discover", "subscriptions/listen", "tools/call", "tools/list"))
+# basic/index, "_meta" key names, with the prefix required: labels.../name.
+_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_EXTENSION_IDENTIFIER = rf"{_LABEL}(?:\.{_LABEL})*/[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+
+
+def validate_extension_identifier(identifier: Any, *, owner: str) -> None:
+    """The SDK's check (mcp.shared.extension): a ``vendor-prefix/name`` string,
+    else its TypeError, in its words."""
+    import re  # (loaded by json already)
+
+    if not isinstance(identifier, str) or not re.fullmatch(_EXTENSION_IDENTIFIER, identifier):
+        raise TypeError(f"{owner}.identifier must be a `vendor-prefix/name` string "
+                        f"(reverse-DNS prefix required), got {identifier!r}")
+
+
+class RequestParams:
+    """The SDK's ``mcp_types.RequestParams``: subclass it with annotated fields
+    to type an extension method's params (``MethodBinding``).  mcp_ref reads the
+    annotations as it reads a tool's (no pydantic): the params are converted and
+    checked as arguments are, and ``meta`` is the request's ``_meta``."""
+
+    meta = None  # (no annotation of its own: a subclass's fields are its annotations)
+
+    def __init__(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            setattr(self, "meta" if name == "_meta" else name, value)
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        return {name: getattr(self, name) for name in _type_hints(type(self))}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.model_dump().items())})"
+
+
+class ToolBinding:
+    """A tool an extension adds (``fn``), the ``_meta`` to stamp on it, and
+    ``kwargs`` for MCPServer.add_tool."""
+
+    def __init__(self, fn: Callable[..., Any], meta: Optional[Dict[str, Any]] = None,
+                 kwargs: Optional[Dict[str, Any]] = None) -> None:
+        self.fn, self.meta, self.kwargs = fn, meta, dict(kwargs or {})
+
+
+class ResourceBinding:
+    """A resource an extension adds, made already."""
+
+    def __init__(self, resource: Any) -> None:
+        self.resource = resource
+
+
+class MethodBinding:
+    """A request method an extension serves: its params checked against
+    ``params_type`` (a RequestParams subclass) before ``handler(ctx, params)``
+    runs; ``protocol_versions`` (None: all) the revisions it exists in.  A spec
+    method, or an empty set of revisions, is refused here (the SDK's ValueErrors)."""
+
+    def __init__(self, method: str, params_type: Any, handler: Callable[..., Any],
+                 protocol_versions: Optional[FrozenSet[str]] = None) -> None:
+        if method in _SPEC_CLIENT_METHODS:
+            raise ValueError(f"MethodBinding cannot bind spec method {method!r}; extension methods are additive "
+                             "— use Extension.intercept_tool_call or Server.middleware to wrap core behaviour")
+        if protocol_versions is not None and not protocol_versions:
+            raise ValueError(f"MethodBinding for {method!r} has an empty protocol_versions set, so it could "
+                             "never be served; use None to admit every version")
+        self.method, self.params_type, self.handler = method, params_type, handler
+        self.protocol_versions = protocol_versions
+
+
+class Extension:
+    """The SDK's ``mcp.server.extension.Extension``: set ``identifier`` (checked
+    when the class is made) and override what the extension adds."""
+
+    identifier: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("identifier") is not None:  # (one set in __init__: checked when applied)
+            validate_extension_identifier(cls.__dict__["identifier"], owner=cls.__name__)
+
+    def settings(self) -> Dict[str, Any]:
+        """Declared at ``capabilities.extensions[identifier]``."""
+        return {}
+
+    def tools(self) -> List[ToolBinding]:
+        return []
+
+    def resources(self) -> List[ResourceBinding]:
+        return []
+
+    def methods(self) -> List[MethodBinding]:
+        return []
+
+    async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        """Wrap tools/call: return a result without ``await call_next(ctx)`` to
+        answer in the tool's place, or pass it on (the default)."""
+        return await call_next(ctx)
+
+
+def _apply_extension(server: MCPServer, extension: Any) -> None:
+    """MCPServer(extensions=[...]): one extension onto the core's tables
+    (section 14), as the SDK's MCPServer._apply_extension does it."""
+    given = getattr(extension, "identifier", None)
+    validate_extension_identifier(given, owner=type(extension).__name__)
+    identifier = str(given)
+    if identifier in server._extensions:
+        raise ValueError(f"Extension {identifier!r} is already registered")
+    for tool in extension.tools():
+        server.add_tool(tool.fn, meta=tool.meta, **tool.kwargs)
+    for binding in extension.resources():
+        server.add_resource(binding.resource)
+    for method in extension.methods():
+        if method.method in server._methods or method.method in _HANDSHAKE_REQUESTS or \
+                method.method in _STATELESS_REQUESTS:  # (tasks/*: section 16 serves them)
+            raise ValueError(f"Extension {identifier!r} binds method {method.method!r}, which is already "
+                             "registered; extension methods are additive and cannot replace another handler")
+        server._methods[method.method] = _ExtensionMethod(server, method)
+    settings = extension.settings()  # read once, as the SDK reads it
+    server._extensions[identifier] = lambda: settings
+    if getattr(type(extension), "intercept_tool_call", None) is not Extension.intercept_tool_call:
+        server._interceptors.append(extension)
+
+
+class _ExtensionMethod:
+    """A MethodBinding as the dispatcher calls it (_Dispatcher.extension_method,
+    section 15): the params read as a tool's arguments are (its RequestParams
+    type, or a pydantic model), then the handler, awaited when it is async."""
+
+    def __init__(self, server: MCPServer, binding: MethodBinding) -> None:
+        self.server, self.binding, self.protocol_versions = server, binding, binding.protocol_versions
+
+        def params(params: Any) -> None:
+            pass
+
+        params.__annotations__ = {"params": binding.params_type}
+        self.reader = _Tool(params, binding.method, None, None, None, None, None, False)
+
+    def __call__(self, params: Dict[str, Any], request: _Request) -> Dict[str, Any]:
+        fields = {key: value for key, value in params.items() if key != "_meta"}
+        try:
+            value = self.reader.arguments({"params": fields})["params"]
+        except ValidationError as exc:
+            kind = getattr(self.binding.params_type, "__name__", "params").lstrip("_")
+            raise _RpcError(INVALID_PARAMS, f"Invalid params for {self.binding.method}: "
+                                            f"{_params_errors(str(exc), kind)}") from None
+        except RecursionError:
+            raise _RpcError(INVALID_PARAMS, f"Invalid params for {self.binding.method}: nested too deeply") from None
+        except Exception as exc:  # the params type's own code refused them
+            raise _handler_error(f"reading the params of {self.binding.method}", exc) from None
+        try:
+            if "_meta" in params:
+                value.meta = params["_meta"]
+        except (AttributeError, TypeError, ValueError):  # a frozen or slotted type: left without it
+            pass
+        try:
+            result = self.binding.handler(_extension_context(self.server, request), value)
+            if hasattr(result, "__await__"):
+                result = _run_coroutine(_awaited(result))
+            result = {} if result is None else _wire_value(result)
+            if not isinstance(result, dict):  # (a result is a JSON object: basic/index, "Responses")
+                raise TypeError(f"{self.binding.method} returned {type(result).__name__}, not a JSON object")
+        except _RpcError:
+            raise
+        except Exception as exc:
+            raise _handler_error(f"extension method {self.binding.method}", exc) from None
+        return result
+
+
+def _handler_error(what: str, exc: Exception) -> _RpcError:
+    """What an extension's handler or interceptor raised, as the error sent: an
+    MCPError's own (as the SDK sends it); anything else -32603 with its text
+    (the SDK sends its text with code 0, no JSON-RPC error code: README 50)."""
+    error = _protocol_error(exc)
+    if error is not None:
+        return error
+    _log_exception(what, exc)
+    return _RpcError(INTERNAL_ERROR, str(exc) or type(exc).__name__)
+
+
+def _params_errors(text: str, kind: str) -> str:
+    """The errors of the params read as a tool's one argument, told of the params
+    (the SDK says only "Invalid request parameters": README 51)."""
+    text = text.replace(" for paramsArguments", " for " + kind, 1)
+    return text.replace("\nparams.", "\n").replace("\nparams\n", "\n(the params)\n")
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def _extension_context(server: MCPServer, request: _Request) -> Any:
+    """What an extension's handler and interceptor get: the SDK's request
+    context (``ctx.session``, ``ctx.meta``, ``ctx.protocol_version``)."""
+    ctx = _RequestContext(Context(request, server))
+    ctx.protocol_version = request.version  # type: ignore[attr-defined]
+    return ctx
+
+
+async def _intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+    """MCPServer._call inside the extensions' intercept_tool_call, the first
+    given outermost (the SDK's compose_tool_call_handler).  An interceptor reads
+    the call's params and the result by attribute; what it returns instead is
+    sent as it is; what it raises is a protocol error (_handler_error)."""
+    params = _CallToolParams(tool.name, arguments, request.params.get("_meta"))
+
+    async def innermost(ctx: Any) -> Any:
+        result = await server._call(tool, arguments, request)
+        if isinstance(result, _RpcError):
+            raise result
+        return _JsonObject(result)
+
+    chain: Callable[[Any], Any] = innermost
+    for extension in reversed(server._interceptors):
+        chain = _bound_interceptor(extension, params, chain)
+    try:
+        return _interceptor_result(await chain(_extension_context(server, request)))
+    except _RpcError as exc:
+        return exc
+    except Exception as exc:  # a protocol error, as the SDK sends it (README 50)
+        return _handler_error(f"intercepting tool {tool.name!r}", exc)
+    except BaseException as exc:  # cancelled
+        return server._stopped(tool, request, exc)
+
+
+class _CallToolParams:
+    """The SDK's CallToolRequestParams, as an interceptor reads them."""
+
+    def __init__(self, name: str, arguments: Dict[str, Any], meta: Any) -> None:
+        self.name, self.arguments, self.meta = name, arguments, meta
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        return _drop_none({"name": self.name, "arguments": self.arguments, "_meta": self.meta})
+
+
+def _bound_interceptor(extension: Any, params: Any, call_next: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    async def call(ctx: Any) -> Any:
+        return await extension.intercept_tool_call(params, ctx, call_next)
+
+    return call
+
+
+def _interceptor_result(value: Any) -> Dict[str, Any]:
+    """What an interceptor returned, as the result sent: the call's own result,
+    a dict, our CallToolResult or one of the SDK's models."""
+    if isinstance(value, _JsonObject):
+        return value._data
+    if isinstance(value, CallToolResult):
+        return _drop_none({"content": [_wire_value(block) for block in value.content],
+                           "structuredContent": _wire_value(value.structured_content), "isError": value.is_error,
+                           "_meta": value.meta})
+    result = {} if value is None else _wire_value(value)
+    if not isinstance(result, dict):
+        raise TypeError(f"an interceptor returned {type(value).__name__}, not a result")
+    return result
+
+
+def _client_extension(ctx: Any, identifier: str) -> Optional[Dict[str, Any]]:
+    """The settings the client declared for extension ``identifier`` (None: not
+    declared), from a tool's Context or an extension's request context: in
+    2026-07-28 this request's own capabilities (basic/index, "Statelessness")."""
+    request = getattr(ctx, "_request", None) or getattr(getattr(ctx, "session", None), "_request", None)
+    if isinstance(request, _Request):
+        capabilities = request.client_capabilities() or {}
+    else:  # another kind of context: what it says the client declared
+        capabilities = _wire_value(getattr(getattr(ctx, "session", ctx), "client_capabilities", None)) or {}
+    extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    settings = extensions.get(identifier) if isinstance(extensions, dict) else None
+    return settings if isinstance(settings, dict) else None
+
+
+def require_client_extension(ctx: Any, identifier: str) -> None:
+    """The SDK's check that the client declared extension ``identifier``, else
+    -32021 with the requiredCapabilities it lacks (basic/versioning: the party
+    that supports an extension falls back to the core, or rejects the request)."""
+    if _client_extension(ctx, identifier) is None:
+        raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, f"Client did not declare required extension {identifier!r}",
+                       {"requiredCapabilities": {"extensions": {identifier: {}}}})
+
+
+# -- MCP Apps (io.modelcontextprotocol/ui) as the SDK frames it: mcp.server.apps -------
+#
+# modelcontextprotocol/ext-apps, specification/2026-01-26/apps.mdx: a tool names
+# its UI in _meta.ui.resourceUri (and who sees it in _meta.ui.visibility); the UI is
+# a ui:// resource of MIME type text/html;profile=mcp-app, whose _meta.ui (csp,
+# permissions, domain, prefersBorder) the SDK copies onto its contents.  A client
+# declares Apps with the MIME types it renders; a server falls back to text for
+# any other ("Graceful Degradation").
+
+EXTENSION_ID = "io.modelcontextprotocol/ui"
+APP_MIME_TYPE = "text/html;profile=mcp-app"
+
+
+class _UiSettings:
+    """ResourceCsp and ResourcePermissions: keyword fields in Python's spelling,
+    dumped in camelCase without the unset ones (the SDK's pydantic models)."""
+
+    _FIELDS: Tuple[str, ...] = ()
+
+    def __init__(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
+            if snake not in self._FIELDS:
+                raise TypeError(f"{type(self).__name__} has no field {name!r}")
+            setattr(self, snake, value)
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        dumped = {name: getattr(self, name, None) for name in self._FIELDS}
+        return {_camel(name): value for name, value in dumped.items() if value is not None}
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(word.title() for word in rest)
+
+
+class ResourceCsp(_UiSettings):
+    """The origins a UI may reach (``_meta.ui.csp``): connect_domains,
+    resource_domains, frame_domains, base_uri_domains."""
+
+    _FIELDS = ("connect_domains", "resource_domains", "frame_domains", "base_uri_domains")
+
+
+class ResourcePermissions(_UiSettings):
+    """What a UI asks the browser for (``_meta.ui.permissions``): camera,
+    microphone, geolocation, clipboard_write, each ``{}``."""
+
+    _FIELDS = ("camera", "microphone", "geolocation", "clipboard_write")
+
+
+class Apps(Extension):
+    """The MCP Apps extension: ``@apps.tool(resource_uri="ui://...")`` binds a
+    tool to its UI, ``apps.add_html_resource("ui://...", html)`` serves the UI;
+    ``MCPServer(extensions=[apps])``."""
+
+    identifier = EXTENSION_ID
+
+    def __init__(self) -> None:
+        self._tools: List[Tuple[ToolBinding, str]] = []  # (binding, the resource it names)
+        self._resources: List[ResourceBinding] = []
+
+    def tool(self, *, resource_uri: str, visibility: Optional[List[str]] = None,
+             meta: Optional[Dict[str, Any]] = None, **tool_kwargs: Any) -> Callable[[Callable[..., Any]], Any]:
+        """A tool bound to a ``ui://`` resource: ``_meta.ui.resourceUri`` (and
+        ``visibility``, "model" and/or "app"); other keywords go to add_tool."""
+        _require_ui_scheme(resource_uri)
+        if meta and "ui" in meta:
+            raise ValueError("Apps.tool() owns _meta['ui']; pass resource_uri=/visibility= instead of a 'ui' meta key")
+        ui: Dict[str, Any] = {"resourceUri": resource_uri}
+        if visibility is not None:
+            ui["visibility"] = list(visibility)
+            if not set(ui["visibility"]) <= {"model", "app"}:  # ext-apps, McpUiToolMeta: "model" | "app"
+                raise ValueError(f"visibility is a list of 'model' and 'app', not {visibility!r}")
+
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self._tools.append((ToolBinding(fn, {**(meta or {}), "ui": ui}, tool_kwargs), resource_uri))
+            return fn
+
+        return decorator
+
+    def add_html_resource(self, uri: str, html: str, *, name: Optional[str] = None, title: Optional[str] = None,
+                          description: Optional[str] = None, csp: Any = None, permissions: Any = None,
+                          domain: Optional[str] = None, prefers_border: Optional[bool] = None) -> None:
+        """A ``ui://`` HTML resource, served as text/html;profile=mcp-app with its
+        ``_meta.ui``: ``csp`` (ResourceCsp), ``permissions`` (ResourcePermissions),
+        ``domain``, ``prefers_border``."""
+        _require_ui_scheme(uri)
+        ui: Dict[str, Any] = {}
+        if csp is not None:
+            ui["csp"] = csp.model_dump(by_alias=True, exclude_none=True)
+        if permissions is not None:
+            ui["permissions"] = permissions.model_dump(by_alias=True, exclude_none=True)
+        if domain is not None:
+            ui["domain"] = domain
+        if prefers_border is not None:
+            ui["prefersBorder"] = prefers_border
+        self.add_resource(TextResource(uri, html, name=name or uri, title=title, description=description,
+                                       mime_type=APP_MIME_TYPE, meta={"ui": ui} if ui else None))
+
+    def add_resource(self, resource: Any) -> None:
+        """A ``ui://`` resource made already; without a MIME type of its own it is
+        served as text/html;profile=mcp-app, with another it is refused."""
+        _require_ui_scheme(resource.uri)
+        mime_type = getattr(resource, "mime_type", None)
+        if mime_type in (None, "text/plain") and isinstance(resource, Resource):  # (text/plain: our default)
+            import copy
+
+            resource = copy.copy(resource)  # (the caller's object unchanged, as the SDK's model_copy)
+            resource.mime_type = APP_MIME_TYPE
+        elif mime_type != APP_MIME_TYPE:
+            raise ValueError(f"MCP Apps resources are served as {APP_MIME_TYPE!r}, got {mime_type!r}")
+        self._resources.append(ResourceBinding(resource))
+
+    def tools(self) -> List[ToolBinding]:
+        """The bound tools; one naming a resource not added here is refused
+        ("Resource MUST exist on the server")."""
+        registered = {binding.resource.uri for binding in self._resources}
+        for tool, uri in self._tools:
+            if uri not in registered:
+                raise ValueError(f"Apps tool {tool.fn.__name__!r} binds resource_uri {uri!r}, but no such resource "
+                                 "is registered; add it with add_html_resource() or add_resource()")
+        return [tool for tool, _ in self._tools]
+
+    def resources(self) -> List[ResourceBinding]:
+        return list(self._resources)
+
+
+def client_supports_apps(ctx: Any) -> bool:
+    """Whether the client declared MCP Apps with text/html;profile=mcp-app among
+    its ``mimeTypes`` (ext-apps, "Client (Host) Capabilities"): else a UI tool
+    answers in text alone."""
+    settings = _client_extension(ctx, EXTENSION_ID)
+    mime_types = settings.get("mimeTypes") if settings is not None else None
+    return isinstance(mime_types, (list, tuple)) and APP_MIME_TYPE in mime_types
+
+
+def _require_ui_scheme(uri: Any) -> None:
+    if not isinstance(uri, str) or not uri.startswith("ui://"):
+        raise ValueError(f"MCP Apps URIs must use the ui:// scheme, got {uri!r}")
+
+
+# -- Skills (io.modelcontextprotocol/skills), with the same interface ------------------
+#
+# modelcontextprotocol/ext-skills, specification/stable/skills.mdx (the SDK 2.3 has
+# none): each file of a skill directory is a resource, skill://<skill-path>/<file>;
+# skills/list and skills/get answer Skill entries (the SKILL.md's frontmatter as JSON,
+# every file with its sha256 digest and size); resources/directory/read (directoryRead)
+# lists a directory's children.  The frontmatter is YAML, which the standard library
+# cannot read: _frontmatter reads the subset skills are written in (a mapping of
+# scalars, nested mappings and lists) and refuses the rest, naming the line, rather
+# than send a frontmatter other than the file's ("MUST be identical in content").
+
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+_SKILL_LIMITS = (512, 16 * 1024 * 1024)  # files and bytes a host must accept ("Limits")
+_DIRECTORY_MIME = "inode/directory"
+
+
+# The params of its methods (a cursor, when given, is a string: PaginatedRequest).
+class _ListSkillsParams(RequestParams):
+    cursor: str = None  # type: ignore[assignment]
+
+
+class _GetSkillParams(RequestParams):
+    uri: str
+
+
+class _ReadDirectoryParams(RequestParams):
+    uri: str
+    cursor: str = None  # type: ignore[assignment]
+
+
+class Skills(Extension):
+    """The skills extension: ``skills.add_skill("path/to/skill", prefix="acme")``
+    serves a skill directory (its SKILL.md and every file) at
+    ``skill://acme/<name>/...``; ``MCPServer(extensions=[skills])``.
+    ``directory_read`` serves resources/directory/read too; ``ttl_ms`` and
+    ``cache_scope`` are the listings' caching hints (CacheableResult)."""
+
+    identifier = SKILLS_EXTENSION
+
+    def __init__(self, *, directory_read: bool = True, ttl_ms: int = 0, cache_scope: str = "private") -> None:
+        self.directory_read, self.ttl_ms, self.cache_scope = directory_read, ttl_ms, cache_scope
+        self._skills: Dict[str, Dict[str, Any]] = {}  # the SKILL.md's URI -> its entry
+        self._files: Dict[str, Resource] = {}  # every file's URI -> its resource
+
+    def add_skill(self, directory: str, *, prefix: Optional[str] = None) -> Dict[str, Any]:
+        """Serve the skill in ``directory`` (whose name is the skill's ``name``);
+        its entry.  A skill the Agent Skills rules or the limits refuse is a ValueError."""
+        root = os.path.abspath(directory)
+        files = _skill_files(root)
+        try:
+            frontmatter = _frontmatter(files["SKILL.md"].decode("utf-8"), os.path.join(root, "SKILL.md"))
+        except UnicodeDecodeError:
+            raise ValueError(f"{os.path.join(root, 'SKILL.md')} is not UTF-8 text") from None
+        name = frontmatter.get("name")
+        _check_skill(root, frontmatter, files)
+        base = "skill://" + (f"{prefix.strip('/')}/" if prefix else "") + str(name)
+        uri = f"{base}/SKILL.md"
+        if uri in self._skills:
+            raise ValueError(f"a skill is served at {uri} already")
+        import hashlib
+
+        order = ["SKILL.md"] + sorted(path for path in files if path != "SKILL.md")
+        entry = {"uri": uri, "frontmatter": frontmatter, "resources": [
+            {"uri": f"{base}/{path}", "digest": "sha256:" + hashlib.sha256(files[path]).hexdigest(),
+             "size": len(files[path])} for path in order]}
+        for path in order:
+            self._files[f"{base}/{path}"] = _skill_resource(f"{base}/{path}", path, files[path], frontmatter)
+        self._skills[uri] = entry
+        return entry
+
+    def settings(self) -> Dict[str, Any]:
+        return {"directoryRead": True} if self.directory_read else {}
+
+    def resources(self) -> List[ResourceBinding]:
+        return [ResourceBinding(resource) for resource in self._files.values()]
+
+    def methods(self) -> List[MethodBinding]:
+        bindings = [MethodBinding("skills/list", _ListSkillsParams, self._list),
+                    MethodBinding("skills/get", _GetSkillParams, self._get)]
+        if self.directory_read:
+            bindings.append(MethodBinding("resources/directory/read", _ReadDirectoryParams, self._directory))
+        return bindings
+
+    def _list(self, ctx: Any, params: Any) -> Dict[str, Any]:
+        if params.cursor is not None:  # one page: no cursor was given out
+            raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor")
+        return {"skills": list(self._skills.values()), "ttlMs": self.ttl_ms, "cacheScope": self.cache_scope}
+
+    def _get(self, ctx: Any, params: Any) -> Dict[str, Any]:
+        entry = self._skills.get(params.uri)
+        if entry is None:  # "Error Handling": -32602
+            raise _RpcError(INVALID_PARAMS, f"No skill is served at {params.uri}")
+        return {"skill": entry, "ttlMs": self.ttl_ms, "cacheScope": self.cache_scope}
+
+    def _directory(self, ctx: Any, params: Any) -> Dict[str, Any]:
+        """resources/directory/read: a directory's direct children, files as
+        resources/list describes them, subdirectories as inode/directory."""
+        uri = str(params.uri).rstrip("/")
+        below = [path for path in self._files if path.startswith(uri + "/")]
+        if not below or params.cursor is not None:
+            raise _RpcError(INVALID_PARAMS, "Invalid params: unknown cursor" if below else
+                            f"{params.uri} is not a directory resource")  # (the words of "Error Handling")
+        children: Dict[str, Dict[str, Any]] = {}
+        for path in below:
+            child, _, rest = path[len(uri) + 1:].partition("/")
+            children[child] = {"uri": f"{uri}/{child}", "name": child, "mimeType": _DIRECTORY_MIME} if rest else \
+                self._files[path].describe()  # "their ordinary Resource metadata"
+        return {"resources": [children[name] for name in sorted(children)]}
+
+
+def _skill_files(root: str) -> Dict[str, bytes]:
+    """Every file under ``root`` by its relative path ("/"-separated): symbolic
+    links and hidden files left out, the limits checked as the files are read."""
+    if not os.path.isfile(os.path.join(root, "SKILL.md")):
+        raise ValueError(f"{root} is no skill: it has no SKILL.md")
+    files: Dict[str, bytes] = {}
+    total = 0
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and
+                            not os.path.islink(os.path.join(folder, f)))
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            if name.startswith(".") or os.path.islink(path):
+                continue
+            with open(path, "rb") as f:
+                data = f.read(_SKILL_LIMITS[1] + 1)
+            total += len(data)
+            files[os.path.relpath(path, root).replace(os.sep, "/")] = data
+            if len(files) > _SKILL_LIMITS[0] or total > _SKILL_LIMITS[1]:
+                raise ValueError(f"the skill in {root} is over the limits of {_SKILL_LIMITS[0]} files and "
+                                 f"{_SKILL_LIMITS[1]} bytes a host must accept (skills, \"Limits\")")
+    return files
+
+
+def _check_skill(root: str, frontmatter: Dict[str, Any], files: Dict[str, bytes]) -> None:
+    """The Agent Skills rules a served skill must keep ("Skill Format"): a name
+    of lowercase letters, digits and single hyphens (64 at most), the directory's
+    own name; a description (1024 characters at most)."""
+    import re
+
+    name, description = frontmatter.get("name"), frontmatter.get("description")
+    where = os.path.join(root, "SKILL.md")
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name) or len(name) > 64:
+        raise ValueError(f"{where}: the frontmatter's name must be 1 to 64 lowercase letters, digits and single "
+                         f"hyphens, not {name!r}")
+    if name != os.path.basename(root):
+        raise ValueError(f"{where}: the skill's name {name!r} is not its directory's name "
+                         f"{os.path.basename(root)!r}")
+    if not isinstance(description, str) or not description.strip() or len(description) > 1024:
+        raise ValueError(f"{where}: the frontmatter needs a description of 1 to 1024 characters")
+
+
+def _skill_resource(uri: str, path: str, data: bytes, frontmatter: Dict[str, Any]) -> Resource:
+    """A skill's file as a resource: SKILL.md as text/markdown named and
+    described by its frontmatter ("Resource Metadata"); text as text, the rest
+    as bytes, so that what is read is the bytes the digest covers."""
+    import mimetypes
+
+    name = os.path.basename(path)
+    mime_type = "text/markdown" if path.endswith(".md") else mimetypes.guess_type(name)[0]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return BinaryResource(uri, data, name=name, mime_type=mime_type or "application/octet-stream")
+    if path == "SKILL.md":
+        return TextResource(uri, text, name=str(frontmatter["name"]), description=str(frontmatter["description"]),
+                            mime_type=mime_type)
+    return TextResource(uri, text, name=name, mime_type=mime_type or "text/plain")
+
+
+# -- YAML frontmatter: the subset skills are written in -----------------------------
+
+
+def _frontmatter(text: str, where: str) -> Dict[str, Any]:
+    """The YAML frontmatter opening ``text`` (between two ``---`` lines) as JSON:
+    a block mapping of plain, single- or double-quoted scalars (YAML 1.2's core
+    schema), nested block mappings and block lists.  What else YAML allows (flow
+    collections, anchors, tags, block scalars, multi-line scalars, words YAML 1.1
+    reads otherwise, such as ``yes``) is a ValueError naming the line."""
+    lines = text.split("\n")
+    if lines[0].rstrip("\r") != "---":
+        raise ValueError(f"{where}: a SKILL.md begins with YAML frontmatter (a line ---)")
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.rstrip("\r") in ("---", "...")), None)
+    if end is None:
+        raise ValueError(f"{where}: the frontmatter has no closing --- line")
+    rows = [(number, line.rstrip("\r")) for number, line in enumerate(lines[1:end], 2)
+            if line.strip() and not line.lstrip().startswith("#")]
+    value, rest = _yaml_block(rows, 0, where)
+    if rest or not isinstance(value, dict):
+        raise ValueError(f"{where}: line {rest[0][0] if rest else 2}: the frontmatter must be one mapping")
+    return value
+
+
+def _yaml_block(rows: List[Tuple[int, str]], indent: int, where: str) -> Tuple[Any, List[Tuple[int, str]]]:
+    """The mapping or list whose lines start at ``indent``; the lines after it."""
+    is_list = rows[0][1][indent:].startswith("- ") or rows[0][1][indent:] == "-"
+    out: Any = [] if is_list else {}
+    while rows and len(rows[0][1]) - len(rows[0][1].lstrip(" ")) == indent:
+        number, line = rows[0]
+        body = line[indent:]
+        item = body.startswith("- ") or body == "-"
+        if is_list and not item:  # the end of a list written at its key's indent
+            break
+        if "\t" in line[:indent + 1] or item and not is_list:
+            raise ValueError(f"{where}: line {number}: not read by mcp_ref's YAML subset (a list item or a tab)")
+        if is_list:
+            if not body[2:].strip():
+                raise ValueError(f"{where}: line {number}: nested lists are not read by mcp_ref's YAML subset")
+            out.append(_yaml_scalar(body[2:].strip(), number, where))
+            rows = rows[1:]
+            continue
+        key, colon, value = body.partition(":")
+        key = key.rstrip()
+        if not colon or value[:1] not in ("", " ") or not key or key[0] in "\"'?{[&*!|>%@`-":
+            raise ValueError(f"{where}: line {number}: expected `key: value`")
+        if key in out:
+            raise ValueError(f"{where}: line {number}: the key {key!r} is given twice")
+        rows = rows[1:]
+        if value.strip():
+            out[key] = _yaml_scalar(value.strip(), number, where)
+        elif rows and len(rows[0][1]) - len(rows[0][1].lstrip(" ")) > indent:
+            out[key], rows = _yaml_block(rows, len(rows[0][1]) - len(rows[0][1].lstrip(" ")), where)
+        elif rows and rows[0][1][indent:indent + 2] == "- " and rows[0][1][indent] != " ":  # a list not indented
+            out[key], rows = _yaml_block(rows, indent, where)
+        else:
+            out[key] = None
+    if rows and len(rows[0][1]) - len(rows[0][1].lstrip(" ")) > indent:
+        raise ValueError(f"{where}: line {rows[0][0]}: a multi-line value is not read by mcp_ref's YAML subset")
+    return out, rows
+
+
+def _yaml_scalar(text: str, number: int, where: str) -> Any:
+    """One scalar, as YAML 1.2's core schema types it."""
+    import re
+
+    if text.startswith('"'):
+        try:
+            return json.loads(text)  # (JSON's escapes: YAML's double-quoted style, where they agree)
+        except ValueError:
+            raise ValueError(f"{where}: line {number}: a double-quoted value mcp_ref's YAML subset cannot read") \
+                from None
+    if text.startswith("'"):
+        if len(text) < 2 or not text.endswith("'") or "'" in text[1:-1].replace("''", ""):
+            raise ValueError(f"{where}: line {number}: a single-quoted value mcp_ref's YAML subset cannot read")
+        return text[1:-1].replace("''", "'")
+    text = text.split(" #", 1)[0].rstrip()  # a comment
+    if text[0] in "[{&*!|>%@`" or ": " in text or text.endswith(":") or text[:2] in ("- ", "? ", ": ") or \
+            text in ("-", "?"):
+        raise ValueError(f"{where}: line {number}: {text!r} is not read by mcp_ref's YAML subset (quote it)")
+    if re.fullmatch(r"null|Null|NULL|~", text):
+        return None
+    if re.fullmatch(r"true|True|TRUE|false|False|FALSE", text):
+        return text.lower() == "true"
+    if re.fullmatch(r"(?i:y|yes|n|no|on|off)|[-+]?0[0-9_]+|0o[0-7]+|[-+]?[0-9][0-9_]*[_:][0-9_:]*(\.[0-9_]*)?|"
+                    r"[-+]?[0-9.]*[0-9][0-9.]*[eE][-+]?[0-9]+|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ].*)?", text):
+        # (1.1: yes is true, 010 octal, 0o7 and 1e3 text, 2026-01-05 a date)
+        raise ValueError(f"{where}: line {number}: YAML 1.1 and 1.2 read {text!r} differently (quote it)")
+    if re.fullmatch(r"[-+]?[0-9]+|0x[0-9a-fA-F]+", text):
+        return int(text, 16 if text.startswith("0x") else 10)
+    if re.fullmatch(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?", text):
+        return float(text)
+    if re.fullmatch(r"[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", text):
+        raise ValueError(f"{where}: line {number}: {text!r} has no JSON form")
+    return text
 
 
 # ---------------------------------------------------------------------------
@@ -13942,6 +14915,13 @@ class Client:
     ``tasks=True`` takes tasks (section 16): in 2026-07-28 the client declares
     the tasks extension, in 2025-11-25 it asks for a task where a tool's
     ``execution.taskSupport`` allows one; ``call_tool`` follows a task to its result.
+
+    Extensions (SEP-2133): ``extensions`` maps each identifier the client
+    supports to its settings, declared under ``capabilities.extensions`` in every
+    revision; ``apps=True`` declares MCP Apps with the MIME type it renders
+    (``text/html;profile=mcp-app``).  ``server_extensions`` is what the server
+    declared; ``send_request(method, params)`` sends any request, an
+    extension's own method too.
     """
 
     def __init__(self, server: Union[str, List[str]], *, protocol_version: Optional[str] = None,
@@ -13953,6 +14933,7 @@ class Client:
                  client_info: Optional[Dict[str, Any]] = None, auth: Any = None,
                  headers: Optional[Dict[str, str]] = None, timeout: float = 60.0,
                  trace: Optional[Callable[[str, Any], None]] = None, tasks: bool = False,
+                 extensions: Optional[Dict[str, Dict[str, Any]]] = None, apps: bool = False,
                  max_message_bytes: int = _MAX_MESSAGE) -> None:
         if protocol_version is not None and protocol_version not in _ALL_VERSIONS:
             raise ValueError(f"unknown protocol_version {protocol_version!r}; known: {', '.join(_ALL_VERSIONS)}")
@@ -13962,6 +14943,7 @@ class Client:
         self.message_handler, self.auth, self.headers = message_handler, auth, dict(headers or {})
         self.client_info = client_info or {"name": "mcp_ref", "version": __version__}
         self.trace, self.tasks = trace, tasks
+        self.extensions = _client_extensions(extensions, apps)
         self.max_message_bytes = max_message_bytes
         self.initialize_result: Optional[Dict[str, Any]] = None
         self._transport: Any = None
@@ -14074,9 +15056,73 @@ class Client:
             capabilities["elicitation"] = {"form": {}, "url": {}} if version >= "2025-11-25" else {}
         if self.list_roots_callback is not None:
             capabilities["roots"] = {"listChanged": True}  # as the SDK declares it
+        extensions = dict(self.extensions)  # basic/versioning: the extensions it supports, with their settings
         if self.tasks and version in STATELESS_VERSIONS:  # a call may become a task (section 16)
-            capabilities["extensions"] = {TASKS_EXTENSION: {}}
+            extensions[TASKS_EXTENSION] = {}
+        if extensions:
+            capabilities["extensions"] = extensions
         return capabilities
+
+    @property
+    def server_extensions(self) -> Dict[str, Any]:
+        """The extensions the server declared (``capabilities.extensions``: each
+        identifier and its settings); {} before initialize() or without any."""
+        capabilities = (self.initialize_result or {}).get("capabilities")
+        extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+        return dict(extensions) if isinstance(extensions, dict) else {}
+
+    def send_request(self, method: str, params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """Any request, e.g. a method an extension adds: its result (in 2026-07-28
+        with this client's _meta, and asked again while the server wants input);
+        a JSON-RPC error raised as MCPError."""
+        if not isinstance(method, str) or not method:
+            raise ValueError(f"a request's method is a non-empty string, not {method!r}")
+        return self._request(method, dict(params or {}))
+
+    # -- skills (io.modelcontextprotocol/skills, section 26) ---------------------------
+
+    def list_skills(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
+        """skills/list: the Skill entries the server lists (one page, or all)."""
+        return self._list(self._skills_method("skills/list"), "skills", cursor, all_pages)
+
+    def get_skill(self, uri: str) -> Dict[str, Any]:
+        """skills/get: the Skill entry of the SKILL.md at ``uri``."""
+        skill = self._request(self._skills_method("skills/get"), {"uri": uri}).get("skill")
+        if not isinstance(skill, dict) or not isinstance(skill.get("resources"), (list, str)):
+            raise ConnectionError(f"skills/get: the server's answer for {uri} is no Skill entry")
+        return skill
+
+    def read_directory(self, uri: str, cursor: Optional[str] = None) -> Dict[str, Any]:
+        """resources/directory/read, where the server declared directoryRead."""
+        if self.server_extensions.get(SKILLS_EXTENSION, {}).get("directoryRead") is not True:
+            raise RuntimeError("the server did not declare directoryRead: no resources/directory/read (skills)")
+        return self._request("resources/directory/read", _drop_none({"uri": uri, "cursor": cursor}))
+
+    def read_skill_file(self, skill: Dict[str, Any], uri: str) -> bytes:
+        """A file of ``skill`` (an entry from list_skills or get_skill), checked as
+        skills, "Integrity and Verification" asks: listed, of its size and digest,
+        and a SKILL.md's frontmatter the entry's.  A check that fails is ValueError."""
+        listed = {item.get("uri"): item for item in skill.get("resources") or () if isinstance(item, dict)}
+        if skill.get("resources") != "dynamic" and uri not in listed:
+            raise ValueError(f"{uri} is not a file of the skill {skill.get('uri')}: not read")
+        contents = self.read_resource(uri).get("contents") or [{}]
+        data = _content_bytes(contents[0])
+        entry = listed.get(uri)
+        if entry is not None:
+            import hashlib
+
+            digest = "sha256:" + hashlib.sha256(data).hexdigest()
+            if len(data) != entry.get("size") or digest != entry.get("digest"):
+                raise ValueError(f"{uri} is not what the skill's entry describes ({len(data)} bytes, {digest}): "
+                                 "refresh it with get_skill")
+        if uri == skill.get("uri") and _frontmatter(data.decode("utf-8", "replace"), uri) != skill.get("frontmatter"):
+            raise ValueError(f"{uri}: its frontmatter is not the skill entry's")
+        return data
+
+    def _skills_method(self, method: str) -> str:
+        if SKILLS_EXTENSION not in self.server_extensions:  # skills: "only after observing the declaration"
+            raise RuntimeError(f"the server did not declare {SKILLS_EXTENSION}: no {method}")
+        return method
 
     # -- requests -----------------------------------------------------------------
 
@@ -14340,6 +15386,32 @@ class Client:
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _content_bytes(contents: Dict[str, Any]) -> bytes:
+    """A resource's contents as the bytes they carry (text as UTF-8, a blob decoded)."""
+    if isinstance(contents.get("text"), str):
+        return str(contents["text"]).encode("utf-8")
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(str(contents.get("blob", "")), validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError(f"{contents.get('uri')}: its blob is not base64") from None
+
+
+def _client_extensions(extensions: Optional[Dict[str, Dict[str, Any]]], apps: bool) -> Dict[str, Dict[str, Any]]:
+    """Client(extensions=..., apps=...): identifier -> settings, each identifier
+    checked as the SDK checks it (section 26); Apps with the MIME type it renders."""
+    declared = dict(extensions or {})
+    for identifier, settings in declared.items():
+        validate_extension_identifier(identifier, owner="Client.extensions")
+        if not isinstance(settings, dict):
+            raise TypeError(f"the settings of extension {identifier!r} must be a dict, not {type(settings).__name__}")
+    if apps:  # ext-apps, "Client (Host) Capabilities": mimeTypes is required
+        declared.setdefault(EXTENSION_ID, {"mimeTypes": [APP_MIME_TYPE]})
+    return declared
 
 
 def _page_items(method: str, key: str, result: Dict[str, Any]) -> List[Any]:

@@ -451,9 +451,10 @@ class HeadersTest(unittest.TestCase):
         class Token:
             def __init__(self, scopes: List[str]) -> None:
                 self.scopes, self.expires_at, self.client_id = scopes, None, "u"
+                self.resource = "http://127.0.0.1/mcp"
 
-        settings = type("Settings", (), {"required_scopes": ["mcp"], "resource_server_url": None,
-                                         "issuer_url": None})()
+        settings = type("Settings", (), {"required_scopes": ["mcp"], "resource_server_url": "http://127.0.0.1/mcp",
+                                         "issuer_url": "https://auth.example.com"})()
         tokens = {"good": Token(["mcp"]), "weak": Token([])}
         verifier = type("Verifier", (), {"verify_token": staticmethod(tokens.get)})()
         server = mcp_ref.MCPServer("auth", token_verifier=verifier, auth=settings)

@@ -586,9 +586,10 @@ class PromisesTest(unittest.TestCase):
                 self.token = "good"
                 return True
 
-        token = type("Token", (), {"scopes": ["mcp"], "expires_at": None, "client_id": "u"})()
-        settings = type("Settings", (), {"required_scopes": ["mcp"], "resource_server_url": None,
-                                         "issuer_url": None})()
+        token = type("Token", (), {"scopes": ["mcp"], "expires_at": None, "client_id": "u",
+                                   "resource": "http://127.0.0.1/mcp"})()
+        settings = type("Settings", (), {"required_scopes": ["mcp"], "resource_server_url": "http://127.0.0.1/mcp",
+                                         "issuer_url": "https://auth.example.com"})()
         verifier = type("Verifier", (), {"verify_token": staticmethod({"good": token}.get)})()
         server = mcp_ref.MCPServer("auth", token_verifier=verifier, auth=settings)
 

@@ -95,11 +95,21 @@ class Name:
     name: str
 
 
+RESOURCE = "http://127.0.0.1:8000/mcp"  # the server's own resource identifier: its tokens' audience
+
+
 class Token:
     """The shape of the SDK's AccessToken that the app reads."""
 
     def __init__(self, client_id: str, subject: Optional[str]) -> None:
         self.client_id, self.subject, self.scopes, self.expires_at, self.claims = client_id, subject, [], None, None
+        self.resource = RESOURCE
+
+
+class Auth:
+    """The SDK's AuthSettings, as far as the app reads them."""
+
+    issuer_url, resource_server_url, required_scopes = "https://auth.example.com", RESOURCE, None
 
 
 class Verifier:
@@ -115,7 +125,7 @@ def bearer(user: str) -> Dict[str, str]:
 
 
 def auth_server() -> mcp_ref.MCPServer:
-    server = mcp_ref.MCPServer("users", token_verifier=Verifier())
+    server = mcp_ref.MCPServer("users", token_verifier=Verifier(), auth=Auth())
 
     @server.tool()
     async def greet(ctx: mcp_ref.Context) -> str:

@@ -295,6 +295,100 @@ class DisconnectTest(unittest.TestCase):
                 self.assertEqual(seen, [expected])
 
 
+    def test_no_handshake_configuration_takes_a_disconnection_for_a_cancellation(self) -> None:
+        # Every way a handshake-era call is answered: in a session (SSE, or
+        # JSON with json_response) or with stateless_http; a 2025-06-18 session
+        # (no priming event) or a 2025-11-25 one; an async tool and a
+        # synchronous one on the pool.  Each client leaves before any answer.
+        go = threading.Event()
+        seen: Dict[str, str] = {}
+        server = mcp_ref.MCPServer("gone")
+
+        @server.tool()
+        async def quiet(key: str, ctx: mcp_ref.Context) -> str:
+            try:
+                while not go.is_set():
+                    await asyncio.sleep(0.02)
+            except asyncio.CancelledError:
+                seen[key] = "cancelled"
+                raise
+            seen[key] = "finished"
+            return "done"
+
+        @server.tool()
+        def quiet_sync(key: str, ctx: mcp_ref.Context) -> str:
+            while not go.is_set():
+                if ctx.cancelled:
+                    seen[key] = "cancelled"
+                    return "cancelled"
+                time.sleep(0.02)
+            seen[key] = "finished"
+            return "done"
+
+        socks = []
+        for mode, options in (("session", {}), ("json", {"json_response": True}),
+                              ("stateless", {"stateless_http": True})):
+            endpoint = InProcess(server, **options)
+            self.addCleanup(endpoint.stop)
+            for version in ("2025-06-18", HANDSHAKE):
+                headers = {"MCP-Protocol-Version": version}
+                if mode != "stateless":
+                    headers["Mcp-Session-Id"] = endpoint.initialize(version)
+                for tool in ("quiet", "quiet_sync"):
+                    key = f"{mode} {version} {tool}"
+                    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                               "params": {"name": tool, "arguments": {"key": key}}}
+                    body = json.dumps(message).encode()
+                    lines = ["POST /mcp HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json",
+                             f"Accept: {ACCEPT}", f"Content-Length: {len(body)}"]
+                    lines += [f"{k}: {v}" for k, v in headers.items()]
+                    sock = socket.create_connection(("127.0.0.1", endpoint.port), timeout=10)
+                    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+                    socks.append((key, sock))
+        time.sleep(0.3)
+        for _, sock in socks:
+            sock.close()  # before any answer, JSON or stream
+        time.sleep(1.0)  # the server looks every _POLL (0.25 s): it has seen them go
+        go.set()
+        deadline = time.monotonic() + 10
+        while len(seen) < len(socks) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(seen, {key: "finished" for key, _ in socks})
+
+
+    def test_a_client_that_only_half_closes_still_gets_its_answer(self) -> None:
+        # The end of a client's input is all a server sees of a disconnection,
+        # and a client that shut down its sending side (shutdown(SHUT_WR), after
+        # the request) has not left: before 2026-07-28 it gets its answer, not an
+        # error, and the call is not cut short.
+        server = mcp_ref.MCPServer("half")
+
+        @server.tool()
+        async def slow(ctx: mcp_ref.Context) -> str:
+            await asyncio.sleep(0.8)
+            return "done"
+
+        for mode, options in (("session", {}), ("stateless", {"stateless_http": True})):
+            with self.subTest(mode=mode):
+                endpoint = InProcess(server, **options)
+                self.addCleanup(endpoint.stop)
+                headers = in_session(endpoint.initialize()) if mode == "session" else {
+                    "MCP-Protocol-Version": HANDSHAKE}
+                body = json.dumps(call(1, "slow")).encode()
+                lines = ["POST /mcp HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json",
+                         f"Accept: {ACCEPT}", f"Content-Length: {len(body)}", "Connection: close"]
+                lines += [f"{k}: {v}" for k, v in headers.items()]
+                with socket.create_connection(("127.0.0.1", endpoint.port), timeout=10) as sock:
+                    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+                    sock.shutdown(socket.SHUT_WR)
+                    data = b""
+                    for piece in iter(lambda: sock.recv(65536), b""):
+                        data += piece
+                head, _, answer = data.partition(b"\r\n\r\n")
+                self.assertTrue(head.startswith(b"HTTP/1.1 200 "), head)
+                self.assertEqual(json.loads(answer)["result"]["content"], [{"type": "text", "text": "done"}])
+
+
 class BoundTest(unittest.TestCase):
     """A client that never reads: what waits for it is bounded (max_stream_buffer)."""
 

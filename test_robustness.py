@@ -425,6 +425,85 @@ class BoundsTest(unittest.TestCase):
         self.assertEqual(sorted(r["id"] for r in json.loads(process.stdout.readline())), [0, 1, 2])
 
 
+STOP_SERVER = """
+import sys
+sys.path.insert(0, %r)
+from mcp_ref import MCPServer
+
+server = MCPServer("stop")
+
+
+@server.tool()
+def big(size: int) -> str:
+    return "x" * size
+
+
+server.run()
+"""
+
+
+@unittest.skipUnless(os.name == "posix", "signals to a child process")
+class StopTest(unittest.TestCase):
+    """basic/transports, stdio: the server "MUST NOT write anything to its stdout
+    that is not a valid MCP message", and messages are delimited by newlines.
+    SIGTERM while a long response is blocked in write() (a client that reads it
+    slowly) lets that line finish; only a client that stops reading has it cut,
+    after a bound (_StdioServer._exit_now)."""
+
+    def start(self, size: int) -> "subprocess.Popen[bytes]":
+        import signal
+        import tempfile
+
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "stop_server.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(STOP_SERVER % os.path.dirname(os.path.abspath(__file__)))
+        process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE)
+        self.addCleanup(process.kill)
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            self.addCleanup(pipe.close)
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "big", "arguments": {"size": size},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}}).encode() + b"\n")
+        process.stdin.flush()
+        self.head = os.read(process.stdout.fileno(), 16384)  # the response has begun: write() blocks
+        time.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        self.signalled = time.monotonic()
+        return process
+
+    def test_sigterm_finishes_the_line_a_slow_client_is_reading(self) -> None:
+        # 1 MB of text twice (content and structuredContent), 16 KiB every 20 ms:
+        # about 2.6 s to read, past the second a client that reads nothing is given.
+        process = self.start(1_000_000)
+        assert process.stdout is not None
+        data = self.head
+        while True:
+            time.sleep(0.02)
+            piece = os.read(process.stdout.fileno(), 16384)
+            if not piece:
+                break
+            data += piece
+        self.assertTrue(data.endswith(b"\n"), f"the line was cut at {len(data)} bytes")
+        self.assertEqual(process.wait(timeout=10), 0)
+        self.assertGreater(time.monotonic() - self.signalled, 1.5)  # (it was read slowly indeed)
+        reply = json.loads(data)
+        self.assertEqual(len(reply["result"]["content"][0]["text"]), 1_000_000)
+
+    def test_a_client_that_stops_reading_has_the_line_cut_after_a_bound(self) -> None:
+        process = self.start(1_000_000)
+        assert process.stdout is not None and process.stderr is not None
+        self.assertEqual(process.wait(timeout=10), 0)  # without a byte more read
+        self.assertLess(time.monotonic() - self.signalled, 3.0)
+        rest = process.stdout.read()
+        self.assertFalse((self.head + rest).endswith(b"\n"))
+        self.assertRegex(process.stderr.read().decode(), r"mcp_ref: stopped in the middle of a message, "
+                                                         r"\d+ bytes short: the client was not reading it\n")
+
+
 class LoadTest(unittest.TestCase):
     def test_ten_thousand_pipelined_requests(self) -> None:
         server = ServerProcess()

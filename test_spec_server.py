@@ -217,6 +217,7 @@ class BearerTest(unittest.TestCase):
         class Token:
             def __init__(self, scopes: List[str], expires_at: Optional[int] = None) -> None:
                 self.scopes, self.expires_at = scopes, expires_at
+                self.resource = "http://127.0.0.1/mcp"  # issued for this server (test_http.BearerTokenTest)
 
         async def verify(token: str) -> Optional[Token]:
             return {"good": Token(["mcp:read"]), "old": Token(["mcp:read"], int(time.time()) - 60),

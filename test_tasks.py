@@ -1399,6 +1399,14 @@ class IsolationTest(Case):
         self.assertEqual(answer_of(alice, "tasks/result", {"taskId": task_id})["content"],
                          [{"type": "text", "text": "released"}])
 
+    def test_the_limitation_is_documented(self) -> None:
+        # "receivers SHOULD document this limitation clearly" where tasks cannot be bound to a requestor
+        with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+            readme = " ".join(f.read().split())
+        self.assertIn("A request with neither token nor session (2026-07-28 over HTTP without auth, "
+                      "`stateless_http`) cannot be told from another: its task id (a random UUID, 122 bits) "
+                      "is the secret", readme)
+
     def test_where_tasks_list_is_declared(self) -> None:
         server = opened(task_server())
         initialize = malformed.initialize(SESSION)
@@ -1449,6 +1457,7 @@ def asking_server() -> MCPServer:
         ctx.start_task()
         for n in (1, 2, 3):
             ctx.report_progress(n, 3)
+        server.kept = ctx  # type: ignore[attr-defined]
         return "done"
 
     return server
@@ -1518,6 +1527,23 @@ class AskingTest(Case):
         result = peer.wait(lambda f: f.get("id") == "r")["result"]
         self.assertEqual(result["content"], [{"type": "text", "text": text}])
 
+    def test_a_refused_question_fails_the_task(self) -> None:
+        # The client answers with an error, or with no result of the question:
+        # the task fails with it, as ctx.elicit raising it would fail a call.
+        for answer, error in (({"error": {"code": -1, "message": "User rejected"}}, {"code": -1, "message": (
+                "User rejected")}), ({"result": {"action": "maybe"}}, {"code": -32602, "message": (
+                    "Invalid params: the client's answer is no result of elicitation/create")})):
+            with self.subTest(answer=answer):
+                peer = StdioPeer(asking_server())
+                task_id = self.session_task(peer, "ask_name")
+                peer.post({"jsonrpc": "2.0", "id": "r", "method": "tasks/result", "params": {"taskId": task_id}})
+                asked = peer.wait(lambda f: f.get("method") == "elicitation/create")
+                peer.post(dict(answer, jsonrpc="2.0", id=asked["id"]))
+                self.assertEqual(peer.wait(lambda f: f.get("id") == "r")["error"], error)
+                task = peer.request("tasks/get", {"taskId": task_id})["result"]
+                self.assertEqual((task["status"], task["statusMessage"]), (
+                    "failed", "A question to the client failed: " + error["message"]))
+
     def test_session_questions_over_http(self) -> None:
         server = asking_server()
         client = FuzzWsgi.__new__(FuzzWsgi)
@@ -1577,10 +1603,12 @@ class TaskProgressTest(Case):
     CreateTaskResult has been returned" (2025-11-25), each with the related-task _meta."""
 
     def test_over_stdio(self) -> None:
-        peer = StdioPeer(asking_server())
+        server = asking_server()
+        peer = StdioPeer(server)
         task_id = AskingTest.session_task(self, peer, "steps", progress=True)  # type: ignore[arg-type]
         result = peer.request("tasks/result", {"taskId": task_id})["result"]
         self.assertEqual(result["content"], [{"type": "text", "text": "done"}])
+        server.kept.report_progress(4, 3)  # type: ignore[attr-defined]  # the task has ended: "MUST stop"
         progress = [f["params"] for f in peer.frames() if f.get("method") == "notifications/progress"]
         self.assertEqual(progress, [{"progressToken": "p1", "progress": n, "total": 3, "_meta": {
             "io.modelcontextprotocol/related-task": {"taskId": task_id}}} for n in (1, 2, 3)])
@@ -1592,17 +1620,15 @@ class IndexTest(Case):
     timing is bench/micro.py's task_creation, not a unit test's): no query
     scans the table, and the count of all is kept by triggers."""
 
-    QUERIES = {"purge": ("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (1.0,)),
-               "count": (f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND "
-                         f"{mcp_ref.SqliteTaskStore._UNFINISHED}", ("a",)),
-               "list": ("SELECT data FROM mcp_tasks WHERE owner = ? AND (created, id) > (?, ?) ORDER BY created, id "
-                        "LIMIT ?", ("a", 1.0, "", 5))}
-
     def test_no_query_scans_the_table(self) -> None:
         store = opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))
+        queries = {"purge": ("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (1.0,)),
+                   "count": (f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND {store._UNFINISHED}", ("a",)),
+                   "list": ("SELECT data FROM mcp_tasks WHERE owner = ? AND (created, id) > (?, ?) ORDER BY created, "
+                            "id LIMIT ?", ("a", 1.0, "", 5))}
         db = store._connect()
         self.addCleanup(db.close)
-        for name, (query, args) in self.QUERIES.items():
+        for name, (query, args) in queries.items():
             plan = " ".join(row[-1] for row in db.execute("EXPLAIN QUERY PLAN " + query, args))
             self.assertIn("USING", plan, name)
             self.assertNotIn("SCAN", plan, name)
@@ -1718,6 +1744,21 @@ class LockedStoreTest(Case):
     waits passes reading on: a ping is answered at once, the task when the
     lock is released."""
 
+    def test_reads_while_another_process_writes(self) -> None:
+        # WAL lets readers run beside a writer: a new connection reads at once
+        # (it waited for the write lock to set up a schema that was there).
+        path = os.path.join(tempfile.mkdtemp(), "tasks.db")
+        made = opened(mcp_ref.SqliteTaskStore(path))
+        made.create({"taskId": "t", "owner": "", "status": "working", "revision": 0, "createdAt": 1.0,
+                     "expiresAt": None})
+        locker = sqlite3.connect(path, isolation_level=None)
+        self.addCleanup(locker.close)
+        locker.execute("BEGIN IMMEDIATE")
+        started = time.monotonic()
+        self.assertEqual((opened(mcp_ref.SqliteTaskStore(path, timeout=3)).get("t") or {}).get("status"), "working")
+        self.assertLess(time.monotonic() - started, 2.0)
+        locker.execute("ROLLBACK")
+
     def test_a_ping_while_the_store_waits(self) -> None:
         folder = tempfile.TemporaryDirectory()
         self.addCleanup(folder.cleanup)
@@ -1783,3 +1824,44 @@ class ChoicesTest(Case):
         modern = Client(server)
         task = modern.settled(modern.call("broken")["taskId"])
         self.assertEqual((task["status"], task["result"]["isError"], "error" in task), ("completed", True, False))
+
+
+class TaskProgressHttpTest(Case):
+    """The same over HTTP: a session's task reports its progress on the
+    session's GET stream (the POST that created it has been answered)."""
+
+    def test_on_the_get_stream(self) -> None:
+        server = asking_server()
+        httpd = mcp_ref._HttpServer(opened(server.streamable_http_app()), "127.0.0.1", 0)
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        port = httpd.server_address[1]
+        client = FuzzHttp(port, SESSION)
+        self.addCleanup(client.http.close)
+        get = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+        self.addCleanup(get.close)
+        get.request("GET", "/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": str(client.session),
+                                            "Mcp-Protocol-Version": SESSION})
+        stream = get.getresponse()
+        self.assertEqual(stream.status, 200)
+        events: List[Dict[str, Any]] = []
+
+        def read() -> None:
+            while len(events) < 3:
+                line = stream.readline()
+                if not line:
+                    return
+                if line.startswith(b"data:") and line[5:].strip():
+                    events.append(json.loads(line[5:]))
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        task_id = answer_of(client, "tools/call", {"name": "steps", "arguments": {}, "task": {},
+                                                   "_meta": {"progressToken": 7}})["task"]["taskId"]
+        self.assertEqual(answer_of(client, "tasks/result", {"taskId": task_id})["content"],
+                         [{"type": "text", "text": "done"}])
+        reader.join(WAIT)
+        self.assertEqual(events, [{"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+            "progressToken": 7, "progress": n, "total": 3, "_meta": {
+                "io.modelcontextprotocol/related-task": {"taskId": task_id}}}} for n in (1, 2, 3)])

@@ -36,6 +36,7 @@ USERS = {"tok-a": "alice", "tok-b": "bob"}
 class AccessToken:
     def __init__(self, token: str, client_id: str) -> None:
         self.token, self.client_id, self.scopes, self.expires_at = token, client_id, ["mcp"], None
+        self.resource = Auth.resource_server_url  # issued for this server (RFC 8707)
 
 
 class Verifier:
