@@ -14436,6 +14436,9 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 # speaks to a server as a real client would (initialize, or 2026-07-28's
 # per-request _meta), answers its questions with the caller's callbacks (the
 # command line's ask at the terminal), and refuses whatever the server sends malformed.
+# A request has one deadline, whatever the server sends meanwhile; given up on,
+# it is cancelled and its late answer dropped; a message is at most
+# max_message_bytes, read and held no further (basic/lifecycle, "Timeouts").
 
 # Seconds a server gets to exit once its stdin is closed, and again after SIGTERM.
 _GRACE = 1.0
@@ -14634,8 +14637,10 @@ class _StdioClient:
         that fails here, its answer perhaps unread, is given up on (_give_up)."""
         import threading
 
-        # A huge --timeout would overflow the lock's wait.
-        line = self.lines.get(min(max(0.0, end + self.held - time.monotonic()), threading.TIMEOUT_MAX))
+        # A huge --timeout would overflow the lock's wait; none left: the deadline
+        # holds even while lines keep coming (a server that floods notifications).
+        left = end + self.held - time.monotonic()
+        line = self.lines.get(min(left, threading.TIMEOUT_MAX)) if left > 0 else _Lines.EMPTY
         if line is _Lines.EMPTY:
             raise self._give_up(id_, method, f"the server did not answer {method} within {self.timeout:g} s")
         if line is None:
@@ -15515,6 +15520,9 @@ def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str,
 # has passed; answers to the server's requests on a connection of their own (the
 # one that asked may still be streaming); an ``auth`` object's headers on every
 # request, and a 401 (or 403 insufficient_scope) it accepts sent once more.
+# Every read of an answer, its head included, keeps the request's deadline
+# (_ByDeadline); a JSON body or an SSE event is at most max_message_bytes; a
+# POST is sent again only when it provably never reached the server.
 
 
 class _HttpClient:

@@ -45,14 +45,15 @@ SECRET = "Bearer s3cret"
 ANSWER = {"content": [{"type": "text", "text": "ok"}]}
 DOCUMENTED = (ConnectionError, MCPError)
 
-STDIO_FAULTS = ("ok", "stall", "notes", "late", "cut", "oversize", "flood", "repeat", "garbage", "reorder", "deaf")
-HTTP_FAULTS = ("json", "sse", "keepalive", "notes", "stall", "trickle", "slow_head", "cut_chunk", "bad_chunk",
+STDIO_FAULTS = ("ok", "stall", "notes", "spam", "late", "cut", "oversize", "flood", "repeat", "garbage", "reorder",
+                "deaf")
+HTTP_FAULTS = ("json", "sse", "keepalive", "notes", "spam", "stall", "trickle", "slow_head", "cut_chunk", "bad_chunk",
                "cut_event", "close", "idle_close", "oversize_event", "oversize_json", "flood", "status", "redirect",
                "mutate", "repeat", "reorder")
 # The faults after which the call must still succeed; the others may fail (documented).
 SUCCEED = {"ok", "flood", "json", "sse", "idle_close", "repeat", "reorder"}
 STDIO_FAIL_TO_SUCCEED = {"reorder"}  # stdio: an answer to an id never asked is the server's failure
-TIMED_OUT = {"stall", "notes", "late", "keepalive", "trickle", "slow_head"}  # given up on: cancelled, once
+TIMED_OUT = {"stall", "notes", "spam", "late", "keepalive", "trickle", "slow_head"}  # given up on: cancelled, once
 
 
 class Outcome:
@@ -248,10 +249,10 @@ class FakeHttp:
                 events.insert(0, event(json.dumps({"jsonrpc": "2.0", "id": 10_000, "result": {}}).encode()))
             conn.sendall(sse + b"".join(chunk(e) for e in events) + b"0\r\n\r\n")
             return True
-        if fault in ("keepalive", "notes"):
+        if fault in ("keepalive", "notes", "spam"):  # (spam: notifications without a pause)
             conn.sendall(close_sse)
             n = 0
-            while not self.stop.wait(rng.choice((0.05, 0.1, 0.3))):
+            while not self.stop.wait(0 if fault == "spam" else rng.choice((0.05, 0.1, 0.3))):
                 conn.sendall(b": keep-alive\n\n" if fault == "keepalive" else event(json.dumps(note(n)).encode()))
                 n += 1
             return False
@@ -399,8 +400,8 @@ class ClientFaultTest(unittest.TestCase):
     def stdio_seed(self, fault: str, rng: random.Random, era: str) -> List[str]:
         size = rng.choice((CAP + 1, 3 * CAP, 4 * 1024 * 1024, 12 * 1024 * 1024))
         delay = TIMEOUT + 0.3 if fault == "late" else rng.choice((0.05, 0.1, 0.3))
-        if fault == "notes":  # for a while past the timeout (then the next request is answered)
-            delay, size = 0.1, int((TIMEOUT + 0.3) * 1000)
+        if fault in ("notes", "spam"):  # for a while past the timeout (then the next request is answered)
+            delay, size = 0.1 if fault == "notes" else 0.0, int((TIMEOUT + 0.3) * 1000)
         handle, log = tempfile.mkstemp(prefix="client-fault-")
         os.close(handle)
         self.addCleanup(os.unlink, log)
@@ -419,7 +420,7 @@ class ClientFaultTest(unittest.TestCase):
         requests = [m for m in messages if "id" in m and "method" in m]
         target = next((m["id"] for m in requests if m["method"] == "tools/call"), None)
         cancelled = [m["params"]["requestId"] for m in messages if m.get("method") == "notifications/cancelled"]
-        if fault in ("notes", "deaf") and outcome.error is None:
+        if fault in ("notes", "spam", "deaf") and outcome.error is None:
             return ["a call that was never answered returned"]
         return self.promises(fault, outcome, [(m["id"]) for m in requests], cancelled, target, True) + follow
 
@@ -517,6 +518,21 @@ class PromisesTest(unittest.TestCase):
                 with self.assertRaises(ConnectionError):
                     client._request("tools/call", dict(arguments, name="t"))
         self.assertEqual(server.cancelled, [3])  # initialize 1, the task 2
+
+    def test_the_deadline_holds_while_notifications_keep_coming(self) -> None:
+        # Lines read ahead faster than they are handled: the deadline is
+        # checked before each one, not only when none is waiting.
+        silent = [sys.executable, "-c", "import sys\nfor line in sys.stdin: pass"]
+        transport = mcp_ref._StdioClient(silent, None, 0.3, limit=2**30)
+        self.addCleanup(transport.close)
+        note = json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}).encode() + b"\n"
+        for _ in range(10_000):
+            transport.lines.put(note)
+        transport.handler = lambda message: time.sleep(0.001)
+        started = time.monotonic()
+        with self.assertRaises(mcp_ref._ServerFailed):
+            transport.request("ping", {})
+        self.assertLess(time.monotonic() - started, 1.5)
 
     def test_a_call_the_server_dropped_is_not_sent_again(self) -> None:
         server = FakeHttp("close", random.Random(1), "2026-07-28")

@@ -28,7 +28,7 @@ def call(id_: object) -> None:
         write(answer)
     elif FAULT == "stall":
         pass
-    elif FAULT == "notes":  # a notification every DELAY seconds for SIZE ms, never the answer
+    elif FAULT in ("notes", "spam"):  # a notification every DELAY seconds for SIZE ms, never the answer
         stop = time.monotonic() + SIZE / 1000
         n = 0
         while time.monotonic() < stop:
