@@ -15920,15 +15920,18 @@ class _HttpClient:
 
         path = (self.parts.path or "/") + (f"?{self.parts.query}" if self.parts.query else "")
         conn = self.listening = self._connect(self.timeout)
+        conn.mcp_end = time.monotonic() - self.held + self.timeout  # its head, by then (initialize waits for it)
         try:
             headers = dict(_get_headers(self._headers({}), state), **self.extra)
             headers.update(self.auth.headers(self.url) if self.auth is not None else {})
             conn.request("GET", path, headers=headers)
             response = conn.getresponse()
             if response.status == 200 and not self.closed:
-                conn.sock.settimeout(None)  # it may stay quiet for long
+                reader = response.fp.raw  # (_ByDeadline; conn.sock is None when the stream ends the connection)
+                reader.end, conn.mcp_sock = None, reader.sock
+                reader.sock.settimeout(None)  # it may stay quiet for long
                 return conn, response
-        except (OSError, http.client.HTTPException):
+        except (OSError, http.client.HTTPException, _ServerFailed):
             pass
         conn.close()
         return None
@@ -15963,10 +15966,10 @@ class _HttpClient:
                 _finish(self._exchange("DELETE", None, self._headers({}), "ending the session", alone=True))
             except (_ServerFailed, OSError):
                 pass
-        listening = self.listening
-        if listening is not None and listening.sock is not None:
+        listening = getattr(self.listening, "mcp_sock", None)  # (_open_stream)
+        if listening is not None:
             try:
-                listening.sock.shutdown(socket.SHUT_RDWR)  # wakes the GET stream's reader
+                listening.shutdown(socket.SHUT_RDWR)  # wakes the GET stream's reader
             except OSError:
                 pass
         if self.conn is not None:

@@ -174,6 +174,9 @@ class FakeHttp:
                 headers[name.strip().lower()] = value.strip()
             verb = head.split()[0]
             length = int(headers.get("content-length", "0"))
+            if verb == b"GET" and self.fault in ("slow_get", "quiet_get"):
+                self.get_stream(conn)
+                return
             if verb != b"POST":
                 conn.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
                 continue
@@ -212,6 +215,17 @@ class FakeHttp:
         if method == "tools/list" and self.fault == "idle_close":
             return False  # the kept-alive connection, closed while idle: the next request finds it so
         return True
+
+    def get_stream(self, conn: socket.socket) -> None:
+        """The GET stream: its head a byte at a time, or a stream that ends its
+        connection (Connection: close) and says nothing."""
+        if self.fault == "quiet_get":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            self.stop.wait(30)
+            return
+        conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        while not self.stop.wait(0.1):
+            conn.sendall(b"z")
 
     def status(self, conn: socket.socket, length: int) -> None:
         status, reason = self.rng.choice(((413, b"Payload Too Large"), (401, b"Unauthorized"),
@@ -624,6 +638,23 @@ class PromisesTest(unittest.TestCase):
         with Client(f"http://127.0.0.1:{endpoint.port}/mcp", protocol_version="2025-11-25", auth=Slow(),
                     timeout=0.5, elicitation_callback=slowly) as client:
             self.assertEqual(client.call_tool("ask")["content"][0]["text"], "accept")
+
+    def test_the_get_stream_cannot_hold_initialize_or_close(self) -> None:
+        # 2025-11-25 opens the GET stream before initialize() returns: its head
+        # dripping, or a stream that ends its connection and stays quiet.
+        for fault in ("slow_get", "quiet_get"):
+            server = FakeHttp(fault, random.Random(1), "2025-11-25")
+            self.addCleanup(server.close)
+            client = Client(f"http://127.0.0.1:{server.port}/mcp", protocol_version="2025-11-25", timeout=TIMEOUT)
+            outcome = run_call(client.initialize, measure=False)
+            self.assertTrue(outcome.finished and outcome.error is None, (fault, outcome.error))
+            self.assertLess(outcome.seconds, TIMEOUT + SLACK)
+            self.assertEqual(client.list_tools()["tools"][0]["name"], "t")
+            client.close()
+            readers = [t for t in threading.enumerate() if t.name == "mcp_ref client GET stream"]
+            for reader in readers:
+                reader.join(2)
+            self.assertFalse(any(reader.is_alive() for reader in readers), fault)  # close() ended it
 
     def test_the_default_cap_is_the_servers(self) -> None:
         self.assertEqual(Client("x").max_message_bytes, mcp_ref.MCPServer("x").max_message_bytes)
