@@ -142,11 +142,13 @@ Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
 "streamable-http")``) at the end of it.  ``python mcp_ref.py --help`` lists the
 command line (a small client, over stdio or HTTP: ``list``, ``call``,
-``resources``, ``read``, ``prompts``, ``prompt``, ``complete``, ``serve``).
+``resources``, ``read``, ``prompts``, ``prompt``, ``complete``, ``tasks``,
+``task``, ``result``, ``cancel``, ``serve``).
 """
 
 from __future__ import annotations
 
+import _thread  # a built-in module: nothing to load
 import functools  # loaded by json already
 import contextvars  # a built-in module: nothing to load
 import io  # loaded at startup (sys.stdout)
@@ -945,7 +947,8 @@ def validate(instance: Any, schema: Any) -> None:
     """Check a JSON value against a JSON Schema (draft 2020-12, the keywords tool
     schemas use; ``format`` and other annotations have no effect).
 
-    Raises ``ValidationError`` listing every failure.  Each schema object is
+    Raises ``ValidationError`` listing every failure, and ValueError for a
+    schema whose ``$schema`` names another dialect.  Each schema object is
     compiled once and the checker reused while the object lives.
 
     >>> validate({"n": 3}, {"type": "object", "properties": {"n": {"type": "integer", "minimum": 5}}})
@@ -971,8 +974,104 @@ def validate(instance: Any, schema: Any) -> None:
 
 
 def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, str]] = None) -> _Checker:
-    """The checker of a root schema in one of the three modes."""
+    """The checker of a root schema in one of the three modes; ValueError for
+    a dialect this validator does not implement (_dialect_problem)."""
+    if isinstance(schema, dict) and "$schema" in schema:
+        problem = _dialect_problem(schema)
+        if problem is not None:
+            raise ValueError(f"the schema declares {problem}")
     return _COMPILER(schema, mode, class_kinds).compile(schema)
+
+
+# The one dialect implemented here: a schema without $schema is one of it
+# (basic/index, "JSON Schema Usage": the default dialect).
+_JSON_SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _dialect_problem(schema: Dict[str, Any]) -> Optional[str]:
+    """Why a root schema's ``$schema`` names a dialect this validator does not
+    implement, or None.  basic/index, "JSON Schema Usage": implementations MUST
+    validate a schema by its declared dialect and refuse an unsupported one
+    with an error saying so.  Only 2020-12 is supported (its URI with or
+    without the empty fragment): draft-07 and older give ``items`` (an array),
+    ``additionalItems``, ``dependencies`` and a ``$ref`` beside other keywords
+    other meanings, 2019-09 has ``$recursiveRef``; checked by 2020-12's rules
+    they would pass or refuse the wrong values."""
+    uri = schema.get("$schema")
+    if uri == _JSON_SCHEMA_2020_12 or uri == _JSON_SCHEMA_2020_12 + "#":
+        return None
+    return f"$schema {_truncated_repr(uri)}, a JSON Schema dialect mcp_ref does not support (it validates " \
+           f"JSON Schema 2020-12 only: {_JSON_SCHEMA_2020_12})"
+
+
+# What the 2020-12 meta-schema requires of each keyword's value (its
+# applicator, validation, core, meta-data and content vocabularies); a keyword
+# it does not define is an annotation, any value.
+_META_KINDS = dict(
+    [(k, "schema") for k in ("additionalProperties", "items", "contains", "not", "propertyNames", "if", "then",
+                              "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema")]
+    + [(k, "schemas") for k in ("allOf", "anyOf", "oneOf", "prefixItems")]
+    + [(k, "map") for k in ("properties", "patternProperties", "$defs", "dependentSchemas")]
+    + [(k, "number") for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")]
+    + [(k, "count") for k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
+                              "minContains", "maxContains")]
+    + [(k, "string") for k in ("pattern", "format", "$ref", "$id", "$anchor", "$dynamicRef", "$dynamicAnchor",
+                               "$comment", "title", "description", "contentEncoding", "contentMediaType")]
+    + [(k, "boolean") for k in ("uniqueItems", "deprecated", "readOnly", "writeOnly")]
+    + [("enum", "array"), ("examples", "array"), ("multipleOf", "positive"), ("required", "names"),
+       ("dependentRequired", "names map"), ("type", "type")])
+_META_WORDS = {"number": "a number", "positive": "a number above 0", "count": "an integer >= 0",
+               "string": "a string", "boolean": "true or false", "array": "an array",
+               "names": "an array of distinct strings", "names map": "an object of arrays of distinct strings",
+               "type": "a JSON type name, or an array of distinct ones"}
+_JSON_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
+
+
+def _schema_problem(schema: Any, path: str = "$") -> Optional[str]:
+    """Where and why ``schema`` is no valid JSON Schema 2020-12 (what its
+    meta-schema requires of each keyword), or None.  basic/index, "JSON Schema
+    Usage": schemas MUST be valid according to their dialect."""
+    if isinstance(schema, bool):
+        return None
+    if not isinstance(schema, dict):
+        return f"{path}: a schema must be an object or a boolean, not {_truncated_repr(schema)}"
+    for key, value in schema.items():
+        kind = _META_KINDS.get(key)
+        if kind is not None:
+            problem = _keyword_problem(kind, value, f"{path}.{key}")
+            if problem is not None:
+                return problem
+    return None
+
+
+def _keyword_problem(kind: str, value: Any, where: str) -> Optional[str]:
+    """Where and why one keyword's value is not what the meta-schema requires, or None."""
+    if kind == "schema":
+        return _schema_problem(value, where)
+    if kind in ("schemas", "map"):
+        if kind == "schemas" and not (isinstance(value, list) and value):
+            return f"{where}: must be a non-empty array of schemas, not {_truncated_repr(value)}"
+        if kind == "map" and not isinstance(value, dict):
+            return f"{where}: must be an object of schemas, not {_truncated_repr(value)}"
+        items = enumerate(value) if isinstance(value, list) else value.items()
+        for key, item in items:
+            problem = _schema_problem(item, f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}")
+            if problem is not None:
+                return problem
+        return None
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    ok = {"number": number, "positive": number and value > 0,
+          "count": number and value >= 0 and (isinstance(value, int) or value.is_integer()),
+          "string": isinstance(value, str), "boolean": isinstance(value, bool), "array": isinstance(value, list),
+          "names": _distinct_names(value),
+          "names map": isinstance(value, dict) and all(_distinct_names(v) for v in value.values()),
+          "type": value in _JSON_TYPES or isinstance(value, list) and bool(value) and _distinct_names(value)
+          and all(v in _JSON_TYPES for v in value)}[kind]
+    return None if ok else f"{where}: must be {_META_WORDS[kind]}, not {_truncated_repr(value)}"
+
+
+def _distinct_names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value) and len(set(value)) == len(value)
 
 
 # Twin: _FastCompiler, section 34 (_COMPILER below picks one).
@@ -1836,6 +1935,54 @@ class _Param:
         self.delegated = _is_pydantic_field(default) or (annotation is not _MISSING and _involves_pydantic(annotation))
 
 
+_TOOL_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+_TOOL_NAMES_PAGE = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names"
+
+
+def _tool_name_warnings(name: str) -> List[str]:
+    """What server/tools "Tool Names" asks that ``name`` does not: 1 to 128
+    characters (SHOULD), only A-Z a-z 0-9 _ - . (SHOULD), no spaces, commas
+    or other special characters (SHOULD NOT).  The SDK's checks and words
+    (mcp.shared.tool_name_validation.validate_tool_name), in its order."""
+    if not name:
+        return ["Tool name cannot be empty"]
+    if len(name) > 128:
+        return [f"Tool name exceeds maximum length of 128 characters (current: {len(name)})"]
+    warnings = []
+    if " " in name:
+        warnings.append("Tool name contains spaces, which may cause parsing issues")
+    if "," in name:
+        warnings.append("Tool name contains commas, which may cause parsing issues")
+    if name.startswith("-") or name.endswith("-"):
+        warnings.append("Tool name starts or ends with a dash, which may cause parsing issues in some contexts")
+    if name.startswith(".") or name.endswith("."):
+        warnings.append("Tool name starts or ends with a dot, which may cause parsing issues in some contexts")
+    invalid = [c for c in dict.fromkeys(name) if c not in _TOOL_NAME_CHARS]  # unique, in order
+    if invalid:
+        warnings.append(f"Tool name contains invalid characters: {', '.join(repr(c) for c in invalid)}")
+        warnings.append("Allowed characters are: A-Z, a-z, 0-9, underscore (_), dash (-), and dot (.)")
+    return warnings
+
+
+def _warn_tool_name(name: str) -> None:
+    """A name the spec advises against is registered, with a warning (a SHOULD:
+    not refused), logged as the SDK logs it: the same lines, at WARNING, on its
+    logger ``mcp.shared.tool_name_validation`` (a drop-in's filters keep
+    working); with no logging configured, Python prints them on stderr."""
+    warnings = _tool_name_warnings(name)
+    if not warnings:
+        return
+    import logging  # only for a name that needs it: import mcp_ref stays cheap
+
+    logger = logging.getLogger("mcp.shared.tool_name_validation")
+    logger.warning(f'Tool name validation warning for "{name}":')
+    for warning in warnings:
+        logger.warning(f"  - {warning}")
+    logger.warning("Tool registration will proceed, but this may cause compatibility issues.")
+    logger.warning("Consider updating the tool name to conform to the MCP tool naming standard.")
+    logger.warning(f"See SEP-986 ({_TOOL_NAMES_PAGE}) for more details.")
+
+
 class _Tool:
     """A registered function: its published schemas and its compiled checkers."""
 
@@ -2279,6 +2426,7 @@ class Resource(_Record):
                  cache_scope: Optional[str] = None) -> None:
         if not isinstance(uri, str) or not uri:
             raise ValueError(f"A resource needs a URI (a non-empty string), not {uri!r}")
+        _check_uri(uri)
         self.uri, self.name, self.title, self.description = uri, name or uri, title, description
         self.mime_type = mime_type or "text/plain"  # the SDK's default, whatever the content
         if annotations is not None:
@@ -2305,6 +2453,30 @@ class Resource(_Record):
         if self.meta is not None:
             item["_meta"] = _jsonable(self.meta)
         return _drop_none(item)
+
+
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.")
+
+
+def _check_uri(uri: str) -> None:
+    """A resource's URI, or a template's, is a URI: "Custom URI schemes MUST be
+    in accordance with RFC3986" (server/resources).  Checked: the scheme, RFC
+    3986 3.1 (``ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"``), and no
+    control character.  A template is checked up to its first ``{`` (what
+    follows is its variables' to fill: ``{+base}/x`` may become a URI).  The
+    rest is left as given, as the SDK leaves it (it percent-encodes nothing;
+    SDK 2.x takes any string, 1.x's AnyUrl refused one without a scheme:
+    README, differences)."""
+    literal, brace, _ = uri.partition("{")
+    scheme, colon, _ = literal.partition(":")
+    begins_a_scheme = not scheme or scheme[0].isascii() and scheme[0].isalpha() and set(scheme) <= _SCHEME_CHARS
+    if colon:
+        ok = bool(scheme) and begins_a_scheme
+    else:  # no ":" before the first variable: a template whose scheme a variable may end; else no URI
+        ok = bool(brace) and begins_a_scheme
+    if not ok or any(ord(c) < 32 or ord(c) == 127 for c in uri):
+        raise ValueError(f"Resource URI {uri!r} is not a URI (RFC 3986): it needs a scheme, such as 'file:' or "
+                         f"'myapp:', and no control characters")
 
 
 def _icons_wire(icons: List[Any]) -> List[Any]:
@@ -2781,9 +2953,19 @@ class _Request:
         return None if self.conn is None else self.conn.rpc.client_capabilities
 
     def send(self, method: str, params: Dict[str, Any]) -> None:
-        """A notification on this request's stream (nowhere, outside a connection)."""
-        if self.call is not None and not self.call.cancelled:
-            self.call.stream(_encode_safely({"jsonrpc": "2.0", "method": method, "params": params}))
+        """A notification on this request's stream while the request is open:
+        nothing once it is answered ("Progress notifications MUST stop after
+        completion", basic/utilities/progress; a log line is the request's too,
+        and a Context may be kept past its call), or cancelled, or outside a
+        connection.  Under the call's lock, which its response waits for
+        (_Connection._answer_settled): a notification is never written after it."""
+        call = self.call
+        if call is None:
+            return
+        data = _encode_safely({"jsonrpc": "2.0", "method": method, "params": params})
+        with call.lock or _call_lock(call):
+            if not call.cancelled and not call.settled:
+                call.stream(data)
 
     def log_allowed(self, level: str) -> bool:
         if self.stateless:  # only what the request asked for, at its level or above
@@ -2795,11 +2977,19 @@ class _Request:
     # -- questions to the client ----------------------------------------------------
 
     def ask(self, method: str, params: Dict[str, Any], capability: Tuple[str, ...],
-            convert: Callable[[Dict[str, Any]], Any]) -> Any:
+            convert: Callable[[Dict[str, Any]], Any], timeout: Optional[float] = None) -> Any:
         """A question to the client, answered by ``convert(the client's result)``:
         at once in the stateless era (or an _InputRequired unwinds the call), else
-        by the client's response, awaited or waited for."""
+        by the client's response, awaited or waited for up to ``timeout`` seconds
+        (None: the server's ``request_timeout``; basic/lifecycle "Timeouts": "SDKs
+        ... SHOULD allow these timeouts to be configured on a per-request basis")."""
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not timeout > 0):
+            raise ValueError(f"request_read_timeout_seconds must be a number of seconds > 0, not {timeout!r}")
         self._check_capability(capability)
+        if method == "sampling/createMessage":  # its tools and context need their own capability
+            for need in _sampling_needs(params):
+                self._check_capability(need)
         if self.stateless:
             key = f"{method.split('/')[0]}_{self.asked}"
             self.asked += 1
@@ -2809,10 +2999,13 @@ class _Request:
                 return _AwaitableValue(convert(answer))
             self.wanted[key] = {"method": method, "params": params}
             raise _InputRequired()
-        if self.conn is None or self.call is None:
+        if self.conn is None or self.call is None or self.call.settled:
             raise MCPError(INTERNAL_ERROR, f"{method}: there is no client to ask outside of a request")
+        if not self.conn.rpc.initialized:  # basic/lifecycle: no request but ping before it (SHOULD NOT)
+            raise MCPError(INVALID_REQUEST, f"{method} cannot be sent before the client's "
+                                            "notifications/initialized")
         answer_ = self.conn.ask(self.call, method, params)
-        timeout = self.conn.server.request_timeout
+        timeout = self.conn.server.request_timeout if timeout is None else timeout
         if _in_event_loop():
             return _AwaitableAnswer(answer_, timeout, convert)
         return _AwaitableValue(convert(answer_.wait(timeout)))
@@ -2832,6 +3025,9 @@ class _Request:
         if method == "elicitation/create" and isinstance(params, dict) and params.get("mode") == "url":
             capability = ("elicitation", "url")
         self._check_capability(capability)
+        if method == "sampling/createMessage" and isinstance(params, dict):
+            for need in _sampling_needs(params):
+                self._check_capability(need)
 
     def _check_capability(self, capability: Tuple[str, ...]) -> None:
         """The client must have declared what it is asked (client/elicitation etc.)."""
@@ -2862,6 +3058,38 @@ class _Request:
                 # declared, {"elicitation": {"form": {}}} when only another mode was.
                 return capability[:1] if depth == 0 and capability[-1] == "form" else capability
         return None
+
+
+_URL_ELICITATION_REQUIRED = -32042  # 2025-11-25 client/elicitation; 2026-07-28 forbids the code
+
+
+def _url_questions(error: _RpcError) -> Optional[Dict[str, Any]]:
+    """2026-07-28: a URL elicitation required error (-32042 of 2025-11-25, its
+    data's ``elicitations`` URL-mode requests) as the questions of the round
+    that replaces it (changelog: the client learns the outcome of the
+    out-of-band interaction by retrying the request, basic/patterns/mrtr), each
+    without its elicitationId; None for any other error."""
+    data = error.data if error.code == _URL_ELICITATION_REQUIRED else None
+    asked = data.get("elicitations") if isinstance(data, dict) else None
+    if not (isinstance(asked, list) and asked and all(
+            isinstance(one, dict) and isinstance(one.get("url"), str) and isinstance(one.get("message"), str)
+            for one in asked)):
+        return None
+    return {f"elicitation_{n}": {"method": "elicitation/create", "params": {
+        "mode": "url", "message": one["message"], "url": one["url"]}} for n, one in enumerate(asked)}
+
+
+def _sampling_needs(params: Dict[str, Any]) -> List[Tuple[str, ...]]:
+    """What a sampling request needs declared besides ``sampling`` (client/sampling):
+    ``tools`` or ``toolChoice``, ``sampling.tools`` (servers MUST NOT send a
+    tool-enabled request without it); ``includeContext`` other than "none",
+    ``sampling.context`` (SHOULD NOT without it: refused here too)."""
+    needs: List[Tuple[str, ...]] = []
+    if params.get("tools") is not None or params.get("toolChoice") is not None:
+        needs.append(("sampling", "tools"))
+    if params.get("includeContext") not in (None, "none"):
+        needs.append(("sampling", "context"))
+    return needs
 
 
 class _InputRequired(BaseException):
@@ -2904,14 +3132,25 @@ class _Answer:
         self.result: Any = None
         self.error: Optional[Dict[str, Any]] = None
         self.then: List[Callable[[], None]] = []
+        self.abandoned: Callable[[str], None] = _ignore  # _Connection.ask: tells the client
 
-    def settle(self, result: Any, error: Optional[Dict[str, Any]]) -> None:
+    def settle(self, result: Any, error: Optional[Dict[str, Any]]) -> bool:
+        """The answer, or the error that stands for it; False if it had one already."""
         if self.done.is_set():
-            return  # answered twice: the first answer stands
+            return False  # answered twice: the first answer stands
         self.result, self.error = result, error
         self.done.set()
         for callback in self.then:
             callback()
+        return True
+
+    def give_up(self, timeout: float) -> None:
+        """No answer within ``timeout`` seconds: the question fails, and the
+        client is told (basic/lifecycle, "Timeouts": the sender "SHOULD issue a
+        cancellation notification for that request and stop waiting")."""
+        reason = f"the client did not answer within {timeout:g} s"
+        if self.settle(None, {"code": INTERNAL_ERROR, "message": reason}):
+            self.abandoned(reason)
 
     def value(self) -> Dict[str, Any]:
         if self.error is not None:
@@ -2923,7 +3162,7 @@ class _Answer:
 
     def wait(self, timeout: float) -> Dict[str, Any]:
         if not self.done.wait(timeout):
-            self.settle(None, {"code": INTERNAL_ERROR, "message": f"the client did not answer within {timeout:g} s"})
+            self.give_up(timeout)
         return self.value()
 
 
@@ -3107,22 +3346,33 @@ class Context:
 
     # -- questions -----------------------------------------------------------------------
 
-    def elicit(self, message: str, schema: Any) -> Any:
+    def elicit(self, message: str, schema: Any, *, request_read_timeout_seconds: Optional[float] = None) -> Any:
         """Ask the user for values of ``schema`` (a class of flat primitive fields,
         or a JSON Schema dict): client/elicitation, form mode.
         The answer, an ElicitationResult: AcceptedElicitation (``.data``: a
-        ``schema``), DeclinedElicitation or CancelledElicitation."""
+        ``schema``), DeclinedElicitation or CancelledElicitation.
+        ``request_read_timeout_seconds``: how long to wait for it, in a session
+        (by default the server's ``request_timeout``); the SDK's name, from its
+        ``session.send_request``, which takes one per request."""
         requested = _elicitation_schema(schema)
         params = _form_params(self._request, message, requested)
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
-                                 functools.partial(_elicitation_outcome, schema, requested, sdk=self._sdk_models))
+                                 functools.partial(_elicitation_outcome, schema, requested, sdk=self._sdk_models),
+                                 request_read_timeout_seconds)
 
-    def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
+    def elicit_url(self, message: str, url: str, elicitation_id: str, *,
+                   request_read_timeout_seconds: Optional[float] = None) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):
-        the answer says whether they agreed to go."""
-        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        the answer says whether they agreed to go (a timeout: as ``elicit``).
+        ``elicitation_id`` is sent in 2025-11-25 only: 2026-07-28 removed the
+        field (client/elicitation; the retry tells the outcome, an identifier
+        goes in requestState)."""
+        params = {"mode": "url", "message": message, "url": url}
+        if not self._request.stateless:
+            params["elicitationId"] = elicitation_id
         return self._request.ask("elicitation/create", params, ("elicitation", "url"),
-                                 lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)())
+                                 lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)(),
+                                 request_read_timeout_seconds)
 
 
 def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
@@ -3381,7 +3631,7 @@ class MCPServer:
         key = request_state_key if request_state_key is not None else os.environ.get("MCP_REF_STATE_KEY")
         self._state_key: Any = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
-        self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope
+        self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope  # checked (the properties below)
         self.settings = _sdk_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
         self._tools: Dict[str, _Tool] = {}
         self._resources: Dict[str, Resource] = {}  # sections 10 and 11, as the next three
@@ -3395,6 +3645,30 @@ class MCPServer:
         self._add_extensions(extensions or [])
         for resource in sdk_settings.pop("resources", None) or ():  # the SDK's MCPServer(resources=[...])
             self.add_resource(resource)
+
+    @property
+    def cache_ttl_ms(self) -> int:
+        """2026-07-28: the ``ttlMs`` of every list and read (server/utilities/caching)."""
+        return self._cache_ttl_ms
+
+    @cache_ttl_ms.setter
+    def cache_ttl_ms(self, value: int) -> None:
+        # server/utilities/caching: servers MUST provide a ttlMs >= 0, an integer of
+        # milliseconds.  Refused where it is set, not clamped: a mistake shows there.
+        if type(value) is not int or value < 0:
+            raise ValueError(f"cache_ttl_ms must be an integer >= 0 (milliseconds), not {value!r}")
+        self._cache_ttl_ms = value
+
+    @property
+    def cache_scope(self) -> str:
+        """2026-07-28: the ``cacheScope`` of every list and read: "public" or "private"."""
+        return self._cache_scope
+
+    @cache_scope.setter
+    def cache_scope(self, value: str) -> None:
+        if value not in ("public", "private"):
+            raise ValueError(f"cache_scope must be 'public' or 'private', not {value!r}")
+        self._cache_scope = value
 
     def _add_extensions(self, extensions: List[Any]) -> None:
         """Extensions (basic/versioning, "Extension Negotiation"; SEP-2133): each
@@ -3435,6 +3709,12 @@ class MCPServer:
             if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         tool.task_support = task_support
+        _warn_tool_name(tool.name)  # server/tools, "Tool Names" (SHOULD): warned, as the SDK does
+        # A client drops a tool whose x-mcp-header is invalid (server/tools, "x-mcp-header"):
+        # it is refused here, where it is made, never published (section 19 states the rules).
+        problem = _x_mcp_header_scan(tool.input_schema)[1]
+        if problem is not None:
+            raise InvalidSignature(f"Tool {tool.name}: {problem}")
         if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays (section 26)
             return
         self._tools[tool.name] = tool
@@ -3617,6 +3897,12 @@ class MCPServer:
             return self._tasks.begin(tool, request)
         error = _protocol_error(exc)  # an MCPError: a protocol error, as the SDK sends it (section 26)
         if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
+            asked = _url_questions(error) if request.stateless else None
+            if asked is not None:  # 2026-07-28 has no -32042: the URL elicitations are asked by a round
+                try:
+                    return self._input_required(tool, request, InputRequiredResult(asked))
+                except _CapabilityMissing as missing:  # the client did not declare elicitation.url: -32021
+                    return self._stopped(tool, request, missing)
             return error
         return self._failure(tool, exc, request)  # CancelledError too: the tool's own, or the client's (unsent)
 
@@ -3719,6 +4005,7 @@ class MCPServer:
         options = {"title": title, "mime_type": mime_type, "icons": icons, "annotations": annotations, "meta": meta,
                    "cache_ttl_ms": cache_ttl_ms, "cache_scope": cache_scope}
         variables = _UriTemplate(uri).names  # a malformed template fails here, before the function
+        _check_uri(uri)  # so does one that is no URI
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             if variables:
@@ -3948,6 +4235,24 @@ def _error_response(id_: Any, error: _RpcError) -> Dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id_, "error": error.to_wire()}
 
 
+def _for_revision(error: _RpcError, version: Optional[str]) -> _RpcError:
+    """An MCPError a function raised (_PassedOn: its code as raised) in a
+    revision that forbids its code.  2026-07-28 basic/index, "Error Codes":
+    -32002 (resource not found) MUST NOT be emitted, -32602 replaced it, nor any
+    code of -32020..-32099 but the revision's own (-32020, -32021, -32022), -32042
+    included: -32603 then, message and data as raised (a tool's
+    -32042 with its URL elicitations is a round instead: _url_questions).  The
+    legacy -32000..-32019 stay (SHOULD NOT only), as do the handshake era's."""
+    if version not in STATELESS_VERSIONS or not isinstance(error, _PassedOn):
+        return error
+    if error.code == RESOURCE_NOT_FOUND:
+        return _RpcError(INVALID_PARAMS, error.message, error.data)
+    if -32099 <= error.code <= -32020 and error.code not in (
+            HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION):
+        return _RpcError(INTERNAL_ERROR, error.message, error.data)
+    return error
+
+
 def _echo(value: Any) -> Any:
     """A client's value, to be sent back in an error's data: as it came when it
     is a string (an infinity or a deep object would make the reply unencodable)."""
@@ -3998,6 +4303,7 @@ class _Dispatcher:
         self.client_capabilities: Optional[Dict[str, Any]] = None  # declared at initialize
         self.client_info: Optional[Dict[str, Any]] = None
         self.log_level: Optional[str] = None  # logging/setLevel; None: every level
+        self.initialized = False  # the client's notifications/initialized came (basic/lifecycle)
         self.send: Optional[Callable[[Any], None]] = None  # the connection's write: notifications
         self.conn: Any = None  # the _Connection it routes for (whom its tasks belong to: section 16)
 
@@ -4035,6 +4341,10 @@ class _Dispatcher:
                 raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
             if not isinstance(meta.get(META_CLIENT_CAPABILITIES), dict):
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_CLIENT_CAPABILITIES}")
+            if META_LOG_LEVEL in meta and meta[META_LOG_LEVEL] not in _LOG_LEVELS:
+                # server/utilities/logging, "Error Handling": as logging/setLevel refuses one
+                raise _RpcError(INVALID_PARAMS, f"Invalid params: {META_LOG_LEVEL} must be one of "
+                                                f"{', '.join(_LOG_LEVELS)}")
             return _STATELESS_REQUESTS.get(method, "extension_method"), str(version)
         if method == "initialize":
             return "initialize", None
@@ -4105,12 +4415,14 @@ class _Dispatcher:
 
     def capabilities(self, version: str) -> Dict[str, Any]:
         """What the server offers (basic/lifecycle, "Capability Negotiation"):
-        resources, prompts and completions only when it has them; in a session,
-        logging.  A change of any list is announced (server/tools, "List
-        Changed"): to a session, and in 2026-07-28 to the subscriptions/listen
-        streams that ask for it, which also carry resources/updated."""
+        resources, prompts and completions only when it has them; logging
+        always, in both eras (server/utilities/logging: servers that emit log
+        messages MUST declare it, and any function may log through its Context).
+        A change of any list is announced (server/tools, "List Changed"): to a
+        session, and in 2026-07-28 to the subscriptions/listen streams that ask
+        for it, which also carry resources/updated."""
         stateless = version in STATELESS_VERSIONS
-        capabilities: Dict[str, Any] = {} if stateless else {"logging": {}}
+        capabilities: Dict[str, Any] = {"logging": {}}
         capabilities["tools"] = {"listChanged": True}
         offers = _offers(self.server)
         if offers["resources"]:
@@ -4199,7 +4511,7 @@ class _Dispatcher:
             result, resource = _read_resource(self.server, uri, request)
         except _RpcError as exc:
             if exc.code == RESOURCE_NOT_FOUND and version in STATELESS_VERSIONS and not isinstance(exc, _PassedOn):
-                exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"; an MCPError's as raised
+                exc.code = INVALID_PARAMS  # 2026-07-28 server/resources, "Error Handling"; an MCPError's: _for_revision
             raise
         except (_InputRequired, _Asking, _CapabilityMissing) as exc:
             return self._asks(uri, request, exc)
@@ -4919,6 +5231,7 @@ class _Tasks:
                   "tool": tool.name, "arguments": arguments, "meta": meta, "version": request.version,
                   "answers": dict(request.answers), "userState": request.user_state, "lease": now + self.lease}
         self.store.create(record)
+        _audit(_INFO, "task %s created for %r: tool %r", record["taskId"], owner, tool.name)
         self.submit(record["taskId"], owner, _progress_stream(request))
         return record
 
@@ -5033,6 +5346,7 @@ class _Tasks:
         error fails it; questions make it input_required; a result, isError or
         not, completes it (step 5 of tools/call: _encode_result, its size limit)."""
         if isinstance(outcome, _RpcError):
+            outcome = _for_revision(outcome, request.version)
             return {"status": "failed", "error": outcome.to_wire(), "statusMessage": outcome.message}
         if isinstance(outcome, dict) and outcome.get("resultType") == "input_required":
             asked = outcome.get("inputRequests") or {}
@@ -5067,11 +5381,14 @@ class _Tasks:
         is no such task)."""
         for _ in range(_TASK_RETRIES):
             record = self.store.get(task_id)
+            before = None if record is None else record["status"]
             new = None if record is None else change(record)
             if new is None:
                 return None
             new["updatedAt"] = time.time()
             if self.store.update(new):
+                if new["status"] != before:
+                    _audit(_INFO, "task %s of %r: %s -> %s", task_id, new["owner"], before, new["status"])
                 self.announce(new)
                 return new
         raise _RpcError(INTERNAL_ERROR, "Internal error: the task is changed by too many requests at once")
@@ -5286,7 +5603,9 @@ class _Tasks:
         if record is None or record["owner"] != owner:
             if record is None:  # deleted by another worker, or purged
                 self.forget(task_id)
+            _audit(_INFO, "task %r not found for %r", task_id, owner)  # (many of them: someone guessing)
             raise _RpcError(INVALID_PARAMS, _TASK_NOT_FOUND)
+        _audit(_DEBUG, "task %s read by %r", task_id, owner)
         now = time.time()
         if record["expiresAt"] is not None and record["expiresAt"] < now:
             self.store.delete(task_id)
@@ -5316,6 +5635,29 @@ class _Tasks:
         if stored is not None and stored["status"] == "working":
             self.submit(task_id, owner)
         return {}
+
+
+_INFO, _DEBUG = 20, 10  # logging's levels (not imported until a task logs)
+
+
+def _audit(level: int, message: str, *args: Any) -> None:
+    """basic/utilities/tasks, "Audit and Logging": receivers SHOULD log task
+    creation, completion and retrieval, with the auth context, and watch for
+    patterns such as many failed lookups.  On the ``mcp_ref.tasks`` logger
+    (stderr once logging is configured; never stdout): creation, each change
+    of status and a failed lookup at INFO, a read at DEBUG; the requestor is
+    the task's owner (a token's principal, an HTTP session; '' for stdio's
+    one client), a client's values repr'd."""
+    global _task_logger
+    if _task_logger is None:
+        import logging  # only once a task exists: import mcp_ref stays cheap
+
+        _task_logger = logging.getLogger("mcp_ref.tasks")
+    if _task_logger.isEnabledFor(level):  # (a poll's read costs nothing more while DEBUG is off)
+        _task_logger.log(level, message, *args)
+
+
+_task_logger: Any = None  # made by the first _audit
 
 
 def _declares_tasks(request: _Request) -> bool:
@@ -5607,6 +5949,22 @@ class _Connection:
             self.listeners[_id_key(id_)] = (id_, honored, stream)
         return _STARTED
 
+    def listen_ends(self) -> List[bytes]:
+        """The server ends this connection's subscriptions/listen streams itself
+        (it stops): for each, ``notifications/cancelled`` referencing it
+        (basic/patterns/cancellation: a server MUST send it when it tears a
+        subscription down), then its completion result (basic/patterns/
+        subscriptions, "Graceful Closure": SHOULD), each with its subscriptionId."""
+        with self.state:
+            listeners, self.listeners = list(self.listeners.values()), {}
+        out = []
+        for id_, _, _ in listeners:
+            meta = {META_SUBSCRIPTION_ID: id_}
+            out.append(_encode_safely({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                "requestId": id_, "reason": "the server is stopping", "_meta": meta}}))
+            out.append(_encode_safely(self._ok(id_, {"_meta": meta}, STATELESS_VERSIONS[-1])))
+        return out
+
     # -- our requests to the client (Context's questions, handshake era) --------------
 
     def ask(self, call: _CallInFlight, method: str, params: Dict[str, Any]) -> _Answer:
@@ -5622,8 +5980,18 @@ class _Connection:
         if closed:
             answer.settle(None, {"code": INTERNAL_ERROR, "message": "the client has closed the connection"})
         else:
+            answer.abandoned = functools.partial(self._abandon, call, id_)
             call.stream(_encode_safely({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}))
         return answer
+
+    def _abandon(self, call: _CallInFlight, id_: str, reason: str) -> None:
+        """A request of ours given up on (it timed out): notifications/cancelled
+        for it, with the reason, on the stream it went out on
+        (basic/utilities/cancellation); an answer that still comes is ignored."""
+        with self.state:
+            self.outgoing.pop(id_, None)
+        call.stream(_encode_safely({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                    "params": {"requestId": id_, "reason": reason}}))
 
     def _answered(self, message: Dict[str, Any]) -> None:
         """The client's response to a request of ours; one we never sent, or
@@ -5676,9 +6044,12 @@ class _Connection:
             return None
         params = message.get("params", {})
         if kind == "notification":
+            if message["method"] == "notifications/cancelled":
+                _log_cancellation(params)
             self.notification(message["method"], params if isinstance(params, dict) else {})
             return None
         id_ = detail
+        version: Optional[str] = None
         try:
             handler, version = self.rpc.route(message["method"], params)
             if handler == "listen":
@@ -5712,7 +6083,7 @@ class _Connection:
                 if created is not None:
                     return self._ok(id_, created, version)
         except _RpcError as exc:
-            return _error_response(id_, exc)
+            return _error_response(id_, _for_revision(exc, version))
         self.start_call(id_, tool, arguments, request, reply, inline, stream or self.write)
         return _STARTED
 
@@ -5741,7 +6112,9 @@ class _Connection:
                     answer.settle(None, {"code": INTERNAL_ERROR, "message": "the request was cancelled"})
                 if call.future is not None and call.future.cancel():
                     self._complete(call, key, lambda: None)  # a queued call that will never run
-        # notifications/initialized and any other notification need no action.
+        elif method == "notifications/initialized":  # requests to the client may go from now on
+            self.rpc.initialized = self.rpc.version is not None
+        # Any other notification needs no action.
 
     def handle_batch(self, members: List[Any]) -> None:
         """A JSON-RPC batch (2025-03-26 only): each member handled like a single
@@ -5803,13 +6176,18 @@ class _Connection:
             try:
                 return _encode_safely(self._ok(id_, answers(params, version, request), version))
             except _RpcError as exc:
-                return _encode_safely(_error_response(id_, exc))
+                return _encode_safely(_error_response(id_, _for_revision(exc, version)))
             except BaseException as exc:  # a bug of ours: the call is still answered
                 _log_exception("internal error", exc)
                 return _encode_safely(_error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")))
 
         if not inline:
-            call.future = self._workers().submit(lambda: self._complete(call, key, lambda: reply(answer())))
+            def run() -> None:  # answered, then settled: it may send (_Request.send) until then
+                if not call.settled:  # (settle_all answered it while it waited: it does not run)
+                    response = answer()
+                    self._complete(call, key, lambda: reply(response))
+
+            call.future = self._workers().submit(run)
             return
         response = answer()
         if self._inline_done(call):
@@ -5854,7 +6232,7 @@ class _Connection:
         """Step 5 of a tools/call (MCPServer._encode_result): the wire response of
         its result (None: a bug of ours, a tool error; an _RpcError: -32021)."""
         if isinstance(result, _RpcError):
-            return _encode_safely(_error_response(id_, result))
+            return _encode_safely(_error_response(id_, _for_revision(result, version)))
         if result is None:
             result = _tool_error(f"Error executing tool {tool.name}")
         return self.server._encode_result(tool, _result_for(result, version), lambda r: {
@@ -5872,6 +6250,9 @@ class _Connection:
 
     def _answer_settled(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """_complete, for a call this thread has just marked settled (under the lock)."""
+        if call.lock is not None:  # a notification being written goes first; a later one sees settled
+            with call.lock:  # (_Request.send; without a lock yet, the first one to come sees it too)
+                pass
         try:
             if call.cancelled:
                 call.reply(None)
@@ -5956,10 +6337,12 @@ class _CallInFlight:
     """A tools/call in flight: where its response goes, how to cancel it, and
     whether it is settled."""
 
-    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "reader_moved_on", "questions")
+    __slots__ = ("id", "reply", "stream", "future", "cancelled", "settled", "started", "reader_moved_on", "questions",
+                 "lock")
 
     def __init__(self, id_: Any, reply: Callable[[Optional[bytes]], None], stream: Callable[[bytes], None]) -> None:
         self.id, self.reply, self.stream = id_, reply, stream  # stream: see handle_message
+        self.lock: Any = None  # made by its first notification (_call_lock)
         self.future: Any = None  # a pool or event-loop future; None while running inline
         self.cancelled = False  # notifications/cancelled: send nothing for it
         self.settled = False  # answered (or not, when cancelled) and counted out: _complete
@@ -5969,6 +6352,21 @@ class _CallInFlight:
 
 
 _STARTED: Any = object()  # handle_message: a call was started, its reply comes later
+_LOCK_MAKING = _thread.allocate_lock()  # one _call_lock per call, however many threads ask
+
+
+def _call_lock(call: _CallInFlight) -> Any:
+    """The lock that orders a call's notifications before its response
+    (_Request.send; _Connection._answer_settled waits for it), made at its first
+    notification: a call that sends none (most) makes none.  Reentrant: a
+    notification that overflows an HTTP response cancels the call on the same
+    thread (_HttpCall.close), which settles it while sending."""
+    import threading
+
+    with _LOCK_MAKING:
+        if call.lock is None:
+            call.lock = threading.RLock()
+    return call.lock
 
 
 class _Job:
@@ -6139,6 +6537,20 @@ def _invoke_safely(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], re
         return None
 
 
+def _log_cancellation(params: Any) -> None:
+    """A client's notifications/cancelled, logged with its reason ("Both
+    parties SHOULD log cancellation reasons for debugging",
+    basic/utilities/cancellation): at DEBUG, as the SDK logs a cancelled
+    request, on the ``mcp_ref`` logger (stderr once logging is configured;
+    never stdout).  The client's values are repr'd: a reason cannot forge a line."""
+    import logging  # loaded by now in most programs; here only when a client cancels
+
+    params = params if isinstance(params, dict) else {}
+    reason = params.get("reason")
+    logging.getLogger("mcp_ref").debug("the client cancelled request %r: %s", params.get("requestId"),
+                                       "no reason given" if reason is None else repr(reason))
+
+
 def _id_key(id_: Any) -> Tuple[str, Any]:
     # 1 and "1" are different ids.
     return (type(id_).__name__, id_)
@@ -6299,6 +6711,8 @@ class _StdioServer(_Connection):
                 break
         else:
             try:
+                for data in self.listen_ends():  # the listen streams end as the revision asks
+                    self.out.write(data)
                 self.out.flush()
             except Exception:
                 pass
@@ -6939,6 +7353,9 @@ class _HttpApp:
                     yield _sse_event(_encode(_error_response(watch.id, _RpcError(INTERNAL_ERROR, watch.late_text()))))
                     return
                 elif gone() or self.closing.is_set():
+                    if not gone():  # the server stops: a listen stream says it ends (_Connection.listen_ends)
+                        for data in watch.conn.listen_ends():
+                            yield _sse_event(data)
                     return
                 elif time.monotonic() - quiet_since >= self.keepalive:
                     yield b": keepalive\n\n"
@@ -7060,6 +7477,9 @@ class _HttpApp:
         arguments = params.get("arguments")
         for path, token, kind in annotated or ():
             value = _value_at(arguments, path)
+            if kind == "integer" and type(value) is int and abs(value) > _SAFE_INTEGER:  # "x-mcp-header": MUST
+                return f"Mcp-Param-{token} cannot carry the argument {'.'.join(path)!r}: an integer " \
+                       "outside JavaScript's safe range (-(2**53 - 1) to 2**53 - 1)"
             problem = _param_header_problem(environ.get("HTTP_MCP_PARAM_" + token.upper().replace("-", "_")),
                                             value, kind)
             if problem is not None:
@@ -7313,32 +7733,54 @@ def _x_mcp_headers(schema: Any) -> Optional[List[Tuple[Tuple[str, ...], str, Any
     """The (property path, header name, type) of each ``x-mcp-header``
     annotation; None when any is invalid (a conforming client then drops the
     tool and sends no such header: server/tools, "x-mcp-header")."""
-    import re
+    found, problem = _x_mcp_header_scan(schema)
+    return None if problem is not None else found
 
-    token = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+
+# An x-mcp-header integer's values "MUST be within the safe range for JavaScript" (2026-07-28
+# basic/transports/streamable-http): a larger one cannot be mirrored exactly by every client.
+_SAFE_INTEGER = 2 ** 53 - 1
+_HEADER_TOKEN = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # RFC 9110 tchar
+
+
+def _x_mcp_header_scan(schema: Any) -> Tuple[List[Tuple[Tuple[str, ...], str, Any]], Optional[str]]:
+    """Each ``x-mcp-header`` of an inputSchema, in the schema's order, and why
+    the first invalid one is (None: all valid).  2026-07-28 basic/transports/
+    streamable-http, "Custom Headers from Tool Parameters": a token (RFC 9110
+    tchar: not empty, no control character), case-insensitively unique, on a
+    string, integer or boolean property reached from the root by ``properties``
+    alone (never through items, a composition, a condition or $ref)."""
     found: List[Tuple[Tuple[str, ...], str, Any]] = []
-    seen = set()
-    stack: List[Tuple[Optional[Tuple[str, ...]], Any]] = [((), schema)]
-    while stack:
-        path, node = stack.pop()
+    seen: Dict[str, str] = {}  # lower-case name -> the parameter that has it
+    queue: List[Tuple[Optional[Tuple[str, ...]], Any]] = [((), schema)]
+    for path, node in queue:  # breadth first, in order: the first problem is the same every time
         if isinstance(node, list):
-            stack.extend((None, item) for item in node)
+            queue.extend((None, item) for item in node)
             continue
         if not isinstance(node, dict):
             continue
         if "x-mcp-header" in node:
             name, kind = node["x-mcp-header"], node.get("type")
-            if not path or not isinstance(name, str) or not token.match(name) or name.lower() in seen \
-                    or kind not in ("string", "integer", "boolean"):
-                return None
-            seen.add(name.lower())
+            if not path:
+                return found, f"x-mcp-header {_truncated_repr(name)} is on no property reached by properties " \
+                              "alone (not through items, anyOf, oneOf, allOf, not, if/then/else or $ref)"
+            where = ".".join(path)
+            if not isinstance(name, str) or not name or name.strip(_HEADER_TOKEN):
+                return found, f"parameter {where!r}: x-mcp-header {_truncated_repr(name)} is not an HTTP token"
+            if kind not in ("string", "integer", "boolean"):
+                return found, f"parameter {where!r}: x-mcp-header {name!r} needs a property of type string, " \
+                              f"integer or boolean, not {_truncated_repr(kind)}"
+            if name.lower() in seen:
+                return found, f"parameter {where!r}: x-mcp-header {name!r} repeats that of parameter " \
+                              f"{seen[name.lower()]!r} (the names are case-insensitive)"
+            seen[name.lower()] = where
             found.append((path, name, kind))
         for key, value in node.items():
             if key == "properties" and isinstance(value, dict):
-                stack.extend(((path + (k,)) if path is not None else None, v) for k, v in value.items())
+                queue.extend(((path + (k,)) if path is not None else None, v) for k, v in value.items())
             elif key not in ("default", "examples", "const", "enum", "x-mcp-header"):
-                stack.append((None, value))  # anything but a properties chain is no place for one
-    return found
+                queue.append((None, value))  # anything but a properties chain is no place for one
+    return found, None
 
 
 def _value_at(arguments: Any, path: Tuple[str, ...]) -> Any:
@@ -10941,9 +11383,9 @@ def _resolver_question(question: Any, version: Optional[str]) -> Tuple[str, Dict
             params = {"mode": "form", **params}
         return "elicitation/create", params, ("elicitation", "form"), "form elicitation"
     if isinstance(question, Sample):
-        tools = question.options.get("tools") is not None or question.options.get("tool_choice") is not None
-        return ("sampling/createMessage", _sampling_params(question.messages, question.max_tokens, question.options),
-                ("sampling", "tools") if tools else ("sampling",), "sampling.tools" if tools else "sampling")
+        params = _sampling_params(question.messages, question.max_tokens, question.options)
+        needs = _sampling_needs(params) or [("sampling",)]  # the first: request.ask checks them all
+        return "sampling/createMessage", params, needs[0], ".".join(needs[0])
     return "roots/list", {}, ("roots",), "roots"
 
 
@@ -11039,26 +11481,32 @@ class _ClientSession:
         """Whether the client declared all of ``capability``, nested keys too."""
         return _declares(self._request.client_capabilities() or {}, _wire_value(capability) or {})
 
-    def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
+    # Each question takes ``request_read_timeout_seconds`` (Context.elicit): its own timeout.
+
+    def create_message(self, messages: List[Any], max_tokens: int, *,
+                       request_read_timeout_seconds: Optional[float] = None, **options: Any) -> Any:
         """sampling/createMessage (client/sampling): the client's model answers.
         Options as the SDK spells them (``system_prompt``, ``temperature``, ...)."""
         params = _sampling_params(messages, max_tokens, options)
         return self._request.ask("sampling/createMessage", params, ("sampling",),
-                                 functools.partial(_answer, "sampling/createMessage", None, self._sdk_models))
+                                 functools.partial(_answer, "sampling/createMessage", None, self._sdk_models),
+                                 request_read_timeout_seconds)
 
-    def list_roots(self) -> Any:
+    def list_roots(self, *, request_read_timeout_seconds: Optional[float] = None) -> Any:
         """roots/list (client/roots): the client's roots."""
         return self._request.ask("roots/list", {}, ("roots",),
-                                 functools.partial(_answer, "roots/list", None, self._sdk_models))
+                                 functools.partial(_answer, "roots/list", None, self._sdk_models),
+                                 request_read_timeout_seconds)
 
-    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
+    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None, *,
+                    request_read_timeout_seconds: Optional[float] = None) -> Any:
         """elicitation/create with a schema as JSON: the answer as sent (``.action``, ``.content``).
         ``related_request_id`` only routes the SDK's request (its stream): ours
         always go on the call's own, and it is no param."""
         params = _form_params(self._request, message, _wire_value(requested_schema))
         return self._request.ask("elicitation/create", params, ("elicitation", "form"),
                                  functools.partial(_answer, "elicitation/create", params["requestedSchema"],
-                                                   self._sdk_models))
+                                                   self._sdk_models), request_read_timeout_seconds)
 
     elicit = elicit_form  # the SDK's older name
 
@@ -11192,8 +11640,7 @@ class _AwaitableAnswer:
         try:
             await asyncio.wait_for(arrived, self.timeout)
         except asyncio.TimeoutError:
-            self.answer.settle(None, {"code": INTERNAL_ERROR,
-                                      "message": f"the client did not answer within {self.timeout:g} s"})
+            self.answer.give_up(self.timeout)
         return self.convert(self.answer.value())
 
 
@@ -11456,7 +11903,8 @@ def _cleandoc(doc: Optional[str]) -> str:
 #                                                             the low-level Server's tools/list
 #   _protocol_error       MCPServer._stopped (section 14),    an MCPError (ours, the SDK's, 1.x's          -
 #                         _failed (section 10)                McpError): its JSON-RPC error, passed on
-#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too)     -
+#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too,     -
+#                                                             but where 2026-07-28 forbids it: _for_revision)
 #                         (section 15)
 #   _read_failure         _contents_read (section 25)         a resource's MCPError reaches the tool as    -
 #                                                             one
@@ -11803,6 +12251,11 @@ def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Ch
         raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
     if not isinstance(copy, dict) or copy.get("type") != "object":
         raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
+    if "$schema" in copy and _dialect_problem(copy) is not None:  # basic/index, "JSON Schema Usage"
+        raise InvalidSignature(f"Tool {tool}: its {key} declares {_dialect_problem(copy)}")
+    problem = _schema_problem(copy)  # and valid by the dialect's rules (basic/index, the same section)
+    if problem is not None:
+        raise InvalidSignature(f"Tool {tool}: its {key} is no valid JSON Schema 2020-12: {problem}")
     try:
         return copy, _checker(copy)
     except Exception as exc:
@@ -14461,7 +14914,21 @@ class _ServerFailed(Exception):
     malformed: exit code 3."""
 
 
-class _TimedOut(_ServerFailed):
+class _NoAnswer(_ServerFailed):
+    """No answer: none within the timeout, or (HTTP) the connection refused or
+    closed unanswered.  (Client raises it as _NoAnswerError, a ConnectionError.)"""
+
+
+class _NoAnswerError(ConnectionError):
+    """Client's ConnectionError for _NoAnswer: a server/discover probe unanswered
+    is a server of the handshake era (Client._discover falls back)."""
+
+
+class _SessionGone(_ServerFailed):
+    """HTTP 404 for a request in a session: the server ended it (Client starts another)."""
+
+
+class _TimedOut(_NoAnswer):
     """A request's deadline passed (the transport names the request)."""
 
     def __init__(self) -> None:
@@ -14642,8 +15109,10 @@ class _StdioClient:
         left = end + self.held - time.monotonic()
         line = self.lines.get(min(left, threading.TIMEOUT_MAX)) if left > 0 else _Lines.EMPTY
         if line is _Lines.EMPTY:
-            raise self._give_up(id_, method, f"the server did not answer {method} within {self.timeout:g} s")
+            raise self._give_up(id_, method, f"the server did not answer {method} within {self.timeout:g} s",
+                                _NoAnswer)
         if line is None:
+            self.lines.put(None)  # (for whatever waits next)
             raise self._died(f"before answering {method}")
         self.heard = True
         if line is _Lines.TOO_LONG:
@@ -14665,7 +15134,7 @@ class _StdioClient:
             raise self._give_up(id_, method, f"the server wrote JSON that is not an object: {line[:100]!r}")
         return message
 
-    def _give_up(self, id_: int, method: str, reason: str) -> _ServerFailed:
+    def _give_up(self, id_: int, method: str, reason: str, error: type = _ServerFailed) -> _ServerFailed:
         """What to raise for a request given up on: the server is told
         (notifications/cancelled, where _cancellable), and its late answer will be dropped."""
         self.forgotten.add(id_)
@@ -14675,7 +15144,7 @@ class _StdioClient:
                            "params": {"requestId": id_, "reason": reason}})
             except _ServerFailed:  # gone: nothing to tell
                 pass
-        return _ServerFailed(reason)
+        return error(reason)  # type: ignore[no-any-return]
 
     def _died(self, when: str) -> Exception:
         """What to raise once the server has closed its end of a pipe."""
@@ -14715,8 +15184,9 @@ class _StdioClient:
 def _cancellable(method: str, params: Dict[str, Any]) -> bool:
     """Whether a request given up on is cancelled with notifications/cancelled
     (basic/utilities/cancellation): not initialize (clients MUST NOT), nor a
-    task-augmented request (tasks/cancel MUST be used instead, once it is a task)."""
-    return method != "initialize" and "task" not in params
+    task-augmented request (tasks/cancel MUST be used instead, once it is a task),
+    nor a server/discover probe (unanswered: a server of the handshake era, Client._discover)."""
+    return method not in ("initialize", "server/discover") and "task" not in params
 
 
 def _pump(stdout: Any, lines: _Lines, limit: int) -> None:
@@ -14858,7 +15328,9 @@ def _error_text(error: Any) -> str:
 
 _ROUNDS = 10  # rounds of questions a 2026-07-28 request may bring (basic/patterns/mrtr)
 _MAX_PAGES = 1000  # pages a list with all_pages=True may take (a server may paginate forever)
-_TASK_POLLS = 100_000  # tasks/get polls before call_tool gives up on a task (a day at 1 s)
+_CANCEL_WAIT = 5.0  # seconds to wait for the answer to tasks/cancel of a task given up
+_LISTEN_BACKLOG = 10_000  # notifications a listen stream keeps unread before it is ended
+_LISTEN_REFUSAL = 1 << 20  # bytes read of a listen request's answer that is no stream (an error)
 # The callback that answers each method a server may ask the client, and the
 # capability it declares (client/sampling, client/elicitation, client/roots).
 _CALLBACKS = {"sampling/createMessage": ("sampling_callback", "sampling"),
@@ -14920,6 +15392,10 @@ class Client:
     ``tasks=True`` takes tasks (section 16): in 2026-07-28 the client declares
     the tasks extension, in 2025-11-25 it asks for a task where a tool's
     ``execution.taskSupport`` allows one; ``call_tool`` follows a task to its result.
+    A task can be worked by hand, with or without ``tasks=True``:
+    ``call_tool_as_task``, ``get_task``, ``poll_task``, ``get_task_result``,
+    ``update_task``, ``cancel_task``, ``list_tasks`` (the SDK 1.x's names);
+    ``listen(...)`` opens a 2026-07-28 subscriptions/listen stream.
 
     Extensions (SEP-2133): ``extensions`` maps each identifier the client
     supports to its settings, declared under ``capabilities.extensions`` in every
@@ -14955,8 +15431,11 @@ class Client:
         self._meta: Optional[Dict[str, Any]] = None  # 2026-07-28: every request's _meta
         self._tools: Dict[str, Dict[str, Any]] = {}  # from list_tools: outputSchema, x-mcp-header
         self._listed = False  # every page of tools/list seen once
+        self._subscriptions: Dict[Any, _Subscription] = {}  # open listen streams, by request id
+        self._given_up: Optional[Tuple[str, bool]] = None  # the task call_tool last gave up; its cancel answered
         self._progress: Dict[int, Callable[..., Any]] = {}
         self._tokens = itertools.count(1)
+        self._answering = False  # whether the server's requests are answered: the handshake era's only
 
     def __enter__(self) -> Client:
         self.initialize()
@@ -14967,6 +15446,8 @@ class Client:
 
     def close(self) -> None:
         """End the session (HTTP: DELETE) or the child process (stdio)."""
+        for subscription in list(self._subscriptions.values()):  # listen streams end first
+            subscription.close()
         transport, self._transport = self._transport, None
         if transport is not None:
             transport.close()
@@ -14978,29 +15459,34 @@ class Client:
         or 2026-07-28's DiscoverResult)."""
         if self._transport is not None:
             raise RuntimeError("this client is initialized already")
-        self._transport, self._meta = self._open(), None
+        self._transport, self._meta, self._answering = self._open(), None, False
         wanted = self.protocol_version
         try:
             if wanted is None or wanted in STATELESS_VERSIONS:
                 result = self._discover(wanted or STATELESS_VERSIONS[-1], fallback=wanted is None)
                 if result is not None:
                     return result
-            version = wanted or LATEST_HANDSHAKE_VERSION
-            result = self._result("initialize", self._call("initialize", {
-                "protocolVersion": version, "capabilities": self._capabilities(version),
-                "clientInfo": self.client_info}))
-            spoken = result.get("protocolVersion")
-            if spoken not in HANDSHAKE_VERSIONS:  # basic/lifecycle: a client that cannot speak it disconnects
-                raise ConnectionError(f"the server answered initialize with protocol version "
-                                      f"{_one_line(json.dumps(spoken), 40)}, which this client does not speak")
-            self.protocol_version, self.initialize_result = spoken, result
-            self._transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-            if hasattr(self._transport, "listen"):
-                self._transport.listen()  # the GET stream, for the server's own messages
-            return result
+            return self._handshake(wanted or LATEST_HANDSHAKE_VERSION)
         except BaseException:
             self.close()
             raise
+
+    def _handshake(self, version: str) -> Dict[str, Any]:
+        """initialize, then notifications/initialized (basic/lifecycle); over
+        HTTP the GET stream opened for the server's own messages."""
+        self._answering = True
+        result = self._result("initialize", self._call("initialize", {
+            "protocolVersion": version, "capabilities": self._capabilities(version),
+            "clientInfo": self.client_info}))
+        spoken = result.get("protocolVersion")
+        if spoken not in HANDSHAKE_VERSIONS:  # basic/lifecycle: a client that cannot speak it disconnects
+            raise ConnectionError(f"the server answered initialize with protocol version "
+                                  f"{_one_line(json.dumps(spoken), 40)}, which this client does not speak")
+        self.protocol_version, self.initialize_result = spoken, result
+        self._transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        if hasattr(self._transport, "listen"):
+            self._transport.listen()  # the GET stream, for the server's own messages
+        return result
 
     def _open(self) -> Any:
         server = self.server
@@ -15029,12 +15515,18 @@ class Client:
         for _ in range(2):  # once more with a version from the server's -32022 list
             meta = {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: self._capabilities(version),
                     META_CLIENT_INFO: self.client_info}
-            reply = self._call("server/discover", {"_meta": meta})
+            try:
+                reply = self._call("server/discover", {"_meta": meta})
+            except _NoAnswerError:  # no answer within the timeout (HTTP: the connection refused or closed):
+                if fallback:  # a legacy server (basic/transports/stdio, "Backward Compatibility": fall back)
+                    return None
+                raise
             result = reply.get("result")
             if isinstance(result, dict) and version in (result.get("supportedVersions") or ()):
                 self._meta, self.protocol_version = meta, version
                 self._transport.version = version
                 self.initialize_result = self._result("server/discover", reply)
+                self._result_type("server/discover", self.initialize_result)
                 return self.initialize_result
             error: Dict[str, Any] = reply["error"] if isinstance(reply.get("error"), dict) else {}
             data = error["data"] if isinstance(error.get("data"), dict) else {}
@@ -15045,7 +15537,10 @@ class Client:
             if error.get("code") == UNSUPPORTED_PROTOCOL_VERSION and offered:
                 version = max(offered)
                 continue
-            if fallback:
+            # Another error of 2026-07-28's own (basic/index, "Error Codes") marks a modern server
+            # too: surfaced, not a reason to fall back (basic/transports/streamable-http,
+            # "Backward Compatibility": "correct the request, rather than falling back").
+            if fallback and error.get("code") not in (HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY):
                 return None
             raise _rpc_error("server/discover", error)
         if not fallback:  # the version the server named first is not in its own list either
@@ -15059,8 +15554,8 @@ class Client:
             capabilities["sampling"] = {}
         if self.elicitation_callback is not None:  # both modes from 2025-11-25 (client/elicitation)
             capabilities["elicitation"] = {"form": {}, "url": {}} if version >= "2025-11-25" else {}
-        if self.list_roots_callback is not None:
-            capabilities["roots"] = {"listChanged": True}  # as the SDK declares it
+        if self.list_roots_callback is not None:  # listChanged: send_roots_list_changed() (none in 2026-07-28)
+            capabilities["roots"] = {} if version in STATELESS_VERSIONS else {"listChanged": True}
         extensions = dict(self.extensions)  # basic/versioning: the extensions it supports, with their settings
         if self.tasks and version in STATELESS_VERSIONS:  # a call may become a task (section 16)
             extensions[TASKS_EXTENSION] = {}
@@ -15134,6 +15629,19 @@ class Client:
     def send_ping(self) -> Dict[str, Any]:  # (not in 2026-07-28)
         return self._request("ping", {})
 
+    def send_roots_list_changed(self) -> None:
+        """Tell the server that the roots changed (what ``list_roots_callback``
+        returns), so that it asks again: client/roots, "When roots change,
+        clients that support listChanged MUST send a notification".  In
+        2026-07-28 there is none to send: the server asks for roots within
+        each request that needs them."""
+        if self._transport is None:
+            raise RuntimeError("the client is not connected: use `with Client(...)` or call initialize()")
+        if self.list_roots_callback is None:
+            raise RuntimeError("this client declares no roots: pass list_roots_callback=...")
+        if self._meta is None:
+            self._transport.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+
     def set_logging_level(self, level: str) -> Dict[str, Any]:
         """logging/setLevel; in 2026-07-28 the level goes in every request's _meta."""
         if self._meta is not None:
@@ -15146,10 +15654,22 @@ class Client:
         is left out (server/tools: a client MUST NOT call it), as by the SDK."""
         result = self._list("tools/list", "tools", cursor, all_pages)
         tools = [tool for tool in result.get("tools") or () if isinstance(tool, dict) and isinstance(
-            tool.get("name"), str) and (self._meta is None or _x_mcp_headers(tool.get("inputSchema")) is not None)]
+            tool.get("name"), str) and self._callable(tool)]
         self._tools.update((tool["name"], tool) for tool in tools)
-        self._listed = self._listed or all_pages or cursor is None and "nextCursor" not in result
+        self._listed = self._listed or all_pages or cursor is None and result.get("nextCursor") is None
         return dict(result, tools=tools)
+
+    def _callable(self, tool: Dict[str, Any]) -> bool:
+        """False for a tool whose x-mcp-header is invalid, in 2026-07-28: left
+        out, with a warning on stderr (basic/transports/streamable-http: "Clients
+        SHOULD log a warning when rejecting a tool definition, including the
+        tool name and the reason for rejection")."""
+        if self._meta is None or _x_mcp_headers(tool.get("inputSchema")) is not None:
+            return True
+        print(f"mcp_ref.Client: left out the tool {_one_line(repr(tool.get('name')), 80)}: an x-mcp-header of its "
+              f"inputSchema breaks the rules (a token, unique, on a string, integer or boolean property reached "
+              f"through properties alone)", file=sys.stderr)
+        return False
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None,
                   read_timeout_seconds: Optional[float] = None, progress_callback: Optional[Callable[..., Any]] = None,
@@ -15178,54 +15698,93 @@ class Client:
             self.list_tools(all_pages=True)  # for its outputSchema and x-mcp-header, as the SDK does
         execution = (self._tools.get(name) or {}).get("execution")
         if self.tasks and self._meta is None and isinstance(execution, dict) and \
-                execution.get("taskSupport") in ("optional", "required"):
+                execution.get("taskSupport") in ("optional", "required") and _takes_tool_tasks(self.initialize_result):
             params["task"] = {}  # 2025-11-25: the client asks for a task ("Tool-Level Negotiation")
         timeout = self._transport.timeout if self._transport is not None else self.timeout
         try:
             self._set_timeout(read_timeout_seconds or timeout)
-            result = self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+            result = self._tools_call(name, params)
             is_task = result.get("resultType") == "task" or "task" in result and self._meta is None
             if is_task and return_task:
                 return result
             if is_task:
-                result = self._follow_task(result.get("task") if self._meta is None else result, task_callback)
+                result = self._follow_task(result.get("task") if self._meta is None else result, task_callback,
+                                           read_timeout_seconds)
         finally:
             self._progress.pop(token, None)  # type: ignore[arg-type]
             self._set_timeout(timeout)
         return _read_structured(name, result, self._tools.get(name), result_type)
 
-    def _follow_task(self, task: Any, callback: Optional[Callable[[Dict[str, Any]], Any]]) -> Dict[str, Any]:
-        """A task polled to its end (tasks/get every pollInterval): its result
-        (2025-11-25: tasks/result), or its error raised.  Questions are
-        answered once each (2026-07-28: tasks/update).  Bounded: the server
-        deletes a task past its TTL, and then tasks/get fails."""
+    def _tools_call(self, name: str, params: Dict[str, Any]) -> Dict[str, Any]:
+        """tools/call with the tool's Mcp-Param-* headers.  A HeaderMismatch
+        (-32020, refused before the tool ran) has the tools listed again and the
+        call sent once more: "the client SHOULD call tools/list to check whether
+        the tool's x-mcp-header annotations have changed" (2026-07-28
+        basic/transports/streamable-http)."""
+        try:
+            return self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+        except MCPError as exc:
+            if exc.code != HEADER_MISMATCH or self._meta is None:
+                raise
+        self.list_tools(all_pages=True)
+        return self._request("tools/call", params, self._param_headers(name, params["arguments"]))
+
+    def _follow_task(self, task: Any, callback: Optional[Callable[[Dict[str, Any]], Any]],
+                     seconds: Optional[float], own: bool = True) -> Dict[str, Any]:
+        """A task followed to its end: its result, or its error raised.  Polled
+        with tasks/get every pollInterval; 2025-11-25: at input_required and at
+        the end, tasks/result ("Input Required Status": the requestor SHOULD call
+        it; the server's queued questions come on it, to the callbacks);
+        2026-07-28: the questions of inputRequests answered once each with
+        tasks/update (the extension's "Task Update Requests").  Bounded by
+        _task_budget; a task of its own (call_tool's) given up, by that or by
+        an interrupt (Ctrl-C), is cancelled first (tasks/cancel)."""
         if not isinstance(task, dict) or not isinstance(task.get("taskId"), str):
             raise ConnectionError("tools/call: the server's task has no taskId")
         task_id: str = task["taskId"]
+        budget = _task_budget(task, seconds, self.timeout)
+        ended: List[bool] = [False]
+        try:
+            return self._task_to_end(task_id, task, callback, (time.monotonic() + budget, budget), ended)
+        except BaseException:
+            if own and not ended[0]:  # the caller never sees the task: it would run on for nothing
+                self._given_up = (task_id, self._cancel_quietly(task_id))
+            raise
+
+    def _task_to_end(self, task_id: str, task: Dict[str, Any], callback: Optional[Callable[[Dict[str, Any]], Any]],
+                     deadline: Tuple[float, float], ended: List[bool]) -> Dict[str, Any]:
         answered: "set[str]" = set()
-        for _ in range(_TASK_POLLS):
+        while True:
             if callback is not None:
                 callback(task)
             status, asked = task.get("status"), task.get("inputRequests")
-            new = {key: ask for key, ask in asked.items() if key not in answered} if isinstance(asked, dict) else {}
-            if status in ("completed", "failed", "cancelled"):
-                return self._task_outcome(task_id, task)
-            if status == "input_required" and new and self._meta is not None:
+            if status in _TASK_TERMINAL or (status == "input_required" and self._meta is None):
+                ended[0] = status in _TASK_TERMINAL
+                return self._task_outcome(task_id, task, deadline[0])
+            new = {key: ask for key, ask in asked.items() if key not in answered} \
+                if status == "input_required" and isinstance(asked, dict) else {}
+            if new:  # 2026-07-28 (keys are unique over a task's life: each answered once)
                 answers = self._input_responses("tasks/get", new)
-                self._request("tasks/update", {"taskId": task_id, "inputResponses": answers})
+                self._tasks_request("tasks/update", {"taskId": task_id, "inputResponses": answers})
                 answered.update(answers)
             else:
-                wait = task.get("pollIntervalMs", task.get("pollInterval"))
-                seconds = wait / 1000 if isinstance(wait, (int, float)) and not isinstance(wait, bool) else 1.0
-                time.sleep(min(max(seconds, 0.05), 10.0))
-            task = self._request("tasks/get", {"taskId": task_id})
-        raise ConnectionError(f"tools/call: task {task_id} did not end after {_TASK_POLLS} polls")
+                left = deadline[0] - time.monotonic()
+                if left <= 0:
+                    raise ConnectionError(f"tools/call: task {task_id} did not end within {deadline[1]:g} s")
+                time.sleep(min(_poll_seconds(task), left))
+            task = self._tasks_request("tasks/get", {"taskId": task_id})
 
-    def _task_outcome(self, task_id: str, task: Dict[str, Any]) -> Dict[str, Any]:
+    def _task_outcome(self, task_id: str, task: Dict[str, Any], deadline: float) -> Dict[str, Any]:
         """A finished task's result, or its error raised (the extension's
-        DetailedTask inlines them; 2025-11-25 has tasks/result)."""
+        DetailedTask inlines them; 2025-11-25 has tasks/result, which waits
+        for the end: it gets the time left, and at least the client's timeout)."""
         if self._meta is None:
-            return self._request("tasks/result", {"taskId": task_id})
+            timeout = self._transport.timeout
+            try:
+                self._set_timeout(max(deadline - time.monotonic(), timeout))
+                return self._request("tasks/result", {"taskId": task_id})
+            finally:
+                self._set_timeout(timeout)
         if task["status"] == "completed" and isinstance(task.get("result"), dict):
             return task["result"]  # type: ignore[no-any-return]
         if task["status"] == "failed":
@@ -15233,6 +15792,158 @@ class Client:
         if task["status"] == "cancelled":
             raise MCPError(INVALID_PARAMS, f"Task {task_id} was cancelled")
         raise ConnectionError(f"tools/call: task {task_id} completed without a result")
+
+    # -- tasks (2025-11-25 basic/utilities/tasks; 2026-07-28 the io.modelcontextprotocol/tasks extension)
+    #    The names and shapes are the SDK's (1.x ClientSession.experimental: call_tool_as_task, get_task,
+    #    get_task_result, list_tasks, cancel_task, poll_task); each returns the JSON the server sent.
+
+    def call_tool_as_task(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, ttl: Optional[int] = 60000,
+                          meta: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        """tools/call as a task: the CreateTaskResult, to follow with the
+        methods below.  2025-11-25: ``{"task": Task}``, asked for with the
+        ``task`` param (``ttl`` in milliseconds); 2026-07-28: the Task itself with
+        ``resultType: "task"``, the extension declared on the request; there the
+        server decides, and may answer with the tool's result at once."""
+        params: Dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        if meta:
+            params["_meta"] = dict(meta)
+        if self._meta is None:
+            params["task"] = {} if ttl is None else {"ttl": ttl}
+        if name not in self._tools and not self._listed:
+            self.list_tools(all_pages=True)  # its x-mcp-header (2026-07-28), as call_tool reads it
+        return self._tasks_request("tools/call", params, self._param_headers(name, params["arguments"]))
+
+    def get_task(self, task_id: str) -> Dict[str, Any]:
+        """tasks/get: the Task (2026-07-28: its inputRequests, result or error inlined)."""
+        return self._tasks_request("tasks/get", {"taskId": task_id})
+
+    def get_task_result(self, task_id: str, *, read_timeout_seconds: Optional[float] = None,
+                        task_callback: Optional[Callable[[Dict[str, Any]], Any]] = None) -> Dict[str, Any]:
+        """The task's result once it ends (a failed task's error raised as
+        MCPError), its questions answered by the callbacks meanwhile, as
+        call_tool follows a task (2025-11-25: tasks/result; 2026-07-28: tasks/get,
+        tasks/update).  Given up (ConnectionError) after ``read_timeout_seconds``,
+        else the task's TTL, else the client's timeout; the task is left as it is."""
+        return self._follow_task(self.get_task(task_id), task_callback, read_timeout_seconds, own=False)
+
+    def poll_task(self, task_id: str) -> Iterator[Dict[str, Any]]:
+        """Each tasks/get result, every pollInterval, until the task ends (its
+        last status is yielded too).  Questions are the caller's: 2025-11-25,
+        get_task_result on input_required; 2026-07-28, update_task."""
+        while True:
+            task = self.get_task(task_id)
+            yield task
+            if task.get("status") in _TASK_TERMINAL:
+                return
+            time.sleep(_poll_seconds(task))
+
+    def update_task(self, task_id: str, input_responses: Dict[str, Any]) -> Dict[str, Any]:
+        """tasks/update (2026-07-28): answers to a task's inputRequests, by key."""
+        return self._tasks_request("tasks/update", {"taskId": task_id, "inputResponses": input_responses})
+
+    def cancel_task(self, task_id: str) -> Dict[str, Any]:
+        """tasks/cancel: 2025-11-25 answers with the Task (cancelled; a task that
+        has ended already is -32602), 2026-07-28 with an empty acknowledgement."""
+        return self._tasks_request("tasks/cancel", {"taskId": task_id})
+
+    def list_tasks(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
+        """tasks/list (2025-11-25; the extension has none: MCPError -32601 unsent)."""
+        if self._meta is not None:
+            raise MCPError(METHOD_NOT_FOUND, "tasks/list is not in 2026-07-28: the tasks extension has no list "
+                                             "(keep the ids call_tool_as_task returns)")
+        return self._list("tasks/list", "tasks", cursor, all_pages)
+
+    def _tasks_request(self, method: str, params: Dict[str, Any],
+                       headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+        """A request about tasks: in 2026-07-28 with the extension declared on
+        it, as the extension requires (-32021 otherwise), tasks=True or not."""
+        meta = self._meta
+        if meta is None or self.tasks:
+            return self._request(method, params, headers)
+        declared = dict(meta.get(META_CLIENT_CAPABILITIES) or {})
+        declared["extensions"] = dict(declared.get("extensions") or {}, **{TASKS_EXTENSION: {}})
+        # For this request the client is one with tasks=True: what reads self.tasks sees the extension declared.
+        self._meta, self.tasks = dict(meta, **{META_CLIENT_CAPABILITIES: declared}), True
+        try:
+            return self._request(method, params, headers)
+        finally:
+            self.tasks = False
+            if self._meta is not None:  # (closed meanwhile: stays closed)
+                self._meta = meta
+
+    def _cancel_quietly(self, task_id: str) -> bool:
+        """tasks/cancel for a task given up (a timeout, Ctrl-C), within a few
+        seconds; whether the server answered it.  Its failure is not the
+        caller's.  A request the interrupt cut short may be answered still:
+        over HTTP its connection is dropped."""
+        transport = self._transport
+        if transport is None:
+            return False
+        timeout = transport.timeout
+        if getattr(transport, "conn", None) is not None:
+            transport.conn.close()
+            transport.conn = None
+        try:
+            self._set_timeout(min(timeout, _CANCEL_WAIT))
+            self._tasks_request("tasks/cancel", {"taskId": task_id})
+            return True
+        except MCPError:  # answered: ended meanwhile (2025-11-25's -32602), or gone
+            return True
+        except Exception:  # noqa: BLE001 - not answered: the server gone, or the answer late
+            return False
+        finally:
+            self._set_timeout(timeout)
+
+    # -- subscriptions/listen (2026-07-28 basic/patterns/subscriptions; the tasks extension's notifications/tasks)
+
+    def listen(self, *, tools_list_changed: bool = False, prompts_list_changed: bool = False,
+               resources_list_changed: bool = False, resource_subscriptions: Iterable[str] = (),
+               task_ids: Iterable[str] = ()) -> _Subscription:
+        """subscriptions/listen: a stream of the notifications asked for, open
+        once the server has acknowledged it (``honored``: what it agreed to send).
+        Iterate it for each notification (a dict: method, params), or call
+        ``get(timeout)``; ``close()`` (or ``with``) ends it.  The keywords are the
+        SDK's; ``task_ids``: notifications/tasks, each a DetailedTask as tasks/get
+        shows it (the tasks extension, declared on the request).
+
+        >>> with client.listen(tools_list_changed=True) as events:   # doctest: +SKIP
+        ...     for event in events:
+        ...         tools = client.list_tools()                      # listed again on each change
+
+        Over HTTP the stream has a connection of its own, read in a thread;
+        over stdio it shares the pipe, and is read while a request waits or
+        while the stream is iterated (from the thread that makes the requests).
+        A graceful end (the server's response) ends the iteration; a stream cut
+        raises ConnectionError.  2026-07-28 only: RuntimeError in an older session."""
+        if self._transport is None:
+            raise RuntimeError("the client is not connected: use `with Client(...)` or call initialize()")
+        if self._meta is None:
+            raise RuntimeError(f"subscriptions/listen is 2026-07-28's; this session speaks {self.protocol_version} "
+                               f"(resources/subscribe is its own)")
+        wanted: Dict[str, Any] = {key: True for key, on in (("toolsListChanged", tools_list_changed), (
+            "promptsListChanged", prompts_list_changed), ("resourcesListChanged", resources_list_changed)) if on}
+        for key, values in (("resourceSubscriptions", resource_subscriptions), ("taskIds", task_ids)):
+            if list(values):
+                wanted[key] = [str(value) for value in values]
+        subscription = _Subscription(self, wanted)
+        try:
+            subscription.open()
+        except _UsageError as exc:
+            raise ValueError(str(exc)) from None
+        except _ServerFailed as exc:
+            raise ConnectionError(str(exc)) from None
+        return subscription
+
+    def _subscribed(self, method: str, params: Dict[str, Any]) -> bool:
+        """Whether a notification belongs to an open listen stream (its _meta
+        names the subscription: on stdio every stream shares the pipe)."""
+        meta = params.get("_meta")
+        key = meta.get(META_SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        subscription = self._subscriptions.get(key) if type(key) in (int, str) else None
+        if subscription is None:
+            return False
+        subscription.deliver({"jsonrpc": "2.0", "method": method, "params": params})
+        return True
 
     def _param_headers(self, name: str, arguments: Any) -> Dict[str, str]:
         tool = self._tools.get(name)
@@ -15278,10 +15989,12 @@ class Client:
         """One page of a list, or (all_pages) every page's items in one result.
         Items that are not a list, a nextCursor that is not a string, and a
         cursor seen before (it would list forever) are the server's failure
-        (server/utilities/pagination)."""
+        (server/utilities/pagination).  A cursor is opaque: "" is one too ("an
+        empty string is a valid cursor and thus MUST NOT be treated as the end
+        of results", 2026-07-28); only an absent or null nextCursor ends."""
         result = self._request(method, {} if cursor is None else {"cursor": cursor})
         items, seen = _page_items(method, key, result), set()
-        while all_pages and result.get("nextCursor") not in (None, ""):
+        while all_pages and result.get("nextCursor") is not None:
             cursor = result["nextCursor"]
             if not isinstance(cursor, str):
                 raise ConnectionError(f"{method}: nextCursor {_one_line(json.dumps(cursor), 80)} is not a string")
@@ -15305,12 +16018,26 @@ class Client:
             if self._meta is not None:
                 sent = dict(sent, _meta=dict(sent.get("_meta") or {}, **self._meta))
             result = self._result(method, self._call(method, sent, headers))
-            if result.get("resultType") != "input_required":  # absent: complete
+            if self._result_type(method, result) != "input_required":
                 return result
             sent = dict(params, inputResponses=self._input_responses(method, result.get("inputRequests")))
             if "requestState" in result:  # echoed exactly; absent, none is sent
                 sent["requestState"] = result["requestState"]
         raise ConnectionError(f"{method}: the server still asked for input after {_ROUNDS} rounds")
+
+    def _result_type(self, method: str, result: Dict[str, Any]) -> Any:
+        """2026-07-28 basic/index, "ResultType": absent is "complete" (a server
+        of an earlier revision), and one this client does not recognize MUST
+        be invalid; "task" is the tasks extension's, recognized once declared, for
+        tools/call (ext-tasks: a CreateTaskResult to a request type it does not
+        support "MUST interpret this as an invalid response")."""
+        kind = result.get("resultType", "complete")
+        tasks = self.tasks and method == "tools/call"
+        known = ("complete", "input_required", "task") if tasks else ("complete", "input_required")
+        if self._meta is not None and kind not in known:
+            raise ConnectionError(f"{method}: the server's resultType {_one_line(json.dumps(kind), 80)} is not "
+                                  f"one this client recognizes ({', '.join(known)}), so its result is invalid")
+        return kind
 
     def _input_responses(self, method: str, requests: Any) -> Dict[str, Any]:
         if not isinstance(requests, dict):
@@ -15320,13 +16047,17 @@ class Client:
 
     def _call(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Any:
         try:
-            return self._transport.request(method, params, headers)
+            try:
+                return self._transport.request(method, params, headers)
+            except _SessionGone:  # 2025-11-25 basic/transports, "Session Management": on a 404 the client
+                self._handshake(str(self.protocol_version))  # "MUST start a new session by sending a new
+                return self._transport.request(method, params, headers)  # InitializeRequest without a session ID"
         except _Refused:  # the command line's: said on stderr already
             raise
         except _UsageError as exc:
             raise ValueError(str(exc)) from None
         except _ServerFailed as exc:
-            raise ConnectionError(str(exc)) from None
+            raise (_NoAnswerError if isinstance(exc, _NoAnswer) else ConnectionError)(str(exc)) from None
 
     def _result(self, method: str, reply: Dict[str, Any]) -> Dict[str, Any]:
         if "result" in reply:
@@ -15352,11 +16083,15 @@ class Client:
         except Exception:  # noqa: BLE001 - the callback's own bug: shown, and the exchange read on
             print(f"mcp_ref.Client: a callback raised on {str(method)[:100]}:", file=sys.stderr)
             sys.excepthook(*sys.exc_info())  # its traceback, on stderr
-        if type(id_) not in (int, str):
+        # 2026-07-28 (and a server/discover probe) has no requests of the server's: "The client
+        # MUST NOT write JSON-RPC responses" (basic/transports/stdio, streamable-http); its
+        # questions come in InputRequiredResult.  Such a request goes unanswered.
+        if type(id_) not in (int, str) or not self._answering:
             transport.held += time.monotonic() - started
             return
         try:
-            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": self._answer(str(method), params)}
+            result = _with_related(self._answer(str(method), params), params)  # (a task's question: its _meta)
+            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": result}
         except MCPError as exc:
             reply = {"jsonrpc": "2.0", "id": id_, "error": _drop_none({"code": exc.code, "message": exc.message,
                                                                          "data": exc.data})}
@@ -15376,7 +16111,13 @@ class Client:
             raise MCPError(METHOD_NOT_FOUND, "Method not found")
         if method == "roots/list":
             roots = callback()
-            return {"roots": roots} if isinstance(roots, list) else dict(roots)
+            result = {"roots": roots} if isinstance(roots, list) else dict(roots)
+            return _checked_roots(result)
+        if method == "elicitation/create":
+            self._check_mode(params)
+        if method == "sampling/createMessage" and "tools" in params:  # schema, CreateMessageRequestParams.tools:
+            # "The client MUST return an error if this field is provided but sampling.tools is not declared"
+            raise MCPError(INVALID_PARAMS, "This client did not declare sampling.tools: it takes no tools in sampling")
         result = dict(callback(params))
         if method == "elicitation/create" and result.get("action") == "accept":
             filled = _with_defaults(params.get("requestedSchema"), result.get("content"))
@@ -15384,13 +16125,49 @@ class Client:
                 result["content"] = filled
         return result
 
+    def _check_mode(self, params: Dict[str, Any]) -> None:
+        """2025-11-25 client/elicitation, "Error Handling": a request "with a mode
+        not declared in client capabilities" is -32602 (absent: form mode)."""
+        mode = params.get("mode", "form")
+        declared = self._capabilities(str(self.protocol_version)).get("elicitation") or {"form": {}}
+        if not isinstance(mode, str) or mode not in declared:
+            raise MCPError(INVALID_PARAMS, f"Elicitation mode {_one_line(json.dumps(mode), 40)} is not one this "
+                                           f"client declared ({', '.join(declared)})")
+
     def _notified(self, method: str, params: Dict[str, Any]) -> None:
+        if self._subscribed(method, params):  # a listen stream's (_Subscription)
+            return
         if method == "notifications/message" and self.logging_callback is not None:
             self.logging_callback(params)
         elif method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _checked_roots(result: Dict[str, Any]) -> Dict[str, Any]:
+    """list_roots_callback's roots, each a ``file://`` URI: client/roots, "Root":
+    the uri "MUST be a file:// URI".  Another is the callback's bug, refused
+    (the server hears -32603 with this message) rather than sent."""
+    roots = result.get("roots")
+    if not isinstance(roots, list):
+        raise ValueError("list_roots_callback returned no list of roots")
+    for index, root in enumerate(roots):
+        uri = root.get("uri") if isinstance(root, dict) else None
+        if not isinstance(uri, str) or uri[:7].lower() != "file://":  # (a scheme is case-insensitive)
+            raise ValueError(f"root {index} from list_roots_callback has the uri {_one_line(repr(uri), 80)}, "
+                             f"which is not a file:// URI (client/roots)")
+    return result
+
+
+def _takes_tool_tasks(initialized: Any) -> bool:
+    """Whether the server declared ``tasks.requests.tools.call``: without it
+    "clients MUST NOT attempt to use task augmentation on that server's tools,
+    regardless of the execution.taskSupport value" (2025-11-25 basic/utilities/tasks)."""
+    node = initialized
+    for key in ("capabilities", "tasks", "requests", "tools", "call"):
+        node = node.get(key) if isinstance(node, dict) else None
+    return isinstance(node, dict)
 
 
 def _content_bytes(contents: Dict[str, Any]) -> bytes:
@@ -15426,6 +16203,249 @@ def _page_items(method: str, key: str, result: Dict[str, Any]) -> List[Any]:
     return items
 
 
+class _Subscription:
+    """An open subscriptions/listen (Client.listen): its notifications, in order."""
+
+    def __init__(self, client: Client, wanted: Dict[str, Any]) -> None:
+        import queue
+        import threading
+
+        self.client, self.wanted = client, wanted
+        self.honored: Optional[Dict[str, Any]] = None  # the acknowledged filter
+        self.notes: Any = queue.Queue()
+        self.id: Any = None
+        self.ending: Optional[str] = None  # "closed", "ended" (the server's response) or why it was cut
+        self.http: Any = None  # over HTTP: the stream's response
+        self.error: Any = None  # the server's error answer to the request
+        self.arrived = threading.Event()  # a message delivered (HTTP: by the reader thread)
+
+    def __enter__(self) -> _Subscription:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __iter__(self) -> _Subscription:
+        return self
+
+    def __next__(self) -> Dict[str, Any]:
+        note = self.get(None)
+        if note is None:
+            if self.ending not in ("closed", "ended"):
+                raise ConnectionError(f"subscriptions/listen: {self.ending}")
+            raise StopIteration
+        return note
+
+    def open(self) -> None:
+        """Send the request, and wait for its acknowledgement (the first
+        message on it, basic/patterns/subscriptions "Acknowledgment")."""
+        client = self.client
+        transport = client._transport
+        params = {"notifications": self.wanted}
+        if "taskIds" in self.wanted and not client.tasks:  # the extension, declared on the request
+            caps = dict(client._meta[META_CLIENT_CAPABILITIES] if client._meta else {})
+            caps["extensions"] = dict(caps.get("extensions") or {}, **{TASKS_EXTENSION: {}})
+            params["_meta"] = {META_CLIENT_CAPABILITIES: caps}
+        params["_meta"] = dict(client._meta or {}, **params.get("_meta", {}))
+        transport.next_id += 1
+        self.id = transport.next_id
+        client._subscriptions[self.id] = self
+        message = {"jsonrpc": "2.0", "id": self.id, "method": "subscriptions/listen", "params": params}
+        try:
+            if isinstance(transport, _HttpClient):
+                self._open_http(transport, message)
+            else:
+                transport.send(message)
+            deadline = time.monotonic() + transport.timeout
+            while self.honored is None and self.ending is None and time.monotonic() < deadline:
+                self._wait(deadline)
+            if self.error is not None:
+                raise _rpc_error("subscriptions/listen", self.error)
+            if self.honored is None:
+                raise ConnectionError(f"subscriptions/listen: {self.ending or 'not acknowledged in time'}")
+        except BaseException:
+            self.close()
+            raise
+
+    def _open_http(self, transport: _HttpClient, message: Dict[str, Any]) -> None:
+        """The POST, on a connection of its own; its SSE stream read in a thread."""
+        import threading
+
+        transport._show("->", message)
+        body = json.dumps(message).encode()
+        response = transport._exchange("POST", body, transport._headers(message), "while sending "
+                                       "subscriptions/listen", alone=True)
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if kind != "text/event-stream":  # an error at once (a short body: what more is left unread)
+            try:
+                data = response.read(_LISTEN_REFUSAL)
+            finally:
+                _finish(response)
+            try:
+                reply = _SERVER_JSON.decode(data.decode("utf-8"))
+            except (ValueError, RecursionError):
+                reply = None
+            if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
+                transport._show("<-", reply)
+                raise _rpc_error("subscriptions/listen", reply["error"])
+            raise ConnectionError(f"subscriptions/listen: the server answered HTTP {response.status} "
+                                  f"{_one_line(str(response.reason), 100)}, with no stream")
+        self.http = response
+        response.mcp_conn.sock.settimeout(None)  # it may stay quiet for long
+        threading.Thread(target=self._read_http, args=(transport, response), daemon=True,
+                         name="mcp_ref client listen stream").start()
+
+    def _read_http(self, transport: _HttpClient, response: Any) -> None:
+        import http.client
+
+        try:
+            for message in transport._read_events(response, {"last": None, "retry": 1.0}):
+                if "method" in message:
+                    self.client._on_message(message)
+                elif message.get("id") == self.id:
+                    self.answered(message)
+                    return
+            self.end("the server closed the stream")
+        except (OSError, ValueError, AttributeError, http.client.HTTPException, _ServerFailed, _UsageError) as exc:
+            # (AttributeError, ValueError: close() from another thread, while this one reads)
+            self.end(f"the stream was cut ({_one_line(str(exc), 100)})")
+
+    def deliver(self, message: Dict[str, Any]) -> None:
+        """A notification of this stream (Client._subscribed)."""
+        if message.get("method") == "notifications/subscriptions/acknowledged":
+            params = message.get("params")
+            honored = params.get("notifications") if isinstance(params, dict) else None
+            self.honored = honored if isinstance(honored, dict) else {}
+        elif self.ending is None and self.notes.qsize() >= _LISTEN_BACKLOG:  # never read: memory stays bounded
+            self.ending = f"more than {_LISTEN_BACKLOG} notifications were left unread"
+            self.close()
+        elif self.ending is None:
+            self.notes.put(message)
+        self.arrived.set()
+
+    def answered(self, message: Dict[str, Any]) -> None:
+        """The response to the request: the server ended the stream (a result:
+        "Graceful Closure") or refused it (an error)."""
+        if "result" not in message:
+            self.error = message.get("error") if isinstance(message.get("error"), dict) else {}
+        self.end("ended" if "result" in message else _error_text(message.get("error")))
+
+    def end(self, why: str) -> None:
+        if self.ending is None:
+            self.ending = why
+        self.arrived.set()
+
+    def get(self, timeout: Optional[float] = None) -> Optional[Dict[str, Any]]:
+        """The next notification; None once ``timeout`` seconds have passed
+        (None: no limit) or the stream has ended."""
+        import queue
+
+        deadline = float("inf") if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                return self.notes.get_nowait()  # type: ignore[no-any-return]
+            except queue.Empty:
+                pass
+            if self.ending is not None or time.monotonic() >= deadline:
+                return None
+            self._wait(deadline)
+
+    def _wait(self, deadline: float) -> None:
+        """Wait for a message until ``deadline``: over HTTP the reader thread
+        brings it; over stdio it is read here, and the server's own handled."""
+        transport = self.client._transport
+        if not isinstance(transport, _StdioClient):
+            self.arrived.wait(min(max(0.0, deadline - time.monotonic()), 3600.0))
+            self.arrived.clear()  # (the caller looks at the queue after this)
+            return
+        try:
+            message = _stdio_next(transport, deadline)
+        except _ServerFailed as exc:  # the server gone, or what it wrote unreadable
+            self.end(str(exc))
+            return
+        if message is not None and "method" in message:
+            transport.handler(message)
+        elif message is not None and message.get("id") == self.id:
+            self.answered(message)
+
+    def close(self) -> None:
+        """End the stream: its connection closed (HTTP), notifications/cancelled (stdio)."""
+        if self.ending is None:
+            self.ending = "closed"
+        self.arrived.set()
+        client, transport = self.client, self.client._transport
+        client._subscriptions.pop(self.id, None)
+        response, self.http = self.http, None
+        if response is not None:  # shut first: that wakes the reader thread
+            import socket
+
+            try:
+                response.mcp_conn.sock.shutdown(socket.SHUT_RDWR)
+            except (OSError, AttributeError):  # closed already
+                pass
+            _finish(response)
+        elif transport is not None and self.id is not None and isinstance(transport, _StdioClient):
+            try:
+                transport.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                    "requestId": self.id, "reason": "the client closed the subscription"}})
+            except (_ServerFailed, _UsageError):
+                pass
+
+
+def _with_related(result: Dict[str, Any], params: Dict[str, Any]) -> Dict[str, Any]:
+    """Our answer to a task's question carries the task's related-task _meta
+    (2025-11-25 basic/utilities/tasks, "Associating Task-Related Messages": all
+    requests, notifications and responses related to a task MUST include it)."""
+    meta = params.get("_meta")
+    related = meta.get(_RELATED_TASK) if isinstance(meta, dict) else None
+    if not isinstance(related, dict):
+        return result
+    kept = result.get("_meta")
+    return dict(result, _meta=dict(kept if isinstance(kept, dict) else {}, **{_RELATED_TASK: related}))
+
+
+def _stdio_next(transport: _StdioClient, deadline: float) -> Optional[Dict[str, Any]]:
+    """The stdio server's next message, or None at ``deadline``: a wait that
+    is no request's (a listen stream's), so its end gives nothing up."""
+    line = transport.lines.get(min(max(0.0, deadline - time.monotonic()), 3600.0))
+    if line is _Lines.EMPTY:
+        return None
+    if line is None:
+        raise transport._died("while a listen stream was open")
+    if not isinstance(line, bytes):  # the reader's marker of nothing in time, or of a line too long
+        if time.monotonic() < deadline:
+            raise _ServerFailed("the server wrote a line the client does not read")
+        return None
+    try:
+        message = _SERVER_JSON.decode(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise _ServerFailed(f"the server wrote a line that is not JSON: {line[:100]!r}") from None
+    transport._show("<-", message)
+    if not isinstance(message, dict):
+        raise _ServerFailed(f"the server wrote JSON that is not an object: {line[:100]!r}")
+    return message
+
+
+def _task_budget(task: Dict[str, Any], seconds: Optional[float], timeout: float) -> float:
+    """Seconds a task is followed: the caller's ``read_timeout_seconds``, else
+    the task's TTL (past it the server may discard it: the extension's "TTL as a
+    backstop"), else the client's timeout."""
+    if seconds:
+        return seconds
+    ttl = task.get("ttlMs", task.get("ttl"))
+    if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and 0 < ttl < 1e12:
+        return max(ttl / 1000, timeout)
+    return timeout
+
+
+def _poll_seconds(task: Dict[str, Any]) -> float:
+    """The server's pollInterval (milliseconds; pollIntervalMs in 2026-07-28),
+    kept within 50 ms and 10 s; 1 s when it gives none ("Task Polling")."""
+    wait = task.get("pollIntervalMs", task.get("pollInterval"))
+    seconds = wait / 1000 if isinstance(wait, (int, float)) and not isinstance(wait, bool) else 1.0
+    return min(max(seconds, 0.05), 10.0)
+
+
 def _rpc_error(method: str, error: Any) -> MCPError:
     """A JSON-RPC error as MCPError; -32021 with the capability named."""
     error = error if isinstance(error, dict) else {"message": _error_text(error)}
@@ -15439,6 +16459,8 @@ def _rpc_error(method: str, error: Any) -> MCPError:
             if isinstance(needed, dict) and needed else ["(not named by the server)"]
         hints = sorted({f" (pass {cb}=...)" for cb, cap in _CALLBACKS.values() if any(
             n.split(".")[0] == cap for n in names)})
+        if any(n == "tasks" or n.startswith(("tasks.", f"extensions.{TASKS_EXTENSION}")) for n in names):
+            hints.append(" (pass tasks=True)")  # Client(tasks=True) declares them (section 16)
         message = f"{message}: {method} needs the client capability {', '.join(names)}{''.join(hints)}"
     return MCPError(code, message, data)
 
@@ -15613,9 +16635,13 @@ class _HttpClient:
         end = time.monotonic() - self.held + self.timeout if end is None else end
         headers = dict(self._headers(message), **(extra or {}))
         response = self._exchange("POST", body, headers, f"while sending {method}", alone, end)
+        if response.status == 404 and "Mcp-Session-Id" in headers and "id" in message and "method" in message:
+            self.session = self.version = None  # the session is over: forgotten, with its revision
+            self._drain(response, end, alone)
+            raise _SessionGone(f"the server ended the session (HTTP 404 for {method})")
         try:
             if self.session is None and response.getheader("Mcp-Session-Id"):
-                self.session = response.getheader("Mcp-Session-Id")
+                self.session = _session_id(response.getheader("Mcp-Session-Id"))
             kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
             if response.status == 202 or "id" not in message or "method" not in message:
                 self._drain(response, end, alone)
@@ -15723,9 +16749,9 @@ class _HttpClient:
             except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
                 conn.close()
                 if sent:
-                    raise _ServerFailed(f"{self.url} closed the connection {when} without answering") from None
+                    raise _NoAnswer(f"{self.url} closed the connection {when} without answering") from None
                 if attempt == 2:
-                    raise _ServerFailed(f"{self.url} closed the connection {when}") from None
+                    raise _NoAnswer(f"{self.url} closed the connection {when}") from None
             except http.client.HTTPException as exc:  # a status line or headers that are not HTTP's
                 conn.close()
                 raise _ServerFailed(f"{self.url} answered {when} with what is not HTTP ({exc!r:.100})") from None
@@ -15733,7 +16759,7 @@ class _HttpClient:
                 conn.close()
                 if "timed out" in str(exc):
                     raise _TimedOut() from None
-                raise _ServerFailed(f"cannot reach {self.url} {when}: {exc.strerror or exc}") from None
+                raise _NoAnswer(f"cannot reach {self.url} {when}: {exc.strerror or exc}") from None
         raise AssertionError("unreachable")
 
     def _left(self, end: float) -> float:
@@ -15993,8 +17019,11 @@ def _mcp_param_headers(schema: Any, arguments: Any) -> Dict[str, str]:
     2026-07-28 HTTP transport (basic/transports, "Custom Headers from Tool
     Parameters", "Value Encoding"); null and absent ones are left out."""
     headers = {}
-    for path, header, _ in _x_mcp_headers(schema) or ():
+    for path, header, kind in _x_mcp_headers(schema) or ():
         value = _value_at(arguments, path)
+        if kind == "integer" and type(value) is int and abs(value) > _SAFE_INTEGER:  # nothing is sent
+            raise ValueError(f"argument {'.'.join(path)!r}: {value} is outside JavaScript's safe integer range, "
+                             f"which its x-mcp-header {header!r} requires (2026-07-28 basic/transports)")
         if isinstance(value, bool):
             headers[f"Mcp-Param-{header}"] = "true" if value else "false"
         elif isinstance(value, (str, int, float)):
@@ -16050,6 +17079,16 @@ def _dropped(sock: Any) -> bool:
         return bool(select.select([sock], [], [], 0)[0])
     except (OSError, ValueError):
         return True
+
+
+def _session_id(text: str) -> str:
+    """The server's Mcp-Session-Id, which "MUST only contain visible ASCII
+    characters (ranging from 0x21 to 0x7E)" (2025-11-25 basic/transports):
+    any other is refused, not echoed in every request that follows."""
+    if not all("!" <= c <= "~" for c in text):
+        raise _ServerFailed(f"the server's session id {_one_line(repr(text), 80)} holds characters other than "
+                            f"visible ASCII (0x21-0x7E), which a session id must not (basic/transports)")
+    return text
 
 
 def _finish(response: Any) -> None:
@@ -16888,12 +17927,17 @@ _COMMANDS: Dict[str, Tuple[str, str]] = {
     "prompt": ("NAME [key=value ...] [--json OBJECT]", "a prompt's messages (its arguments are text)"),
     "complete": ("PROMPT|TEMPLATE NAME=PREFIX [key=value ...]",
                  "completion/complete: values for a prompt's argument or a template's variable (key=value: context)"),
+    "tasks": ("", "the tasks (tasks/list, 2025-11-25): id, status and message, one line each"),
+    "task": ("ID", "a task's status (tasks/get)"),
+    "result": ("ID", "waits for a task's end and shows its result, as call does"),
+    "cancel": ("ID", "cancels a task (tasks/cancel)"),
     "serve": ("[--http HOST:PORT]", "serves SERVER.py over stdio, or Streamable HTTP at http://HOST:PORT/mcp"),
 }
 # The fewest and the most words after SERVER (None: any number).
 _WORDS: Dict[str, Tuple[int, Optional[int]]] = {
     "list": (0, 0), "call": (1, None), "resources": (0, 0), "read": (1, 1), "prompts": (0, 0),
-    "prompt": (1, None), "complete": (2, None), "serve": (0, 0)}
+    "prompt": (1, None), "complete": (2, None), "tasks": (0, 0), "task": (1, 1), "result": (1, 1), "cancel": (1, 1),
+    "serve": (0, 0)}
 
 _USAGE = """usage: {prog} COMMAND SERVER ... [--trace] [--protocol VERSION] [--timeout SECONDS]
        [--header NAME:VALUE] [--auth]
@@ -16914,6 +17958,8 @@ JSON when it parses, else text (x=NaN: NaN is not JSON); a number beyond a doubl
 The server's questions: an elicitation is put to you at a terminal, and declined without one.  A
 sampling request (the server asks for a model's reply) is declined, unless --sampling: then it is
 shown on stderr and you write the reply, one line on stdin (typed, or piped in).
+A call the server makes a task shows the task's id on stderr ([task] id: ...), for task, result and
+cancel; it is followed to its end (for its TTL, or --timeout when longer), and Ctrl-C cancels it.
 Exit codes: 0 done, 1 the tool reported isError, 2 bad usage (or no such tool, resource or prompt,
 arguments the schema or the server refuses, a question declined, a capability the command line
 lacks), 3 the server failed."""
@@ -16923,7 +17969,23 @@ def _prog() -> str:
     """The command as the user typed it: ``mcp-ref`` once installed (the
     script pyproject.toml declares), else ``python mcp_ref.py``."""
     name, extension = os.path.splitext(os.path.basename(sys.argv[0] if sys.argv else ""))
-    return name if name and not name.startswith("-") and extension in ("", ".exe") else "python mcp_ref.py"
+    if name and not name.startswith("-") and extension in ("", ".exe"):
+        return name
+    return "python -m mcp_ref" if _run_as_module(list(getattr(sys, "orig_argv", ()))) else "python mcp_ref.py"
+
+
+def _run_as_module(argv: List[str]) -> bool:
+    """Whether Python was started as ``python [options] -m mcp_ref ...``
+    (sys.orig_argv, 3.10+): its options come first, -W and -X with a word each."""
+    words = iter(argv[1:])
+    for word in words:
+        if word.startswith("-m"):
+            return True
+        if word in ("-W", "-X"):
+            next(words, None)
+        elif not word.startswith("-") or word.startswith("-c") or word == "-":
+            return False
+    return False
 
 
 def _usage(command: str) -> str:
@@ -17185,6 +18247,8 @@ def _cli(argv: List[str]) -> int:
             return _cli_call(client, words[2], pairs, extra, trace)
         if command == "complete":
             return _cli_complete(client, words[2], pairs)
+        if command in ("tasks", "task", "result", "cancel"):
+            return _cli_task(client, command, words[2:], trace)
         return _more_command(client, command, words[2:], _prompt_arguments(pairs, extra))
     finally:
         _end_progress()
@@ -17219,9 +18283,15 @@ def _connect(client: Client, protocol: Optional[str], url: Optional[str]) -> Non
         # As the revision was agreed (Client.initialize): server/discover's
         # error where a 2026-07-28 revision was asked for, or none offered.
         code = exc.code if isinstance(exc, MCPError) else None
-        method = "server/discover" if protocol in STATELESS_VERSIONS or code == UNSUPPORTED_PROTOCOL_VERSION \
-            else "initialize"
+        method = "server/discover" if protocol in STATELESS_VERSIONS or code in (
+            UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY, HEADER_MISMATCH) else "initialize"
         failure = _cli_error(exc, method, usage=False)
+        modern = (UNSUPPORTED_PROTOCOL_VERSION, MISSING_REQUIRED_CLIENT_CAPABILITY, HEADER_MISMATCH)  # basic/index
+        if protocol in STATELESS_VERSIONS and isinstance(failure, _ServerFailed) and "HTTP 404" not in str(failure) \
+                and code is not None and code not in modern:
+            # A JSON-RPC error not of 2026-07-28: a server of the handshake era, which only the fallback meets.
+            raise _ServerFailed(f"{failure}; the server may speak only the initialize handshake "
+                                f"(2025-11-25 and before): leave out --protocol to fall back to it") from None
         if url is None or "HTTP 404" not in str(failure):
             raise failure from None
         from urllib.parse import urlsplit, urlunsplit
@@ -17258,7 +18328,8 @@ def _cli_error(exc: Exception, method: str, usage: bool = True) -> Exception:
 
 def _tools(client: Client) -> List[Dict[str, Any]]:
     """Every page of tools/list, each tool checked; Client keeps them (call_tool reads its schemas there)."""
-    tools = _checked_tools(_items(client, "tools/list", "tools", missing=False))
+    tools = [tool for tool in _checked_tools(_items(client, "tools/list", "tools", missing=False))
+             if client._callable(tool)]  # (as Client.list_tools: an invalid x-mcp-header leaves one out)
     client._tools.update((tool["name"], tool) for tool in tools)
     client._listed = True
     return tools
@@ -17307,19 +18378,75 @@ def _cli_call(client: Client, name: str, pairs: List[Tuple[str, str]], extra: Di
     arguments = _tool_arguments(tools[name], pairs, extra)
     try:
         result = client.call_tool(name, arguments, progress_callback=None if trace else _show_progress,
-                                  meta={META_LOG_LEVEL: "info"}, task_callback=None if trace else _show_task)
+                                  meta={META_LOG_LEVEL: "info"}, task_callback=_task_id_line if trace else _show_task)
     except (MCPError, ValueError, ConnectionError, RuntimeError) as exc:
         raise _cli_error(exc, "tools/call") from None
+    except KeyboardInterrupt:  # Client has cancelled the task it followed (tasks/cancel): said, then exit 130
+        if client._given_up is not None:
+            task_id, answered = client._given_up
+            _stderr_line(f"mcp_ref: interrupted: task {_one_line(task_id, 200)} " + (
+                "cancelled" if answered else "may run on: the server did not answer tasks/cancel"))
+        raise
+    return _show_result(result, "tools/call")
+
+
+def _show_result(result: Dict[str, Any], method: str) -> int:
+    """A tool's result on stdout (call, and a task's result); exit code 1 for isError."""
     is_error = result.get("isError")
     if is_error is not None and not isinstance(is_error, bool):
-        raise _ServerFailed("tools/call: isError is not a boolean")
+        raise _ServerFailed(f"{method}: isError is not a boolean")
     try:  # all of it checked and written out before a line is printed
         text = _result_text(result)
     except RecursionError:
-        raise _ServerFailed("tools/call: the result is nested too deeply to show") from None
+        raise _ServerFailed(f"{method}: the result is nested too deeply to show") from None
     _end_progress()
     print(f"{text}isError: {json.dumps(bool(is_error))}")
     return 1 if is_error else 0
+
+
+def _cli_task(client: Client, command: str, words: List[str], trace: bool) -> int:
+    """tasks, task ID, result ID, cancel ID: Client's task methods (section 16
+    on the wire).  A run reaches the tasks its server lets it: over HTTP those
+    of its token's principal, or in 2026-07-28 any whose id it has; a 2025-11-25
+    task may be its session's (mcp_ref's are without auth), and a stdio server
+    is a new process each run."""
+    method = {"tasks": "tasks/list", "task": "tasks/get", "result": "tasks/result", "cancel": "tasks/cancel"}[command]
+    try:
+        if command == "tasks":
+            tasks = client.list_tasks(all_pages=True)["tasks"]
+            print("".join(_task_line(task) for task in tasks) or "no tasks\n", end="")
+            return 0
+        if command == "task":
+            print(_task_text(client.get_task(words[0])), end="")
+            return 0
+        if command == "cancel":
+            status = client.cancel_task(words[0]).get("status")  # 2026-07-28: an empty acknowledgement
+            print(f"{_one_line(words[0], 200)}: {_one_line(status, 40) if isinstance(status, str) else 'cancelling'}")
+            return 0
+        result = client.get_task_result(words[0], task_callback=None if trace else _show_task)
+    except (MCPError, ValueError, ConnectionError, RuntimeError) as exc:
+        raise _cli_error(exc, method) from None
+    return _show_result(result, method)
+
+
+def _task_line(task: Any) -> str:
+    """A task as ``tasks`` lists it: ``ID  status  statusMessage``."""
+    if not isinstance(task, dict) or not isinstance(task.get("taskId"), str):
+        raise _ServerFailed("tasks/list: a task is not an object with a taskId")
+    message = task.get("statusMessage")
+    shown = [task["taskId"], str(task.get("status")), message if isinstance(message, str) else ""]
+    return "  ".join(_one_line(part, 200) for part in shown).rstrip() + "\n"
+
+
+def _task_text(task: Dict[str, Any]) -> str:
+    """A task as ``task`` shows it: a field a line; result, error and inputRequests as JSON."""
+    lines = []
+    for key, value in task.items():
+        if key in ("_meta", "resultType"):
+            continue
+        shown = _one_line(value, 1000) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{_one_line(str(key), 100)}: {shown}")
+    return "\n".join(lines) + "\n"
 
 
 class _Said(_Refused):
@@ -17557,18 +18684,28 @@ def _show_progress(progress: Any, total: Any, message: Any) -> None:
         _progress_line(f"[progress] {progress}{'' if total is None else f'/{total}'}{note}")
 
 
-_SHOWN: List[str] = [""]  # the task line last shown
+_SHOWN: List[str] = ["", ""]  # the task line last shown, and the id of the task followed
 
 
 def _show_task(task: Dict[str, Any]) -> None:
-    """call's task_callback: ``[task] working: its statusMessage`` as it
-    changes, on the progress line (a call that became a task, section 16)."""
+    """call's task_callback: ``[task] id: ID`` on a line of its own once the
+    call has become a task (what ``task``, ``result`` and ``cancel`` take), then
+    ``[task] working: its statusMessage`` as it changes, on the progress line (section 16)."""
+    _task_id_line(task)
     message = task.get("statusMessage")
     text = f"[task] {_one_line(str(task.get('status')), 40)}" + (
         f": {_one_line(message, 200)}" if isinstance(message, str) and message else "")
     if text != _SHOWN[0]:
         _SHOWN[0] = text
         _progress_line(text)
+
+
+def _task_id_line(task: Dict[str, Any]) -> None:
+    """``[task] id: ID``, once: the line _show_task starts with (with --trace, the only one)."""
+    task_id = task.get("taskId")
+    if isinstance(task_id, str) and task_id != _SHOWN[1]:
+        _SHOWN[1] = task_id
+        _stderr_line(f"[task] id: {_one_line(task_id, 200)}")
 
 
 def _trace_line(arrow: str, message: Any) -> None:
@@ -17652,7 +18789,7 @@ def _end_progress() -> None:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """The ``mcp-ref`` command."""
-    _DECLINED[0], _SHOWN[0] = False, ""  # this run's own
+    _DECLINED[0], _SHOWN[:] = False, ["", ""]  # this run's own
     try:
         return _cli(sys.argv[1:] if argv is None else argv)
     except _Refused:  # our serve child has said why, in one line

@@ -11,6 +11,7 @@ import concurrent.futures
 import glob
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ import sys
 import tempfile
 import time
 import unittest
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLI = os.path.join(HERE, "mcp_ref.py")
@@ -294,6 +295,19 @@ class ServerFailureTest(CliTestCase):
         run = run_cli(["list", self.fake({"*": error}), "--timeout", "60"])
         self.assertFast(run, "while server/discover waited: Parse error (JSON-RPC error -32700)")
 
+    def test_a_handshake_server_asked_for_2026_07_28_is_told(self) -> None:
+        # --protocol 2026-07-28 gives no fallback: a server of the handshake era refuses
+        # server/discover; before, the bare -32601 said nothing of --protocol.
+        legacy = self.fake({"server/discover": "send({'jsonrpc': '2.0', 'id': request['id'], 'error': "
+                                               "{'code': -32601, 'message': 'Method not found'}})",
+                            "initialize": "answer(request, {'protocolVersion': '2025-11-25', 'capabilities': {}, "
+                                          "'serverInfo': {'name': 'f', 'version': '1'}})"})
+        runs = run_all([["list", legacy, "--protocol", "2026-07-28"], ["list", legacy]])
+        self.assertFast(runs[0], "server/discover failed: Method not found (JSON-RPC error -32601); the server may "
+                                 "speak only the initialize handshake (2025-11-25 and before): leave out --protocol "
+                                 "to fall back to it")
+        self.assertEqual(runs[1][:3], (0, "echo(...)\n", ""))
+
     def test_repeated_cursor_fails(self) -> None:
         same = self.fake({"tools/list": "answer(request, {'tools': [TOOL], 'nextCursor': 'same'})"})
         cycle = self.fake({"tools/list": "answer(request, {'tools': [], "
@@ -393,14 +407,19 @@ class ServerFailureTest(CliTestCase):
 
 class ServerRequestTest(CliTestCase):
     def test_the_servers_requests_are_answered(self) -> None:
-        # The server waits for our answers before it answers tools/list.
+        # The server waits for our answers before it answers tools/list (in the handshake
+        # era: in 2026-07-28 a client MUST NOT write responses, test_client.ClientMustTest).
         ask = ("send({'jsonrpc': '2.0', 'id': 'p', 'method': 'ping'}); "
                "assert json.loads(sys.stdin.readline()) == {'jsonrpc': '2.0', 'id': 'p', 'result': {}}; "
                "send({'jsonrpc': '2.0', 'id': 9, 'method': 'roots/list'}); "
                "assert json.loads(sys.stdin.readline())['error']['code'] == -32601; "
                "send({'jsonrpc': '2.0', 'method': 'notifications/message', 'params': {}}); "
                "answer(request, {'tools': [TOOL]})")
-        run = run_cli(["list", self.fake({"tools/list": ask}), "--timeout", "10"])
+        legacy = {"server/discover": "send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32601, "
+                                     "'message': 'Method not found'}})",
+                  "initialize": "answer(request, {'protocolVersion': '2025-11-25', 'capabilities': {}, "
+                                "'serverInfo': {'name': 'f', 'version': '1'}})"}
+        run = run_cli(["list", self.fake(dict(legacy, **{"tools/list": ask})), "--timeout", "10"])
         self.assertEqual((run.code, run.stderr), (0, ""), run)
         self.assertEqual(run.stdout, "echo(...)\n", run)
 
@@ -580,6 +599,15 @@ class OutputTest(CliTestCase):
         self.assertTrue(runs[3].stdout.startswith("add\n  Add two numbers.\n  input:  a: integer, b?: integer\n"
                                                   "  output: result: integer\n  inputSchema:  {\n"), runs[3])
 
+    def test_a_tool_with_an_invalid_x_mcp_header_is_left_out(self) -> None:
+        # 2026-07-28 basic/transports/streamable-http: the client MUST exclude such a tool from the
+        # result of tools/list, and SHOULD log a warning naming it.  Before, list showed it.
+        bad = "dict(TOOL, name='bad', inputSchema={'type': 'object', 'properties': {'n': {'type': 'number', " \
+              "'x-mcp-header': 'N'}}})"
+        run = run_cli(["list", self.fake({"tools/list": f"answer(request, {{'tools': [TOOL, {bad}]}})"})])
+        self.assertEqual((run.code, run.stdout), (0, "echo(...)\n"), run)
+        self.assertTrue(run.stderr.startswith("mcp_ref.Client: left out the tool 'bad': an x-mcp-header"), run)
+
     def test_content_blocks_are_separated(self) -> None:
         two = self.fake({"tools/call": "answer(request, {'content': [{'type': 'text', 'text': 'one\\ntwo'}, "
                                        "{'type': 'text', 'text': 'three'}]})"})
@@ -682,6 +710,37 @@ def on_terminal(args: Sequence[str], typed: str = "", stdin: bool = True) -> Tup
     return process.returncode, out.decode(), shown[len(typed):] if shown.startswith(typed) else shown
 
 
+NODE_DIR = os.environ.get("MCP_REF_NODE_DIR", os.path.join(HERE, ".cache", "node"))
+EVERYTHING_TS = os.path.join(NODE_DIR, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+HAVE_EVERYTHING_TS = bool(shutil.which("node")) and os.path.isfile(EVERYTHING_TS)
+# Each tool of the TypeScript SDK's everything server (2026.8.31) that a client
+# with sampling, elicitation and roots sees, with arguments, and the text its
+# result holds (the async tools need a client that runs tasks itself: not listed).
+EVERYTHING_CALLS: Dict[str, Tuple[Dict[str, Any], str]] = {
+    "echo": ({"message": "hi"}, "Echo: hi"),
+    "get-annotated-message": ({"messageType": "success", "includeImage": True}, "Operation completed successfully"),
+    "get-env": ({}, "PATH"),
+    "get-resource-links": ({"count": 2}, "Resource 1"),
+    "get-resource-reference": ({"resourceType": "Text", "resourceId": 1}, "Resource 1"),
+    "get-roots-list": ({}, "file:///tmp/project"),
+    "get-structured-content": ({"location": "Chicago"}, "temperature"),
+    "get-sum": ({"a": 2, "b": 3}, "5"),
+    "get-tiny-image": ({}, "MCP logo"),
+    "gzip-file-as-resource": ({"name": "a.txt.gz", "data": "data:text/plain;base64,aGVsbG8=",
+                               "outputType": "resource"}, ""),
+    "toggle-simulated-logging": ({}, "logging"),
+    "toggle-subscriber-updates": ({}, "updates"),
+    "trigger-long-running-operation": ({"duration": 1, "steps": 2}, "completed"),
+    "trigger-elicitation-request": ({}, "accept"),
+    "trigger-url-elicitation": ({"url": "https://example.com/sign-in"}, ""),
+    "trigger-sampling-request": ({"prompt": "capital?"}, "Paris"),
+    "simulate-research-query": ({"topic": "python", "ambiguous": True}, "Clarification**: programming"),
+}
+
+
+TASK_ID = re.compile(r"(?<=\[task\] id: )[0-9a-f-]{36}")
+
+
 class TaskTest(CliTestCase):
     """A call the server makes a task: its status shown as it is polled, then
     its result as any call's (issue 24)."""
@@ -689,19 +748,148 @@ class TaskTest(CliTestCase):
     def test_a_task_is_followed_to_its_result(self) -> None:
         runs = run_all([["call", EVERYTHING, tool, *args, "--protocol", era] for era in ("2026-07-28", "2025-11-25")
                         for tool, args in (("slow_compute", ["seconds=0.2"]), ("protocol_error_job", []))])
-        for run in runs[::2]:
-            self.assertEqual((run.code, run.stderr), (0, "[task] working\n[task] completed\n"), run)
+        for run in runs[::2]:  # the task's id first (issue 32: what task, result and cancel take)
+            self.assertEqual((run.code, TASK_ID.sub("ID", run.stderr)),
+                             (0, "[task] id: ID\n[task] working\n[task] completed\n"), run)
             self.assertTrue(run.stdout.startswith("content:\n  Computed result in 0.2s\n"), run)
         for run in runs[1::2]:
             self.assertEqual((run.code, run.stdout), (3, ""), run)
-            self.assertEqual(run.stderr, "[task] working\n[task] failed: The job crashed\nmcp_ref: tools/call "
-                                         "failed: The job crashed (JSON-RPC error -32603)\n")
+            self.assertEqual(TASK_ID.sub("ID", run.stderr), "[task] id: ID\n[task] working\n[task] failed: The job "
+                             "crashed\nmcp_ref: tools/call failed: The job crashed (JSON-RPC error -32603)\n")
 
     @unittest.skipUnless(os.name == "posix", "a pseudo-terminal")
     def test_one_updating_line_on_a_terminal(self) -> None:
         code, stdout, terminal = on_terminal(["call", EVERYTHING, "slow_compute", "seconds=0.2"], stdin=False)
         self.assertEqual(code, 0, stdout)
-        self.assertEqual(terminal, "\r[task] working\x1b[K\r[task] completed\x1b[K\n")
+        self.assertEqual(TASK_ID.sub("ID", terminal),
+                         "[task] id: ID\n\r[task] working\x1b[K\r[task] completed\x1b[K\n")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class TaskCommandTest(CliTestCase):
+    """Issue 32: tasks worked from the command line (tasks, task, result,
+    cancel) against one HTTP server, where tasks outlive a run; Ctrl-C during
+    a call that became a task cancels the task before exiting 130."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        from _testing import wait_for_port
+
+        cls.port = free_port()
+        cls.server = subprocess.Popen([sys.executable, CLI, "serve", EVERYTHING, "--http", str(cls.port)],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_port(cls.port)
+        cls.url = f"http://127.0.0.1:{cls.port}/mcp"
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.server.terminate()
+        cls.server.wait(10)
+
+    def interrupted(self, server: str, *args: str) -> Tuple[Run, str]:
+        """A call interrupted (SIGINT, as Ctrl-C sends, to it alone) once it has shown its task's id."""
+        import signal
+
+        process = subprocess.Popen([*COMMAND, "call", server, *args], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=ENV)
+        lines = [process.stderr.readline() for _ in range(1)]  # type: ignore[union-attr]
+        while lines[-1] and not TASK_ID.search(lines[-1]):
+            lines.append(process.stderr.readline())  # type: ignore[union-attr]
+        found = TASK_ID.search(lines[-1])
+        self.assertIsNotNone(found, lines)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        return Run(process.returncode, out, "".join(lines) + err, 0.0), found.group(0)  # type: ignore[union-attr]
+
+    def test_ctrl_c_cancels_the_task(self) -> None:
+        # Over HTTP and over stdio, in both task revisions: the trace shows
+        # tasks/cancel sent, and (2026-07-28, where a task outlives the run's
+        # connection; a 2025-11-25 one is its session's) another run finds it cancelled.
+        for era in ("2025-11-25", "2026-07-28"):
+            for server in (EVERYTHING, self.url):  # (the HTTP one last: its task is looked at after)
+                with self.subTest(era=era, http=server == self.url):
+                    run, task_id = self.interrupted(server, "slow_compute", "seconds=60", "--protocol", era,
+                                                    "--trace")
+                    self.assertEqual(run.code, 130, run)
+                    self.assertIn(f"mcp_ref: interrupted: task {task_id} cancelled\n", run.stderr)
+                    self.assertRegex(run.stderr, f'-> {{"jsonrpc": "2.0", "id": \\d+, "method": "tasks/cancel", '
+                                                 f'"params": {{"taskId": "{task_id}"')
+            shown = run_cli(["task", self.url, task_id, "--protocol", era])
+            if era == "2026-07-28":
+                self.assertEqual(shown.code, 0, shown)
+                self.assertIn(f"taskId: {task_id}\nstatus: cancelled\n", shown.stdout)
+
+    def test_tasks_task_result_cancel(self) -> None:
+        from mcp_ref import Client
+
+        with Client(self.url, protocol_version="2026-07-28") as client:
+            quick = client.call_tool_as_task("slow_compute", {"seconds": 0.2, "label": "q"})["taskId"]
+            long = client.call_tool_as_task("slow_compute", {"seconds": 60})["taskId"]
+        result, cancel, unknown, listed, modern = run_all([
+            ["result", self.url, quick], ["cancel", self.url, long], ["task", self.url, "no-such-task"],
+            ["tasks", self.url, "--protocol", "2025-11-25"], ["tasks", self.url]])
+        self.assertEqual((result.code, result.stdout.splitlines()[:2]), (0, ["content:", "  Computed q in 0.2s"]),
+                         result)
+        self.assertEqual((cancel.code, cancel.stdout), (0, f"{long}: cancelling\n"), cancel)  # an empty ack
+        self.assertIn("status: cancelled\n", run_cli(["task", self.url, long]).stdout)
+        self.assertFailed(unknown, 2, "tasks/get: Failed to retrieve task: Task not found (JSON-RPC error -32602)")
+        self.assertEqual((listed.code, listed.stdout), (0, "no tasks\n"), listed)  # a new session has none
+        self.assertFailed(modern, 2, "tasks/list is not in 2026-07-28")
+        with Client(self.url, protocol_version="2025-11-25") as client:  # tasks/list: the session's own
+            mine = client.call_tool_as_task("slow_compute", {"seconds": 0.1})["task"]["taskId"]
+            self.assertEqual([task["taskId"] for task in client.list_tasks(all_pages=True)["tasks"]], [mine])
+            self.assertEqual(text_of(client.get_task_result(mine)), "Computed result in 0.1s")
+            with self.assertRaises(Exception) as caught:  # ended already: 2025-11-25's -32602
+                client.cancel_task(mine)
+            self.assertIn("already in terminal status 'completed'", str(caught.exception))
+
+
+def text_of(result: Dict[str, Any]) -> str:
+    return "".join(block.get("text", "") for block in result["content"])
+
+
+@unittest.skipUnless(HAVE_EVERYTHING_TS and os.name == "posix",
+                     f"node or the everything server is missing (npm install --prefix {NODE_DIR} "
+                     "@modelcontextprotocol/server-everything); .ci/run installs it")
+class TypeScriptEverythingTest(CliTestCase):
+    """Issue 32: each tool the TypeScript SDK's everything server lists to the
+    command line completes: sampling replies piped in (--sampling), forms
+    answered at a (pseudo-)terminal, its research query a task that asks."""
+
+    SERVER = f"sh -c 'exec node {shlex.quote(EVERYTHING_TS)} stdio 2> /dev/null'"
+
+    def test_every_tool(self) -> None:
+        listed = run_cli(["list", self.SERVER])
+        self.assertEqual(listed.code, 0, listed)
+        names = [line.split("(")[0] for line in listed.stdout.splitlines()]
+        asking = {"trigger-elicitation-request", "simulate-research-query", "trigger-sampling-request"}
+        self.assertTrue(asking <= set(names), names)
+        runs = run_all([["call", self.SERVER, name, "--json", json.dumps(EVERYTHING_CALLS[name][0]), "--sampling"]
+                        for name in names if name not in asking])
+        for name, run in zip([name for name in names if name not in asking], runs):
+            with self.subTest(tool=name):
+                self.assertEqual(run.code, 0, run)
+        sampled = run_cli(["call", self.SERVER, "trigger-sampling-request", "prompt=capital?", "--sampling"],
+                          stdin="Paris\n")
+        self.assertEqual(sampled.code, 0, sampled)
+        self.assertIn("Paris", sampled.stdout)
+        typed = "y\nprogramming\n" + "\n" * 20
+        code, stdout, terminal = on_terminal(["call", self.SERVER, "simulate-research-query", "topic=python",
+                                              "ambiguous=true"], typed)
+        self.assertEqual(code, 0, terminal)
+        self.assertIn("**Clarification**: programming", stdout)
+        self.assertIn("[task] id: ", terminal)
+        code, stdout, terminal = on_terminal(["call", self.SERVER, "trigger-elicitation-request"],
+                                             "y\nAda\n" + "\n" * 20)
+        self.assertEqual(code, 0, terminal)
+        self.assertIn("Ada", stdout)
 
 
 class CommandTest(CliTestCase):
@@ -710,7 +898,8 @@ class CommandTest(CliTestCase):
     def test_unknown_command(self) -> None:
         run = run_cli(["frob", "x"], script=True)
         self.assertFailed(run, 2, "unknown command 'frob'; the commands: list, call, resources, read, prompts, "
-                                  "prompt, complete, serve (python mcp_ref.py --help tells more)")
+                                  "prompt, complete, tasks, task, result, cancel, serve (python mcp_ref.py --help "
+                                  "tells more)")
         self.assertFailed(run_cli(["list"]), 2, "list needs a SERVER: usage: python mcp_ref.py list SERVER")
 
     def test_the_file_as_a_script(self) -> None:
@@ -730,6 +919,22 @@ class CommandTest(CliTestCase):
         self.assertTrue(run.stdout.startswith("usage: mcp-ref COMMAND SERVER ..."), run.stdout)
         self.assertIn("\n  mcp-ref call SERVER TOOL [key=value ...]", run.stdout)
         self.assertNotIn("python mcp_ref.py", run.stdout)
+
+    @unittest.skipIf(sys.version_info < (3, 10), "sys.orig_argv is 3.10's")
+    def test_run_as_a_module(self) -> None:
+        # Before, `python -m mcp_ref --help` printed `usage: python mcp_ref.py`.
+        for options in ([], ["-W", "error", "-X", "dev"]):
+            run = subprocess.run([sys.executable, "-S", *options, "-m", "mcp_ref", "--help"], capture_output=True,
+                                 text=True, timeout=30, cwd=HERE)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            self.assertTrue(run.stdout.startswith("usage: python -m mcp_ref COMMAND SERVER ..."), run.stdout)
+            self.assertNotIn("python mcp_ref.py", run.stdout)
+        import mcp_ref
+
+        for argv, module in ((["python", "-mmcp_ref"], True), (["python", "-I", "-m", "mcp_ref", "list"], True),
+                             (["python", "mcp_ref.py", "-m"], False), (["python", "-c", "x", "-m"], False),
+                             (["python", "-W", "-m", "mcp_ref.py"], False), (["python"], False)):
+            self.assertEqual(mcp_ref._run_as_module(argv), module, argv)
 
     def test_serve_refuses_a_file_that_serves_on_import(self) -> None:
         path = self.write("eager.py", f"import sys\nsys.path.insert(0, {HERE!r})\nfrom mcp_ref import MCPServer\n"

@@ -5,12 +5,14 @@ against the official SDK's server (skipped when the SDK is not installed)."""
 import contextlib
 import importlib.util
 import io
+import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import threading
+import time
 import unittest
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
@@ -18,7 +20,7 @@ from unittest import mock
 
 import mcp_ref
 from mcp_ref import Client, MCPError
-from test_cli import CliTestCase
+from test_cli import EVERYTHING_CALLS, EVERYTHING_TS, HAVE_EVERYTHING_TS, CliTestCase
 from _testing import copy_into, wait_for_port
 from test_http import InProcess
 
@@ -116,6 +118,13 @@ class Everything:
         self.assertEqual(caught.exception.code, -32021)
         self.assertIn("tools/call needs the client capability sampling (pass sampling_callback=...)",
                       str(caught.exception))
+        # A tool that must be a task, without Client(tasks=True): the keyword is named as well.
+        with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
+            with self.assertRaises(MCPError) as caught:
+                client.call_tool("failing_job")
+        self.assertEqual(caught.exception.code, -32021)
+        self.assertIn("tools/call needs the client capability extensions.io.modelcontextprotocol/tasks "
+                      "(pass tasks=True)", str(caught.exception))
 
     def test_input_rounds_of_2026_07_28(self) -> None:
         with self.connect("2026-07-28", elicitation_callback=answer_form, sampling_callback=sample,
@@ -159,6 +168,92 @@ class Everything:
         with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
             # Without tasks=True the extension is not declared: an ordinary call.
             self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0.1})), "Computed result in 0.1s")
+
+    def test_task_methods(self) -> None:
+        # Issue 32: a task worked by hand, in both task revisions, with the
+        # SDK's names (call_tool_as_task, get_task, poll_task, get_task_result,
+        # list_tasks, cancel_task); return_task=True's handle works with them.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            for era in ERAS:
+                with self.subTest(era=era), self.connect(era) as client:  # type: ignore[attr-defined]
+                    created = client.call_tool_as_task("slow_compute", {"seconds": 0.3, "label": "x"})
+                    task = created if era == "2026-07-28" else created["task"]
+                    self.assertEqual((task["status"], created.get("resultType", "task")), ("working", "task"))
+                    self.assertEqual(client.get_task(task["taskId"])["taskId"], task["taskId"])
+                    statuses = [polled["status"] for polled in client.poll_task(task["taskId"])]
+                    self.assertEqual(statuses[-1], "completed")
+                    self.assertEqual(text(client.get_task_result(task["taskId"])), "Computed x in 0.3s")
+                    long = client.call_tool_as_task("slow_compute", {"seconds": 60})
+                    long_id = (long if era == "2026-07-28" else long["task"])["taskId"]
+                    client.cancel_task(long_id)
+                    self.assertEqual(client.get_task(long_id)["status"], "cancelled")
+                    if era == "2025-11-25":
+                        listed = [t["taskId"] for t in client.list_tasks(all_pages=True)["tasks"]]
+                        self.assertTrue({task["taskId"], long_id} <= set(listed), listed)
+                    else:  # the extension has no tasks/list: said without asking
+                        with self.assertRaises(MCPError) as caught:
+                            client.list_tasks()
+                        self.assertEqual(caught.exception.code, -32601)
+                with self.subTest(era=era, handle="return_task"), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
+                    created = client.call_tool("slow_compute", {"seconds": 0.1}, return_task=True)
+                    task_id = (created if era == "2026-07-28" else created["task"])["taskId"]
+                    self.assertEqual(text(client.get_task_result(task_id)), "Computed result in 0.1s")
+            with self.connect("2026-07-28", elicitation_callback=lambda params: {  # type: ignore[attr-defined]
+                    "action": "accept", "content": {"confirm": True}}) as client:
+                created = client.call_tool_as_task("confirm_delete", {"filename": "a"})
+                self.assertEqual(text(client.get_task_result(created["taskId"])), "Deleted a")  # via tasks/update
+
+    def test_a_task_given_up_is_cancelled(self) -> None:
+        # Issue 32: following a task is bounded (read_timeout_seconds here),
+        # not 100,000 polls; a task call_tool gives up, by its deadline or an
+        # interrupt (Ctrl-C), is cancelled with tasks/cancel rather than left running.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            for era in ERAS:
+                with self.subTest(era=era), self.connect(era, tasks=True) as client:  # type: ignore[attr-defined]
+                    seen: List[str] = []
+                    started = time.monotonic()
+                    with self.assertRaises(ConnectionError) as caught:
+                        client.call_tool("slow_compute", {"seconds": 60}, read_timeout_seconds=1,
+                                         task_callback=lambda task, seen=seen: seen.append(task["taskId"]))
+                    self.assertLess(time.monotonic() - started, 10)
+                    self.assertIn(f"task {seen[0]} did not end within 1 s", str(caught.exception))
+                    self.assertEqual(client.get_task(seen[0])["status"], "cancelled")
+
+                    def interrupt(task: Dict[str, Any], seen: List[str] = seen) -> None:
+                        seen.append(task["taskId"])
+                        raise KeyboardInterrupt
+
+                    with self.assertRaises(KeyboardInterrupt):
+                        client.call_tool("slow_compute", {"seconds": 60}, task_callback=interrupt)
+                    self.assertEqual(client._given_up, (seen[-1], True))  # the server answered tasks/cancel
+                    self.assertEqual(client.get_task(seen[-1])["status"], "cancelled")
+
+    def test_listen_for_list_changes_and_tasks(self) -> None:
+        # Issue 32: subscriptions/listen (2026-07-28) as an iterator: the
+        # acknowledged filter, then each notification of the stream.
+        with self.polls_fast():  # type: ignore[attr-defined]
+            with self.connect("2026-07-28") as client:  # type: ignore[attr-defined]
+                with client.listen(tools_list_changed=True) as events:
+                    self.assertEqual(events.honored, {"toolsListChanged": True})
+                    client.call_tool("test_trigger_tool_change")
+                    event = events.get(10)
+                    self.assertEqual(event["method"], "notifications/tools/list_changed", event)
+                task_id = client.call_tool_as_task("slow_compute", {"seconds": 0.3})["taskId"]
+                with client.listen(task_ids=[task_id]) as events:
+                    self.assertEqual(events.honored, {"taskIds": [task_id]})
+                    statuses = []
+                    for event in events:
+                        self.assertEqual((event["method"], event["params"]["taskId"]), ("notifications/tasks", task_id))
+                        statuses.append(event["params"]["status"])
+                        if statuses[-1] == "completed":
+                            break
+                    self.assertEqual(event["params"]["result"]["content"][0]["text"], "Computed result in 0.3s")
+                self.assertIn("slow_compute", [tool["name"] for tool in client.list_tools(all_pages=True)["tools"]])
+                with self.assertRaises(MCPError) as caught:  # refused at once (HTTP: a JSON answer, no stream)
+                    client.listen(task_ids=[task_id] * 1000)
+                self.assertEqual(caught.exception.code, -32602)
+            with self.connect("2025-11-25") as client, self.assertRaises(RuntimeError):  # type: ignore[attr-defined]
+                client.listen(tools_list_changed=True)
 
     def test_progress_and_logs(self) -> None:
         logs: List[Any] = []
@@ -308,6 +403,347 @@ class NegotiationTest(CliTestCase):
                 self.assertEqual(str(caught.exception), said)
 
 
+HANDSHAKE = "answer(request, {'protocolVersion': '2025-11-25', 'capabilities': {}, 'serverInfo': {'name': 'f', " \
+            "'version': '1'}})"
+
+
+def sent_into(messages: List[Dict[str, Any]]) -> Any:
+    """A trace that keeps what the client sends."""
+    return lambda way, message: messages.append(message) if way == "->" else None
+
+
+LEGACY = {"server/discover": "send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32601, "
+                             "'message': 'Method not found'}})", "initialize": HANDSHAKE}
+
+
+class ClientMustTest(CliTestCase):
+    """The client's MUSTs that no conformance scenario scores, each against a fake server (test_cli's)."""
+
+    def test_an_unknown_result_type_is_invalid(self) -> None:
+        # 2026-07-28 basic/index: "A resultType of any value unrecognized by the client MUST be
+        # considered invalid"; absent is "complete"; "task" only once the tasks extension is declared.
+        # (ext-tasks: a CreateTaskResult "in response to an unsupported request type", tools/list here,
+        # "MUST interpret this as an invalid response".)
+        cases = {"'banana'": ({}, '"banana"'), "'task'": ({}, '"task"'), "None": ({"tasks": True}, "null"),
+                 "'task' ": ({"tasks": True}, '"task"')}
+        for kind, (options, said) in cases.items():
+            fake = self.fake({"server/discover": DISCOVERED,
+                              "tools/list": f"answer(request, {{'tools': [TOOL], 'resultType': {kind.strip()}}})"})
+            with self.subTest(kind=kind), Client(fake, **options) as client:
+                with self.assertRaises(ConnectionError) as caught:
+                    client.list_tools()
+                self.assertIn(f"tools/list: the server's resultType {said} is not one this client recognizes",
+                              str(caught.exception))
+        fake = self.fake({"server/discover": DISCOVERED, "tools/list": "answer(request, {'tools': [TOOL]})"})
+        with Client(fake) as client:  # absent: complete
+            self.assertEqual(client.list_tools()["tools"], [{"name": "echo", "inputSchema": {"type": "object"}}])
+        legacy = self.fake({"initialize": HANDSHAKE,
+                            "tools/list": "answer(request, {'tools': [TOOL], 'resultType': 'banana'})"})
+        with Client(legacy, protocol_version="2025-11-25") as client:  # not a field of the handshake era
+            self.assertEqual(len(client.list_tools()["tools"]), 1)
+
+    def test_an_empty_cursor_is_a_cursor(self) -> None:
+        # server/utilities/pagination: "an empty string is a valid cursor and thus MUST NOT be
+        # treated as the end of results".  Before, "" ended the listing after the first page.
+        pages = ("answer(request, {'tools': [TOOL], 'nextCursor': ''} if 'cursor' not in request['params'] else "
+                 "{'tools': [dict(TOOL, name='second')], 'nextCursor': None} if request['params']['cursor'] == '' "
+                 "else {'tools': []})")
+        with Client(self.fake({"server/discover": DISCOVERED, "tools/list": pages})) as client:
+            self.assertEqual([t["name"] for t in client.list_tools(all_pages=True)["tools"]], ["echo", "second"])
+            self.assertEqual(client.list_tools(cursor="")["tools"][0]["name"], "second")
+
+    def test_no_response_is_written_in_2026_07_28(self) -> None:
+        # basic/transports/stdio, "Sending Messages": "The client MUST NOT write JSON-RPC
+        # responses" (2026-07-28: the server's questions come in InputRequiredResult).  Before,
+        # the server's ping was answered; in the handshake era it still is (basic/utilities/ping).
+        ping = ("send({'jsonrpc': '2.0', 'id': 'p', 'method': 'ping'}); "
+                "send({'jsonrpc': '2.0', 'id': 'r', 'method': 'roots/list'}); answer(request, {'tools': [TOOL]})")
+        for handlers, era, answered in (({"server/discover": DISCOVERED}, "2026-07-28", []),
+                                        (LEGACY, "2025-11-25", ["p", "r"])):
+            sent: List[Dict[str, Any]] = []
+            seen: List[Dict[str, Any]] = []
+            fake = self.fake(dict(handlers, **{"tools/list": ping}))
+            with self.subTest(era=era), Client(fake, list_roots_callback=roots, message_handler=seen.append,
+                                               trace=sent_into(sent)) as client:
+                self.assertEqual(len(client.list_tools()["tools"]), 1)
+                self.assertEqual(client.protocol_version, era)
+            self.assertEqual([m["id"] for m in sent if "method" not in m], answered)
+            self.assertEqual([m["method"] for m in seen], ["ping", "roots/list"])  # the handler still sees them
+
+    def test_no_task_asked_of_a_server_without_tool_tasks(self) -> None:
+        # 2025-11-25 basic/utilities/tasks, "Tool-Level Negotiation": without tasks.requests.tools.call
+        # in the server's capabilities "clients MUST NOT attempt to use task augmentation on that
+        # server's tools, regardless of the execution.taskSupport value".  Before, task was sent.
+        # With it, a tool's taskSupport decides: absent or "forbidden", never; "required", always.
+        tools = ("[dict(TOOL, name=support, execution={'taskSupport': support}) for support in "
+                 "('optional', 'required', 'forbidden')] + [dict(TOOL, name='absent')]")
+        declared = HANDSHAKE.replace("'capabilities': {}", "'capabilities': {'tasks': {'requests': {'tools': "
+                                                            "{'call': {}}}}}")
+        for initialize, asked in ((HANDSHAKE, set()), (declared, {"optional", "required"})):
+            sent: List[Dict[str, Any]] = []
+            listing = {"tools/list": f"answer(request, {{'tools': {tools}}})"}
+            fake = self.fake(dict(LEGACY, initialize=initialize, **listing))
+            with self.subTest(asked=asked), Client(fake, tasks=True, trace=sent_into(sent)) as client:
+                for name in ("optional", "required", "forbidden", "absent"):
+                    client.call_tool(name, {"a": 1})
+            calls = [m["params"] for m in sent if m.get("method") == "tools/call"]
+            self.assertEqual({call["name"] for call in calls if "task" in call}, asked)
+
+    def test_an_undeclared_elicitation_mode_is_invalid_params(self) -> None:
+        # 2025-11-25 client/elicitation, "Error Handling": "Server sends an elicitation/create request
+        # with a mode not declared in client capabilities: -32602".  Before, the callback got it.
+        asked: List[Dict[str, Any]] = []
+        for era, mode, refused in (("2025-11-25", "'telepathy'", True), ("2025-11-25", "7", True),
+                                   ("2025-06-18", "'url'", True), ("2025-06-18", "'form'", False),
+                                   ("2025-11-25", "'url'", False), ("2025-11-25", None, False)):
+            sent: List[Dict[str, Any]] = []
+            given = "" if mode is None else f"'mode': {mode}, "  # absent: form mode
+            ask = (f"send({{'jsonrpc': '2.0', 'id': 'e', 'method': 'elicitation/create', 'params': {{{given}"
+                   "'message': 'm', 'url': 'https://example.com', 'elicitationId': 'x', 'requestedSchema': "
+                   "{'type': 'object', 'properties': {}}}}); answer(request, {'tools': [TOOL]})")
+            fake = self.fake(dict(LEGACY, initialize=HANDSHAKE.replace("2025-11-25", era), **{"tools/list": ask}))
+            with self.subTest(era=era, mode=mode), Client(
+                    fake, elicitation_callback=lambda params: asked.append(params) or {"action": "decline"},
+                    trace=sent_into(sent)) as client:
+                client.list_tools()
+            reply = [m for m in sent if m.get("id") == "e"][0]
+            if refused:
+                self.assertEqual(reply["error"]["code"], -32602)
+                self.assertIn(f"Elicitation mode {str(mode).replace(chr(39), chr(34))} is not one this client declared",
+                              reply["error"]["message"])
+            else:
+                self.assertEqual(reply["result"], {"action": "decline"})
+        self.assertEqual(len(asked), 3)  # only the declared modes reached the callback
+
+    def test_sampling_with_tools_is_refused(self) -> None:
+        # 2025-11-25 schema, CreateMessageRequestParams.tools: "The client MUST return an error if this
+        # field is provided but ClientCapabilities.sampling.tools is not declared" (this client declares
+        # sampling without tools).  Before, the callback got the request.
+        sent: List[Dict[str, Any]] = []
+        asked: List[Dict[str, Any]] = []
+        ask = ("send({'jsonrpc': '2.0', 'id': 's', 'method': 'sampling/createMessage', 'params': {'messages': [], "
+               "'maxTokens': 5, 'tools': [{'name': 't', 'inputSchema': {'type': 'object'}}]}}); "
+               "answer(request, {'tools': [TOOL]})")
+        with Client(self.fake(dict(LEGACY, **{"tools/list": ask})), trace=sent_into(sent),
+                    sampling_callback=lambda params: asked.append(params) or sample(params)) as client:
+            client.list_tools()
+        reply = [m for m in sent if m.get("id") == "s"][0]
+        self.assertEqual(reply["error"], {"code": -32602, "message": "This client did not declare sampling.tools: "
+                                                                    "it takes no tools in sampling"})
+        self.assertEqual(asked, [])
+
+    def test_a_timeout_for_one_call(self) -> None:
+        # basic/lifecycle, "Timeouts": "SDKs and other middleware SHOULD allow these timeouts to be
+        # configured on a per-request basis": call_tool(read_timeout_seconds=...), for that call only.
+        fake = self.fake(dict(LEGACY, **{"tools/call": "time.sleep(30)"}))
+        with Client(fake, timeout=60) as client:
+            started = time.monotonic()
+            with self.assertRaises(ConnectionError) as caught:
+                client.call_tool("echo", {}, read_timeout_seconds=0.5)
+            self.assertLess(time.monotonic() - started, 10)
+            self.assertEqual(str(caught.exception), "the server did not answer tools/call within 0.5 s")
+            self.assertEqual(client._transport.timeout, 60)  # the client's own again
+
+    def test_roots_changed_are_notified(self) -> None:
+        # client/roots (2025-11-25): "When roots change, clients that support listChanged MUST send
+        # a notification".  Before, roots.listChanged was declared with no way to send it.
+        sent: List[Dict[str, Any]] = []
+        trace = sent_into(sent)
+        with Client(self.fake(LEGACY), list_roots_callback=roots, trace=trace) as client:
+            self.assertEqual(client.initialize_result["protocolVersion"], "2025-11-25")
+            client.send_roots_list_changed()
+        initialize = [m for m in sent if m.get("method") == "initialize"][0]
+        self.assertEqual(initialize["params"]["capabilities"]["roots"], {"listChanged": True})
+        self.assertEqual(sent[-1], {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+        sent.clear()  # 2026-07-28 has no such notification (changelog: removed); roots carry no listChanged
+        with Client(self.fake({"server/discover": DISCOVERED}), list_roots_callback=roots, trace=trace) as client:
+            client.send_roots_list_changed()
+        self.assertEqual([m.get("method") for m in sent], ["server/discover"])
+        self.assertEqual(sent[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["roots"], {})
+        with Client(self.fake(LEGACY)) as client, self.assertRaises(RuntimeError):
+            client.send_roots_list_changed()  # no roots declared
+
+    def test_roots_are_file_uris(self) -> None:
+        # client/roots, "Root": the uri "MUST be a file:// URI".  Before, any uri was sent on.
+        sent: List[Dict[str, Any]] = []
+        ask = ("send({'jsonrpc': '2.0', 'id': 'r', 'method': 'roots/list'}); answer(request, {'tools': [TOOL]})")
+        for uris, good in ((["https://example.com/x"], False), (["file:///a", "/home/me"], False), ([None], False),
+                           (["file:///a", "FILE:///b"], True)):
+            sent.clear()
+            listed = [{"uri": uri} for uri in uris]
+            with self.subTest(uris=uris), Client(self.fake(dict(LEGACY, **{"tools/list": ask})),
+                                                 list_roots_callback=lambda listed=listed: listed,
+                                                 trace=sent_into(sent)) as client:
+                client.list_tools()
+            reply = [m for m in sent if m.get("id") == "r"][0]
+            if good:
+                self.assertEqual(reply["result"], {"roots": listed})
+            else:
+                self.assertEqual(reply["error"]["code"], -32603)
+                self.assertIn("which is not a file:// URI (client/roots)", reply["error"]["message"])
+
+    def test_a_modern_error_to_the_probe_is_no_fallback(self) -> None:
+        # basic/versioning, "Backward Compatibility": "a recognized modern JSON-RPC error ...
+        # identifies a modern server"; -32021 and -32020 are 2026-07-28's (basic/index, "Error
+        # Codes"): raised as the server's, not met with initialize.  Before, initialize was sent.
+        for code in (-32021, -32020):
+            refuse = (f"send({{'jsonrpc': '2.0', 'id': request['id'], 'error': {{'code': {code}, "
+                      "'message': 'modern', 'data': {'requiredCapabilities': {'sampling': {}}}}})")
+            fake = self.fake({"server/discover": refuse, "initialize": HANDSHAKE})
+            with self.subTest(code=code), self.assertRaises(MCPError) as caught:
+                Client(fake).initialize()
+            self.assertEqual(caught.exception.code, code)
+
+    def test_a_probe_without_answer_falls_back_to_initialize(self) -> None:
+        # basic/transports/stdio, "Backward Compatibility": a server that "does not respond within
+        # a reasonable timeout" is legacy: fall back to initialize.  Before, the timeout was raised;
+        # a late answer to the probe is dropped, not taken for initialize's.
+        for probe in ("pass", "time.sleep(1.5); send({'jsonrpc': '2.0', 'id': request['id'], "
+                              "'error': {'code': -32600, 'message': 'not initialized'}})"):
+            with self.subTest(probe=probe[:10]), Client(self.fake({"server/discover": probe, "initialize": HANDSHAKE}),
+                                                        timeout=1) as client:
+                self.assertEqual(client.protocol_version, "2025-11-25")
+                self.assertEqual(client.list_tools()["tools"][0]["name"], "echo")
+        with self.assertRaises(ConnectionError):  # a revision asked for: no fallback
+            Client(self.fake({"server/discover": "pass"}), protocol_version="2026-07-28", timeout=0.5).initialize()
+
+
+# A stdio server that keeps every byte the client writes (its first argument, a file) and
+# answers as a server of the handshake era ("legacy") or of 2026-07-28 ("modern").
+RECORDER = """\
+import json, sys
+log, modern = open(sys.argv[1], "ab"), sys.argv[2] == "modern"
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\\n")
+    sys.stdout.flush()
+for raw in sys.stdin.buffer:
+    log.write(raw)
+    log.flush()
+    message = json.loads(raw)
+    method, id_ = message.get("method"), message.get("id")
+    if method is None or id_ is None:
+        continue
+    result = {}
+    if method == "server/discover" and not modern:
+        send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": "Method not found"}})
+        continue
+    if method == "server/discover":
+        result = {"supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {"name": "f", "version": "1"}}
+    elif method == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "f", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call":
+        if not modern:
+            send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}})
+            send({"jsonrpc": "2.0", "id": "s1", "method": "ping"})
+            send({"jsonrpc": "2.0", "id": "s2", "method": "sampling/createMessage", "params": {
+                "messages": [], "maxTokens": 5, "task": {"ttl": 1000}}})
+        result = {"content": [{"type": "text", "text": json.dumps(message["params"]["arguments"])}]}
+    send({"jsonrpc": "2.0", "id": id_, "result": result})
+"""
+
+
+class ClientWireTest(CliTestCase):
+    """What the client writes, byte for byte (stdio) and header for header (HTTP), in both eras:
+    basic/index's message rules, basic/lifecycle's order, basic/transports' framing and headers."""
+
+    def recorded(self, era: str, **options: Any) -> List[bytes]:
+        log = os.path.join(self.folder, f"sent-{era}.log")
+        script = self.write("recorder.py", RECORDER)
+        with Client([sys.executable, "-I", "-S", script, log, "modern" if era == "2026-07-28" else "legacy"],
+                    sampling_callback=sample, elicitation_callback=answer_form, list_roots_callback=roots,
+                    **options) as client:
+            self.assertEqual(client.protocol_version, era)
+            client.list_tools()
+            client.call_tool("echo", {"text": "two\nlines, caf\u00e9 \u2603"})
+            if era != "2026-07-28":
+                client.send_ping()
+        with open(log, "rb") as f:
+            return f.read().split(b"\n")
+
+    def test_stdio_messages_in_both_eras(self) -> None:
+        for era in ERAS:
+            with self.subTest(era=era):
+                lines = self.recorded(era)
+                self.assertEqual(lines[-1], b"")  # every message ends with a newline, none within one
+                messages = [json.loads(line.decode("utf-8")) for line in lines[:-1]]  # UTF-8, one per line
+                self.assertTrue(all(m["jsonrpc"] == "2.0" for m in messages))
+                requests = [m for m in messages if "method" in m and "id" in m]
+                ids = [m["id"] for m in requests]
+                self.assertTrue(all(type(i) is int for i in ids), ids)  # never null, never reused
+                self.assertEqual(len(ids), len(set(ids)))
+                notifications = [m["method"] for m in messages if "method" in m and "id" not in m]
+                self.assertFalse([m for m in messages if str(m.get("method")).startswith("notifications/")
+                                  and "id" in m])
+                replies = [m for m in messages if "method" not in m]
+                self.assertEqual(messages[0]["method"], "server/discover")
+                if era == "2026-07-28":
+                    self.assertEqual((notifications, replies), ([], []))
+                    self.assertEqual(messages[0]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], era)
+                    for meta in (m["params"]["_meta"] for m in requests):  # on every request (basic/index)
+                        self.assertEqual(meta["io.modelcontextprotocol/protocolVersion"], era)
+                        self.assertEqual(meta["io.modelcontextprotocol/clientInfo"]["name"], "mcp_ref")
+                        self.assertEqual(meta["io.modelcontextprotocol/clientCapabilities"], {
+                            "sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {}})
+                    continue
+                methods = [m["method"] for m in messages if "method" in m]
+                self.assertEqual(methods[1:3], ["initialize", "notifications/initialized"])
+                self.assertEqual(set(requests[1]["params"]), {"protocolVersion", "capabilities", "clientInfo"})
+                self.assertEqual(requests[1]["params"]["protocolVersion"], "2025-11-25")  # the latest it speaks
+                self.assertEqual(requests[1]["params"]["capabilities"], {  # one for each callback given
+                    "sampling": {}, "elicitation": {"form": {}, "url": {}}, "roots": {"listChanged": True}})
+                self.assertEqual(len(replies), 2)  # the server's notification is not answered
+                self.assertEqual(replies[0], {"jsonrpc": "2.0", "id": "s1", "result": {}})
+                # A task asked of the client, which declares no tasks: done as an ordinary request.
+                self.assertEqual(replies[1], {"jsonrpc": "2.0", "id": "s2", "result": sample({})})
+
+    def test_http_headers_in_both_eras(self) -> None:
+        legacy = FakeHttp(legacy_http("s-1"))
+        self.addCleanup(legacy.stop)
+        with Client(legacy.url, protocol_version="2025-11-25", timeout=5) as client:
+            client.list_tools()
+            client.call_tool("echo", {"a": 1})
+        for n, (message, headers) in enumerate(legacy.seen):
+            with self.subTest(era="2025-11-25", method=message.get("method")):
+                self.assertEqual(headers["Accept"], "application/json, text/event-stream")
+                self.assertEqual(headers["Content-Type"], "application/json")
+                if n:  # after initialize: its revision and session on every request
+                    self.assertEqual((headers["MCP-Protocol-Version"], headers["Mcp-Session-Id"]),
+                                     ("2025-11-25", "s-1"))
+                else:
+                    self.assertNotIn("Mcp-Session-Id", headers)
+
+        def modern(message: Dict[str, Any], headers: Any) -> Any:
+            result = {"supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {
+                "name": "f", "version": "1"}} if message["method"] == "server/discover" else {"tools": []}
+            return 200, {}, {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+        server = FakeHttp(modern)
+        self.addCleanup(server.stop)
+        with Client(server.url, timeout=5) as client:
+            client.list_tools()
+        for message, headers in server.seen:
+            with self.subTest(era="2026-07-28", method=message.get("method")):
+                self.assertEqual(headers["MCP-Protocol-Version"], "2026-07-28")
+                self.assertEqual(headers["Mcp-Method"], message["method"])
+                self.assertEqual(headers["Accept"], "application/json, text/event-stream")
+                self.assertNotIn("Mcp-Session-Id", headers)
+
+    def test_task_requests_carry_the_task_id_alone(self) -> None:
+        # 2025-11-25 basic/utilities/tasks: tools/call asks for the task; tasks/get and tasks/result
+        # name it by their taskId, without related-task metadata ("requestors SHOULD NOT include").
+        sent: List[Dict[str, Any]] = []
+        with Client(FAST_POLLS, protocol_version="2025-11-25", tasks=True, trace=sent_into(sent)) as client:
+            self.assertEqual(text(client.call_tool("slow_compute", {"seconds": 0.1})), "Computed result in 0.1s")
+        call = [m for m in sent if m.get("method") == "tools/call"][0]
+        self.assertEqual(call["params"]["task"], {})
+        asked = [m for m in sent if m.get("method", "").startswith("tasks/")]
+        self.assertEqual({m["method"] for m in asked}, {"tasks/get", "tasks/result"})
+        self.assertEqual(len({m["params"]["taskId"] for m in asked}), 1)
+        self.assertTrue(all(set(m["params"]) == {"taskId"} for m in asked), asked)
+
+
 @dataclass
 class Sum:
     result: int
@@ -383,6 +819,22 @@ class HttpTest(Everything, unittest.TestCase):
         gone = self.endpoint.in_session(session, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         self.assertEqual(gone.status, 404)
 
+    def test_a_session_the_server_ended_is_started_anew(self) -> None:
+        # 2025-11-25 basic/transports, "Session Management": on HTTP 404 for a request with
+        # its session id the client "MUST start a new session by sending a new InitializeRequest
+        # without a session ID attached".  Before, the 404 was raised and the dead id kept.
+        for era in ("2025-06-18", "2025-11-25"):
+            with self.subTest(era=era), self.connect(era) as client:
+                self.assertTrue(client.list_tools()["tools"])
+                old = client._transport.session
+                session = self.endpoint.app.table.open[old]
+                self.endpoint.app.table.remove(session)  # the server ends it, as on its idle timeout
+                session.end()
+                self.assertEqual(text(client.call_tool("test_simple_text")),
+                                 "This is a simple text response for testing.")
+                self.assertNotIn(client._transport.session, (None, old))
+                self.assertEqual(client.protocol_version, era)
+
     def test_resumed_after_the_server_closes_the_stream(self) -> None:
         # test_reconnection closes the call's SSE stream; the result comes on a
         # GET with Last-Event-ID (basic/transports, "Resumability and Redelivery").
@@ -418,6 +870,175 @@ class HttpTest(Everything, unittest.TestCase):
         self.assertIn("not HTTP", str(caught.exception))
 
 
+class FakeHttp:
+    """A fake Streamable HTTP server on a thread: ``answer(message, headers)`` gives the
+    POST's (status, headers, JSON body), or None to close the connection unanswered;
+    a GET is 405 (no stream), a DELETE 200.  ``seen`` holds each POST's (message, headers)."""
+
+    def __init__(self, answer: Any) -> None:
+        import http.server
+        import json
+
+        seen: List[Any] = []
+        self.seen = seen
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                seen.append((message, dict(self.headers)))
+                reply = answer(message, self.headers)
+                if reply is None:
+                    self.close_connection = True
+                    return
+                status, headers, body = reply
+                data = b"" if body is None else json.dumps(body).encode()
+                self.send_response(status)
+                for name, value in dict(headers, **{"Content-Type": "application/json",
+                                                    "Content-Length": str(len(data))}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self.send_response(405)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_DELETE = do_GET  # noqa: N815
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/mcp"
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def legacy_http(session: str = "s1") -> Any:
+    """A 2025-11-25 server's answers: initialize opens ``session``; tools/list lists echo."""
+    def answer(message: Dict[str, Any], headers: Any) -> Any:
+        result = {"initialize": {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {
+            "name": "f", "version": "1"}}, "tools/list": {"tools": [{"name": "echo", "inputSchema": {
+                "type": "object"}}]}}.get(message.get("method"), {})
+        if "id" not in message:
+            return 202, {}, None
+        return 200, {"Mcp-Session-Id": session} if message["method"] == "initialize" else {}, {
+            "jsonrpc": "2.0", "id": message["id"], "result": result}
+    return answer
+
+
+class HttpMustTest(unittest.TestCase):
+    """The client's MUSTs over HTTP, against FakeHttp."""
+
+    def fake(self, answer: Any) -> FakeHttp:
+        server = FakeHttp(answer)
+        self.addCleanup(server.stop)
+        return server
+
+    def test_a_probe_refused_falls_back_to_initialize(self) -> None:
+        # basic/versioning, "Backward Compatibility": a legacy server is met with initialize;
+        # one that closes the connection on server/discover is one.  Before: ConnectionError.
+        legacy = legacy_http()
+        server = self.fake(lambda message, headers: None if message.get("method") == "server/discover"
+                           else legacy(message, headers))
+        with Client(server.url, timeout=5) as client:
+            self.assertEqual(client.protocol_version, "2025-11-25")
+            self.assertEqual(client.list_tools()["tools"][0]["name"], "echo")
+        methods = [m.get("method") for m, _ in server.seen]
+        self.assertEqual(methods[methods.index("initialize"):],
+                         ["initialize", "notifications/initialized", "tools/list"])
+        self.assertNotIn("Mcp-Session-Id", server.seen[methods.index("initialize")][1])
+
+    def test_x_mcp_header_in_2026_07_28(self) -> None:
+        # 2026-07-28 basic/transports/streamable-http, "Custom Headers from Tool Parameters": a tool
+        # whose x-mcp-header breaks the constraints is left out of tools/list; a valid one's argument
+        # goes in Mcp-Param-*, Base64-encoded where not plain ASCII, omitted when null or absent;
+        # Mcp-Method and Mcp-Name mirror the body.
+        good = {"name": "r\u00e9gion", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer", "x-mcp-header": "N"}}}}
+        bad = [{"name": name, "inputSchema": {"type": "object", "properties": {"a": schema}}} for name, schema in (
+            ("number", {"type": "number", "x-mcp-header": "A"}), ("space", {"type": "string", "x-mcp-header": "A b"}),
+            ("empty", {"type": "string", "x-mcp-header": ""}),
+            ("items", {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}))]
+
+        def answer(message: Dict[str, Any], headers: Any) -> Any:
+            result = {"server/discover": {"supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {
+                "name": "f", "version": "1"}}, "tools/list": {"tools": [good, *bad]}}.get(
+                message["method"], {"content": []})
+            return 200, {}, {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+        server = self.fake(answer)
+        warned = io.StringIO()
+        with Client(server.url, timeout=5) as client:
+            with contextlib.redirect_stderr(warned):
+                self.assertEqual([tool["name"] for tool in client.list_tools()["tools"]], ["r\u00e9gion"])
+            # "Clients SHOULD log a warning when rejecting a tool definition, including the tool name
+            # and the reason for rejection" (before, it was left out in silence)
+            self.assertEqual([line.split("'")[1] for line in warned.getvalue().splitlines()],
+                             ["number", "space", "empty", "items"])
+            self.assertIn("an x-mcp-header of its inputSchema breaks the rules", warned.getvalue())
+            client.call_tool("r\u00e9gion", {"region": "Z\u00fcrich", "n": 7})
+            client.call_tool("r\u00e9gion", {"region": "plain", "n": None})
+            client.call_tool("r\u00e9gion", {})
+        calls = [headers for message, headers in server.seen if message["method"] == "tools/call"]
+        self.assertEqual([{k: v for k, v in h.items() if k.startswith("Mcp-Param-")} for h in calls],
+                         [{"Mcp-Param-Region": "=?base64?WsO8cmljaA==?=", "Mcp-Param-N": "7"},
+                          {"Mcp-Param-Region": "plain"}, {}])
+        self.assertEqual({(h["Mcp-Method"], h["Mcp-Name"]) for h in calls}, {("tools/call", "=?base64?csOpZ2lvbg==?=")})
+
+    def test_a_header_mismatch_lists_the_tools_again(self) -> None:
+        # 2026-07-28 basic/transports/streamable-http: on a HeaderMismatch "the client SHOULD call
+        # tools/list to check whether the tool's x-mcp-header annotations have changed".  The tool
+        # gained one since it was listed: listed again, the call goes out once more with its header.
+        # Before, the -32020 was raised.
+        listed: List[int] = []
+
+        def answer(message: Dict[str, Any], headers: Any) -> Any:
+            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+            if message["method"] == "server/discover":
+                reply["result"] = {"supportedVersions": ["2026-07-28"], "capabilities": {},
+                                   "serverInfo": {"name": "f", "version": "1"}}
+            elif message["method"] == "tools/list":
+                listed.append(1)
+                region = {"type": "string"} if len(listed) == 1 else {"type": "string", "x-mcp-header": "Region"}
+                reply["result"] = {"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {
+                    "region": region}}}]}
+            elif headers.get("Mcp-Param-Region") != message["params"]["arguments"]["region"]:
+                reply["error"] = {"code": -32020, "message": "Header mismatch: Mcp-Param-Region"}
+                return 400, {}, reply
+            else:
+                reply["result"] = {"content": [{"type": "text", "text": "ok"}]}
+            return 200, {}, reply
+
+        server = self.fake(answer)
+        with Client(server.url, timeout=5) as client:
+            self.assertEqual(text(client.call_tool("t", {"region": "eu"})), "ok")
+            self.assertEqual(text(client.call_tool("t", {"region": "us"})), "ok")
+        self.assertEqual([m["method"] for m, _ in server.seen][1:],
+                         ["tools/list", "tools/call", "tools/list", "tools/call", "tools/call"])
+
+    def test_a_session_id_outside_visible_ascii_is_refused(self) -> None:
+        # 2025-11-25 basic/transports: "The session ID MUST only contain visible ASCII characters
+        # (ranging from 0x21 to 0x7E)".  Before, it was taken and echoed in every request.
+        for session in ("a b", "a\tb", "caf\u00e9", "a\x7fb"):
+            server = self.fake(legacy_http(session))
+            with self.subTest(session=session), self.assertRaises(ConnectionError) as caught:
+                Client(server.url, protocol_version="2025-11-25", timeout=5).initialize()
+            self.assertIn("holds characters other than visible ASCII (0x21-0x7E)", str(caught.exception))
+            self.assertEqual([m.get("method") for m, _ in server.seen], ["initialize"])  # nothing echoed it
+        server = self.fake(legacy_http("!~"))
+        with Client(server.url, protocol_version="2025-11-25", timeout=5) as client:
+            client.list_tools()
+        self.assertEqual(server.seen[-1][1].get("Mcp-Session-Id"), "!~")
+
+
 class HeadersTest(unittest.TestCase):
     """What goes in the headers of a 2026-07-28 request (basic/transports)."""
 
@@ -430,6 +1051,16 @@ class HeadersTest(unittest.TestCase):
                                                       "text": " Hello, 世界", "gone": None, "plain": "x"})
         self.assertEqual(headers, {"Mcp-Param-Region": "us-west1", "Mcp-Param-N": "42", "Mcp-Param-On": "false",
                                    "Mcp-Param-Text": "=?base64?IEhlbGxvLCDkuJbnlYw=?="})
+
+    def test_an_integer_beyond_javascripts_safe_range_is_not_sent(self) -> None:
+        # 2026-07-28 basic/transports, "x-mcp-header": integer values MUST be within
+        # -(2**53 - 1) .. 2**53 - 1; the call is refused before anything is sent.
+        schema = {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}
+        for n in (2 ** 53 - 1, -(2 ** 53 - 1)):
+            self.assertEqual(mcp_ref._mcp_param_headers(schema, {"n": n}), {"Mcp-Param-N": str(n)})
+        for n in (2 ** 53, -(2 ** 53), 10 ** 30):
+            with self.subTest(n=n), self.assertRaisesRegex(ValueError, "outside JavaScript's safe integer range"):
+                mcp_ref._mcp_param_headers(schema, {"n": n})
 
     def test_auth_hook_and_fixed_headers(self) -> None:
         # headers(url) before each request; unauthorized(...) on a 401, or a 403
@@ -550,6 +1181,310 @@ class TypeScriptServerTest(unittest.TestCase):
             server.terminate()
             server.wait(10)
             server.stderr.close()  # type: ignore[union-attr]
+
+
+# A 2025-11-25 server whose task needs input: input_required at once, and the
+# question sent only on tasks/result (as the TypeScript SDK queues it); a client
+# that keeps polling tasks/get is told so after 40 polls.
+QUEUED_QUESTION = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+task = {"taskId": "t1", "status": "input_required", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 20}
+polls = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "queued", "version": "1"},
+              "capabilities": {"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}}})
+    elif method == "tools/list":
+        send({"id": id_, "result": {"tools": [{"name": "research", "inputSchema": {"type": "object"},
+                                               "execution": {"taskSupport": "required"}}]}})
+    elif method == "tools/call":
+        assert message["params"]["task"] == {}, message
+        send({"id": id_, "result": {"task": dict(task, status="working")}})
+    elif method == "tasks/get":
+        polls += 1
+        if polls > 40:
+            send({"id": id_, "error": {"code": -32603, "message": "polled 40 times without tasks/result"}})
+        else:
+            send({"id": id_, "result": task})
+    elif method == "tasks/result":
+        related = {"io.modelcontextprotocol/related-task": {"taskId": "t1"}}
+        send({"id": "q1", "method": "elicitation/create", "params": {"message": "Which one?", "_meta": related,
+              "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}})
+        answer = json.loads(sys.stdin.readline())
+        name = answer["result"]["content"]["name"]
+        if answer["result"].get("_meta") != related:  # ("responses related to a task MUST include" it)
+            name = "an answer without the related-task _meta"
+        send({"id": id_, "result": {"content": [{"type": "text", "text": "about " + name}], "_meta": related}})
+    elif id_ is not None:
+        send({"id": id_, "result": {}})
+'''
+
+
+# A 2026-07-28 server whose listen streams end as told: "tools" acknowledged,
+# one notification, then its graceful end (the response); "refuse" -32021.
+LISTENING = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+quiet = None
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_, params = message.get("method"), message.get("id"), message.get("params") or {}
+    meta = {"io.modelcontextprotocol/subscriptionId": id_}
+    if method == "server/discover":
+        send({"id": id_, "result": {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                                    "serverInfo": {"name": "listening", "version": "1"}}})
+    elif method == "subscriptions/listen" and params["notifications"].get("toolsListChanged"):
+        send({"method": "notifications/subscriptions/acknowledged",
+              "params": {"notifications": {"toolsListChanged": True}, "_meta": meta}})
+        send({"method": "notifications/tools/list_changed", "params": {"_meta": meta}})
+        send({"method": "notifications/prompts/list_changed", "params": {"_meta": meta}})
+        other = {"io.modelcontextprotocol/subscriptionId": 99}
+        send({"method": "notifications/tools/list_changed", "params": {"_meta": other}})
+        send({"id": id_, "result": {"resultType": "complete", "_meta": meta}})
+    elif method == "subscriptions/listen" and params["notifications"].get("promptsListChanged"):
+        quiet = meta  # acknowledged; its notifications come while tools/list is asked
+        send({"method": "notifications/subscriptions/acknowledged",
+              "params": {"notifications": {"promptsListChanged": True}, "_meta": meta}})
+    elif method == "tools/list" and quiet:
+        for _ in range(3):
+            send({"method": "notifications/prompts/list_changed", "params": {"_meta": quiet}})
+        send({"id": id_, "result": {"tools": []}})
+    elif method == "subscriptions/listen":
+        needed = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+        send({"id": id_, "error": {"code": -32021, "message": "Missing required client capability",
+                                   "data": {"requiredCapabilities": needed}}})
+    elif id_ is not None:
+        send({"id": id_, "result": {"tools": []}})
+'''
+
+
+class ListenTest(unittest.TestCase):
+    def test_ends_refusals_and_cuts(self) -> None:
+        # Issue 32: a graceful end (the server's response) ends the iteration;
+        # a notification of another subscription is not this one's; a refusal
+        # is MCPError; a stream cut (the server gone) is ConnectionError.
+        seen: List[Dict[str, Any]] = []
+        with Client([sys.executable, "-c", LISTENING], message_handler=seen.append) as client:
+            with client.listen(tools_list_changed=True, resources_list_changed=True) as events:
+                self.assertEqual(events.honored, {"toolsListChanged": True})
+                self.assertEqual([event["method"] for event in events], ["notifications/tools/list_changed",
+                                                                         "notifications/prompts/list_changed"])
+            self.assertEqual(len([m for m in seen if m["method"] == "notifications/tools/list_changed"]), 2)
+            with self.assertRaises(MCPError) as caught:
+                client.listen(task_ids=["t1"])
+            self.assertEqual(caught.exception.code, -32021)
+            with mock.patch.object(mcp_ref, "_LISTEN_BACKLOG", 1), client.listen(prompts_list_changed=True) as events:
+                client.list_tools()  # three notifications meanwhile: one kept, then the stream ends, said
+                self.assertEqual(events.get(5)["method"], "notifications/prompts/list_changed")
+                with self.assertRaises(ConnectionError) as cut:
+                    next(events)
+                self.assertIn("more than 1 notifications were left unread", str(cut.exception))
+        with Client(STDIO, protocol_version="2026-07-28") as client:
+            events = client.listen(tools_list_changed=True)
+            client._transport.process.kill()
+            with self.assertRaises(ConnectionError):
+                next(events)
+
+# A 2025-11-25 server whose task never ends and that never answers tasks/cancel.
+DEAF_TO_CANCEL = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+task = {"taskId": "t1", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": None, "pollInterval": 20}
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "deaf", "version": "1"},
+              "capabilities": {"tools": {}, "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}}}})
+    elif method == "tools/list":
+        send({"id": id_, "result": {"tools": [{"name": "forever", "inputSchema": {"type": "object"},
+                                               "execution": {"taskSupport": "required"}}]}})
+    elif method == "tools/call":
+        send({"id": id_, "result": {"task": task}})
+    elif method == "tasks/get":
+        send({"id": id_, "result": task})
+    elif id_ is not None and method != "tasks/cancel":
+        send({"id": id_, "result": {}})
+'''
+
+
+class GivenUpTest(unittest.TestCase):
+    def test_a_cancel_not_answered_is_said(self) -> None:
+        # The command line says "cancelled" only when the server answered
+        # tasks/cancel; the wait for that answer is short (_CANCEL_WAIT).
+        def interrupt(task: Dict[str, Any]) -> None:
+            raise KeyboardInterrupt
+
+        with Client([sys.executable, "-c", DEAF_TO_CANCEL], tasks=True) as client, \
+                mock.patch.object(mcp_ref, "_CANCEL_WAIT", 0.5):
+            started = time.monotonic()
+            with self.assertRaises(KeyboardInterrupt):
+                client.call_tool("forever", task_callback=interrupt)
+            self.assertLess(time.monotonic() - started, 5)
+            self.assertEqual(client._given_up, ("t1", False))
+
+# A 2025-11-25 server whose task asks to be polled every 300 ms, and ends at
+# the third poll; its result says the shortest gap between two polls.
+POLLED = r'''
+import json, sys, time
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+task = {"taskId": "t1", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+        "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 300}
+polls = []
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "polled", "version": "1"},
+              "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}}})
+    elif method == "tools/list":
+        send({"id": id_, "result": {"tools": [{"name": "slow", "inputSchema": {"type": "object"},
+                                               "execution": {"taskSupport": "required"}}]}})
+    elif method == "tools/call":
+        polls.append(time.monotonic())
+        send({"id": id_, "result": {"task": task}})
+    elif method == "tasks/get":
+        polls.append(time.monotonic())
+        send({"id": id_, "result": dict(task, status="completed" if len(polls) > 3 else "working")})
+    elif method == "tasks/result":
+        gap = min(later - earlier for earlier, later in zip(polls, polls[1:]))
+        send({"id": id_, "result": {"content": [{"type": "text", "text": str(round(gap * 1000))}]}})
+    elif id_ is not None:
+        send({"id": id_, "result": {}})
+'''
+
+
+class PollIntervalTest(unittest.TestCase):
+    def test_the_servers_poll_interval_is_kept(self) -> None:
+        # "Requestors SHOULD respect the pollInterval provided" (2025-11-25
+        # basic/utilities/tasks): 300 ms asked, no two polls closer.
+        with Client([sys.executable, "-c", POLLED], tasks=True) as client:
+            self.assertGreaterEqual(int(text(client.call_tool("slow"))), 290)
+
+# A 2025-11-25 server listing its tasks in two pages, the cursor an odd string
+# that must come back exactly as it went out.
+PAGED_TASKS = r'''
+import json, sys
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+CURSOR = " p=2&x=ä/+?"
+def task(task_id):
+    return {"taskId": task_id, "status": "completed", "createdAt": "2025-11-25T10:30:00Z",
+            "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": None}
+for line in sys.stdin:
+    message = json.loads(line)
+    method, id_, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if method == "initialize":
+        send({"id": id_, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "paged", "version": "1"},
+              "capabilities": {"tasks": {"list": {}, "requests": {"tools": {"call": {}}}}}}})
+    elif method == "tasks/list" and "cursor" not in params:
+        send({"id": id_, "result": {"tasks": [task("a")], "nextCursor": CURSOR}})
+    elif method == "tasks/list" and params["cursor"] == CURSOR:
+        send({"id": id_, "result": {"tasks": [task("b")]}})
+    elif method == "tasks/list":
+        send({"id": id_, "error": {"code": -32602, "message": "Invalid params: cursor changed"}})
+    elif id_ is not None:
+        send({"id": id_, "result": {}})
+'''
+
+
+class ListTasksTest(unittest.TestCase):
+    def test_pages_with_the_cursor_as_sent(self) -> None:
+        # "Requestors MUST treat cursors as opaque tokens and not attempt to
+        # parse or modify them" (2025-11-25 basic/utilities/tasks, "Task Listing").
+        with Client([sys.executable, "-c", PAGED_TASKS]) as client:
+            first = client.list_tasks()
+            self.assertEqual(([t["taskId"] for t in first["tasks"]], first["nextCursor"]), (["a"], " p=2&x=ä/+?"))
+            self.assertEqual([t["taskId"] for t in client.list_tasks(first["nextCursor"])["tasks"]], ["b"])
+            self.assertEqual([t["taskId"] for t in client.list_tasks(all_pages=True)["tasks"]], ["a", "b"])
+
+class InputRequiredTest(unittest.TestCase):
+    def test_2025_input_required_calls_tasks_result(self) -> None:
+        # Issue 32: on input_required the requestor SHOULD call tasks/result
+        # (2025-11-25 basic/utilities/tasks); the queued question comes on it,
+        # to the callback.  It polled tasks/get, never calling it: a hang.  The
+        # answer carries the task's related-task _meta (it had none).
+        asked: List[Dict[str, Any]] = []
+
+        def answer(params: Dict[str, Any]) -> Dict[str, Any]:
+            asked.append(params)
+            return {"action": "accept", "content": {"name": "Ada"}}
+
+        with Client([sys.executable, "-c", QUEUED_QUESTION], tasks=True, elicitation_callback=answer,
+                    timeout=20) as client:
+            self.assertEqual(text(client.call_tool("research")), "about Ada")
+            self.assertEqual([params["message"] for params in asked], ["Which one?"])
+
+
+def answer_everything(params: Dict[str, Any]) -> Dict[str, Any]:
+    """The everything server's questions: a URL visited, any form filled in."""
+    if params.get("mode") == "url":
+        return {"action": "accept"}
+    properties = (params.get("requestedSchema") or {}).get("properties") or {}
+    content = {"interpretation": "programming"} if "interpretation" in properties else {}
+    for name, prop in properties.items():
+        kind = prop.get("type")
+        if name not in content and kind in ("string", "boolean", "integer", "number"):
+            choices = prop.get("enum") or [one["const"] for one in prop.get("oneOf", ()) if "const" in one]
+            content[name] = choices[0] if choices else {"string": "x", "boolean": True}.get(kind, 1)
+    return {"action": "accept", "content": content}
+
+
+@unittest.skipUnless(HAVE_EVERYTHING_TS, f"node or the everything server is missing (npm install --prefix {NODE_DIR} "
+                                         "@modelcontextprotocol/server-everything); .ci/run installs it")
+class TypeScriptEverythingTest(unittest.TestCase):
+    """Issue 32: every tool of the TypeScript SDK's everything server
+    completes through Client, tasks included (its research query asks a
+    question while a task, on tasks/result), over stdio and HTTP."""
+
+    def check(self, client: Client) -> None:
+        with client:
+            self.assertEqual(client.protocol_version, "2025-11-25")
+            listed = {tool["name"] for tool in client.list_tools(all_pages=True)["tools"]}
+            self.assertEqual(listed, set(EVERYTHING_CALLS), "the server's tools changed: update EVERYTHING_CALLS")
+            for name, (arguments, expected) in EVERYTHING_CALLS.items():
+                with self.subTest(tool=name):
+                    result = client.call_tool(name, arguments)
+                    self.assertIsNot(result.get("isError"), True, result)
+                    shown = json.dumps(result)
+                    self.assertIn(expected, shown)
+            created = client.call_tool_as_task("simulate-research-query", {"topic": "tasks"})
+            task_id = created["task"]["taskId"]
+            self.assertIn(task_id, [task["taskId"] for task in client.list_tasks(all_pages=True)["tasks"]])
+            self.assertEqual(client.cancel_task(task_id)["status"], "cancelled")
+
+    def connect(self, server: Any) -> Client:
+        return Client(server, tasks=True, elicitation_callback=answer_everything, sampling_callback=sample,
+                      list_roots_callback=roots, timeout=30)
+
+    def test_stdio(self) -> None:
+        quiet = ["sh", "-c", 'exec node "$0" stdio 2> /dev/null', EVERYTHING_TS] if os.name == "posix" else []
+        self.check(self.connect(quiet or ["node", EVERYTHING_TS, "stdio"]))  # (its stderr chatters)
+
+    def test_http(self) -> None:
+        port = free_port()
+        server = subprocess.Popen(["node", EVERYTHING_TS, "streamableHttp"], env=dict(os.environ, PORT=str(port)),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_port(port)
+            self.check(self.connect(f"http://127.0.0.1:{port}/mcp"))
+        finally:
+            server.terminate()
+            server.wait(10)
 
 
 if __name__ == "__main__":

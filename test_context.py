@@ -37,7 +37,7 @@ import unittest
 from typing import Any, Dict, List, Optional, Tuple
 
 from _testing import mcp_ref
-from test_wire import ServerProcess
+from test_wire import ServerProcess, StdioWire, wsgi_post, wsgi_session
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MCP_REF = os.path.join(HERE, "mcp_ref.py")
@@ -110,6 +110,8 @@ def form_params(message: str, version: str = LATEST) -> Dict[str, Any]:
 
 URL_PARAMS = {"mode": "url", "message": "Please sign in", "url": "https://example.com/login",
               "elicitationId": "login-1"}
+# 2026-07-28 removed elicitationId (client/elicitation; changelog: the retry tells the outcome).
+MODERN_URL_PARAMS = {k: v for k, v in URL_PARAMS.items() if k != "elicitationId"}
 
 
 def sampling_params(text: str) -> Dict[str, Any]:
@@ -337,11 +339,29 @@ class LoggingTest(ContextTestCase):
     def test_2026_logs_only_at_the_request_level(self) -> None:
         server = self.shared()
         cases = [({}, None), ({META_LOG: "debug"}, "debug"), ({META_LOG: "warning"}, "warning"),
-                 ({META_LOG: "emergency"}, None), ({META_LOG: "verbose"}, None), ({META_LOG: 3}, None)]
+                 ({META_LOG: "emergency"}, None)]
         for n, (meta, least) in enumerate(cases):
             with self.subTest(meta=meta):
                 frames = self.modern_call(server, n, "log_levels", meta=meta)
                 self.assertEqual(frames, (log_frames(least) if least else []) + [result_frame(n, MODERN, "logged")])
+
+    def test_2026_refuses_an_unknown_request_level(self) -> None:
+        # server/utilities/logging, "Error Handling": an unrecognised level is
+        # -32602, as logging/setLevel refuses one; in any request, and over HTTP.
+        server = self.shared()
+        refused = ("Invalid params: io.modelcontextprotocol/logLevel must be one of debug, info, notice, warning, "
+                   "error, critical, alert, emergency")
+        for n, level in enumerate(("verbose", 3, None, "DEBUG")):
+            with self.subTest(level=level):
+                frames = self.modern_call(server, n, "log_levels", meta={META_LOG: level})
+                self.assertEqual(frames, [rpc_error_frame(n, -32602, refused)])
+        self.assertEqual(server.request(9, "tools/list", {"_meta": self.modern_meta(**{META_LOG: "loud"})}),
+                         rpc_error_frame(9, -32602, refused))
+        app = mcp_ref.MCPServer("h").streamable_http_app()
+        self.addCleanup(app.close)
+        reply = wsgi_post(app, {"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                                "params": {"_meta": self.modern_meta(**{META_LOG: "loud"})}})
+        self.assertEqual(reply, (400, [rpc_error_frame(1, -32602, refused)]))
 
     def test_2026_has_no_set_level(self) -> None:
         server = self.shared()
@@ -619,8 +639,11 @@ class SessionQuestionTest(ContextTestCase):
                 frames = server.until(n)
                 self.assertGreaterEqual(time.monotonic() - started, 0.3)
                 self.assertEqual(frames[-1], rpc_error_frame(n, -32603, "the client did not answer within 0.3 s"))
-                self.assertEqual(frames[-2]["method"], "elicitation/create")
-                server.answer(frames[-2], {"action": "decline"})  # too late: ignored
+                # basic/lifecycle "Timeouts": the server gives up, and says so (basic/utilities/cancellation).
+                self.assertEqual(frames[-2], notification("notifications/cancelled", {
+                    "requestId": frames[-3]["id"], "reason": "the client did not answer within 0.3 s"}))
+                self.assertEqual(frames[-3]["method"], "elicitation/create")
+                server.answer(frames[-3], {"action": "decline"})  # too late: ignored
         self.assertTrue(server.nothing_for(0.2))
         self.assertEqual(server.request(3, "ping"), {"jsonrpc": "2.0", "id": 3, "result": {}})
 
@@ -743,7 +766,7 @@ class InputRequiredTest(ContextTestCase):
     def test_url_sampling_roots(self) -> None:
         server = self.shared()
         for n, tool, arguments, key, request, answer, text in (
-                (1, "visit", {}, "elicitation_0", {"method": "elicitation/create", "params": URL_PARAMS},
+                (1, "visit", {}, "elicitation_0", {"method": "elicitation/create", "params": MODERN_URL_PARAMS},
                  {"action": "accept"}, "accept"),
                 (3, "summarize", {"text": "t"}, "sampling_0",
                  {"method": "sampling/createMessage", "params": sampling_params("t")}, SAMPLING_ANSWER,
@@ -1608,6 +1631,7 @@ class DemoTest(ContextTestCase):
         reply = server.request(0, "initialize", {"protocolVersion": LATEST, "capabilities": ALL_CAPS,
                                                  "clientInfo": {"name": "t", "version": "1"}})
         self.assertEqual(reply["result"]["serverInfo"], {"name": "context-demo", "version": ""})
+        server.send(notification("notifications/initialized"))  # before it the server may ask nothing
         self.call(server, 1, "count", {"to": 2}, {"progressToken": "c"})
         self.assertEqual(server.until(1), [
             log_frame("info", "counting to 2"), progress_frame("c", 1, 2, "at 1"), progress_frame("c", 2, 2, "at 2"),
@@ -1679,6 +1703,139 @@ class InProcessTest(unittest.TestCase):
             server.call_tool("asks", {}, protocol_version=LATEST)
         self.assertEqual((raised.exception.code, raised.exception.message, raised.exception.data), (
             -32600, "the client does not support elicitation (it did not declare that capability)", None))
+
+
+# -- what the client must have declared, and when the server may ask ---------------------------------------
+
+
+def asking_server() -> mcp_ref.MCPServer:
+    """Tools that ask the client: sampling with tools, with context, plain; a form."""
+    server = mcp_ref.MCPServer("asking")
+    said = [{"role": "user", "content": {"type": "text", "text": "hi"}}]
+
+    @server.tool()
+    async def with_tools(ctx: mcp_ref.Context) -> str:
+        tools = [{"name": "t", "inputSchema": {"type": "object"}}]
+        return str((await ctx.session.create_message(said, max_tokens=5, tools=tools)).model)
+
+    @server.tool()
+    async def with_choice(ctx: mcp_ref.Context) -> str:
+        return str((await ctx.session.create_message(said, max_tokens=5, tool_choice={"mode": "auto"})).model)
+
+    @server.tool()
+    async def with_context(ctx: mcp_ref.Context, include: str = "thisServer") -> str:
+        return str((await ctx.session.create_message(said, max_tokens=5, include_context=include)).model)
+
+    @server.tool()
+    async def form(ctx: mcp_ref.Context) -> str:
+        return str((await ctx.elicit("?", {"type": "object", "properties": {}})).action)
+
+    @server.tool()
+    def own_question(ctx: mcp_ref.Context) -> Any:  # 2026-07-28: a tool's own InputRequiredResult
+        return mcp_ref.InputRequiredResult({"s": {"method": "sampling/createMessage", "params": {
+            "messages": said, "maxTokens": 5, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}}})
+
+    return server
+
+
+def tools_call(id_: Any, name: str, meta: Optional[Dict[str, Any]] = None, **arguments: Any) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"name": name, "arguments": arguments}
+    if meta is not None:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}
+
+
+def until_asked(wire: StdioWire, message: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The frames of a call sent now, once it has asked the client (an async tool runs on)."""
+    frames = wire.send(message, settle=False)
+    deadline = time.monotonic() + 10
+    while not any("method" in f and "id" in f for f in frames) and time.monotonic() < deadline:
+        time.sleep(0.005)
+        frames += wire.frames()
+    return frames
+
+
+class DeclaredCapabilityTest(unittest.TestCase):
+    """client/sampling: a tool-enabled sampling request only to a client that
+    declared sampling.tools (MUST NOT otherwise), includeContext other than
+    "none" only with sampling.context (SHOULD NOT: refused too); stdio and
+    HTTP, both eras.  The refusal reaches the tool as the other undeclared
+    capabilities do: an MCPError, passed on as the call's error."""
+
+    CASES = (("with_tools", {}, ("sampling", "tools")), ("with_choice", {}, ("sampling", "tools")),
+             ("with_context", {}, ("sampling", "context")), ("with_context", {"include": "allServers"},
+                                                              ("sampling", "context")))
+
+    def setUp(self) -> None:
+        self.server = asking_server()
+        self.app = self.server.streamable_http_app()
+        self.addCleanup(self.app.close)
+
+    def session_refusal(self, id_: Any, capability: Tuple[str, ...]) -> Dict[str, Any]:
+        return rpc_error_frame(id_, -32600, f"the client does not support {'.'.join(capability)} (it did not "
+                                            "declare that capability)")
+
+    def test_a_session_refuses_what_the_client_did_not_declare(self) -> None:
+        wire = StdioWire(self.server, LATEST, {"sampling": {}})
+        self.addCleanup(wire.close)
+        session = wsgi_session(self.app, LATEST, {"sampling": {}})
+        for n, (tool, arguments, capability) in enumerate(self.CASES):
+            with self.subTest(tool=tool, arguments=arguments):
+                self.assertEqual(wire.send(tools_call(n, tool, **arguments)), [self.session_refusal(n, capability)])
+                self.assertEqual(wsgi_post(self.app, tools_call(n, tool, **arguments), session),
+                                 (200, [self.session_refusal(n, capability)]))
+
+    def test_declared_it_is_asked(self) -> None:
+        caps = {"sampling": {"tools": {}, "context": {}}}
+        answer = {"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m9"}
+        for n, (tool, arguments, _) in enumerate(self.CASES + (("with_context", {"include": "none"}, None),)):
+            with self.subTest(tool=tool, arguments=arguments):
+                wire = StdioWire(self.server, LATEST, caps if n < 4 else {"sampling": {}})
+                self.addCleanup(wire.close)
+                asked = until_asked(wire, tools_call(n, tool, **arguments))
+                self.assertEqual(asked[-1]["method"], "sampling/createMessage")
+                frames = wire.send({"jsonrpc": "2.0", "id": asked[-1]["id"], "result": answer})
+                self.assertEqual(frames[-1]["result"]["content"], [{"type": "text", "text": "m9"}])
+
+    def test_2026_refuses_with_32021(self) -> None:
+        wire = StdioWire(self.server)
+        self.addCleanup(wire.close)
+        meta = {META_VERSION: MODERN, META_CAPS: {"sampling": {}}}
+        for n, (tool, arguments, capability) in enumerate(self.CASES + (("own_question", {}, ("sampling", "tools")),)):
+            with self.subTest(tool=tool, arguments=arguments):
+                required = {capability[0]: {capability[1]: {}}}
+                expected = rpc_error_frame(n, -32021, "Missing required client capability",
+                                           {"requiredCapabilities": required})
+                self.assertEqual(wire.send(tools_call(n, tool, meta, **arguments)), [expected])
+                self.assertEqual(wsgi_post(self.app, tools_call(n, tool, meta, **arguments)), (400, [expected]))
+        declared = {META_VERSION: MODERN, META_CAPS: {"sampling": {"tools": {}}}}
+        frames = wire.send(tools_call(9, "with_tools", declared))
+        self.assertEqual(list(frames[-1]["result"]["inputRequests"]), ["sampling_0"])
+
+
+class InitializedTest(unittest.TestCase):
+    """basic/lifecycle: the server SHOULD NOT send requests other than pings
+    and logging before the client's notifications/initialized; a question
+    asked before it is refused to the tool (an MCPError, the call's error)."""
+
+    REFUSED = "elicitation/create cannot be sent before the client's notifications/initialized"
+
+    def test_no_question_before_initialized_stdio(self) -> None:
+        wire = StdioWire(asking_server(), LATEST, ALL_CAPS, initialized=False)
+        self.addCleanup(wire.close)
+        self.assertEqual(wire.send(tools_call(1, "form")), [rpc_error_frame(1, -32600, self.REFUSED)])
+        wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        asked = until_asked(wire, tools_call(2, "form"))
+        self.assertEqual(asked[-1]["method"], "elicitation/create")
+        frames = wire.send({"jsonrpc": "2.0", "id": asked[-1]["id"], "result": {"action": "decline"}})
+        self.assertEqual(frames[-1]["result"]["content"], [{"type": "text", "text": "decline"}])
+
+    def test_no_question_before_initialized_http(self) -> None:
+        app = asking_server().streamable_http_app()
+        self.addCleanup(app.close)
+        session = wsgi_session(app, LATEST, ALL_CAPS, initialized=False)
+        self.assertEqual(wsgi_post(app, tools_call(1, "form"), session), (200, [rpc_error_frame(1, -32600,
+                                                                                                self.REFUSED)]))
 
 
 # -- the SDK's client: mcp_ref against the SDK serving the same file ------------------------------------------
@@ -1876,8 +2033,10 @@ class SdkClientTest(unittest.TestCase):
             with self.subTest(tool=name):
                 theirs = self.runs["auto", "sdk"]["calls"][name]
                 self.assertIn("no back-channel", theirs["raised"])
-                self.assertEqual(_normalised(self.runs["auto", "ref"]["calls"][name]),
-                                 _normalised(self.runs["legacy", "sdk"]["calls"][name]))
+                in_session = json.loads(json.dumps(_normalised(self.runs["legacy", "sdk"]["calls"][name])))
+                if name == "visit":  # 2026-07-28 removed a URL elicitation's elicitationId (client/elicitation)
+                    in_session["events"][0][1].pop("elicitationId")
+                self.assertEqual(_normalised(self.runs["auto", "ref"]["calls"][name]), in_session)
         rounds = [f for f in self.runs["auto", "ref"]["frames"] if f[0] == "request"]
         self.assertEqual(rounds, [], "no server-to-client requests in 2026-07-28")
 

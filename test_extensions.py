@@ -330,14 +330,20 @@ class MethodTest(Case):
                          {"version": MODERN, "apps": True, "kind": "GreetParams", "caps": True})
 
     def test_what_the_handler_raises(self) -> None:
+        codes = iter((-31000, -32099))
+
         def refuses(ctx: Any, params: GreetParams) -> None:
-            raise mcp_ref.MCPError(-32099, "not today", {"why": "closed"})
+            raise mcp_ref.MCPError(next(codes), "not today", {"why": "closed"})
 
         def breaks(ctx: Any, params: GreetParams) -> None:
             raise KeyError("k")
 
-        frame = self.wire(MCPServer(extensions=[Greeter(refuses)])).send("greeter/greet", {"name": "a"})
-        self.assertEqual(frame, {"error": {"code": -32099, "message": "not today", "data": {"why": "closed"}}})
+        wire = self.wire(MCPServer(extensions=[Greeter(refuses)]))
+        frame = wire.send("greeter/greet", {"name": "a"})
+        self.assertEqual(frame, {"error": {"code": -31000, "message": "not today", "data": {"why": "closed"}}})
+        # A code of -32020..-32099 that 2026-07-28 does not define is -32603 (basic/index, README 52).
+        frame = wire.send("greeter/greet", {"name": "a"})
+        self.assertEqual(frame, {"error": {"code": -32603, "message": "not today", "data": {"why": "closed"}}})
         with contextlib.redirect_stderr(io.StringIO()) as stderr:  # (logged there, with its traceback)
             frame = self.wire(MCPServer(extensions=[Greeter(breaks)])).send("greeter/greet", {"name": "a"})
         self.assertIn("KeyError: 'k'", stderr.getvalue())

@@ -13,7 +13,7 @@ import sys
 import unittest
 from typing import Any, Dict
 
-from _testing import BOTH, HERE, accelerators, mcp_ref
+from _testing import BOTH, HERE, NEEDS_JSONSCHEMA, accelerators, has_module, mcp_ref
 from test_wire import ServerProcess
 
 SERVER = os.path.join(HERE, "testdata", "hand_written_server.py")
@@ -108,6 +108,101 @@ class RegistrationTest(unittest.TestCase):
                          "Tool f: the properties ['c'] of its inputSchema name no parameter; take them by name, or "
                          "all with **arguments")
         self.assertEqual(self.refused(lambda a: a, input_schema=obj), "You must provide a name for lambda functions")
+
+    def test_only_json_schema_2020_12(self) -> None:
+        # basic/index (2025-11-25, 2026-07-28), "JSON Schema Usage": no $schema is
+        # 2020-12; a declared dialect the validator does not implement MUST be
+        # refused with an error saying so.  2020-12 alone is implemented (README,
+        # "Hand-written schemas"): draft-07 reads items, dependencies and $ref otherwise.
+        def f() -> Any:
+            return {}
+
+        for dialect in ("https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2020-12/schema#"):
+            for key in ("input_schema", "output_schema"):
+                with self.subTest(dialect=dialect, key=key):
+                    server = mcp_ref.MCPServer("t")
+                    server.add_tool(f, **{key: {"$schema": dialect, "type": "object"}})
+                    self.assertEqual(len(server.list_tools()), 1)
+        refused = ["http://json-schema.org/draft-04/schema#", "http://json-schema.org/draft-07/schema#",
+                   "http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2019-09/schema",
+                   "http://json-schema.org/draft/2020-12/schema", "https://example.com/my-dialect", "", 7, None]
+        for dialect in refused:
+            for key, name in (("input_schema", "inputSchema"), ("output_schema", "outputSchema")):
+                with self.subTest(dialect=dialect, key=key):
+                    self.assertEqual(self.refused(f, **{key: {"$schema": dialect, "type": "object"}}),
+                                     f"Tool f: its {name} declares $schema {dialect!r}, a JSON Schema dialect mcp_ref "
+                                     "does not support (it validates JSON Schema 2020-12 only: "
+                                     "https://json-schema.org/draft/2020-12/schema)")
+        # draft-07's tuple form: by 2020-12's rules ["a", "b"] would pass; refused, never misread.
+        with self.assertRaises(ValueError) as raised:
+            mcp_ref.validate(["a", "b"], {"$schema": "http://json-schema.org/draft-07/schema#", "type": "array",
+                                          "items": [{"type": "integer"}]})
+        self.assertIn("'http://json-schema.org/draft-07/schema#', a JSON Schema dialect mcp_ref does not support",
+                      str(raised.exception))
+        mcp_ref.validate([1], {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array",
+                               "prefixItems": [{"type": "integer"}]})
+
+    def test_an_invalid_schema_is_refused(self) -> None:
+        # basic/index, "JSON Schema Usage": schemas MUST be valid according to their
+        # dialect (2020-12's meta-schema); the first fault named by its JSON path.
+        def f() -> Any:
+            return {}
+
+        prefix = "Tool f: its inputSchema is no valid JSON Schema 2020-12: "
+        cases = [({"properties": {"a": {"type": "strnig"}}},
+                  "$.properties.a.type: must be a JSON type name, or an array of distinct ones, not 'strnig'"),
+                 ({"properties": {"a": {"minimum": "1"}}}, "$.properties.a.minimum: must be a number, not '1'"),
+                 ({"required": "a"}, "$.required: must be an array of distinct strings, not 'a'"),
+                 ({"required": ["a", "a"]}, "$.required: must be an array of distinct strings, not ['a', 'a']"),
+                 ({"properties": []}, "$.properties: must be an object of schemas, not []"),
+                 ({"properties": {"a": {"maxLength": -1}}},
+                  "$.properties.a.maxLength: must be an integer >= 0, not -1"),
+                 ({"properties": {"a": {"maxItems": 1.5}}},
+                  "$.properties.a.maxItems: must be an integer >= 0, not 1.5"),
+                 ({"properties": {"a": {"items": [{"type": "string"}]}}},  # draft-07's tuple form
+                  "$.properties.a.items: a schema must be an object or a boolean, not [{'type': 'string'}]"),
+                 ({"anyOf": []}, "$.anyOf: must be a non-empty array of schemas, not []"),
+                 ({"allOf": [{"not": 3}]}, "$.allOf[0].not: a schema must be an object or a boolean, not 3"),
+                 ({"properties": {"a": {"multipleOf": 0}}},
+                  "$.properties.a.multipleOf: must be a number above 0, not 0"),
+                 ({"$defs": {"x": {"uniqueItems": "yes"}}},
+                  "$.$defs.x.uniqueItems: must be true or false, not 'yes'"),
+                 ({"dependentRequired": {"a": "b"}},
+                  "$.dependentRequired: must be an object of arrays of distinct strings, not {'a': 'b'}")]
+        for schema, problem in cases:
+            with self.subTest(problem=problem):
+                self.assertEqual(self.refused(f, input_schema=dict(schema, type="object")), prefix + problem)
+        self.assertEqual(self.refused(f, output_schema={"type": "object", "maxProperties": "2"}),
+                         "Tool f: its outputSchema is no valid JSON Schema 2020-12: $.maxProperties: must be an "
+                         "integer >= 0, not '2'")
+        valid = {"type": ["object", "null"], "properties": {"t": {"type": "array", "prefixItems": [True],
+                                                                  "items": False, "maxItems": 2.0}},
+                 "unknownKeyword": [1], "required": [], "examples": [{}], "default": {}}
+        mcp_ref.MCPServer("t").add_tool(lambda **a: "", name="g", input_schema=dict(valid, type="object"))
+
+    @unittest.skipUnless(has_module("jsonschema"), NEEDS_JSONSCHEMA)
+    def test_validity_agrees_with_the_meta_schema(self) -> None:
+        # Seeded fuzz: a schema refused exactly when jsonschema's 2020-12 meta-schema refuses it.
+        import random
+
+        from jsonschema import Draft202012Validator
+
+        rng = random.Random(31)
+        keywords = ["type", "minimum", "maxLength", "multipleOf", "required", "properties", "items", "anyOf",
+                    "enum", "uniqueItems", "pattern", "not", "dependentRequired", "title", "other"]
+        values = ["string", "strnig", 0, -1, 1.5, 2.0, "a", ["a"], ["a", "a"], [], {}, {"a": {}}, {"a": 1},
+                  [{}], True, None, {"a": ["b"]}, ["string", "null"]]
+        for n in range(400):
+            schema = {"type": "object", "properties": {"p": {
+                rng.choice(keywords): rng.choice(values) for _ in range(rng.randint(1, 3))}}}
+            meta_valid = Draft202012Validator(Draft202012Validator.META_SCHEMA).is_valid(schema)
+            with self.subTest(n=n, schema=schema):
+                try:
+                    mcp_ref.MCPServer("t").add_tool(lambda **a: "", name="t", input_schema=schema)
+                    ours = True
+                except mcp_ref.InvalidSignature:
+                    ours = False
+                self.assertEqual(ours, meta_valid)
 
     def test_both_modes_and_the_decorator(self) -> None:
         for on in BOTH:

@@ -228,6 +228,17 @@ class ModernEraTest(SharedServer):
             with self.subTest(headers=headers):
                 reply = s.modern("tools/call", {"name": "regional", "arguments": args}, id_=2, headers=headers)
                 self.assertEqual(error_of(reply), (400, -32020, 2))
+        # An x-mcp-header integer outside JavaScript's safe range (2**53 - 1) is refused, whatever
+        # its header says ("x-mcp-header": integer values MUST be within that range).
+        for limit, header in ((2 ** 53 - 1, True), (-(2 ** 53 - 1), True), (2 ** 53, False), (-(2 ** 53), False)):
+            with self.subTest(limit=limit):
+                reply = s.modern("tools/call", {"name": "regional", "arguments": dict(args, limit=limit)}, id_=3,
+                                 headers=dict(good, **{"Mcp-Param-Limit": str(limit)}))
+                if header:
+                    self.assertEqual(reply.status, 200)
+                else:
+                    self.assertEqual(error_of(reply), (400, -32020, 3))
+                    self.assertIn("outside JavaScript's safe range", reply.json()["error"]["message"])
         # An argument absent from the body: its header must be absent too.
         partial = {"region": "us", "query": "q"}
         self.assertEqual(s.modern("tools/call", {"name": "regional", "arguments": partial},
@@ -432,6 +443,82 @@ class HeaderRulesTest(unittest.TestCase):
                    dict(schema(), **{"x-mcp-header": "Root"})]
         for case in invalid:
             self.assertIsNone(find(case), case)
+
+    def test_an_invalid_annotation_is_refused_at_registration(self) -> None:
+        # server/tools and basic/transports/streamable-http, "x-mcp-header": a token,
+        # case-insensitively unique, on a string, integer or boolean property reached
+        # by properties alone; a client drops a tool that breaks one, so the server
+        # refuses it where it is made (InvalidSignature naming the tool and parameter).
+        def schema(**properties: Any) -> Dict[str, Any]:
+            return {"type": "object", "properties": properties}
+
+        where = "on no property reached by properties alone (not through items, anyOf, oneOf, allOf, not, " \
+                "if/then/else or $ref)"
+        cases = [
+            (schema(n={"type": "number", "x-mcp-header": "N"}),
+             "parameter 'n': x-mcp-header 'N' needs a property of type string, integer or boolean, not 'number'"),
+            (schema(tags={"type": "array", "items": {"type": "string"}, "x-mcp-header": "Tags"}),
+             "parameter 'tags': x-mcp-header 'Tags' needs a property of type string, integer or boolean, not 'array'"),
+            (schema(o={"anyOf": [{"type": "string"}, {"type": "null"}], "x-mcp-header": "O"}),
+             "parameter 'o': x-mcp-header 'O' needs a property of type string, integer or boolean, not None"),
+            (schema(a={"type": "string", "x-mcp-header": "A b"}),
+             "parameter 'a': x-mcp-header 'A b' is not an HTTP token"),
+            (schema(a={"type": "string", "x-mcp-header": ""}), "parameter 'a': x-mcp-header '' is not an HTTP token"),
+            (schema(a={"type": "string", "x-mcp-header": "A\r\nX: 1"}),
+             "parameter 'a': x-mcp-header 'A\\r\\nX: 1' is not an HTTP token"),
+            (schema(a={"type": "string", "x-mcp-header": 7}), "parameter 'a': x-mcp-header 7 is not an HTTP token"),
+            (schema(Region={"type": "string", "x-mcp-header": "Region"},
+                    region={"type": "string", "x-mcp-header": "region"}),
+             "parameter 'region': x-mcp-header 'region' repeats that of parameter 'Region' (the names are "
+             "case-insensitive)"),
+            (schema(a={"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}),
+             f"x-mcp-header 'A' is {where}"),
+            (schema(a={"anyOf": [{"type": "string", "x-mcp-header": "A"}]}), f"x-mcp-header 'A' is {where}"),
+            (dict(schema(), **{"x-mcp-header": "Root"}), f"x-mcp-header 'Root' is {where}"),
+        ]
+
+        def echo(**arguments: Any) -> str:
+            return "ok"
+
+        for input_schema, problem in cases:
+            with self.subTest(problem=problem):
+                server = mcp_ref.MCPServer("h")
+                with self.assertRaises(mcp_ref.InvalidSignature) as raised:
+                    server.add_tool(echo, name="t", input_schema=input_schema)
+                self.assertEqual(str(raised.exception), f"Tool t: {problem}")
+                self.assertEqual(server.list_tools(), [])  # never published
+        # From a signature too: a number parameter that a Field marks.
+        from typing import Annotated
+
+        def scaled(factor: Annotated[float, mcp_ref.Field(json_schema_extra={"x-mcp-header": "Factor"})]) -> str:
+            return "x"
+
+        with self.assertRaises(mcp_ref.InvalidSignature) as raised:
+            mcp_ref.MCPServer("h").add_tool(scaled)
+        self.assertEqual(str(raised.exception), "Tool scaled: parameter 'factor': x-mcp-header 'Factor' needs a "
+                                                "property of type string, integer or boolean, not 'number'")
+
+    def test_header_names_fuzzed(self) -> None:
+        # Seeded: a name is accepted exactly when it is 1*tchar (RFC 9110 5.6.2).
+        import random
+
+        tchar = set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        alphabet = sorted(tchar) + list(' "(),/:;<=>?@[\\]{}\x00\t\r\n\x7fé')
+        rng = random.Random(31)
+        for _ in range(300):
+            name = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
+            server = mcp_ref.MCPServer("h")
+            good = bool(name) and set(name) <= tchar
+            with self.subTest(name=name):
+                try:
+                    server.add_tool(lambda **a: "", name="t", input_schema={"type": "object", "properties": {
+                        "p": {"type": "string", "x-mcp-header": name}}})
+                except mcp_ref.InvalidSignature:
+                    self.assertFalse(good)
+                else:
+                    self.assertTrue(good)
+                    self.assertEqual(mcp_ref._x_mcp_headers(server.list_tools()[0]["inputSchema"]),
+                                     [(("p",), name, "string")])
 
 
 # -- streams, time and concurrency ---------------------------------------------------------
@@ -1087,6 +1174,7 @@ class InProcessTest(unittest.TestCase):
                 "protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
                 "clientInfo": {"name": "t", "version": "1"}}})
             session = reply.headers["mcp-session-id"]
+            endpoint.in_session(session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
             conn = http.client.HTTPConnection("127.0.0.1", endpoint.port, timeout=5)
             conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
                                                           "params": {"uri": "notes://cats"}}),

@@ -218,6 +218,7 @@ class EndTest(unittest.TestCase):
         init = dict(INIT, params=dict(INIT["params"], capabilities={"elicitation": {}}))
         session = request(app, "POST", init).headers["mcp-session-id"]
         headers = {"Mcp-Session-Id": session}
+        request(app, "POST", {"jsonrpc": "2.0", "method": "notifications/initialized"}, headers).close()
         call = request(app, "POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                                      "params": {"name": "ask", "arguments": {}}}, headers)
         frames = iter(call.body)  # an SSE stream: the question comes before the response

@@ -466,7 +466,7 @@ class AnnouncementTest(unittest.TestCase):
         endpoint = InProcess(server)
         self.addCleanup(endpoint.stop)
         discovered = endpoint.modern("server/discover")
-        self.assertEqual(discovered.json()["result"]["capabilities"], {"tools": {"listChanged": True}})
+        self.assertEqual(discovered.json()["result"]["capabilities"], {"logging": {}, "tools": {"listChanged": True}})
         sessions = [endpoint.initialize(), endpoint.initialize()]
         streams = []
         for session in sessions:
@@ -489,6 +489,29 @@ class AnnouncementTest(unittest.TestCase):
             conn.sock.settimeout(0.5)
             with self.assertRaises(socket.timeout):
                 read_event(stream)
+
+
+class ListenEndTest(unittest.TestCase):
+    def test_a_server_that_stops_ends_its_listen_streams(self) -> None:
+        # 2026-07-28 basic/patterns/cancellation: a server MUST send notifications/cancelled
+        # referencing a subscriptions/listen request when it tears the stream down; then the
+        # completion result (basic/patterns/subscriptions, "Graceful Closure"), both with
+        # the subscriptionId (basic/index, "_meta"), and the stream ends.
+        endpoint = InProcess(mcp_ref.MCPServer("lists", version="1"))
+        self.addCleanup(endpoint.stop)
+        conn, listen = post(endpoint.port, {"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": True}, "_meta": META}}, modern_headers("subscriptions/listen"))
+        self.addCleanup(conn.close)
+        self.assertEqual(read_event(listen)[1]["method"], "notifications/subscriptions/acknowledged")
+        endpoint.app.close()
+        sub = {"io.modelcontextprotocol/subscriptionId": "sub"}
+        self.assertEqual(read_event(listen)[1], {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+            "requestId": "sub", "reason": "the server is stopping", "_meta": sub}})
+        self.assertEqual(read_event(listen)[1], {"jsonrpc": "2.0", "id": "sub", "result": {
+            "_meta": dict(sub, **{"io.modelcontextprotocol/serverInfo": {"name": "lists", "version": "1"}}),
+            "resultType": "complete"}})
+        with self.assertRaises(EOFError):
+            read_event(listen)
 
 
 if __name__ == "__main__":

@@ -903,6 +903,24 @@ class ChallengeTest(unittest.TestCase):
         self.assertEqual(parse('Basic realm="x"'), {})
 
 
+class CanonicalResourceTest(unittest.TestCase):
+    """basic/authorization, "Canonical Server URI": lower-case scheme and host, and no fragment, are
+    the canonical form, yet implementations "SHOULD accept uppercase scheme and host components",
+    and a resource with a trailing slash or none covers the same server."""
+
+    def test_case_and_trailing_slash(self) -> None:
+        canonical, covers = mcp_ref._canonical_resource, mcp_ref._resource_covers
+        self.assertEqual(canonical("HTTPS://MCP.Example.COM/Path?q=1#frag"), "https://mcp.example.com/Path?q=1")
+        for server in ("https://mcp.example.com/mcp", "HTTPS://MCP.EXAMPLE.COM/mcp"):
+            for resource in ("HTTPS://MCP.EXAMPLE.COM/mcp", "https://mcp.example.com/mcp/", "https://mcp.example.com/",
+                             "https://Mcp.Example.Com"):
+                with self.subTest(server=server, resource=resource):
+                    self.assertTrue(covers(resource, canonical(server)))
+            self.assertFalse(covers("https://mcp.example.com/other", canonical(server)))
+            self.assertFalse(covers("https://mcp.example.com/mcpx", canonical(server)))
+        self.assertTrue(covers("https://mcp.example.com", canonical("https://mcp.example.com/")))
+
+
 class ImportTest(unittest.TestCase):
     def test_importing_loads_none_of_it(self) -> None:
         code = (f"import sys; sys.path.insert(0, {HERE!r}); import mcp_ref; "

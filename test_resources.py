@@ -12,10 +12,12 @@ connection without a transport (test_wire.py drives the same over pipes).
 import contextlib
 import copy
 import importlib
+import importlib.util
 import inspect
 import io
 import json
 import os
+import random
 import sys
 import tempfile
 import time
@@ -142,12 +144,10 @@ def cleandoc(item: Dict[str, Any]) -> Dict[str, Any]:
 
 def expected_capabilities(version: str) -> Dict[str, Any]:
     """14: what is registered, and subscribe in the revisions that have resources/subscribe;
-    22: logging in a session; every list's changes announced (the SDK declares no listChanged but
+    22: logging in both eras; every list's changes announced (the SDK declares no listChanged but
     tools' in a session, and 2026-07-28 nothing: README, "Where mcp_ref differs")."""
     changes = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True},
                "prompts": {"listChanged": True}}
-    if version == MODERN:
-        return dict(changes, completions={})
     capabilities = dict({"logging": {}}, **changes, completions={})
     if version < "2025-03-26":  # no completions capability before 2025-03-26
         del capabilities["completions"]
@@ -426,6 +426,82 @@ class RegistrationTest(unittest.TestCase):
 # ---------------------------------------------------------------------------
 
 
+class UriTest(unittest.TestCase):
+    """server/resources "Custom URI Schemes": "Custom URI schemes MUST be in accordance
+    with RFC3986": a resource's URI, and a template's up to its first variable, begin
+    with a scheme (RFC 3986 3.1); refused at registration, with the URI named."""
+
+    REFUSED = ["not a uri", "x", "/path/only", "relative/path", "1abc:x", "a_b:c", "-a:b", ":x", "\u00e9t\u00e9:x",
+               "a:b\n", "a:\x00", "a:b\x7f", "users/{id}", "my app://{x}"]
+    ACCEPTED = ["a:b", "a:", "file:///x", "file:///a b", "weird+scheme-1.0:foo", "HTTP://X", "urn:isbn:1",
+                "http://[::1]/", "data:,", "mailto:x@y", "a:b c", "a:%zz", "a:\u00e9", "test://static/resource"]
+
+    def test_a_resource_uri_needs_a_scheme(self) -> None:
+        for uri in self.REFUSED:
+            with self.subTest(uri=uri):
+                message = f"Resource URI {uri!r} is not a URI (RFC 3986): it needs a scheme, such as 'file:' or " \
+                          "'myapp:', and no control characters"
+                with self.assertRaises(ValueError) as caught:
+                    MCPServer("r").add_resource(mcp_ref.TextResource(uri, text="1"))
+                self.assertEqual(str(caught.exception), message)
+                server = MCPServer("r")
+                with self.assertRaises(ValueError) as caught:
+                    server.resource(uri)(lambda: "1")
+                self.assertEqual(str(caught.exception), message)
+                self.assertEqual(server.list_resources() + server.list_resource_templates(), [])
+        for uri in self.ACCEPTED:  # what the SDK keeps as given, kept as given
+            with self.subTest(uri=uri):
+                server = MCPServer("r")
+                server.add_resource(mcp_ref.TextResource(uri, text="1"))
+                self.assertEqual([r["uri"] for r in server.list_resources()], [uri])
+
+    def test_a_template_is_checked_up_to_its_first_variable(self) -> None:
+        def city(city: str) -> str:
+            return city
+
+        def base(base: str) -> str:
+            return base
+
+        def scheme(scheme: str) -> str:
+            return scheme
+
+        def item(id: str, q: str = "") -> str:  # noqa: A002  (the template's variable)
+            return id + q
+
+        for template, fn in (("weather://{city}", city), ("{+base}/x", base), ("{scheme}:x", scheme),
+                             ("a{scheme}:c", scheme), ("x://a/{id}{?q}", item)):
+            with self.subTest(template=template):
+                server = MCPServer("r")
+                server.resource(template)(fn)
+                self.assertEqual([t["uriTemplate"] for t in server.list_resource_templates()], [template])
+
+    def test_never_refuses_what_pydantic_anyurl_takes(self) -> None:
+        # The SDK 1.x typed a resource's URI as pydantic's AnyUrl: what it took (a
+        # string without control characters) is taken here too (seeded fuzz).
+        if importlib.util.find_spec("pydantic") is None:
+            self.skipTest("pydantic is not installed")
+        from pydantic import AnyUrl, TypeAdapter
+
+        any_url = TypeAdapter(AnyUrl)
+        rng = random.Random(3986)
+        alphabet = "aZ09+-.:/?#[]@!$&'()*,;=%_~ \u00e9{}"
+        taken = 0
+        for _ in range(3000):
+            head = rng.choice(("", "a:", "x+y.z-1:", "s://", "s://h/", "1a:", "a_b:", "-:", "/", "a"))
+            uri = head + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10)))
+            uri = uri.replace("{", "").replace("}", "")
+            if not uri:
+                continue
+            try:
+                any_url.validate_python(uri)
+            except ValueError:
+                continue
+            taken += 1
+            with self.subTest(uri=uri):
+                mcp_ref.TextResource(uri, text="1")
+        self.assertGreater(taken, 500)  # the generator reaches what AnyUrl takes
+
+
 class ApiTest(unittest.TestCase):
     def test_read_errors_are_exceptions(self) -> None:
         corpus = load_corpus()
@@ -551,7 +627,8 @@ class DispatchTest(unittest.TestCase):
                                  {"error": {"code": -32601, "message": f"Method not found: {method}"}})
         server.resource("x://{a}", name="a")(lambda a: a)  # a template alone is resources too
         self.assertEqual(Frames(server, MODERN).ask("server/discover")["result"]["capabilities"],
-                         {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True}})
+                         {"logging": {}, "tools": {"listChanged": True},
+                          "resources": {"subscribe": True, "listChanged": True}})
 
     def test_pages_and_cursors(self) -> None:
         server = MCPServer("pages", page_size=2)
@@ -569,6 +646,27 @@ class DispatchTest(unittest.TestCase):
                 self.assertEqual((len(second[key]), "nextCursor" in second), (1, False))
                 for cursor in ("4", "-1", 2, "x"):
                     self.assertEqual(frames.ask(method, {"cursor": cursor})["error"]["code"], -32602)
+
+    def test_the_servers_hints_are_checked_where_set(self) -> None:
+        # server/utilities/caching: servers MUST provide a ttlMs >= 0; cacheScope is
+        # "public" or "private".  Refused when made or set, never published.
+        for options, message in (({"cache_ttl_ms": -5}, "cache_ttl_ms must be an integer >= 0 (milliseconds), "
+                                                        "not -5"),
+                                 ({"cache_ttl_ms": 1.5}, "cache_ttl_ms must be an integer >= 0 (milliseconds), "
+                                                         "not 1.5"),
+                                 ({"cache_ttl_ms": True}, "cache_ttl_ms must be an integer >= 0 (milliseconds), "
+                                                          "not True"),
+                                 ({"cache_scope": "shared"}, "cache_scope must be 'public' or 'private', not "
+                                                             "'shared'")):
+            with self.subTest(options=options):
+                with self.assertRaises(ValueError) as raised:
+                    MCPServer("cache", **options)
+                self.assertEqual(str(raised.exception), message)
+        server = MCPServer("cache")
+        with self.assertRaises(ValueError):
+            server.cache_ttl_ms = -1
+        server.cache_ttl_ms = 5
+        self.assertEqual(Frames(server, MODERN).ask("tools/list")["result"]["ttlMs"], 5)
 
     def test_caching_hints(self) -> None:
         server = MCPServer("cache", cache_ttl_ms=60000, cache_scope="public")
@@ -805,11 +903,13 @@ class ContextTest(unittest.TestCase):
             raise mcp_ref.MCPError(-32042, "not now")
 
         for version in ("2025-11-25", MODERN):
+            # 2026-07-28 forbids -32042 (basic/index, "Error Codes"): -32603 there (README 52).
+            code = -32603 if version == MODERN else -32042
             frames = Frames(server, version)
             self.assertEqual(frames.ask("resources/read", {"uri": "data://x"}), {"error": {
-                "code": -32042, "message": "no x today", "data": {"retry": True}}})
+                "code": code, "message": "no x today", "data": {"retry": True}}})
             self.assertEqual(frames.ask("prompts/get", {"name": "refuses_too"}), {"error": {
-                "code": -32042, "message": "not now"}})
+                "code": code, "message": "not now"}})
 
     def test_resolve_parameters_are_for_tools(self) -> None:
         from typing import Annotated

@@ -167,6 +167,20 @@ def check_frame(test: unittest.TestCase, frame: Any) -> None:
         test.assertIsInstance(frame["result"], dict)
 
 
+def reap(process: "subprocess.Popen[bytes]") -> None:
+    """A child ended, waited for and its pipes closed: killed alone, it warned
+    "subprocess ... is still running" and "unclosed file" (ResourceWarning)."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:  # the flush, into a pipe the child has closed
+                pass
+
+
 class FuzzTest(unittest.TestCase):
     def run_seed(self, seed: int) -> None:
         fuzzer = Fuzzer(seed)
@@ -286,7 +300,7 @@ class HostilePatternTest(unittest.TestCase):
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata", "pattern_server.py")
         process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL)
-        self.addCleanup(process.kill)
+        self.addCleanup(reap, process)
         assert process.stdin is not None and process.stdout is not None
         meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientCapabilities": {}}
@@ -349,7 +363,7 @@ class BoundsTest(unittest.TestCase):
         # stderr is a pipe nobody reads: 2 MB of it would fill the pipe 30 times over.
         process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
-        self.addCleanup(process.kill)
+        self.addCleanup(reap, process)
         return process
 
     def exchange(self, process: "subprocess.Popen[bytes]", messages: list, replies: int) -> list:

@@ -36,6 +36,25 @@ ERRORS = {
 }
 
 
+# A tool's URL elicitation required error, in 2026-07-28: a round asking the URL
+# elicitations, which needs the client's elicitation.url (these clients declare none).
+URL_ROUND_REFUSED = {"code": -32021, "message": "Missing required client capability",
+                     "data": {"requiredCapabilities": {"elicitation": {"url": {}}}}}
+
+
+def error_in(kind: str, version: str, method: str = "") -> Dict[str, Any]:
+    """ERRORS[kind] as sent in ``version`` by ``method``: 2026-07-28 basic/index,
+    "Error Codes", forbids -32002 (-32602 replaced it) and any code of
+    -32020..-32099 it does not define, -32042 included (-32603 then; a tool's is
+    an InputRequiredResult round); message and data as raised (README 52)."""
+    error = dict(ERRORS[kind])
+    if version == MODERN and error["code"] == -32042 and method == "tools/call":
+        return URL_ROUND_REFUSED
+    if version == MODERN and error["code"] in (-32002, -32042):
+        error["code"] = -32602 if error["code"] == -32002 else -32603
+    return error
+
+
 def requests(kind: str) -> List[Tuple[str, Dict[str, Any]]]:
     """The four places a server's function may raise."""
     return [("tools/call", {"name": "fails", "arguments": {"kind": kind}}),
@@ -73,11 +92,11 @@ class ErrorsOnTheWireTest(unittest.TestCase):
             for kind in kinds:
                 for method, params in requests(kind):
                     with self.subTest(raise_=raise_, version=version, method=method, kind=kind):
-                        self.assertEqual(client.ask(method, params), {"error": ERRORS[kind]})
+                        self.assertEqual(client.ask(method, params), {"error": error_in(kind, version, method)})
             # A resource's MCPError, read by a tool through its Context: the tool's.
             with self.subTest(raise_=raise_, version=version, tool="reads"):
                 self.assertEqual(client.ask("tools/call", {"name": "reads", "arguments": {"kind": "data"}}),
-                                 {"error": ERRORS["data"]})
+                                 {"error": error_in("data", version)})
             # An MCPError from an argument's own code (a dataclass's __post_init__) too.
             with self.subTest(raise_=raise_, version=version, tool="at"):
                 self.assertEqual(client.ask("tools/call", {"name": "at", "arguments": {"point": {"x": -1}}}), {
@@ -118,14 +137,82 @@ class ErrorsOnTheWireTest(unittest.TestCase):
                          (-32002, "with data", {"a": [1, 2]}))
 
     def test_over_http_the_code_gives_the_status(self) -> None:
-        # 2026-07-28 basic/transports/streamable-http: -32602 is 400; a code of the server's own, 200.
+        # 2026-07-28 basic/transports/streamable-http: -32602 is 400 (-32002 renumbered
+        # to it too); a code of the server's own, or -32603 (what -32042 became), 200.
         endpoint = InProcess(_load_server("ours"))
         self.addCleanup(endpoint.stop)
-        for kind, status in (("params", 400), ("data", 200), ("url", 200)):
+        for kind, status in (("params", 400), ("data", 400), ("url", 400), ("nodata", 200)):
             with self.subTest(kind=kind):
                 reply = endpoint.modern("tools/call", {"name": "fails", "arguments": {"kind": kind}}, id_=3)
-                self.assertEqual((reply.status, reply.json()), (status, {"jsonrpc": "2.0", "id": 3,
-                                                                         "error": ERRORS[kind]}))
+                self.assertEqual((reply.status, reply.json()), (status, {"jsonrpc": "2.0", "id": 3, "error": error_in(
+                    kind, MODERN, "tools/call")}))
+
+    def test_2026_a_tools_url_elicitation_required_is_a_round(self) -> None:
+        # 2026-07-28 removed -32042 (basic/index, "Error Codes"); the client learns the
+        # outcome of an out-of-band interaction by retrying the request (changelog,
+        # basic/patterns/mrtr): the error's URL elicitations are asked by an
+        # InputRequiredResult, without elicitationId; stdio and HTTP alike.
+        from test_wire import StdioWire, wsgi_post
+
+        server = _load_server("ours")
+        meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}}}
+        call = {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                "params": {"name": "fails", "arguments": {"kind": "url"}, "_meta": meta}}
+        wire = StdioWire(server)
+        self.addCleanup(wire.close)
+        app = server.streamable_http_app()
+        self.addCleanup(app.close)
+        status, frames = wsgi_post(app, call)
+        for result in (wire.send(call)[-1]["result"], frames[-1]["result"]):
+            self.assertEqual((result["resultType"], result["inputRequests"]), ("input_required", {"elicitation_0": {
+                "method": "elicitation/create", "params": {"mode": "url", "message": "Sign in",
+                                                           "url": "https://example.com/login"}}}))
+        self.assertEqual(status, 200)
+        # A handshake session keeps the error as raised (2025-11-25 defines it).
+        session = StdioWire(server, "2025-11-25", {"elicitation": {"url": {}}})
+        self.addCleanup(session.close)
+        self.assertEqual(session.send(dict(call, params={"name": "fails", "arguments": {"kind": "url"}}))[-1]["error"],
+                         ERRORS["url"])
+
+    def test_2026_codes_it_forbids_are_renumbered(self) -> None:
+        # 2026-07-28 basic/index, "Error Codes": an implementation MUST NOT emit a code
+        # of -32020..-32099 the revision does not define, nor -32002 or -32042; its
+        # own three (-32020, -32021, -32022) and the legacy -32000..-32019 pass.
+        # Seeded: codes from the whole reserved range, on stdio and over HTTP.
+        import random
+
+        server = mcp_ref.MCPServer("codes")
+
+        @server.tool()
+        def fails(code: int) -> str:
+            raise mcp_ref.MCPError(code, "raised", {"code": code})
+
+        @server.resource("codes://{code}")
+        def read(code: str) -> str:
+            raise mcp_ref.MCPError(int(code), "raised", {"code": int(code)})
+
+        def sent(code: int, version: str) -> int:
+            if version != MODERN or code in (-32020, -32021, -32022) or not -32099 <= code <= -32002:
+                return code
+            return -32602 if code == -32002 else code if code > -32020 else -32603
+
+        codes = [-32002, -32042, -32020, -32021, -32022, -32099, -32019, -32000, -32603, -1, 7]
+        codes += random.Random(31).sample(range(-32099, -32019), 6)
+        endpoint = InProcess(server)
+        self.addCleanup(endpoint.stop)
+        for version in ("2025-11-25", MODERN):
+            frames = _Frames(server, version)
+            self.addCleanup(frames.close)
+            for code in codes:
+                with self.subTest(version=version, code=code):
+                    expected = {"code": sent(code, version), "message": "raised", "data": {"code": code}}
+                    self.assertEqual(frames.ask("tools/call", {"name": "fails", "arguments": {"code": code}}),
+                                     expected)
+                    self.assertEqual(frames.ask("resources/read", {"uri": f"codes://{code}"}), expected)
+                    if version == MODERN:
+                        reply = endpoint.modern("tools/call", {"name": "fails", "arguments": {"code": code}})
+                        self.assertEqual(reply.json()["error"], expected)
 
 
 @unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
@@ -142,7 +229,34 @@ class SdkParityTest(unittest.TestCase):
                       ("tools/call", {"name": "fails", "arguments": {"kind": "crash"}})]
             for method, params in asked:
                 with self.subTest(version=version, method=method, params=params):
-                    self.assertEqual(ours.ask(method, params), theirs.ask(method, params))
+                    expected = theirs.ask(method, params)
+                    error = expected.get("error")
+                    if version == MODERN and error is not None and error["code"] in (-32002, -32042):
+                        # README 52: the SDK sends the codes 2026-07-28 forbids as raised
+                        expected = {"error": dict(error, code=-32602 if error["code"] == -32002 else -32603)}
+                        if error["code"] == -32042 and method == "tools/call":
+                            expected = {"error": URL_ROUND_REFUSED}
+                    self.assertEqual(ours.ask(method, params), expected)
+
+
+class _Frames:
+    """A server's stdio connection in this process, in a session of ``version`` or statelessly."""
+
+    def __init__(self, server: Any, version: str) -> None:
+        from test_wire import StdioWire
+
+        self.version = version
+        self.wire = StdioWire(server, version)
+
+    def ask(self, method: str, params: Dict[str, Any]) -> Any:
+        """The error of the response (None for a result)."""
+        if self.version == MODERN:
+            params = dict(params, _meta=META)
+        frames = self.wire.send({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        return frames[-1].get("error")
+
+    def close(self) -> None:
+        self.wire.close()
 
 
 def _load_server(raise_: str) -> Any:

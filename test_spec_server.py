@@ -8,8 +8,10 @@ of their topic.
 import asyncio
 import dataclasses
 import inspect
+import io
 import json
 import os
+import random
 import re
 import threading
 import time
@@ -98,29 +100,354 @@ class HttpDefaultsTest(unittest.TestCase):
         self.assertEqual(mcp_ref._host_port("8000"), ("127.0.0.1", 8000))  # serve --http PORT
 
 
-class ProgressTest(Case):
-    """basic/utilities/progress: "Progress notifications MUST stop after completion"."""
+def sse(body: bytes) -> List[Any]:
+    """The JSON messages of an SSE body (a priming event's empty data left out)."""
+    lines = body.decode().splitlines()
+    return [json.loads(line[5:]) for line in lines if line.startswith("data:") and line[5:].strip()]
 
-    @unittest.expectedFailure  # spec/server.tsv: open, a progress report after the response is sent
-    def test_no_progress_after_the_response(self) -> None:
-        server = mcp_ref.MCPServer("progress")
-        kept: List[Any] = []
+
+class ProgressTest(Case):
+    """basic/utilities/progress: "Progress notifications MUST stop after completion";
+    a log line of a finished request is not sent either (2026-07-28: notifications/message
+    is request-scoped), over a bare connection, stdio and HTTP."""
+
+    @staticmethod
+    def keeper() -> Any:
+        server = mcp_ref.MCPServer("progress", request_timeout=1)  # a late question must not hang the test
+        server.kept = []  # type: ignore[attr-defined]
 
         @server.tool()
         def remembers(ctx: mcp_ref.Context) -> str:
             ctx.report_progress(1, 2)
-            kept.append(ctx)
+            server.kept.append(ctx)  # type: ignore[attr-defined]
             return "done"
 
+        return server
+
+    @staticmethod
+    def late(ctx: mcp_ref.Context) -> None:
+        """What a Context kept past its call tries to send; none of it may go out."""
+        ctx.report_progress(2, 2)
+        ctx.info("too late")
+        if ctx.protocol_version != "2026-07-28":  # a question to the client fails (none goes out)
+            with unittest.TestCase().assertRaisesRegex(mcp_ref.MCPError, "outside of a request"):
+                ctx.elicit("too late", {"type": "object", "properties": {}})
+
+    def test_no_progress_after_the_response(self) -> None:
+        server = self.keeper()
         conn = Connection(server)
-        conn.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+        conn.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
                                     "clientInfo": {"name": "t", "version": "1"}})
         reply = conn.request("tools/call", {"name": "remembers", "arguments": {}, "_meta": {"progressToken": "p"}})
         self.assertEqual(reply["result"]["content"], [{"type": "text", "text": "done"}])
         self.assertEqual([f.get("method") for f in conn.frames], [None, "notifications/progress", None])
-        kept[0].report_progress(2, 2)  # the request is over: nothing is sent
+        self.late(server.kept[0])  # type: ignore[attr-defined]  # the request is over: nothing is sent
         time.sleep(0.1)
         self.assertEqual([f.get("method") for f in conn.frames], [None, "notifications/progress", None])
+
+    def test_no_progress_after_the_response_over_stdio(self) -> None:
+        server = self.keeper()
+        conn = opened(mcp_ref._StdioServer(server))
+        conn.out = io.BytesIO()
+        conn.handle_line(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "t", "version": "1"}}}).encode())
+        for n, meta in enumerate(({"progressToken": "p"}, dict(META, progressToken="p", **{
+                "io.modelcontextprotocol/logLevel": "debug"})), start=1):
+            conn.handle_line(json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                "name": "remembers", "arguments": {}, "_meta": meta}}).encode())
+            conn.settle_all(WAIT)
+            conn.draining = False
+            self.late(server.kept[-1])  # type: ignore[attr-defined]
+        frames = [json.loads(line) for line in conn.out.getvalue().splitlines()]
+        self.assertEqual([(f.get("id"), f.get("method")) for f in frames], [
+            (0, None), (None, "notifications/progress"), (1, None), (None, "notifications/progress"), (2, None)])
+
+    def test_no_progress_after_the_response_over_http(self) -> None:
+        server = self.keeper()
+        endpoint = InProcess(server)
+        self.addCleanup(endpoint.stop)
+        reply = endpoint.request("POST", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "t", "version": "1"}}})
+        session = reply.headers["mcp-session-id"]
+        endpoint.in_session(session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "remembers", "arguments": {}, "_meta": {"progressToken": "p"}}}
+        first = sse(endpoint.in_session(session, call).body)
+        self.assertEqual([f.get("method") for f in first], ["notifications/progress", None])
+        self.late(server.kept[-1])  # type: ignore[attr-defined]
+        second = sse(endpoint.in_session(session, dict(call, id=2)).body)  # the session's next response
+        self.assertEqual([(f.get("id"), f.get("method")) for f in second],
+                         [(None, "notifications/progress"), (2, None)])
+        modern = endpoint.modern("tools/call", {"name": "remembers", "arguments": {}})
+        self.assertEqual(modern.json()["result"]["content"], [{"type": "text", "text": "done"}])
+        self.late(server.kept[-1])  # type: ignore[attr-defined]
+
+    def test_a_report_racing_the_response_goes_before_it_or_not_at_all(self) -> None:
+        # Another thread reports progress while the call ends (stdio, in order of
+        # writing): each report is written before the response, or dropped; never after it.
+        server = mcp_ref.MCPServer("race")
+        started = threading.Event()
+        shared: List[Any] = []
+
+        @server.tool()
+        def racing(delay: float, ctx: mcp_ref.Context) -> str:
+            shared.append(ctx)
+            started.set()
+            time.sleep(delay)
+            return "done"
+
+        conn = opened(mcp_ref._StdioServer(server))
+        conn.out = io.BytesIO()
+        conn.handle_line(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}).encode())
+        random_ = random.Random(31)
+        for n in range(1, 31):
+            started.clear()
+            stop = threading.Event()
+
+            def report(stop: threading.Event) -> None:
+                started.wait(WAIT)
+                step = 0
+                while not stop.is_set():
+                    step += 1
+                    shared[-1].report_progress(step)
+
+            reporter = threading.Thread(target=report, args=(stop,))
+            reporter.start()
+            conn.handle_line(json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                "name": "racing", "arguments": {"delay": random_.random() / 500}, "_meta": {"progressToken": n}}}
+                                        ).encode())
+            conn.settle_all(WAIT)
+            conn.draining = False
+            time.sleep(0.002)
+            stop.set()
+            reporter.join(WAIT)
+        frames = [json.loads(line) for line in conn.out.getvalue().splitlines()]
+        for n in range(1, 31):
+            mine = [f for f in frames if f.get("id") == n or f.get("params", {}).get("progressToken") == n]
+            self.assertEqual(mine[-1].get("id"), n)
+
+
+class StdioSession:
+    """A stdio connection in process, after the handshake: each line handled as
+    the reader handles it; ``frames()`` is everything written, in order."""
+
+    def __init__(self, server: mcp_ref.MCPServer, caps: Optional[Dict[str, Any]] = None) -> None:
+        self.conn = opened(mcp_ref._StdioServer(server))
+        self.conn.out = io.BytesIO()
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": caps or {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: Dict[str, Any]) -> None:
+        self.conn.handle_line(json.dumps(message).encode())
+        self.conn.settle_all(WAIT)
+        self.conn.draining = False
+
+    def frames(self) -> List[Dict[str, Any]]:
+        return [json.loads(line) for line in self.conn.out.getvalue().splitlines()]
+
+
+ALL_QUESTIONS = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+
+
+def asking_server(timeout: Optional[float], request_timeout: float = 30.0) -> mcp_ref.MCPServer:
+    """Tools that ask the client each kind of question (with ``timeout`` per request, if given)."""
+    server = mcp_ref.MCPServer("asking", request_timeout=request_timeout)
+    per = {} if timeout is None else {"request_read_timeout_seconds": timeout}
+    message = [{"role": "user", "content": {"type": "text", "text": "q"}}]
+    questions: Dict[str, Any] = {
+        "form": lambda ctx: ctx.elicit("When?", {"type": "object", "properties": {}}, **per),
+        "url": lambda ctx: ctx.elicit_url("Go", "https://example.com/a", "e1", **per),
+        "sampling": lambda ctx: ctx.session.create_message(message, max_tokens=5, **per),
+        "roots": lambda ctx: ctx.session.list_roots(**per),
+        "form_json": lambda ctx: ctx.session.elicit_form("When?", {"type": "object", "properties": {}}, **per),
+    }
+
+    @server.tool()
+    def ask_sync(kind: str, ctx: mcp_ref.Context) -> str:
+        try:
+            return repr(questions[kind](ctx).result())
+        except ValueError as exc:  # (a tool error's text would hide it)
+            return str(exc)
+
+    @server.tool()
+    async def ask_async(kind: str, ctx: mcp_ref.Context) -> str:
+        return repr(await questions[kind](ctx))
+
+    return server
+
+
+class ProgressFloodTest(unittest.TestCase):
+    """ProgressTest's ordering holds when a notification cannot be sent: an async
+    tool whose progress overflows a 2026-07-28 response (max_stream_buffer) has
+    its call cancelled by that very report, on its own thread; the event loop
+    goes on serving."""
+
+    def test_a_report_that_overflows_the_response(self) -> None:
+        server = mcp_ref.MCPServer("flood")
+
+        @server.tool()
+        async def flood(ctx: mcp_ref.Context) -> str:
+            for i in range(1, 2000):
+                await ctx.report_progress(i, message="x" * 500)
+            return "done"
+
+        @server.tool()
+        async def hello() -> str:
+            return "hi"
+
+        endpoint = InProcess(server, max_stream_buffer=2000, sse_after=0.0)
+        self.addCleanup(endpoint.stop)
+        session = endpoint.initialize()
+        for _ in range(5):  # (the overflow comes as the scheduler wills: a few times over)
+            endpoint.request("POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "flood", "arguments": {}, "_meta": dict(META, progressToken=1)}},
+                {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "flood"})
+        for reply in (endpoint.modern("tools/call", {"name": "hello", "arguments": {}}, id_=2),
+                      endpoint.in_session(session, {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                                    "params": {"name": "hello", "arguments": {}}})):
+            self.assertEqual(sse(reply.body)[-1]["result"]["content"], [{"type": "text", "text": "hi"}])
+
+
+class QuestionTimeoutTest(Case):
+    """2025-11-25 basic/lifecycle "Timeouts": a question to the client that is not
+    answered in time is given up with notifications/cancelled ("the sender SHOULD
+    issue a cancellation notification for that request and stop waiting"), and
+    its timeout may be set per request ("SDKs ... SHOULD allow these timeouts to
+    be configured on a per-request basis": ``request_read_timeout_seconds``, the
+    SDK's name)."""
+
+    def check_gave_up(self, frames: List[Dict[str, Any]], id_: int, seconds: str) -> None:
+        reason = f"the client did not answer within {seconds} s"
+        asked, cancelled, response = frames[-3:]
+        self.assertIn(asked["method"], ("elicitation/create", "sampling/createMessage", "roots/list"))
+        self.assertEqual(cancelled, {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                     "params": {"requestId": asked["id"], "reason": reason}})
+        self.assertEqual(response["id"], id_)
+        self.assertIn(reason, json.dumps(response))
+
+    def test_a_question_given_up_is_cancelled_over_stdio(self) -> None:
+        session = StdioSession(asking_server(None, request_timeout=0.2), ALL_QUESTIONS)
+        for n, tool in enumerate(("ask_sync", "ask_async"), start=1):
+            session.send({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                          "params": {"name": tool, "arguments": {"kind": "form"}}})
+            frames = session.frames()
+            self.check_gave_up(frames, n, "0.2")
+            session.send({"jsonrpc": "2.0", "id": frames[-3]["id"], "result": {"action": "accept"}})  # ignored
+            self.assertEqual(len(session.frames()), len(frames))
+
+
+    def test_a_timeout_per_request(self) -> None:
+        session = StdioSession(asking_server(0.1), ALL_QUESTIONS)  # the server's own: 30 s
+        n = 0
+        for tool in ("ask_sync", "ask_async"):
+            for kind in ("form", "url", "sampling", "roots", "form_json"):
+                with self.subTest(tool=tool, kind=kind):
+                    n += 1
+                    started = time.monotonic()
+                    session.send({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                  "params": {"name": tool, "arguments": {"kind": kind}}})
+                    self.assertLess(time.monotonic() - started, 5)
+                    self.check_gave_up(session.frames(), n, "0.1")
+
+    def test_a_timeout_that_is_no_duration_is_refused(self) -> None:
+        for bad in (0, -1, True, "1", float("nan")):
+            with self.subTest(timeout=bad):
+                session = StdioSession(asking_server(bad), ALL_QUESTIONS)  # type: ignore[arg-type]
+                session.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                              "params": {"name": "ask_sync", "arguments": {"kind": "form"}}})
+                self.assertEqual(session.frames()[-1]["result"]["content"][0]["text"],
+                                 f"request_read_timeout_seconds must be a number of seconds > 0, not {bad!r}")
+
+
+class QuestionTimeoutHttpTest(unittest.TestCase):
+    """QuestionTimeoutTest, over HTTP: the notifications/cancelled goes on the call's stream."""
+
+    check_gave_up = QuestionTimeoutTest.check_gave_up
+
+    def test_a_question_given_up_is_cancelled_over_http(self) -> None:
+        endpoint = InProcess(asking_server(None, request_timeout=0.2))
+        self.addCleanup(endpoint.stop)
+        reply = endpoint.request("POST", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": ALL_QUESTIONS,
+            "clientInfo": {"name": "t", "version": "1"}}})
+        session = reply.headers["mcp-session-id"]
+        endpoint.in_session(session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for n, tool in enumerate(("ask_sync", "ask_async"), start=1):
+            events = sse(endpoint.in_session(session, {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                "name": tool, "arguments": {"kind": "sampling"}}}).body)
+            self.check_gave_up(events, n, "0.2")
+
+
+class CancellationLogTest(Case):
+    """basic/utilities/cancellation "Implementation Notes": "Both parties SHOULD log
+    cancellation reasons for debugging": at DEBUG on the ``mcp_ref`` logger, the
+    client's values repr'd; nothing on stdout (stdio's protocol stream)."""
+
+    def cancel(self, deliver: Any, params: Dict[str, Any]) -> List[str]:
+        with self.assertLogs("mcp_ref", "DEBUG") as logs:
+            deliver({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+        self.assertEqual([r.levelname for r in logs.records], ["DEBUG"])
+        return [r.getMessage() for r in logs.records]
+
+    def test_over_stdio(self) -> None:
+        session = StdioSession(mcp_ref.MCPServer("cancel"))
+
+        def deliver(message: Dict[str, Any]) -> None:
+            session.conn.handle_line(json.dumps(message).encode())
+
+        self.assertEqual(self.cancel(deliver, {"requestId": 7, "reason": "User requested cancellation"}),
+                         ["the client cancelled request 7: 'User requested cancellation'"])
+        self.assertEqual(self.cancel(deliver, {"requestId": "x"}),
+                         ["the client cancelled request 'x': no reason given"])
+        self.assertEqual(self.cancel(deliver, {"requestId": 8, "reason": "two\nlines", "_meta": META}),
+                         ["the client cancelled request 8: 'two\\nlines'"])
+        self.assertEqual([f.get("id") for f in session.frames()], [0])  # stdout: the protocol's alone
+
+    def test_over_http(self) -> None:
+        endpoint = InProcess(mcp_ref.MCPServer("cancel"))
+        self.addCleanup(endpoint.stop)
+        session = endpoint.initialize()
+        # (2026-07-28's HTTP defines no client notification: a client cancels by closing the stream.)
+        self.assertEqual(self.cancel(lambda m: endpoint.in_session(session, m), {"requestId": 3, "reason": "gone"}),
+                         ["the client cancelled request 3: 'gone'"])
+
+
+class TaskAuditTest(Case):
+    """basic/utilities/tasks "Audit and Logging": "Log task creation, completion, and
+    retrieval events for audit purposes; Include auth context in logs when available;
+    Monitor for suspicious patterns (e.g., many failed task lookups)": on the
+    ``mcp_ref.tasks`` logger, with the requestor (here a token's principal)."""
+
+    def test_creation_changes_reads_and_failed_lookups_are_logged(self) -> None:
+        server = task_server()
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        alice, bob = SessionClient(server, "alice"), SessionClient(server, "bob")
+        with self.assertLogs("mcp_ref.tasks", "DEBUG") as logs:
+            task_id = alice.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})["task"]["taskId"]
+            alice.ask("tasks/result", {"taskId": task_id})
+            bob.ask("tasks/get", {"taskId": task_id})  # another's: not found, as an unknown one
+            alice.ask("tasks/get", {"taskId": "no\nsuch"})
+        self.assertEqual({(r.levelname, r.getMessage()) for r in logs.records}, {  # (a read may come first, too)
+            ("INFO", f"task {task_id} created for 'alice': tool 'quick'"),
+            ("INFO", f"task {task_id} of 'alice': working -> completed"),
+            ("DEBUG", f"task {task_id} read by 'alice'"),
+            ("INFO", f"task '{task_id}' not found for 'bob'"),
+            ("INFO", "task 'no\\nsuch' not found for 'alice'")})
+
+    def test_a_cancellation_is_logged(self) -> None:
+        server = task_server()
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        client = SessionClient(server)
+        task_id = client.ask("tools/call", {"name": "gated", "arguments": {}, "task": {}})["task"]["taskId"]
+        with self.assertLogs("mcp_ref.tasks", "INFO") as logs:
+            client.ask("tasks/cancel", {"taskId": task_id})
+        self.assertIn(f"INFO:mcp_ref.tasks:task {task_id} of '': working -> cancelled", logs.output)
 
 
 class SessionTasksTest(Case):

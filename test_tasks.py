@@ -241,6 +241,19 @@ class WireTest(Case):
                                                  statusMessage="it crashed",
                                                  error={"code": -32603, "message": "it crashed"}))
 
+    def test_a_failed_tasks_error_carries_no_code_2026_forbids(self) -> None:
+        # 2026-07-28 basic/index, "Error Codes": an MCPError of -32002 or of an undefined
+        # code of -32020..-32099 fails the task with -32602 or -32603 (README 52).
+        @self.server.tool(task_support="required")
+        def gone(code: int) -> str:
+            raise mcp_ref.MCPError(code, "no such thing", {"uri": "x://a"})
+
+        for code, sent in ((-32002, -32602), (-32042, -32603), (-32050, -32603), (-32010, -32010)):
+            with self.subTest(code=code):
+                task = self.client.settled(self.client.call("gone", {"code": code})["taskId"])
+                self.assertEqual((task["status"], task["error"]), ("failed", {
+                    "code": sent, "message": "no such thing", "data": {"uri": "x://a"}}))
+
     def test_the_result_is_checked_against_the_output_schema(self) -> None:
         # A task's result is a tool result like any other (MCPServer._call's step 4).
         task = self.client.settled(self.client.call("wrong_shape")["taskId"])

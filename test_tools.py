@@ -599,6 +599,57 @@ class PydanticModelTest(unittest.TestCase):
 # -- the MCPServer API -------------------------------------------------------------
 
 
+class ToolNameTest(unittest.TestCase):
+    """server/tools "Tool Names": 1 to 128 characters (SHOULD); only A-Z a-z 0-9 _ - .
+    (SHOULD); no spaces, commas or other special characters (SHOULD NOT).  A name
+    that is not so is registered with a warning, logged as the SDK logs it."""
+
+    LOGGER = "mcp.shared.tool_name_validation"
+    NAMES = ["", "x" * 128, "x" * 129, "get weather", "a,b", "-lead", "trail-", ".dot", "dot.", "caf\u00e9",
+             "a/b", "a b,c\u00e9 ", "tab\tname", "new\nline", "ok_name-1.2", "A", "\u0661", "<lambda>x", "a:b"]
+
+    def logged(self, register: Any, name: str) -> List[str]:
+        logger = __import__("logging").getLogger(self.LOGGER)
+        with self.assertLogs(logger, "DEBUG") as logs:
+            logger.debug("start")  # assertLogs needs one record; a name without warnings logs none
+            register(name)
+        self.assertTrue(all(r.levelname == "WARNING" for r in logs.records[1:]))
+        return [r.getMessage() for r in logs.records[1:]]
+
+    def test_a_name_not_advised_is_registered_with_the_sdks_warning(self) -> None:
+        server = MCPServer("names")
+        self.assertEqual(self.logged(lambda n: server.add_tool(lambda: 1, name=n), "get weather"), [
+            'Tool name validation warning for "get weather":',
+            "  - Tool name contains spaces, which may cause parsing issues",
+            "  - Tool name contains invalid characters: ' '",
+            "  - Allowed characters are: A-Z, a-z, 0-9, underscore (_), dash (-), and dot (.)",
+            "Tool registration will proceed, but this may cause compatibility issues.",
+            "Consider updating the tool name to conform to the MCP tool naming standard.",
+            "See SEP-986 (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names) "
+            "for more details."])
+        self.assertEqual([t["name"] for t in server.list_tools()], ["get weather"])  # a SHOULD: still registered
+        self.assertEqual(self.logged(lambda n: server.tool(name=n)(lambda: 1), "x" * 129)[1],
+                         "  - Tool name exceeds maximum length of 128 characters (current: 129)")
+        self.assertEqual(self.logged(lambda n: server.tool(name=n)(lambda: 1), "ok_name-1.2"), [])
+
+    def test_the_same_lines_as_the_sdk(self) -> None:
+        if not has_module("mcp"):
+            self.skipTest("the SDK is not installed")
+        from mcp.shared.tool_name_validation import validate_and_warn_tool_name
+
+        for name in self.NAMES:
+            with self.subTest(name=name):
+                ours = self.logged(lambda n: mcp_ref._warn_tool_name(n), name)
+                self.assertEqual(ours, self.logged(validate_and_warn_tool_name, name))
+                self.assertEqual(bool(ours), name not in ("x" * 128, "ok_name-1.2", "A"))
+
+    def test_nothing_on_stdout(self) -> None:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            MCPServer("names").add_tool(lambda: 1, name="a b")
+        self.assertEqual(out.getvalue(), "")
+
+
 class MCPServerTest(unittest.TestCase):
     def test_a_mutable_default_is_each_call_s_own(self) -> None:
         def tagged(tags: typing.Annotated[List[str], Field(default=[])], more: List[str] = Field(default=["a"])) -> int:  # noqa: B008

@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 import unittest
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = os.path.join(HERE, "testdata", "wire_server.py")
@@ -114,6 +114,99 @@ class ServerProcess:
                 stream.close()  # type: ignore[union-attr]
             except OSError:
                 pass
+
+
+# -- in process: one server over both transports, whole frames -------------------------
+
+
+class StdioWire:
+    """An MCPServer's stdio connection in this process: each message as its
+    reader handles it, and every frame written since the last look."""
+
+    def __init__(self, server: Any, version: Optional[str] = None, caps: Optional[Dict[str, Any]] = None,
+                 initialized: bool = True) -> None:
+        import io
+
+        from _testing import mcp_ref
+
+        self.conn = mcp_ref._StdioServer(server, exit_process=False)
+        self.conn.out = io.BytesIO()
+        self.seen = 0
+        if version is not None and version != MODERN:  # a session: the handshake first
+            self.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+                "protocolVersion": version, "capabilities": caps or {}, "clientInfo": {"name": "t", "version": "1"}}})
+            if initialized:
+                self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: Any, settle: bool = True) -> List[Any]:
+        """The frames written after ``message``: once its calls are answered (``settle``), or at once."""
+        self.conn.handle_line(json.dumps(message).encode())
+        if settle:
+            self.conn.settle_all(10)
+            self.conn.draining = False
+        return self.frames()
+
+    def frames(self) -> List[Any]:
+        data = self.conn.out.getvalue()
+        new, self.seen = data[self.seen:], len(data)
+        return [json.loads(line) for line in new.splitlines()]
+
+    def close(self) -> None:
+        from _testing import end_threads
+
+        end_threads(self.conn)
+
+
+def wsgi_post(app: Any, message: Any, session: Optional[str] = None,
+              version: str = "2025-11-25") -> Tuple[int, List[Any]]:
+    """(status, the JSON messages of the body: its one object, or its SSE
+    events) of a POST to the Streamable HTTP app, called as a WSGI server
+    does; a 2026-07-28 message with the standard headers a client derives
+    from its body, a session's with Mcp-Session-Id."""
+    import io
+
+    body = json.dumps(message).encode()
+    environ: Dict[str, Any] = {"REQUEST_METHOD": "POST", "PATH_INFO": "/mcp", "HTTP_HOST": "127.0.0.1",
+                               "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
+                               "HTTP_ACCEPT": "application/json, text/event-stream", "wsgi.input": io.BytesIO(body)}
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and "io.modelcontextprotocol/protocolVersion" in meta:
+        environ.update(HTTP_MCP_PROTOCOL_VERSION=meta["io.modelcontextprotocol/protocolVersion"],
+                       HTTP_MCP_METHOD=message["method"])
+        name = params.get("uri" if message["method"] == "resources/read" else "name")
+        if isinstance(name, str):
+            environ["HTTP_MCP_NAME"] = name
+    elif session is not None:
+        environ.update(HTTP_MCP_SESSION_ID=session, HTTP_MCP_PROTOCOL_VERSION=version)
+    status: List[str] = []
+    chunks = app(environ, lambda line, headers: status.append(line))
+    try:
+        data = b"".join(chunks)
+    finally:
+        getattr(chunks, "close", lambda: None)()
+    text = data.decode()
+    if text.startswith("{") or text.startswith("["):
+        return int(status[0].split()[0]), [json.loads(text)]
+    return int(status[0].split()[0]), [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")]
+
+
+def wsgi_session(app: Any, version: str = "2025-11-25", caps: Optional[Dict[str, Any]] = None,
+                 initialized: bool = True) -> str:
+    """A session of the app, after its handshake (notifications/initialized sent or not)."""
+    import io
+
+    body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": caps or {}, "clientInfo": {"name": "t", "version": "1"}}}).encode()
+    environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/mcp", "HTTP_HOST": "127.0.0.1",
+               "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
+               "HTTP_ACCEPT": "application/json, text/event-stream", "wsgi.input": io.BytesIO(body)}
+    headers: List[Any] = []
+    b"".join(app(environ, lambda line, sent: headers.extend(sent)))
+    session = str(dict(headers)["Mcp-Session-Id"])
+    if initialized:
+        wsgi_post(app, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session, version)
+    return session
 
 
 class WireTestCase(unittest.TestCase):
@@ -245,9 +338,11 @@ class HandshakeTest(WireTestCase):
 
 class StatelessTest(WireTestCase):
     def test_discover(self) -> None:
+        # logging declared, as in a session: any tool may log through its Context, and
+        # servers that emit log messages MUST declare it (server/utilities/logging).
         self.assertEqual(self.server.request(1, "server/discover", {"_meta": META}), {
             "jsonrpc": "2.0", "id": 1, "result": {
-                "supportedVersions": [MODERN], "capabilities": {"tools": {"listChanged": True}},
+                "supportedVersions": [MODERN], "capabilities": {"logging": {}, "tools": {"listChanged": True}},
                 "instructions": "A server for tests.",
                 "ttlMs": 0, "cacheScope": "private", "resultType": "complete",
                 "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}}})
@@ -414,6 +509,26 @@ class ProcessTest(WireTestCase):
                 self.assertEqual(server.process.wait(timeout=5), 0)
                 self.assertLess(time.monotonic() - started, 3)
                 self.assertNotIn("Traceback", server.stderr)
+
+    def test_sigterm_ends_listen_streams_as_the_revision_asks(self) -> None:
+        # 2026-07-28 basic/patterns/cancellation: a server that tears a subscriptions/listen
+        # stream down MUST send notifications/cancelled referencing it; then its completion
+        # result (basic/patterns/subscriptions, "Graceful Closure"), with the subscriptionId.
+        for id_ in ("sub", 5):
+            self.server.send({"jsonrpc": "2.0", "id": id_, "method": "subscriptions/listen", "params": {
+                "notifications": {"toolsListChanged": True}, "_meta": META}})
+            self.assertEqual(self.server.recv()["method"], "notifications/subscriptions/acknowledged")
+        self.server.process.send_signal(signal.SIGTERM)
+        self.assertEqual(self.server.process.wait(timeout=10), 0)
+        ends = []
+        for id_ in ("sub", 5):
+            sub = {"io.modelcontextprotocol/subscriptionId": id_}
+            ends += [{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                "requestId": id_, "reason": "the server is stopping", "_meta": sub}},
+                {"jsonrpc": "2.0", "id": id_, "result": {
+                    "_meta": dict(sub, **{"io.modelcontextprotocol/serverInfo": SERVER_INFO}),
+                    "resultType": "complete"}}]
+        self.assertEqual(self.server.remaining(), ends)
 
     def test_closed_stdout_ends_quietly(self) -> None:
         self.server.kill()
