@@ -119,6 +119,7 @@ class FakeHttp:
         self.cancelled: List[Any] = []
         self.calls = 0
         self.stop = threading.Event()
+        self.stream_closed = threading.Event()  # a stream the server kept open, closed by the client
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.elsewhere = socket.create_server(("127.0.0.1", 0))  # another origin, for the redirect
@@ -267,7 +268,11 @@ class FakeHttp:
             conn.sendall(close_sse)
             n = 0
             while not self.stop.wait(0 if fault == "spam" else rng.choice((0.05, 0.1, 0.3))):
-                conn.sendall(b": keep-alive\n\n" if fault == "keepalive" else event(json.dumps(note(n)).encode()))
+                try:
+                    conn.sendall(b": keep-alive\n\n" if fault == "keepalive" else event(json.dumps(note(n)).encode()))
+                except OSError:
+                    self.stream_closed.set()
+                    break
                 n += 1
             return False
         if fault == "stall":
@@ -487,30 +492,38 @@ class PromisesTest(unittest.TestCase):
     """One test per promise, on one fault each (the seeded test tries them all)."""
 
     def test_a_stream_of_keep_alives_cannot_hold_a_call(self) -> None:
-        server = FakeHttp("keepalive", random.Random(1), "2025-11-25")
-        self.addCleanup(server.close)
-        with Client(f"http://127.0.0.1:{server.port}/mcp", protocol_version="2025-11-25", timeout=TIMEOUT) as client:
-            outcome = run_call(lambda: client.call_tool("t"), measure=False)
-            self.assertTrue(outcome.finished)
-            self.assertIsInstance(outcome.error, ConnectionError)
-            self.assertEqual(str(outcome.error), f"the server did not answer tools/call within {TIMEOUT:g} s")
-            self.assertLess(outcome.seconds, TIMEOUT + SLACK)
-            self.assertEqual(server.cancelled, [3])  # initialize 1, tools/list 2 (listed first), tools/call 3
+        # Given up on: 2025-11-25 closes the stream and sends notifications/cancelled (a
+        # disconnection is no cancellation); 2026-07-28 closes it, which is the cancellation
+        # ("No notifications/cancelled message is required or expected").
+        for era, cancelled in (("2025-11-25", [3]), ("2026-07-28", [])):
+            server = FakeHttp("keepalive", random.Random(1), era)
+            self.addCleanup(server.close)
+            with self.subTest(era), Client(f"http://127.0.0.1:{server.port}/mcp", protocol_version=era,
+                                           timeout=TIMEOUT) as client:
+                outcome = run_call(lambda: client.call_tool("t"), measure=False)
+                self.assertTrue(outcome.finished)
+                self.assertIsInstance(outcome.error, ConnectionError)
+                self.assertEqual(str(outcome.error), f"the server did not answer tools/call within {TIMEOUT:g} s")
+                self.assertLess(outcome.seconds, TIMEOUT + SLACK)
+                self.assertTrue(server.stream_closed.wait(2))  # the client closed the call's stream
+                self.assertEqual(server.cancelled, cancelled)  # (discover or initialize 1, tools/list 2, the call 3)
 
     def test_a_late_stdio_answer_is_dropped(self) -> None:
         handle, log = tempfile.mkstemp(prefix="client-fault-")
         os.close(handle)
         self.addCleanup(os.unlink, log)
-        with Client([sys.executable, STDIO_SERVER, "late", "0", str(TIMEOUT + 0.3), log],
-                    protocol_version="2025-11-25", timeout=TIMEOUT) as client:
-            with self.assertRaises(ConnectionError):
-                client.call_tool("t")
-            time.sleep(0.5)
-            self.assertEqual(client.send_ping(), {})
-        with open(log, "rb") as sent:
-            cancel = [json.loads(line) for line in sent][-2]
-        self.assertEqual(cancel, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
-            "requestId": 3, "reason": f"the server did not answer tools/call within {TIMEOUT:g} s"}})
+        for era in ("2025-11-25", "2026-07-28"):  # stdio: notifications/cancelled in both
+            with self.subTest(era), Client([sys.executable, STDIO_SERVER, "late", "0", str(TIMEOUT + 0.3), log],
+                                           protocol_version=era, timeout=TIMEOUT) as client:
+                with self.assertRaises(ConnectionError):
+                    client.call_tool("t")
+                time.sleep(0.5)
+                self.assertEqual(client.list_tools()["tools"][0]["name"], "t")  # the late answer dropped
+            with open(log, "rb") as sent:
+                cancel = [json.loads(line) for line in sent][-2]
+            self.assertEqual(cancel, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                "requestId": 3, "reason": f"the server did not answer tools/call within {TIMEOUT:g} s"}})
+            os.truncate(log, 0)
 
     def test_what_is_cancelled_on_timeout(self) -> None:
         # basic/utilities/cancellation: initialize MUST NOT be cancelled; a
