@@ -7760,7 +7760,7 @@ def _x_mcp_header_scan(schema: Any) -> Tuple[List[Tuple[Tuple[str, ...], str, An
         if not isinstance(node, dict):
             continue
         if "x-mcp-header" in node:
-            name, kind = node["x-mcp-header"], node.get("type")
+            name, kind = node["x-mcp-header"], _header_kind(node)
             if not path:
                 return found, f"x-mcp-header {_truncated_repr(name)} is on no property reached by properties " \
                               "alone (not through items, anyOf, oneOf, allOf, not, if/then/else or $ref)"
@@ -7781,6 +7781,20 @@ def _x_mcp_header_scan(schema: Any) -> Tuple[List[Tuple[Tuple[str, ...], str, An
             elif key not in ("default", "examples", "const", "enum", "x-mcp-header"):
                 queue.append((None, value))  # anything but a properties chain is no place for one
     return found, None
+
+
+def _header_kind(node: Dict[str, Any]) -> Any:
+    """The type of an x-mcp-header property: its ``type``, or the one beside
+    null (``["string", "null"]``, or ``anyOf`` of a type and null: Optional[str]).
+    A null value sends no header ("Parameter value is null": the client MUST
+    omit it), so a nullable primitive is still a primitive."""
+    kind, arms = node.get("type"), node.get("anyOf")
+    if isinstance(kind, list) and len(kind) == 2 and "null" in kind:
+        return kind[kind.index("null") - 1]
+    if kind is None and isinstance(arms, list) and len(arms) == 2 and {"type": "null"} in arms:
+        other = arms[arms.index({"type": "null"}) - 1]
+        return other.get("type") if isinstance(other, dict) and other.get("type") != "null" else None
+    return kind
 
 
 def _value_at(arguments: Any, path: Tuple[str, ...]) -> Any:
@@ -8343,18 +8357,20 @@ def _resource_identity(uri: Any) -> Optional[str]:
     """A resource identifier compared as basic/authorization's "Canonical
     Server URI" reads it: scheme and host in any case, a default port
     spelled or not, a trailing slash aside (the SDK compares so too); the
-    path's case counts.  None: no absolute http(s) URI, or one with a fragment."""
+    path's case counts.  None: no absolute http(s) URI, or one with a fragment,
+    userinfo or white space (RFC 3986 has no room for the last; a userinfo
+    would let ``https://evil@host/mcp`` name this server)."""
     from urllib.parse import urlsplit
 
-    if not isinstance(uri, str):
+    if not isinstance(uri, str) or not uri.isprintable() or " " in uri:
         return None
     try:
-        parts = urlsplit(uri.strip())
+        parts = urlsplit(uri)
         port = parts.port
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname or "#" in uri:
+    if scheme not in ("http", "https") or not parts.hostname or "#" in uri or "@" in parts.netloc:
         return None
     host = parts.hostname.lower()
     host = f"[{host}]" if ":" in host else host
@@ -15510,6 +15526,27 @@ class Client:
         transport.handler = self._on_message
         return transport
 
+    def _restart_if_exited(self) -> None:
+        """2026-07-28 basic/transports/stdio, "Unexpected Termination": "If the
+        server process exits unexpectedly, the client SHOULD restart it".  Before
+        the next request, a fresh process, probed with server/discover (the
+        protocol is stateless: nothing else to restore).  The request that met
+        the exit was lost (ConnectionError) and is not sent again, as it may
+        have run; listen streams end with the process, to be opened again.  In
+        the handshake era a session ends with its process: not restarted."""
+        transport = self._transport
+        if self._meta is None or not isinstance(transport, _StdioClient) or transport.process.poll() is None:
+            return
+        for subscription in list(self._subscriptions.values()):
+            subscription.close()
+        transport.close()
+        self._transport, self._meta = self._open(), None
+        try:
+            self._discover(str(self.protocol_version), fallback=False)
+        except BaseException:
+            self.close()
+            raise
+
     def _discover(self, version: str, fallback: bool) -> Optional[Dict[str, Any]]:
         """server/discover; None for a server of the handshake era (when falling back)."""
         for _ in range(2):  # once more with a version from the server's -32022 list
@@ -15677,7 +15714,9 @@ class Client:
                   task_callback: Optional[Callable[[Dict[str, Any]], Any]] = None, return_task: bool = False) -> Any:
         """tools/call.  ``structuredContent`` is checked against the tool's
         ``outputSchema`` (from list_tools, listed first if need be): a mismatch is
-        RuntimeError, as in the SDK.  ``result_type`` (a dataclass, TypedDict or any annotation):
+        RuntimeError, as in the SDK; so is a schema this client cannot check by
+        (another dialect, a remote ``$ref``, past the bounds of _bounded_checker),
+        raised before the call is sent.  ``result_type`` (a dataclass, TypedDict or any annotation):
         the structured content converted into it is returned instead of the result.
 
         With ``Client(tasks=True)`` a call the server answers with a task is
@@ -15696,6 +15735,13 @@ class Client:
             params["_meta"] = meta
         if name not in self._tools and not self._listed:
             self.list_tools(all_pages=True)  # for its outputSchema and x-mcp-header, as the SDK does
+        output_schema = (self._tools.get(name) or {}).get("outputSchema")
+        if isinstance(output_schema, dict):
+            try:  # refused before the call: the tool would run, its result not be checked
+                _bounded_checker(output_schema)
+            except ValueError as exc:
+                raise RuntimeError(f"Tool {name} was not called: its outputSchema cannot be used to check the "
+                                   f"result: {exc}") from None
         execution = (self._tools.get(name) or {}).get("execution")
         if self.tasks and self._meta is None and isinstance(execution, dict) and \
                 execution.get("taskSupport") in ("optional", "required") and _takes_tool_tasks(self.initialize_result):
@@ -16013,6 +16059,7 @@ class Client:
         asked again while the server wants input (basic/patterns/mrtr)."""
         if self._transport is None:
             raise RuntimeError("the client is not connected: use `with Client(...)` or call initialize()")
+        self._restart_if_exited()
         sent = params
         for _ in range(_ROUNDS):
             if self._meta is not None:
@@ -16113,8 +16160,7 @@ class Client:
             roots = callback()
             result = {"roots": roots} if isinstance(roots, list) else dict(roots)
             return _checked_roots(result)
-        if method == "elicitation/create":
-            self._check_mode(params)
+        form = _form_schema(params) if method == "elicitation/create" and self._check_mode(params) else None
         if method == "sampling/createMessage" and "tools" in params:  # schema, CreateMessageRequestParams.tools:
             # "The client MUST return an error if this field is provided but sampling.tools is not declared"
             raise MCPError(INVALID_PARAMS, "This client did not declare sampling.tools: it takes no tools in sampling")
@@ -16123,16 +16169,20 @@ class Client:
             filled = _with_defaults(params.get("requestedSchema"), result.get("content"))
             if filled is not None:
                 result["content"] = filled
+            if form is not None:
+                _check_form(form, result.get("content"))
         return result
 
-    def _check_mode(self, params: Dict[str, Any]) -> None:
+    def _check_mode(self, params: Dict[str, Any]) -> bool:
         """2025-11-25 client/elicitation, "Error Handling": a request "with a mode
-        not declared in client capabilities" is -32602 (absent: form mode)."""
+        not declared in client capabilities" is -32602 (absent: form mode).
+        True: it is a form."""
         mode = params.get("mode", "form")
         declared = self._capabilities(str(self.protocol_version)).get("elicitation") or {"form": {}}
         if not isinstance(mode, str) or mode not in declared:
             raise MCPError(INVALID_PARAMS, f"Elicitation mode {_one_line(json.dumps(mode), 40)} is not one this "
                                            f"client declared ({', '.join(declared)})")
+        return mode == "form"
 
     def _notified(self, method: str, params: Dict[str, Any]) -> None:
         if self._subscribed(method, params):  # a listen stream's (_Subscription)
@@ -16143,6 +16193,36 @@ class Client:
             callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
             if callback is not None:
                 callback(params.get("progress"), params.get("total"), params.get("message"))
+
+
+def _form_schema(params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """A form's requestedSchema, checked usable before the user is asked
+    (-32602 with the reason: another dialect, a remote $ref, past the bounds;
+    basic/index, "JSON Schema Usage"), or None when it sent none."""
+    schema = params.get("requestedSchema")
+    if not isinstance(schema, dict):
+        return None
+    try:
+        _bounded_checker(schema)
+    except ValueError as exc:
+        raise MCPError(INVALID_PARAMS, f"The requestedSchema cannot be used: {exc}") from None
+    return schema
+
+
+def _check_form(schema: Dict[str, Any], content: Any) -> None:
+    """client/elicitation, "Form Mode Security": "Clients SHOULD validate all
+    responses against the provided schema".  An accepted form's content (its
+    defaults filled) that does not fit is elicitation_callback's bug, refused
+    rather than sent, as a root that is not file:// (_checked_roots): a
+    request's answer is -32603 with this message, an input round's (2026-07-28)
+    raised to the caller."""
+    try:
+        errors = _bounded_errors({} if content is None else content, schema)
+    except ValueError as exc:
+        raise ValueError(f"elicitation_callback's content could not be checked: {exc}") from None
+    if errors:
+        raise ValueError(f"elicitation_callback's content does not fit the requestedSchema: "
+                         f"{_one_line(str(ValidationError(errors)), 1000)}")
 
 
 def _checked_roots(result: Dict[str, Any]) -> Dict[str, Any]:
@@ -16486,6 +16566,121 @@ def _with_defaults(schema: Any, content: Any) -> Any:
     return filled
 
 
+# A server's schema (a tool's outputSchema, an elicitation's requestedSchema)
+# is checked within bounds: 2026-07-28 basic/index, "Composition-Keyword
+# Resource Use": "a maximum schema depth, a cap on the total number of
+# subschemas, or a per-validation time budget" against a malicious schema.
+# allOf of two $refs to the next of forty $defs is 2**40 checks of one value;
+# a schema of a million subschemas, a million closures.  Patterns need no
+# bound: section 28 matches in linear time.
+_SCHEMA_MAX_DEPTH = 64  # subschemas within subschemas
+_SCHEMA_MAX_SUBSCHEMAS = 20000
+_SCHEMA_CHECK_SECONDS = 5.0  # one value checked against one schema
+_BOUNDED: Dict[int, Tuple[Any, _BoundedCompiler, _Checker]] = {}
+
+
+class _OutOfTime(Exception):
+    """A bounded check past its deadline (_BoundedCompiler)."""
+
+
+class _BoundedCompiler(_Compiler):
+    """The strict compiler, each subschema's checker counted: every 1024
+    checks the clock is read against the check's deadline (_OutOfTime)."""
+
+    def __init__(self, root: Any) -> None:
+        super().__init__(root, "strict")
+        self.steps, self.deadline = 0, 0.0
+
+    def compile(self, schema: Any, is_def: bool = False) -> _Checker:
+        inner = super().compile(schema, is_def)
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            self.steps += 1
+            if not self.steps & 1023 and time.monotonic() > self.deadline:
+                raise _OutOfTime
+            return inner(value, loc, errors)
+
+        return check
+
+
+def _schema_size_problem(schema: Any) -> Optional[str]:
+    """Why a schema is too deep or has too many subschemas to be checked, or None
+    (a walk by the meta-schema's applicator keywords, _META_KINDS)."""
+    stack: List[Tuple[Any, int]] = [(schema, 0)]
+    count = 0
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if depth > _SCHEMA_MAX_DEPTH or count > _SCHEMA_MAX_SUBSCHEMAS:
+            return f"its subschemas are nested more than {_SCHEMA_MAX_DEPTH} deep" if depth > _SCHEMA_MAX_DEPTH \
+                else f"it has more than {_SCHEMA_MAX_SUBSCHEMAS} subschemas"
+        for key, value in node.items() if isinstance(node, dict) else ():
+            kind = _META_KINDS.get(key)
+            if kind == "schema":
+                stack.append((value, depth + 1))
+            elif kind in ("schemas", "map") and isinstance(value, (list, dict)):
+                stack.extend((v, depth + 1) for v in (value if isinstance(value, list) else value.values()))
+    return None
+
+
+def _bounded_checker(schema: Any) -> Tuple[_BoundedCompiler, _Checker]:
+    """A server's schema compiled for _bounded_errors, once per schema object;
+    ValueError saying why it cannot be used: a dialect other than 2020-12
+    (basic/index, "JSON Schema Usage": refused "by returning an appropriate
+    error indicating the dialect is not supported"), a $ref not in the schema
+    (never fetched, and refused rather than "silently treated as permissive",
+    "$ref Resolution"), or past the bounds above."""
+    entry = _BOUNDED.get(id(schema))
+    if entry is not None and entry[0] is schema:
+        return entry[1], entry[2]
+    problem = _dialect_problem(schema) if isinstance(schema, dict) and "$schema" in schema else None
+    if problem is not None:
+        raise ValueError(f"it declares {problem}")
+    problem = _schema_size_problem(schema)
+    if problem is not None:
+        raise ValueError(problem)
+    compiler = _BoundedCompiler(schema)
+    try:
+        checker = compiler.compile(schema)
+    except (ValueError, TypeError, LookupError, RecursionError) as exc:  # a $ref remote or to nothing, ...
+        raise ValueError(f"{exc} (mcp_ref never fetches a schema, and checks none it cannot resolve)") from None
+    if len(_BOUNDED) > 64:
+        _BOUNDED.clear()
+    _BOUNDED[id(schema)] = (schema, compiler, checker)
+    return compiler, checker
+
+
+def _bounded_errors(value: Any, schema: Any) -> List[_ErrorItem]:
+    """How ``value`` fails a server's ``schema`` (JSON Schema 2020-12, as
+    validate()), checked within _SCHEMA_CHECK_SECONDS; ValueError when the
+    schema cannot be used (_bounded_checker) or the check runs out of time."""
+    compiler, checker = _bounded_checker(schema)
+    compiler.steps, compiler.deadline = 0, time.monotonic() + _SCHEMA_CHECK_SECONDS
+    errors: List[_ErrorItem] = []
+    try:
+        checker(value, (), errors)
+    except _OutOfTime:
+        raise ValueError(f"checking it against its schema took more than {_SCHEMA_CHECK_SECONDS:g} s "
+                         f"(a bound against a hostile schema, basic/index)") from None
+    except RecursionError:
+        errors.append(_ErrorItem((), "Value or schema is nested too deeply (or recursive)", "recursion_loop", value))
+    return errors
+
+
+def _check_structured(name: str, structured: Any, schema: Dict[str, Any]) -> None:
+    """A tool's structuredContent checked against its outputSchema, within the
+    bounds of _bounded_errors: RuntimeError, the SDK's words and exception
+    (ClientSession.validate_tool_result), when it fails or cannot be checked."""
+    try:
+        errors = _bounded_errors(structured, schema)
+    except ValueError as exc:  # (call_tool refused an unusable schema before sending; this is the time budget)
+        raise RuntimeError(f"Could not check the structured content of tool {name}: {exc}") from None
+    if errors:
+        said = str(ValidationError(errors))  # (a server's enum of a million values not repeated whole)
+        raise RuntimeError(f"Invalid structured content returned by tool {name}: "
+                           f"{said if len(said) <= 4000 else said[:4000] + ' ...'}")
+
+
 def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str, Any]], result_type: Any) -> Any:
     """A tools/call result with its structuredContent checked against the tool's
     outputSchema (server/tools, "Output Schema": clients SHOULD validate), and
@@ -16500,12 +16695,7 @@ def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str,
     if isinstance(schema, dict):
         if structured is None:
             raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
-        try:
-            validate(structured, schema)
-        except ValidationError as exc:  # the SDK's words and exception (ClientSession.validate_tool_result)
-            raise RuntimeError(f"Invalid structured content returned by tool {name}: {exc}") from None
-        except ValueError:  # a $ref this client does not fetch: unchecked
-            pass
+        _check_structured(name, structured, schema)
     if result_type is None:
         return result
     if structured is None:
@@ -17328,7 +17518,7 @@ class OAuthClientProvider:
             servers = prm.get("authorization_servers")
             if not isinstance(servers, list) or not servers or not isinstance(servers[0], str):
                 raise OAuthFlowError("protected resource metadata lists no authorization_servers (RFC 9728)")
-            self._resource, issuer = resource, servers[0]
+            self._resource, issuer = _resource_indicator(resource), servers[0]
             supported = prm.get("scopes_supported")
             if supported is not None and not (isinstance(supported, list)
                                               and all(isinstance(scope, str) for scope in supported)):
@@ -17336,7 +17526,7 @@ class OAuthClientProvider:
                                      "(RFC 9728 section 2)")
             self._prm_scopes = " ".join(supported) if supported else None
         else:
-            self._resource, self._prm_scopes = server, None
+            self._resource, self._prm_scopes = _resource_indicator(server), None
             issuer = _url_origin(server)
         if issuer != self._issuer:
             self._metadata = _server_metadata(issuer, self.timeout, legacy=prm is None)
@@ -17605,6 +17795,21 @@ def _canonical_resource(url: str) -> str:
 
     parts = urlsplit(url)
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path, parts.query, ""))
+
+
+def _resource_indicator(uri: str) -> str:
+    """RFC 8707's ``resource`` as sent: the canonical URI, and a server at its
+    origin's root without the trailing slash (basic/authorization, "Canonical
+    Server URI": implementations "SHOULD consistently use the form without the
+    trailing slash"; for http(s) an empty path and "/" are one, RFC 3986 section
+    6.2.3).  On a longer path the slash may be significant: kept as named."""
+    from urllib.parse import urlsplit
+
+    canonical = _canonical_resource(uri)
+    parts = urlsplit(canonical)
+    if parts.path == "/" and not parts.query:
+        return canonical[:-1]
+    return canonical
 
 
 def _url_origin(url: str) -> str:

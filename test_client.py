@@ -51,7 +51,14 @@ def text(result: Dict[str, Any]) -> str:
 
 
 def answer_form(params: Dict[str, Any]) -> Dict[str, Any]:
-    return {"action": "accept", "content": {"name": "Ada"}}
+    """A name, and a value of its type for each other field the form requires (the client checks
+    the content against the requestedSchema before sending it)."""
+    schema = params.get("requestedSchema") or {}
+    content: Dict[str, Any] = {"name": "Ada"}
+    for field in schema.get("required") or ():
+        kind = (schema.get("properties") or {}).get(field, {}).get("type")
+        content.setdefault(field, {"integer": 1, "number": 1, "boolean": True}.get(kind, "blue"))
+    return {"action": "accept", "content": content}
 
 
 def sample(params: Dict[str, Any]) -> Dict[str, Any]:
@@ -582,6 +589,36 @@ class ClientMustTest(CliTestCase):
                 self.assertEqual(reply["error"]["code"], -32603)
                 self.assertIn("which is not a file:// URI (client/roots)", reply["error"]["message"])
 
+    def test_a_server_that_exits_is_restarted_in_2026_07_28(self) -> None:
+        # 2026-07-28 basic/transports/stdio, "Unexpected Termination": "If the server process exits
+        # unexpectedly, the client SHOULD restart it ... any in-flight requests are simply lost".
+        # Before, every request after the exit raised ConnectionError.  The lost call is not sent again
+        # (it may have run); the next request goes to a fresh process, probed with server/discover.
+        starts = self.write("starts.txt", "")
+        count = f"open({starts!r}, 'a').write('x'); "
+        first = f"len(open({starts!r}).read()) == 1"
+        for era, handlers in (("2026-07-28", {"server/discover": count + DISCOVERED}),
+                              ("2025-11-25", dict(LEGACY, initialize=count + HANDSHAKE))):
+            open(starts, "w").close()
+            crash = f"os._exit(3) if {first} else answer(request, {{'content': [], 'isError': False}})"
+            sent: List[Dict[str, Any]] = []
+            with self.subTest(era=era), Client(self.fake(dict(handlers, **{"tools/call": crash})),
+                                               trace=sent_into(sent)) as client:
+                with self.assertRaises(ConnectionError) as caught:
+                    client.call_tool("echo")
+                self.assertIn("the server exited before answering tools/call (exit code 3)", str(caught.exception))
+                if era == "2026-07-28":
+                    self.assertEqual(client.call_tool("echo")["content"], [])
+                    self.assertEqual(client.protocol_version, era)
+                    methods = [m.get("method") for m in sent]
+                    self.assertEqual(methods, ["server/discover", "tools/list", "tools/call", "server/discover",
+                                               "tools/call"])
+                else:  # a session ends with its process
+                    with self.assertRaises(ConnectionError):
+                        client.call_tool("echo")
+            with open(starts) as f:
+                self.assertEqual(len(f.read()), 2 if era == "2026-07-28" else 1)
+
     def test_a_modern_error_to_the_probe_is_no_fallback(self) -> None:
         # basic/versioning, "Backward Compatibility": "a recognized modern JSON-RPC error ...
         # identifies a modern server"; -32021 and -32020 are 2026-07-28's (basic/index, "Error
@@ -770,9 +807,132 @@ class StructuredTest(unittest.TestCase):
         with self.assertRaises(RuntimeError) as missing:
             mcp_ref._read_structured("add", {"content": []}, tool, None)
         self.assertEqual(str(missing.exception), "Tool add has an output schema but did not return structured content")
-        # A $ref that is not local is left alone (never fetched): the content is not checked against it.
+        # A $ref that is not local is never fetched, and refused rather than left unchecked
+        # (2026-07-28 basic/index, "$ref Resolution"; OutputSchemaTest).
         remote = {"name": "t", "outputSchema": {"$ref": "http://127.0.0.1:9/schema.json"}}
-        self.assertEqual(mcp_ref._read_structured("t", result, remote, None), result)
+        with self.assertRaises(RuntimeError):
+            mcp_ref._read_structured("t", result, remote, None)
+
+
+HOSTILE_SEEDS = range(14)
+HOSTILE_KINDS = ("deep", "wide", "refs", "enum", "pattern", "recursive", "anyof")
+HOSTILE_SAID = {"deep": "its subschemas are nested more than 64 deep", "wide": "it has more than 20000 subschemas",
+                "refs": "took more than 0.5 s", "anyof": "took more than 0.5 s", "enum": "Input should be [0], [1]",
+                "pattern": "String should match pattern", "recursive": "nested too deeply"}
+
+
+def hostile_schema(kind: str, rng: Any) -> Any:
+    """(schema, value): one of the shapes that would hold a naive validator, sized by ``rng``."""
+    if kind == "deep":  # a maximum schema depth
+        schema: Any = {"type": "string"}
+        for _ in range(rng.randint(65, 400)):
+            schema = {rng.choice(["not", "items", "additionalProperties"]): schema}
+        return kind, schema, [[1]]
+    if kind == "wide":  # a cap on the subschemas
+        return kind, {"allOf": [{"type": "string", "minLength": i} for i in range(rng.randint(20001, 60000))]}, "x"
+    if kind == "refs":  # allOf of two $refs to the next: 2**n checks of one value
+        n = rng.randint(30, 60)
+        defs = {f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]} for i in range(n)}
+        defs[f"d{n}"] = {"type": rng.choice(["integer", "string"])}
+        return kind, {"$defs": defs, "$ref": "#/$defs/d0"}, 1
+    if kind == "enum":  # a huge enum of unhashable values, the value not in it
+        return kind, {"enum": [[i] for i in range(rng.randint(50000, 150000))]}, [-1]
+    if kind == "pattern":  # catastrophic for a backtracking engine; section 28 is linear
+        pattern = rng.choice(["^(a+)+$", "^(a|a)*$", "^(a|aa)+$", "(x+x+)+y", "^(\\w+\\s?)*$"])
+        return kind, {"type": "object", "properties": {"s": {"pattern": pattern}}}, \
+            {"s": "a" * rng.randint(20000, 60000) + "!"}
+    if kind == "recursive":  # a recursive schema, a value nested past the recursion limit
+        value: Any = []
+        for _ in range(rng.randint(3000, 6000)):
+            value = [value]
+        return kind, {"$defs": {"n": {"type": "array", "items": {"$ref": "#/$defs/n"}}}, "$ref": "#/$defs/n"}, value
+    width = rng.randint(2, 4)  # arms that each descend and fail at the leaf: width**depth paths
+    value = "x"
+    for _ in range(rng.randint(25, 40)):
+        value = [value]
+    arm = {"type": "array", "items": {"$ref": "#/$defs/a"}}
+    return kind, {"$defs": {"a": {"anyOf": [{"type": "integer"}] + [arm] * width}}, "$ref": "#/$defs/a"}, value
+
+
+class OutputSchemaTest(CliTestCase):
+    """A server's outputSchema that this client cannot check by: refused with an error saying why
+    (2025-11-25 and 2026-07-28 basic/index, "JSON Schema Usage"), before the call is sent, over stdio
+    in both eras (the rule is the client's, the same over HTTP: _read_structured and call_tool)."""
+
+    def calls(self, schema: Dict[str, Any]) -> Any:
+        """(exception or result, the methods sent) of call_tool("t") for a tool of ``schema``, in each era."""
+        tool = json.dumps({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema})
+        listed = f"answer(request, {{'tools': [json.loads({tool!r})]}})"
+        call = "answer(request, {'content': [], 'structuredContent': {'n': 1}})"
+        for era, handlers in (("2026-07-28", {"server/discover": DISCOVERED}), ("2025-11-25", LEGACY)):
+            sent: List[Dict[str, Any]] = []
+            fake = self.fake(dict(handlers, **{"tools/list": listed, "tools/call": call}))
+            with Client(fake, trace=sent_into(sent)) as client:
+                try:
+                    outcome: Any = client.call_tool("t")
+                except RuntimeError as exc:
+                    outcome = exc
+            yield era, outcome, [m.get("method") for m in sent]
+
+    def test_another_dialect_is_refused_before_the_call(self) -> None:
+        # "They MUST handle unsupported dialects gracefully by returning an appropriate error
+        # indicating the dialect is not supported."  Before, draft-07's schema was checked as 2020-12.
+        for dialect in ("http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema",
+                        "https://example.com/my-dialect"):
+            schema = {"$schema": dialect, "type": "object", "properties": {"n": {"type": "integer"}}}
+            for era, outcome, methods in self.calls(schema):
+                with self.subTest(dialect=dialect, era=era):
+                    self.assertIsInstance(outcome, RuntimeError)
+                    self.assertEqual(str(outcome), f"Tool t was not called: its outputSchema cannot be used to "
+                                                   f"check the result: it declares $schema {dialect!r}, a JSON Schema "
+                                                   f"dialect mcp_ref does not support (it validates JSON Schema "
+                                                   f"2020-12 only: https://json-schema.org/draft/2020-12/schema)")
+                    self.assertNotIn("tools/call", methods)
+        for dialect in ("https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2020-12/schema#"):
+            schema = {"$schema": dialect, "type": "object", "properties": {"n": {"type": "integer"}}}
+            for era, outcome, methods in self.calls(schema):
+                with self.subTest(dialect=dialect, era=era):
+                    self.assertEqual((outcome["structuredContent"], methods[-1]), ({"n": 1}, "tools/call"))
+
+    def test_a_ref_it_cannot_resolve_is_refused(self) -> None:
+        # 2026-07-28 basic/index, "$ref Resolution": never fetched (MUST NOT), and "Schemas that fail to
+        # validate due to an unresolved external $ref SHOULD be rejected rather than silently treated as
+        # permissive".  Before, the content went unchecked.
+        for ref, said in (("http://127.0.0.1:9/schema.json", "only local $ref is supported"),
+                          ("other.json#/x", "only local $ref is supported"), ("#/$defs/missing", "points at nothing")):
+            for era, outcome, methods in self.calls({"type": "object", "properties": {"n": {"$ref": ref}}}):
+                with self.subTest(ref=ref, era=era):
+                    self.assertIsInstance(outcome, RuntimeError)
+                    self.assertIn(said, str(outcome))
+                    self.assertIn("mcp_ref never fetches a schema", str(outcome))
+                    self.assertNotIn("tools/call", methods)
+
+    def test_hostile_schemas_are_bounded(self) -> None:
+        # 2026-07-28 basic/index, "Composition-Keyword Resource Use": "a maximum schema depth, a cap
+        # on the total number of subschemas, or a per-validation time budget".  Before, the "refs"
+        # and "anyof" shapes ran for ever (2**n checks), "deep" raised RecursionError, "wide" compiled
+        # tens of thousands of closures.  Each seed: a clear RuntimeError, or the value judged, in time.
+        import random
+
+        with mock.patch.object(mcp_ref, "_SCHEMA_CHECK_SECONDS", 0.5):
+            for seed in HOSTILE_SEEDS:
+                kind, schema, value = hostile_schema(HOSTILE_KINDS[seed % len(HOSTILE_KINDS)], random.Random(seed))
+                tool = {"name": "t", "outputSchema": schema}
+                start = time.monotonic()
+                with self.subTest(seed=seed, kind=kind):
+                    with self.assertRaises(RuntimeError) as caught:
+                        mcp_ref._read_structured("t", {"content": [], "structuredContent": value}, tool, None)
+                    self.assertLess(time.monotonic() - start, 4.0, kind)  # (the budget: 0.5 s)
+                    said = str(caught.exception)
+                    self.assertLess(len(said), 4200)  # an enum of 150,000 values is not repeated whole
+                    self.assertTrue(said.startswith(("Could not check the structured content of tool t: ",
+                                                     "Invalid structured content returned by tool t: ")), said[:300])
+                    self.assertIn(HOSTILE_SAID[kind], said)
+        with self.subTest("over stdio: refused before the call"):
+            for _era, outcome, methods in self.calls({"allOf": [{"type": "object"}] * 20001}):
+                self.assertEqual(str(outcome), "Tool t was not called: its outputSchema cannot be used to check the "
+                                               "result: it has more than 20000 subschemas")
+                self.assertNotIn("tools/call", methods)
 
 
 class HttpTest(Everything, unittest.TestCase):
@@ -932,6 +1092,122 @@ def legacy_http(session: str = "s1") -> Any:
         return 200, {"Mcp-Session-Id": session} if message["method"] == "initialize" else {}, {
             "jsonrpc": "2.0", "id": message["id"], "result": result}
     return answer
+
+
+FORM = {"type": "object", "properties": {"name": {"type": "string", "minLength": 2},
+                                         "age": {"type": "integer", "minimum": 0, "default": 1}},
+        "required": ["name"]}
+# What elicitation_callback answers, and whether that fits FORM (its defaults filled).
+FORM_ANSWERS = [({"action": "accept", "content": {"name": "Ada", "age": 36}}, True),
+                ({"action": "accept", "content": {"name": "Ada"}}, True),  # age: its default
+                ({"action": "decline"}, True), ({"action": "cancel"}, True),
+                ({"action": "accept", "content": {"name": "A"}}, False),
+                ({"action": "accept", "content": {"age": 3}}, False),
+                ({"action": "accept", "content": {"name": "Ada", "age": -1}}, False),
+                ({"action": "accept", "content": {"name": "Ada", "age": "36"}}, False),
+                ({"action": "accept"}, False)]
+
+
+def input_round(schema: Dict[str, Any]) -> Dict[str, Any]:
+    """A 2026-07-28 tools/call answer that asks the client to fill a form of ``schema``."""
+    return {"resultType": "input_required", "inputRequests": {"form": {"method": "elicitation/create", "params": {
+        "message": "Who?", "requestedSchema": schema}}}}
+
+
+class ElicitationCheckTest(CliTestCase):
+    """client/elicitation, "Form Mode Security": "Clients SHOULD validate all responses against the
+    provided schema".  Content that does not fit is the callback's bug and never sent: the server's
+    request is answered -32603 saying so (2025-11-25), an input round's raised to the caller as
+    ValueError (2026-07-28: the server holds no request to answer); a schema the client cannot check
+    by is -32602 before the callback is asked.  Before, any content was sent on."""
+
+    def test_over_stdio_in_the_handshake_era(self) -> None:
+        draft_07 = dict(FORM, **{"$schema": "http://json-schema.org/draft-07/schema#"})
+        for answer, fits in FORM_ANSWERS + [(None, False)]:
+            schema = FORM if answer is not None else draft_07
+            ask = (f"send({{'jsonrpc': '2.0', 'id': 'e', 'method': 'elicitation/create', 'params': {{'message': "
+                   f"'Who?', 'requestedSchema': json.loads({json.dumps(schema)!r})}}}}); "
+                   f"answer(request, {{'tools': [TOOL]}})")
+            sent: List[Dict[str, Any]] = []
+            asked: List[Any] = []
+            with self.subTest(answer=answer), Client(
+                    self.fake(dict(LEGACY, **{"tools/list": ask})), trace=sent_into(sent),
+                    elicitation_callback=lambda params, answer=answer, asked=asked: asked.append(params) or dict(
+                        answer or {"action": "decline"})) as client:
+                client.list_tools()
+            reply = [m for m in sent if m.get("id") == "e"][0]
+            if answer is None:  # another dialect: refused before the callback
+                self.assertEqual((reply["error"]["code"], asked), (-32602, []))
+                self.assertIn("The requestedSchema cannot be used: it declares $schema", reply["error"]["message"])
+            elif fits:
+                content = answer.get("content")
+                self.assertEqual(reply["result"], dict(answer, content=dict(content, age=content.get("age", 1)))
+                                 if content else answer)
+            else:
+                self.assertEqual(reply["error"]["code"], -32603)
+                self.assertIn("elicitation_callback's content does not fit the requestedSchema: ",
+                              reply["error"]["message"])
+                self.assertNotIn("\n", reply["error"]["message"])
+
+    def check_input_rounds(self, connect: Any, calls: Any) -> None:
+        """2026-07-28: each answer given to an input round of ``connect(callback)``'s server;
+        ``calls()``: the params of the tools/call it got since ``connect``."""
+        for answer, fits in FORM_ANSWERS:
+            with self.subTest(answer=answer), connect(lambda params, answer=answer: dict(answer)) as client:
+                if fits:
+                    self.assertEqual(client.call_tool("ask")["structuredContent"],
+                                     calls()[-1]["inputResponses"]["form"])
+                    self.assertEqual(len(calls()), 2)
+                else:
+                    with self.assertRaises(ValueError) as caught:
+                        client.call_tool("ask")
+                    self.assertIn("elicitation_callback's content does not fit the requestedSchema: ",
+                                  str(caught.exception))
+                    self.assertEqual(len(calls()), 1)  # never sent
+
+    def test_input_rounds_over_stdio(self) -> None:
+        record = self.write("calls.jsonl", "")
+        rounds = (f"open({record!r}, 'a').write(json.dumps(request['params']) + '\\n'); answer(request, "
+                  f"{{'content': [], 'structuredContent': request['params']['inputResponses']['form']}} "
+                  f"if 'inputResponses' in request['params'] else json.loads({json.dumps(input_round(FORM))!r}))")
+        fake = self.fake({"server/discover": DISCOVERED, "tools/call": rounds})
+
+        def connect(callback: Any) -> Client:
+            open(record, "w").close()
+            return Client(fake, elicitation_callback=callback)
+
+        def calls() -> List[Dict[str, Any]]:
+            with open(record) as f:
+                return [json.loads(line) for line in f]
+
+        self.check_input_rounds(connect, calls)
+
+    def test_input_rounds_over_http(self) -> None:
+        calls: List[Dict[str, Any]] = []
+
+        def answer(message: Dict[str, Any], headers: Any) -> Any:
+            method, params = message.get("method"), message.get("params") or {}
+            if "id" not in message:
+                return 202, {}, None
+            if method == "server/discover":
+                result: Any = {"supportedVersions": ["2026-07-28"], "capabilities": {}, "serverInfo": {
+                    "name": "f", "version": "1"}}
+            elif method == "tools/call":
+                calls.append(params)
+                result = {"content": [], "structuredContent": params["inputResponses"]["form"]} \
+                    if "inputResponses" in params else input_round(FORM)
+            else:
+                result = {"tools": [{"name": "ask", "inputSchema": {"type": "object"}}]}
+            return 200, {}, {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+        server = FakeHttp(answer)
+        self.addCleanup(server.stop)
+
+        def connect(callback: Any) -> Client:
+            calls.clear()
+            return Client(server.url, elicitation_callback=callback, timeout=5)
+
+        self.check_input_rounds(connect, lambda: calls)
 
 
 class HttpMustTest(unittest.TestCase):

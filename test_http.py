@@ -431,6 +431,11 @@ class HeaderRulesTest(unittest.TestCase):
         def schema(**properties: Any) -> Dict[str, Any]:
             return {"type": "object", "properties": properties}
 
+        # A nullable primitive (Optional[str]) takes one: a null value sends no header ("Value Encoding").
+        self.assertEqual(find(schema(a={"anyOf": [{"type": "string", "maxLength": 9}, {"type": "null"}],
+                                        "default": None, "x-mcp-header": "A"},
+                                     b={"type": ["null", "integer"], "x-mcp-header": "B"})),
+                         [(("a",), "A", "string"), (("b",), "B", "integer")])
         self.assertEqual(sorted(find(schema(r={"type": "string", "x-mcp-header": "Region"},
                                             o={"type": "object", "properties": {"n": {"type": "integer",
                                                                                       "x-mcp-header": "N"}}}))),
@@ -459,8 +464,13 @@ class HeaderRulesTest(unittest.TestCase):
              "parameter 'n': x-mcp-header 'N' needs a property of type string, integer or boolean, not 'number'"),
             (schema(tags={"type": "array", "items": {"type": "string"}, "x-mcp-header": "Tags"}),
              "parameter 'tags': x-mcp-header 'Tags' needs a property of type string, integer or boolean, not 'array'"),
-            (schema(o={"anyOf": [{"type": "string"}, {"type": "null"}], "x-mcp-header": "O"}),
+            (schema(o={"anyOf": [{"type": "number"}, {"type": "null"}], "x-mcp-header": "O"}),
+             "parameter 'o': x-mcp-header 'O' needs a property of type string, integer or boolean, not 'number'"),
+            (schema(o={"anyOf": [{"type": "string"}, {"type": "integer"}], "x-mcp-header": "O"}),
              "parameter 'o': x-mcp-header 'O' needs a property of type string, integer or boolean, not None"),
+            (schema(o={"type": ["string", "integer"], "x-mcp-header": "O"}),
+             "parameter 'o': x-mcp-header 'O' needs a property of type string, integer or boolean, not "
+             "['string', 'integer']"),
             (schema(a={"type": "string", "x-mcp-header": "A b"}),
              "parameter 'a': x-mcp-header 'A b' is not an HTTP token"),
             (schema(a={"type": "string", "x-mcp-header": ""}), "parameter 'a': x-mcp-header '' is not an HTTP token"),
@@ -1347,6 +1357,8 @@ class BearerTokenTest(unittest.TestCase):
             "other": Token([], "https://other.example.com/mcp"), "path": Token([], "https://mcp.example.com/MCP"),
             "none": Token([]), "aud-other": Token([], None, {"aud": "https://other.example.com"}),
             "bad": Token([], "mcp.example.com/mcp"), "host": Token([]),
+            "userinfo": Token([], "https://evil@mcp.example.com/mcp"),
+            "spaced": Token([], " https://mcp.example.com/mcp\n"),
             "url": Token([], Url("https://mcp.example.com/mcp"))}, AuthSettings())
         # The request's own Host names this one: a check that read the Host would take it.
         endpoint.app.server.settings["token_verifier"].verify_token("host").resource = \
@@ -1354,7 +1366,7 @@ class BearerTokenTest(unittest.TestCase):
         for name in ("ours", "spelled", "aud", "aud-one", "url"):
             with self.subTest(token=name):
                 self.assertEqual(self.statuses(endpoint, name), (200, 200))
-        for name in ("other", "path", "none", "aud-other", "bad", "host"):
+        for name in ("other", "path", "none", "aud-other", "bad", "host", "userinfo", "spaced"):
             with self.subTest(token=name):
                 self.assertEqual(self.statuses(endpoint, name), (401, 401))
                 refused = endpoint.modern("tools/list", headers={"Authorization": f"Bearer {name}"})

@@ -921,6 +921,30 @@ class CanonicalResourceTest(unittest.TestCase):
         self.assertTrue(covers("https://mcp.example.com", canonical("https://mcp.example.com/")))
 
 
+class ResourceParameterTest(OAuthTest):
+    """basic/authorization, "Canonical Server URI": implementations "SHOULD consistently use the form
+    without the trailing slash": a server at its origin's root, named with a "/" by the metadata or
+    by its URL, is sent as ``resource`` (authorization and token requests) without it, in lower case."""
+
+    def test_the_resource_is_sent_without_the_root_s_trailing_slash(self) -> None:
+        for prm, named in (("root", "{base}/"), ("root", "{upper}/"), (None, None)):
+            with self.subTest(prm=prm, named=named):
+                fake = self.fake(prm=prm)
+                upper = fake.base.replace("http://", "HTTP://")
+                fake.options["prm_resource"] = named and named.format(base=fake.base, upper=upper)
+                auth = OAuthClientProvider(fake.base + "/", redirect_uri=REDIRECT, redirect_handler=follow)
+                self.assertTrue(auth.unauthorized(fake.base + "/", 401, 'Bearer realm="mcp"'))
+                self.assertEqual(fake.fields("/authorize")[0]["resource"], fake.base)
+                self.assertEqual(fake.fields("/token")[0]["resource"], fake.base)
+
+    def test_a_path_keeps_its_form(self) -> None:
+        # "unless the trailing slash is semantically significant": on a path it may be; kept as named.
+        self.assertEqual(mcp_ref._resource_indicator("HTTPS://MCP.Example.com/"), "https://mcp.example.com")
+        self.assertEqual(mcp_ref._resource_indicator("https://mcp.example.com"), "https://mcp.example.com")
+        self.assertEqual(mcp_ref._resource_indicator("https://mcp.example.com/mcp/"), "https://mcp.example.com/mcp/")
+        self.assertEqual(mcp_ref._resource_indicator("https://mcp.example.com?q=a/"), "https://mcp.example.com?q=a/")
+
+
 class ImportTest(unittest.TestCase):
     def test_importing_loads_none_of_it(self) -> None:
         code = (f"import sys; sys.path.insert(0, {HERE!r}); import mcp_ref; "
