@@ -7055,9 +7055,11 @@ class _HttpApp:
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
         self.closing = threading.Event()
+        self.listens_end = False  # a graceful stop began (end_listens): listen streams end, other requests finish
         self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 21)
         self.sessions = self.table.open  # by id (the same dict, for good)
         self._param_headers: Dict[_Tool, Optional[List[Tuple[Tuple[str, ...], str, Any]]]] = {}
+        _end_listens_at_sigterm(self)
 
     def __call__(self, environ: Dict[str, Any], start_response: _StartResponse) -> Iterable[bytes]:
         status, headers, body = self.respond(environ)
@@ -7376,7 +7378,7 @@ class _HttpApp:
                     watch.cancel()
                     yield _sse_event(_encode(_error_response(watch.id, _RpcError(INTERNAL_ERROR, watch.late_text()))))
                     return
-                elif gone() or self.closing.is_set():
+                elif gone() or self.closing.is_set() or self.listens_end and watch.conn.listeners:
                     if not gone():  # the server stops: a listen stream says it ends (_Connection.listen_ends)
                         for data in watch.conn.listen_ends():
                             yield _sse_event(data)
@@ -7531,6 +7533,14 @@ class _HttpApp:
 
         return asyncio.run_coroutine_threadsafe(coro, self.event_loop()).result(timeout)
 
+    def end_listens(self) -> None:
+        """A graceful stop begins (SIGTERM): each subscriptions/listen stream
+        ends now, with notifications/cancelled and its result (_Connection.
+        listen_ends), as it never ends by itself and no drain should wait for
+        it; the other requests go on.  A plain assignment (no lock): a signal
+        handler may call it."""
+        self.listens_end = True
+
     def close(self) -> None:
         """Stop: every open stream ends, every session is forgotten, and the
         pool's threads end once the calls queued have run."""
@@ -7543,6 +7553,49 @@ class _HttpApp:
 
 def _never() -> bool:
     return False
+
+
+class _ChainedStop:
+    """A gunicorn worker's SIGTERM handler, run after the listen streams of
+    ``apps`` (weakly held) are told to end (_end_listens_at_sigterm)."""
+
+    def __init__(self, previous: Callable[[int, Any], Any]) -> None:
+        self.previous = previous
+        self.apps: List[Any] = []  # weakref.ref of each app
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        for ref in list(self.apps):  # (a copy: list() of a list is atomic; no lock in a signal handler)
+            app = ref()
+            if app is not None:
+                app.end_listens()
+        self.previous(signum, frame)
+
+
+def _end_listens_at_sigterm(app: _HttpApp) -> None:
+    """In a gunicorn worker, SIGTERM (a graceful stop: requests in flight get
+    graceful_timeout, then the worker is killed) ends ``app``'s listen streams
+    first, with notifications/cancelled (basic/patterns/subscriptions: a
+    server that tears a stream down MUST send it), rather than their being
+    cut at the timeout.  gunicorn has no hook for it, so the app chains the
+    worker's own handler when it is built in the worker's main thread
+    (gunicorn loads the app after setting its handlers; not with --preload,
+    README).  Any other process's handlers are left alone."""
+    if "gunicorn" not in sys.modules:
+        return
+    import signal
+    import threading
+    import weakref
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        return
+    handler = signal.getsignal(signal.SIGTERM)
+    if not isinstance(handler, _ChainedStop):
+        if not type(getattr(handler, "__self__", None)).__module__.startswith("gunicorn.workers."):
+            return
+        handler = _ChainedStop(handler)  # type: ignore[arg-type]
+        signal.signal(signal.SIGTERM, handler)
+        signal.siginterrupt(signal.SIGTERM, False)  # as gunicorn set it ("Don't let SIGTERM ... interrupt")
+    handler.apps.append(weakref.ref(app))
 
 
 def _forget_connection(server: MCPServer, conn: _Connection) -> None:
@@ -18777,6 +18830,7 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
     while not signals:  # the main thread stays free for signals
         time.sleep(0.1)
+    app.end_listens()  # first: a listen stream never ends by itself, and no drain waits for it
     if exit_process:  # section 16: the tasks it runs failed at once, not left working (os._exit skips atexit)
         app.server._tasks.stop()
     _stop_http(httpd, app)
