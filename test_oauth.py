@@ -717,6 +717,16 @@ class HostileTest(OAuthTest):
                 fake = self.fake(raw={"/token": raw})
                 self.assertEqual(self.refusal(fake), "the token request (authorization_code) failed: " + refusal)
 
+    def test_a_registration_refused_for_its_redirect_uri_says_why(self) -> None:
+        # client-registration: clients "MUST be prepared to handle registration failures due to
+        # redirect URI constraints" (an OIDC server refusing a loopback redirect_uri): RFC 7591
+        # section 3.2.2's error is raised as OAuthFlowError with its code; nothing is sent after it.
+        refused = json.dumps({"error": "invalid_redirect_uri", "error_description": "loopback not allowed"})
+        fake = self.fake(raw={"/register": (400, refused.encode())})
+        self.assertEqual(self.refusal(fake), f"dynamic registration at {fake.base}/register failed: HTTP 400 "
+                                             "invalid_redirect_uri (RFC 7591 section 3.2)")
+        self.assertEqual(fake.fields("/authorize"), [])
+
     def test_a_malformed_registration_is_refused_without_its_secret(self) -> None:
         refusal = "dynamic registration at {}/register failed: HTTP 201{} (RFC 7591 section 3.2)"
         for answer in ({"client_secret": 5}, {"client_id": 7, "client_secret": "leaked-secret"}, {"client_id": ""}):

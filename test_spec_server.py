@@ -384,6 +384,38 @@ class QuestionTimeoutHttpTest(unittest.TestCase):
             self.check_gave_up(events, n, "0.2")
 
 
+class ServerCancelsOnlyListensTest(Case):
+    """2026-07-28 basic/patterns/cancellation: "Servers MUST NOT send
+    `notifications/cancelled` for any other purpose" than ending a
+    subscriptions/listen stream: calls that ask each kind of question (InputRequiredResult
+    rounds, no request of the server's), left past the handshake era's question
+    timeout, send none; the stop cancels the listen alone."""
+
+    def test_over_stdio(self) -> None:
+        conn = opened(mcp_ref._StdioServer(asking_server(None, request_timeout=0.2)))
+        conn.out = io.BytesIO()
+        meta = dict(META, **{"io.modelcontextprotocol/clientCapabilities": ALL_QUESTIONS})
+
+        def send(message: Dict[str, Any]) -> None:
+            conn.handle_line(json.dumps(message).encode())
+            conn.settle_all(WAIT)
+
+        send({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": True}, "_meta": meta}})
+        for n, kind in enumerate(("form", "url", "sampling", "roots"), start=1):
+            send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                "name": "ask_sync", "arguments": {"kind": kind}, "_meta": meta}})
+        time.sleep(0.3)  # past the handshake era's question timeout
+        for data in conn.listen_ends():
+            conn.out.write(data)
+        frames = [json.loads(line) for line in conn.out.getvalue().splitlines()]
+        answered = {f["id"]: f["result"].get("resultType") for f in frames if "result" in f}
+        self.assertEqual(answered, {1: "input_required", 2: "input_required", 3: "input_required",
+                                    4: "input_required", "sub": "complete"})
+        cancels = [f["params"]["requestId"] for f in frames if f.get("method") == "notifications/cancelled"]
+        self.assertEqual(cancels, ["sub"])
+
+
 class CancellationLogTest(Case):
     """basic/utilities/cancellation "Implementation Notes": "Both parties SHOULD log
     cancellation reasons for debugging": at DEBUG on the ``mcp_ref`` logger, the
