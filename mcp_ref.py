@@ -3577,7 +3577,8 @@ class MCPServer:
     $MCP_REF_TASK_STORE, else memory), ``task_ttl`` (seconds a task is kept,
     3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100),
     ``max_stored_tasks_per_client`` (stored, finished or not, 1000) and
-    ``max_tasks`` (stored, 10000); a client is a token's principal, else a session.
+    ``max_tasks`` (stored, 10000); a client is a token's principal, else the
+    peer address (HTTP), else the connection (stdio).
     ``scope_hierarchy``: each scope with the narrower ones it implies (HTTP's bearer tokens, section 21).
     The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
@@ -4767,7 +4768,9 @@ class TaskStore:
     machine.  ``MCPServer(task_store=...)`` takes one.
 
     A record is a JSON object: ``taskId``, ``owner`` (the principal it belongs
-    to), ``status``, ``revision`` (the store's, for compare-and-set),
+    to), ``client`` (whom its caps count against, _task_client; a record
+    without one counts against its owner), ``status``, ``revision`` (the
+    store's, for compare-and-set),
     ``createdAt`` and ``expiresAt`` (seconds since the epoch; expiresAt may be
     None), and the server's own fields.  Each method is called from many
     threads, and from several processes sharing one store: a record is
@@ -4805,20 +4808,13 @@ class TaskStore:
         after the taskId ``after``."""
         raise NotImplementedError
 
-    def count(self, owner: str) -> Tuple[int, int]:
-        """(the tasks of ``owner`` not finished, all the tasks stored)."""
+    def count(self, client: str) -> Tuple[int, int]:
+        """(the tasks of ``client`` not finished, all the tasks stored)."""
         raise NotImplementedError
 
-    def owned(self, owner: str) -> int:
-        """How many tasks of ``owner`` are stored, finished or not (by default by
-        listing them: a store of its own may count them faster)."""
-        count, after = 0, None
-        while True:
-            page = self.list(owner, after, 1000)
-            count += len(page)
-            if len(page) < 1000:
-                return count
-            after = page[-1]["taskId"]
+    def owned(self, client: str) -> int:
+        """How many tasks of ``client`` are stored, finished or not."""
+        raise NotImplementedError
 
     def purge(self, now: float) -> None:
         """Delete the records whose expiresAt has passed."""
@@ -4832,7 +4828,7 @@ class InMemoryTaskStore(TaskStore):
     """The default store: this process's memory (gone with it).  Records are
     kept as JSON text, so that no caller holds a reference into the store;
     beside each, what count, list and purge read (owner, status, revision,
-    times), so that none of them parses a record: a create is O(log n)."""
+    times, client), so that none of them parses a record: a create is O(log n)."""
 
     blocking = False  # a lock held for microseconds
 
@@ -4841,10 +4837,11 @@ class InMemoryTaskStore(TaskStore):
 
         self.lock = threading.Lock()  # guards everything below
         self.records: Dict[str, str] = {}
-        self.heads: Dict[str, Tuple[str, str, int, float, Optional[float]]] = {}  # owner, status, revision, ...
+        self.heads: Dict[str, Tuple[str, str, int, float, Optional[float], str]] = {}  # owner, status, ..., client
         self.views: Dict[str, Dict[str, Any]] = {}  # peek's parsed records, made when first peeked
         self.viewed = 0  # the JSON text of views, in characters
-        self.unfinished: Dict[str, int] = {}  # per owner
+        self.unfinished: Dict[str, int] = {}  # per client
+        self.stored: Dict[str, int] = {}  # per client
         self.by_owner: Dict[str, Dict[str, float]] = {}  # per owner, its taskIds' createdAt: what list reads
         self.expiries: List[Tuple[float, str]] = []  # a heap of (expiresAt, taskId); stale entries skipped
 
@@ -4857,12 +4854,14 @@ class InMemoryTaskStore(TaskStore):
         import heapq
 
         task_id, owner, expires = record["taskId"], record["owner"], record["expiresAt"]
+        client = record.get("client", owner)
         old = self.heads.get(task_id)
         self._drop(task_id)
         self.records[task_id] = json.dumps(record)
-        self.heads[task_id] = (owner, record["status"], record["revision"], record["createdAt"], expires)
+        self.heads[task_id] = (owner, record["status"], record["revision"], record["createdAt"], expires, client)
+        self.stored[client] = self.stored.get(client, 0) + 1
         if record["status"] not in _TASK_TERMINAL:
-            self.unfinished[owner] = self.unfinished.get(owner, 0) + 1
+            self.unfinished[client] = self.unfinished.get(client, 0) + 1
         self.by_owner.setdefault(owner, {})[task_id] = record["createdAt"]
         if expires is not None and (old is None or old[4] != expires):  # one entry per expiry
             heapq.heappush(self.expiries, (expires, task_id))
@@ -4875,15 +4874,15 @@ class InMemoryTaskStore(TaskStore):
         if self.views.pop(task_id, None) is not None:
             self.viewed -= len(self.records[task_id])  # the text it was parsed from
         del self.records[task_id]
-        owner, status = head[0], head[1]
+        owner, status, client = head[0], head[1], head[5]
         mine = self.by_owner[owner]
         del mine[task_id]
         if not mine:
             del self.by_owner[owner]
-        if status not in _TASK_TERMINAL:
-            self.unfinished[owner] -= 1
-            if not self.unfinished[owner]:
-                del self.unfinished[owner]
+        for counts in (self.stored, self.unfinished) if status not in _TASK_TERMINAL else (self.stored,):
+            counts[client] -= 1
+            if not counts[client]:
+                del counts[client]
 
     def get(self, task_id: str) -> Optional[Dict[str, Any]]:
         with self.lock:
@@ -4927,13 +4926,13 @@ class InMemoryTaskStore(TaskStore):
             texts = [self.records[task_id] for task_id in ids[start:start + limit]]
         return [json.loads(text) for text in texts]
 
-    def count(self, owner: str) -> Tuple[int, int]:
+    def count(self, client: str) -> Tuple[int, int]:
         with self.lock:
-            return self.unfinished.get(owner, 0), len(self.records)
+            return self.unfinished.get(client, 0), len(self.records)
 
-    def owned(self, owner: str) -> int:
+    def owned(self, client: str) -> int:
         with self.lock:
-            return len(self.by_owner.get(owner, ()))
+            return self.stored.get(client, 0)
 
     def purge(self, now: float) -> None:
         import heapq
@@ -4996,11 +4995,15 @@ class SqliteTaskStore(TaskStore):
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         db.execute("PRAGMA journal_mode = WAL")
-        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mcp_tasks_removed'").fetchone():
-            return db  # the schema is there (its last statement's trigger): no write lock to wait for
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mcp_tasks_client'").fetchone():
+            return db  # the schema is there (its last statement's index): no write lock to wait for
         db.execute("BEGIN IMMEDIATE")  # one process sets the schema up; the others find it done
         try:
-            for statement in self._SCHEMA:
+            db.execute(self._SCHEMA[0])
+            if "client" not in {row[1] for row in db.execute("PRAGMA table_info(mcp_tasks)")}:
+                db.execute("ALTER TABLE mcp_tasks ADD COLUMN client TEXT NOT NULL DEFAULT ''")
+                db.execute("UPDATE mcp_tasks SET client = owner")  # a file made before clients were counted
+            for statement in self._SCHEMA[1:]:
                 db.execute(statement)
             db.execute("COMMIT")
         except BaseException:
@@ -5011,28 +5014,33 @@ class SqliteTaskStore(TaskStore):
 
     # What each query reads is indexed, so that creating a task costs the same
     # with 300 stored or 10,000 (bench/README.md, "Tasks"): an owner's tasks in
-    # list order (list, count); expiry (purge); and how many are stored, kept by
-    # triggers (COUNT(*) of a table reads all of it).  A file made before the
-    # indexes gets them, and its count, when first opened.
+    # list order (list); a client's, and those not finished (count, owned);
+    # expiry (purge); and how many are stored, kept by triggers (COUNT(*) of a
+    # table reads all of it).  A file made before the indexes (or the client
+    # column) gets them, and its count, when first opened.
     _UNFINISHED = "status NOT IN ('completed', 'failed', 'cancelled')"  # _TASK_TERMINAL, as a partial index reads it
     _SCHEMA = (
         "CREATE TABLE IF NOT EXISTS mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, status TEXT NOT NULL, "
-        "revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, data TEXT NOT NULL)",
+        "revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, data TEXT NOT NULL, client TEXT NOT NULL)",
         "CREATE INDEX IF NOT EXISTS mcp_tasks_owner ON mcp_tasks (owner, created, id)",
         "CREATE INDEX IF NOT EXISTS mcp_tasks_expires ON mcp_tasks (expires) WHERE expires IS NOT NULL",
-        f"CREATE INDEX IF NOT EXISTS mcp_tasks_unfinished ON mcp_tasks (owner) WHERE {_UNFINISHED}",
+        "DROP INDEX IF EXISTS mcp_tasks_unfinished",  # by owner: before clients were counted
+        f"CREATE INDEX IF NOT EXISTS mcp_tasks_client_unfinished ON mcp_tasks (client) WHERE {_UNFINISHED}",
         "CREATE TABLE IF NOT EXISTS mcp_tasks_stored (n INTEGER NOT NULL)",
         "INSERT INTO mcp_tasks_stored SELECT COUNT(*) FROM mcp_tasks WHERE NOT EXISTS (SELECT 1 FROM mcp_tasks_stored)",
         "CREATE TRIGGER IF NOT EXISTS mcp_tasks_added AFTER INSERT ON mcp_tasks "
         "BEGIN UPDATE mcp_tasks_stored SET n = n + 1; END",
         "CREATE TRIGGER IF NOT EXISTS mcp_tasks_removed AFTER DELETE ON mcp_tasks "
         "BEGIN UPDATE mcp_tasks_stored SET n = n - 1; END",
+        "CREATE INDEX IF NOT EXISTS mcp_tasks_client ON mcp_tasks (client)",
     )
 
     def create(self, record: Dict[str, Any]) -> None:
-        self._execute("INSERT INTO mcp_tasks VALUES (?, ?, ?, ?, ?, ?, ?)", (
-            record["taskId"], record["owner"], record["status"], record["revision"], record["createdAt"],
-            record["expiresAt"], json.dumps(record)))
+        self._execute("INSERT INTO mcp_tasks (id, owner, status, revision, created, expires, data, client) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
+                          record["taskId"], record["owner"], record["status"], record["revision"],
+                          record["createdAt"], record["expiresAt"], json.dumps(record),
+                          record.get("client", record["owner"])))
 
     def get(self, task_id: str) -> Optional[Dict[str, Any]]:
         row = self._execute("SELECT data FROM mcp_tasks WHERE id = ?", (task_id,), "one")
@@ -5078,13 +5086,13 @@ class SqliteTaskStore(TaskStore):
                              "ORDER BY created, id LIMIT ?", (owner, created, last, limit), "all")  # (SQLite 3.15+)
         return [json.loads(row[0]) for row in rows]
 
-    def count(self, owner: str) -> Tuple[int, int]:
-        mine = self._execute(f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND {self._UNFINISHED}",
-                             (owner,), "one")[0]
+    def count(self, client: str) -> Tuple[int, int]:
+        mine = self._execute(f"SELECT COUNT(*) FROM mcp_tasks WHERE client = ? AND {self._UNFINISHED}",
+                             (client,), "one")[0]
         return int(mine), int(self._execute("SELECT n FROM mcp_tasks_stored", (), "one")[0])
 
-    def owned(self, owner: str) -> int:
-        return int(self._execute("SELECT COUNT(*) FROM mcp_tasks WHERE owner = ?", (owner,), "one")[0])
+    def owned(self, client: str) -> int:
+        return int(self._execute("SELECT COUNT(*) FROM mcp_tasks WHERE client = ?", (client,), "one")[0])
 
     def purge(self, now: float) -> None:
         self._execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))
@@ -5219,34 +5227,37 @@ class _Tasks:
         CreateTaskResult until the task is durably created"), then queued to run."""
         import uuid
 
-        owner = _task_owner(request.conn)
+        owner, client = _task_owner(request.conn), _task_client(request.conn)
         now = time.time()
         self.store.purge(now)
-        self.check_limits(owner)
+        self.check_limits(client)
         limit = self.server.task_ttl
         ttl = limit if ttl is None or limit is not None and ttl > limit else ttl
         meta = _task_meta(request)
-        record: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "owner": owner, "status": "working", "revision": 0,
+        record: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "owner": owner, "client": client,
+                                  "status": "working", "revision": 0,
                   "createdAt": now, "updatedAt": now, "expiresAt": None if ttl is None else now + ttl, "ttl": ttl,
                   "tool": tool.name, "arguments": arguments, "meta": meta, "version": request.version,
                   "answers": dict(request.answers), "userState": request.user_state, "lease": now + self.lease}
         self.store.create(record)
         _audit(_INFO, "task %s created for %r: tool %r", record["taskId"], owner, tool.name)
-        self.submit(record["taskId"], owner, _progress_stream(request))
+        self.submit(record["taskId"], client, _progress_stream(request))
         return record
 
-    def check_limits(self, owner: str) -> None:
+    def check_limits(self, client: str) -> None:
         """-32600 past a limit ("Enforce limits on concurrent tasks per requestor",
         "Resource Management"): the client's unfinished tasks; the client's
         stored, finished or not (kept for task_ttl: one client's finished tasks
-        must not fill the server for everyone); the server's stored."""
+        must not fill the server for everyone); the server's stored.  The
+        message names the client counted (_task_client)."""
         server = self.server
-        mine, stored = self.store.count(owner)
-        kept = self.store.owned(owner) if server.max_stored_tasks_per_client is not None else 0
+        mine, stored = self.store.count(client)
+        kept = self.store.owned(client) if server.max_stored_tasks_per_client is not None else 0
+        who = "this connection" if client.startswith("connection ") else f"this client ({client})"
         if mine >= server.max_tasks_per_client:
-            why = f"this client has {mine} tasks not finished (limit {server.max_tasks_per_client})"
+            why = f"{who} has {mine} tasks not finished (limit {server.max_tasks_per_client})"
         elif server.max_stored_tasks_per_client is not None and kept >= server.max_stored_tasks_per_client:
-            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; "
+            why = (f"{who} has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; "
                    f"{_ttl_text(server.task_ttl)})")
         elif stored >= server.max_tasks:
             why = f"this server has {stored} tasks stored (limit {server.max_tasks})"
@@ -5256,8 +5267,8 @@ class _Tasks:
 
     # -- the runs ------------------------------------------------------------------
 
-    def submit(self, task_id: str, owner: str, stream: Optional[Callable[[bytes], None]] = None) -> None:
-        """Queue a run of the task on this process's task pool (fair between owners).
+    def submit(self, task_id: str, client: str, stream: Optional[Callable[[bytes], None]] = None) -> None:
+        """Queue a run of the task on this process's task pool (fair between clients).
         What the run sends (progress) goes to ``stream``; by default nowhere."""
         import threading
 
@@ -5271,7 +5282,7 @@ class _Tasks:
         if start:
             threading.Thread(target=self._beat, args=(beat,), name="mcp_ref-task-lease", daemon=True).start()
             _stop_tasks_at_exit(self)
-        pool.submit(functools.partial(self._run, task_id, call), owner)
+        pool.submit(functools.partial(self._run, task_id, call), client)
 
     def stop(self, wait: float = _TASK_STOP) -> None:
         """A graceful stop (SIGTERM, the end of stdio's input, the process
@@ -5593,7 +5604,7 @@ class _Tasks:
                 continue
             stored = self._change(task_id, functools.partial(_answered, {key: answer.result}, self.lease))
             if stored is not None and stored["status"] == "working":
-                self.submit(task_id, stored["owner"], _progress_stream(request))
+                self.submit(task_id, stored.get("client", stored["owner"]), _progress_stream(request))
 
     def current(self, task_id: str, owner: str) -> Dict[str, Any]:
         """The task of ``owner`` (another's is not found: one client never reads
@@ -5633,7 +5644,7 @@ class _Tasks:
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no result of {method}")
         stored = self._change(task_id, functools.partial(_answered, responses, self.lease))
         if stored is not None and stored["status"] == "working":
-            self.submit(task_id, owner)
+            self.submit(task_id, stored.get("client", owner))
         return {}
 
 
@@ -5697,6 +5708,20 @@ def _task_owner(conn: Any) -> str:
     if principal:
         return str(principal)
     return f"session {conn.id}" if isinstance(conn, _HttpSession) else ""
+
+
+def _task_client(conn: Any) -> str:
+    """Whom a task's caps (max_tasks_per_client, max_stored_tasks_per_client)
+    and its share of the task pool count against, apart from whom it belongs
+    to (_task_owner): over HTTP the client the app's own per-client limits
+    count (_client_of: the token's principal, else the peer address), so that
+    anonymous clients are not one cap holder, and one peer's many sessions
+    are one; else the connection (stdio's one client, in process), or a
+    principal set on it.  (With several processes, pid and id tell them apart.)"""
+    if isinstance(conn, _HttpExchange):
+        return str(conn.client)
+    principal = getattr(conn, "principal", None)
+    return f"principal {principal}" if principal else f"connection {os.getpid()}.{id(conn)}"
 
 
 def _tells_requestors_apart(conn: Any) -> bool:
@@ -7031,9 +7056,11 @@ class _HttpApp:
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
         self.closing = threading.Event()
+        self.listens_end = False  # a graceful stop began (end_listens): listen streams end, other requests finish
         self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 21)
         self.sessions = self.table.open  # by id (the same dict, for good)
         self._param_headers: Dict[_Tool, Optional[List[Tuple[Tuple[str, ...], str, Any]]]] = {}
+        _end_listens_at_sigterm(self)
 
     def __call__(self, environ: Dict[str, Any], start_response: _StartResponse) -> Iterable[bytes]:
         status, headers, body = self.respond(environ)
@@ -7352,7 +7379,7 @@ class _HttpApp:
                     watch.cancel()
                     yield _sse_event(_encode(_error_response(watch.id, _RpcError(INTERNAL_ERROR, watch.late_text()))))
                     return
-                elif gone() or self.closing.is_set():
+                elif gone() or self.closing.is_set() or self.listens_end and watch.conn.listeners:
                     if not gone():  # the server stops: a listen stream says it ends (_Connection.listen_ends)
                         for data in watch.conn.listen_ends():
                             yield _sse_event(data)
@@ -7507,6 +7534,14 @@ class _HttpApp:
 
         return asyncio.run_coroutine_threadsafe(coro, self.event_loop()).result(timeout)
 
+    def end_listens(self) -> None:
+        """A graceful stop begins (SIGTERM): each subscriptions/listen stream
+        ends now, with notifications/cancelled and its result (_Connection.
+        listen_ends), as it never ends by itself and no drain should wait for
+        it; the other requests go on.  A plain assignment (no lock): a signal
+        handler may call it."""
+        self.listens_end = True
+
     def close(self) -> None:
         """Stop: every open stream ends, every session is forgotten, and the
         pool's threads end once the calls queued have run."""
@@ -7519,6 +7554,49 @@ class _HttpApp:
 
 def _never() -> bool:
     return False
+
+
+class _ChainedStop:
+    """A gunicorn worker's SIGTERM handler, run after the listen streams of
+    ``apps`` (weakly held) are told to end (_end_listens_at_sigterm)."""
+
+    def __init__(self, previous: Callable[[int, Any], Any]) -> None:
+        self.previous = previous
+        self.apps: List[Any] = []  # weakref.ref of each app
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        for ref in list(self.apps):  # (a copy: list() of a list is atomic; no lock in a signal handler)
+            app = ref()
+            if app is not None:
+                app.end_listens()
+        self.previous(signum, frame)
+
+
+def _end_listens_at_sigterm(app: _HttpApp) -> None:
+    """In a gunicorn worker, SIGTERM (a graceful stop: requests in flight get
+    graceful_timeout, then the worker is killed) ends ``app``'s listen streams
+    first, with notifications/cancelled (basic/patterns/subscriptions: a
+    server that tears a stream down MUST send it), rather than their being
+    cut at the timeout.  gunicorn has no hook for it, so the app chains the
+    worker's own handler when it is built in the worker's main thread
+    (gunicorn loads the app after setting its handlers; not with --preload,
+    README).  Any other process's handlers are left alone."""
+    if "gunicorn" not in sys.modules:
+        return
+    import signal
+    import threading
+    import weakref
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        return
+    handler = signal.getsignal(signal.SIGTERM)
+    if not isinstance(handler, _ChainedStop):
+        if not type(getattr(handler, "__self__", None)).__module__.startswith("gunicorn.workers."):
+            return
+        handler = _ChainedStop(handler)  # type: ignore[arg-type]
+        signal.signal(signal.SIGTERM, handler)
+        signal.siginterrupt(signal.SIGTERM, False)  # as gunicorn set it ("Don't let SIGTERM ... interrupt")
+    handler.apps.append(weakref.ref(app))
 
 
 def _forget_connection(server: MCPServer, conn: _Connection) -> None:
@@ -19089,6 +19167,7 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
     while not signals:  # the main thread stays free for signals
         time.sleep(0.1)
+    app.end_listens()  # first: a listen stream never ends by itself, and no drain waits for it
     if exit_process:  # section 16: the tasks it runs failed at once, not left working (os._exit skips atexit)
         app.server._tasks.stop()
     _stop_http(httpd, app)
