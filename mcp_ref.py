@@ -537,7 +537,10 @@ def _type_hints(obj: Any) -> Dict[str, Any]:
     import typing
 
     try:
-        return typing.get_type_hints(obj, include_extras=True)
+        try:
+            return typing.get_type_hints(obj, include_extras=True)
+        except KeyError:  # 3.9: a class whose module is not in sys.modules (exec'd code); 3.10 reads {} for it
+            return typing.get_type_hints(obj, globalns={}, include_extras=True)
     except Exception as exc:
         name = getattr(obj, "__qualname__", repr(obj))
         raise InvalidSignature(f"Unable to evaluate type annotations for {name!r}: {exc}") from exc
