@@ -16630,6 +16630,18 @@ class _BoundedCompiler(_Compiler):
 
         return check
 
+    def _annotator(self, schema: Any, top: bool = False) -> Callable[[Any], _Evaluated]:
+        """unevaluated*'s annotators counted too: 2**n paths through $refs are no checks."""
+        inner = super()._annotator(schema, top)
+
+        def count(value: Any) -> _Evaluated:
+            self.steps += 1
+            if not self.steps & 1023 and time.monotonic() > self.deadline:
+                raise _OutOfTime
+            return inner(value)
+
+        return count
+
 
 def _schema_size_problem(schema: Any) -> Optional[str]:
     """Why a schema is too deep or has too many subschemas to be checked, or None
