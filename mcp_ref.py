@@ -151,6 +151,7 @@ from __future__ import annotations
 import _thread  # a built-in module: nothing to load
 import functools  # loaded by json already
 import contextvars  # a built-in module: nothing to load
+import io  # loaded at startup (sys.stdout)
 import itertools  # loaded by json already
 import json
 import os
@@ -3740,7 +3741,8 @@ class MCPServer:
     $MCP_REF_TASK_STORE, else memory), ``task_ttl`` (seconds a task is kept,
     3600; None: unlimited), ``max_tasks_per_client`` (unfinished, 100),
     ``max_stored_tasks_per_client`` (stored, finished or not, 1000) and
-    ``max_tasks`` (stored, 10000); a client is a token's principal, else a session.
+    ``max_tasks`` (stored, 10000); a client is a token's principal, else the
+    peer address (HTTP), else the connection (stdio).
     ``scope_hierarchy``: each scope with the narrower ones it implies (HTTP's bearer tokens, section 21).
     The SDK's other keywords: ``request_state_security`` (section 25), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
@@ -4930,7 +4932,9 @@ class TaskStore:
     machine.  ``MCPServer(task_store=...)`` takes one.
 
     A record is a JSON object: ``taskId``, ``owner`` (the principal it belongs
-    to), ``status``, ``revision`` (the store's, for compare-and-set),
+    to), ``client`` (whom its caps count against, _task_client; a record
+    without one counts against its owner), ``status``, ``revision`` (the
+    store's, for compare-and-set),
     ``createdAt`` and ``expiresAt`` (seconds since the epoch; expiresAt may be
     None), and the server's own fields.  Each method is called from many
     threads, and from several processes sharing one store: a record is
@@ -4968,20 +4972,13 @@ class TaskStore:
         after the taskId ``after``."""
         raise NotImplementedError
 
-    def count(self, owner: str) -> Tuple[int, int]:
-        """(the tasks of ``owner`` not finished, all the tasks stored)."""
+    def count(self, client: str) -> Tuple[int, int]:
+        """(the tasks of ``client`` not finished, all the tasks stored)."""
         raise NotImplementedError
 
-    def owned(self, owner: str) -> int:
-        """How many tasks of ``owner`` are stored, finished or not (by default by
-        listing them: a store of its own may count them faster)."""
-        count, after = 0, None
-        while True:
-            page = self.list(owner, after, 1000)
-            count += len(page)
-            if len(page) < 1000:
-                return count
-            after = page[-1]["taskId"]
+    def owned(self, client: str) -> int:
+        """How many tasks of ``client`` are stored, finished or not."""
+        raise NotImplementedError
 
     def purge(self, now: float) -> None:
         """Delete the records whose expiresAt has passed."""
@@ -4995,7 +4992,7 @@ class InMemoryTaskStore(TaskStore):
     """The default store: this process's memory (gone with it).  Records are
     kept as JSON text, so that no caller holds a reference into the store;
     beside each, what count, list and purge read (owner, status, revision,
-    times), so that none of them parses a record: a create is O(log n)."""
+    times, client), so that none of them parses a record: a create is O(log n)."""
 
     blocking = False  # a lock held for microseconds
 
@@ -5004,10 +5001,11 @@ class InMemoryTaskStore(TaskStore):
 
         self.lock = threading.Lock()  # guards everything below
         self.records: Dict[str, str] = {}
-        self.heads: Dict[str, Tuple[str, str, int, float, Optional[float]]] = {}  # owner, status, revision, ...
+        self.heads: Dict[str, Tuple[str, str, int, float, Optional[float], str]] = {}  # owner, status, ..., client
         self.views: Dict[str, Dict[str, Any]] = {}  # peek's parsed records, made when first peeked
         self.viewed = 0  # the JSON text of views, in characters
-        self.unfinished: Dict[str, int] = {}  # per owner
+        self.unfinished: Dict[str, int] = {}  # per client
+        self.stored: Dict[str, int] = {}  # per client
         self.by_owner: Dict[str, Dict[str, float]] = {}  # per owner, its taskIds' createdAt: what list reads
         self.expiries: List[Tuple[float, str]] = []  # a heap of (expiresAt, taskId); stale entries skipped
 
@@ -5020,12 +5018,14 @@ class InMemoryTaskStore(TaskStore):
         import heapq
 
         task_id, owner, expires = record["taskId"], record["owner"], record["expiresAt"]
+        client = record.get("client", owner)
         old = self.heads.get(task_id)
         self._drop(task_id)
         self.records[task_id] = json.dumps(record)
-        self.heads[task_id] = (owner, record["status"], record["revision"], record["createdAt"], expires)
+        self.heads[task_id] = (owner, record["status"], record["revision"], record["createdAt"], expires, client)
+        self.stored[client] = self.stored.get(client, 0) + 1
         if record["status"] not in _TASK_TERMINAL:
-            self.unfinished[owner] = self.unfinished.get(owner, 0) + 1
+            self.unfinished[client] = self.unfinished.get(client, 0) + 1
         self.by_owner.setdefault(owner, {})[task_id] = record["createdAt"]
         if expires is not None and (old is None or old[4] != expires):  # one entry per expiry
             heapq.heappush(self.expiries, (expires, task_id))
@@ -5038,15 +5038,15 @@ class InMemoryTaskStore(TaskStore):
         if self.views.pop(task_id, None) is not None:
             self.viewed -= len(self.records[task_id])  # the text it was parsed from
         del self.records[task_id]
-        owner, status = head[0], head[1]
+        owner, status, client = head[0], head[1], head[5]
         mine = self.by_owner[owner]
         del mine[task_id]
         if not mine:
             del self.by_owner[owner]
-        if status not in _TASK_TERMINAL:
-            self.unfinished[owner] -= 1
-            if not self.unfinished[owner]:
-                del self.unfinished[owner]
+        for counts in (self.stored, self.unfinished) if status not in _TASK_TERMINAL else (self.stored,):
+            counts[client] -= 1
+            if not counts[client]:
+                del counts[client]
 
     def get(self, task_id: str) -> Optional[Dict[str, Any]]:
         with self.lock:
@@ -5090,13 +5090,13 @@ class InMemoryTaskStore(TaskStore):
             texts = [self.records[task_id] for task_id in ids[start:start + limit]]
         return [json.loads(text) for text in texts]
 
-    def count(self, owner: str) -> Tuple[int, int]:
+    def count(self, client: str) -> Tuple[int, int]:
         with self.lock:
-            return self.unfinished.get(owner, 0), len(self.records)
+            return self.unfinished.get(client, 0), len(self.records)
 
-    def owned(self, owner: str) -> int:
+    def owned(self, client: str) -> int:
         with self.lock:
-            return len(self.by_owner.get(owner, ()))
+            return self.stored.get(client, 0)
 
     def purge(self, now: float) -> None:
         import heapq
@@ -5159,11 +5159,15 @@ class SqliteTaskStore(TaskStore):
         db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         db.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         db.execute("PRAGMA journal_mode = WAL")
-        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mcp_tasks_removed'").fetchone():
-            return db  # the schema is there (its last statement's trigger): no write lock to wait for
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'mcp_tasks_client'").fetchone():
+            return db  # the schema is there (its last statement's index): no write lock to wait for
         db.execute("BEGIN IMMEDIATE")  # one process sets the schema up; the others find it done
         try:
-            for statement in self._SCHEMA:
+            db.execute(self._SCHEMA[0])
+            if "client" not in {row[1] for row in db.execute("PRAGMA table_info(mcp_tasks)")}:
+                db.execute("ALTER TABLE mcp_tasks ADD COLUMN client TEXT NOT NULL DEFAULT ''")
+                db.execute("UPDATE mcp_tasks SET client = owner")  # a file made before clients were counted
+            for statement in self._SCHEMA[1:]:
                 db.execute(statement)
             db.execute("COMMIT")
         except BaseException:
@@ -5174,28 +5178,33 @@ class SqliteTaskStore(TaskStore):
 
     # What each query reads is indexed, so that creating a task costs the same
     # with 300 stored or 10,000 (bench/README.md, "Tasks"): an owner's tasks in
-    # list order (list, count); expiry (purge); and how many are stored, kept by
-    # triggers (COUNT(*) of a table reads all of it).  A file made before the
-    # indexes gets them, and its count, when first opened.
+    # list order (list); a client's, and those not finished (count, owned);
+    # expiry (purge); and how many are stored, kept by triggers (COUNT(*) of a
+    # table reads all of it).  A file made before the indexes (or the client
+    # column) gets them, and its count, when first opened.
     _UNFINISHED = "status NOT IN ('completed', 'failed', 'cancelled')"  # _TASK_TERMINAL, as a partial index reads it
     _SCHEMA = (
         "CREATE TABLE IF NOT EXISTS mcp_tasks (id TEXT PRIMARY KEY, owner TEXT NOT NULL, status TEXT NOT NULL, "
-        "revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, data TEXT NOT NULL)",
+        "revision INTEGER NOT NULL, created REAL NOT NULL, expires REAL, data TEXT NOT NULL, client TEXT NOT NULL)",
         "CREATE INDEX IF NOT EXISTS mcp_tasks_owner ON mcp_tasks (owner, created, id)",
         "CREATE INDEX IF NOT EXISTS mcp_tasks_expires ON mcp_tasks (expires) WHERE expires IS NOT NULL",
-        f"CREATE INDEX IF NOT EXISTS mcp_tasks_unfinished ON mcp_tasks (owner) WHERE {_UNFINISHED}",
+        "DROP INDEX IF EXISTS mcp_tasks_unfinished",  # by owner: before clients were counted
+        f"CREATE INDEX IF NOT EXISTS mcp_tasks_client_unfinished ON mcp_tasks (client) WHERE {_UNFINISHED}",
         "CREATE TABLE IF NOT EXISTS mcp_tasks_stored (n INTEGER NOT NULL)",
         "INSERT INTO mcp_tasks_stored SELECT COUNT(*) FROM mcp_tasks WHERE NOT EXISTS (SELECT 1 FROM mcp_tasks_stored)",
         "CREATE TRIGGER IF NOT EXISTS mcp_tasks_added AFTER INSERT ON mcp_tasks "
         "BEGIN UPDATE mcp_tasks_stored SET n = n + 1; END",
         "CREATE TRIGGER IF NOT EXISTS mcp_tasks_removed AFTER DELETE ON mcp_tasks "
         "BEGIN UPDATE mcp_tasks_stored SET n = n - 1; END",
+        "CREATE INDEX IF NOT EXISTS mcp_tasks_client ON mcp_tasks (client)",
     )
 
     def create(self, record: Dict[str, Any]) -> None:
-        self._execute("INSERT INTO mcp_tasks VALUES (?, ?, ?, ?, ?, ?, ?)", (
-            record["taskId"], record["owner"], record["status"], record["revision"], record["createdAt"],
-            record["expiresAt"], json.dumps(record)))
+        self._execute("INSERT INTO mcp_tasks (id, owner, status, revision, created, expires, data, client) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
+                          record["taskId"], record["owner"], record["status"], record["revision"],
+                          record["createdAt"], record["expiresAt"], json.dumps(record),
+                          record.get("client", record["owner"])))
 
     def get(self, task_id: str) -> Optional[Dict[str, Any]]:
         row = self._execute("SELECT data FROM mcp_tasks WHERE id = ?", (task_id,), "one")
@@ -5241,13 +5250,13 @@ class SqliteTaskStore(TaskStore):
                              "ORDER BY created, id LIMIT ?", (owner, created, last, limit), "all")  # (SQLite 3.15+)
         return [json.loads(row[0]) for row in rows]
 
-    def count(self, owner: str) -> Tuple[int, int]:
-        mine = self._execute(f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND {self._UNFINISHED}",
-                             (owner,), "one")[0]
+    def count(self, client: str) -> Tuple[int, int]:
+        mine = self._execute(f"SELECT COUNT(*) FROM mcp_tasks WHERE client = ? AND {self._UNFINISHED}",
+                             (client,), "one")[0]
         return int(mine), int(self._execute("SELECT n FROM mcp_tasks_stored", (), "one")[0])
 
-    def owned(self, owner: str) -> int:
-        return int(self._execute("SELECT COUNT(*) FROM mcp_tasks WHERE owner = ?", (owner,), "one")[0])
+    def owned(self, client: str) -> int:
+        return int(self._execute("SELECT COUNT(*) FROM mcp_tasks WHERE client = ?", (client,), "one")[0])
 
     def purge(self, now: float) -> None:
         self._execute("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (now,))
@@ -5382,34 +5391,37 @@ class _Tasks:
         CreateTaskResult until the task is durably created"), then queued to run."""
         import uuid
 
-        owner = _task_owner(request.conn)
+        owner, client = _task_owner(request.conn), _task_client(request.conn)
         now = time.time()
         self.store.purge(now)
-        self.check_limits(owner)
+        self.check_limits(client)
         limit = self.server.task_ttl
         ttl = limit if ttl is None or limit is not None and ttl > limit else ttl
         meta = _task_meta(request)
-        record: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "owner": owner, "status": "working", "revision": 0,
+        record: Dict[str, Any] = {"taskId": str(uuid.uuid4()), "owner": owner, "client": client,
+                                  "status": "working", "revision": 0,
                   "createdAt": now, "updatedAt": now, "expiresAt": None if ttl is None else now + ttl, "ttl": ttl,
                   "tool": tool.name, "arguments": arguments, "meta": meta, "version": request.version,
                   "answers": dict(request.answers), "userState": request.user_state, "lease": now + self.lease}
         self.store.create(record)
         _audit(_INFO, "task %s created for %r: tool %r", record["taskId"], owner, tool.name)
-        self.submit(record["taskId"], owner, _progress_stream(request))
+        self.submit(record["taskId"], client, _progress_stream(request))
         return record
 
-    def check_limits(self, owner: str) -> None:
+    def check_limits(self, client: str) -> None:
         """-32600 past a limit ("Enforce limits on concurrent tasks per requestor",
         "Resource Management"): the client's unfinished tasks; the client's
         stored, finished or not (kept for task_ttl: one client's finished tasks
-        must not fill the server for everyone); the server's stored."""
+        must not fill the server for everyone); the server's stored.  The
+        message names the client counted (_task_client)."""
         server = self.server
-        mine, stored = self.store.count(owner)
-        kept = self.store.owned(owner) if server.max_stored_tasks_per_client is not None else 0
+        mine, stored = self.store.count(client)
+        kept = self.store.owned(client) if server.max_stored_tasks_per_client is not None else 0
+        who = "this connection" if client.startswith("connection ") else f"this client ({client})"
         if mine >= server.max_tasks_per_client:
-            why = f"this client has {mine} tasks not finished (limit {server.max_tasks_per_client})"
+            why = f"{who} has {mine} tasks not finished (limit {server.max_tasks_per_client})"
         elif server.max_stored_tasks_per_client is not None and kept >= server.max_stored_tasks_per_client:
-            why = (f"this client has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; "
+            why = (f"{who} has {kept} tasks stored (limit {server.max_stored_tasks_per_client}; "
                    f"{_ttl_text(server.task_ttl)})")
         elif stored >= server.max_tasks:
             why = f"this server has {stored} tasks stored (limit {server.max_tasks})"
@@ -5419,8 +5431,8 @@ class _Tasks:
 
     # -- the runs ------------------------------------------------------------------
 
-    def submit(self, task_id: str, owner: str, stream: Optional[Callable[[bytes], None]] = None) -> None:
-        """Queue a run of the task on this process's task pool (fair between owners).
+    def submit(self, task_id: str, client: str, stream: Optional[Callable[[bytes], None]] = None) -> None:
+        """Queue a run of the task on this process's task pool (fair between clients).
         What the run sends (progress) goes to ``stream``; by default nowhere."""
         import threading
 
@@ -5434,7 +5446,7 @@ class _Tasks:
         if start:
             threading.Thread(target=self._beat, args=(beat,), name="mcp_ref-task-lease", daemon=True).start()
             _stop_tasks_at_exit(self)
-        pool.submit(functools.partial(self._run, task_id, call), owner)
+        pool.submit(functools.partial(self._run, task_id, call), client)
 
     def stop(self, wait: float = _TASK_STOP) -> None:
         """A graceful stop (SIGTERM, the end of stdio's input, the process
@@ -5756,7 +5768,7 @@ class _Tasks:
                 continue
             stored = self._change(task_id, functools.partial(_answered, {key: answer.result}, self.lease))
             if stored is not None and stored["status"] == "working":
-                self.submit(task_id, stored["owner"], _progress_stream(request))
+                self.submit(task_id, stored.get("client", stored["owner"]), _progress_stream(request))
 
     def current(self, task_id: str, owner: str) -> Dict[str, Any]:
         """The task of ``owner`` (another's is not found: one client never reads
@@ -5796,7 +5808,7 @@ class _Tasks:
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no result of {method}")
         stored = self._change(task_id, functools.partial(_answered, responses, self.lease))
         if stored is not None and stored["status"] == "working":
-            self.submit(task_id, owner)
+            self.submit(task_id, stored.get("client", owner))
         return {}
 
 
@@ -5860,6 +5872,20 @@ def _task_owner(conn: Any) -> str:
     if principal:
         return str(principal)
     return f"session {conn.id}" if isinstance(conn, _HttpSession) else ""
+
+
+def _task_client(conn: Any) -> str:
+    """Whom a task's caps (max_tasks_per_client, max_stored_tasks_per_client)
+    and its share of the task pool count against, apart from whom it belongs
+    to (_task_owner): over HTTP the client the app's own per-client limits
+    count (_client_of: the token's principal, else the peer address), so that
+    anonymous clients are not one cap holder, and one peer's many sessions
+    are one; else the connection (stdio's one client, in process), or a
+    principal set on it.  (With several processes, pid and id tell them apart.)"""
+    if isinstance(conn, _HttpExchange):
+        return str(conn.client)
+    principal = getattr(conn, "principal", None)
+    return f"principal {principal}" if principal else f"connection {os.getpid()}.{id(conn)}"
 
 
 def _tells_requestors_apart(conn: Any) -> bool:
@@ -7194,9 +7220,11 @@ class _HttpApp:
         self.pool: Optional[_Workers] = None
         self.loop: Any = None
         self.closing = threading.Event()
+        self.listens_end = False  # a graceful stop began (end_listens): listen streams end, other requests finish
         self.table = _Sessions(options, self.lock, self.closing)  # whose, how many, how long (section 21)
         self.sessions = self.table.open  # by id (the same dict, for good)
         self._param_headers: Dict[_Tool, Optional[List[Tuple[Tuple[str, ...], str, Any]]]] = {}
+        _end_listens_at_sigterm(self)
 
     def __call__(self, environ: Dict[str, Any], start_response: _StartResponse) -> Iterable[bytes]:
         status, headers, body = self.respond(environ)
@@ -7515,7 +7543,7 @@ class _HttpApp:
                     watch.cancel()
                     yield _sse_event(_encode(_error_response(watch.id, _RpcError(INTERNAL_ERROR, watch.late_text()))))
                     return
-                elif gone() or self.closing.is_set():
+                elif gone() or self.closing.is_set() or self.listens_end and watch.conn.listeners:
                     if not gone():  # the server stops: a listen stream says it ends (_Connection.listen_ends)
                         for data in watch.conn.listen_ends():
                             yield _sse_event(data)
@@ -7670,6 +7698,14 @@ class _HttpApp:
 
         return asyncio.run_coroutine_threadsafe(coro, self.event_loop()).result(timeout)
 
+    def end_listens(self) -> None:
+        """A graceful stop begins (SIGTERM): each subscriptions/listen stream
+        ends now, with notifications/cancelled and its result (_Connection.
+        listen_ends), as it never ends by itself and no drain should wait for
+        it; the other requests go on.  A plain assignment (no lock): a signal
+        handler may call it."""
+        self.listens_end = True
+
     def close(self) -> None:
         """Stop: every open stream ends, every session is forgotten, and the
         pool's threads end once the calls queued have run."""
@@ -7682,6 +7718,49 @@ class _HttpApp:
 
 def _never() -> bool:
     return False
+
+
+class _ChainedStop:
+    """A gunicorn worker's SIGTERM handler, run after the listen streams of
+    ``apps`` (weakly held) are told to end (_end_listens_at_sigterm)."""
+
+    def __init__(self, previous: Callable[[int, Any], Any]) -> None:
+        self.previous = previous
+        self.apps: List[Any] = []  # weakref.ref of each app
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        for ref in list(self.apps):  # (a copy: list() of a list is atomic; no lock in a signal handler)
+            app = ref()
+            if app is not None:
+                app.end_listens()
+        self.previous(signum, frame)
+
+
+def _end_listens_at_sigterm(app: _HttpApp) -> None:
+    """In a gunicorn worker, SIGTERM (a graceful stop: requests in flight get
+    graceful_timeout, then the worker is killed) ends ``app``'s listen streams
+    first, with notifications/cancelled (basic/patterns/subscriptions: a
+    server that tears a stream down MUST send it), rather than their being
+    cut at the timeout.  gunicorn has no hook for it, so the app chains the
+    worker's own handler when it is built in the worker's main thread
+    (gunicorn loads the app after setting its handlers; not with --preload,
+    README).  Any other process's handlers are left alone."""
+    if "gunicorn" not in sys.modules:
+        return
+    import signal
+    import threading
+    import weakref
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        return
+    handler = signal.getsignal(signal.SIGTERM)
+    if not isinstance(handler, _ChainedStop):
+        if not type(getattr(handler, "__self__", None)).__module__.startswith("gunicorn.workers."):
+            return
+        handler = _ChainedStop(handler)  # type: ignore[arg-type]
+        signal.signal(signal.SIGTERM, handler)
+        signal.siginterrupt(signal.SIGTERM, False)  # as gunicorn set it ("Don't let SIGTERM ... interrupt")
+    handler.apps.append(weakref.ref(app))
 
 
 def _forget_connection(server: MCPServer, conn: _Connection) -> None:
@@ -15068,9 +15147,15 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 # speaks to a server as a real client would (initialize, or 2026-07-28's
 # per-request _meta), answers its questions with the caller's callbacks (the
 # command line's ask at the terminal), and refuses whatever the server sends malformed.
+# A request has one deadline, whatever the server sends meanwhile; given up on,
+# it is cancelled and its late answer dropped; a message is at most
+# max_message_bytes, read and held no further (basic/lifecycle, "Timeouts").
 
 # Seconds a server gets to exit once its stdin is closed, and again after SIGTERM.
 _GRACE = 1.0
+# Bytes of one message the client reads (a stdio line, an SSE event, a JSON body): the
+# server's own max_message_bytes; Client(max_message_bytes=...) sets another.
+_MAX_MESSAGE = 4 * 1024 * 1024
 
 
 class _UsageError(Exception):
@@ -15099,6 +15184,13 @@ class _NoAnswerError(ConnectionError):
 
 class _SessionGone(_ServerFailed):
     """HTTP 404 for a request in a session: the server ended it (Client starts another)."""
+
+
+class _TimedOut(_NoAnswer):
+    """A request's deadline passed (the transport names the request)."""
+
+    def __init__(self) -> None:
+        super().__init__("the server did not answer within the timeout")
 
 
 def _not_json(name: str) -> Any:
@@ -15173,8 +15265,7 @@ class _StdioClient:
     """Client's stdio transport: the server a child process, a message a line."""
 
     def __init__(self, command: List[str], trace: Optional[Callable[[str, Any], None]], timeout: float,
-                 own: bool = False) -> None:
-        import queue
+                 own: bool = False, limit: int = _MAX_MESSAGE) -> None:
         import subprocess
         import threading
 
@@ -15183,92 +15274,135 @@ class _StdioClient:
         self.own = own  # our own serve child: its exit code 2 is a file it refused
         self.heard = False
         self.next_id = 0
-        self.late: "set[int]" = set()  # ids of requests that failed (timed out): their answers are dropped
+        self.limit = limit  # bytes of one message (Client(max_message_bytes=...))
+        self.held = 0.0  # seconds the caller's callbacks took: no request's deadline counts them
+        self.forgotten: "set[int]" = set()  # requests given up on: their late answers are dropped
+        self.cancellable = True  # the request waiting: with notifications/cancelled when given up on
         self.handler: Callable[[Dict[str, Any]], None] = lambda message: None  # Client's
         try:
             self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise _UsageError(f"cannot start the server {command[0]!r}: {reason}") from None
-        self.lines: Any = queue.Queue()
-
+        self.lines = _Lines(limit)
         stdout = self.process.stdout
         assert stdout is not None and self.process.stdin is not None
         self.stdin = self.process.stdin
-
-        def pump() -> None:
-            with stdout:  # closed at the end of its output
-                for line in stdout:
-                    self.lines.put(line)
-            self.lines.put(None)
-
-        threading.Thread(target=pump, daemon=True).start()
+        if os.name == "posix":
+            os.set_blocking(self.stdin.fileno(), False)  # (written with os.write, by a deadline: _write)
+        threading.Thread(target=_pump, args=(stdout, self.lines, limit), daemon=True).start()
 
     def _show(self, arrow: str, message: Any) -> None:
         if self.trace is not None:
             self.trace(arrow, message)
 
-    def send(self, message: Dict[str, Any]) -> None:
+    def send(self, message: Dict[str, Any], end: Optional[float] = None) -> None:
+        """Write one message, by ``end`` (a request's deadline; else the timeout
+        from now): a server that stops reading its stdin cannot hold the client."""
         try:
             data = json.dumps(message, allow_nan=False).encode() + b"\n"
         except (ValueError, RecursionError) as exc:  # only the user's arguments can do this
             raise _UsageError(f"cannot send the arguments as JSON: {exc}") from None
         self._show("->", message)
+        what = message.get("method", "our answer")
+        if self.stdin.closed:  # (by _write's failure)
+            raise _ServerFailed(f"cannot send {what}: the server stopped reading what this client sends")
         try:
+            if not self._write(data, time.monotonic() - self.held + self.timeout if end is None else end):
+                self.stdin.close()  # a message cut short: the server reads nothing more of ours
+                raise _ServerFailed(f"the server did not read {what} within {self.timeout:g} s")
+        except OSError:  # BrokenPipeError: it is gone
+            raise self._died(f"before reading {what}") from None
+
+    def _write(self, data: bytes, end: float) -> bool:
+        """Whether all of ``data`` went into the pipe by ``end``.  POSIX: the pipe
+        is non-blocking and waited on; elsewhere a write blocks until it is read."""
+        import selectors
+
+        if os.name != "posix":
             self.stdin.write(data)
             self.stdin.flush()
-        except OSError:  # BrokenPipeError: it is gone
-            raise self._died(f"before reading {message.get('method', 'our answer')}") from None
+            return True
+        fd, view = self.stdin.fileno(), memoryview(data)
+        while view:
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:  # the pipe is full: the server is not reading (yet)
+                left = end + self.held - time.monotonic()
+                with selectors.DefaultSelector() as selector:
+                    selector.register(fd, selectors.EVENT_WRITE)
+                    if left <= 0 or not selector.select(left):
+                        return False
+        return True
 
     def request(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         """The response to one request: an object with a "result" object or an
         "error" object; anything else from the server is _ServerFailed.  (headers: HTTP's only)"""
         self.next_id += 1
         id_ = self.next_id
-        self.send({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
-        deadline = time.monotonic() + self.timeout
-        try:
-            while True:
-                message = self._receive(method, deadline)
-                got = message.get("id")
-                if "method" in message:  # the server's own request or notification: Client's to answer
-                    self.handler(message)
-                elif type(got) is int and got in self.late:  # a request given up on (a server/discover
-                    self.late.discard(got)  # probe that timed out): its late answer is dropped
-                else:
+        # One deadline for the request, whatever the server sends meanwhile
+        # (basic/lifecycle, "Timeouts"); the time our callbacks take is not the server's.
+        end = time.monotonic() + self.timeout - self.held
+        self.send({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}, end)
+        self.cancellable = _cancellable(method, params)
+        while True:
+            message = self._receive(method, end, id_)
+            if "method" in message:  # the server's own request or notification: Client's to answer
+                self.handler(message)
+            elif type(message.get("id")) is int and message["id"] in self.forgotten:
+                self.forgotten.discard(message["id"])  # a late answer to a request given up on: dropped
+            else:
+                try:
                     return _response(message, id_, method)
-        except _ServerFailed:
-            self.late.add(id_)
-            raise
+                except _ServerFailed as exc:  # its own answer may follow: given up on too
+                    raise self._give_up(id_, method, str(exc)) from None
 
-    def _receive(self, method: str, deadline: float) -> Dict[str, Any]:
-        """The server's next message: one JSON object on one line."""
-        import queue
+    def _receive(self, method: str, end: float, id_: int) -> Dict[str, Any]:
+        """The server's next message: one JSON object on one line.  A request
+        that fails here, its answer perhaps unread, is given up on (_give_up)."""
         import threading
 
-        # A huge --timeout would overflow the lock's wait.
-        wait = min(max(0.0, deadline - time.monotonic()), threading.TIMEOUT_MAX)
-        try:
-            line = self.lines.get(timeout=wait)
-        except queue.Empty:
-            raise _NoAnswer(f"the server did not answer {method} within {self.timeout:g} s") from None
+        # A huge --timeout would overflow the lock's wait; none left: the deadline
+        # holds even while lines keep coming (a server that floods notifications).
+        left = end + self.held - time.monotonic()
+        line = self.lines.get(min(left, threading.TIMEOUT_MAX)) if left > 0 else _Lines.EMPTY
+        if line is _Lines.EMPTY:
+            raise self._give_up(id_, method, f"the server did not answer {method} within {self.timeout:g} s",
+                                _NoAnswer)
         if line is None:
             self.lines.put(None)  # (for whatever waits next)
             raise self._died(f"before answering {method}")
         self.heard = True
+        if line is _Lines.TOO_LONG:
+            raise self._give_up(id_, method, f"the server wrote a message longer than {self.limit} bytes "
+                                             f"(the client's max_message_bytes) while {method} waited")
         if not line.endswith(b"\n"):  # the cut last line of a server that exited
             raise self._died(f"in the middle of its answer to {method}")
         try:
             message = _SERVER_JSON.decode(line.decode("utf-8"))
         except RecursionError:
-            raise _ServerFailed(f"the server wrote JSON nested too deeply to read: {line[:100]!r}") from None
+            raise self._give_up(id_, method, f"the server wrote JSON nested too deeply to read: {line[:100]!r}") \
+                from None
         except ValueError as exc:
             reason = _one_line(str(exc), 80)
-            raise _ServerFailed(f"the server wrote a line that is not JSON ({reason}): {line[:100]!r}") from None
+            raise self._give_up(id_, method, f"the server wrote a line that is not JSON ({reason}): "
+                                             f"{line[:100]!r}") from None
         self._show("<-", message)
         if not isinstance(message, dict):
-            raise _ServerFailed(f"the server wrote JSON that is not an object: {line[:100]!r}")
+            raise self._give_up(id_, method, f"the server wrote JSON that is not an object: {line[:100]!r}")
         return message
+
+    def _give_up(self, id_: int, method: str, reason: str, error: type = _ServerFailed) -> _ServerFailed:
+        """What to raise for a request given up on: the server is told
+        (notifications/cancelled, where _cancellable), and its late answer will be dropped."""
+        self.forgotten.add(id_)
+        if self.cancellable:
+            try:
+                self.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": id_, "reason": reason}})
+            except _ServerFailed:  # gone: nothing to tell
+                pass
+        return error(reason)  # type: ignore[no-any-return]
 
     def _died(self, when: str) -> Exception:
         """What to raise once the server has closed its end of a pipe."""
@@ -15288,6 +15422,7 @@ class _StdioClient:
         _GRACE seconds, is terminated, and then killed."""
         import subprocess
 
+        self.lines.close()
         try:
             self.stdin.close()
         except OSError:  # the flush, into a pipe the server has closed
@@ -15302,6 +15437,75 @@ class _StdioClient:
                 continue
             except OSError:  # gone already
                 return
+
+
+def _cancellable(method: str, params: Dict[str, Any]) -> bool:
+    """Whether a request given up on is cancelled with notifications/cancelled
+    (basic/utilities/cancellation): not initialize (clients MUST NOT), nor a
+    task-augmented request (tasks/cancel MUST be used instead, once it is a task),
+    nor a server/discover probe (unanswered: a server of the handshake era, Client._discover)."""
+    return method not in ("initialize", "server/discover") and "task" not in params
+
+
+def _pump(stdout: Any, lines: _Lines, limit: int) -> None:
+    """The reader of a server's stdout: its lines, one message each, into
+    ``lines``; a line longer than ``limit`` is skipped, read a piece at a time
+    (never held whole), and TOO_LONG put in its place; None at the end."""
+    with stdout:  # closed at the end of its output
+        while True:
+            line = stdout.readline(limit + 1)
+            if len(line) > limit and not line.endswith(b"\n"):
+                line = b"-"  # (freed before the rest is read)
+                while line and not line.endswith(b"\n"):
+                    line = stdout.readline(65536)
+                lines.put(_Lines.TOO_LONG)
+            elif line:
+                lines.put(line)
+            else:
+                break
+    lines.put(None)
+
+
+class _Lines:
+    """The lines read ahead of the client, at most about ``limit`` bytes of
+    them: a server that floods its stdout waits on its pipe, as a peer that
+    reads slowly makes it, rather than filling the client's memory."""
+
+    EMPTY: Any = object()  # get: nothing came in time
+    TOO_LONG: Any = object()  # in place of a line longer than the limit
+
+    def __init__(self, limit: int) -> None:
+        import collections
+        import threading
+
+        self.limit, self.size, self.closed = limit, 0, False
+        self.items: Any = collections.deque()
+        self.ready = threading.Condition()
+
+    def put(self, item: Any) -> None:
+        size = len(item) if isinstance(item, bytes) else 0
+        with self.ready:
+            while self.size and self.size + size > self.limit and not self.closed:
+                self.ready.wait()
+            if not self.closed:
+                self.items.append(item)
+                self.size += size
+            self.ready.notify_all()
+
+    def get(self, timeout: float) -> Any:
+        with self.ready:
+            if not self.items and not self.ready.wait_for(lambda: self.items, timeout):
+                return self.EMPTY
+            item = self.items.popleft()
+            self.size -= len(item) if isinstance(item, bytes) else 0
+            self.ready.notify_all()
+            return item
+
+    def close(self) -> None:
+        with self.ready:
+            self.closed = True
+            self.items.clear()
+            self.ready.notify_all()
 
 
 def _person_at_terminal() -> bool:
@@ -15381,6 +15585,7 @@ def _error_text(error: Any) -> str:
 # -- mcp_ref.Client: the public client --------------------------------------------------
 
 _ROUNDS = 10  # rounds of questions a 2026-07-28 request may bring (basic/patterns/mrtr)
+_MAX_PAGES = 1000  # pages a list with all_pages=True may take (a server may paginate forever)
 _CANCEL_WAIT = 5.0  # seconds to wait for the answer to tasks/cancel of a task given up
 _LISTEN_BACKLOG = 10_000  # notifications a listen stream keeps unread before it is ended
 _LISTEN_REFUSAL = 1 << 20  # bytes read of a listen request's answer that is no stream (an error)
@@ -15414,6 +15619,11 @@ class Client:
     ``MCPError`` (``code``, ``message``, ``data``; -32021 names the capability
     the server needs); a server that dies, times out or sends what is not MCP
     raises ``ConnectionError``; arguments that are not JSON, ``ValueError``.
+    ``timeout`` is one deadline per request, whatever the server sends
+    meanwhile (the callbacks' time not counted); a request given up on is
+    cancelled and its late answer dropped.  ``max_message_bytes`` bounds one
+    message read (a stdio line, an SSE event, a JSON body; 4 MiB, the
+    server's own limit): a longer one fails the request waiting on it, unread.
 
     Callbacks answer the server's requests, given its ``params`` (a dict) and
     returning the result as a dict (raising ``MCPError``: that error); the
@@ -15462,7 +15672,8 @@ class Client:
                  client_info: Optional[Dict[str, Any]] = None, auth: Any = None,
                  headers: Optional[Dict[str, str]] = None, timeout: float = 60.0,
                  trace: Optional[Callable[[str, Any], None]] = None, tasks: bool = False,
-                 extensions: Optional[Dict[str, Dict[str, Any]]] = None, apps: bool = False) -> None:
+                 extensions: Optional[Dict[str, Dict[str, Any]]] = None, apps: bool = False,
+                 max_message_bytes: int = _MAX_MESSAGE) -> None:
         if protocol_version is not None and protocol_version not in _ALL_VERSIONS:
             raise ValueError(f"unknown protocol_version {protocol_version!r}; known: {', '.join(_ALL_VERSIONS)}")
         self.server, self.protocol_version, self.timeout = server, protocol_version, timeout
@@ -15472,6 +15683,7 @@ class Client:
         self.client_info = client_info or {"name": "mcp_ref", "version": __version__}
         self.trace, self.tasks = trace, tasks
         self.extensions = _client_extensions(extensions, apps)
+        self.max_message_bytes = max_message_bytes
         self.initialize_result: Optional[Dict[str, Any]] = None
         self._transport: Any = None
         self._meta: Optional[Dict[str, Any]] = None  # 2026-07-28: every request's _meta
@@ -15538,7 +15750,7 @@ class Client:
         server = self.server
         try:
             if isinstance(server, str) and server.startswith(("http://", "https://")):
-                transport: Any = _HttpClient(server, self.trace, self.timeout)
+                transport: Any = _HttpClient(server, self.trace, self.timeout, self.max_message_bytes)
                 transport.auth, transport.extra = self.auth, self.headers
             else:
                 import shlex
@@ -15550,7 +15762,7 @@ class Client:
                     command.insert(0, sys.executable)
                 # (our own serve child, the command line's: its exit code 2 is a file it refused)
                 own = command[:3] == [sys.executable, os.path.abspath(__file__), "serve"]
-                transport = _StdioClient(command, self.trace, self.timeout, own)
+                transport = _StdioClient(command, self.trace, self.timeout, own, self.max_message_bytes)
         except _UsageError as exc:
             raise ValueError(str(exc)) from None
         transport.handler = self._on_message
@@ -16077,6 +16289,8 @@ class Client:
             if cursor in seen:
                 raise ConnectionError(f"{method}: the server sent the cursor {cursor!r} again (it would list forever)")
             seen.add(cursor)
+            if len(seen) >= _MAX_PAGES:
+                raise ConnectionError(f"{method}: the server still had more after {_MAX_PAGES} pages")
             result = self._request(method, {"cursor": cursor})
             items.extend(_page_items(method, key, result))
         return dict(result, **{key: items}) if not all_pages else {key: items}
@@ -16149,6 +16363,7 @@ class Client:
             return
         method, id_ = message.get("method"), message.get("id")
         params: Dict[str, Any] = message["params"] if isinstance(message.get("params"), dict) else {}
+        started = time.monotonic()  # the callbacks' time: not counted against a request's deadline
         try:
             if self.message_handler is not None:
                 self.message_handler(message)
@@ -16161,6 +16376,7 @@ class Client:
         # MUST NOT write JSON-RPC responses" (basic/transports/stdio, streamable-http); its
         # questions come in InputRequiredResult.  Such a request goes unanswered.
         if type(id_) not in (int, str) or not self._answering:
+            transport.held += time.monotonic() - started
             return
         try:
             result = _with_related(self._answer(str(method), params), params)  # (a task's question: its _meta)
@@ -16170,6 +16386,7 @@ class Client:
                                                                          "data": exc.data})}
         except Exception as exc:  # the callback's own bug: the server hears of it, the call goes on
             reply = {"jsonrpc": "2.0", "id": id_, "error": {"code": INTERNAL_ERROR, "message": str(exc)}}
+        transport.held += time.monotonic() - started
         transport.send(reply)
 
     def _answer(self, method: str, params: Any) -> Dict[str, Any]:
@@ -16512,11 +16729,8 @@ def _with_related(result: Dict[str, Any], params: Dict[str, Any]) -> Dict[str, A
 def _stdio_next(transport: _StdioClient, deadline: float) -> Optional[Dict[str, Any]]:
     """The stdio server's next message, or None at ``deadline``: a wait that
     is no request's (a listen stream's), so its end gives nothing up."""
-    import queue
-
-    try:
-        line = transport.lines.get(timeout=min(max(0.0, deadline - time.monotonic()), 3600.0))
-    except queue.Empty:
+    line = transport.lines.get(min(max(0.0, deadline - time.monotonic()), 3600.0))
+    if line is _Lines.EMPTY:
         return None
     if line is None:
         raise transport._died("while a listen stream was open")
@@ -16772,6 +16986,9 @@ def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str,
 # has passed; answers to the server's requests on a connection of their own (the
 # one that asked may still be streaming); an ``auth`` object's headers on every
 # request, and a 401 (or 403 insufficient_scope) it accepts sent once more.
+# Every read of an answer, its head included, keeps the request's deadline
+# (_ByDeadline); a JSON body or an SSE event is at most max_message_bytes; a
+# POST is sent again only when it provably never reached the server.
 
 
 class _HttpClient:
@@ -16782,13 +16999,16 @@ class _HttpClient:
     server's requests go on a connection of their own: the one that asked may
     still be streaming."""
 
-    def __init__(self, url: str, trace: Optional[Callable[[str, Any], None]], timeout: float) -> None:
+    def __init__(self, url: str, trace: Optional[Callable[[str, Any], None]], timeout: float,
+                 limit: int = _MAX_MESSAGE) -> None:
         from urllib.parse import urlsplit
 
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise _UsageError(f"not an http(s) URL: {url}")
         self.url, self.parts, self.trace, self.timeout = url, parts, trace, timeout
+        self.limit = limit  # bytes of one message: a JSON body or an SSE event (Client(max_message_bytes=...))
+        self.held = 0.0  # seconds the caller's callbacks took: no request's deadline counts them
         self.next_id = 0
         self.session: Optional[str] = None
         self.version: Optional[str] = None
@@ -16806,12 +17026,23 @@ class _HttpClient:
     def send(self, message: Dict[str, Any]) -> None:
         """A notification, or our answer to the server's request (on its own
         connection): 202, no body."""
-        self._post(message, alone="method" not in message)
+        try:
+            self._post(message, alone="method" not in message)
+        except _TimedOut:
+            raise _ServerFailed(f"the server did not take {message.get('method', 'our answer')} within "
+                                f"{self.timeout:g} s") from None
 
     def request(self, method: str, params: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         self.next_id += 1
         id_ = self.next_id
-        message = self._post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}, extra=headers)
+        # One deadline for the request, whatever the server streams meanwhile
+        # (basic/lifecycle, "Timeouts"); the time our callbacks take is not the server's.
+        end = time.monotonic() + self.timeout - self.held
+        try:
+            message = self._post({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}, extra=headers,
+                                 end=end)
+        except _TimedOut:
+            raise self._give_up(id_, method, _cancellable(method, params)) from None
         if "error" in message and message.get("id") is None:  # the POST's own answer, as a server that
             message = dict(message, id=id_)  # did not read it sends it (the SDKs: 400 "not initialized")
         if method == "initialize" and isinstance(message.get("result"), dict):
@@ -16819,46 +17050,57 @@ class _HttpClient:
             self.version = version if isinstance(version, str) else None
         return _response(message, id_, method)
 
-    def _post(self, message: Dict[str, Any], alone: bool = False,
-              extra: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    def _give_up(self, id_: int, method: str, cancellable: bool) -> _ServerFailed:
+        """A request past its deadline: its stream is closed (_post), which in
+        2026-07-28 cancels it (basic/patterns/cancellation); before, where a
+        disconnection is no cancellation (basic/transports), the server is told
+        with notifications/cancelled, where _cancellable."""
+        reason = f"the server did not answer {method} within {self.timeout:g} s"
+        if cancellable and (self.version or "") < STATELESS_VERSIONS[0]:
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                      "params": {"requestId": id_, "reason": reason}}
+            try:
+                self._post(cancel, alone=True, end=time.monotonic() - self.held + min(self.timeout, 5.0))
+            except _ServerFailed:  # told or not, the request is given up on
+                pass
+        return _ServerFailed(reason)
+
+    def _post(self, message: Dict[str, Any], alone: bool = False, extra: Optional[Dict[str, str]] = None,
+              end: Optional[float] = None) -> Dict[str, Any]:
         """POST one message; the response to it (an error object made up from
-        the HTTP status when the body holds none), or {} for 202."""
+        the HTTP status when the body holds none), or {} for 202.  Read by
+        ``end`` (time.monotonic(), less the callbacks' time), else _TimedOut."""
         try:
             body = json.dumps(message, allow_nan=False).encode()
         except (ValueError, RecursionError) as exc:
             raise _UsageError(f"cannot send the arguments as JSON: {exc}") from None
         self._show("->", message)
         method = message.get("method", "our answer")
+        end = time.monotonic() - self.held + self.timeout if end is None else end
         headers = dict(self._headers(message), **(extra or {}))
-        response = self._exchange("POST", body, headers, f"while sending {method}", alone)
+        response = self._exchange("POST", body, headers, f"while sending {method}", alone, end)
         if response.status == 404 and "Mcp-Session-Id" in headers and "id" in message and "method" in message:
             self.session = self.version = None  # the session is over: forgotten, with its revision
-            try:
-                response.read()
-            except OSError:
-                pass
+            self._drain(response, end, alone)
             raise _SessionGone(f"the server ended the session (HTTP 404 for {method})")
         try:
             if self.session is None and response.getheader("Mcp-Session-Id"):
                 self.session = _session_id(response.getheader("Mcp-Session-Id"))
             kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
             if response.status == 202 or "id" not in message or "method" not in message:
-                response.read()
+                self._drain(response, end, alone)
                 return {}
             if kind == "text/event-stream":
-                return self._events(response, message["id"], method)
-            data = response.read(_CLIENT_LIMIT + 1)
-        except OSError as exc:
-            if not alone and self.conn is not None:  # a response left half read: the connection is spent
-                self.conn.close()
-                self.conn = None
-            if "timed out" in str(exc):
-                raise _NoAnswer(f"the server did not answer {method} within {self.timeout:g} s") from None
-            raise _ServerFailed(f"the connection to {self.url} failed during {method}: {exc}") from None
+                return self._events(response, message["id"], method, end)
+            return self._json_body(response, self._body(response, end, method), method, kind)
+        except BaseException:  # a response not read to its end: its connection carries nothing more
+            if not alone:
+                response.close()
+                self._drop()
+            raise
         finally:
             if alone:
                 _finish(response)
-        return self._json_body(response.status, response.reason, data, method)
 
     def _headers(self, message: Dict[str, Any]) -> Dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -16879,64 +17121,154 @@ class _HttpClient:
         return headers
 
     def _exchange(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str,
-                  alone: bool = False) -> Any:
+                  alone: bool = False, end: Optional[float] = None) -> Any:
         """Send one HTTP request; its response.  With ``auth``, a 401 (or a 403
         for insufficient_scope) it accepts is sent once more, twice at most: a
         token, then a step-up for more scopes (basic/authorization)."""
+        end = time.monotonic() - self.held + self.timeout if end is None else end
         for attempt in (1, 2, 3):
             sent = dict(headers, **self.extra)
-            if self.auth is not None:
+            started = time.monotonic()  # the auth object's time (an OAuth flow, a person at a browser):
+            if self.auth is not None:  # not counted against the deadline, as the callbacks' is not
                 sent.update(self.auth.headers(self.url))
-            response = self._send(verb, body, sent, when, alone)
+            self.held += time.monotonic() - started
+            response = self._send(verb, body, sent, when, alone, end)
             challenge = response.getheader("WWW-Authenticate") or ""
             if self.auth is None or attempt == 3 or not (
                     response.status == 401 or (response.status == 403 and "insufficient_scope" in challenge)):
                 return response
-            response.read()
-            if alone:
-                _finish(response)
-            if not self.auth.unauthorized(self.url, response.status, challenge):
-                return response
+            started = time.monotonic()
+            again = self.auth.unauthorized(self.url, response.status, challenge)
+            self.held += time.monotonic() - started
+            if not again:
+                return response  # (read as any answer: the server's reason with it)
+            try:
+                self._drain(response, end, alone)
+            finally:  # a server refusing a request may close its connection without saying so: a new one
+                _finish(response) if alone else self._drop()
         raise AssertionError("unreachable")
 
     def _connect(self, timeout: Optional[float]) -> Any:
         import http.client
 
         kind = http.client.HTTPSConnection if self.parts.scheme == "https" else http.client.HTTPConnection
-        return kind(str(self.parts.hostname), self.parts.port, timeout=timeout)
+        conn: Any = kind(str(self.parts.hostname), self.parts.port, timeout=timeout)
+        conn.mcp_end = None  # the deadline of the request it carries (_send), for every read of its answer
+        conn.response_class = functools.partial(_response_by_deadline, self, conn)
+        return conn
 
-    def _send(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str, alone: bool) -> Any:
+    def _send(self, verb: str, body: Optional[bytes], headers: Dict[str, str], when: str, alone: bool,
+              end: float) -> Any:
+        """One request sent, and its response's head.  Sent again only when it
+        provably never reached the server: a request whose sending failed (a
+        server that stopped reading may have answered it first: a 413, read as
+        such).  A kept-alive connection the server has closed is found before
+        sending; a server that closes one after it, answering nothing, may have
+        run the request (a tool call): that is a failure, never a second POST."""
         import http.client
 
         path = (self.parts.path or "/") + (f"?{self.parts.query}" if self.parts.query else "")
-        for attempt in (1, 2):  # a kept-alive connection the server has closed meanwhile: once more
-            conn = self._connect(self.timeout) if alone or self.conn is None else self.conn
+        for attempt in (1, 2):
+            conn = self._connect(None) if alone or self.conn is None else self.conn
             if not alone:
                 self.conn = conn
+            if conn.sock is not None and _dropped(conn.sock):
+                conn.close()  # closed by the server while idle (or sending what nobody asked): a new one
+            conn.timeout = left = self._left(end)  # (a new connection's connect takes this one)
+            if conn.sock is not None:
+                conn.sock.settimeout(left)
+            conn.mcp_end = end
             try:
-                conn.request(verb, path, body=body, headers=headers)
+                try:
+                    conn.request(verb, path, body=body, headers=headers)
+                    sent = True
+                except (BrokenPipeError, ConnectionResetError):  # it stopped reading: perhaps it said why
+                    sent = False
                 response = conn.getresponse()
                 response.mcp_conn = conn if alone else None  # closed with the response (_finish)
                 return response
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            except _TimedOut:  # (its head, read by the deadline)
                 conn.close()
-                self.conn = None if not alone else self.conn
+                raise
+            except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
+                conn.close()
+                if sent:
+                    raise _NoAnswer(f"{self.url} closed the connection {when} without answering") from None
                 if attempt == 2:
                     raise _NoAnswer(f"{self.url} closed the connection {when}") from None
             except http.client.HTTPException as exc:  # a status line or headers that are not HTTP's
                 conn.close()
-                self.conn = None if not alone else self.conn
                 raise _ServerFailed(f"{self.url} answered {when} with what is not HTTP ({exc!r:.100})") from None
             except OSError as exc:  # refused, unreachable, a timeout
                 conn.close()
-                self.conn = None if not alone else self.conn
-                reason = "no answer within the timeout" if "timed out" in str(exc) else exc.strerror or str(exc)
-                raise _NoAnswer(f"cannot reach {self.url} {when}: {reason}") from None
+                if "timed out" in str(exc):
+                    raise _TimedOut() from None
+                raise _NoAnswer(f"cannot reach {self.url} {when}: {exc.strerror or exc}") from None
         raise AssertionError("unreachable")
 
-    def _json_body(self, status: int, reason: str, data: bytes, method: str) -> Dict[str, Any]:
-        if len(data) > _CLIENT_LIMIT:
-            raise _ServerFailed(f"the answer to {method} is longer than {_CLIENT_LIMIT} bytes")
+    def _left(self, end: float) -> float:
+        """Seconds left until ``end`` (the callbacks' time added back), else _TimedOut."""
+        import threading
+
+        left = end + self.held - time.monotonic()
+        if left <= 0:
+            raise _TimedOut()
+        return min(left, threading.TIMEOUT_MAX)
+
+    def _read_some(self, response: Any, end: Optional[float]) -> bytes:
+        """The next bytes of a response's body (b"" at its end), by ``end``:
+        a server that sends a little now and then cannot hold a request
+        beyond its deadline.  What is not HTTP, or cut short, is _ServerFailed."""
+        import http.client
+
+        try:
+            if isinstance(response.fp, io.BufferedReader) and isinstance(response.fp.raw, _ByDeadline):
+                response.fp.raw.end = end  # (the GET stream's: None, it waits as long as it must)
+            data: bytes = response.read1(65536) if response.length != 0 else b""
+            if not data:  # (read1 leaves a response of a Content-Length open at its end: closed, its
+                response.close()  # connection carries the next request)
+            return data
+        except http.client.HTTPException as exc:  # IncompleteRead: cut mid-chunk, a bad chunk size
+            raise _ServerFailed(f"{self.url} cut its answer short ({type(exc).__name__})") from None
+        except (OSError, ValueError, OverflowError) as exc:  # a connection closed meanwhile; a chunk size past
+            # a C ssize_t (in some Pythons' http.client)
+            if "timed out" in str(exc):
+                raise _TimedOut() from None
+            raise _ServerFailed(f"the connection to {self.url} failed: {exc}") from None
+
+    def _body(self, response: Any, end: float, method: str) -> bytearray:
+        """A JSON response's body: at most ``limit`` bytes (never more held)."""
+        data = bytearray()
+        while len(data) <= self.limit:
+            chunk = self._read_some(response, end)
+            if not chunk:
+                return data
+            data += chunk
+        raise _ServerFailed(f"the answer to {method} is longer than {self.limit} bytes "
+                            f"(the client's max_message_bytes)")
+
+    def _drain(self, response: Any, end: Optional[float], alone: bool) -> None:
+        """Read the rest of a response we need nothing more from, briefly and
+        bounded (a stream a server keeps open after our answer must not hold
+        the call); one not over by then takes its connection with it."""
+        stop = time.monotonic() - self.held + 1.0
+        try:
+            for _ in range(16):
+                if not self._read_some(response, stop if end is None else min(end, stop)):
+                    return
+        except _ServerFailed:
+            pass
+        if not alone:
+            response.close()
+            self._drop()
+
+    def _drop(self) -> None:
+        """Close the kept-alive connection (mid-response: it carries nothing more)."""
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            conn.close()
+
+    def _json_body(self, response: Any, data: bytearray, method: str, kind: str) -> Dict[str, Any]:
         try:
             message = _SERVER_JSON.decode(data.decode("utf-8"))
         except (ValueError, RecursionError):
@@ -16944,11 +17276,16 @@ class _HttpClient:
         if isinstance(message, dict) and ("result" in message or isinstance(message.get("error"), dict)):
             self._show("<-", message)
             return message
-        if status >= 300:  # an HTTP error without a JSON-RPC one (an OAuth {"error": "..."}): the status is it
-            return {"jsonrpc": "2.0", "id": self.next_id, "error": {"message": f"HTTP {status} {reason}"}}
-        raise _ServerFailed(f"the server's answer to {method} is not a JSON-RPC message: {data[:100]!r}")
+        status = response.status
+        if status >= 300:  # an HTTP error without a JSON-RPC one (an OAuth {"error": "..."}): the status is it,
+            said = _one_line(data.decode("utf-8", "replace"), 200) if kind in ("text/plain", "application/json") \
+                else ""  # with the server's reason where it gave one (a page of HTML says nothing more)
+            said = said or _one_line(response.getheader("WWW-Authenticate") or "", 200)
+            text = f"HTTP {status} {response.reason}" + (f": {said}" if said else "")
+            return {"jsonrpc": "2.0", "id": self.next_id, "error": {"message": text}}
+        raise _ServerFailed(f"the server's answer to {method} is not a JSON-RPC message: {bytes(data[:100])!r}")
 
-    def _events(self, response: Any, id_: Any, method: str) -> Dict[str, Any]:
+    def _events(self, response: Any, id_: Any, method: str, end: float) -> Dict[str, Any]:
         """Read an SSE stream until our response (or an error without an id:
         about a message the server could not read).  What comes before it goes
         to Client (``handler``): a notification to its callbacks, a request of
@@ -16959,54 +17296,80 @@ class _HttpClient:
         state: Dict[str, Any] = {"last": None, "retry": 1.0}
         for resumed in range(_RESUMPTIONS + 1):
             try:
-                for message in self._read_events(response, state):
+                for message in self._read_events(response, state, end):
                     if "method" in message:
                         self.handler(message)
                     elif message.get("id") == id_ or message.get("id") is None:
                         if not resumed:  # (a resumed GET stream may stay open: it is closed instead)
-                            response.read()
+                            self._drain(response, end, False)
                         return message
             finally:
                 if resumed:
                     _finish(response)
             if state["last"] is None or resumed == _RESUMPTIONS:
                 break
-            time.sleep(state["retry"])
+            time.sleep(min(state["retry"], self._left(end)))
             headers = _get_headers(self._headers({}), state)
-            response = self._exchange("GET", None, headers, f"resuming the stream of {method}", alone=True)
+            response = self._exchange("GET", None, headers, f"resuming the stream of {method}", True, end)
             if response.status != 200:
                 _finish(response)
                 raise _ServerFailed(f"the server refused to resume the stream of {method} (HTTP {response.status})")
         raise _ServerFailed(f"the server ended its stream before answering {method}")
 
-    def _read_events(self, response: Any, state: Dict[str, Any]) -> Iterable[Dict[str, Any]]:
+    def _read_events(self, response: Any, state: Dict[str, Any], end: Optional[float] = None) -> Iterable[
+            Dict[str, Any]]:
         """The JSON-RPC messages of an SSE stream (the HTML standard's event
         stream: data, id and retry fields; an event without data is skipped,
-        as a priming event is); ``state`` keeps the last id and the retry."""
-        data: List[bytes] = []
-        for raw in iter(lambda: response.readline(_CLIENT_LIMIT + 1), b""):
-            line = raw.rstrip(b"\r\n")
-            field, _, value = line.partition(b":")
-            value = value[1:] if value.startswith(b" ") else value
+        as a priming event is); ``state`` keeps the last id and the retry.  An
+        event longer than ``limit`` is refused before it is all read."""
+        buffer, data, lines = bytearray(), bytearray(), 0  # lines: of data, in this event
+        while True:
+            newline = buffer.find(b"\n")
+            while newline < 0:
+                if len(buffer) + len(data) > self.limit + 8:  # (8: "data: " and a line's end)
+                    raise _ServerFailed(f"the server sent an event longer than {self.limit} bytes "
+                                        f"(the client's max_message_bytes)")
+                chunk = self._read_some(response, end)
+                if not chunk:
+                    return  # the stream's end (an event not ended by a blank line is dropped)
+                buffer += chunk
+                newline = buffer.find(b"\n", len(buffer) - len(chunk))
+            stop = newline - 1 if newline and buffer[newline - 1] == 13 else newline  # CRLF or LF
+            colon = buffer.find(b":", 0, stop)
+            field = bytes(buffer[:stop if colon < 0 else colon])
+            first = stop if colon < 0 else colon + 2 if buffer[colon + 1:colon + 2] == b" " else colon + 1
             if field == b"data":
-                data.append(value)
-            elif field == b"id" and b"\0" not in value:
-                state["last"] = value.decode("utf-8", "replace")
-            elif field == b"retry" and value.isdigit():
-                state["retry"] = int(value) / 1000
-            if line:
+                if lines:
+                    data += b"\n"
+                with memoryview(buffer) as view:
+                    data += view[first:stop]  # (no copy of a long line)
+                lines += 1
+            elif field == b"id" and b"\0" not in buffer[first:stop]:
+                state["last"] = buffer[first:stop].decode("utf-8", "replace")
+            elif field == b"retry" and buffer[first:stop].isdigit():
+                state["retry"] = int(buffer[first:stop]) / 1000
+            del buffer[:newline + 1]
+            if stop > 0:
                 continue
-            text, data = b"\n".join(data), []  # a blank line ends the event
-            if not text.strip():
+            if not data or data.isspace():  # a blank line ends the event; one without data is skipped
+                data, lines = bytearray(), 0
                 continue
             try:
-                message = _SERVER_JSON.decode(text.decode("utf-8"))
-            except (ValueError, RecursionError):
-                raise _ServerFailed(f"the server sent an event that is not JSON: {text[:100]!r}") from None
-            if not isinstance(message, dict):
-                raise _ServerFailed(f"the server sent an event that is not a JSON object: {text[:100]!r}")
-            self._show("<-", message)
-            yield message
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _ServerFailed(f"the server sent an event that is not UTF-8: {bytes(data[:100])!r}") from None
+            data, lines = bytearray(), 0  # (freed before the text is read)
+            yield self._event_message(text)
+
+    def _event_message(self, text: str) -> Dict[str, Any]:
+        try:
+            message = _SERVER_JSON.decode(text)
+        except (ValueError, RecursionError):
+            raise _ServerFailed(f"the server sent an event that is not JSON: {text[:100]!r}") from None
+        if not isinstance(message, dict):
+            raise _ServerFailed(f"the server sent an event that is not a JSON object: {text[:100]!r}")
+        self._show("<-", message)
+        return message
 
     def listen(self) -> None:
         """Open the GET stream for the server's own requests and notifications
@@ -17027,15 +17390,18 @@ class _HttpClient:
 
         path = (self.parts.path or "/") + (f"?{self.parts.query}" if self.parts.query else "")
         conn = self.listening = self._connect(self.timeout)
+        conn.mcp_end = time.monotonic() - self.held + self.timeout  # its head, by then (initialize waits for it)
         try:
             headers = dict(_get_headers(self._headers({}), state), **self.extra)
             headers.update(self.auth.headers(self.url) if self.auth is not None else {})
             conn.request("GET", path, headers=headers)
             response = conn.getresponse()
             if response.status == 200 and not self.closed:
-                conn.sock.settimeout(None)  # it may stay quiet for long
+                reader = response.fp.raw  # (_ByDeadline; conn.sock is None when the stream ends the connection)
+                reader.end, conn.mcp_sock = None, reader.sock
+                reader.sock.settimeout(None)  # it may stay quiet for long
                 return conn, response
-        except (OSError, http.client.HTTPException):
+        except (OSError, http.client.HTTPException, _ServerFailed):
             pass
         conn.close()
         return None
@@ -17070,17 +17436,16 @@ class _HttpClient:
                 _finish(self._exchange("DELETE", None, self._headers({}), "ending the session", alone=True))
             except (_ServerFailed, OSError):
                 pass
-        listening = self.listening
-        if listening is not None and listening.sock is not None:
+        listening = getattr(self.listening, "mcp_sock", None)  # (_open_stream)
+        if listening is not None:
             try:
-                listening.sock.shutdown(socket.SHUT_RDWR)  # wakes the GET stream's reader
+                listening.shutdown(socket.SHUT_RDWR)  # wakes the GET stream's reader
             except OSError:
                 pass
         if self.conn is not None:
             self.conn.close()
 
 
-_CLIENT_LIMIT = 64 * 1024 * 1024  # bytes of one answer the command line will read
 _RESUMPTIONS = 5  # times a stream is resumed (or the GET stream reopened) before the client gives up
 
 
@@ -17108,6 +17473,56 @@ def _mcp_param_headers(schema: Any, arguments: Any) -> Dict[str, str]:
         elif isinstance(value, (str, int, float)):
             headers[f"Mcp-Param-{header}"] = _header_value(str(value))
     return headers
+
+
+class _ByDeadline(io.RawIOBase):
+    """A response's socket, read by a deadline: each read waits only for what
+    is left of it (a server that sends a byte now and then, in the head or the
+    body, cannot hold a request past it).  ``end`` as _HttpClient._left takes it."""
+
+    def __init__(self, raw: Any, sock: Any, left: Callable[[float], float], end: Optional[float]) -> None:
+        super().__init__()
+        self.raw, self.sock, self.left, self.end = raw, sock, left, end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> Any:
+        if self.end is not None:
+            left = self.left(self.end)  # (_TimedOut when none is left)
+            if (self.sock.gettimeout() or left + 1) > left * 1.1 + 0.01:  # (else the wait set is close enough)
+                self.sock.settimeout(left)
+        return self.raw.readinto(buffer)
+
+    def close(self) -> None:
+        self.raw.close()  # (the socket's own reader: closing it releases the socket)
+        super().close()
+
+
+def _response_by_deadline(transport: _HttpClient, conn: Any, sock: Any, *args: Any, **kwargs: Any) -> Any:
+    """An HTTPResponse whose reads keep the deadline of ``conn``'s request
+    (HTTPConnection.response_class)."""
+    import http.client
+
+    response = http.client.HTTPResponse(sock, *args, **kwargs)
+    raw = response.fp.detach()  # the socket's own reader, wrapped
+    response.fp = io.BufferedReader(_ByDeadline(raw, sock, transport._left, conn.mcp_end))
+    return response
+
+
+def _dropped(sock: Any) -> bool:
+    """Whether the server closed a kept-alive connection while it was idle
+    (readable then: its end, or bytes nobody asked for)."""
+    import select
+
+    try:
+        if hasattr(select, "poll"):  # (select.select refuses a descriptor past 1023)
+            poll = select.poll()
+            poll.register(sock, select.POLLIN)
+            return bool(poll.poll(0))
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
 
 
 def _session_id(text: str) -> str:
@@ -18928,6 +19343,7 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
     while not signals:  # the main thread stays free for signals
         time.sleep(0.1)
+    app.end_listens()  # first: a listen stream never ends by itself, and no drain waits for it
     if exit_process:  # section 16: the tasks it runs failed at once, not left working (os._exit skips atexit)
         app.server._tasks.stop()
     _stop_http(httpd, app)

@@ -10,8 +10,13 @@ import asyncio
 import http.client
 import io
 import json
+import os
 import re
+import shutil
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -19,9 +24,11 @@ import unittest.mock
 from typing import Any, Dict, List, Optional, Tuple
 
 import mcp_ref
-from test_http import ACCEPT, META, MODERN, InProcess
+from test_http import ACCEPT, CLI, HERE, META, MODERN, InProcess, ServerProcess
 
 HANDSHAKE = "2025-11-25"
+GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")  # the venv's, else the PATH's
+GUNICORN = GUNICORN if os.path.exists(GUNICORN) else shutil.which("gunicorn") or ""
 
 
 def read_event(stream: Any) -> Tuple[Optional[str], Optional[Any]]:
@@ -512,6 +519,88 @@ class ListenEndTest(unittest.TestCase):
             "resultType": "complete"}})
         with self.assertRaises(EOFError):
             read_event(listen)
+
+    def ends(self, port: int, stop: Any) -> float:
+        """Open a listen stream on ``port``, ``stop()`` the server: its end as the revision asks, and how long
+        the process took to exit."""
+        conn, listen = post(port, {"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
+            "notifications": {"toolsListChanged": True}, "_meta": META}}, modern_headers("subscriptions/listen"))
+        self.addCleanup(conn.close)
+        self.assertEqual(read_event(listen)[1]["method"], "notifications/subscriptions/acknowledged")
+        started = time.monotonic()
+        process = stop()
+        sub = {"io.modelcontextprotocol/subscriptionId": "sub"}
+        self.assertEqual(read_event(listen)[1], {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+            "requestId": "sub", "reason": "the server is stopping", "_meta": sub}})
+        self.assertEqual(read_event(listen)[1]["result"]["resultType"], "complete")
+        self.assertEqual(process.wait(30), 0)
+        return time.monotonic() - started
+
+    def test_sigterm_ends_listen_streams_first(self) -> None:
+        # serve --http: SIGTERM gives requests in flight up to 5 s to finish,
+        # and an open listen stream counted as one (it never ends by itself):
+        # the exit waited the whole 5 s.  Now listen streams end first.
+        server = ServerProcess(command=[sys.executable, CLI, "serve", os.path.join(HERE, "examples", "weather.py"),
+                                        "--http", "127.0.0.1:0"])
+        self.addCleanup(server.stop)
+        took = self.ends(server.port, lambda: (server.process.send_signal(signal.SIGTERM), server.process)[1])
+        self.assertLess(took, 3.0)  # (0.25 s unloaded: a stream looks every _POLL)
+
+    @unittest.skipUnless(os.path.exists(GUNICORN), "needs gunicorn")
+    def test_gunicorn(self) -> None:
+        # Under gunicorn the worker's graceful timeout cut the stream, with no
+        # notifications/cancelled: the app chains the worker's SIGTERM handler.
+        process = subprocess.Popen([GUNICORN, "-k", "gthread", "--threads", "4", "-w", "1", "--chdir", HERE, "-b",
+                                    "127.0.0.1:0", "--graceful-timeout", "20",
+                                    'mcp_ref:wsgi_app("examples/weather.py")'],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: (process.poll() is None and process.kill(), process.wait(30),
+                                 process.stderr and process.stderr.close()))
+        assert process.stderr is not None
+        port = None
+        while port is None:
+            line = process.stderr.readline().decode()
+            self.assertTrue(line, "gunicorn did not start")
+            found = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", line)
+            port = int(found.group(1)) if found else None
+        threading.Thread(target=process.stderr.read, daemon=True).start()  # (never a full pipe)
+        for _ in range(100):  # the worker loads the app after the master listens
+            if post(port, modern_call(1, "get_temperature"), modern_headers("tools/call", "get_temperature"))[
+                    1].status == 200:
+                break
+            time.sleep(0.1)
+        took = self.ends(port, lambda: (process.send_signal(signal.SIGTERM), process)[1])
+        self.assertLess(took, 15.0)  # (the stream ends at once; gunicorn keeps the connection 2 s, then exits)
+
+    def test_the_chain_is_gunicorns_alone(self) -> None:
+        # The app chains SIGTERM only where a gunicorn worker's handler is in
+        # place (gunicorn loads the app in the worker's main thread after
+        # setting it); elsewhere a process's handlers are its own.
+        class Worker:
+            __module__ = "gunicorn.workers.gthread"
+            alive = True
+
+            def handle_exit(self, signum: int, frame: Any) -> None:
+                self.alive = False
+
+        server = mcp_ref.MCPServer("lists", version="1")
+        before = signal.getsignal(signal.SIGTERM)
+        self.addCleanup(signal.signal, signal.SIGTERM, before)
+        with unittest.mock.patch.dict(sys.modules, {"gunicorn": sys.modules[__name__]}):
+            server.streamable_http_app()
+            self.assertIs(signal.getsignal(signal.SIGTERM), before)  # not a worker's: left alone
+            worker = Worker()
+            signal.signal(signal.SIGTERM, worker.handle_exit)
+            apps = [server.streamable_http_app(), server.streamable_http_app()]
+            chained = signal.getsignal(signal.SIGTERM)
+            self.assertIsInstance(chained, mcp_ref._ChainedStop)
+            chained(signal.SIGTERM, None)  # type: ignore[operator]
+        self.assertEqual(([app.listens_end for app in apps], worker.alive), ([True, True], False))
+        signal.signal(signal.SIGTERM, worker.handle_exit)
+        with unittest.mock.patch.dict(sys.modules):
+            sys.modules.pop("gunicorn", None)
+            server.streamable_http_app()  # gunicorn not loaded: nothing chained
+        self.assertEqual(signal.getsignal(signal.SIGTERM), worker.handle_exit)
 
 
 if __name__ == "__main__":

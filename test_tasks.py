@@ -18,6 +18,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -691,7 +692,7 @@ class BoundsTest(Case):
         alice, bob, carol = Client(server, "alice"), Client(server, "bob"), Client(server, "carol")
         alice.call("gated")
         self.assertEqual(alice.call("gated"), {"error": {"code": -32600, "message": (
-            "Too many tasks: this client has 1 tasks not finished (limit 1)")}})
+            "Too many tasks: this client (principal alice) has 1 tasks not finished (limit 1)")}})
         bob.call("gated")
         self.assertEqual(carol.call("quick", {"n": 1})["error"]["message"], (
             "Too many tasks: this server has 2 tasks stored (limit 2)"))
@@ -699,7 +700,8 @@ class BoundsTest(Case):
     def test_stored_tasks_per_client(self) -> None:
         # max_tasks is the server's: one client's finished tasks (kept for
         # task_ttl) filled it for everyone.  Each client has a cap of its own,
-        # a principal's or, without one, a session's; over stdio and HTTP.
+        # a principal's, else a peer's (HTTP) or a connection's (stdio): see
+        # test_the_caps_count_a_peer_not_a_session.
         for store in task_stores():
             with self.subTest(store=type(store).__name__):
                 server = opened(task_server(task_store=store, max_stored_tasks_per_client=3, max_tasks=6))
@@ -707,16 +709,69 @@ class BoundsTest(Case):
                 for n in range(3):
                     alice.settled(alice.call("quick", {"n": n})["taskId"])
                 self.assertEqual(alice.call("quick", {"n": 1}), {"error": {"code": -32600, "message": (
-                    "Too many tasks: this client has 3 tasks stored (limit 3; a task is kept 3600 s after it is "
-                    "created)")}})
+                    "Too many tasks: this client (principal alice) has 3 tasks stored (limit 3; a task is kept 3600 s "
+                    "after it is created)")}})
                 self.assertEqual(bob.call("quick", {"n": 1})["status"], "working")
-                for transport in (FuzzStdio, FuzzWsgi):  # the session (HTTP) or the one client (stdio)
+                for transport in (FuzzStdio, FuzzWsgi):  # the peer (HTTP) or the connection (stdio)
                     client = transport(server, SESSION)
                     answer = answer_of(client, "tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})
                     self.assertEqual(set(answer), {"task"}, transport.__name__)
                 self.assertEqual(answer_of(client, "tools/call", {"name": "quick", "arguments": {"n": 1},
                                                                   "task": {}}), {"error": {
                     "code": -32600, "message": "Too many tasks: this server has 6 tasks stored (limit 6)"}})
+
+    def test_the_caps_count_a_peer_not_a_session(self) -> None:
+        # The per-client caps counted a task's owner: "" for every anonymous
+        # 2026-07-28 client over HTTP (one client's finished tasks refused all
+        # the others for an hour, as "this client has 1000 tasks stored"), and
+        # a session in 2025-11-25 (one peer's many sessions, a cap each).  Now
+        # they count the client the HTTP app's own limits count (a token's
+        # principal, else the peer address); over stdio, the connection.
+        for store in task_stores():
+            with self.subTest(store=type(store).__name__):
+                server = opened(task_server(task_store=store, max_stored_tasks_per_client=2, max_tasks=100))
+                app = opened(server.streamable_http_app())
+                x, y = (FuzzWsgi(server, MODERN, peer, app) for peer in ("10.0.0.1", "10.0.0.2"))
+                self.assertEqual([new_task(x), new_task(x), new_task(x), new_task(y)], [
+                    "working", "working", "Too many tasks: this client (address 10.0.0.1) has 2 tasks stored "
+                    "(limit 2; a task is kept 3600 s after it is created)", "working"])
+                sessions = [FuzzWsgi(server, SESSION, "10.0.0.3", app) for _ in range(3)]
+                self.assertEqual([new_task(s) for s in sessions] + [new_task(FuzzWsgi(server, SESSION, "10.0.0.4"))], [
+                    "working", "working", "Too many tasks: this client (address 10.0.0.3) has 2 tasks stored "
+                    "(limit 2; a task is kept 3600 s after it is created)", "working"])
+                one, two = FuzzStdio(server, MODERN), FuzzStdio(server, MODERN)
+                self.assertEqual([new_task(one), new_task(one), new_task(one), new_task(two)], [
+                    "working", "working", "Too many tasks: this connection has 2 tasks stored "
+                    "(limit 2; a task is kept 3600 s after it is created)", "working"])
+
+    def test_unfinished_tasks_per_peer(self) -> None:
+        server = opened(task_server(max_tasks_per_client=1))
+        self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
+        x, y = FuzzWsgi(server, MODERN, "10.0.0.1"), FuzzWsgi(server, MODERN, "10.0.0.2")
+        self.assertEqual([new_task(x, "gated"), new_task(x, "gated"), new_task(y, "gated")], [
+            "working", "Too many tasks: this client (address 10.0.0.1) has 1 tasks not finished (limit 1)",
+            "working"])
+
+    def test_peers_of_the_http_server(self) -> None:
+        # The same, from two loopback addresses to the embedded server (section 33).
+        try:
+            socket.create_connection(("127.0.0.1", 9), 0.01, source_address=("127.0.0.3", 0)).close()
+        except ConnectionRefusedError:
+            pass  # bound; nothing listens at port 9
+        except OSError:
+            self.skipTest("no loopback address but 127.0.0.1")
+        server = opened(task_server(max_stored_tasks_per_client=1))
+        httpd = mcp_ref._HttpServer(opened(server.streamable_http_app()), "127.0.0.1", 0)
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        port = httpd.server_address[1]
+        x, y = FuzzHttp(port, MODERN, "127.0.0.2"), FuzzHttp(port, MODERN, "127.0.0.3")
+        self.addCleanup(x.http.close)
+        self.addCleanup(y.http.close)
+        self.assertEqual([new_task(x), new_task(x), new_task(y)], [
+            "working", "Too many tasks: this client (address 127.0.0.2) has 1 tasks stored (limit 1; a task is kept "
+            "3600 s after it is created)", "working"])
 
     def test_result_size(self) -> None:
         server = task_server(max_result_bytes=1000)
@@ -816,7 +871,11 @@ class StoreTest(Case):
                 self.assertEqual(store.get("t1"), fresh)
                 self.assertEqual(store.count("a"), (3, 4))
                 self.assertEqual((store.owned("a"), store.owned("b"), store.owned("c")), (3, 1, 0))
-                self.assertEqual(mcp_ref.TaskStore.owned(store, "a"), 3)  # the interface's default: by listing
+                store.create({"taskId": "t4", "owner": "a", "client": "c", "status": "working", "revision": 0,
+                              "createdAt": 110.0, "expiresAt": None})  # its caps count "c", not its owner
+                self.assertEqual((store.count("a"), store.count("c"), store.owned("a"), store.owned("c")),
+                                 ((3, 5), (1, 5), 3, 1))
+                store.delete("t4")
                 self.assertEqual([r["taskId"] for r in store.list("a", None, 2)], ["t0", "t2"])
                 self.assertEqual([r["taskId"] for r in store.list("a", "t2", 2)], ["t3"])
                 store.purge(200.0)
@@ -932,6 +991,16 @@ class StoreTest(Case):
         self.assertEqual([r["taskId"] for r in store.list("a", None, 10)], ["t4"])
         store.delete("t5")
         self.assertEqual(store.count("b"), (0, 1))
+        self.assertEqual((store.owned("a"), store.owned("b")), (1, 0))
+        store.create({"taskId": "t6", "owner": "a", "client": "c", "status": "working", "revision": 0,
+                      "createdAt": 6.0, "expiresAt": None})  # the caps of a client apart from the owner
+        record = store.get("t6")
+        assert record is not None
+        record["status"] = "completed"
+        self.assertTrue(store.update(record))
+        self.assertEqual((store.count("c"), store.owned("c"), store.owned("a")), ((0, 2), 1, 1))
+        store.delete("t6")
+        self.assertEqual((store.owned("c"), store.stored, store.unfinished), (0, {"a": 1}, {"a": 1}))
 
 
 # -- over real pipes: a process that dies ------------------------------------------------------
@@ -1112,15 +1181,19 @@ class FuzzStdio(malformed.Stdio):
     def __init__(self, server: MCPServer, era: str) -> None:
         self.conn = opened(mcp_ref._StdioServer(server))
         self.conn.out = io.BytesIO()
+        self.era = era
         if era != MODERN:
             self.send(malformed.initialize(SESSION))
 
 
 class FuzzWsgi:
-    """The Streamable HTTP app, called as a WSGI server calls it."""
+    """The Streamable HTTP app, called as a WSGI server calls it (from ``peer``, a REMOTE_ADDR, if given)."""
 
-    def __init__(self, server: MCPServer, era: str) -> None:
-        self.era, self.app, self.session = era, opened(server.streamable_http_app()), None
+    peer = ""
+
+    def __init__(self, server: MCPServer, era: str, peer: str = "", app: Any = None) -> None:
+        self.era, self.session, self.peer = era, None, peer
+        self.app = app or opened(server.streamable_http_app())
         if era != MODERN:
             self.send(malformed.initialize(SESSION))
 
@@ -1129,6 +1202,8 @@ class FuzzWsgi:
         environ = {"HTTP_" + k.upper().replace("-", "_"): v for k, v in fuzz_headers(self, msg).items()}
         environ.update(REQUEST_METHOD="POST", PATH_INFO="/mcp", CONTENT_LENGTH=str(len(body)), HTTP_HOST="127.0.0.1",
                        CONTENT_TYPE="application/json", **{"wsgi.input": io.BytesIO(body)})
+        if self.peer:
+            environ["REMOTE_ADDR"] = self.peer
         status: List[Any] = []
         chunks = self.app(environ, lambda s, h: status.append(dict(h)))
         data = b"".join(chunks)
@@ -1167,11 +1242,11 @@ def fuzz_frames(client: Any, msg: Dict[str, Any], header: Any, body: bytes) -> L
 
 
 class FuzzHttp:
-    """A client of the embedded HTTP server (section 33): its own connection."""
+    """A client of the embedded HTTP server (section 33): its own connection (from the address ``peer``)."""
 
-    def __init__(self, port: int, era: str) -> None:
+    def __init__(self, port: int, era: str, peer: str = "127.0.0.1") -> None:
         self.era, self.session = era, None
-        self.http = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+        self.http = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT, source_address=(peer, 0))
         if era != MODERN:
             self.send(malformed.initialize(SESSION))
 
@@ -1383,6 +1458,14 @@ class SessionlessWsgi(FuzzWsgi):
 def answer_of(client: Any, method: str, params: Dict[str, Any]) -> Dict[str, Any]:
     frame, = [f for f in client.send(malformed.message(method, params)) if "id" in f]
     return frame.get("result") or {"error": frame.get("error")}
+
+
+def new_task(client: Any, tool: str = "quick") -> str:
+    """A new task's status, or the refusal's message, for a client of either era."""
+    params: Dict[str, Any] = {"name": tool, "arguments": {"n": 1} if tool == "quick" else {}}
+    params.update({"_meta": {PV: MODERN, CAPS: TASKS_CAPS}} if client.era == MODERN else {"task": {}})
+    answer = answer_of(client, "tools/call", params)
+    return str(answer["error"]["message"] if "error" in answer else answer.get("task", answer)["status"])
 
 
 class IsolationTest(Case):
@@ -1636,7 +1719,8 @@ class IndexTest(Case):
     def test_no_query_scans_the_table(self) -> None:
         store = opened(mcp_ref.SqliteTaskStore(os.path.join(tempfile.mkdtemp(), "tasks.db")))
         queries = {"purge": ("DELETE FROM mcp_tasks WHERE expires IS NOT NULL AND expires < ?", (1.0,)),
-                   "count": (f"SELECT COUNT(*) FROM mcp_tasks WHERE owner = ? AND {store._UNFINISHED}", ("a",)),
+                   "count": (f"SELECT COUNT(*) FROM mcp_tasks WHERE client = ? AND {store._UNFINISHED}", ("a",)),
+                   "owned": ("SELECT COUNT(*) FROM mcp_tasks WHERE client = ?", ("a",)),
                    "list": ("SELECT data FROM mcp_tasks WHERE owner = ? AND (created, id) > (?, ?) ORDER BY created, "
                             "id LIMIT ?", ("a", 1.0, "", 5))}
         db = store._connect()
@@ -1659,9 +1743,9 @@ class IndexTest(Case):
         old.commit()
         old.close()
         stores = [opened(mcp_ref.SqliteTaskStore(path)) for _ in range(2)]  # the second finds it done
-        self.assertEqual([store.count("a") for store in stores], [(3, 3), (3, 3)])
-        stores[0].create({"taskId": "t3", "owner": "b", "status": "completed", "revision": 0, "createdAt": 5.0,
-                          "expiresAt": None})
+        self.assertEqual([store.count("a") for store in stores], [(3, 3), (3, 3)])  # (no client: the owner's)
+        stores[0].create({"taskId": "t3", "owner": "b", "client": "b", "status": "completed", "revision": 0,
+                          "createdAt": 5.0, "expiresAt": None})
         stores[1].purge(20.0)
         stores[0].delete("t1")
         self.assertEqual((stores[1].count("a"), stores[1].count("b")), ((1, 2), (0, 2)))
