@@ -1103,11 +1103,10 @@ class _Compiler:
             return self._nothing
         if not isinstance(schema, dict):
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
-        if "$dynamicRef" in schema:  # refused, never half-checked (basic/index: JSON Schema 2020-12 MUST)
-            raise ValueError("mcp_ref does not support $dynamicRef (JSON Schema 2020-12 dynamic scope); "
-                             "use $ref to a $defs entry")
         if "unevaluatedProperties" in schema or "unevaluatedItems" in schema:
             return self._unevaluated(schema, is_def)  # only these schemas pay for the annotations
+        if "$dynamicRef" in schema:
+            return self._dynamic_ref(schema, is_def)
         if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 23)
             return _lax_typed(self, schema)
         if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 22)
@@ -1187,6 +1186,39 @@ class _Compiler:
             return check
         self._by_pointer[ref] = cell[0]  # not recursive: later uses call the checker itself
         return cell[0]
+
+    def _dynamic_ref(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        """$dynamicRef (Core 2020-12 §8.2.3.2) resolves in the dynamic scope: the
+        schema resources the evaluation has entered.  No remote ref is followed
+        here, so in a schema of one resource (no $id below the root) that scope
+        is the root alone and $dynamicRef is $ref; across resources it is
+        refused, never half-checked (basic/index: JSON Schema 2020-12 MUST)."""
+        if self._has_inner_resource():
+            raise ValueError("mcp_ref does not support $dynamicRef in a schema of several resources (an $id below "
+                             "the root): its dynamic scope is not tracked; use $ref")
+        target = self._ref(schema["$dynamicRef"])
+        rest = {k: v for k, v in schema.items() if k != "$dynamicRef"}
+        if not set(rest) - _ANNOTATION_KEYS and "type" not in rest:
+            return target
+        inner = self.compile(rest, is_def)
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            return target(inner(value, loc, errors), loc, errors)
+
+        return check
+
+    def _has_inner_resource(self) -> bool:
+        """Whether a subschema below the root has an $id (another schema resource)."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if "$id" in node and node is not self.root:
+                    return True
+                stack.extend(v for k, v in node.items() if k not in ("enum", "const", "default", "examples"))
+            elif isinstance(node, list):
+                stack.extend(node)
+        return False
 
     def _resolve(self, ref: str) -> Any:
         target = self.root
@@ -1573,8 +1605,9 @@ class _Compiler:
         if not isinstance(schema, dict) or not schema:
             return _no_annotations
         parts: List[Callable[[Any], _Evaluated]] = []
-        if "$ref" in schema:
-            parts.append(self._ref_annotator(schema["$ref"]))
+        for ref in ("$ref", "$dynamicRef"):  # (a $dynamicRef refused at its compiling, _dynamic_ref)
+            if ref in schema:
+                parts.append(self._ref_annotator(schema[ref]))
         names = set(schema.get("properties") or ())
         patterns = [_compile_pattern(p) for p in schema.get("patternProperties") or ()]
         every_key = not top and "unevaluatedProperties" in schema or "additionalProperties" in schema

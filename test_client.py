@@ -937,7 +937,7 @@ class OutputSchemaTest(CliTestCase):
 
     def test_unevaluated_and_dependent_schemas_are_checked(self) -> None:
         # basic/index, "JSON Schema Usage": 2020-12's unevaluatedProperties, unevaluatedItems and
-        # dependentSchemas checked (before, ignored: every value passed), $dynamicRef refused
+        # dependentSchemas checked (before, ignored: every value passed), $dynamicRef across resources refused
         # before the call (never half-checked).
         schema = {"type": "object", "properties": {"a": {}, "l": {"prefixItems": [{}], "unevaluatedItems": False}},
                   "dependentSchemas": {"a": {"properties": {"b": {"type": "integer"}}, "required": ["b"]}},
@@ -960,7 +960,7 @@ class OutputSchemaTest(CliTestCase):
             with self.subTest(era=era):  # the server's {"n": 1}: "n" evaluated by no keyword
                 self.assertIsInstance(outcome, RuntimeError)
                 self.assertIn("n\n  Extra inputs are not permitted", str(outcome))
-        dynamic = {"type": "object", "$defs": {"n": {"$dynamicAnchor": "n"}},
+        dynamic = {"type": "object", "$defs": {"n": {"$id": "urn:n", "$dynamicAnchor": "n"}},
                    "properties": {"n": {"$dynamicRef": "#n"}}}
         for era, outcome, methods in self.calls(dynamic):
             with self.subTest(era=era):

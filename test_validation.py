@@ -202,7 +202,8 @@ JSTS_GROUPS = {"additionalProperties": ["dependentSchemas with additionalPropert
 class Full2020Test(unittest.TestCase):
     """JSON Schema 2020-12's dependentSchemas, unevaluatedProperties and
     unevaluatedItems checked (Core 2020-12 §10.2.2.4, §11), $anchor refs
-    resolved, and $dynamicRef refused, never half-checked (2025-11-25 and
+    resolved, $dynamicRef resolved in a schema of one resource and refused
+    across resources, never half-checked (2025-11-25 and
     2026-07-28 basic/index, "JSON Schema Usage": implementations MUST support
     2020-12).  Before, the three keywords were ignored: every value passed."""
 
@@ -280,15 +281,31 @@ class Full2020Test(unittest.TestCase):
                         errors = mcp_ref._bounded_errors(instance, json.loads(json.dumps(schema)))
                         self.assertIs(not errors, expected)
 
-    def test_dynamic_ref_is_refused(self) -> None:
-        schema = {"$defs": {"n": {"$dynamicAnchor": "n", "type": "integer"}},
+    def test_dynamic_ref(self) -> None:
+        # In a schema of one resource (mcp_ref follows no remote ref) the dynamic scope is the root
+        # alone: $dynamicRef resolves as $ref does (Core 2020-12 §8.2.3.2).  Before, it was ignored.
+        tree = {"$dynamicAnchor": "node", "type": "object", "properties": {
+            "v": {"type": "integer"}, "kids": {"type": "array", "items": {"$dynamicRef": "#node"}}},
+            "unevaluatedProperties": False}
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                self.assertTrue(self.valid({"v": 1, "kids": [{"v": 2, "kids": []}]}, dict(tree)))
+                self.assertFalse(self.valid({"v": 1, "kids": [{"v": "x"}]}, dict(tree)))
+                self.assertFalse(self.valid({"v": 1, "kids": [{"w": 1}]}, dict(tree)))
+                self.assertFalse(self.valid({"a": "x"}, {"$defs": {"n": {"$dynamicAnchor": "n", "type": "integer"}},
+                                                         "properties": {"a": {"$dynamicRef": "#n", "minimum": 0}}}))
+                # A $ref reaches a $dynamicAnchor as it does an $anchor (Core 2020-12 §8.2.2).
+                self.assertFalse(self.valid({"a": "x"}, {"$defs": {"n": {"$dynamicAnchor": "n", "type": "integer"}},
+                                                         "properties": {"a": {"$ref": "#n"}}}))
+
+    def test_dynamic_ref_across_resources_is_refused(self) -> None:
+        # With an $id below the root the dynamic scope can hold other resources: refused, not half-checked.
+        schema = {"$defs": {"n": {"$id": "https://example.com/n", "$dynamicAnchor": "n", "type": "integer"}},
                   "properties": {"a": {"$dynamicRef": "#n"}}}
-        with self.assertRaisesRegex(ValueError, "^mcp_ref does not support \\$dynamicRef"):
+        with self.assertRaisesRegex(ValueError, "^mcp_ref does not support \\$dynamicRef in a schema of several"):
             validate({"a": 1}, schema)
         with self.assertRaisesRegex(ValueError, "mcp_ref does not support \\$dynamicRef"):
             mcp_ref._bounded_errors({"a": 1}, schema)
-        # A $ref reaches a $dynamicAnchor as it does an $anchor (Core 2020-12 §8.2.2).
-        self.assertFalse(self.valid({"a": "x"}, {"$defs": schema["$defs"], "properties": {"a": {"$ref": "#n"}}}))
 
     def test_anchor_refs(self) -> None:
         # Before, "#s" was read as the pointer "" (the root itself), recursing until "nested too deeply".
@@ -325,7 +342,8 @@ class Full2020Test(unittest.TestCase):
                 self.assertEqual(ran, [{"c": 1, "a": 1, "b": 2}])  # (its result has "c": refused by outputSchema)
                 self.assertEqual(server.call_tool("t", {"a": 1}), server.call_tool("t", {"a": 1}))
                 with self.assertRaisesRegex(mcp_ref.InvalidSignature, "mcp_ref does not support \\$dynamicRef"):
-                    server_with(t, input_schema={"type": "object", "$defs": {"n": {"$dynamicAnchor": "n"}},
+                    server_with(t, input_schema={"type": "object",
+                                                 "$defs": {"n": {"$id": "urn:n", "$dynamicAnchor": "n"}},
                                                  "properties": {"a": {"$dynamicRef": "#n"}}})
 
     def test_json_schema_test_suite_cases(self) -> None:
