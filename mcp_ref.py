@@ -537,7 +537,10 @@ def _type_hints(obj: Any) -> Dict[str, Any]:
     import typing
 
     try:
-        return typing.get_type_hints(obj, include_extras=True)
+        try:
+            return typing.get_type_hints(obj, include_extras=True)
+        except KeyError:  # 3.9: a class whose module is not in sys.modules (exec'd code); 3.10 reads {} for it
+            return typing.get_type_hints(obj, globalns={}, include_extras=True)
     except Exception as exc:
         name = getattr(obj, "__qualname__", repr(obj))
         raise InvalidSignature(f"Unable to evaluate type annotations for {name!r}: {exc}") from exc
@@ -16920,21 +16923,75 @@ def _bounded_checker(schema: Any) -> Tuple[_BoundedCompiler, _Checker]:
     entry = _BOUNDED.get(id(schema))
     if entry is not None and entry[0] is schema:
         return entry[1], entry[2]
-    problem = _dialect_problem(schema) if isinstance(schema, dict) and "$schema" in schema else None
+    read = schema
+    if isinstance(schema, dict) and schema.get("$schema") in _DRAFTS_READ:
+        read = _as_2020_12(schema)
+    problem = _dialect_problem(read) if isinstance(read, dict) and "$schema" in read else None
     if problem is not None:
         raise ValueError(f"it declares {problem}")
-    problem = _schema_size_problem(schema)
+    problem = _schema_size_problem(read)
     if problem is not None:
         raise ValueError(problem)
-    compiler = _BoundedCompiler(schema)
+    compiler = _BoundedCompiler(read)
     try:
-        checker = compiler.compile(schema)
+        checker = compiler.compile(read)
     except (ValueError, TypeError, LookupError, RecursionError) as exc:  # a $ref remote or to nothing, ...
         raise ValueError(f"{exc} (mcp_ref never fetches a schema, and checks none it cannot resolve)") from None
     if len(_BOUNDED) > 64:
         _BOUNDED.clear()
     _BOUNDED[id(schema)] = (schema, compiler, checker)
     return compiler, checker
+
+
+# The older dialects a client reads a server's outputSchema in, besides 2020-12
+# (basic/index: implementations "SHOULD document which additional dialects
+# they support"): draft-07 and draft-06, which the TypeScript SDK publishes
+# (zod's JSON Schema), read by their own rules through _as_2020_12.
+_DRAFTS_READ = frozenset(f"http://json-schema.org/draft-0{n}/schema{end}" for n in (6, 7) for end in ("", "#"))
+_DRAFT_MAPS = ("properties", "patternProperties", "definitions")
+_DRAFT_ONE = ("additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else")
+
+
+def _as_2020_12(schema: Any) -> Any:
+    """A draft-07 or draft-06 schema written as 2020-12 says the same: an
+    ``items`` array is ``prefixItems`` (``additionalItems`` then ``items``),
+    ``definitions`` are ``$defs``, ``dependencies`` are conditions on the key
+    being there, and beside ``$ref`` nothing counts (draft-07: "All other
+    properties in a $ref object MUST be ignored")."""
+    if isinstance(schema, list):
+        return [_as_2020_12(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        kept = {"$ref": "#/$defs/" + ref[len("#/definitions/"):] if ref.startswith("#/definitions/") else ref}
+        if isinstance(schema.get("definitions"), dict):
+            kept["$defs"] = {k: _as_2020_12(v) for k, v in schema["definitions"].items()}
+        return kept
+    out: Dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$schema":
+            continue
+        if key in _DRAFT_MAPS and isinstance(value, dict):
+            out["$defs" if key == "definitions" else key] = {k: _as_2020_12(v) for k, v in value.items()}
+        elif key == "items" and isinstance(value, list):
+            out["prefixItems"] = [_as_2020_12(v) for v in value]
+            if "additionalItems" in schema:
+                out["items"] = _as_2020_12(schema["additionalItems"])
+        elif key == "additionalItems":
+            continue  # (with an items array, above; alone it means nothing)
+        elif key == "dependencies" and isinstance(value, dict):
+            out.setdefault("allOf", []).extend(
+                {"if": {"type": "object", "required": [name]},
+                 "then": {"required": list(then)} if isinstance(then, list) else _as_2020_12(then)}
+                for name, then in value.items())
+        elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
+            out.setdefault(key, []).extend(_as_2020_12(v) for v in value)
+        elif key in _DRAFT_ONE or key == "items":
+            out[key] = _as_2020_12(value)
+        else:
+            out[key] = value
+    return out
 
 
 def _bounded_errors(value: Any, schema: Any) -> List[_ErrorItem]:

@@ -902,7 +902,7 @@ class OutputSchemaTest(CliTestCase):
     def test_another_dialect_is_refused_before_the_call(self) -> None:
         # "They MUST handle unsupported dialects gracefully by returning an appropriate error
         # indicating the dialect is not supported."  Before, draft-07's schema was checked as 2020-12.
-        for dialect in ("http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema",
+        for dialect in ("http://json-schema.org/draft-04/schema#", "https://json-schema.org/draft/2019-09/schema",
                         "https://example.com/my-dialect"):
             schema = {"$schema": dialect, "type": "object", "properties": {"n": {"type": "integer"}}}
             for era, outcome, methods in self.calls(schema):
@@ -918,6 +918,30 @@ class OutputSchemaTest(CliTestCase):
             for era, outcome, methods in self.calls(schema):
                 with self.subTest(dialect=dialect, era=era):
                     self.assertEqual((outcome["structuredContent"], methods[-1]), ({"n": 1}, "tools/call"))
+
+    def test_draft_07_and_06_are_read_by_their_own_rules(self) -> None:
+        # The TypeScript SDK publishes draft-07 outputSchemas (zod's); the client reads them
+        # by draft-07's rules (basic/index: "SHOULD document which additional dialects they
+        # support"), so its tools are called and checked, never refused.
+        for dialect in ("http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-06/schema"):
+            schema = {"$schema": dialect, "type": "object", "properties": {"n": {"type": "integer"}}}
+            for era, outcome, methods in self.calls(schema):
+                with self.subTest(dialect=dialect, era=era):
+                    self.assertEqual((outcome["structuredContent"], methods[-1]), ({"n": 1}, "tools/call"))
+        draft = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                 "definitions": {"n": {"type": "integer"}},
+                 "properties": {"pair": {"type": "array", "items": [{"$ref": "#/definitions/n"}],
+                                         "additionalItems": {"type": "string"}},
+                                "r": {"$ref": "#/definitions/n", "type": "string"}},  # beside $ref: ignored
+                 "dependencies": {"a": ["b"], "c": {"required": ["d"]}}}
+        tool = {"name": "t", "outputSchema": draft}
+        for good in ({"pair": [1, "x", "y"]}, {"r": 3}, {"a": 1, "b": 2}, {"c": 1, "d": 1}, {}):
+            with self.subTest(good=good):
+                result = {"content": [], "structuredContent": good}
+                self.assertIs(mcp_ref._read_structured("t", result, tool, None), result)
+        for bad in ({"pair": ["1"]}, {"pair": [1, 2]}, {"r": "x"}, {"a": 1}, {"c": 1}):
+            with self.subTest(bad=bad), self.assertRaisesRegex(RuntimeError, "Invalid structured content"):
+                mcp_ref._read_structured("t", {"content": [], "structuredContent": bad}, tool, None)
 
     def test_a_schema_without_dollar_schema_is_read_as_2020_12(self) -> None:
         # basic/index, "JSON Schema Usage": implementations "MUST support JSON Schema 2020-12 for

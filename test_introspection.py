@@ -43,5 +43,16 @@ class CleandocTest(unittest.TestCase):
         self.assertEqual(server_with(text_tool).list_tools()[0]["description"], "Text.")
 
 
+class TypeHintsTest(unittest.TestCase):
+    def test_a_class_of_a_module_not_imported(self) -> None:
+        # Code run by exec() under a module name sys.modules lacks (a README block, a
+        # notebook): CPython 3.9's get_type_hints looks each base's module up there and
+        # raised KeyError; a subclass of one of mcp_ref's classes has two such bases.
+        namespace: dict = {"__name__": "not_a_module", "RequestParams": mcp_ref.RequestParams}
+        exec("class P(RequestParams):\n    text: str\n    n: int = 1\n", namespace)
+        hints = mcp_ref._type_hints(namespace["P"])
+        self.assertEqual((hints["text"], hints["n"]), (str, int))
+
+
 if __name__ == "__main__":
     unittest.main()
