@@ -1096,6 +1096,7 @@ class _Compiler:
         self._by_pointer: Dict[str, _Checker] = {}
         self._recursive: set[str] = set()  # $refs met again while being compiled
         self._annotators: Dict[str, List[Callable[[Any], _Evaluated]]] = {}  # $ref -> its annotator, for unevaluated*
+        self._inner_resource: Optional[bool] = None  # an $id below the root? (_dynamic_ref)
 
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         """The checker of one (sub)schema: its ``type`` first (a type error stops
@@ -1211,7 +1212,13 @@ class _Compiler:
         return check
 
     def _has_inner_resource(self) -> bool:
-        """Whether a subschema below the root has an $id (another schema resource)."""
+        """Whether a subschema below the root has an $id (another schema resource);
+        walked once per root (a hostile schema may hold thousands of $dynamicRefs)."""
+        if self._inner_resource is None:
+            self._inner_resource = self._walk_for_inner_resource()
+        return self._inner_resource
+
+    def _walk_for_inner_resource(self) -> bool:
         stack = [self.root]
         while stack:
             node = stack.pop()

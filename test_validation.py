@@ -298,6 +298,17 @@ class Full2020Test(unittest.TestCase):
                 self.assertFalse(self.valid({"a": "x"}, {"$defs": {"n": {"$dynamicAnchor": "n", "type": "integer"}},
                                                          "properties": {"a": {"$ref": "#n"}}}))
 
+    def test_many_dynamic_refs_compile_in_linear_time(self) -> None:
+        # The walk for an inner $id is made once per schema, not once per $dynamicRef (a hostile
+        # outputSchema of 19,000 of them took minutes).
+        import time
+
+        schema = {"$defs": {"n": {"$dynamicAnchor": "n", "type": "integer"}},
+                  "allOf": [{"$dynamicRef": "#n"} for _ in range(19000)]}
+        start = time.monotonic()
+        self.assertEqual([e.kind for e in mcp_ref._bounded_errors("x", schema)][:1], ["int_type"])
+        self.assertLess(time.monotonic() - start, 5.0)
+
     def test_dynamic_ref_across_resources_is_refused(self) -> None:
         # With an $id below the root the dynamic scope can hold other resources: refused, not half-checked.
         schema = {"$defs": {"n": {"$id": "https://example.com/n", "$dynamicAnchor": "n", "type": "integer"}},
