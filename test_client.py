@@ -1219,9 +1219,9 @@ class ElicitationCheckTest(CliTestCase):
     by is -32602 before the callback is asked.  Before, any content was sent on."""
 
     def test_over_stdio_in_the_handshake_era(self) -> None:
-        draft_07 = dict(FORM, **{"$schema": "http://json-schema.org/draft-07/schema#"})
+        draft_04 = dict(FORM, **{"$schema": "http://json-schema.org/draft-04/schema#"})  # a dialect not read
         for answer, fits in FORM_ANSWERS + [(None, False)]:
-            schema = FORM if answer is not None else draft_07
+            schema = FORM if answer is not None else draft_04
             ask = (f"send({{'jsonrpc': '2.0', 'id': 'e', 'method': 'elicitation/create', 'params': {{'message': "
                    f"'Who?', 'requestedSchema': json.loads({json.dumps(schema)!r})}}}}); "
                    f"answer(request, {{'tools': [TOOL]}})")
