@@ -170,7 +170,7 @@ from types import MappingProxyType  # loaded by json already (re, enum)
 # where a user's annotation brings it (then it is loaded already) or is a string.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Deque, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple, Union
+    from typing import Any, Callable, Deque, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple, Union
 
 __version__ = "0.1.0"
 
@@ -939,6 +939,7 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
 
 if TYPE_CHECKING:
     _Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
+    _Evaluated = Tuple[Set[Any], Set[Any]]  # the member names and item indices evaluated (unevaluated*)
 
 
 # Keywords that only annotate: a schema of "type" and these is a bare type.
@@ -1094,6 +1095,8 @@ class _Compiler:
         self.class_kinds = class_kinds or {}
         self._by_pointer: Dict[str, _Checker] = {}
         self._recursive: set[str] = set()  # $refs met again while being compiled
+        self._annotators: Dict[str, List[Callable[[Any], _Evaluated]]] = {}  # $ref -> its annotator, for unevaluated*
+        self._inner_resource: Optional[bool] = None  # an $id below the root? (_dynamic_ref)
 
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         """The checker of one (sub)schema: its ``type`` first (a type error stops
@@ -1104,6 +1107,10 @@ class _Compiler:
             return self._nothing
         if not isinstance(schema, dict):
             raise TypeError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
+        if "unevaluatedProperties" in schema or "unevaluatedItems" in schema:
+            return self._unevaluated(schema, is_def)  # only these schemas pay for the annotations
+        if "$dynamicRef" in schema:
+            return self._dynamic_ref(schema, is_def)
         if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 23)
             return _lax_typed(self, schema)
         if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 22)
@@ -1184,6 +1191,45 @@ class _Compiler:
         self._by_pointer[ref] = cell[0]  # not recursive: later uses call the checker itself
         return cell[0]
 
+    def _dynamic_ref(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        """$dynamicRef (Core 2020-12 §8.2.3.2) resolves in the dynamic scope: the
+        schema resources the evaluation has entered.  No remote ref is followed
+        here, so in a schema of one resource (no $id below the root) that scope
+        is the root alone and $dynamicRef is $ref; across resources it is
+        refused, never half-checked (basic/index: JSON Schema 2020-12 MUST)."""
+        if self._has_inner_resource():
+            raise ValueError("mcp_ref does not support $dynamicRef in a schema of several resources (an $id below "
+                             "the root): its dynamic scope is not tracked; use $ref")
+        target = self._ref(schema["$dynamicRef"])
+        rest = {k: v for k, v in schema.items() if k != "$dynamicRef"}
+        if not set(rest) - _ANNOTATION_KEYS and "type" not in rest:
+            return target
+        inner = self.compile(rest, is_def)
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            return target(inner(value, loc, errors), loc, errors)
+
+        return check
+
+    def _has_inner_resource(self) -> bool:
+        """Whether a subschema below the root has an $id (another schema resource);
+        walked once per root (a hostile schema may hold thousands of $dynamicRefs)."""
+        if self._inner_resource is None:
+            self._inner_resource = self._walk_for_inner_resource()
+        return self._inner_resource
+
+    def _walk_for_inner_resource(self) -> bool:
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if "$id" in node and node is not self.root:
+                    return True
+                stack.extend(v for k, v in node.items() if k not in ("enum", "const", "default", "examples"))
+            elif isinstance(node, list):
+                stack.extend(node)
+        return False
+
     def _resolve(self, ref: str) -> Any:
         target = self.root
         pointer = ref[1:]
@@ -1191,6 +1237,8 @@ class _Compiler:
             from urllib.parse import unquote
 
             pointer = unquote(pointer)
+        if pointer and not pointer.startswith("/"):  # a plain-name fragment: an $anchor (Core 2020-12 §8.2.2)
+            return self._anchor(ref, pointer)
         for token in pointer.split("/")[1:]:
             token = token.replace("~1", "/").replace("~0", "~")
             if isinstance(target, list):
@@ -1200,6 +1248,21 @@ class _Compiler:
             else:
                 raise ValueError(f"$ref {ref!r} points at nothing")
         return target
+
+    def _anchor(self, ref: str, name: str) -> Any:
+        """The subschema whose $anchor (or $dynamicAnchor, which a $ref also
+        reaches) is ``name``, searched through the root schema's resource: a
+        subschema with its own $id is another resource, with its own anchors."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict) and not ("$id" in node and node is not self.root):
+                if node.get("$anchor") == name or node.get("$dynamicAnchor") == name:
+                    return node
+                stack.extend(v for k, v in node.items() if k not in ("enum", "const", "default", "examples"))
+            elif isinstance(node, list):
+                stack.extend(node)
+        raise ValueError(f"$ref {ref!r} points at nothing (no $anchor {name!r} in the schema)")
 
     # -- type ---------------------------------------------------------------
 
@@ -1470,6 +1533,17 @@ class _Compiler:
                 return value
 
             steps.append(not_)
+        if "dependentSchemas" in schema:  # Core 2020-12 §10.2.2.4: a present key applies its schema to the object
+            dependent = [(key, self.compile(sub)) for key, sub in schema["dependentSchemas"].items()]
+
+            def dependent_schemas(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+                if type(value) is dict:
+                    for key, sub in dependent:
+                        if key in value:
+                            value = sub(value, loc, errors)
+                return value
+
+            steps.append(dependent_schemas)
         if "if" in schema:
             condition = self.compile(schema["if"])
             then = self.compile(schema["then"]) if "then" in schema else None
@@ -1494,6 +1568,136 @@ class _Compiler:
             return union.first_or_errors(value, loc, errors)
 
         return check
+
+
+    # -- unevaluatedProperties, unevaluatedItems -------------------------------
+
+    def _unevaluated(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        """unevaluatedProperties and unevaluatedItems (Core 2020-12 §11): the
+        members and items no adjacent keyword evaluated, in-place applicators
+        (allOf, anyOf, oneOf, if/then/else, dependentSchemas, $ref) included,
+        each checked by the keyword's schema.  The rest of the schema is
+        compiled as usual; the evaluated locations are found on the value as
+        sent (a lax mode may drop or convert members)."""
+        inner = self.compile({k: v for k, v in schema.items()
+                              if k not in ("unevaluatedProperties", "unevaluatedItems")}, is_def)
+        evaluated = self._annotator(schema, top=True)
+        props = self.compile(schema["unevaluatedProperties"]) if "unevaluatedProperties" in schema else None
+        items = self.compile(schema["unevaluatedItems"]) if "unevaluatedItems" in schema else None
+        refuse = (schema.get("unevaluatedProperties") is False, schema.get("unevaluatedItems") is False)
+
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            out = inner(value, loc, errors)
+            if type(value) is dict and props is not None:
+                done = evaluated(value)[0]
+                for key, item in value.items():
+                    if key not in done:
+                        checked = _unevaluated_one(props, refuse[0], item, loc + (key,), errors,
+                                                   "Extra inputs are not permitted", "extra_forbidden")
+                        if type(out) is dict:
+                            out[key] = checked
+            elif type(value) is list and items is not None:
+                done = evaluated(value)[1]
+                for i, item in enumerate(value):
+                    if i not in done:
+                        checked = _unevaluated_one(items, refuse[1], item, loc + (i,), errors,
+                                                   "Array item not permitted (unevaluatedItems)", "unevaluated_items")
+                        if type(out) is list and i < len(out):
+                            out[i] = checked
+            return out
+
+        return check
+
+    def _annotator(self, schema: Any, top: bool = False) -> Callable[[Any], _Evaluated]:
+        """The member names and item indices a (sub)schema's keywords evaluate in
+        a value (their annotations, Core 2020-12 §7.7 and §10-11); only passing
+        subschemas of anyOf, oneOf, if and contains contribute, and none of not."""
+        if not isinstance(schema, dict) or not schema:
+            return _no_annotations
+        parts: List[Callable[[Any], _Evaluated]] = []
+        for ref in ("$ref", "$dynamicRef"):  # (a $dynamicRef refused at its compiling, _dynamic_ref)
+            if ref in schema:
+                parts.append(self._ref_annotator(schema[ref]))
+        names = set(schema.get("properties") or ())
+        patterns = [_compile_pattern(p) for p in schema.get("patternProperties") or ()]
+        every_key = not top and "unevaluatedProperties" in schema or "additionalProperties" in schema
+        prefix = len(schema.get("prefixItems") or ())
+        every_item = not top and "unevaluatedItems" in schema or "items" in schema
+        contains = self.compile(schema["contains"]) if "contains" in schema else None
+
+        def own(value: Any) -> _Evaluated:
+            if type(value) is dict:
+                if every_key:
+                    return set(value), set()
+                return {k for k in value if k in names or any(p(k) for p in patterns if type(k) is str)}, set()
+            if type(value) is list:
+                if every_item:
+                    return set(), set(range(len(value)))
+                done = set(range(min(prefix, len(value))))
+                if contains is not None:
+                    done.update(i for i, item in enumerate(value) if _passes(contains, item, (i,)))
+                return set(), done
+            return set(), set()
+
+        parts.append(own)
+        parts.extend(self._applicator_annotators(schema))
+        return _union_annotations(parts)
+
+    def _applicator_annotators(self, schema: Dict[str, Any]) -> List[Callable[[Any], _Evaluated]]:
+        """The annotators of allOf, anyOf/oneOf (passing arms), if/then/else and dependentSchemas."""
+        parts = [self._annotator(s) for s in schema.get("allOf") or ()]
+        arms = [(self.compile(s), self._annotator(s)) for k in ("anyOf", "oneOf") for s in schema.get(k) or ()]
+        if arms:
+            parts.append(lambda value: _union_annotations([a for c, a in arms if _passes(c, value, ())])(value))
+        if "if" in schema:
+            condition, when = self.compile(schema["if"]), self._annotator(schema["if"])
+            then, otherwise = self._annotator(schema.get("then", True)), self._annotator(schema.get("else", True))
+            parts.append(lambda value: _union_annotations([when, then])(value) if _passes(condition, value, ())
+                         else otherwise(value))
+        dependent = [(k, self._annotator(s)) for k, s in (schema.get("dependentSchemas") or {}).items()]
+        if dependent:
+            parts.append(lambda value: _union_annotations([a for k, a in dependent if type(value) is dict
+                                                           and k in value])(value))
+        return parts
+
+    def _ref_annotator(self, ref: str) -> Callable[[Any], _Evaluated]:
+        """The annotator of a $ref's target, once per ref (a recursive schema meets it again)."""
+        cell = self._annotators.get(ref)
+        if cell is None:
+            cell = self._annotators[ref] = []
+            cell.append(self._annotator(self._resolve(ref)))
+        return lambda value: cell[0](value)
+
+
+def _no_annotations(value: Any) -> _Evaluated:
+    return set(), set()
+
+
+def _union_annotations(parts: List[Callable[[Any], _Evaluated]]) -> Callable[[Any], _Evaluated]:
+    if not parts:
+        return _no_annotations
+    if len(parts) == 1:
+        return parts[0]
+
+    def union(value: Any) -> _Evaluated:
+        keys: Set[Any] = set()
+        indices: Set[Any] = set()
+        for part in parts:
+            k, i = part(value)
+            keys |= k
+            indices |= i
+        return keys, indices
+
+    return union
+
+
+def _unevaluated_one(check: _Checker, refuse: bool, item: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem],
+                     text: str, kind: str) -> Any:
+    """One unevaluated member or item checked; a false schema (``refuse``) in the SDK's words for an extra key."""
+    if refuse:
+        errors.append(_ErrorItem(loc, text, kind, item))
+        return item
+    return check(item, loc, errors)
 
 
 _COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
@@ -16811,6 +17015,18 @@ class _BoundedCompiler(_Compiler):
             return inner(value, loc, errors)
 
         return check
+
+    def _annotator(self, schema: Any, top: bool = False) -> Callable[[Any], _Evaluated]:
+        """unevaluated*'s annotators counted too: 2**n paths through $refs are no checks."""
+        inner = super()._annotator(schema, top)
+
+        def count(value: Any) -> _Evaluated:
+            self.steps += 1
+            if not self.steps & 1023 and time.monotonic() > self.deadline:
+                raise _OutOfTime
+            return inner(value)
+
+        return count
 
 
 def _schema_size_problem(schema: Any) -> Optional[str]:

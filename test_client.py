@@ -21,7 +21,7 @@ from unittest import mock
 import mcp_ref
 from mcp_ref import Client, MCPError
 from test_cli import EVERYTHING_CALLS, EVERYTHING_TS, HAVE_EVERYTHING_TS, CliTestCase
-from _testing import copy_into, wait_for_port
+from _testing import BOTH, accelerators, copy_into, wait_for_port
 from test_http import InProcess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -994,8 +994,8 @@ class OutputSchemaTest(CliTestCase):
     def test_a_schema_without_dollar_schema_is_read_as_2020_12(self) -> None:
         # basic/index, "JSON Schema Usage": implementations "MUST support JSON Schema 2020-12 for
         # schemas without an explicit $schema field": that draft's own keywords (prefixItems, $defs,
-        # dependentRequired) are checked, not skipped as unknown words.  (unevaluatedProperties and
-        # unevaluatedItems are not checked yet: spec/*.tsv, basic/index#a3d61944, open.)
+        # dependentRequired) are checked, not skipped as unknown words (and unevaluated*, dependentSchemas:
+        # test_unevaluated_and_dependent_schemas_are_checked).
         schema = {"type": "object", "$defs": {"n": {"type": "integer"}},
                   "properties": {"pair": {"type": "array", "prefixItems": [{"$ref": "#/$defs/n"}, {"type": "string"}]},
                                  "a": {}, "b": {}},
@@ -1006,6 +1006,38 @@ class OutputSchemaTest(CliTestCase):
         for bad in ({"pair": ["1", "x"]}, {"pair": [1, 2]}, {"a": 1}):
             with self.subTest(bad=bad), self.assertRaisesRegex(RuntimeError, "^Invalid structured content"):
                 mcp_ref._read_structured("t", {"content": [], "structuredContent": bad}, tool, None)
+
+    def test_unevaluated_and_dependent_schemas_are_checked(self) -> None:
+        # basic/index, "JSON Schema Usage": 2020-12's unevaluatedProperties, unevaluatedItems and
+        # dependentSchemas checked (before, ignored: every value passed), $dynamicRef across resources refused
+        # before the call (never half-checked).
+        schema = {"type": "object", "properties": {"a": {}, "l": {"prefixItems": [{}], "unevaluatedItems": False}},
+                  "dependentSchemas": {"a": {"properties": {"b": {"type": "integer"}}, "required": ["b"]}},
+                  "unevaluatedProperties": False}
+        tool = {"name": "t", "outputSchema": schema}
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                good = {"content": [], "structuredContent": {"a": 1, "b": 2, "l": [1]}}
+                self.assertIs(mcp_ref._read_structured("t", good, dict(tool), None), good)
+                for bad, said in (({"b": 2}, "b\n  Extra inputs are not permitted"), ({"a": 1}, "b\n  Field required"),
+                                  ({"l": [1, 2]}, "l.1\n  Array item not permitted"),
+                                  ({"a": 1, "b": "x"}, "b\n  Input should be a valid integer")):
+                    with self.subTest(bad=bad), self.assertRaisesRegex(RuntimeError, "^Invalid structured content"):
+                        try:
+                            mcp_ref._read_structured("t", {"content": [], "structuredContent": bad}, dict(tool), None)
+                        except RuntimeError as exc:
+                            self.assertIn(said, str(exc))
+                            raise
+        for era, outcome, _methods in self.calls(schema):
+            with self.subTest(era=era):  # the server's {"n": 1}: "n" evaluated by no keyword
+                self.assertIsInstance(outcome, RuntimeError)
+                self.assertIn("n\n  Extra inputs are not permitted", str(outcome))
+        dynamic = {"type": "object", "$defs": {"n": {"$id": "urn:n", "$dynamicAnchor": "n"}},
+                   "properties": {"n": {"$dynamicRef": "#n"}}}
+        for era, outcome, methods in self.calls(dynamic):
+            with self.subTest(era=era):
+                self.assertIn("mcp_ref does not support $dynamicRef", str(outcome))
+                self.assertNotIn("tools/call", methods)
 
     def test_a_ref_it_cannot_resolve_is_refused(self) -> None:
         # 2026-07-28 basic/index, "$ref Resolution": never fetched (MUST NOT), and "Schemas that fail to
@@ -1235,9 +1267,9 @@ class ElicitationCheckTest(CliTestCase):
     by is -32602 before the callback is asked.  Before, any content was sent on."""
 
     def test_over_stdio_in_the_handshake_era(self) -> None:
-        draft_07 = dict(FORM, **{"$schema": "http://json-schema.org/draft-07/schema#"})
+        draft_04 = dict(FORM, **{"$schema": "http://json-schema.org/draft-04/schema#"})  # a dialect not read
         for answer, fits in FORM_ANSWERS + [(None, False)]:
-            schema = FORM if answer is not None else draft_07
+            schema = FORM if answer is not None else draft_04
             ask = (f"send({{'jsonrpc': '2.0', 'id': 'e', 'method': 'elicitation/create', 'params': {{'message': "
                    f"'Who?', 'requestedSchema': json.loads({json.dumps(schema)!r})}}}}); "
                    f"answer(request, {{'tools': [TOOL]}})")

@@ -29,7 +29,7 @@ KEYWORDS = {"MUST", "MUST NOT", "REQUIRED", "SHALL", "SHALL NOT", "SHOULD", "SHO
             "RECOMMENDED", "NOT RECOMMENDED"}
 BINDS = {"server": {"server", "both"}, "client": {"client", "both"},
          "other": {"authorization-server", "host", "user", "other"}}
-MAX_OPEN = {"server": 4, "client": 4, "other": 0}  # MAX_OPEN_SERVER, MAX_OPEN_CLIENT
+MAX_OPEN = {"server": 0, "client": 0, "other": 0}  # MAX_OPEN_SERVER, MAX_OPEN_CLIENT
 MAX_OPEN_SERVER, MAX_OPEN_CLIENT = MAX_OPEN["server"], MAX_OPEN["client"]
 _TEST_NAME = re.compile(r"(test_\w+)\.([A-Za-z_]\w*)\.(test\w*)")
 _ID = re.compile(r"(?P<revision>[\w.-]+)/(?P<page>[\w./-]+)#[0-9a-f]{8}(-[0-9]+)?")
