@@ -1523,7 +1523,7 @@ class CliOverHttpTest(SharedServer):
         self.assertEqual(len(refused.stderr.strip().splitlines()), 1)
         for path in ("/nope", ""):  # issue 25: a hint, rather than a bare 404
             missed = self.cli("list", f"http://127.0.0.1:{self.server.port}{path}")
-            self.assertEqual((missed.returncode, missed.stdout), (2, ""))
+            self.assertEqual((missed.returncode, missed.stdout), (2, ""), missed.stderr)
             self.assertEqual(missed.stderr, f"mcp_ref: no MCP endpoint at http://127.0.0.1:{self.server.port}{path} "
                                             f"(HTTP 404); MCP servers usually serve at /mcp: "
                                             f"http://127.0.0.1:{self.server.port}{path}/mcp\n")
