@@ -19862,6 +19862,8 @@ class _HttpConnection:
         except _ReadTimeout:  # a stalled body (RFC 9110, 15.5.9)
             return self.refuse(408, "Request Timeout")
         self.reader.stop()
+        if body.left:  # unread (a 404): what stays of it would be taken for the next request
+            keep = keep and self._drained(body, result)  # else the response says Connection: close
         try:
             keep = _write_response(self.send, version, method, started[0], started[1], result, keep)
         finally:
@@ -19869,6 +19871,24 @@ class _HttpConnection:
             if close is not None:
                 close()
         return keep and not body.left  # an unread body would be taken for the next request
+
+    def _drained(self, body: _Input, result: Any) -> bool:
+        """A body the app left unread, read and dropped when short (64 KiB, within
+        the read timeout), so that the connection stays open; False: it closes,
+        and the response says so ("Connection: close", RFC 9112, 9.6), rather
+        than a client's next request on it meeting a closed socket.  Not under a
+        streamed answer, which may still read it."""
+        if not isinstance(result, list) or body.left > 65536:
+            return False
+        self.reader.start(self.server.read_timeout)
+        try:
+            while body.left and body.read(body.left):
+                pass
+        except (_ReadTimeout, OSError, ValueError):
+            return False
+        finally:
+            self.reader.stop()
+        return not body.left
 
     def send(self, data: bytes) -> None:
         """``data`` on the wire now: when short, in the socket's one sendall

@@ -20,6 +20,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -1125,6 +1126,32 @@ def streaming_server() -> mcp_ref.MCPServer:
 
 
 class InProcessTest(unittest.TestCase):
+    def test_an_unread_body_keeps_the_connection_or_says_close(self) -> None:
+        # A 404 leaves the POST's body unread.  A short one is read and dropped, so the
+        # connection serves the next request; a long one closes it, and the response
+        # says so (RFC 9112, 9.6).  Before, a kept-alive response was followed by a close:
+        # the client's next request (the initialize after a 404'd server/discover) met it.
+        endpoint = InProcess(mcp_ref.MCPServer("unread"))
+        try:
+            for size, kept in ((10, True), (65536, True), (200_000, False)):
+                with self.subTest(size=size), socket.create_connection(("127.0.0.1", endpoint.port)) as sock:
+                    body = b"x" * size
+                    sock.sendall(b"POST /nope HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                                 b"Content-Length: %d\r\n\r\n%s" % (size, body))
+                    reader = sock.makefile("rb")
+                    head = b""
+                    while not head.endswith(b"\r\n\r\n"):
+                        head += reader.readline()
+                    self.assertTrue(head.startswith(b"HTTP/1.1 404"), head)
+                    self.assertEqual(b"Connection: close" in head, not kept, head)
+                    reader.read(int(re.search(rb"Content-Length: (\d+)", head).group(1)))  # type: ignore[union-attr]
+                    if kept:
+                        sock.sendall(b"GET /nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                        self.assertTrue(reader.readline().startswith(b"HTTP/1.1 404"))
+                    reader.close()
+        finally:
+            endpoint.stop()
+
     def test_a_call_streams_before_its_response(self) -> None:
         server = streaming_server()
         endpoint = InProcess(server)
