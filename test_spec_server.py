@@ -10,6 +10,7 @@ import dataclasses
 import inspect
 import io
 import json
+import logging
 import os
 import random
 import re
@@ -422,6 +423,7 @@ class CancellationLogTest(Case):
     client's values repr'd; nothing on stdout (stdio's protocol stream)."""
 
     def cancel(self, deliver: Any, params: Dict[str, Any]) -> List[str]:
+        logging.getLogger("mcp_ref").disabled = False  # (dictConfig elsewhere disables it)
         with self.assertLogs("mcp_ref", "DEBUG") as logs:
             deliver({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
         self.assertEqual([r.levelname for r in logs.records], ["DEBUG"])
@@ -460,6 +462,7 @@ class TaskAuditTest(Case):
         server = task_server()
         self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
         alice, bob = SessionClient(server, "alice"), SessionClient(server, "bob")
+        logging.getLogger("mcp_ref.tasks").disabled = False  # (dictConfig elsewhere disables it)
         with self.assertLogs("mcp_ref.tasks", "DEBUG") as logs:
             task_id = alice.ask("tools/call", {"name": "quick", "arguments": {"n": 1}, "task": {}})["task"]["taskId"]
             alice.ask("tasks/result", {"taskId": task_id})
@@ -477,6 +480,7 @@ class TaskAuditTest(Case):
         self.addCleanup(server.gate.set)  # type: ignore[attr-defined]
         client = SessionClient(server)
         task_id = client.ask("tools/call", {"name": "gated", "arguments": {}, "task": {}})["task"]["taskId"]
+        logging.getLogger("mcp_ref.tasks").disabled = False  # (dictConfig elsewhere disables it)
         with self.assertLogs("mcp_ref.tasks", "INFO") as logs:
             client.ask("tasks/cancel", {"taskId": task_id})
         self.assertIn(f"INFO:mcp_ref.tasks:task {task_id} of '': working -> cancelled", logs.output)

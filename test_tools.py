@@ -610,6 +610,7 @@ class ToolNameTest(unittest.TestCase):
 
     def logged(self, register: Any, name: str) -> List[str]:
         logger = __import__("logging").getLogger(self.LOGGER)
+        logger.disabled = False  # (dictConfig elsewhere disables it)
         with self.assertLogs(logger, "DEBUG") as logs:
             logger.debug("start")  # assertLogs needs one record; a name without warnings logs none
             register(name)
