@@ -309,9 +309,13 @@ def sdk_results(namespace: Dict[str, Any]) -> Tuple[Dict[str, Any], List[Dict[st
     from mcp.server.mcpserver.exceptions import ToolError
 
     logging.disable(logging.CRITICAL)
-    server = SdkServer("pydantic")
-    for name in TOOLS:
-        server.add_tool(namespace[name])
+    try:  # (logging is enabled again even when the SDK refuses a tool below)
+        server = SdkServer("pydantic")
+        for name in TOOLS:
+            server.add_tool(namespace[name])
+    except BaseException:
+        logging.disable(logging.NOTSET)
+        raise
 
     async def run() -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
         dump = {"mode": "json", "by_alias": True, "exclude_none": True}
