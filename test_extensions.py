@@ -727,15 +727,20 @@ class DropInTest(Case):
                 self.assertEqual(frames, sdk_frames(bool(caps)))
 
     def test_the_same_over_http_with_mcp_refs_client(self) -> None:
-        port = free_port()
-        process = subprocess.Popen([sys.executable, self.script, f"127.0.0.1:{port}"], env=dict(os.environ, **self.env),
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self.addCleanup(stop, process)
-        wait_for_port(port)
-        for version in (None, LEGACY):
-            for apps in (False, True):
-                with self.subTest(version=version, apps=apps):
-                    client_frames(self, f"http://127.0.0.1:{port}/mcp", version, apps)
+        frames_over_http(self, self.script, self.env)
+
+
+def frames_over_http(case: unittest.TestCase, script: str, env: Dict[str, str]) -> None:
+    """``script`` served over HTTP on a free port, and client_frames in each era, with and without Apps."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, script, f"127.0.0.1:{port}"], env=dict(os.environ, **env),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    case.addCleanup(stop, process)
+    wait_for_port(port)
+    for version in (None, LEGACY):
+        for apps in (False, True):
+            with case.subTest(version=version, apps=apps):
+                client_frames(case, f"http://127.0.0.1:{port}/mcp", version, apps)
 
 
 def client_frames(case: unittest.TestCase, server: Any, version: Optional[str], apps: bool) -> None:
@@ -818,15 +823,7 @@ class SdkDifferentialTest(Case):
                 client_frames(self, [sys.executable, SDK_FILE], version, True)
 
     def test_mcp_refs_client_against_the_sdks_server_over_http(self) -> None:
-        port = free_port()
-        process = subprocess.Popen([sys.executable, SDK_FILE, f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE)
-        self.addCleanup(stop, process)
-        wait_for_port(port)
-        for version in (None, LEGACY):
-            for apps in (False, True):
-                with self.subTest(version=version, apps=apps):
-                    client_frames(self, f"http://127.0.0.1:{port}/mcp", version, apps)
+        frames_over_http(self, SDK_FILE, {})
 
 
 # -- a server of mcp_ref's own: examples/extension.py; the client's side --------------------------

@@ -28,7 +28,7 @@ import time
 import types
 import unittest
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
 import mcp_ref
@@ -1069,16 +1069,21 @@ class Process:
                 pipe.close()
 
 
+def server_files(case: unittest.TestCase, template: str) -> Tuple[str, str]:
+    """A scratch folder's task database path and a server script written from ``template``."""
+    folder = tempfile.TemporaryDirectory()
+    case.addCleanup(folder.cleanup)
+    script = os.path.join(folder.name, "server.py")
+    with open(script, "w") as f:
+        f.write(template.format(here=HERE))
+    return os.path.join(folder.name, "tasks.db"), script
+
+
 class RestartTest(Case):
 
     def setUp(self) -> None:
         super().setUp()
-        folder = tempfile.TemporaryDirectory()
-        self.addCleanup(folder.cleanup)
-        self.db = os.path.join(folder.name, "tasks.db")
-        self.script = os.path.join(folder.name, "server.py")
-        with open(self.script, "w") as f:
-            f.write(SCRIPT.format(here=HERE))
+        self.db, self.script = server_files(self, SCRIPT)
 
     def start(self, lease: float = 30.0) -> Process:
         process = Process(self.script, self.db, lease)
@@ -1776,12 +1781,7 @@ class GracefulStopTest(Case):
 
     def setUp(self) -> None:
         super().setUp()
-        folder = tempfile.TemporaryDirectory()
-        self.addCleanup(folder.cleanup)
-        self.db = os.path.join(folder.name, "tasks.db")
-        self.script = os.path.join(folder.name, "server.py")
-        with open(self.script, "w") as f:
-            f.write(STOP_SCRIPT.format(here=HERE))
+        self.db, self.script = server_files(self, STOP_SCRIPT)
 
     def stopped(self, process: subprocess.Popen, task_id: str) -> None:  # type: ignore[type-arg]
         started = time.monotonic()
