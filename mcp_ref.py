@@ -5597,7 +5597,11 @@ class _Tasks:
             call.cancelled = True
         failing = threading.Thread(target=self._fail_all, args=([task_id for task_id, _ in runs],),
                                    name="mcp_ref-task-stop", daemon=True)
-        failing.start()
+        try:
+            failing.start()
+        except RuntimeError:  # at exit (atexit), Python 3.12 starts no thread: failed here, unbounded
+            self._fail_all([task_id for task_id, _ in runs])
+            return
         failing.join(wait)
 
     def _fail_all(self, task_ids: List[str]) -> None:

@@ -1769,6 +1769,15 @@ def forever() -> str:
     time.sleep(300)
     return "never"
 """
+WSGI_CALL = """
+import io, json
+msg, headers = json.loads(sys.argv[1])
+body = json.dumps(msg).encode()
+environ = {"HTTP_" + k.upper().replace("-", "_"): v for k, v in headers.items()}
+environ.update(REQUEST_METHOD="POST", PATH_INFO="/mcp", CONTENT_LENGTH=str(len(body)), HTTP_HOST="127.0.0.1",
+               CONTENT_TYPE="application/json", **{"wsgi.input": io.BytesIO(body)})
+print(b"".join(mcp.streamable_http_app()(environ, lambda status, sent: None)).decode(), flush=True)
+"""
 GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")  # the venv's, else the PATH's
 GUNICORN = GUNICORN if os.path.exists(GUNICORN) else shutil.which("gunicorn") or ""
 
@@ -1827,6 +1836,25 @@ class GracefulStopTest(Case):
     def test_embedded_http(self) -> None:
         self.http([sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", self.script, "--http", "127.0.0.1:0"],
                   r"serving .* on http://127\.0\.0\.1:(\d+)/")
+
+    def test_interpreter_exit(self) -> None:
+        # A WSGI server's worker ends as a script does: atexit, where Python
+        # 3.12 and later start no thread (the stop failed the tasks on one).
+        msg = malformed.message("tools/call", {"name": "forever", "arguments": {}, "_meta": {
+            PV: MODERN, CAPS: TASKS_CAPS}})
+        client = type("Client", (), {"session": None, "era": MODERN})()
+        headers = fuzz_headers(client, msg)
+        with open(self.script, "a") as f:
+            f.write(WSGI_CALL)
+        done = subprocess.run([sys.executable, self.script, json.dumps([msg, headers])], capture_output=True,
+                              env=dict(os.environ, TASK_DB=self.db), timeout=WAIT, check=True)
+        task_id = re.search(r'"taskId": ?"([^"]+)"', done.stdout.decode())
+        self.assertTrue(task_id, done.stdout.decode() + done.stderr.decode())
+        self.assertNotIn(b"Traceback", done.stderr)
+        store = opened(mcp_ref.SqliteTaskStore(self.db))
+        record = store.get(task_id.group(1) if task_id else "") or {}
+        self.assertEqual((record.get("status"), record.get("statusMessage")), (
+            "failed", "The server stopped while the task ran"))
 
     @unittest.skipUnless(os.path.exists(GUNICORN), "needs gunicorn")
     def test_gunicorn(self) -> None:
