@@ -5599,7 +5599,7 @@ class _Tasks:
                                    name="mcp_ref-task-stop", daemon=True)
         try:
             failing.start()
-        except RuntimeError:  # at exit (atexit), Python 3.12 starts no thread: failed here, unbounded
+        except RuntimeError:  # at exit (atexit), Python 3.12 starts no thread: failed here
             self._fail_all([task_id for task_id, _ in runs])
             return
         failing.join(wait)

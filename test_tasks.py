@@ -1839,7 +1839,7 @@ class GracefulStopTest(Case):
 
     def test_interpreter_exit(self) -> None:
         # A WSGI server's worker ends as a script does: atexit, where Python
-        # 3.12 and later start no thread (the stop failed the tasks on one).
+        # 3.12 starts no thread (the stop failed the tasks on one).
         msg = malformed.message("tools/call", {"name": "forever", "arguments": {}, "_meta": {
             PV: MODERN, CAPS: TASKS_CAPS}})
         client = type("Client", (), {"session": None, "era": MODERN})()
