@@ -8985,7 +8985,7 @@ class _Counted:
 #   -- patterns (section 6)
 #   -- resources, prompts, context, the server and its transports (sections 10-21)
 
-_SEAMS = frozenset((
+_SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
     # schemas, arguments and tools (sections 2-9)
     # patterns (section 6)
