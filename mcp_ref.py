@@ -355,8 +355,8 @@ _NoneType = type(None)
 # Two kinds of failure, as server/tools ("Error Handling") separates them: a
 # protocol error is a JSON-RPC error response (_RpcError, JSON-RPC 2.0 section
 # 5.1), and a tool's own failure is a result with ``isError: true`` (ToolError,
-# ValidationError), which the model reads.  A ValidationError's text is
-# pydantic's report, through the hook _format_errors (section 22).
+# ValidationError), which the model reads.  A ValidationError's text is the
+# core's own (_format_errors): a line per failure, naming the failing value.
 
 class InvalidSignature(TypeError):
     """A function cannot be registered as a tool; the message names it and why."""
@@ -392,14 +392,24 @@ class ValidationError(ValueError):
 
     ``errors`` lists every failure with its ``loc`` (a tuple of keys and
     indexes), ``path`` (JSON path), ``msg`` and ``kind`` (the SDK's error
-    type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text in
-    the SDK's format (_format_errors, section 22), without help-page links.
+    type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text
+    _format_errors writes.
     """
 
     def __init__(self, errors: List[_ErrorItem], title: str = "value") -> None:
         self.errors = errors
         self.title = title
         super().__init__(_format_errors(errors, title))
+
+
+# A seam: the SDK layer writes pydantic's text (_pydantic_format_errors, section 22).
+def _format_errors(errors: List[_ErrorItem], title: str) -> str:
+    """A ValidationError's text: how many failures in what, then a line per
+    failure: the failing value's JSON path (``$.a``, ``$.items[0]``) and why."""
+    n = len(errors)
+    lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
+    lines.extend(f"  {e.path}: {e.msg}" for e in errors)
+    return "\n".join(lines)
 
 
 class _NotJSON(Exception):
@@ -917,6 +927,12 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
         return builder.root(annotation, inline_recursive=False)
     except _Unsupported as exc:
         raise TypeError(str(exc)) from None
+
+
+# A seam: the SDK layer knows pydantic's BaseModel (section 22).
+def _is_pydantic_model(cls: Any) -> bool:
+    """Whether a class is a pydantic model (row S11): none in the core."""
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -1793,8 +1809,8 @@ def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
 # against the published inputSchema first (section 6); then each value becomes
 # what the annotation asks for (a dataclass, an Enum member, a datetime, a
 # tuple...), as the SDK's tools receive it.  A parameter whose annotation
-# involves pydantic (the hook _involves_pydantic, section 22) is not read here:
-# the tool's arguments model takes it whole (section 9).
+# another library validates (_involves_pydantic, section 9; none in the core)
+# is not read here: the tool's arguments model takes it whole (section 9).
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], sent: Any = _MISSING) -> Any:
@@ -1872,7 +1888,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
         return {k: _build_value(_strip_qualifiers(hints.get(k, object)), v) for k, v in value.items()}
     hints = _type_hints(tp)
     built = {k: _build_value(hints.get(k, object), v) for k, v in value.items() if k in hints}
-    _fill_field_defaults(tp, hints, built)  # fidelity hook: a Field's default, as the SDK fills it (section 24)
+    _fill_field_defaults(tp, hints, built)  # a Field's default, as the SDK fills it
     if _is_dataclass(tp):
         init = {f.name for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
         obj = tp(**{k: v for k, v in built.items() if k in init})
@@ -1886,6 +1902,23 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
     return obj
 
 
+def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
+    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
+    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
+    the class itself would take the Field object as the value."""
+    if _is_dataclass(tp):
+        missing = _dataclass_missing()
+        defaults = {f.name: _MISSING if f.default is missing else f.default
+                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
+    else:
+        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
+    for name, default in defaults.items():
+        if name not in built:
+            holder = _field_holder(hints.get(name, object), default)
+            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
+                built[name] = _field_default(holder)
+
+
 def _strip_qualifiers(tp: Any) -> Any:
     while _qualifier(tp) is not None:
         tp = _args(tp)[0]
@@ -1893,9 +1926,118 @@ def _strip_qualifiers(tp: Any) -> Any:
 
 
 def _build_stdlib(tp: type, value: Any) -> Any:
-    """A value of one of _LAX_TABLE's types (section 23) from its checked JSON form."""
+    """A value of one of the standard library's value types (_lax_kind) from its checked JSON form."""
     kind = _lax_kind(tp)
     return value if kind is None else _lax_parse(kind, tp, value)
+
+
+def _lax_kind(tp: Any) -> Optional[str]:
+    """Which of the standard library's value types a class is (None: none of
+    them): the kinds _lax_parse builds (in the SDK layer, the rows of _LAX_TABLE)."""
+    if not isinstance(tp, type):
+        return None
+    dt = _module("datetime")
+    if dt is not None:
+        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
+            if issubclass(tp, cls):
+                return kind
+    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
+                                   ("pathlib", "PurePath", "path")):
+        m = _module(module)
+        if m is not None and issubclass(tp, getattr(m, cls_name)):
+            return kind
+    return None
+
+
+# What _lax_parse's strict rule takes for each kind: the form JSON Schema's
+# "format" names in the published schema (section 5), or a number for a Decimal.
+_STRICT_FORMS = {
+    "date": "a valid date (RFC 3339 full-date: YYYY-MM-DD)",
+    "datetime": "a valid date-time (RFC 3339: YYYY-MM-DDTHH:MM:SS, then Z or an offset)",
+    "time": "a valid time (RFC 3339: HH:MM:SS, then Z or an offset)",
+    "timedelta": "a valid duration (ISO 8601, without years or months: P1DT2H30M)",
+    "uuid": "a valid UUID",
+    "decimal": "a finite number, or its text",
+    "path": "a path (a string)",
+}
+
+
+# A seam: the SDK layer takes what pydantic's lax mode takes (_pydantic_parse, section 23).
+def _lax_parse(kind: str, tp: type, value: Any) -> Any:
+    """A value of ``tp`` (of the kind _lax_kind says) from the form its schema
+    publishes; _BuildError naming that form for anything else."""
+    try:
+        made = _strict_value(kind, tp, value)
+    except (TypeError, ValueError, ArithmeticError):  # ArithmeticError: decimal's InvalidOperation
+        made = None
+    if made is None:
+        raise _BuildError(f"Input should be {_STRICT_FORMS[kind]}", f"{kind}_parsing", value)
+    return made
+
+
+def _strict_value(kind: str, tp: Any, value: Any) -> Any:
+    if kind == "decimal":
+        if type(value) not in (int, float, str):
+            return None
+        number = tp(repr(value) if type(value) is float else value)  # 0.1 is Decimal("0.1")
+        return number if number.is_finite() else None
+    if type(value) is not str:
+        return None
+    if kind in ("uuid", "path"):
+        return tp(value)
+    if kind == "timedelta":
+        return _iso_duration(tp, value)
+    if value[-1:] in ("Z", "z"):  # RFC 3339's UTC, which fromisoformat reads only from Python 3.11
+        value = value[:-1] + "+00:00"
+    return tp.fromisoformat(value)
+
+
+# JSON Schema's "duration" (ISO 8601, RFC 3339 appendix A) in the units a
+# timedelta holds: weeks, days, hours, minutes, seconds; a leading "-" as the
+# SDK sends a negative one.
+_ISO_DURATION = r"(-?)P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?"
+
+
+def _iso_duration(tp: Any, text: str) -> Any:
+    import re
+
+    match = re.fullmatch(_ISO_DURATION, text)
+    if match is None or text.endswith(("P", "T")):
+        return None
+    sign, weeks, days, hours, minutes, seconds = match.groups()
+    made = tp(weeks=int(weeks or 0), days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
+              seconds=float(seconds or 0))
+    return -made if sign else made
+
+
+# A seam: the SDK layer picks the arm pydantic's smart union picks (_smart_union_value, section 22).
+def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
+    """A union's argument as the first arm whose schema it passes, built as that
+    arm (an arm that refuses to build it yields to the next)."""
+    builder = _SchemaBuilder()
+    for arm in _args(tp):
+        if arm is _NoneType:
+            continue
+        try:
+            if _passes(_checker(builder.finish(builder.schema(arm))), value, ()):
+                return _build_value(arm, value)
+        except (_Unsupported, _BuildError, TypeError, ValueError):
+            continue
+    return value
+
+
+# A seam: the SDK layer knows pydantic's FieldInfo (_is_field_info, section 22).
+def _is_pydantic_field(obj: Any) -> bool:
+    """Whether a default or an Annotated item is another library's field (a
+    pydantic ``Field``), which that library validates: none in the core."""
+    return False
+
+
+# A seam: the SDK layer has pydantic build it (_type_adapter_value, section 22).
+def _pydantic_value(tp: Any, value: Any) -> Any:
+    """An argument whose Annotated metadata holds another library's field
+    (_is_pydantic_field): none in the core, so it is built as its type."""
+    return _build_value(tp.__origin__, value)
 
 
 # ---------------------------------------------------------------------------
@@ -2122,7 +2264,9 @@ def _dumps_text(value: Any) -> str:
 # enforced by _Tool.check_output, whose mismatch is an isError result.  MUST
 # (server/tools, "Security Considerations"): servers validate all tool inputs;
 # enforced by _Tool.arguments against _checked_input_schema's schema.
-# Annotations that _involves_pydantic finds go to pydantic (section 22).
+# The SDK layer refines a tool at the seams below (the SDK's Resolve(...) and
+# Context parameters, pydantic's own annotations, its lax pre-parse): the
+# core's rule for each is that there is none.
 
 # Parameter types whose checked JSON value is already the Python value.
 _AS_IS = (str, int, float, bool, object, _MISSING)
@@ -2212,8 +2356,8 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
-        # Parameters filled by resolvers, and the resolvers (section 25); None: none.
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)
+        # Parameters filled by resolvers, and the resolvers; None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
@@ -2228,14 +2372,14 @@ class _Tool:
         self._field_defaults = {p.name: holder for p in self._own
                                 if (holder := _field_holder(p.annotation, p.default)) is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
-        # Where a string argument may be JSON text: the SDK's pre-parse (_json_text_params, section 27).
+        # Where a string argument may be JSON text: the SDK's pre-parse (none in the core).
         self._json_params = _json_text_params(self.params, self.input_schema)
 
     # -- the three steps of a call ---------------------------------------------
 
     def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """Validated keyword arguments for the function, or ValidationError."""
-        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse (section 23)
+        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse
         errors: List[_ErrorItem] = []
         checked = self._input_check(arguments, (), errors)
         kwargs = {}
@@ -2247,7 +2391,7 @@ class _Tool:
                                                                   arguments.get(p.name, _MISSING))
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
-        if self._arguments_model is not None:  # pydantic's own parameters (section 22)
+        if self._arguments_model is not None:  # pydantic's own parameters (_pydantic_arguments)
             _pydantic_read(self._arguments_model, arguments, kwargs, errors)
         if errors:
             raise ValidationError(errors, self.input_title)
@@ -2312,9 +2456,33 @@ class _Tool:
         return tool
 
 
+class ToolAnnotations:
+    """Hints about a tool's behaviour (server/tools, "Tool": ``annotations``;
+    protocol revisions from 2025-03-26), with the SDK's keywords in Python's
+    spelling (``read_only_hint``) or the wire's (``readOnlyHint``)."""
+
+    def __init__(self, title: Optional[str] = None, read_only_hint: Optional[bool] = None,
+                 destructive_hint: Optional[bool] = None, idempotent_hint: Optional[bool] = None,
+                 open_world_hint: Optional[bool] = None, **kwargs: Any) -> None:
+        self.wire = _drop_none({
+            "title": title,
+            "readOnlyHint": kwargs.get("readOnlyHint", read_only_hint),
+            "destructiveHint": kwargs.get("destructiveHint", destructive_hint),
+            "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
+            "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
+        })
+
+
+# A seam: the SDK layer writes the SDK's own models (_pydantic_model_json, section 26).
+def _sdk_model_json(value: Any) -> Any:
+    """One of the SDK's models (its ToolAnnotations, its Annotations) as the JSON
+    it sends: none in the core, so anything is as it is."""
+    return value
+
+
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
-    annotations = _sdk_model_json(annotations)  # the SDK's ToolAnnotations model, as its JSON (section 26)
-    if isinstance(annotations, ToolAnnotations):  # the SDK's class, in Python's spelling (section 26)
+    annotations = _sdk_model_json(annotations)  # the SDK's ToolAnnotations model, as its JSON
+    if isinstance(annotations, ToolAnnotations):  # keywords in Python's spelling
         return annotations.wire
     if isinstance(annotations, dict):
         return _drop_none(annotations)
@@ -2344,7 +2512,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
-            continue  # filled by the server (section 25), no argument
+            continue  # filled by the server (a Context, a resolver), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -2356,6 +2524,26 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
                                    "passed by name")
         params.append(_Param(name, hints.get(name, _MISSING), default))
     return params, hints.get("return", _MISSING)
+
+
+# A seam: the SDK layer reads ``Annotated[T, Resolve(fn)]`` (_sdk_resolve_marker, section 25).
+def _resolve_marker(tp: Any) -> Any:
+    """(the resolver's marker, whether the whole outcome is wanted) of a
+    parameter a resolver fills, which takes no argument: none in the core."""
+    return None
+
+
+# A seam: the SDK layer plans the Resolve(...) parameters (_sdk_resolvers, section 25).
+def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str], returns: Any) -> Any:
+    """A tool's resolved parameters and their resolvers, or None: none in the core."""
+    return None
+
+
+# A seam: the SDK layer knows the SDK's own Context (_sdk_context_annotated, section 26).
+def _takes_sdk_context(fn: Any, context_param: Optional[str]) -> bool:
+    """Whether ``fn``'s Context parameter is annotated with the SDK's own Context
+    (it then gets the SDK's own objects): never in the core."""
+    return False
 
 
 def _is_context(tp: Any) -> bool:
@@ -2438,6 +2626,21 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.class_kinds, arguments_model
 
 
+# A seam: the SDK layer builds its arguments model (_delegated_arguments, section 22).
+def _pydantic_arguments(fn_name: str, params: List[_Param],
+                        builder: _SchemaBuilder) -> Tuple[Any, Dict[str, Tuple[Any, bool]]]:
+    """(the model that reads the parameters another library validates, by name
+    their schemas and whether each is required): none in the core, (None, {})."""
+    return None, {}
+
+
+# A seam: the SDK layer has pydantic read them (_arguments_model_read, section 22).
+def _pydantic_read(arguments_model: Any, arguments: Dict[str, Any], kwargs: Dict[str, Any],
+                   errors: List[_ErrorItem]) -> None:
+    """The parameters _pydantic_arguments' model reads, into ``kwargs`` (its
+    failures into ``errors``): none in the core, which makes no such model."""
+
+
 def _parameter_schema(fn_name: str, p: _Param, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
     """A parameter's schema, with its default, and whether it is required (it
     has none).  The default may come from a Field (_field_default_of)."""
@@ -2452,6 +2655,70 @@ def _parameter_schema(fn_name: str, p: _Param, builder: _SchemaBuilder) -> Tuple
     except (_Unsupported, _NotJSON) as exc:
         raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
     return schema, default is _MISSING and not factory
+
+
+def _field_default_of(tp: Any, default: Any) -> Tuple[Optional[Field], Any, bool]:
+    """A parameter's Field given as its default (its keywords go into the
+    schema), and its default and whether a factory makes it: from that Field,
+    from Annotated[T, Field(default=...)] (the SDK's default), or as written."""
+    if isinstance(default, Field):
+        factory = default.default_factory is not None
+        return default, _MISSING if factory else default.default, factory
+    holder = _field_holder(tp, _MISSING)
+    if holder is not None:
+        return None, _field_value(holder), holder.default_factory is not None
+    return None, default, False
+
+
+def _field_holder(tp: Any, default: Any) -> Any:
+    """The Field (ours, or another library's: _is_pydantic_field) that gives a field's default, or None."""
+    if isinstance(default, Field) or _is_pydantic_field(default):
+        return default
+    if default is _MISSING and _is_annotated(tp):
+        for meta in reversed(tp.__metadata__):  # the last one wins, as the SDK merges them
+            if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
+                    _field_value(meta) is not _MISSING or meta.default_factory is not None):
+                return meta
+    return None
+
+
+def _field_value(field: Any) -> Any:
+    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
+    value = field.default
+    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
+        return _MISSING
+    return value
+
+
+def _field_default(field: Any) -> Any:
+    """A Field's default for one call: a mutable one copied, as the SDK's
+    smart_deepcopy does, so that no call sees what another did to it."""
+    if isinstance(field, Field):
+        value = field.default_factory() if field.default_factory is not None else field.default
+    else:
+        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
+    if type(value) in _IMMUTABLE:
+        return value
+    import copy
+
+    return copy.deepcopy(value)
+
+
+_IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
+
+
+# A seam: the SDK layer pre-parses JSON text (_pre_parsed_params, section 27).
+def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
+    """The parameters whose string argument may be a list or an object sent as
+    JSON text, with the strings they take as they are: none in the core, whose
+    arguments are the JSON the schema describes."""
+    return {}
+
+
+# A seam: the SDK layer parses that text (_pre_parse_json, section 23).
+def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
+    """The arguments with JSON text parsed where _json_text_params says: none in the core."""
+    return arguments
 
 
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
@@ -2503,7 +2770,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
     class_kinds, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
-    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 26)
+    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows
     if structured is False or annotation is _ABSENT:  # S1; InputRequiredResult alone
         return _UNSTRUCTURED
     if annotation is _MISSING:  # S2
@@ -2546,6 +2813,59 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     return schema, wrap, check_result, builder.class_kinds, adapter
 
 
+def _data_arms(annotation: Any) -> Any:
+    """A tool's return annotation without its InputRequiredResult arms, as the
+    SDK's func_metadata strips them: a round that asks the client
+    (basic/patterns/mrtr) carries no data, so the output schema is the rest of
+    the union's (an Annotated around the union dropped, as there); _ABSENT when
+    nothing is left: no output schema, and no word on stderr."""
+    inner = _origin(annotation) if _is_annotated(annotation) else annotation
+    if _is_input_required(inner):
+        return _ABSENT
+    if not _is_union(inner):
+        return annotation
+    rest = tuple(arm for arm in _args(inner) if not _is_input_required(arm))
+    if len(rest) == len(_args(inner)):
+        return annotation
+    if not rest:
+        return _ABSENT
+    import typing  # (a union of types alone, X | Y, can be read without it)
+
+    return rest[0] if len(rest) == 1 else typing.Union[rest]
+
+
+def _is_input_required(tp: Any) -> bool:
+    """InputRequiredResult, ours or the SDK's (mcp.types)."""
+    return _is_subclass(tp, InputRequiredResult) or (isinstance(tp, type) and tp.__name__ == "InputRequiredResult"
+                                                      and tp.__module__.startswith("mcp"))
+
+
+# A seam: the SDK layer finds pydantic's types and metadata (_holds_pydantic, section 22).
+def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
+    """Whether an annotation holds anywhere a type or metadata another library
+    (pydantic) validates, which then validates and writes it whole: none in the core."""
+    return False
+
+
+# A seam: the SDK layer builds pydantic's output model (_output_adapter_of, section 22).
+def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
+    """Rows S7-S13 for an annotation _involves_pydantic finds: (outputSchema,
+    wrapped, the adapter that checks and writes a result), or None (S13): none in the core."""
+    return None
+
+
+# A seam: the SDK layer has pydantic's adapter check and write it (_output_adapter_result, section 22).
+def _pydantic_output(adapter: Any, value: Any) -> Any:
+    """A result _pydantic_structured's adapter checks and writes as JSON: none in the core."""
+    return value
+
+
+# A seam: the SDK layer has pydantic's adapter check it (_output_adapter_checked, section 22).
+def _pydantic_checked(adapter: Any, value: Any) -> Any:
+    """A CallToolResult's structured content, checked by that adapter and sent as given: none in the core."""
+    return value
+
+
 def _structured_schema(fn_name: str, annotation: Any, inner: Any,
                        builder: _SchemaBuilder) -> Optional[Tuple[Dict[str, Any], bool]]:
     """Rows S7-S13 of the structured-output table: (outputSchema, wrapped), or None (S13)."""
@@ -2563,11 +2883,27 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
     if _has_annotations(inner):  # S12
         # The SDK rebuilds every other annotated class (dataclasses included)
         # as a model of its annotations: no docstring, class values as defaults.
-        _class_values_json(inner)  # (one it cannot write: no schema; section 24)
+        _class_values_json(inner)  # (one it cannot write: no schema)
         schema = builder.finish(builder.annotated_class(inner))
         builder.class_kinds[inner.__name__] = "model"
         return schema, False
     return None  # S13
+
+
+def _class_values_json(cls: type) -> None:
+    """Row S12 as the SDK's ``_create_model_from_class`` reads a class: its class
+    values are the model's defaults, and a default pydantic cannot write as JSON
+    (a ``__slots__`` entry, an object of no JSON type) fails its StrictJsonSchema,
+    so the tool has no outputSchema: _Unsupported.  NaN it writes."""
+    for name in _type_hints(cls):
+        value = getattr(cls, name, _MISSING)
+        if name.startswith("_") or value is _MISSING or isinstance(value, Field) or _is_pydantic_field(value):
+            continue
+        try:
+            _jsonable(value)
+        except _NotJSON as exc:
+            if exc.kind != "finite_number":
+                raise _Unsupported(f"{cls.__name__}.{name}'s class value is no JSON default ({exc.msg})") from None
 
 
 def _wrapped_schema(fn_name: str, annotation: Any, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
@@ -8982,12 +9318,33 @@ class _Counted:
 # (the rows, by topic:)
 #   -- validation (section 6)
 #   -- schemas, arguments and tools (sections 2-9)
+#   _format_errors        a line per failure: its JSON path, why      _pydantic_format_errors (section 22)
+#   _lax_parse            a date, a UUID... from its schema's form    _pydantic_parse (section 23)
+#   _build_union          the first arm the argument passes           _smart_union_value (section 22)
+#   _is_pydantic_field    no other library's Field                    _is_field_info (section 22)
+#   _pydantic_value       built as its type                           _type_adapter_value (section 22)
+#   _involves_pydantic    no annotation another library validates     _holds_pydantic (section 22)
+#   _pydantic_arguments   no arguments model                          _delegated_arguments (section 22)
+#   _pydantic_read        nothing to read                             _arguments_model_read (section 22)
+#   _pydantic_structured  no output model                             _output_adapter_of (section 22)
+#   _pydantic_output      the result as it is                         _output_adapter_result (section 22)
+#   _pydantic_checked     the content as it is                        _output_adapter_checked (section 22)
+#   _json_text_params     no argument is JSON text                    _pre_parsed_params (section 27)
+#   _json_text_arguments  the arguments as they are                   _pre_parse_json (section 23)
+#   _resolve_marker       no parameter a resolver fills               _sdk_resolve_marker (section 25)
+#   _resolvers_of         no resolvers                                _sdk_resolvers (section 25)
+#   _takes_sdk_context    no Context of the SDK's                     _sdk_context_annotated (section 26)
+#   _sdk_model_json       a value as it is                            _pydantic_model_json (section 26)
 #   -- patterns (section 6)
 #   -- resources, prompts, context, the server and its transports (sections 10-21)
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
     # schemas, arguments and tools (sections 2-9)
+    "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_pydantic_value",
+    "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
+    "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_resolve_marker", "_resolvers_of",
+    "_takes_sdk_context", "_sdk_model_json",
     # patterns (section 6)
     # resources, prompts, context, the server and its transports (sections 10-21)
 ))
@@ -9019,23 +9376,23 @@ def _refine(**rules: Any) -> None:
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _format_errors        ValidationError (section 2)         "1 validation error for addArguments", then  1
+#   _pydantic_format_errors  _format_errors (section 2)       "1 validation error for addArguments", then  1
 #                                                             a location and a message per error
-#   _involves_pydantic    _output_schema (section 9)          an annotation holding a pydantic type or     24, 25
+#   _holds_pydantic       _involves_pydantic (section 9)      an annotation holding a pydantic type or     24, 25
 #                                                             pydantic metadata is pydantic's whole
-#   _pydantic_arguments   _input_schema (section 9)           the SDK's arguments model (func_metadata)    24
+#   _delegated_arguments  _pydantic_arguments (section 9)     the SDK's arguments model (func_metadata)    24
 #                                                             publishes the parameters pydantic validates
-#   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
+#   _output_adapter_of    _pydantic_structured (section 9)    rows S7-S13 through the SDK's output model   12
 #   _pydantic_schema      _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
-#   _pydantic_value       _build_value (section 7)            an argument with pydantic's own Field        -
-#   _pydantic_read        _Tool.arguments (section 9)         the parameters pydantic validates, its own   1
+#   _type_adapter_value   _pydantic_value (section 7)         an argument with pydantic's own Field        -
+#   _arguments_model_read  _pydantic_read (section 9)          the parameters pydantic validates, its own   1
 #                                                             errors read as ours (_from_pydantic)
-#   _pydantic_output      _Tool.result (section 9)            a result pydantic validates and dumps        12
-#   _pydantic_checked     _Tool.check_output (section 9)      a CallToolResult's structured content, by    -
+#   _output_adapter_result  _pydantic_output (section 9)        a result pydantic validates and dumps        12
+#   _output_adapter_checked  _pydantic_checked (section 9)       a CallToolResult's structured content, by    -
 #                                                             pydantic's own output model
 #   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
-#   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
+#   _smart_union_value    _build_union (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
 #   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
 #   _type_words           _Compiler._type (section 6)         what those words name: a set, a dataclass    -
@@ -9055,7 +9412,7 @@ def _refine(**rules: Any) -> None:
 #                                                             cuts it (also in sections 11 and 15)
 #   _pydantic_base        _native (section 24)                a BaseModel instance, as its model_dump      -
 #   _is_pydantic_model    _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel               -
-#   _is_pydantic_field    _Param.__init__ (section 9)         a default that is pydantic's own Field       -
+#   _is_field_info        _is_pydantic_field (section 7)      a default that is pydantic's own Field       -
 #
 # README: the numbered item of "Where mcp_ref differs from the SDK" that the row
 # bears on.  test_differential compares what these produce with the SDK's own.
@@ -9434,7 +9791,7 @@ def _number_text(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
-def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, int]],
+def _arguments_model_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, int]],
                    arguments: Dict[str, Any], kwargs: Dict[str, Any], errors: List[_ErrorItem]) -> None:
     """The parameters pydantic validates, as the SDK's arguments model does:
     the whole arguments object goes in (the others' keys are ignored), so
@@ -9453,7 +9810,7 @@ def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, 
         kwargs[name] = getattr(instance, field)
 
 
-def _pydantic_output(adapter: Any, value: Any) -> Any:
+def _output_adapter_result(adapter: Any, value: Any) -> Any:
     """A result pydantic validates and serialises, with the SDK's options
     (``convert_result``): Python names or aliases accepted, aliases sent; a
     model is dumped from its instance, so a returned subclass keeps its
@@ -9467,7 +9824,7 @@ def _pydantic_output(adapter: Any, value: Any) -> Any:
     return adapter.dump_python(validated, mode="json", by_alias=True)
 
 
-def _pydantic_checked(adapter: Any, value: Any) -> Any:
+def _output_adapter_checked(adapter: Any, value: Any) -> Any:
     """A CallToolResult's own structured content, checked by pydantic and sent as given."""
     try:
         adapter.validate_python(value)
@@ -9502,7 +9859,8 @@ def _truncated_repr(value: Any) -> str:
     return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
 
 
-def _format_errors(errors: List[_ErrorItem], title: str) -> str:
+def _pydantic_format_errors(errors: List[_ErrorItem], title: str) -> str:
+    """pydantic's text: a location line, then the message with its type and input."""
     n = len(errors)
     lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
     for e in errors:
@@ -9527,7 +9885,7 @@ def _is_pydantic_model(tp: Any) -> bool:
     return base is not None and isinstance(tp, type) and issubclass(tp, base)
 
 
-def _is_pydantic_field(obj: Any) -> bool:
+def _is_field_info(obj: Any) -> bool:
     fields = _module("pydantic.fields")
     return fields is not None and isinstance(obj, fields.FieldInfo)
 
@@ -9547,7 +9905,7 @@ def _is_pydantic_metadata(obj: Any) -> bool:
     return type(obj).__module__.split(".")[0] in ("pydantic", "pydantic_core", "annotated_types")
 
 
-def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
+def _holds_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
     """Whether an annotation is, or holds anywhere, a pydantic type or pydantic
     metadata: in ``Annotated``, a union arm, a generic's argument, or a field of a
     dataclass or TypedDict.  Such an annotation is validated and serialised by
@@ -9590,7 +9948,7 @@ def _pydantic_schema(builder: _SchemaBuilder, tp: Any) -> Dict[str, Any]:
     return schema  # type: ignore[no-any-return]
 
 
-def _pydantic_value(tp: Any, value: Any) -> Any:
+def _type_adapter_value(tp: Any, value: Any) -> Any:
     """An argument whose annotation carries pydantic's own Field: pydantic builds it."""
     return _module("pydantic").TypeAdapter(tp).validate_python(value)
 
@@ -9609,7 +9967,7 @@ def _pydantic_field(field: Field) -> Any:
     return _module("pydantic").Field(**kwargs)
 
 
-def _pydantic_arguments(fn_name: str, params: List[_Param],
+def _delegated_arguments(fn_name: str, params: List[_Param],
                         builder: _SchemaBuilder) -> Tuple[Any, Dict[str, Tuple[Any, bool]]]:
     """The parameters pydantic validates, as the SDK's arguments model publishes
     them: (the model, its fields and the parameters' positions, for _pydantic_read;
@@ -9722,7 +10080,7 @@ def _readable_typeddict(cls: type) -> Any:
     return rebuilt
 
 
-def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
+def _output_adapter_of(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
     """Rows S7-S13 for an annotation pydantic validates (_involves_pydantic):
     (outputSchema, wrapped, TypeAdapter), or None (S13).  The adapter is the
     SDK's output model (``_create_output_model``), built once here; the schema
@@ -9800,7 +10158,7 @@ def _declared_names(compiler: _Compiler, schema: Any) -> Optional[frozenset[str]
     return frozenset(properties) if isinstance(properties, dict) else None
 
 
-def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
+def _smart_union_value(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     # The arm the schema check chose (the SDK's smart union, _Union, section 22): the arm of exactly the
     # value's type, else the first arm the JSON value is already an instance of (a Literal's string, a
     # list), else the first arm that converts it (a Path, bytes, an Enum, a date from a string).  A string
@@ -9855,6 +10213,15 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
     return None
 
 
+# The SDK layer's refinements of sections 2, 7 and 9 (the seams, section 21).
+_refine(_format_errors=_pydantic_format_errors, _build_union=_smart_union_value, _is_pydantic_field=_is_field_info,
+        _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic,
+        _pydantic_arguments=_delegated_arguments, _pydantic_read=_arguments_model_read,
+        _pydantic_structured=_output_adapter_of, _pydantic_output=_output_adapter_result,
+        _pydantic_checked=_output_adapter_checked)
+
+
+
 # ---------------------------------------------------------------------------
 # 23. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
@@ -9875,22 +10242,21 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 #                                                             a float field's 2 becomes 2.0
 #   _coerce               _lax_type (section 23)              "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
-#   _json_text_arguments  _Tool.arguments (section 9)         a list or an object argument sent as JSON    7
+#   _pre_parse_json       _json_text_arguments (section 9)    a list or an object argument sent as JSON    7
 #                                                             text, parsed (the SDK's pre_parse_json)
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
-#   _lax_kind             _stdlib_scalar_schema (section 24)  which row of _LAX_TABLE an annotation is     -
-#   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
+#   _pydantic_parse       _lax_parse (section 7)              the argument built from its JSON form        11
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
 #                                                             for dict[str, T] or a dataclass: refused), a
 #                                                             key's own errors under "[key]"
-#   _strings_taken        _json_text_params (section 27)      the strings _json_text_arguments keeps       7
+#   _strings_taken        _pre_parsed_params (section 27)     the strings _pre_parse_json keeps            7
 #
 # README: as in section 22's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
 
-def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
+def _pre_parse_json(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
     """Some clients send lists and objects as JSON text; like the SDK
     (pre_parse_json) we parse such a string, but only where the parameter
     cannot take that string (_strings_taken)."""
@@ -10298,24 +10664,7 @@ _UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
 _MAX_DURATION_DAYS = 999_999_999  # timedelta's limit, which pydantic keeps for numbers of seconds
 
 
-def _lax_kind(tp: Any) -> Optional[str]:
-    """The row of _LAX_TABLE a class converts by (None: not one of them)."""
-    if not isinstance(tp, type):
-        return None
-    dt = _module("datetime")
-    if dt is not None:
-        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
-            if issubclass(tp, cls):
-                return kind
-    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
-                                   ("pathlib", "PurePath", "path")):
-        m = _module(module)
-        if m is not None and issubclass(tp, getattr(m, cls_name)):
-            return kind
-    return None
-
-
-def _lax_parse(kind: str, tp: type, value: Any) -> Any:
+def _pydantic_parse(kind: str, tp: type, value: Any) -> Any:
     """A value of ``tp`` from what pydantic's lax mode takes for it (its row
     in _LAX_TABLE); raises _BuildError with pydantic's error type."""
     try:
@@ -10702,6 +11051,11 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
     return check
 
 
+# The SDK layer's refinements of sections 7 and 9 (the seams, section 21).
+_refine(_lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json)
+
+
+
 # ---------------------------------------------------------------------------
 # 24. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
@@ -10717,17 +11071,11 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _field_parts          _SchemaBuilder._object (section 5)  a field's Field (ours or pydantic's): its    -
 #                                                             keywords, title and default in the schema
-#   _field_holder         _Tool.__init__ (section 9)          a default given as Field(default=...), or    -
-#                                                             in Annotated[T, Field(default=...)]
-#   _field_default_of     _parameter_schema (section 9)       the same, published: the schema's default    -
-#   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
 #   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       39
 #                                                             description, examples, default, and
 #                                                             json_schema_extra (a dict or a function)
-#   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
 #   _stdlib_scalar_schema  _SchemaBuilder.scalar (section 5)  a date, a UUID, a Decimal: the schema        -
 #                                                             pydantic gives, typed for section 23
-#   _field_value          _fill_field_defaults (section 24)   a Field's own default (``...``: none)        -
 #   _field_annotations    _SchemaBuilder.field_schema (section 5)  a field's default as JSON, or none;    35
 #                                                             its Fields' extras; its title from its name
 #   _tuple_schema         _SchemaBuilder.container (section 5)  a tuple's prefixItems, minItems, maxItems  -
@@ -10760,11 +11108,9 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _FactorySchema        _lax_object (section 27)            its factories, in the output mode            30
 #   _Factory              _lax_object (section 27)            run for a field a result lacks               30
 #   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
-#   _python_only_type     _build_union (section 22)           the same, of a type (Annotated[T, ...]: T)   -
+#   _python_only_type     _smart_union_value (section 22)     the same, of a type (Annotated[T, ...]: T)   -
 #   _as_sent              _lax_array (section 27)             values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
-#   _class_values_json    _structured_schema (section 9)      S12: a class value pydantic cannot write as  -
-#                                                             a default (a __slots__ entry): no schema
 #   _class_value          _SchemaBuilder.annotated_class (section 5)  a class value, none for a slot       -
 #
 # README: as in section 22's table.  test_schema compares the schemas with the
@@ -10778,22 +11124,6 @@ def _class_value(cls: type, name: str) -> Any:
     __slots__ entry holds none."""
     value = getattr(cls, name, _MISSING)
     return _MISSING if type(value) is _SLOT else value
-
-
-def _class_values_json(cls: type) -> None:
-    """Row S12 as the SDK's ``_create_model_from_class`` reads a class: its class
-    values are the model's defaults, and a default pydantic cannot write as JSON
-    (a ``__slots__`` entry, an object of no JSON type) fails its StrictJsonSchema,
-    so the tool has no outputSchema: _Unsupported.  NaN it writes."""
-    for name in _type_hints(cls):
-        value = getattr(cls, name, _MISSING)
-        if name.startswith("_") or value is _MISSING or isinstance(value, Field) or _is_pydantic_field(value):
-            continue
-        try:
-            _jsonable(value)
-        except _NotJSON as exc:
-            if exc.kind != "finite_number":
-                raise _Unsupported(f"{cls.__name__}.{name}'s class value is no JSON default ({exc.msg})") from None
 
 
 class Field:
@@ -11161,56 +11491,6 @@ def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool
     return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
 
 
-def _field_holder(tp: Any, default: Any) -> Any:
-    """The Field (ours, or one _is_pydantic_field knows) that gives a field's default, or None."""
-    if isinstance(default, Field) or _is_pydantic_field(default):
-        return default
-    if default is _MISSING and _is_annotated(tp):
-        for meta in reversed(tp.__metadata__):  # the last one wins, as the SDK merges them
-            if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
-                    _field_value(meta) is not _MISSING or meta.default_factory is not None):
-                return meta
-    return None
-
-
-def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
-    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
-    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
-    the class itself would take the Field object as the value."""
-    if _is_dataclass(tp):
-        missing = _dataclass_missing()
-        defaults = {f.name: _MISSING if f.default is missing else f.default
-                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
-    else:
-        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
-    for name, default in defaults.items():
-        if name not in built:
-            holder = _field_holder(hints.get(name, object), default)
-            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
-                built[name] = _field_default(holder)
-
-
-def _field_default_of(tp: Any, default: Any) -> Tuple[Optional[Field], Any, bool]:
-    """A parameter's Field given as its default (its keywords go into the
-    schema), and its default and whether a factory makes it: from that Field,
-    from Annotated[T, Field(default=...)] (the SDK's default), or as written."""
-    if isinstance(default, Field):
-        factory = default.default_factory is not None
-        return default, _MISSING if factory else default.default, factory
-    holder = _field_holder(tp, _MISSING)
-    if holder is not None:
-        return None, _field_value(holder), holder.default_factory is not None
-    return None, default, False
-
-
-def _field_value(field: Any) -> Any:
-    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
-    value = field.default
-    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
-        return _MISSING
-    return value
-
-
 def _native(value: Any) -> Any:
     """_jsonable, one level: a Python value as the SDK's JSON mode
     (pydantic's to_jsonable_python) carries it."""
@@ -11290,23 +11570,6 @@ def _iso_duration(td: Any) -> str:
         if secs or micro or not (hours or minutes):
             text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
     return text
-
-
-def _field_default(field: Any) -> Any:
-    """A Field's default for one call: a mutable one copied, as the SDK's
-    smart_deepcopy does, so that no call sees what another did to it."""
-    if isinstance(field, Field):
-        value = field.default_factory() if field.default_factory is not None else field.default
-    else:
-        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
-    if type(value) in _IMMUTABLE:
-        return value
-    import copy
-
-    return copy.deepcopy(value)
-
-
-_IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
 
 
 class _TypedSchema(dict):  # type: ignore[type-arg]
@@ -11471,8 +11734,8 @@ def _strict_json_schema() -> Any:
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _resolvers_of         _Tool.__init__ (section 9)          Resolve(...) parameters and their DAG        -
-#   _resolve_marker       _signature (section 9)              such a parameter is no argument              -
+#   _sdk_resolvers        _resolvers_of (section 9)           Resolve(...) parameters and their DAG        -
+#   _sdk_resolve_marker   _resolve_marker (section 9)         such a parameter is no argument              -
 #   _resolve_parameters   MCPServer._call (section 14)        the resolvers run before the tool            -
 #   _wire_value           MCPServer._input_required (section 14)  one of the SDK's models, as JSON         -
 #                         _Block.to_wire (section 8), _icons_wire  a model inside: by alias, no null       -
@@ -11577,7 +11840,7 @@ class _Resolver:
         self.is_async = _is_async(fn)
 
 
-def _resolve_marker(tp: Any) -> Optional[Tuple[Resolve, bool]]:
+def _sdk_resolve_marker(tp: Any) -> Optional[Tuple[Resolve, bool]]:
     """(the Resolve, whether the whole outcome is wanted) of ``Annotated[T, Resolve(fn)]``."""
     if not _is_annotated(tp):
         return None
@@ -11619,7 +11882,7 @@ def _hints_or_none(fn: Any) -> Dict[str, Any]:
         return {}
 
 
-def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
+def _sdk_resolvers(fn: Callable[..., Any], tool_name: str, arguments: List[str],
                   returns: Any) -> Optional[Tuple[Dict[str, Tuple[Resolve, bool]], Dict[Any, _Resolver]]]:
     """A tool's resolved parameters and its resolvers (the DAG, each once), or
     None when it has none; InvalidSignature for what cannot be resolved."""
@@ -12305,6 +12568,11 @@ def _cleandoc(doc: Optional[str]) -> str:
     return "\n".join(lines)
 
 
+# The SDK layer's refinements of section 9 (the seams, section 21).
+_refine(_resolve_marker=_sdk_resolve_marker, _resolvers_of=_sdk_resolvers)
+
+
+
 # ---------------------------------------------------------------------------
 # 26. SDK fidelity: the SDK's names, objects and errors
 # ---------------------------------------------------------------------------
@@ -12323,7 +12591,7 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
 #   _sdk_model,           _answer, _elicitation_outcome       to a function that took the SDK's Context:  -
 #   _sdk_elicitation      (section 25)                        the SDK's own classes (ctx.session, elicit)
-#   _takes_sdk_context    _Tool.__init__ (section 9)          a function that takes the SDK's Context      -
+#   _sdk_context_annotated  _takes_sdk_context (section 9)      a function that takes the SDK's Context      -
 #   _sdk_prompt           MCPServer.add_prompt (section 14)   the SDK's own Prompt object, registered      -
 #                                                             reads the SDK's own models (_sdk_model)
 #   _sdk_object           MCPServer._call (section 14),        the SDK's InputRequiredResult, CallTool-     40
@@ -12340,8 +12608,6 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _read_failure         _contents_read (section 25)         a resource's MCPError reaches the tool as    -
 #                                                             one
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
-#   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
-#                                                             output schema is the rest of the union's
 #   _Media                _content_block (section 8),         the SDK's Image and Audio: bytes or a file,  -
 #                         _message (section 11)               sent as a base64 block
 #   _is_sdk_content       _is_content_class (section 8)       Image, Audio and the SDK's own blocks are    -
@@ -12349,13 +12615,11 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _Events               _HttpApp.__init__ (section 19)      the event store, ours or of the SDK's shape:  -
 #                                                             async methods run on a loop of its own; a
 #                                                             failing store logged, its message still sent
-#   ToolAnnotations       _annotations_wire (section 9)       the SDK's class for a tool's hints, its      -
-#                                                             keywords in Python's spelling
 #   _called_bare          MCPServer.tool (section 14),        a decorator used without its call: the SDK's  -
 #                         MCPServer.resource, MCPServer.prompt  TypeError, in its words
 #   _kept_first           MCPServer.add_tool (section 14),    a name registered again: the first stays,    -
 #                         add_resource, add_prompt            with a warning (warn_on_duplicate_tools)
-#   _sdk_model_json       _annotations_wire (section 9),      one of the SDK's models (ToolAnnotations,    -
+#   _pydantic_model_json  _sdk_model_json (section 9),        one of the SDK's models (ToolAnnotations,    -
 #                         _resource_annotations (section 10)  Annotations) as the JSON it sends
 #   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
 #                                                             message and its event id, as its callback
@@ -12554,7 +12818,7 @@ def _sdk_prompt(prompt: Any) -> Prompt:
     return Prompt(prompt.fn, prompt.name, prompt.title, prompt.description, prompt.icons)
 
 
-def _takes_sdk_context(fn: Any, context_param: Optional[str]) -> bool:
+def _sdk_context_annotated(fn: Any, context_param: Optional[str]) -> bool:
     """Whether ``fn``'s Context parameter is annotated with the SDK's own Context."""
     if context_param is None:
         return False
@@ -12904,33 +13168,6 @@ def _has_input_required(tp: Any) -> bool:
     return _is_input_required(tp)
 
 
-def _is_input_required(tp: Any) -> bool:
-    """InputRequiredResult, ours or the SDK's (mcp.types)."""
-    return _is_subclass(tp, InputRequiredResult) or (isinstance(tp, type) and tp.__name__ == "InputRequiredResult"
-                                                      and tp.__module__.startswith("mcp"))
-
-
-def _data_arms(annotation: Any) -> Any:
-    """A tool's return annotation without its InputRequiredResult arms, as the
-    SDK's func_metadata strips them: a round that asks the client
-    (basic/patterns/mrtr) carries no data, so the output schema is the rest of
-    the union's (an Annotated around the union dropped, as there); _ABSENT when
-    nothing is left: no output schema, and no word on stderr."""
-    inner = _origin(annotation) if _is_annotated(annotation) else annotation
-    if _is_input_required(inner):
-        return _ABSENT
-    if not _is_union(inner):
-        return annotation
-    rest = tuple(arm for arm in _args(inner) if not _is_input_required(arm))
-    if len(rest) == len(_args(inner)):
-        return annotation
-    if not rest:
-        return _ABSENT
-    import typing  # (a union of types alone, X | Y, can be read without it)
-
-    return rest[0] if len(rest) == 1 else typing.Union[rest]
-
-
 # -- the SDK's Image and Audio (mcp.server.mcpserver) ------------------------------
 #
 # Conveniences a tool returns for a content block (S5): bytes or a file, sent
@@ -13080,21 +13317,6 @@ class _Events:
 
 # -- the SDK's ToolAnnotations (mcp.types) -----------------------------------------
 
-class ToolAnnotations:
-    """Hints about a tool's behaviour (protocol revisions from 2025-03-26)."""
-
-    def __init__(self, title: Optional[str] = None, read_only_hint: Optional[bool] = None,
-                 destructive_hint: Optional[bool] = None, idempotent_hint: Optional[bool] = None,
-                 open_world_hint: Optional[bool] = None, **kwargs: Any) -> None:
-        self.wire = _drop_none({
-            "title": title,
-            "readOnlyHint": kwargs.get("readOnlyHint", read_only_hint),
-            "destructiveHint": kwargs.get("destructiveHint", destructive_hint),
-            "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
-            "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
-        })
-
-
 # -- the SDK's registration: a decorator without (), a name registered twice --------
 
 
@@ -13117,7 +13339,7 @@ def _kept_first(server: MCPServer, kind: str, name: str, registered: Dict[str, A
     return True
 
 
-def _sdk_model_json(value: Any) -> Any:
+def _pydantic_model_json(value: Any) -> Any:
     """One of the SDK's models (its ToolAnnotations, its Annotations) as the
     JSON it sends, by alias and without nulls; anything else as it is."""
     if hasattr(value, "model_dump"):
@@ -13824,6 +14046,11 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
     return text
 
 
+# The SDK layer's refinements of section 9 (the seams, section 21).
+_refine(_takes_sdk_context=_sdk_context_annotated, _sdk_model_json=_pydantic_model_json)
+
+
+
 # ---------------------------------------------------------------------------
 # 27. SDK fidelity: lax validation and URI template matching
 # ---------------------------------------------------------------------------
@@ -13857,12 +14084,12 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
 #   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
 #                                                             is dumped in (hash order)
 #   _smart_pick,          _Union._most_fields (section 22),   the smart union's rank of the arms a value   -
-#   _exactness, _ranked   _build_union (section 22)           fits: fields set, then exactness
-#   _first_converting     _build_union (section 22)           a string the check read as a number ('3' an  -
+#   _exactness, _ranked   _smart_union_value (section 22)     fits: fields set, then exactness
+#   _first_converting     _smart_union_value (section 22)     a string the check read as a number ('3' an  -
 #                                                             IntEnum's 3): the first arm that takes it
 #   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
-#   _json_text_params     _Tool.__init__ (section 9)          where a string argument may be JSON text:    7
+#   _pre_parsed_params    _json_text_params (section 9)       where a string argument may be JSON text:    7
 #                                                             _strings_taken (section 23) for each
 #   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
 #                                                             gives them (levels 1 to 3, /.; explodes)
@@ -14301,8 +14528,8 @@ def _first_converting(tp: Any, value: Any, sent: str) -> Any:
     return value
 
 
-def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
-    """The parameters whose string argument _json_text_arguments (section 23)
+def _pre_parsed_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
+    """The parameters whose string argument _pre_parse_json (section 23)
     may read as JSON text, each with the strings it keeps as they are."""
     published = input_schema["properties"]
     return {p.key: taken for p in params if p.key in published and
@@ -14566,6 +14793,11 @@ def _spanning(capture: _Capture, raw: str) -> Any:
             item = item[len(name) + 1:]
         items.append(unquote(item))
     return items
+
+
+# The SDK layer's refinements of section 9 (the seams, section 21).
+_refine(_json_text_params=_pre_parsed_params)
+
 
 
 # ---------------------------------------------------------------------------
