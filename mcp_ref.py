@@ -124,7 +124,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas;
-                                Image, Audio, ToolAnnotations; its event store's shape; its registration;
+                                Image, Audio; its event store's shape; its registration;
                                 its extensions (SEP-2133) and MCP Apps (io.modelcontextprotocol/ui);
                                 skills (io.modelcontextprotocol/skills) through the same interface
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
@@ -929,7 +929,7 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
         raise TypeError(str(exc)) from None
 
 
-# A seam: the SDK layer knows pydantic's BaseModel (section 22).
+# A seam: the SDK layer knows pydantic's BaseModel (_is_basemodel, section 22).
 def _is_pydantic_model(cls: Any) -> bool:
     """Whether a class is a pydantic model (row S11): none in the core."""
     return False
@@ -1957,7 +1957,7 @@ _STRICT_FORMS = {
     "time": "a valid time (RFC 3339: HH:MM:SS, then Z or an offset)",
     "timedelta": "a valid duration (ISO 8601, without years or months: P1DT2H30M)",
     "uuid": "a valid UUID",
-    "decimal": "a finite number, or its text",
+    "decimal": "a number, or its JSON text",
     "path": "a path (a string)",
 }
 
@@ -1977,20 +1977,25 @@ def _lax_parse(kind: str, tp: type, value: Any) -> Any:
 
 def _strict_value(kind: str, tp: Any, value: Any) -> Any:
     if kind == "decimal":
-        if type(value) not in (int, float, str):
-            return None
-        number = tp(repr(value) if type(value) is float else value)  # 0.1 is Decimal("0.1")
-        return number if number.is_finite() else None
+        if type(value) is str:
+            import re
+
+            number = tp(value) if re.fullmatch(_JSON_NUMBER, value) else None  # not " 1", "1_000" or "NaN"
+        else:
+            number = tp(repr(value)) if type(value) is float else tp(value) if type(value) is int else None
+        return number if number is not None and number.is_finite() else None
     if type(value) is not str:
         return None
     if kind in ("uuid", "path"):
         return tp(value)
     if kind == "timedelta":
-        return _iso_duration(tp, value)
+        return _parsed_duration(tp, value)
     if value[-1:] in ("Z", "z"):  # RFC 3339's UTC, which fromisoformat reads only from Python 3.11
         value = value[:-1] + "+00:00"
     return tp.fromisoformat(value)
 
+
+_JSON_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"  # RFC 8259 section 6
 
 # JSON Schema's "duration" (ISO 8601, RFC 3339 appendix A) in the units a
 # timedelta holds: weeks, days, hours, minutes, seconds; a leading "-" as the
@@ -1998,7 +2003,7 @@ def _strict_value(kind: str, tp: Any, value: Any) -> Any:
 _ISO_DURATION = r"(-?)P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?"
 
 
-def _iso_duration(tp: Any, text: str) -> Any:
+def _parsed_duration(tp: Any, text: str) -> Any:
     import re
 
     match = re.fullmatch(_ISO_DURATION, text)
@@ -9318,6 +9323,7 @@ class _Counted:
 # (the rows, by topic:)
 #   -- validation (section 6)
 #   -- schemas, arguments and tools (sections 2-9)
+#   _is_pydantic_model    no class                                    _is_basemodel (section 22)
 #   _format_errors        a line per failure: its JSON path, why      _pydantic_format_errors (section 22)
 #   _lax_parse            a date, a UUID... from its schema's form    _pydantic_parse (section 23)
 #   _build_union          the first arm the argument passes           _smart_union_value (section 22)
@@ -9341,6 +9347,7 @@ class _Counted:
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
     # schemas, arguments and tools (sections 2-9)
+    "_is_pydantic_model",
     "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_pydantic_value",
     "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
     "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_resolve_marker", "_resolvers_of",
@@ -9411,7 +9418,7 @@ def _refine(**rules: Any) -> None:
 #   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
 #                                                             cuts it (also in sections 11 and 15)
 #   _pydantic_base        _native (section 24)                a BaseModel instance, as its model_dump      -
-#   _is_pydantic_model    _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel               -
+#   _is_basemodel         _is_pydantic_model (section 5)      S11: is this class a BaseModel               -
 #   _is_field_info        _is_pydantic_field (section 7)      a default that is pydantic's own Field       -
 #
 # README: the numbered item of "Where mcp_ref differs from the SDK" that the row
@@ -9880,7 +9887,7 @@ def _pydantic_base() -> Any:
     return getattr(module, "BaseModel", None)
 
 
-def _is_pydantic_model(tp: Any) -> bool:
+def _is_basemodel(tp: Any) -> bool:
     base = _pydantic_base()
     return base is not None and isinstance(tp, type) and issubclass(tp, base)
 
@@ -10214,8 +10221,8 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 
 
 # The SDK layer's refinements of sections 2, 7 and 9 (the seams, section 21).
-_refine(_format_errors=_pydantic_format_errors, _build_union=_smart_union_value, _is_pydantic_field=_is_field_info,
-        _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic,
+_refine(_is_pydantic_model=_is_basemodel, _format_errors=_pydantic_format_errors, _build_union=_smart_union_value,
+        _is_pydantic_field=_is_field_info, _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic,
         _pydantic_arguments=_delegated_arguments, _pydantic_read=_arguments_model_read,
         _pydantic_structured=_output_adapter_of, _pydantic_output=_output_adapter_result,
         _pydantic_checked=_output_adapter_checked)
@@ -12581,7 +12588,7 @@ _refine(_resolve_marker=_sdk_resolve_marker, _resolvers_of=_sdk_resolvers)
 # its decorators: the names it imports (mcp.types, mcp.server), the SDK's own
 # objects it returns, the MCPError it raises, its constructor's keywords and its
 # 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
-# takes them; its Image, Audio and ToolAnnotations, the shape of its event
+# takes them; its Image and Audio, the shape of its event
 # store, and how its decorators and registration fail; its extension interface
 # (Extension and its bindings, MCPServer(extensions=[...])), MCP Apps, and skills
 # through the same interface.  Nothing here costs a server that does not use it.
@@ -13314,8 +13321,6 @@ class _Events:
             return value
         return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
 
-
-# -- the SDK's ToolAnnotations (mcp.types) -----------------------------------------
 
 # -- the SDK's registration: a decorator without (), a name registered twice --------
 
