@@ -2007,13 +2007,72 @@ class CallToolResult:
         self.meta = kwargs.get("_meta", meta)
 
 
-_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink)
+# Image and Audio, as the SDK names them (mcp.server.mcpserver): conveniences a
+# tool returns for a content block (S5), bytes or a file, sent as ImageContent
+# or AudioContent, base64-encoded.
+
+class _Media:
+    """Shared by ``Image`` and ``Audio``: bytes or a file, sent base64-encoded."""
+
+    _kind = "image"
+    _types: Dict[str, str] = {}
+
+    def __init__(self, path: Any = None, data: Optional[bytes] = None, format: Optional[str] = None) -> None:
+        if (path is None) == (data is None):
+            raise ValueError("Pass exactly one of path or data")
+        self.path, self.data, self.format = path, data, format
+
+    def mime_type(self) -> str:
+        if self.format:
+            return f"{self._kind}/{self.format.lower()}"
+        if self.path is not None:
+            suffix = os.path.splitext(str(self.path))[1].lower()
+            return self._types.get(suffix, "application/octet-stream")
+        return f"{self._kind}/{'png' if self._kind == 'image' else 'wav'}"
+
+    def to_block(self) -> ImageContent:
+        import base64
+
+        raw = self.data
+        if raw is None:
+            with open(self.path, "rb") as f:
+                raw = f.read()
+        cls = ImageContent if self._kind == "image" else AudioContent
+        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=self.mime_type())
+
+
+class Image(_Media):
+    """An image for the model: ``Image(path="chart.png")`` or ``Image(data=b"...", format="png")``."""
+
+    _types = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+              ".webp": "image/webp"}
+
+
+class Audio(_Media):
+    """Audio for the model: ``Audio(path="note.wav")`` or ``Audio(data=b"...", format="wav")``."""
+
+    _kind = "audio"
+    _types = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
+              ".m4a": "audio/mp4", ".aac": "audio/aac"}
+
+
+_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink, _Media)
 
 
 def _is_content_class(tp: Any) -> bool:
     if isinstance(tp, type) and issubclass(tp, _CONTENT_TYPES):
         return True
-    return _is_sdk_content(tp)  # the SDK's Image, Audio and own content models (section 26)
+    return _is_sdk_content(tp)
+
+
+def _is_sdk_content(tp: Any) -> bool:
+    """Seam: a class of another library's content blocks (the core knows its own)."""
+    return False
+
+
+def _sdk_block(value: Any) -> Optional[Dict[str, Any]]:
+    """Seam: such a block as its library sends it (the core has none)."""
+    return None
 
 
 def _returns_content(tp: Any) -> bool:
@@ -2043,9 +2102,9 @@ def _content_block(value: Any) -> Optional[Dict[str, Any]]:
         return None
     if isinstance(value, _Block):
         return value.to_wire()
-    if isinstance(value, _Media):  # the SDK's Image or Audio (section 26)
+    if isinstance(value, _Media):
         return value.to_block().to_wire()
-    if _is_content_class(type(value)):  # the SDK's own blocks (section 25)
+    if _is_content_class(type(value)):  # another library's blocks (a seam)
         return _sdk_block(value)
     if len(_NOT_BLOCKS) < 1000 and not isinstance(value, (str, list, tuple)):  # those are shaped
         _NOT_BLOCKS.add(type(value))
@@ -8983,13 +9042,16 @@ class _Counted:
 #   -- validation (section 6)
 #   -- schemas, arguments and tools (sections 2-9)
 #   -- patterns (section 6)
-#   -- resources, prompts, context, the server and its transports (sections 10-21)
+#   -- content, resources, prompts, the server and its transports (sections 8, 10-21)
+#   _is_sdk_content       _is_content_class (section 8): no class      the SDK's content models (mcp.types)
+#   _sdk_block            _content_block (section 8): none             such a model as the SDK sends it
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
     # schemas, arguments and tools (sections 2-9)
     # patterns (section 6)
-    # resources, prompts, context, the server and its transports (sections 10-21)
+    # content, resources, prompts, the server and its transports (sections 8, 10-21)
+    "_is_sdk_content", "_sdk_block",
 ))
 
 
@@ -12329,7 +12391,7 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _sdk_object           MCPServer._call (section 14),        the SDK's InputRequiredResult, CallTool-     40
 #                         Prompt.render, _message (section 11),  Result, GetPromptResult, prompt
 #                         _read_resource (section 10)         messages: read as ours
-#   _sdk_block            _content_block (section 8)          the SDK's content blocks, Image and Audio   -
+#   _sdk_model_block      _content_block (section 8)          the SDK's content blocks as it sends them    -
 #   _SchemaTool           MCPServer.add_tool (section 14)     hand-written inputSchema, outputSchema, as   -
 #                                                             the low-level Server's tools/list
 #   _protocol_error       MCPServer._stopped (section 14),    an MCPError (ours, the SDK's, 1.x's          -
@@ -12342,10 +12404,7 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
 #                                                             output schema is the rest of the union's
-#   _Media                _content_block (section 8),         the SDK's Image and Audio: bytes or a file,  -
-#                         _message (section 11)               sent as a base64 block
-#   _is_sdk_content       _is_content_class (section 8)       Image, Audio and the SDK's own blocks are    -
-#                                                             content blocks (S5)
+#   _sdk_content          _is_content_class (section 8)       the SDK's own blocks are content blocks (S5) -
 #   _Events               _HttpApp.__init__ (section 19)      the event store, ours or of the SDK's shape:  -
 #                                                             async methods run on a loop of its own; a
 #                                                             failing store logged, its message still sent
@@ -12608,7 +12667,7 @@ _SDK_TAKEN: Dict[str, Tuple[str, ...]] = {
     "prompt": ("InputRequiredResult", "GetPromptResult") + _SDK_MESSAGES, "message": _SDK_MESSAGES}
 
 
-def _sdk_block(value: Any) -> Optional[Dict[str, Any]]:
+def _sdk_model_block(value: Any) -> Optional[Dict[str, Any]]:
     """One of the SDK's content blocks as the SDK sends it; its Image and Audio
     helpers as the block they make."""
     for make in ("to_image_content", "to_audio_content"):
@@ -12931,61 +12990,12 @@ def _data_arms(annotation: Any) -> Any:
     return rest[0] if len(rest) == 1 else typing.Union[rest]
 
 
-# -- the SDK's Image and Audio (mcp.server.mcpserver) ------------------------------
-#
-# Conveniences a tool returns for a content block (S5): bytes or a file, sent
-# as section 8's ImageContent or AudioContent, base64-encoded.
-
-class _Media:
-    """Shared by ``Image`` and ``Audio``: bytes or a file, sent base64-encoded."""
-
-    _kind = "image"
-    _types: Dict[str, str] = {}
-
-    def __init__(self, path: Any = None, data: Optional[bytes] = None, format: Optional[str] = None) -> None:
-        if (path is None) == (data is None):
-            raise ValueError("Pass exactly one of path or data")
-        self.path, self.data, self.format = path, data, format
-
-    def mime_type(self) -> str:
-        if self.format:
-            return f"{self._kind}/{self.format.lower()}"
-        if self.path is not None:
-            suffix = os.path.splitext(str(self.path))[1].lower()
-            return self._types.get(suffix, "application/octet-stream")
-        return f"{self._kind}/{'png' if self._kind == 'image' else 'wav'}"
-
-    def to_block(self) -> ImageContent:
-        import base64
-
-        raw = self.data
-        if raw is None:
-            with open(self.path, "rb") as f:
-                raw = f.read()
-        cls = ImageContent if self._kind == "image" else AudioContent
-        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=self.mime_type())
+# -- the SDK's content models (mcp.types) ----------------------------------------
 
 
-class Image(_Media):
-    """An image for the model: ``Image(path="chart.png")`` or ``Image(data=b"...", format="png")``."""
-
-    _types = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-              ".webp": "image/webp"}
-
-
-class Audio(_Media):
-    """Audio for the model: ``Audio(path="note.wav")`` or ``Audio(data=b"...", format="wav")``."""
-
-    _kind = "audio"
-    _types = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
-              ".m4a": "audio/mp4", ".aac": "audio/aac"}
-
-
-def _is_sdk_content(tp: Any) -> bool:
-    """Image and Audio, and the SDK's own content models (mcp.types) when a
-    server still imports them: content blocks, left unstructured (S5)."""
-    if isinstance(tp, type) and issubclass(tp, (Image, Audio)):
-        return True
+def _sdk_content(tp: Any) -> bool:
+    """The SDK's own content models (mcp.types) when a server still imports
+    them: content blocks, left unstructured (S5)."""
     return isinstance(tp, type) and tp.__module__.startswith("mcp") and tp.__name__ in (
         "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
 
@@ -13822,6 +13832,10 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
     if re.fullmatch(r"[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", text):
         raise ValueError(f"{where}: line {number}: {text!r} has no JSON form")
     return text
+
+
+# The SDK's objects where the core has a seam for them.
+_refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block)
 
 
 # ---------------------------------------------------------------------------
