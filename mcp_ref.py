@@ -2763,6 +2763,111 @@ def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
     return notes
 
 
+class TextResource(Resource):
+    """A resource whose content is ``text``."""
+
+    def __init__(self, uri: str, text: str = "", **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.text = text
+
+    def read(self) -> str:
+        return self.text
+
+
+class BinaryResource(Resource):
+    """A resource whose content is ``data`` (bytes, sent base64-encoded)."""
+
+    def __init__(self, uri: str, data: bytes = b"", **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.data = data
+
+    def read(self) -> bytes:
+        return self.data
+
+
+class FileResource(Resource):
+    """A file, read when the resource is read: decoded as ``encoding`` and sent
+    as text, or sent as bytes when ``encoding`` is None.  By default, as in the
+    SDK, the ``charset`` of ``mime_type``, else ``utf-8-sig`` for textual types
+    (``text/*``, JSON, XML), else bytes."""
+
+    def __init__(self, uri: str, path: Any = None, encoding: Any = _MISSING, **options: Any) -> None:
+        super().__init__(uri, **options)
+        if path is None or not os.path.isabs(os.fspath(path)):
+            raise ValueError(f"The path of resource {uri} must be absolute, not {path!r}")
+        self.path = path
+        self.encoding = _file_encoding(self.mime_type) if encoding is _MISSING else encoding
+        if self.encoding is not None:
+            try:  # an unknown codec, or one that is no text encoding, fails here and not at a read
+                b"x".decode(self.encoding)
+            except LookupError as exc:
+                raise ValueError(f"Resource {uri}: {exc}") from None
+            except UnicodeError:
+                pass  # a text encoding: the probe byte just does not decode in it
+
+    def read(self) -> Any:
+        with open(self.path, "rb") as f:
+            data = f.read()
+        return data if self.encoding is None else data.decode(self.encoding)
+
+
+def _file_encoding(mime_type: str) -> Optional[str]:
+    essence, *parameters = (part.strip() for part in mime_type.split(";"))
+    for parameter in parameters:
+        key, _, value = parameter.partition("=")
+        if key.strip().lower() == "charset" and value:
+            return value.strip().strip('"')
+    essence = essence.lower()
+    textual = essence.startswith("text/") or essence.endswith(("+json", "+xml")) or essence in (
+        "application/json", "application/xml")
+    return "utf-8-sig" if textual else None
+
+
+class FunctionResource(Resource):
+    """A function without parameters, called at each read; it returns text,
+    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
+    A parameter annotated Context gets the read's (section 12)."""
+
+    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.fn = fn
+        self.context_param = _context_parameter(fn)
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
+                      description: Optional[str] = None, **options: Any) -> FunctionResource:
+        name = name or getattr(fn, "__name__", None)
+        if not name or name == "<lambda>":
+            raise ValueError("You must provide a name for lambda functions")
+        if description is None:
+            description = _cleandoc(getattr(fn, "__doc__", None))
+        return cls(uri, fn, name=name, description=description, **options)
+
+    def read(self) -> Any:
+        return self.fn()
+
+
+def _resource_security_refuses(values: Dict[str, Any]) -> bool:
+    """Whether the SDK's default ResourceSecurity refuses a template's values:
+    one holds a NUL, a ``..`` that climbs above its start, or an absolute path
+    (POSIX or Windows)."""
+    return any(_unsafe(v) for value in values.values() for v in (value if isinstance(value, list) else [value]))
+
+
+def _unsafe(value: str) -> bool:
+    """A template value the SDK's default ResourceSecurity refuses: a NUL, a
+    ``..`` that climbs above its start, or an absolute path (POSIX or Windows)."""
+    if "\0" in value:
+        return True
+    depth = 0
+    for part in value.replace("\\", "/").split("/"):
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        if depth < 0:
+            return True
+    return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
+
+
 class _Template:
     """A resource template: its URI pattern, its listing, and its function,
     whose parameters are the template's variables."""
@@ -2862,10 +2967,42 @@ class _Asking(Exception):
         self.value = value
 
 
+def _protocol_error(exc: BaseException) -> Optional[_RpcError]:
+    """An MCPError a tool, a resource, a prompt or a completion handler raised:
+    ours, or another library's (_foreign_error).  The JSON-RPC error
+    it carries, as the SDK sends it: its code, message, and data unless None.
+    None for any other exception, or for an error no JSON-RPC error can carry."""
+    code: Any
+    message: Any
+    if isinstance(exc, MCPError):
+        code, message, data = exc.code, exc.message, exc.data
+    else:
+        found = _foreign_error(exc)
+        if found is None:
+            return None
+        code, message, data = found
+    if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
+        return None  # (an error code is an integer: JSON-RPC 2.0 section 5.1)
+    try:
+        data = _jsonable(data)  # the SDK dumps ErrorData's data to JSON
+    except Exception:  # _NotJSON, a value's own failure: _encode_safely answers -32603
+        pass
+    return _PassedOn(int(code), message, _MISSING if data is None else data)
+
+
+class _PassedOn(_RpcError):
+    """An MCPError's own JSON-RPC error: sent as raised, its code never renumbered."""
+
+
+def _foreign_error(exc: BaseException) -> Optional[Tuple[Any, Any, Any]]:
+    """Seam: another library's protocol error, as (code, message, data); the core knows its own only."""
+    return None
+
+
 def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
     """-32603 for a user's function that raised, without details (as the SDK: the traceback
     on stderr only); an MCPError (the client's refusal, or the function's own) passed on."""
-    error = _protocol_error(exc)  # section 26: ours or the SDK's
+    error = _protocol_error(exc)  # ours or another library's
     if error is not None:
         return error
     _log_exception(f"{what} raised an exception", exc)
@@ -2882,7 +3019,7 @@ def _find_resource(server: MCPServer, uri: str) -> Tuple[Any, Optional[Dict[str,
         found = template.pattern.match(uri)
         if found is not None:
             if _resource_security_refuses(found):
-                break  # the SDK's default ResourceSecurity (section 25): a traversal is no resource at all
+                break  # the SDK's default ResourceSecurity: a traversal is no resource at all
             return template, found
     raise _RpcError(RESOURCE_NOT_FOUND, f"Unknown resource: {uri}", {"uri": uri})
 
@@ -2905,9 +3042,261 @@ def _contents(uri: str, value: Any, info: Resource) -> Dict[str, Any]:
 #
 # A template's variables name what a resources/read URI supplies
 # (server/resources, "Resource Templates").  RFC 6570 defines expansion only;
-# reading the values back out of a URI is the SDK's matcher, fenced in
-# section 27 (_UriTemplate): levels 1 to 3, a trailing {?a,b} query optional
-# and in any order, linear in the URI's length.
+# reading the values back out of a URI is the SDK's matcher, re-derived: levels 1 to 3, plus the explode of {/x*},
+# {.x*} and {;x*}.  A template is a row of literals and captures; a capture's
+# value ends at one of its operator's stop characters.  At most one capture may
+# span segments ({+x}, {#x}, an explode): it takes what its neighbours leave.
+# No two captures may touch, so each boundary is anchored on a literal and one
+# scan from each end decides the match without backtracking (a regular
+# expression would backtrack, polynomially in the number of captures).  A
+# trailing {?a,b}{&c} is a query: its variables are optional and in any order.
+
+_OPERATORS = {  # operator: (first, separator, named, stop characters)
+    "": ("", ",", False, "/?#&,"),
+    "+": ("", ",", False, "?#"),
+    "#": ("#", ",", False, ""),
+    ".": (".", ".", False, "./?#"),
+    "/": ("/", "/", False, "/?#"),
+    ";": (";", ";", True, ";/?#"),
+    "?": ("?", "&", True, "&#"),
+    "&": ("&", "&", True, "&#"),
+}
+_MAX_URI = 65536  # longer URIs match no template (the SDK's bound)
+
+if TYPE_CHECKING:
+    _Capture = Tuple[str, str, bool, bool]  # name, operator, explode, ";name" may stand alone
+    _Atom = Any  # a literal (str) or a _Capture
+
+
+class _UriTemplate:
+    """A parsed URI template: ``names`` of its variables, ``query`` the optional
+    ones, ``match(uri)`` the values of a URI (lists for explodes) or None.
+
+    >>> _UriTemplate("users://{id}/profile").match("users://42/profile")
+    {'id': '42'}
+    >>> _UriTemplate("file://docs/{+path}").match("file://docs/src/a%20b.py")
+    {'path': 'src/a b.py'}
+    >>> _UriTemplate("logs://{service}{?since,level}").match("logs://api?level=error&x=1")
+    {'service': 'api', 'level': 'error'}
+    >>> _UriTemplate("tree://{/parts*}").match("tree:///a/b")
+    {'parts': ['a', 'b']}
+    >>> _UriTemplate("users://{id}/profile").match("users://4/2/profile") is None
+    True
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        parts = self._parse(template)
+        tail = len(parts)
+        while tail and isinstance(parts[tail - 1], tuple) and parts[tail - 1][0] in ("?", "&"):
+            tail -= 1
+        # The query tail is split off only where the path part cannot hold a ? or #.
+        if tail < len(parts) and parts[tail][0] == "?" and not any(
+                ("?" in p or "#" in p) if isinstance(p, str) else p[0] in ("?", "#") for p in parts[:tail]):
+            self.query = [name for _, variables in parts[tail:] for name, _ in variables]
+            parts = parts[:tail]
+        else:
+            self.query = []
+        atoms = self._atoms(parts)
+        spans = [i for i, a in enumerate(atoms) if not isinstance(a, str) and (a[2] or a[1] in ("+", "#"))]
+        for a, b in zip(atoms, atoms[1:]):
+            if not isinstance(a, str) and not isinstance(b, str):
+                raise ValueError(f"URI template {template!r}: variables {a[0]!r} and {b[0]!r} touch; put a "
+                                 f"literal between them so that a URI says where one ends")
+        if len(spans) > 1:
+            raise ValueError(f"URI template {template!r}: more than one variable that spans segments ({{+x}}, "
+                             f"{{#x}} or an explode); a match would be ambiguous")
+        self.greedy: Optional[_Capture] = atoms[spans[0]] if spans else None
+        self.prefix, self.suffix = (atoms[:spans[0]], atoms[spans[0] + 1:]) if spans else ([], atoms)
+
+    def _parse(self, template: str) -> List[Any]:
+        """Literals and (operator, [(name, explode)]) expressions, in order."""
+        import re
+
+        parts: List[Any] = []
+        names: List[str] = []
+        at = 0
+        while at < len(template):
+            brace = template.find("{", at)
+            if brace < 0:
+                parts.append(template[at:])
+                break
+            parts.append(template[at:brace])
+            end = template.find("}", brace)
+            where = f"URI template {template!r}, position {brace}"
+            if end < 0:
+                raise ValueError(f"{where}: '{{' is never closed")
+            body = template[brace + 1:end]
+            op = body[0] if body[:1] in ("+", "#", ".", "/", ";", "?", "&") else ""
+            variables = []
+            for spec in body[len(op):].split(","):
+                name = spec[:-1] if spec.endswith("*") else spec
+                if ":" in spec:
+                    raise ValueError(f"{where}: prefix modifiers ({{{spec}}}) are not supported")
+                if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", name):
+                    raise ValueError(f"{where}: {name!r} is not a variable name")
+                if spec.endswith("*") and op not in ("/", ".", ";"):
+                    raise ValueError(f"{where}: an explode ({{{op}{spec}}}) matches only with /, . or ;")
+                if name in names:
+                    raise ValueError(f"URI template {template!r}: variable {name!r} appears twice")
+                names.append(name)
+                variables.append((name, spec.endswith("*")))
+            parts.append((op, variables))
+            at = end + 1
+        if sum(1 for p in parts if isinstance(p, tuple) and p[0] == "?") > 1:
+            raise ValueError(f"URI template {template!r}: more than one {{?...}}; use {{?a,b}} or {{?a}}{{&b}}")
+        self.names = names
+        return [p for p in parts if p != ""]
+
+    @staticmethod
+    def _atoms(parts: List[Any]) -> List[_Atom]:
+        """Each expression as literals (its first and separator characters, and
+        the names of named operators) and one capture per variable."""
+        atoms: List[_Atom] = []
+
+        def literal(text: str) -> None:
+            if atoms and isinstance(atoms[-1], str):
+                atoms[-1] += text
+            elif text:
+                atoms.append(text)
+
+        for part in parts:
+            if isinstance(part, str):
+                literal(part)
+                continue
+            op, variables = part
+            first, separator, named, _ = _OPERATORS[op]
+            for n, (name, explode) in enumerate(variables):
+                if not explode:  # an explode's capture holds its own separators
+                    literal((separator if n else first) + (name + ("" if op == ";" else "=") if named else ""))
+                atoms.append((name, op, explode, named and op == ";" and not explode))
+        return atoms
+
+    def match(self, uri: str) -> Optional[Dict[str, Any]]:
+        if len(uri) > _MAX_URI:
+            return None
+        query = ""
+        if self.query:
+            uri, _, query = uri.partition("#")[0].partition("?")
+        values = self._scan(uri)
+        if values is not None and query:
+            from urllib.parse import unquote
+
+            pairs: Dict[str, str] = {}
+            for pair in query.split("&"):  # RFC 3986: "+" is a plus; names are never decoded
+                key, _, value = pair.partition("=")
+                pairs.setdefault(key, unquote(value))
+            values.update((name, pairs[name]) for name in self.query if name in pairs)
+        return values
+
+    def _scan(self, uri: str) -> Optional[Dict[str, Any]]:
+        if self.greedy is None:  # anchored at both ends
+            found = _scan_back(self.suffix, uri, len(uri), True)
+            return found[0] if found is not None and found[1] == 0 else None
+        back = _scan_back(self.suffix, uri, len(uri), False)
+        front = None if back is None else _scan_forward(self.prefix, uri, back[1])
+        if back is None or front is None:
+            return None
+        middle = _spanning(self.greedy, uri[front[1]:back[1]])  # what the bounded captures leave
+        return None if middle is None else {**front[0], self.greedy[0]: middle, **back[0]}
+
+
+def _scan_back(atoms: List[_Atom], uri: str, end: int, anchored: bool) -> Optional[Tuple[Dict[str, Any], int]]:
+    """Match ``atoms`` right to left ending at ``end``: each capture starts just
+    after the last occurrence of the literal before it (so the first capture is
+    the greedy one, as in a regular expression); (values, start) or None."""
+    from urllib.parse import unquote
+
+    values: Dict[str, Any] = {}
+    pos = end
+    for i in range(len(atoms) - 1, -1, -1):
+        atom = atoms[i]
+        if isinstance(atom, str):
+            if not uri.endswith(atom, 0, pos):
+                return None
+            pos -= len(atom)
+            continue
+        name, op, _, alone = atom
+        before = atoms[i - 1] if i else None
+        if alone and uri.endswith(str(before), 0, pos):  # ";name" with an empty value
+            values[name] = ""
+            continue
+        earliest = pos
+        while earliest and uri[earliest - 1] not in _OPERATORS[op][3]:
+            earliest -= 1
+        if alone:
+            start = uri.find("=", earliest, pos) + 1
+            if not start:
+                return None
+            values[name], pos = unquote(uri[start:pos]), start - 1
+            continue
+        if before is None:
+            start = earliest
+        elif anchored and i == 1:  # the template's first literal is at the start of the URI
+            start = len(before)
+            if not earliest <= start <= pos:
+                return None
+        else:
+            start = uri.rfind(before, 0, pos) + len(before)
+            if start < max(earliest, len(before)):
+                return None
+        values[name], pos = unquote(uri[start:pos]), start
+    return values, pos
+
+
+def _scan_forward(atoms: List[_Atom], uri: str, limit: int) -> Optional[Tuple[Dict[str, Any], int]]:
+    """Match ``atoms`` left to right before ``limit``, each capture as short as
+    the literal after it allows (it ends the prefix of a spanning capture)."""
+    from urllib.parse import unquote
+
+    values: Dict[str, Any] = {}
+    pos = 0
+    for i, atom in enumerate(atoms):
+        if isinstance(atom, str):
+            if pos + len(atom) > limit or not uri.startswith(atom, pos):
+                return None
+            pos += len(atom)
+            continue
+        name, op, _, alone = atom
+        after = atoms[i + 1]
+        if alone and uri.startswith(after, pos):
+            values[name] = ""
+            continue
+        if alone:
+            if uri[pos:pos + 1] != "=":
+                return None
+            pos += 1
+        latest = pos
+        while latest < limit and uri[latest] not in _OPERATORS[op][3]:
+            latest += 1
+        end = uri.find(after, pos, latest + len(after))
+        if end < 0:
+            return None
+        values[name], pos = unquote(uri[pos:end]), end
+    return values, pos
+
+
+def _spanning(capture: _Capture, raw: str) -> Any:
+    """The value of the one capture that may span segments: text, or for an
+    explode the list of its items; None when ``raw`` is not its shape."""
+    from urllib.parse import unquote
+
+    name, op, explode, _ = capture
+    _, separator, named, stops = _OPERATORS[op]
+    if not explode:
+        return None if any(c in stops for c in raw) else unquote(raw)
+    if not raw:
+        return []
+    if raw[0] != separator or any(c in stops and c != separator for c in raw):
+        return None
+    items = []
+    for item in raw.split(separator)[1:]:
+        if named:
+            if item != name and not item.startswith(name + "="):
+                return None
+            item = item[len(name) + 1:]
+        items.append(unquote(item))
+    return items
 
 
 # ---------------------------------------------------------------------------
@@ -4250,7 +4639,7 @@ class MCPServer:
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
         if isinstance(exc, _StartTask):  # ctx.start_task(): the call goes on as a task (section 16)
             return self._tasks.begin(tool, request)
-        error = _protocol_error(exc)  # an MCPError: a protocol error, as the SDK sends it (section 26)
+        error = _protocol_error(exc)  # an MCPError: a protocol error, as the SDK sends it
         if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
             asked = _url_questions(error) if request.stateless else None
             if asked is not None:  # 2026-07-28 has no -32042: the URL elicitations are asked by a round
@@ -9045,13 +9434,14 @@ class _Counted:
 #   -- content, resources, prompts, the server and its transports (sections 8, 10-21)
 #   _is_sdk_content       _is_content_class (section 8): no class      the SDK's content models (mcp.types)
 #   _sdk_block            _content_block (section 8): none             such a model as the SDK sends it
+#   _foreign_error        _protocol_error (section 10): ours only      the SDK's MCPError, 1.x's McpError
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
     # schemas, arguments and tools (sections 2-9)
     # patterns (section 6)
     # content, resources, prompts, the server and its transports (sections 8, 10-21)
-    "_is_sdk_content", "_sdk_block",
+    "_is_sdk_content", "_sdk_block", "_foreign_error",
 ))
 
 
@@ -11550,11 +11940,8 @@ def _strict_json_schema() -> Any:
 #   AcceptedElicitation   Context.elicit (section 12)         ``.data``: the answer built as the schema    -
 #   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
 #   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
-#   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
 #   _lifespan             _StdioServer.serve (section 18)     MCPServer(lifespan=...): entered before      -
 #                                                             serving, on the tools' event loop
-#   _resource_security_refuses  _find_resource (section 10)   the default ResourceSecurity: a traversal,   -
-#                                                             a NUL or an absolute path is no resource
 #   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
 #   _elicitation_outcome  Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
 #                                                             CancelledElicitation, ``.data`` built
@@ -12155,111 +12542,6 @@ def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[st
     return _sdk_elicitation(made) if sdk else made
 
 
-class TextResource(Resource):
-    """A resource whose content is ``text``."""
-
-    def __init__(self, uri: str, text: str = "", **options: Any) -> None:
-        super().__init__(uri, **options)
-        self.text = text
-
-    def read(self) -> str:
-        return self.text
-
-
-class BinaryResource(Resource):
-    """A resource whose content is ``data`` (bytes, sent base64-encoded)."""
-
-    def __init__(self, uri: str, data: bytes = b"", **options: Any) -> None:
-        super().__init__(uri, **options)
-        self.data = data
-
-    def read(self) -> bytes:
-        return self.data
-
-
-class FileResource(Resource):
-    """A file, read when the resource is read: decoded as ``encoding`` and sent
-    as text, or sent as bytes when ``encoding`` is None.  By default, as in the
-    SDK, the ``charset`` of ``mime_type``, else ``utf-8-sig`` for textual types
-    (``text/*``, JSON, XML), else bytes."""
-
-    def __init__(self, uri: str, path: Any = None, encoding: Any = _MISSING, **options: Any) -> None:
-        super().__init__(uri, **options)
-        if path is None or not os.path.isabs(os.fspath(path)):
-            raise ValueError(f"The path of resource {uri} must be absolute, not {path!r}")
-        self.path = path
-        self.encoding = _file_encoding(self.mime_type) if encoding is _MISSING else encoding
-        if self.encoding is not None:
-            try:  # an unknown codec, or one that is no text encoding, fails here and not at a read
-                b"x".decode(self.encoding)
-            except LookupError as exc:
-                raise ValueError(f"Resource {uri}: {exc}") from None
-            except UnicodeError:
-                pass  # a text encoding: the probe byte just does not decode in it
-
-    def read(self) -> Any:
-        with open(self.path, "rb") as f:
-            data = f.read()
-        return data if self.encoding is None else data.decode(self.encoding)
-
-
-def _file_encoding(mime_type: str) -> Optional[str]:
-    essence, *parameters = (part.strip() for part in mime_type.split(";"))
-    for parameter in parameters:
-        key, _, value = parameter.partition("=")
-        if key.strip().lower() == "charset" and value:
-            return value.strip().strip('"')
-    essence = essence.lower()
-    textual = essence.startswith("text/") or essence.endswith(("+json", "+xml")) or essence in (
-        "application/json", "application/xml")
-    return "utf-8-sig" if textual else None
-
-
-class FunctionResource(Resource):
-    """A function without parameters, called at each read; it returns text,
-    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
-    A parameter annotated Context gets the read's (section 12)."""
-
-    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
-        super().__init__(uri, **options)
-        self.fn = fn
-        self.context_param = _context_parameter(fn)
-        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
-
-    @classmethod
-    def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
-                      description: Optional[str] = None, **options: Any) -> FunctionResource:
-        name = name or getattr(fn, "__name__", None)
-        if not name or name == "<lambda>":
-            raise ValueError("You must provide a name for lambda functions")
-        if description is None:
-            description = _cleandoc(getattr(fn, "__doc__", None))
-        return cls(uri, fn, name=name, description=description, **options)
-
-    def read(self) -> Any:
-        return self.fn()
-
-
-def _resource_security_refuses(values: Dict[str, Any]) -> bool:
-    """Whether the SDK's default ResourceSecurity refuses a template's values:
-    one holds a NUL, a ``..`` that climbs above its start, or an absolute path
-    (POSIX or Windows)."""
-    return any(_unsafe(v) for value in values.values() for v in (value if isinstance(value, list) else [value]))
-
-
-def _unsafe(value: str) -> bool:
-    """A template value the SDK's default ResourceSecurity refuses: a NUL, a
-    ``..`` that climbs above its start, or an absolute path (POSIX or Windows)."""
-    if "\0" in value:
-        return True
-    depth = 0
-    for part in value.replace("\\", "/").split("/"):
-        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
-        if depth < 0:
-            return True
-    return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
-
-
 def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_JsonObject]:
     """``ctx.read_resource(uri)``: the SDK's ReadResourceContents, each with
     ``.content`` (text, or bytes for a blob) and ``.mime_type``; its errors as
@@ -12394,11 +12676,8 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _sdk_model_block      _content_block (section 8)          the SDK's content blocks as it sends them    -
 #   _SchemaTool           MCPServer.add_tool (section 14)     hand-written inputSchema, outputSchema, as   -
 #                                                             the low-level Server's tools/list
-#   _protocol_error       MCPServer._stopped (section 14),    an MCPError (ours, the SDK's, 1.x's          -
-#                         _failed (section 10)                McpError): its JSON-RPC error, passed on
-#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too,     -
-#                                                             but where 2026-07-28 forbids it: _for_revision)
-#                         (section 15)
+#   _sdk_error            _protocol_error (section 10)        the SDK's MCPError, 1.x's McpError: its      -
+#                                                             JSON-RPC error, passed on
 #   _read_failure         _contents_read (section 25)         a resource's MCPError reaches the tool as    -
 #                                                             one
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
@@ -12918,33 +13197,14 @@ class FastMCP(MCPServer):
 # -- errors the SDK's way -------------------------------------------------------
 
 
-def _protocol_error(exc: BaseException) -> Optional[_RpcError]:
-    """An MCPError a tool, a resource, a prompt or a completion handler raised:
-    ours, the SDK's (``mcp.shared.exceptions.MCPError`` and its subclasses, such
-    as UrlElicitationRequiredError) or SDK 1.x's ``McpError``.  The JSON-RPC error
-    it carries, as the SDK sends it: its code, message, and data unless None.
-    None for any other exception, or for an error no JSON-RPC error can carry."""
-    code: Any
-    message: Any
-    if isinstance(exc, MCPError):
-        code, message, data = exc.code, exc.message, exc.data
-    elif any(cls.__name__ in ("MCPError", "McpError") and cls.__module__.startswith("mcp.")
-             for cls in type(exc).__mro__):
+def _sdk_error(exc: BaseException) -> Optional[Tuple[Any, Any, Any]]:
+    """The SDK's MCPError (``mcp.shared.exceptions.MCPError`` and its subclasses,
+    such as UrlElicitationRequiredError) or SDK 1.x's ``McpError``: (code, message, data)."""
+    if any(cls.__name__ in ("MCPError", "McpError") and cls.__module__.startswith("mcp.")
+           for cls in type(exc).__mro__):
         error = getattr(exc, "error", exc)  # 1.x keeps an ErrorData there; 2.x has both
-        code, message, data = (getattr(error, name, None) for name in ("code", "message", "data"))
-    else:
-        return None
-    if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
-        return None  # (an error code is an integer: JSON-RPC 2.0 section 5.1)
-    try:
-        data = _jsonable(data)  # the SDK dumps ErrorData's data to JSON
-    except Exception:  # _NotJSON, a value's own failure: _encode_safely answers -32603
-        pass
-    return _PassedOn(int(code), message, _MISSING if data is None else data)
-
-
-class _PassedOn(_RpcError):
-    """An MCPError's own JSON-RPC error: sent as raised, its code never renumbered."""
+        return tuple(getattr(error, name, None) for name in ("code", "message", "data"))  # type: ignore[return-value]
+    return None
 
 
 def _read_failure(exc: _RpcError) -> Exception:
@@ -13835,7 +14095,7 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
 
 
 # The SDK's objects where the core has a seam for them.
-_refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block)
+_refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_error=_sdk_error)
 
 
 # ---------------------------------------------------------------------------
@@ -13878,8 +14138,6 @@ _refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block)
 #                                                             sets whatever their order (_same_set)
 #   _json_text_params     _Tool.__init__ (section 9)          where a string argument may be JSON text:    7
 #                                                             _strings_taken (section 23) for each
-#   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
-#                                                             gives them (levels 1 to 3, /.; explodes)
 #
 # test_resources checks these on the wire.
 
@@ -14321,265 +14579,6 @@ def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dic
     published = input_schema["properties"]
     return {p.key: taken for p in params if p.key in published and
             (taken := _strings_taken(published[p.key], input_schema)) is not None}
-
-
-# -- URI templates (RFC 6570) ------------------------------------------------------
-#
-# The SDK's matcher, re-derived: levels 1 to 3, plus the explode of {/x*},
-# {.x*} and {;x*}.  A template is a row of literals and captures; a capture's
-# value ends at one of its operator's stop characters.  At most one capture may
-# span segments ({+x}, {#x}, an explode): it takes what its neighbours leave.
-# No two captures may touch, so each boundary is anchored on a literal and one
-# scan from each end decides the match without backtracking (a regular
-# expression would backtrack, polynomially in the number of captures).  A
-# trailing {?a,b}{&c} is a query: its variables are optional and in any order.
-
-_OPERATORS = {  # operator: (first, separator, named, stop characters)
-    "": ("", ",", False, "/?#&,"),
-    "+": ("", ",", False, "?#"),
-    "#": ("#", ",", False, ""),
-    ".": (".", ".", False, "./?#"),
-    "/": ("/", "/", False, "/?#"),
-    ";": (";", ";", True, ";/?#"),
-    "?": ("?", "&", True, "&#"),
-    "&": ("&", "&", True, "&#"),
-}
-_MAX_URI = 65536  # longer URIs match no template (the SDK's bound)
-
-if TYPE_CHECKING:
-    _Capture = Tuple[str, str, bool, bool]  # name, operator, explode, ";name" may stand alone
-    _Atom = Any  # a literal (str) or a _Capture
-
-
-class _UriTemplate:
-    """A parsed URI template: ``names`` of its variables, ``query`` the optional
-    ones, ``match(uri)`` the values of a URI (lists for explodes) or None.
-
-    >>> _UriTemplate("users://{id}/profile").match("users://42/profile")
-    {'id': '42'}
-    >>> _UriTemplate("file://docs/{+path}").match("file://docs/src/a%20b.py")
-    {'path': 'src/a b.py'}
-    >>> _UriTemplate("logs://{service}{?since,level}").match("logs://api?level=error&x=1")
-    {'service': 'api', 'level': 'error'}
-    >>> _UriTemplate("tree://{/parts*}").match("tree:///a/b")
-    {'parts': ['a', 'b']}
-    >>> _UriTemplate("users://{id}/profile").match("users://4/2/profile") is None
-    True
-    """
-
-    def __init__(self, template: str) -> None:
-        self.template = template
-        parts = self._parse(template)
-        tail = len(parts)
-        while tail and isinstance(parts[tail - 1], tuple) and parts[tail - 1][0] in ("?", "&"):
-            tail -= 1
-        # The query tail is split off only where the path part cannot hold a ? or #.
-        if tail < len(parts) and parts[tail][0] == "?" and not any(
-                ("?" in p or "#" in p) if isinstance(p, str) else p[0] in ("?", "#") for p in parts[:tail]):
-            self.query = [name for _, variables in parts[tail:] for name, _ in variables]
-            parts = parts[:tail]
-        else:
-            self.query = []
-        atoms = self._atoms(parts)
-        spans = [i for i, a in enumerate(atoms) if not isinstance(a, str) and (a[2] or a[1] in ("+", "#"))]
-        for a, b in zip(atoms, atoms[1:]):
-            if not isinstance(a, str) and not isinstance(b, str):
-                raise ValueError(f"URI template {template!r}: variables {a[0]!r} and {b[0]!r} touch; put a "
-                                 f"literal between them so that a URI says where one ends")
-        if len(spans) > 1:
-            raise ValueError(f"URI template {template!r}: more than one variable that spans segments ({{+x}}, "
-                             f"{{#x}} or an explode); a match would be ambiguous")
-        self.greedy: Optional[_Capture] = atoms[spans[0]] if spans else None
-        self.prefix, self.suffix = (atoms[:spans[0]], atoms[spans[0] + 1:]) if spans else ([], atoms)
-
-    def _parse(self, template: str) -> List[Any]:
-        """Literals and (operator, [(name, explode)]) expressions, in order."""
-        import re
-
-        parts: List[Any] = []
-        names: List[str] = []
-        at = 0
-        while at < len(template):
-            brace = template.find("{", at)
-            if brace < 0:
-                parts.append(template[at:])
-                break
-            parts.append(template[at:brace])
-            end = template.find("}", brace)
-            where = f"URI template {template!r}, position {brace}"
-            if end < 0:
-                raise ValueError(f"{where}: '{{' is never closed")
-            body = template[brace + 1:end]
-            op = body[0] if body[:1] in ("+", "#", ".", "/", ";", "?", "&") else ""
-            variables = []
-            for spec in body[len(op):].split(","):
-                name = spec[:-1] if spec.endswith("*") else spec
-                if ":" in spec:
-                    raise ValueError(f"{where}: prefix modifiers ({{{spec}}}) are not supported")
-                if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", name):
-                    raise ValueError(f"{where}: {name!r} is not a variable name")
-                if spec.endswith("*") and op not in ("/", ".", ";"):
-                    raise ValueError(f"{where}: an explode ({{{op}{spec}}}) matches only with /, . or ;")
-                if name in names:
-                    raise ValueError(f"URI template {template!r}: variable {name!r} appears twice")
-                names.append(name)
-                variables.append((name, spec.endswith("*")))
-            parts.append((op, variables))
-            at = end + 1
-        if sum(1 for p in parts if isinstance(p, tuple) and p[0] == "?") > 1:
-            raise ValueError(f"URI template {template!r}: more than one {{?...}}; use {{?a,b}} or {{?a}}{{&b}}")
-        self.names = names
-        return [p for p in parts if p != ""]
-
-    @staticmethod
-    def _atoms(parts: List[Any]) -> List[_Atom]:
-        """Each expression as literals (its first and separator characters, and
-        the names of named operators) and one capture per variable."""
-        atoms: List[_Atom] = []
-
-        def literal(text: str) -> None:
-            if atoms and isinstance(atoms[-1], str):
-                atoms[-1] += text
-            elif text:
-                atoms.append(text)
-
-        for part in parts:
-            if isinstance(part, str):
-                literal(part)
-                continue
-            op, variables = part
-            first, separator, named, _ = _OPERATORS[op]
-            for n, (name, explode) in enumerate(variables):
-                if not explode:  # an explode's capture holds its own separators
-                    literal((separator if n else first) + (name + ("" if op == ";" else "=") if named else ""))
-                atoms.append((name, op, explode, named and op == ";" and not explode))
-        return atoms
-
-    def match(self, uri: str) -> Optional[Dict[str, Any]]:
-        if len(uri) > _MAX_URI:
-            return None
-        query = ""
-        if self.query:
-            uri, _, query = uri.partition("#")[0].partition("?")
-        values = self._scan(uri)
-        if values is not None and query:
-            from urllib.parse import unquote
-
-            pairs: Dict[str, str] = {}
-            for pair in query.split("&"):  # RFC 3986: "+" is a plus; names are never decoded
-                key, _, value = pair.partition("=")
-                pairs.setdefault(key, unquote(value))
-            values.update((name, pairs[name]) for name in self.query if name in pairs)
-        return values
-
-    def _scan(self, uri: str) -> Optional[Dict[str, Any]]:
-        if self.greedy is None:  # anchored at both ends
-            found = _scan_back(self.suffix, uri, len(uri), True)
-            return found[0] if found is not None and found[1] == 0 else None
-        back = _scan_back(self.suffix, uri, len(uri), False)
-        front = None if back is None else _scan_forward(self.prefix, uri, back[1])
-        if back is None or front is None:
-            return None
-        middle = _spanning(self.greedy, uri[front[1]:back[1]])  # what the bounded captures leave
-        return None if middle is None else {**front[0], self.greedy[0]: middle, **back[0]}
-
-
-def _scan_back(atoms: List[_Atom], uri: str, end: int, anchored: bool) -> Optional[Tuple[Dict[str, Any], int]]:
-    """Match ``atoms`` right to left ending at ``end``: each capture starts just
-    after the last occurrence of the literal before it (so the first capture is
-    the greedy one, as in a regular expression); (values, start) or None."""
-    from urllib.parse import unquote
-
-    values: Dict[str, Any] = {}
-    pos = end
-    for i in range(len(atoms) - 1, -1, -1):
-        atom = atoms[i]
-        if isinstance(atom, str):
-            if not uri.endswith(atom, 0, pos):
-                return None
-            pos -= len(atom)
-            continue
-        name, op, _, alone = atom
-        before = atoms[i - 1] if i else None
-        if alone and uri.endswith(str(before), 0, pos):  # ";name" with an empty value
-            values[name] = ""
-            continue
-        earliest = pos
-        while earliest and uri[earliest - 1] not in _OPERATORS[op][3]:
-            earliest -= 1
-        if alone:
-            start = uri.find("=", earliest, pos) + 1
-            if not start:
-                return None
-            values[name], pos = unquote(uri[start:pos]), start - 1
-            continue
-        if before is None:
-            start = earliest
-        elif anchored and i == 1:  # the template's first literal is at the start of the URI
-            start = len(before)
-            if not earliest <= start <= pos:
-                return None
-        else:
-            start = uri.rfind(before, 0, pos) + len(before)
-            if start < max(earliest, len(before)):
-                return None
-        values[name], pos = unquote(uri[start:pos]), start
-    return values, pos
-
-
-def _scan_forward(atoms: List[_Atom], uri: str, limit: int) -> Optional[Tuple[Dict[str, Any], int]]:
-    """Match ``atoms`` left to right before ``limit``, each capture as short as
-    the literal after it allows (it ends the prefix of a spanning capture)."""
-    from urllib.parse import unquote
-
-    values: Dict[str, Any] = {}
-    pos = 0
-    for i, atom in enumerate(atoms):
-        if isinstance(atom, str):
-            if pos + len(atom) > limit or not uri.startswith(atom, pos):
-                return None
-            pos += len(atom)
-            continue
-        name, op, _, alone = atom
-        after = atoms[i + 1]
-        if alone and uri.startswith(after, pos):
-            values[name] = ""
-            continue
-        if alone:
-            if uri[pos:pos + 1] != "=":
-                return None
-            pos += 1
-        latest = pos
-        while latest < limit and uri[latest] not in _OPERATORS[op][3]:
-            latest += 1
-        end = uri.find(after, pos, latest + len(after))
-        if end < 0:
-            return None
-        values[name], pos = unquote(uri[pos:end]), end
-    return values, pos
-
-
-def _spanning(capture: _Capture, raw: str) -> Any:
-    """The value of the one capture that may span segments: text, or for an
-    explode the list of its items; None when ``raw`` is not its shape."""
-    from urllib.parse import unquote
-
-    name, op, explode, _ = capture
-    _, separator, named, stops = _OPERATORS[op]
-    if not explode:
-        return None if any(c in stops for c in raw) else unquote(raw)
-    if not raw:
-        return []
-    if raw[0] != separator or any(c in stops and c != separator for c in raw):
-        return None
-    items = []
-    for item in raw.split(separator)[1:]:
-        if named:
-            if item != name and not item.startswith(name + "="):
-                return None
-            item = item[len(name) + 1:]
-        items.append(unquote(item))
-    return items
 
 
 # ---------------------------------------------------------------------------
