@@ -3325,6 +3325,20 @@ class Message(_Record):
         return {"role": self.role, "content": self.content}
 
 
+class UserMessage(Message):
+    """A message from the user: ``UserMessage("text")``."""
+
+    def __init__(self, content: Any, role: str = "user", **kwargs: Any) -> None:
+        super().__init__(content, role, **kwargs)
+
+
+class AssistantMessage(Message):
+    """A message from the assistant: ``AssistantMessage("text")``."""
+
+    def __init__(self, content: Any, role: str = "assistant", **kwargs: Any) -> None:
+        super().__init__(content, role, **kwargs)
+
+
 # The keys each content block needs (server/prompts, "Data Types"; schema.ts ContentBlock).
 _BLOCK_KEYS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data", "mimeType"),
                "resource": ("resource",), "resource_link": ("uri", "name")}
@@ -3477,6 +3491,40 @@ def _complete(server: MCPServer, params: Dict[str, Any]) -> Dict[str, Any]:
 
 def _no_handler(*args: Any) -> None:
     return None
+
+
+class Completion(_Record):
+    """What a completion handler returns: ``values`` (at most 100 are sent),
+    and optionally ``total`` and ``has_more``."""
+
+    def __init__(self, values: Optional[List[str]] = None, total: Optional[int] = None,
+                 has_more: Optional[bool] = None, **kwargs: Any) -> None:
+        self.values, self.total = list(values or []), total
+        self.has_more = kwargs.get("hasMore", has_more)
+
+
+class PromptReference(_Record):
+    """``ref`` of a completion request for a prompt's argument."""
+
+    def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
+        self.type, self.name, self.title = type, name, title
+
+
+class ResourceTemplateReference(_Record):
+    """``ref`` of a completion request for a resource template's variable."""
+
+    def __init__(self, uri: str, type: str = "ref/resource") -> None:
+        self.type, self.uri = type, uri
+
+
+class _CompletionArgument(_Record):
+    def __init__(self, name: str, value: str) -> None:
+        self.name, self.value = name, value
+
+
+class _CompletionContext(_Record):
+    def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
+        self.arguments = arguments
 
 
 class _RateLimit:
@@ -11945,13 +11993,6 @@ def _strict_json_schema() -> Any:
 #   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
 #   _elicitation_outcome  Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
 #                                                             CancelledElicitation, ``.data`` built
-#   UserMessage           _message (section 11)               a prompt's string as the SDK's message       -
-#   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
-#                                                             SDK's models
-#   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
-#   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
-#   PromptReference       _completable (section 11)           a prompt's ref, as the SDK's model           -
-#   Completion            _completion_wire (section 11)       a handler's answer, as the SDK's model       -
 #   _AwaitableAnswer      _Request.ask (section 12)           an async tool awaits the client's answer on  -
 #                                                             its loop: the SDK's Context is async
 #
@@ -12576,54 +12617,6 @@ def _lifespan(connection: _StdioServer, step: str) -> None:
         leaving.result(timeout=connection.server.drain_timeout)
     except BaseException as exc:
         _log_exception("leaving the server's lifespan failed", exc)
-
-
-class UserMessage(Message):
-    """A message from the user: ``UserMessage("text")``."""
-
-    def __init__(self, content: Any, role: str = "user", **kwargs: Any) -> None:
-        super().__init__(content, role, **kwargs)
-
-
-class AssistantMessage(Message):
-    """A message from the assistant: ``AssistantMessage("text")``."""
-
-    def __init__(self, content: Any, role: str = "assistant", **kwargs: Any) -> None:
-        super().__init__(content, role, **kwargs)
-
-
-class Completion(_Record):
-    """What a completion handler returns: ``values`` (at most 100 are sent),
-    and optionally ``total`` and ``has_more``."""
-
-    def __init__(self, values: Optional[List[str]] = None, total: Optional[int] = None,
-                 has_more: Optional[bool] = None, **kwargs: Any) -> None:
-        self.values, self.total = list(values or []), total
-        self.has_more = kwargs.get("hasMore", has_more)
-
-
-class PromptReference(_Record):
-    """``ref`` of a completion request for a prompt's argument."""
-
-    def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
-        self.type, self.name, self.title = type, name, title
-
-
-class ResourceTemplateReference(_Record):
-    """``ref`` of a completion request for a resource template's variable."""
-
-    def __init__(self, uri: str, type: str = "ref/resource") -> None:
-        self.type, self.uri = type, uri
-
-
-class _CompletionArgument(_Record):
-    def __init__(self, name: str, value: str) -> None:
-        self.name, self.value = name, value
-
-
-class _CompletionContext(_Record):
-    def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
-        self.arguments = arguments
 
 
 # inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
