@@ -677,11 +677,6 @@ def _native(value: Any) -> Any:
     return value
 
 
-def _is_pydantic_model(tp: Any) -> bool:
-    """Seam: is this class a pydantic BaseModel (the core knows none)."""
-    return False
-
-
 def _is_generator_like(value: Any) -> bool:
     collections_abc = _module("collections.abc")
     return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
@@ -1121,6 +1116,12 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
         raise TypeError(str(exc)) from None
 
 
+# A seam: the SDK layer knows pydantic's BaseModel (section 22).
+def _is_pydantic_model(cls: Any) -> bool:
+    """Whether a class is a pydantic model (row S11): none in the core."""
+    return False
+
+
 def _pydantic_schema(builder: _SchemaBuilder, tp: Any) -> Optional[Dict[str, Any]]:
     """Seam: the schema pydantic itself writes of its own types (a BaseModel,
     Annotated with its Field or annotated_types' constraints); the core has none,
@@ -1169,14 +1170,6 @@ def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool
     if isinstance(holder, Field):
         return tp, value, holder, has_default
     return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
-
-
-def _field_value(field: Any) -> Any:
-    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
-    value = field.default
-    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
-        return _MISSING
-    return value
 
 
 _SLOT = type(vars(_ErrorItem)["loc"])  # a __slots__ entry, as its class holds it (types.MemberDescriptorType)
@@ -1466,25 +1459,6 @@ def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
         return None
     if issubclass(tp, str):
         return {"type": "string"}
-    return None
-
-
-def _lax_kind(tp: Any) -> Optional[str]:
-    """The standard library's value class that ``tp`` is (a date, a UUID, a
-    Decimal, a path...): the row of _LAX_TABLE (section 23) a class converts by
-    (None: not one of them)."""
-    if not isinstance(tp, type):
-        return None
-    dt = _module("datetime")
-    if dt is not None:
-        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
-            if issubclass(tp, cls):
-                return kind
-    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
-                                   ("pathlib", "PurePath", "path")):
-        m = _module(module)
-        if m is not None and issubclass(tp, getattr(m, cls_name)):
-            return kind
     return None
 
 
@@ -10951,6 +10925,23 @@ _UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
 _MAX_DURATION_DAYS = 999_999_999  # timedelta's limit, which pydantic keeps for numbers of seconds
 
 
+def _lax_kind(tp: Any) -> Optional[str]:
+    """The row of _LAX_TABLE a class converts by (None: not one of them)."""
+    if not isinstance(tp, type):
+        return None
+    dt = _module("datetime")
+    if dt is not None:
+        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
+            if issubclass(tp, cls):
+                return kind
+    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
+                                   ("pathlib", "PurePath", "path")):
+        m = _module(module)
+        if m is not None and issubclass(tp, getattr(m, cls_name)):
+            return kind
+    return None
+
+
 def _lax_parse(kind: str, tp: type, value: Any) -> Any:
     """A value of ``tp`` from what pydantic's lax mode takes for it (its row
     in _LAX_TABLE); raises _BuildError with pydantic's error type."""
@@ -11424,6 +11415,14 @@ def _field_default_of(tp: Any, default: Any) -> Tuple[Optional[Field], Any, bool
     if holder is not None:
         return None, _field_value(holder), holder.default_factory is not None
     return None, default, False
+
+
+def _field_value(field: Any) -> Any:
+    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
+    value = field.default
+    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
+        return _MISSING
+    return value
 
 
 def _field_default(field: Any) -> Any:
