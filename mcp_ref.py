@@ -10493,7 +10493,7 @@ _refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
 # _LAX_TABLE lists and test_differential checks against pydantic.  A schema
 # that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema,
-# section 24) is still the JSON Schema it looks like to everyone but the lax checkers.
+# section 5) is still the JSON Schema it looks like to everyone but the lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
