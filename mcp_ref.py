@@ -90,8 +90,10 @@ Contents, in the order data flows (a section per topic; the spec page each follo
      1. Constants               revisions, error codes, _meta keys (basic/versioning, basic/index)
      2. Errors                  protocol errors and tool errors (JSON-RPC 2.0; server/tools, "Error Handling")
      3. Type introspection      reading annotations without importing typing or inspect
-     4. Python values as JSON   the JSON a result becomes; the text the model reads
-     5. JSON Schema generation  annotations to the SDK's schemas (server/tools: inputSchema, outputSchema)
+     4. Python values as JSON   the JSON a result becomes (an Enum's value, a datetime's ISO text);
+                                the text the model reads
+     5. JSON Schema generation  annotations to the SDK's schemas (server/tools: inputSchema, outputSchema):
+                                Field, $defs names, key order, formats
      6. Validation              JSON Schema 2020-12 checkers, compiled once: strict, input and output modes
      7. Arguments               JSON arguments back into the parameters' Python types (server/tools)
      8. Content                 content blocks and results (server/tools, "Tool Result")
@@ -118,8 +120,8 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 limits per client (basic/security_best_practices, basic/authorization)
     22. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
     23. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
-    24. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats;
-                                its JSON mode (an Enum's value, a datetime's ISO text)
+    24. SDK fidelity            pydantic's schema spellings: a Field's default as the SDK takes it,
+                                classes no JSON value is
     25. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
@@ -579,7 +581,8 @@ def _dataclass_names(cls: type) -> Tuple[str, ...]:
 # Python values as JSON data (RFC 8259), for results, defaults and the ``{}``
 # (Any) schema; and JSON data as the indented text the model reads.  What the
 # SDK makes of a value of another type (a dataclass, a datetime, an Enum
-# member) is its JSON mode's, one level at a time: the hook _native (section 24).
+# member) is its JSON mode's (pydantic's to_jsonable_python), one level at a
+# time: _native.  A pydantic model is the SDK layer's (the seam _is_pydantic_model).
 
 
 def _is_finite(number: Any) -> bool:
@@ -598,7 +601,7 @@ def _dataclass_dict(value: Any) -> Dict[str, Any]:
 
 def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> Any:
     """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
-    value = _native(value)  # fidelity hook: one level, as the SDK's JSON mode writes it (section 24)
+    value = _native(value)  # one level, as the SDK's JSON mode writes it
     tp = type(value)
     if tp is float and not _is_finite(value):
         raise _NotJSON("Input should be a finite number", "finite_number")
@@ -629,6 +632,86 @@ def _key(key: Any) -> str:
     if isinstance(key, (int, float, bool)) or key is None:
         return json.dumps(key)
     raise _NotJSON(f"Unable to serialize dictionary key of type {type(key).__name__}", "serialization")
+
+
+def _native(value: Any) -> Any:
+    """_jsonable, one level: a Python value as the SDK's JSON mode
+    (pydantic's to_jsonable_python) carries it."""
+    tp = type(value)
+    if tp in _NATIVE:
+        return value
+    if _is_enum_member(value):
+        return _native(value.value)
+    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
+        return str(value) if isinstance(value, str) else value
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, (tuple, set, frozenset, list)):
+        return list(value)
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _NotJSON("Input should be a valid string, unable to parse raw data as a unicode string",
+                        "string_unicode") from None
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return _dataclass_dict(value)
+    if _is_pydantic_model(tp):  # a seam: the core knows no BaseModel (section 22 does)
+        return value.model_dump(mode="json", by_alias=True)
+    dt = _module("datetime")
+    if dt is not None:
+        if isinstance(value, (dt.datetime, dt.time)):
+            return _iso_datetime(value)
+        if isinstance(value, dt.date):
+            return value.isoformat()
+        if isinstance(value, dt.timedelta):
+            return _iso_duration(value)
+    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
+        m = _module(module)
+        if m is not None and isinstance(value, getattr(m, cls)):
+            return str(value)
+    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
+        return dict(value.items())
+    if _is_generator_like(value):
+        return list(value)  # generators are consumed: the SDK silently sends []
+    return value
+
+
+def _is_generator_like(value: Any) -> bool:
+    collections_abc = _module("collections.abc")
+    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
+
+
+def _iso_datetime(value: Any) -> str:
+    text: str = value.isoformat()
+    # The SDK writes UTC as "Z".
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _iso_duration(td: Any) -> str:
+    """A timedelta in ISO 8601, as the SDK serialises it (``P1DT2H3M4.5S``)."""
+    total = td.days * 86400 + td.seconds
+    sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
+    if sign:
+        td = -td
+    days, seconds, micro = td.days, td.seconds, td.microseconds
+    text = f"{sign}P"
+    years, days = divmod(days, 365)  # the SDK counts 365 days as a year: P1Y35D
+    if years:
+        text += f"{years}Y"
+    if days:
+        text += f"{days}D"
+    if seconds or micro or not (years or days):
+        hours, rest = divmod(seconds, 3600)
+        minutes, secs = divmod(rest, 60)
+        text += "T"
+        if hours:
+            text += f"{hours}H"
+        if minutes:
+            text += f"{minutes}M"
+        if secs or micro or not (hours or minutes):
+            text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
+    return text
 
 
 def _json_type(value: Any) -> str:
@@ -673,6 +756,117 @@ def _pretty(value: Any) -> str:
 # ---------------------------------------------------------------------------
 # 5. JSON Schema generation
 # ---------------------------------------------------------------------------
+#
+# A tool's inputSchema and outputSchema (server/tools: JSON Schema 2020-12) made
+# from its annotations, in the shapes the SDK publishes (pydantic's), since its
+# clients compare them: Field, the public name a server imports for a field's
+# keywords; then _SchemaBuilder, one method per annotation family; then the
+# helpers of those methods: the default and title of a field, the arms of a
+# union, the keys of a mapping, the names of $defs, keys sorted.  Some schemas
+# remember the Python type they describe (_TypedSchema, _UnionSchema,
+# _ContainerSchema, _FactorySchema), where JSON Schema alone cannot say how a
+# value is built; they are dicts to everything else.  pydantic's own types are
+# the SDK layer's (the seams _is_pydantic_model and _pydantic_schema).
+
+
+class Field:
+    """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
+    or as a parameter default.  Produces the same schema keywords the SDK does;
+    what its json_schema_extra adds is checked too (README's differences, 39)."""
+
+    _KEYWORDS = {
+        "ge": "minimum",
+        "gt": "exclusiveMinimum",
+        "le": "maximum",
+        "lt": "exclusiveMaximum",
+        "multiple_of": "multipleOf",
+        "pattern": "pattern",
+    }
+
+    def __init__(
+        self,
+        default: Any = _MISSING,
+        *,
+        default_factory: Optional[Callable[[], Any]] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        examples: Optional[List[Any]] = None,
+        ge: Optional[float] = None,
+        gt: Optional[float] = None,
+        le: Optional[float] = None,
+        lt: Optional[float] = None,
+        multiple_of: Optional[float] = None,
+        min_length: Optional[int] = None,
+        max_length: Optional[int] = None,
+        pattern: Optional[str] = None,
+        json_schema_extra: Union[Dict[str, Any], Callable[[Dict[str, Any]], None], None] = None,
+    ) -> None:
+        if not (json_schema_extra is None or isinstance(json_schema_extra, dict) or callable(json_schema_extra)):
+            raise TypeError(f"json_schema_extra is a dict or a function of the schema, not "
+                            f"{type(json_schema_extra).__name__}")
+        if default is ...:
+            default = _MISSING
+        self.default = default
+        self.default_factory = default_factory
+        self.title = title
+        self.description = description
+        self.examples = examples
+        self.constraints = {
+            k: v
+            for k, v in (
+                ("ge", ge), ("gt", gt), ("le", le), ("lt", lt), ("multiple_of", multiple_of),
+                ("min_length", min_length), ("max_length", max_length), ("pattern", pattern),
+            )
+            if v is not None
+        }
+        self.json_schema_extra = json_schema_extra
+
+    def __repr__(self) -> str:
+        return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
+
+    def apply(self, schema: Dict[str, Any], keywords: bool = True, extra: bool = True) -> None:
+        """Add this field's keywords to ``schema`` where the SDK puts them, and
+        (``extra``) its json_schema_extra."""
+        if keywords:
+            self._keywords(schema)
+        # Last, over the keywords, as pydantic applies it: a dict merged into the
+        # field's schema (x-mcp-header, 2026-07-28 basic/transports; SEP-1330's
+        # titled enums, oneOf of const and title), a function called to change it.
+        if not extra or self.json_schema_extra is None:
+            return
+        if isinstance(self.json_schema_extra, dict):
+            schema.update(_jsonable(self.json_schema_extra))
+        else:
+            self.json_schema_extra(schema)
+
+    def _keywords(self, schema: Dict[str, Any]) -> None:
+        """Constraints, title, description, examples and default."""
+        target = schema
+        # The SDK applies constraints of Optional[T] to T's arm.
+        arms = schema.get("anyOf")
+        if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
+            target = arms[0]
+        kind = str(target.get("type"))
+        for key, value in self.constraints.items():
+            if key in ("min_length", "max_length"):
+                word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
+                target[("min" if key == "min_length" else "max") + word] = value
+                if type(target) is _ContainerSchema and "prefixItems" in target:  # pydantic-core's own bounds
+                    low, high = target.lengths
+                    target.lengths = (int(value), high) if key == "min_length" else (low, int(value))
+            else:
+                target[self._KEYWORDS[key]] = value
+        if self.title is not None:
+            schema["title"] = self.title
+        if self.description is not None:
+            schema["description"] = self.description
+        if self.examples is not None:
+            schema["examples"] = _jsonable(self.examples)
+        if self.default is not _MISSING and self.default_factory is None:
+            try:  # the SDK publishes Annotated[T, Field(default=...)]'s default where T is
+                schema["default"] = _jsonable(self.default)
+            except (_NotJSON, TypeError, ValueError, RecursionError):
+                pass
 
 
 class _SchemaBuilder:
@@ -722,7 +916,7 @@ class _SchemaBuilder:
     def field_schema(self, tp: Any, name: str, default: Any = _MISSING, own: Optional[Field] = None) -> Dict[str, Any]:
         """A field's schema: the type's, with the annotations "title" and "default"
         (Validation 2020-12 §9.1, §9.2) and its Fields' keywords as the SDK adds
-        them (_field_annotations, section 24)."""
+        them (_field_annotations)."""
         later: List[Field] = []  # its Annotated Fields' json_schema_extra, applied with the default there
         schema = self.annotated(tp, later) if _is_annotated(tp) else self.schema(tp)
         fields = [(f, False) for f in later] + ([] if own is None else [(own, True)])
@@ -735,7 +929,9 @@ class _SchemaBuilder:
         inner = tp.__origin__
         metadata = tp.__metadata__
         if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
-            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 22)
+            schema = _pydantic_schema(self, tp)  # a seam: the user's pydantic describes its own
+            if schema is not None:
+                return schema
         schema = self.schema(inner)
         for meta in metadata:
             if isinstance(meta, Field):
@@ -761,7 +957,7 @@ class _SchemaBuilder:
             return {"format": "binary", "type": "string"}
         if not isinstance(tp, type):
             return None
-        return _stdlib_scalar_schema(tp)  # fidelity hook: a date, a UUID, a Decimal (section 24)
+        return _stdlib_scalar_schema(tp)  # a date, a UUID, a Decimal
 
     def literal(self, tp: Any) -> Dict[str, Any]:
         values = [v.value if _is_enum_member(v) else v for v in _literal_values(tp)]
@@ -773,7 +969,7 @@ class _SchemaBuilder:
 
     def union(self, tp: Any) -> Dict[str, Any]:
         """A value of any arm: anyOf (Core 2020-12 §10.2.1.2), the arms' schemas,
-        spelled as the SDK spells it (_union_schema, section 24)."""
+        spelled as the SDK spells it (_union_schema)."""
         return _union_schema(self, [self.schema(a) for a in _args(tp) if a is not _NoneType], _NoneType in _args(tp))
 
     def container(self, tp: Any) -> Dict[str, Any]:
@@ -781,7 +977,7 @@ class _SchemaBuilder:
         args = _args(tp)
         abc = _module("collections.abc")
         if origin is tuple:  # an array, item by item (prefixItems, Core 2020-12 §10.3.1.1)
-            return _ContainerSchema(_tuple_schema(self, tp, args), "tuple")  # the SDK's spelling: section 24
+            return _ContainerSchema(_tuple_schema(self, tp, args), "tuple")  # the SDK's spelling
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
             items = self.schema(args[0]) if args else {}
             schema = _ContainerSchema({"items": items, "type": "array", "uniqueItems": True},
@@ -794,29 +990,30 @@ class _SchemaBuilder:
                                     "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
             # An object whose values all have the values' schema (additionalProperties,
-            # Core 2020-12 §10.3.2.3); the SDK's spelling of its keys: section 24.
+            # Core 2020-12 §10.3.2.3); the SDK's spelling of its keys: _dict_schema.
             return _dict_schema(self, tp, args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def ref(self, cls: type) -> Dict[str, Any]:
         """Enums, dataclasses, TypedDicts, annotated classes and BaseModels (S11) live
         in ``$defs`` and are referenced, as the SDK does."""
-        if _is_pydantic_model(cls):
-            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 22)
+        model = _pydantic_schema(self, cls) if _is_pydantic_model(cls) else None
+        if model is not None:  # S11, a BaseModel: pydantic's own schema (seams: none in the core)
+            return model
         name = self._names.get(cls)
         if name is None:
-            name = _def_name(self, cls)  # fidelity hook: the SDK's $defs names (section 24)
+            name = _def_name(self, cls)  # the SDK's $defs names
             self._names[cls] = name  # before building: a recursive class refers to itself
             try:
                 if _is_enum(cls):
-                    definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2), section 24
+                    definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2)
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
                 elif _is_dataclass(cls):
                     definition = self.dataclass(cls)
                 else:
                     definition = self.annotated_class(cls)
-                self.class_kinds[cls.__name__] = _class_kind(cls)  # fidelity hook: its errors' words (section 27)
+                self.class_kinds[cls.__name__] = _class_kind(cls)  # its errors' words (the lax modes')
             except BaseException:
                 del self._names[cls]
                 raise
@@ -872,7 +1069,7 @@ class _SchemaBuilder:
             fields.append((f.name, hints.get(f.name, object), default, default is _MISSING and not has_factory))
             if has_factory:
                 factories[f.name] = f.default_factory
-        # Fidelity hooks: not dataclass()'s docstring (section 27); factories run in results (section 24).
+        # Not dataclass()'s docstring; factories run for results (_with_factories).
         return _with_factories(self._object(cls, fields, _dataclass_doc(cls)), factories)
 
     def annotated_class(self, cls: type) -> Dict[str, Any]:
@@ -885,7 +1082,7 @@ class _SchemaBuilder:
             raise _Unsupported(f"{cls!r} has no annotated attributes")
         fields = []
         for name, tp in hints.items():
-            default = _class_value(cls, name)  # section 24
+            default = _class_value(cls, name)
             fields.append((name, tp, default, default is _MISSING))
         return self._object(cls, fields, None)
 
@@ -900,7 +1097,7 @@ class _SchemaBuilder:
     def finish(self, schema: Dict[str, Any], inline_recursive: bool = True) -> Dict[str, Any]:
         """The root schema with the definitions it refers to under ``$defs``
         (Core 2020-12 §8.2.4), finished as the SDK publishes it: names made
-        unique, a root class inlined, keys sorted (_finished_schema, section 24)."""
+        unique, a root class inlined, keys sorted (_finished_schema)."""
         return _finished_schema(self, schema, inline_recursive)
 
 
@@ -917,6 +1114,427 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
         return builder.root(annotation, inline_recursive=False)
     except _Unsupported as exc:
         raise TypeError(str(exc)) from None
+
+
+# A seam: the SDK layer knows pydantic's BaseModel (section 22).
+def _is_pydantic_model(cls: Any) -> bool:
+    """Whether a class is a pydantic model (row S11): none in the core."""
+    return False
+
+
+def _pydantic_schema(builder: _SchemaBuilder, tp: Any) -> Optional[Dict[str, Any]]:
+    """Seam: the schema pydantic itself writes of its own types (a BaseModel,
+    Annotated with its Field or annotated_types' constraints); the core has none,
+    and describes the annotation as if the metadata were not there."""
+    return None
+
+
+def _field_annotations(schema: Dict[str, Any], name: str, default: Any,
+                       fields: List[Tuple[Field, bool]]) -> Dict[str, Any]:
+    """_SchemaBuilder.field_schema: the default as JSON, left out where it is
+    none; each Field's keywords (``True``) or only its json_schema_extra; then
+    the title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name),
+    none on a model or an enum, nor on Optional[Model]."""
+    if default is not _MISSING:
+        try:
+            schema["default"] = _jsonable(default)
+        except (_NotJSON, TypeError, ValueError, RecursionError):
+            pass  # the SDK leaves a default it cannot serialise out of the schema
+    for field, keywords in fields:
+        field.apply(schema, keywords)  # (a json_schema_extra sees no title: the SDK adds it after)
+    if "title" not in schema and not _is_ref_like(schema):
+        schema["title"] = name.title().replace("_", " ").strip()
+    return schema
+
+
+def _is_ref_like(schema: Dict[str, Any]) -> bool:
+    if "$ref" in schema:
+        return True
+    arms = schema.get("anyOf")
+    return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
+
+
+def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
+    """A dataclass or class field as the SDK reads it: (annotation, published
+    default, our Field to apply to its schema, whether it has a default or a
+    factory).  A Field given as the value (ours or _is_pydantic_field's) is the field's
+    metadata and its default the default; with no value,
+    ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
+    holder = _field_holder(tp, default)
+    if holder is None:
+        return tp, default, None, default is not _MISSING
+    value = _field_value(holder)
+    has_default = value is not _MISSING or holder.default_factory is not None
+    if holder is not default:  # in the annotation: applied with it
+        return tp, value, None, has_default
+    if isinstance(holder, Field):
+        return tp, value, holder, has_default
+    return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
+
+
+_SLOT = type(vars(_ErrorItem)["loc"])  # a __slots__ entry, as its class holds it (types.MemberDescriptorType)
+
+
+def _class_value(cls: type, name: str) -> Any:
+    """A class's value for an annotated attribute, its default (row S12); a
+    __slots__ entry holds none."""
+    value = getattr(cls, name, _MISSING)
+    return _MISSING if type(value) is _SLOT else value
+
+
+def _tuple_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    """_SchemaBuilder.container's tuples: a bare tuple is any array; a fixed one
+    its prefixItems, with minItems and maxItems for its length."""
+    if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
+        return {"items": {}, "type": "array"}
+    if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
+        return {"maxItems": 0, "minItems": 0, "type": "array"}
+    if len(args) == 2 and args[1] is Ellipsis:
+        return {"items": builder.schema(args[0]), "type": "array"}
+    n = len(args)
+    return {"maxItems": n, "minItems": n, "prefixItems": [builder.schema(a) for a in args], "type": "array"}
+
+
+def _union_schema(builder: _SchemaBuilder, schemas: List[Dict[str, Any]], has_null: bool) -> Dict[str, Any]:
+    """_SchemaBuilder.union: the SDK's nullable_schema around its union_schema:
+    the arms' schemas, an arm that is itself only an anyOf spliced in,
+    duplicates dropped (get_flattened_anyof); the null arm last, whatever the spelling."""
+    schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
+    if has_null and schema != {"type": "null"}:
+        schema = _flattened_any_of([schema, {"type": "null"}])
+    members = schemas + [{"type": "null"}] if has_null else schemas
+    if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
+        # The SDK validates the members as written (a Decimal one arm, a
+        # repeated one twice), whatever the published anyOf flattened.
+        return _UnionSchema(schema, members)
+    return schema
+
+
+def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The SDK's anyOf (get_flattened_anyof): a member that is only an anyOf gives its
+    arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
+    members: List[Dict[str, Any]] = []
+    for schema in schemas:
+        if len(schema) == 1 and "anyOf" in schema:
+            arms = schema["anyOf"]
+            if type(schema) is _TypedSchema:  # a Decimal's number|string: each arm still converts through the type
+                arms = [_TypedSchema(arm, schema.py_type) for arm in arms]
+            members.extend(arms)
+        else:
+            members.append(schema)
+    unique: Dict[Any, Dict[str, Any]] = {}
+    for member in members:  # of equal arms the first place, and a plain one (exact for JSON) over a typed one
+        key = _hashable(member)
+        if key not in unique or type(unique[key]) is _TypedSchema and type(member) is not _TypedSchema:
+            unique[key] = member
+    kept = list(unique.values())
+    return kept[0] if len(kept) == 1 else {"anyOf": kept}
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    """_SchemaBuilder.container's mappings: the SDK's _common_dict_schema: the
+    values' schema (without its title) for every key, or for the keys that
+    match the keys' pattern; keys with other constraints (a Literal, an Enum,
+    a length) in propertyNames."""
+    keys = builder.schema(args[0]) if args else {}
+    values = builder.schema(args[1]) if args else {}
+    values.pop("title", None)
+    pattern = None
+    if "$ref" not in keys:
+        pattern = keys.pop("pattern", None)
+        keys.pop("title", None)
+    schema: Dict[str, Any] = {"type": "object"}
+    if pattern is not None:
+        schema["patternProperties"] = {pattern: values}
+    else:
+        schema["additionalProperties"] = values or True
+    if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
+        keys.pop("type", None)
+        schema["propertyNames"] = keys
+    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
+        return _ContainerSchema(schema, "dict")
+    # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
+    return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
+
+
+def _may_be_unhashable(tp: Any) -> bool:
+    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
+    if _is_annotated(tp):
+        return _may_be_unhashable(tp.__origin__)
+    if _is_any(tp) or _is_typeddict(tp):
+        return True
+    if _is_union(tp) or _origin(tp) is tuple:
+        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
+    if _is_literal(tp) or _origin(tp) is frozenset:
+        return False
+    if _origin(tp) is not None:
+        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
+    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
+
+
+def _enum_schema(cls: Any) -> Dict[str, Any]:
+    """_SchemaBuilder.ref's Enum: its values, its name as title, its docstring."""
+    # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
+    values = [m.value for m in cls.__members__.values()]
+    schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
+    doc = cls.__doc__
+    if doc and doc != "An enumeration.":
+        schema["description"] = _cleandoc(doc)
+    kinds = {_json_type(v) for v in values}
+    if len(kinds) == 1:
+        schema["type"] = kinds.pop()
+    return schema
+
+
+# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
+_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
+
+
+def _cleandoc(doc: Optional[str]) -> str:
+    """``inspect.cleandoc(doc)`` without importing inspect, with one difference:
+    lines of only white space at either end are dropped, where inspect drops
+    only empty ones.  Before Python 3.13 the compiler leaves a docstring's
+    indentation in place, so the docstring ``'Text.\\n    '`` would
+    otherwise end in a line of four spaces on 3.9-3.12 and not on 3.13."""
+    if not doc:
+        return ""
+    lines = doc.expandtabs().split("\n")
+    indents = [len(ln) - len(ln.lstrip(_INDENT_CHARS)) for ln in lines[1:] if ln.lstrip(_INDENT_CHARS)]
+    margin = min(indents) if indents else 0
+    lines = [lines[0].lstrip(_INDENT_CHARS)] + [ln[margin:] for ln in lines[1:]]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def _class_kind(cls: type) -> str:
+    """The family of a class in ``$defs``, as the SDK's errors name it
+    (_type_words, _arm_label): an Enum by its mixin (int_enum: int-enum[Color]),
+    "typeddict", "dataclass", or "model" for an annotated class."""
+    if _is_enum(cls):
+        return next((f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
+    if _is_typeddict(cls):
+        return "typeddict"
+    return "dataclass" if _is_dataclass(cls) else "model"
+
+
+def _dataclass_doc(cls: type) -> Optional[str]:
+    """A dataclass's description: its docstring, but not the one dataclass()
+    writes ("Name(field: type, ...)") for a class that has none; the SDK does
+    not publish that one."""
+    doc = cls.__doc__
+    return None if doc and doc.startswith(cls.__name__ + "(") else doc
+
+
+def _def_name(builder: _SchemaBuilder, cls: type) -> str:
+    """A class's name in ``$defs``: its own, or module__qualname when taken."""
+    name = cls.__name__
+    if name in builder.defs or name in builder._names.values():
+        name = _qualified_name(cls)  # and the first of the name too, at finish
+    return name
+
+
+def _qualified_name(cls: type) -> str:
+    # The SDK's name of "module.qualname" (normalize_name): [^a-zA-Z0-9.-_] -> "_", "." -> "__".
+    text = f"{cls.__module__}.{cls.__qualname__}"
+    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
+
+
+def _finished_schema(builder: _SchemaBuilder, schema: Dict[str, Any], inline_recursive: bool) -> Dict[str, Any]:
+    """_SchemaBuilder.finish: every class of a name that two classes share named
+    by its module path (get_defs_ref; the first one met renamed too); a root
+    class inlined; only the ``$defs`` reached, keys sorted."""
+    names = builder._names
+    short = [cls for cls, name in names.items() if name == cls.__name__]
+    renames = {cls.__name__: _qualified_name(cls) for cls in short
+               if any(other is not cls and other.__name__ == cls.__name__ for other in names)}
+    if renames:
+        schema = _renamed_refs(schema, renames)
+        builder.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in builder.defs.items()}
+        builder._names = {cls: renames.get(n, n) for cls, n in names.items()}
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
+        name = ref[8:]
+        recursive = _refers_to(builder.defs, name)
+        if not recursive:
+            schema = builder.defs.pop(name)
+        elif inline_recursive:
+            schema = dict(builder.defs[name])
+    reachable = _reachable(schema, builder.defs)
+    defs = {n: d for n, d in builder.defs.items() if n in reachable}
+    if defs:
+        schema = {"$defs": defs, **schema}
+    return _sorted_schema(schema)  # type: ignore[no-any-return]
+
+
+def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
+    if isinstance(value, dict):
+        out = {k: _renamed_refs(v, renames) for k, v in value.items()}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
+            out["$ref"] = "#/$defs/" + renames[ref[8:]]
+        if type(value) is _FactorySchema:
+            return _FactorySchema(out, value.factories)
+        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
+    if isinstance(value, list):
+        return [_renamed_refs(v, renames) for v in value]
+    return value
+
+
+def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
+    # The SDK sorts keys alphabetically, except the names under "properties"
+    # and values under "default", which keep their order.
+    if isinstance(value, dict):
+        keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
+        out = {k: _sorted_schema(value[k], k) for k in keys}
+        if type(value) is _ContainerSchema:
+            return _ContainerSchema(out, value.container, value.lengths)
+        if type(value) is _UnionSchema:
+            return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
+        if type(value) is _FactorySchema:
+            return _FactorySchema(out, value.factories)
+        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
+    if isinstance(value, list):
+        return [_sorted_schema(v, parent) for v in value]
+    return value
+
+
+def _refers_to(defs: Dict[str, Any], name: str) -> bool:
+    needle = f'"#/$defs/{name}"'
+    return any(needle in json.dumps(d) for d in defs.values())
+
+
+def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
+    """The definitions the schema reaches through any chain of $refs: only those are kept."""
+    seen: set[str] = set()
+    frontier = [json.dumps(schema)]
+    while frontier:
+        chunk = frontier.pop()
+        for name in defs:
+            if name not in seen and f'"#/$defs/{name}"' in chunk:
+                seen.add(name)
+                frontier.append(json.dumps(defs[name]))
+    return seen
+
+
+def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
+    """_SchemaBuilder.scalar's other types: the SDK's schemas for the standard
+    library's value types (a date, a UUID, a Decimal), typed where _lax_kind
+    says a value is built as one (section 7; in the lax modes, section 23)."""
+    schema = _stdlib_scalar_json(tp)
+    return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
+
+
+def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
+    dt = _module("datetime")
+    if dt is not None:
+        if issubclass(tp, dt.datetime):
+            return {"format": "date-time", "type": "string"}
+        if issubclass(tp, dt.date):
+            return {"format": "date", "type": "string"}
+        if issubclass(tp, dt.time):
+            return {"format": "time", "type": "string"}
+        if issubclass(tp, dt.timedelta):
+            return {"format": "duration", "type": "string"}
+    uuid = _module("uuid")
+    if uuid is not None and issubclass(tp, uuid.UUID):
+        return {"format": "uuid", "type": "string"}
+    decimal = _module("decimal")
+    if decimal is not None and issubclass(tp, decimal.Decimal):
+        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
+    pathlib = _module("pathlib")
+    if pathlib is not None and issubclass(tp, pathlib.PurePath):
+        return {"format": "path", "type": "string"}
+    if _is_enum(tp) or tp in (str, int, float, bool):
+        return None
+    if issubclass(tp, str):
+        return {"type": "string"}
+    return None
+
+
+class _TypedSchema(dict):  # type: ignore[type-arg]
+    """A schema that remembers the annotation it describes, where JSON Schema
+    alone cannot say how pydantic converts a value (a Decimal is any number or
+    string, a date any string, a dict's int keys are strings): the lax modes of
+    sections 6 and 23 convert through ``py_type``.  It is a dict to everything else."""
+
+    __slots__ = ("py_type",)
+
+    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
+        super().__init__(schema)
+        self.py_type = py_type
+
+
+class _UnionSchema(dict):  # type: ignore[type-arg]
+    """A union's flattened anyOf (as pydantic publishes it) that remembers the
+    members it validates by, and names in its errors: the lax modes check
+    ``members``.  A dict to everything else."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
+        super().__init__(schema)
+        self.members = members
+
+
+class _ContainerSchema(dict):  # type: ignore[type-arg]
+    """A container's schema that remembers the container pydantic reads it as
+    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
+    JSON Schema says "array" or "object" for all of them, pydantic's errors
+    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
+    union member dict[any,any]).  ``lengths``: a fixed tuple's own Field
+    (min_length, max_length), which its minItems and maxItems cannot tell
+    from the tuple's length (_lax_fixed_tuple).  A dict to everything else."""
+
+    __slots__ = ("container", "lengths")
+
+    def __init__(self, schema: Dict[str, Any], container: str,
+                 lengths: Tuple[Optional[int], Optional[int]] = (None, None)) -> None:
+        super().__init__(schema)
+        self.container = container
+        self.lengths = lengths
+
+
+class _FactorySchema(dict):  # type: ignore[type-arg]
+    """A dataclass's schema that keeps its fields' default_factory (as _Factory):
+    pydantic runs one for a field a result lacks, in a union or a list (the SDK
+    rebuilds a returned dataclass itself without them: row S12).  A dict to
+    everything but the output checker."""
+
+    __slots__ = ("factories",)
+
+    def __init__(self, schema: Dict[str, Any], factories: Dict[str, "_Factory"]) -> None:
+        super().__init__(schema)
+        self.factories = factories
+
+
+class _Factory:
+    """A default_factory, run for each result that lacks its field; its value
+    is sent as JSON, unchecked (pydantic's validate_default is off)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self) -> Any:
+        return _jsonable(self.fn())
+
+
+def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], Any]]) -> Dict[str, Any]:
+    """A dataclass's schema with its default_factory fields, run for a result
+    that lacks one (README's differences, 30)."""
+    return _FactorySchema(schema, {k: _Factory(f) for k, f in factories.items()}) if factories else schema
 
 
 # ---------------------------------------------------------------------------
@@ -9478,6 +10096,10 @@ class _Counted:
 # (the rows, by topic:)
 #   -- validation (section 6)
 #   -- schemas, arguments and tools (sections 2-9)
+#   _is_pydantic_model    _native (section 4),                        pydantic's BaseModel (_is_basemodel,
+#                         _SchemaBuilder.ref (section 5): no class    section 22)
+#   _pydantic_schema      _SchemaBuilder.annotated and .ref           pydantic's own schema of its types
+#                         (section 5): none                           (_pydantic_own_schema, section 22)
 #   -- patterns (section 6)
 #   -- content, resources, prompts, the server and its transports (sections 8, 10-21)
 #   _is_sdk_content       _is_content_class (section 8): no class      the SDK's content models (mcp.types)
@@ -9487,6 +10109,7 @@ class _Counted:
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
     # schemas, arguments and tools (sections 2-9)
+    "_is_pydantic_model", "_pydantic_schema",
     # patterns (section 6)
     # content, resources, prompts, the server and its transports (sections 8, 10-21)
     "_is_sdk_content", "_sdk_block", "_foreign_error",
@@ -9526,7 +10149,7 @@ def _refine(**rules: Any) -> None:
 #   _pydantic_arguments   _input_schema (section 9)           the SDK's arguments model (func_metadata)    24
 #                                                             publishes the parameters pydantic validates
 #   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
-#   _pydantic_schema      _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
+#   _pydantic_own_schema  _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
 #   _pydantic_value       _build_value (section 7)            an argument with pydantic's own Field        -
 #   _pydantic_read        _Tool.arguments (section 9)         the parameters pydantic validates, its own   1
 #                                                             errors read as ours (_from_pydantic)
@@ -9553,8 +10176,9 @@ def _refine(**rules: Any) -> None:
 #                                                             ignored
 #   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
 #                                                             cuts it (also in sections 11 and 15)
-#   _pydantic_base        _native (section 24)                a BaseModel instance, as its model_dump      -
-#   _is_pydantic_model    _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel               -
+#   _pydantic_base        _is_basemodel (section 22)          pydantic's BaseModel, if the program has it  -
+#   _is_basemodel         _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel (and _native, -
+#                                                             section 4: its instance, as its model_dump)
 #   _is_pydantic_field    _Param.__init__ (section 9)         a default that is pydantic's own Field       -
 #
 # README: the numbered item of "Where mcp_ref differs from the SDK" that the row
@@ -10022,7 +10646,7 @@ def _pydantic_base() -> Any:
     return getattr(module, "BaseModel", None)
 
 
-def _is_pydantic_model(tp: Any) -> bool:
+def _is_basemodel(tp: Any) -> bool:
     base = _pydantic_base()
     return base is not None and isinstance(tp, type) and issubclass(tp, base)
 
@@ -10075,7 +10699,7 @@ def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
     return False
 
 
-def _pydantic_schema(builder: _SchemaBuilder, tp: Any) -> Dict[str, Any]:
+def _pydantic_own_schema(builder: _SchemaBuilder, tp: Any) -> Dict[str, Any]:
     """The user's own pydantic builds the schema of its own types, its ``$defs``
     merged into the builder's (the SDK's ``TypeAdapter(...).json_schema()``)."""
     pydantic = _module("pydantic")
@@ -10355,6 +10979,10 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
     return None
 
 
+# pydantic's own types where the core's schemas and values have a seam for them.
+_refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
+
+
 # ---------------------------------------------------------------------------
 # 23. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
@@ -10365,7 +10993,7 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
 # _LAX_TABLE lists and test_differential checks against pydantic.  A schema
 # that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema,
-# section 24) is still the JSON Schema it looks like to everyone but the lax checkers.
+# section 5) is still the JSON Schema it looks like to everyone but the lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -10380,7 +11008,6 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
-#   _lax_kind             _stdlib_scalar_schema (section 24)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
 #                                                             for dict[str, T] or a dataclass: refused), a
@@ -11208,76 +11835,28 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #
 # Fenced, as section 22 is.  The structured-output page asks for a JSON Schema
 # of each tool's input and output; the SDK publishes the one pydantic writes,
-# and its clients compare them, so section 5 calls these hooks for pydantic's
-# spellings: the Field class the SDK re-exports, the names of $defs, sorted
-# keys, flattened anyOf, and the JSON forms of datetime and timedelta; and the
-# schemas that keep the Python type they describe, for section 23's lax checkers.
+# and its clients compare them.  Section 5 writes pydantic's spellings (the
+# Field class the SDK re-exports, the names of $defs, sorted keys, flattened
+# anyOf) and section 4 the JSON forms of datetime and timedelta; here are a
+# Field's default as the SDK takes it (ours or pydantic's), and the schemas of
+# a class no JSON value is, for section 22's smart union and the lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _field_parts          _SchemaBuilder._object (section 5)  a field's Field (ours or pydantic's): its    -
-#                                                             keywords, title and default in the schema
 #   _field_holder         _Tool.__init__ (section 9)          a default given as Field(default=...), or    -
 #                                                             in Annotated[T, Field(default=...)]
 #   _field_default_of     _parameter_schema (section 9)       the same, published: the schema's default    -
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
-#   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       39
-#                                                             description, examples, default, and
-#                                                             json_schema_extra (a dict or a function)
 #   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
-#   _stdlib_scalar_schema  _SchemaBuilder.scalar (section 5)  a date, a UUID, a Decimal: the schema        -
-#                                                             pydantic gives, typed for section 23
-#   _field_value          _fill_field_defaults (section 24)   a Field's own default (``...``: none)        -
-#   _field_annotations    _SchemaBuilder.field_schema (section 5)  a field's default as JSON, or none;    35
-#                                                             its Fields' extras; its title from its name
-#   _tuple_schema         _SchemaBuilder.container (section 5)  a tuple's prefixItems, minItems, maxItems  -
-#   _union_schema         _SchemaBuilder.union (section 5)    nullable_schema, union_schema: the null arm  -
-#                                                             last, nested anyOf flattened
-#   _dict_schema          _SchemaBuilder.container (section 5)  _common_dict_schema: a keys' pattern as    -
-#                                                             patternProperties, other keys in propertyNames
-#   _enum_schema          _SchemaBuilder.ref (section 5)      an Enum's title, docstring and value type    -
-#   _def_name             _SchemaBuilder.ref (section 5)      get_defs_ref: module__qualname when taken    -
-#   _finished_schema      _SchemaBuilder.finish (section 5)   names made unique, a root class inlined,     -
-#                                                             $defs pruned, keys sorted
-#   _refers_to            _finished_schema (section 24)       a recursive model's $defs entry is kept      -
-#   _flattened_any_of     _union_schema (section 24)          a union's anyOf flattened, repeats dropped   -
-#   _qualified_name       _def_name (section 24)              a $defs name made unique: module__qualname -
-#   _renamed_refs         _finished_schema (section 24)       $refs renamed with their definitions         -
-#   _reachable            _finished_schema (section 24)       only the $defs the schema reaches            -
-#   _sorted_schema        _finished_schema (section 24)       keys sorted; properties and defaults kept    -
-#   _stdlib_scalar_json   _stdlib_scalar_schema (section 24)  a date, a UUID, a Decimal: pydantic's        -
-#                                                             format or anyOf
-#   _native               _jsonable (section 4)               the JSON mode, one level: an Enum's value, a -
-#                                                             dataclass's fields, a datetime's ISO text
-#   _iso_datetime         _native (section 24)                a datetime's JSON form: UTC as "Z"           -
-#   _iso_duration         _native (section 24)                a timedelta's: ISO 8601, 365 days a year     -
-#   _TypedSchema          _dict_schema (section 24)           a schema that carries its Python type        -
-#   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
-#   _UnionSchema          _union_schema (section 24)          a union that keeps its members' Python types -
-#   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
-#   _with_factories       _SchemaBuilder.dataclass (section 5)  a dataclass's default_factory, run for a   30
-#                                                             result that lacks its field (_FactorySchema)
-#   _FactorySchema        _lax_object (section 27)            its factories, in the output mode            30
-#   _Factory              _lax_object (section 27)            run for a field a result lacks               30
 #   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
 #   _python_only_type     _build_union (section 22)           the same, of a type (Annotated[T, ...]: T)   -
 #   _as_sent              _lax_array (section 27)             values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
 #   _class_values_json    _structured_schema (section 9)      S12: a class value pydantic cannot write as  -
 #                                                             a default (a __slots__ entry): no schema
-#   _class_value          _SchemaBuilder.annotated_class (section 5)  a class value, none for a slot       -
 #
 # README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
-
-_SLOT = type(vars(_ErrorItem)["loc"])  # a __slots__ entry, as its class holds it (types.MemberDescriptorType)
-
-
-def _class_value(cls: type, name: str) -> Any:
-    """A class's value for an annotated attribute, its default (row S12); a
-    __slots__ entry holds none."""
-    value = getattr(cls, name, _MISSING)
-    return _MISSING if type(value) is _SLOT else value
 
 
 def _class_values_json(cls: type) -> None:
@@ -11294,371 +11873,6 @@ def _class_values_json(cls: type) -> None:
         except _NotJSON as exc:
             if exc.kind != "finite_number":
                 raise _Unsupported(f"{cls.__name__}.{name}'s class value is no JSON default ({exc.msg})") from None
-
-
-class Field:
-    """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
-    or as a parameter default.  Produces the same schema keywords the SDK does."""
-
-    _KEYWORDS = {
-        "ge": "minimum",
-        "gt": "exclusiveMinimum",
-        "le": "maximum",
-        "lt": "exclusiveMaximum",
-        "multiple_of": "multipleOf",
-        "pattern": "pattern",
-    }
-
-    def __init__(
-        self,
-        default: Any = _MISSING,
-        *,
-        default_factory: Optional[Callable[[], Any]] = None,
-        title: Optional[str] = None,
-        description: Optional[str] = None,
-        examples: Optional[List[Any]] = None,
-        ge: Optional[float] = None,
-        gt: Optional[float] = None,
-        le: Optional[float] = None,
-        lt: Optional[float] = None,
-        multiple_of: Optional[float] = None,
-        min_length: Optional[int] = None,
-        max_length: Optional[int] = None,
-        pattern: Optional[str] = None,
-        json_schema_extra: Union[Dict[str, Any], Callable[[Dict[str, Any]], None], None] = None,
-    ) -> None:
-        if not (json_schema_extra is None or isinstance(json_schema_extra, dict) or callable(json_schema_extra)):
-            raise TypeError(f"json_schema_extra is a dict or a function of the schema, not "
-                            f"{type(json_schema_extra).__name__}")
-        if default is ...:
-            default = _MISSING
-        self.default = default
-        self.default_factory = default_factory
-        self.title = title
-        self.description = description
-        self.examples = examples
-        self.constraints = {
-            k: v
-            for k, v in (
-                ("ge", ge), ("gt", gt), ("le", le), ("lt", lt), ("multiple_of", multiple_of),
-                ("min_length", min_length), ("max_length", max_length), ("pattern", pattern),
-            )
-            if v is not None
-        }
-        self.json_schema_extra = json_schema_extra
-
-    def __repr__(self) -> str:
-        return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
-
-    def apply(self, schema: Dict[str, Any], keywords: bool = True, extra: bool = True) -> None:
-        """Add this field's keywords to ``schema`` where the SDK puts them, and
-        (``extra``) its json_schema_extra."""
-        if keywords:
-            self._keywords(schema)
-        # Last, over the keywords, as pydantic applies it: a dict merged into the
-        # field's schema (x-mcp-header, 2026-07-28 basic/transports; SEP-1330's
-        # titled enums, oneOf of const and title), a function called to change it.
-        if not extra or self.json_schema_extra is None:
-            return
-        if isinstance(self.json_schema_extra, dict):
-            schema.update(_jsonable(self.json_schema_extra))
-        else:
-            self.json_schema_extra(schema)
-
-    def _keywords(self, schema: Dict[str, Any]) -> None:
-        """Constraints, title, description, examples and default."""
-        target = schema
-        # The SDK applies constraints of Optional[T] to T's arm.
-        arms = schema.get("anyOf")
-        if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
-            target = arms[0]
-        kind = str(target.get("type"))
-        for key, value in self.constraints.items():
-            if key in ("min_length", "max_length"):
-                word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
-                target[("min" if key == "min_length" else "max") + word] = value
-                if type(target) is _ContainerSchema and "prefixItems" in target:  # pydantic-core's own bounds
-                    low, high = target.lengths
-                    target.lengths = (int(value), high) if key == "min_length" else (low, int(value))
-            else:
-                target[self._KEYWORDS[key]] = value
-        if self.title is not None:
-            schema["title"] = self.title
-        if self.description is not None:
-            schema["description"] = self.description
-        if self.examples is not None:
-            schema["examples"] = _jsonable(self.examples)
-        if self.default is not _MISSING and self.default_factory is None:
-            try:  # the SDK publishes Annotated[T, Field(default=...)]'s default where T is
-                schema["default"] = _jsonable(self.default)
-            except (_NotJSON, TypeError, ValueError, RecursionError):
-                pass
-
-
-def _field_annotations(schema: Dict[str, Any], name: str, default: Any,
-                       fields: List[Tuple[Field, bool]]) -> Dict[str, Any]:
-    """_SchemaBuilder.field_schema: the default as JSON, left out where it is
-    none; each Field's keywords (``True``) or only its json_schema_extra; then
-    the title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name),
-    none on a model or an enum, nor on Optional[Model]."""
-    if default is not _MISSING:
-        try:
-            schema["default"] = _jsonable(default)
-        except (_NotJSON, TypeError, ValueError, RecursionError):
-            pass  # the SDK leaves a default it cannot serialise out of the schema
-    for field, keywords in fields:
-        field.apply(schema, keywords)  # (a json_schema_extra sees no title: the SDK adds it after)
-    if "title" not in schema and not _is_ref_like(schema):
-        schema["title"] = name.title().replace("_", " ").strip()
-    return schema
-
-
-def _is_ref_like(schema: Dict[str, Any]) -> bool:
-    if "$ref" in schema:
-        return True
-    arms = schema.get("anyOf")
-    return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
-
-
-def _tuple_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-    """_SchemaBuilder.container's tuples: a bare tuple is any array; a fixed one
-    its prefixItems, with minItems and maxItems for its length."""
-    if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
-        return {"items": {}, "type": "array"}
-    if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
-        return {"maxItems": 0, "minItems": 0, "type": "array"}
-    if len(args) == 2 and args[1] is Ellipsis:
-        return {"items": builder.schema(args[0]), "type": "array"}
-    n = len(args)
-    return {"maxItems": n, "minItems": n, "prefixItems": [builder.schema(a) for a in args], "type": "array"}
-
-
-def _union_schema(builder: _SchemaBuilder, schemas: List[Dict[str, Any]], has_null: bool) -> Dict[str, Any]:
-    """_SchemaBuilder.union: the SDK's nullable_schema around its union_schema:
-    the arms' schemas, an arm that is itself only an anyOf spliced in,
-    duplicates dropped (get_flattened_anyof); the null arm last, whatever the spelling."""
-    schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
-    if has_null and schema != {"type": "null"}:
-        schema = _flattened_any_of([schema, {"type": "null"}])
-    members = schemas + [{"type": "null"}] if has_null else schemas
-    if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
-        # The SDK validates the members as written (a Decimal one arm, a
-        # repeated one twice), whatever the published anyOf flattened.
-        return _UnionSchema(schema, members)
-    return schema
-
-
-def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-    """_SchemaBuilder.container's mappings: the SDK's _common_dict_schema: the
-    values' schema (without its title) for every key, or for the keys that
-    match the keys' pattern; keys with other constraints (a Literal, an Enum,
-    a length) in propertyNames."""
-    keys = builder.schema(args[0]) if args else {}
-    values = builder.schema(args[1]) if args else {}
-    values.pop("title", None)
-    pattern = None
-    if "$ref" not in keys:
-        pattern = keys.pop("pattern", None)
-        keys.pop("title", None)
-    schema: Dict[str, Any] = {"type": "object"}
-    if pattern is not None:
-        schema["patternProperties"] = {pattern: values}
-    else:
-        schema["additionalProperties"] = values or True
-    if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
-        keys.pop("type", None)
-        schema["propertyNames"] = keys
-    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
-        return _ContainerSchema(schema, "dict")
-    # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
-    return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
-
-
-def _enum_schema(cls: Any) -> Dict[str, Any]:
-    """_SchemaBuilder.ref's Enum: its values, its name as title, its docstring."""
-    # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
-    values = [m.value for m in cls.__members__.values()]
-    schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
-    doc = cls.__doc__
-    if doc and doc != "An enumeration.":
-        schema["description"] = _cleandoc(doc)
-    kinds = {_json_type(v) for v in values}
-    if len(kinds) == 1:
-        schema["type"] = kinds.pop()
-    return schema
-
-
-def _def_name(builder: _SchemaBuilder, cls: type) -> str:
-    """A class's name in ``$defs``: its own, or module__qualname when taken."""
-    name = cls.__name__
-    if name in builder.defs or name in builder._names.values():
-        name = _qualified_name(cls)  # and the first of the name too, at finish
-    return name
-
-
-def _finished_schema(builder: _SchemaBuilder, schema: Dict[str, Any], inline_recursive: bool) -> Dict[str, Any]:
-    """_SchemaBuilder.finish: every class of a name that two classes share named
-    by its module path (get_defs_ref; the first one met renamed too); a root
-    class inlined; only the ``$defs`` reached, keys sorted."""
-    names = builder._names
-    short = [cls for cls, name in names.items() if name == cls.__name__]
-    renames = {cls.__name__: _qualified_name(cls) for cls in short
-               if any(other is not cls and other.__name__ == cls.__name__ for other in names)}
-    if renames:
-        schema = _renamed_refs(schema, renames)
-        builder.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in builder.defs.items()}
-        builder._names = {cls: renames.get(n, n) for cls, n in names.items()}
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
-        name = ref[8:]
-        recursive = _refers_to(builder.defs, name)
-        if not recursive:
-            schema = builder.defs.pop(name)
-        elif inline_recursive:
-            schema = dict(builder.defs[name])
-    reachable = _reachable(schema, builder.defs)
-    defs = {n: d for n, d in builder.defs.items() if n in reachable}
-    if defs:
-        schema = {"$defs": defs, **schema}
-    return _sorted_schema(schema)  # type: ignore[no-any-return]
-
-
-def _qualified_name(cls: type) -> str:
-    # The SDK's name of "module.qualname" (normalize_name): [^a-zA-Z0-9.-_] -> "_", "." -> "__".
-    text = f"{cls.__module__}.{cls.__qualname__}"
-    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
-
-
-def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
-    if isinstance(value, dict):
-        out = {k: _renamed_refs(v, renames) for k, v in value.items()}
-        ref = out.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
-            out["$ref"] = "#/$defs/" + renames[ref[8:]]
-        if type(value) is _FactorySchema:
-            return _FactorySchema(out, value.factories)
-        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
-    if isinstance(value, list):
-        return [_renamed_refs(v, renames) for v in value]
-    return value
-
-
-def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """The SDK's anyOf (get_flattened_anyof): a member that is only an anyOf gives its
-    arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
-    members: List[Dict[str, Any]] = []
-    for schema in schemas:
-        if len(schema) == 1 and "anyOf" in schema:
-            arms = schema["anyOf"]
-            if type(schema) is _TypedSchema:  # a Decimal's number|string: each arm still converts through the type
-                arms = [_TypedSchema(arm, schema.py_type) for arm in arms]
-            members.extend(arms)
-        else:
-            members.append(schema)
-    unique: Dict[Any, Dict[str, Any]] = {}
-    for member in members:  # of equal arms the first place, and a plain one (exact for JSON) over a typed one
-        key = _hashable(member)
-        if key not in unique or type(unique[key]) is _TypedSchema and type(member) is not _TypedSchema:
-            unique[key] = member
-    kept = list(unique.values())
-    return kept[0] if len(kept) == 1 else {"anyOf": kept}
-
-
-def _hashable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    return value
-
-
-def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
-    # The SDK sorts keys alphabetically, except the names under "properties"
-    # and values under "default", which keep their order.
-    if isinstance(value, dict):
-        keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
-        out = {k: _sorted_schema(value[k], k) for k in keys}
-        if type(value) is _ContainerSchema:
-            return _ContainerSchema(out, value.container, value.lengths)
-        if type(value) is _UnionSchema:
-            return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
-        if type(value) is _FactorySchema:
-            return _FactorySchema(out, value.factories)
-        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
-    if isinstance(value, list):
-        return [_sorted_schema(v, parent) for v in value]
-    return value
-
-
-def _refers_to(defs: Dict[str, Any], name: str) -> bool:
-    needle = f'"#/$defs/{name}"'
-    return any(needle in json.dumps(d) for d in defs.values())
-
-
-def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
-    """The definitions the schema reaches through any chain of $refs: only those are kept."""
-    seen: set[str] = set()
-    frontier = [json.dumps(schema)]
-    while frontier:
-        chunk = frontier.pop()
-        for name in defs:
-            if name not in seen and f'"#/$defs/{name}"' in chunk:
-                seen.add(name)
-                frontier.append(json.dumps(defs[name]))
-    return seen
-
-
-def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
-    """_SchemaBuilder.scalar's other types: the SDK's schemas for the standard
-    library's value types (a date, a UUID, a Decimal), typed where _lax_kind
-    (section 23) converts them."""
-    schema = _stdlib_scalar_json(tp)
-    return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
-
-
-def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
-    dt = _module("datetime")
-    if dt is not None:
-        if issubclass(tp, dt.datetime):
-            return {"format": "date-time", "type": "string"}
-        if issubclass(tp, dt.date):
-            return {"format": "date", "type": "string"}
-        if issubclass(tp, dt.time):
-            return {"format": "time", "type": "string"}
-        if issubclass(tp, dt.timedelta):
-            return {"format": "duration", "type": "string"}
-    uuid = _module("uuid")
-    if uuid is not None and issubclass(tp, uuid.UUID):
-        return {"format": "uuid", "type": "string"}
-    decimal = _module("decimal")
-    if decimal is not None and issubclass(tp, decimal.Decimal):
-        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
-    pathlib = _module("pathlib")
-    if pathlib is not None and issubclass(tp, pathlib.PurePath):
-        return {"format": "path", "type": "string"}
-    if _is_enum(tp) or tp in (str, int, float, bool):
-        return None
-    if issubclass(tp, str):
-        return {"type": "string"}
-    return None
-
-
-def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
-    """A dataclass or class field as the SDK reads it: (annotation, published
-    default, our Field to apply to its schema, whether it has a default or a
-    factory).  A Field given as the value (ours or _is_pydantic_field's) is the field's
-    metadata and its default the default; with no value,
-    ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
-    holder = _field_holder(tp, default)
-    if holder is None:
-        return tp, default, None, default is not _MISSING
-    value = _field_value(holder)
-    has_default = value is not _MISSING or holder.default_factory is not None
-    if holder is not default:  # in the annotation: applied with it
-        return tp, value, None, has_default
-    if isinstance(holder, Field):
-        return tp, value, holder, has_default
-    return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
 
 
 def _field_holder(tp: Any, default: Any) -> Any:
@@ -11711,87 +11925,6 @@ def _field_value(field: Any) -> Any:
     return value
 
 
-def _native(value: Any) -> Any:
-    """_jsonable, one level: a Python value as the SDK's JSON mode
-    (pydantic's to_jsonable_python) carries it."""
-    tp = type(value)
-    if tp in _NATIVE:
-        return value
-    if _is_enum_member(value):
-        return _native(value.value)
-    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
-        return str(value) if isinstance(value, str) else value
-    if isinstance(value, dict):
-        return dict(value)
-    if isinstance(value, (tuple, set, frozenset, list)):
-        return list(value)
-    if isinstance(value, (bytes, bytearray)):
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            raise _NotJSON("Input should be a valid string, unable to parse raw data as a unicode string",
-                        "string_unicode") from None
-    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        return _dataclass_dict(value)
-    base = _pydantic_base()
-    if base is not None and isinstance(value, base):
-        return value.model_dump(mode="json", by_alias=True)
-    dt = _module("datetime")
-    if dt is not None:
-        if isinstance(value, (dt.datetime, dt.time)):
-            return _iso_datetime(value)
-        if isinstance(value, dt.date):
-            return value.isoformat()
-        if isinstance(value, dt.timedelta):
-            return _iso_duration(value)
-    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
-        m = _module(module)
-        if m is not None and isinstance(value, getattr(m, cls)):
-            return str(value)
-    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
-        return dict(value.items())
-    if _is_generator_like(value):
-        return list(value)  # generators are consumed: the SDK silently sends []
-    return value
-
-
-def _is_generator_like(value: Any) -> bool:
-    collections_abc = _module("collections.abc")
-    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
-
-
-def _iso_datetime(value: Any) -> str:
-    text: str = value.isoformat()
-    # The SDK writes UTC as "Z".
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-def _iso_duration(td: Any) -> str:
-    """A timedelta in ISO 8601, as the SDK serialises it (``P1DT2H3M4.5S``)."""
-    total = td.days * 86400 + td.seconds
-    sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
-    if sign:
-        td = -td
-    days, seconds, micro = td.days, td.seconds, td.microseconds
-    text = f"{sign}P"
-    years, days = divmod(days, 365)  # the SDK counts 365 days as a year: P1Y35D
-    if years:
-        text += f"{years}Y"
-    if days:
-        text += f"{days}D"
-    if seconds or micro or not (years or days):
-        hours, rest = divmod(seconds, 3600)
-        minutes, secs = divmod(rest, 60)
-        text += "T"
-        if hours:
-            text += f"{hours}H"
-        if minutes:
-            text += f"{minutes}M"
-        if secs or micro or not (hours or minutes):
-            text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
-    return text
-
-
 def _field_default(field: Any) -> Any:
     """A Field's default for one call: a mutable one copied, as the SDK's
     smart_deepcopy does, so that no call sees what another did to it."""
@@ -11807,94 +11940,6 @@ def _field_default(field: Any) -> Any:
 
 
 _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
-
-
-class _TypedSchema(dict):  # type: ignore[type-arg]
-    """A schema that remembers the annotation it describes, where JSON Schema
-    alone cannot say how pydantic converts a value (a Decimal is any number or
-    string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 23 convert through ``py_type``.  It is a dict to everything else."""
-
-    __slots__ = ("py_type",)
-
-    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
-        super().__init__(schema)
-        self.py_type = py_type
-
-
-class _UnionSchema(dict):  # type: ignore[type-arg]
-    """A union's flattened anyOf (as pydantic publishes it) that remembers the
-    members it validates by, and names in its errors: the lax modes check
-    ``members``.  A dict to everything else."""
-
-    __slots__ = ("members",)
-
-    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
-        super().__init__(schema)
-        self.members = members
-
-
-class _ContainerSchema(dict):  # type: ignore[type-arg]
-    """A container's schema that remembers the container pydantic reads it as
-    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
-    JSON Schema says "array" or "object" for all of them, pydantic's errors
-    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
-    union member dict[any,any]).  ``lengths``: a fixed tuple's own Field
-    (min_length, max_length), which its minItems and maxItems cannot tell
-    from the tuple's length (_lax_fixed_tuple).  A dict to everything else."""
-
-    __slots__ = ("container", "lengths")
-
-    def __init__(self, schema: Dict[str, Any], container: str,
-                 lengths: Tuple[Optional[int], Optional[int]] = (None, None)) -> None:
-        super().__init__(schema)
-        self.container = container
-        self.lengths = lengths
-
-
-class _FactorySchema(dict):  # type: ignore[type-arg]
-    """A dataclass's schema that keeps its fields' default_factory (as _Factory):
-    pydantic runs one for a field a result lacks, in a union or a list (the SDK
-    rebuilds a returned dataclass itself without them: row S12).  A dict to
-    everything but the output checker."""
-
-    __slots__ = ("factories",)
-
-    def __init__(self, schema: Dict[str, Any], factories: Dict[str, "_Factory"]) -> None:
-        super().__init__(schema)
-        self.factories = factories
-
-
-class _Factory:
-    """A default_factory, run for each result that lacks its field; its value
-    is sent as JSON, unchecked (pydantic's validate_default is off)."""
-
-    __slots__ = ("fn",)
-
-    def __init__(self, fn: Callable[[], Any]) -> None:
-        self.fn = fn
-
-    def __call__(self) -> Any:
-        return _jsonable(self.fn())
-
-
-def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], Any]]) -> Dict[str, Any]:
-    return _FactorySchema(schema, {k: _Factory(f) for k, f in factories.items()}) if factories else schema
-
-
-def _may_be_unhashable(tp: Any) -> bool:
-    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
-    if _is_annotated(tp):
-        return _may_be_unhashable(tp.__origin__)
-    if _is_any(tp) or _is_typeddict(tp):
-        return True
-    if _is_union(tp) or _origin(tp) is tuple:
-        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
-    if _is_literal(tp) or _origin(tp) is frozenset:
-        return False
-    if _origin(tp) is not None:
-        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
-    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
 
 
 def _as_sent(schema: Any) -> bool:
@@ -11987,7 +12032,6 @@ def _strict_json_schema() -> Any:
 #                                                             accepted data's type
 #   AcceptedElicitation   Context.elicit (section 12)         ``.data``: the answer built as the schema    -
 #   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
-#   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
 #   _lifespan             _StdioServer.serve (section 18)     MCPServer(lifespan=...): entered before      -
 #                                                             serving, on the tools' event loop
 #   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
@@ -12619,27 +12663,6 @@ def _lifespan(connection: _StdioServer, step: str) -> None:
         _log_exception("leaving the server's lifespan failed", exc)
 
 
-# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
-_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
-
-
-def _cleandoc(doc: Optional[str]) -> str:
-    """``inspect.cleandoc(doc)`` without importing inspect, with one difference:
-    lines of only white space at either end are dropped, where inspect drops
-    only empty ones.  Before Python 3.13 the compiler leaves a docstring's
-    indentation in place, so the docstring ``'Text.\\n    '`` would
-    otherwise end in a line of four spaces on 3.9-3.12 and not on 3.13."""
-    if not doc:
-        return ""
-    lines = doc.expandtabs().split("\n")
-    indents = [len(ln) - len(ln.lstrip(_INDENT_CHARS)) for ln in lines[1:] if ln.lstrip(_INDENT_CHARS)]
-    margin = min(indents) if indents else 0
-    lines = [lines[0].lstrip(_INDENT_CHARS)] + [ln[margin:] for ln in lines[1:]]
-    while lines and not lines[-1].strip():
-        lines.pop()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------
@@ -14105,10 +14128,6 @@ _refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_erro
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _class_kind           _SchemaBuilder.ref (section 5)      a class's family, as its errors name it:     -
-#                                                             int-enum[Color], a dataclass, a TypedDict
-#   _dataclass_doc        _SchemaBuilder.dataclass (section 5)  no description from dataclass()'s own      -
-#                                                             docstring ("Point(x: int)")
 #   _array_noun           _Compiler._array (section 6)        "List", "Tuple", "Set", "Frozenset" in its   -
 #                                                             errors, the container pydantic reads
 #   _lax_anything         _Compiler.compile (section 6)       any value, made JSON as the SDK writes it    -
@@ -14142,28 +14161,10 @@ _refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_erro
 # keyword family of _Compiler (section 6): the same assertions, with pydantic's
 # stops.  First the words: the class families and containers errors name.
 
-def _class_kind(cls: type) -> str:
-    """The family of a class in ``$defs``, as the SDK's errors name it
-    (_type_words, _arm_label): an Enum by its mixin (int_enum: int-enum[Color]),
-    "typeddict", "dataclass", or "model" for an annotated class."""
-    if _is_enum(cls):
-        return next((f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
-    if _is_typeddict(cls):
-        return "typeddict"
-    return "dataclass" if _is_dataclass(cls) else "model"
-
-
-def _dataclass_doc(cls: type) -> Optional[str]:
-    """A dataclass's description: its docstring, but not the one dataclass()
-    writes ("Name(field: type, ...)") for a class that has none; the SDK does
-    not publish that one."""
-    doc = cls.__doc__
-    return None if doc and doc.startswith(cls.__name__ + "(") else doc
-
 
 def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
     """What pydantic's errors call an array: the container it reads it as
-    (_ContainerSchema, section 24), "List", "Tuple", "Set" or "Frozenset"."""
+    (_ContainerSchema, section 5), "List", "Tuple", "Set" or "Frozenset"."""
     container = schema.container if type(schema) is _ContainerSchema else ""
     return "Frozenset" if container == "frozenset" else "Set" if unique else \
         "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
@@ -14362,7 +14363,7 @@ def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[st
     empty TypedDict or dataclass ignores every key (_no_members)."""
     defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
                 if compiler.output and isinstance(s, dict) and "default" in s}
-    defaults.update(schema.factories if compiler.output and type(schema) is _FactorySchema else {})  # section 24
+    defaults.update(schema.factories if compiler.output and type(schema) is _FactorySchema else {})  # section 5
     low, high = schema.get("minProperties"), schema.get("maxProperties")
     dependent = schema.get("dependentRequired") or {}
     if members is None and not (required or low is not None or high is not None or dependent):
