@@ -1893,7 +1893,7 @@ class _PatternParser:
             self.atom_at = self.pos
             char = self.plain_atom()
             lo, hi = self.quantifier() or (1, 1)
-            if len(items) + lo + max(hi - lo, 1) > _PLAIN_MAX_ITEMS:
+            if len(items) + (lo + 1 if hi < 0 else hi) > _PLAIN_MAX_ITEMS:
                 raise self.unsupported(f"more than {_PLAIN_MAX_ITEMS} characters once repetitions are counted")
             items += [(char, 0)] * lo + ([(char, 2)] if hi < 0 else [(char, 1)] * (hi - lo))
         return anchored, items, False
