@@ -130,6 +130,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
                                 URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+                                (the core, section 6, checks plain patterns alone and refuses the others)
     29. A client                mcp_ref.Client over stdio or HTTP, every revision; callbacks
     30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
     31. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
