@@ -132,6 +132,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
                                 URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+                                (the core, section 6, checks plain patterns alone and refuses the others)
     29. A client                mcp_ref.Client over stdio or HTTP, every revision; callbacks
     30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
     31. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
@@ -164,7 +165,7 @@ if sys.version_info < (3, 9):  # else the first failure would be an obscure one,
     _TOO_OLD = "mcp_ref needs Python 3.9 or newer, not %d.%d" % sys.version_info[:2]
     raise SystemExit(_TOO_OLD) if __name__ == "__main__" else ImportError(_TOO_OLD)  # one line, or a traceback
 
-from bisect import bisect_right  # for the classes of patterns (section 28)
+from bisect import bisect_right  # for the classes of patterns (sections 6 and 28)
 from operator import eq, length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -1981,7 +1982,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 28
+        search = None if pattern is None else _compile_pattern(pattern)  # a seam: plain, or ECMA-262
         if self.lax:  # fidelity hook: the first length error only, and then no pattern (section 27)
             return [_lax_string(low, high, pattern, search)]
 
@@ -2401,6 +2402,288 @@ def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
     errors: List[_ErrorItem] = []
     check(value, loc, errors)
     return not errors
+
+
+# -- patterns ----------------------------------------------------------------
+#
+# "pattern" and "patternProperties" are ECMA-262 regular expressions (Core
+# 2020-12 §6.4), searched, not anchored: "a+" matches "xxaayy" (Validation
+# 2020-12 §6.3.3).  Python's re differs ($ also matches before a final newline,
+# \d \w \s are Unicode-wide) and backtracks: re.search(r"\d+$", "1" * 12000 + "x")
+# takes seconds, so one argument against a published pattern could stall a server.
+# The core checks, in linear time, the patterns servers mostly publish: a
+# sequence of characters, ".", escapes (\d \w \s, \n, \.) and [classes], each
+# maybe quantified (* + ? {n} {n,} {n,m}), between an optional ^ and $
+# ("^file://", "^[a-z0-9_-]{3,16}$").  Any other pattern is refused with a
+# ValueError where its schema is compiled (a tool's registration, validate()),
+# as a pattern no engine can check is: groups, alternatives, lookarounds, \b,
+# \p{..} and \x \u escapes need the pattern layer (section 28, all of ECMA-262 in
+# linear time), which refines _compile_pattern.
+
+if TYPE_CHECKING:
+    _RxRanges = List[Tuple[int, int]]
+    _PlainSet = Tuple[_RxRanges, bool]  # code points: merged ranges, maybe negated
+
+_PLAIN_MAX_ITEMS = 1_000  # characters of a plain pattern once {n,m} are expanded (bits of its state)
+_RX_MAX_CP = 0x10FFFF
+
+# ECMA-262 §22.2.2 CompileToCharSet: \d and \w are ASCII only; \s is WhiteSpace
+# (TAB VT FF ZWNBSP and category Zs, stable since Unicode 6.3) plus LineTerminator.
+_RX_DIGITS = [(0x30, 0x39)]
+_RX_WORD_RANGES = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+_RX_SPACES = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+              (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
+_RX_ESCAPE_SETS = {"d": _RX_DIGITS, "w": _RX_WORD_RANGES, "s": _RX_SPACES}
+_RX_WORD = frozenset(chr(c) for lo, hi in _RX_WORD_RANGES for c in range(lo, hi + 1))  # IsWordChar, for \b
+# "." without the s flag: anything but a LineTerminator (ECMA-262 §22.2.2 CompileAtom).
+_RX_LINE_TERMINATORS = [(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)]
+_RX_CONTROL = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+_RX_IDENTITY = "^$\\.*+?()[]{}|/"  # IdentityEscape[+UnicodeMode]: SyntaxCharacter or "/"
+
+
+def _compile_pattern(pattern: str) -> Callable[[str], bool]:
+    """The core's rule for a schema's pattern: a search predicate, true where a
+    plain ``pattern`` (_PatternParser.plain) matches anywhere in the string;
+    ValueError for an invalid pattern or one the core does not check."""
+    anchored, items, ended = _PatternParser(pattern).plain()
+    return _PlainSearch(items, anchored, ended)
+
+
+def _rx_merge(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _rx_complement(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    start = 0
+    for lo, hi in _rx_merge(ranges):
+        if lo > start:
+            out.append((start, lo - 1))
+        start = hi + 1
+    return out + [(start, _RX_MAX_CP)] if start <= _RX_MAX_CP else out
+
+
+def _rx_shown(pattern: str) -> str:
+    return repr(pattern) if len(pattern) <= 200 else repr(pattern[:200]) + "..."
+
+
+def _rx_is_digit(ch: str) -> bool:
+    return ch != "" and ch in "0123456789"
+
+
+class _PatternParser:
+    """ECMA-262 §22.2.1 Pattern[+UnicodeMode]: the core reads a plain pattern
+    (``plain``); the pattern layer's _RxParser (section 28) reads the rest."""
+
+    def __init__(self, src: str) -> None:
+        self.src, self.pos, self.atom_at = src, 0, 0
+
+    def fail(self, problem: str) -> ValueError:
+        return ValueError(f"invalid pattern {_rx_shown(self.src)}: {problem} (at offset {self.pos})")
+
+    def unsupported(self, what: str) -> ValueError:
+        return ValueError(f"pattern {_rx_shown(self.src)} is not supported by the core: {what} (at offset "
+                          f"{self.atom_at}); the core checks characters, '.', escapes and [classes], each maybe "
+                          "quantified, between an optional ^ and $; mcp_ref's pattern layer (section 28) supports it")
+
+    def peek(self, ahead: int = 0) -> str:
+        return self.src[self.pos + ahead:self.pos + ahead + 1]
+
+    def eat(self, text: str) -> bool:
+        found = self.src.startswith(text, self.pos)
+        self.pos += len(text) if found else 0
+        return found
+
+    def plain(self) -> Tuple[bool, List[Tuple[_PlainSet, int]], bool]:
+        """(anchored at ^, the items, anchored at $): each item a set of code
+        points and its kind (0 once, 1 optional, 2 any number of times), with
+        x{2,3} written out as x x x?; ValueError for another pattern."""
+        anchored = self.eat("^")
+        items: List[Tuple[_PlainSet, int]] = []
+        while self.pos < len(self.src):
+            if self.src[self.pos] == "$" and self.pos == len(self.src) - 1:
+                return anchored, items, True
+            self.atom_at = self.pos
+            char = self.plain_atom()
+            lo, hi = self.quantifier() or (1, 1)
+            if len(items) + (lo + 1 if hi < 0 else hi) > _PLAIN_MAX_ITEMS:
+                raise self.unsupported(f"more than {_PLAIN_MAX_ITEMS} characters once repetitions are counted")
+            items += [(char, 0)] * lo + ([(char, 2)] if hi < 0 else [(char, 1)] * (hi - lo))
+        return anchored, items, False
+
+    def plain_atom(self) -> _PlainSet:
+        ch = self.src[self.pos]
+        self.pos += 1
+        if ch == "\\":
+            return self.plain_escape(in_class=False)
+        if ch == "[":
+            return self.plain_class()
+        if ch == ".":
+            return _RX_LINE_TERMINATORS, True
+        if ch in "*+?{":
+            raise self.fail(f"nothing to repeat before {ch!r}")
+        if ch in "]}":
+            raise self.fail(f"lone {ch!r} must be escaped in unicode mode")
+        if ch in "()|":
+            raise self.unsupported("groups and alternatives")
+        if ch in "^$":
+            raise self.unsupported(f"{ch} inside the pattern")
+        return [(ord(ch), ord(ch))], False
+
+    def plain_escape(self, in_class: bool) -> _PlainSet:
+        """After a backslash: a class escape (\\d) or one code point."""
+        ch = self.peek()
+        self.pos += 1
+        if ch and ch in "dDwWsS":
+            return _RX_ESCAPE_SETS[ch.lower()], ch.isupper()
+        point = _RX_CONTROL.get(ch, 8 if in_class and ch == "b" else None)  # [\b] is backspace (ClassEscape :: b)
+        if point is None and ch and (ch in _RX_IDENTITY or in_class and ch == "-"):
+            point = ord(ch)
+        if point is not None:
+            return [(point, point)], False
+        if not in_class and ch and ch in "k123456789":
+            raise self.fail("backreferences are not supported (matching them is NP-hard)")
+        if ch and ch in ("pPxuc0" if in_class else "bBpPxuc0"):
+            raise self.unsupported(f"the escape '\\{ch}'")
+        self.pos -= 1
+        raise self.fail(f"invalid escape '\\{ch}' in unicode mode" if ch else "'\\' at end of pattern")
+
+    def plain_class(self) -> _PlainSet:
+        negated = self.eat("^")
+        ranges: _RxRanges = []
+        while not self.eat("]"):
+            if self.pos >= len(self.src):
+                raise self.fail("missing ']'")
+            lo = self.plain_class_atom()
+            if self.peek() == "-" and self.peek(1) not in ("", "]"):
+                self.pos += 1
+                low, high = _plain_point(lo), _plain_point(self.plain_class_atom())
+                if low is None or high is None:
+                    raise self.fail("a class escape cannot be a range endpoint in unicode mode")
+                if low > high:
+                    raise self.fail("range out of order in character class")
+                ranges.append((low, high))
+            else:
+                ranges += _rx_complement(lo[0]) if lo[1] else lo[0]
+        return _rx_merge(ranges), negated
+
+    def plain_class_atom(self) -> _PlainSet:
+        if self.eat("\\"):
+            return self.plain_escape(in_class=True)
+        self.pos += 1
+        return [(ord(self.src[self.pos - 1]),) * 2], False
+
+    def number(self) -> Optional[int]:
+        start = self.pos
+        while _rx_is_digit(self.peek()):
+            self.pos += 1
+        digits = self.src[start:self.pos]  # a huge count only needs to exceed the cap
+        return (int(digits) if len(digits) < 10 else 10 ** 9) if digits else None
+
+    def quantifier(self) -> Optional[Tuple[int, int]]:
+        ch = self.peek()
+        if ch and ch in "*+?":
+            self.pos += 1
+            bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[ch]
+        elif ch == "{":  # with the u flag, a "{" that starts no quantifier is an error
+            self.pos += 1
+            lo = hi = self.number()
+            if self.eat(","):
+                hi = self.number()
+                hi = -1 if hi is None else hi
+            if lo is None or hi is None or not self.eat("}"):
+                raise self.fail("incomplete quantifier: expected {n}, {n,} or {n,m}")
+            if -1 < hi < lo:
+                raise self.fail("numbers out of order in {} quantifier")
+            bounds = (lo, hi)
+        else:
+            return None
+        self.eat("?")  # laziness changes which match is found, never whether one is
+        return bounds
+
+
+def _plain_point(chars: _PlainSet) -> Optional[int]:
+    """The one code point of a set that has one, else None."""
+    ranges, negated = chars
+    return ranges[0][0] if not negated and len(ranges) == 1 and ranges[0][0] == ranges[0][1] else None
+
+
+class _PlainSearch:
+    """A search for a plain pattern in linear time.  Bit k of the state says "the
+    first k items match the text up to here" (from some start): bit-parallel
+    Shift-And, with optional and repeated items (Navarro and Raffinot, Flexible
+    Pattern Matching in Strings, 2002, 4.3-4.5).  A character costs a mask lookup
+    and a few int operations; a literal pattern is a str method."""
+
+    def __init__(self, items: List[Tuple[_PlainSet, int]], anchored: bool, ended: bool) -> None:
+        self.anchored, self.ended, self.final = anchored, ended, 1 << len(items)
+        points = [_plain_point(chars) for chars, kind in items if kind == 0]
+        literal = [chr(point) for point in points if point is not None]
+        self.literal = "".join(literal) if len(literal) == len(items) else None  # then a str method searches
+        self.repeats = sum(1 << k for k, (_, kind) in enumerate(items) if kind == 2)
+        self.firsts = self.lasts = self.runs = 0  # runs of optional items p..q-1: bits p, q, and p to q
+        k = 0
+        while k < len(items):
+            if not items[k][1]:
+                k += 1
+                continue
+            p = k
+            while k < len(items) and items[k][1]:
+                k += 1
+            self.firsts |= 1 << p
+            self.lasts |= 1 << k
+            self.runs |= (2 << k) - (1 << p)
+        self.sets: Dict[Tuple[Tuple[Tuple[int, int], ...], bool], int] = {}  # a set -> the items that are it
+        for k, (chars, _) in enumerate(items):
+            key = (tuple(chars[0]), chars[1])
+            self.sets[key] = self.sets.get(key, 0) | 1 << k
+        self.masks: Dict[str, int] = {}  # a character -> the items it matches (a bounded memo)
+        self.start = self.closed(1)
+
+    def closed(self, state: int) -> int:
+        """With each thread before an optional item also after it, through a whole
+        run at once (4.5): taking bit p from a run's bits (bit q always set) clears
+        its lowest set bit and sets those below it, so the bits that stay the same
+        are those above it, the ones its thread reaches."""
+        reach = state | self.lasts
+        return state | self.runs & (~(reach - self.firsts) ^ reach)
+
+    def mask(self, ch: str) -> int:
+        found, point = 0, ord(ch)
+        for (ranges, negated), items in self.sets.items():
+            i = bisect_right(ranges, (point, _RX_MAX_CP)) - 1
+            if (i >= 0 and point <= ranges[i][1]) != negated:
+                found |= items
+        if len(self.masks) >= 4096:
+            self.masks.clear()
+        self.masks[ch] = found
+        return found
+
+    def __call__(self, text: str) -> bool:
+        if self.literal is not None:
+            if self.anchored:
+                return text == self.literal if self.ended else text.startswith(self.literal)
+            return text.endswith(self.literal) if self.ended else self.literal in text
+        state, stop, fresh = self.start, 0 if self.ended else self.final, 0 if self.anchored else self.start
+        masks, repeats, firsts, lasts, runs = self.masks, self.repeats, self.firsts, self.lasts, self.runs
+        for ch in text:
+            if state & stop:
+                return True
+            match = masks.get(ch)
+            if match is None:
+                match = self.mask(ch)
+            state = (state & match) << 1 | state & repeats & match  # each thread takes ch, or dies
+            reach = state | lasts  # closed(state), inline
+            state = state | runs & (~(reach - firsts) ^ reach) | fresh  # and a new thread starts after ch
+            if not state:
+                return False
+        return bool(state & self.final)
 
 
 # ---------------------------------------------------------------------------
@@ -10101,6 +10384,9 @@ class _Counted:
 #   _pydantic_schema      _SchemaBuilder.annotated and .ref           pydantic's own schema of its types
 #                         (section 5): none                           (_pydantic_own_schema, section 22)
 #   -- patterns (section 6)
+#   _compile_pattern      a plain pattern (characters, '.', escapes,  _rx_compile_pattern (section 28): all of
+#                         [classes], quantified, between ^ and $),    ECMA-262 in linear time, on re where
+#                         searched in linear time; ValueError else    provably safe (section 34)
 #   -- content, resources, prompts, the server and its transports (sections 8, 10-21)
 #   _is_sdk_content       _is_content_class (section 8): no class      the SDK's content models (mcp.types)
 #   _sdk_block            _content_block (section 8): none             such a model as the SDK sends it
@@ -10111,6 +10397,7 @@ _SEAMS: FrozenSet[str] = frozenset((
     # schemas, arguments and tools (sections 2-9)
     "_is_pydantic_model", "_pydantic_schema",
     # patterns (section 6)
+    "_compile_pattern",
     # content, resources, prompts, the server and its transports (sections 8, 10-21)
     "_is_sdk_content", "_sdk_block", "_foreign_error",
 ))
@@ -14579,13 +14866,13 @@ def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dic
 # 28. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
 #
-# Fenced: JSON Schema 2020-12 only says what a pattern means; how to match it
-# safely is this engine's business.
+# A layer: the core checks plain patterns only (_compile_pattern, section 6);
+# this engine refines that rule to all of ECMA-262, still in linear time.
 #
-#   entry                 where the spec path calls it        what it serves
+#   entry                 the core's rule it refines          what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _compile_pattern      _Compiler._string (section 6)       "pattern" (Validation 2020-12 §6.3.3)
-#   _compile_pattern      _Compiler._members (section 6)      "patternProperties" (Core 2020-12 §10.3.2.2)
+#   _rx_compile_pattern   _compile_pattern (section 6)        "pattern" (Validation 2020-12 §6.3.3) and
+#                                                             "patternProperties" (Core 2020-12 §10.3.2.2)
 #
 # ECMA-262 regular expressions for JSON Schema pattern, matched in linear time.
 #
@@ -14629,26 +14916,13 @@ def _unicodedata() -> Any:
     return unicodedata  # (its category() is typed Any here)
 
 
-if TYPE_CHECKING:
-    _RxRanges = List[Tuple[int, int]]
-
-_RX_ACCELERATE = True        # default of _compile_pattern(accelerate=None)
+_RX_ACCELERATE = True        # default of _rx_compile_pattern(accelerate=None)
 _RX_MAX_PROGRAM = 50_000     # NFA instructions of one pattern, lookaround bodies included
 _RX_MAX_ACCELERATED = 5_000  # larger programs skip the re-safety analysis
 _RX_MAX_UNANCHORED = 20      # longest match for which re.search (retried at every position) is used
 _RX_CACHE_BUDGET = 50_000    # cached DFA states, transitions and closures per program (about 64 B each)
-_RX_MAX_CP = 0x10FFFF
-
-# ECMA-262 §22.2.2 CompileToCharSet: \d and \w are ASCII only; \s is WhiteSpace
-# (TAB VT FF ZWNBSP and category Zs, stable since Unicode 6.3) plus LineTerminator.
-_RX_DIGITS = [(0x30, 0x39)]
-_RX_WORD_RANGES = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
-_RX_SPACES = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
-              (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
-_RX_ESCAPE_SETS = {"d": _RX_DIGITS, "w": _RX_WORD_RANGES, "s": _RX_SPACES}
-_RX_WORD = frozenset(chr(c) for lo, hi in _RX_WORD_RANGES for c in range(lo, hi + 1))
-_RX_CONTROL = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
-_RX_IDENTITY = "^$\\.*+?()[]{}|/"  # IdentityEscape[+UnicodeMode]: SyntaxCharacter or "/"
+# (\d \w \s as _RX_ESCAPE_SETS, _RX_WORD, the escapes' tables, _rx_merge and _rx_complement are the core's,
+# section 6)
 _RX_HEX = "0123456789abcdefABCDEF"
 # General_Category values and aliases usable in \p{..} (PropertyValueAliases.txt).
 _RX_GC_NAMES = (
@@ -14678,26 +14952,6 @@ def _rx_every_category() -> frozenset[str]:
     return frozenset(cat for group in "CLMNPSZ" for cat in _rx_gc_table()[group])
 
 
-def _rx_merge(ranges: _RxRanges) -> _RxRanges:
-    out: _RxRanges = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(hi, out[-1][1]))
-        else:
-            out.append((lo, hi))
-    return out
-
-
-def _rx_complement(ranges: _RxRanges) -> _RxRanges:
-    out: _RxRanges = []
-    start = 0
-    for lo, hi in _rx_merge(ranges):
-        if lo > start:
-            out.append((start, lo - 1))
-        start = hi + 1
-    return out + [(start, _RX_MAX_CP)] if start <= _RX_MAX_CP else out
-
-
 class _RxClass:
     """A set of code points: merged ranges or'ed with General_Category values, maybe negated."""
 
@@ -14719,8 +14973,7 @@ class _RxClass:
         return _rx_complement(self.ranges) if self.negated else self.ranges
 
 
-# "." without the s flag: anything but a LineTerminator (ECMA-262 §22.2.2 CompileAtom).
-_RX_DOT = _RxClass([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)], negated=True)
+_RX_DOT = _RxClass(_RX_LINE_TERMINATORS, negated=True)
 
 
 class _RxNode:
@@ -14734,19 +14987,12 @@ class _RxNode:
         self.kind, self.kids, self.cls, self.lo, self.hi, self.arg = kind, kids or [], cls, lo, hi, arg
 
 
-def _rx_shown(pattern: str) -> str:
-    return repr(pattern) if len(pattern) <= 200 else repr(pattern[:200]) + "..."
-
-
-def _rx_is_digit(ch: str) -> bool:
-    return ch != "" and ch in "0123456789"
-
-
-class _RxParser:
-    """Recursive descent over ECMA-262 §22.2.1 Pattern[+UnicodeMode, +NamedCaptureGroups]."""
+class _RxParser(_PatternParser):
+    """Recursive descent over ECMA-262 §22.2.1 Pattern[+UnicodeMode, +NamedCaptureGroups]
+    (its quantifiers read as the core's _PatternParser reads them, section 6)."""
 
     def __init__(self, src: str) -> None:
-        self.src, self.pos = src, 0
+        super().__init__(src)
         self.names: set[str] = set()
         self.classes: dict[tuple[tuple[tuple[int, int], ...], frozenset[str], bool], _RxClass] = {}
 
@@ -14756,17 +15002,6 @@ class _RxParser:
         found = self.classes.get(key)
         if found is None:
             found = self.classes[key] = _RxClass(ranges, cats, negated)
-        return found
-
-    def fail(self, problem: str) -> ValueError:
-        return ValueError(f"invalid pattern {_rx_shown(self.src)}: {problem} (at offset {self.pos})")
-
-    def peek(self, ahead: int = 0) -> str:
-        return self.src[self.pos + ahead:self.pos + ahead + 1]
-
-    def eat(self, text: str) -> bool:
-        found = self.src.startswith(text, self.pos)
-        self.pos += len(text) if found else 0
         return found
 
     def parse(self) -> _RxNode:
@@ -14792,34 +15027,6 @@ class _RxParser:
                 atom = _RxNode("rep", [atom], lo=bounds[0], hi=bounds[1])
             terms.append(atom)
         return terms[0] if len(terms) == 1 else _RxNode("cat", terms)
-
-    def number(self) -> int | None:
-        start = self.pos
-        while _rx_is_digit(self.peek()):
-            self.pos += 1
-        digits = self.src[start:self.pos]  # a huge count only needs to exceed the cap
-        return (int(digits) if len(digits) < 10 else 10 ** 9) if digits else None
-
-    def quantifier(self) -> tuple[int, int] | None:
-        ch = self.peek()
-        if ch and ch in "*+?":
-            self.pos += 1
-            bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[ch]
-        elif ch == "{":  # with the u flag, a "{" that starts no quantifier is an error
-            self.pos += 1
-            lo = hi = self.number()
-            if self.eat(","):
-                hi = self.number()
-                hi = -1 if hi is None else hi
-            if lo is None or hi is None or not self.eat("}"):
-                raise self.fail("incomplete quantifier: expected {n}, {n,} or {n,m}")
-            if -1 < hi < lo:
-                raise self.fail("numbers out of order in {} quantifier")
-            bounds = (lo, hi)
-        else:
-            return None
-        self.eat("?")  # laziness changes which match is found, never whether one is
-        return bounds
 
     def atom(self) -> tuple[_RxNode, bool]:
         """The next atom, and whether a quantifier may follow it."""
@@ -15292,10 +15499,11 @@ class _RxMatcher:
 
 # --- The re accelerator, for patterns on which re's backtracking stays linear ---
 
-def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
+def _rx_compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
     """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
     in the string (JSON Schema patterns are not anchored).  ValueError names the
-    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE)."""
+    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE).
+    It refines the core's _compile_pattern (section 6), which checks plain patterns only."""
     try:
         node = _RxParser(pattern).parse()
         compiler = _RxCompiler(pattern)
@@ -15308,6 +15516,9 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
     except RecursionError:
         raise ValueError(f"invalid pattern {_rx_shown(pattern)}: nested too deeply") from None
     return _RxMatcher(prog, compiler.looks)
+
+
+_refine(_compile_pattern=_rx_compile_pattern)
 
 
 # ---------------------------------------------------------------------------
@@ -20210,7 +20421,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _fast_encode_reply   _encode_reply (section 18)       puts that JSON into the response as written
 #   _fast_dumps          _dumps_message (section 18)      every message: json's C encoder, made once;
 #                                                         a polled Task's JSON text kept (_ShownTask)
-#   _rx_accelerated      _compile_pattern (section 28)    patterns proven safe run on Python's re (_RX_ACCELERATE)
+#   _rx_accelerated      _rx_compile_pattern (section 28) patterns proven safe run on Python's re (_RX_ACCELERATE)
 #   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine;
 #                                                         a result type seen not to be the SDK's (_NOT_SDK)
 #
@@ -20489,7 +20700,7 @@ def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
     return '{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(id_, 0)) + ',"result":' + task.json + "}"  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 28) ---
+# -- patterns on Python's re (the rule: _rx_compile_pattern's automaton, section 28)
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies
