@@ -117,7 +117,9 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     20. SSE streams             a response's messages, bounded; resumable streams and the event store
                                 (basic/transports, "Resumability and Redelivery")
     21. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
-                                limits per client (basic/security_best_practices, basic/authorization)
+                                limits per client (basic/security_best_practices, basic/authorization);
+                                the embedded HTTP server of run("streamable-http") and serve --http:
+                                the standard library's, for the WSGI app (RFC 9112 framing, limits per client)
     22. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
     23. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
     24. SDK fidelity            pydantic's schema spellings: a Field's default as the SDK takes it,
@@ -137,8 +139,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
     31. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
     32. Command line            list, call, resources, read, prompts, prompt, serve
-    33. Command line            the HTTP server of serve --http and run("streamable-http"): a standard-library
-                                server for the WSGI app (RFC 9112 framing, limits per client)
+    33. Command line            wsgi_app: a server file's app for another WSGI server (gunicorn)
     34. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
@@ -5824,7 +5825,7 @@ class MCPServer:
             raise ValueError(f"mcp_ref serves the stdio and streamable-http transports, not {transport!r}")
         if _IMPORTING:  # the command line's serve is importing the file (section 32): it would serve twice
             raise RuntimeError('run() is called as the file is imported; call it under if __name__ == "__main__":')
-        # HTTP: the app of section 19 on the embedded server (_run_http, section 33).
+        # HTTP: the app of section 19 on the embedded server (_run_http, section 21).
         code = _run_http(self, exit_process=False, **kwargs) if transport == "streamable-http" else \
             _StdioServer(self, exit_process=False).serve()  # (the command line's ends the process)
         if code:
@@ -5873,6 +5874,9 @@ class MCPServer:
 
 # The lists a call has changed so far (None outside a call): MCPServer._announce_changes.
 _CHANGES: Any = contextvars.ContextVar("mcp_ref_changes", default=None)
+# The server file the command line's serve is importing, while it does (section 32):
+# run() refuses then (MCPServer.run).
+_IMPORTING: List[str] = []
 
 
 def _least_size(result: Dict[str, Any]) -> int:
@@ -8604,6 +8608,15 @@ def _standard_fds() -> None:
                 os.close(null)
 
 
+def _restore_standard_streams(stdin: Any, stdout: Any) -> None:
+    """After run(): fds 0 and 1, and sys's streams, the process's own again."""
+    os.dup2(stdin.fileno(), 0)
+    os.dup2(stdout.fileno(), 1)
+    stdin.close()
+    stdout.close()
+    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+
+
 class _Stderr:
     """sys.stderr (and sys.stdout) while serving: whatever the server or a tool
     writes is queued for a thread that writes it out, so a client that never
@@ -8674,8 +8687,8 @@ class _Stderr:
 #
 # One endpoint (``/mcp``) serves both eras, as a WSGI application
 # (``MCPServer.streamable_http_app()``), so that any WSGI server can run it;
-# _HttpServer below is the standard library's own.  Which era a POST belongs
-# to is read from the message, never guessed:
+# _HttpServer (section 21) is the standard library's own.  Which era a POST
+# belongs to is read from the message, never guessed:
 #
 #   POST body                                   served by
 #   ------------------------------------------  -------------------------------------------------
@@ -9483,6 +9496,16 @@ def _shown(value: Any) -> str:
     return "(none)" if value is None else repr(_one_line(str(value), 80))
 
 
+def _one_line(text: str, limit: int = 200) -> str:
+    """Text from a client's header, a server or a user's file made fit for a
+    one-line message (here, and in the client and the command line)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", limit * 3 // 4, limit + 1)  # at a word's end where there is one near
+    return text[:cut if cut > 0 else limit] + " ..."
+
+
 def _header_text(raw: Optional[str]) -> Optional[str]:
     """A header value as text: ``=?base64?...?=`` decoded ("Value Encoding");
     None for a malformed one, or one with characters a header may not carry."""
@@ -9602,6 +9625,15 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
         except (ValueError, OverflowError):
             return "does not match"
     return None if text == rendered else "does not match"
+
+
+def _finite(text: str) -> float:
+    """A number's text read as a float; OverflowError for one beyond a double
+    (the command line's JSON reader, section 29, refuses it so)."""
+    value = float(text)
+    if abs(value) == float("inf"):
+        raise OverflowError(text)  # not a ValueError: key=value must not take it for text
+    return value
 
 
 # ---------------------------------------------------------------------------
@@ -9885,7 +9917,8 @@ def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
 # Who may talk to an HTTP server: the Host and Origin checks against DNS
 # rebinding (basic/transports, basic/security_best_practices), and bearer
 # tokens (basic/authorization); and what each client may hold: its sessions,
-# bound to it, and its share of sessions and streams.
+# bound to it, and its share of sessions and streams.  Last, the embedded
+# server that serves the WSGI app, and bounds each client's connections.
 
 
 def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[List[str]]]:
@@ -10363,6 +10396,625 @@ class _Counted:
                 close()
         finally:
             self.release()
+
+
+# -- The embedded HTTP server: RFC 9112 framing, limits per client ------------
+#
+# Streamable HTTP is the WSGI app of section 19; any WSGI server can serve it
+# (gunicorn, waitress).  This one is for a machine that may install nothing:
+# MCPServer.run(transport="streamable-http") serves on it, and so does the
+# command line's serve --http (section 32).
+#
+#   entry                 where it is used                    what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   _run_http             MCPServer.run (section 14)          run("streamable-http") and serve --http
+#   _serve_http           _run_http (section 21)              the WSGI app served until SIGINT or SIGTERM
+#   _HttpServer           _serve_http (section 21)            connections, each request's framing and bounds
+#
+# The standard library's own server for the WSGI app: threads, keep-alive,
+# streamed responses and a clean stop on SIGINT or SIGTERM.  It frames
+# requests as RFC 9112 says (anything framed two ways is refused), and bounds
+# what one client can hold: connections per address, and the time a request's
+# head and body may take to arrive.
+
+
+def _run_http(server: MCPServer, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
+              read_timeout: float = 30.0, exit_process: bool = True, **options: Any) -> int:
+    """run("streamable-http") and serve --http: ``server``'s app on this server."""
+    return _serve_http(server.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
+                       max_client_connections, read_timeout, exit_process)
+
+
+def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
+                read_timeout: float = 30.0, exit_process: bool = True) -> int:
+    """Serve ``app`` on host:port with the standard library until SIGINT or
+    SIGTERM (then _stop_http), and exit 0.  An address it cannot serve on (in
+    use, not this machine's, no such name) is one line on stderr, and 2."""
+    import signal
+    import threading
+
+    # The handler only notes the signal: one that took a lock (Event.set does)
+    # could interrupt the main thread while it holds that very lock, and wait
+    # for it forever.  It is in place before the socket listens: a client may
+    # connect, and a signal come, as soon as it does.
+    signals: List[int] = []
+    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name)]
+    before = {name: signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
+              for name in names}
+    try:
+        httpd = _HttpServer(app, host, port, max_client_connections, read_timeout)
+    except OSError as exc:
+        for name, handler in before.items():
+            signal.signal(getattr(signal, name), handler)
+        shown = f"[{host}]" if ":" in host else host
+        print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    _standard_fds()  # (fd 0 or 1 may be closed)
+    standard = None if exit_process else (os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))  # for run()
+    stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
+                              daemon=True)
+    thread.start()
+    bound = httpd.server_address
+    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
+    print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
+    while not signals:  # the main thread stays free for signals
+        time.sleep(0.1)
+    app.end_listens()  # first: a listen stream never ends by itself, and no drain waits for it
+    if exit_process:  # section 16: the tasks it runs failed at once, not left working (os._exit skips atexit)
+        app.server._tasks.stop()
+    _stop_http(httpd, app)
+    stderr.close(timeout=0.5)
+    if exit_process:
+        os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
+    _restore_standard_streams(*standard)  # type: ignore[misc]
+    for name, handler in before.items():  # run() returns: the program's own handlers again
+        signal.signal(getattr(signal, name), handler)
+    return 0
+
+
+def _stop_http(httpd: Any, app: _HttpApp) -> None:
+    """SIGTERM or SIGINT (README, "Serving over HTTP"): the listening socket
+    closes (a new connection is refused) and a new request on an open one
+    gets 503; requests in flight, a call streaming its answer too, get up to
+    ``min(drain_timeout, 5)`` seconds to finish; then the open streams end."""
+    import threading
+
+    httpd.stopping = True
+    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
+    stopping.start()
+    stopping.join(2.0)
+    httpd.server_close()
+    deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
+    while httpd.active > httpd.streams and time.monotonic() < deadline:  # (a GET stream never ends by itself)
+        time.sleep(0.02)
+    app.close()
+    deadline = time.monotonic() + 1.0
+    while httpd.active and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,  # noqa: N802 - a class
+                read_timeout: float = 30.0) -> Any:
+    """socketserver's ThreadingTCPServer (a thread per connection) speaking
+    HTTP/1.1 to the WSGI app (_HttpConnection), built when first needed so
+    that ``import mcp_ref`` loads no socket module.  http.server is not used:
+    it brings email, mimetypes and ssl along, a third of an idle server's memory.
+    One address holds at most ``max_client_connections`` connections (a
+    thread each), and all at most ``max_connections``: past them, 503 with
+    Retry-After and no thread."""
+    import socket
+    import socketserver
+    import threading
+
+    class Server(socketserver.ThreadingTCPServer):
+        daemon_threads = True  # a stream still open at exit does not hold the process
+        allow_reuse_address = True
+        request_queue_size = 128
+        max_connections = 1024  # threads in all, whatever the addresses (a local client has 2**24)
+
+        def __init__(self) -> None:
+            self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            self.app, self.active, self.streams, self.counting = app, 0, 0, threading.Lock()
+            self.stopping, self.read_timeout, self.per_client = False, read_timeout, max_client_connections
+            self.clients: Dict[str, int] = {}  # open connections per address
+            self.open = 0
+            self.reader = _deadline_reader()
+            super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
+
+        def get_request(self) -> Any:
+            sock, address = super().get_request()
+            if sock.fileno() <= 2:  # a tool closed fd 0, 1 or 2: a client's socket must not be its stdout
+                sock = _above_standard_fds(sock)
+            return sock, address
+
+        def process_request(self, request: Any, client_address: Any) -> None:
+            if not _admit(self, client_address[0], 1):
+                _refuse_connection(request)
+                self.shutdown_request(request)
+                return
+            super().process_request(request, client_address)
+
+        def process_request_thread(self, request: Any, client_address: Any) -> None:
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                _admit(self, client_address[0], -1)
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            error = sys.exc_info()[1]
+            if isinstance(error, OSError):  # a client that reset or timed out: nothing to tell
+                return
+            _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
+
+    return Server()
+
+
+def _admit(server: Any, peer: str, step: int) -> bool:
+    """Count a connection from ``peer`` in (1), if the caps allow it, or out (-1)."""
+    with server.counting:
+        held = server.clients.get(peer, 0)
+        if step > 0 and (held >= server.per_client or server.open >= server.max_connections):
+            return False
+        server.open += step
+        if held + step:
+            server.clients[peer] = held + step
+        else:
+            server.clients.pop(peer, None)
+        return True
+
+
+def _above_standard_fds(sock: Any) -> Any:
+    """``sock`` moved to a descriptor above 2, and fds 0-2 taken back
+    (_standard_fds): a tool's child process, or os.write(1, ...), then writes
+    to stderr, not into a client's connection."""
+    import socket
+
+    try:
+        import fcntl
+    except ImportError:  # (Windows: sockets are no file descriptors)
+        return sock
+    fd = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 3)
+    os.set_inheritable(fd, False)
+    moved = socket.socket(sock.family, sock.type, sock.proto, fileno=fd)
+    sock.close()
+    _standard_fds()
+    return moved
+
+
+def _refuse_connection(sock: Any) -> None:
+    """503 on the accepting thread, which must not wait: the answer fits an
+    empty send buffer, and what the client has sent already is read, so
+    that closing does not reset the connection before the client reads it."""
+    text = b"503 Service Unavailable: too many connections from this address\n"
+    try:
+        sock.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; "
+                     b"charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(text), text))
+        sock.setblocking(False)
+        sock.recv(65536)
+    except OSError:
+        pass
+
+
+class _ReadTimeout(OSError):
+    """A request's head, or its body, not read within ``read_timeout``."""
+
+
+def _deadline_reader() -> Any:
+    """The raw reader under a connection's rfile: a socket's bytes, with one
+    deadline for the whole of a request's head (or body) rather than for each
+    read, so that a client trickling a byte at a time (slowloris) cannot hold a
+    thread for longer than ``read_timeout``."""
+    import io
+    import socket
+
+    class DeadlineReader(io.RawIOBase):
+        def __init__(self, sock: Any) -> None:
+            self.sock, self.timeout = sock, sock.gettimeout()  # the socket's, as last set
+            self.window: Optional[float] = None  # read_timeout, while a head or a body is read
+            self.deadline: Optional[float] = None  # the window's end, from its first read on
+
+        def start(self, seconds: float) -> None:
+            """A head, or a body, to read within ``seconds`` of its first read."""
+            self.window, self.deadline = seconds, None
+
+        def stop(self) -> None:
+            """Reading done: the socket's own timeout back, for the answer."""
+            self.window = None
+            self._timeout(_HttpConnection._TIMEOUT)
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            if self.window is None:
+                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
+            if self.deadline is None:  # the window opens with its first read
+                left = self.window
+                self.deadline = time.monotonic() + left
+            else:
+                left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise _ReadTimeout("read_timeout")
+            self._timeout(min(left, _HttpConnection._TIMEOUT))
+            try:
+                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
+            except socket.timeout:
+                raise _ReadTimeout("read_timeout") from None
+
+        def _timeout(self, seconds: float) -> None:
+            # settimeout is a system call, made without the GIL: two a request
+            # were a GIL hand-off each between busy connections.  By default
+            # (read_timeout as _TIMEOUT) a request read at once makes none.
+            if seconds != self.timeout:
+                self.sock.settimeout(seconds)
+                self.timeout = seconds
+
+    return DeadlineReader
+
+
+_MAX_LINE = 65536  # bytes of a request line or of one header line
+_MAX_HEADERS = 100
+_TOKEN = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # RFC 9110, 5.6.2
+_TOKENS: Dict[str, str] = {}  # field names found to be tokens (_is_token), each with its environ key
+
+
+class _HttpConnection:
+    """One client connection: requests read one after another (keep-alive),
+    each run through the WSGI app; a body of unknown length (a stream) goes
+    chunked, flushed per event.  A request's head, and then its body, must
+    arrive within the server's ``read_timeout`` (the wait for the next
+    request on a kept connection included); a client that reads nothing for
+    ``_TIMEOUT`` seconds is dropped."""
+
+    _TIMEOUT = 30.0
+
+    def __init__(self, sock: Any, client_address: Any, server: Any) -> None:
+        import io
+        import socket
+
+        self.sock, self.server, self.app = sock, server, server.app
+        self.client = client_address
+        sock.settimeout(self._TIMEOUT)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small answers leave at once
+        self.reader = server.reader(sock)
+        self.rfile = io.BufferedReader(self.reader)
+        self.wfile = sock.makefile("wb")
+        try:
+            while self.serve_one():
+                pass
+        finally:
+            for stream in (self.wfile, self.rfile):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def serve_one(self) -> bool:
+        """One request and its answer; whether the connection stays open."""
+        self.reader.start(self.server.read_timeout)
+        try:
+            head = _read_head(self.rfile)
+        except OSError:  # read_timeout (a stalled head: closed, unanswered), or a reset
+            return False
+        if head is None:
+            return False
+        if len(head) == 2:  # (status, reason)
+            self.refuse(*head)
+            return False
+        method, target, version, headers = head
+        if self.server.stopping:  # SIGTERM: requests in flight finish, no new one starts
+            return self.refuse(503, "Service Unavailable")
+        stream = method == "GET"
+        with self.server.counting:
+            self.server.active += 1
+            self.server.streams += stream
+        try:
+            return self.run(method, target, version, headers)
+        except OSError:  # the client went away meanwhile
+            return False
+        finally:
+            with self.server.counting:
+                self.server.active -= 1
+                self.server.streams -= stream
+
+    def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
+        fields = {name.lower(): value for name, value in headers}
+        length = _framing(version, headers, fields)
+        if isinstance(length, tuple):
+            return self.refuse(*length)
+        if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.wfile.flush()
+        body = _Input(self.rfile, length)
+        environ = _environ(self, method, target, version, headers, body)
+        if environ["CONTENT_LENGTH"]:
+            environ["CONTENT_LENGTH"] = str(length)  # ("40, 40": RFC 9110, 8.6)
+        keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
+            version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
+        started: List[Any] = []
+
+        def start_response(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
+            started[:] = [status, response_headers]
+            return _no_write
+
+        self.reader.start(self.server.read_timeout)  # the body's own
+        try:
+            result = self.app(environ, start_response)
+        except _ReadTimeout:  # a stalled body (RFC 9110, 15.5.9)
+            return self.refuse(408, "Request Timeout")
+        self.reader.stop()
+        if body.left:  # unread (a 404): what stays of it would be taken for the next request
+            keep = keep and self._drained(body, result)  # else the response says Connection: close
+        try:
+            keep = _write_response(self.send, version, method, started[0], started[1], result, keep)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return keep and not body.left  # an unread body would be taken for the next request
+
+    def _drained(self, body: _Input, result: Any) -> bool:
+        """A body the app left unread, read and dropped when short (64 KiB, within
+        the read timeout), so that the connection stays open; False: it closes,
+        and the response says so ("Connection: close", RFC 9112, 9.6), rather
+        than a client's next request on it meeting a closed socket.  Not under a
+        streamed answer, which may still read it."""
+        if not isinstance(result, list) or body.left > 65536:
+            return False
+        self.reader.start(self.server.read_timeout)
+        try:
+            while body.left and body.read(body.left):
+                pass
+        except (_ReadTimeout, OSError, ValueError):
+            return False
+        finally:
+            self.reader.stop()
+        return not body.left
+
+    def send(self, data: bytes) -> None:
+        """``data`` on the wire now: when short, in the socket's one sendall
+        (1.6 us a request less than the buffered file and its flush); else
+        through the file, whose writes each wait up to ``_TIMEOUT``, so that a
+        client that reads a long answer slowly but steadily is not cut."""
+        if len(data) <= 65536:
+            self.sock.sendall(data)
+        else:
+            self.wfile.write(data)
+            self.wfile.flush()
+
+    def refuse(self, status: int, reason: str) -> bool:
+        text = f"{status} {reason}\n".encode()
+        retry = "Retry-After: 1\r\n" if status == 503 else ""
+        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n{retry}"
+                         f"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {len(text)}\r\n"
+                         f"Connection: close\r\n\r\n".encode() + text)
+        self.wfile.flush()
+        return False
+
+
+def _framing(version: str, headers: List[Tuple[str, str]], fields: Dict[str, str]) -> Any:
+    """The request body's length (RFC 9112, 6.3), or the (status, reason)
+    that refuses the request.  A refused request closes the connection (6.3
+    asks it of every case below), so no byte of a body that a proxy in front
+    framed otherwise is ever read as a next request: request smuggling.
+    ``fields`` holds the headers by lower-case name."""
+    # The common case first, read from ``fields`` (1 us a request less than the
+    # rule below, which reaches the same answer for it): no name twice, no
+    # Transfer-Encoding, one Host (HTTP/1.1), a Content-Length of digits or none.
+    length = fields.get("content-length", "0")
+    if len(fields) == len(headers) and "transfer-encoding" not in fields and len(length) < 19 \
+            and length.isdigit() and length.isascii() and ("host" in fields or version != "HTTP/1.1"):
+        return int(length)
+    codings: List[str] = []
+    lengths: List[str] = []
+    hosts = 0
+    for name, value in headers:
+        name = name.lower()
+        if name == "transfer-encoding":
+            codings += [coding.strip(" \t").lower() for coding in value.split(",")]
+        elif name == "content-length":
+            lengths += [length.strip(" \t") for length in value.split(",")]
+        elif name == "host":
+            hosts += 1
+    if codings:
+        # 6.1: with Content-Length, or in HTTP/1.0, Transfer-Encoding is faulty
+        # framing; 6.3 (4): a last coding other than chunked leaves the length unknown.
+        if lengths or version != "HTTP/1.1" or codings[-1] != "chunked":
+            return 400, "Bad Request"
+        return 411, "Length Required"  # chunked is valid HTTP; we read only bodies of a known length
+    if version == "HTTP/1.1" and hosts != 1:
+        return 400, "Bad Request"  # 3.2: exactly one Host
+    if not lengths:
+        return 0
+    # 6.3 (5), RFC 9110 8.6: digits only; a list of one value repeated is that value.
+    if len(set(lengths)) > 1 or not (lengths[0].isascii() and lengths[0].isdigit()):
+        return 400, "Bad Content-Length"
+    return int(lengths[0]) if len(lengths[0]) < 19 else 10 ** 18
+
+
+def _read_head(rfile: Any) -> Any:
+    """(method, target, version, headers) of the next request; None at the end
+    of the connection; (status, reason) for a request that cannot be read."""
+    line = rfile.readline(_MAX_LINE + 1)
+    while line in (b"\r\n", b"\n"):  # empty lines before a request are ignored (RFC 9112, 2.2)
+        line = rfile.readline(_MAX_LINE + 1)
+    if not line:
+        return None
+    if len(line) > _MAX_LINE:
+        return 414, "URI Too Long"
+    parts = line.decode("latin-1").split()
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
+        return 400, "Bad Request"
+    headers = _buffered_fields(rfile)
+    if headers is None:
+        headers = _read_fields(rfile)
+    if isinstance(headers, tuple):
+        return headers
+    return parts[0], parts[1], parts[2], headers
+
+
+def _buffered_fields(rfile: Any) -> Any:
+    """The header fields of a head already whole in ``rfile``'s buffer (a
+    client writes its head at once), split in one step rather than read a
+    line at a time (1-2 us a request less), or (status, reason); None when
+    the head is not all there, or has a line that ends in a bare LF, no
+    field, or lines too long or too many: _read_fields then reads it, line
+    by line, and applies the rule to each line as it comes.  Under those
+    conditions both reach the same answer for the same bytes."""
+    buffered = rfile.peek()  # what is buffered (a read of the socket only if nothing is)
+    end = buffered.find(b"\r\n\r\n")
+    if end <= 0 or end + 2 > _MAX_LINE or buffered.count(b"\n", 0, end) != buffered.count(b"\r\n", 0, end):
+        return None
+    lines = buffered[:end].decode("latin-1").split("\r\n")
+    if len(lines) >= _MAX_HEADERS or not lines[0]:  # (an empty first line: a head of no fields)
+        return None
+    headers: List[Tuple[str, str]] = []
+    for line in lines:
+        if not _add_field(headers, line):
+            return 400, "Bad Request"
+    rfile.read(end + 4)
+    return headers
+
+
+def _read_fields(rfile: Any) -> Any:
+    """The header fields, a line at a time, or (status, reason)."""
+    headers: List[Tuple[str, str]] = []
+    while True:
+        line = rfile.readline(_MAX_LINE + 1)
+        if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
+            return 431, "Request Header Fields Too Large"
+        if line in (b"\r\n", b"\n", b""):
+            return headers
+        if not _add_field(headers, line.decode("latin-1")):
+            return 400, "Bad Request"
+
+
+def _add_field(headers: List[Tuple[str, str]], line: str) -> bool:
+    """One header line (with or without its line end) added to ``headers``;
+    False if it is refused (400)."""
+    name, sep, value = line.partition(":")
+    value = value.strip(" \t\r\n")
+    # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
+    # 5.2) and a space before the colon (5.1) are refused; so are CR and
+    # NUL inside a value (RFC 9110, 5.5).
+    if not sep or "\r" in value or "\0" in value or name not in _TOKENS and not _is_token(name):
+        return False
+    headers.append((name, value))
+    return True
+
+
+def _is_token(name: str) -> bool:
+    """Whether a field name is a token (RFC 9110, 5.6.2).  One found so is
+    remembered (_TOKENS), with its key in a WSGI environ: a client sends the
+    same few names request after request, and a lookup costs a tenth of the
+    test (0.9 us a request) and of making the key (1 us)."""
+    if not name or name.strip(_TOKEN):
+        return False
+    if len(_TOKENS) < 1024 and len(name) <= 64:  # bounded, whatever names clients make up
+        _TOKENS[name] = _environ_key(name)
+    return True
+
+
+def _environ_key(name: str) -> str:
+    """A header field's key in a WSGI environ (PEP 3333: CGI's names)."""
+    key = name.upper().replace("-", "_")
+    return key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
+
+
+def _no_write(data: bytes) -> None:
+    raise NotImplementedError("mcp_ref's HTTP server supports no write() callable")
+
+
+def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
+             body: Any) -> Dict[str, Any]:
+    path, _, query = target.partition("?")
+    if "%" in path:  # (else unquote gives it back as it is; its import is 0.2 us a request)
+        from urllib.parse import unquote
+
+        path = unquote(path, "latin-1")
+    host, port = conn.server.server_address[:2]
+    environ: Dict[str, Any] = {
+        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": path,
+        "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
+        "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
+        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
+        "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
+    }
+    for name, value in headers:
+        key = _TOKENS.get(name) or _environ_key(name)
+        environ[key] = environ[key] + "," + value if environ.get(key) else value
+    return environ
+
+
+class _Input:
+    """The request body, never read past its Content-Length."""
+
+    def __init__(self, stream: Any, length: int) -> None:
+        self.stream, self.left = stream, max(0, length)
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        data = self.stream.read(size) if size else b""
+        self.left -= len(data)
+        return data
+
+
+def _peer_gone(sock: Any) -> bool:
+    """Whether the client has closed its end (readable, and nothing to read)."""
+    import select
+    import socket
+
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+def _write_response(send: Callable[[bytes], None], version: str, method: str, status: str,
+                    headers: List[Tuple[str, str]], result: Iterable[bytes], keep: bool) -> bool:
+    """The answer on the wire (``send``: _HttpConnection.send); whether the
+    connection may stay open.  A body known whole goes with its
+    Content-Length, in one write with the headers; a stream goes chunked
+    (HTTP/1.1) or until the connection closes (1.0)."""
+    names = {name.lower() for name, _ in headers}
+    lines = [f"HTTP/1.1 {status}", _date(), f"Server: mcp_ref/{__version__}"] + \
+        [f"{name}: {value}" for name, value in headers]
+    whole = isinstance(result, list) or "content-length" in names
+    chunked = not whole and version == "HTTP/1.1"
+    keep = keep and (whole or chunked)
+    data = b"".join(result) if whole else b""
+    if whole and "content-length" not in names:
+        lines.append(f"Content-Length: {len(data)}")
+    if chunked:
+        lines.append("Transfer-Encoding: chunked")
+    if not keep:
+        lines.append("Connection: close")
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    send(head + (data if method != "HEAD" else b""))
+    if whole:
+        return keep
+    for data in result:  # each event on the wire as soon as it is made
+        if data:
+            send(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+    if chunked:
+        send(b"0\r\n\r\n")
+    return keep
+
+
+_DATE_LINE = [(0, "")]  # the last second's Date header: one formatting a second, not a request (0.7 us)
+
+
+def _date() -> str:
+    """The Date header (RFC 9110, 6.6.1) of this second."""
+    now = int(time.time())
+    second, line = _DATE_LINE[0]  # (one tuple, replaced whole: threads read it at once)
+    if second != now:
+        line = f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime(now))}"
+        _DATE_LINE[0] = now, line
+    return line
 
 
 # -- Seams: where a layer refines a rule of the core -------------------------
@@ -15532,7 +16184,6 @@ _refine(_compile_pattern=_rx_compile_pattern)
 #   Client                users (public), _cli (section 32)   a server over stdio or HTTP, every revision
 #   _StdioClient          Client                              a server over stdio, started as a child
 #   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
-#   _finite               _param_header_problem (section 19)  a number's text read as a finite float
 #
 # A client over stdio (a child process it starts) or Streamable HTTP: it
 # speaks to a server as a real client would (initialize, or 2026-07-28's
@@ -15586,13 +16237,6 @@ class _TimedOut(_NoAnswer):
 
 def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if abs(value) == float("inf"):
-        raise OverflowError(text)  # not a ValueError: key=value must not take it for text
-    return value
 
 
 # NaN and Infinity are Python's, not JSON (RFC 8259).  1e400 is JSON's syntax,
@@ -18840,8 +19484,6 @@ class _LoopbackCallback:
 #   _answer_elicitation   Client (section 29), for _cli       the server's questions, as the user answers them
 #   _progress_line        _show_progress (section 32)         progress: one line that updates, on a terminal
 #   _stderr_line          _show_log (section 32)              a log message, after any progress line
-#   _IMPORTING            MCPServer (section 14)              run() refuses while serve imports the file
-#   _one_line             _HttpApp._guard (section 19)        a client's header, a server's text: one line
 #
 # The commands and their words are _COMMANDS below, and its usage text.
 # SERVER is a Python file that defines an mcp_ref MCPServer, any other
@@ -19203,9 +19845,6 @@ def _oauth(url: str) -> Any:
     """--auth: OAuth 2.1 (section 31), the browser sent to the authorization
     server and its redirect received on 127.0.0.1; the tokens kept in memory."""
     return OAuthClientProvider(url)
-
-
-_IMPORTING: List[str] = []  # the file serve is importing, while it does
 
 
 def _import_server(path: str) -> MCPServer:
@@ -19754,644 +20393,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    """Text from a server (or a user's file) made fit for a one-line message."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", limit * 3 // 4, limit + 1)  # at a word's end where there is one near
-    return text[:cut if cut > 0 else limit] + " ..."
 
 
 # ---------------------------------------------------------------------------
-# 33. Command line: the HTTP server
+# 33. Command line: a WSGI server's entry
 # ---------------------------------------------------------------------------
 #
-# Fenced: not MCP.  Streamable HTTP is the WSGI app of section 19; any WSGI
-# server can serve it (gunicorn, waitress).  This one is for a machine that
-# may install nothing.
+# Fenced: not MCP.  The embedded HTTP server of run("streamable-http") and
+# serve --http is the core's (section 21); what stays here is a server file's
+# app for another WSGI server (gunicorn, waitress).
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _run_http             MCPServer.run (section 14)          run("streamable-http") and serve --http
-#   _serve_http           _run_http (section 33)              the WSGI app served until SIGINT or SIGTERM
-#   _restore_standard_streams  _StdioServer._drain (section 18)  after run(): fds 0 and 1 the process's own
-#   _HttpServer           _serve_http (section 33)            connections, each request's framing and bounds
 #   wsgi_app              a WSGI server's command line        gunicorn 'mcp_ref:wsgi_app("server.py")'
-#
-# The standard library's own server for the WSGI app: threads, keep-alive,
-# streamed responses and a clean stop on SIGINT or SIGTERM.  It frames
-# requests as RFC 9112 says (anything framed two ways is refused), and bounds
-# what one client can hold: connections per address, and the time a request's
-# head and body may take to arrive.
-
-
-def _run_http(server: MCPServer, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
-              read_timeout: float = 30.0, exit_process: bool = True, **options: Any) -> int:
-    """run("streamable-http") and serve --http: ``server``'s app on this server."""
-    return _serve_http(server.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
-                       max_client_connections, read_timeout, exit_process)
-
-
-def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
-                read_timeout: float = 30.0, exit_process: bool = True) -> int:
-    """Serve ``app`` on host:port with the standard library until SIGINT or
-    SIGTERM (then _stop_http), and exit 0.  An address it cannot serve on (in
-    use, not this machine's, no such name) is one line on stderr, and 2."""
-    import signal
-    import threading
-
-    # The handler only notes the signal: one that took a lock (Event.set does)
-    # could interrupt the main thread while it holds that very lock, and wait
-    # for it forever.  It is in place before the socket listens: a client may
-    # connect, and a signal come, as soon as it does.
-    signals: List[int] = []
-    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name)]
-    before = {name: signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
-              for name in names}
-    try:
-        httpd = _HttpServer(app, host, port, max_client_connections, read_timeout)
-    except OSError as exc:
-        for name, handler in before.items():
-            signal.signal(getattr(signal, name), handler)
-        shown = f"[{host}]" if ":" in host else host
-        print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    _standard_fds()  # (fd 0 or 1 may be closed)
-    standard = None if exit_process else (os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))  # for run()
-    stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
-                              daemon=True)
-    thread.start()
-    bound = httpd.server_address
-    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
-    print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
-    while not signals:  # the main thread stays free for signals
-        time.sleep(0.1)
-    app.end_listens()  # first: a listen stream never ends by itself, and no drain waits for it
-    if exit_process:  # section 16: the tasks it runs failed at once, not left working (os._exit skips atexit)
-        app.server._tasks.stop()
-    _stop_http(httpd, app)
-    stderr.close(timeout=0.5)
-    if exit_process:
-        os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
-    _restore_standard_streams(*standard)  # type: ignore[misc]
-    for name, handler in before.items():  # run() returns: the program's own handlers again
-        signal.signal(getattr(signal, name), handler)
-    return 0
-
-
-def _restore_standard_streams(stdin: Any, stdout: Any) -> None:
-    """After run(): fds 0 and 1, and sys's streams, the process's own again."""
-    os.dup2(stdin.fileno(), 0)
-    os.dup2(stdout.fileno(), 1)
-    stdin.close()
-    stdout.close()
-    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
-
-
-def _stop_http(httpd: Any, app: _HttpApp) -> None:
-    """SIGTERM or SIGINT (README, "Serving over HTTP"): the listening socket
-    closes (a new connection is refused) and a new request on an open one
-    gets 503; requests in flight, a call streaming its answer too, get up to
-    ``min(drain_timeout, 5)`` seconds to finish; then the open streams end."""
-    import threading
-
-    httpd.stopping = True
-    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
-    stopping.start()
-    stopping.join(2.0)
-    httpd.server_close()
-    deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
-    while httpd.active > httpd.streams and time.monotonic() < deadline:  # (a GET stream never ends by itself)
-        time.sleep(0.02)
-    app.close()
-    deadline = time.monotonic() + 1.0
-    while httpd.active and time.monotonic() < deadline:
-        time.sleep(0.02)
-
-
-def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,  # noqa: N802 - a class
-                read_timeout: float = 30.0) -> Any:
-    """socketserver's ThreadingTCPServer (a thread per connection) speaking
-    HTTP/1.1 to the WSGI app (_HttpConnection), built when first needed so
-    that ``import mcp_ref`` loads no socket module.  http.server is not used:
-    it brings email, mimetypes and ssl along, a third of an idle server's memory.
-    One address holds at most ``max_client_connections`` connections (a
-    thread each), and all at most ``max_connections``: past them, 503 with
-    Retry-After and no thread."""
-    import socket
-    import socketserver
-    import threading
-
-    class Server(socketserver.ThreadingTCPServer):
-        daemon_threads = True  # a stream still open at exit does not hold the process
-        allow_reuse_address = True
-        request_queue_size = 128
-        max_connections = 1024  # threads in all, whatever the addresses (a local client has 2**24)
-
-        def __init__(self) -> None:
-            self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            self.app, self.active, self.streams, self.counting = app, 0, 0, threading.Lock()
-            self.stopping, self.read_timeout, self.per_client = False, read_timeout, max_client_connections
-            self.clients: Dict[str, int] = {}  # open connections per address
-            self.open = 0
-            self.reader = _deadline_reader()
-            super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
-
-        def get_request(self) -> Any:
-            sock, address = super().get_request()
-            if sock.fileno() <= 2:  # a tool closed fd 0, 1 or 2: a client's socket must not be its stdout
-                sock = _above_standard_fds(sock)
-            return sock, address
-
-        def process_request(self, request: Any, client_address: Any) -> None:
-            if not _admit(self, client_address[0], 1):
-                _refuse_connection(request)
-                self.shutdown_request(request)
-                return
-            super().process_request(request, client_address)
-
-        def process_request_thread(self, request: Any, client_address: Any) -> None:
-            try:
-                super().process_request_thread(request, client_address)
-            finally:
-                _admit(self, client_address[0], -1)
-
-        def handle_error(self, request: Any, client_address: Any) -> None:
-            error = sys.exc_info()[1]
-            if isinstance(error, OSError):  # a client that reset or timed out: nothing to tell
-                return
-            _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
-
-    return Server()
-
-
-def _admit(server: Any, peer: str, step: int) -> bool:
-    """Count a connection from ``peer`` in (1), if the caps allow it, or out (-1)."""
-    with server.counting:
-        held = server.clients.get(peer, 0)
-        if step > 0 and (held >= server.per_client or server.open >= server.max_connections):
-            return False
-        server.open += step
-        if held + step:
-            server.clients[peer] = held + step
-        else:
-            server.clients.pop(peer, None)
-        return True
-
-
-def _above_standard_fds(sock: Any) -> Any:
-    """``sock`` moved to a descriptor above 2, and fds 0-2 taken back
-    (_standard_fds): a tool's child process, or os.write(1, ...), then writes
-    to stderr, not into a client's connection."""
-    import socket
-
-    try:
-        import fcntl
-    except ImportError:  # (Windows: sockets are no file descriptors)
-        return sock
-    fd = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 3)
-    os.set_inheritable(fd, False)
-    moved = socket.socket(sock.family, sock.type, sock.proto, fileno=fd)
-    sock.close()
-    _standard_fds()
-    return moved
-
-
-def _refuse_connection(sock: Any) -> None:
-    """503 on the accepting thread, which must not wait: the answer fits an
-    empty send buffer, and what the client has sent already is read, so
-    that closing does not reset the connection before the client reads it."""
-    text = b"503 Service Unavailable: too many connections from this address\n"
-    try:
-        sock.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; "
-                     b"charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(text), text))
-        sock.setblocking(False)
-        sock.recv(65536)
-    except OSError:
-        pass
-
-
-class _ReadTimeout(OSError):
-    """A request's head, or its body, not read within ``read_timeout``."""
-
-
-def _deadline_reader() -> Any:
-    """The raw reader under a connection's rfile: a socket's bytes, with one
-    deadline for the whole of a request's head (or body) rather than for each
-    read, so that a client trickling a byte at a time (slowloris) cannot hold a
-    thread for longer than ``read_timeout``."""
-    import io
-    import socket
-
-    class DeadlineReader(io.RawIOBase):
-        def __init__(self, sock: Any) -> None:
-            self.sock, self.timeout = sock, sock.gettimeout()  # the socket's, as last set
-            self.window: Optional[float] = None  # read_timeout, while a head or a body is read
-            self.deadline: Optional[float] = None  # the window's end, from its first read on
-
-        def start(self, seconds: float) -> None:
-            """A head, or a body, to read within ``seconds`` of its first read."""
-            self.window, self.deadline = seconds, None
-
-        def stop(self) -> None:
-            """Reading done: the socket's own timeout back, for the answer."""
-            self.window = None
-            self._timeout(_HttpConnection._TIMEOUT)
-
-        def readable(self) -> bool:
-            return True
-
-        def readinto(self, buffer: Any) -> int:
-            if self.window is None:
-                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
-            if self.deadline is None:  # the window opens with its first read
-                left = self.window
-                self.deadline = time.monotonic() + left
-            else:
-                left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise _ReadTimeout("read_timeout")
-            self._timeout(min(left, _HttpConnection._TIMEOUT))
-            try:
-                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
-            except socket.timeout:
-                raise _ReadTimeout("read_timeout") from None
-
-        def _timeout(self, seconds: float) -> None:
-            # settimeout is a system call, made without the GIL: two a request
-            # were a GIL hand-off each between busy connections.  By default
-            # (read_timeout as _TIMEOUT) a request read at once makes none.
-            if seconds != self.timeout:
-                self.sock.settimeout(seconds)
-                self.timeout = seconds
-
-    return DeadlineReader
-
-
-_MAX_LINE = 65536  # bytes of a request line or of one header line
-_MAX_HEADERS = 100
-_TOKEN = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # RFC 9110, 5.6.2
-_TOKENS: Dict[str, str] = {}  # field names found to be tokens (_is_token), each with its environ key
-
-
-class _HttpConnection:
-    """One client connection: requests read one after another (keep-alive),
-    each run through the WSGI app; a body of unknown length (a stream) goes
-    chunked, flushed per event.  A request's head, and then its body, must
-    arrive within the server's ``read_timeout`` (the wait for the next
-    request on a kept connection included); a client that reads nothing for
-    ``_TIMEOUT`` seconds is dropped."""
-
-    _TIMEOUT = 30.0
-
-    def __init__(self, sock: Any, client_address: Any, server: Any) -> None:
-        import io
-        import socket
-
-        self.sock, self.server, self.app = sock, server, server.app
-        self.client = client_address
-        sock.settimeout(self._TIMEOUT)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small answers leave at once
-        self.reader = server.reader(sock)
-        self.rfile = io.BufferedReader(self.reader)
-        self.wfile = sock.makefile("wb")
-        try:
-            while self.serve_one():
-                pass
-        finally:
-            for stream in (self.wfile, self.rfile):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-
-    def serve_one(self) -> bool:
-        """One request and its answer; whether the connection stays open."""
-        self.reader.start(self.server.read_timeout)
-        try:
-            head = _read_head(self.rfile)
-        except OSError:  # read_timeout (a stalled head: closed, unanswered), or a reset
-            return False
-        if head is None:
-            return False
-        if len(head) == 2:  # (status, reason)
-            self.refuse(*head)
-            return False
-        method, target, version, headers = head
-        if self.server.stopping:  # SIGTERM: requests in flight finish, no new one starts
-            return self.refuse(503, "Service Unavailable")
-        stream = method == "GET"
-        with self.server.counting:
-            self.server.active += 1
-            self.server.streams += stream
-        try:
-            return self.run(method, target, version, headers)
-        except OSError:  # the client went away meanwhile
-            return False
-        finally:
-            with self.server.counting:
-                self.server.active -= 1
-                self.server.streams -= stream
-
-    def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
-        fields = {name.lower(): value for name, value in headers}
-        length = _framing(version, headers, fields)
-        if isinstance(length, tuple):
-            return self.refuse(*length)
-        if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
-            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            self.wfile.flush()
-        body = _Input(self.rfile, length)
-        environ = _environ(self, method, target, version, headers, body)
-        if environ["CONTENT_LENGTH"]:
-            environ["CONTENT_LENGTH"] = str(length)  # ("40, 40": RFC 9110, 8.6)
-        keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
-            version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
-        started: List[Any] = []
-
-        def start_response(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
-            started[:] = [status, response_headers]
-            return _no_write
-
-        self.reader.start(self.server.read_timeout)  # the body's own
-        try:
-            result = self.app(environ, start_response)
-        except _ReadTimeout:  # a stalled body (RFC 9110, 15.5.9)
-            return self.refuse(408, "Request Timeout")
-        self.reader.stop()
-        if body.left:  # unread (a 404): what stays of it would be taken for the next request
-            keep = keep and self._drained(body, result)  # else the response says Connection: close
-        try:
-            keep = _write_response(self.send, version, method, started[0], started[1], result, keep)
-        finally:
-            close = getattr(result, "close", None)
-            if close is not None:
-                close()
-        return keep and not body.left  # an unread body would be taken for the next request
-
-    def _drained(self, body: _Input, result: Any) -> bool:
-        """A body the app left unread, read and dropped when short (64 KiB, within
-        the read timeout), so that the connection stays open; False: it closes,
-        and the response says so ("Connection: close", RFC 9112, 9.6), rather
-        than a client's next request on it meeting a closed socket.  Not under a
-        streamed answer, which may still read it."""
-        if not isinstance(result, list) or body.left > 65536:
-            return False
-        self.reader.start(self.server.read_timeout)
-        try:
-            while body.left and body.read(body.left):
-                pass
-        except (_ReadTimeout, OSError, ValueError):
-            return False
-        finally:
-            self.reader.stop()
-        return not body.left
-
-    def send(self, data: bytes) -> None:
-        """``data`` on the wire now: when short, in the socket's one sendall
-        (1.6 us a request less than the buffered file and its flush); else
-        through the file, whose writes each wait up to ``_TIMEOUT``, so that a
-        client that reads a long answer slowly but steadily is not cut."""
-        if len(data) <= 65536:
-            self.sock.sendall(data)
-        else:
-            self.wfile.write(data)
-            self.wfile.flush()
-
-    def refuse(self, status: int, reason: str) -> bool:
-        text = f"{status} {reason}\n".encode()
-        retry = "Retry-After: 1\r\n" if status == 503 else ""
-        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n{retry}"
-                         f"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {len(text)}\r\n"
-                         f"Connection: close\r\n\r\n".encode() + text)
-        self.wfile.flush()
-        return False
-
-
-def _framing(version: str, headers: List[Tuple[str, str]], fields: Dict[str, str]) -> Any:
-    """The request body's length (RFC 9112, 6.3), or the (status, reason)
-    that refuses the request.  A refused request closes the connection (6.3
-    asks it of every case below), so no byte of a body that a proxy in front
-    framed otherwise is ever read as a next request: request smuggling.
-    ``fields`` holds the headers by lower-case name."""
-    # The common case first, read from ``fields`` (1 us a request less than the
-    # rule below, which reaches the same answer for it): no name twice, no
-    # Transfer-Encoding, one Host (HTTP/1.1), a Content-Length of digits or none.
-    length = fields.get("content-length", "0")
-    if len(fields) == len(headers) and "transfer-encoding" not in fields and len(length) < 19 \
-            and length.isdigit() and length.isascii() and ("host" in fields or version != "HTTP/1.1"):
-        return int(length)
-    codings: List[str] = []
-    lengths: List[str] = []
-    hosts = 0
-    for name, value in headers:
-        name = name.lower()
-        if name == "transfer-encoding":
-            codings += [coding.strip(" \t").lower() for coding in value.split(",")]
-        elif name == "content-length":
-            lengths += [length.strip(" \t") for length in value.split(",")]
-        elif name == "host":
-            hosts += 1
-    if codings:
-        # 6.1: with Content-Length, or in HTTP/1.0, Transfer-Encoding is faulty
-        # framing; 6.3 (4): a last coding other than chunked leaves the length unknown.
-        if lengths or version != "HTTP/1.1" or codings[-1] != "chunked":
-            return 400, "Bad Request"
-        return 411, "Length Required"  # chunked is valid HTTP; we read only bodies of a known length
-    if version == "HTTP/1.1" and hosts != 1:
-        return 400, "Bad Request"  # 3.2: exactly one Host
-    if not lengths:
-        return 0
-    # 6.3 (5), RFC 9110 8.6: digits only; a list of one value repeated is that value.
-    if len(set(lengths)) > 1 or not (lengths[0].isascii() and lengths[0].isdigit()):
-        return 400, "Bad Content-Length"
-    return int(lengths[0]) if len(lengths[0]) < 19 else 10 ** 18
-
-
-def _read_head(rfile: Any) -> Any:
-    """(method, target, version, headers) of the next request; None at the end
-    of the connection; (status, reason) for a request that cannot be read."""
-    line = rfile.readline(_MAX_LINE + 1)
-    while line in (b"\r\n", b"\n"):  # empty lines before a request are ignored (RFC 9112, 2.2)
-        line = rfile.readline(_MAX_LINE + 1)
-    if not line:
-        return None
-    if len(line) > _MAX_LINE:
-        return 414, "URI Too Long"
-    parts = line.decode("latin-1").split()
-    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
-        return 400, "Bad Request"
-    headers = _buffered_fields(rfile)
-    if headers is None:
-        headers = _read_fields(rfile)
-    if isinstance(headers, tuple):
-        return headers
-    return parts[0], parts[1], parts[2], headers
-
-
-def _buffered_fields(rfile: Any) -> Any:
-    """The header fields of a head already whole in ``rfile``'s buffer (a
-    client writes its head at once), split in one step rather than read a
-    line at a time (1-2 us a request less), or (status, reason); None when
-    the head is not all there, or has a line that ends in a bare LF, no
-    field, or lines too long or too many: _read_fields then reads it, line
-    by line, and applies the rule to each line as it comes.  Under those
-    conditions both reach the same answer for the same bytes."""
-    buffered = rfile.peek()  # what is buffered (a read of the socket only if nothing is)
-    end = buffered.find(b"\r\n\r\n")
-    if end <= 0 or end + 2 > _MAX_LINE or buffered.count(b"\n", 0, end) != buffered.count(b"\r\n", 0, end):
-        return None
-    lines = buffered[:end].decode("latin-1").split("\r\n")
-    if len(lines) >= _MAX_HEADERS or not lines[0]:  # (an empty first line: a head of no fields)
-        return None
-    headers: List[Tuple[str, str]] = []
-    for line in lines:
-        if not _add_field(headers, line):
-            return 400, "Bad Request"
-    rfile.read(end + 4)
-    return headers
-
-
-def _read_fields(rfile: Any) -> Any:
-    """The header fields, a line at a time, or (status, reason)."""
-    headers: List[Tuple[str, str]] = []
-    while True:
-        line = rfile.readline(_MAX_LINE + 1)
-        if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
-            return 431, "Request Header Fields Too Large"
-        if line in (b"\r\n", b"\n", b""):
-            return headers
-        if not _add_field(headers, line.decode("latin-1")):
-            return 400, "Bad Request"
-
-
-def _add_field(headers: List[Tuple[str, str]], line: str) -> bool:
-    """One header line (with or without its line end) added to ``headers``;
-    False if it is refused (400)."""
-    name, sep, value = line.partition(":")
-    value = value.strip(" \t\r\n")
-    # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
-    # 5.2) and a space before the colon (5.1) are refused; so are CR and
-    # NUL inside a value (RFC 9110, 5.5).
-    if not sep or "\r" in value or "\0" in value or name not in _TOKENS and not _is_token(name):
-        return False
-    headers.append((name, value))
-    return True
-
-
-def _is_token(name: str) -> bool:
-    """Whether a field name is a token (RFC 9110, 5.6.2).  One found so is
-    remembered (_TOKENS), with its key in a WSGI environ: a client sends the
-    same few names request after request, and a lookup costs a tenth of the
-    test (0.9 us a request) and of making the key (1 us)."""
-    if not name or name.strip(_TOKEN):
-        return False
-    if len(_TOKENS) < 1024 and len(name) <= 64:  # bounded, whatever names clients make up
-        _TOKENS[name] = _environ_key(name)
-    return True
-
-
-def _environ_key(name: str) -> str:
-    """A header field's key in a WSGI environ (PEP 3333: CGI's names)."""
-    key = name.upper().replace("-", "_")
-    return key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
-
-
-def _no_write(data: bytes) -> None:
-    raise NotImplementedError("mcp_ref's HTTP server supports no write() callable")
-
-
-def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
-             body: Any) -> Dict[str, Any]:
-    path, _, query = target.partition("?")
-    if "%" in path:  # (else unquote gives it back as it is; its import is 0.2 us a request)
-        from urllib.parse import unquote
-
-        path = unquote(path, "latin-1")
-    host, port = conn.server.server_address[:2]
-    environ: Dict[str, Any] = {
-        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": path,
-        "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
-        "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
-        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
-        "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
-        "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
-    }
-    for name, value in headers:
-        key = _TOKENS.get(name) or _environ_key(name)
-        environ[key] = environ[key] + "," + value if environ.get(key) else value
-    return environ
-
-
-class _Input:
-    """The request body, never read past its Content-Length."""
-
-    def __init__(self, stream: Any, length: int) -> None:
-        self.stream, self.left = stream, max(0, length)
-
-    def read(self, size: int = -1) -> bytes:
-        size = self.left if size < 0 else min(size, self.left)
-        data = self.stream.read(size) if size else b""
-        self.left -= len(data)
-        return data
-
-
-def _peer_gone(sock: Any) -> bool:
-    """Whether the client has closed its end (readable, and nothing to read)."""
-    import select
-    import socket
-
-    try:
-        readable, _, _ = select.select([sock], [], [], 0)
-        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):
-        return True
-
-
-def _write_response(send: Callable[[bytes], None], version: str, method: str, status: str,
-                    headers: List[Tuple[str, str]], result: Iterable[bytes], keep: bool) -> bool:
-    """The answer on the wire (``send``: _HttpConnection.send); whether the
-    connection may stay open.  A body known whole goes with its
-    Content-Length, in one write with the headers; a stream goes chunked
-    (HTTP/1.1) or until the connection closes (1.0)."""
-    names = {name.lower() for name, _ in headers}
-    lines = [f"HTTP/1.1 {status}", _date(), f"Server: mcp_ref/{__version__}"] + \
-        [f"{name}: {value}" for name, value in headers]
-    whole = isinstance(result, list) or "content-length" in names
-    chunked = not whole and version == "HTTP/1.1"
-    keep = keep and (whole or chunked)
-    data = b"".join(result) if whole else b""
-    if whole and "content-length" not in names:
-        lines.append(f"Content-Length: {len(data)}")
-    if chunked:
-        lines.append("Transfer-Encoding: chunked")
-    if not keep:
-        lines.append("Connection: close")
-    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-    send(head + (data if method != "HEAD" else b""))
-    if whole:
-        return keep
-    for data in result:  # each event on the wire as soon as it is made
-        if data:
-            send(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-    if chunked:
-        send(b"0\r\n\r\n")
-    return keep
-
-
-_DATE_LINE = [(0, "")]  # the last second's Date header: one formatting a second, not a request (0.7 us)
-
-
-def _date() -> str:
-    """The Date header (RFC 9110, 6.6.1) of this second."""
-    now = int(time.time())
-    second, line = _DATE_LINE[0]  # (one tuple, replaced whole: threads read it at once)
-    if second != now:
-        line = f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime(now))}"
-        _DATE_LINE[0] = now, line
-    return line
 
 
 def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
