@@ -2706,7 +2706,10 @@ class _PlainSearch:
 # what the annotation asks for (a dataclass, an Enum member, a datetime, a
 # tuple...), as the SDK's tools receive it.  A parameter whose annotation
 # another library validates (_involves_pydantic, section 9; none in the core)
-# is not read here: the tool's arguments model takes it whole (section 9).
+# is not read here: the tool's arguments model takes it whole (section 9).  A
+# date, a UUID, a Decimal... is read from the form its schema publishes
+# (_lax_parse), a union's argument as the first arm it passes (_build_union);
+# the SDK layer refines both to pydantic's lax forms and smart union.
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], sent: Any = _MISSING) -> Any:
