@@ -63,7 +63,7 @@ import unittest
 import urllib.request
 from typing import Any, Dict, List, Tuple
 
-from _testing import BOTH, HERE, SOURCE, UNDER_TEST, accelerators, mcp_ref, python_command
+from _testing import BOTH, HERE, SOURCE, UNDER_TEST, accelerators, mcp_ref, needs_layers, python_command
 
 
 class DoctestTest(unittest.TestCase):
@@ -424,6 +424,16 @@ class CoreAloneTest(unittest.TestCase):
         # Planted at the end of the real core, a use of a layer's name is the one new forward name.
         planted = self.core + "\n\ndef _planted(items):\n    return [c for c in items if _only_a_layer(c)]\n"
         self.assertEqual(set(self.cut.forward_names(planted)) - set(self.forward), {"_only_a_layer"})
+
+    def test_a_test_that_needs_a_layer_skips_on_the_core(self) -> None:
+        """``_testing.needs_layers``: skipped under MCP_REF_UNDER_TEST with the
+        layers it names as the reason, run otherwise; a layer it does not know is an error."""
+        test = needs_layers("sdk", "cli")(lambda: None)
+        self.assertEqual(getattr(test, "__unittest_skip__", False), UNDER_TEST is not None)
+        if UNDER_TEST is not None:
+            self.assertIn("needs the sdk, cli layers", test.__unittest_skip_why__)  # type: ignore[attr-defined]
+        with self.assertRaises(ValueError):
+            needs_layers("pydantic")
 
     @unittest.skipIf(UNDER_TEST is None, "the core runs alone only with MCP_REF_UNDER_TEST (.ci/run: the core alone)")
     def test_the_module_under_test_is_the_cut_core(self) -> None:

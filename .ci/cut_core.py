@@ -1,13 +1,15 @@
 """The core of mcp_ref.py alone: the file cut at its marked line (issue 34).
 
-    python .ci/cut_core.py OUTDIR [--source PATH]
+    python .ci/cut_core.py OUTDIR [--source PATH] [--sections]
 
 writes the core, everything above the line that begins ``# ---- layers``, as
 OUTDIR/mcp_ref.py, and prints where it cut, the core's size and the names the
 core uses that only the layers define (its forward names).  While the file has
 no such line, the cut is at the first "# N. SDK fidelity" banner (with the
 rule line above it): the fence of issue 22, where the layers begin today.
-Exits 0 whether or not the core has forward names (the test
+With ``--sections``, also the same for the file cut above each numbered
+section after the core: whether each layer uses only what is above it (issue
+34's order).  Exits 0 whether or not the core has forward names (the test
 test_mcp_ref.CoreAloneTest judges them; .ci/run's step "the core alone" runs
 the cut file).
 
@@ -247,6 +249,14 @@ def main(argv: List[str]) -> int:
         names = sorted(name for name, (k, _) in forward.items() if k == kind)
         print(f"forward names ({kind}): {len(names)}" + (": " + " ".join(names) if names else ""))
     print(f"forward names: {len(forward)}")
+    if "--sections" in argv:
+        layers = source.splitlines(keepends=True)
+        for i in range(first, len(layers)):
+            banner = re.match(r"# (\d+\. .*)", layers[i])
+            if banner and i > first:
+                above = forward_names("".join(layers[:i - 1] if layers[i - 1].startswith("# ---") else layers[:i]))
+                names = sorted(name for name, (kind, _) in above.items() if kind != "__all__")
+                print(f"above {banner.group(1)[:50]}: {len(names)} forward" + (": " + " ".join(names) if names else ""))
     return 0
 
 
