@@ -8968,6 +8968,43 @@ class _Counted:
             self.release()
 
 
+# -- Seams: where a layer refines a rule of the core -------------------------
+#
+# Every name above this block is the core: MCP as the specification says it,
+# complete without anything below the line "# ---- layers" (the file cut there
+# imports and serves).  A layer refines the core only at a seam: a rule the
+# core defines plainly here or in its section, which a layer replaces in one
+# call to _refine at its end, as json's ``c_make_encoder or py_make_encoder``.
+#
+#   seam                  the core's rule                             refined by
+#   --------------------  ------------------------------------------  ----------------------------------------
+#
+# (the rows, by topic:)
+#   -- validation (section 6)
+#   -- schemas, arguments and tools (sections 2-9)
+#   -- patterns (section 6)
+#   -- resources, prompts, context, the server and its transports (sections 10-21)
+
+_SEAMS: FrozenSet[str] = frozenset((
+    # validation (section 6)
+    # schemas, arguments and tools (sections 2-9)
+    # patterns (section 6)
+    # resources, prompts, context, the server and its transports (sections 10-21)
+))
+
+
+def _refine(**rules: Any) -> None:
+    """A layer's refinements, set at once: each a seam the core declares (a
+    name it does not declare is a mistake in the layer, said at import)."""
+    unknown = sorted(set(rules) - _SEAMS)
+    if unknown:
+        raise RuntimeError(f"not a seam of the core: {', '.join(unknown)}")
+    globals().update(rules)
+
+
+# ---- layers: what follows refines the core at its seams; the file cut above this line is the core.
+
+
 # ---------------------------------------------------------------------------
 # 22. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------

@@ -86,9 +86,6 @@ MAX_FUNCTION_LINES = 60
 _FENCE = re.compile(r"fidelity|pattern|client|command line|accelerator", re.I)
 # What counts as citing a page: the spec's paths, an RFC, JSON-RPC, JSON Schema, the structured-output page.
 _CITE = re.compile(r"\b(basic/|server/|client/|RFC ?\d+|specification|JSON-RPC 2\.0|2020-12|structured-output)")
-# Lines of the spec path that name pydantic other than at a fidelity hook or a BaseModel row (S11).
-# Issue 22 asks for none.
-MAX_PYDANTIC_OFF_HOOK = 0
 # A row of a fence's head table: "#   name   rule (section N)   what ...".
 _TABLE_ROW = re.compile(r"^#   ([A-Za-z_][\w.]*) {2,}(\S.*)$")
 _RULE_AT = re.compile(r"^([A-Za-z_][\w.]*) \(section (\d+)\)")
@@ -203,18 +200,6 @@ class SectionsTest(unittest.TestCase):
                    if not any(_CITE.search(line) for line in self._section_lines(number))]
         self.assertEqual(uncited, [])
 
-    def test_pydantic_on_the_spec_path_only_at_hooks(self) -> None:
-        """A spec-path line that names pydantic names a fidelity hook too (a name
-        the SDK fidelity sections define), or is a BaseModel row (S11)."""
-        definitions = _definitions(self.source)
-        fidelity = {number for number, title, _ in self.sections if "fidelity" in title.lower()}
-        hooks = {name for name, (_, _, number) in definitions.items() if number in fidelity and "." not in name}
-        word = re.compile(r"[A-Za-z_]\w*")
-        off_hook = [line.strip() for number, _, _ in self._spec_path() for line in self._section_lines(number)
-                    if "pydantic" in line.lower() and "S11" not in line and "BaseModel" not in line
-                    and not hooks & set(word.findall(line))]
-        self.assertLessEqual(len(off_hook), MAX_PYDANTIC_OFF_HOOK, off_hook[:5])
-
     def test_fence_tables_name_real_functions_in_their_sections(self) -> None:
         """Each fence's table: its first column is defined in the fence, and a
         rule given as "name (section N)" is defined in section N."""
@@ -247,22 +232,6 @@ class SectionsTest(unittest.TestCase):
                 first, last, _ = definitions[rule.group(1)]
                 with self.subTest(rule=rule.group(1), names=name):
                     self.assertIn(name, "\n".join(lines[first - 1:last]))
-
-    def test_spec_path_reaches_the_fences_through_their_tables(self) -> None:
-        """A name a fenced section defines that the spec path uses is a hook or
-        an entry: a row of a fence's table (an SDK fidelity hook, the pattern
-        engine, a helper the client or the command line lends the transports)."""
-        definitions = _definitions(self.source)
-        fidelity = {number for number, title, _ in self.sections if _FENCE.search(title)}
-        defined = {name for name, (_, _, number) in definitions.items() if number in fidelity and "." not in name}
-        rows = {name for number in fidelity for name, _ in _table(self.source, number)}
-        spec = {number for number, _, _ in self._spec_path()}
-        banners = [(i + 1, int(m.group(1))) for i, line in enumerate(self.source.split("\n"))
-                   if (m := re.match(r"^# (\d+)\. ", line))]
-        used = {node.id for node in ast.walk(ast.parse(self.source))
-                if isinstance(node, ast.Name) and node.id in defined
-                and max((n for start, n in banners if start <= node.lineno), default=0) in spec}
-        self.assertEqual(sorted(used - rows), [])
 
     def test_section_references_point_at_sections(self) -> None:
         """Every "section N" in the file names a section that exists (not an RFC's)."""
