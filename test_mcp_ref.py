@@ -390,9 +390,6 @@ class CoreAloneTest(unittest.TestCase):
             "_Annotated": "annotation", "_Returned": "annotation", "_TypedOnly": "annotation",
             "Layered": "__all__"})
         self.assertEqual(found["_later"][1], 11)
-        # Planted at the end of the real core, a use of a layer's name is the one new forward name.
-        planted = self.core + "\n\ndef _planted(items):\n    return [c for c in items if _only_a_layer(c)]\n"
-        self.assertEqual(set(self.cut.forward_names(planted)) - set(self.forward), {"_only_a_layer"})
 
     def test_a_test_that_needs_a_layer_skips_on_the_core(self) -> None:
         """``_testing.needs_layers``: skipped under MCP_REF_UNDER_TEST with the

@@ -315,7 +315,7 @@ class Server:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:  # it ended (an import that failed): no use waiting
-                shown = " ".join("-c ..." if "\n" in part else part for part in self.command)
+                shown = " ".join("..." if "\n" in part else part for part in self.command)
                 raise SystemExit(f"conformance: {shown} exited with {self.process.returncode}")
             try:
                 urllib.request.urlopen(urllib.request.Request(url, method="GET"), timeout=2)
