@@ -3,7 +3,8 @@
     python .ci/cut_core.py OUTDIR [--source PATH] [--sections]
 
 writes the core, everything above the line that begins ``# ---- layers``, as
-OUTDIR/mcp_ref.py, and prints where it cut, the core's size and the names the
+OUTDIR/mcp_ref.py, and prints where it cut, the core's size (its lines, and
+its code lines: not blank, comment or docstring) and the names the
 core uses that only the layers define (its forward names).  While the file has
 no such line, the cut is at the first "# N. SDK fidelity" banner (with the
 rule line above it): the fence of issue 22, where the layers begin today.
@@ -210,7 +211,7 @@ def _first_lines(tree: ast.Module) -> Dict[str, int]:
     return lines
 
 
-def _code_lines(core: str) -> int:
+def code_lines(core: str) -> int:
     """Lines that are not blank, comment or docstring (issue 34's measure of the core)."""
     import io
     import tokenize
@@ -244,7 +245,7 @@ def main(argv: List[str]) -> int:
         f.write(core)
     forward = forward_names(core)
     print(f"cut at line {first}: {line[:70]}")
-    print(f"core: {first - 1} lines, {_code_lines(core)} code lines -> {os.path.join(argv[0], 'mcp_ref.py')}")
+    print(f"core: {first - 1} lines, {code_lines(core)} code lines -> {os.path.join(argv[0], 'mcp_ref.py')}")
     for kind in ("code", "annotation", "__all__"):
         names = sorted(name for name, (k, _) in forward.items() if k == kind)
         print(f"forward names ({kind}): {len(names)}" + (": " + " ".join(names) if names else ""))
