@@ -12,7 +12,7 @@ import unittest
 import uuid
 from typing import FrozenSet, Annotated, Any, Dict, List, Literal, Optional, Set, Tuple, TypedDict, Union
 
-from _testing import Field, load_corpus, server_with
+from _testing import Field, load_corpus, needs_layers, server_with
 
 
 class Color(enum.Enum):
@@ -273,9 +273,9 @@ def _core() -> Any:
     import sys
     import types
 
-    from _testing import mcp_ref
+    from _testing import SOURCE
 
-    with open(mcp_ref.__file__, encoding="utf-8") as f:
+    with open(SOURCE, encoding="utf-8") as f:
         source = f.read()
     cut = re.search(r"^# ---- layers", source, re.M)
     assert cut is not None
@@ -349,6 +349,7 @@ class CoreRulesTest(unittest.TestCase):
         self.assertEqual(core._json_text_params([], {"properties": {}}), {})
         self.assertEqual(core._json_text_arguments({"a": "[1]"}, {}), {"a": "[1]"})
 
+    @needs_layers("sdk")
     def test_the_sdk_layer_refines_each_seam(self) -> None:
         from _testing import mcp_ref
 
