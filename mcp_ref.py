@@ -4266,7 +4266,7 @@ class MCPServer:
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result is at least {least} "
                                              f"bytes of JSON, over this server's limit of {self.max_result_bytes}")))
         try:
-            data = _encode_reply(result, frame)
+            data = _encode(frame(result))
         except Exception as exc:  # TypeError, ValueError, RecursionError from json; anything from a value's code
             _log_exception(f"tool {tool.name!r} returned a result that is not JSON", exc)
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result cannot be converted to "
@@ -6912,12 +6912,6 @@ def _encode_safely(message: Any) -> bytes:
         _log_exception("a response could not be encoded", exc)
         id_ = message.get("id") if isinstance(message, dict) else None
         return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
-
-
-# Twin: _fast_encode_reply, section 34.
-def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-    """The wire bytes of ``frame(result)``: a result inside its response."""
-    return _encode(frame(result))
 
 
 def _reject_constant(name: str) -> Any:
@@ -20152,29 +20146,38 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
-# own.  Each accelerator here computes exactly what one rule computes, faster,
-# for the shapes that dominate real traffic, and hands anything else to that
-# rule.  _use_accelerators() is the one place that picks between them: on by
-# default, off with MCP_REF_PURE=1 in the environment.  The test suite runs
-# both ways and checks that each accelerator fires where it should.
+# own.  Each accelerator here replaces one leaf, a function that computes a
+# value (never a flow of steps), under one contract with that rule: the same
+# input, the same output, the same errors.  It acts on the shapes that
+# dominate real traffic and hands anything else to the rule.  So each one can
+# be switched on or off alone, and the wire carries the same bytes either way
+# (test_accelerators.AloneTest).  _use_accelerators() is the one place that
+# picks: on by default, off with MCP_REF_PURE=1 in the environment.
 #
-#   accelerator          the rule it replaces             what it speeds up
-#   -------------------  -------------------------------  ----------------------------------
-#   _fast_pretty         _pretty (section 4)              the content text of every result
-#   _FastCompiler        _Compiler (section 6)            objects of generated schemas, lists of them
-#   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
-#   _fast_encode_reply   _encode_reply (section 18)       puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (section 18)      every message: json's C encoder, made once;
-#                                                         a polled Task's JSON text kept (_ShownTask)
-#   _rx_accelerated      _compile_pattern (section 28)    patterns proven safe run on Python's re (_RX_ACCELERATE)
-#   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine;
-#                                                         a result type seen not to be the SDK's (_NOT_SDK)
+#   accelerator       rule it replaces (where)         it acts on (anything else: the rule)
+#   ----------------  -------------------------------  ------------------------------------------
+#   _fast_pretty      _pretty (section 4)              dicts with string keys, lists, and exact
+#                                                      str, int, float, bool, None: json's C
+#                                                      string encoder, the common leaves inline
+#   _FastCompiler     _Compiler (section 6)            object schemas of declared leaf properties:
+#                                                      a dict or dataclass whose values are
+#                                                      exactly their JSON types, lists of them
+#                                                      in a few passes (_fast_list)
+#   _fast_structured  _structured_result (section 8)   a list of two or more non-empty dicts of
+#                                                      leaves: their texts in one C pass
+#   _fast_dumps       _dumps_message (section 18)      every message: json's C encoder made once;
+#                                                      a polled Task's kept text (_ShownTask)
+#   _rx_accelerated   _compile_pattern (section 28)    patterns proven linear on Python's re
+#                                                      (_RX_ACCELERATE: the switch)
+#   _fast_call_sync   _call_sync (section 14)          a sync tool's call, without _call's coroutine;
+#                                                      a result type seen not to be the SDK's (_NOT_SDK)
 #
 # Each rule names its twin where it is written ("twin: _fast_x, section 34"),
 # and test_mcp_ref checks this table against the file.
 #
-# Each was measured alone with bench/bench.py; an accelerator that did not pay
-# there was removed.
+# Each is kept because it pays on the benchmark row it is for, measured alone
+# (bench/alternate.py against the same file with only it off; bench/README.md,
+# "The accelerators, each alone"); one that gains less than 5% is removed.
 
 _chain = itertools.chain.from_iterable
 _encode_str = json.encoder.encode_basestring  # C-accelerated where json has its C part; no \u escapes
@@ -20186,7 +20189,10 @@ def _fast_pretty(value: Any, newline: str = "\n") -> str:
 
     json falls back to its pure-Python encoder whenever ``indent`` is set; this
     recursion writes the same text with json's C string encoder for the leaves
-    and the common leaves inline.  Checked against json.dumps by the tests."""
+    and the common leaves inline.  What it does not write itself (a key that is
+    no string, a tuple, a subclass) it leaves to the rule, indented to its
+    place (a text json wrote holds no raw newline but its own): the same text,
+    or the same error, as json.dumps.  Checked against json.dumps by the tests."""
     tp = type(value)
     if tp is str:
         return _encode_str(value)
@@ -20196,6 +20202,8 @@ def _fast_pretty(value: Any, newline: str = "\n") -> str:
         inner = newline + "  "
         items = []
         for k, v in value.items():
+            if type(k) is not str:  # json's rule: 1 as "1", None as "null"; a tuple refused
+                return _RULES["_pretty"](value).replace("\n", newline)  # type: ignore[no-any-return]
             kind = type(v)  # the common leaves inline: one call less per value
             if kind is str:
                 text = _encode_str(v)
@@ -20220,7 +20228,9 @@ def _fast_pretty(value: Any, newline: str = "\n") -> str:
         if not _is_finite(value):
             raise _NotJSON("Input should be a finite number", "finite_number")
         return float.__repr__(value)
-    return int.__repr__(value)
+    if tp is int:
+        return int.__repr__(value)
+    return _RULES["_pretty"](value).replace("\n", newline)  # type: ignore[no-any-return]
 
 
 # Python types that are, exactly and without conversion, a JSON Schema type
@@ -20367,56 +20377,26 @@ _ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
     None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
 
 
-class _PreEncoded:
-    """A checked ``structuredContent`` with its JSON text already written, so
-    that the response is not made to encode it a second time (_fast_encode_reply)."""
-
-    __slots__ = ("value", "json")
-
-    def __init__(self, value: Any, json_text: str) -> None:
-        self.value = value
-        self.json = json_text
-
-
 def _fast_structured(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """_structured_result, for a list of at least two flat objects (each a
     non-empty dict of leaves, one block of text each); any other value: the rule.
 
-    json's C encoder writes the list in one pass: with ",\\n  " between items,
-    each object comes out with exactly the line breaks of indent=2, which is
-    its text for the model; an encoded string never holds a raw newline, so
-    "},\\n  {" occurs only between two objects and ",\\n  " only between two
-    members: replaced by ",", they leave the JSON for ``structuredContent``."""
+    The same result as the rule's, the same dict: only its content's texts are
+    written differently.  json's C encoder writes the list in one pass: with
+    ",\n  " between items, each object comes out with exactly the line breaks
+    of indent=2, which is its text for the model (the rule's _pretty of the
+    item); an encoded string never holds a raw newline, so "},\n  {" occurs
+    only between two objects."""
     if not (type(shown) is list and len(shown) > 1 and type(raw) in (list, tuple) and len(raw) == len(shown)
             and _one_json_text(set(map(type, raw))) and set(map(type, shown)) == {dict} and all(shown)
             and _LEAVES.issuperset(map(type, _chain(map(dict.values, shown))))):
         return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
     try:
         text = "".join(_ITEMS_ENCODER(shown, 0))  # type: ignore[misc]
-    except ValueError:  # NaN or infinity: checked values have none, but never send them
+    except ValueError:  # NaN or infinity: the rule raises what _pretty raises
         return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
     blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
-    data = text.replace(",\n  ", ",")
-    pre_encoded = _PreEncoded(structured, '{"result":' + data + "}" if wrap else data)
-    return {"content": blocks, "structuredContent": pre_encoded, "isError": False}
-
-
-# Stands in for a written structuredContent while the rest of the message is
-# encoded: a string no tool returns (the process's own random suffix), and its
-# JSON text is checked to occur exactly once before it is replaced.
-_PLACEHOLDER = "\x00mcp_ref:" + os.urandom(8).hex()
-_PLACEHOLDER_JSON = _encode_str(_PLACEHOLDER).encode()
-
-
-def _fast_encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-    """_encode_reply, with a _PreEncoded structuredContent put in as written."""
-    written = result.get("structuredContent")
-    if type(written) is not _PreEncoded:
-        return _encode(frame(result))
-    data = _encode(frame(dict(result, structuredContent=_PLACEHOLDER)))
-    if data.count(_PLACEHOLDER_JSON) == 1:
-        return data.replace(_PLACEHOLDER_JSON, written.json.encode("utf-8"))
-    return _encode(frame(dict(result, structuredContent=written.value)))
+    return {"content": blocks, "structuredContent": structured, "isError": False}
 
 
 # The wire encoder as json's C object, made once rather than per message, and
@@ -20622,10 +20602,10 @@ def _fast_sdk_object(value: Any) -> Any:
 # -- the one place that picks ---------------------------------------------------
 
 _RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _Compiler, "_structured_result": _structured_result,
-                          "_encode_reply": _encode_reply, "_dumps_message": _dumps_message, "_RX_ACCELERATE": False,
+                          "_dumps_message": _dumps_message, "_RX_ACCELERATE": False,
                           "_call_sync": _call_sync}
 _ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
-                                 "_structured_result": _fast_structured, "_encode_reply": _fast_encode_reply,
+                                 "_structured_result": _fast_structured,
                                  "_dumps_message": _fast_dumps, "_RX_ACCELERATE": True,
                                  "_call_sync": _fast_call_sync}
 
