@@ -4080,13 +4080,13 @@ class MCPServer:
 
     def _invoke(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """_call, start to end, on this thread: a sync tool's call never waits, so
-        it needs no event loop (_call_sync); an async tool's gets one of its own.
+        it needs no event loop (_run_without_loop); an async tool's gets one of its own.
         The list changes it makes are announced once, when it ends."""
         token = _CHANGES.set(changes := {})  # type: ignore[var-annotated]
         try:
             if tool.is_async or self._interceptors:  # an interceptor may wait (section 26)
                 return _run_coroutine(self._calling(tool, arguments, request))
-            return _call_sync(self, tool, arguments, request)
+            return _run_without_loop(self._call(tool, arguments, request))
         finally:  # (most calls change nothing: the context's only reset)
             self._announce_changes(token) if changes else _CHANGES.reset(token)
 
@@ -4120,8 +4120,7 @@ class MCPServer:
     # call_tool (above) takes the five steps in process.  On the wire, the
     # dispatcher's tools/call takes step 1 (section 15), and section 17 decides
     # where _call runs (inline, on the pool, on the event loop) and answers it
-    # with step 5; neither decides an outcome.  A sync tool's call skips _call's
-    # coroutine: _fast_call_sync (section 34), the same steps in the same order.
+    # with step 5; neither decides an outcome.
 
     def _tool_named(self, name: str) -> _Tool:
         """Step 1."""
@@ -4504,12 +4503,6 @@ def _run_coroutine(coro: Any) -> Any:
     import asyncio
 
     return asyncio.run(coro)
-
-
-# Twin: _fast_call_sync, section 34.
-def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-    """A sync tool's call: MCPServer._call, which then never waits."""
-    return _run_without_loop(server._call(tool, arguments, request))
 
 
 def _run_without_loop(coro: Any) -> Any:
@@ -20169,8 +20162,6 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #                                                      a polled Task's kept text (_ShownTask)
 #   _rx_accelerated   _compile_pattern (section 28)    patterns proven linear on Python's re
 #                                                      (_RX_ACCELERATE: the switch)
-#   _fast_call_sync   _call_sync (section 14)          a sync tool's call, without _call's coroutine;
-#                                                      a result type seen not to be the SDK's (_NOT_SDK)
 #
 # Each rule names its twin where it is written ("twin: _fast_x, section 34"),
 # and test_mcp_ref checks this table against the file.
@@ -20563,51 +20554,13 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
     return lambda text: find(text) is not None
 
 
-# -- calls ----------------------------------------------------------------------
-
-
-def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-    """_call_sync: MCPServer._call (section 14) for a sync tool, line for line
-    without the awaits, so without the coroutine, which such a call never needs
-    (making, starting and finishing one costs about 3% of a scalar call).  Every
-    outcome is the rule's own method; a tool with resolvers takes the rule's
-    path (they may wait)."""
-    if tool.resolved is not None:
-        return _run_without_loop(server._call(tool, arguments, request))
-    try:
-        value = tool.fn(**server._arguments(tool, arguments, request))  # steps 2 and 3
-        if type(value) not in _NOT_SDK:
-            value = _fast_sdk_object(value)
-        if isinstance(value, InputRequiredResult):
-            return server._input_required(tool, request, value)
-    except BaseException as exc:
-        return server._stopped(tool, request, exc)
-    return server._checked_result(tool, value)  # step 4
-
-
-_NOT_SDK: set[type] = set(_NATIVE)  # result types seen with no class of the SDK's in their MRO
-
-
-def _fast_sdk_object(value: Any) -> Any:
-    """_sdk_object(value, "tool") (section 26), learning the types it can
-    only pass as they are: a dataclass returned on every call then costs a
-    set lookup.  A type's MRO does not change; at most 1000 are kept."""
-    mro = type(value).__mro__
-    if len(_NOT_SDK) < 1000 and not any(cls.__module__.split(".")[0] in ("mcp", "mcp_types") for cls in mro):
-        _NOT_SDK.add(mro[0])
-        return value
-    return _sdk_object(value, "tool")
-
-
 # -- the one place that picks ---------------------------------------------------
 
 _RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _Compiler, "_structured_result": _structured_result,
-                          "_dumps_message": _dumps_message, "_RX_ACCELERATE": False,
-                          "_call_sync": _call_sync}
+                          "_dumps_message": _dumps_message, "_RX_ACCELERATE": False}
 _ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
                                  "_structured_result": _fast_structured,
-                                 "_dumps_message": _fast_dumps, "_RX_ACCELERATE": True,
-                                 "_call_sync": _fast_call_sync}
+                                 "_dumps_message": _fast_dumps, "_RX_ACCELERATE": True}
 
 
 def _use_accelerators(on: bool) -> None:

@@ -122,7 +122,7 @@ class Outer:
 class SwitchTest(unittest.TestCase):
     def test_use_accelerators_binds_every_rule_or_every_accelerator(self) -> None:
         self.assertEqual(set(mcp_ref._RULES), {"_pretty", "_COMPILER", "_structured_result", "_dumps_message",
-                                               "_RX_ACCELERATE", "_call_sync"})
+                                               "_RX_ACCELERATE"})
         self.assertEqual(set(mcp_ref._ACCELERATORS), set(mcp_ref._RULES))
         for name, rule in mcp_ref._RULES.items():
             self.assertIsNot(mcp_ref._ACCELERATORS[name], rule, name)
@@ -532,82 +532,6 @@ def rows_result(n: int) -> Dict[str, Any]:
             "structuredContent": {"result": items}, "isError": False}
 
 
-class CallSyncTest(unittest.TestCase):
-    """_call_sync (section 14: MCPServer._call, run to its end) and
-    _fast_call_sync (its steps without the coroutine): one result for every way
-    a sync call can end."""
-
-    def test_every_ending_agrees_with_the_rule(self) -> None:
-        @dataclasses.dataclass
-        class Checked:
-            n: int
-
-            def __post_init__(self) -> None:
-                if self.n < 0:
-                    raise ValueError("negative")
-
-        def ok(a: int) -> int:
-            return a * 2
-
-        def tool_error(a: int) -> int:
-            raise mcp_ref.ToolError(f"no {a}")
-
-        def crash(a: int) -> int:
-            raise RuntimeError("boom")
-
-        def exits(a: int) -> int:
-            raise SystemExit(3)
-
-        def built(c: Checked) -> int:
-            return c.n
-
-        def wrong(a: int) -> int:
-            return "x"  # type: ignore[return-value]
-
-        def asks(a: int) -> Any:
-            return mcp_ref.InputRequiredResult({"q": {"method": "roots/list", "params": {}}}, "mine")
-
-        def elicits(a: int, ctx: mcp_ref.Context) -> str:
-            return str(ctx.elicit("Name?", {"type": "object", "properties": {"n": {"type": "string"}}}))
-
-        def twice(a: int) -> int:
-            return 2 * a
-
-        def name_of() -> Any:
-            return mcp_ref.Elicit("Name?", {"type": "object", "properties": {"n": {"type": "string"}}})
-
-        def resolved(a: int, two: Annotated[int, mcp_ref.Resolve(twice)]) -> int:
-            return a + two
-
-        def resolved_asks(name: Annotated[Any, mcp_ref.Resolve(name_of)]) -> str:
-            return str(name)
-
-        stateless = {"_meta": {mcp_ref.META_PROTOCOL_VERSION: "2026-07-28",
-                               mcp_ref.META_CLIENT_CAPABILITIES: {"roots": {}, "elicitation": {}}}}
-        bare = {"_meta": {mcp_ref.META_PROTOCOL_VERSION: "2026-07-28", mcp_ref.META_CLIENT_CAPABILITIES: {}}}
-        cases = [(ok, {"a": 2}, {}), (ok, {"a": "x"}, {}), (ok, {}, {}), (tool_error, {"a": 1}, {}),
-                 (crash, {"a": 1}, {}), (exits, {"a": 1}, {}), (built, {"c": {"n": -1}}, {}),
-                 (built, {"c": {"n": 4}}, {}), (wrong, {"a": 1}, {}), (asks, {"a": 1}, stateless),
-                 (asks, {"a": 1}, {}), (asks, {"a": 1}, bare), (elicits, {"a": 1}, stateless),
-                 (elicits, {"a": 1}, bare), (elicits, {"a": 1}, {}), (resolved, {"a": 1}, {}),
-                 (resolved_asks, {}, stateless), (resolved_asks, {}, bare), (resolved_asks, {}, {})]
-        key = b"k" * 32
-        for fn, arguments, params in cases:
-            outcomes = []
-            for on in BOTH:
-                with accelerators(on), contextlib.redirect_stderr(io.StringIO()):
-                    server = server_with(fn, structured_output=None)
-                    server._state_key = key
-                    tool = server._tools[fn.__name__]
-                    version = "2026-07-28" if params else "2025-06-18"
-                    request = mcp_ref._Request(None, None, version, params)
-                    outcome = mcp_ref._call_sync(server, tool, arguments, request)
-                    outcomes.append(vars(outcome) if isinstance(outcome, mcp_ref._RpcError) else outcome)
-            with self.subTest(tool=fn.__name__, arguments=arguments, params=params):
-                self.assertEqual(outcomes[0], outcomes[1])
-                self.assertIsNotNone(outcomes[0])
-
-
 class FiresTest(unittest.TestCase):
     """Switched on, each accelerator makes the result (the same result as the
     rule's); switched off, none runs."""
@@ -709,38 +633,6 @@ class FiresTest(unittest.TestCase):
                 # The lists of ten were written in one pass; the one item by the rule.
                 self.assertEqual([args[0] for args, _ in mcp_ref._RULES["_structured_result"].calls],
                                  [[Row("city 0", 0.5, 0)]])
-
-    def test_fast_call_sync_runs_sync_calls(self) -> None:
-        def add(a: int) -> int:
-            return a + 1
-
-        async def add_async(a: int) -> int:
-            return a + 1
-
-        for on in BOTH:
-            with self.subTest(accelerated=on), spying("_call_sync", on) as spy:
-                server = server_with(add, add_async)
-                result = server.call_tool("add", {"a": 1})
-                self.assertEqual(result["structuredContent"], {"result": 2})
-                self.assertEqual(spy.results, [result] if on else [])
-                self.assertEqual(server.call_tool("add_async", {"a": 1}), result)
-                self.assertEqual(len(spy.calls), 1 if on else 0)  # an async tool's pipeline needs its loop
-
-    def test_fast_call_sync_learns_result_types_the_sdk_has_not(self) -> None:
-        # A dataclass result is learnt (no SDK class in its MRO): later calls skip _sdk_object.
-        def reading(city: str) -> Row:
-            return Row(city, 1.5, 2)
-
-        with accelerators(True), mock.patch.object(mcp_ref, "_NOT_SDK", set(mcp_ref._NATIVE)):
-            server = server_with(reading)
-            with mock.patch.object(mcp_ref, "_fast_sdk_object", wraps=mcp_ref._fast_sdk_object) as learning, \
-                    mock.patch.object(mcp_ref, "_sdk_object", wraps=mcp_ref._sdk_object) as sdk_object:
-                first = server.call_tool("reading", {"city": "x"})
-                self.assertEqual(server.call_tool("reading", {"city": "x"}), first)
-            self.assertEqual(first["structuredContent"], {"city": "x", "temperature": 1.5, "count": 2})
-            self.assertIn(Row, mcp_ref._NOT_SDK)
-            self.assertEqual(learning.call_count, 1)  # the first call learns Row; the second skips it
-            self.assertEqual(sdk_object.call_count, 0)  # nothing of the SDK's in Row's MRO: never asked
 
     def test_fast_dumps_encodes_every_message(self) -> None:
         def add(a: int) -> int:
