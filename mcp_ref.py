@@ -178,7 +178,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = (
+__all__: Tuple[str, ...] = (  # the core's; each layer adds its own at its end
     "MCPServer",
     "Field",
     "ToolError",
@@ -186,7 +186,6 @@ __all__ = (
     "ValidationError",
     "validate",
     "json_schema",
-    "wsgi_app",
     "TextContent",
     "ImageContent",
     "AudioContent",
@@ -219,69 +218,15 @@ __all__ = (
     "AcceptedElicitation",
     "DeclinedElicitation",
     "CancelledElicitation",
-    "Resolve",
-    "Elicit",
-    "Sample",
-    "ListRoots",
     "TaskStore",
     "InMemoryTaskStore",
     "SqliteTaskStore",
-    "Client",
-    # The SDK's names a server file imports (section 25; most made when first imported)
-    "FastMCP",
-    "RequestStateSecurity",
-    "ServerRequestContext",
     "PARSE_ERROR",
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
     "INVALID_PARAMS",
     "INTERNAL_ERROR",
     "MISSING_REQUIRED_CLIENT_CAPABILITY",
-    "URL_ELICITATION_REQUIRED",
-    "CompletionArgument",
-    "CompletionContext",
-    "EmptyResult",
-    "InputRequest",
-    "CreateMessageRequest",
-    "CreateMessageRequestParams",
-    "CreateMessageResult",
-    "SamplingMessage",
-    "ElicitRequest",
-    "ElicitRequestFormParams",
-    "ElicitResult",
-    "ListRootsRequest",
-    "ListRootsResult",
-    "Root",
-    "SetLevelRequestParams",
-    "CallToolRequestParams",
-    "SubscribeRequestParams",
-    "UnsubscribeRequestParams",
-    "TextResourceContents",
-    "BlobResourceContents",
-    "EventCallback",
-    "JSONRPCMessage",
-    # Extensions (SEP-2133) and MCP Apps, as the SDK names them (section 26)
-    "Extension",
-    "ToolBinding",
-    "ResourceBinding",
-    "MethodBinding",
-    "RequestParams",
-    "validate_extension_identifier",
-    "require_client_extension",
-    "Apps",
-    "ResourceCsp",
-    "ResourcePermissions",
-    "client_supports_apps",
-    "Visibility",
-    "CallNext",
-    "HandlerResult",
-    "EXTENSION_ID",
-    "APP_MIME_TYPE",
-    "Skills",
-    "SKILLS_EXTENSION",
-    # The client's OAuth 2.1 (section 31)
-    "OAuthClientProvider",
-    "OAuthFlowError",
 )
 
 
@@ -13854,6 +13799,10 @@ def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_Json
                          "mime_type": c.get("mimeType")}) for c in result["contents"]]
 
 
+# The public names this section adds to the core's.
+__all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
+
+
 # ---------------------------------------------------------------------------
 # 26. SDK fidelity: the SDK's names, objects and errors
 # ---------------------------------------------------------------------------
@@ -15085,6 +15034,18 @@ _refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_erro
         _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt, _server_settings=_sdk_settings,
         _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
         _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters)
+
+
+# The public names this section adds to the core's.
+__all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELICITATION_REQUIRED",
+    "CompletionArgument", "CompletionContext", "EmptyResult", "InputRequest", "CreateMessageRequest",
+    "CreateMessageRequestParams", "CreateMessageResult", "SamplingMessage", "ElicitRequest",
+    "ElicitRequestFormParams", "ElicitResult", "ListRootsRequest", "ListRootsResult", "Root",
+    "SetLevelRequestParams", "CallToolRequestParams", "SubscribeRequestParams", "UnsubscribeRequestParams",
+    "TextResourceContents", "BlobResourceContents", "EventCallback", "JSONRPCMessage", "Extension", "ToolBinding",
+    "ResourceBinding", "MethodBinding", "RequestParams", "validate_extension_identifier", "require_client_extension",
+    "Apps", "ResourceCsp", "ResourcePermissions", "client_supports_apps", "Visibility", "CallNext", "HandlerResult",
+    "EXTENSION_ID", "APP_MIME_TYPE", "Skills", "SKILLS_EXTENSION")
 
 
 # ---------------------------------------------------------------------------
@@ -18128,6 +18089,10 @@ def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str,
     return _build_value(result_type, value)
 
 
+# The public names this section adds to the core's.
+__all__ += ("Client",)
+
+
 # ---------------------------------------------------------------------------
 # 30. A client: Streamable HTTP
 # ---------------------------------------------------------------------------
@@ -19505,6 +19470,10 @@ class _LoopbackCallback:
         self.server.server_close()
 
 
+# The public names this section adds to the core's.
+__all__ += ("OAuthClientProvider", "OAuthFlowError")
+
+
 # ---------------------------------------------------------------------------
 # 32. Command line
 # ---------------------------------------------------------------------------
@@ -20446,6 +20415,10 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
     ``gunicorn 'mcp_ref:wsgi_app("server.py")'``.  ``options`` are
     ``MCPServer.streamable_http_app``'s."""
     return _load_server(server_file).streamable_http_app(**options)
+
+
+# The public names this section adds to the core's.
+__all__ += ("wsgi_app",)
 
 
 # ---------------------------------------------------------------------------

@@ -307,17 +307,7 @@ KNOWN_FORWARD = {
 # ``from mcp_ref import *`` fails on them): a ratchet as well; a layer extends
 # __all__ with its own names.
 KNOWN_FORWARD_EXPORTS = {
-    "APP_MIME_TYPE", "AcceptedElicitation", "Apps", "BlobResourceContents", "CallNext", "CallToolRequestParams",
-    "Client", "CompletionArgument", "CompletionContext", "CreateMessageRequest", "CreateMessageRequestParams",
-    "CreateMessageResult", "DeclinedElicitation", "EXTENSION_ID", "Elicit", "ElicitRequest",
-    "ElicitRequestFormParams", "ElicitResult", "ElicitationResult", "EmptyResult", "EventCallback", "Extension",
-    "FastMCP", "HandlerResult", "InputRequest", "JSONRPCMessage", "ListRoots", "ListRootsRequest",
-    "ListRootsResult", "MethodBinding", "OAuthClientProvider", "OAuthFlowError", "RequestParams",
-    "RequestStateSecurity", "Resolve", "ResourceBinding", "ResourceCsp", "ResourcePermissions", "Root",
-    "SKILLS_EXTENSION", "Sample", "SamplingMessage", "ServerRequestContext", "SetLevelRequestParams", "Skills",
-    "SubscribeRequestParams", "TextResourceContents", "ToolBinding", "URL_ELICITATION_REQUIRED",
-    "UnsubscribeRequestParams", "Visibility", "client_supports_apps", "require_client_extension",
-    "validate_extension_identifier", "wsgi_app",
+    "AcceptedElicitation", "DeclinedElicitation", "ElicitationResult",
 }
 
 
