@@ -569,6 +569,16 @@ def _type_hints(obj: Any) -> Dict[str, Any]:
         raise InvalidSignature(f"Unable to evaluate type annotations for {name!r}: {exc}") from exc
 
 
+def _hints_or_none(fn: Any) -> Dict[str, Any]:
+    """A function's or a callable object's annotations; none when they cannot be
+    read (the SDK's tolerance: such a resolver takes only arguments by name)."""
+    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else type(fn).__call__  # an object's method
+    try:
+        return {} if isinstance(fn, type) else _type_hints(_unwrapped(target))
+    except InvalidSignature:
+        return {}
+
+
 def _raw_annotations(obj: Any) -> Dict[str, Any]:
     if not isinstance(obj, type):
         return dict(getattr(obj, "__annotations__", None) or {})
@@ -2977,7 +2987,7 @@ class _Block:
         for attr, key in self._wire:
             value = getattr(self, attr)
             if value is not None:
-                out[key] = _wire_value(value)  # the SDK's models inside as it sends them (section 25)
+                out[key] = _wire_value(value)  # the SDK's models inside as it sends them
         return out
 
     def __eq__(self, other: object) -> bool:
@@ -3216,6 +3226,19 @@ def _dumps_text(value: Any) -> str:
     except _NotJSON:
         data = str(value)
     return _pretty(data)
+
+
+def _wire_value(value: Any) -> Any:
+    """One of the SDK's models, one of our content blocks, or plain JSON, as JSON."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, _Block):
+        return value.to_wire()
+    if isinstance(value, dict):
+        return {k: _wire_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_wire_value(v) for v in value]
+    return _jsonable(value)
 
 
 # ---------------------------------------------------------------------------
@@ -3693,6 +3716,103 @@ def _has_annotations(cls: type) -> bool:
         return False
 
 
+# -- hand-written schemas -----------------------------------------------------------
+#
+# add_tool(fn, input_schema=..., output_schema=...) publishes a schema as written
+# (every 2020-12 keyword: $defs, $anchor, if/then/else), as the SDK's low-level
+# Server allows.  Servers MUST validate all tool inputs (server/tools, "Security
+# Considerations"): strictly against it (section 6), then handed over by keyword as
+# JSON values.  A result is checked as its JSON against the outputSchema, unwrapped.
+
+
+class _SchemaTool(_Tool):
+    """A tool with a hand-written inputSchema, outputSchema or both; the other
+    one, if any, comes from the signature as for any tool."""
+
+    def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str], description: Optional[str],
+                 annotations: Any, icons: Any, meta: Any, structured_output: Optional[bool], input_schema: Any,
+                 output_schema: Any) -> None:
+        self._takes: Any = None  # the argument names the function takes (True: all); None: the signature's
+        if input_schema is None:
+            super().__init__(fn, name, title, description, annotations, icons, meta, False)
+        else:
+            self.fn, self.title, self.annotations, self.icons, self.meta = fn, title, annotations, icons, meta
+            self.name = str(name or getattr(fn, "__name__", ""))
+            if self.name in ("", "<lambda>"):
+                raise InvalidSignature("You must provide a name for lambda functions")
+            self.description = description or _cleandoc(getattr(fn, "__doc__", None))
+            self.is_async, self.params, self.resolved = _is_async(fn), [], None
+            self.context_param = _context_parameter(fn)
+            self.sdk_models = _takes_sdk_context(fn, self.context_param)
+            self.input_schema, self._input_check = _hand_written(input_schema, "inputSchema", self.name)
+            self.input_title = self.input_schema.get("title", f"{self.name}Arguments")
+            self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
+            if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
+                annotation = _hints_or_none(fn).get("return", _MISSING)
+                self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
+                    self.name, annotation, structured_output)
+                self._output_check = _checker(self.output_schema, "output", out_kinds) \
+                    if self.output_schema and self._output_adapter is None else None
+                self.output_title = (self.output_schema or {}).get("title", "Output")
+        if output_schema is not None:
+            self.output_schema, self._output_check = _hand_written(output_schema, "outputSchema", self.name)
+            self.wrap, self.validate_ctr, self._output_adapter = False, True, None
+            self.output_title = self.output_schema.get("title", "Output")
+
+    def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        if self._takes is None:
+            return super().arguments(arguments)
+        errors: List[_ErrorItem] = []
+        self._input_check(arguments, (), errors)
+        if errors:
+            raise ValidationError(errors, self.input_title)
+        return {k: v for k, v in arguments.items() if self._takes is True or k in self._takes}
+
+    def check_output(self, value: Any) -> Any:
+        return super().check_output(_jsonable(value))
+
+
+def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Checker]:
+    """A copy of the schema as JSON, and its strict checker; InvalidSignature when it is no
+    object schema (server/tools: both schemas have type "object") or cannot be compiled."""
+    try:
+        copy = json.loads(json.dumps(schema, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
+    if not isinstance(copy, dict) or copy.get("type") != "object":
+        raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
+    if "$schema" in copy and _dialect_problem(copy) is not None:  # basic/index, "JSON Schema Usage"
+        raise InvalidSignature(f"Tool {tool}: its {key} declares {_dialect_problem(copy)}")
+    problem = _schema_problem(copy)  # and valid by the dialect's rules (basic/index, the same section)
+    if problem is not None:
+        raise InvalidSignature(f"Tool {tool}: its {key} is no valid JSON Schema 2020-12: {problem}")
+    try:
+        return copy, _checker(copy)
+    except Exception as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} cannot be compiled: {type(exc).__name__}: {exc}") from None
+
+
+def _keywords_taken(fn: Callable[..., Any], tool: str, schema: Dict[str, Any], context_param: Optional[str]) -> Any:
+    """The argument names ``fn`` takes (True with ``**kwargs``: all); InvalidSignature when a property
+    names no parameter or a parameter without a default is no property: no call fails on the signature."""
+    parameters = [p for p in _parameters(fn, tool) if p[0] != context_param]
+    properties = set(schema.get("properties") or ())
+    if _resolved_parameters(fn, tool):
+        raise InvalidSignature(f"Tool {tool}: Resolve(...) parameters need the inputSchema of the signature")
+    bare = [n for n, kind, default in parameters if default is _MISSING and kind != _VAR_POSITIONAL
+            and kind != _VAR_KEYWORD and (kind == _POSITIONAL_ONLY or n not in properties)]
+    if bare:
+        raise InvalidSignature(f"Tool {tool}: parameters {bare} have no default and are not properties of its "
+                               "inputSchema (or are positional-only)")
+    if any(kind == _VAR_KEYWORD for _, kind, _ in parameters):
+        return True
+    named = {n for n, kind, _ in parameters if kind in (_ORDINARY, _KEYWORD_ONLY)}
+    if properties - named:
+        raise InvalidSignature(f"Tool {tool}: the properties {sorted(properties - named)} of its inputSchema name "
+                               "no parameter; take them by name, or all with **arguments")
+    return frozenset(named)
+
+
 # ---------------------------------------------------------------------------
 # 10. Resources
 # ---------------------------------------------------------------------------
@@ -3794,7 +3914,7 @@ def _check_uri(uri: str) -> None:
 
 
 def _icons_wire(icons: List[Any]) -> List[Any]:
-    return [_jsonable(_drop_none(i)) if isinstance(i, dict) else _wire_value(i) for i in icons]  # (section 25)
+    return [_jsonable(_drop_none(i)) if isinstance(i, dict) else _wire_value(i) for i in icons]
 
 
 def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
@@ -3983,7 +4103,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
-        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult, read as ours (section 26)
+        value = _foreign_object(value, "resource")  # another library's InputRequiredResult, read as ours
         if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
             if request is None or not request.stateless:
                 raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
@@ -4395,7 +4515,7 @@ _BLOCK_KEYS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data
 def _message_content(content: Any) -> Dict[str, Any]:
     if isinstance(content, str):
         return {"type": "text", "text": content}
-    block = _wire_value(content) if isinstance(content, dict) else _content_block(content)  # (section 25)
+    block = _wire_value(content) if isinstance(content, dict) else _content_block(content)
     if block is None:
         raise TypeError(f"A message's content is text or a content block, not {type(content).__name__}")
     if block.get("type") not in _BLOCK_KEYS:
@@ -4479,7 +4599,7 @@ class Prompt(_Record):
                 raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
             if server is not None:
                 _give_context(self.params, kwargs, server, request)
-            value = _sdk_object(_call(self.fn, **kwargs), "prompt")  # the SDK's own results (section 26)
+            value = _foreign_object(_call(self.fn, **kwargs), "prompt")  # another library's results
             if isinstance(value, InputRequiredResult):  # 2026-07-28: the prompt asks the client first
                 if server is None or request is None or not request.stateless:
                     raise _RpcError(INTERNAL_ERROR, f"Error rendering prompt {self.name}: InputRequiredResult "
@@ -4501,7 +4621,7 @@ class Prompt(_Record):
 
 
 def _message(item: Any) -> Message:
-    item = _sdk_object(item, "message")  # the SDK's own messages (section 26)
+    item = _foreign_object(item, "message")  # another library's messages
     if isinstance(item, Message):
         return item
     if isinstance(item, dict):
@@ -5423,7 +5543,7 @@ class MCPServer:
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
 
-    scope_hierarchy: Optional[Dict[str, List[str]]]  # set with the SDK's auth keywords (_sdk_settings)
+    scope_hierarchy: Optional[Dict[str, List[str]]]  # set with the auth keywords (_server_settings)
 
     def __init__(
         self,
@@ -5471,7 +5591,7 @@ class MCPServer:
         self._state_key: Any = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
         self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope  # checked (the properties below)
-        self.settings = _sdk_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
+        self.settings = _server_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
         self._tools: Dict[str, _Tool] = {}
         self._resources: Dict[str, Resource] = {}  # sections 10 and 11, as the next three
         self._templates: Dict[str, _Template] = {}
@@ -5546,7 +5666,7 @@ class MCPServer:
         if task_support not in _TASK_SUPPORT:
             raise ValueError(f"task_support must be one of {', '.join(_TASK_SUPPORT)}, not {task_support!r}")
         tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output) \
-            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
+            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 9)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         tool.task_support = task_support
         _warn_tool_name(tool.name)  # server/tools, "Tool Names" (SHOULD): warned, as the SDK does
@@ -5555,7 +5675,7 @@ class MCPServer:
         problem = _x_mcp_header_scan(tool.input_schema)[1]
         if problem is not None:
             raise InvalidSignature(f"Tool {tool.name}: {problem}")
-        if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays (section 26)
+        if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays
             return
         self._tools[tool.name] = tool
         self._list_changed("tools")
@@ -5574,7 +5694,7 @@ class MCPServer:
         task_support: str = "forbidden",
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator that registers a tool: ``@server.tool()``; see add_tool."""
-        _called_bare(name, "tool", "()")  # @tool without (): the SDK's TypeError (section 26)
+        _called_bare(name, "tool", "()")  # @tool without (): the SDK's TypeError
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output,
@@ -5698,7 +5818,7 @@ class MCPServer:
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
-            value = value if type(value) in _NATIVE else _sdk_object(value, "tool")  # the SDK's own (section 26)
+            value = value if type(value) in _NATIVE else _foreign_object(value, "tool")  # another library's
             if isinstance(value, InputRequiredResult):  # its questions checked: -32021 when undeclared
                 return self._input_required(tool, request, value)
         except BaseException as exc:
@@ -5841,7 +5961,7 @@ class MCPServer:
         ``@server.resource("weather://{city}")``, whose URI variables are the
         function's parameters.  The function returns text, bytes, or any other
         value (sent as JSON text); it may be async."""
-        _called_bare(uri, "resource", "('uri')")  # @resource without a URI: the SDK's TypeError (section 26)
+        _called_bare(uri, "resource", "('uri')")  # @resource without a URI: the SDK's TypeError
         options = {"title": title, "mime_type": mime_type, "icons": icons, "annotations": annotations, "meta": meta,
                    "cache_ttl_ms": cache_ttl_ms, "cache_scope": cache_scope}
         variables = _UriTemplate(uri).names  # a malformed template fails here, before the function
@@ -5867,7 +5987,7 @@ class MCPServer:
         if not isinstance(resource, Resource):
             raise TypeError(f"add_resource takes a Resource (TextResource, FileResource, ...), "
                             f"not {type(resource).__name__}")
-        if _kept_first(self, "resource", resource.uri, self._resources):  # section 26
+        if _kept_first(self, "resource", resource.uri, self._resources):
             return
         self._resources[resource.uri] = resource
         self._list_changed("resources")
@@ -5909,7 +6029,7 @@ class MCPServer:
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator registering a prompt: ``@server.prompt()``; its parameters
         are the prompt's arguments, its value the messages."""
-        _called_bare(name, "prompt", "()")  # @prompt without (): the SDK's TypeError (section 26)
+        _called_bare(name, "prompt", "()")  # @prompt without (): the SDK's TypeError
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_prompt(Prompt(fn, name, title, description, icons, meta))
@@ -5920,8 +6040,8 @@ class MCPServer:
     def add_prompt(self, prompt: Prompt) -> None:
         """Register a Prompt; as in the SDK, a second one of the same name is ignored."""
         if not isinstance(prompt, Prompt):
-            prompt = _sdk_prompt(prompt)  # the SDK's own Prompt, read as ours (section 26), or a TypeError
-        if _kept_first(self, "prompt", prompt.name, self._prompts):  # section 26
+            prompt = _foreign_prompt(prompt)  # another library's Prompt, read as ours, or a TypeError
+        if _kept_first(self, "prompt", prompt.name, self._prompts):
             return
         self._prompts[prompt.name] = prompt
         self._list_changed("prompts")
@@ -6067,6 +6187,79 @@ def _run_without_loop(coro: Any) -> Any:
         return done.value
     coro.close()
     raise RuntimeError("a synchronous tool's call waited for something")
+
+
+# -- what a layer adds to the server (seams; section 23's table) -------------------
+#
+# The core's plain rules where a layer lets a server written for another
+# library run as written: its objects, its keywords, its extensions.
+
+
+def _server_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any],
+                     scope_hierarchy: Any = None) -> Dict[str, Any]:
+    """Seam: MCPServer's keywords beyond its own.  The core takes token_verifier
+    and auth (with scope_hierarchy), checked now (section 21); any other is
+    refused as Python refuses an unknown keyword."""
+    for keyword in settings:
+        if keyword not in ("auth", "token_verifier"):
+            raise TypeError(f"{type(server).__name__}.__init__() got an unexpected keyword argument {keyword!r}")
+    _auth_needs(settings, scope_hierarchy)  # a token set-up that cannot be served: refused now
+    server.scope_hierarchy = scope_hierarchy
+    return settings
+
+
+def _foreign_object(value: Any, rule: str) -> Any:
+    """Seam: another library's result object that ``rule`` takes, as ours; the core's: as it is."""
+    return value
+
+
+def _foreign_prompt(prompt: Any) -> Prompt:
+    """Seam: another library's Prompt object, as ours; the core takes its own only."""
+    raise TypeError(f"add_prompt takes a Prompt, not {type(prompt).__name__}")
+
+
+def _apply_extension(server: MCPServer, extension: Any) -> None:
+    """Seam: one of MCPServer(extensions=[...]) onto the server's tables; the
+    core has no extension objects of its own (its tasks are built in)."""
+    raise TypeError(f"extensions= takes Extension objects; {type(extension).__name__} is none")
+
+
+def _intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+    """Seam: tools/call inside the extensions' interceptors; the core has none."""
+    return server._call(tool, arguments, request)
+
+
+async def _resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
+                              server: MCPServer) -> Dict[str, Any]:
+    """Seam: the values of parameters a layer's resolvers fill; the core has none."""
+    return {}
+
+
+def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Any]:
+    """Seam: the parameters of ``fn`` a layer's resolvers fill; the core has none."""
+    return {}
+
+
+# -- the SDK's registration: a decorator without (), a name registered twice --------
+
+
+def _called_bare(first: Any, decorator: str, call: str) -> None:
+    """``@server.tool`` without its call hands the function over as the first
+    argument: the SDK's TypeError, in its words."""
+    if callable(first):
+        raise TypeError(f"The @{decorator} decorator was used incorrectly. Did you forget to call it? "
+                        f"Use @{decorator}{call} instead of @{decorator}")
+
+
+def _kept_first(server: MCPServer, kind: str, name: str, registered: Dict[str, Any]) -> bool:
+    """Whether a tool, resource or prompt of this name is registered already:
+    the SDK keeps the first, with a warning (for a tool, unless
+    warn_on_duplicate_tools=False); remove_tool and remove_prompt make room."""
+    if name not in registered:
+        return False
+    if kind != "tool" or server.settings.get("warn_on_duplicate_tools", True):
+        print(f"mcp_ref: {kind} {name!r} registered again; the first one stays", file=sys.stderr)
+    return True
 
 
 # ---------------------------------------------------------------------------
@@ -8532,7 +8725,7 @@ class _StdioServer(_Connection):
         self._take_standard_streams()
         self._install_signals()
         self.server._connections.append(self)
-        _lifespan(self, "__aenter__")  # the SDK's MCPServer(lifespan=...), section 25
+        _lifespan(self, "__aenter__")  # the SDK's MCPServer(lifespan=...)
         self._start_reader()
         threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
         while not self.end_of_input.wait(0.5):  # the main thread stays free for signals
@@ -8754,6 +8947,26 @@ def _standard_fds() -> None:
                 os.close(null)
 
 
+def _lifespan(connection: _StdioServer, step: str) -> None:
+    """Enter (before serving) or exit (after) the server's lifespan, on the
+    event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
+    if connection.server.lifespan is None:
+        return  # (and asyncio, 7 MiB, stays unloaded)
+    import asyncio
+
+    if step == "__aenter__":
+        connection.manager = connection.server.lifespan(connection.server)
+        entered = asyncio.run_coroutine_threadsafe(connection.manager.__aenter__(), connection.event_loop())
+        connection.server._lifespan_state = entered.result()
+        return
+    try:
+        leaving = asyncio.run_coroutine_threadsafe(connection.manager.__aexit__(None, None, None),
+                                                   connection.event_loop())
+        leaving.result(timeout=connection.server.drain_timeout)
+    except BaseException as exc:
+        _log_exception("leaving the server's lifespan failed", exc)
+
+
 def _restore_standard_streams(stdin: Any, stdout: Any) -> None:
     """After run(): fds 0 and 1, and sys's streams, the process's own again."""
     os.dup2(stdin.fileno(), 0)
@@ -8903,7 +9116,7 @@ class _HttpApp:
         self.keepalive = float(options["keepalive"])
         self.max_stream_buffer = options["max_stream_buffer"]
         store = options["event_store"]
-        # The store, ours or a deployment's, called through _Events (section 26): plain or async.
+        # The store, ours or a deployment's, called through _Events: plain or async.
         self.events = None if store is False else _Events(EventStore() if store is None else store)
         self.retry = options["retry_interval"]
         self.hosts, self.origins = _allowed(options)
@@ -9947,7 +10160,7 @@ class EventStore:
     Last-Event-ID (basic/transports, "Resumability and Redelivery"): the
     default, in memory, bounded to ``max_bytes`` (the oldest go first).  A
     replacement (``streamable_http_app(event_store=...)``) has the shape of
-    the SDK's EventStore: section 26, _Events."""
+    the SDK's EventStore: _Events, below."""
 
     def __init__(self, max_bytes: int = 16 * 1024 * 1024) -> None:
         import collections
@@ -9984,7 +10197,7 @@ class EventStore:
             after = [(i, self._events[i][1]) for i in ids[ids.index(last_event_id) + 1:]]
         for event_id, message in after:
             if message is not None:
-                send_callback(EventMessage(message, event_id))  # the SDK's EventMessage (section 26)
+                send_callback(EventMessage(message, event_id))  # the SDK's EventMessage
         return entry[0]  # type: ignore[no-any-return]
 
     def forget(self, prefix: str) -> None:
@@ -10001,6 +10214,94 @@ class EventStore:
         ids.popleft()  # ids grow with time: a stream's oldest is the store's oldest
         if not ids:
             del self._streams[stream_id]
+
+
+# -- a deployment's event store, of the SDK's EventStore shape ------------------------
+#
+# EventStore keeps a session's streams for Last-Event-ID
+# (basic/transports, "Resumability and Redelivery").  A replacement, shared by
+# several workers for instance, has the shape of the SDK's EventStore: its two
+# methods may be plain or ``async``.  ``store_event(stream_id, message)`` keeps
+# ``message`` (the JSON-RPC message as bytes; None for a priming event) and
+# returns a new event id, unique across streams, without newlines;
+# ``replay_events_after(last_event_id, send_callback)`` calls
+# ``send_callback(EventMessage(message, event_id))`` for each message of that
+# event's stream stored after it, in order, and returns the stream id (None for
+# an id it does not know).  _Events calls it as section 20 needs it, and a
+# store that fails costs no message.
+
+class EventMessage:
+    """A stored message as EventStore.replay_events_after hands it back (the
+    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
+
+    __slots__ = ("message", "event_id")
+
+    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
+        self.message, self.event_id = message, event_id
+
+
+class _Events:
+    """The app's event store as its callers need it: plain calls, whether its
+    methods are plain or ``async`` (run then on a loop of their own, never on
+    a tool's, which may be the caller)."""
+
+    def __init__(self, store: Any) -> None:
+        import inspect
+
+        self.backend = store
+        self.own = type(store) is EventStore
+        self.is_async = inspect.iscoroutinefunction(store.store_event)
+        self.loop: Any = _start_event_loop() if self.is_async else None
+
+    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
+        """The new event's id; None (an event without one) if the store failed."""
+        if self.own:  # ours: no await, no failure, ids of digits
+            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
+        try:
+            event_id = str(self._run(self.backend.store_event(stream_id, message)))
+        except Exception as exc:  # a store of the deployment's: the message is still sent
+            _log_exception("the event store failed", exc)
+            return None
+        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
+
+    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
+        """The stream id of ``last_event_id`` and what it holds after it."""
+        found: List[Tuple[bytes, Optional[str]]] = []
+
+        def keep(event: Any) -> None:
+            found.append((event.message, event.event_id))
+
+        async def keep_async(event: Any) -> None:
+            keep(event)
+
+        send = keep_async if self.is_async else keep
+        try:
+            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
+        except Exception as exc:  # as an event id it does not know
+            _log_exception("the event store failed", exc)
+            return None, []
+        return (stream_id if isinstance(stream_id, str) else None), found
+
+    def forget(self, prefix: str) -> None:
+        """An ended session's streams dropped, where the store can: the SDK's
+        shape has no such method, and a subclass of ours that did not run
+        EventStore.__init__ keeps its own storage."""
+        forget = getattr(self.backend, "forget", None)
+        if forget is None or (getattr(type(self.backend), "forget", None) is EventStore.forget
+                              and not hasattr(self.backend, "_lock")):
+            return
+        try:
+            forget(prefix)
+        except Exception as exc:  # a store of the deployment's: the session still ends
+            _log_exception("the event store failed", exc)
+
+    def _run(self, value: Any) -> Any:
+        import asyncio
+        import inspect
+
+        if not inspect.isawaitable(value):
+            return value
+        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
 
 
 class _BatchMember(_ResponseQueue):
@@ -11193,6 +11494,17 @@ def _date() -> str:
 #   _is_sdk_content       _is_content_class (section 8): no class      the SDK's content models (mcp.types)
 #   _sdk_block            _content_block (section 8): none             such a model as the SDK sends it
 #   _foreign_error        _protocol_error (section 10): ours only      the SDK's MCPError, 1.x's McpError
+#   _foreign_object       MCPServer._call, _read_resource, Prompt:    the SDK's InputRequiredResult, CallTool-
+#                         as it is (sections 10, 11, 14)              Result, GetPromptResult, its messages
+#   _foreign_prompt       MCPServer.add_prompt (section 14):           the SDK's own Prompt object
+#                         a TypeError
+#   _server_settings      MCPServer.__init__ (section 14): auth and    the SDK's other keywords, its
+#                         token_verifier; any other a TypeError        request_state_security
+#   _apply_extension      MCPServer._add_extensions (section 14):      the SDK's Extension objects, MCP Apps
+#                         a TypeError
+#   _intercepted          MCPServer._calling (section 14): the call    the extensions' intercept_tool_call
+#   _resolved_parameters, MCPServer._call, _keywords_taken (sections  the SDK's Resolve(...) parameters
+#   _resolve_parameters   9, 14): none
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
@@ -11202,7 +11514,8 @@ _SEAMS: FrozenSet[str] = frozenset((
     # patterns (section 6)
     "_compile_pattern",
     # content, resources, prompts, the server and its transports (sections 8, 10-21)
-    "_is_sdk_content", "_sdk_block", "_foreign_error",
+    "_is_sdk_content", "_sdk_block", "_foreign_error", "_foreign_object", "_foreign_prompt", "_server_settings",
+    "_apply_extension", "_intercepted", "_resolve_parameters", "_resolved_parameters",
 ))
 
 
@@ -12995,10 +13308,7 @@ def _strict_json_schema() -> Any:
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _resolvers_of         _Tool.__init__ (section 9)          Resolve(...) parameters and their DAG        -
 #   _resolve_marker       _signature (section 9)              such a parameter is no argument              -
-#   _resolve_parameters   MCPServer._call (section 14)        the resolvers run before the tool            -
-#   _wire_value           MCPServer._input_required (section 14)  one of the SDK's models, as JSON         -
-#                         _Block.to_wire (section 8), _icons_wire  a model inside: by alias, no null       -
-#                         (section 10), _message_content (11)
+#   _sdk_resolve_parameters  MCPServer._call (section 14)     the resolvers run before the tool            -
 #   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
 #   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
 #   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
@@ -13009,8 +13319,6 @@ def _strict_json_schema() -> Any:
 #                                                             accepted data's type
 #   AcceptedElicitation   Context.elicit (section 12)         ``.data``: the answer built as the schema    -
 #   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
-#   _lifespan             _StdioServer.serve (section 18)     MCPServer(lifespan=...): entered before      -
-#                                                             serving, on the tools' event loop
 #   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
 #   _elicitation_outcome  Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
 #                                                             CancelledElicitation, ``.data`` built
@@ -13106,7 +13414,7 @@ def _buried_resolve(tp: Any) -> bool:
     return any(_buried_resolve(arg) for arg in _args(tp))
 
 
-def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tuple[Resolve, bool]]:
+def _sdk_resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tuple[Resolve, bool]]:
     """The parameters of ``fn`` that resolvers fill, in order."""
     hints = _hints_or_none(fn)
     resolved = {}
@@ -13118,16 +13426,6 @@ def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tupl
             raise InvalidSignature(f"Parameter {name!r} of {fn_name!r} wraps `Resolve(...)` in a union; annotate "
                                    "the parameter directly as `Annotated[T, Resolve(...)]`")
     return resolved
-
-
-def _hints_or_none(fn: Any) -> Dict[str, Any]:
-    """A function's or a callable object's annotations; none when they cannot be
-    read (the SDK's tolerance: such a resolver takes only arguments by name)."""
-    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else type(fn).__call__  # an object's method
-    try:
-        return {} if isinstance(fn, type) else _type_hints(_unwrapped(target))
-    except InvalidSignature:
-        return {}
 
 
 def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
@@ -13199,7 +13497,7 @@ class _Unanswered(Exception):
     """A resolver waits for an answer of a later round (2026-07-28)."""
 
 
-async def _resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
+async def _sdk_resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
                               server: MCPServer) -> Dict[str, Any]:
     """The values of a tool's resolved parameters; in 2026-07-28, an _InputRequired
     when some question waits for the client (every one of them asked at once)."""
@@ -13514,19 +13812,6 @@ def _declares(declared: Any, wanted: Any) -> bool:
                                               for key, value in wanted.items())
 
 
-def _wire_value(value: Any) -> Any:
-    """One of the SDK's models, one of our content blocks, or plain JSON, as JSON."""
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    if isinstance(value, _Block):
-        return value.to_wire()
-    if isinstance(value, dict):
-        return {k: _wire_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_wire_value(v) for v in value]
-    return _jsonable(value)
-
-
 class ElicitationResult:
     """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
     holds the answer, converted to the schema's type), "decline" or "cancel"."""
@@ -13620,28 +13905,6 @@ def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_Json
                          "mime_type": c.get("mimeType")}) for c in result["contents"]]
 
 
-def _lifespan(connection: _StdioServer, step: str) -> None:
-    """Enter (before serving) or exit (after) the server's lifespan, on the
-    event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
-    if connection.server.lifespan is None:
-        return  # (and asyncio, 7 MiB, stays unloaded)
-    import asyncio
-
-    if step == "__aenter__":
-        connection.manager = connection.server.lifespan(connection.server)
-        entered = asyncio.run_coroutine_threadsafe(connection.manager.__aenter__(), connection.event_loop())
-        connection.server._lifespan_state = entered.result()
-        return
-    try:
-        leaving = asyncio.run_coroutine_threadsafe(connection.manager.__aexit__(None, None, None),
-                                                   connection.event_loop())
-        leaving.result(timeout=connection.server.drain_timeout)
-    except BaseException as exc:
-        _log_exception("leaving the server's lifespan failed", exc)
-
-
-
-
 # ---------------------------------------------------------------------------
 # 26. SDK fidelity: the SDK's names, objects and errors
 # ---------------------------------------------------------------------------
@@ -13667,8 +13930,6 @@ def _lifespan(connection: _StdioServer, step: str) -> None:
 #                         Prompt.render, _message (section 11),  Result, GetPromptResult, prompt
 #                         _read_resource (section 10)         messages: read as ours
 #   _sdk_model_block      _content_block (section 8)          the SDK's content blocks as it sends them    -
-#   _SchemaTool           MCPServer.add_tool (section 14)     hand-written inputSchema, outputSchema, as   -
-#                                                             the low-level Server's tools/list
 #   _sdk_error            _protocol_error (section 10)        the SDK's MCPError, 1.x's McpError: its      -
 #                                                             JSON-RPC error, passed on
 #   _read_failure         _contents_read (section 25)         a resource's MCPError reaches the tool as    -
@@ -13677,24 +13938,14 @@ def _lifespan(connection: _StdioServer, step: str) -> None:
 #   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
 #                                                             output schema is the rest of the union's
 #   _sdk_content          _is_content_class (section 8)       the SDK's own blocks are content blocks (S5) -
-#   _Events               _HttpApp.__init__ (section 19)      the event store, ours or of the SDK's shape:  -
-#                                                             async methods run on a loop of its own; a
-#                                                             failing store logged, its message still sent
 #   ToolAnnotations       _annotations_wire (section 9)       the SDK's class for a tool's hints, its      -
 #                                                             keywords in Python's spelling
-#   _called_bare          MCPServer.tool (section 14),        a decorator used without its call: the SDK's  -
-#                         MCPServer.resource, MCPServer.prompt  TypeError, in its words
-#   _kept_first           MCPServer.add_tool (section 14),    a name registered again: the first stays,    -
-#                         add_resource, add_prompt            with a warning (warn_on_duplicate_tools)
 #   _sdk_model_json       _annotations_wire (section 9),      one of the SDK's models (ToolAnnotations,    -
 #                         _resource_annotations (section 10)  Annotations) as the JSON it sends
-#   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
-#                                                             message and its event id, as its callback
-#                                                             takes them
-#   _apply_extension      MCPServer._add_extensions           MCPServer(extensions=[...]): the SDK's       -
+#   _sdk_apply_extension  MCPServer._add_extensions           MCPServer(extensions=[...]): the SDK's       -
 #                         (section 14)                        Extension objects (and Apps) onto the
 #                                                             core's tables of extensions and methods
-#   _intercepted          MCPServer._calling (section 14)     the extensions' intercept_tool_call around   -
+#   _sdk_intercepted      MCPServer._calling (section 14)     the extensions' intercept_tool_call around   -
 #                                                             tools/call, the first given outermost
 #
 # README: as in section 22's table.  test_sdk_names, test_sdk_objects,
@@ -13948,103 +14199,6 @@ def _sdk_model_block(value: Any) -> Optional[Dict[str, Any]]:
     return value.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(value, "model_dump") else None
 
 
-# -- hand-written schemas -----------------------------------------------------------
-#
-# add_tool(fn, input_schema=..., output_schema=...) publishes a schema as written
-# (every 2020-12 keyword: $defs, $anchor, if/then/else), as the SDK's low-level
-# Server allows.  Servers MUST validate all tool inputs (server/tools, "Security
-# Considerations"): strictly against it (section 6), then handed over by keyword as
-# JSON values.  A result is checked as its JSON against the outputSchema, unwrapped.
-
-
-class _SchemaTool(_Tool):
-    """A tool with a hand-written inputSchema, outputSchema or both; the other
-    one, if any, comes from the signature as for any tool."""
-
-    def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str], description: Optional[str],
-                 annotations: Any, icons: Any, meta: Any, structured_output: Optional[bool], input_schema: Any,
-                 output_schema: Any) -> None:
-        self._takes: Any = None  # the argument names the function takes (True: all); None: the signature's
-        if input_schema is None:
-            super().__init__(fn, name, title, description, annotations, icons, meta, False)
-        else:
-            self.fn, self.title, self.annotations, self.icons, self.meta = fn, title, annotations, icons, meta
-            self.name = str(name or getattr(fn, "__name__", ""))
-            if self.name in ("", "<lambda>"):
-                raise InvalidSignature("You must provide a name for lambda functions")
-            self.description = description or _cleandoc(getattr(fn, "__doc__", None))
-            self.is_async, self.params, self.resolved = _is_async(fn), [], None
-            self.context_param = _context_parameter(fn)
-            self.sdk_models = _takes_sdk_context(fn, self.context_param)
-            self.input_schema, self._input_check = _hand_written(input_schema, "inputSchema", self.name)
-            self.input_title = self.input_schema.get("title", f"{self.name}Arguments")
-            self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
-            if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
-                annotation = _hints_or_none(fn).get("return", _MISSING)
-                self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
-                    self.name, annotation, structured_output)
-                self._output_check = _checker(self.output_schema, "output", out_kinds) \
-                    if self.output_schema and self._output_adapter is None else None
-                self.output_title = (self.output_schema or {}).get("title", "Output")
-        if output_schema is not None:
-            self.output_schema, self._output_check = _hand_written(output_schema, "outputSchema", self.name)
-            self.wrap, self.validate_ctr, self._output_adapter = False, True, None
-            self.output_title = self.output_schema.get("title", "Output")
-
-    def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        if self._takes is None:
-            return super().arguments(arguments)
-        errors: List[_ErrorItem] = []
-        self._input_check(arguments, (), errors)
-        if errors:
-            raise ValidationError(errors, self.input_title)
-        return {k: v for k, v in arguments.items() if self._takes is True or k in self._takes}
-
-    def check_output(self, value: Any) -> Any:
-        return super().check_output(_jsonable(value))
-
-
-def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Checker]:
-    """A copy of the schema as JSON, and its strict checker; InvalidSignature when it is no
-    object schema (server/tools: both schemas have type "object") or cannot be compiled."""
-    try:
-        copy = json.loads(json.dumps(schema, allow_nan=False))
-    except (TypeError, ValueError) as exc:
-        raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
-    if not isinstance(copy, dict) or copy.get("type") != "object":
-        raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
-    if "$schema" in copy and _dialect_problem(copy) is not None:  # basic/index, "JSON Schema Usage"
-        raise InvalidSignature(f"Tool {tool}: its {key} declares {_dialect_problem(copy)}")
-    problem = _schema_problem(copy)  # and valid by the dialect's rules (basic/index, the same section)
-    if problem is not None:
-        raise InvalidSignature(f"Tool {tool}: its {key} is no valid JSON Schema 2020-12: {problem}")
-    try:
-        return copy, _checker(copy)
-    except Exception as exc:
-        raise InvalidSignature(f"Tool {tool}: its {key} cannot be compiled: {type(exc).__name__}: {exc}") from None
-
-
-def _keywords_taken(fn: Callable[..., Any], tool: str, schema: Dict[str, Any], context_param: Optional[str]) -> Any:
-    """The argument names ``fn`` takes (True with ``**kwargs``: all); InvalidSignature when a property
-    names no parameter or a parameter without a default is no property: no call fails on the signature."""
-    parameters = [p for p in _parameters(fn, tool) if p[0] != context_param]
-    properties = set(schema.get("properties") or ())
-    if _resolved_parameters(fn, tool):
-        raise InvalidSignature(f"Tool {tool}: Resolve(...) parameters need the inputSchema of the signature")
-    bare = [n for n, kind, default in parameters if default is _MISSING and kind != _VAR_POSITIONAL
-            and kind != _VAR_KEYWORD and (kind == _POSITIONAL_ONLY or n not in properties)]
-    if bare:
-        raise InvalidSignature(f"Tool {tool}: parameters {bare} have no default and are not properties of its "
-                               "inputSchema (or are positional-only)")
-    if any(kind == _VAR_KEYWORD for _, kind, _ in parameters):
-        return True
-    named = {n for n, kind, _ in parameters if kind in (_ORDINARY, _KEYWORD_ONLY)}
-    if properties - named:
-        raise InvalidSignature(f"Tool {tool}: the properties {sorted(properties - named)} of its inputSchema name "
-                               "no parameter; take them by name, or all with **arguments")
-    return frozenset(named)
-
-
 # -- the SDK's constructor keywords, its requestState policy, and its 1.x name ---------
 
 # The SDK's MCPServer keywords beyond ours: None, taken (used, or of no effect here); else refused, saying why.
@@ -14253,94 +14407,6 @@ def _sdk_content(tp: Any) -> bool:
         "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
 
 
-# -- a deployment's event store, of the SDK's EventStore shape ------------------------
-#
-# Section 20's EventStore keeps a session's streams for Last-Event-ID
-# (basic/transports, "Resumability and Redelivery").  A replacement, shared by
-# several workers for instance, has the shape of the SDK's EventStore: its two
-# methods may be plain or ``async``.  ``store_event(stream_id, message)`` keeps
-# ``message`` (the JSON-RPC message as bytes; None for a priming event) and
-# returns a new event id, unique across streams, without newlines;
-# ``replay_events_after(last_event_id, send_callback)`` calls
-# ``send_callback(EventMessage(message, event_id))`` for each message of that
-# event's stream stored after it, in order, and returns the stream id (None for
-# an id it does not know).  _Events calls it as section 20 needs it, and a
-# store that fails costs no message.
-
-class EventMessage:
-    """A stored message as EventStore.replay_events_after hands it back (the
-    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
-
-    __slots__ = ("message", "event_id")
-
-    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
-        self.message, self.event_id = message, event_id
-
-
-class _Events:
-    """The app's event store as its callers need it: plain calls, whether its
-    methods are plain or ``async`` (run then on a loop of their own, never on
-    a tool's, which may be the caller)."""
-
-    def __init__(self, store: Any) -> None:
-        import inspect
-
-        self.backend = store
-        self.own = type(store) is EventStore
-        self.is_async = inspect.iscoroutinefunction(store.store_event)
-        self.loop: Any = _start_event_loop() if self.is_async else None
-
-    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
-        """The new event's id; None (an event without one) if the store failed."""
-        if self.own:  # ours: no await, no failure, ids of digits
-            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
-        try:
-            event_id = str(self._run(self.backend.store_event(stream_id, message)))
-        except Exception as exc:  # a store of the deployment's: the message is still sent
-            _log_exception("the event store failed", exc)
-            return None
-        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
-
-    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
-        """The stream id of ``last_event_id`` and what it holds after it."""
-        found: List[Tuple[bytes, Optional[str]]] = []
-
-        def keep(event: Any) -> None:
-            found.append((event.message, event.event_id))
-
-        async def keep_async(event: Any) -> None:
-            keep(event)
-
-        send = keep_async if self.is_async else keep
-        try:
-            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
-        except Exception as exc:  # as an event id it does not know
-            _log_exception("the event store failed", exc)
-            return None, []
-        return (stream_id if isinstance(stream_id, str) else None), found
-
-    def forget(self, prefix: str) -> None:
-        """An ended session's streams dropped, where the store can: the SDK's
-        shape has no such method, and a subclass of ours that did not run
-        EventStore.__init__ keeps its own storage."""
-        forget = getattr(self.backend, "forget", None)
-        if forget is None or (getattr(type(self.backend), "forget", None) is EventStore.forget
-                              and not hasattr(self.backend, "_lock")):
-            return
-        try:
-            forget(prefix)
-        except Exception as exc:  # a store of the deployment's: the session still ends
-            _log_exception("the event store failed", exc)
-
-    def _run(self, value: Any) -> Any:
-        import asyncio
-        import inspect
-
-        if not inspect.isawaitable(value):
-            return value
-        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
-
-
 # -- the SDK's ToolAnnotations (mcp.types) -----------------------------------------
 
 class ToolAnnotations:
@@ -14356,28 +14422,6 @@ class ToolAnnotations:
             "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
             "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
         })
-
-
-# -- the SDK's registration: a decorator without (), a name registered twice --------
-
-
-def _called_bare(first: Any, decorator: str, call: str) -> None:
-    """``@server.tool`` without its call hands the function over as the first
-    argument: the SDK's TypeError, in its words."""
-    if callable(first):
-        raise TypeError(f"The @{decorator} decorator was used incorrectly. Did you forget to call it? "
-                        f"Use @{decorator}{call} instead of @{decorator}")
-
-
-def _kept_first(server: MCPServer, kind: str, name: str, registered: Dict[str, Any]) -> bool:
-    """Whether a tool, resource or prompt of this name is registered already:
-    the SDK keeps the first, with a warning (for a tool, unless
-    warn_on_duplicate_tools=False); remove_tool and remove_prompt make room."""
-    if name not in registered:
-        return False
-    if kind != "tool" or server.settings.get("warn_on_duplicate_tools", True):
-        print(f"mcp_ref: {kind} {name!r} registered again; the first one stays", file=sys.stderr)
-    return True
 
 
 def _sdk_model_json(value: Any) -> Any:
@@ -14500,7 +14544,7 @@ class Extension:
         return await call_next(ctx)
 
 
-def _apply_extension(server: MCPServer, extension: Any) -> None:
+def _sdk_apply_extension(server: MCPServer, extension: Any) -> None:
     """MCPServer(extensions=[...]): one extension onto the core's tables
     (section 14), as the SDK's MCPServer._apply_extension does it."""
     given = getattr(extension, "identifier", None)
@@ -14599,7 +14643,7 @@ def _extension_context(server: MCPServer, request: _Request) -> Any:
     return ctx
 
 
-async def _intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+async def _sdk_intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """MCPServer._call inside the extensions' intercept_tool_call, the first
     given outermost (the SDK's compose_tool_call_handler).  An interceptor reads
     the call's params and the result by attribute; what it returns instead is
@@ -15088,7 +15132,10 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
 
 
 # The SDK's objects where the core has a seam for them.
-_refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_error=_sdk_error)
+_refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_error=_sdk_error,
+        _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt, _server_settings=_sdk_settings,
+        _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
+        _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters)
 
 
 # ---------------------------------------------------------------------------
@@ -20520,8 +20567,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     except BrokenPipeError:  # "| head" closed our stdout: nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-
-
 
 
 # ---------------------------------------------------------------------------
