@@ -386,6 +386,25 @@ class _RpcError(Exception):
         return error
 
 
+def _truncated_repr(value: Any) -> str:
+    """A value as an error or a log line shows it: its repr, at most 50 bytes."""
+    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
+    # and last 24 bytes, each cut moved inwards to a character boundary
+    # (write_truncated_to_limited_bytes): 'é' counts two.
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= 50:
+        return text
+    # A partial character at either cut is dropped: the boundary is the floor
+    # of the head's end and the ceiling of the tail's start.
+    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
+
+
 # ---------------------------------------------------------------------------
 # 3. Type introspection
 # ---------------------------------------------------------------------------
@@ -1216,7 +1235,7 @@ def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dic
     if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
         keys.pop("type", None)
         schema["propertyNames"] = keys
-    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
+    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _pydantic_arm_label, section 22)
         return _ContainerSchema(schema, "dict")
     # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
     return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
@@ -1503,14 +1522,13 @@ def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], An
 # failure.  Three modes:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
 #   input   tool arguments (MUST, server/tools "Security Considerations":
-#           servers validate all tool inputs), with the SDK's leniencies (its
-#           lax mode, section 23):
-#           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
-#           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
-#           keys) converted through its annotation (_LAX_TABLE, section 23).
-#   output  tool results: the same, plus Python values turned into JSON
-#           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
-#           and absent fields filled with their published defaults.
+#           servers validate all tool inputs).
+#   output  tool results.
+# _Compiler is the rule, JSON Schema 2020-12 as written, for all three: the
+# core checks arguments and results strictly against the published schema.
+# The SDK layer refines input and output with the SDK's leniencies (pydantic's
+# lax mode): _LaxCompiler (section 27), a subclass of _Compiler chosen for
+# those modes through the seam _compiler_for.
 
 if TYPE_CHECKING:
     _Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
@@ -1559,7 +1577,13 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
         problem = _dialect_problem(schema)
         if problem is not None:
             raise ValueError(f"the schema declares {problem}")
-    return _COMPILER(schema, mode, class_kinds).compile(schema)
+    return _compiler_for(mode)(schema, mode, class_kinds).compile(schema)
+
+
+def _compiler_for(mode: str) -> type[_Compiler]:
+    """The compiler of a mode: the strict _Compiler for every mode (a seam:
+    the SDK layer's lax compiler refines input and output)."""
+    return _Compiler
 
 
 # The one dialect implemented here: a schema without $schema is one of it
@@ -1653,19 +1677,16 @@ def _distinct_names(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value) and len(set(value)) == len(value)
 
 
-# Twin: _FastCompiler, section 34 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into
     checkers, as above.  Each keyword family has its method, in the order
-    ``compile`` runs them; the lax modes' refinements are hooks (section 27)."""
+    ``compile`` runs them, and builds its check in a step method that a
+    refinement overrides (_LaxCompiler, section 27: pydantic's lax mode)."""
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         self.root = root
         self.mode = mode
-        # "arms": strict, as a lax union tries its arms first (see _any_of)
-        self.lax = mode not in ("strict", "arms")
-        self.output = mode == "output"
-        # Which Python family each object title came from, for the SDK's wording
+        # Which Python family each object title came from, for the wording
         # of type errors ("a dictionary or an instance of Point").
         self.class_kinds = class_kinds or {}
         self._by_pointer: Dict[str, _Checker] = {}
@@ -1676,8 +1697,8 @@ class _Compiler:
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         """The checker of one (sub)schema: its ``type`` first (a type error stops
         there, as the SDK reports one error per value), then each keyword."""
-        if schema is True or schema == {}:  # fidelity hook: the lax modes make a Python value JSON (section 27)
-            return _lax_anything if self.lax else self._anything
+        if schema is True or schema == {}:
+            return self._anything
         if schema is False:
             return self._nothing
         if not isinstance(schema, dict):
@@ -1686,12 +1707,10 @@ class _Compiler:
             return self._unevaluated(schema, is_def)  # only these schemas pay for the annotations
         if "$dynamicRef" in schema:
             return self._dynamic_ref(schema, is_def)
-        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 23)
-            return _lax_typed(self, schema)
-        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 22)
-            return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
-        if self.lax and type(schema) is _UnionSchema:
-            schema = dict(schema, anyOf=schema.members)
+        return self._keywords(schema, is_def)
+
+    def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        """The checker of a schema object by its keywords, $ref among them."""
         steps: List[_Checker] = []
         if "$ref" in schema:
             # In 2020-12, $ref applies beside its sibling keywords, "type" included.
@@ -1709,17 +1728,13 @@ class _Compiler:
         ):
             steps.extend(keyword_steps)
         if type_step is None and not steps:
-            return _lax_anything if self.lax else self._anything
+            return self._anything
         return self._steps_in_order(schema, type_step, steps)
 
     def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
                   steps: List[_Checker]) -> _Checker:
         """The type step, then the keyword steps, as one checker: a value is valid
-        when every keyword's assertion holds (Core 2020-12 §7.6).  The lax modes
-        first turn a Python value into JSON: the hook _lax_steps (section 23)."""
-        if self.lax:  # fidelity hook: a dataclass, a datetime, an Enum member made JSON (section 23)
-            return _lax_steps(schema, type_step, steps)
-
+        when every keyword's assertion holds (Core 2020-12 §7.6)."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             sent = value
             if type_step is not None:
@@ -1844,22 +1859,20 @@ class _Compiler:
     def _type(self, schema: Dict[str, Any]) -> Optional[Callable[..., Any]]:
         """type (Validation 2020-12 §6.1.1): the value is of one of the listed
         JSON types, and "integer" matches "any number with a zero fractional
-        part" (1.0).  The lax modes convert what the SDK takes instead: the
-        hook _lax_type (section 23)."""
+        part" (1.0)."""
         declared = schema.get("type")
         if declared is None:
             return None
         types = [declared] if isinstance(declared, str) else list(declared)
-        if self.lax:  # fidelity hook: "17" and 17.0 for an integer (section 23)
-            return _lax_type(self, schema, types)
-        # The error's words are pydantic's (_type_error, section 22).
         msg, kind = _type_error(types[0], *_type_words(self, schema)) if len(types) == 1 else (
             f"Input should be of type {' or '.join(types)}", "type")
-        arms = self.mode == "arms"  # the smart union's strict int (_Union, section 22) takes no 2.0
+        return self._type_check(schema, types, msg, kind)
 
+    def _type_check(self, schema: Dict[str, Any], types: List[str], msg: str, kind: str) -> _Checker:
+        """The type step: ``msg`` (_type_error's words) for a value of another type."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
-                if _is_json_type(value, t) and not (arms and t == "integer" and type(value) is float):
+                if _is_json_type(value, t):
                     return value
             errors.append(_ErrorItem(loc, msg, kind, value))
             return value
@@ -1870,27 +1883,26 @@ class _Compiler:
 
     def _enum_const(self, schema: Dict[str, Any], is_def: bool) -> List[_Checker]:
         """const and enum (Validation 2020-12 §6.1.2-3): the value equals an
-        allowed one.  The lax modes take what the SDK's Literal and Enum take:
-        the hook _lax_allowed (section 27)."""
+        allowed one."""
         steps: List[_Checker] = []
         kind = "enum" if is_def else "literal_error"  # an Enum class, or a Literal
         for keyword in ("const", "enum"):
             if keyword not in schema:
                 continue
             allowed = [schema["const"]] if keyword == "const" else list(schema["enum"])
-            if self.lax:  # fidelity hook: 2.0 is Literal[1, 2]'s 2, "1" an IntEnum's 1 (section 27)
-                steps.append(_lax_allowed(self, schema, is_def, allowed, kind))
-                continue
-
-            def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], allowed: List[Any] = allowed) -> Any:
-                for candidate in allowed:
-                    if _json_equal(value, candidate):
-                        return value
-                errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
-                return value
-
-            steps.append(check)
+            steps.append(self._allowed_check(schema, is_def, allowed, kind))
         return steps
+
+    def _allowed_check(self, schema: Dict[str, Any], is_def: bool, allowed: List[Any], kind: str) -> _Checker:
+        """The step of one const or enum: a value equal to an allowed one as JSON."""
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            for candidate in allowed:
+                if _json_equal(value, candidate):
+                    return value
+            errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
+            return value
+
+        return check
 
     # -- numbers -------------------------------------------------------------
 
@@ -1913,9 +1925,11 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
-        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 22)
-            return [_first_bound_failure(checks, multiple)]
+        return [self._numeric_check(checks, multiple)]
 
+    def _numeric_check(self, checks: List[Tuple[Callable[[Any, Any], bool], Any, str, str]],
+                       multiple: Any) -> _Checker:
+        """The step of a number's bounds and multipleOf: every failure reported."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 return value
@@ -1927,21 +1941,22 @@ class _Compiler:
                                          "multiple_of", value))
             return value
 
-        return [check]
+        return check
 
     # -- strings -------------------------------------------------------------
 
     def _string(self, schema: Dict[str, Any]) -> List[_Checker]:
         """minLength, maxLength and pattern (ECMA-262, searched, not anchored;
-        Validation 2020-12 §6.3).  The lax modes stop at the first length error:
-        the hook _lax_string (section 27)."""
+        Validation 2020-12 §6.3)."""
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
         search = None if pattern is None else _compile_pattern(pattern)  # a seam: plain, or ECMA-262
-        if self.lax:  # fidelity hook: the first length error only, and then no pattern (section 27)
-            return [_lax_string(low, high, pattern, search)]
+        return [self._string_check(low, high, pattern, search)]
 
+    def _string_check(self, low: Optional[int], high: Optional[int], pattern: Optional[str],
+                      search: Optional[Callable[[str], Any]]) -> _Checker:
+        """The step of a string's lengths and pattern: every failure reported."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, str):
                 return value
@@ -1952,13 +1967,11 @@ class _Compiler:
                                          value))
             return value
 
-        return [check]
+        return check
 
     def _array(self, schema: Dict[str, Any]) -> List[_Checker]:
         """prefixItems and items, then uniqueItems, minItems/maxItems and contains
-        (Core 2020-12 §10.3.1, Validation 2020-12 §6.4).  The lax modes keep one
-        of each item of a set and report a short tuple's members: the hook
-        _lax_array (section 27)."""
+        (Core 2020-12 §10.3.1, Validation 2020-12 §6.4)."""
         prefix = [self.compile(s) for s in schema.get("prefixItems", ())]
         items = self.compile(schema["items"]) if "items" in schema else None
         contains = self.compile(schema["contains"]) if "contains" in schema else None
@@ -1966,10 +1979,15 @@ class _Compiler:
         unique = schema.get("uniqueItems") is True
         if not (prefix or items or contains or low is not None or high is not None or unique):
             return []
-        noun = _array_noun(schema, bool(prefix), unique)  # fidelity hook: its errors' words (section 27)
+        noun = _array_noun(schema, bool(prefix), unique)  # its errors' words
         each = self._each_item(items) if items is not None and not prefix else None
-        if self.lax:  # fidelity hook: a set keeps one of each, a tuple's members reported (section 27)
-            return [_lax_array(schema, noun, prefix, items, each, contains, self.output)]
+        return [self._array_check(schema, noun, prefix, items, each, contains)]
+
+    def _array_check(self, schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
+                     each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
+        """The step of an array: its items checked, then every keyword's failure."""
+        low, high = schema.get("minItems"), schema.get("maxItems")
+        unique = schema.get("uniqueItems") is True
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
@@ -1988,7 +2006,7 @@ class _Compiler:
                 _check_contains(schema, contains, out, loc, value, errors)
             return out
 
-        return [check]
+        return check
 
     def _each_item(self, items: _Checker) -> Callable[[List[Any], Tuple[Any, ...], List[_ErrorItem]], List[Any]]:
         """The checked items of an array with one schema for all of them."""
@@ -2002,13 +2020,15 @@ class _Compiler:
     def _object(self, schema: Dict[str, Any]) -> List[_Checker]:
         """properties, patternProperties, additionalProperties and propertyNames
         key by key; then required, minProperties/maxProperties, dependentRequired
-        (Validation 2020-12 §6.5).  The lax modes fill defaults and report as
-        pydantic does: the hook _lax_object (section 27)."""
+        (Validation 2020-12 §6.5)."""
         properties = {k: self.compile(s) for k, s in (schema.get("properties") or {}).items()}
         required = list(schema.get("required", ()))
         members = self._members(schema, properties)
-        if self.lax:  # fidelity hook: defaults filled, errors in the model's field order (section 27)
-            return _lax_object(self, schema, properties, required, members)
+        return self._object_steps(schema, properties, required, members)
+
+    def _object_steps(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                      members: Optional[_Checker]) -> List[_Checker]:
+        """The step of an object: its members checked, then every keyword's failure."""
         low, high = schema.get("minProperties"), schema.get("maxProperties")
         dependent = schema.get("dependentRequired") or {}
         if members is None and not (required or low is not None or high is not None or dependent):
@@ -2028,26 +2048,23 @@ class _Compiler:
 
         return [check]
 
-    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
-                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
-        """The step for an object of declared properties only (what the schema
-        builder makes): ``general`` here; the accelerators replace it."""
-        return general
-
     def _members(self, schema: Dict[str, Any], properties: Dict[str, _Checker]) -> Optional[_Checker]:
         """Checks each member by the keywords that name or match its key:
         properties, patternProperties, additionalProperties and propertyNames
         (Core 2020-12 §10.3.2.1-4); a new dict of the members kept (None: no such
-        keyword).  The lax modes drop or convert keys as the SDK: _lax_members."""
+        keyword)."""
         extra = schema.get("additionalProperties", _MISSING)
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
         if not (properties or extra_check or patterns or names):
             return None
-        if self.lax:  # fidelity hook: extra keys dropped, keys made strings (section 23)
-            return _lax_members(schema, properties, extra, extra_check, patterns, names, self.class_kinds)
+        return self._members_check(schema, properties, extra, extra_check, patterns, names)
 
+    def _members_check(self, schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any,
+                       extra_check: Optional[_Checker], patterns: List[Tuple[Any, _Checker]],
+                       names: Optional[_Checker]) -> _Checker:
+        """The step of an object's members: each checked by the keywords that name or match its key."""
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
             for key, item in value.items():
@@ -2132,15 +2149,21 @@ class _Compiler:
         return steps
 
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
-        union = _Union(self, arms, schemas)
-        if self.lax:  # fidelity hook: the smart union (_Union, section 22) picks the arm (section 27)
-            return _lax_any_of(union)
+        """anyOf (Core 2020-12 §10.2.1.2): the value is valid against an arm;
+        else each arm's errors, under the arm's name (_arm_errors)."""
+        labels = [_arm_label(s, self.class_kinds) for s in schemas]
+        null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            for arm in union.strict:
-                if _passes(arm, value, loc):
+            collected: List[List[_ErrorItem]] = []
+            for arm in arms:
+                arm_errors: List[_ErrorItem] = []
+                arm(value, loc, arm_errors)
+                if not arm_errors:
                     return value
-            return union.first_or_errors(value, loc, errors)
+                collected.append(arm_errors)
+            _arm_errors(collected, labels, null_arm, False, value, loc, errors)
+            return value
 
         return check
 
@@ -2275,9 +2298,6 @@ def _unevaluated_one(check: _Checker, refuse: bool, item: Any, loc: Tuple[Any, .
     return check(item, loc, errors)
 
 
-_COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
-
-
 def _is_multiple(value: Any, multiple: Any) -> bool:
     """multipleOf in exact arithmetic: "division by this keyword's value results
     in an integer" (JSON Schema validation 6.2.1), with each number taken as the
@@ -2358,6 +2378,132 @@ def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
     errors: List[_ErrorItem] = []
     check(value, loc, errors)
     return not errors
+
+
+# -- the words of the errors -------------------------------------------------
+#
+# A failure's message says what the value should be, in the words a Python
+# programmer reads ("Input should be a valid integer", "List should have at
+# least 2 items after validation, not 1"): the same words pydantic uses, so
+# the SDK layer refines the lax modes' checks, not their vocabulary.
+
+def _arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
+    """The name of an anyOf arm, which locates that arm's errors
+    (``value.integer``): its JSON type, or the definition its $ref names,
+    else "any" (a seam: the SDK layer names an arm as pydantic does, from the
+    classes in ``class_kinds``)."""
+    if isinstance(schema, dict):
+        ref, kind = schema.get("$ref"), schema.get("type")
+        if isinstance(ref, str):
+            return ref.rsplit("/", 1)[-1]
+        if isinstance(kind, str):
+            return kind
+    return "any"
+
+
+def _arm_errors(collected: List[List[_ErrorItem]], labels: List[str], null_arm: List[int], nullable: bool,
+                value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> None:
+    """The errors of an anyOf no arm takes: each arm's, under the arm's name
+    (_arm_label); one arm's alone, as they are.  A value that is not null
+    fails the null arm of an optional (``nullable``: whatever its other arms;
+    else of one other arm) without a report: the other arms say what is wrong."""
+    if null_arm and value is not None and len(null_arm) < len(collected) and (nullable or len(collected) == 2):
+        collected = [c for i, c in enumerate(collected) if i not in null_arm]
+        labels = [label for i, label in enumerate(labels) if i not in null_arm]
+    if len(collected) == 1:
+        errors.extend(collected[0])
+        return
+    depth = len(loc)
+    for label, arm_errors in zip(labels, collected):
+        for e in arm_errors:
+            errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
+
+
+def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
+    """An error shows the value as sent, where a step checked a converted or
+    copied one (pydantic's lax mode checks a bound on -3 and shows '-3'): the
+    errors from ``before`` on that show the converted value show the sent one."""
+    for error in errors[before:]:
+        if error.value is converted:
+            error.value = sent
+
+
+def _type_words(compiler: _Compiler, schema: Dict[str, Any]) -> Tuple[str, Optional[str], Optional[str]]:
+    """What _type_error's words depend on: the kind of array, the object's
+    title and the Python family it came from (a dataclass: "a dictionary or an
+    instance of Point"; bytes)."""
+    title = schema.get("title")
+    family = compiler.class_kinds.get(str(title)) if "properties" in schema else None
+    if schema.get("format") == "binary":
+        family = "bytes"
+    array_kind = schema.container if type(schema) is _ContainerSchema else \
+        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+    return array_kind, title, family
+
+
+def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
+    if family == "bytes":
+        return "Input should be a valid bytes", "bytes_type"
+    if kind == "object" and family == "dataclass":
+        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
+    if kind == "object" and family == "model":
+        return f"Input should be a valid dictionary or instance of {title}", "model_type"
+    if kind == "array":
+        return {"set": ("Input should be a valid set", "set_type"),
+                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
+                "tuple": ("Input should be a valid tuple", "tuple_type"),
+                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
+                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
+                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
+            array_kind, ("Input should be a valid list", "list_type"))
+    return {
+        "string": ("Input should be a valid string", "string_type"),
+        "integer": ("Input should be a valid integer", "int_type"),
+        "number": ("Input should be a valid number", "float_type"),
+        "boolean": ("Input should be a valid boolean", "bool_type"),
+        "null": ("Input should be None", "none_required"),
+        "object": ("Input should be a valid dictionary", "dict_type"),
+    }.get(kind, (f"Input should be of type {kind}", "type"))
+
+
+def _show(value: Any) -> str:
+    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
+    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
+
+
+def _one_of_text(values: List[Any]) -> str:
+    shown = [_show(v) for v in values]
+    if not shown:
+        return "one of no values (the enum is empty)"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
+                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
+                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
+    """pydantic's length errors: "List should have at least 2 items after
+    validation, not 1", "String should have at most 3 characters"."""
+    tail = f" after validation, not {n}" if after else ""
+    if low is not None and n < low:
+        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
+    if high is not None and n > high:
+        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
+
+
+def _number_text(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
+    """What an array's errors call it: the container its schema was made for
+    (a _ContainerSchema's), "List", "Tuple", "Set" or "Frozenset", as pydantic's do."""
+    container = schema.container if type(schema) is _ContainerSchema else ""
+    return "Frozenset" if container == "frozenset" else "Set" if unique else \
+        "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
 
 
 # -- patterns ----------------------------------------------------------------
@@ -11263,6 +11409,10 @@ def _date() -> str:
 #
 # (the rows, by topic:)
 #   -- validation (section 6)
+#   _compiler_for         the strict _Compiler for every mode         _sdk_compiler_for (section 27): the SDK's
+#                                                                     lax mode (_LaxCompiler) for input, output
+#   _arm_label            an anyOf arm named by its type or $ref      _pydantic_arm_label (section 22): the
+#                                                                     validator's name pydantic gives the arm
 #   -- schemas, arguments and tools (sections 2-9)
 #   _is_pydantic_model    _native (section 4),                        pydantic's BaseModel (_is_basemodel,
 #                         _SchemaBuilder.ref (section 5): no class    section 22)
@@ -11290,6 +11440,7 @@ def _date() -> str:
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
+    "_compiler_for", "_arm_label",
     # schemas, arguments and tools (sections 2-9)
     "_is_pydantic_model", "_pydantic_schema",
     # patterns (section 6)
@@ -11340,26 +11491,20 @@ def _refine(**rules: Any) -> None:
 #   _pydantic_output      _Tool.result (section 9)            a result pydantic validates and dumps        12
 #   _pydantic_checked     _Tool.check_output (section 9)      a CallToolResult's structured content, by    -
 #                                                             pydantic's own output model
-#   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
+#   _Union                _LaxCompiler._any_of (section 27)   the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
+#   _pydantic_arm_label   seam _arm_label (section 6)         a union member named as pydantic's validator -
+#                                                             is: value.list[int].0, nullable[...]
 #   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
-#   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
-#   _type_words           _Compiler._type (section 6)         what those words name: a set, a dataclass    -
 #   _bound_failure        _lax_type (section 23)              'nan' and 'inf' refused by a bound           9
-#   _first_bound_failure  _Compiler._numeric (section 6)      bounds: the first failure only, in its order -
-#   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
-#   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
-#   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
+#   _first_bound_failure  _LaxCompiler._numeric_check (section 27)  bounds: the first failure only, in  -
+#                                                             its order
 #   _in_field_order       _lax_object (section 27)            errors in the model's field order            -
 #   _BOUNDS               _lax_type (section 23)              the order pydantic-core checks bounds in     -
-#   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
-#   _plural               _check_contains (section 6)         "1 item", "2 items"                          -
 #   _too_many             _lax_array (section 27)             a set past max_length: one error, "not more" -
 #   _no_members           _lax_object (section 27)            an empty TypedDict or dataclass: every key   -
 #                                                             ignored
-#   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
-#                                                             cuts it (also in sections 11 and 15)
 #   _pydantic_base        _is_basemodel (section 22)          pydantic's BaseModel, if the program has it  -
 #   _is_basemodel         _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel (and _native, -
 #                                                             section 4: its instance, as its model_dump)
@@ -11372,7 +11517,7 @@ _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean":
                 "null": "none", "array": "list", "object": "dict"}
 
 
-def _arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
+def _pydantic_arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
     """pydantic's name of a union member (its validator's name, as pydantic-core
     gives it), which locates the member's errors: ``value.list[int].0``."""
     label = _bare_label(schema, class_kinds)
@@ -11387,9 +11532,10 @@ def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
         tp = schema.py_type
         origin = _origin(tp)
         if origin in (set, frozenset):  # a set whose items may not hash
-            return f"{origin.__name__}[{_arm_label(schema.get('items'), class_kinds)}]"
+            return f"{origin.__name__}[{_pydantic_arm_label(schema.get('items'), class_kinds)}]"
         if origin is not None:  # a dict whose keys are converted
-            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), class_kinds)}]"
+            value_label = _pydantic_arm_label(schema.get("additionalProperties"), class_kinds)
+            return f"dict[{_type_label(_args(tp)[0])},{value_label}]"
         return _type_label(tp)
     if "$ref" in schema:
         name = str(schema["$ref"]).rsplit("/", 1)[-1]
@@ -11402,7 +11548,7 @@ def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
             return f"literal[{','.join(repr(v) for v in values)}]"
     if "anyOf" in schema:
         arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
-        inner = ",".join(_arm_label(a, class_kinds) for a in arms)
+        inner = ",".join(_pydantic_arm_label(a, class_kinds) for a in arms)
         inner = inner if len(arms) == 1 else f"union[{inner}]"
         return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
     kind = schema.get("type")
@@ -11412,7 +11558,7 @@ def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
         values = schema.get("additionalProperties")
         if type(schema) is _ContainerSchema:  # a bare dict
             return "dict[any,any]"
-        return f"dict[str,{_arm_label(values, class_kinds)}]" if "properties" not in schema else "dict"
+        return f"dict[str,{_pydantic_arm_label(values, class_kinds)}]" if "properties" not in schema else "dict"
     if not isinstance(kind, str):
         return "any"
     constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -11425,9 +11571,9 @@ def _array_label(schema: Dict[str, Any], class_kinds: Dict[str, str]) -> str:
     container = schema.container if type(schema) is _ContainerSchema else \
         "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
     items = schema.get("items")
-    item = _arm_label(items, class_kinds)
+    item = _pydantic_arm_label(items, class_kinds)
     if container == "tuple" or "prefixItems" in schema:
-        labels = [_arm_label(s, class_kinds) for s in schema.get("prefixItems", ())]
+        labels = [_pydantic_arm_label(s, class_kinds) for s in schema.get("prefixItems", ())]
         if items is not None and items is not False:
             labels.append(f"{item}, ...")
         return f"tuple[{', '.join(labels)}]"
@@ -11516,31 +11662,20 @@ def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dic
     errors[before:] = sorted(errors[before:], key=place)
 
 
-def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
-    """pydantic checks a bound or a length on the converted value but shows the
-    value as sent ('-3', not -3; True, not 1.0): the errors from ``before`` on
-    that show the converted value show the sent one."""
-    for error in errors[before:]:
-        if error.value is converted:
-            error.value = sent
-
-
 class _Union:
     """An anyOf's arms and what pydantic's "smart" union needs to know of them
-    (_Compiler._any_of): an arm of exactly the value's type wins (5 is
+    (_LaxCompiler._any_of): an arm of exactly the value's type wins (5 is
     Union[float, int]'s int, "17" stays a string in Union[int, str]), then of
     the arms the value fits strictly, Any among them, the one pydantic-core
     ranks first (_smart_pick: the class that sets the most fields, else the
     most exact), then the lax arms in order."""
 
-    def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
-        lax = compiler.lax
+    def __init__(self, compiler: _LaxCompiler, arms: List[_Checker], schemas: List[Any]) -> None:
         self.arms = arms
-        self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
-        self.labels = [_arm_label(s, compiler.class_kinds) for s in schemas]
+        self.strict = [_ArmsCompiler(compiler.root, "arms").compile(s) for s in schemas]
+        self.labels = [_pydantic_arm_label(s, compiler.class_kinds) for s in schemas]
         self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
-        self.lax = lax
-        self.by_class = _class_arms(compiler, schemas) if lax else {}
+        self.by_class = _class_arms(compiler, schemas)
         # A type converted through its annotation (a UUID, a date), bytes, an
         # Enum, a set and a tuple are exact for their objects alone, never for
         # JSON data: pydantic's strict Python mode, which the SDK's model_validate
@@ -11549,7 +11684,7 @@ class _Union:
         self.inexact = [_python_only(compiler, s) for s in schemas]
         self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
                       for i, s in enumerate(schemas)]
-        self.fields = [_declared_names(compiler, s) for s in schemas] if lax else []
+        self.fields = [_declared_names(compiler, s) for s in schemas]
         self.compiler, self.schemas = compiler, schemas  # for _exactness
         # pydantic finds a Literal's value by Python's equality, as exactly as an
         # arm of the value's type: true is Union[Any, Literal[1]]'s 1.
@@ -11609,7 +11744,7 @@ class _Union:
                     yield 1, None, self.arms[i](value, loc, [])
                     continue
                 strict = _passes(arm, value, loc)
-                names = self.fields[i] if type(value) is dict and self.lax else None
+                names = self.fields[i] if type(value) is dict else None
                 if not strict and names is None:
                     continue
                 chosen, converted = _taken(self.arms[i], value, loc)
@@ -11632,20 +11767,9 @@ class _Union:
             if not arm_errors:
                 return converted
             collected.append(arm_errors)
-        labelled = self.labels
-        null_arm = self.null_arm
-        if null_arm and value is not None and len(null_arm) < len(collected) and (self.lax or len(collected) == 2):
-            # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
-            # arm reports nothing, and Optional[T] reports T's errors alone.
-            collected = [c for i, c in enumerate(collected) if i not in null_arm]
-            labelled = [label for i, label in enumerate(labelled) if i not in null_arm]
-        if len(collected) == 1:
-            errors.extend(collected[0])
-            return value
-        depth = len(loc)
-        for label, arm_errors in zip(labelled, collected):
-            for e in arm_errors:
-                errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
+        # pydantic's Optional[Union[...]] is nullable[union[...]]: the null arm
+        # reports nothing, and Optional[T] reports T's errors alone.
+        _arm_errors(collected, self.labels, self.null_arm, True, value, loc, errors)
         return value
 
 
@@ -11665,81 +11789,11 @@ def _exact_type(schema: Any) -> Optional[type]:
         kind) if isinstance(kind, str) else None
 
 
-def _type_words(compiler: _Compiler, schema: Dict[str, Any]) -> Tuple[str, Optional[str], Optional[str]]:
-    """What _type_error's words depend on: the kind of array, the object's
-    title and the Python family it came from (a dataclass: "a dictionary or an
-    instance of Point"; bytes)."""
-    title = schema.get("title")
-    family = compiler.class_kinds.get(str(title)) if "properties" in schema else None
-    if schema.get("format") == "binary":
-        family = "bytes"
-    array_kind = schema.container if type(schema) is _ContainerSchema else \
-        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
-    return array_kind, title, family
-
-
-def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
-    if family == "bytes":
-        return "Input should be a valid bytes", "bytes_type"
-    if kind == "object" and family == "dataclass":
-        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
-    if kind == "object" and family == "model":
-        return f"Input should be a valid dictionary or instance of {title}", "model_type"
-    if kind == "array":
-        return {"set": ("Input should be a valid set", "set_type"),
-                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
-                "tuple": ("Input should be a valid tuple", "tuple_type"),
-                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
-                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
-                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
-            array_kind, ("Input should be a valid list", "list_type"))
-    return {
-        "string": ("Input should be a valid string", "string_type"),
-        "integer": ("Input should be a valid integer", "int_type"),
-        "number": ("Input should be a valid number", "float_type"),
-        "boolean": ("Input should be a valid boolean", "bool_type"),
-        "null": ("Input should be None", "none_required"),
-        "object": ("Input should be a valid dictionary", "dict_type"),
-    }.get(kind, (f"Input should be of type {kind}", "type"))
-
-
-def _show(value: Any) -> str:
-    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
-    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
-
-
-def _one_of_text(values: List[Any]) -> str:
-    shown = [_show(v) for v in values]
-    if not shown:
-        return "one of no values (the enum is empty)"
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _plural(n: int, unit: str) -> str:
-    return f"{n} {unit}{'' if n == 1 else 's'}"
-
-
-def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
-                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
-                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
-    """pydantic's length errors: "List should have at least 2 items after
-    validation, not 1", "String should have at most 3 characters"."""
-    tail = f" after validation, not {n}" if after else ""
-    if low is not None and n < low:
-        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
-    if high is not None and n > high:
-        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
-
-
 def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _ErrorItem:
     """pydantic's length error of a container that stopped as soon as it held
     more than ``high`` items: "not more", not their count."""
     return _ErrorItem(loc, f"{subject} should have at most {_plural(high, 'item')} after validation, not more",
                       "too_long", value)
-
-
-def _number_text(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, int]],
@@ -11790,24 +11844,6 @@ def _from_pydantic(exc: Any) -> ValidationError:
     errors = [_ErrorItem(tuple(e["loc"]), e["msg"], e["type"], e.get("input"))
               for e in exc.errors(include_url=False)]
     return ValidationError(errors, str(exc.title))
-
-
-def _truncated_repr(value: Any) -> str:
-    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
-    # and last 24 bytes, each cut moved inwards to a character boundary
-    # (write_truncated_to_limited_bytes): 'é' counts two.
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__} object>"
-    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
-        return text
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= 50:
-        return text
-    # A partial character at either cut is dropped: the boundary is the floor
-    # of the head's end and the ceiling of the tail's start.
-    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
 
 
 def _format_errors(errors: List[_ErrorItem], title: str) -> str:
@@ -12165,6 +12201,8 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 
 # pydantic's own types where the core's schemas and values have a seam for them.
 _refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
+# pydantic's names of a union's members, where an anyOf's errors name its arms.
+_refine(_arm_label=_pydantic_arm_label)
 
 
 # ---------------------------------------------------------------------------
@@ -12181,21 +12219,21 @@ _refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _lax_type             _Compiler._type (section 6)         17.0 for an int; other types converted by    -
-#                                                             _coerce, refused in pydantic's words
-#   _lax_steps            _Compiler._steps_in_order (section 6)  a Python value made JSON first (_native); -
-#                                                             a float field's 2 becomes 2.0
+#   _lax_type             _LaxCompiler._type_check (section 27)  17.0 for an int; other types converted -
+#                                                             by _coerce, refused in pydantic's words
+#   _lax_steps            _LaxCompiler._steps_in_order (section 27)  a Python value made JSON first       -
+#                                                             (_native); a float field's 2 becomes 2.0
 #   _coerce               _lax_type (section 23)              "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
 #   _json_text_arguments  _Tool.arguments (section 9)         a list or an object argument sent as JSON    7
 #                                                             text, parsed (the SDK's pre_parse_json)
-#   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
+#   _lax_typed            _LaxCompiler._keywords (section 27)  a type JSON Schema cannot name (a date, a   11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
-#   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
-#                                                             for dict[str, T] or a dataclass: refused), a
-#                                                             key's own errors under "[key]"
+#   _lax_members          _LaxCompiler._members_check (section 27)  extra keys dropped, keys made strings -
+#                                                             (not for dict[str, T] or a dataclass:
+#                                                             refused), a key's own errors under "[key]"
 #   _strings_taken        _json_text_params (section 27)      the strings _json_text_arguments keeps       7
 #
 # README: as in section 22's table.  The wording of a refused date, time or
@@ -12316,7 +12354,7 @@ def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra:
 _INT_FLOAT_LIMIT = 2.0 ** 63  # the SDK's int from a float is an i64
 
 
-def _lax_type(compiler: _Compiler, schema: Dict[str, Any], types: List[str]) -> _Checker:
+def _lax_type(compiler: _LaxCompiler, schema: Dict[str, Any], types: List[str]) -> _Checker:
     """_Compiler._type in the lax modes: 17.0 is the int 17; a value of another
     JSON type is converted where pydantic's lax mode converts it (_coerce: "17"
     for an int, "true" for a bool), and refused in pydantic's words."""
@@ -13032,7 +13070,7 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _field_default_of     _parameter_schema (section 9)       the same, published: the schema's default    -
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
 #   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
-#   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _python_only          _ArmsCompiler._keywords (section 27)  a class no JSON value is an instance of    -
 #   _python_only_type     _build_union (section 22)           the same, of a type (Annotated[T, ...]: T)   -
 #   _as_sent              _lax_array (section 27)             values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
@@ -15052,27 +15090,26 @@ __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELIC
 # 27. SDK fidelity: lax validation and URI template matching
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  Two parts.  Lax validation: where pydantic's lax
-# mode (section 23) checks a keyword family in its own order, the rule of
-# section 6 hands the lax modes to a hook here; and the words and families
-# its errors name, which section 5 records.  URI template matching: RFC
-# 6570 defines how a template expands, not how a URI is matched against it;
-# the SDK's matcher decides which URIs a template serves and what each
-# variable receives.  This is that matcher, re-derived to run in linear time.
+# A layer, as section 22 is.  Lax validation: where pydantic's lax mode
+# (section 23) checks a keyword family in its own order, _LaxCompiler refines
+# the rule of section 6 (_Compiler, strict) by overriding that family's step
+# with a hook here.  The URI template matcher is the core's now (section 10).
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _array_noun           _Compiler._array (section 6)        "List", "Tuple", "Set", "Frozenset" in its   -
-#                                                             errors, the container pydantic reads
-#   _lax_anything         _Compiler.compile (section 6)       any value, made JSON as the SDK writes it    -
-#   _lax_allowed          _Compiler._enum_const (section 6)   the allowed value itself (2.0 for 2), or     -
-#                                                             what _lax_member converts
-#   _lax_string           _Compiler._string (section 6)       the first length error only; then no pattern -
-#   _lax_any_of           _Compiler._any_of (section 6)       the smart union's arm (_Union.smart) first   7, 9
-#   _lax_array            _Compiler._array (section 6)        a set keeps one of each item (_dedupe); a    -
-#                                                             short tuple's missing members, each
-#   _lax_object           _Compiler._object (section 6)       defaults filled; errors in field order; a    -
-#                                                             dict's size counted once its items pass
+#   _LaxCompiler          seam _compiler_for (section 6)      pydantic's lax mode, for tool arguments and  -
+#                                                             results: _Compiler with the steps below
+#   _ArmsCompiler         seam _compiler_for (section 6)      the smart union's strict try of each arm     -
+#   _lax_anything         _LaxCompiler (section 27)           any value, made JSON as the SDK writes it    -
+#   _lax_allowed          _LaxCompiler._allowed_check (section 27)  the allowed value itself (2.0 for 2), -
+#                                                             or what _lax_member converts
+#   _lax_string           _LaxCompiler._string_check (section 27)  the first length error only; then no   -
+#                                                             pattern
+#   _lax_any_of           _LaxCompiler._any_of (section 27)   the smart union's arm (_Union.smart) first   7, 9
+#   _lax_array            _LaxCompiler._array_check (section 27)  a set keeps one of each item (_dedupe);  -
+#                                                             a short tuple's missing members, each
+#   _lax_object           _LaxCompiler._object_steps (section 27)  defaults filled; errors in field order; -
+#                                                             a dict's size counted once its items pass
 #   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
 #   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
 #                                                             is dumped in (hash order)
@@ -15093,16 +15130,7 @@ __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELIC
 # pydantic's lax mode (section 23) checks a container's size and members in its
 # own order and words.  Each _lax_ hook here is the lax modes' copy of one
 # keyword family of _Compiler (section 6): the same assertions, with pydantic's
-# stops.  First the words: the class families and containers errors name.
-
-
-def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
-    """What pydantic's errors call an array: the container it reads it as
-    (_ContainerSchema, section 5), "List", "Tuple", "Set" or "Frozenset"."""
-    container = schema.container if type(schema) is _ContainerSchema else ""
-    return "Frozenset" if container == "frozenset" else "Set" if unique else \
-        "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
-
+# stops; _LaxCompiler, after them, overrides each step with its hook.
 
 def _lax_anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
     """_Compiler._anything in the lax modes: any value, made JSON as the SDK writes it."""
@@ -15288,7 +15316,7 @@ def _lax_sizes(container: str, valid: List[Any], bad: bool, low: Optional[int], 
         _check_size(count, low, high, noun, "item", True, loc, value, errors)
 
 
-def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
+def _lax_object(compiler: _LaxCompiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
                 required: List[str], members: Optional[_Checker]) -> List[_Checker]:
     """_Compiler._object as pydantic checks a model or a dict: the output mode
     fills absent fields with their published defaults; errors come in the
@@ -15507,6 +15535,107 @@ def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dic
     published = input_schema["properties"]
     return {p.key: taken for p in params if p.key in published and
             (taken := _strings_taken(published[p.key], input_schema)) is not None}
+
+
+class _LaxCompiler(_Compiler):
+    """_Compiler (section 6) as the SDK validates tool arguments ("input") and
+    results ("output"): pydantic's lax mode, which converts what it takes
+    ("17" and 17.0 for an int, "true" for a bool, a date from its string),
+    drops extra keys, makes a result's Python values JSON and fills its absent
+    fields with their published defaults, and stops and words its errors as
+    pydantic does.  Each step the lax mode changes is one method here, which
+    hands it to its _lax_ function (sections 23 and 27); the keywords'
+    assertions stay the rule's.  Chosen through the seam _compiler_for."""
+
+    # Twin: _FastCompiler, section 34 (_COMPILER below picks one).
+
+    def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
+        super().__init__(root, mode, class_kinds)
+        self.output = mode == "output"
+
+    _anything = staticmethod(_lax_anything)  # any value, made JSON as the SDK writes it
+
+    def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        if type(schema) is _TypedSchema:  # a type JSON Schema cannot name: _lax_typed (section 23)
+            return _lax_typed(self, schema)
+        if type(schema) is _UnionSchema:  # a union checked by its members, not its flattened anyOf
+            schema = dict(schema, anyOf=schema.members)
+        return super()._keywords(schema, is_def)
+
+    def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
+                        steps: List[_Checker]) -> _Checker:
+        return _lax_steps(schema, type_step, steps)  # a dataclass, a datetime, an Enum member made JSON first
+
+    def _type_check(self, schema: Dict[str, Any], types: List[str], msg: str, kind: str) -> _Checker:
+        return _lax_type(self, schema, types)  # "17" and 17.0 for an integer
+
+    def _allowed_check(self, schema: Dict[str, Any], is_def: bool, allowed: List[Any], kind: str) -> _Checker:
+        return _lax_allowed(self, schema, is_def, allowed, kind)  # 2.0 is Literal[1, 2]'s 2, "1" an IntEnum's 1
+
+    def _numeric_check(self, checks: List[Tuple[Callable[[Any, Any], bool], Any, str, str]],
+                       multiple: Any) -> _Checker:
+        return _first_bound_failure(checks, multiple)  # the first failure only, in pydantic-core's order
+
+    def _string_check(self, low: Optional[int], high: Optional[int], pattern: Optional[str],
+                      search: Optional[Callable[[str], Any]]) -> _Checker:
+        return _lax_string(low, high, pattern, search)  # the first length error only, and then no pattern
+
+    def _array_check(self, schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
+                     each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
+        return _lax_array(schema, noun, prefix, items, each, contains, self.output)  # a set keeps one of each
+
+    def _object_steps(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                      members: Optional[_Checker]) -> List[_Checker]:
+        return _lax_object(self, schema, properties, required, members)  # defaults filled, errors in field order
+
+    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
+        """The step for an object of declared properties only (what the schema
+        builder makes): ``general`` here; the accelerators replace it."""
+        return general
+
+    def _members_check(self, schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any,
+                       extra_check: Optional[_Checker], patterns: List[Tuple[Any, _Checker]],
+                       names: Optional[_Checker]) -> _Checker:
+        # extra keys dropped, keys made strings (section 23)
+        return _lax_members(schema, properties, extra, extra_check, patterns, names, self.class_kinds)
+
+    def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
+        return _lax_any_of(_Union(self, arms, schemas))  # the smart union picks the arm (section 22)
+
+
+class _ArmsCompiler(_Compiler):
+    """The strict compiler as pydantic's smart union first tries a value on
+    each arm (_Union, section 22): a Python class no JSON value is an instance
+    of takes nothing (_python_only, section 24), and an int takes no 2.0."""
+
+    def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        if _python_only(self, schema):
+            return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
+        return super()._keywords(schema, is_def)
+
+    def _type_check(self, schema: Dict[str, Any], types: List[str], msg: str, kind: str) -> _Checker:
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            for t in types:
+                if _is_json_type(value, t) and not (t == "integer" and type(value) is float):
+                    return value
+            errors.append(_ErrorItem(loc, msg, kind, value))
+            return value
+
+        return check
+
+
+_COMPILER: type[_LaxCompiler] = _LaxCompiler  # or _FastCompiler: see _use_accelerators
+
+
+def _sdk_compiler_for(mode: str) -> type[_Compiler]:
+    """_compiler_for (section 6) with the SDK's modes: the rule for strict, the
+    smart union's strict arms, and pydantic's lax mode for tool arguments and
+    results (_COMPILER)."""
+    return _Compiler if mode == "strict" else _ArmsCompiler if mode == "arms" else _COMPILER
+
+
+_refine(_compiler_for=_sdk_compiler_for)
 
 
 # ---------------------------------------------------------------------------
@@ -20439,7 +20568,7 @@ __all__ += ("wsgi_app",)
 #   _fast_pretty      _pretty (section 4)              dicts with string keys, lists, and exact
 #                                                      str, int, float, bool, None: json's C
 #                                                      string encoder, the common leaves inline
-#   _FastCompiler     _Compiler (section 6)            object schemas of declared leaf properties:
+#   _FastCompiler     _LaxCompiler (section 27)        object schemas of declared leaf properties:
 #                                                      a dict or dataclass whose values are
 #                                                      exactly their JSON types, lists of them
 #                                                      in a few passes (_fast_list)
@@ -20518,8 +20647,8 @@ if TYPE_CHECKING:
     _Shape = Tuple[Tuple[str, ...], Tuple[type, ...], List[str]]  # keys, their types, the float keys
 
 
-class _FastCompiler(_Compiler):
-    """_Compiler, with a faster step for the objects that the schema builder
+class _FastCompiler(_LaxCompiler):
+    """_LaxCompiler, with a faster step for the objects that the schema builder
     makes (declared properties, extra keys dropped) and for lists of them."""
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
@@ -20843,7 +20972,7 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
 
 # -- the one place that picks ---------------------------------------------------
 
-_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _Compiler, "_structured_result": _structured_result,
+_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _LaxCompiler, "_structured_result": _structured_result,
                           "_dumps_message": _dumps_message, "_RX_ACCELERATE": False}
 _ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
                                  "_structured_result": _fast_structured,
