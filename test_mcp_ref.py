@@ -293,26 +293,13 @@ def _load_cut_core() -> Any:
 # (.ci/cut_core.py says why annotations count).
 KNOWN_FORWARD = {
     "CancelledElicitation", "_AwaitableAnswer", "_ClientSession", "_ELICITATION", "_JsonObject", "_RequestContext",
-    "_Union", "_array_noun", "_check_size", "_contents_read", "_elicitation_outcome", "_first_bound_failure",
-    "_input_responses", "_lax_allowed", "_lax_any_of", "_lax_anything", "_lax_array", "_lax_members", "_lax_object",
-    "_lax_steps", "_lax_string", "_lax_type", "_lax_typed", "_number_text", "_one_of_text", "_plural",
-    "_python_only", "_show_as_sent", "_truncated_repr", "_type_error", "_type_words",
+    "_contents_read", "_elicitation_outcome", "_input_responses",
 }
 # The names the core's __all__ exports that only the layers define (the cut file's
 # ``from mcp_ref import *`` fails on them): a ratchet as well; a layer extends
 # __all__ with its own names.
 KNOWN_FORWARD_EXPORTS = {
-    "APP_MIME_TYPE", "AcceptedElicitation", "Apps", "BlobResourceContents", "CallNext", "CallToolRequestParams",
-    "Client", "CompletionArgument", "CompletionContext", "CreateMessageRequest", "CreateMessageRequestParams",
-    "CreateMessageResult", "DeclinedElicitation", "EXTENSION_ID", "Elicit", "ElicitRequest",
-    "ElicitRequestFormParams", "ElicitResult", "ElicitationResult", "EmptyResult", "EventCallback", "Extension",
-    "FastMCP", "HandlerResult", "InputRequest", "JSONRPCMessage", "ListRoots", "ListRootsRequest",
-    "ListRootsResult", "MethodBinding", "OAuthClientProvider", "OAuthFlowError", "RequestParams",
-    "RequestStateSecurity", "Resolve", "ResourceBinding", "ResourceCsp", "ResourcePermissions", "Root",
-    "SKILLS_EXTENSION", "Sample", "SamplingMessage", "ServerRequestContext", "SetLevelRequestParams", "Skills",
-    "SubscribeRequestParams", "TextResourceContents", "ToolBinding", "URL_ELICITATION_REQUIRED",
-    "UnsubscribeRequestParams", "Visibility", "client_supports_apps", "require_client_extension",
-    "validate_extension_identifier", "wsgi_app",
+    "AcceptedElicitation", "DeclinedElicitation", "ElicitationResult",
 }
 
 
