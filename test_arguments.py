@@ -340,6 +340,33 @@ class CoreRulesTest(unittest.TestCase):
                 self.assertEqual((msg, error_kind, value), (f"Input should be {self.core._STRICT_FORMS[kind]}",
                                                             f"{kind}_parsing", sent))
 
+    def test_a_union_s_argument_is_the_first_arm_it_passes(self) -> None:
+        build = self.core._build_union
+        self.assertEqual(build(Union[int, str], 3), 3)
+        self.assertEqual(build(Union[datetime.date, str], "hello"), "hello")  # the date refuses it: the next arm
+        self.assertEqual(build(Union[datetime.date, str], "2024-01-01"), datetime.date(2024, 1, 1))
+        self.assertEqual(build(Union[str, Inner], {"n": 1}), Inner(1))
+        self.assertEqual(build(Optional[List[int]], [1]), [1])
+
+    def test_a_tool_call_in_the_core_alone(self) -> None:
+        server = self.core.MCPServer("core")
+
+        @server.tool()
+        def add(a: int, when: datetime.date, b: Union[int, str] = 1) -> str:
+            return repr((a, when, b))
+
+        self.assertEqual(server.call_tool("add", {"a": 2, "when": "2024-01-02", "b": "x"})["content"][0]["text"],
+                         "(2, datetime.date(2024, 1, 2), 'x')")
+        for arguments, text in (({"when": "2024-01-02"}, "$.a: Field required"),
+                                ({"a": "2", "when": "2024-01-02"}, "$.a: Input should be a valid integer"),
+                                ({"a": 2, "when": "2024-13-02"},
+                                 "$.when: Input should be a valid date (RFC 3339 full-date: YYYY-MM-DD)")):
+            with self.subTest(arguments=arguments):
+                result = server.call_tool("add", arguments)
+                self.assertTrue(result["isError"])
+                self.assertEqual(result["content"][0]["text"],
+                                 f"Error executing tool add: 1 validation error for addArguments\n  {text}")
+
     def test_nothing_of_the_sdk_s_at_the_seams(self) -> None:
         core = self.core
         self.assertFalse(core._involves_pydantic(int))
