@@ -3159,6 +3159,12 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 # Every Context method is awaitable, as in the SDK.  A sync tool (on its own
 # thread) may call them without await: the work is done at once, and a
 # question's answer is the ``.result()`` of what the method returns.
+#
+# The Context answers with the client's JSON (ctx.create_message, ctx.list_roots,
+# ctx.input_responses) and MCP's elicitation outcomes.  The SDK's objects are its
+# layer's, at the seams below Context: ctx.session and ctx.request_context
+# (section 25); the SDK's models and outcome classes (section 26) for a
+# function that took the SDK's own Context.
 
 _LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"  # 2026-07-28: a request's own log level
@@ -3459,6 +3465,103 @@ class _Answer:
         return self.value()
 
 
+class _AwaitableAnswer:
+    """An async tool's wait for the client's response, on its event loop: the SDK's
+    Context methods are coroutines (_Request.ask, section 12)."""
+
+    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
+        self.answer, self.timeout, self.convert = answer, timeout, convert
+
+    def __await__(self) -> Any:
+        return self._wait().__await__()
+
+    async def _wait(self) -> Any:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        arrived = loop.create_future()
+        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_wake, arrived), None)[1])
+        if self.answer.done.is_set():
+            _wake(arrived)
+        try:
+            await asyncio.wait_for(arrived, self.timeout)
+        except asyncio.TimeoutError:
+            self.answer.give_up(self.timeout)
+        return self.convert(self.answer.value())
+
+
+def _wake(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class _JsonObject:
+    """A JSON object from the client read by attribute, as the SDK's models are:
+    ``result.stop_reason`` reads ``stopReason``."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        data = self.__dict__.get("_data", {})
+        first, *rest = name.split("_")
+        camel = first + "".join(word.title() for word in rest)
+        for key in (name, camel):
+            if key in data:
+                value = data[key]
+                if isinstance(value, dict):
+                    return _JsonObject(value)
+                if isinstance(value, list):
+                    return [_JsonObject(v) if isinstance(v, dict) else v for v in value]
+                return value
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return None  # an optional field the client left out
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        return dict(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _JsonObject) and other._data == self._data
+
+    def __repr__(self) -> str:
+        return f"JsonObject({self._data!r})"
+
+
+class ElicitationResult:
+    """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
+    holds the answer, converted to the schema's type), "decline" or "cancel"."""
+
+    action = ""
+
+    def __init__(self, data: Any = None) -> None:
+        self.data = data
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(action={self.action!r}, data={self.data!r})"
+
+
+class AcceptedElicitation(ElicitationResult):
+    action = "accept"
+
+
+class DeclinedElicitation(ElicitationResult):
+    action = "decline"
+
+
+class CancelledElicitation(ElicitationResult):
+    action = "cancel"
+
+
+_ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
+
+
 class Context:
     """The request a tool is serving, and what it may do besides returning.
 
@@ -3504,9 +3607,10 @@ class Context:
         return _JsonObject(self._request.meta)
 
     @property
-    def request_context(self) -> _RequestContext:
-        """The SDK's spelling: ``.request_id``, ``.meta``, ``.lifespan_context``, ``.session``."""
-        return _RequestContext(self)
+    def request_context(self) -> Any:
+        """The SDK's spelling: ``.request_id``, ``.meta``, ``.lifespan_context``,
+        ``.session``; the SDK layer's (the seam _request_context_of)."""
+        return _request_context_of(self)
 
     @property
     def lifespan_context(self) -> Any:
@@ -3546,9 +3650,11 @@ class Context:
         return self._request.user_state
 
     @property
-    def session(self) -> _ClientSession:
-        """The SDK's ``ctx.session``: sampling, roots and the raw notifications."""
-        return _ClientSession(self._request, self._sdk_models)
+    def session(self) -> Any:
+        """The SDK's ``ctx.session`` (its ServerSession): sampling, roots and the
+        raw notifications; the SDK layer's (the seam _session_of).  The Context
+        asks the client itself: create_message, list_roots, elicit."""
+        return _session_of(self)
 
     # -- logging and progress ----------------------------------------------------------
 
@@ -3667,6 +3773,96 @@ class Context:
                                  lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)(),
                                  request_read_timeout_seconds)
 
+    def create_message(self, messages: List[Any], max_tokens: int, *,
+                       request_read_timeout_seconds: Optional[float] = None, **options: Any) -> Any:
+        """Ask the client's model (client/sampling, sampling/createMessage): the
+        answer is its CreateMessageResult as JSON (a dict, checked against the
+        schema).  ``messages``: SamplingMessages as JSON; the other fields of the
+        request as options in Python's spelling (``system_prompt``, ``temperature``,
+        ``include_context``, ``tools``, ...).  A timeout as ``elicit``'s."""
+        params = _sampling_params(messages, max_tokens, options)
+        return self._request.ask("sampling/createMessage", params, ("sampling",),
+                                 functools.partial(_checked_answer, "sampling/createMessage", None),
+                                 request_read_timeout_seconds)
+
+    def list_roots(self, *, request_read_timeout_seconds: Optional[float] = None) -> Any:
+        """The client's roots (client/roots, roots/list): its ListRootsResult as
+        JSON (a dict, checked against the schema).  A timeout as ``elicit``'s."""
+        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_checked_answer, "roots/list", None),
+                                 request_read_timeout_seconds)
+
+
+# -- what the SDK layer gives a Context (seams: section 25 and 26 refine them) ----------
+
+
+def _session_of(ctx: Context) -> Any:
+    """``ctx.session``: the SDK's ServerSession, which the SDK layer gives.  The
+    core has none: an AttributeError that says how the Context asks instead."""
+    raise AttributeError("'Context' object has no attribute 'session' (the SDK's ServerSession): ask the client "
+                         "with ctx.create_message, ctx.list_roots or ctx.elicit")
+
+
+def _request_context_of(ctx: Context) -> Any:
+    """``ctx.request_context``: the SDK's RequestContext, which the SDK layer
+    gives.  The core has none: the request is the Context's own (request_id,
+    meta, lifespan_context)."""
+    raise AttributeError("'Context' object has no attribute 'request_context' (the SDK's RequestContext): read "
+                         "ctx.request_id, ctx.meta or ctx.lifespan_context")
+
+
+def _input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
+    """``ctx.input_responses``: each answer as the client sent it, by its
+    question's key.  The SDK layer reads each as the result class its shape is
+    (``sdk_models``: the function took the SDK's own Context, given its models)."""
+    return dict(responses)
+
+
+def _elicitation_view(outcome: ElicitationResult, sdk_models: bool) -> Any:
+    """ctx.elicit's outcome as the tool gets it: the ElicitationResult itself.
+    The SDK layer gives a function that took the SDK's own Context
+    (``sdk_models``) the SDK's class of it."""
+    return outcome
+
+
+# -- reading a resource of this server (server/resources) -------------------------------
+
+
+def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_JsonObject]:
+    """``ctx.read_resource(uri)``: as the SDK's ReadResourceContents, each with
+    ``.content`` (text, or bytes for a blob) and ``.mime_type``; its errors as
+    ResourceNotFoundError or ResourceError."""
+    import base64
+
+    try:
+        result, _ = _read_resource(server, uri, request)
+    except _RpcError as exc:
+        raise _read_failure(exc) from None
+    except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
+        raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
+    return [_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
+                         "mime_type": c.get("mimeType")}) for c in result["contents"]]
+
+
+def _read_failure(exc: _RpcError) -> Exception:
+    """A failed read as ctx.read_resource raises it: the resource's own MCPError
+    stays one (the SDK passes it on); otherwise ResourceNotFoundError or ResourceError."""
+    if isinstance(exc, _PassedOn):
+        return MCPError(exc.code, exc.message, None if exc.data is _MISSING else exc.data)
+    return (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message)
+
+
+def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
+    """sampling/createMessage's params (client/sampling): the messages as JSON,
+    each option under its field's name (``system_prompt``: ``systemPrompt``)."""
+    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
+    for name, value in options.items():
+        # related_request_id picks the SDK's stream for the request, it is no
+        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
+        if value is not None and name != "related_request_id":
+            first, *rest = name.split("_")
+            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
+    return params
+
 
 def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
     """A form elicitation's params: ``mode`` from 2025-11-25 on, where
@@ -3727,6 +3923,27 @@ def _where(value: Any, loc: Tuple[Any, ...]) -> str:
     return path
 
 
+_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
+                 "roots/list": "ListRootsResult"}
+
+
+def _checked_answer(method: str, requested: Any, result: Dict[str, Any]) -> Dict[str, Any]:
+    """The client's answer, checked against what was asked: the result of that
+    request (schema.ts; the SDK validates it as its model), and an accepted
+    form's content against its requestedSchema (client/elicitation)."""
+    problem = _answer_problem(method, result)
+    if problem is not None:
+        problem += f" does not fit {_RESULT_NAMES[method]}"
+    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
+        errors: List[_ErrorItem] = []
+        _checker(requested, "strict")(result["content"], (), errors)
+        if errors:
+            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
+    if problem is not None:
+        raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
+    return result
+
+
 _ELICITABLE = frozenset(("string", "number", "integer", "boolean"))
 
 
@@ -3757,6 +3974,20 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
     if isinstance(schema, dict):
         return checked
     return _build_value(schema, checked)
+
+
+def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any], *,
+                         sdk: bool = False) -> Any:
+    """The client's ElicitResult as its outcome class, an accepted one's
+    ``.data`` built as the schema's class (``sdk``: the function took the SDK's
+    own Context; _elicitation_view)."""
+    outcome = _ELICITATION.get(str(result.get("action")))
+    if outcome is None:
+        raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
+                                         f"{_truncated_repr(result.get('action'))}")
+    made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
+                                                                                  result.get("content")))
+    return _elicitation_view(made, sdk)
 
 
 # ---------------------------------------------------------------------------
@@ -8984,12 +9215,18 @@ class _Counted:
 #   -- schemas, arguments and tools (sections 2-9)
 #   -- patterns (section 6)
 #   -- resources, prompts, context, the server and its transports (sections 10-21)
+#   _session_of           ctx.session: none (an AttributeError)      _sdk_session (25): the SDK's ServerSession
+#   _request_context_of   ctx.request_context: none (AttributeError)  _sdk_request_context (25): the SDK's
+#   _input_responses      ctx.input_responses: the client's JSON      _sdk_input_responses (26): its result classes
+#   _elicitation_view     ctx.elicit's outcome: ElicitationResult      _sdk_elicitation (26): the SDK's own classes,
+#                                                                     to a function that took the SDK's Context
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
     # schemas, arguments and tools (sections 2-9)
     # patterns (section 6)
     # resources, prompts, context, the server and its transports (sections 10-21)
+    "_session_of", "_request_context_of", "_input_responses", "_elicitation_view",
 ))
 
 
@@ -11477,25 +11714,16 @@ def _strict_json_schema() -> Any:
 #   _wire_value           MCPServer._input_required (section 14)  one of the SDK's models, as JSON         -
 #                         _Block.to_wire (section 8), _icons_wire  a model inside: by alias, no null       -
 #                         (section 10), _message_content (11)
-#   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
-#   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
-#   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
-#                                                             as the SDK's models are
-#   _ELICITATION          Context.elicit_url (section 12)     an answer as Accepted-, Declined- or         -
-#                                                             CancelledElicitation
-#   ElicitationResult     Context.elicit (section 12)         the SDK's outcome classes, generic in the    -
-#                                                             accepted data's type
-#   AcceptedElicitation   Context.elicit (section 12)         ``.data``: the answer built as the schema    -
-#   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
+#   _sdk_session         seam _session_of (section 12)        ctx.session: the SDK's ServerSession         -
+#                                                             (_ClientSession)
+#   _sdk_request_context  seam _request_context_of (section 12)  ctx.request_context, meta in snake_case   -
+#                                                             (_RequestContext)
 #   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
 #   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
 #   _lifespan             _StdioServer.serve (section 18)     MCPServer(lifespan=...): entered before      -
 #                                                             serving, on the tools' event loop
 #   _resource_security_refuses  _find_resource (section 10)   the default ResourceSecurity: a traversal,   -
 #                                                             a NUL or an absolute path is no resource
-#   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
-#   _elicitation_outcome  Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
-#                                                             CancelledElicitation, ``.data`` built
 #   UserMessage           _message (section 11)               a prompt's string as the SDK's message       -
 #   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
 #                                                             SDK's models
@@ -11503,8 +11731,6 @@ def _strict_json_schema() -> Any:
 #   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
 #   PromptReference       _completable (section 11)           a prompt's ref, as the SDK's model           -
 #   Completion            _completion_wire (section 11)       a handler's answer, as the SDK's model       -
-#   _AwaitableAnswer      _Request.ask (section 12)           an async tool awaits the client's answer on  -
-#                                                             its loop: the SDK's Context is async
 #
 # README: as in section 22's table.  test_context checks these on the wire.
 #
@@ -11841,59 +12067,12 @@ def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
                         "requested schema") from None
 
 
-class _JsonObject:
-    """A JSON object from the client read by attribute, as the SDK's models are:
-    ``result.stop_reason`` reads ``stopReason``."""
-
-    def __init__(self, data: Dict[str, Any]) -> None:
-        self._data = data
-
-    def __getattr__(self, name: str) -> Any:
-        data = self.__dict__.get("_data", {})
-        first, *rest = name.split("_")
-        camel = first + "".join(word.title() for word in rest)
-        for key in (name, camel):
-            if key in data:
-                value = data[key]
-                if isinstance(value, dict):
-                    return _JsonObject(value)
-                if isinstance(value, list):
-                    return [_JsonObject(v) if isinstance(v, dict) else v for v in value]
-                return value
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return None  # an optional field the client left out
-
-    def model_dump(self, **options: Any) -> Dict[str, Any]:
-        return dict(self._data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _JsonObject) and other._data == self._data
-
-    def __repr__(self) -> str:
-        return f"JsonObject({self._data!r})"
-
-
-_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
-                 "roots/list": "ListRootsResult"}
-
-
 def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
-    asked: the result of that request (the SDK validates it as its model), and
-    an accepted form's content against its requestedSchema (client/elicitation).
-    It is that model (section 26; the SDK's own to the SDK's Context)."""
-    problem = _answer_problem(method, result)
-    if problem is not None:
-        problem += f" does not fit {_RESULT_NAMES[method]}"
-    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
-        errors: List[_ErrorItem] = []
-        _checker(requested, "strict")(result["content"], (), errors)
-        if errors:
-            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
-    if problem is not None:
-        raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
-    return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], result)
+    asked (_checked_answer, section 12): that result's model (section 26; the
+    SDK's own to the SDK's Context)."""
+    checked = _checked_answer(method, requested, result)
+    return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], checked)
 
 
 class _ClientSession:
@@ -11955,6 +12134,16 @@ class _ClientSession:
         return _AwaitableValue()
 
 
+def _sdk_session(ctx: Context) -> _ClientSession:
+    """``ctx.session`` (the seam _session_of): the SDK's ServerSession's methods."""
+    return _ClientSession(ctx._request, ctx._sdk_models)
+
+
+def _sdk_request_context(ctx: Context) -> _RequestContext:
+    """``ctx.request_context`` (the seam _request_context_of)."""
+    return _RequestContext(ctx)
+
+
 class _RequestContext:
     """``ctx.request_context``, as the SDK's: ``meta`` a dict with its keys in
     Python's spelling (``meta.get("progress_token")``, or ``meta.progress_token``),
@@ -11981,17 +12170,6 @@ def _snake_case(key: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in key)
 
 
-def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
-    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
-    for name, value in options.items():
-        # related_request_id picks the SDK's stream for the request, it is no
-        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
-        if value is not None and name != "related_request_id":
-            first, *rest = name.split("_")
-            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
-    return params
-
-
 def _declares(declared: Any, wanted: Any) -> bool:
     """Each key of ``wanted`` declared, nested keys too; a value (listChanged: true,
     an experimental setting) declared equal, as the SDK compares them."""
@@ -12014,83 +12192,6 @@ def _wire_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_wire_value(v) for v in value]
     return _jsonable(value)
-
-
-class ElicitationResult:
-    """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
-    holds the answer, converted to the schema's type), "decline" or "cancel"."""
-
-    action = ""
-
-    def __init__(self, data: Any = None) -> None:
-        self.data = data
-
-    def __class_getitem__(cls, item: Any) -> Any:
-        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(action={self.action!r}, data={self.data!r})"
-
-
-class AcceptedElicitation(ElicitationResult):
-    action = "accept"
-
-
-class DeclinedElicitation(ElicitationResult):
-    action = "decline"
-
-
-class CancelledElicitation(ElicitationResult):
-    action = "cancel"
-
-
-_ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
-
-
-class _AwaitableAnswer:
-    """An async tool's wait for the client's response, on its event loop: the SDK's
-    Context methods are coroutines (_Request.ask, section 12)."""
-
-    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
-        self.answer, self.timeout, self.convert = answer, timeout, convert
-
-    def __await__(self) -> Any:
-        return self._wait().__await__()
-
-    async def _wait(self) -> Any:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        arrived = loop.create_future()
-        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_wake, arrived), None)[1])
-        if self.answer.done.is_set():
-            _wake(arrived)
-        try:
-            await asyncio.wait_for(arrived, self.timeout)
-        except asyncio.TimeoutError:
-            self.answer.give_up(self.timeout)
-        return self.convert(self.answer.value())
-
-
-def _wake(future: Any) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any], *,
-                         sdk: bool = False) -> ElicitationResult:
-    """The client's ElicitResult as the SDK's outcome class (the SDK's own to
-    the SDK's Context); an accepted one's ``.data`` built as its class."""
-    outcome = _ELICITATION.get(str(result.get("action")))
-    if outcome is None:
-        raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
-                                         f"{_truncated_repr(result.get('action'))}")
-    made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
-                                                                                  result.get("content")))
-    return _sdk_elicitation(made) if sdk else made
 
 
 class TextResource(Resource):
@@ -12198,22 +12299,6 @@ def _unsafe(value: str) -> bool:
     return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
 
 
-def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_JsonObject]:
-    """``ctx.read_resource(uri)``: the SDK's ReadResourceContents, each with
-    ``.content`` (text, or bytes for a blob) and ``.mime_type``; its errors as
-    ResourceNotFoundError or ResourceError."""
-    import base64
-
-    try:
-        result, _ = _read_resource(server, uri, request)
-    except _RpcError as exc:
-        raise _read_failure(exc) from None
-    except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
-        raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
-    return [_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
-                         "mime_type": c.get("mimeType")}) for c in result["contents"]]
-
-
 def _lifespan(connection: _StdioServer, step: str) -> None:
     """Enter (before serving) or exit (after) the server's lifespan, on the
     event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
@@ -12305,6 +12390,9 @@ def _cleandoc(doc: Optional[str]) -> str:
     return "\n".join(lines)
 
 
+_refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context)
+
+
 # ---------------------------------------------------------------------------
 # 26. SDK fidelity: the SDK's names, objects and errors
 # ---------------------------------------------------------------------------
@@ -12320,9 +12408,11 @@ def _cleandoc(doc: Optional[str]) -> str:
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
-#   _sdk_model,           _answer, _elicitation_outcome       to a function that took the SDK's Context:  -
-#   _sdk_elicitation      (section 25)                        the SDK's own classes (ctx.session, elicit)
+#   _sdk_input_responses  seam _input_responses (section 12)  each answer as the SDK's result class         -
+#   _sdk_model            _answer (section 25)                to a function that took the SDK's Context:  -
+#                                                             the SDK's own models (ctx.session)
+#   _sdk_elicitation      seam _elicitation_view (section 12)  to a function that took the SDK's Context:  -
+#                                                             the SDK's own outcome classes (ctx.elicit)
 #   _takes_sdk_context    _Tool.__init__ (section 9)          a function that takes the SDK's Context      -
 #   _sdk_prompt           MCPServer.add_prompt (section 14)   the SDK's own Prompt object, registered      -
 #                                                             reads the SDK's own models (_sdk_model)
@@ -12337,8 +12427,6 @@ def _cleandoc(doc: Optional[str]) -> str:
 #   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too,     -
 #                                                             but where 2026-07-28 forbids it: _for_revision)
 #                         (section 15)
-#   _read_failure         _contents_read (section 25)         a resource's MCPError reaches the tool as    -
-#                                                             one
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
 #                                                             output schema is the rest of the union's
@@ -12515,8 +12603,8 @@ def _sdk_name(name: str) -> Any:
     return found
 
 
-def _input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
-    """ctx.input_responses as the SDK gives them: each answer the result its
+def _sdk_input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
+    """ctx.input_responses as the SDK gives them (the seam _input_responses): each answer the result its
     shape is (ElicitResult, ListRootsResult, CreateMessageResult, as pydantic's
     smart union picks), still the client's JSON underneath; to a function that
     took the SDK's own Context, the SDK's own models (mcp.types), as it checks
@@ -12536,9 +12624,13 @@ def _sdk_model(kind: str, value: Dict[str, Any]) -> Any:
         return _model_view(kind, value)
 
 
-def _sdk_elicitation(outcome: Any) -> Any:
-    """ctx.elicit's outcome as the SDK's own class of mcp.server.elicitation;
-    ours where it refuses the value (a dict schema's data: no BaseModel)."""
+def _sdk_elicitation(outcome: Any, sdk_models: bool) -> Any:
+    """ctx.elicit's outcome (the seam _elicitation_view) to a function that took
+    the SDK's own Context (``sdk_models``): the SDK's own class of
+    mcp.server.elicitation; ours where it refuses the value (a dict schema's
+    data: no BaseModel), and to any other function."""
+    if not sdk_models:
+        return outcome
     try:
         made = getattr(sys.modules["mcp.server.elicitation"], type(outcome).__name__)
         return made(data=outcome.data) if isinstance(outcome, AcceptedElicitation) else made()
@@ -12886,14 +12978,6 @@ def _protocol_error(exc: BaseException) -> Optional[_RpcError]:
 
 class _PassedOn(_RpcError):
     """An MCPError's own JSON-RPC error: sent as raised, its code never renumbered."""
-
-
-def _read_failure(exc: _RpcError) -> Exception:
-    """A failed read as ctx.read_resource raises it: the resource's own MCPError
-    stays one (the SDK passes it on); otherwise ResourceNotFoundError or ResourceError."""
-    if isinstance(exc, _PassedOn):
-        return MCPError(exc.code, exc.message, None if exc.data is _MISSING else exc.data)
-    return (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message)
 
 
 def _has_input_required(tp: Any) -> bool:
@@ -13822,6 +13906,9 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
     if re.fullmatch(r"[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)", text):
         raise ValueError(f"{where}: line {number}: {text!r} has no JSON form")
     return text
+
+
+_refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation)
 
 
 # ---------------------------------------------------------------------------
