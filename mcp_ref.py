@@ -3875,32 +3875,36 @@ def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> 
 
 
 # What the client answers each question with (2026-07-28 schema.ts: ElicitResult,
-# CreateMessageResult, ListRootsResult), as leniently as the SDK's models take
-# it (a content block's "type" may be left out; null for what may be absent).
-_BLOCK: Dict[str, Any] = {"anyOf": [
-    {"type": "object", "required": ["text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
-    {"type": "object", "required": ["data", "mimeType"], "properties": {
+# CreateMessageResult, ListRootsResult; the earlier revisions' are narrower), as
+# the schema writes them.  A seam: the SDK layer takes them as leniently as the
+# SDK's models do (_SDK_ANSWERS, section 25).
+_META_OBJECT = {"type": "object"}
+_SAMPLED: Dict[str, Any] = {"anyOf": [  # SamplingMessageContentBlock
+    {"type": "object", "required": ["type", "text"], "properties": {
+        "type": {"const": "text"}, "text": {"type": "string"}}},
+    {"type": "object", "required": ["type", "data", "mimeType"], "properties": {
         "type": {"enum": ["image", "audio"]}, "data": {"type": "string"}, "mimeType": {"type": "string"}}},
-    {"type": "object", "required": ["name", "id", "input"], "properties": {
-        "type": {"const": "tool_use"}, "name": {"type": "string"}, "id": {"type": "string"},
+    {"type": "object", "required": ["type", "id", "name", "input"], "properties": {
+        "type": {"const": "tool_use"}, "id": {"type": "string"}, "name": {"type": "string"},
         "input": {"type": "object"}}},
-    {"type": "object", "required": ["toolUseId"], "properties": {
-        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}}}]}
-_META_FIELD = {"type": ["object", "null"]}
+    {"type": "object", "required": ["type", "toolUseId", "content"], "properties": {
+        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}, "content": {"type": "array"},
+        "isError": {"type": "boolean"}}}]}
 _ANSWERS: Dict[str, Dict[str, Any]] = {
     "elicitation/create": {"type": "object", "required": ["action"], "properties": {
-        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _META_FIELD,
-        "content": {"type": ["object", "null"], "additionalProperties": {"anyOf": [
-            {"type": ["string", "number", "boolean", "null"]}, {"type": "array", "items": {"type": "string"}}]}}}},
+        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _META_OBJECT,
+        "content": {"type": "object", "additionalProperties": {"anyOf": [
+            {"type": ["string", "number", "boolean"]}, {"type": "array", "items": {"type": "string"}}]}}}},
     "sampling/createMessage": {"type": "object", "required": ["role", "content", "model"], "properties": {
-        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"},
-        "stopReason": {"type": ["string", "null"]}, "_meta": _META_FIELD,
-        "content": {"anyOf": [_BLOCK, {"type": "array", "items": _BLOCK}]}}},
-    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _META_FIELD, "roots": {
+        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"}, "stopReason": {"type": "string"},
+        "_meta": _META_OBJECT, "content": {"anyOf": [_SAMPLED, {"type": "array", "items": _SAMPLED}]}}},
+    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _META_OBJECT, "roots": {
         "type": "array", "items": {"type": "object", "required": ["uri"], "properties": {
-            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": ["string", "null"]},
-            "_meta": _META_FIELD}}}}},
+            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": "string"},
+            "_meta": _META_OBJECT}}}}},
 }
+
+
 @functools.lru_cache(maxsize=None)
 def _answer_checker(method: str) -> _Checker:
     return _checker(_ANSWERS[method], "strict")
@@ -9220,13 +9224,15 @@ class _Counted:
 #   _input_responses      ctx.input_responses: the client's JSON      _sdk_input_responses (26): its result classes
 #   _elicitation_view     ctx.elicit's outcome: ElicitationResult      _sdk_elicitation (26): the SDK's own classes,
 #                                                                     to a function that took the SDK's Context
+#   _ANSWERS              the client's results as schema.ts has them  _SDK_ANSWERS (25): as leniently as the SDK's
+#                                                                     models take them
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
     # schemas, arguments and tools (sections 2-9)
     # patterns (section 6)
     # resources, prompts, context, the server and its transports (sections 10-21)
-    "_session_of", "_request_context_of", "_input_responses", "_elicitation_view",
+    "_session_of", "_request_context_of", "_input_responses", "_elicitation_view", "_ANSWERS",
 ))
 
 
@@ -11718,6 +11724,8 @@ def _strict_json_schema() -> Any:
 #                                                             (_ClientSession)
 #   _sdk_request_context  seam _request_context_of (section 12)  ctx.request_context, meta in snake_case   -
 #                                                             (_RequestContext)
+#   _SDK_ANSWERS          seam _ANSWERS (section 12)          the client's answers as leniently as the     -
+#                                                             SDK's models take them
 #   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
 #   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
 #   _lifespan             _StdioServer.serve (section 18)     MCPServer(lifespan=...): entered before      -
@@ -12075,6 +12083,35 @@ def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any
     return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], checked)
 
 
+# The client's answers (the seam _ANSWERS, section 12) as leniently as the SDK's
+# models take them: a content block's "type" may be left out, null stands for
+# what may be absent.
+_SDK_BLOCK: Dict[str, Any] = {"anyOf": [
+    {"type": "object", "required": ["text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
+    {"type": "object", "required": ["data", "mimeType"], "properties": {
+        "type": {"enum": ["image", "audio"]}, "data": {"type": "string"}, "mimeType": {"type": "string"}}},
+    {"type": "object", "required": ["name", "id", "input"], "properties": {
+        "type": {"const": "tool_use"}, "name": {"type": "string"}, "id": {"type": "string"},
+        "input": {"type": "object"}}},
+    {"type": "object", "required": ["toolUseId"], "properties": {
+        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}}}]}
+_SDK_META = {"type": ["object", "null"]}
+_SDK_ANSWERS: Dict[str, Dict[str, Any]] = {
+    "elicitation/create": {"type": "object", "required": ["action"], "properties": {
+        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _SDK_META,
+        "content": {"type": ["object", "null"], "additionalProperties": {"anyOf": [
+            {"type": ["string", "number", "boolean", "null"]}, {"type": "array", "items": {"type": "string"}}]}}}},
+    "sampling/createMessage": {"type": "object", "required": ["role", "content", "model"], "properties": {
+        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"},
+        "stopReason": {"type": ["string", "null"]}, "_meta": _SDK_META,
+        "content": {"anyOf": [_SDK_BLOCK, {"type": "array", "items": _SDK_BLOCK}]}}},
+    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _SDK_META, "roots": {
+        "type": "array", "items": {"type": "object", "required": ["uri"], "properties": {
+            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": ["string", "null"]},
+            "_meta": _SDK_META}}}}},
+}
+
+
 class _ClientSession:
     """``ctx.session``: what the SDK's ServerSession offers a tool."""
 
@@ -12390,7 +12427,7 @@ def _cleandoc(doc: Optional[str]) -> str:
     return "\n".join(lines)
 
 
-_refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context)
+_refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS)
 
 
 # ---------------------------------------------------------------------------

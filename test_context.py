@@ -1944,7 +1944,8 @@ def core_alone() -> Any:
 
 class CoreAloneContextTest(unittest.TestCase):
     """The core's Context has no SDK shapes: no ctx.session or ctx.request_context
-    (the SDK layer gives them, section 25), the client's answers as JSON, and
+    (the SDK layer gives them, section 25), the client's answers as JSON,
+    checked as schema.ts writes them (the SDK layer: as its models take them), and
     ctx.elicit's outcome as the core's classes even where the function took the
     SDK's own Context (section 26 gives that one the SDK's classes)."""
 
@@ -1968,6 +1969,32 @@ class CoreAloneContextTest(unittest.TestCase):
             self.assertIs(type(outcome), core.DeclinedElicitation)
         whole = mcp_ref._input_responses(responses)  # the SDK layer's: each read as its result class
         self.assertEqual([type(answer).__name__ for answer in whole.values()], ["ElicitResult", "ListRootsResult"])
+
+    def test_answers_checked_as_the_schema_writes_them(self) -> None:
+        # The core's results as schema.ts has them; the SDK layer's as leniently as
+        # the SDK's models take them (checked here with the whole file's validator).
+        def problem(answers: Dict[str, Any], method: str, answer: Any) -> Optional[str]:
+            errors: List[Any] = []
+            mcp_ref._checker(answers[method], "strict")(answer, (), errors)
+            return None if not errors else mcp_ref._where(answer, errors[0].loc)
+
+        block = {"type": "text", "text": "x"}
+        for method, answer, core_says in (
+                ("sampling/createMessage", SAMPLING_ANSWER, None),
+                ("sampling/createMessage", dict(SAMPLING_ANSWER, content=[block, {"type": "tool_use", "id": "1",
+                                                                                  "name": "t", "input": {}}]), None),
+                ("sampling/createMessage", dict(SAMPLING_ANSWER, stopReason=None), "$.stopReason"),
+                ("sampling/createMessage", dict(SAMPLING_ANSWER, content={"text": "x"}), "$.content"),
+                ("sampling/createMessage", dict(SAMPLING_ANSWER, content=[{"type": "tool_result", "toolUseId": "1"}]),
+                 "$.content"),
+                ("roots/list", ROOTS_ANSWER, None),
+                ("roots/list", {"roots": [{"uri": "file:///a", "name": None}]}, "$.roots[0].name"),
+                ("elicitation/create", {"action": "accept", "content": {"a": 1, "b": ["x"], "c": True}}, None),
+                ("elicitation/create", {"action": "accept", "content": {"a": None}}, "$.content.a"),
+                ("elicitation/create", {"action": "cancel", "_meta": None}, "$._meta")):
+            with self.subTest(method=method, answer=answer):
+                self.assertEqual(problem(core_alone()._ANSWERS, method, answer), core_says)
+                self.assertIsNone(problem(mcp_ref._ANSWERS, method, answer))
 
 
 # -- the SDK's client: mcp_ref against the SDK serving the same file ------------------------------------------
