@@ -11,12 +11,27 @@ import json
 import os
 import re
 import sys
-from typing import Any, Dict, Iterator
+import unittest
+from typing import Any, Callable, Dict, Iterator, List, Sequence, TypeVar
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# The core alone (issue 34): MCP_REF_UNDER_TEST=DIR runs the tests against
+# DIR/mcp_ref.py, the file cut at its layers (.ci/cut_core.py DIR), imported
+# here and by the servers the tests start (python_command); a test that needs a
+# layer says so (needs_layers) and is skipped there.
+UNDER_TEST = os.path.abspath(os.environ["MCP_REF_UNDER_TEST"]) if os.environ.get("MCP_REF_UNDER_TEST") else None
+if UNDER_TEST is not None:
+    sys.path.insert(0, UNDER_TEST)
 mcp_ref = importlib.import_module(os.environ.get("MCP_REF_MODULE", "mcp_ref"))  # the module under test
-MCPServer, Field = mcp_ref.MCPServer, mcp_ref.Field
+if UNDER_TEST is not None and os.path.dirname(os.path.abspath(str(mcp_ref.__file__))) != UNDER_TEST:
+    raise ImportError(f"MCP_REF_UNDER_TEST={UNDER_TEST}, but mcp_ref was imported from {mcp_ref.__file__}")
+MCPServer = mcp_ref.MCPServer
+Field = getattr(mcp_ref, "Field", None)  # (None: a core without it; test_mcp_ref.KNOWN_FORWARD lists it)
+# The whole file, layers and all, whichever module is under test: what the layout tests read.
+SOURCE = os.path.join(HERE, "mcp_ref.py")
+
+_T = TypeVar("_T")
 
 with open(os.path.join(HERE, "testdata", "sdk_expectations.json"), encoding="utf-8") as _f:
     SDK = json.load(_f)
@@ -75,12 +90,46 @@ def server_with(*fns: Any, **options: Any) -> Any:
     return server
 
 
+# -- the core alone (issue 34) ------------------------------------------------------
+
+# The layers after the core, as needs_layers names them.
+LAYERS = ("sdk", "patterns", "client", "cli", "accelerators")
+
+
+def needs_layers(*layers: str) -> Callable[[_T], _T]:
+    """A test (method or class) that needs these layers: skipped when the core
+    runs alone (MCP_REF_UNDER_TEST), with the reason naming them.  "sdk" is SDK
+    fidelity (pydantic's lax conversions, error texts and schema spellings, the
+    SDK's names and objects), "cli" the command line and its HTTP server."""
+    unknown = [layer for layer in layers if layer not in LAYERS]
+    if unknown or not layers:
+        raise ValueError(f"needs_layers: {unknown or 'none'} not among {LAYERS}")
+    reason = f"needs the {', '.join(layers)} layer{'s' if len(layers) > 1 else ''}: the core runs alone " \
+             f"(MCP_REF_UNDER_TEST={UNDER_TEST})"
+    return unittest.skipIf(UNDER_TEST is not None, reason)
+
+
+# A Python that runs a script (a server) against the module under test: the
+# script's own ``sys.path.insert(0, <checkout>)`` then finds mcp_ref already
+# imported from MCP_REF_UNDER_TEST's folder.  Otherwise the script runs as is.
+_PRELUDE = ("import os, runpy, sys; sys.path.insert(0, {folder!r}); import mcp_ref; del sys.argv[0]; "
+            "sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0])); "
+            "runpy.run_path(sys.argv[0], run_name='__main__')")
+
+
+def python_command(script: str, *args: str, flags: Sequence[str] = ()) -> List[str]:
+    """``[python, *flags, script, *args]``, with mcp_ref taken from MCP_REF_UNDER_TEST when it is set."""
+    if UNDER_TEST is None:
+        return [sys.executable, *flags, script, *args]
+    return [sys.executable, *flags, "-c", _PRELUDE.format(folder=UNDER_TEST), script, *args]
+
+
 # -- the accelerators (section 34) ------------------------------------------------
 
 # The two modes a test runs in (``for on in BOTH: with self.subTest(accelerated=on),
 # accelerators(on): ...``): every name of mcp_ref._RULES bound to its accelerator,
-# then to its rule.
-BOTH = (True, False)
+# then to its rule.  The core alone has no accelerators: only the rules.
+BOTH = (True, False) if hasattr(mcp_ref, "_use_accelerators") else (False,)
 
 
 @contextlib.contextmanager
@@ -88,6 +137,11 @@ def accelerators(on: bool) -> Iterator[None]:
     """mcp_ref with its accelerators switched on or off inside the block, and
     the module's bindings exactly as they were after it.  Tools compile their
     checkers when they are registered: register them inside the block."""
+    if not hasattr(mcp_ref, "_use_accelerators"):  # the core alone: the rules are all there is
+        if on:
+            raise unittest.SkipTest("needs the accelerators layer: the core runs alone")
+        yield
+        return
     saved = {name: getattr(mcp_ref, name) for name in mcp_ref._RULES}
     mcp_ref._use_accelerators(on)
     try:

@@ -90,8 +90,10 @@ Contents, in the order data flows (a section per topic; the spec page each follo
      1. Constants               revisions, error codes, _meta keys (basic/versioning, basic/index)
      2. Errors                  protocol errors and tool errors (JSON-RPC 2.0; server/tools, "Error Handling")
      3. Type introspection      reading annotations without importing typing or inspect
-     4. Python values as JSON   the JSON a result becomes; the text the model reads
-     5. JSON Schema generation  annotations to the SDK's schemas (server/tools: inputSchema, outputSchema)
+     4. Python values as JSON   the JSON a result becomes (an Enum's value, a datetime's ISO text);
+                                the text the model reads
+     5. JSON Schema generation  annotations to the SDK's schemas (server/tools: inputSchema, outputSchema):
+                                Field, $defs names, key order, formats
      6. Validation              JSON Schema 2020-12 checkers, compiled once: strict, input and output modes
      7. Arguments               JSON arguments back into the parameters' Python types (server/tools)
      8. Content                 content blocks and results (server/tools, "Tool Result")
@@ -115,11 +117,13 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     20. SSE streams             a response's messages, bounded; resumable streams and the event store
                                 (basic/transports, "Resumability and Redelivery")
     21. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
-                                limits per client (basic/security_best_practices, basic/authorization)
+                                limits per client (basic/security_best_practices, basic/authorization);
+                                the embedded HTTP server of run("streamable-http") and serve --http:
+                                the standard library's, for the WSGI app (RFC 9112 framing, limits per client)
     22. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
     23. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
-    24. SDK fidelity            pydantic's schema spellings: Field, $defs names, key order, formats;
-                                its JSON mode (an Enum's value, a datetime's ISO text)
+    24. SDK fidelity            pydantic's schema spellings: a Field's default as the SDK takes it,
+                                classes no JSON value is
     25. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
@@ -130,12 +134,12 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
                                 URI template matching: the SDK's matcher, in linear time
     28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+                                (the core, section 6, checks plain patterns alone and refuses the others)
     29. A client                mcp_ref.Client over stdio or HTTP, every revision; callbacks
     30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
     31. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
     32. Command line            list, call, resources, read, prompts, prompt, serve
-    33. Command line            the HTTP server of serve --http and run("streamable-http"): a standard-library
-                                server for the WSGI app (RFC 9112 framing, limits per client)
+    33. Command line            wsgi_app: a server file's app for another WSGI server (gunicorn)
     34. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
@@ -162,7 +166,7 @@ if sys.version_info < (3, 9):  # else the first failure would be an obscure one,
     _TOO_OLD = "mcp_ref needs Python 3.9 or newer, not %d.%d" % sys.version_info[:2]
     raise SystemExit(_TOO_OLD) if __name__ == "__main__" else ImportError(_TOO_OLD)  # one line, or a traceback
 
-from bisect import bisect_right  # for the classes of patterns (section 28)
+from bisect import bisect_right  # for the classes of patterns (sections 6 and 28)
 from operator import eq, length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -546,6 +550,16 @@ def _type_hints(obj: Any) -> Dict[str, Any]:
         raise InvalidSignature(f"Unable to evaluate type annotations for {name!r}: {exc}") from exc
 
 
+def _hints_or_none(fn: Any) -> Dict[str, Any]:
+    """A function's or a callable object's annotations; none when they cannot be
+    read (the SDK's tolerance: such a resolver takes only arguments by name)."""
+    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else type(fn).__call__  # an object's method
+    try:
+        return {} if isinstance(fn, type) else _type_hints(_unwrapped(target))
+    except InvalidSignature:
+        return {}
+
+
 def _raw_annotations(obj: Any) -> Dict[str, Any]:
     if not isinstance(obj, type):
         return dict(getattr(obj, "__annotations__", None) or {})
@@ -579,7 +593,8 @@ def _dataclass_names(cls: type) -> Tuple[str, ...]:
 # Python values as JSON data (RFC 8259), for results, defaults and the ``{}``
 # (Any) schema; and JSON data as the indented text the model reads.  What the
 # SDK makes of a value of another type (a dataclass, a datetime, an Enum
-# member) is its JSON mode's, one level at a time: the hook _native (section 24).
+# member) is its JSON mode's (pydantic's to_jsonable_python), one level at a
+# time: _native.  A pydantic model is the SDK layer's (the seam _is_pydantic_model).
 
 
 def _is_finite(number: Any) -> bool:
@@ -598,7 +613,7 @@ def _dataclass_dict(value: Any) -> Dict[str, Any]:
 
 def _jsonable(value: Any, depth: int = 0, seen: Optional[set[int]] = None) -> Any:
     """Any Python value, deeply, as JSON data; for the ``{}`` (Any) schema and defaults."""
-    value = _native(value)  # fidelity hook: one level, as the SDK's JSON mode writes it (section 24)
+    value = _native(value)  # one level, as the SDK's JSON mode writes it
     tp = type(value)
     if tp is float and not _is_finite(value):
         raise _NotJSON("Input should be a finite number", "finite_number")
@@ -629,6 +644,86 @@ def _key(key: Any) -> str:
     if isinstance(key, (int, float, bool)) or key is None:
         return json.dumps(key)
     raise _NotJSON(f"Unable to serialize dictionary key of type {type(key).__name__}", "serialization")
+
+
+def _native(value: Any) -> Any:
+    """_jsonable, one level: a Python value as the SDK's JSON mode
+    (pydantic's to_jsonable_python) carries it."""
+    tp = type(value)
+    if tp in _NATIVE:
+        return value
+    if _is_enum_member(value):
+        return _native(value.value)
+    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
+        return str(value) if isinstance(value, str) else value
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, (tuple, set, frozenset, list)):
+        return list(value)
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _NotJSON("Input should be a valid string, unable to parse raw data as a unicode string",
+                        "string_unicode") from None
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return _dataclass_dict(value)
+    if _is_pydantic_model(tp):  # a seam: the core knows no BaseModel (section 22 does)
+        return value.model_dump(mode="json", by_alias=True)
+    dt = _module("datetime")
+    if dt is not None:
+        if isinstance(value, (dt.datetime, dt.time)):
+            return _iso_datetime(value)
+        if isinstance(value, dt.date):
+            return value.isoformat()
+        if isinstance(value, dt.timedelta):
+            return _iso_duration(value)
+    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
+        m = _module(module)
+        if m is not None and isinstance(value, getattr(m, cls)):
+            return str(value)
+    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
+        return dict(value.items())
+    if _is_generator_like(value):
+        return list(value)  # generators are consumed: the SDK silently sends []
+    return value
+
+
+def _is_generator_like(value: Any) -> bool:
+    collections_abc = _module("collections.abc")
+    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
+
+
+def _iso_datetime(value: Any) -> str:
+    text: str = value.isoformat()
+    # The SDK writes UTC as "Z".
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _iso_duration(td: Any) -> str:
+    """A timedelta in ISO 8601, as the SDK serialises it (``P1DT2H3M4.5S``)."""
+    total = td.days * 86400 + td.seconds
+    sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
+    if sign:
+        td = -td
+    days, seconds, micro = td.days, td.seconds, td.microseconds
+    text = f"{sign}P"
+    years, days = divmod(days, 365)  # the SDK counts 365 days as a year: P1Y35D
+    if years:
+        text += f"{years}Y"
+    if days:
+        text += f"{days}D"
+    if seconds or micro or not (years or days):
+        hours, rest = divmod(seconds, 3600)
+        minutes, secs = divmod(rest, 60)
+        text += "T"
+        if hours:
+            text += f"{hours}H"
+        if minutes:
+            text += f"{minutes}M"
+        if secs or micro or not (hours or minutes):
+            text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
+    return text
 
 
 def _json_type(value: Any) -> str:
@@ -673,6 +768,117 @@ def _pretty(value: Any) -> str:
 # ---------------------------------------------------------------------------
 # 5. JSON Schema generation
 # ---------------------------------------------------------------------------
+#
+# A tool's inputSchema and outputSchema (server/tools: JSON Schema 2020-12) made
+# from its annotations, in the shapes the SDK publishes (pydantic's), since its
+# clients compare them: Field, the public name a server imports for a field's
+# keywords; then _SchemaBuilder, one method per annotation family; then the
+# helpers of those methods: the default and title of a field, the arms of a
+# union, the keys of a mapping, the names of $defs, keys sorted.  Some schemas
+# remember the Python type they describe (_TypedSchema, _UnionSchema,
+# _ContainerSchema, _FactorySchema), where JSON Schema alone cannot say how a
+# value is built; they are dicts to everything else.  pydantic's own types are
+# the SDK layer's (the seams _is_pydantic_model and _pydantic_schema).
+
+
+class Field:
+    """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
+    or as a parameter default.  Produces the same schema keywords the SDK does;
+    what its json_schema_extra adds is checked too (README's differences, 39)."""
+
+    _KEYWORDS = {
+        "ge": "minimum",
+        "gt": "exclusiveMinimum",
+        "le": "maximum",
+        "lt": "exclusiveMaximum",
+        "multiple_of": "multipleOf",
+        "pattern": "pattern",
+    }
+
+    def __init__(
+        self,
+        default: Any = _MISSING,
+        *,
+        default_factory: Optional[Callable[[], Any]] = None,
+        title: Optional[str] = None,
+        description: Optional[str] = None,
+        examples: Optional[List[Any]] = None,
+        ge: Optional[float] = None,
+        gt: Optional[float] = None,
+        le: Optional[float] = None,
+        lt: Optional[float] = None,
+        multiple_of: Optional[float] = None,
+        min_length: Optional[int] = None,
+        max_length: Optional[int] = None,
+        pattern: Optional[str] = None,
+        json_schema_extra: Union[Dict[str, Any], Callable[[Dict[str, Any]], None], None] = None,
+    ) -> None:
+        if not (json_schema_extra is None or isinstance(json_schema_extra, dict) or callable(json_schema_extra)):
+            raise TypeError(f"json_schema_extra is a dict or a function of the schema, not "
+                            f"{type(json_schema_extra).__name__}")
+        if default is ...:
+            default = _MISSING
+        self.default = default
+        self.default_factory = default_factory
+        self.title = title
+        self.description = description
+        self.examples = examples
+        self.constraints = {
+            k: v
+            for k, v in (
+                ("ge", ge), ("gt", gt), ("le", le), ("lt", lt), ("multiple_of", multiple_of),
+                ("min_length", min_length), ("max_length", max_length), ("pattern", pattern),
+            )
+            if v is not None
+        }
+        self.json_schema_extra = json_schema_extra
+
+    def __repr__(self) -> str:
+        return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
+
+    def apply(self, schema: Dict[str, Any], keywords: bool = True, extra: bool = True) -> None:
+        """Add this field's keywords to ``schema`` where the SDK puts them, and
+        (``extra``) its json_schema_extra."""
+        if keywords:
+            self._keywords(schema)
+        # Last, over the keywords, as pydantic applies it: a dict merged into the
+        # field's schema (x-mcp-header, 2026-07-28 basic/transports; SEP-1330's
+        # titled enums, oneOf of const and title), a function called to change it.
+        if not extra or self.json_schema_extra is None:
+            return
+        if isinstance(self.json_schema_extra, dict):
+            schema.update(_jsonable(self.json_schema_extra))
+        else:
+            self.json_schema_extra(schema)
+
+    def _keywords(self, schema: Dict[str, Any]) -> None:
+        """Constraints, title, description, examples and default."""
+        target = schema
+        # The SDK applies constraints of Optional[T] to T's arm.
+        arms = schema.get("anyOf")
+        if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
+            target = arms[0]
+        kind = str(target.get("type"))
+        for key, value in self.constraints.items():
+            if key in ("min_length", "max_length"):
+                word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
+                target[("min" if key == "min_length" else "max") + word] = value
+                if type(target) is _ContainerSchema and "prefixItems" in target:  # pydantic-core's own bounds
+                    low, high = target.lengths
+                    target.lengths = (int(value), high) if key == "min_length" else (low, int(value))
+            else:
+                target[self._KEYWORDS[key]] = value
+        if self.title is not None:
+            schema["title"] = self.title
+        if self.description is not None:
+            schema["description"] = self.description
+        if self.examples is not None:
+            schema["examples"] = _jsonable(self.examples)
+        if self.default is not _MISSING and self.default_factory is None:
+            try:  # the SDK publishes Annotated[T, Field(default=...)]'s default where T is
+                schema["default"] = _jsonable(self.default)
+            except (_NotJSON, TypeError, ValueError, RecursionError):
+                pass
 
 
 class _SchemaBuilder:
@@ -722,7 +928,7 @@ class _SchemaBuilder:
     def field_schema(self, tp: Any, name: str, default: Any = _MISSING, own: Optional[Field] = None) -> Dict[str, Any]:
         """A field's schema: the type's, with the annotations "title" and "default"
         (Validation 2020-12 §9.1, §9.2) and its Fields' keywords as the SDK adds
-        them (_field_annotations, section 24)."""
+        them (_field_annotations)."""
         later: List[Field] = []  # its Annotated Fields' json_schema_extra, applied with the default there
         schema = self.annotated(tp, later) if _is_annotated(tp) else self.schema(tp)
         fields = [(f, False) for f in later] + ([] if own is None else [(own, True)])
@@ -735,7 +941,9 @@ class _SchemaBuilder:
         inner = tp.__origin__
         metadata = tp.__metadata__
         if any(_is_pydantic_field(m) or type(m).__module__.startswith("annotated_types") for m in metadata):
-            return _pydantic_schema(self, tp)  # the user's pydantic describes its own (section 22)
+            schema = _pydantic_schema(self, tp)  # a seam: the user's pydantic describes its own
+            if schema is not None:
+                return schema
         schema = self.schema(inner)
         for meta in metadata:
             if isinstance(meta, Field):
@@ -761,7 +969,7 @@ class _SchemaBuilder:
             return {"format": "binary", "type": "string"}
         if not isinstance(tp, type):
             return None
-        return _stdlib_scalar_schema(tp)  # fidelity hook: a date, a UUID, a Decimal (section 24)
+        return _stdlib_scalar_schema(tp)  # a date, a UUID, a Decimal
 
     def literal(self, tp: Any) -> Dict[str, Any]:
         values = [v.value if _is_enum_member(v) else v for v in _literal_values(tp)]
@@ -773,7 +981,7 @@ class _SchemaBuilder:
 
     def union(self, tp: Any) -> Dict[str, Any]:
         """A value of any arm: anyOf (Core 2020-12 §10.2.1.2), the arms' schemas,
-        spelled as the SDK spells it (_union_schema, section 24)."""
+        spelled as the SDK spells it (_union_schema)."""
         return _union_schema(self, [self.schema(a) for a in _args(tp) if a is not _NoneType], _NoneType in _args(tp))
 
     def container(self, tp: Any) -> Dict[str, Any]:
@@ -781,7 +989,7 @@ class _SchemaBuilder:
         args = _args(tp)
         abc = _module("collections.abc")
         if origin is tuple:  # an array, item by item (prefixItems, Core 2020-12 §10.3.1.1)
-            return _ContainerSchema(_tuple_schema(self, tp, args), "tuple")  # the SDK's spelling: section 24
+            return _ContainerSchema(_tuple_schema(self, tp, args), "tuple")  # the SDK's spelling
         if origin in (set, frozenset) or (abc and origin in (abc.Set, abc.MutableSet)):
             items = self.schema(args[0]) if args else {}
             schema = _ContainerSchema({"items": items, "type": "array", "uniqueItems": True},
@@ -794,29 +1002,30 @@ class _SchemaBuilder:
                                     "sequence" if abc and origin is abc.Sequence else "list")
         if origin is dict or (abc and origin in (abc.Mapping, abc.MutableMapping)) or _is_subclass(origin, dict):
             # An object whose values all have the values' schema (additionalProperties,
-            # Core 2020-12 §10.3.2.3); the SDK's spelling of its keys: section 24.
+            # Core 2020-12 §10.3.2.3); the SDK's spelling of its keys: _dict_schema.
             return _dict_schema(self, tp, args)
         raise _Unsupported(f"cannot describe {tp!r} as JSON Schema")
 
     def ref(self, cls: type) -> Dict[str, Any]:
         """Enums, dataclasses, TypedDicts, annotated classes and BaseModels (S11) live
         in ``$defs`` and are referenced, as the SDK does."""
-        if _is_pydantic_model(cls):
-            return _pydantic_schema(self, cls)  # S11, a BaseModel: pydantic's own schema (section 22)
+        model = _pydantic_schema(self, cls) if _is_pydantic_model(cls) else None
+        if model is not None:  # S11, a BaseModel: pydantic's own schema (seams: none in the core)
+            return model
         name = self._names.get(cls)
         if name is None:
-            name = _def_name(self, cls)  # fidelity hook: the SDK's $defs names (section 24)
+            name = _def_name(self, cls)  # the SDK's $defs names
             self._names[cls] = name  # before building: a recursive class refers to itself
             try:
                 if _is_enum(cls):
-                    definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2), section 24
+                    definition = _enum_schema(cls)  # its values' enum (Validation 2020-12 §6.1.2)
                 elif _is_typeddict(cls):
                     definition = self.typeddict(cls)
                 elif _is_dataclass(cls):
                     definition = self.dataclass(cls)
                 else:
                     definition = self.annotated_class(cls)
-                self.class_kinds[cls.__name__] = _class_kind(cls)  # fidelity hook: its errors' words (section 27)
+                self.class_kinds[cls.__name__] = _class_kind(cls)  # its errors' words (the lax modes')
             except BaseException:
                 del self._names[cls]
                 raise
@@ -872,7 +1081,7 @@ class _SchemaBuilder:
             fields.append((f.name, hints.get(f.name, object), default, default is _MISSING and not has_factory))
             if has_factory:
                 factories[f.name] = f.default_factory
-        # Fidelity hooks: not dataclass()'s docstring (section 27); factories run in results (section 24).
+        # Not dataclass()'s docstring; factories run for results (_with_factories).
         return _with_factories(self._object(cls, fields, _dataclass_doc(cls)), factories)
 
     def annotated_class(self, cls: type) -> Dict[str, Any]:
@@ -885,7 +1094,7 @@ class _SchemaBuilder:
             raise _Unsupported(f"{cls!r} has no annotated attributes")
         fields = []
         for name, tp in hints.items():
-            default = _class_value(cls, name)  # section 24
+            default = _class_value(cls, name)
             fields.append((name, tp, default, default is _MISSING))
         return self._object(cls, fields, None)
 
@@ -900,7 +1109,7 @@ class _SchemaBuilder:
     def finish(self, schema: Dict[str, Any], inline_recursive: bool = True) -> Dict[str, Any]:
         """The root schema with the definitions it refers to under ``$defs``
         (Core 2020-12 §8.2.4), finished as the SDK publishes it: names made
-        unique, a root class inlined, keys sorted (_finished_schema, section 24)."""
+        unique, a root class inlined, keys sorted (_finished_schema)."""
         return _finished_schema(self, schema, inline_recursive)
 
 
@@ -917,6 +1126,427 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
         return builder.root(annotation, inline_recursive=False)
     except _Unsupported as exc:
         raise TypeError(str(exc)) from None
+
+
+# A seam: the SDK layer knows pydantic's BaseModel (section 22).
+def _is_pydantic_model(cls: Any) -> bool:
+    """Whether a class is a pydantic model (row S11): none in the core."""
+    return False
+
+
+def _pydantic_schema(builder: _SchemaBuilder, tp: Any) -> Optional[Dict[str, Any]]:
+    """Seam: the schema pydantic itself writes of its own types (a BaseModel,
+    Annotated with its Field or annotated_types' constraints); the core has none,
+    and describes the annotation as if the metadata were not there."""
+    return None
+
+
+def _field_annotations(schema: Dict[str, Any], name: str, default: Any,
+                       fields: List[Tuple[Field, bool]]) -> Dict[str, Any]:
+    """_SchemaBuilder.field_schema: the default as JSON, left out where it is
+    none; each Field's keywords (``True``) or only its json_schema_extra; then
+    the title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name),
+    none on a model or an enum, nor on Optional[Model]."""
+    if default is not _MISSING:
+        try:
+            schema["default"] = _jsonable(default)
+        except (_NotJSON, TypeError, ValueError, RecursionError):
+            pass  # the SDK leaves a default it cannot serialise out of the schema
+    for field, keywords in fields:
+        field.apply(schema, keywords)  # (a json_schema_extra sees no title: the SDK adds it after)
+    if "title" not in schema and not _is_ref_like(schema):
+        schema["title"] = name.title().replace("_", " ").strip()
+    return schema
+
+
+def _is_ref_like(schema: Dict[str, Any]) -> bool:
+    if "$ref" in schema:
+        return True
+    arms = schema.get("anyOf")
+    return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
+
+
+def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
+    """A dataclass or class field as the SDK reads it: (annotation, published
+    default, our Field to apply to its schema, whether it has a default or a
+    factory).  A Field given as the value (ours or _is_pydantic_field's) is the field's
+    metadata and its default the default; with no value,
+    ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
+    holder = _field_holder(tp, default)
+    if holder is None:
+        return tp, default, None, default is not _MISSING
+    value = _field_value(holder)
+    has_default = value is not _MISSING or holder.default_factory is not None
+    if holder is not default:  # in the annotation: applied with it
+        return tp, value, None, has_default
+    if isinstance(holder, Field):
+        return tp, value, holder, has_default
+    return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
+
+
+_SLOT = type(vars(_ErrorItem)["loc"])  # a __slots__ entry, as its class holds it (types.MemberDescriptorType)
+
+
+def _class_value(cls: type, name: str) -> Any:
+    """A class's value for an annotated attribute, its default (row S12); a
+    __slots__ entry holds none."""
+    value = getattr(cls, name, _MISSING)
+    return _MISSING if type(value) is _SLOT else value
+
+
+def _tuple_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    """_SchemaBuilder.container's tuples: a bare tuple is any array; a fixed one
+    its prefixItems, with minItems and maxItems for its length."""
+    if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
+        return {"items": {}, "type": "array"}
+    if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
+        return {"maxItems": 0, "minItems": 0, "type": "array"}
+    if len(args) == 2 and args[1] is Ellipsis:
+        return {"items": builder.schema(args[0]), "type": "array"}
+    n = len(args)
+    return {"maxItems": n, "minItems": n, "prefixItems": [builder.schema(a) for a in args], "type": "array"}
+
+
+def _union_schema(builder: _SchemaBuilder, schemas: List[Dict[str, Any]], has_null: bool) -> Dict[str, Any]:
+    """_SchemaBuilder.union: the SDK's nullable_schema around its union_schema:
+    the arms' schemas, an arm that is itself only an anyOf spliced in,
+    duplicates dropped (get_flattened_anyof); the null arm last, whatever the spelling."""
+    schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
+    if has_null and schema != {"type": "null"}:
+        schema = _flattened_any_of([schema, {"type": "null"}])
+    members = schemas + [{"type": "null"}] if has_null else schemas
+    if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
+        # The SDK validates the members as written (a Decimal one arm, a
+        # repeated one twice), whatever the published anyOf flattened.
+        return _UnionSchema(schema, members)
+    return schema
+
+
+def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The SDK's anyOf (get_flattened_anyof): a member that is only an anyOf gives its
+    arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
+    members: List[Dict[str, Any]] = []
+    for schema in schemas:
+        if len(schema) == 1 and "anyOf" in schema:
+            arms = schema["anyOf"]
+            if type(schema) is _TypedSchema:  # a Decimal's number|string: each arm still converts through the type
+                arms = [_TypedSchema(arm, schema.py_type) for arm in arms]
+            members.extend(arms)
+        else:
+            members.append(schema)
+    unique: Dict[Any, Dict[str, Any]] = {}
+    for member in members:  # of equal arms the first place, and a plain one (exact for JSON) over a typed one
+        key = _hashable(member)
+        if key not in unique or type(unique[key]) is _TypedSchema and type(member) is not _TypedSchema:
+            unique[key] = member
+    kept = list(unique.values())
+    return kept[0] if len(kept) == 1 else {"anyOf": kept}
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
+    """_SchemaBuilder.container's mappings: the SDK's _common_dict_schema: the
+    values' schema (without its title) for every key, or for the keys that
+    match the keys' pattern; keys with other constraints (a Literal, an Enum,
+    a length) in propertyNames."""
+    keys = builder.schema(args[0]) if args else {}
+    values = builder.schema(args[1]) if args else {}
+    values.pop("title", None)
+    pattern = None
+    if "$ref" not in keys:
+        pattern = keys.pop("pattern", None)
+        keys.pop("title", None)
+    schema: Dict[str, Any] = {"type": "object"}
+    if pattern is not None:
+        schema["patternProperties"] = {pattern: values}
+    else:
+        schema["additionalProperties"] = values or True
+    if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
+        keys.pop("type", None)
+        schema["propertyNames"] = keys
+    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
+        return _ContainerSchema(schema, "dict")
+    # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
+    return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
+
+
+def _may_be_unhashable(tp: Any) -> bool:
+    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
+    if _is_annotated(tp):
+        return _may_be_unhashable(tp.__origin__)
+    if _is_any(tp) or _is_typeddict(tp):
+        return True
+    if _is_union(tp) or _origin(tp) is tuple:
+        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
+    if _is_literal(tp) or _origin(tp) is frozenset:
+        return False
+    if _origin(tp) is not None:
+        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
+    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
+
+
+def _enum_schema(cls: Any) -> Dict[str, Any]:
+    """_SchemaBuilder.ref's Enum: its values, its name as title, its docstring."""
+    # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
+    values = [m.value for m in cls.__members__.values()]
+    schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
+    doc = cls.__doc__
+    if doc and doc != "An enumeration.":
+        schema["description"] = _cleandoc(doc)
+    kinds = {_json_type(v) for v in values}
+    if len(kinds) == 1:
+        schema["type"] = kinds.pop()
+    return schema
+
+
+# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
+_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
+
+
+def _cleandoc(doc: Optional[str]) -> str:
+    """``inspect.cleandoc(doc)`` without importing inspect, with one difference:
+    lines of only white space at either end are dropped, where inspect drops
+    only empty ones.  Before Python 3.13 the compiler leaves a docstring's
+    indentation in place, so the docstring ``'Text.\\n    '`` would
+    otherwise end in a line of four spaces on 3.9-3.12 and not on 3.13."""
+    if not doc:
+        return ""
+    lines = doc.expandtabs().split("\n")
+    indents = [len(ln) - len(ln.lstrip(_INDENT_CHARS)) for ln in lines[1:] if ln.lstrip(_INDENT_CHARS)]
+    margin = min(indents) if indents else 0
+    lines = [lines[0].lstrip(_INDENT_CHARS)] + [ln[margin:] for ln in lines[1:]]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def _class_kind(cls: type) -> str:
+    """The family of a class in ``$defs``, as the SDK's errors name it
+    (_type_words, _arm_label): an Enum by its mixin (int_enum: int-enum[Color]),
+    "typeddict", "dataclass", or "model" for an annotated class."""
+    if _is_enum(cls):
+        return next((f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
+    if _is_typeddict(cls):
+        return "typeddict"
+    return "dataclass" if _is_dataclass(cls) else "model"
+
+
+def _dataclass_doc(cls: type) -> Optional[str]:
+    """A dataclass's description: its docstring, but not the one dataclass()
+    writes ("Name(field: type, ...)") for a class that has none; the SDK does
+    not publish that one."""
+    doc = cls.__doc__
+    return None if doc and doc.startswith(cls.__name__ + "(") else doc
+
+
+def _def_name(builder: _SchemaBuilder, cls: type) -> str:
+    """A class's name in ``$defs``: its own, or module__qualname when taken."""
+    name = cls.__name__
+    if name in builder.defs or name in builder._names.values():
+        name = _qualified_name(cls)  # and the first of the name too, at finish
+    return name
+
+
+def _qualified_name(cls: type) -> str:
+    # The SDK's name of "module.qualname" (normalize_name): [^a-zA-Z0-9.-_] -> "_", "." -> "__".
+    text = f"{cls.__module__}.{cls.__qualname__}"
+    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
+
+
+def _finished_schema(builder: _SchemaBuilder, schema: Dict[str, Any], inline_recursive: bool) -> Dict[str, Any]:
+    """_SchemaBuilder.finish: every class of a name that two classes share named
+    by its module path (get_defs_ref; the first one met renamed too); a root
+    class inlined; only the ``$defs`` reached, keys sorted."""
+    names = builder._names
+    short = [cls for cls, name in names.items() if name == cls.__name__]
+    renames = {cls.__name__: _qualified_name(cls) for cls in short
+               if any(other is not cls and other.__name__ == cls.__name__ for other in names)}
+    if renames:
+        schema = _renamed_refs(schema, renames)
+        builder.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in builder.defs.items()}
+        builder._names = {cls: renames.get(n, n) for cls, n in names.items()}
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
+        name = ref[8:]
+        recursive = _refers_to(builder.defs, name)
+        if not recursive:
+            schema = builder.defs.pop(name)
+        elif inline_recursive:
+            schema = dict(builder.defs[name])
+    reachable = _reachable(schema, builder.defs)
+    defs = {n: d for n, d in builder.defs.items() if n in reachable}
+    if defs:
+        schema = {"$defs": defs, **schema}
+    return _sorted_schema(schema)  # type: ignore[no-any-return]
+
+
+def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
+    if isinstance(value, dict):
+        out = {k: _renamed_refs(v, renames) for k, v in value.items()}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
+            out["$ref"] = "#/$defs/" + renames[ref[8:]]
+        if type(value) is _FactorySchema:
+            return _FactorySchema(out, value.factories)
+        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
+    if isinstance(value, list):
+        return [_renamed_refs(v, renames) for v in value]
+    return value
+
+
+def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
+    # The SDK sorts keys alphabetically, except the names under "properties"
+    # and values under "default", which keep their order.
+    if isinstance(value, dict):
+        keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
+        out = {k: _sorted_schema(value[k], k) for k in keys}
+        if type(value) is _ContainerSchema:
+            return _ContainerSchema(out, value.container, value.lengths)
+        if type(value) is _UnionSchema:
+            return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
+        if type(value) is _FactorySchema:
+            return _FactorySchema(out, value.factories)
+        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
+    if isinstance(value, list):
+        return [_sorted_schema(v, parent) for v in value]
+    return value
+
+
+def _refers_to(defs: Dict[str, Any], name: str) -> bool:
+    needle = f'"#/$defs/{name}"'
+    return any(needle in json.dumps(d) for d in defs.values())
+
+
+def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
+    """The definitions the schema reaches through any chain of $refs: only those are kept."""
+    seen: set[str] = set()
+    frontier = [json.dumps(schema)]
+    while frontier:
+        chunk = frontier.pop()
+        for name in defs:
+            if name not in seen and f'"#/$defs/{name}"' in chunk:
+                seen.add(name)
+                frontier.append(json.dumps(defs[name]))
+    return seen
+
+
+def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
+    """_SchemaBuilder.scalar's other types: the SDK's schemas for the standard
+    library's value types (a date, a UUID, a Decimal), typed where _lax_kind
+    says a value is built as one (section 7; in the lax modes, section 23)."""
+    schema = _stdlib_scalar_json(tp)
+    return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
+
+
+def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
+    dt = _module("datetime")
+    if dt is not None:
+        if issubclass(tp, dt.datetime):
+            return {"format": "date-time", "type": "string"}
+        if issubclass(tp, dt.date):
+            return {"format": "date", "type": "string"}
+        if issubclass(tp, dt.time):
+            return {"format": "time", "type": "string"}
+        if issubclass(tp, dt.timedelta):
+            return {"format": "duration", "type": "string"}
+    uuid = _module("uuid")
+    if uuid is not None and issubclass(tp, uuid.UUID):
+        return {"format": "uuid", "type": "string"}
+    decimal = _module("decimal")
+    if decimal is not None and issubclass(tp, decimal.Decimal):
+        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
+    pathlib = _module("pathlib")
+    if pathlib is not None and issubclass(tp, pathlib.PurePath):
+        return {"format": "path", "type": "string"}
+    if _is_enum(tp) or tp in (str, int, float, bool):
+        return None
+    if issubclass(tp, str):
+        return {"type": "string"}
+    return None
+
+
+class _TypedSchema(dict):  # type: ignore[type-arg]
+    """A schema that remembers the annotation it describes, where JSON Schema
+    alone cannot say how pydantic converts a value (a Decimal is any number or
+    string, a date any string, a dict's int keys are strings): the lax modes of
+    sections 6 and 23 convert through ``py_type``.  It is a dict to everything else."""
+
+    __slots__ = ("py_type",)
+
+    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
+        super().__init__(schema)
+        self.py_type = py_type
+
+
+class _UnionSchema(dict):  # type: ignore[type-arg]
+    """A union's flattened anyOf (as pydantic publishes it) that remembers the
+    members it validates by, and names in its errors: the lax modes check
+    ``members``.  A dict to everything else."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
+        super().__init__(schema)
+        self.members = members
+
+
+class _ContainerSchema(dict):  # type: ignore[type-arg]
+    """A container's schema that remembers the container pydantic reads it as
+    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
+    JSON Schema says "array" or "object" for all of them, pydantic's errors
+    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
+    union member dict[any,any]).  ``lengths``: a fixed tuple's own Field
+    (min_length, max_length), which its minItems and maxItems cannot tell
+    from the tuple's length (_lax_fixed_tuple).  A dict to everything else."""
+
+    __slots__ = ("container", "lengths")
+
+    def __init__(self, schema: Dict[str, Any], container: str,
+                 lengths: Tuple[Optional[int], Optional[int]] = (None, None)) -> None:
+        super().__init__(schema)
+        self.container = container
+        self.lengths = lengths
+
+
+class _FactorySchema(dict):  # type: ignore[type-arg]
+    """A dataclass's schema that keeps its fields' default_factory (as _Factory):
+    pydantic runs one for a field a result lacks, in a union or a list (the SDK
+    rebuilds a returned dataclass itself without them: row S12).  A dict to
+    everything but the output checker."""
+
+    __slots__ = ("factories",)
+
+    def __init__(self, schema: Dict[str, Any], factories: Dict[str, "_Factory"]) -> None:
+        super().__init__(schema)
+        self.factories = factories
+
+
+class _Factory:
+    """A default_factory, run for each result that lacks its field; its value
+    is sent as JSON, unchecked (pydantic's validate_default is off)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self) -> Any:
+        return _jsonable(self.fn())
+
+
+def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], Any]]) -> Dict[str, Any]:
+    """A dataclass's schema with its default_factory fields, run for a result
+    that lacks one (README's differences, 30)."""
+    return _FactorySchema(schema, {k: _Factory(f) for k, f in factories.items()}) if factories else schema
 
 
 # ---------------------------------------------------------------------------
@@ -1363,7 +1993,7 @@ class _Compiler:
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
-        search = None if pattern is None else _compile_pattern(pattern)  # section 28
+        search = None if pattern is None else _compile_pattern(pattern)  # a seam: plain, or ECMA-262
         if self.lax:  # fidelity hook: the first length error only, and then no pattern (section 27)
             return [_lax_string(low, high, pattern, search)]
 
@@ -1785,6 +2415,288 @@ def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
     return not errors
 
 
+# -- patterns ----------------------------------------------------------------
+#
+# "pattern" and "patternProperties" are ECMA-262 regular expressions (Core
+# 2020-12 §6.4), searched, not anchored: "a+" matches "xxaayy" (Validation
+# 2020-12 §6.3.3).  Python's re differs ($ also matches before a final newline,
+# \d \w \s are Unicode-wide) and backtracks: re.search(r"\d+$", "1" * 12000 + "x")
+# takes seconds, so one argument against a published pattern could stall a server.
+# The core checks, in linear time, the patterns servers mostly publish: a
+# sequence of characters, ".", escapes (\d \w \s, \n, \.) and [classes], each
+# maybe quantified (* + ? {n} {n,} {n,m}), between an optional ^ and $
+# ("^file://", "^[a-z0-9_-]{3,16}$").  Any other pattern is refused with a
+# ValueError where its schema is compiled (a tool's registration, validate()),
+# as a pattern no engine can check is: groups, alternatives, lookarounds, \b,
+# \p{..} and \x \u escapes need the pattern layer (section 28, all of ECMA-262 in
+# linear time), which refines _compile_pattern.
+
+if TYPE_CHECKING:
+    _RxRanges = List[Tuple[int, int]]
+    _PlainSet = Tuple[_RxRanges, bool]  # code points: merged ranges, maybe negated
+
+_PLAIN_MAX_ITEMS = 1_000  # characters of a plain pattern once {n,m} are expanded (bits of its state)
+_RX_MAX_CP = 0x10FFFF
+
+# ECMA-262 §22.2.2 CompileToCharSet: \d and \w are ASCII only; \s is WhiteSpace
+# (TAB VT FF ZWNBSP and category Zs, stable since Unicode 6.3) plus LineTerminator.
+_RX_DIGITS = [(0x30, 0x39)]
+_RX_WORD_RANGES = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+_RX_SPACES = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+              (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
+_RX_ESCAPE_SETS = {"d": _RX_DIGITS, "w": _RX_WORD_RANGES, "s": _RX_SPACES}
+_RX_WORD = frozenset(chr(c) for lo, hi in _RX_WORD_RANGES for c in range(lo, hi + 1))  # IsWordChar, for \b
+# "." without the s flag: anything but a LineTerminator (ECMA-262 §22.2.2 CompileAtom).
+_RX_LINE_TERMINATORS = [(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)]
+_RX_CONTROL = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+_RX_IDENTITY = "^$\\.*+?()[]{}|/"  # IdentityEscape[+UnicodeMode]: SyntaxCharacter or "/"
+
+
+def _compile_pattern(pattern: str) -> Callable[[str], bool]:
+    """The core's rule for a schema's pattern: a search predicate, true where a
+    plain ``pattern`` (_PatternParser.plain) matches anywhere in the string;
+    ValueError for an invalid pattern or one the core does not check."""
+    anchored, items, ended = _PatternParser(pattern).plain()
+    return _PlainSearch(items, anchored, ended)
+
+
+def _rx_merge(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _rx_complement(ranges: _RxRanges) -> _RxRanges:
+    out: _RxRanges = []
+    start = 0
+    for lo, hi in _rx_merge(ranges):
+        if lo > start:
+            out.append((start, lo - 1))
+        start = hi + 1
+    return out + [(start, _RX_MAX_CP)] if start <= _RX_MAX_CP else out
+
+
+def _rx_shown(pattern: str) -> str:
+    return repr(pattern) if len(pattern) <= 200 else repr(pattern[:200]) + "..."
+
+
+def _rx_is_digit(ch: str) -> bool:
+    return ch != "" and ch in "0123456789"
+
+
+class _PatternParser:
+    """ECMA-262 §22.2.1 Pattern[+UnicodeMode]: the core reads a plain pattern
+    (``plain``); the pattern layer's _RxParser (section 28) reads the rest."""
+
+    def __init__(self, src: str) -> None:
+        self.src, self.pos, self.atom_at = src, 0, 0
+
+    def fail(self, problem: str) -> ValueError:
+        return ValueError(f"invalid pattern {_rx_shown(self.src)}: {problem} (at offset {self.pos})")
+
+    def unsupported(self, what: str) -> ValueError:
+        return ValueError(f"pattern {_rx_shown(self.src)} is not supported by the core: {what} (at offset "
+                          f"{self.atom_at}); the core checks characters, '.', escapes and [classes], each maybe "
+                          "quantified, between an optional ^ and $; mcp_ref's pattern layer (section 28) supports it")
+
+    def peek(self, ahead: int = 0) -> str:
+        return self.src[self.pos + ahead:self.pos + ahead + 1]
+
+    def eat(self, text: str) -> bool:
+        found = self.src.startswith(text, self.pos)
+        self.pos += len(text) if found else 0
+        return found
+
+    def plain(self) -> Tuple[bool, List[Tuple[_PlainSet, int]], bool]:
+        """(anchored at ^, the items, anchored at $): each item a set of code
+        points and its kind (0 once, 1 optional, 2 any number of times), with
+        x{2,3} written out as x x x?; ValueError for another pattern."""
+        anchored = self.eat("^")
+        items: List[Tuple[_PlainSet, int]] = []
+        while self.pos < len(self.src):
+            if self.src[self.pos] == "$" and self.pos == len(self.src) - 1:
+                return anchored, items, True
+            self.atom_at = self.pos
+            char = self.plain_atom()
+            lo, hi = self.quantifier() or (1, 1)
+            if len(items) + (lo + 1 if hi < 0 else hi) > _PLAIN_MAX_ITEMS:
+                raise self.unsupported(f"more than {_PLAIN_MAX_ITEMS} characters once repetitions are counted")
+            items += [(char, 0)] * lo + ([(char, 2)] if hi < 0 else [(char, 1)] * (hi - lo))
+        return anchored, items, False
+
+    def plain_atom(self) -> _PlainSet:
+        ch = self.src[self.pos]
+        self.pos += 1
+        if ch == "\\":
+            return self.plain_escape(in_class=False)
+        if ch == "[":
+            return self.plain_class()
+        if ch == ".":
+            return _RX_LINE_TERMINATORS, True
+        if ch in "*+?{":
+            raise self.fail(f"nothing to repeat before {ch!r}")
+        if ch in "]}":
+            raise self.fail(f"lone {ch!r} must be escaped in unicode mode")
+        if ch in "()|":
+            raise self.unsupported("groups and alternatives")
+        if ch in "^$":
+            raise self.unsupported(f"{ch} inside the pattern")
+        return [(ord(ch), ord(ch))], False
+
+    def plain_escape(self, in_class: bool) -> _PlainSet:
+        """After a backslash: a class escape (\\d) or one code point."""
+        ch = self.peek()
+        self.pos += 1
+        if ch and ch in "dDwWsS":
+            return _RX_ESCAPE_SETS[ch.lower()], ch.isupper()
+        point = _RX_CONTROL.get(ch, 8 if in_class and ch == "b" else None)  # [\b] is backspace (ClassEscape :: b)
+        if point is None and ch and (ch in _RX_IDENTITY or in_class and ch == "-"):
+            point = ord(ch)
+        if point is not None:
+            return [(point, point)], False
+        if not in_class and ch and ch in "k123456789":
+            raise self.fail("backreferences are not supported (matching them is NP-hard)")
+        if ch and ch in ("pPxuc0" if in_class else "bBpPxuc0"):
+            raise self.unsupported(f"the escape '\\{ch}'")
+        self.pos -= 1
+        raise self.fail(f"invalid escape '\\{ch}' in unicode mode" if ch else "'\\' at end of pattern")
+
+    def plain_class(self) -> _PlainSet:
+        negated = self.eat("^")
+        ranges: _RxRanges = []
+        while not self.eat("]"):
+            if self.pos >= len(self.src):
+                raise self.fail("missing ']'")
+            lo = self.plain_class_atom()
+            if self.peek() == "-" and self.peek(1) not in ("", "]"):
+                self.pos += 1
+                low, high = _plain_point(lo), _plain_point(self.plain_class_atom())
+                if low is None or high is None:
+                    raise self.fail("a class escape cannot be a range endpoint in unicode mode")
+                if low > high:
+                    raise self.fail("range out of order in character class")
+                ranges.append((low, high))
+            else:
+                ranges += _rx_complement(lo[0]) if lo[1] else lo[0]
+        return _rx_merge(ranges), negated
+
+    def plain_class_atom(self) -> _PlainSet:
+        if self.eat("\\"):
+            return self.plain_escape(in_class=True)
+        self.pos += 1
+        return [(ord(self.src[self.pos - 1]),) * 2], False
+
+    def number(self) -> Optional[int]:
+        start = self.pos
+        while _rx_is_digit(self.peek()):
+            self.pos += 1
+        digits = self.src[start:self.pos]  # a huge count only needs to exceed the cap
+        return (int(digits) if len(digits) < 10 else 10 ** 9) if digits else None
+
+    def quantifier(self) -> Optional[Tuple[int, int]]:
+        ch = self.peek()
+        if ch and ch in "*+?":
+            self.pos += 1
+            bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[ch]
+        elif ch == "{":  # with the u flag, a "{" that starts no quantifier is an error
+            self.pos += 1
+            lo = hi = self.number()
+            if self.eat(","):
+                hi = self.number()
+                hi = -1 if hi is None else hi
+            if lo is None or hi is None or not self.eat("}"):
+                raise self.fail("incomplete quantifier: expected {n}, {n,} or {n,m}")
+            if -1 < hi < lo:
+                raise self.fail("numbers out of order in {} quantifier")
+            bounds = (lo, hi)
+        else:
+            return None
+        self.eat("?")  # laziness changes which match is found, never whether one is
+        return bounds
+
+
+def _plain_point(chars: _PlainSet) -> Optional[int]:
+    """The one code point of a set that has one, else None."""
+    ranges, negated = chars
+    return ranges[0][0] if not negated and len(ranges) == 1 and ranges[0][0] == ranges[0][1] else None
+
+
+class _PlainSearch:
+    """A search for a plain pattern in linear time.  Bit k of the state says "the
+    first k items match the text up to here" (from some start): bit-parallel
+    Shift-And, with optional and repeated items (Navarro and Raffinot, Flexible
+    Pattern Matching in Strings, 2002, 4.3-4.5).  A character costs a mask lookup
+    and a few int operations; a literal pattern is a str method."""
+
+    def __init__(self, items: List[Tuple[_PlainSet, int]], anchored: bool, ended: bool) -> None:
+        self.anchored, self.ended, self.final = anchored, ended, 1 << len(items)
+        points = [_plain_point(chars) for chars, kind in items if kind == 0]
+        literal = [chr(point) for point in points if point is not None]
+        self.literal = "".join(literal) if len(literal) == len(items) else None  # then a str method searches
+        self.repeats = sum(1 << k for k, (_, kind) in enumerate(items) if kind == 2)
+        self.firsts = self.lasts = self.runs = 0  # runs of optional items p..q-1: bits p, q, and p to q
+        k = 0
+        while k < len(items):
+            if not items[k][1]:
+                k += 1
+                continue
+            p = k
+            while k < len(items) and items[k][1]:
+                k += 1
+            self.firsts |= 1 << p
+            self.lasts |= 1 << k
+            self.runs |= (2 << k) - (1 << p)
+        self.sets: Dict[Tuple[Tuple[Tuple[int, int], ...], bool], int] = {}  # a set -> the items that are it
+        for k, (chars, _) in enumerate(items):
+            key = (tuple(chars[0]), chars[1])
+            self.sets[key] = self.sets.get(key, 0) | 1 << k
+        self.masks: Dict[str, int] = {}  # a character -> the items it matches (a bounded memo)
+        self.start = self.closed(1)
+
+    def closed(self, state: int) -> int:
+        """With each thread before an optional item also after it, through a whole
+        run at once (4.5): taking bit p from a run's bits (bit q always set) clears
+        its lowest set bit and sets those below it, so the bits that stay the same
+        are those above it, the ones its thread reaches."""
+        reach = state | self.lasts
+        return state | self.runs & (~(reach - self.firsts) ^ reach)
+
+    def mask(self, ch: str) -> int:
+        found, point = 0, ord(ch)
+        for (ranges, negated), items in self.sets.items():
+            i = bisect_right(ranges, (point, _RX_MAX_CP)) - 1
+            if (i >= 0 and point <= ranges[i][1]) != negated:
+                found |= items
+        if len(self.masks) >= 4096:
+            self.masks.clear()
+        self.masks[ch] = found
+        return found
+
+    def __call__(self, text: str) -> bool:
+        if self.literal is not None:
+            if self.anchored:
+                return text == self.literal if self.ended else text.startswith(self.literal)
+            return text.endswith(self.literal) if self.ended else self.literal in text
+        state, stop, fresh = self.start, 0 if self.ended else self.final, 0 if self.anchored else self.start
+        masks, repeats, firsts, lasts, runs = self.masks, self.repeats, self.firsts, self.lasts, self.runs
+        for ch in text:
+            if state & stop:
+                return True
+            match = masks.get(ch)
+            if match is None:
+                match = self.mask(ch)
+            state = (state & match) << 1 | state & repeats & match  # each thread takes ch, or dies
+            reach = state | lasts  # closed(state), inline
+            state = state | runs & (~(reach - firsts) ^ reach) | fresh  # and a new thread starts after ch
+            if not state:
+                return False
+        return bool(state & self.final)
+
+
 # ---------------------------------------------------------------------------
 # 7. Arguments: JSON back into Python values
 # ---------------------------------------------------------------------------
@@ -1929,7 +2841,7 @@ class _Block:
         for attr, key in self._wire:
             value = getattr(self, attr)
             if value is not None:
-                out[key] = _wire_value(value)  # the SDK's models inside as it sends them (section 25)
+                out[key] = _wire_value(value)  # the SDK's models inside as it sends them
         return out
 
     def __eq__(self, other: object) -> bool:
@@ -2007,13 +2919,72 @@ class CallToolResult:
         self.meta = kwargs.get("_meta", meta)
 
 
-_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink)
+# Image and Audio, as the SDK names them (mcp.server.mcpserver): conveniences a
+# tool returns for a content block (S5), bytes or a file, sent as ImageContent
+# or AudioContent, base64-encoded.
+
+class _Media:
+    """Shared by ``Image`` and ``Audio``: bytes or a file, sent base64-encoded."""
+
+    _kind = "image"
+    _types: Dict[str, str] = {}
+
+    def __init__(self, path: Any = None, data: Optional[bytes] = None, format: Optional[str] = None) -> None:
+        if (path is None) == (data is None):
+            raise ValueError("Pass exactly one of path or data")
+        self.path, self.data, self.format = path, data, format
+
+    def mime_type(self) -> str:
+        if self.format:
+            return f"{self._kind}/{self.format.lower()}"
+        if self.path is not None:
+            suffix = os.path.splitext(str(self.path))[1].lower()
+            return self._types.get(suffix, "application/octet-stream")
+        return f"{self._kind}/{'png' if self._kind == 'image' else 'wav'}"
+
+    def to_block(self) -> ImageContent:
+        import base64
+
+        raw = self.data
+        if raw is None:
+            with open(self.path, "rb") as f:
+                raw = f.read()
+        cls = ImageContent if self._kind == "image" else AudioContent
+        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=self.mime_type())
+
+
+class Image(_Media):
+    """An image for the model: ``Image(path="chart.png")`` or ``Image(data=b"...", format="png")``."""
+
+    _types = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+              ".webp": "image/webp"}
+
+
+class Audio(_Media):
+    """Audio for the model: ``Audio(path="note.wav")`` or ``Audio(data=b"...", format="wav")``."""
+
+    _kind = "audio"
+    _types = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
+              ".m4a": "audio/mp4", ".aac": "audio/aac"}
+
+
+_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink, _Media)
 
 
 def _is_content_class(tp: Any) -> bool:
     if isinstance(tp, type) and issubclass(tp, _CONTENT_TYPES):
         return True
-    return _is_sdk_content(tp)  # the SDK's Image, Audio and own content models (section 26)
+    return _is_sdk_content(tp)
+
+
+def _is_sdk_content(tp: Any) -> bool:
+    """Seam: a class of another library's content blocks (the core knows its own)."""
+    return False
+
+
+def _sdk_block(value: Any) -> Optional[Dict[str, Any]]:
+    """Seam: such a block as its library sends it (the core has none)."""
+    return None
 
 
 def _returns_content(tp: Any) -> bool:
@@ -2043,9 +3014,9 @@ def _content_block(value: Any) -> Optional[Dict[str, Any]]:
         return None
     if isinstance(value, _Block):
         return value.to_wire()
-    if isinstance(value, _Media):  # the SDK's Image or Audio (section 26)
+    if isinstance(value, _Media):
         return value.to_block().to_wire()
-    if _is_content_class(type(value)):  # the SDK's own blocks (section 25)
+    if _is_content_class(type(value)):  # another library's blocks (a seam)
         return _sdk_block(value)
     if len(_NOT_BLOCKS) < 1000 and not isinstance(value, (str, list, tuple)):  # those are shaped
         _NOT_BLOCKS.add(type(value))
@@ -2109,6 +3080,19 @@ def _dumps_text(value: Any) -> str:
     except _NotJSON:
         data = str(value)
     return _pretty(data)
+
+
+def _wire_value(value: Any) -> Any:
+    """One of the SDK's models, one of our content blocks, or plain JSON, as JSON."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, _Block):
+        return value.to_wire()
+    if isinstance(value, dict):
+        return {k: _wire_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_wire_value(v) for v in value]
+    return _jsonable(value)
 
 
 # ---------------------------------------------------------------------------
@@ -2586,6 +3570,103 @@ def _has_annotations(cls: type) -> bool:
         return False
 
 
+# -- hand-written schemas -----------------------------------------------------------
+#
+# add_tool(fn, input_schema=..., output_schema=...) publishes a schema as written
+# (every 2020-12 keyword: $defs, $anchor, if/then/else), as the SDK's low-level
+# Server allows.  Servers MUST validate all tool inputs (server/tools, "Security
+# Considerations"): strictly against it (section 6), then handed over by keyword as
+# JSON values.  A result is checked as its JSON against the outputSchema, unwrapped.
+
+
+class _SchemaTool(_Tool):
+    """A tool with a hand-written inputSchema, outputSchema or both; the other
+    one, if any, comes from the signature as for any tool."""
+
+    def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str], description: Optional[str],
+                 annotations: Any, icons: Any, meta: Any, structured_output: Optional[bool], input_schema: Any,
+                 output_schema: Any) -> None:
+        self._takes: Any = None  # the argument names the function takes (True: all); None: the signature's
+        if input_schema is None:
+            super().__init__(fn, name, title, description, annotations, icons, meta, False)
+        else:
+            self.fn, self.title, self.annotations, self.icons, self.meta = fn, title, annotations, icons, meta
+            self.name = str(name or getattr(fn, "__name__", ""))
+            if self.name in ("", "<lambda>"):
+                raise InvalidSignature("You must provide a name for lambda functions")
+            self.description = description or _cleandoc(getattr(fn, "__doc__", None))
+            self.is_async, self.params, self.resolved = _is_async(fn), [], None
+            self.context_param = _context_parameter(fn)
+            self.sdk_models = _takes_sdk_context(fn, self.context_param)
+            self.input_schema, self._input_check = _hand_written(input_schema, "inputSchema", self.name)
+            self.input_title = self.input_schema.get("title", f"{self.name}Arguments")
+            self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
+            if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
+                annotation = _hints_or_none(fn).get("return", _MISSING)
+                self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
+                    self.name, annotation, structured_output)
+                self._output_check = _checker(self.output_schema, "output", out_kinds) \
+                    if self.output_schema and self._output_adapter is None else None
+                self.output_title = (self.output_schema or {}).get("title", "Output")
+        if output_schema is not None:
+            self.output_schema, self._output_check = _hand_written(output_schema, "outputSchema", self.name)
+            self.wrap, self.validate_ctr, self._output_adapter = False, True, None
+            self.output_title = self.output_schema.get("title", "Output")
+
+    def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        if self._takes is None:
+            return super().arguments(arguments)
+        errors: List[_ErrorItem] = []
+        self._input_check(arguments, (), errors)
+        if errors:
+            raise ValidationError(errors, self.input_title)
+        return {k: v for k, v in arguments.items() if self._takes is True or k in self._takes}
+
+    def check_output(self, value: Any) -> Any:
+        return super().check_output(_jsonable(value))
+
+
+def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Checker]:
+    """A copy of the schema as JSON, and its strict checker; InvalidSignature when it is no
+    object schema (server/tools: both schemas have type "object") or cannot be compiled."""
+    try:
+        copy = json.loads(json.dumps(schema, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
+    if not isinstance(copy, dict) or copy.get("type") != "object":
+        raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
+    if "$schema" in copy and _dialect_problem(copy) is not None:  # basic/index, "JSON Schema Usage"
+        raise InvalidSignature(f"Tool {tool}: its {key} declares {_dialect_problem(copy)}")
+    problem = _schema_problem(copy)  # and valid by the dialect's rules (basic/index, the same section)
+    if problem is not None:
+        raise InvalidSignature(f"Tool {tool}: its {key} is no valid JSON Schema 2020-12: {problem}")
+    try:
+        return copy, _checker(copy)
+    except Exception as exc:
+        raise InvalidSignature(f"Tool {tool}: its {key} cannot be compiled: {type(exc).__name__}: {exc}") from None
+
+
+def _keywords_taken(fn: Callable[..., Any], tool: str, schema: Dict[str, Any], context_param: Optional[str]) -> Any:
+    """The argument names ``fn`` takes (True with ``**kwargs``: all); InvalidSignature when a property
+    names no parameter or a parameter without a default is no property: no call fails on the signature."""
+    parameters = [p for p in _parameters(fn, tool) if p[0] != context_param]
+    properties = set(schema.get("properties") or ())
+    if _resolved_parameters(fn, tool):
+        raise InvalidSignature(f"Tool {tool}: Resolve(...) parameters need the inputSchema of the signature")
+    bare = [n for n, kind, default in parameters if default is _MISSING and kind != _VAR_POSITIONAL
+            and kind != _VAR_KEYWORD and (kind == _POSITIONAL_ONLY or n not in properties)]
+    if bare:
+        raise InvalidSignature(f"Tool {tool}: parameters {bare} have no default and are not properties of its "
+                               "inputSchema (or are positional-only)")
+    if any(kind == _VAR_KEYWORD for _, kind, _ in parameters):
+        return True
+    named = {n for n, kind, _ in parameters if kind in (_ORDINARY, _KEYWORD_ONLY)}
+    if properties - named:
+        raise InvalidSignature(f"Tool {tool}: the properties {sorted(properties - named)} of its inputSchema name "
+                               "no parameter; take them by name, or all with **arguments")
+    return frozenset(named)
+
+
 # ---------------------------------------------------------------------------
 # 10. Resources
 # ---------------------------------------------------------------------------
@@ -2687,7 +3768,7 @@ def _check_uri(uri: str) -> None:
 
 
 def _icons_wire(icons: List[Any]) -> List[Any]:
-    return [_jsonable(_drop_none(i)) if isinstance(i, dict) else _wire_value(i) for i in icons]  # (section 25)
+    return [_jsonable(_drop_none(i)) if isinstance(i, dict) else _wire_value(i) for i in icons]
 
 
 def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
@@ -2702,6 +3783,111 @@ def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
     if isinstance(priority, bool) or not isinstance(priority, (int, float)) or not 0 <= priority <= 1:
         raise ValueError(f"The annotations of {where}: priority is a number from 0 to 1, not {priority!r}")
     return notes
+
+
+class TextResource(Resource):
+    """A resource whose content is ``text``."""
+
+    def __init__(self, uri: str, text: str = "", **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.text = text
+
+    def read(self) -> str:
+        return self.text
+
+
+class BinaryResource(Resource):
+    """A resource whose content is ``data`` (bytes, sent base64-encoded)."""
+
+    def __init__(self, uri: str, data: bytes = b"", **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.data = data
+
+    def read(self) -> bytes:
+        return self.data
+
+
+class FileResource(Resource):
+    """A file, read when the resource is read: decoded as ``encoding`` and sent
+    as text, or sent as bytes when ``encoding`` is None.  By default, as in the
+    SDK, the ``charset`` of ``mime_type``, else ``utf-8-sig`` for textual types
+    (``text/*``, JSON, XML), else bytes."""
+
+    def __init__(self, uri: str, path: Any = None, encoding: Any = _MISSING, **options: Any) -> None:
+        super().__init__(uri, **options)
+        if path is None or not os.path.isabs(os.fspath(path)):
+            raise ValueError(f"The path of resource {uri} must be absolute, not {path!r}")
+        self.path = path
+        self.encoding = _file_encoding(self.mime_type) if encoding is _MISSING else encoding
+        if self.encoding is not None:
+            try:  # an unknown codec, or one that is no text encoding, fails here and not at a read
+                b"x".decode(self.encoding)
+            except LookupError as exc:
+                raise ValueError(f"Resource {uri}: {exc}") from None
+            except UnicodeError:
+                pass  # a text encoding: the probe byte just does not decode in it
+
+    def read(self) -> Any:
+        with open(self.path, "rb") as f:
+            data = f.read()
+        return data if self.encoding is None else data.decode(self.encoding)
+
+
+def _file_encoding(mime_type: str) -> Optional[str]:
+    essence, *parameters = (part.strip() for part in mime_type.split(";"))
+    for parameter in parameters:
+        key, _, value = parameter.partition("=")
+        if key.strip().lower() == "charset" and value:
+            return value.strip().strip('"')
+    essence = essence.lower()
+    textual = essence.startswith("text/") or essence.endswith(("+json", "+xml")) or essence in (
+        "application/json", "application/xml")
+    return "utf-8-sig" if textual else None
+
+
+class FunctionResource(Resource):
+    """A function without parameters, called at each read; it returns text,
+    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
+    A parameter annotated Context gets the read's (section 12)."""
+
+    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
+        super().__init__(uri, **options)
+        self.fn = fn
+        self.context_param = _context_parameter(fn)
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
+
+    @classmethod
+    def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
+                      description: Optional[str] = None, **options: Any) -> FunctionResource:
+        name = name or getattr(fn, "__name__", None)
+        if not name or name == "<lambda>":
+            raise ValueError("You must provide a name for lambda functions")
+        if description is None:
+            description = _cleandoc(getattr(fn, "__doc__", None))
+        return cls(uri, fn, name=name, description=description, **options)
+
+    def read(self) -> Any:
+        return self.fn()
+
+
+def _resource_security_refuses(values: Dict[str, Any]) -> bool:
+    """Whether the SDK's default ResourceSecurity refuses a template's values:
+    one holds a NUL, a ``..`` that climbs above its start, or an absolute path
+    (POSIX or Windows)."""
+    return any(_unsafe(v) for value in values.values() for v in (value if isinstance(value, list) else [value]))
+
+
+def _unsafe(value: str) -> bool:
+    """A template value the SDK's default ResourceSecurity refuses: a NUL, a
+    ``..`` that climbs above its start, or an absolute path (POSIX or Windows)."""
+    if "\0" in value:
+        return True
+    depth = 0
+    for part in value.replace("\\", "/").split("/"):
+        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
+        if depth < 0:
+            return True
+    return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
 
 
 class _Template:
@@ -2771,7 +3957,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                                                 f"{resource.pattern.template}: {exc}", data) from None
             _give_context(resource.params, kwargs, server, request)
             value = _call(resource.params.fn, **kwargs)
-        value = _sdk_object(value, "resource")  # the SDK's own InputRequiredResult, read as ours (section 26)
+        value = _foreign_object(value, "resource")  # another library's InputRequiredResult, read as ours
         if isinstance(value, InputRequiredResult):  # 2026-07-28: the resource asks the client first
             if request is None or not request.stateless:
                 raise _RpcError(INTERNAL_ERROR, f"Error reading resource {uri}: InputRequiredResult exists only in "
@@ -2803,10 +3989,42 @@ class _Asking(Exception):
         self.value = value
 
 
+def _protocol_error(exc: BaseException) -> Optional[_RpcError]:
+    """An MCPError a tool, a resource, a prompt or a completion handler raised:
+    ours, or another library's (_foreign_error).  The JSON-RPC error
+    it carries, as the SDK sends it: its code, message, and data unless None.
+    None for any other exception, or for an error no JSON-RPC error can carry."""
+    code: Any
+    message: Any
+    if isinstance(exc, MCPError):
+        code, message, data = exc.code, exc.message, exc.data
+    else:
+        found = _foreign_error(exc)
+        if found is None:
+            return None
+        code, message, data = found
+    if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
+        return None  # (an error code is an integer: JSON-RPC 2.0 section 5.1)
+    try:
+        data = _jsonable(data)  # the SDK dumps ErrorData's data to JSON
+    except Exception:  # _NotJSON, a value's own failure: _encode_safely answers -32603
+        pass
+    return _PassedOn(int(code), message, _MISSING if data is None else data)
+
+
+class _PassedOn(_RpcError):
+    """An MCPError's own JSON-RPC error: sent as raised, its code never renumbered."""
+
+
+def _foreign_error(exc: BaseException) -> Optional[Tuple[Any, Any, Any]]:
+    """Seam: another library's protocol error, as (code, message, data); the core knows its own only."""
+    return None
+
+
 def _failed(what: str, message: str, exc: BaseException, data: Any = _MISSING) -> _RpcError:
     """-32603 for a user's function that raised, without details (as the SDK: the traceback
     on stderr only); an MCPError (the client's refusal, or the function's own) passed on."""
-    error = _protocol_error(exc)  # section 26: ours or the SDK's
+    error = _protocol_error(exc)  # ours or another library's
     if error is not None:
         return error
     _log_exception(f"{what} raised an exception", exc)
@@ -2823,7 +4041,7 @@ def _find_resource(server: MCPServer, uri: str) -> Tuple[Any, Optional[Dict[str,
         found = template.pattern.match(uri)
         if found is not None:
             if _resource_security_refuses(found):
-                break  # the SDK's default ResourceSecurity (section 25): a traversal is no resource at all
+                break  # the SDK's default ResourceSecurity: a traversal is no resource at all
             return template, found
     raise _RpcError(RESOURCE_NOT_FOUND, f"Unknown resource: {uri}", {"uri": uri})
 
@@ -2846,9 +4064,261 @@ def _contents(uri: str, value: Any, info: Resource) -> Dict[str, Any]:
 #
 # A template's variables name what a resources/read URI supplies
 # (server/resources, "Resource Templates").  RFC 6570 defines expansion only;
-# reading the values back out of a URI is the SDK's matcher, fenced in
-# section 27 (_UriTemplate): levels 1 to 3, a trailing {?a,b} query optional
-# and in any order, linear in the URI's length.
+# reading the values back out of a URI is the SDK's matcher, re-derived: levels 1 to 3, plus the explode of {/x*},
+# {.x*} and {;x*}.  A template is a row of literals and captures; a capture's
+# value ends at one of its operator's stop characters.  At most one capture may
+# span segments ({+x}, {#x}, an explode): it takes what its neighbours leave.
+# No two captures may touch, so each boundary is anchored on a literal and one
+# scan from each end decides the match without backtracking (a regular
+# expression would backtrack, polynomially in the number of captures).  A
+# trailing {?a,b}{&c} is a query: its variables are optional and in any order.
+
+_OPERATORS = {  # operator: (first, separator, named, stop characters)
+    "": ("", ",", False, "/?#&,"),
+    "+": ("", ",", False, "?#"),
+    "#": ("#", ",", False, ""),
+    ".": (".", ".", False, "./?#"),
+    "/": ("/", "/", False, "/?#"),
+    ";": (";", ";", True, ";/?#"),
+    "?": ("?", "&", True, "&#"),
+    "&": ("&", "&", True, "&#"),
+}
+_MAX_URI = 65536  # longer URIs match no template (the SDK's bound)
+
+if TYPE_CHECKING:
+    _Capture = Tuple[str, str, bool, bool]  # name, operator, explode, ";name" may stand alone
+    _Atom = Any  # a literal (str) or a _Capture
+
+
+class _UriTemplate:
+    """A parsed URI template: ``names`` of its variables, ``query`` the optional
+    ones, ``match(uri)`` the values of a URI (lists for explodes) or None.
+
+    >>> _UriTemplate("users://{id}/profile").match("users://42/profile")
+    {'id': '42'}
+    >>> _UriTemplate("file://docs/{+path}").match("file://docs/src/a%20b.py")
+    {'path': 'src/a b.py'}
+    >>> _UriTemplate("logs://{service}{?since,level}").match("logs://api?level=error&x=1")
+    {'service': 'api', 'level': 'error'}
+    >>> _UriTemplate("tree://{/parts*}").match("tree:///a/b")
+    {'parts': ['a', 'b']}
+    >>> _UriTemplate("users://{id}/profile").match("users://4/2/profile") is None
+    True
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        parts = self._parse(template)
+        tail = len(parts)
+        while tail and isinstance(parts[tail - 1], tuple) and parts[tail - 1][0] in ("?", "&"):
+            tail -= 1
+        # The query tail is split off only where the path part cannot hold a ? or #.
+        if tail < len(parts) and parts[tail][0] == "?" and not any(
+                ("?" in p or "#" in p) if isinstance(p, str) else p[0] in ("?", "#") for p in parts[:tail]):
+            self.query = [name for _, variables in parts[tail:] for name, _ in variables]
+            parts = parts[:tail]
+        else:
+            self.query = []
+        atoms = self._atoms(parts)
+        spans = [i for i, a in enumerate(atoms) if not isinstance(a, str) and (a[2] or a[1] in ("+", "#"))]
+        for a, b in zip(atoms, atoms[1:]):
+            if not isinstance(a, str) and not isinstance(b, str):
+                raise ValueError(f"URI template {template!r}: variables {a[0]!r} and {b[0]!r} touch; put a "
+                                 f"literal between them so that a URI says where one ends")
+        if len(spans) > 1:
+            raise ValueError(f"URI template {template!r}: more than one variable that spans segments ({{+x}}, "
+                             f"{{#x}} or an explode); a match would be ambiguous")
+        self.greedy: Optional[_Capture] = atoms[spans[0]] if spans else None
+        self.prefix, self.suffix = (atoms[:spans[0]], atoms[spans[0] + 1:]) if spans else ([], atoms)
+
+    def _parse(self, template: str) -> List[Any]:
+        """Literals and (operator, [(name, explode)]) expressions, in order."""
+        import re
+
+        parts: List[Any] = []
+        names: List[str] = []
+        at = 0
+        while at < len(template):
+            brace = template.find("{", at)
+            if brace < 0:
+                parts.append(template[at:])
+                break
+            parts.append(template[at:brace])
+            end = template.find("}", brace)
+            where = f"URI template {template!r}, position {brace}"
+            if end < 0:
+                raise ValueError(f"{where}: '{{' is never closed")
+            body = template[brace + 1:end]
+            op = body[0] if body[:1] in ("+", "#", ".", "/", ";", "?", "&") else ""
+            variables = []
+            for spec in body[len(op):].split(","):
+                name = spec[:-1] if spec.endswith("*") else spec
+                if ":" in spec:
+                    raise ValueError(f"{where}: prefix modifiers ({{{spec}}}) are not supported")
+                if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", name):
+                    raise ValueError(f"{where}: {name!r} is not a variable name")
+                if spec.endswith("*") and op not in ("/", ".", ";"):
+                    raise ValueError(f"{where}: an explode ({{{op}{spec}}}) matches only with /, . or ;")
+                if name in names:
+                    raise ValueError(f"URI template {template!r}: variable {name!r} appears twice")
+                names.append(name)
+                variables.append((name, spec.endswith("*")))
+            parts.append((op, variables))
+            at = end + 1
+        if sum(1 for p in parts if isinstance(p, tuple) and p[0] == "?") > 1:
+            raise ValueError(f"URI template {template!r}: more than one {{?...}}; use {{?a,b}} or {{?a}}{{&b}}")
+        self.names = names
+        return [p for p in parts if p != ""]
+
+    @staticmethod
+    def _atoms(parts: List[Any]) -> List[_Atom]:
+        """Each expression as literals (its first and separator characters, and
+        the names of named operators) and one capture per variable."""
+        atoms: List[_Atom] = []
+
+        def literal(text: str) -> None:
+            if atoms and isinstance(atoms[-1], str):
+                atoms[-1] += text
+            elif text:
+                atoms.append(text)
+
+        for part in parts:
+            if isinstance(part, str):
+                literal(part)
+                continue
+            op, variables = part
+            first, separator, named, _ = _OPERATORS[op]
+            for n, (name, explode) in enumerate(variables):
+                if not explode:  # an explode's capture holds its own separators
+                    literal((separator if n else first) + (name + ("" if op == ";" else "=") if named else ""))
+                atoms.append((name, op, explode, named and op == ";" and not explode))
+        return atoms
+
+    def match(self, uri: str) -> Optional[Dict[str, Any]]:
+        if len(uri) > _MAX_URI:
+            return None
+        query = ""
+        if self.query:
+            uri, _, query = uri.partition("#")[0].partition("?")
+        values = self._scan(uri)
+        if values is not None and query:
+            from urllib.parse import unquote
+
+            pairs: Dict[str, str] = {}
+            for pair in query.split("&"):  # RFC 3986: "+" is a plus; names are never decoded
+                key, _, value = pair.partition("=")
+                pairs.setdefault(key, unquote(value))
+            values.update((name, pairs[name]) for name in self.query if name in pairs)
+        return values
+
+    def _scan(self, uri: str) -> Optional[Dict[str, Any]]:
+        if self.greedy is None:  # anchored at both ends
+            found = _scan_back(self.suffix, uri, len(uri), True)
+            return found[0] if found is not None and found[1] == 0 else None
+        back = _scan_back(self.suffix, uri, len(uri), False)
+        front = None if back is None else _scan_forward(self.prefix, uri, back[1])
+        if back is None or front is None:
+            return None
+        middle = _spanning(self.greedy, uri[front[1]:back[1]])  # what the bounded captures leave
+        return None if middle is None else {**front[0], self.greedy[0]: middle, **back[0]}
+
+
+def _scan_back(atoms: List[_Atom], uri: str, end: int, anchored: bool) -> Optional[Tuple[Dict[str, Any], int]]:
+    """Match ``atoms`` right to left ending at ``end``: each capture starts just
+    after the last occurrence of the literal before it (so the first capture is
+    the greedy one, as in a regular expression); (values, start) or None."""
+    from urllib.parse import unquote
+
+    values: Dict[str, Any] = {}
+    pos = end
+    for i in range(len(atoms) - 1, -1, -1):
+        atom = atoms[i]
+        if isinstance(atom, str):
+            if not uri.endswith(atom, 0, pos):
+                return None
+            pos -= len(atom)
+            continue
+        name, op, _, alone = atom
+        before = atoms[i - 1] if i else None
+        if alone and uri.endswith(str(before), 0, pos):  # ";name" with an empty value
+            values[name] = ""
+            continue
+        earliest = pos
+        while earliest and uri[earliest - 1] not in _OPERATORS[op][3]:
+            earliest -= 1
+        if alone:
+            start = uri.find("=", earliest, pos) + 1
+            if not start:
+                return None
+            values[name], pos = unquote(uri[start:pos]), start - 1
+            continue
+        if before is None:
+            start = earliest
+        elif anchored and i == 1:  # the template's first literal is at the start of the URI
+            start = len(before)
+            if not earliest <= start <= pos:
+                return None
+        else:
+            start = uri.rfind(before, 0, pos) + len(before)
+            if start < max(earliest, len(before)):
+                return None
+        values[name], pos = unquote(uri[start:pos]), start
+    return values, pos
+
+
+def _scan_forward(atoms: List[_Atom], uri: str, limit: int) -> Optional[Tuple[Dict[str, Any], int]]:
+    """Match ``atoms`` left to right before ``limit``, each capture as short as
+    the literal after it allows (it ends the prefix of a spanning capture)."""
+    from urllib.parse import unquote
+
+    values: Dict[str, Any] = {}
+    pos = 0
+    for i, atom in enumerate(atoms):
+        if isinstance(atom, str):
+            if pos + len(atom) > limit or not uri.startswith(atom, pos):
+                return None
+            pos += len(atom)
+            continue
+        name, op, _, alone = atom
+        after = atoms[i + 1]
+        if alone and uri.startswith(after, pos):
+            values[name] = ""
+            continue
+        if alone:
+            if uri[pos:pos + 1] != "=":
+                return None
+            pos += 1
+        latest = pos
+        while latest < limit and uri[latest] not in _OPERATORS[op][3]:
+            latest += 1
+        end = uri.find(after, pos, latest + len(after))
+        if end < 0:
+            return None
+        values[name], pos = unquote(uri[pos:end]), end
+    return values, pos
+
+
+def _spanning(capture: _Capture, raw: str) -> Any:
+    """The value of the one capture that may span segments: text, or for an
+    explode the list of its items; None when ``raw`` is not its shape."""
+    from urllib.parse import unquote
+
+    name, op, explode, _ = capture
+    _, separator, named, stops = _OPERATORS[op]
+    if not explode:
+        return None if any(c in stops for c in raw) else unquote(raw)
+    if not raw:
+        return []
+    if raw[0] != separator or any(c in stops and c != separator for c in raw):
+        return None
+    items = []
+    for item in raw.split(separator)[1:]:
+        if named:
+            if item != name and not item.startswith(name + "="):
+                return None
+            item = item[len(name) + 1:]
+        items.append(unquote(item))
+    return items
 
 
 # ---------------------------------------------------------------------------
@@ -2877,6 +4347,20 @@ class Message(_Record):
         return {"role": self.role, "content": self.content}
 
 
+class UserMessage(Message):
+    """A message from the user: ``UserMessage("text")``."""
+
+    def __init__(self, content: Any, role: str = "user", **kwargs: Any) -> None:
+        super().__init__(content, role, **kwargs)
+
+
+class AssistantMessage(Message):
+    """A message from the assistant: ``AssistantMessage("text")``."""
+
+    def __init__(self, content: Any, role: str = "assistant", **kwargs: Any) -> None:
+        super().__init__(content, role, **kwargs)
+
+
 # The keys each content block needs (server/prompts, "Data Types"; schema.ts ContentBlock).
 _BLOCK_KEYS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data", "mimeType"),
                "resource": ("resource",), "resource_link": ("uri", "name")}
@@ -2885,7 +4369,7 @@ _BLOCK_KEYS = {"text": ("text",), "image": ("data", "mimeType"), "audio": ("data
 def _message_content(content: Any) -> Dict[str, Any]:
     if isinstance(content, str):
         return {"type": "text", "text": content}
-    block = _wire_value(content) if isinstance(content, dict) else _content_block(content)  # (section 25)
+    block = _wire_value(content) if isinstance(content, dict) else _content_block(content)
     if block is None:
         raise TypeError(f"A message's content is text or a content block, not {type(content).__name__}")
     if block.get("type") not in _BLOCK_KEYS:
@@ -2969,7 +4453,7 @@ class Prompt(_Record):
                 raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
             if server is not None:
                 _give_context(self.params, kwargs, server, request)
-            value = _sdk_object(_call(self.fn, **kwargs), "prompt")  # the SDK's own results (section 26)
+            value = _foreign_object(_call(self.fn, **kwargs), "prompt")  # another library's results
             if isinstance(value, InputRequiredResult):  # 2026-07-28: the prompt asks the client first
                 if server is None or request is None or not request.stateless:
                     raise _RpcError(INTERNAL_ERROR, f"Error rendering prompt {self.name}: InputRequiredResult "
@@ -2991,7 +4475,7 @@ class Prompt(_Record):
 
 
 def _message(item: Any) -> Message:
-    item = _sdk_object(item, "message")  # the SDK's own messages (section 26)
+    item = _foreign_object(item, "message")  # another library's messages
     if isinstance(item, Message):
         return item
     if isinstance(item, dict):
@@ -3029,6 +4513,40 @@ def _complete(server: MCPServer, params: Dict[str, Any]) -> Dict[str, Any]:
 
 def _no_handler(*args: Any) -> None:
     return None
+
+
+class Completion(_Record):
+    """What a completion handler returns: ``values`` (at most 100 are sent),
+    and optionally ``total`` and ``has_more``."""
+
+    def __init__(self, values: Optional[List[str]] = None, total: Optional[int] = None,
+                 has_more: Optional[bool] = None, **kwargs: Any) -> None:
+        self.values, self.total = list(values or []), total
+        self.has_more = kwargs.get("hasMore", has_more)
+
+
+class PromptReference(_Record):
+    """``ref`` of a completion request for a prompt's argument."""
+
+    def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
+        self.type, self.name, self.title = type, name, title
+
+
+class ResourceTemplateReference(_Record):
+    """``ref`` of a completion request for a resource template's variable."""
+
+    def __init__(self, uri: str, type: str = "ref/resource") -> None:
+        self.type, self.uri = type, uri
+
+
+class _CompletionArgument(_Record):
+    def __init__(self, name: str, value: str) -> None:
+        self.name, self.value = name, value
+
+
+class _CompletionContext(_Record):
+    def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
+        self.arguments = arguments
 
 
 class _RateLimit:
@@ -3159,12 +4677,6 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 # Every Context method is awaitable, as in the SDK.  A sync tool (on its own
 # thread) may call them without await: the work is done at once, and a
 # question's answer is the ``.result()`` of what the method returns.
-#
-# The Context answers with the client's JSON (ctx.create_message, ctx.list_roots,
-# ctx.input_responses) and MCP's elicitation outcomes.  The SDK's objects are its
-# layer's, at the seams below Context: ctx.session and ctx.request_context
-# (section 25); the SDK's models and outcome classes (section 26) for a
-# function that took the SDK's own Context.
 
 _LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"  # 2026-07-28: a request's own log level
@@ -4114,7 +5626,7 @@ class MCPServer:
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
 
-    scope_hierarchy: Optional[Dict[str, List[str]]]  # set with the SDK's auth keywords (_sdk_settings)
+    scope_hierarchy: Optional[Dict[str, List[str]]]  # set with the auth keywords (_server_settings)
 
     def __init__(
         self,
@@ -4162,7 +5674,7 @@ class MCPServer:
         self._state_key: Any = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
         self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope  # checked (the properties below)
-        self.settings = _sdk_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
+        self.settings = _server_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
         self._tools: Dict[str, _Tool] = {}
         self._resources: Dict[str, Resource] = {}  # sections 10 and 11, as the next three
         self._templates: Dict[str, _Template] = {}
@@ -4237,7 +5749,7 @@ class MCPServer:
         if task_support not in _TASK_SUPPORT:
             raise ValueError(f"task_support must be one of {', '.join(_TASK_SUPPORT)}, not {task_support!r}")
         tool = _Tool(fn, name, title, description, annotations, icons, meta, structured_output) \
-            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 26)
+            if input_schema is None and output_schema is None else _SchemaTool(  # hand-written (section 9)
                 fn, name, title, description, annotations, icons, meta, structured_output, input_schema, output_schema)
         tool.task_support = task_support
         _warn_tool_name(tool.name)  # server/tools, "Tool Names" (SHOULD): warned, as the SDK does
@@ -4246,7 +5758,7 @@ class MCPServer:
         problem = _x_mcp_header_scan(tool.input_schema)[1]
         if problem is not None:
             raise InvalidSignature(f"Tool {tool.name}: {problem}")
-        if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays (section 26)
+        if _kept_first(self, "tool", tool.name, self._tools):  # as in the SDK, the first one stays
             return
         self._tools[tool.name] = tool
         self._list_changed("tools")
@@ -4265,7 +5777,7 @@ class MCPServer:
         task_support: str = "forbidden",
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator that registers a tool: ``@server.tool()``; see add_tool."""
-        _called_bare(name, "tool", "()")  # @tool without (): the SDK's TypeError (section 26)
+        _called_bare(name, "tool", "()")  # @tool without (): the SDK's TypeError
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_tool(fn, name, title, description, annotations, icons, meta, structured_output,
@@ -4389,7 +5901,7 @@ class MCPServer:
             value = tool.fn(**kwargs)
             if tool.is_async:
                 value = await value
-            value = value if type(value) in _NATIVE else _sdk_object(value, "tool")  # the SDK's own (section 26)
+            value = value if type(value) in _NATIVE else _foreign_object(value, "tool")  # another library's
             if isinstance(value, InputRequiredResult):  # its questions checked: -32021 when undeclared
                 return self._input_required(tool, request, value)
         except BaseException as exc:
@@ -4426,7 +5938,7 @@ class MCPServer:
             return _RpcError(MISSING_REQUIRED_CLIENT_CAPABILITY, exc.message, {"requiredCapabilities": exc.required})
         if isinstance(exc, _StartTask):  # ctx.start_task(): the call goes on as a task (section 16)
             return self._tasks.begin(tool, request)
-        error = _protocol_error(exc)  # an MCPError: a protocol error, as the SDK sends it (section 26)
+        error = _protocol_error(exc)  # an MCPError: a protocol error, as the SDK sends it
         if error is not None and not isinstance(exc, _BadAnswer):  # (server/tools, "Error Handling")
             asked = _url_questions(error) if request.stateless else None
             if asked is not None:  # 2026-07-28 has no -32042: the URL elicitations are asked by a round
@@ -4532,7 +6044,7 @@ class MCPServer:
         ``@server.resource("weather://{city}")``, whose URI variables are the
         function's parameters.  The function returns text, bytes, or any other
         value (sent as JSON text); it may be async."""
-        _called_bare(uri, "resource", "('uri')")  # @resource without a URI: the SDK's TypeError (section 26)
+        _called_bare(uri, "resource", "('uri')")  # @resource without a URI: the SDK's TypeError
         options = {"title": title, "mime_type": mime_type, "icons": icons, "annotations": annotations, "meta": meta,
                    "cache_ttl_ms": cache_ttl_ms, "cache_scope": cache_scope}
         variables = _UriTemplate(uri).names  # a malformed template fails here, before the function
@@ -4558,7 +6070,7 @@ class MCPServer:
         if not isinstance(resource, Resource):
             raise TypeError(f"add_resource takes a Resource (TextResource, FileResource, ...), "
                             f"not {type(resource).__name__}")
-        if _kept_first(self, "resource", resource.uri, self._resources):  # section 26
+        if _kept_first(self, "resource", resource.uri, self._resources):
             return
         self._resources[resource.uri] = resource
         self._list_changed("resources")
@@ -4600,7 +6112,7 @@ class MCPServer:
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator registering a prompt: ``@server.prompt()``; its parameters
         are the prompt's arguments, its value the messages."""
-        _called_bare(name, "prompt", "()")  # @prompt without (): the SDK's TypeError (section 26)
+        _called_bare(name, "prompt", "()")  # @prompt without (): the SDK's TypeError
 
         def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.add_prompt(Prompt(fn, name, title, description, icons, meta))
@@ -4611,8 +6123,8 @@ class MCPServer:
     def add_prompt(self, prompt: Prompt) -> None:
         """Register a Prompt; as in the SDK, a second one of the same name is ignored."""
         if not isinstance(prompt, Prompt):
-            prompt = _sdk_prompt(prompt)  # the SDK's own Prompt, read as ours (section 26), or a TypeError
-        if _kept_first(self, "prompt", prompt.name, self._prompts):  # section 26
+            prompt = _foreign_prompt(prompt)  # another library's Prompt, read as ours, or a TypeError
+        if _kept_first(self, "prompt", prompt.name, self._prompts):
             return
         self._prompts[prompt.name] = prompt
         self._list_changed("prompts")
@@ -4662,7 +6174,7 @@ class MCPServer:
             raise ValueError(f"mcp_ref serves the stdio and streamable-http transports, not {transport!r}")
         if _IMPORTING:  # the command line's serve is importing the file (section 32): it would serve twice
             raise RuntimeError('run() is called as the file is imported; call it under if __name__ == "__main__":')
-        # HTTP: the app of section 19 on the embedded server (_run_http, section 33).
+        # HTTP: the app of section 19 on the embedded server (_run_http, section 21).
         code = _run_http(self, exit_process=False, **kwargs) if transport == "streamable-http" else \
             _StdioServer(self, exit_process=False).serve()  # (the command line's ends the process)
         if code:
@@ -4711,6 +6223,9 @@ class MCPServer:
 
 # The lists a call has changed so far (None outside a call): MCPServer._announce_changes.
 _CHANGES: Any = contextvars.ContextVar("mcp_ref_changes", default=None)
+# The server file the command line's serve is importing, while it does (section 32):
+# run() refuses then (MCPServer.run).
+_IMPORTING: List[str] = []
 
 
 def _least_size(result: Dict[str, Any]) -> int:
@@ -4755,6 +6270,79 @@ def _run_without_loop(coro: Any) -> Any:
         return done.value
     coro.close()
     raise RuntimeError("a synchronous tool's call waited for something")
+
+
+# -- what a layer adds to the server (seams; section 23's table) -------------------
+#
+# The core's plain rules where a layer lets a server written for another
+# library run as written: its objects, its keywords, its extensions.
+
+
+def _server_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any],
+                     scope_hierarchy: Any = None) -> Dict[str, Any]:
+    """Seam: MCPServer's keywords beyond its own.  The core takes token_verifier
+    and auth (with scope_hierarchy), checked now (section 21); any other is
+    refused as Python refuses an unknown keyword."""
+    for keyword in settings:
+        if keyword not in ("auth", "token_verifier"):
+            raise TypeError(f"{type(server).__name__}.__init__() got an unexpected keyword argument {keyword!r}")
+    _auth_needs(settings, scope_hierarchy)  # a token set-up that cannot be served: refused now
+    server.scope_hierarchy = scope_hierarchy
+    return settings
+
+
+def _foreign_object(value: Any, rule: str) -> Any:
+    """Seam: another library's result object that ``rule`` takes, as ours; the core's: as it is."""
+    return value
+
+
+def _foreign_prompt(prompt: Any) -> Prompt:
+    """Seam: another library's Prompt object, as ours; the core takes its own only."""
+    raise TypeError(f"add_prompt takes a Prompt, not {type(prompt).__name__}")
+
+
+def _apply_extension(server: MCPServer, extension: Any) -> None:
+    """Seam: one of MCPServer(extensions=[...]) onto the server's tables; the
+    core has no extension objects of its own (its tasks are built in)."""
+    raise TypeError(f"extensions= takes Extension objects; {type(extension).__name__} is none")
+
+
+def _intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+    """Seam: tools/call inside the extensions' interceptors; the core has none."""
+    return server._call(tool, arguments, request)
+
+
+async def _resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
+                              server: MCPServer) -> Dict[str, Any]:
+    """Seam: the values of parameters a layer's resolvers fill; the core has none."""
+    return {}
+
+
+def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Any]:
+    """Seam: the parameters of ``fn`` a layer's resolvers fill; the core has none."""
+    return {}
+
+
+# -- the SDK's registration: a decorator without (), a name registered twice --------
+
+
+def _called_bare(first: Any, decorator: str, call: str) -> None:
+    """``@server.tool`` without its call hands the function over as the first
+    argument: the SDK's TypeError, in its words."""
+    if callable(first):
+        raise TypeError(f"The @{decorator} decorator was used incorrectly. Did you forget to call it? "
+                        f"Use @{decorator}{call} instead of @{decorator}")
+
+
+def _kept_first(server: MCPServer, kind: str, name: str, registered: Dict[str, Any]) -> bool:
+    """Whether a tool, resource or prompt of this name is registered already:
+    the SDK keeps the first, with a warning (for a tool, unless
+    warn_on_duplicate_tools=False); remove_tool and remove_prompt make room."""
+    if name not in registered:
+        return False
+    if kind != "tool" or server.settings.get("warn_on_duplicate_tools", True):
+        print(f"mcp_ref: {kind} {name!r} registered again; the first one stays", file=sys.stderr)
+    return True
 
 
 # ---------------------------------------------------------------------------
@@ -7220,7 +8808,7 @@ class _StdioServer(_Connection):
         self._take_standard_streams()
         self._install_signals()
         self.server._connections.append(self)
-        _lifespan(self, "__aenter__")  # the SDK's MCPServer(lifespan=...), section 25
+        _lifespan(self, "__aenter__")  # the SDK's MCPServer(lifespan=...)
         self._start_reader()
         threading.Thread(target=self._watchdog, name="mcp_ref-watchdog", daemon=True).start()
         while not self.end_of_input.wait(0.5):  # the main thread stays free for signals
@@ -7442,6 +9030,35 @@ def _standard_fds() -> None:
                 os.close(null)
 
 
+def _lifespan(connection: _StdioServer, step: str) -> None:
+    """Enter (before serving) or exit (after) the server's lifespan, on the
+    event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
+    if connection.server.lifespan is None:
+        return  # (and asyncio, 7 MiB, stays unloaded)
+    import asyncio
+
+    if step == "__aenter__":
+        connection.manager = connection.server.lifespan(connection.server)
+        entered = asyncio.run_coroutine_threadsafe(connection.manager.__aenter__(), connection.event_loop())
+        connection.server._lifespan_state = entered.result()
+        return
+    try:
+        leaving = asyncio.run_coroutine_threadsafe(connection.manager.__aexit__(None, None, None),
+                                                   connection.event_loop())
+        leaving.result(timeout=connection.server.drain_timeout)
+    except BaseException as exc:
+        _log_exception("leaving the server's lifespan failed", exc)
+
+
+def _restore_standard_streams(stdin: Any, stdout: Any) -> None:
+    """After run(): fds 0 and 1, and sys's streams, the process's own again."""
+    os.dup2(stdin.fileno(), 0)
+    os.dup2(stdout.fileno(), 1)
+    stdin.close()
+    stdout.close()
+    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+
+
 class _Stderr:
     """sys.stderr (and sys.stdout) while serving: whatever the server or a tool
     writes is queued for a thread that writes it out, so a client that never
@@ -7512,8 +9129,8 @@ class _Stderr:
 #
 # One endpoint (``/mcp``) serves both eras, as a WSGI application
 # (``MCPServer.streamable_http_app()``), so that any WSGI server can run it;
-# _HttpServer below is the standard library's own.  Which era a POST belongs
-# to is read from the message, never guessed:
+# _HttpServer (section 21) is the standard library's own.  Which era a POST
+# belongs to is read from the message, never guessed:
 #
 #   POST body                                   served by
 #   ------------------------------------------  -------------------------------------------------
@@ -7582,7 +9199,7 @@ class _HttpApp:
         self.keepalive = float(options["keepalive"])
         self.max_stream_buffer = options["max_stream_buffer"]
         store = options["event_store"]
-        # The store, ours or a deployment's, called through _Events (section 26): plain or async.
+        # The store, ours or a deployment's, called through _Events: plain or async.
         self.events = None if store is False else _Events(EventStore() if store is None else store)
         self.retry = options["retry_interval"]
         self.hosts, self.origins = _allowed(options)
@@ -8321,6 +9938,16 @@ def _shown(value: Any) -> str:
     return "(none)" if value is None else repr(_one_line(str(value), 80))
 
 
+def _one_line(text: str, limit: int = 200) -> str:
+    """Text from a client's header, a server or a user's file made fit for a
+    one-line message (here, and in the client and the command line)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", limit * 3 // 4, limit + 1)  # at a word's end where there is one near
+    return text[:cut if cut > 0 else limit] + " ..."
+
+
 def _header_text(raw: Optional[str]) -> Optional[str]:
     """A header value as text: ``=?base64?...?=`` decoded ("Value Encoding");
     None for a malformed one, or one with characters a header may not carry."""
@@ -8440,6 +10067,15 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
         except (ValueError, OverflowError):
             return "does not match"
     return None if text == rendered else "does not match"
+
+
+def _finite(text: str) -> float:
+    """A number's text read as a float; OverflowError for one beyond a double
+    (the command line's JSON reader, section 29, refuses it so)."""
+    value = float(text)
+    if abs(value) == float("inf"):
+        raise OverflowError(text)  # not a ValueError: key=value must not take it for text
+    return value
 
 
 # ---------------------------------------------------------------------------
@@ -8607,7 +10243,7 @@ class EventStore:
     Last-Event-ID (basic/transports, "Resumability and Redelivery"): the
     default, in memory, bounded to ``max_bytes`` (the oldest go first).  A
     replacement (``streamable_http_app(event_store=...)``) has the shape of
-    the SDK's EventStore: section 26, _Events."""
+    the SDK's EventStore: _Events, below."""
 
     def __init__(self, max_bytes: int = 16 * 1024 * 1024) -> None:
         import collections
@@ -8644,7 +10280,7 @@ class EventStore:
             after = [(i, self._events[i][1]) for i in ids[ids.index(last_event_id) + 1:]]
         for event_id, message in after:
             if message is not None:
-                send_callback(EventMessage(message, event_id))  # the SDK's EventMessage (section 26)
+                send_callback(EventMessage(message, event_id))  # the SDK's EventMessage
         return entry[0]  # type: ignore[no-any-return]
 
     def forget(self, prefix: str) -> None:
@@ -8661,6 +10297,94 @@ class EventStore:
         ids.popleft()  # ids grow with time: a stream's oldest is the store's oldest
         if not ids:
             del self._streams[stream_id]
+
+
+# -- a deployment's event store, of the SDK's EventStore shape ------------------------
+#
+# EventStore keeps a session's streams for Last-Event-ID
+# (basic/transports, "Resumability and Redelivery").  A replacement, shared by
+# several workers for instance, has the shape of the SDK's EventStore: its two
+# methods may be plain or ``async``.  ``store_event(stream_id, message)`` keeps
+# ``message`` (the JSON-RPC message as bytes; None for a priming event) and
+# returns a new event id, unique across streams, without newlines;
+# ``replay_events_after(last_event_id, send_callback)`` calls
+# ``send_callback(EventMessage(message, event_id))`` for each message of that
+# event's stream stored after it, in order, and returns the stream id (None for
+# an id it does not know).  _Events calls it as section 20 needs it, and a
+# store that fails costs no message.
+
+class EventMessage:
+    """A stored message as EventStore.replay_events_after hands it back (the
+    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
+
+    __slots__ = ("message", "event_id")
+
+    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
+        self.message, self.event_id = message, event_id
+
+
+class _Events:
+    """The app's event store as its callers need it: plain calls, whether its
+    methods are plain or ``async`` (run then on a loop of their own, never on
+    a tool's, which may be the caller)."""
+
+    def __init__(self, store: Any) -> None:
+        import inspect
+
+        self.backend = store
+        self.own = type(store) is EventStore
+        self.is_async = inspect.iscoroutinefunction(store.store_event)
+        self.loop: Any = _start_event_loop() if self.is_async else None
+
+    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
+        """The new event's id; None (an event without one) if the store failed."""
+        if self.own:  # ours: no await, no failure, ids of digits
+            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
+        try:
+            event_id = str(self._run(self.backend.store_event(stream_id, message)))
+        except Exception as exc:  # a store of the deployment's: the message is still sent
+            _log_exception("the event store failed", exc)
+            return None
+        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
+
+    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
+        """The stream id of ``last_event_id`` and what it holds after it."""
+        found: List[Tuple[bytes, Optional[str]]] = []
+
+        def keep(event: Any) -> None:
+            found.append((event.message, event.event_id))
+
+        async def keep_async(event: Any) -> None:
+            keep(event)
+
+        send = keep_async if self.is_async else keep
+        try:
+            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
+        except Exception as exc:  # as an event id it does not know
+            _log_exception("the event store failed", exc)
+            return None, []
+        return (stream_id if isinstance(stream_id, str) else None), found
+
+    def forget(self, prefix: str) -> None:
+        """An ended session's streams dropped, where the store can: the SDK's
+        shape has no such method, and a subclass of ours that did not run
+        EventStore.__init__ keeps its own storage."""
+        forget = getattr(self.backend, "forget", None)
+        if forget is None or (getattr(type(self.backend), "forget", None) is EventStore.forget
+                              and not hasattr(self.backend, "_lock")):
+            return
+        try:
+            forget(prefix)
+        except Exception as exc:  # a store of the deployment's: the session still ends
+            _log_exception("the event store failed", exc)
+
+    def _run(self, value: Any) -> Any:
+        import asyncio
+        import inspect
+
+        if not inspect.isawaitable(value):
+            return value
+        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
 
 
 class _BatchMember(_ResponseQueue):
@@ -8723,7 +10447,8 @@ def _sse_event(data: bytes, event_id: Optional[str] = None) -> bytes:
 # Who may talk to an HTTP server: the Host and Origin checks against DNS
 # rebinding (basic/transports, basic/security_best_practices), and bearer
 # tokens (basic/authorization); and what each client may hold: its sessions,
-# bound to it, and its share of sessions and streams.
+# bound to it, and its share of sessions and streams.  Last, the embedded
+# server that serves the WSGI app, and bounds each client's connections.
 
 
 def _allowed(options: Dict[str, Any]) -> Tuple[Optional[List[str]], Optional[List[str]]]:
@@ -9203,6 +10928,625 @@ class _Counted:
             self.release()
 
 
+# -- The embedded HTTP server: RFC 9112 framing, limits per client ------------
+#
+# Streamable HTTP is the WSGI app of section 19; any WSGI server can serve it
+# (gunicorn, waitress).  This one is for a machine that may install nothing:
+# MCPServer.run(transport="streamable-http") serves on it, and so does the
+# command line's serve --http (section 32).
+#
+#   entry                 where it is used                    what it serves
+#   --------------------  ----------------------------------  ---------------------------------------------
+#   _run_http             MCPServer.run (section 14)          run("streamable-http") and serve --http
+#   _serve_http           _run_http (section 21)              the WSGI app served until SIGINT or SIGTERM
+#   _HttpServer           _serve_http (section 21)            connections, each request's framing and bounds
+#
+# The standard library's own server for the WSGI app: threads, keep-alive,
+# streamed responses and a clean stop on SIGINT or SIGTERM.  It frames
+# requests as RFC 9112 says (anything framed two ways is refused), and bounds
+# what one client can hold: connections per address, and the time a request's
+# head and body may take to arrive.
+
+
+def _run_http(server: MCPServer, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
+              read_timeout: float = 30.0, exit_process: bool = True, **options: Any) -> int:
+    """run("streamable-http") and serve --http: ``server``'s app on this server."""
+    return _serve_http(server.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
+                       max_client_connections, read_timeout, exit_process)
+
+
+def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
+                read_timeout: float = 30.0, exit_process: bool = True) -> int:
+    """Serve ``app`` on host:port with the standard library until SIGINT or
+    SIGTERM (then _stop_http), and exit 0.  An address it cannot serve on (in
+    use, not this machine's, no such name) is one line on stderr, and 2."""
+    import signal
+    import threading
+
+    # The handler only notes the signal: one that took a lock (Event.set does)
+    # could interrupt the main thread while it holds that very lock, and wait
+    # for it forever.  It is in place before the socket listens: a client may
+    # connect, and a signal come, as soon as it does.
+    signals: List[int] = []
+    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name)]
+    before = {name: signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
+              for name in names}
+    try:
+        httpd = _HttpServer(app, host, port, max_client_connections, read_timeout)
+    except OSError as exc:
+        for name, handler in before.items():
+            signal.signal(getattr(signal, name), handler)
+        shown = f"[{host}]" if ":" in host else host
+        print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    _standard_fds()  # (fd 0 or 1 may be closed)
+    standard = None if exit_process else (os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))  # for run()
+    stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
+                              daemon=True)
+    thread.start()
+    bound = httpd.server_address
+    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
+    print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
+    while not signals:  # the main thread stays free for signals
+        time.sleep(0.1)
+    app.end_listens()  # first: a listen stream never ends by itself, and no drain waits for it
+    if exit_process:  # section 16: the tasks it runs failed at once, not left working (os._exit skips atexit)
+        app.server._tasks.stop()
+    _stop_http(httpd, app)
+    stderr.close(timeout=0.5)
+    if exit_process:
+        os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
+    _restore_standard_streams(*standard)  # type: ignore[misc]
+    for name, handler in before.items():  # run() returns: the program's own handlers again
+        signal.signal(getattr(signal, name), handler)
+    return 0
+
+
+def _stop_http(httpd: Any, app: _HttpApp) -> None:
+    """SIGTERM or SIGINT (README, "Serving over HTTP"): the listening socket
+    closes (a new connection is refused) and a new request on an open one
+    gets 503; requests in flight, a call streaming its answer too, get up to
+    ``min(drain_timeout, 5)`` seconds to finish; then the open streams end."""
+    import threading
+
+    httpd.stopping = True
+    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
+    stopping.start()
+    stopping.join(2.0)
+    httpd.server_close()
+    deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
+    while httpd.active > httpd.streams and time.monotonic() < deadline:  # (a GET stream never ends by itself)
+        time.sleep(0.02)
+    app.close()
+    deadline = time.monotonic() + 1.0
+    while httpd.active and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,  # noqa: N802 - a class
+                read_timeout: float = 30.0) -> Any:
+    """socketserver's ThreadingTCPServer (a thread per connection) speaking
+    HTTP/1.1 to the WSGI app (_HttpConnection), built when first needed so
+    that ``import mcp_ref`` loads no socket module.  http.server is not used:
+    it brings email, mimetypes and ssl along, a third of an idle server's memory.
+    One address holds at most ``max_client_connections`` connections (a
+    thread each), and all at most ``max_connections``: past them, 503 with
+    Retry-After and no thread."""
+    import socket
+    import socketserver
+    import threading
+
+    class Server(socketserver.ThreadingTCPServer):
+        daemon_threads = True  # a stream still open at exit does not hold the process
+        allow_reuse_address = True
+        request_queue_size = 128
+        max_connections = 1024  # threads in all, whatever the addresses (a local client has 2**24)
+
+        def __init__(self) -> None:
+            self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            self.app, self.active, self.streams, self.counting = app, 0, 0, threading.Lock()
+            self.stopping, self.read_timeout, self.per_client = False, read_timeout, max_client_connections
+            self.clients: Dict[str, int] = {}  # open connections per address
+            self.open = 0
+            self.reader = _deadline_reader()
+            super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
+
+        def get_request(self) -> Any:
+            sock, address = super().get_request()
+            if sock.fileno() <= 2:  # a tool closed fd 0, 1 or 2: a client's socket must not be its stdout
+                sock = _above_standard_fds(sock)
+            return sock, address
+
+        def process_request(self, request: Any, client_address: Any) -> None:
+            if not _admit(self, client_address[0], 1):
+                _refuse_connection(request)
+                self.shutdown_request(request)
+                return
+            super().process_request(request, client_address)
+
+        def process_request_thread(self, request: Any, client_address: Any) -> None:
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                _admit(self, client_address[0], -1)
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            error = sys.exc_info()[1]
+            if isinstance(error, OSError):  # a client that reset or timed out: nothing to tell
+                return
+            _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
+
+    return Server()
+
+
+def _admit(server: Any, peer: str, step: int) -> bool:
+    """Count a connection from ``peer`` in (1), if the caps allow it, or out (-1)."""
+    with server.counting:
+        held = server.clients.get(peer, 0)
+        if step > 0 and (held >= server.per_client or server.open >= server.max_connections):
+            return False
+        server.open += step
+        if held + step:
+            server.clients[peer] = held + step
+        else:
+            server.clients.pop(peer, None)
+        return True
+
+
+def _above_standard_fds(sock: Any) -> Any:
+    """``sock`` moved to a descriptor above 2, and fds 0-2 taken back
+    (_standard_fds): a tool's child process, or os.write(1, ...), then writes
+    to stderr, not into a client's connection."""
+    import socket
+
+    try:
+        import fcntl
+    except ImportError:  # (Windows: sockets are no file descriptors)
+        return sock
+    fd = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 3)
+    os.set_inheritable(fd, False)
+    moved = socket.socket(sock.family, sock.type, sock.proto, fileno=fd)
+    sock.close()
+    _standard_fds()
+    return moved
+
+
+def _refuse_connection(sock: Any) -> None:
+    """503 on the accepting thread, which must not wait: the answer fits an
+    empty send buffer, and what the client has sent already is read, so
+    that closing does not reset the connection before the client reads it."""
+    text = b"503 Service Unavailable: too many connections from this address\n"
+    try:
+        sock.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; "
+                     b"charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(text), text))
+        sock.setblocking(False)
+        sock.recv(65536)
+    except OSError:
+        pass
+
+
+class _ReadTimeout(OSError):
+    """A request's head, or its body, not read within ``read_timeout``."""
+
+
+def _deadline_reader() -> Any:
+    """The raw reader under a connection's rfile: a socket's bytes, with one
+    deadline for the whole of a request's head (or body) rather than for each
+    read, so that a client trickling a byte at a time (slowloris) cannot hold a
+    thread for longer than ``read_timeout``."""
+    import io
+    import socket
+
+    class DeadlineReader(io.RawIOBase):
+        def __init__(self, sock: Any) -> None:
+            self.sock, self.timeout = sock, sock.gettimeout()  # the socket's, as last set
+            self.window: Optional[float] = None  # read_timeout, while a head or a body is read
+            self.deadline: Optional[float] = None  # the window's end, from its first read on
+
+        def start(self, seconds: float) -> None:
+            """A head, or a body, to read within ``seconds`` of its first read."""
+            self.window, self.deadline = seconds, None
+
+        def stop(self) -> None:
+            """Reading done: the socket's own timeout back, for the answer."""
+            self.window = None
+            self._timeout(_HttpConnection._TIMEOUT)
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int:
+            if self.window is None:
+                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
+            if self.deadline is None:  # the window opens with its first read
+                left = self.window
+                self.deadline = time.monotonic() + left
+            else:
+                left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise _ReadTimeout("read_timeout")
+            self._timeout(min(left, _HttpConnection._TIMEOUT))
+            try:
+                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
+            except socket.timeout:
+                raise _ReadTimeout("read_timeout") from None
+
+        def _timeout(self, seconds: float) -> None:
+            # settimeout is a system call, made without the GIL: two a request
+            # were a GIL hand-off each between busy connections.  By default
+            # (read_timeout as _TIMEOUT) a request read at once makes none.
+            if seconds != self.timeout:
+                self.sock.settimeout(seconds)
+                self.timeout = seconds
+
+    return DeadlineReader
+
+
+_MAX_LINE = 65536  # bytes of a request line or of one header line
+_MAX_HEADERS = 100
+_TOKEN = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # RFC 9110, 5.6.2
+_TOKENS: Dict[str, str] = {}  # field names found to be tokens (_is_token), each with its environ key
+
+
+class _HttpConnection:
+    """One client connection: requests read one after another (keep-alive),
+    each run through the WSGI app; a body of unknown length (a stream) goes
+    chunked, flushed per event.  A request's head, and then its body, must
+    arrive within the server's ``read_timeout`` (the wait for the next
+    request on a kept connection included); a client that reads nothing for
+    ``_TIMEOUT`` seconds is dropped."""
+
+    _TIMEOUT = 30.0
+
+    def __init__(self, sock: Any, client_address: Any, server: Any) -> None:
+        import io
+        import socket
+
+        self.sock, self.server, self.app = sock, server, server.app
+        self.client = client_address
+        sock.settimeout(self._TIMEOUT)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small answers leave at once
+        self.reader = server.reader(sock)
+        self.rfile = io.BufferedReader(self.reader)
+        self.wfile = sock.makefile("wb")
+        try:
+            while self.serve_one():
+                pass
+        finally:
+            for stream in (self.wfile, self.rfile):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def serve_one(self) -> bool:
+        """One request and its answer; whether the connection stays open."""
+        self.reader.start(self.server.read_timeout)
+        try:
+            head = _read_head(self.rfile)
+        except OSError:  # read_timeout (a stalled head: closed, unanswered), or a reset
+            return False
+        if head is None:
+            return False
+        if len(head) == 2:  # (status, reason)
+            self.refuse(*head)
+            return False
+        method, target, version, headers = head
+        if self.server.stopping:  # SIGTERM: requests in flight finish, no new one starts
+            return self.refuse(503, "Service Unavailable")
+        stream = method == "GET"
+        with self.server.counting:
+            self.server.active += 1
+            self.server.streams += stream
+        try:
+            return self.run(method, target, version, headers)
+        except OSError:  # the client went away meanwhile
+            return False
+        finally:
+            with self.server.counting:
+                self.server.active -= 1
+                self.server.streams -= stream
+
+    def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
+        fields = {name.lower(): value for name, value in headers}
+        length = _framing(version, headers, fields)
+        if isinstance(length, tuple):
+            return self.refuse(*length)
+        if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
+            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            self.wfile.flush()
+        body = _Input(self.rfile, length)
+        environ = _environ(self, method, target, version, headers, body)
+        if environ["CONTENT_LENGTH"]:
+            environ["CONTENT_LENGTH"] = str(length)  # ("40, 40": RFC 9110, 8.6)
+        keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
+            version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
+        started: List[Any] = []
+
+        def start_response(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
+            started[:] = [status, response_headers]
+            return _no_write
+
+        self.reader.start(self.server.read_timeout)  # the body's own
+        try:
+            result = self.app(environ, start_response)
+        except _ReadTimeout:  # a stalled body (RFC 9110, 15.5.9)
+            return self.refuse(408, "Request Timeout")
+        self.reader.stop()
+        if body.left:  # unread (a 404): what stays of it would be taken for the next request
+            keep = keep and self._drained(body, result)  # else the response says Connection: close
+        try:
+            keep = _write_response(self.send, version, method, started[0], started[1], result, keep)
+        finally:
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return keep and not body.left  # an unread body would be taken for the next request
+
+    def _drained(self, body: _Input, result: Any) -> bool:
+        """A body the app left unread, read and dropped when short (64 KiB, within
+        the read timeout), so that the connection stays open; False: it closes,
+        and the response says so ("Connection: close", RFC 9112, 9.6), rather
+        than a client's next request on it meeting a closed socket.  Not under a
+        streamed answer, which may still read it."""
+        if not isinstance(result, list) or body.left > 65536:
+            return False
+        self.reader.start(self.server.read_timeout)
+        try:
+            while body.left and body.read(body.left):
+                pass
+        except (_ReadTimeout, OSError, ValueError):
+            return False
+        finally:
+            self.reader.stop()
+        return not body.left
+
+    def send(self, data: bytes) -> None:
+        """``data`` on the wire now: when short, in the socket's one sendall
+        (1.6 us a request less than the buffered file and its flush); else
+        through the file, whose writes each wait up to ``_TIMEOUT``, so that a
+        client that reads a long answer slowly but steadily is not cut."""
+        if len(data) <= 65536:
+            self.sock.sendall(data)
+        else:
+            self.wfile.write(data)
+            self.wfile.flush()
+
+    def refuse(self, status: int, reason: str) -> bool:
+        text = f"{status} {reason}\n".encode()
+        retry = "Retry-After: 1\r\n" if status == 503 else ""
+        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n{retry}"
+                         f"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {len(text)}\r\n"
+                         f"Connection: close\r\n\r\n".encode() + text)
+        self.wfile.flush()
+        return False
+
+
+def _framing(version: str, headers: List[Tuple[str, str]], fields: Dict[str, str]) -> Any:
+    """The request body's length (RFC 9112, 6.3), or the (status, reason)
+    that refuses the request.  A refused request closes the connection (6.3
+    asks it of every case below), so no byte of a body that a proxy in front
+    framed otherwise is ever read as a next request: request smuggling.
+    ``fields`` holds the headers by lower-case name."""
+    # The common case first, read from ``fields`` (1 us a request less than the
+    # rule below, which reaches the same answer for it): no name twice, no
+    # Transfer-Encoding, one Host (HTTP/1.1), a Content-Length of digits or none.
+    length = fields.get("content-length", "0")
+    if len(fields) == len(headers) and "transfer-encoding" not in fields and len(length) < 19 \
+            and length.isdigit() and length.isascii() and ("host" in fields or version != "HTTP/1.1"):
+        return int(length)
+    codings: List[str] = []
+    lengths: List[str] = []
+    hosts = 0
+    for name, value in headers:
+        name = name.lower()
+        if name == "transfer-encoding":
+            codings += [coding.strip(" \t").lower() for coding in value.split(",")]
+        elif name == "content-length":
+            lengths += [length.strip(" \t") for length in value.split(",")]
+        elif name == "host":
+            hosts += 1
+    if codings:
+        # 6.1: with Content-Length, or in HTTP/1.0, Transfer-Encoding is faulty
+        # framing; 6.3 (4): a last coding other than chunked leaves the length unknown.
+        if lengths or version != "HTTP/1.1" or codings[-1] != "chunked":
+            return 400, "Bad Request"
+        return 411, "Length Required"  # chunked is valid HTTP; we read only bodies of a known length
+    if version == "HTTP/1.1" and hosts != 1:
+        return 400, "Bad Request"  # 3.2: exactly one Host
+    if not lengths:
+        return 0
+    # 6.3 (5), RFC 9110 8.6: digits only; a list of one value repeated is that value.
+    if len(set(lengths)) > 1 or not (lengths[0].isascii() and lengths[0].isdigit()):
+        return 400, "Bad Content-Length"
+    return int(lengths[0]) if len(lengths[0]) < 19 else 10 ** 18
+
+
+def _read_head(rfile: Any) -> Any:
+    """(method, target, version, headers) of the next request; None at the end
+    of the connection; (status, reason) for a request that cannot be read."""
+    line = rfile.readline(_MAX_LINE + 1)
+    while line in (b"\r\n", b"\n"):  # empty lines before a request are ignored (RFC 9112, 2.2)
+        line = rfile.readline(_MAX_LINE + 1)
+    if not line:
+        return None
+    if len(line) > _MAX_LINE:
+        return 414, "URI Too Long"
+    parts = line.decode("latin-1").split()
+    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
+        return 400, "Bad Request"
+    headers = _buffered_fields(rfile)
+    if headers is None:
+        headers = _read_fields(rfile)
+    if isinstance(headers, tuple):
+        return headers
+    return parts[0], parts[1], parts[2], headers
+
+
+def _buffered_fields(rfile: Any) -> Any:
+    """The header fields of a head already whole in ``rfile``'s buffer (a
+    client writes its head at once), split in one step rather than read a
+    line at a time (1-2 us a request less), or (status, reason); None when
+    the head is not all there, or has a line that ends in a bare LF, no
+    field, or lines too long or too many: _read_fields then reads it, line
+    by line, and applies the rule to each line as it comes.  Under those
+    conditions both reach the same answer for the same bytes."""
+    buffered = rfile.peek()  # what is buffered (a read of the socket only if nothing is)
+    end = buffered.find(b"\r\n\r\n")
+    if end <= 0 or end + 2 > _MAX_LINE or buffered.count(b"\n", 0, end) != buffered.count(b"\r\n", 0, end):
+        return None
+    lines = buffered[:end].decode("latin-1").split("\r\n")
+    if len(lines) >= _MAX_HEADERS or not lines[0]:  # (an empty first line: a head of no fields)
+        return None
+    headers: List[Tuple[str, str]] = []
+    for line in lines:
+        if not _add_field(headers, line):
+            return 400, "Bad Request"
+    rfile.read(end + 4)
+    return headers
+
+
+def _read_fields(rfile: Any) -> Any:
+    """The header fields, a line at a time, or (status, reason)."""
+    headers: List[Tuple[str, str]] = []
+    while True:
+        line = rfile.readline(_MAX_LINE + 1)
+        if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
+            return 431, "Request Header Fields Too Large"
+        if line in (b"\r\n", b"\n", b""):
+            return headers
+        if not _add_field(headers, line.decode("latin-1")):
+            return 400, "Bad Request"
+
+
+def _add_field(headers: List[Tuple[str, str]], line: str) -> bool:
+    """One header line (with or without its line end) added to ``headers``;
+    False if it is refused (400)."""
+    name, sep, value = line.partition(":")
+    value = value.strip(" \t\r\n")
+    # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
+    # 5.2) and a space before the colon (5.1) are refused; so are CR and
+    # NUL inside a value (RFC 9110, 5.5).
+    if not sep or "\r" in value or "\0" in value or name not in _TOKENS and not _is_token(name):
+        return False
+    headers.append((name, value))
+    return True
+
+
+def _is_token(name: str) -> bool:
+    """Whether a field name is a token (RFC 9110, 5.6.2).  One found so is
+    remembered (_TOKENS), with its key in a WSGI environ: a client sends the
+    same few names request after request, and a lookup costs a tenth of the
+    test (0.9 us a request) and of making the key (1 us)."""
+    if not name or name.strip(_TOKEN):
+        return False
+    if len(_TOKENS) < 1024 and len(name) <= 64:  # bounded, whatever names clients make up
+        _TOKENS[name] = _environ_key(name)
+    return True
+
+
+def _environ_key(name: str) -> str:
+    """A header field's key in a WSGI environ (PEP 3333: CGI's names)."""
+    key = name.upper().replace("-", "_")
+    return key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
+
+
+def _no_write(data: bytes) -> None:
+    raise NotImplementedError("mcp_ref's HTTP server supports no write() callable")
+
+
+def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
+             body: Any) -> Dict[str, Any]:
+    path, _, query = target.partition("?")
+    if "%" in path:  # (else unquote gives it back as it is; its import is 0.2 us a request)
+        from urllib.parse import unquote
+
+        path = unquote(path, "latin-1")
+    host, port = conn.server.server_address[:2]
+    environ: Dict[str, Any] = {
+        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": path,
+        "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
+        "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
+        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
+        "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
+    }
+    for name, value in headers:
+        key = _TOKENS.get(name) or _environ_key(name)
+        environ[key] = environ[key] + "," + value if environ.get(key) else value
+    return environ
+
+
+class _Input:
+    """The request body, never read past its Content-Length."""
+
+    def __init__(self, stream: Any, length: int) -> None:
+        self.stream, self.left = stream, max(0, length)
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        data = self.stream.read(size) if size else b""
+        self.left -= len(data)
+        return data
+
+
+def _peer_gone(sock: Any) -> bool:
+    """Whether the client has closed its end (readable, and nothing to read)."""
+    import select
+    import socket
+
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+def _write_response(send: Callable[[bytes], None], version: str, method: str, status: str,
+                    headers: List[Tuple[str, str]], result: Iterable[bytes], keep: bool) -> bool:
+    """The answer on the wire (``send``: _HttpConnection.send); whether the
+    connection may stay open.  A body known whole goes with its
+    Content-Length, in one write with the headers; a stream goes chunked
+    (HTTP/1.1) or until the connection closes (1.0)."""
+    names = {name.lower() for name, _ in headers}
+    lines = [f"HTTP/1.1 {status}", _date(), f"Server: mcp_ref/{__version__}"] + \
+        [f"{name}: {value}" for name, value in headers]
+    whole = isinstance(result, list) or "content-length" in names
+    chunked = not whole and version == "HTTP/1.1"
+    keep = keep and (whole or chunked)
+    data = b"".join(result) if whole else b""
+    if whole and "content-length" not in names:
+        lines.append(f"Content-Length: {len(data)}")
+    if chunked:
+        lines.append("Transfer-Encoding: chunked")
+    if not keep:
+        lines.append("Connection: close")
+    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    send(head + (data if method != "HEAD" else b""))
+    if whole:
+        return keep
+    for data in result:  # each event on the wire as soon as it is made
+        if data:
+            send(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+    if chunked:
+        send(b"0\r\n\r\n")
+    return keep
+
+
+_DATE_LINE = [(0, "")]  # the last second's Date header: one formatting a second, not a request (0.7 us)
+
+
+def _date() -> str:
+    """The Date header (RFC 9110, 6.6.1) of this second."""
+    now = int(time.time())
+    second, line = _DATE_LINE[0]  # (one tuple, replaced whole: threads read it at once)
+    if second != now:
+        line = f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime(now))}"
+        _DATE_LINE[0] = now, line
+    return line
+
+
 # -- Seams: where a layer refines a rule of the core -------------------------
 #
 # Every name above this block is the core: MCP as the specification says it,
@@ -9217,21 +11561,50 @@ class _Counted:
 # (the rows, by topic:)
 #   -- validation (section 6)
 #   -- schemas, arguments and tools (sections 2-9)
+#   _is_pydantic_model    _native (section 4),                        pydantic's BaseModel (_is_basemodel,
+#                         _SchemaBuilder.ref (section 5): no class    section 22)
+#   _pydantic_schema      _SchemaBuilder.annotated and .ref           pydantic's own schema of its types
+#                         (section 5): none                           (_pydantic_own_schema, section 22)
 #   -- patterns (section 6)
-#   -- resources, prompts, context, the server and its transports (sections 10-21)
-#   _session_of           ctx.session: none (an AttributeError)      _sdk_session (25): the SDK's ServerSession
-#   _request_context_of   ctx.request_context: none (AttributeError)  _sdk_request_context (25): the SDK's
-#   _input_responses      ctx.input_responses: the client's JSON      _sdk_input_responses (26): its result classes
-#   _elicitation_view     ctx.elicit's outcome: ElicitationResult      _sdk_elicitation (26): the SDK's own classes,
-#                                                                     to a function that took the SDK's Context
-#   _ANSWERS              the client's results as schema.ts has them  _SDK_ANSWERS (25): as leniently as the SDK's
-#                                                                     models take them
+#   _compile_pattern      a plain pattern (characters, '.', escapes,  _rx_compile_pattern (section 28): all of
+#                         [classes], quantified, between ^ and $),    ECMA-262 in linear time, on re where
+#                         searched in linear time; ValueError else    provably safe (section 34)
+#   -- content, resources, prompts, the server and its transports (sections 8, 10-21)
+#   _is_sdk_content       _is_content_class (section 8): no class      the SDK's content models (mcp.types)
+#   _sdk_block            _content_block (section 8): none             such a model as the SDK sends it
+#   _foreign_error        _protocol_error (section 10): ours only      the SDK's MCPError, 1.x's McpError
+#   _foreign_object       MCPServer._call, _read_resource, Prompt:    the SDK's InputRequiredResult, CallTool-
+#                         as it is (sections 10, 11, 14)              Result, GetPromptResult, its messages
+#   _foreign_prompt       MCPServer.add_prompt (section 14):           the SDK's own Prompt object
+#                         a TypeError
+#   _server_settings      MCPServer.__init__ (section 14): auth and    the SDK's other keywords, its
+#                         token_verifier; any other a TypeError        request_state_security
+#   _apply_extension      MCPServer._add_extensions (section 14):      the SDK's Extension objects, MCP Apps
+#                         a TypeError
+#   _intercepted          MCPServer._calling (section 14): the call    the extensions' intercept_tool_call
+#   _resolved_parameters, MCPServer._call, _keywords_taken (sections  the SDK's Resolve(...) parameters
+#   _resolve_parameters   9, 14): none
+#   _session_of           Context.session (section 12): none, an       the SDK's ServerSession (_sdk_session,
+#                         AttributeError                              section 25)
+#   _request_context_of   Context.request_context (section 12): none,  the SDK's RequestContext
+#                         an AttributeError                           (_sdk_request_context, section 25)
+#   _input_responses      Context.input_responses (section 12): the    each answer as the SDK's result class
+#                         client's JSON                               (_sdk_input_responses, section 26)
+#   _elicitation_view     _elicitation_outcome (section 12): the       the SDK's own outcome class, to a function
+#                         ElicitationResult itself                    that took its Context (_sdk_elicitation,
+#                                                                     section 26)
+#   _ANSWERS              _answer_checker (section 12): the client's   as leniently as the SDK's models take
+#                         results as schema.ts writes them            them (_SDK_ANSWERS, section 25)
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
     # schemas, arguments and tools (sections 2-9)
+    "_is_pydantic_model", "_pydantic_schema",
     # patterns (section 6)
-    # resources, prompts, context, the server and its transports (sections 10-21)
+    "_compile_pattern",
+    # content, resources, prompts, the server and its transports (sections 8, 10-21)
+    "_is_sdk_content", "_sdk_block", "_foreign_error", "_foreign_object", "_foreign_prompt", "_server_settings",
+    "_apply_extension", "_intercepted", "_resolve_parameters", "_resolved_parameters",
     "_session_of", "_request_context_of", "_input_responses", "_elicitation_view", "_ANSWERS",
 ))
 
@@ -9269,7 +11642,7 @@ def _refine(**rules: Any) -> None:
 #   _pydantic_arguments   _input_schema (section 9)           the SDK's arguments model (func_metadata)    24
 #                                                             publishes the parameters pydantic validates
 #   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
-#   _pydantic_schema      _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
+#   _pydantic_own_schema  _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
 #   _pydantic_value       _build_value (section 7)            an argument with pydantic's own Field        -
 #   _pydantic_read        _Tool.arguments (section 9)         the parameters pydantic validates, its own   1
 #                                                             errors read as ours (_from_pydantic)
@@ -9296,8 +11669,9 @@ def _refine(**rules: Any) -> None:
 #                                                             ignored
 #   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
 #                                                             cuts it (also in sections 11 and 15)
-#   _pydantic_base        _native (section 24)                a BaseModel instance, as its model_dump      -
-#   _is_pydantic_model    _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel               -
+#   _pydantic_base        _is_basemodel (section 22)          pydantic's BaseModel, if the program has it  -
+#   _is_basemodel         _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel (and _native, -
+#                                                             section 4: its instance, as its model_dump)
 #   _is_pydantic_field    _Param.__init__ (section 9)         a default that is pydantic's own Field       -
 #
 # README: the numbered item of "Where mcp_ref differs from the SDK" that the row
@@ -9765,7 +12139,7 @@ def _pydantic_base() -> Any:
     return getattr(module, "BaseModel", None)
 
 
-def _is_pydantic_model(tp: Any) -> bool:
+def _is_basemodel(tp: Any) -> bool:
     base = _pydantic_base()
     return base is not None and isinstance(tp, type) and issubclass(tp, base)
 
@@ -9818,7 +12192,7 @@ def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
     return False
 
 
-def _pydantic_schema(builder: _SchemaBuilder, tp: Any) -> Dict[str, Any]:
+def _pydantic_own_schema(builder: _SchemaBuilder, tp: Any) -> Dict[str, Any]:
     """The user's own pydantic builds the schema of its own types, its ``$defs``
     merged into the builder's (the SDK's ``TypeAdapter(...).json_schema()``)."""
     pydantic = _module("pydantic")
@@ -10098,6 +12472,10 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
     return None
 
 
+# pydantic's own types where the core's schemas and values have a seam for them.
+_refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
+
+
 # ---------------------------------------------------------------------------
 # 23. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
@@ -10108,7 +12486,7 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
 # _LAX_TABLE lists and test_differential checks against pydantic.  A schema
 # that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema,
-# section 24) is still the JSON Schema it looks like to everyone but the lax checkers.
+# section 5) is still the JSON Schema it looks like to everyone but the lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
@@ -10123,7 +12501,6 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 #   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
-#   _lax_kind             _stdlib_scalar_schema (section 24)  which row of _LAX_TABLE an annotation is     -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
 #   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
 #                                                             for dict[str, T] or a dataclass: refused), a
@@ -10951,76 +13328,28 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #
 # Fenced, as section 22 is.  The structured-output page asks for a JSON Schema
 # of each tool's input and output; the SDK publishes the one pydantic writes,
-# and its clients compare them, so section 5 calls these hooks for pydantic's
-# spellings: the Field class the SDK re-exports, the names of $defs, sorted
-# keys, flattened anyOf, and the JSON forms of datetime and timedelta; and the
-# schemas that keep the Python type they describe, for section 23's lax checkers.
+# and its clients compare them.  Section 5 writes pydantic's spellings (the
+# Field class the SDK re-exports, the names of $defs, sorted keys, flattened
+# anyOf) and section 4 the JSON forms of datetime and timedelta; here are a
+# Field's default as the SDK takes it (ours or pydantic's), and the schemas of
+# a class no JSON value is, for section 22's smart union and the lax checkers.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _field_parts          _SchemaBuilder._object (section 5)  a field's Field (ours or pydantic's): its    -
-#                                                             keywords, title and default in the schema
 #   _field_holder         _Tool.__init__ (section 9)          a default given as Field(default=...), or    -
 #                                                             in Annotated[T, Field(default=...)]
 #   _field_default_of     _parameter_schema (section 9)       the same, published: the schema's default    -
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
-#   Field                 _SchemaBuilder.annotated (section 5)  the SDK's Field: constraints, title,       39
-#                                                             description, examples, default, and
-#                                                             json_schema_extra (a dict or a function)
 #   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
-#   _stdlib_scalar_schema  _SchemaBuilder.scalar (section 5)  a date, a UUID, a Decimal: the schema        -
-#                                                             pydantic gives, typed for section 23
-#   _field_value          _fill_field_defaults (section 24)   a Field's own default (``...``: none)        -
-#   _field_annotations    _SchemaBuilder.field_schema (section 5)  a field's default as JSON, or none;    35
-#                                                             its Fields' extras; its title from its name
-#   _tuple_schema         _SchemaBuilder.container (section 5)  a tuple's prefixItems, minItems, maxItems  -
-#   _union_schema         _SchemaBuilder.union (section 5)    nullable_schema, union_schema: the null arm  -
-#                                                             last, nested anyOf flattened
-#   _dict_schema          _SchemaBuilder.container (section 5)  _common_dict_schema: a keys' pattern as    -
-#                                                             patternProperties, other keys in propertyNames
-#   _enum_schema          _SchemaBuilder.ref (section 5)      an Enum's title, docstring and value type    -
-#   _def_name             _SchemaBuilder.ref (section 5)      get_defs_ref: module__qualname when taken    -
-#   _finished_schema      _SchemaBuilder.finish (section 5)   names made unique, a root class inlined,     -
-#                                                             $defs pruned, keys sorted
-#   _refers_to            _finished_schema (section 24)       a recursive model's $defs entry is kept      -
-#   _flattened_any_of     _union_schema (section 24)          a union's anyOf flattened, repeats dropped   -
-#   _qualified_name       _def_name (section 24)              a $defs name made unique: module__qualname -
-#   _renamed_refs         _finished_schema (section 24)       $refs renamed with their definitions         -
-#   _reachable            _finished_schema (section 24)       only the $defs the schema reaches            -
-#   _sorted_schema        _finished_schema (section 24)       keys sorted; properties and defaults kept    -
-#   _stdlib_scalar_json   _stdlib_scalar_schema (section 24)  a date, a UUID, a Decimal: pydantic's        -
-#                                                             format or anyOf
-#   _native               _jsonable (section 4)               the JSON mode, one level: an Enum's value, a -
-#                                                             dataclass's fields, a datetime's ISO text
-#   _iso_datetime         _native (section 24)                a datetime's JSON form: UTC as "Z"           -
-#   _iso_duration         _native (section 24)                a timedelta's: ISO 8601, 365 days a year     -
-#   _TypedSchema          _dict_schema (section 24)           a schema that carries its Python type        -
-#   _may_be_unhashable    _SchemaBuilder.container (section 5)  a set whose items may be built unhashable  -
-#   _UnionSchema          _union_schema (section 24)          a union that keeps its members' Python types -
-#   _ContainerSchema      _SchemaBuilder.container (section 5)  a list, set or tuple that keeps its type   -
-#   _with_factories       _SchemaBuilder.dataclass (section 5)  a dataclass's default_factory, run for a   30
-#                                                             result that lacks its field (_FactorySchema)
-#   _FactorySchema        _lax_object (section 27)            its factories, in the output mode            30
-#   _Factory              _lax_object (section 27)            run for a field a result lacks               30
 #   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
 #   _python_only_type     _build_union (section 22)           the same, of a type (Annotated[T, ...]: T)   -
 #   _as_sent              _lax_array (section 27)             values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
 #   _class_values_json    _structured_schema (section 9)      S12: a class value pydantic cannot write as  -
 #                                                             a default (a __slots__ entry): no schema
-#   _class_value          _SchemaBuilder.annotated_class (section 5)  a class value, none for a slot       -
 #
 # README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
-
-_SLOT = type(vars(_ErrorItem)["loc"])  # a __slots__ entry, as its class holds it (types.MemberDescriptorType)
-
-
-def _class_value(cls: type, name: str) -> Any:
-    """A class's value for an annotated attribute, its default (row S12); a
-    __slots__ entry holds none."""
-    value = getattr(cls, name, _MISSING)
-    return _MISSING if type(value) is _SLOT else value
 
 
 def _class_values_json(cls: type) -> None:
@@ -11037,371 +13366,6 @@ def _class_values_json(cls: type) -> None:
         except _NotJSON as exc:
             if exc.kind != "finite_number":
                 raise _Unsupported(f"{cls.__name__}.{name}'s class value is no JSON default ({exc.msg})") from None
-
-
-class Field:
-    """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
-    or as a parameter default.  Produces the same schema keywords the SDK does."""
-
-    _KEYWORDS = {
-        "ge": "minimum",
-        "gt": "exclusiveMinimum",
-        "le": "maximum",
-        "lt": "exclusiveMaximum",
-        "multiple_of": "multipleOf",
-        "pattern": "pattern",
-    }
-
-    def __init__(
-        self,
-        default: Any = _MISSING,
-        *,
-        default_factory: Optional[Callable[[], Any]] = None,
-        title: Optional[str] = None,
-        description: Optional[str] = None,
-        examples: Optional[List[Any]] = None,
-        ge: Optional[float] = None,
-        gt: Optional[float] = None,
-        le: Optional[float] = None,
-        lt: Optional[float] = None,
-        multiple_of: Optional[float] = None,
-        min_length: Optional[int] = None,
-        max_length: Optional[int] = None,
-        pattern: Optional[str] = None,
-        json_schema_extra: Union[Dict[str, Any], Callable[[Dict[str, Any]], None], None] = None,
-    ) -> None:
-        if not (json_schema_extra is None or isinstance(json_schema_extra, dict) or callable(json_schema_extra)):
-            raise TypeError(f"json_schema_extra is a dict or a function of the schema, not "
-                            f"{type(json_schema_extra).__name__}")
-        if default is ...:
-            default = _MISSING
-        self.default = default
-        self.default_factory = default_factory
-        self.title = title
-        self.description = description
-        self.examples = examples
-        self.constraints = {
-            k: v
-            for k, v in (
-                ("ge", ge), ("gt", gt), ("le", le), ("lt", lt), ("multiple_of", multiple_of),
-                ("min_length", min_length), ("max_length", max_length), ("pattern", pattern),
-            )
-            if v is not None
-        }
-        self.json_schema_extra = json_schema_extra
-
-    def __repr__(self) -> str:
-        return f"Field(default={self.default!r}, title={self.title!r}, description={self.description!r})"
-
-    def apply(self, schema: Dict[str, Any], keywords: bool = True, extra: bool = True) -> None:
-        """Add this field's keywords to ``schema`` where the SDK puts them, and
-        (``extra``) its json_schema_extra."""
-        if keywords:
-            self._keywords(schema)
-        # Last, over the keywords, as pydantic applies it: a dict merged into the
-        # field's schema (x-mcp-header, 2026-07-28 basic/transports; SEP-1330's
-        # titled enums, oneOf of const and title), a function called to change it.
-        if not extra or self.json_schema_extra is None:
-            return
-        if isinstance(self.json_schema_extra, dict):
-            schema.update(_jsonable(self.json_schema_extra))
-        else:
-            self.json_schema_extra(schema)
-
-    def _keywords(self, schema: Dict[str, Any]) -> None:
-        """Constraints, title, description, examples and default."""
-        target = schema
-        # The SDK applies constraints of Optional[T] to T's arm.
-        arms = schema.get("anyOf")
-        if arms and len(arms) == 2 and arms[1] == {"type": "null"}:
-            target = arms[0]
-        kind = str(target.get("type"))
-        for key, value in self.constraints.items():
-            if key in ("min_length", "max_length"):
-                word = {"string": "Length", "array": "Items", "object": "Properties"}.get(kind, "Length")
-                target[("min" if key == "min_length" else "max") + word] = value
-                if type(target) is _ContainerSchema and "prefixItems" in target:  # pydantic-core's own bounds
-                    low, high = target.lengths
-                    target.lengths = (int(value), high) if key == "min_length" else (low, int(value))
-            else:
-                target[self._KEYWORDS[key]] = value
-        if self.title is not None:
-            schema["title"] = self.title
-        if self.description is not None:
-            schema["description"] = self.description
-        if self.examples is not None:
-            schema["examples"] = _jsonable(self.examples)
-        if self.default is not _MISSING and self.default_factory is None:
-            try:  # the SDK publishes Annotated[T, Field(default=...)]'s default where T is
-                schema["default"] = _jsonable(self.default)
-            except (_NotJSON, TypeError, ValueError, RecursionError):
-                pass
-
-
-def _field_annotations(schema: Dict[str, Any], name: str, default: Any,
-                       fields: List[Tuple[Field, bool]]) -> Dict[str, Any]:
-    """_SchemaBuilder.field_schema: the default as JSON, left out where it is
-    none; each Field's keywords (``True``) or only its json_schema_extra; then
-    the title the SDK's schemas give a field (GenerateJsonSchema.get_title_from_name),
-    none on a model or an enum, nor on Optional[Model]."""
-    if default is not _MISSING:
-        try:
-            schema["default"] = _jsonable(default)
-        except (_NotJSON, TypeError, ValueError, RecursionError):
-            pass  # the SDK leaves a default it cannot serialise out of the schema
-    for field, keywords in fields:
-        field.apply(schema, keywords)  # (a json_schema_extra sees no title: the SDK adds it after)
-    if "title" not in schema and not _is_ref_like(schema):
-        schema["title"] = name.title().replace("_", " ").strip()
-    return schema
-
-
-def _is_ref_like(schema: Dict[str, Any]) -> bool:
-    if "$ref" in schema:
-        return True
-    arms = schema.get("anyOf")
-    return isinstance(arms, list) and len(arms) == 2 and "$ref" in arms[0] and arms[1] == {"type": "null"}
-
-
-def _tuple_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-    """_SchemaBuilder.container's tuples: a bare tuple is any array; a fixed one
-    its prefixItems, with minItems and maxItems for its length."""
-    if tp is tuple or getattr(tp, "_special", False):  # bare tuple or typing.Tuple
-        return {"items": {}, "type": "array"}
-    if not args or args == ((),):  # tuple[()]; typing.Tuple[()] has args ((),) before 3.11
-        return {"maxItems": 0, "minItems": 0, "type": "array"}
-    if len(args) == 2 and args[1] is Ellipsis:
-        return {"items": builder.schema(args[0]), "type": "array"}
-    n = len(args)
-    return {"maxItems": n, "minItems": n, "prefixItems": [builder.schema(a) for a in args], "type": "array"}
-
-
-def _union_schema(builder: _SchemaBuilder, schemas: List[Dict[str, Any]], has_null: bool) -> Dict[str, Any]:
-    """_SchemaBuilder.union: the SDK's nullable_schema around its union_schema:
-    the arms' schemas, an arm that is itself only an anyOf spliced in,
-    duplicates dropped (get_flattened_anyof); the null arm last, whatever the spelling."""
-    schema = schemas[0] if len(schemas) == 1 else _flattened_any_of(schemas)
-    if has_null and schema != {"type": "null"}:
-        schema = _flattened_any_of([schema, {"type": "null"}])
-    members = schemas + [{"type": "null"}] if has_null else schemas
-    if "anyOf" in schema and len(schema) == 1 and members != schema["anyOf"]:
-        # The SDK validates the members as written (a Decimal one arm, a
-        # repeated one twice), whatever the published anyOf flattened.
-        return _UnionSchema(schema, members)
-    return schema
-
-
-def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dict[str, Any]:
-    """_SchemaBuilder.container's mappings: the SDK's _common_dict_schema: the
-    values' schema (without its title) for every key, or for the keys that
-    match the keys' pattern; keys with other constraints (a Literal, an Enum,
-    a length) in propertyNames."""
-    keys = builder.schema(args[0]) if args else {}
-    values = builder.schema(args[1]) if args else {}
-    values.pop("title", None)
-    pattern = None
-    if "$ref" not in keys:
-        pattern = keys.pop("pattern", None)
-        keys.pop("title", None)
-    schema: Dict[str, Any] = {"type": "object"}
-    if pattern is not None:
-        schema["patternProperties"] = {pattern: values}
-    else:
-        schema["additionalProperties"] = values or True
-    if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
-        keys.pop("type", None)
-        schema["propertyNames"] = keys
-    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
-        return _ContainerSchema(schema, "dict")
-    # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
-    return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
-
-
-def _enum_schema(cls: Any) -> Dict[str, Any]:
-    """_SchemaBuilder.ref's Enum: its values, its name as title, its docstring."""
-    # The SDK lists every name, aliases too: B = 1 and C = 1 give [1, 1].
-    values = [m.value for m in cls.__members__.values()]
-    schema: Dict[str, Any] = {"enum": values, "title": cls.__name__}
-    doc = cls.__doc__
-    if doc and doc != "An enumeration.":
-        schema["description"] = _cleandoc(doc)
-    kinds = {_json_type(v) for v in values}
-    if len(kinds) == 1:
-        schema["type"] = kinds.pop()
-    return schema
-
-
-def _def_name(builder: _SchemaBuilder, cls: type) -> str:
-    """A class's name in ``$defs``: its own, or module__qualname when taken."""
-    name = cls.__name__
-    if name in builder.defs or name in builder._names.values():
-        name = _qualified_name(cls)  # and the first of the name too, at finish
-    return name
-
-
-def _finished_schema(builder: _SchemaBuilder, schema: Dict[str, Any], inline_recursive: bool) -> Dict[str, Any]:
-    """_SchemaBuilder.finish: every class of a name that two classes share named
-    by its module path (get_defs_ref; the first one met renamed too); a root
-    class inlined; only the ``$defs`` reached, keys sorted."""
-    names = builder._names
-    short = [cls for cls, name in names.items() if name == cls.__name__]
-    renames = {cls.__name__: _qualified_name(cls) for cls in short
-               if any(other is not cls and other.__name__ == cls.__name__ for other in names)}
-    if renames:
-        schema = _renamed_refs(schema, renames)
-        builder.defs = {renames.get(n, n): _renamed_refs(d, renames) for n, d in builder.defs.items()}
-        builder._names = {cls: renames.get(n, n) for cls, n in names.items()}
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and len(schema) == 1 and ref.startswith("#/$defs/"):
-        name = ref[8:]
-        recursive = _refers_to(builder.defs, name)
-        if not recursive:
-            schema = builder.defs.pop(name)
-        elif inline_recursive:
-            schema = dict(builder.defs[name])
-    reachable = _reachable(schema, builder.defs)
-    defs = {n: d for n, d in builder.defs.items() if n in reachable}
-    if defs:
-        schema = {"$defs": defs, **schema}
-    return _sorted_schema(schema)  # type: ignore[no-any-return]
-
-
-def _qualified_name(cls: type) -> str:
-    # The SDK's name of "module.qualname" (normalize_name): [^a-zA-Z0-9.-_] -> "_", "." -> "__".
-    text = f"{cls.__module__}.{cls.__qualname__}"
-    return "".join(c if c.isascii() and (c.isalnum() or c in ".-_") else "_" for c in text).replace(".", "__")
-
-
-def _renamed_refs(value: Any, renames: Dict[str, str]) -> Any:
-    if isinstance(value, dict):
-        out = {k: _renamed_refs(v, renames) for k, v in value.items()}
-        ref = out.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in renames:
-            out["$ref"] = "#/$defs/" + renames[ref[8:]]
-        if type(value) is _FactorySchema:
-            return _FactorySchema(out, value.factories)
-        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out  # (it converts)
-    if isinstance(value, list):
-        return [_renamed_refs(v, renames) for v in value]
-    return value
-
-
-def _flattened_any_of(schemas: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """The SDK's anyOf (get_flattened_anyof): a member that is only an anyOf gives its
-    arms, and a schema met again (as JSON, 1 and 1.0 alike) is dropped."""
-    members: List[Dict[str, Any]] = []
-    for schema in schemas:
-        if len(schema) == 1 and "anyOf" in schema:
-            arms = schema["anyOf"]
-            if type(schema) is _TypedSchema:  # a Decimal's number|string: each arm still converts through the type
-                arms = [_TypedSchema(arm, schema.py_type) for arm in arms]
-            members.extend(arms)
-        else:
-            members.append(schema)
-    unique: Dict[Any, Dict[str, Any]] = {}
-    for member in members:  # of equal arms the first place, and a plain one (exact for JSON) over a typed one
-        key = _hashable(member)
-        if key not in unique or type(unique[key]) is _TypedSchema and type(member) is not _TypedSchema:
-            unique[key] = member
-    kept = list(unique.values())
-    return kept[0] if len(kept) == 1 else {"anyOf": kept}
-
-
-def _hashable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    return value
-
-
-def _sorted_schema(value: Any, parent: Optional[str] = None) -> Any:
-    # The SDK sorts keys alphabetically, except the names under "properties"
-    # and values under "default", which keep their order.
-    if isinstance(value, dict):
-        keys: Iterable[str] = value if parent in ("properties", "default") else sorted(value)
-        out = {k: _sorted_schema(value[k], k) for k in keys}
-        if type(value) is _ContainerSchema:
-            return _ContainerSchema(out, value.container, value.lengths)
-        if type(value) is _UnionSchema:
-            return _UnionSchema(out, [_sorted_schema(m) for m in value.members])
-        if type(value) is _FactorySchema:
-            return _FactorySchema(out, value.factories)
-        return _TypedSchema(out, value.py_type) if type(value) is _TypedSchema else out
-    if isinstance(value, list):
-        return [_sorted_schema(v, parent) for v in value]
-    return value
-
-
-def _refers_to(defs: Dict[str, Any], name: str) -> bool:
-    needle = f'"#/$defs/{name}"'
-    return any(needle in json.dumps(d) for d in defs.values())
-
-
-def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
-    """The definitions the schema reaches through any chain of $refs: only those are kept."""
-    seen: set[str] = set()
-    frontier = [json.dumps(schema)]
-    while frontier:
-        chunk = frontier.pop()
-        for name in defs:
-            if name not in seen and f'"#/$defs/{name}"' in chunk:
-                seen.add(name)
-                frontier.append(json.dumps(defs[name]))
-    return seen
-
-
-def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
-    """_SchemaBuilder.scalar's other types: the SDK's schemas for the standard
-    library's value types (a date, a UUID, a Decimal), typed where _lax_kind
-    (section 23) converts them."""
-    schema = _stdlib_scalar_json(tp)
-    return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
-
-
-def _stdlib_scalar_json(tp: type) -> Optional[Dict[str, Any]]:
-    dt = _module("datetime")
-    if dt is not None:
-        if issubclass(tp, dt.datetime):
-            return {"format": "date-time", "type": "string"}
-        if issubclass(tp, dt.date):
-            return {"format": "date", "type": "string"}
-        if issubclass(tp, dt.time):
-            return {"format": "time", "type": "string"}
-        if issubclass(tp, dt.timedelta):
-            return {"format": "duration", "type": "string"}
-    uuid = _module("uuid")
-    if uuid is not None and issubclass(tp, uuid.UUID):
-        return {"format": "uuid", "type": "string"}
-    decimal = _module("decimal")
-    if decimal is not None and issubclass(tp, decimal.Decimal):
-        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
-    pathlib = _module("pathlib")
-    if pathlib is not None and issubclass(tp, pathlib.PurePath):
-        return {"format": "path", "type": "string"}
-    if _is_enum(tp) or tp in (str, int, float, bool):
-        return None
-    if issubclass(tp, str):
-        return {"type": "string"}
-    return None
-
-
-def _field_parts(tp: Any, default: Any) -> Tuple[Any, Any, Optional[Field], bool]:
-    """A dataclass or class field as the SDK reads it: (annotation, published
-    default, our Field to apply to its schema, whether it has a default or a
-    factory).  A Field given as the value (ours or _is_pydantic_field's) is the field's
-    metadata and its default the default; with no value,
-    ``Annotated[T, Field(default=...)]`` gives one (the value wins over it)."""
-    holder = _field_holder(tp, default)
-    if holder is None:
-        return tp, default, None, default is not _MISSING
-    value = _field_value(holder)
-    has_default = value is not _MISSING or holder.default_factory is not None
-    if holder is not default:  # in the annotation: applied with it
-        return tp, value, None, has_default
-    if isinstance(holder, Field):
-        return tp, value, holder, has_default
-    return _typing("Annotated")[tp, holder], value, None, has_default  # _is_pydantic_field: typing is loaded
 
 
 def _field_holder(tp: Any, default: Any) -> Any:
@@ -11454,87 +13418,6 @@ def _field_value(field: Any) -> Any:
     return value
 
 
-def _native(value: Any) -> Any:
-    """_jsonable, one level: a Python value as the SDK's JSON mode
-    (pydantic's to_jsonable_python) carries it."""
-    tp = type(value)
-    if tp in _NATIVE:
-        return value
-    if _is_enum_member(value):
-        return _native(value.value)
-    if isinstance(value, (str, int, float)):  # subclasses of the JSON types
-        return str(value) if isinstance(value, str) else value
-    if isinstance(value, dict):
-        return dict(value)
-    if isinstance(value, (tuple, set, frozenset, list)):
-        return list(value)
-    if isinstance(value, (bytes, bytearray)):
-        try:
-            return bytes(value).decode("utf-8")
-        except UnicodeDecodeError:
-            raise _NotJSON("Input should be a valid string, unable to parse raw data as a unicode string",
-                        "string_unicode") from None
-    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        return _dataclass_dict(value)
-    base = _pydantic_base()
-    if base is not None and isinstance(value, base):
-        return value.model_dump(mode="json", by_alias=True)
-    dt = _module("datetime")
-    if dt is not None:
-        if isinstance(value, (dt.datetime, dt.time)):
-            return _iso_datetime(value)
-        if isinstance(value, dt.date):
-            return value.isoformat()
-        if isinstance(value, dt.timedelta):
-            return _iso_duration(value)
-    for module, cls in (("uuid", "UUID"), ("decimal", "Decimal"), ("pathlib", "PurePath")):
-        m = _module(module)
-        if m is not None and isinstance(value, getattr(m, cls)):
-            return str(value)
-    if hasattr(value, "items") and hasattr(value, "keys"):  # other mappings
-        return dict(value.items())
-    if _is_generator_like(value):
-        return list(value)  # generators are consumed: the SDK silently sends []
-    return value
-
-
-def _is_generator_like(value: Any) -> bool:
-    collections_abc = _module("collections.abc")
-    return collections_abc is not None and isinstance(value, (collections_abc.Iterator, collections_abc.Set))
-
-
-def _iso_datetime(value: Any) -> str:
-    text: str = value.isoformat()
-    # The SDK writes UTC as "Z".
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-def _iso_duration(td: Any) -> str:
-    """A timedelta in ISO 8601, as the SDK serialises it (``P1DT2H3M4.5S``)."""
-    total = td.days * 86400 + td.seconds
-    sign = "-" if total < 0 or (total == 0 and td.microseconds < 0) else ""
-    if sign:
-        td = -td
-    days, seconds, micro = td.days, td.seconds, td.microseconds
-    text = f"{sign}P"
-    years, days = divmod(days, 365)  # the SDK counts 365 days as a year: P1Y35D
-    if years:
-        text += f"{years}Y"
-    if days:
-        text += f"{days}D"
-    if seconds or micro or not (years or days):
-        hours, rest = divmod(seconds, 3600)
-        minutes, secs = divmod(rest, 60)
-        text += "T"
-        if hours:
-            text += f"{hours}H"
-        if minutes:
-            text += f"{minutes}M"
-        if secs or micro or not (hours or minutes):
-            text += f"{secs}.{micro:06d}".rstrip("0").rstrip(".") + "S" if micro else f"{secs}S"
-    return text
-
-
 def _field_default(field: Any) -> Any:
     """A Field's default for one call: a mutable one copied, as the SDK's
     smart_deepcopy does, so that no call sees what another did to it."""
@@ -11550,94 +13433,6 @@ def _field_default(field: Any) -> Any:
 
 
 _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
-
-
-class _TypedSchema(dict):  # type: ignore[type-arg]
-    """A schema that remembers the annotation it describes, where JSON Schema
-    alone cannot say how pydantic converts a value (a Decimal is any number or
-    string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 23 convert through ``py_type``.  It is a dict to everything else."""
-
-    __slots__ = ("py_type",)
-
-    def __init__(self, schema: Dict[str, Any], py_type: Any) -> None:
-        super().__init__(schema)
-        self.py_type = py_type
-
-
-class _UnionSchema(dict):  # type: ignore[type-arg]
-    """A union's flattened anyOf (as pydantic publishes it) that remembers the
-    members it validates by, and names in its errors: the lax modes check
-    ``members``.  A dict to everything else."""
-
-    __slots__ = ("members",)
-
-    def __init__(self, schema: Dict[str, Any], members: List[Any]) -> None:
-        super().__init__(schema)
-        self.members = members
-
-
-class _ContainerSchema(dict):  # type: ignore[type-arg]
-    """A container's schema that remembers the container pydantic reads it as
-    ("list", "tuple", "set", "frozenset", "sequence"; "dict" for a bare dict):
-    JSON Schema says "array" or "object" for all of them, pydantic's errors
-    name the one it wanted (tuple_type, frozen_set_type, is_instance_of; the
-    union member dict[any,any]).  ``lengths``: a fixed tuple's own Field
-    (min_length, max_length), which its minItems and maxItems cannot tell
-    from the tuple's length (_lax_fixed_tuple).  A dict to everything else."""
-
-    __slots__ = ("container", "lengths")
-
-    def __init__(self, schema: Dict[str, Any], container: str,
-                 lengths: Tuple[Optional[int], Optional[int]] = (None, None)) -> None:
-        super().__init__(schema)
-        self.container = container
-        self.lengths = lengths
-
-
-class _FactorySchema(dict):  # type: ignore[type-arg]
-    """A dataclass's schema that keeps its fields' default_factory (as _Factory):
-    pydantic runs one for a field a result lacks, in a union or a list (the SDK
-    rebuilds a returned dataclass itself without them: row S12).  A dict to
-    everything but the output checker."""
-
-    __slots__ = ("factories",)
-
-    def __init__(self, schema: Dict[str, Any], factories: Dict[str, "_Factory"]) -> None:
-        super().__init__(schema)
-        self.factories = factories
-
-
-class _Factory:
-    """A default_factory, run for each result that lacks its field; its value
-    is sent as JSON, unchecked (pydantic's validate_default is off)."""
-
-    __slots__ = ("fn",)
-
-    def __init__(self, fn: Callable[[], Any]) -> None:
-        self.fn = fn
-
-    def __call__(self) -> Any:
-        return _jsonable(self.fn())
-
-
-def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], Any]]) -> Dict[str, Any]:
-    return _FactorySchema(schema, {k: _Factory(f) for k, f in factories.items()}) if factories else schema
-
-
-def _may_be_unhashable(tp: Any) -> bool:
-    """Whether the SDK may build a value of ``tp`` that a set cannot hold."""
-    if _is_annotated(tp):
-        return _may_be_unhashable(tp.__origin__)
-    if _is_any(tp) or _is_typeddict(tp):
-        return True
-    if _is_union(tp) or _origin(tp) is tuple:
-        return any(_may_be_unhashable(a) for a in _args(tp) if a is not Ellipsis)
-    if _is_literal(tp) or _origin(tp) is frozenset:
-        return False
-    if _origin(tp) is not None:
-        return True  # list, dict, set and their abstract kin are built as lists, dicts and sets
-    return isinstance(tp, type) and getattr(tp, "__hash__", None) is None
 
 
 def _as_sent(schema: Any) -> bool:
@@ -11716,29 +13511,13 @@ def _strict_json_schema() -> Any:
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _resolvers_of         _Tool.__init__ (section 9)          Resolve(...) parameters and their DAG        -
 #   _resolve_marker       _signature (section 9)              such a parameter is no argument              -
-#   _resolve_parameters   MCPServer._call (section 14)        the resolvers run before the tool            -
-#   _wire_value           MCPServer._input_required (section 14)  one of the SDK's models, as JSON         -
-#                         _Block.to_wire (section 8), _icons_wire  a model inside: by alias, no null       -
-#                         (section 10), _message_content (11)
-#   _sdk_session         seam _session_of (section 12)        ctx.session: the SDK's ServerSession         -
+#   _sdk_resolve_parameters  MCPServer._call (section 14)     the resolvers run before the tool            -
+#   _sdk_session          seam _session_of (section 12)       ctx.session: the SDK's ServerSession         -
 #                                                             (_ClientSession)
 #   _sdk_request_context  seam _request_context_of (section 12)  ctx.request_context, meta in snake_case   -
 #                                                             (_RequestContext)
 #   _SDK_ANSWERS          seam _ANSWERS (section 12)          the client's answers as leniently as the     -
 #                                                             SDK's models take them
-#   _cleandoc             _Tool.__init__ (section 9)          a description from the docstring             -
-#   FunctionResource      MCPServer.resource (section 14)     a function read as a resource                -
-#   _lifespan             _StdioServer.serve (section 18)     MCPServer(lifespan=...): entered before      -
-#                                                             serving, on the tools' event loop
-#   _resource_security_refuses  _find_resource (section 10)   the default ResourceSecurity: a traversal,   -
-#                                                             a NUL or an absolute path is no resource
-#   UserMessage           _message (section 11)               a prompt's string as the SDK's message       -
-#   _CompletionArgument   _complete (section 11)              the completion handler's arguments, as the   -
-#                                                             SDK's models
-#   _CompletionContext    _complete (section 11)              its context (the arguments resolved so far)  -
-#   ResourceTemplateReference  _completable (section 11)      a template's ref, as the SDK's model         -
-#   PromptReference       _completable (section 11)           a prompt's ref, as the SDK's model           -
-#   Completion            _completion_wire (section 11)       a handler's answer, as the SDK's model       -
 #
 # README: as in section 22's table.  test_context checks these on the wire.
 #
@@ -11829,7 +13608,7 @@ def _buried_resolve(tp: Any) -> bool:
     return any(_buried_resolve(arg) for arg in _args(tp))
 
 
-def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tuple[Resolve, bool]]:
+def _sdk_resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tuple[Resolve, bool]]:
     """The parameters of ``fn`` that resolvers fill, in order."""
     hints = _hints_or_none(fn)
     resolved = {}
@@ -11841,16 +13620,6 @@ def _resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, Tupl
             raise InvalidSignature(f"Parameter {name!r} of {fn_name!r} wraps `Resolve(...)` in a union; annotate "
                                    "the parameter directly as `Annotated[T, Resolve(...)]`")
     return resolved
-
-
-def _hints_or_none(fn: Any) -> Dict[str, Any]:
-    """A function's or a callable object's annotations; none when they cannot be
-    read (the SDK's tolerance: such a resolver takes only arguments by name)."""
-    target = fn if hasattr(fn, "__code__") or hasattr(fn, "__func__") else type(fn).__call__  # an object's method
-    try:
-        return {} if isinstance(fn, type) else _type_hints(_unwrapped(target))
-    except InvalidSignature:
-        return {}
 
 
 def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
@@ -11922,7 +13691,7 @@ class _Unanswered(Exception):
     """A resolver waits for an answer of a later round (2026-07-28)."""
 
 
-async def _resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
+async def _sdk_resolve_parameters(tool: _Tool, kwargs: Dict[str, Any], request: _Request,
                               server: MCPServer) -> Dict[str, Any]:
     """The values of a tool's resolved parameters; in 2026-07-28, an _InputRequired
     when some question waits for the client (every one of them asked at once)."""
@@ -12218,215 +13987,7 @@ def _declares(declared: Any, wanted: Any) -> bool:
                                               for key, value in wanted.items())
 
 
-def _wire_value(value: Any) -> Any:
-    """One of the SDK's models, one of our content blocks, or plain JSON, as JSON."""
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    if isinstance(value, _Block):
-        return value.to_wire()
-    if isinstance(value, dict):
-        return {k: _wire_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_wire_value(v) for v in value]
-    return _jsonable(value)
-
-
-class TextResource(Resource):
-    """A resource whose content is ``text``."""
-
-    def __init__(self, uri: str, text: str = "", **options: Any) -> None:
-        super().__init__(uri, **options)
-        self.text = text
-
-    def read(self) -> str:
-        return self.text
-
-
-class BinaryResource(Resource):
-    """A resource whose content is ``data`` (bytes, sent base64-encoded)."""
-
-    def __init__(self, uri: str, data: bytes = b"", **options: Any) -> None:
-        super().__init__(uri, **options)
-        self.data = data
-
-    def read(self) -> bytes:
-        return self.data
-
-
-class FileResource(Resource):
-    """A file, read when the resource is read: decoded as ``encoding`` and sent
-    as text, or sent as bytes when ``encoding`` is None.  By default, as in the
-    SDK, the ``charset`` of ``mime_type``, else ``utf-8-sig`` for textual types
-    (``text/*``, JSON, XML), else bytes."""
-
-    def __init__(self, uri: str, path: Any = None, encoding: Any = _MISSING, **options: Any) -> None:
-        super().__init__(uri, **options)
-        if path is None or not os.path.isabs(os.fspath(path)):
-            raise ValueError(f"The path of resource {uri} must be absolute, not {path!r}")
-        self.path = path
-        self.encoding = _file_encoding(self.mime_type) if encoding is _MISSING else encoding
-        if self.encoding is not None:
-            try:  # an unknown codec, or one that is no text encoding, fails here and not at a read
-                b"x".decode(self.encoding)
-            except LookupError as exc:
-                raise ValueError(f"Resource {uri}: {exc}") from None
-            except UnicodeError:
-                pass  # a text encoding: the probe byte just does not decode in it
-
-    def read(self) -> Any:
-        with open(self.path, "rb") as f:
-            data = f.read()
-        return data if self.encoding is None else data.decode(self.encoding)
-
-
-def _file_encoding(mime_type: str) -> Optional[str]:
-    essence, *parameters = (part.strip() for part in mime_type.split(";"))
-    for parameter in parameters:
-        key, _, value = parameter.partition("=")
-        if key.strip().lower() == "charset" and value:
-            return value.strip().strip('"')
-    essence = essence.lower()
-    textual = essence.startswith("text/") or essence.endswith(("+json", "+xml")) or essence in (
-        "application/json", "application/xml")
-    return "utf-8-sig" if textual else None
-
-
-class FunctionResource(Resource):
-    """A function without parameters, called at each read; it returns text,
-    bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
-    A parameter annotated Context gets the read's (section 12)."""
-
-    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
-        super().__init__(uri, **options)
-        self.fn = fn
-        self.context_param = _context_parameter(fn)
-        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
-
-    @classmethod
-    def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
-                      description: Optional[str] = None, **options: Any) -> FunctionResource:
-        name = name or getattr(fn, "__name__", None)
-        if not name or name == "<lambda>":
-            raise ValueError("You must provide a name for lambda functions")
-        if description is None:
-            description = _cleandoc(getattr(fn, "__doc__", None))
-        return cls(uri, fn, name=name, description=description, **options)
-
-    def read(self) -> Any:
-        return self.fn()
-
-
-def _resource_security_refuses(values: Dict[str, Any]) -> bool:
-    """Whether the SDK's default ResourceSecurity refuses a template's values:
-    one holds a NUL, a ``..`` that climbs above its start, or an absolute path
-    (POSIX or Windows)."""
-    return any(_unsafe(v) for value in values.values() for v in (value if isinstance(value, list) else [value]))
-
-
-def _unsafe(value: str) -> bool:
-    """A template value the SDK's default ResourceSecurity refuses: a NUL, a
-    ``..`` that climbs above its start, or an absolute path (POSIX or Windows)."""
-    if "\0" in value:
-        return True
-    depth = 0
-    for part in value.replace("\\", "/").split("/"):
-        depth += -1 if part == ".." else 0 if part in ("", ".") else 1
-        if depth < 0:
-            return True
-    return value[:1] in ("/", "\\") or len(value) > 1 and value[1] == ":" and value[0].isascii() and value[0].isalpha()
-
-
-def _lifespan(connection: _StdioServer, step: str) -> None:
-    """Enter (before serving) or exit (after) the server's lifespan, on the
-    event loop its async tools share (the SDK's ``MCPServer(lifespan=...)``)."""
-    if connection.server.lifespan is None:
-        return  # (and asyncio, 7 MiB, stays unloaded)
-    import asyncio
-
-    if step == "__aenter__":
-        connection.manager = connection.server.lifespan(connection.server)
-        entered = asyncio.run_coroutine_threadsafe(connection.manager.__aenter__(), connection.event_loop())
-        connection.server._lifespan_state = entered.result()
-        return
-    try:
-        leaving = asyncio.run_coroutine_threadsafe(connection.manager.__aexit__(None, None, None),
-                                                   connection.event_loop())
-        leaving.result(timeout=connection.server.drain_timeout)
-    except BaseException as exc:
-        _log_exception("leaving the server's lifespan failed", exc)
-
-
-class UserMessage(Message):
-    """A message from the user: ``UserMessage("text")``."""
-
-    def __init__(self, content: Any, role: str = "user", **kwargs: Any) -> None:
-        super().__init__(content, role, **kwargs)
-
-
-class AssistantMessage(Message):
-    """A message from the assistant: ``AssistantMessage("text")``."""
-
-    def __init__(self, content: Any, role: str = "assistant", **kwargs: Any) -> None:
-        super().__init__(content, role, **kwargs)
-
-
-class Completion(_Record):
-    """What a completion handler returns: ``values`` (at most 100 are sent),
-    and optionally ``total`` and ``has_more``."""
-
-    def __init__(self, values: Optional[List[str]] = None, total: Optional[int] = None,
-                 has_more: Optional[bool] = None, **kwargs: Any) -> None:
-        self.values, self.total = list(values or []), total
-        self.has_more = kwargs.get("hasMore", has_more)
-
-
-class PromptReference(_Record):
-    """``ref`` of a completion request for a prompt's argument."""
-
-    def __init__(self, name: str, title: Optional[str] = None, type: str = "ref/prompt") -> None:
-        self.type, self.name, self.title = type, name, title
-
-
-class ResourceTemplateReference(_Record):
-    """``ref`` of a completion request for a resource template's variable."""
-
-    def __init__(self, uri: str, type: str = "ref/resource") -> None:
-        self.type, self.uri = type, uri
-
-
-class _CompletionArgument(_Record):
-    def __init__(self, name: str, value: str) -> None:
-        self.name, self.value = name, value
-
-
-class _CompletionContext(_Record):
-    def __init__(self, arguments: Optional[Dict[str, str]] = None) -> None:
-        self.arguments = arguments
-
-
-# inspect.cleandoc strips all white space before Python 3.13, spaces only from 3.13 on.
-_INDENT_CHARS = " " if sys.version_info >= (3, 13) else None
-
-
-def _cleandoc(doc: Optional[str]) -> str:
-    """``inspect.cleandoc(doc)`` without importing inspect, with one difference:
-    lines of only white space at either end are dropped, where inspect drops
-    only empty ones.  Before Python 3.13 the compiler leaves a docstring's
-    indentation in place, so the docstring ``'Text.\\n    '`` would
-    otherwise end in a line of four spaces on 3.9-3.12 and not on 3.13."""
-    if not doc:
-        return ""
-    lines = doc.expandtabs().split("\n")
-    indents = [len(ln) - len(ln.lstrip(_INDENT_CHARS)) for ln in lines[1:] if ln.lstrip(_INDENT_CHARS)]
-    margin = min(indents) if indents else 0
-    lines = [lines[0].lstrip(_INDENT_CHARS)] + [ln[margin:] for ln in lines[1:]]
-    while lines and not lines[-1].strip():
-        lines.pop()
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    return "\n".join(lines)
-
-
+# The SDK's session, request context and reading of answers where the core's Context has a seam.
 _refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS)
 
 
@@ -12456,39 +14017,21 @@ _refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANS
 #   _sdk_object           MCPServer._call (section 14),        the SDK's InputRequiredResult, CallTool-     40
 #                         Prompt.render, _message (section 11),  Result, GetPromptResult, prompt
 #                         _read_resource (section 10)         messages: read as ours
-#   _sdk_block            _content_block (section 8)          the SDK's content blocks, Image and Audio   -
-#   _SchemaTool           MCPServer.add_tool (section 14)     hand-written inputSchema, outputSchema, as   -
-#                                                             the low-level Server's tools/list
-#   _protocol_error       MCPServer._stopped (section 14),    an MCPError (ours, the SDK's, 1.x's          -
-#                         _failed (section 10)                McpError): its JSON-RPC error, passed on
-#   _PassedOn             _Dispatcher.resources_read          that error's code as raised (-32002 too,     -
-#                                                             but where 2026-07-28 forbids it: _for_revision)
-#                         (section 15)
+#   _sdk_model_block      _content_block (section 8)          the SDK's content blocks as it sends them    -
+#   _sdk_error            _protocol_error (section 10)        the SDK's MCPError, 1.x's McpError: its      -
+#                                                             JSON-RPC error, passed on
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
 #                                                             output schema is the rest of the union's
-#   _Media                _content_block (section 8),         the SDK's Image and Audio: bytes or a file,  -
-#                         _message (section 11)               sent as a base64 block
-#   _is_sdk_content       _is_content_class (section 8)       Image, Audio and the SDK's own blocks are    -
-#                                                             content blocks (S5)
-#   _Events               _HttpApp.__init__ (section 19)      the event store, ours or of the SDK's shape:  -
-#                                                             async methods run on a loop of its own; a
-#                                                             failing store logged, its message still sent
+#   _sdk_content          _is_content_class (section 8)       the SDK's own blocks are content blocks (S5) -
 #   ToolAnnotations       _annotations_wire (section 9)       the SDK's class for a tool's hints, its      -
 #                                                             keywords in Python's spelling
-#   _called_bare          MCPServer.tool (section 14),        a decorator used without its call: the SDK's  -
-#                         MCPServer.resource, MCPServer.prompt  TypeError, in its words
-#   _kept_first           MCPServer.add_tool (section 14),    a name registered again: the first stays,    -
-#                         add_resource, add_prompt            with a warning (warn_on_duplicate_tools)
 #   _sdk_model_json       _annotations_wire (section 9),      one of the SDK's models (ToolAnnotations,    -
 #                         _resource_annotations (section 10)  Annotations) as the JSON it sends
-#   EventMessage          EventStore.replay_events_after (section 20)  the SDK's EventMessage: a replayed    -
-#                                                             message and its event id, as its callback
-#                                                             takes them
-#   _apply_extension      MCPServer._add_extensions           MCPServer(extensions=[...]): the SDK's       -
+#   _sdk_apply_extension  MCPServer._add_extensions           MCPServer(extensions=[...]): the SDK's       -
 #                         (section 14)                        Extension objects (and Apps) onto the
 #                                                             core's tables of extensions and methods
-#   _intercepted          MCPServer._calling (section 14)     the extensions' intercept_tool_call around   -
+#   _sdk_intercepted      MCPServer._calling (section 14)     the extensions' intercept_tool_call around   -
 #                                                             tools/call, the first given outermost
 #
 # README: as in section 22's table.  test_sdk_names, test_sdk_objects,
@@ -12737,110 +14280,13 @@ _SDK_TAKEN: Dict[str, Tuple[str, ...]] = {
     "prompt": ("InputRequiredResult", "GetPromptResult") + _SDK_MESSAGES, "message": _SDK_MESSAGES}
 
 
-def _sdk_block(value: Any) -> Optional[Dict[str, Any]]:
+def _sdk_model_block(value: Any) -> Optional[Dict[str, Any]]:
     """One of the SDK's content blocks as the SDK sends it; its Image and Audio
     helpers as the block they make."""
     for make in ("to_image_content", "to_audio_content"):
         if hasattr(value, make):
             value = getattr(value, make)()
     return value.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(value, "model_dump") else None
-
-
-# -- hand-written schemas -----------------------------------------------------------
-#
-# add_tool(fn, input_schema=..., output_schema=...) publishes a schema as written
-# (every 2020-12 keyword: $defs, $anchor, if/then/else), as the SDK's low-level
-# Server allows.  Servers MUST validate all tool inputs (server/tools, "Security
-# Considerations"): strictly against it (section 6), then handed over by keyword as
-# JSON values.  A result is checked as its JSON against the outputSchema, unwrapped.
-
-
-class _SchemaTool(_Tool):
-    """A tool with a hand-written inputSchema, outputSchema or both; the other
-    one, if any, comes from the signature as for any tool."""
-
-    def __init__(self, fn: Callable[..., Any], name: Optional[str], title: Optional[str], description: Optional[str],
-                 annotations: Any, icons: Any, meta: Any, structured_output: Optional[bool], input_schema: Any,
-                 output_schema: Any) -> None:
-        self._takes: Any = None  # the argument names the function takes (True: all); None: the signature's
-        if input_schema is None:
-            super().__init__(fn, name, title, description, annotations, icons, meta, False)
-        else:
-            self.fn, self.title, self.annotations, self.icons, self.meta = fn, title, annotations, icons, meta
-            self.name = str(name or getattr(fn, "__name__", ""))
-            if self.name in ("", "<lambda>"):
-                raise InvalidSignature("You must provide a name for lambda functions")
-            self.description = description or _cleandoc(getattr(fn, "__doc__", None))
-            self.is_async, self.params, self.resolved = _is_async(fn), [], None
-            self.context_param = _context_parameter(fn)
-            self.sdk_models = _takes_sdk_context(fn, self.context_param)
-            self.input_schema, self._input_check = _hand_written(input_schema, "inputSchema", self.name)
-            self.input_title = self.input_schema.get("title", f"{self.name}Arguments")
-            self._takes = _keywords_taken(fn, self.name, self.input_schema, self.context_param)
-            if output_schema is None:  # the return annotation's, as _Tool.__init__ makes it
-                annotation = _hints_or_none(fn).get("return", _MISSING)
-                self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
-                    self.name, annotation, structured_output)
-                self._output_check = _checker(self.output_schema, "output", out_kinds) \
-                    if self.output_schema and self._output_adapter is None else None
-                self.output_title = (self.output_schema or {}).get("title", "Output")
-        if output_schema is not None:
-            self.output_schema, self._output_check = _hand_written(output_schema, "outputSchema", self.name)
-            self.wrap, self.validate_ctr, self._output_adapter = False, True, None
-            self.output_title = self.output_schema.get("title", "Output")
-
-    def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        if self._takes is None:
-            return super().arguments(arguments)
-        errors: List[_ErrorItem] = []
-        self._input_check(arguments, (), errors)
-        if errors:
-            raise ValidationError(errors, self.input_title)
-        return {k: v for k, v in arguments.items() if self._takes is True or k in self._takes}
-
-    def check_output(self, value: Any) -> Any:
-        return super().check_output(_jsonable(value))
-
-
-def _hand_written(schema: Any, key: str, tool: str) -> Tuple[Dict[str, Any], _Checker]:
-    """A copy of the schema as JSON, and its strict checker; InvalidSignature when it is no
-    object schema (server/tools: both schemas have type "object") or cannot be compiled."""
-    try:
-        copy = json.loads(json.dumps(schema, allow_nan=False))
-    except (TypeError, ValueError) as exc:
-        raise InvalidSignature(f"Tool {tool}: its {key} is not JSON ({exc})") from None
-    if not isinstance(copy, dict) or copy.get("type") != "object":
-        raise InvalidSignature(f'Tool {tool}: its {key} must be a JSON Schema object with "type": "object"')
-    if "$schema" in copy and _dialect_problem(copy) is not None:  # basic/index, "JSON Schema Usage"
-        raise InvalidSignature(f"Tool {tool}: its {key} declares {_dialect_problem(copy)}")
-    problem = _schema_problem(copy)  # and valid by the dialect's rules (basic/index, the same section)
-    if problem is not None:
-        raise InvalidSignature(f"Tool {tool}: its {key} is no valid JSON Schema 2020-12: {problem}")
-    try:
-        return copy, _checker(copy)
-    except Exception as exc:
-        raise InvalidSignature(f"Tool {tool}: its {key} cannot be compiled: {type(exc).__name__}: {exc}") from None
-
-
-def _keywords_taken(fn: Callable[..., Any], tool: str, schema: Dict[str, Any], context_param: Optional[str]) -> Any:
-    """The argument names ``fn`` takes (True with ``**kwargs``: all); InvalidSignature when a property
-    names no parameter or a parameter without a default is no property: no call fails on the signature."""
-    parameters = [p for p in _parameters(fn, tool) if p[0] != context_param]
-    properties = set(schema.get("properties") or ())
-    if _resolved_parameters(fn, tool):
-        raise InvalidSignature(f"Tool {tool}: Resolve(...) parameters need the inputSchema of the signature")
-    bare = [n for n, kind, default in parameters if default is _MISSING and kind != _VAR_POSITIONAL
-            and kind != _VAR_KEYWORD and (kind == _POSITIONAL_ONLY or n not in properties)]
-    if bare:
-        raise InvalidSignature(f"Tool {tool}: parameters {bare} have no default and are not properties of its "
-                               "inputSchema (or are positional-only)")
-    if any(kind == _VAR_KEYWORD for _, kind, _ in parameters):
-        return True
-    named = {n for n, kind, _ in parameters if kind in (_ORDINARY, _KEYWORD_ONLY)}
-    if properties - named:
-        raise InvalidSignature(f"Tool {tool}: the properties {sorted(properties - named)} of its inputSchema name "
-                               "no parameter; take them by name, or all with **arguments")
-    return frozenset(named)
 
 
 # -- the SDK's constructor keywords, its requestState policy, and its 1.x name ---------
@@ -12988,33 +14434,14 @@ class FastMCP(MCPServer):
 # -- errors the SDK's way -------------------------------------------------------
 
 
-def _protocol_error(exc: BaseException) -> Optional[_RpcError]:
-    """An MCPError a tool, a resource, a prompt or a completion handler raised:
-    ours, the SDK's (``mcp.shared.exceptions.MCPError`` and its subclasses, such
-    as UrlElicitationRequiredError) or SDK 1.x's ``McpError``.  The JSON-RPC error
-    it carries, as the SDK sends it: its code, message, and data unless None.
-    None for any other exception, or for an error no JSON-RPC error can carry."""
-    code: Any
-    message: Any
-    if isinstance(exc, MCPError):
-        code, message, data = exc.code, exc.message, exc.data
-    elif any(cls.__name__ in ("MCPError", "McpError") and cls.__module__.startswith("mcp.")
-             for cls in type(exc).__mro__):
+def _sdk_error(exc: BaseException) -> Optional[Tuple[Any, Any, Any]]:
+    """The SDK's MCPError (``mcp.shared.exceptions.MCPError`` and its subclasses,
+    such as UrlElicitationRequiredError) or SDK 1.x's ``McpError``: (code, message, data)."""
+    if any(cls.__name__ in ("MCPError", "McpError") and cls.__module__.startswith("mcp.")
+           for cls in type(exc).__mro__):
         error = getattr(exc, "error", exc)  # 1.x keeps an ErrorData there; 2.x has both
-        code, message, data = (getattr(error, name, None) for name in ("code", "message", "data"))
-    else:
-        return None
-    if not isinstance(code, int) or isinstance(code, bool) or not isinstance(message, str):
-        return None  # (an error code is an integer: JSON-RPC 2.0 section 5.1)
-    try:
-        data = _jsonable(data)  # the SDK dumps ErrorData's data to JSON
-    except Exception:  # _NotJSON, a value's own failure: _encode_safely answers -32603
-        pass
-    return _PassedOn(int(code), message, _MISSING if data is None else data)
-
-
-class _PassedOn(_RpcError):
-    """An MCPError's own JSON-RPC error: sent as raised, its code never renumbered."""
+        return tuple(getattr(error, name, None) for name in ("code", "message", "data"))  # type: ignore[return-value]
+    return None
 
 
 def _has_input_required(tp: Any) -> bool:
@@ -13052,151 +14479,14 @@ def _data_arms(annotation: Any) -> Any:
     return rest[0] if len(rest) == 1 else typing.Union[rest]
 
 
-# -- the SDK's Image and Audio (mcp.server.mcpserver) ------------------------------
-#
-# Conveniences a tool returns for a content block (S5): bytes or a file, sent
-# as section 8's ImageContent or AudioContent, base64-encoded.
-
-class _Media:
-    """Shared by ``Image`` and ``Audio``: bytes or a file, sent base64-encoded."""
-
-    _kind = "image"
-    _types: Dict[str, str] = {}
-
-    def __init__(self, path: Any = None, data: Optional[bytes] = None, format: Optional[str] = None) -> None:
-        if (path is None) == (data is None):
-            raise ValueError("Pass exactly one of path or data")
-        self.path, self.data, self.format = path, data, format
-
-    def mime_type(self) -> str:
-        if self.format:
-            return f"{self._kind}/{self.format.lower()}"
-        if self.path is not None:
-            suffix = os.path.splitext(str(self.path))[1].lower()
-            return self._types.get(suffix, "application/octet-stream")
-        return f"{self._kind}/{'png' if self._kind == 'image' else 'wav'}"
-
-    def to_block(self) -> ImageContent:
-        import base64
-
-        raw = self.data
-        if raw is None:
-            with open(self.path, "rb") as f:
-                raw = f.read()
-        cls = ImageContent if self._kind == "image" else AudioContent
-        return cls(data=base64.b64encode(raw).decode("ascii"), mime_type=self.mime_type())
+# -- the SDK's content models (mcp.types) ----------------------------------------
 
 
-class Image(_Media):
-    """An image for the model: ``Image(path="chart.png")`` or ``Image(data=b"...", format="png")``."""
-
-    _types = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-              ".webp": "image/webp"}
-
-
-class Audio(_Media):
-    """Audio for the model: ``Audio(path="note.wav")`` or ``Audio(data=b"...", format="wav")``."""
-
-    _kind = "audio"
-    _types = {".wav": "audio/wav", ".mp3": "audio/mpeg", ".ogg": "audio/ogg", ".flac": "audio/flac",
-              ".m4a": "audio/mp4", ".aac": "audio/aac"}
-
-
-def _is_sdk_content(tp: Any) -> bool:
-    """Image and Audio, and the SDK's own content models (mcp.types) when a
-    server still imports them: content blocks, left unstructured (S5)."""
-    if isinstance(tp, type) and issubclass(tp, (Image, Audio)):
-        return True
+def _sdk_content(tp: Any) -> bool:
+    """The SDK's own content models (mcp.types) when a server still imports
+    them: content blocks, left unstructured (S5)."""
     return isinstance(tp, type) and tp.__module__.startswith("mcp") and tp.__name__ in (
         "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
-
-
-# -- a deployment's event store, of the SDK's EventStore shape ------------------------
-#
-# Section 20's EventStore keeps a session's streams for Last-Event-ID
-# (basic/transports, "Resumability and Redelivery").  A replacement, shared by
-# several workers for instance, has the shape of the SDK's EventStore: its two
-# methods may be plain or ``async``.  ``store_event(stream_id, message)`` keeps
-# ``message`` (the JSON-RPC message as bytes; None for a priming event) and
-# returns a new event id, unique across streams, without newlines;
-# ``replay_events_after(last_event_id, send_callback)`` calls
-# ``send_callback(EventMessage(message, event_id))`` for each message of that
-# event's stream stored after it, in order, and returns the stream id (None for
-# an id it does not know).  _Events calls it as section 20 needs it, and a
-# store that fails costs no message.
-
-class EventMessage:
-    """A stored message as EventStore.replay_events_after hands it back (the
-    SDK's EventMessage): the JSON-RPC message as bytes, and its event id."""
-
-    __slots__ = ("message", "event_id")
-
-    def __init__(self, message: bytes, event_id: Optional[str] = None) -> None:
-        self.message, self.event_id = message, event_id
-
-
-class _Events:
-    """The app's event store as its callers need it: plain calls, whether its
-    methods are plain or ``async`` (run then on a loop of their own, never on
-    a tool's, which may be the caller)."""
-
-    def __init__(self, store: Any) -> None:
-        import inspect
-
-        self.backend = store
-        self.own = type(store) is EventStore
-        self.is_async = inspect.iscoroutinefunction(store.store_event)
-        self.loop: Any = _start_event_loop() if self.is_async else None
-
-    def store(self, stream_id: str, message: Optional[bytes]) -> Optional[str]:
-        """The new event's id; None (an event without one) if the store failed."""
-        if self.own:  # ours: no await, no failure, ids of digits
-            return self.backend.store_event(stream_id, message)  # type: ignore[no-any-return]
-        try:
-            event_id = str(self._run(self.backend.store_event(stream_id, message)))
-        except Exception as exc:  # a store of the deployment's: the message is still sent
-            _log_exception("the event store failed", exc)
-            return None
-        return event_id if event_id and "\n" not in event_id and "\r" not in event_id else None
-
-    def replay(self, last_event_id: str) -> Tuple[Optional[str], List[Tuple[bytes, Optional[str]]]]:
-        """The stream id of ``last_event_id`` and what it holds after it."""
-        found: List[Tuple[bytes, Optional[str]]] = []
-
-        def keep(event: Any) -> None:
-            found.append((event.message, event.event_id))
-
-        async def keep_async(event: Any) -> None:
-            keep(event)
-
-        send = keep_async if self.is_async else keep
-        try:
-            stream_id = self._run(self.backend.replay_events_after(last_event_id, send))
-        except Exception as exc:  # as an event id it does not know
-            _log_exception("the event store failed", exc)
-            return None, []
-        return (stream_id if isinstance(stream_id, str) else None), found
-
-    def forget(self, prefix: str) -> None:
-        """An ended session's streams dropped, where the store can: the SDK's
-        shape has no such method, and a subclass of ours that did not run
-        EventStore.__init__ keeps its own storage."""
-        forget = getattr(self.backend, "forget", None)
-        if forget is None or (getattr(type(self.backend), "forget", None) is EventStore.forget
-                              and not hasattr(self.backend, "_lock")):
-            return
-        try:
-            forget(prefix)
-        except Exception as exc:  # a store of the deployment's: the session still ends
-            _log_exception("the event store failed", exc)
-
-    def _run(self, value: Any) -> Any:
-        import asyncio
-        import inspect
-
-        if not inspect.isawaitable(value):
-            return value
-        return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
 
 
 # -- the SDK's ToolAnnotations (mcp.types) -----------------------------------------
@@ -13214,28 +14504,6 @@ class ToolAnnotations:
             "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
             "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
         })
-
-
-# -- the SDK's registration: a decorator without (), a name registered twice --------
-
-
-def _called_bare(first: Any, decorator: str, call: str) -> None:
-    """``@server.tool`` without its call hands the function over as the first
-    argument: the SDK's TypeError, in its words."""
-    if callable(first):
-        raise TypeError(f"The @{decorator} decorator was used incorrectly. Did you forget to call it? "
-                        f"Use @{decorator}{call} instead of @{decorator}")
-
-
-def _kept_first(server: MCPServer, kind: str, name: str, registered: Dict[str, Any]) -> bool:
-    """Whether a tool, resource or prompt of this name is registered already:
-    the SDK keeps the first, with a warning (for a tool, unless
-    warn_on_duplicate_tools=False); remove_tool and remove_prompt make room."""
-    if name not in registered:
-        return False
-    if kind != "tool" or server.settings.get("warn_on_duplicate_tools", True):
-        print(f"mcp_ref: {kind} {name!r} registered again; the first one stays", file=sys.stderr)
-    return True
 
 
 def _sdk_model_json(value: Any) -> Any:
@@ -13358,7 +14626,7 @@ class Extension:
         return await call_next(ctx)
 
 
-def _apply_extension(server: MCPServer, extension: Any) -> None:
+def _sdk_apply_extension(server: MCPServer, extension: Any) -> None:
     """MCPServer(extensions=[...]): one extension onto the core's tables
     (section 14), as the SDK's MCPServer._apply_extension does it."""
     given = getattr(extension, "identifier", None)
@@ -13457,7 +14725,7 @@ def _extension_context(server: MCPServer, request: _Request) -> Any:
     return ctx
 
 
-async def _intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
+async def _sdk_intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
     """MCPServer._call inside the extensions' intercept_tool_call, the first
     given outermost (the SDK's compose_tool_call_handler).  An interceptor reads
     the call's params and the result by attribute; what it returns instead is
@@ -13945,6 +15213,12 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
     return text
 
 
+# The SDK's objects where the core has a seam for them.
+_refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_error=_sdk_error,
+        _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt, _server_settings=_sdk_settings,
+        _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
+        _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters)
+# The SDK's models and outcome classes for a function that took the SDK's own Context.
 _refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation)
 
 
@@ -13962,10 +15236,6 @@ _refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitatio
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _class_kind           _SchemaBuilder.ref (section 5)      a class's family, as its errors name it:     -
-#                                                             int-enum[Color], a dataclass, a TypedDict
-#   _dataclass_doc        _SchemaBuilder.dataclass (section 5)  no description from dataclass()'s own      -
-#                                                             docstring ("Point(x: int)")
 #   _array_noun           _Compiler._array (section 6)        "List", "Tuple", "Set", "Frozenset" in its   -
 #                                                             errors, the container pydantic reads
 #   _lax_anything         _Compiler.compile (section 6)       any value, made JSON as the SDK writes it    -
@@ -13988,8 +15258,6 @@ _refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitatio
 #                                                             sets whatever their order (_same_set)
 #   _json_text_params     _Tool.__init__ (section 9)          where a string argument may be JSON text:    7
 #                                                             _strings_taken (section 23) for each
-#   _UriTemplate          _Template.__init__ (section 10)     a template's variables and the values a URI  -
-#                                                             gives them (levels 1 to 3, /.; explodes)
 #
 # test_resources checks these on the wire.
 
@@ -14001,28 +15269,10 @@ _refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitatio
 # keyword family of _Compiler (section 6): the same assertions, with pydantic's
 # stops.  First the words: the class families and containers errors name.
 
-def _class_kind(cls: type) -> str:
-    """The family of a class in ``$defs``, as the SDK's errors name it
-    (_type_words, _arm_label): an Enum by its mixin (int_enum: int-enum[Color]),
-    "typeddict", "dataclass", or "model" for an annotated class."""
-    if _is_enum(cls):
-        return next((f"{t.__name__}_enum" for t in (int, str, float) if issubclass(cls, t)), "enum")
-    if _is_typeddict(cls):
-        return "typeddict"
-    return "dataclass" if _is_dataclass(cls) else "model"
-
-
-def _dataclass_doc(cls: type) -> Optional[str]:
-    """A dataclass's description: its docstring, but not the one dataclass()
-    writes ("Name(field: type, ...)") for a class that has none; the SDK does
-    not publish that one."""
-    doc = cls.__doc__
-    return None if doc and doc.startswith(cls.__name__ + "(") else doc
-
 
 def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
     """What pydantic's errors call an array: the container it reads it as
-    (_ContainerSchema, section 24), "List", "Tuple", "Set" or "Frozenset"."""
+    (_ContainerSchema, section 5), "List", "Tuple", "Set" or "Frozenset"."""
     container = schema.container if type(schema) is _ContainerSchema else ""
     return "Frozenset" if container == "frozenset" else "Set" if unique else \
         "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
@@ -14221,7 +15471,7 @@ def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[st
     empty TypedDict or dataclass ignores every key (_no_members)."""
     defaults = {k: s["default"] for k, s in (schema.get("properties") or {}).items()
                 if compiler.output and isinstance(s, dict) and "default" in s}
-    defaults.update(schema.factories if compiler.output and type(schema) is _FactorySchema else {})  # section 24
+    defaults.update(schema.factories if compiler.output and type(schema) is _FactorySchema else {})  # section 5
     low, high = schema.get("minProperties"), schema.get("maxProperties")
     dependent = schema.get("dependentRequired") or {}
     if members is None and not (required or low is not None or high is not None or dependent):
@@ -14433,276 +15683,17 @@ def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dic
             (taken := _strings_taken(published[p.key], input_schema)) is not None}
 
 
-# -- URI templates (RFC 6570) ------------------------------------------------------
-#
-# The SDK's matcher, re-derived: levels 1 to 3, plus the explode of {/x*},
-# {.x*} and {;x*}.  A template is a row of literals and captures; a capture's
-# value ends at one of its operator's stop characters.  At most one capture may
-# span segments ({+x}, {#x}, an explode): it takes what its neighbours leave.
-# No two captures may touch, so each boundary is anchored on a literal and one
-# scan from each end decides the match without backtracking (a regular
-# expression would backtrack, polynomially in the number of captures).  A
-# trailing {?a,b}{&c} is a query: its variables are optional and in any order.
-
-_OPERATORS = {  # operator: (first, separator, named, stop characters)
-    "": ("", ",", False, "/?#&,"),
-    "+": ("", ",", False, "?#"),
-    "#": ("#", ",", False, ""),
-    ".": (".", ".", False, "./?#"),
-    "/": ("/", "/", False, "/?#"),
-    ";": (";", ";", True, ";/?#"),
-    "?": ("?", "&", True, "&#"),
-    "&": ("&", "&", True, "&#"),
-}
-_MAX_URI = 65536  # longer URIs match no template (the SDK's bound)
-
-if TYPE_CHECKING:
-    _Capture = Tuple[str, str, bool, bool]  # name, operator, explode, ";name" may stand alone
-    _Atom = Any  # a literal (str) or a _Capture
-
-
-class _UriTemplate:
-    """A parsed URI template: ``names`` of its variables, ``query`` the optional
-    ones, ``match(uri)`` the values of a URI (lists for explodes) or None.
-
-    >>> _UriTemplate("users://{id}/profile").match("users://42/profile")
-    {'id': '42'}
-    >>> _UriTemplate("file://docs/{+path}").match("file://docs/src/a%20b.py")
-    {'path': 'src/a b.py'}
-    >>> _UriTemplate("logs://{service}{?since,level}").match("logs://api?level=error&x=1")
-    {'service': 'api', 'level': 'error'}
-    >>> _UriTemplate("tree://{/parts*}").match("tree:///a/b")
-    {'parts': ['a', 'b']}
-    >>> _UriTemplate("users://{id}/profile").match("users://4/2/profile") is None
-    True
-    """
-
-    def __init__(self, template: str) -> None:
-        self.template = template
-        parts = self._parse(template)
-        tail = len(parts)
-        while tail and isinstance(parts[tail - 1], tuple) and parts[tail - 1][0] in ("?", "&"):
-            tail -= 1
-        # The query tail is split off only where the path part cannot hold a ? or #.
-        if tail < len(parts) and parts[tail][0] == "?" and not any(
-                ("?" in p or "#" in p) if isinstance(p, str) else p[0] in ("?", "#") for p in parts[:tail]):
-            self.query = [name for _, variables in parts[tail:] for name, _ in variables]
-            parts = parts[:tail]
-        else:
-            self.query = []
-        atoms = self._atoms(parts)
-        spans = [i for i, a in enumerate(atoms) if not isinstance(a, str) and (a[2] or a[1] in ("+", "#"))]
-        for a, b in zip(atoms, atoms[1:]):
-            if not isinstance(a, str) and not isinstance(b, str):
-                raise ValueError(f"URI template {template!r}: variables {a[0]!r} and {b[0]!r} touch; put a "
-                                 f"literal between them so that a URI says where one ends")
-        if len(spans) > 1:
-            raise ValueError(f"URI template {template!r}: more than one variable that spans segments ({{+x}}, "
-                             f"{{#x}} or an explode); a match would be ambiguous")
-        self.greedy: Optional[_Capture] = atoms[spans[0]] if spans else None
-        self.prefix, self.suffix = (atoms[:spans[0]], atoms[spans[0] + 1:]) if spans else ([], atoms)
-
-    def _parse(self, template: str) -> List[Any]:
-        """Literals and (operator, [(name, explode)]) expressions, in order."""
-        import re
-
-        parts: List[Any] = []
-        names: List[str] = []
-        at = 0
-        while at < len(template):
-            brace = template.find("{", at)
-            if brace < 0:
-                parts.append(template[at:])
-                break
-            parts.append(template[at:brace])
-            end = template.find("}", brace)
-            where = f"URI template {template!r}, position {brace}"
-            if end < 0:
-                raise ValueError(f"{where}: '{{' is never closed")
-            body = template[brace + 1:end]
-            op = body[0] if body[:1] in ("+", "#", ".", "/", ";", "?", "&") else ""
-            variables = []
-            for spec in body[len(op):].split(","):
-                name = spec[:-1] if spec.endswith("*") else spec
-                if ":" in spec:
-                    raise ValueError(f"{where}: prefix modifiers ({{{spec}}}) are not supported")
-                if not re.fullmatch(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*", name):
-                    raise ValueError(f"{where}: {name!r} is not a variable name")
-                if spec.endswith("*") and op not in ("/", ".", ";"):
-                    raise ValueError(f"{where}: an explode ({{{op}{spec}}}) matches only with /, . or ;")
-                if name in names:
-                    raise ValueError(f"URI template {template!r}: variable {name!r} appears twice")
-                names.append(name)
-                variables.append((name, spec.endswith("*")))
-            parts.append((op, variables))
-            at = end + 1
-        if sum(1 for p in parts if isinstance(p, tuple) and p[0] == "?") > 1:
-            raise ValueError(f"URI template {template!r}: more than one {{?...}}; use {{?a,b}} or {{?a}}{{&b}}")
-        self.names = names
-        return [p for p in parts if p != ""]
-
-    @staticmethod
-    def _atoms(parts: List[Any]) -> List[_Atom]:
-        """Each expression as literals (its first and separator characters, and
-        the names of named operators) and one capture per variable."""
-        atoms: List[_Atom] = []
-
-        def literal(text: str) -> None:
-            if atoms and isinstance(atoms[-1], str):
-                atoms[-1] += text
-            elif text:
-                atoms.append(text)
-
-        for part in parts:
-            if isinstance(part, str):
-                literal(part)
-                continue
-            op, variables = part
-            first, separator, named, _ = _OPERATORS[op]
-            for n, (name, explode) in enumerate(variables):
-                if not explode:  # an explode's capture holds its own separators
-                    literal((separator if n else first) + (name + ("" if op == ";" else "=") if named else ""))
-                atoms.append((name, op, explode, named and op == ";" and not explode))
-        return atoms
-
-    def match(self, uri: str) -> Optional[Dict[str, Any]]:
-        if len(uri) > _MAX_URI:
-            return None
-        query = ""
-        if self.query:
-            uri, _, query = uri.partition("#")[0].partition("?")
-        values = self._scan(uri)
-        if values is not None and query:
-            from urllib.parse import unquote
-
-            pairs: Dict[str, str] = {}
-            for pair in query.split("&"):  # RFC 3986: "+" is a plus; names are never decoded
-                key, _, value = pair.partition("=")
-                pairs.setdefault(key, unquote(value))
-            values.update((name, pairs[name]) for name in self.query if name in pairs)
-        return values
-
-    def _scan(self, uri: str) -> Optional[Dict[str, Any]]:
-        if self.greedy is None:  # anchored at both ends
-            found = _scan_back(self.suffix, uri, len(uri), True)
-            return found[0] if found is not None and found[1] == 0 else None
-        back = _scan_back(self.suffix, uri, len(uri), False)
-        front = None if back is None else _scan_forward(self.prefix, uri, back[1])
-        if back is None or front is None:
-            return None
-        middle = _spanning(self.greedy, uri[front[1]:back[1]])  # what the bounded captures leave
-        return None if middle is None else {**front[0], self.greedy[0]: middle, **back[0]}
-
-
-def _scan_back(atoms: List[_Atom], uri: str, end: int, anchored: bool) -> Optional[Tuple[Dict[str, Any], int]]:
-    """Match ``atoms`` right to left ending at ``end``: each capture starts just
-    after the last occurrence of the literal before it (so the first capture is
-    the greedy one, as in a regular expression); (values, start) or None."""
-    from urllib.parse import unquote
-
-    values: Dict[str, Any] = {}
-    pos = end
-    for i in range(len(atoms) - 1, -1, -1):
-        atom = atoms[i]
-        if isinstance(atom, str):
-            if not uri.endswith(atom, 0, pos):
-                return None
-            pos -= len(atom)
-            continue
-        name, op, _, alone = atom
-        before = atoms[i - 1] if i else None
-        if alone and uri.endswith(str(before), 0, pos):  # ";name" with an empty value
-            values[name] = ""
-            continue
-        earliest = pos
-        while earliest and uri[earliest - 1] not in _OPERATORS[op][3]:
-            earliest -= 1
-        if alone:
-            start = uri.find("=", earliest, pos) + 1
-            if not start:
-                return None
-            values[name], pos = unquote(uri[start:pos]), start - 1
-            continue
-        if before is None:
-            start = earliest
-        elif anchored and i == 1:  # the template's first literal is at the start of the URI
-            start = len(before)
-            if not earliest <= start <= pos:
-                return None
-        else:
-            start = uri.rfind(before, 0, pos) + len(before)
-            if start < max(earliest, len(before)):
-                return None
-        values[name], pos = unquote(uri[start:pos]), start
-    return values, pos
-
-
-def _scan_forward(atoms: List[_Atom], uri: str, limit: int) -> Optional[Tuple[Dict[str, Any], int]]:
-    """Match ``atoms`` left to right before ``limit``, each capture as short as
-    the literal after it allows (it ends the prefix of a spanning capture)."""
-    from urllib.parse import unquote
-
-    values: Dict[str, Any] = {}
-    pos = 0
-    for i, atom in enumerate(atoms):
-        if isinstance(atom, str):
-            if pos + len(atom) > limit or not uri.startswith(atom, pos):
-                return None
-            pos += len(atom)
-            continue
-        name, op, _, alone = atom
-        after = atoms[i + 1]
-        if alone and uri.startswith(after, pos):
-            values[name] = ""
-            continue
-        if alone:
-            if uri[pos:pos + 1] != "=":
-                return None
-            pos += 1
-        latest = pos
-        while latest < limit and uri[latest] not in _OPERATORS[op][3]:
-            latest += 1
-        end = uri.find(after, pos, latest + len(after))
-        if end < 0:
-            return None
-        values[name], pos = unquote(uri[pos:end]), end
-    return values, pos
-
-
-def _spanning(capture: _Capture, raw: str) -> Any:
-    """The value of the one capture that may span segments: text, or for an
-    explode the list of its items; None when ``raw`` is not its shape."""
-    from urllib.parse import unquote
-
-    name, op, explode, _ = capture
-    _, separator, named, stops = _OPERATORS[op]
-    if not explode:
-        return None if any(c in stops for c in raw) else unquote(raw)
-    if not raw:
-        return []
-    if raw[0] != separator or any(c in stops and c != separator for c in raw):
-        return None
-    items = []
-    for item in raw.split(separator)[1:]:
-        if named:
-            if item != name and not item.startswith(name + "="):
-                return None
-            item = item[len(name) + 1:]
-        items.append(unquote(item))
-    return items
-
-
 # ---------------------------------------------------------------------------
 # 28. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
 #
-# Fenced: JSON Schema 2020-12 only says what a pattern means; how to match it
-# safely is this engine's business.
+# A layer: the core checks plain patterns only (_compile_pattern, section 6);
+# this engine refines that rule to all of ECMA-262, still in linear time.
 #
-#   entry                 where the spec path calls it        what it serves
+#   entry                 the core's rule it refines          what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _compile_pattern      _Compiler._string (section 6)       "pattern" (Validation 2020-12 §6.3.3)
-#   _compile_pattern      _Compiler._members (section 6)      "patternProperties" (Core 2020-12 §10.3.2.2)
+#   _rx_compile_pattern   _compile_pattern (section 6)        "pattern" (Validation 2020-12 §6.3.3) and
+#                                                             "patternProperties" (Core 2020-12 §10.3.2.2)
 #
 # ECMA-262 regular expressions for JSON Schema pattern, matched in linear time.
 #
@@ -14746,26 +15737,13 @@ def _unicodedata() -> Any:
     return unicodedata  # (its category() is typed Any here)
 
 
-if TYPE_CHECKING:
-    _RxRanges = List[Tuple[int, int]]
-
-_RX_ACCELERATE = True        # default of _compile_pattern(accelerate=None)
+_RX_ACCELERATE = True        # default of _rx_compile_pattern(accelerate=None)
 _RX_MAX_PROGRAM = 50_000     # NFA instructions of one pattern, lookaround bodies included
 _RX_MAX_ACCELERATED = 5_000  # larger programs skip the re-safety analysis
 _RX_MAX_UNANCHORED = 20      # longest match for which re.search (retried at every position) is used
 _RX_CACHE_BUDGET = 50_000    # cached DFA states, transitions and closures per program (about 64 B each)
-_RX_MAX_CP = 0x10FFFF
-
-# ECMA-262 §22.2.2 CompileToCharSet: \d and \w are ASCII only; \s is WhiteSpace
-# (TAB VT FF ZWNBSP and category Zs, stable since Unicode 6.3) plus LineTerminator.
-_RX_DIGITS = [(0x30, 0x39)]
-_RX_WORD_RANGES = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
-_RX_SPACES = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
-              (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)]
-_RX_ESCAPE_SETS = {"d": _RX_DIGITS, "w": _RX_WORD_RANGES, "s": _RX_SPACES}
-_RX_WORD = frozenset(chr(c) for lo, hi in _RX_WORD_RANGES for c in range(lo, hi + 1))
-_RX_CONTROL = {"f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
-_RX_IDENTITY = "^$\\.*+?()[]{}|/"  # IdentityEscape[+UnicodeMode]: SyntaxCharacter or "/"
+# (\d \w \s as _RX_ESCAPE_SETS, _RX_WORD, the escapes' tables, _rx_merge and _rx_complement are the core's,
+# section 6)
 _RX_HEX = "0123456789abcdefABCDEF"
 # General_Category values and aliases usable in \p{..} (PropertyValueAliases.txt).
 _RX_GC_NAMES = (
@@ -14795,26 +15773,6 @@ def _rx_every_category() -> frozenset[str]:
     return frozenset(cat for group in "CLMNPSZ" for cat in _rx_gc_table()[group])
 
 
-def _rx_merge(ranges: _RxRanges) -> _RxRanges:
-    out: _RxRanges = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(hi, out[-1][1]))
-        else:
-            out.append((lo, hi))
-    return out
-
-
-def _rx_complement(ranges: _RxRanges) -> _RxRanges:
-    out: _RxRanges = []
-    start = 0
-    for lo, hi in _rx_merge(ranges):
-        if lo > start:
-            out.append((start, lo - 1))
-        start = hi + 1
-    return out + [(start, _RX_MAX_CP)] if start <= _RX_MAX_CP else out
-
-
 class _RxClass:
     """A set of code points: merged ranges or'ed with General_Category values, maybe negated."""
 
@@ -14836,8 +15794,7 @@ class _RxClass:
         return _rx_complement(self.ranges) if self.negated else self.ranges
 
 
-# "." without the s flag: anything but a LineTerminator (ECMA-262 §22.2.2 CompileAtom).
-_RX_DOT = _RxClass([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)], negated=True)
+_RX_DOT = _RxClass(_RX_LINE_TERMINATORS, negated=True)
 
 
 class _RxNode:
@@ -14851,19 +15808,12 @@ class _RxNode:
         self.kind, self.kids, self.cls, self.lo, self.hi, self.arg = kind, kids or [], cls, lo, hi, arg
 
 
-def _rx_shown(pattern: str) -> str:
-    return repr(pattern) if len(pattern) <= 200 else repr(pattern[:200]) + "..."
-
-
-def _rx_is_digit(ch: str) -> bool:
-    return ch != "" and ch in "0123456789"
-
-
-class _RxParser:
-    """Recursive descent over ECMA-262 §22.2.1 Pattern[+UnicodeMode, +NamedCaptureGroups]."""
+class _RxParser(_PatternParser):
+    """Recursive descent over ECMA-262 §22.2.1 Pattern[+UnicodeMode, +NamedCaptureGroups]
+    (its quantifiers read as the core's _PatternParser reads them, section 6)."""
 
     def __init__(self, src: str) -> None:
-        self.src, self.pos = src, 0
+        super().__init__(src)
         self.names: set[str] = set()
         self.classes: dict[tuple[tuple[tuple[int, int], ...], frozenset[str], bool], _RxClass] = {}
 
@@ -14873,17 +15823,6 @@ class _RxParser:
         found = self.classes.get(key)
         if found is None:
             found = self.classes[key] = _RxClass(ranges, cats, negated)
-        return found
-
-    def fail(self, problem: str) -> ValueError:
-        return ValueError(f"invalid pattern {_rx_shown(self.src)}: {problem} (at offset {self.pos})")
-
-    def peek(self, ahead: int = 0) -> str:
-        return self.src[self.pos + ahead:self.pos + ahead + 1]
-
-    def eat(self, text: str) -> bool:
-        found = self.src.startswith(text, self.pos)
-        self.pos += len(text) if found else 0
         return found
 
     def parse(self) -> _RxNode:
@@ -14909,34 +15848,6 @@ class _RxParser:
                 atom = _RxNode("rep", [atom], lo=bounds[0], hi=bounds[1])
             terms.append(atom)
         return terms[0] if len(terms) == 1 else _RxNode("cat", terms)
-
-    def number(self) -> int | None:
-        start = self.pos
-        while _rx_is_digit(self.peek()):
-            self.pos += 1
-        digits = self.src[start:self.pos]  # a huge count only needs to exceed the cap
-        return (int(digits) if len(digits) < 10 else 10 ** 9) if digits else None
-
-    def quantifier(self) -> tuple[int, int] | None:
-        ch = self.peek()
-        if ch and ch in "*+?":
-            self.pos += 1
-            bounds = {"*": (0, -1), "+": (1, -1), "?": (0, 1)}[ch]
-        elif ch == "{":  # with the u flag, a "{" that starts no quantifier is an error
-            self.pos += 1
-            lo = hi = self.number()
-            if self.eat(","):
-                hi = self.number()
-                hi = -1 if hi is None else hi
-            if lo is None or hi is None or not self.eat("}"):
-                raise self.fail("incomplete quantifier: expected {n}, {n,} or {n,m}")
-            if -1 < hi < lo:
-                raise self.fail("numbers out of order in {} quantifier")
-            bounds = (lo, hi)
-        else:
-            return None
-        self.eat("?")  # laziness changes which match is found, never whether one is
-        return bounds
 
     def atom(self) -> tuple[_RxNode, bool]:
         """The next atom, and whether a quantifier may follow it."""
@@ -15409,10 +16320,11 @@ class _RxMatcher:
 
 # --- The re accelerator, for patterns on which re's backtracking stays linear ---
 
-def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
+def _rx_compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
     """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
     in the string (JSON Schema patterns are not anchored).  ValueError names the
-    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE)."""
+    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE).
+    It refines the core's _compile_pattern (section 6), which checks plain patterns only."""
     try:
         node = _RxParser(pattern).parse()
         compiler = _RxCompiler(pattern)
@@ -15427,6 +16339,9 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
     return _RxMatcher(prog, compiler.looks)
 
 
+_refine(_compile_pattern=_rx_compile_pattern)
+
+
 # ---------------------------------------------------------------------------
 # 29. A client
 # ---------------------------------------------------------------------------
@@ -15438,7 +16353,6 @@ def _compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[
 #   Client                users (public), _cli (section 32)   a server over stdio or HTTP, every revision
 #   _StdioClient          Client                              a server over stdio, started as a child
 #   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
-#   _finite               _param_header_problem (section 19)  a number's text read as a finite float
 #
 # A client over stdio (a child process it starts) or Streamable HTTP: it
 # speaks to a server as a real client would (initialize, or 2026-07-28's
@@ -15492,13 +16406,6 @@ class _TimedOut(_NoAnswer):
 
 def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if abs(value) == float("inf"):
-        raise OverflowError(text)  # not a ValueError: key=value must not take it for text
-    return value
 
 
 # NaN and Infinity are Python's, not JSON (RFC 8259).  1e400 is JSON's syntax,
@@ -18746,8 +19653,6 @@ class _LoopbackCallback:
 #   _answer_elicitation   Client (section 29), for _cli       the server's questions, as the user answers them
 #   _progress_line        _show_progress (section 32)         progress: one line that updates, on a terminal
 #   _stderr_line          _show_log (section 32)              a log message, after any progress line
-#   _IMPORTING            MCPServer (section 14)              run() refuses while serve imports the file
-#   _one_line             _HttpApp._guard (section 19)        a client's header, a server's text: one line
 #
 # The commands and their words are _COMMANDS below, and its usage text.
 # SERVER is a Python file that defines an mcp_ref MCPServer, any other
@@ -19109,9 +20014,6 @@ def _oauth(url: str) -> Any:
     """--auth: OAuth 2.1 (section 31), the browser sent to the authorization
     server and its redirect received on 127.0.0.1; the tokens kept in memory."""
     return OAuthClientProvider(url)
-
-
-_IMPORTING: List[str] = []  # the file serve is importing, while it does
 
 
 def _import_server(path: str) -> MCPServer:
@@ -19660,644 +20562,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    """Text from a server (or a user's file) made fit for a one-line message."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", limit * 3 // 4, limit + 1)  # at a word's end where there is one near
-    return text[:cut if cut > 0 else limit] + " ..."
-
-
 # ---------------------------------------------------------------------------
-# 33. Command line: the HTTP server
+# 33. Command line: a WSGI server's entry
 # ---------------------------------------------------------------------------
 #
-# Fenced: not MCP.  Streamable HTTP is the WSGI app of section 19; any WSGI
-# server can serve it (gunicorn, waitress).  This one is for a machine that
-# may install nothing.
+# Fenced: not MCP.  The embedded HTTP server of run("streamable-http") and
+# serve --http is the core's (section 21); what stays here is a server file's
+# app for another WSGI server (gunicorn, waitress).
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   _run_http             MCPServer.run (section 14)          run("streamable-http") and serve --http
-#   _serve_http           _run_http (section 33)              the WSGI app served until SIGINT or SIGTERM
-#   _restore_standard_streams  _StdioServer._drain (section 18)  after run(): fds 0 and 1 the process's own
-#   _HttpServer           _serve_http (section 33)            connections, each request's framing and bounds
 #   wsgi_app              a WSGI server's command line        gunicorn 'mcp_ref:wsgi_app("server.py")'
-#
-# The standard library's own server for the WSGI app: threads, keep-alive,
-# streamed responses and a clean stop on SIGINT or SIGTERM.  It frames
-# requests as RFC 9112 says (anything framed two ways is refused), and bounds
-# what one client can hold: connections per address, and the time a request's
-# head and body may take to arrive.
-
-
-def _run_http(server: MCPServer, host: str = "127.0.0.1", port: int = 8000, max_client_connections: int = 64,
-              read_timeout: float = 30.0, exit_process: bool = True, **options: Any) -> int:
-    """run("streamable-http") and serve --http: ``server``'s app on this server."""
-    return _serve_http(server.streamable_http_app(host=host, **options), host, port,  # type: ignore[arg-type]
-                       max_client_connections, read_timeout, exit_process)
-
-
-def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,
-                read_timeout: float = 30.0, exit_process: bool = True) -> int:
-    """Serve ``app`` on host:port with the standard library until SIGINT or
-    SIGTERM (then _stop_http), and exit 0.  An address it cannot serve on (in
-    use, not this machine's, no such name) is one line on stderr, and 2."""
-    import signal
-    import threading
-
-    # The handler only notes the signal: one that took a lock (Event.set does)
-    # could interrupt the main thread while it holds that very lock, and wait
-    # for it forever.  It is in place before the socket listens: a client may
-    # connect, and a signal come, as soon as it does.
-    signals: List[int] = []
-    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name)]
-    before = {name: signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
-              for name in names}
-    try:
-        httpd = _HttpServer(app, host, port, max_client_connections, read_timeout)
-    except OSError as exc:
-        for name, handler in before.items():
-            signal.signal(getattr(signal, name), handler)
-        shown = f"[{host}]" if ":" in host else host
-        print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    _standard_fds()  # (fd 0 or 1 may be closed)
-    standard = None if exit_process else (os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))  # for run()
-    stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
-                              daemon=True)
-    thread.start()
-    bound = httpd.server_address
-    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
-    print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
-    while not signals:  # the main thread stays free for signals
-        time.sleep(0.1)
-    app.end_listens()  # first: a listen stream never ends by itself, and no drain waits for it
-    if exit_process:  # section 16: the tasks it runs failed at once, not left working (os._exit skips atexit)
-        app.server._tasks.stop()
-    _stop_http(httpd, app)
-    stderr.close(timeout=0.5)
-    if exit_process:
-        os._exit(0)  # as on stdio: a thread that a tool started must not hold the process
-    _restore_standard_streams(*standard)  # type: ignore[misc]
-    for name, handler in before.items():  # run() returns: the program's own handlers again
-        signal.signal(getattr(signal, name), handler)
-    return 0
-
-
-def _restore_standard_streams(stdin: Any, stdout: Any) -> None:
-    """After run(): fds 0 and 1, and sys's streams, the process's own again."""
-    os.dup2(stdin.fileno(), 0)
-    os.dup2(stdout.fileno(), 1)
-    stdin.close()
-    stdout.close()
-    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
-
-
-def _stop_http(httpd: Any, app: _HttpApp) -> None:
-    """SIGTERM or SIGINT (README, "Serving over HTTP"): the listening socket
-    closes (a new connection is refused) and a new request on an open one
-    gets 503; requests in flight, a call streaming its answer too, get up to
-    ``min(drain_timeout, 5)`` seconds to finish; then the open streams end."""
-    import threading
-
-    httpd.stopping = True
-    stopping = threading.Thread(target=httpd.shutdown, daemon=True)
-    stopping.start()
-    stopping.join(2.0)
-    httpd.server_close()
-    deadline = time.monotonic() + min(app.server.drain_timeout, 5.0)
-    while httpd.active > httpd.streams and time.monotonic() < deadline:  # (a GET stream never ends by itself)
-        time.sleep(0.02)
-    app.close()
-    deadline = time.monotonic() + 1.0
-    while httpd.active and time.monotonic() < deadline:
-        time.sleep(0.02)
-
-
-def _HttpServer(app: _HttpApp, host: str, port: int, max_client_connections: int = 64,  # noqa: N802 - a class
-                read_timeout: float = 30.0) -> Any:
-    """socketserver's ThreadingTCPServer (a thread per connection) speaking
-    HTTP/1.1 to the WSGI app (_HttpConnection), built when first needed so
-    that ``import mcp_ref`` loads no socket module.  http.server is not used:
-    it brings email, mimetypes and ssl along, a third of an idle server's memory.
-    One address holds at most ``max_client_connections`` connections (a
-    thread each), and all at most ``max_connections``: past them, 503 with
-    Retry-After and no thread."""
-    import socket
-    import socketserver
-    import threading
-
-    class Server(socketserver.ThreadingTCPServer):
-        daemon_threads = True  # a stream still open at exit does not hold the process
-        allow_reuse_address = True
-        request_queue_size = 128
-        max_connections = 1024  # threads in all, whatever the addresses (a local client has 2**24)
-
-        def __init__(self) -> None:
-            self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            self.app, self.active, self.streams, self.counting = app, 0, 0, threading.Lock()
-            self.stopping, self.read_timeout, self.per_client = False, read_timeout, max_client_connections
-            self.clients: Dict[str, int] = {}  # open connections per address
-            self.open = 0
-            self.reader = _deadline_reader()
-            super().__init__((host, port), _HttpConnection)  # type: ignore[arg-type]
-
-        def get_request(self) -> Any:
-            sock, address = super().get_request()
-            if sock.fileno() <= 2:  # a tool closed fd 0, 1 or 2: a client's socket must not be its stdout
-                sock = _above_standard_fds(sock)
-            return sock, address
-
-        def process_request(self, request: Any, client_address: Any) -> None:
-            if not _admit(self, client_address[0], 1):
-                _refuse_connection(request)
-                self.shutdown_request(request)
-                return
-            super().process_request(request, client_address)
-
-        def process_request_thread(self, request: Any, client_address: Any) -> None:
-            try:
-                super().process_request_thread(request, client_address)
-            finally:
-                _admit(self, client_address[0], -1)
-
-        def handle_error(self, request: Any, client_address: Any) -> None:
-            error = sys.exc_info()[1]
-            if isinstance(error, OSError):  # a client that reset or timed out: nothing to tell
-                return
-            _log_exception(f"serving {client_address[0]} failed", error)  # type: ignore[arg-type]
-
-    return Server()
-
-
-def _admit(server: Any, peer: str, step: int) -> bool:
-    """Count a connection from ``peer`` in (1), if the caps allow it, or out (-1)."""
-    with server.counting:
-        held = server.clients.get(peer, 0)
-        if step > 0 and (held >= server.per_client or server.open >= server.max_connections):
-            return False
-        server.open += step
-        if held + step:
-            server.clients[peer] = held + step
-        else:
-            server.clients.pop(peer, None)
-        return True
-
-
-def _above_standard_fds(sock: Any) -> Any:
-    """``sock`` moved to a descriptor above 2, and fds 0-2 taken back
-    (_standard_fds): a tool's child process, or os.write(1, ...), then writes
-    to stderr, not into a client's connection."""
-    import socket
-
-    try:
-        import fcntl
-    except ImportError:  # (Windows: sockets are no file descriptors)
-        return sock
-    fd = fcntl.fcntl(sock.fileno(), fcntl.F_DUPFD, 3)
-    os.set_inheritable(fd, False)
-    moved = socket.socket(sock.family, sock.type, sock.proto, fileno=fd)
-    sock.close()
-    _standard_fds()
-    return moved
-
-
-def _refuse_connection(sock: Any) -> None:
-    """503 on the accepting thread, which must not wait: the answer fits an
-    empty send buffer, and what the client has sent already is read, so
-    that closing does not reset the connection before the client reads it."""
-    text = b"503 Service Unavailable: too many connections from this address\n"
-    try:
-        sock.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: text/plain; "
-                     b"charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(text), text))
-        sock.setblocking(False)
-        sock.recv(65536)
-    except OSError:
-        pass
-
-
-class _ReadTimeout(OSError):
-    """A request's head, or its body, not read within ``read_timeout``."""
-
-
-def _deadline_reader() -> Any:
-    """The raw reader under a connection's rfile: a socket's bytes, with one
-    deadline for the whole of a request's head (or body) rather than for each
-    read, so that a client trickling a byte at a time (slowloris) cannot hold a
-    thread for longer than ``read_timeout``."""
-    import io
-    import socket
-
-    class DeadlineReader(io.RawIOBase):
-        def __init__(self, sock: Any) -> None:
-            self.sock, self.timeout = sock, sock.gettimeout()  # the socket's, as last set
-            self.window: Optional[float] = None  # read_timeout, while a head or a body is read
-            self.deadline: Optional[float] = None  # the window's end, from its first read on
-
-        def start(self, seconds: float) -> None:
-            """A head, or a body, to read within ``seconds`` of its first read."""
-            self.window, self.deadline = seconds, None
-
-        def stop(self) -> None:
-            """Reading done: the socket's own timeout back, for the answer."""
-            self.window = None
-            self._timeout(_HttpConnection._TIMEOUT)
-
-        def readable(self) -> bool:
-            return True
-
-        def readinto(self, buffer: Any) -> int:
-            if self.window is None:
-                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
-            if self.deadline is None:  # the window opens with its first read
-                left = self.window
-                self.deadline = time.monotonic() + left
-            else:
-                left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise _ReadTimeout("read_timeout")
-            self._timeout(min(left, _HttpConnection._TIMEOUT))
-            try:
-                return self.sock.recv_into(buffer)  # type: ignore[no-any-return]
-            except socket.timeout:
-                raise _ReadTimeout("read_timeout") from None
-
-        def _timeout(self, seconds: float) -> None:
-            # settimeout is a system call, made without the GIL: two a request
-            # were a GIL hand-off each between busy connections.  By default
-            # (read_timeout as _TIMEOUT) a request read at once makes none.
-            if seconds != self.timeout:
-                self.sock.settimeout(seconds)
-                self.timeout = seconds
-
-    return DeadlineReader
-
-
-_MAX_LINE = 65536  # bytes of a request line or of one header line
-_MAX_HEADERS = 100
-_TOKEN = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # RFC 9110, 5.6.2
-_TOKENS: Dict[str, str] = {}  # field names found to be tokens (_is_token), each with its environ key
-
-
-class _HttpConnection:
-    """One client connection: requests read one after another (keep-alive),
-    each run through the WSGI app; a body of unknown length (a stream) goes
-    chunked, flushed per event.  A request's head, and then its body, must
-    arrive within the server's ``read_timeout`` (the wait for the next
-    request on a kept connection included); a client that reads nothing for
-    ``_TIMEOUT`` seconds is dropped."""
-
-    _TIMEOUT = 30.0
-
-    def __init__(self, sock: Any, client_address: Any, server: Any) -> None:
-        import io
-        import socket
-
-        self.sock, self.server, self.app = sock, server, server.app
-        self.client = client_address
-        sock.settimeout(self._TIMEOUT)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small answers leave at once
-        self.reader = server.reader(sock)
-        self.rfile = io.BufferedReader(self.reader)
-        self.wfile = sock.makefile("wb")
-        try:
-            while self.serve_one():
-                pass
-        finally:
-            for stream in (self.wfile, self.rfile):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-
-    def serve_one(self) -> bool:
-        """One request and its answer; whether the connection stays open."""
-        self.reader.start(self.server.read_timeout)
-        try:
-            head = _read_head(self.rfile)
-        except OSError:  # read_timeout (a stalled head: closed, unanswered), or a reset
-            return False
-        if head is None:
-            return False
-        if len(head) == 2:  # (status, reason)
-            self.refuse(*head)
-            return False
-        method, target, version, headers = head
-        if self.server.stopping:  # SIGTERM: requests in flight finish, no new one starts
-            return self.refuse(503, "Service Unavailable")
-        stream = method == "GET"
-        with self.server.counting:
-            self.server.active += 1
-            self.server.streams += stream
-        try:
-            return self.run(method, target, version, headers)
-        except OSError:  # the client went away meanwhile
-            return False
-        finally:
-            with self.server.counting:
-                self.server.active -= 1
-                self.server.streams -= stream
-
-    def run(self, method: str, target: str, version: str, headers: List[Tuple[str, str]]) -> bool:
-        fields = {name.lower(): value for name, value in headers}
-        length = _framing(version, headers, fields)
-        if isinstance(length, tuple):
-            return self.refuse(*length)
-        if fields.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
-            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            self.wfile.flush()
-        body = _Input(self.rfile, length)
-        environ = _environ(self, method, target, version, headers, body)
-        if environ["CONTENT_LENGTH"]:
-            environ["CONTENT_LENGTH"] = str(length)  # ("40, 40": RFC 9110, 8.6)
-        keep = version == "HTTP/1.1" and fields.get("connection", "").lower() != "close" or \
-            version == "HTTP/1.0" and fields.get("connection", "").lower() == "keep-alive"
-        started: List[Any] = []
-
-        def start_response(status: str, response_headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
-            started[:] = [status, response_headers]
-            return _no_write
-
-        self.reader.start(self.server.read_timeout)  # the body's own
-        try:
-            result = self.app(environ, start_response)
-        except _ReadTimeout:  # a stalled body (RFC 9110, 15.5.9)
-            return self.refuse(408, "Request Timeout")
-        self.reader.stop()
-        if body.left:  # unread (a 404): what stays of it would be taken for the next request
-            keep = keep and self._drained(body, result)  # else the response says Connection: close
-        try:
-            keep = _write_response(self.send, version, method, started[0], started[1], result, keep)
-        finally:
-            close = getattr(result, "close", None)
-            if close is not None:
-                close()
-        return keep and not body.left  # an unread body would be taken for the next request
-
-    def _drained(self, body: _Input, result: Any) -> bool:
-        """A body the app left unread, read and dropped when short (64 KiB, within
-        the read timeout), so that the connection stays open; False: it closes,
-        and the response says so ("Connection: close", RFC 9112, 9.6), rather
-        than a client's next request on it meeting a closed socket.  Not under a
-        streamed answer, which may still read it."""
-        if not isinstance(result, list) or body.left > 65536:
-            return False
-        self.reader.start(self.server.read_timeout)
-        try:
-            while body.left and body.read(body.left):
-                pass
-        except (_ReadTimeout, OSError, ValueError):
-            return False
-        finally:
-            self.reader.stop()
-        return not body.left
-
-    def send(self, data: bytes) -> None:
-        """``data`` on the wire now: when short, in the socket's one sendall
-        (1.6 us a request less than the buffered file and its flush); else
-        through the file, whose writes each wait up to ``_TIMEOUT``, so that a
-        client that reads a long answer slowly but steadily is not cut."""
-        if len(data) <= 65536:
-            self.sock.sendall(data)
-        else:
-            self.wfile.write(data)
-            self.wfile.flush()
-
-    def refuse(self, status: int, reason: str) -> bool:
-        text = f"{status} {reason}\n".encode()
-        retry = "Retry-After: 1\r\n" if status == 503 else ""
-        self.wfile.write(f"HTTP/1.1 {_status_line(status)}\r\n{retry}"
-                         f"Content-Type: text/plain; charset=utf-8\r\nContent-Length: {len(text)}\r\n"
-                         f"Connection: close\r\n\r\n".encode() + text)
-        self.wfile.flush()
-        return False
-
-
-def _framing(version: str, headers: List[Tuple[str, str]], fields: Dict[str, str]) -> Any:
-    """The request body's length (RFC 9112, 6.3), or the (status, reason)
-    that refuses the request.  A refused request closes the connection (6.3
-    asks it of every case below), so no byte of a body that a proxy in front
-    framed otherwise is ever read as a next request: request smuggling.
-    ``fields`` holds the headers by lower-case name."""
-    # The common case first, read from ``fields`` (1 us a request less than the
-    # rule below, which reaches the same answer for it): no name twice, no
-    # Transfer-Encoding, one Host (HTTP/1.1), a Content-Length of digits or none.
-    length = fields.get("content-length", "0")
-    if len(fields) == len(headers) and "transfer-encoding" not in fields and len(length) < 19 \
-            and length.isdigit() and length.isascii() and ("host" in fields or version != "HTTP/1.1"):
-        return int(length)
-    codings: List[str] = []
-    lengths: List[str] = []
-    hosts = 0
-    for name, value in headers:
-        name = name.lower()
-        if name == "transfer-encoding":
-            codings += [coding.strip(" \t").lower() for coding in value.split(",")]
-        elif name == "content-length":
-            lengths += [length.strip(" \t") for length in value.split(",")]
-        elif name == "host":
-            hosts += 1
-    if codings:
-        # 6.1: with Content-Length, or in HTTP/1.0, Transfer-Encoding is faulty
-        # framing; 6.3 (4): a last coding other than chunked leaves the length unknown.
-        if lengths or version != "HTTP/1.1" or codings[-1] != "chunked":
-            return 400, "Bad Request"
-        return 411, "Length Required"  # chunked is valid HTTP; we read only bodies of a known length
-    if version == "HTTP/1.1" and hosts != 1:
-        return 400, "Bad Request"  # 3.2: exactly one Host
-    if not lengths:
-        return 0
-    # 6.3 (5), RFC 9110 8.6: digits only; a list of one value repeated is that value.
-    if len(set(lengths)) > 1 or not (lengths[0].isascii() and lengths[0].isdigit()):
-        return 400, "Bad Content-Length"
-    return int(lengths[0]) if len(lengths[0]) < 19 else 10 ** 18
-
-
-def _read_head(rfile: Any) -> Any:
-    """(method, target, version, headers) of the next request; None at the end
-    of the connection; (status, reason) for a request that cannot be read."""
-    line = rfile.readline(_MAX_LINE + 1)
-    while line in (b"\r\n", b"\n"):  # empty lines before a request are ignored (RFC 9112, 2.2)
-        line = rfile.readline(_MAX_LINE + 1)
-    if not line:
-        return None
-    if len(line) > _MAX_LINE:
-        return 414, "URI Too Long"
-    parts = line.decode("latin-1").split()
-    if len(parts) != 3 or parts[2] not in ("HTTP/1.0", "HTTP/1.1") or not parts[0].isalpha():
-        return 400, "Bad Request"
-    headers = _buffered_fields(rfile)
-    if headers is None:
-        headers = _read_fields(rfile)
-    if isinstance(headers, tuple):
-        return headers
-    return parts[0], parts[1], parts[2], headers
-
-
-def _buffered_fields(rfile: Any) -> Any:
-    """The header fields of a head already whole in ``rfile``'s buffer (a
-    client writes its head at once), split in one step rather than read a
-    line at a time (1-2 us a request less), or (status, reason); None when
-    the head is not all there, or has a line that ends in a bare LF, no
-    field, or lines too long or too many: _read_fields then reads it, line
-    by line, and applies the rule to each line as it comes.  Under those
-    conditions both reach the same answer for the same bytes."""
-    buffered = rfile.peek()  # what is buffered (a read of the socket only if nothing is)
-    end = buffered.find(b"\r\n\r\n")
-    if end <= 0 or end + 2 > _MAX_LINE or buffered.count(b"\n", 0, end) != buffered.count(b"\r\n", 0, end):
-        return None
-    lines = buffered[:end].decode("latin-1").split("\r\n")
-    if len(lines) >= _MAX_HEADERS or not lines[0]:  # (an empty first line: a head of no fields)
-        return None
-    headers: List[Tuple[str, str]] = []
-    for line in lines:
-        if not _add_field(headers, line):
-            return 400, "Bad Request"
-    rfile.read(end + 4)
-    return headers
-
-
-def _read_fields(rfile: Any) -> Any:
-    """The header fields, a line at a time, or (status, reason)."""
-    headers: List[Tuple[str, str]] = []
-    while True:
-        line = rfile.readline(_MAX_LINE + 1)
-        if len(line) > _MAX_LINE or len(headers) >= _MAX_HEADERS:
-            return 431, "Request Header Fields Too Large"
-        if line in (b"\r\n", b"\n", b""):
-            return headers
-        if not _add_field(headers, line.decode("latin-1")):
-            return 400, "Bad Request"
-
-
-def _add_field(headers: List[Tuple[str, str]], line: str) -> bool:
-    """One header line (with or without its line end) added to ``headers``;
-    False if it is refused (400)."""
-    name, sep, value = line.partition(":")
-    value = value.strip(" \t\r\n")
-    # A name is a token (RFC 9110, 5.1): obsolete line folding (RFC 9112,
-    # 5.2) and a space before the colon (5.1) are refused; so are CR and
-    # NUL inside a value (RFC 9110, 5.5).
-    if not sep or "\r" in value or "\0" in value or name not in _TOKENS and not _is_token(name):
-        return False
-    headers.append((name, value))
-    return True
-
-
-def _is_token(name: str) -> bool:
-    """Whether a field name is a token (RFC 9110, 5.6.2).  One found so is
-    remembered (_TOKENS), with its key in a WSGI environ: a client sends the
-    same few names request after request, and a lookup costs a tenth of the
-    test (0.9 us a request) and of making the key (1 us)."""
-    if not name or name.strip(_TOKEN):
-        return False
-    if len(_TOKENS) < 1024 and len(name) <= 64:  # bounded, whatever names clients make up
-        _TOKENS[name] = _environ_key(name)
-    return True
-
-
-def _environ_key(name: str) -> str:
-    """A header field's key in a WSGI environ (PEP 3333: CGI's names)."""
-    key = name.upper().replace("-", "_")
-    return key if key in ("CONTENT_TYPE", "CONTENT_LENGTH") else "HTTP_" + key
-
-
-def _no_write(data: bytes) -> None:
-    raise NotImplementedError("mcp_ref's HTTP server supports no write() callable")
-
-
-def _environ(conn: _HttpConnection, method: str, target: str, version: str, headers: List[Tuple[str, str]],
-             body: Any) -> Dict[str, Any]:
-    path, _, query = target.partition("?")
-    if "%" in path:  # (else unquote gives it back as it is; its import is 0.2 us a request)
-        from urllib.parse import unquote
-
-        path = unquote(path, "latin-1")
-    host, port = conn.server.server_address[:2]
-    environ: Dict[str, Any] = {
-        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": path,
-        "QUERY_STRING": query, "SERVER_NAME": str(host), "SERVER_PORT": str(port), "SERVER_PROTOCOL": version,
-        "REMOTE_ADDR": conn.client[0], "CONTENT_TYPE": "", "CONTENT_LENGTH": "",
-        "wsgi.version": (1, 0), "wsgi.url_scheme": "http", "wsgi.input": body, "wsgi.errors": sys.stderr,
-        "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
-        "mcp_ref.gone": functools.partial(_peer_gone, conn.sock),
-    }
-    for name, value in headers:
-        key = _TOKENS.get(name) or _environ_key(name)
-        environ[key] = environ[key] + "," + value if environ.get(key) else value
-    return environ
-
-
-class _Input:
-    """The request body, never read past its Content-Length."""
-
-    def __init__(self, stream: Any, length: int) -> None:
-        self.stream, self.left = stream, max(0, length)
-
-    def read(self, size: int = -1) -> bytes:
-        size = self.left if size < 0 else min(size, self.left)
-        data = self.stream.read(size) if size else b""
-        self.left -= len(data)
-        return data
-
-
-def _peer_gone(sock: Any) -> bool:
-    """Whether the client has closed its end (readable, and nothing to read)."""
-    import select
-    import socket
-
-    try:
-        readable, _, _ = select.select([sock], [], [], 0)
-        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):
-        return True
-
-
-def _write_response(send: Callable[[bytes], None], version: str, method: str, status: str,
-                    headers: List[Tuple[str, str]], result: Iterable[bytes], keep: bool) -> bool:
-    """The answer on the wire (``send``: _HttpConnection.send); whether the
-    connection may stay open.  A body known whole goes with its
-    Content-Length, in one write with the headers; a stream goes chunked
-    (HTTP/1.1) or until the connection closes (1.0)."""
-    names = {name.lower() for name, _ in headers}
-    lines = [f"HTTP/1.1 {status}", _date(), f"Server: mcp_ref/{__version__}"] + \
-        [f"{name}: {value}" for name, value in headers]
-    whole = isinstance(result, list) or "content-length" in names
-    chunked = not whole and version == "HTTP/1.1"
-    keep = keep and (whole or chunked)
-    data = b"".join(result) if whole else b""
-    if whole and "content-length" not in names:
-        lines.append(f"Content-Length: {len(data)}")
-    if chunked:
-        lines.append("Transfer-Encoding: chunked")
-    if not keep:
-        lines.append("Connection: close")
-    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-    send(head + (data if method != "HEAD" else b""))
-    if whole:
-        return keep
-    for data in result:  # each event on the wire as soon as it is made
-        if data:
-            send(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-    if chunked:
-        send(b"0\r\n\r\n")
-    return keep
-
-
-_DATE_LINE = [(0, "")]  # the last second's Date header: one formatting a second, not a request (0.7 us)
-
-
-def _date() -> str:
-    """The Date header (RFC 9110, 6.6.1) of this second."""
-    now = int(time.time())
-    second, line = _DATE_LINE[0]  # (one tuple, replaced whole: threads read it at once)
-    if second != now:
-        line = f"Date: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime(now))}"
-        _DATE_LINE[0] = now, line
-    return line
 
 
 def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
@@ -20327,7 +20602,7 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
 #   _fast_encode_reply   _encode_reply (section 18)       puts that JSON into the response as written
 #   _fast_dumps          _dumps_message (section 18)      every message: json's C encoder, made once;
 #                                                         a polled Task's JSON text kept (_ShownTask)
-#   _rx_accelerated      _compile_pattern (section 28)    patterns proven safe run on Python's re (_RX_ACCELERATE)
+#   _rx_accelerated      _rx_compile_pattern (section 28) patterns proven safe run on Python's re (_RX_ACCELERATE)
 #   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine;
 #                                                         a result type seen not to be the SDK's (_NOT_SDK)
 #
@@ -20606,7 +20881,7 @@ def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
     return '{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(id_, 0)) + ',"result":' + task.json + "}"  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _compile_pattern's automaton, section 28) ---
+# -- patterns on Python's re (the rule: _rx_compile_pattern's automaton, section 28)
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies

@@ -1925,17 +1925,21 @@ _CORE: List[Any] = []
 
 
 def core_alone() -> Any:
-    """mcp_ref.py cut at its line "# ---- layers": the core, a module of its own (made once)."""
+    """mcp_ref.py cut at its line "# ---- layers" as .ci/cut_core.py cuts it: the
+    core, a module of its own (made once, in this process)."""
     if not _CORE:
         import types
 
+        spec = importlib.util.spec_from_file_location("cut_core", os.path.join(HERE, ".ci", "cut_core.py"))
+        cut_core = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(cut_core)  # type: ignore[union-attr]
         with open(MCP_REF, encoding="utf-8") as f:
-            source = f.read()
+            core = cut_core.split(f.read())[0]
         module = types.ModuleType("mcp_ref_core_alone")
         module.__file__ = MCP_REF
         sys.modules[module.__name__] = module  # (for the classes' __module__), gone again at once
         try:
-            exec(compile(source[:source.index("\n# ---- layers")], MCP_REF, "exec"), module.__dict__)
+            exec(compile(core, MCP_REF, "exec"), module.__dict__)
         finally:
             del sys.modules[module.__name__]
         _CORE.append(module)

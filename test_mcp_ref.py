@@ -51,11 +51,19 @@ What they share is in _testing.py.
 
 import ast
 import doctest
+import importlib.util
+import json
+import os
 import re
+import socket
+import subprocess
+import tempfile
+import time
 import unittest
-from typing import Dict, List, Tuple
+import urllib.request
+from typing import Any, Dict, List, Tuple
 
-from _testing import BOTH, accelerators, mcp_ref
+from _testing import BOTH, HERE, SOURCE, UNDER_TEST, accelerators, mcp_ref, needs_layers, python_command
 
 
 class DoctestTest(unittest.TestCase):
@@ -145,7 +153,7 @@ class SectionsTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
-        with open(str(mcp_ref.__file__), encoding="utf-8") as f:
+        with open(SOURCE, encoding="utf-8") as f:  # the whole file, also when the core runs alone
             cls.source = f.read()
         cls.sections = _sections(cls.source)
 
@@ -214,6 +222,10 @@ class SectionsTest(unittest.TestCase):
         or the fidelity hook it calls (the SDK fidelity sections' tables)."""
         definitions = _definitions(self.source)
         lines = self.source.split("\n")
+        # A layer's refinement is set at a seam (_refine(seam=refinement)): the rule names the seam.
+        seam_of = {keyword.value.id: keyword.arg for node in ast.walk(ast.parse(self.source))
+                   if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_refine"
+                   for keyword in node.keywords if isinstance(keyword.value, ast.Name)}
         for number, title, _ in self.sections:
             if "fidelity" not in title.lower() and "accelerator" not in title.lower():
                 continue
@@ -223,7 +235,7 @@ class SectionsTest(unittest.TestCase):
                     continue
                 first, last, _ = definitions[rule.group(1)]
                 with self.subTest(rule=rule.group(1), names=name):
-                    self.assertIn(name, "\n".join(lines[first - 1:last]))
+                    self.assertIn(seam_of.get(name, name), "\n".join(lines[first - 1:last]))
 
     def test_section_references_point_at_sections(self) -> None:
         """Every "section N" in the file names a section that exists (not an RFC's)."""
@@ -248,7 +260,7 @@ class SectionsTest(unittest.TestCase):
     def test_readme_quotes_no_false_figure_about_the_file(self) -> None:
         """A size the README gives the file is its size; limits are the ones tested
         here; a size given of an earlier revision names that revision's commit."""
-        readme_path = str(mcp_ref.__file__).replace("mcp_ref.py", "README.md")
+        readme_path = os.path.join(HERE, "README.md")
         with open(readme_path, encoding="utf-8") as f:
             readme = f.read()
         total = self.source.count("\n")
@@ -261,6 +273,247 @@ class SectionsTest(unittest.TestCase):
                 self.assertEqual(int(figure), len(self.sections), sentence)
             for figure in re.findall(r"no function (?:is )?over (\d+)", sentence):
                 self.assertEqual(int(figure), MAX_FUNCTION_LINES, sentence)
+
+
+# -- the core alone (issue 34) ------------------------------------------------------
+
+
+def _load_cut_core() -> Any:
+    """.ci/cut_core.py, where the file is cut and its forward names are found (standard library only)."""
+    spec = importlib.util.spec_from_file_location("cut_core", os.path.join(HERE, ".ci", "cut_core.py"))
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+# The names the core uses that only the layers after it define, as found today: a
+# ratchet.  The test fails on a name not listed (the core must not begin to name a
+# layer) and on a listed name the core no longer uses (take it off: the list only
+# shrinks, to empty, when the core stands alone).  Code and annotations alike
+# (.ci/cut_core.py says why annotations count).
+KNOWN_FORWARD = {
+    "ToolAnnotations",
+    "_Union", "_array_noun", "_build_union", "_check_size", "_class_values_json",
+    "_data_arms", "_field_default", "_field_default_of", "_field_holder",
+    "_field_value", "_fill_field_defaults", "_first_bound_failure", "_format_errors",
+    "_involves_pydantic", "_is_pydantic_field", "_json_text_arguments", "_json_text_params", "_lax_allowed",
+    "_lax_any_of", "_lax_anything", "_lax_array", "_lax_kind", "_lax_members", "_lax_object", "_lax_parse",
+    "_lax_steps", "_lax_string", "_lax_type", "_lax_typed", "_number_text", "_one_of_text", "_plural",
+    "_pydantic_arguments", "_pydantic_checked", "_pydantic_output", "_pydantic_read", "_pydantic_structured",
+    "_pydantic_value", "_python_only", "_resolve_marker", "_resolvers_of", "_sdk_model_json", "_show_as_sent",
+    "_takes_sdk_context", "_truncated_repr", "_type_error", "_type_words",
+}
+# The names the core's __all__ exports that only the layers define (the cut file's
+# ``from mcp_ref import *`` fails on them): a ratchet as well; a layer extends
+# __all__ with its own names.
+KNOWN_FORWARD_EXPORTS = {
+    "APP_MIME_TYPE", "Apps", "BlobResourceContents", "CallNext", "CallToolRequestParams",
+    "Client", "CompletionArgument", "CompletionContext", "CreateMessageRequest", "CreateMessageRequestParams",
+    "CreateMessageResult", "EXTENSION_ID", "Elicit", "ElicitRequest",
+    "ElicitRequestFormParams", "ElicitResult", "EmptyResult", "EventCallback", "Extension",
+    "FastMCP", "HandlerResult", "InputRequest", "JSONRPCMessage", "ListRoots", "ListRootsRequest",
+    "ListRootsResult", "MethodBinding", "OAuthClientProvider", "OAuthFlowError", "RequestParams",
+    "RequestStateSecurity", "Resolve", "ResourceBinding", "ResourceCsp", "ResourcePermissions", "Root",
+    "SKILLS_EXTENSION", "Sample", "SamplingMessage", "ServerRequestContext", "SetLevelRequestParams", "Skills",
+    "SubscribeRequestParams", "TextResourceContents", "ToolBinding", "URL_ELICITATION_REQUIRED",
+    "UnsubscribeRequestParams", "Visibility", "client_supports_apps", "require_client_extension",
+    "validate_extension_identifier", "wsgi_app",
+}
+
+
+class CoreAloneTest(unittest.TestCase):
+    """The core, mcp_ref.py above its line "# ---- layers", names nothing after
+    it (issue 34): read statically, with symtable, so that a name bound in a
+    function, lambda or comprehension is never taken for a forward one."""
+
+    cut: Any
+    core: str
+    line: str
+    forward: Dict[str, Tuple[str, int]]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.cut = _load_cut_core()
+        with open(SOURCE, encoding="utf-8") as f:
+            cls.core, _, _, cls.line = cls.cut.split(f.read())
+        cls.forward = cls.cut.forward_names(cls.core)
+
+    def _ratchet(self, found: Dict[str, Tuple[str, int]], known: Any, name: str) -> None:
+        new = sorted(f"{n} ({kind}, line {line})" for n, (kind, line) in found.items() if n not in known)
+        gone = sorted(set(known) - set(found))
+        self.assertEqual({"new": new, "gone": gone}, {"new": [], "gone": []},
+                         f"{name}: new, the names the core newly takes from its layers (each with its first use: "
+                         f"define it in the core, or refine a seam instead); gone, the names {name} lists that "
+                         f"are no longer forward (take them off it)")
+
+    def test_the_core_names_no_layer(self) -> None:
+        self._ratchet({n: v for n, v in self.forward.items() if v[0] != "__all__"}, KNOWN_FORWARD, "KNOWN_FORWARD")
+
+    def test_the_core_exports_only_its_own_names(self) -> None:
+        self._ratchet({n: v for n, v in self.forward.items() if v[0] == "__all__"}, KNOWN_FORWARD_EXPORTS,
+                      "KNOWN_FORWARD_EXPORTS")
+
+    def test_the_cut_is_at_the_layers_line(self) -> None:
+        self.assertRegex(self.line, r"^# -{3,} ?layers")
+        self.assertIn("\nclass MCPServer", self.core)
+        self.assertNotRegex(self.core, r"(?m)^# \d+\. SDK fidelity")
+
+    def test_forward_names_are_found_where_python_looks_them_up(self) -> None:
+        """A planted core: what it looks up in globals is found, with its kind;
+        names bound in its functions, lambdas, comprehensions and under
+        ``global`` are not."""
+        core = (
+            "from __future__ import annotations\n"
+            "TYPE_CHECKING = False\n"
+            "if TYPE_CHECKING:\n"
+            "    from typing import Dict\n"
+            "    _Alias = Dict[str, '_TypedOnly']\n"
+            "__all__ = ('f', 'Layered')\n"
+            "_WORDS = [w for w in ('a', 'b')]\n"
+            "def f(a: '_Annotated', b=_default) -> Dict[str, _Returned]:\n"
+            "    global _set_here\n"
+            "    _set_here = 1\n"
+            "    end = [m for m in a if m > _later()]\n"
+            "    return lambda n: (n, end, _set_here, _WORDS, len(a))\n"
+            "class K(_Base):\n"
+            "    kind = _kinds\n"
+            "    def m(self) -> int: return [c for c in range(3) if c in _inside][0]\n"
+        )
+        found = self.cut.forward_names(core)
+        self.assertEqual({name: kind for name, (kind, _) in found.items()}, {
+            "_default": "code", "_later": "code", "_Base": "code", "_kinds": "code", "_inside": "code",
+            "_Annotated": "annotation", "_Returned": "annotation", "_TypedOnly": "annotation",
+            "Layered": "__all__"})
+        self.assertEqual(found["_later"][1], 11)
+
+    def test_a_test_that_needs_a_layer_skips_on_the_core(self) -> None:
+        """``_testing.needs_layers``: skipped under MCP_REF_UNDER_TEST with the
+        layers it names as the reason, run otherwise; a layer it does not know is an error."""
+        test = needs_layers("sdk", "cli")(lambda: None)
+        self.assertEqual(getattr(test, "__unittest_skip__", False), UNDER_TEST is not None)
+        if UNDER_TEST is not None:
+            self.assertIn("needs the sdk, cli layers", test.__unittest_skip_why__)  # type: ignore[attr-defined]
+        with self.assertRaises(ValueError):
+            needs_layers("pydantic")
+
+    @unittest.skipIf(UNDER_TEST is None, "the core runs alone only with MCP_REF_UNDER_TEST (.ci/run: the core alone)")
+    def test_the_module_under_test_is_the_cut_core(self) -> None:
+        with open(str(mcp_ref.__file__), encoding="utf-8") as f:
+            self.assertEqual(f.read(), self.core, "the cut file is not the core of this checkout: cut it again")
+
+
+# A server as a user writes it: a tool with structured output, run() over the
+# transport given.  It takes mcp_ref from the checkout, or (python_command) from
+# MCP_REF_UNDER_TEST: the core alone.
+_RUN_SERVER = '''\
+import dataclasses, sys
+sys.path.insert(0, {here!r})
+from mcp_ref import MCPServer
+
+mcp = MCPServer("core")
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: str
+
+
+@mcp.tool()
+def make(x: int, y: str = "a") -> Point:
+    """A point."""
+    return Point(x, y)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:]:
+        mcp.run(transport="streamable-http", port=int(sys.argv[1]))
+    else:
+        mcp.run()
+'''
+_HANDSHAKE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+_CALL: Dict[str, Any] = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                         "params": {"name": "make", "arguments": {"x": 3}}}
+_MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+class RunTest(unittest.TestCase):
+    """``run()`` serves a tool over stdio and over Streamable HTTP, in a process
+    of its own with no site packages (-E -s -S): under MCP_REF_UNDER_TEST, from
+    the core alone."""
+
+    folder: "tempfile.TemporaryDirectory[str]"
+    script: str
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.folder = tempfile.TemporaryDirectory()
+        cls.script = os.path.join(cls.folder.name, "server.py")
+        with open(cls.script, "w", encoding="utf-8") as f:
+            f.write(_RUN_SERVER.format(here=HERE))
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.folder.cleanup()
+
+    def test_stdio(self) -> None:
+        frames = [_HANDSHAKE, {"jsonrpc": "2.0", "method": "notifications/initialized"}, _CALL]
+        run = subprocess.run(python_command(self.script, flags=("-E", "-s", "-S")), capture_output=True, text=True,
+                             input="".join(json.dumps(frame) + "\n" for frame in frames), timeout=60)
+        answers = {answer.get("id"): answer for answer in map(json.loads, run.stdout.splitlines())}
+        self.assertEqual(answers.get(1, {}).get("result", {}).get("protocolVersion"), "2025-11-25", run.stderr)
+        self.assertEqual(answers[2]["result"]["structuredContent"], {"x": 3, "y": "a"}, run.stderr)
+        self.assertIs(answers[2]["result"]["isError"], False)
+        self.assertEqual(run.returncode, 0, run.stderr)
+
+    def test_streamable_http(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        process = subprocess.Popen(python_command(self.script, str(port), flags=("-E", "-s", "-S")),
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            _wait_for_server(process, port)
+            modern = dict(_CALL, params=dict(_CALL["params"], _meta=_MODERN))
+            reply = _post(port, modern, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                                         "Mcp-Name": "make"})
+            self.assertEqual(reply["result"]["structuredContent"], {"x": 3, "y": "a"})
+            session: Dict[str, str] = {}
+            self.assertEqual(_post(port, _HANDSHAKE, {}, session)["result"]["protocolVersion"], "2025-11-25")
+            self.assertEqual(_post(port, _CALL, session)["result"]["structuredContent"], {"x": 3, "y": "a"})
+        finally:
+            process.terminate()
+            _, stderr = process.communicate(timeout=30)
+        self.assertEqual(process.returncode, 0, stderr.decode(errors="replace"))
+
+
+def _wait_for_server(process: "subprocess.Popen[bytes]", port: int) -> None:
+    """Until the server listens on ``port``; a server that ended first (its import failed) fails the test."""
+    deadline = time.monotonic() + 30
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise AssertionError(f"the server did not listen: {process.communicate(timeout=30)[1].decode(errors='replace')}")
+
+
+def _post(port: int, message: Any, headers: Dict[str, str], session: Any = None) -> Any:
+    """The answer to one POST: its JSON body, or the last message of its SSE
+    body; ``session`` (a dict) receives the headers of the session it opens."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=json.dumps(message).encode(), headers=dict(
+        headers, **{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}))
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read().decode()
+        if session is not None and response.headers.get("Mcp-Session-Id"):
+            session.update({"Mcp-Session-Id": response.headers["Mcp-Session-Id"],
+                            "MCP-Protocol-Version": "2025-11-25"})
+    if body.lstrip().startswith("{"):
+        return json.loads(body)
+    return [json.loads(line[5:]) for line in body.splitlines() if line.startswith("data:")][-1]
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 The JSON Schema Test Suite's pattern cases, ECMA-262 semantics where they differ
 from Python's re, a seeded differential test against re on safe patterns (and
 against V8 when node is installed), the hostile cases that make re backtrack,
-and the criterion for handing a pattern to re.  MCP_REF_FUZZ_LONG=1 runs more
+and the criterion for handing a pattern to re.  TestCoreRule: the core's own
+rule (section 6, the file cut at its layers line), which checks plain patterns
+and refuses the others, against re and the engine on generated patterns.  MCP_REF_FUZZ_LONG=1 runs more
 random cases and larger texts; ECMA_PATTERN_VERBOSE=1 prints the timings.
 """
 
@@ -15,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import time
+import types
 import unicodedata
 import unittest
 
@@ -451,6 +454,181 @@ class TestAcceleratorCriterion(unittest.TestCase):
                 self.assertEqual(not isinstance(ep._compile_pattern(r"^\d+$"), ep._RxMatcher), on)
         finally:
             ep._RX_ACCELERATE = saved
+
+
+_CORE = []
+
+
+def cut_core():
+    """The core alone: mcp_ref.py above its line "# ---- layers", loaded as a
+    module of its own, whose _compile_pattern no layer has refined."""
+    if not _CORE:
+        with open(ep.__file__, encoding="utf-8") as f:
+            source = f.read()
+        module = types.ModuleType("mcp_ref_core")
+        module.__file__ = ep.__file__
+        sys.modules[module.__name__] = module  # (dataclasses look their module up)
+        exec(compile(source[:source.index("\n# ---- layers")], ep.__file__, "exec"), module.__dict__)
+        _CORE.append(module)
+    return _CORE[0]
+
+
+SPACE = "\\s\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"  # ECMA's \s, with re.ASCII
+PLAIN_ATOMS = [("a", "a"), ("b", "b"), ("1", "1"), (" ", " "), ("\u00e9", "\u00e9"), ("/", "/"), (r"\.", r"\."),
+               (".", "[^\\n\\r\\u2028\\u2029]"), (r"\d", "[0-9]"), (r"\D", "[^0-9]"), (r"\w", "[0-9A-Z_a-z]"),
+               (r"\W", "[^0-9A-Z_a-z]"), (r"\s", f"[{SPACE}]"), (r"\S", f"[^{SPACE}]"), ("[ab]", "[ab]"),
+               ("[^a]", "[^a]"), ("[a-c1]", "[a-c1]"), (r"[\d.]", "[0-9.]"), (r"[^\s]", f"[^{SPACE}]"),
+               (r"[\D1]", "[^02-9]"), (r"\n", "\\n"), (r"\/", "/"), (r"[\-a]", "[\\-a]"), (r"[\b]", "\\x08"),
+               ("[]", "[^\\s\\S]"), ("[^]", "[\\s\\S]"), (r"\$", r"\$"), (r"\^", r"\^")]
+PLAIN_TEXT = "ab1 \u00e9/.\n\u2028\ufeff\x08-c$^"
+
+
+def plain_terms(rng):
+    """A plain pattern's terms, each as (ECMA source, equivalent Python re source)."""
+    terms = []
+    for _ in range(rng.randint(0, 5)):
+        atom = rng.choice(PLAIN_ATOMS)
+        q = rng.choice(["", "", "", "*", "+", "?", "{2}", "{0,2}", "{1,}", "{2,3}", "{0}"])
+        q += rng.choice(["", "", "?"]) if q else ""
+        terms.append((atom[0] + q, (f"(?:{atom[1]})" + q) if q else atom[1]))
+    return terms
+
+
+def plain_pattern(rng):
+    """A random plain pattern (what the core checks) as (ECMA source, Python re source)."""
+    start, end = rng.random() < 0.4, rng.random() < 0.4
+    terms = plain_terms(rng)
+    return ("^" * start + "".join(t[0] for t in terms) + "$" * end,
+            "\\A" * start + "".join(t[1] for t in terms) + "\\Z" * end)
+
+
+# Valid ECMA-262 that only the pattern layer checks: inserted between a plain pattern's terms.
+NOT_PLAIN = ["(a)", "(?:ab)", "a|b", "(?<n>a)", r"\b", r"\B", "(?=a)", "(?!a)", "(?<=a)", "(?<!a)", r"\p{L}",
+             r"\P{Lu}", r"[\p{N}a]", r"\x41", r"\u0041", r"\u{41}", r"\cA", r"[\x41]", "$a", "a^b", "(?:a|b)+"]
+
+
+class TestCoreRule(unittest.TestCase):
+    """The core's own _compile_pattern (section 6), as the file cut at its layers
+    line has it: plain patterns searched in linear time, any other refused."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.core = cut_core()
+
+    def test_the_layer_refines_the_seam(self):
+        self.assertIs(ep._compile_pattern, ep._rx_compile_pattern)
+        self.assertIsNot(self.core._compile_pattern, ep._rx_compile_pattern)
+        self.assertIn("_compile_pattern", ep._SEAMS)
+
+    def test_what_servers_publish(self):
+        """The roots check's pattern (client/roots), the suite's pattern cases the
+        core checks, and patterns seen in published tool schemas."""
+        roots = self.core._ANSWERS["roots/list"]["properties"]["roots"]["items"]["properties"]["uri"]["pattern"]
+        cases = {roots: (["file:///home/a", "file://"], ["http://x", "FILE:///a", " file://"]),
+                 "^a*$": (["", "aa"], ["abc"]), "a+": (["xxaayy"], ["xyz"]),  # pattern.json
+                 "f.*o": (["foo", "fo"], ["of"]), "^.*bar$": (["xbar"], ["barx"]), "[0-9]{2,}": (["a12"], ["1a2"]),
+                 "X_": (["aX_"], ["x_"]), r"^\d{4}-\d{2}-\d{2}$": (["2026-12-07"], ["2026-12-07\n", "26-12-07"]),
+                 r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$": (["a.b@c.org"], ["a b@c.org", "a@b.c"]),
+                 "^[a-zA-Z0-9_-]{1,64}$": (["get_weather"], ["", "a" * 65, "é"]),
+                 r"^https?://": (["http://x", "https://x"], ["ftp://x"]), r"\.json$": (["a.json"], ["a.json5"]),
+                 r"^\+?[0-9 ]{7,15}$": (["+33 1 23 45 67"], ["12"]), "": (["", "x"], [])}
+        for pattern, (yes, no) in cases.items():
+            predicate = self.core._compile_pattern(pattern)
+            engine = ep._rx_compile_pattern(pattern, accelerate=False)
+            for text in yes + no:
+                with self.subTest(pattern=pattern, text=text):
+                    self.assertEqual(predicate(text), text in yes)
+                    self.assertEqual(engine(text), text in yes)
+
+    def test_refusals_say_why(self):
+        """A refused pattern surfaces where its schema is compiled, as the engine's
+        refusals do: a ValueError from validate() (and from a tool's registration)."""
+        for schema in ({"pattern": "^(a|b)$"}, {"patternProperties": {r"\bx": {}}}):
+            with self.subTest(schema=schema), self.assertRaises(ValueError) as caught:
+                self.core.validate("a", schema)
+            message = str(caught.exception)
+            self.assertIn("is not supported by the core", message)
+            self.assertIn("pattern layer (section 28) supports it", message)
+        with self.assertRaisesRegex(ValueError, r"^invalid pattern 'a\*\*': nothing to repeat before '\*'"):
+            self.core.validate("a", {"pattern": "a**"})
+        with self.assertRaisesRegex(ValueError, "backreferences are not supported"):
+            self.core._compile_pattern(r"a\1")
+
+    def test_invalid_patterns(self):
+        """Whatever the engine refuses as invalid, the core refuses too."""
+        bad = ["(", ")", "[", "a{", "a{1", "a{,2}", "a{2,1}", "{1}", "*", "a**", "+a", "a|*", "]", "}", "\\",
+               r"\-", r"\a", r"\z", r"\_", r"\ ", r"\1", r"(a)\1", r"\k<x>", r"[z-a]", r"[\d-z]", r"[a-\w]", r"\x4",
+               r"\u12", r"\c1", r"\00", r"^*", r"$+", r"\b*", r"(?=a)*", "a{99999}", "(?:){1000000000000}", "[\\B]"]
+        for pattern in bad:
+            with self.subTest(pattern=pattern):
+                self.assertRaises(ValueError, ep._rx_compile_pattern, pattern)
+                self.assertRaises(ValueError, self.core._compile_pattern, pattern)
+
+    def test_random_plain_patterns(self):
+        """Generated plain patterns: the core accepts each and agrees with re and the engine."""
+        rng = random.Random(34)
+        literals = checked = 0
+        for _ in range(3000 // SCALE):
+            ecma, py = plain_pattern(rng)
+            expected_re = re.compile(py, re.ASCII)
+            predicate = self.core._compile_pattern(ecma)
+            engine = ep._rx_compile_pattern(ecma, accelerate=False)
+            literals += predicate.literal is not None
+            for _ in range(8):
+                text = "".join(rng.choice(PLAIN_TEXT) for _ in range(rng.randint(0, 10)))
+                expected = expected_re.search(text) is not None
+                self.assertEqual(predicate(text), expected, (ecma, py, text))
+                self.assertEqual(engine(text), expected, (ecma, py, text, "engine"))
+                checked += 1
+        self.assertGreater(literals, 30 // SCALE)  # the str methods are exercised too
+        self.assertGreater(checked, 10000 // SCALE)
+
+    def test_random_other_patterns(self):
+        """Generated patterns with one construct the core does not check: refused,
+        saying so, and each one the engine (the pattern layer) accepts."""
+        rng = random.Random(35)
+        for _ in range(1000 // SCALE):
+            terms = [t[0] for t in plain_terms(rng)]
+            terms.insert(rng.randint(0, len(terms)), rng.choice(NOT_PLAIN))
+            pattern = rng.choice(["^", ""]) + "".join(terms) + rng.choice(["$", ""])
+            ep._rx_compile_pattern(pattern)
+            with self.assertRaises(ValueError, msg=pattern) as caught:
+                self.core._compile_pattern(pattern)
+            self.assertIn("is not supported by the core", str(caught.exception))
+
+    def test_random_garbage(self):
+        """Random strings: the core raises ValueError only; what it accepts the
+        engine accepts and matches alike; what it calls invalid the engine refuses."""
+        rng = random.Random(36)
+        alphabet = "()[]{}|*+?^$\\.-,:=!<>0123456789abdkpuxcPDSWsw"
+        accepted = 0
+        for _ in range(4000 // SCALE):
+            pattern = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 10)))
+            try:
+                predicate = self.core._compile_pattern(pattern)
+            except ValueError as exc:
+                if str(exc).startswith("invalid pattern"):
+                    self.assertRaises(ValueError, ep._rx_compile_pattern, pattern)
+                continue
+            accepted += 1
+            engine = ep._rx_compile_pattern(pattern, accelerate=False)
+            for _ in range(4):
+                text = "".join(rng.choice("ab0-9{}x.\\$^") for _ in range(rng.randint(0, 8)))
+                self.assertEqual(predicate(text), engine(text), (pattern, text))
+        self.assertGreater(accepted, 100 // SCALE)
+
+    def test_linear_time(self):
+        """Texts that make re backtrack cost the core one pass."""
+        n = 1_000_000 // SCALE
+        cases = [(r"\d+$", "1" * n + "x", False), (r"^[a-z]*[a-z]*[a-z]*[a-z]*$", "a" * n + "!", False),
+                 (r"^[\w.-]+@[\w-]+\.[a-z]{2,}$", "a" * n, False), (r"a{0,999}b", "a" * (n // 10), False),
+                 (r"\s*x", " " * n, False), ("^" + "a" * 999, "a" * n, True)]
+        for pattern, text, expected in cases:
+            with self.subTest(pattern=pattern[:30]):
+                result, seconds = timed(self.core._compile_pattern(pattern), text)
+                report(f"core {pattern[:30]} on {len(text)} characters", seconds)
+                self.assertEqual(result, expected)
+                self.assertLess(seconds, 10.0)
 
 
 if __name__ == "__main__":

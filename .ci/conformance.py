@@ -3,6 +3,7 @@
     python .ci/conformance.py [--gunicorn PATH] [--workers N]
     python .ci/conformance.py --fixture PATH [--rewrite-imports all|NAME,...]
     python .ci/conformance.py --client
+    python .ci/conformance.py --core DIR
 
 Installs the pinned ``@modelcontextprotocol/conformance`` (and a Node >= 22
 runtime from npm's ``node`` package: the suite needs ``fs.globSync``) into
@@ -27,6 +28,12 @@ every ``from mcp.x.y import A, B`` into ``from mcp_ref import A, B`` (the
 drop-in claim with the SDK not installed); ``--rewrite-imports MCPServer``
 takes only the names given from mcp_ref and leaves the rest on the SDK.
 Without it the file runs as written: with the SDK installed, the SDK serves.
+
+With ``--core DIR``, examples/everything.py is served by DIR/mcp_ref.py, the
+core cut from its layers (.ci/cut_core.py DIR), through its own
+``run(transport="streamable-http")`` in a process with no site packages (no
+command line: that is a layer); both requirement sets run against it, and it
+must pass EXPECTED_TO_PASS like the whole file (issue 34).
 
 With ``--client``, the suite's client scenarios of both requirement sets run
 against mcp_ref.Client, through examples/conformance_client.py, one scenario at
@@ -135,6 +142,8 @@ def main(argv: List[str]) -> int:
     gunicorn = argv[argv.index("--gunicorn") + 1] if "--gunicorn" in argv else None
     workers = int(argv[argv.index("--workers") + 1]) if "--workers" in argv else 4
     node, suite = install()
+    if "--core" in argv:
+        return run_core(node, suite, os.path.abspath(argv[argv.index("--core") + 1]))
     if "--fixture" in argv:
         rewrite = argv[argv.index("--rewrite-imports") + 1] if "--rewrite-imports" in argv else None
         return run_fixture(node, suite, argv[argv.index("--fixture") + 1], rewrite)
@@ -221,6 +230,31 @@ def run_fixture(node: str, suite: str, path: str, rewrite: Optional[str]) -> int
     return report(runs, FIXTURE_EXPECTED)
 
 
+# The fixture served by the cut core: mcp_ref from DIR first (the checkout's
+# whole file is in the working folder), then the fixture's own ``mcp.run``.
+_CORE_LAUNCHER = """\
+import os, runpy, sys
+folder, fixture, address = sys.argv[1:4]
+sys.path.insert(0, folder)
+import mcp_ref
+if os.path.dirname(os.path.abspath(mcp_ref.__file__)) != folder:
+    raise SystemExit(f"conformance: mcp_ref is {mcp_ref.__file__}, not the core in {folder}")
+host, port = address.rsplit(":", 1)
+runpy.run_path(fixture, run_name="fixture")["mcp"].run(transport="streamable-http", host=host, port=int(port))
+"""
+
+
+def run_core(node: str, suite: str, folder: str) -> int:
+    """Both requirement sets against the fixture served by the core alone (``folder``/mcp_ref.py)."""
+    if not os.path.exists(os.path.join(folder, "mcp_ref.py")):
+        raise SystemExit(f"conformance: no {folder}/mcp_ref.py (.ci/cut_core.py {folder} writes it)")
+    runs: List[Tuple[str, str, Dict[str, Tuple[bool, str]]]] = []
+    with Server([sys.executable, "-E", "-s", "-S", "-c", _CORE_LAUNCHER, folder, FIXTURE]) as url:
+        for requirements in ("2025-11-25", "2026-07-28"):
+            runs.append((f"core alone {requirements}", requirements, run_suite(node, suite, url, requirements)))
+    return report(runs)
+
+
 # `from mcp.x.y import A, B as C` (one line, or parenthesised over several).
 _FROM_MCP = re.compile(r"^from mcp(?:\.[\w.]+)? import (\([^)]*\)|[^\n]*)", re.M)
 
@@ -280,6 +314,9 @@ class Server:
         url = f"http://127.0.0.1:{port}/mcp"
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
+            if self.process.poll() is not None:  # it ended (an import that failed): no use waiting
+                shown = " ".join("..." if "\n" in part else part for part in self.command)
+                raise SystemExit(f"conformance: {shown} exited with {self.process.returncode}")
             try:
                 urllib.request.urlopen(urllib.request.Request(url, method="GET"), timeout=2)
             except urllib.error.HTTPError:
