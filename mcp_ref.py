@@ -178,7 +178,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = (
+__all__: Tuple[str, ...] = (  # the core's; each layer adds its own at its end
     "MCPServer",
     "Field",
     "ToolError",
@@ -186,7 +186,6 @@ __all__ = (
     "ValidationError",
     "validate",
     "json_schema",
-    "wsgi_app",
     "TextContent",
     "ImageContent",
     "AudioContent",
@@ -219,69 +218,15 @@ __all__ = (
     "AcceptedElicitation",
     "DeclinedElicitation",
     "CancelledElicitation",
-    "Resolve",
-    "Elicit",
-    "Sample",
-    "ListRoots",
     "TaskStore",
     "InMemoryTaskStore",
     "SqliteTaskStore",
-    "Client",
-    # The SDK's names a server file imports (section 25; most made when first imported)
-    "FastMCP",
-    "RequestStateSecurity",
-    "ServerRequestContext",
     "PARSE_ERROR",
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
     "INVALID_PARAMS",
     "INTERNAL_ERROR",
     "MISSING_REQUIRED_CLIENT_CAPABILITY",
-    "URL_ELICITATION_REQUIRED",
-    "CompletionArgument",
-    "CompletionContext",
-    "EmptyResult",
-    "InputRequest",
-    "CreateMessageRequest",
-    "CreateMessageRequestParams",
-    "CreateMessageResult",
-    "SamplingMessage",
-    "ElicitRequest",
-    "ElicitRequestFormParams",
-    "ElicitResult",
-    "ListRootsRequest",
-    "ListRootsResult",
-    "Root",
-    "SetLevelRequestParams",
-    "CallToolRequestParams",
-    "SubscribeRequestParams",
-    "UnsubscribeRequestParams",
-    "TextResourceContents",
-    "BlobResourceContents",
-    "EventCallback",
-    "JSONRPCMessage",
-    # Extensions (SEP-2133) and MCP Apps, as the SDK names them (section 26)
-    "Extension",
-    "ToolBinding",
-    "ResourceBinding",
-    "MethodBinding",
-    "RequestParams",
-    "validate_extension_identifier",
-    "require_client_extension",
-    "Apps",
-    "ResourceCsp",
-    "ResourcePermissions",
-    "client_supports_apps",
-    "Visibility",
-    "CallNext",
-    "HandlerResult",
-    "EXTENSION_ID",
-    "APP_MIME_TYPE",
-    "Skills",
-    "SKILLS_EXTENSION",
-    # The client's OAuth 2.1 (section 31)
-    "OAuthClientProvider",
-    "OAuthFlowError",
 )
 
 
@@ -439,6 +384,25 @@ class _RpcError(Exception):
         if self.data is not _MISSING:
             error["data"] = self.data
         return error
+
+
+def _truncated_repr(value: Any) -> str:
+    """A value as an error or a log line shows it: its repr, at most 50 bytes."""
+    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
+    # and last 24 bytes, each cut moved inwards to a character boundary
+    # (write_truncated_to_limited_bytes): 'é' counts two.
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= 50:
+        return text
+    # A partial character at either cut is dropped: the boundary is the floor
+    # of the head's end and the ceiling of the tail's start.
+    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
 
 
 # ---------------------------------------------------------------------------
@@ -1271,7 +1235,7 @@ def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dic
     if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
         keys.pop("type", None)
         schema["propertyNames"] = keys
-    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
+    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _pydantic_arm_label, section 22)
         return _ContainerSchema(schema, "dict")
     # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
     return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
@@ -1558,14 +1522,13 @@ def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], An
 # failure.  Three modes:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
 #   input   tool arguments (MUST, server/tools "Security Considerations":
-#           servers validate all tool inputs), with the SDK's leniencies (its
-#           lax mode, section 23):
-#           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
-#           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
-#           keys) converted through its annotation (_LAX_TABLE, section 23).
-#   output  tool results: the same, plus Python values turned into JSON
-#           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
-#           and absent fields filled with their published defaults.
+#           servers validate all tool inputs).
+#   output  tool results.
+# _Compiler is the rule, JSON Schema 2020-12 as written, for all three: the
+# core checks arguments and results strictly against the published schema.
+# The SDK layer refines input and output with the SDK's leniencies (pydantic's
+# lax mode): _LaxCompiler (section 27), a subclass of _Compiler chosen for
+# those modes through the seam _compiler_for.
 
 if TYPE_CHECKING:
     _Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
@@ -1614,7 +1577,13 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
         problem = _dialect_problem(schema)
         if problem is not None:
             raise ValueError(f"the schema declares {problem}")
-    return _COMPILER(schema, mode, class_kinds).compile(schema)
+    return _compiler_for(mode)(schema, mode, class_kinds).compile(schema)
+
+
+def _compiler_for(mode: str) -> type[_Compiler]:
+    """The compiler of a mode: the strict _Compiler for every mode (a seam:
+    the SDK layer's lax compiler refines input and output)."""
+    return _Compiler
 
 
 # The one dialect implemented here: a schema without $schema is one of it
@@ -1708,19 +1677,16 @@ def _distinct_names(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value) and len(set(value)) == len(value)
 
 
-# Twin: _FastCompiler, section 34 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into
     checkers, as above.  Each keyword family has its method, in the order
-    ``compile`` runs them; the lax modes' refinements are hooks (section 27)."""
+    ``compile`` runs them, and builds its check in a step method that a
+    refinement overrides (_LaxCompiler, section 27: pydantic's lax mode)."""
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         self.root = root
         self.mode = mode
-        # "arms": strict, as a lax union tries its arms first (see _any_of)
-        self.lax = mode not in ("strict", "arms")
-        self.output = mode == "output"
-        # Which Python family each object title came from, for the SDK's wording
+        # Which Python family each object title came from, for the wording
         # of type errors ("a dictionary or an instance of Point").
         self.class_kinds = class_kinds or {}
         self._by_pointer: Dict[str, _Checker] = {}
@@ -1731,8 +1697,8 @@ class _Compiler:
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         """The checker of one (sub)schema: its ``type`` first (a type error stops
         there, as the SDK reports one error per value), then each keyword."""
-        if schema is True or schema == {}:  # fidelity hook: the lax modes make a Python value JSON (section 27)
-            return _lax_anything if self.lax else self._anything
+        if schema is True or schema == {}:
+            return self._anything
         if schema is False:
             return self._nothing
         if not isinstance(schema, dict):
@@ -1741,12 +1707,10 @@ class _Compiler:
             return self._unevaluated(schema, is_def)  # only these schemas pay for the annotations
         if "$dynamicRef" in schema:
             return self._dynamic_ref(schema, is_def)
-        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 23)
-            return _lax_typed(self, schema)
-        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 22)
-            return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
-        if self.lax and type(schema) is _UnionSchema:
-            schema = dict(schema, anyOf=schema.members)
+        return self._keywords(schema, is_def)
+
+    def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        """The checker of a schema object by its keywords, $ref among them."""
         steps: List[_Checker] = []
         if "$ref" in schema:
             # In 2020-12, $ref applies beside its sibling keywords, "type" included.
@@ -1764,17 +1728,13 @@ class _Compiler:
         ):
             steps.extend(keyword_steps)
         if type_step is None and not steps:
-            return _lax_anything if self.lax else self._anything
+            return self._anything
         return self._steps_in_order(schema, type_step, steps)
 
     def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
                   steps: List[_Checker]) -> _Checker:
         """The type step, then the keyword steps, as one checker: a value is valid
-        when every keyword's assertion holds (Core 2020-12 §7.6).  The lax modes
-        first turn a Python value into JSON: the hook _lax_steps (section 23)."""
-        if self.lax:  # fidelity hook: a dataclass, a datetime, an Enum member made JSON (section 23)
-            return _lax_steps(schema, type_step, steps)
-
+        when every keyword's assertion holds (Core 2020-12 §7.6)."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             sent = value
             if type_step is not None:
@@ -1899,22 +1859,20 @@ class _Compiler:
     def _type(self, schema: Dict[str, Any]) -> Optional[Callable[..., Any]]:
         """type (Validation 2020-12 §6.1.1): the value is of one of the listed
         JSON types, and "integer" matches "any number with a zero fractional
-        part" (1.0).  The lax modes convert what the SDK takes instead: the
-        hook _lax_type (section 23)."""
+        part" (1.0)."""
         declared = schema.get("type")
         if declared is None:
             return None
         types = [declared] if isinstance(declared, str) else list(declared)
-        if self.lax:  # fidelity hook: "17" and 17.0 for an integer (section 23)
-            return _lax_type(self, schema, types)
-        # The error's words are pydantic's (_type_error, section 22).
         msg, kind = _type_error(types[0], *_type_words(self, schema)) if len(types) == 1 else (
             f"Input should be of type {' or '.join(types)}", "type")
-        arms = self.mode == "arms"  # the smart union's strict int (_Union, section 22) takes no 2.0
+        return self._type_check(schema, types, msg, kind)
 
+    def _type_check(self, schema: Dict[str, Any], types: List[str], msg: str, kind: str) -> _Checker:
+        """The type step: ``msg`` (_type_error's words) for a value of another type."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
-                if _is_json_type(value, t) and not (arms and t == "integer" and type(value) is float):
+                if _is_json_type(value, t):
                     return value
             errors.append(_ErrorItem(loc, msg, kind, value))
             return value
@@ -1925,27 +1883,26 @@ class _Compiler:
 
     def _enum_const(self, schema: Dict[str, Any], is_def: bool) -> List[_Checker]:
         """const and enum (Validation 2020-12 §6.1.2-3): the value equals an
-        allowed one.  The lax modes take what the SDK's Literal and Enum take:
-        the hook _lax_allowed (section 27)."""
+        allowed one."""
         steps: List[_Checker] = []
         kind = "enum" if is_def else "literal_error"  # an Enum class, or a Literal
         for keyword in ("const", "enum"):
             if keyword not in schema:
                 continue
             allowed = [schema["const"]] if keyword == "const" else list(schema["enum"])
-            if self.lax:  # fidelity hook: 2.0 is Literal[1, 2]'s 2, "1" an IntEnum's 1 (section 27)
-                steps.append(_lax_allowed(self, schema, is_def, allowed, kind))
-                continue
-
-            def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], allowed: List[Any] = allowed) -> Any:
-                for candidate in allowed:
-                    if _json_equal(value, candidate):
-                        return value
-                errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
-                return value
-
-            steps.append(check)
+            steps.append(self._allowed_check(schema, is_def, allowed, kind))
         return steps
+
+    def _allowed_check(self, schema: Dict[str, Any], is_def: bool, allowed: List[Any], kind: str) -> _Checker:
+        """The step of one const or enum: a value equal to an allowed one as JSON."""
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            for candidate in allowed:
+                if _json_equal(value, candidate):
+                    return value
+            errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
+            return value
+
+        return check
 
     # -- numbers -------------------------------------------------------------
 
@@ -1968,9 +1925,11 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
-        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 22)
-            return [_first_bound_failure(checks, multiple)]
+        return [self._numeric_check(checks, multiple)]
 
+    def _numeric_check(self, checks: List[Tuple[Callable[[Any, Any], bool], Any, str, str]],
+                       multiple: Any) -> _Checker:
+        """The step of a number's bounds and multipleOf: every failure reported."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 return value
@@ -1982,21 +1941,22 @@ class _Compiler:
                                          "multiple_of", value))
             return value
 
-        return [check]
+        return check
 
     # -- strings -------------------------------------------------------------
 
     def _string(self, schema: Dict[str, Any]) -> List[_Checker]:
         """minLength, maxLength and pattern (ECMA-262, searched, not anchored;
-        Validation 2020-12 §6.3).  The lax modes stop at the first length error:
-        the hook _lax_string (section 27)."""
+        Validation 2020-12 §6.3)."""
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
         search = None if pattern is None else _compile_pattern(pattern)  # a seam: plain, or ECMA-262
-        if self.lax:  # fidelity hook: the first length error only, and then no pattern (section 27)
-            return [_lax_string(low, high, pattern, search)]
+        return [self._string_check(low, high, pattern, search)]
 
+    def _string_check(self, low: Optional[int], high: Optional[int], pattern: Optional[str],
+                      search: Optional[Callable[[str], Any]]) -> _Checker:
+        """The step of a string's lengths and pattern: every failure reported."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, str):
                 return value
@@ -2007,13 +1967,11 @@ class _Compiler:
                                          value))
             return value
 
-        return [check]
+        return check
 
     def _array(self, schema: Dict[str, Any]) -> List[_Checker]:
         """prefixItems and items, then uniqueItems, minItems/maxItems and contains
-        (Core 2020-12 §10.3.1, Validation 2020-12 §6.4).  The lax modes keep one
-        of each item of a set and report a short tuple's members: the hook
-        _lax_array (section 27)."""
+        (Core 2020-12 §10.3.1, Validation 2020-12 §6.4)."""
         prefix = [self.compile(s) for s in schema.get("prefixItems", ())]
         items = self.compile(schema["items"]) if "items" in schema else None
         contains = self.compile(schema["contains"]) if "contains" in schema else None
@@ -2021,10 +1979,15 @@ class _Compiler:
         unique = schema.get("uniqueItems") is True
         if not (prefix or items or contains or low is not None or high is not None or unique):
             return []
-        noun = _array_noun(schema, bool(prefix), unique)  # fidelity hook: its errors' words (section 27)
+        noun = _array_noun(schema, bool(prefix), unique)  # its errors' words
         each = self._each_item(items) if items is not None and not prefix else None
-        if self.lax:  # fidelity hook: a set keeps one of each, a tuple's members reported (section 27)
-            return [_lax_array(schema, noun, prefix, items, each, contains, self.output)]
+        return [self._array_check(schema, noun, prefix, items, each, contains)]
+
+    def _array_check(self, schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
+                     each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
+        """The step of an array: its items checked, then every keyword's failure."""
+        low, high = schema.get("minItems"), schema.get("maxItems")
+        unique = schema.get("uniqueItems") is True
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
@@ -2043,7 +2006,7 @@ class _Compiler:
                 _check_contains(schema, contains, out, loc, value, errors)
             return out
 
-        return [check]
+        return check
 
     def _each_item(self, items: _Checker) -> Callable[[List[Any], Tuple[Any, ...], List[_ErrorItem]], List[Any]]:
         """The checked items of an array with one schema for all of them."""
@@ -2057,13 +2020,15 @@ class _Compiler:
     def _object(self, schema: Dict[str, Any]) -> List[_Checker]:
         """properties, patternProperties, additionalProperties and propertyNames
         key by key; then required, minProperties/maxProperties, dependentRequired
-        (Validation 2020-12 §6.5).  The lax modes fill defaults and report as
-        pydantic does: the hook _lax_object (section 27)."""
+        (Validation 2020-12 §6.5)."""
         properties = {k: self.compile(s) for k, s in (schema.get("properties") or {}).items()}
         required = list(schema.get("required", ()))
         members = self._members(schema, properties)
-        if self.lax:  # fidelity hook: defaults filled, errors in the model's field order (section 27)
-            return _lax_object(self, schema, properties, required, members)
+        return self._object_steps(schema, properties, required, members)
+
+    def _object_steps(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                      members: Optional[_Checker]) -> List[_Checker]:
+        """The step of an object: its members checked, then every keyword's failure."""
         low, high = schema.get("minProperties"), schema.get("maxProperties")
         dependent = schema.get("dependentRequired") or {}
         if members is None and not (required or low is not None or high is not None or dependent):
@@ -2083,26 +2048,23 @@ class _Compiler:
 
         return [check]
 
-    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
-                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
-        """The step for an object of declared properties only (what the schema
-        builder makes): ``general`` here; the accelerators replace it."""
-        return general
-
     def _members(self, schema: Dict[str, Any], properties: Dict[str, _Checker]) -> Optional[_Checker]:
         """Checks each member by the keywords that name or match its key:
         properties, patternProperties, additionalProperties and propertyNames
         (Core 2020-12 §10.3.2.1-4); a new dict of the members kept (None: no such
-        keyword).  The lax modes drop or convert keys as the SDK: _lax_members."""
+        keyword)."""
         extra = schema.get("additionalProperties", _MISSING)
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
         if not (properties or extra_check or patterns or names):
             return None
-        if self.lax:  # fidelity hook: extra keys dropped, keys made strings (section 23)
-            return _lax_members(schema, properties, extra, extra_check, patterns, names, self.class_kinds)
+        return self._members_check(schema, properties, extra, extra_check, patterns, names)
 
+    def _members_check(self, schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any,
+                       extra_check: Optional[_Checker], patterns: List[Tuple[Any, _Checker]],
+                       names: Optional[_Checker]) -> _Checker:
+        """The step of an object's members: each checked by the keywords that name or match its key."""
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
             for key, item in value.items():
@@ -2187,15 +2149,21 @@ class _Compiler:
         return steps
 
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
-        union = _Union(self, arms, schemas)
-        if self.lax:  # fidelity hook: the smart union (_Union, section 22) picks the arm (section 27)
-            return _lax_any_of(union)
+        """anyOf (Core 2020-12 §10.2.1.2): the value is valid against an arm;
+        else each arm's errors, under the arm's name (_arm_errors)."""
+        labels = [_arm_label(s, self.class_kinds) for s in schemas]
+        null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            for arm in union.strict:
-                if _passes(arm, value, loc):
+            collected: List[List[_ErrorItem]] = []
+            for arm in arms:
+                arm_errors: List[_ErrorItem] = []
+                arm(value, loc, arm_errors)
+                if not arm_errors:
                     return value
-            return union.first_or_errors(value, loc, errors)
+                collected.append(arm_errors)
+            _arm_errors(collected, labels, null_arm, False, value, loc, errors)
+            return value
 
         return check
 
@@ -2330,9 +2298,6 @@ def _unevaluated_one(check: _Checker, refuse: bool, item: Any, loc: Tuple[Any, .
     return check(item, loc, errors)
 
 
-_COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
-
-
 def _is_multiple(value: Any, multiple: Any) -> bool:
     """multipleOf in exact arithmetic: "division by this keyword's value results
     in an integer" (JSON Schema validation 6.2.1), with each number taken as the
@@ -2413,6 +2378,132 @@ def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
     errors: List[_ErrorItem] = []
     check(value, loc, errors)
     return not errors
+
+
+# -- the words of the errors -------------------------------------------------
+#
+# A failure's message says what the value should be, in the words a Python
+# programmer reads ("Input should be a valid integer", "List should have at
+# least 2 items after validation, not 1"): the same words pydantic uses, so
+# the SDK layer refines the lax modes' checks, not their vocabulary.
+
+def _arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
+    """The name of an anyOf arm, which locates that arm's errors
+    (``value.integer``): its JSON type, or the definition its $ref names,
+    else "any" (a seam: the SDK layer names an arm as pydantic does, from the
+    classes in ``class_kinds``)."""
+    if isinstance(schema, dict):
+        ref, kind = schema.get("$ref"), schema.get("type")
+        if isinstance(ref, str):
+            return ref.rsplit("/", 1)[-1]
+        if isinstance(kind, str):
+            return kind
+    return "any"
+
+
+def _arm_errors(collected: List[List[_ErrorItem]], labels: List[str], null_arm: List[int], nullable: bool,
+                value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> None:
+    """The errors of an anyOf no arm takes: each arm's, under the arm's name
+    (_arm_label); one arm's alone, as they are.  A value that is not null
+    fails the null arm of an optional (``nullable``: whatever its other arms;
+    else of one other arm) without a report: the other arms say what is wrong."""
+    if null_arm and value is not None and len(null_arm) < len(collected) and (nullable or len(collected) == 2):
+        collected = [c for i, c in enumerate(collected) if i not in null_arm]
+        labels = [label for i, label in enumerate(labels) if i not in null_arm]
+    if len(collected) == 1:
+        errors.extend(collected[0])
+        return
+    depth = len(loc)
+    for label, arm_errors in zip(labels, collected):
+        for e in arm_errors:
+            errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
+
+
+def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
+    """An error shows the value as sent, where a step checked a converted or
+    copied one (pydantic's lax mode checks a bound on -3 and shows '-3'): the
+    errors from ``before`` on that show the converted value show the sent one."""
+    for error in errors[before:]:
+        if error.value is converted:
+            error.value = sent
+
+
+def _type_words(compiler: _Compiler, schema: Dict[str, Any]) -> Tuple[str, Optional[str], Optional[str]]:
+    """What _type_error's words depend on: the kind of array, the object's
+    title and the Python family it came from (a dataclass: "a dictionary or an
+    instance of Point"; bytes)."""
+    title = schema.get("title")
+    family = compiler.class_kinds.get(str(title)) if "properties" in schema else None
+    if schema.get("format") == "binary":
+        family = "bytes"
+    array_kind = schema.container if type(schema) is _ContainerSchema else \
+        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+    return array_kind, title, family
+
+
+def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
+    if family == "bytes":
+        return "Input should be a valid bytes", "bytes_type"
+    if kind == "object" and family == "dataclass":
+        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
+    if kind == "object" and family == "model":
+        return f"Input should be a valid dictionary or instance of {title}", "model_type"
+    if kind == "array":
+        return {"set": ("Input should be a valid set", "set_type"),
+                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
+                "tuple": ("Input should be a valid tuple", "tuple_type"),
+                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
+                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
+                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
+            array_kind, ("Input should be a valid list", "list_type"))
+    return {
+        "string": ("Input should be a valid string", "string_type"),
+        "integer": ("Input should be a valid integer", "int_type"),
+        "number": ("Input should be a valid number", "float_type"),
+        "boolean": ("Input should be a valid boolean", "bool_type"),
+        "null": ("Input should be None", "none_required"),
+        "object": ("Input should be a valid dictionary", "dict_type"),
+    }.get(kind, (f"Input should be of type {kind}", "type"))
+
+
+def _show(value: Any) -> str:
+    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
+    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
+
+
+def _one_of_text(values: List[Any]) -> str:
+    shown = [_show(v) for v in values]
+    if not shown:
+        return "one of no values (the enum is empty)"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
+                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
+                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
+    """pydantic's length errors: "List should have at least 2 items after
+    validation, not 1", "String should have at most 3 characters"."""
+    tail = f" after validation, not {n}" if after else ""
+    if low is not None and n < low:
+        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
+    if high is not None and n > high:
+        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
+
+
+def _number_text(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
+    """What an array's errors call it: the container its schema was made for
+    (a _ContainerSchema's), "List", "Tuple", "Set" or "Frozenset", as pydantic's do."""
+    container = schema.container if type(schema) is _ContainerSchema else ""
+    return "Frozenset" if container == "frozenset" else "Set" if unique else \
+        "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
 
 
 # -- patterns ----------------------------------------------------------------
@@ -5827,13 +5918,13 @@ class MCPServer:
 
     def _invoke(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """_call, start to end, on this thread: a sync tool's call never waits, so
-        it needs no event loop (_call_sync); an async tool's gets one of its own.
+        it needs no event loop (_run_without_loop); an async tool's gets one of its own.
         The list changes it makes are announced once, when it ends."""
         token = _CHANGES.set(changes := {})  # type: ignore[var-annotated]
         try:
             if tool.is_async or self._interceptors:  # an interceptor may wait (section 26)
                 return _run_coroutine(self._calling(tool, arguments, request))
-            return _call_sync(self, tool, arguments, request)
+            return _run_without_loop(self._call(tool, arguments, request))
         finally:  # (most calls change nothing: the context's only reset)
             self._announce_changes(token) if changes else _CHANGES.reset(token)
 
@@ -5867,8 +5958,7 @@ class MCPServer:
     # call_tool (above) takes the five steps in process.  On the wire, the
     # dispatcher's tools/call takes step 1 (section 15), and section 17 decides
     # where _call runs (inline, on the pool, on the event loop) and answers it
-    # with step 5; neither decides an outcome.  A sync tool's call skips _call's
-    # coroutine: _fast_call_sync (section 34), the same steps in the same order.
+    # with step 5; neither decides an outcome.
 
     def _tool_named(self, name: str) -> _Tool:
         """Step 1."""
@@ -6013,7 +6103,7 @@ class MCPServer:
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result is at least {least} "
                                              f"bytes of JSON, over this server's limit of {self.max_result_bytes}")))
         try:
-            data = _encode_reply(result, frame)
+            data = _encode(frame(result))
         except Exception as exc:  # TypeError, ValueError, RecursionError from json; anything from a value's code
             _log_exception(f"tool {tool.name!r} returned a result that is not JSON", exc)
             return _encode(frame(_tool_error(f"Error executing tool {tool.name}: the result cannot be converted to "
@@ -6254,12 +6344,6 @@ def _run_coroutine(coro: Any) -> Any:
     import asyncio
 
     return asyncio.run(coro)
-
-
-# Twin: _fast_call_sync, section 34.
-def _call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-    """A sync tool's call: MCPServer._call, which then never waits."""
-    return _run_without_loop(server._call(tool, arguments, request))
 
 
 def _run_without_loop(coro: Any) -> Any:
@@ -8735,12 +8819,6 @@ def _encode_safely(message: Any) -> bytes:
         _log_exception("a response could not be encoded", exc)
         id_ = message.get("id") if isinstance(message, dict) else None
         return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
-
-
-# Twin: _fast_encode_reply, section 34.
-def _encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-    """The wire bytes of ``frame(result)``: a result inside its response."""
-    return _encode(frame(result))
 
 
 def _reject_constant(name: str) -> Any:
@@ -11560,6 +11638,10 @@ def _date() -> str:
 #
 # (the rows, by topic:)
 #   -- validation (section 6)
+#   _compiler_for         the strict _Compiler for every mode         _sdk_compiler_for (section 27): the SDK's
+#                                                                     lax mode (_LaxCompiler) for input, output
+#   _arm_label            an anyOf arm named by its type or $ref      _pydantic_arm_label (section 22): the
+#                                                                     validator's name pydantic gives the arm
 #   -- schemas, arguments and tools (sections 2-9)
 #   _is_pydantic_model    _native (section 4),                        pydantic's BaseModel (_is_basemodel,
 #                         _SchemaBuilder.ref (section 5): no class    section 22)
@@ -11598,6 +11680,7 @@ def _date() -> str:
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
+    "_compiler_for", "_arm_label",
     # schemas, arguments and tools (sections 2-9)
     "_is_pydantic_model", "_pydantic_schema",
     # patterns (section 6)
@@ -11649,26 +11732,20 @@ def _refine(**rules: Any) -> None:
 #   _pydantic_output      _Tool.result (section 9)            a result pydantic validates and dumps        12
 #   _pydantic_checked     _Tool.check_output (section 9)      a CallToolResult's structured content, by    -
 #                                                             pydantic's own output model
-#   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
+#   _Union                _LaxCompiler._any_of (section 27)   the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
+#   _pydantic_arm_label   seam _arm_label (section 6)         a union member named as pydantic's validator -
+#                                                             is: value.list[int].0, nullable[...]
 #   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
-#   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
-#   _type_words           _Compiler._type (section 6)         what those words name: a set, a dataclass    -
 #   _bound_failure        _lax_type (section 23)              'nan' and 'inf' refused by a bound           9
-#   _first_bound_failure  _Compiler._numeric (section 6)      bounds: the first failure only, in its order -
-#   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
-#   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
-#   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
+#   _first_bound_failure  _LaxCompiler._numeric_check (section 27)  bounds: the first failure only, in  -
+#                                                             its order
 #   _in_field_order       _lax_object (section 27)            errors in the model's field order            -
 #   _BOUNDS               _lax_type (section 23)              the order pydantic-core checks bounds in     -
-#   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
-#   _plural               _check_contains (section 6)         "1 item", "2 items"                          -
 #   _too_many             _lax_array (section 27)             a set past max_length: one error, "not more" -
 #   _no_members           _lax_object (section 27)            an empty TypedDict or dataclass: every key   -
 #                                                             ignored
-#   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
-#                                                             cuts it (also in sections 11 and 15)
 #   _pydantic_base        _is_basemodel (section 22)          pydantic's BaseModel, if the program has it  -
 #   _is_basemodel         _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel (and _native, -
 #                                                             section 4: its instance, as its model_dump)
@@ -11681,7 +11758,7 @@ _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean":
                 "null": "none", "array": "list", "object": "dict"}
 
 
-def _arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
+def _pydantic_arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
     """pydantic's name of a union member (its validator's name, as pydantic-core
     gives it), which locates the member's errors: ``value.list[int].0``."""
     label = _bare_label(schema, class_kinds)
@@ -11696,9 +11773,10 @@ def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
         tp = schema.py_type
         origin = _origin(tp)
         if origin in (set, frozenset):  # a set whose items may not hash
-            return f"{origin.__name__}[{_arm_label(schema.get('items'), class_kinds)}]"
+            return f"{origin.__name__}[{_pydantic_arm_label(schema.get('items'), class_kinds)}]"
         if origin is not None:  # a dict whose keys are converted
-            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), class_kinds)}]"
+            value_label = _pydantic_arm_label(schema.get("additionalProperties"), class_kinds)
+            return f"dict[{_type_label(_args(tp)[0])},{value_label}]"
         return _type_label(tp)
     if "$ref" in schema:
         name = str(schema["$ref"]).rsplit("/", 1)[-1]
@@ -11711,7 +11789,7 @@ def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
             return f"literal[{','.join(repr(v) for v in values)}]"
     if "anyOf" in schema:
         arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
-        inner = ",".join(_arm_label(a, class_kinds) for a in arms)
+        inner = ",".join(_pydantic_arm_label(a, class_kinds) for a in arms)
         inner = inner if len(arms) == 1 else f"union[{inner}]"
         return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
     kind = schema.get("type")
@@ -11721,7 +11799,7 @@ def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
         values = schema.get("additionalProperties")
         if type(schema) is _ContainerSchema:  # a bare dict
             return "dict[any,any]"
-        return f"dict[str,{_arm_label(values, class_kinds)}]" if "properties" not in schema else "dict"
+        return f"dict[str,{_pydantic_arm_label(values, class_kinds)}]" if "properties" not in schema else "dict"
     if not isinstance(kind, str):
         return "any"
     constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -11734,9 +11812,9 @@ def _array_label(schema: Dict[str, Any], class_kinds: Dict[str, str]) -> str:
     container = schema.container if type(schema) is _ContainerSchema else \
         "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
     items = schema.get("items")
-    item = _arm_label(items, class_kinds)
+    item = _pydantic_arm_label(items, class_kinds)
     if container == "tuple" or "prefixItems" in schema:
-        labels = [_arm_label(s, class_kinds) for s in schema.get("prefixItems", ())]
+        labels = [_pydantic_arm_label(s, class_kinds) for s in schema.get("prefixItems", ())]
         if items is not None and items is not False:
             labels.append(f"{item}, ...")
         return f"tuple[{', '.join(labels)}]"
@@ -11825,31 +11903,20 @@ def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dic
     errors[before:] = sorted(errors[before:], key=place)
 
 
-def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
-    """pydantic checks a bound or a length on the converted value but shows the
-    value as sent ('-3', not -3; True, not 1.0): the errors from ``before`` on
-    that show the converted value show the sent one."""
-    for error in errors[before:]:
-        if error.value is converted:
-            error.value = sent
-
-
 class _Union:
     """An anyOf's arms and what pydantic's "smart" union needs to know of them
-    (_Compiler._any_of): an arm of exactly the value's type wins (5 is
+    (_LaxCompiler._any_of): an arm of exactly the value's type wins (5 is
     Union[float, int]'s int, "17" stays a string in Union[int, str]), then of
     the arms the value fits strictly, Any among them, the one pydantic-core
     ranks first (_smart_pick: the class that sets the most fields, else the
     most exact), then the lax arms in order."""
 
-    def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
-        lax = compiler.lax
+    def __init__(self, compiler: _LaxCompiler, arms: List[_Checker], schemas: List[Any]) -> None:
         self.arms = arms
-        self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
-        self.labels = [_arm_label(s, compiler.class_kinds) for s in schemas]
+        self.strict = [_ArmsCompiler(compiler.root, "arms").compile(s) for s in schemas]
+        self.labels = [_pydantic_arm_label(s, compiler.class_kinds) for s in schemas]
         self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
-        self.lax = lax
-        self.by_class = _class_arms(compiler, schemas) if lax else {}
+        self.by_class = _class_arms(compiler, schemas)
         # A type converted through its annotation (a UUID, a date), bytes, an
         # Enum, a set and a tuple are exact for their objects alone, never for
         # JSON data: pydantic's strict Python mode, which the SDK's model_validate
@@ -11858,7 +11925,7 @@ class _Union:
         self.inexact = [_python_only(compiler, s) for s in schemas]
         self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
                       for i, s in enumerate(schemas)]
-        self.fields = [_declared_names(compiler, s) for s in schemas] if lax else []
+        self.fields = [_declared_names(compiler, s) for s in schemas]
         self.compiler, self.schemas = compiler, schemas  # for _exactness
         # pydantic finds a Literal's value by Python's equality, as exactly as an
         # arm of the value's type: true is Union[Any, Literal[1]]'s 1.
@@ -11918,7 +11985,7 @@ class _Union:
                     yield 1, None, self.arms[i](value, loc, [])
                     continue
                 strict = _passes(arm, value, loc)
-                names = self.fields[i] if type(value) is dict and self.lax else None
+                names = self.fields[i] if type(value) is dict else None
                 if not strict and names is None:
                     continue
                 chosen, converted = _taken(self.arms[i], value, loc)
@@ -11941,20 +12008,9 @@ class _Union:
             if not arm_errors:
                 return converted
             collected.append(arm_errors)
-        labelled = self.labels
-        null_arm = self.null_arm
-        if null_arm and value is not None and len(null_arm) < len(collected) and (self.lax or len(collected) == 2):
-            # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
-            # arm reports nothing, and Optional[T] reports T's errors alone.
-            collected = [c for i, c in enumerate(collected) if i not in null_arm]
-            labelled = [label for i, label in enumerate(labelled) if i not in null_arm]
-        if len(collected) == 1:
-            errors.extend(collected[0])
-            return value
-        depth = len(loc)
-        for label, arm_errors in zip(labelled, collected):
-            for e in arm_errors:
-                errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
+        # pydantic's Optional[Union[...]] is nullable[union[...]]: the null arm
+        # reports nothing, and Optional[T] reports T's errors alone.
+        _arm_errors(collected, self.labels, self.null_arm, True, value, loc, errors)
         return value
 
 
@@ -11974,81 +12030,11 @@ def _exact_type(schema: Any) -> Optional[type]:
         kind) if isinstance(kind, str) else None
 
 
-def _type_words(compiler: _Compiler, schema: Dict[str, Any]) -> Tuple[str, Optional[str], Optional[str]]:
-    """What _type_error's words depend on: the kind of array, the object's
-    title and the Python family it came from (a dataclass: "a dictionary or an
-    instance of Point"; bytes)."""
-    title = schema.get("title")
-    family = compiler.class_kinds.get(str(title)) if "properties" in schema else None
-    if schema.get("format") == "binary":
-        family = "bytes"
-    array_kind = schema.container if type(schema) is _ContainerSchema else \
-        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
-    return array_kind, title, family
-
-
-def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
-    if family == "bytes":
-        return "Input should be a valid bytes", "bytes_type"
-    if kind == "object" and family == "dataclass":
-        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
-    if kind == "object" and family == "model":
-        return f"Input should be a valid dictionary or instance of {title}", "model_type"
-    if kind == "array":
-        return {"set": ("Input should be a valid set", "set_type"),
-                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
-                "tuple": ("Input should be a valid tuple", "tuple_type"),
-                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
-                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
-                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
-            array_kind, ("Input should be a valid list", "list_type"))
-    return {
-        "string": ("Input should be a valid string", "string_type"),
-        "integer": ("Input should be a valid integer", "int_type"),
-        "number": ("Input should be a valid number", "float_type"),
-        "boolean": ("Input should be a valid boolean", "bool_type"),
-        "null": ("Input should be None", "none_required"),
-        "object": ("Input should be a valid dictionary", "dict_type"),
-    }.get(kind, (f"Input should be of type {kind}", "type"))
-
-
-def _show(value: Any) -> str:
-    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
-    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
-
-
-def _one_of_text(values: List[Any]) -> str:
-    shown = [_show(v) for v in values]
-    if not shown:
-        return "one of no values (the enum is empty)"
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _plural(n: int, unit: str) -> str:
-    return f"{n} {unit}{'' if n == 1 else 's'}"
-
-
-def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
-                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
-                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
-    """pydantic's length errors: "List should have at least 2 items after
-    validation, not 1", "String should have at most 3 characters"."""
-    tail = f" after validation, not {n}" if after else ""
-    if low is not None and n < low:
-        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
-    if high is not None and n > high:
-        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
-
-
 def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _ErrorItem:
     """pydantic's length error of a container that stopped as soon as it held
     more than ``high`` items: "not more", not their count."""
     return _ErrorItem(loc, f"{subject} should have at most {_plural(high, 'item')} after validation, not more",
                       "too_long", value)
-
-
-def _number_text(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, int]],
@@ -12099,24 +12085,6 @@ def _from_pydantic(exc: Any) -> ValidationError:
     errors = [_ErrorItem(tuple(e["loc"]), e["msg"], e["type"], e.get("input"))
               for e in exc.errors(include_url=False)]
     return ValidationError(errors, str(exc.title))
-
-
-def _truncated_repr(value: Any) -> str:
-    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
-    # and last 24 bytes, each cut moved inwards to a character boundary
-    # (write_truncated_to_limited_bytes): 'é' counts two.
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__} object>"
-    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
-        return text
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= 50:
-        return text
-    # A partial character at either cut is dropped: the boundary is the floor
-    # of the head's end and the ceiling of the tail's start.
-    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
 
 
 def _format_errors(errors: List[_ErrorItem], title: str) -> str:
@@ -12474,6 +12442,8 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 
 # pydantic's own types where the core's schemas and values have a seam for them.
 _refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
+# pydantic's names of a union's members, where an anyOf's errors name its arms.
+_refine(_arm_label=_pydantic_arm_label)
 
 
 # ---------------------------------------------------------------------------
@@ -12490,21 +12460,21 @@ _refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _lax_type             _Compiler._type (section 6)         17.0 for an int; other types converted by    -
-#                                                             _coerce, refused in pydantic's words
-#   _lax_steps            _Compiler._steps_in_order (section 6)  a Python value made JSON first (_native); -
-#                                                             a float field's 2 becomes 2.0
+#   _lax_type             _LaxCompiler._type_check (section 27)  17.0 for an int; other types converted -
+#                                                             by _coerce, refused in pydantic's words
+#   _lax_steps            _LaxCompiler._steps_in_order (section 27)  a Python value made JSON first       -
+#                                                             (_native); a float field's 2 becomes 2.0
 #   _coerce               _lax_type (section 23)              "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
 #   _json_text_arguments  _Tool.arguments (section 9)         a list or an object argument sent as JSON    7
 #                                                             text, parsed (the SDK's pre_parse_json)
-#   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
+#   _lax_typed            _LaxCompiler._keywords (section 27)  a type JSON Schema cannot name (a date, a   11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
 #   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
-#   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
-#                                                             for dict[str, T] or a dataclass: refused), a
-#                                                             key's own errors under "[key]"
+#   _lax_members          _LaxCompiler._members_check (section 27)  extra keys dropped, keys made strings -
+#                                                             (not for dict[str, T] or a dataclass:
+#                                                             refused), a key's own errors under "[key]"
 #   _strings_taken        _json_text_params (section 27)      the strings _json_text_arguments keeps       7
 #
 # README: as in section 22's table.  The wording of a refused date, time or
@@ -12625,7 +12595,7 @@ def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra:
 _INT_FLOAT_LIMIT = 2.0 ** 63  # the SDK's int from a float is an i64
 
 
-def _lax_type(compiler: _Compiler, schema: Dict[str, Any], types: List[str]) -> _Checker:
+def _lax_type(compiler: _LaxCompiler, schema: Dict[str, Any], types: List[str]) -> _Checker:
     """_Compiler._type in the lax modes: 17.0 is the int 17; a value of another
     JSON type is converted where pydantic's lax mode converts it (_coerce: "17"
     for an int, "true" for a bool), and refused in pydantic's words."""
@@ -13341,7 +13311,7 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #   _field_default_of     _parameter_schema (section 9)       the same, published: the schema's default    -
 #   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
 #   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
-#   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
+#   _python_only          _ArmsCompiler._keywords (section 27)  a class no JSON value is an instance of    -
 #   _python_only_type     _build_union (section 22)           the same, of a type (Annotated[T, ...]: T)   -
 #   _as_sent              _lax_array (section 27)             values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
@@ -13989,6 +13959,10 @@ def _declares(declared: Any, wanted: Any) -> bool:
 
 # The SDK's session, request context and reading of answers where the core's Context has a seam.
 _refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS)
+
+
+# The public names this section adds to the core's.
+__all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 
 
 # ---------------------------------------------------------------------------
@@ -15222,31 +15196,42 @@ _refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_erro
 _refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation)
 
 
+# The public names this section adds to the core's.
+__all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELICITATION_REQUIRED",
+    "CompletionArgument", "CompletionContext", "EmptyResult", "InputRequest", "CreateMessageRequest",
+    "CreateMessageRequestParams", "CreateMessageResult", "SamplingMessage", "ElicitRequest",
+    "ElicitRequestFormParams", "ElicitResult", "ListRootsRequest", "ListRootsResult", "Root",
+    "SetLevelRequestParams", "CallToolRequestParams", "SubscribeRequestParams", "UnsubscribeRequestParams",
+    "TextResourceContents", "BlobResourceContents", "EventCallback", "JSONRPCMessage", "Extension", "ToolBinding",
+    "ResourceBinding", "MethodBinding", "RequestParams", "validate_extension_identifier", "require_client_extension",
+    "Apps", "ResourceCsp", "ResourcePermissions", "client_supports_apps", "Visibility", "CallNext", "HandlerResult",
+    "EXTENSION_ID", "APP_MIME_TYPE", "Skills", "SKILLS_EXTENSION")
+
+
 # ---------------------------------------------------------------------------
 # 27. SDK fidelity: lax validation and URI template matching
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  Two parts.  Lax validation: where pydantic's lax
-# mode (section 23) checks a keyword family in its own order, the rule of
-# section 6 hands the lax modes to a hook here; and the words and families
-# its errors name, which section 5 records.  URI template matching: RFC
-# 6570 defines how a template expands, not how a URI is matched against it;
-# the SDK's matcher decides which URIs a template serves and what each
-# variable receives.  This is that matcher, re-derived to run in linear time.
+# A layer, as section 22 is.  Lax validation: where pydantic's lax mode
+# (section 23) checks a keyword family in its own order, _LaxCompiler refines
+# the rule of section 6 (_Compiler, strict) by overriding that family's step
+# with a hook here.  The URI template matcher is the core's now (section 10).
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _array_noun           _Compiler._array (section 6)        "List", "Tuple", "Set", "Frozenset" in its   -
-#                                                             errors, the container pydantic reads
-#   _lax_anything         _Compiler.compile (section 6)       any value, made JSON as the SDK writes it    -
-#   _lax_allowed          _Compiler._enum_const (section 6)   the allowed value itself (2.0 for 2), or     -
-#                                                             what _lax_member converts
-#   _lax_string           _Compiler._string (section 6)       the first length error only; then no pattern -
-#   _lax_any_of           _Compiler._any_of (section 6)       the smart union's arm (_Union.smart) first   7, 9
-#   _lax_array            _Compiler._array (section 6)        a set keeps one of each item (_dedupe); a    -
-#                                                             short tuple's missing members, each
-#   _lax_object           _Compiler._object (section 6)       defaults filled; errors in field order; a    -
-#                                                             dict's size counted once its items pass
+#   _LaxCompiler          seam _compiler_for (section 6)      pydantic's lax mode, for tool arguments and  -
+#                                                             results: _Compiler with the steps below
+#   _ArmsCompiler         seam _compiler_for (section 6)      the smart union's strict try of each arm     -
+#   _lax_anything         _LaxCompiler (section 27)           any value, made JSON as the SDK writes it    -
+#   _lax_allowed          _LaxCompiler._allowed_check (section 27)  the allowed value itself (2.0 for 2), -
+#                                                             or what _lax_member converts
+#   _lax_string           _LaxCompiler._string_check (section 27)  the first length error only; then no   -
+#                                                             pattern
+#   _lax_any_of           _LaxCompiler._any_of (section 27)   the smart union's arm (_Union.smart) first   7, 9
+#   _lax_array            _LaxCompiler._array_check (section 27)  a set keeps one of each item (_dedupe);  -
+#                                                             a short tuple's missing members, each
+#   _lax_object           _LaxCompiler._object_steps (section 27)  defaults filled; errors in field order; -
+#                                                             a dict's size counted once its items pass
 #   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
 #   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
 #                                                             is dumped in (hash order)
@@ -15267,16 +15252,7 @@ _refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitatio
 # pydantic's lax mode (section 23) checks a container's size and members in its
 # own order and words.  Each _lax_ hook here is the lax modes' copy of one
 # keyword family of _Compiler (section 6): the same assertions, with pydantic's
-# stops.  First the words: the class families and containers errors name.
-
-
-def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
-    """What pydantic's errors call an array: the container it reads it as
-    (_ContainerSchema, section 5), "List", "Tuple", "Set" or "Frozenset"."""
-    container = schema.container if type(schema) is _ContainerSchema else ""
-    return "Frozenset" if container == "frozenset" else "Set" if unique else \
-        "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
-
+# stops; _LaxCompiler, after them, overrides each step with its hook.
 
 def _lax_anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
     """_Compiler._anything in the lax modes: any value, made JSON as the SDK writes it."""
@@ -15462,7 +15438,7 @@ def _lax_sizes(container: str, valid: List[Any], bad: bool, low: Optional[int], 
         _check_size(count, low, high, noun, "item", True, loc, value, errors)
 
 
-def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
+def _lax_object(compiler: _LaxCompiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
                 required: List[str], members: Optional[_Checker]) -> List[_Checker]:
     """_Compiler._object as pydantic checks a model or a dict: the output mode
     fills absent fields with their published defaults; errors come in the
@@ -15681,6 +15657,107 @@ def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dic
     published = input_schema["properties"]
     return {p.key: taken for p in params if p.key in published and
             (taken := _strings_taken(published[p.key], input_schema)) is not None}
+
+
+class _LaxCompiler(_Compiler):
+    """_Compiler (section 6) as the SDK validates tool arguments ("input") and
+    results ("output"): pydantic's lax mode, which converts what it takes
+    ("17" and 17.0 for an int, "true" for a bool, a date from its string),
+    drops extra keys, makes a result's Python values JSON and fills its absent
+    fields with their published defaults, and stops and words its errors as
+    pydantic does.  Each step the lax mode changes is one method here, which
+    hands it to its _lax_ function (sections 23 and 27); the keywords'
+    assertions stay the rule's.  Chosen through the seam _compiler_for."""
+
+    # Twin: _FastCompiler, section 34 (_COMPILER below picks one).
+
+    def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
+        super().__init__(root, mode, class_kinds)
+        self.output = mode == "output"
+
+    _anything = staticmethod(_lax_anything)  # any value, made JSON as the SDK writes it
+
+    def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        if type(schema) is _TypedSchema:  # a type JSON Schema cannot name: _lax_typed (section 23)
+            return _lax_typed(self, schema)
+        if type(schema) is _UnionSchema:  # a union checked by its members, not its flattened anyOf
+            schema = dict(schema, anyOf=schema.members)
+        return super()._keywords(schema, is_def)
+
+    def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
+                        steps: List[_Checker]) -> _Checker:
+        return _lax_steps(schema, type_step, steps)  # a dataclass, a datetime, an Enum member made JSON first
+
+    def _type_check(self, schema: Dict[str, Any], types: List[str], msg: str, kind: str) -> _Checker:
+        return _lax_type(self, schema, types)  # "17" and 17.0 for an integer
+
+    def _allowed_check(self, schema: Dict[str, Any], is_def: bool, allowed: List[Any], kind: str) -> _Checker:
+        return _lax_allowed(self, schema, is_def, allowed, kind)  # 2.0 is Literal[1, 2]'s 2, "1" an IntEnum's 1
+
+    def _numeric_check(self, checks: List[Tuple[Callable[[Any, Any], bool], Any, str, str]],
+                       multiple: Any) -> _Checker:
+        return _first_bound_failure(checks, multiple)  # the first failure only, in pydantic-core's order
+
+    def _string_check(self, low: Optional[int], high: Optional[int], pattern: Optional[str],
+                      search: Optional[Callable[[str], Any]]) -> _Checker:
+        return _lax_string(low, high, pattern, search)  # the first length error only, and then no pattern
+
+    def _array_check(self, schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
+                     each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
+        return _lax_array(schema, noun, prefix, items, each, contains, self.output)  # a set keeps one of each
+
+    def _object_steps(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                      members: Optional[_Checker]) -> List[_Checker]:
+        return _lax_object(self, schema, properties, required, members)  # defaults filled, errors in field order
+
+    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
+        """The step for an object of declared properties only (what the schema
+        builder makes): ``general`` here; the accelerators replace it."""
+        return general
+
+    def _members_check(self, schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any,
+                       extra_check: Optional[_Checker], patterns: List[Tuple[Any, _Checker]],
+                       names: Optional[_Checker]) -> _Checker:
+        # extra keys dropped, keys made strings (section 23)
+        return _lax_members(schema, properties, extra, extra_check, patterns, names, self.class_kinds)
+
+    def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
+        return _lax_any_of(_Union(self, arms, schemas))  # the smart union picks the arm (section 22)
+
+
+class _ArmsCompiler(_Compiler):
+    """The strict compiler as pydantic's smart union first tries a value on
+    each arm (_Union, section 22): a Python class no JSON value is an instance
+    of takes nothing (_python_only, section 24), and an int takes no 2.0."""
+
+    def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        if _python_only(self, schema):
+            return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
+        return super()._keywords(schema, is_def)
+
+    def _type_check(self, schema: Dict[str, Any], types: List[str], msg: str, kind: str) -> _Checker:
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            for t in types:
+                if _is_json_type(value, t) and not (t == "integer" and type(value) is float):
+                    return value
+            errors.append(_ErrorItem(loc, msg, kind, value))
+            return value
+
+        return check
+
+
+_COMPILER: type[_LaxCompiler] = _LaxCompiler  # or _FastCompiler: see _use_accelerators
+
+
+def _sdk_compiler_for(mode: str) -> type[_Compiler]:
+    """_compiler_for (section 6) with the SDK's modes: the rule for strict, the
+    smart union's strict arms, and pydantic's lax mode for tool arguments and
+    results (_COMPILER)."""
+    return _Compiler if mode == "strict" else _ArmsCompiler if mode == "arms" else _COMPILER
+
+
+_refine(_compiler_for=_sdk_compiler_for)
 
 
 # ---------------------------------------------------------------------------
@@ -18263,6 +18340,10 @@ def _read_structured(name: str, result: Dict[str, Any], tool: Optional[Dict[str,
     return _build_value(result_type, value)
 
 
+# The public names this section adds to the core's.
+__all__ += ("Client",)
+
+
 # ---------------------------------------------------------------------------
 # 30. A client: Streamable HTTP
 # ---------------------------------------------------------------------------
@@ -19640,6 +19721,10 @@ class _LoopbackCallback:
         self.server.server_close()
 
 
+# The public names this section adds to the core's.
+__all__ += ("OAuthClientProvider", "OAuthFlowError")
+
+
 # ---------------------------------------------------------------------------
 # 32. Command line
 # ---------------------------------------------------------------------------
@@ -20583,34 +20668,45 @@ def wsgi_app(server_file: str, **options: Any) -> Callable[..., Any]:
     return _load_server(server_file).streamable_http_app(**options)
 
 
+# The public names this section adds to the core's.
+__all__ += ("wsgi_app",)
+
+
 # ---------------------------------------------------------------------------
 # 34. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
-# own.  Each accelerator here computes exactly what one rule computes, faster,
-# for the shapes that dominate real traffic, and hands anything else to that
-# rule.  _use_accelerators() is the one place that picks between them: on by
-# default, off with MCP_REF_PURE=1 in the environment.  The test suite runs
-# both ways and checks that each accelerator fires where it should.
+# own.  Each accelerator here replaces one leaf, a function that computes a
+# value (never a flow of steps), under one contract with that rule: the same
+# input, the same output, the same errors.  It acts on the shapes that
+# dominate real traffic and hands anything else to the rule.  So each one can
+# be switched on or off alone, and the wire carries the same bytes either way
+# (test_accelerators.AloneTest).  _use_accelerators() is the one place that
+# picks: on by default, off with MCP_REF_PURE=1 in the environment.
 #
-#   accelerator          the rule it replaces             what it speeds up
-#   -------------------  -------------------------------  ----------------------------------
-#   _fast_pretty         _pretty (section 4)              the content text of every result
-#   _FastCompiler        _Compiler (section 6)            objects of generated schemas, lists of them
-#   _fast_structured     _structured_result (section 8)   lists of flat objects: text and JSON in one pass
-#   _fast_encode_reply   _encode_reply (section 18)       puts that JSON into the response as written
-#   _fast_dumps          _dumps_message (section 18)      every message: json's C encoder, made once;
-#                                                         a polled Task's JSON text kept (_ShownTask)
-#   _rx_accelerated      _rx_compile_pattern (section 28) patterns proven safe run on Python's re (_RX_ACCELERATE)
-#   _fast_call_sync      _call_sync (section 14)          a sync tool's call, without _call's coroutine;
-#                                                         a result type seen not to be the SDK's (_NOT_SDK)
+#   accelerator       rule it replaces (where)         it acts on (anything else: the rule)
+#   ----------------  -------------------------------  ------------------------------------------
+#   _fast_pretty      _pretty (section 4)              dicts with string keys, lists, and exact
+#                                                      str, int, float, bool, None: json's C
+#                                                      string encoder, the common leaves inline
+#   _FastCompiler     _LaxCompiler (section 27)        object schemas of declared leaf properties:
+#                                                      a dict or dataclass whose values are
+#                                                      exactly their JSON types, lists of them
+#                                                      in a few passes (_fast_list)
+#   _fast_structured  _structured_result (section 8)   a list of two or more non-empty dicts of
+#                                                      leaves: their texts in one C pass
+#   _fast_dumps       _dumps_message (section 18)      every message: json's C encoder made once;
+#                                                      a polled Task's kept text (_ShownTask)
+#   _rx_accelerated   _rx_compile_pattern (section 28) patterns proven linear on Python's re
+#                                                      (_RX_ACCELERATE: the switch)
 #
 # Each rule names its twin where it is written ("twin: _fast_x, section 34"),
 # and test_mcp_ref checks this table against the file.
 #
-# Each was measured alone with bench/bench.py; an accelerator that did not pay
-# there was removed.
+# Each is kept because it pays on the benchmark row it is for, measured alone
+# (bench/alternate.py against the same file with only it off; bench/README.md,
+# "The accelerators, each alone"); one that gains less than 5% is removed.
 
 _chain = itertools.chain.from_iterable
 _encode_str = json.encoder.encode_basestring  # C-accelerated where json has its C part; no \u escapes
@@ -20622,7 +20718,10 @@ def _fast_pretty(value: Any, newline: str = "\n") -> str:
 
     json falls back to its pure-Python encoder whenever ``indent`` is set; this
     recursion writes the same text with json's C string encoder for the leaves
-    and the common leaves inline.  Checked against json.dumps by the tests."""
+    and the common leaves inline.  What it does not write itself (a key that is
+    no string, a tuple, a subclass) it leaves to the rule, indented to its
+    place (a text json wrote holds no raw newline but its own): the same text,
+    or the same error, as json.dumps.  Checked against json.dumps by the tests."""
     tp = type(value)
     if tp is str:
         return _encode_str(value)
@@ -20632,6 +20731,8 @@ def _fast_pretty(value: Any, newline: str = "\n") -> str:
         inner = newline + "  "
         items = []
         for k, v in value.items():
+            if type(k) is not str:  # json's rule: 1 as "1", None as "null"; a tuple refused
+                return _RULES["_pretty"](value).replace("\n", newline)  # type: ignore[no-any-return]
             kind = type(v)  # the common leaves inline: one call less per value
             if kind is str:
                 text = _encode_str(v)
@@ -20656,7 +20757,9 @@ def _fast_pretty(value: Any, newline: str = "\n") -> str:
         if not _is_finite(value):
             raise _NotJSON("Input should be a finite number", "finite_number")
         return float.__repr__(value)
-    return int.__repr__(value)
+    if tp is int:
+        return int.__repr__(value)
+    return _RULES["_pretty"](value).replace("\n", newline)  # type: ignore[no-any-return]
 
 
 # Python types that are, exactly and without conversion, a JSON Schema type
@@ -20666,8 +20769,8 @@ if TYPE_CHECKING:
     _Shape = Tuple[Tuple[str, ...], Tuple[type, ...], List[str]]  # keys, their types, the float keys
 
 
-class _FastCompiler(_Compiler):
-    """_Compiler, with a faster step for the objects that the schema builder
+class _FastCompiler(_LaxCompiler):
+    """_LaxCompiler, with a faster step for the objects that the schema builder
     makes (declared properties, extra keys dropped) and for lists of them."""
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
@@ -20803,56 +20906,26 @@ _ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
     None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
 
 
-class _PreEncoded:
-    """A checked ``structuredContent`` with its JSON text already written, so
-    that the response is not made to encode it a second time (_fast_encode_reply)."""
-
-    __slots__ = ("value", "json")
-
-    def __init__(self, value: Any, json_text: str) -> None:
-        self.value = value
-        self.json = json_text
-
-
 def _fast_structured(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """_structured_result, for a list of at least two flat objects (each a
     non-empty dict of leaves, one block of text each); any other value: the rule.
 
-    json's C encoder writes the list in one pass: with ",\\n  " between items,
-    each object comes out with exactly the line breaks of indent=2, which is
-    its text for the model; an encoded string never holds a raw newline, so
-    "},\\n  {" occurs only between two objects and ",\\n  " only between two
-    members: replaced by ",", they leave the JSON for ``structuredContent``."""
+    The same result as the rule's, the same dict: only its content's texts are
+    written differently.  json's C encoder writes the list in one pass: with
+    ",\n  " between items, each object comes out with exactly the line breaks
+    of indent=2, which is its text for the model (the rule's _pretty of the
+    item); an encoded string never holds a raw newline, so "},\n  {" occurs
+    only between two objects."""
     if not (type(shown) is list and len(shown) > 1 and type(raw) in (list, tuple) and len(raw) == len(shown)
             and _one_json_text(set(map(type, raw))) and set(map(type, shown)) == {dict} and all(shown)
             and _LEAVES.issuperset(map(type, _chain(map(dict.values, shown))))):
         return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
     try:
         text = "".join(_ITEMS_ENCODER(shown, 0))  # type: ignore[misc]
-    except ValueError:  # NaN or infinity: checked values have none, but never send them
+    except ValueError:  # NaN or infinity: the rule raises what _pretty raises
         return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
     blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
-    data = text.replace(",\n  ", ",")
-    pre_encoded = _PreEncoded(structured, '{"result":' + data + "}" if wrap else data)
-    return {"content": blocks, "structuredContent": pre_encoded, "isError": False}
-
-
-# Stands in for a written structuredContent while the rest of the message is
-# encoded: a string no tool returns (the process's own random suffix), and its
-# JSON text is checked to occur exactly once before it is replaced.
-_PLACEHOLDER = "\x00mcp_ref:" + os.urandom(8).hex()
-_PLACEHOLDER_JSON = _encode_str(_PLACEHOLDER).encode()
-
-
-def _fast_encode_reply(result: Dict[str, Any], frame: Callable[[Dict[str, Any]], Any]) -> bytes:
-    """_encode_reply, with a _PreEncoded structuredContent put in as written."""
-    written = result.get("structuredContent")
-    if type(written) is not _PreEncoded:
-        return _encode(frame(result))
-    data = _encode(frame(dict(result, structuredContent=_PLACEHOLDER)))
-    if data.count(_PLACEHOLDER_JSON) == 1:
-        return data.replace(_PLACEHOLDER_JSON, written.json.encode("utf-8"))
-    return _encode(frame(dict(result, structuredContent=written.value)))
+    return {"content": blocks, "structuredContent": structured, "isError": False}
 
 
 # The wire encoder as json's C object, made once rather than per message, and
@@ -21019,51 +21092,13 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
     return lambda text: find(text) is not None
 
 
-# -- calls ----------------------------------------------------------------------
-
-
-def _fast_call_sync(server: MCPServer, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
-    """_call_sync: MCPServer._call (section 14) for a sync tool, line for line
-    without the awaits, so without the coroutine, which such a call never needs
-    (making, starting and finishing one costs about 3% of a scalar call).  Every
-    outcome is the rule's own method; a tool with resolvers takes the rule's
-    path (they may wait)."""
-    if tool.resolved is not None:
-        return _run_without_loop(server._call(tool, arguments, request))
-    try:
-        value = tool.fn(**server._arguments(tool, arguments, request))  # steps 2 and 3
-        if type(value) not in _NOT_SDK:
-            value = _fast_sdk_object(value)
-        if isinstance(value, InputRequiredResult):
-            return server._input_required(tool, request, value)
-    except BaseException as exc:
-        return server._stopped(tool, request, exc)
-    return server._checked_result(tool, value)  # step 4
-
-
-_NOT_SDK: set[type] = set(_NATIVE)  # result types seen with no class of the SDK's in their MRO
-
-
-def _fast_sdk_object(value: Any) -> Any:
-    """_sdk_object(value, "tool") (section 26), learning the types it can
-    only pass as they are: a dataclass returned on every call then costs a
-    set lookup.  A type's MRO does not change; at most 1000 are kept."""
-    mro = type(value).__mro__
-    if len(_NOT_SDK) < 1000 and not any(cls.__module__.split(".")[0] in ("mcp", "mcp_types") for cls in mro):
-        _NOT_SDK.add(mro[0])
-        return value
-    return _sdk_object(value, "tool")
-
-
 # -- the one place that picks ---------------------------------------------------
 
-_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _Compiler, "_structured_result": _structured_result,
-                          "_encode_reply": _encode_reply, "_dumps_message": _dumps_message, "_RX_ACCELERATE": False,
-                          "_call_sync": _call_sync}
+_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _LaxCompiler, "_structured_result": _structured_result,
+                          "_dumps_message": _dumps_message, "_RX_ACCELERATE": False}
 _ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
-                                 "_structured_result": _fast_structured, "_encode_reply": _fast_encode_reply,
-                                 "_dumps_message": _fast_dumps, "_RX_ACCELERATE": True,
-                                 "_call_sync": _fast_call_sync}
+                                 "_structured_result": _fast_structured,
+                                 "_dumps_message": _fast_dumps, "_RX_ACCELERATE": True}
 
 
 def _use_accelerators(on: bool) -> None:
