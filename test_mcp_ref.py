@@ -294,9 +294,9 @@ def _load_cut_core() -> Any:
 KNOWN_FORWARD = {
     "ToolAnnotations", "_build_union", "_class_values_json", "_data_arms", "_field_default", "_field_default_of",
     "_field_holder", "_field_value", "_fill_field_defaults", "_format_errors", "_involves_pydantic",
-    "_is_pydantic_field", "_json_text_arguments", "_json_text_params", "_lax_kind", "_lax_parse", "_pydantic_arguments",
-    "_pydantic_checked", "_pydantic_output", "_pydantic_read", "_pydantic_structured", "_pydantic_value",
-    "_resolve_marker", "_resolvers_of", "_sdk_model_json", "_takes_sdk_context",
+    "_is_pydantic_field", "_json_text_arguments", "_json_text_params", "_lax_kind", "_lax_parse",
+    "_pydantic_arguments", "_pydantic_checked", "_pydantic_output", "_pydantic_read", "_pydantic_structured",
+    "_pydantic_value", "_resolve_marker", "_resolvers_of", "_sdk_model_json", "_takes_sdk_context",
 }
 # The names the core's __all__ exports that only the layers define (the cut file's
 # ``from mcp_ref import *`` fails on them): a ratchet as well; a layer extends
