@@ -3493,7 +3493,7 @@ class _Tool:
         errors: List[_ErrorItem] = []
         assert self._output_check is not None
         try:
-            checked = self._output_check(value, (), errors)
+            checked = self._output_check(_output_json(value), (), errors)
         except RecursionError:
             errors.append(_ErrorItem((), "Recursion error - cyclic reference detected", "recursion_loop",
                                      "<cyclic value>"))
@@ -3555,6 +3555,18 @@ def _sdk_model_json(value: Any) -> Any:
     """One of the SDK's models (its ToolAnnotations, its Annotations) as the JSON
     it sends: none in the core, so anything is as it is."""
     return value
+
+
+# A seam: the SDK layer's output checker reads the Python value itself (_as_returned, section 22).
+def _output_json(value: Any) -> Any:
+    """A returned value as the JSON its result sends, which the outputSchema
+    checks (server/tools, "Output Schema": structured results conform to it):
+    a dataclass's fields, an Enum's value, a datetime's ISO text (section 4).
+    A value with no JSON form is checked as it is, and refused there."""
+    try:
+        return _jsonable(value)
+    except _NotJSON:
+        return value
 
 
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
@@ -4283,7 +4295,7 @@ class FunctionResource(Resource):
         super().__init__(uri, **options)
         self.fn = fn
         self.context_param = _context_parameter(fn)
-        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # a seam (section 9)
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
@@ -5406,6 +5418,103 @@ class _Answer:
         return self.value()
 
 
+class _AwaitableAnswer:
+    """An async tool's wait for the client's response, on its event loop: the SDK's
+    Context methods are coroutines (_Request.ask, section 12)."""
+
+    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
+        self.answer, self.timeout, self.convert = answer, timeout, convert
+
+    def __await__(self) -> Any:
+        return self._wait().__await__()
+
+    async def _wait(self) -> Any:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        arrived = loop.create_future()
+        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_wake, arrived), None)[1])
+        if self.answer.done.is_set():
+            _wake(arrived)
+        try:
+            await asyncio.wait_for(arrived, self.timeout)
+        except asyncio.TimeoutError:
+            self.answer.give_up(self.timeout)
+        return self.convert(self.answer.value())
+
+
+def _wake(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class _JsonObject:
+    """A JSON object from the client read by attribute, as the SDK's models are:
+    ``result.stop_reason`` reads ``stopReason``."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        data = self.__dict__.get("_data", {})
+        first, *rest = name.split("_")
+        camel = first + "".join(word.title() for word in rest)
+        for key in (name, camel):
+            if key in data:
+                value = data[key]
+                if isinstance(value, dict):
+                    return _JsonObject(value)
+                if isinstance(value, list):
+                    return [_JsonObject(v) if isinstance(v, dict) else v for v in value]
+                return value
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return None  # an optional field the client left out
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        return dict(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _JsonObject) and other._data == self._data
+
+    def __repr__(self) -> str:
+        return f"JsonObject({self._data!r})"
+
+
+class ElicitationResult:
+    """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
+    holds the answer, converted to the schema's type), "decline" or "cancel"."""
+
+    action = ""
+
+    def __init__(self, data: Any = None) -> None:
+        self.data = data
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(action={self.action!r}, data={self.data!r})"
+
+
+class AcceptedElicitation(ElicitationResult):
+    action = "accept"
+
+
+class DeclinedElicitation(ElicitationResult):
+    action = "decline"
+
+
+class CancelledElicitation(ElicitationResult):
+    action = "cancel"
+
+
+_ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
+
+
 class Context:
     """The request a tool is serving, and what it may do besides returning.
 
@@ -5451,9 +5560,10 @@ class Context:
         return _JsonObject(self._request.meta)
 
     @property
-    def request_context(self) -> _RequestContext:
-        """The SDK's spelling: ``.request_id``, ``.meta``, ``.lifespan_context``, ``.session``."""
-        return _RequestContext(self)
+    def request_context(self) -> Any:
+        """The SDK's spelling: ``.request_id``, ``.meta``, ``.lifespan_context``,
+        ``.session``; the SDK layer's (the seam _request_context_of)."""
+        return _request_context_of(self)
 
     @property
     def lifespan_context(self) -> Any:
@@ -5493,9 +5603,11 @@ class Context:
         return self._request.user_state
 
     @property
-    def session(self) -> _ClientSession:
-        """The SDK's ``ctx.session``: sampling, roots and the raw notifications."""
-        return _ClientSession(self._request, self._sdk_models)
+    def session(self) -> Any:
+        """The SDK's ``ctx.session`` (its ServerSession): sampling, roots and the
+        raw notifications; the SDK layer's (the seam _session_of).  The Context
+        asks the client itself: create_message, list_roots, elicit."""
+        return _session_of(self)
 
     # -- logging and progress ----------------------------------------------------------
 
@@ -5614,6 +5726,96 @@ class Context:
                                  lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)(),
                                  request_read_timeout_seconds)
 
+    def create_message(self, messages: List[Any], max_tokens: int, *,
+                       request_read_timeout_seconds: Optional[float] = None, **options: Any) -> Any:
+        """Ask the client's model (client/sampling, sampling/createMessage): the
+        answer is its CreateMessageResult as JSON (a dict, checked against the
+        schema).  ``messages``: SamplingMessages as JSON; the other fields of the
+        request as options in Python's spelling (``system_prompt``, ``temperature``,
+        ``include_context``, ``tools``, ...).  A timeout as ``elicit``'s."""
+        params = _sampling_params(messages, max_tokens, options)
+        return self._request.ask("sampling/createMessage", params, ("sampling",),
+                                 functools.partial(_checked_answer, "sampling/createMessage", None),
+                                 request_read_timeout_seconds)
+
+    def list_roots(self, *, request_read_timeout_seconds: Optional[float] = None) -> Any:
+        """The client's roots (client/roots, roots/list): its ListRootsResult as
+        JSON (a dict, checked against the schema).  A timeout as ``elicit``'s."""
+        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_checked_answer, "roots/list", None),
+                                 request_read_timeout_seconds)
+
+
+# -- what the SDK layer gives a Context (seams: section 25 and 26 refine them) ----------
+
+
+def _session_of(ctx: Context) -> Any:
+    """``ctx.session``: the SDK's ServerSession, which the SDK layer gives.  The
+    core has none: an AttributeError that says how the Context asks instead."""
+    raise AttributeError("'Context' object has no attribute 'session' (the SDK's ServerSession): ask the client "
+                         "with ctx.create_message, ctx.list_roots or ctx.elicit")
+
+
+def _request_context_of(ctx: Context) -> Any:
+    """``ctx.request_context``: the SDK's RequestContext, which the SDK layer
+    gives.  The core has none: the request is the Context's own (request_id,
+    meta, lifespan_context)."""
+    raise AttributeError("'Context' object has no attribute 'request_context' (the SDK's RequestContext): read "
+                         "ctx.request_id, ctx.meta or ctx.lifespan_context")
+
+
+def _input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
+    """``ctx.input_responses``: each answer as the client sent it, by its
+    question's key.  The SDK layer reads each as the result class its shape is
+    (``sdk_models``: the function took the SDK's own Context, given its models)."""
+    return dict(responses)
+
+
+def _elicitation_view(outcome: ElicitationResult, sdk_models: bool) -> Any:
+    """ctx.elicit's outcome as the tool gets it: the ElicitationResult itself.
+    The SDK layer gives a function that took the SDK's own Context
+    (``sdk_models``) the SDK's class of it."""
+    return outcome
+
+
+# -- reading a resource of this server (server/resources) -------------------------------
+
+
+def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_JsonObject]:
+    """``ctx.read_resource(uri)``: as the SDK's ReadResourceContents, each with
+    ``.content`` (text, or bytes for a blob) and ``.mime_type``; its errors as
+    ResourceNotFoundError or ResourceError."""
+    import base64
+
+    try:
+        result, _ = _read_resource(server, uri, request)
+    except _RpcError as exc:
+        raise _read_failure(exc) from None
+    except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
+        raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
+    return [_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
+                         "mime_type": c.get("mimeType")}) for c in result["contents"]]
+
+
+def _read_failure(exc: _RpcError) -> Exception:
+    """A failed read as ctx.read_resource raises it: the resource's own MCPError
+    stays one (the SDK passes it on); otherwise ResourceNotFoundError or ResourceError."""
+    if isinstance(exc, _PassedOn):
+        return MCPError(exc.code, exc.message, None if exc.data is _MISSING else exc.data)
+    return (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message)
+
+
+def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
+    """sampling/createMessage's params (client/sampling): the messages as JSON,
+    each option under its field's name (``system_prompt``: ``systemPrompt``)."""
+    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
+    for name, value in options.items():
+        # related_request_id picks the SDK's stream for the request, it is no
+        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
+        if value is not None and name != "related_request_id":
+            first, *rest = name.split("_")
+            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
+    return params
+
 
 def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
     """A form elicitation's params: ``mode`` from 2025-11-25 on, where
@@ -5626,32 +5828,36 @@ def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> 
 
 
 # What the client answers each question with (2026-07-28 schema.ts: ElicitResult,
-# CreateMessageResult, ListRootsResult), as leniently as the SDK's models take
-# it (a content block's "type" may be left out; null for what may be absent).
-_BLOCK: Dict[str, Any] = {"anyOf": [
-    {"type": "object", "required": ["text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
-    {"type": "object", "required": ["data", "mimeType"], "properties": {
+# CreateMessageResult, ListRootsResult; the earlier revisions' are narrower), as
+# the schema writes them.  A seam: the SDK layer takes them as leniently as the
+# SDK's models do (_SDK_ANSWERS, section 25).
+_META_OBJECT = {"type": "object"}
+_SAMPLED: Dict[str, Any] = {"anyOf": [  # SamplingMessageContentBlock
+    {"type": "object", "required": ["type", "text"], "properties": {
+        "type": {"const": "text"}, "text": {"type": "string"}}},
+    {"type": "object", "required": ["type", "data", "mimeType"], "properties": {
         "type": {"enum": ["image", "audio"]}, "data": {"type": "string"}, "mimeType": {"type": "string"}}},
-    {"type": "object", "required": ["name", "id", "input"], "properties": {
-        "type": {"const": "tool_use"}, "name": {"type": "string"}, "id": {"type": "string"},
+    {"type": "object", "required": ["type", "id", "name", "input"], "properties": {
+        "type": {"const": "tool_use"}, "id": {"type": "string"}, "name": {"type": "string"},
         "input": {"type": "object"}}},
-    {"type": "object", "required": ["toolUseId"], "properties": {
-        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}}}]}
-_META_FIELD = {"type": ["object", "null"]}
+    {"type": "object", "required": ["type", "toolUseId", "content"], "properties": {
+        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}, "content": {"type": "array"},
+        "isError": {"type": "boolean"}}}]}
 _ANSWERS: Dict[str, Dict[str, Any]] = {
     "elicitation/create": {"type": "object", "required": ["action"], "properties": {
-        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _META_FIELD,
-        "content": {"type": ["object", "null"], "additionalProperties": {"anyOf": [
-            {"type": ["string", "number", "boolean", "null"]}, {"type": "array", "items": {"type": "string"}}]}}}},
+        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _META_OBJECT,
+        "content": {"type": "object", "additionalProperties": {"anyOf": [
+            {"type": ["string", "number", "boolean"]}, {"type": "array", "items": {"type": "string"}}]}}}},
     "sampling/createMessage": {"type": "object", "required": ["role", "content", "model"], "properties": {
-        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"},
-        "stopReason": {"type": ["string", "null"]}, "_meta": _META_FIELD,
-        "content": {"anyOf": [_BLOCK, {"type": "array", "items": _BLOCK}]}}},
-    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _META_FIELD, "roots": {
+        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"}, "stopReason": {"type": "string"},
+        "_meta": _META_OBJECT, "content": {"anyOf": [_SAMPLED, {"type": "array", "items": _SAMPLED}]}}},
+    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _META_OBJECT, "roots": {
         "type": "array", "items": {"type": "object", "required": ["uri"], "properties": {
-            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": ["string", "null"]},
-            "_meta": _META_FIELD}}}}},
+            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": "string"},
+            "_meta": _META_OBJECT}}}}},
 }
+
+
 @functools.lru_cache(maxsize=None)
 def _answer_checker(method: str) -> _Checker:
     return _checker(_ANSWERS[method], "strict")
@@ -5672,6 +5878,27 @@ def _where(value: Any, loc: Tuple[Any, ...]) -> str:
             value = value[step]
             path += f"[{step}]" if isinstance(step, int) else f".{step}"
     return path
+
+
+_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
+                 "roots/list": "ListRootsResult"}
+
+
+def _checked_answer(method: str, requested: Any, result: Dict[str, Any]) -> Dict[str, Any]:
+    """The client's answer, checked against what was asked: the result of that
+    request (schema.ts; the SDK validates it as its model), and an accepted
+    form's content against its requestedSchema (client/elicitation)."""
+    problem = _answer_problem(method, result)
+    if problem is not None:
+        problem += f" does not fit {_RESULT_NAMES[method]}"
+    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
+        errors: List[_ErrorItem] = []
+        _checker(requested, "strict")(result["content"], (), errors)
+        if errors:
+            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
+    if problem is not None:
+        raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
+    return result
 
 
 _ELICITABLE = frozenset(("string", "number", "integer", "boolean"))
@@ -5704,6 +5931,20 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
     if isinstance(schema, dict):
         return checked
     return _build_value(schema, checked)
+
+
+def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any], *,
+                         sdk: bool = False) -> Any:
+    """The client's ElicitResult as its outcome class, an accepted one's
+    ``.data`` built as the schema's class (``sdk``: the function took the SDK's
+    own Context; _elicitation_view)."""
+    outcome = _ELICITATION.get(str(result.get("action")))
+    if outcome is None:
+        raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
+                                         f"{_truncated_repr(result.get('action'))}")
+    made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
+                                                                                  result.get("content")))
+    return _elicitation_view(made, sdk)
 
 
 # ---------------------------------------------------------------------------
@@ -11773,6 +12014,7 @@ def _date() -> str:
 #   _resolvers_of         no resolvers                                _sdk_resolvers (section 25)
 #   _takes_sdk_context    no Context of the SDK's                     _sdk_context_annotated (section 26)
 #   _sdk_model_json       a value as it is                            _pydantic_model_json (section 26)
+#   _output_json          a result checked as the JSON it sends       _as_returned (section 22)
 #   -- patterns (section 6)
 #   _compile_pattern      a plain pattern (characters, '.', escapes,  _rx_compile_pattern (section 28): all of
 #                         [classes], quantified, between ^ and $),    ECMA-262 in linear time, on re where
@@ -11792,6 +12034,17 @@ def _date() -> str:
 #   _intercepted          MCPServer._calling (section 14): the call    the extensions' intercept_tool_call
 #   _resolved_parameters, MCPServer._call, _keywords_taken (sections  the SDK's Resolve(...) parameters
 #   _resolve_parameters   9, 14): none
+#   _session_of           Context.session (section 12): none, an       the SDK's ServerSession (_sdk_session,
+#                         AttributeError                              section 25)
+#   _request_context_of   Context.request_context (section 12): none,  the SDK's RequestContext
+#                         an AttributeError                           (_sdk_request_context, section 25)
+#   _input_responses      Context.input_responses (section 12): the    each answer as the SDK's result class
+#                         client's JSON                               (_sdk_input_responses, section 26)
+#   _elicitation_view     _elicitation_outcome (section 12): the       the SDK's own outcome class, to a function
+#                         ElicitationResult itself                    that took its Context (_sdk_elicitation,
+#                                                                     section 26)
+#   _ANSWERS              _answer_checker (section 12): the client's   as leniently as the SDK's models take
+#                         results as schema.ts writes them            them (_SDK_ANSWERS, section 25)
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
@@ -11801,12 +12054,13 @@ _SEAMS: FrozenSet[str] = frozenset((
     "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_pydantic_value",
     "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
     "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_resolve_marker", "_resolvers_of",
-    "_takes_sdk_context", "_sdk_model_json",
+    "_takes_sdk_context", "_sdk_model_json", "_output_json",
     # patterns (section 6)
     "_compile_pattern",
     # content, resources, prompts, the server and its transports (sections 8, 10-21)
     "_is_sdk_content", "_sdk_block", "_foreign_error", "_foreign_object", "_foreign_prompt", "_server_settings",
     "_apply_extension", "_intercepted", "_resolve_parameters", "_resolved_parameters",
+    "_session_of", "_request_context_of", "_input_responses", "_elicitation_view", "_ANSWERS",
 ))
 
 
@@ -11848,6 +12102,8 @@ def _refine(**rules: Any) -> None:
 #   _arguments_model_read  _pydantic_read (section 9)          the parameters pydantic validates, its own   1
 #                                                             errors read as ours (_from_pydantic)
 #   _output_adapter_result  _pydantic_output (section 9)        a result pydantic validates and dumps        12
+#   _as_returned          _output_json (section 9)            a result checked as returned: the lax        -
+#                                                             output checker makes it JSON itself
 #   _output_adapter_checked  _pydantic_checked (section 9)       a CallToolResult's structured content, by    -
 #                                                             pydantic's own output model
 #   _Union                _LaxCompiler._any_of (section 27)   the smart union: an arm of the value's exact 7, 9
@@ -12203,6 +12459,12 @@ def _from_pydantic(exc: Any) -> ValidationError:
     errors = [_ErrorItem(tuple(e["loc"]), e["msg"], e["type"], e.get("input"))
               for e in exc.errors(include_url=False)]
     return ValidationError(errors, str(exc.title))
+
+
+def _as_returned(value: Any) -> Any:
+    """A returned value as it is: the lax output checker makes it JSON itself,
+    in pydantic's order and words (an error shows the value as returned)."""
+    return value
 
 
 def _pydantic_format_errors(errors: List[_ErrorItem], title: str) -> str:
@@ -12564,7 +12826,7 @@ _refine(_format_errors=_pydantic_format_errors, _build_union=_smart_union_value,
         _is_pydantic_field=_is_field_info, _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic,
         _pydantic_arguments=_delegated_arguments, _pydantic_read=_arguments_model_read,
         _pydantic_structured=_output_adapter_of, _pydantic_output=_output_adapter_result,
-        _pydantic_checked=_output_adapter_checked)
+        _pydantic_checked=_output_adapter_checked, _output_json=_as_returned)
 
 # pydantic's own types where the core's schemas and values have a seam for them.
 _refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
@@ -13508,21 +13770,12 @@ def _strict_json_schema() -> Any:
 #   _sdk_resolvers        _resolvers_of (section 9)           Resolve(...) parameters and their DAG        -
 #   _sdk_resolve_marker   _resolve_marker (section 9)         such a parameter is no argument              -
 #   _sdk_resolve_parameters  MCPServer._call (section 14)     the resolvers run before the tool            -
-#   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
-#   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
-#   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
-#                                                             as the SDK's models are
-#   _ELICITATION          Context.elicit_url (section 12)     an answer as Accepted-, Declined- or         -
-#                                                             CancelledElicitation
-#   ElicitationResult     Context.elicit (section 12)         the SDK's outcome classes, generic in the    -
-#                                                             accepted data's type
-#   AcceptedElicitation   Context.elicit (section 12)         ``.data``: the answer built as the schema    -
-#   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
-#   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
-#   _elicitation_outcome  Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
-#                                                             CancelledElicitation, ``.data`` built
-#   _AwaitableAnswer      _Request.ask (section 12)           an async tool awaits the client's answer on  -
-#                                                             its loop: the SDK's Context is async
+#   _sdk_session          seam _session_of (section 12)       ctx.session: the SDK's ServerSession         -
+#                                                             (_ClientSession)
+#   _sdk_request_context  seam _request_context_of (section 12)  ctx.request_context, meta in snake_case   -
+#                                                             (_RequestContext)
+#   _SDK_ANSWERS          seam _ANSWERS (section 12)          the client's answers as leniently as the     -
+#                                                             SDK's models take them
 #
 # README: as in section 22's table.  test_context checks these on the wire.
 #
@@ -13659,7 +13912,7 @@ def _sdk_resolvers(fn: Callable[..., Any], tool_name: str, arguments: List[str],
             tp = hints.get(param)
             marker = _resolve_marker(tp)
             if tp is not None and _is_context(_args(tp)[0] if _is_annotated(tp) else tp):
-                params.append((param, "context", _takes_sdk_context(fn, param)))  # section 26
+                params.append((param, "context", _takes_sdk_context(fn, param)))  # the seam (section 9)
             elif marker is not None:
                 params.append((param, "resolve", marker))
             elif param in arguments:
@@ -13849,59 +14102,41 @@ def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
                         "requested schema") from None
 
 
-class _JsonObject:
-    """A JSON object from the client read by attribute, as the SDK's models are:
-    ``result.stop_reason`` reads ``stopReason``."""
-
-    def __init__(self, data: Dict[str, Any]) -> None:
-        self._data = data
-
-    def __getattr__(self, name: str) -> Any:
-        data = self.__dict__.get("_data", {})
-        first, *rest = name.split("_")
-        camel = first + "".join(word.title() for word in rest)
-        for key in (name, camel):
-            if key in data:
-                value = data[key]
-                if isinstance(value, dict):
-                    return _JsonObject(value)
-                if isinstance(value, list):
-                    return [_JsonObject(v) if isinstance(v, dict) else v for v in value]
-                return value
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return None  # an optional field the client left out
-
-    def model_dump(self, **options: Any) -> Dict[str, Any]:
-        return dict(self._data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _JsonObject) and other._data == self._data
-
-    def __repr__(self) -> str:
-        return f"JsonObject({self._data!r})"
-
-
-_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
-                 "roots/list": "ListRootsResult"}
-
-
 def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
-    asked: the result of that request (the SDK validates it as its model), and
-    an accepted form's content against its requestedSchema (client/elicitation).
-    It is that model (section 26; the SDK's own to the SDK's Context)."""
-    problem = _answer_problem(method, result)
-    if problem is not None:
-        problem += f" does not fit {_RESULT_NAMES[method]}"
-    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
-        errors: List[_ErrorItem] = []
-        _checker(requested, "strict")(result["content"], (), errors)
-        if errors:
-            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
-    if problem is not None:
-        raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
-    return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], result)
+    asked (_checked_answer, section 12): that result's model (section 26; the
+    SDK's own to the SDK's Context)."""
+    checked = _checked_answer(method, requested, result)
+    return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], checked)
+
+
+# The client's answers (the seam _ANSWERS, section 12) as leniently as the SDK's
+# models take them: a content block's "type" may be left out, null stands for
+# what may be absent.
+_SDK_BLOCK: Dict[str, Any] = {"anyOf": [
+    {"type": "object", "required": ["text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
+    {"type": "object", "required": ["data", "mimeType"], "properties": {
+        "type": {"enum": ["image", "audio"]}, "data": {"type": "string"}, "mimeType": {"type": "string"}}},
+    {"type": "object", "required": ["name", "id", "input"], "properties": {
+        "type": {"const": "tool_use"}, "name": {"type": "string"}, "id": {"type": "string"},
+        "input": {"type": "object"}}},
+    {"type": "object", "required": ["toolUseId"], "properties": {
+        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}}}]}
+_SDK_META = {"type": ["object", "null"]}
+_SDK_ANSWERS: Dict[str, Dict[str, Any]] = {
+    "elicitation/create": {"type": "object", "required": ["action"], "properties": {
+        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _SDK_META,
+        "content": {"type": ["object", "null"], "additionalProperties": {"anyOf": [
+            {"type": ["string", "number", "boolean", "null"]}, {"type": "array", "items": {"type": "string"}}]}}}},
+    "sampling/createMessage": {"type": "object", "required": ["role", "content", "model"], "properties": {
+        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"},
+        "stopReason": {"type": ["string", "null"]}, "_meta": _SDK_META,
+        "content": {"anyOf": [_SDK_BLOCK, {"type": "array", "items": _SDK_BLOCK}]}}},
+    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _SDK_META, "roots": {
+        "type": "array", "items": {"type": "object", "required": ["uri"], "properties": {
+            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": ["string", "null"]},
+            "_meta": _SDK_META}}}}},
+}
 
 
 class _ClientSession:
@@ -13963,6 +14198,16 @@ class _ClientSession:
         return _AwaitableValue()
 
 
+def _sdk_session(ctx: Context) -> _ClientSession:
+    """``ctx.session`` (the seam _session_of): the SDK's ServerSession's methods."""
+    return _ClientSession(ctx._request, ctx._sdk_models)
+
+
+def _sdk_request_context(ctx: Context) -> _RequestContext:
+    """``ctx.request_context`` (the seam _request_context_of)."""
+    return _RequestContext(ctx)
+
+
 class _RequestContext:
     """``ctx.request_context``, as the SDK's: ``meta`` a dict with its keys in
     Python's spelling (``meta.get("progress_token")``, or ``meta.progress_token``),
@@ -13989,17 +14234,6 @@ def _snake_case(key: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in key)
 
 
-def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
-    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
-    for name, value in options.items():
-        # related_request_id picks the SDK's stream for the request, it is no
-        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
-        if value is not None and name != "related_request_id":
-            first, *rest = name.split("_")
-            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
-    return params
-
-
 def _declares(declared: Any, wanted: Any) -> bool:
     """Each key of ``wanted`` declared, nested keys too; a value (listChanged: true,
     an experimental setting) declared equal, as the SDK compares them."""
@@ -14011,97 +14245,8 @@ def _declares(declared: Any, wanted: Any) -> bool:
                                               for key, value in wanted.items())
 
 
-class ElicitationResult:
-    """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
-    holds the answer, converted to the schema's type), "decline" or "cancel"."""
-
-    action = ""
-
-    def __init__(self, data: Any = None) -> None:
-        self.data = data
-
-    def __class_getitem__(cls, item: Any) -> Any:
-        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(action={self.action!r}, data={self.data!r})"
-
-
-class AcceptedElicitation(ElicitationResult):
-    action = "accept"
-
-
-class DeclinedElicitation(ElicitationResult):
-    action = "decline"
-
-
-class CancelledElicitation(ElicitationResult):
-    action = "cancel"
-
-
-_ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
-
-
-class _AwaitableAnswer:
-    """An async tool's wait for the client's response, on its event loop: the SDK's
-    Context methods are coroutines (_Request.ask, section 12)."""
-
-    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
-        self.answer, self.timeout, self.convert = answer, timeout, convert
-
-    def __await__(self) -> Any:
-        return self._wait().__await__()
-
-    async def _wait(self) -> Any:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        arrived = loop.create_future()
-        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_wake, arrived), None)[1])
-        if self.answer.done.is_set():
-            _wake(arrived)
-        try:
-            await asyncio.wait_for(arrived, self.timeout)
-        except asyncio.TimeoutError:
-            self.answer.give_up(self.timeout)
-        return self.convert(self.answer.value())
-
-
-def _wake(future: Any) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any], *,
-                         sdk: bool = False) -> ElicitationResult:
-    """The client's ElicitResult as the SDK's outcome class (the SDK's own to
-    the SDK's Context); an accepted one's ``.data`` built as its class."""
-    outcome = _ELICITATION.get(str(result.get("action")))
-    if outcome is None:
-        raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
-                                         f"{_truncated_repr(result.get('action'))}")
-    made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
-                                                                                  result.get("content")))
-    return _sdk_elicitation(made) if sdk else made
-
-
-def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_JsonObject]:
-    """``ctx.read_resource(uri)``: the SDK's ReadResourceContents, each with
-    ``.content`` (text, or bytes for a blob) and ``.mime_type``; its errors as
-    ResourceNotFoundError or ResourceError."""
-    import base64
-
-    try:
-        result, _ = _read_resource(server, uri, request)
-    except _RpcError as exc:
-        raise _read_failure(exc) from None
-    except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
-        raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
-    return [_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
-                         "mime_type": c.get("mimeType")}) for c in result["contents"]]
+# The SDK's session, request context and reading of answers where the core's Context has a seam.
+_refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS)
 
 
 # The SDK layer's refinements of section 9 (the seams, section 21).
@@ -14126,9 +14271,11 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
-#   _sdk_model,           _answer, _elicitation_outcome       to a function that took the SDK's Context:  -
-#   _sdk_elicitation      (section 25)                        the SDK's own classes (ctx.session, elicit)
+#   _sdk_input_responses  seam _input_responses (section 12)  each answer as the SDK's result class         -
+#   _sdk_model            _answer (section 25)                to a function that took the SDK's Context:  -
+#                                                             the SDK's own models (ctx.session)
+#   _sdk_elicitation      seam _elicitation_view (section 12)  to a function that took the SDK's Context:  -
+#                                                             the SDK's own outcome classes (ctx.elicit)
 #   _sdk_context_annotated  _takes_sdk_context (section 9)      a function that takes the SDK's Context      -
 #   _sdk_prompt           MCPServer.add_prompt (section 14)   the SDK's own Prompt object, registered      -
 #                                                             reads the SDK's own models (_sdk_model)
@@ -14138,8 +14285,6 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 #   _sdk_model_block      _content_block (section 8)          the SDK's content blocks as it sends them    -
 #   _sdk_error            _protocol_error (section 10)        the SDK's MCPError, 1.x's McpError: its      -
 #                                                             JSON-RPC error, passed on
-#   _read_failure         _contents_read (section 25)         a resource's MCPError reaches the tool as    -
-#                                                             one
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
 #   _sdk_content          _is_content_class (section 8)       the SDK's own blocks are content blocks (S5) -
 #   _pydantic_model_json  _sdk_model_json (section 9),        one of the SDK's models (ToolAnnotations,    -
@@ -14299,8 +14444,8 @@ def _sdk_name(name: str) -> Any:
     return found
 
 
-def _input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
-    """ctx.input_responses as the SDK gives them: each answer the result its
+def _sdk_input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
+    """ctx.input_responses as the SDK gives them (the seam _input_responses): each answer the result its
     shape is (ElicitResult, ListRootsResult, CreateMessageResult, as pydantic's
     smart union picks), still the client's JSON underneath; to a function that
     took the SDK's own Context, the SDK's own models (mcp.types), as it checks
@@ -14320,9 +14465,13 @@ def _sdk_model(kind: str, value: Dict[str, Any]) -> Any:
         return _model_view(kind, value)
 
 
-def _sdk_elicitation(outcome: Any) -> Any:
-    """ctx.elicit's outcome as the SDK's own class of mcp.server.elicitation;
-    ours where it refuses the value (a dict schema's data: no BaseModel)."""
+def _sdk_elicitation(outcome: Any, sdk_models: bool) -> Any:
+    """ctx.elicit's outcome (the seam _elicitation_view) to a function that took
+    the SDK's own Context (``sdk_models``): the SDK's own class of
+    mcp.server.elicitation; ours where it refuses the value (a dict schema's
+    data: no BaseModel), and to any other function."""
+    if not sdk_models:
+        return outcome
     try:
         made = getattr(sys.modules["mcp.server.elicitation"], type(outcome).__name__)
         return made(data=outcome.data) if isinstance(outcome, AcceptedElicitation) else made()
@@ -14554,14 +14703,6 @@ def _sdk_error(exc: BaseException) -> Optional[Tuple[Any, Any, Any]]:
         error = getattr(exc, "error", exc)  # 1.x keeps an ErrorData there; 2.x has both
         return tuple(getattr(error, name, None) for name in ("code", "message", "data"))  # type: ignore[return-value]
     return None
-
-
-def _read_failure(exc: _RpcError) -> Exception:
-    """A failed read as ctx.read_resource raises it: the resource's own MCPError
-    stays one (the SDK passes it on); otherwise ResourceNotFoundError or ResourceError."""
-    if isinstance(exc, _PassedOn):
-        return MCPError(exc.code, exc.message, None if exc.data is _MISSING else exc.data)
-    return (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message)
 
 
 def _has_input_required(tp: Any) -> bool:
@@ -15297,6 +15438,8 @@ _refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_erro
         _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt, _server_settings=_sdk_settings,
         _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
         _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters)
+# The SDK's models and outcome classes for a function that took the SDK's own Context.
+_refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation)
 
 
 # The public names this section adds to the core's.

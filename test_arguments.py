@@ -367,6 +367,23 @@ class CoreRulesTest(unittest.TestCase):
                 self.assertEqual(result["content"][0]["text"],
                                  f"Error executing tool add: 1 validation error for addArguments\n  {text}")
 
+    def test_a_result_is_checked_as_the_json_it_sends(self) -> None:
+        server = self.core.MCPServer("core")
+
+        @server.tool()
+        def make(n: int) -> Point2:
+            return Point2(n, 2)
+
+        @server.tool()
+        def count(n: int) -> int:
+            return "many" if n else n  # type: ignore[return-value]
+
+        self.assertEqual(server.call_tool("make", {"n": 1})["structuredContent"], {"n": 1, "m": 2})
+        self.assertEqual(server.call_tool("count", {"n": 0})["structuredContent"], {"result": 0})
+        refused = server.call_tool("count", {"n": 1})
+        self.assertTrue(refused["isError"])
+        self.assertIn("1 validation error for countOutput\n  $.result: ", refused["content"][0]["text"])
+
     def test_nothing_of_the_sdk_s_at_the_seams(self) -> None:
         core = self.core
         self.assertFalse(core._involves_pydantic(int))
@@ -383,7 +400,8 @@ class CoreRulesTest(unittest.TestCase):
         seams = ("_is_pydantic_model", "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field",
                  "_pydantic_value", "_involves_pydantic", "_pydantic_arguments", "_pydantic_read",
                  "_pydantic_structured", "_pydantic_output", "_pydantic_checked", "_json_text_params",
-                 "_json_text_arguments", "_resolve_marker", "_resolvers_of", "_takes_sdk_context", "_sdk_model_json")
+                 "_json_text_arguments", "_resolve_marker", "_resolvers_of", "_takes_sdk_context", "_sdk_model_json",
+                 "_output_json")
         for name in seams:
             with self.subTest(seam=name):
                 self.assertIn(name, self.core._SEAMS)
