@@ -15,12 +15,17 @@ for the official SDK's ``mcp.server.MCPServer``: the same decorators, the same
 ... def add(a: int, b: int = 1) -> int:
 ...     '''Add two numbers.'''
 ...     return a + b
->>> server.call_tool("add", {"a": "2"})
+>>> server.call_tool("add", {"a": 2})
 {'content': [{'type': 'text', 'text': '3'}], 'structuredContent': {'result': 3}, 'isError': False}
 >>> print(server.call_tool("add", {"b": 2})["content"][0]["text"])
 Error executing tool add: 1 validation error for addArguments
-a
-  Field required [type=missing, input_value={'b': 2}, input_type=dict]
+...
+
+Arguments are checked against the published inputSchema before the tool
+runs; a refusal is a tool error whose text names the failing field.  The core
+(the file above its line "# ---- layers") checks strictly and words each
+failure plainly; the SDK layer converts as the SDK's pydantic does ("2" for
+an int) and words errors as pydantic does (_pydantic_format_errors shows both).
 
 The return annotation IS the output schema (docs/servers/structured-output.md).
 Each row is one branch of ``_output_schema``, labelled with its row (section 9):
@@ -1562,8 +1567,7 @@ def validate(instance: Any, schema: Any) -> None:
     Traceback (most recent call last):
     ...
     mcp_ref.ValidationError: 1 validation error for value
-    n
-      Input should be greater than or equal to 5 [type=greater_than_equal, input_value=3, input_type=int]
+    ...
     """
     entry = _COMPILED.get(id(schema))
     if entry is None or entry[0] is not schema:
@@ -12468,7 +12472,21 @@ def _as_returned(value: Any) -> Any:
 
 
 def _pydantic_format_errors(errors: List[_ErrorItem], title: str) -> str:
-    """pydantic's text: a location line, then the message with its type and input."""
+    """pydantic's text: a location line, then the message with its type and input.
+    With this layer a tool's arguments are also converted as pydantic's lax mode
+    converts them (section 23):
+
+    >>> server = MCPServer("demo")
+    >>> @server.tool()
+    ... def add(a: int, b: int = 1) -> int:
+    ...     return a + b
+    >>> server.call_tool("add", {"a": "2"})["structuredContent"]
+    {'result': 3}
+    >>> print(server.call_tool("add", {"b": 2})["content"][0]["text"])
+    Error executing tool add: 1 validation error for addArguments
+    a
+      Field required [type=missing, input_value={'b': 2}, input_type=dict]
+    """
     n = len(errors)
     lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
     for e in errors:
