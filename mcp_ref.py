@@ -5716,6 +5716,21 @@ class Context:
                                  functools.partial(_elicitation_outcome, schema, requested, sdk=self._sdk_models),
                                  request_read_timeout_seconds)
 
+    def elicit_form(self, message: str, requested_schema: Dict[str, Any], *,
+                    request_read_timeout_seconds: Optional[float] = None) -> Any:
+        """Ask the user to fill in ``requested_schema``, a JSON Schema as
+        client/elicitation writes it (form mode): the answer is the client's
+        ElicitResult as JSON (a dict: ``action``, ``content`` as sent), checked
+        against the schema, an accepted form's content against
+        ``requested_schema``, as ``create_message``'s is.  A timeout as ``elicit``'s."""
+        if not isinstance(requested_schema, dict):
+            raise TypeError(f"requested_schema must be a JSON Schema object (a dict), not "
+                            f"{type(requested_schema).__name__}")
+        params = _form_params(self._request, message, requested_schema)
+        return self._request.ask("elicitation/create", params, ("elicitation", "form"),
+                                 functools.partial(_checked_answer, "elicitation/create", requested_schema),
+                                 request_read_timeout_seconds)
+
     def elicit_url(self, message: str, url: str, elicitation_id: str, *,
                    request_read_timeout_seconds: Optional[float] = None) -> Any:
         """Send the user to ``url`` (URL-mode elicitation, from 2025-11-25):

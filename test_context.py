@@ -1841,9 +1841,14 @@ class InitializedTest(unittest.TestCase):
 # -- the Context's own questions: answers as the client's JSON ---------------------------------------------
 
 
+FORM = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+FORM_PARAMS = {"mode": "form", "message": "Sure?", "requestedSchema": FORM}
+FORM_ANSWER = {"action": "accept", "content": {"ok": True}}
+
+
 def plain_server() -> mcp_ref.MCPServer:
-    """Tools that ask with the Context's own methods (create_message, list_roots),
-    async and sync: each answer is the client's result as JSON, a dict."""
+    """Tools that ask with the Context's own methods (create_message, list_roots,
+    elicit_form), async and sync: each answer is the client's result as JSON, a dict."""
     server = mcp_ref.MCPServer("context", version="1.0")
     said = [{"role": "user", "content": {"type": "text", "text": "hi"}}]
 
@@ -1862,13 +1867,28 @@ def plain_server() -> mcp_ref.MCPServer:
         answer = ctx.list_roots().result()
         return f"{type(answer).__name__} {json.dumps(answer, sort_keys=True)}"
 
+    @server.tool()
+    async def form(ctx: mcp_ref.Context) -> str:
+        answer = await ctx.elicit_form("Sure?", FORM)
+        return f"{type(answer).__name__} {json.dumps(answer, sort_keys=True)}"
+
+    @server.tool()
+    def sync_form(ctx: mcp_ref.Context) -> str:
+        answer = ctx.elicit_form("Sure?", FORM).result()
+        return f"{type(answer).__name__} {json.dumps(answer, sort_keys=True)}"
+
+    @server.tool()
+    def form_as_text(ctx: mcp_ref.Context) -> str:  # a schema given as JSON text: refused, it is no object
+        return str(ctx.elicit_form("Sure?", json.dumps(FORM)))  # type: ignore[arg-type]
+
     return server
 
 
 class ContextQuestionTest(unittest.TestCase):
-    """ctx.create_message and ctx.list_roots (client/sampling, client/roots)
-    ask as ctx.session's methods do, and give the client's result as JSON,
-    checked against the schema: in a session, and in 2026-07-28 over stdio and HTTP."""
+    """ctx.create_message, ctx.list_roots and ctx.elicit_form (client/sampling,
+    client/roots, client/elicitation) ask as ctx.session's methods do, and give
+    the client's result as JSON, checked against the schema (a form's content
+    against its requestedSchema): in a session, and in 2026-07-28 over stdio and HTTP."""
 
     SAMPLING = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5,
                 "systemPrompt": "Be brief."}
@@ -1881,7 +1901,8 @@ class ContextQuestionTest(unittest.TestCase):
         self.addCleanup(wire.close)
         for n, (tool, method, params, answer) in enumerate((
                 ("sample", "sampling/createMessage", self.SAMPLING, SAMPLING_ANSWER),
-                ("roots", "roots/list", {}, ROOTS_ANSWER)), start=1):
+                ("roots", "roots/list", {}, ROOTS_ANSWER),
+                ("form", "elicitation/create", FORM_PARAMS, FORM_ANSWER)), start=1):
             with self.subTest(tool=tool):
                 asked = until_asked(wire, tools_call(n, tool))
                 self.assertEqual(asked[-1], question(n, method, params))
@@ -1898,6 +1919,30 @@ class ContextQuestionTest(unittest.TestCase):
                                                               "sampling/createMessage is invalid: $ does not fit "
                                                               "CreateMessageResult")])
 
+    def test_a_form_answer_that_does_not_match_its_schema_is_a_tool_error(self) -> None:
+        wire = StdioWire(self.server, LATEST, ALL_CAPS)
+        self.addCleanup(wire.close)
+        for n, (content, where) in enumerate(((
+                {"ok": "yes"}, "$.content.ok"), ({"sure": True}, "$.content")), start=1):
+            with self.subTest(content=content):
+                asked = until_asked(wire, tools_call(n, "form"))
+                self.assertEqual(asked[-1], question(n, "elicitation/create", FORM_PARAMS))
+                frames = wire.send({"jsonrpc": "2.0", "id": asked[-1]["id"], "result": {
+                    "action": "accept", "content": content}})
+                self.assertEqual(frames, [tool_error_frame(
+                    n, LATEST, f"Error executing tool form: the client's answer to elicitation/create is invalid: "
+                               f"{where} does not match the requested schema")])
+
+    def test_a_form_takes_a_json_schema_object_only(self) -> None:
+        with self.assertRaisesRegex(TypeError, r"^requested_schema must be a JSON Schema object \(a dict\), not str$"):
+            mcp_ref.Context().elicit_form("Sure?", json.dumps(FORM))  # type: ignore[arg-type]
+        wire = StdioWire(self.server, LATEST, ALL_CAPS)  # in a tool: its error, nothing asked
+        self.addCleanup(wire.close)
+        with contextlib.redirect_stderr(io.StringIO()) as logged:
+            self.assertEqual(wire.send(tools_call(1, "form_as_text")),
+                             [tool_error_frame(1, LATEST, "Error executing tool form_as_text")])
+        self.assertIn("TypeError: requested_schema must be a JSON Schema object", logged.getvalue())
+
     def test_in_2026_07_28_over_stdio_and_http(self) -> None:
         wire = StdioWire(self.server)
         self.addCleanup(wire.close)
@@ -1907,7 +1952,9 @@ class ContextQuestionTest(unittest.TestCase):
         for tool, key, method, params, answer in (
                 ("sample", "sampling_0", "sampling/createMessage", self.SAMPLING, SAMPLING_ANSWER),
                 ("roots", "roots_0", "roots/list", {}, ROOTS_ANSWER),
-                ("sync_roots", "roots_0", "roots/list", {}, ROOTS_ANSWER)):
+                ("sync_roots", "roots_0", "roots/list", {}, ROOTS_ANSWER),
+                ("form", "elicitation_0", "elicitation/create", FORM_PARAMS, FORM_ANSWER),
+                ("sync_form", "elicitation_0", "elicitation/create", FORM_PARAMS, {"action": "cancel"})):
             for transport, send in (("stdio", wire.send), ("http", lambda message: wsgi_post(app, message)[1])):
                 with self.subTest(tool=tool, transport=transport):
                     frames = send(tools_call(1, tool, meta))
@@ -1998,6 +2045,37 @@ class CoreAloneContextTest(unittest.TestCase):
             with self.subTest(method=method, answer=answer):
                 self.assertEqual(core_alone()._answer_problem(method, answer), core_says)
                 self.assertIsNone(mcp_ref._answer_problem(method, answer))
+
+    def test_a_form_asked_by_the_core_alone(self) -> None:
+        """ctx.elicit_form is the core's (examples/everything.py asks with it on
+        the cut file): the client's ElicitResult as JSON; a null value refused
+        there, as schema.ts has it, and taken by the whole file, as the SDK's model does."""
+        core = core_alone()
+        lenient = {"action": "accept", "content": {"ok": True, "note": None}}
+        for module, said in ((core, "Error executing tool form: the client's answer to elicitation/create is "
+                                    "invalid: $.content.note does not fit ElicitResult"),
+                             (mcp_ref, json.dumps(lenient, sort_keys=True))):
+            with self.subTest(module=module.__name__):
+                server = module.MCPServer("context", version="1.0")
+
+                async def form(ctx: module.Context) -> str:  # type: ignore[name-defined]
+                    return json.dumps(await ctx.elicit_form("Sure?", FORM), sort_keys=True)
+
+                server.add_tool(form)
+                wire = StdioWire.__new__(StdioWire)  # the module's own stdio connection (StdioWire: the whole file's)
+                wire.conn, wire.seen = module._StdioServer(server, exit_process=False), 0
+                wire.conn.out = io.BytesIO()
+                self.addCleanup(wire.close)
+                wire.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+                    "protocolVersion": LATEST, "capabilities": ALL_CAPS, "clientInfo": {"name": "t", "version": "1"}}})
+                wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                for n, answer, text in ((1, FORM_ANSWER, json.dumps(FORM_ANSWER, sort_keys=True)), (2, lenient, said)):
+                    asked = until_asked(wire, tools_call(n, "form"))
+                    self.assertEqual(asked[-1], question(n, "elicitation/create", FORM_PARAMS))
+                    frames = wire.send({"jsonrpc": "2.0", "id": asked[-1]["id"], "result": answer})
+                    error = text.startswith("Error")
+                    self.assertEqual(frames, [tool_error_frame(n, LATEST, text) if error else
+                                              result_frame(n, LATEST, text)])
 
 
 # -- the SDK's client: mcp_ref against the SDK serving the same file ------------------------------------------

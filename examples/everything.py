@@ -10,7 +10,10 @@ Each part is registered only when mcp_ref has the feature it needs, so the
 fixture grows with mcp_ref: content tools now; the tools that log, report
 progress, sample or elicit once ``Context`` exists; resources, prompts and
 completion once ``MCPServer.resource`` and ``MCPServer.prompt`` do.  Those
-parts are written against the official SDK's API, which mcp_ref mirrors.
+parts use the Context's own methods (``ctx.create_message``,
+``ctx.elicit_form``, ``ctx.meta``), not the SDK's ``ctx.session`` and
+``ctx.request_context``: the same file is served by the core alone (mcp_ref.py
+cut at its line "# ---- layers", .ci/conformance.py --core) and by the whole file.
 """
 
 import json
@@ -88,20 +91,25 @@ if Context is not None:
     async def test_tool_with_progress(ctx: Context) -> str:  # type: ignore[valid-type]
         for step in (0, 50, 100):
             await ctx.report_progress(step, 100, f"Completed step {step} of 100")
-        return str(ctx.request_context.meta.get("progress_token") or 0)
+        return str(ctx.meta.progress_token or 0)
+
+    def said(result: dict, otherwise: str) -> object:
+        """The text the client's model answered (a CreateMessageResult as JSON):
+        its one content block's, or ``otherwise`` for a list of blocks."""
+        content = result.get("content")
+        return content.get("text") if isinstance(content, dict) else otherwise
 
     @mcp.tool(description="Tests server-initiated sampling (LLM completion request)")
     async def test_sampling(prompt: str, ctx: Context) -> str:  # type: ignore[valid-type]
-        result = await ctx.session.create_message(
-            messages=[{"role": "user", "content": {"type": "text", "text": prompt}}], max_tokens=100)
-        return f"LLM response: {getattr(result.content, 'text', 'No response')}"
+        result = await ctx.create_message([{"role": "user", "content": {"type": "text", "text": prompt}}], 100)
+        return f"LLM response: {said(result, 'No response')}"
 
     @mcp.tool(description="Tests server-initiated elicitation (user input request)")
     async def test_elicitation(message: str, ctx: Context) -> str:  # type: ignore[valid-type]
         schema = {"type": "object", "properties": {"response": {"type": "string", "description": "User's response"}},
                   "required": ["response"]}
-        result = await ctx.session.elicit(message=message, requested_schema=schema)
-        return f"User response: action={result.action}, content={json.dumps(result.content or {})}"
+        result = await ctx.elicit_form(message, schema)  # the client's ElicitResult, as JSON
+        return f"User response: action={result['action']}, content={json.dumps(result.get('content') or {})}"
 
 
     @mcp.tool(description="Tests elicitation with default values for all primitive types (SEP-1034)")
@@ -113,8 +121,8 @@ if Context is not None:
             "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active",
                        "description": "User status"},
             "verified": {"type": "boolean", "default": True, "description": "Verification status"}}}
-        result = await ctx.session.elicit(message="Please provide user information", requested_schema=schema)
-        return f"Elicitation result: action={result.action}, content={json.dumps(result.content or {})}"
+        result = await ctx.elicit_form("Please provide user information", schema)
+        return f"Elicitation result: action={result['action']}, content={json.dumps(result.get('content') or {})}"
 
     @mcp.tool(description="Tests elicitation with enum schema variations per SEP-1330")
     async def test_elicitation_sep1330_enums(ctx: Context) -> str:  # type: ignore[valid-type]
@@ -129,24 +137,21 @@ if Context is not None:
                                                                  {"const": "docs", "title": "Documentation"}]}},
             "legacyEnum": {"type": "string", "enum": ["small", "medium", "large"],
                            "enumNames": ["Small Size", "Medium Size", "Large Size"]}}}
-        result = await ctx.session.elicit(message="Please select values using different enum schema types",
-                                          requested_schema=schema)
-        return f"Elicitation completed: action={result.action}, content={json.dumps(result.content or {})}"
+        result = await ctx.elicit_form("Please select values using different enum schema types", schema)
+        return f"Elicitation completed: action={result['action']}, content={json.dumps(result.get('content') or {})}"
 
     # -- 2026-07-28 diagnostics of server-stateless ------------------------------------
 
     @mcp.tool(description="Needs sampling: -32021 when the client did not declare sampling")
     async def test_missing_capability(ctx: Context) -> str:  # type: ignore[valid-type]
-        result = await ctx.session.create_message(
-            messages=[{"role": "user", "content": {"type": "text", "text": "Say hi"}}], max_tokens=10)
-        return f"LLM response: {getattr(result.content, 'text', '')}"
+        result = await ctx.create_message([{"role": "user", "content": {"type": "text", "text": "Say hi"}}], 10)
+        return f"LLM response: {said(result, '')}"
 
     @mcp.tool(description="Asks the user: in 2026-07-28 an InputRequiredResult, never a request on the stream")
     async def test_streaming_elicitation(ctx: Context) -> str:  # type: ignore[valid-type]
         await ctx.report_progress(1, 2, "asking")
-        result = await ctx.session.elicit(message="Continue?", requested_schema={
-            "type": "object", "properties": {"ok": {"type": "boolean"}}})
-        return f"action={result.action}"
+        result = await ctx.elicit_form("Continue?", {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+        return f"action={result['action']}"
 
     @mcp.tool(description="Logs at info: nothing is sent to a request without a log level")
     async def test_logging_tool(ctx: Context) -> str:  # type: ignore[valid-type]
@@ -305,8 +310,8 @@ if hasattr(mcp_ref, "TaskStore"):
     async def confirm_delete(filename: str, ctx: Context) -> str:  # type: ignore[valid-type]
         await ctx.start_task()
         schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
-        result = await ctx.session.elicit(message=f"Delete {filename}?", requested_schema=schema)
-        return f"Deleted {filename}" if result.action == "accept" else f"Kept {filename}"
+        result = await ctx.elicit_form(f"Delete {filename}?", schema)
+        return f"Deleted {filename}" if result["action"] == "accept" else f"Kept {filename}"
 
     @mcp.tool(description="Asks two questions at once", task_support="optional")
     def multi_input(ctx: Context):  # type: ignore[no-untyped-def, valid-type]
