@@ -16072,7 +16072,7 @@ _refine(_json_text_params=_pre_parsed_params)
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 34, _rx_accelerated) only where
+# Python's re serves as an accelerator (section 34, _rx_accelerated, set as _rx_re_form) only where
 # its backtracking provably stays linear.
 
 
@@ -16665,18 +16665,25 @@ class _RxMatcher:
 
 # --- The re accelerator, for patterns on which re's backtracking stays linear ---
 
+# The re form of a pattern, where re provably runs in linear time: the
+# accelerators (the last layer, section 34) set it; without them every pattern
+# runs on the automaton above.
+_rx_re_form: Optional[Callable[[_RxNode], Optional[Callable[[str], bool]]]] = None
+
+
 def _rx_compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
     """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
     in the string (JSON Schema patterns are not anchored).  ValueError names the
-    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE).
-    It refines the core's _compile_pattern (section 6), which checks plain patterns only."""
+    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE), through
+    _rx_re_form (twin: _rx_accelerated, section 34).  It refines the core's
+    _compile_pattern (section 6), which checks plain patterns only."""
     try:
         node = _RxParser(pattern).parse()
         compiler = _RxCompiler(pattern)
         prog = compiler.program(node, reverse=False)  # even for re: same errors either way
         if (_RX_ACCELERATE if accelerate is None else accelerate) and not compiler.looks \
-                and compiler.size <= _RX_MAX_ACCELERATED:
-            fast = _rx_accelerated(node)
+                and compiler.size <= _RX_MAX_ACCELERATED and _rx_re_form is not None:
+            fast = _rx_re_form(node)
             if fast is not None:
                 return fast
     except RecursionError:
@@ -21358,6 +21365,9 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
     regex = re.compile(_rx_to_re(node), re.ASCII)
     find = regex.match if anchored else regex.search
     return lambda text: find(text) is not None
+
+
+_rx_re_form = _rx_accelerated  # section 28's slot (_RX_ACCELERATE still switches it per call)
 
 
 # -- the one place that picks ---------------------------------------------------
