@@ -12839,19 +12839,6 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
     return None
 
 
-# The SDK layer's refinements of sections 2, 7 and 9 (the seams, section 21).
-_refine(_format_errors=_pydantic_format_errors, _build_union=_smart_union_value,
-        _is_pydantic_field=_is_field_info, _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic,
-        _pydantic_arguments=_delegated_arguments, _pydantic_read=_arguments_model_read,
-        _pydantic_structured=_output_adapter_of, _pydantic_output=_output_adapter_result,
-        _pydantic_checked=_output_adapter_checked, _output_json=_as_returned)
-
-# pydantic's own types where the core's schemas and values have a seam for them.
-_refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
-# pydantic's names of a union's members, where an anyOf's errors name its arms.
-_refine(_arm_label=_pydantic_arm_label)
-
-
 # ---------------------------------------------------------------------------
 # 23. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
@@ -13681,11 +13668,6 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
     return check
 
 
-# The SDK layer's refinements of sections 7 and 9 (the seams, section 21).
-_refine(_lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json)
-
-
-
 # ---------------------------------------------------------------------------
 # 24. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
@@ -13707,8 +13689,6 @@ _refine(_lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json)
 #
 # README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
-
-
 
 
 def _as_sent(schema: Any) -> bool:
@@ -14262,13 +14242,6 @@ def _declares(declared: Any, wanted: Any) -> bool:
     return isinstance(declared, dict) and all(key in declared and _declares(declared[key], value)
                                               for key, value in wanted.items())
 
-
-# The SDK's session, request context and reading of answers where the core's Context has a seam.
-_refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS)
-
-
-# The SDK layer's refinements of section 9 (the seams, section 21).
-_refine(_resolve_marker=_sdk_resolve_marker, _resolvers_of=_sdk_resolvers)
 
 # The public names this section adds to the core's.
 __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
@@ -15448,18 +15421,6 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
     return text
 
 
-# The SDK layer's refinements of section 9 (the seams, section 21).
-_refine(_takes_sdk_context=_sdk_context_annotated, _sdk_model_json=_pydantic_model_json)
-
-# The SDK's objects where the core has a seam for them.
-_refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_error=_sdk_error,
-        _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt, _server_settings=_sdk_settings,
-        _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
-        _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters)
-# The SDK's models and outcome classes for a function that took the SDK's own Context.
-_refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation)
-
-
 # The public names this section adds to the core's.
 __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELICITATION_REQUIRED",
     "CompletionArgument", "CompletionContext", "EmptyResult", "InputRequest", "CreateMessageRequest",
@@ -16021,11 +15982,28 @@ def _sdk_compiler_for(mode: str) -> type[_Compiler]:
     return _Compiler if mode == "strict" else _ArmsCompiler if mode == "arms" else _COMPILER
 
 
-_refine(_compiler_for=_sdk_compiler_for)
-
-
-# The SDK layer's refinements of section 9 (the seams, section 21).
-_refine(_json_text_params=_pre_parsed_params)
+# The SDK layer (sections 22 to 27), set at the core's seams in one call (section 21's table).
+_refine(
+    # pydantic's types, texts and unions (section 22)
+    _format_errors=_pydantic_format_errors, _build_union=_smart_union_value, _is_pydantic_field=_is_field_info,
+    _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic, _pydantic_arguments=_delegated_arguments,
+    _pydantic_read=_arguments_model_read, _pydantic_structured=_output_adapter_of,
+    _pydantic_output=_output_adapter_result, _pydantic_checked=_output_adapter_checked, _output_json=_as_returned,
+    _is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema, _arm_label=_pydantic_arm_label,
+    # lax conversions (section 23)
+    _lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json,
+    # the SDK's API (section 25)
+    _session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS,
+    _resolve_marker=_sdk_resolve_marker, _resolvers_of=_sdk_resolvers,
+    # the SDK's names, objects and errors (section 26)
+    _takes_sdk_context=_sdk_context_annotated, _sdk_model_json=_pydantic_model_json, _is_sdk_content=_sdk_content,
+    _sdk_block=_sdk_model_block, _foreign_error=_sdk_error, _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt,
+    _server_settings=_sdk_settings, _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
+    _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters,
+    _input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation,
+    # lax validation (section 27)
+    _compiler_for=_sdk_compiler_for, _json_text_params=_pre_parsed_params,
+)
 
 
 # ---------------------------------------------------------------------------
