@@ -12084,10 +12084,11 @@ def _refine(**rules: Any) -> None:
 # 22. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
-# Fenced, like the accelerators (section 34): nothing here is an MCP rule.  The
-# SDK validates tool arguments and results with pydantic, so to answer as it
-# does a rule of the spec path calls a hook where pydantic refines it.  The rule
-# reads whole without the hook; this is where the hook's body waits.  Here:
+# The SDK layer (sections 22 to 27), the first of the layers: nothing here is
+# an MCP rule.  The SDK validates tool arguments and results with pydantic, so
+# to answer as it does this layer refines rules of the core at their seams (the
+# core's table: _refine, section 21; its one call at the end of section 27).
+# The core's rule reads whole without it.  Here:
 # annotations that hold pydantic's own types (pydantic itself validates them),
 # pydantic's "smart" union, which picks the arm a value belongs to, and
 # pydantic's error texts, locations (``value.list[int].0``) and order.
@@ -12843,7 +12844,7 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 # 23. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  pydantic's lax mode, which the SDK's tool
+# Part of the SDK layer (section 22).  pydantic's lax mode, which the SDK's tool
 # arguments and results go through: "17" and 17.0 for an int, "yes" for a
 # bool, an object read by attribute, then the standard library's value types
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
@@ -13672,7 +13673,7 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 # 24. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  The structured-output page asks for a JSON Schema
+# Part of the SDK layer (section 22).  The structured-output page asks for a JSON Schema
 # of each tool's input and output; the SDK publishes the one pydantic writes,
 # and its clients compare them.  Section 5 writes pydantic's spellings (the
 # Field class the SDK re-exports, the names of $defs, sorted keys, flattened
@@ -13756,7 +13757,7 @@ def _strict_json_schema() -> Any:
 # 25. SDK fidelity: the SDK's API
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  What a tool sees of the SDK beyond the spec's
+# Part of the SDK layer (section 22).  What a tool sees of the SDK beyond the spec's
 # messages: parameters the server fills (``Annotated[T, Resolve(fn)]``), the
 # SDK's session object, and its classes for results, resources and messages.
 # The messages themselves (elicitation/create, sampling/createMessage,
@@ -14251,7 +14252,7 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 # 26. SDK fidelity: the SDK's names, objects and errors
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  What a server written for the SDK brings beyond
+# Part of the SDK layer (section 22).  What a server written for the SDK brings beyond
 # its decorators: the names it imports (mcp.types, mcp.server), the SDK's own
 # objects it returns, the MCPError it raises, its constructor's keywords and its
 # 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
@@ -16676,7 +16677,7 @@ _refine(_compile_pattern=_rx_compile_pattern)
 # 29. A client
 # ---------------------------------------------------------------------------
 #
-# Fenced: the spec path is the server; this client serves users and the command line.
+# A layer: the core is the server; this client serves users and the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
@@ -18601,7 +18602,7 @@ __all__ += ("Client",)
 # 30. A client: Streamable HTTP
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 29 is: the client's side of Streamable HTTP
+# The client layer, as section 29: the client's side of Streamable HTTP
 # (basic/transports): one POST per message, answered with JSON or an SSE
 # stream; the session id and revision of the handshake era in headers; the
 # 2026-07-28 request headers that mirror the body.
@@ -19982,7 +19983,7 @@ __all__ += ("OAuthClientProvider", "OAuthFlowError")
 # 32. Command line
 # ---------------------------------------------------------------------------
 #
-# Fenced: not MCP, the tool around it.
+# A layer: not MCP, the tool around it.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
@@ -20904,8 +20905,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 # 33. Command line: a WSGI server's entry
 # ---------------------------------------------------------------------------
 #
-# Fenced: not MCP.  The embedded HTTP server of run("streamable-http") and
-# serve --http is the core's (section 21); what stays here is a server file's
+# Not MCP.  The embedded HTTP server of run("streamable-http") and serve
+# --http is the core's (_run_http, section 21); what stays here is a server file's
 # app for another WSGI server (gunicorn, waitress).
 #
 #   entry                 where it is used                    what it serves
