@@ -12093,7 +12093,7 @@ def _refine(**rules: Any) -> None:
 # pydantic's "smart" union, which picks the arm a value belongs to, and
 # pydantic's error texts, locations (``value.list[int].0``) and order.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _pydantic_format_errors  _format_errors (section 2)       "1 validation error for addArguments", then  1
 #                                                             a location and a message per error
@@ -12852,7 +12852,7 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 # that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema,
 # section 5) is still the JSON Schema it looks like to everyone but the lax checkers.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _lax_type             _LaxCompiler._type_check (section 27)  17.0 for an int; other types converted -
 #                                                             by _coerce, refused in pydantic's words
@@ -13681,7 +13681,7 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 # Field's default as the SDK takes it (ours or pydantic's), and the schemas of
 # a class no JSON value is, for section 22's smart union and the lax checkers.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _python_only          _ArmsCompiler._keywords (section 27)  a class no JSON value is an instance of    -
 #   _python_only_type     _smart_union_value (section 22)     the same, of a type (Annotated[T, ...]: T)   -
@@ -13764,7 +13764,7 @@ def _strict_json_schema() -> Any:
 # roots/list, InputRequiredResult) are section 12's and section 13's; these
 # call them.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _sdk_resolvers        _resolvers_of (section 9)           Resolve(...) parameters and their DAG        -
 #   _sdk_resolve_marker   _resolve_marker (section 9)         such a parameter is no argument              -
@@ -14261,7 +14261,7 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 # (Extension and its bindings, MCPServer(extensions=[...])), MCP Apps, and skills
 # through the same interface.  Nothing here costs a server that does not use it.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _sdk_input_responses  seam _input_responses (section 12)  each answer as the SDK's result class         -
 #   _sdk_model            _answer (section 25)                to a function that took the SDK's Context:  -
@@ -15443,7 +15443,7 @@ __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELIC
 # the rule of section 6 (_Compiler, strict) by overriding that family's step
 # with a hook here.  The URI template matcher is the core's now (section 10).
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _LaxCompiler          seam _compiler_for (section 6)      pydantic's lax mode, for tool arguments and  -
 #                                                             results: _Compiler with the steps below
