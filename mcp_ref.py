@@ -5230,8 +5230,9 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
 # that needs the client's input ends with an InputRequiredResult (section 12,
 # _Request.ask), and the client retries with inputResponses and the
 # requestState the server gave it.  The state carries the answers of earlier
-# rounds and the tool's own request_state; the dispatcher opens it (section 15)
-# and MCPServer (section 14) seals it into the next InputRequiredResult.
+# rounds and the tool's own request_state; the dispatcher opens it (_open_retry,
+# for each request it routes) and MCPServer (section 14) seals it into the next
+# InputRequiredResult.
 
 
 # -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
@@ -5300,6 +5301,26 @@ def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Opt
     if not isinstance(payload.get("x"), int) or payload["x"] < time.time():
         raise refuse("has expired")
     return dict(payload.get("r") or {}), payload.get("s")
+
+
+def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
+                params: Dict[str, Any]) -> None:
+    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
+    and the answers of earlier rounds from its verified requestState: of a
+    tools/call, a resources/read or a prompts/get."""
+    request.binding = _state_binding(method, target, arguments, getattr(request.conn, "principal", None))
+    responses = params.get("inputResponses")
+    if "inputResponses" in params and not isinstance(responses, dict):
+        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+    # Each answer must be one of the results the spec allows there, before anything
+    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
+    for key, response in (responses or {}).items():
+        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
+            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
+                                            f"CreateMessageResult or ListRootsResult")
+    if params.get("requestState") is not None:
+        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
+    request.answers.update(responses or {})
 
 
 # ---------------------------------------------------------------------------
@@ -6418,26 +6439,6 @@ class _Dispatcher:
             meta[META_SERVER_INFO] = _server_info(self.server, str(version))
             result = dict(result, resultType=result.get("resultType", "complete"), _meta=meta)
         return result
-
-
-def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
-                params: Dict[str, Any]) -> None:
-    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
-    and the answers of earlier rounds from its verified requestState: of a
-    tools/call, a resources/read or a prompts/get."""
-    request.binding = _state_binding(method, target, arguments, getattr(request.conn, "principal", None))
-    responses = params.get("inputResponses")
-    if "inputResponses" in params and not isinstance(responses, dict):
-        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
-    # Each answer must be one of the results the spec allows there, before anything
-    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
-    for key, response in (responses or {}).items():
-        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
-            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
-                                            f"CreateMessageResult or ListRootsResult")
-    if params.get("requestState") is not None:
-        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
-    request.answers.update(responses or {})
 
 
 def _extensions_declared(server: MCPServer) -> Dict[str, Any]:
@@ -7876,23 +7877,27 @@ class _Connection:
 
     # -- messages ----------------------------------------------------------------
 
-    def _handle(self, message: Any, reply: Callable[[Optional[bytes]], None], inline: bool) -> Any:
-        """handle_message, never raising: a bug of ours is answered with
-        -32603 (a notification, as ever, is not answered)."""
+    def handle_safely(self, message: Any, reply: Callable[[Optional[bytes]], None], inline: bool,
+                      stream: Optional[Callable[[bytes], None]] = None,
+                      classified: Optional[Tuple[str, Any]] = None) -> Any:
+        """handle_message, never raising, for every transport: a bug of ours is
+        answered with -32603 (a notification, as ever, is not answered)."""
         try:
-            return self.handle_message(message, reply, inline)
+            return self.handle_message(message, reply, inline, stream, classified)
         except Exception as exc:
             _log_exception("internal error", exc)
             id_ = message.get("id") if isinstance(message, dict) else None
             return _error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")) if _valid_id(id_) else None
 
     def handle_message(self, message: Any, reply: Callable[[Optional[bytes]], None],
-                       inline: bool = False, stream: Optional[Callable[[bytes], None]] = None) -> Any:
+                       inline: bool = False, stream: Optional[Callable[[bytes], None]] = None,
+                       classified: Optional[Tuple[str, Any]] = None) -> Any:
         """The immediate response; None for a notification or a response;
         _STARTED for a call that ``reply`` will answer (None there: cancelled).
         ``stream`` carries the messages a call sends before its response
-        (notifications, requests to the client); by default, ``write``."""
-        kind, detail = self.rpc.classify(message)
+        (notifications, requests to the client); by default, ``write``.
+        ``classified``: the message's classify(), when the transport has it already."""
+        kind, detail = classified or self.rpc.classify(message)
         if kind == "invalid":
             id_ = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
             return _error_response(id_, detail)
@@ -7993,7 +7998,7 @@ class _Connection:
                 self.in_flight += 1  # the batch itself, until its reply is written
             batch = _Batch(len(members), self._batch_done)
             for message in members:
-                response = self._handle(message, batch.add, inline=False)
+                response = self.handle_safely(message, batch.add, inline=False)
                 if response is not _STARTED:
                     batch.add(None if response is None else _encode_safely(response))
 
@@ -8660,7 +8665,7 @@ class _StdioServer(_Connection):
         if isinstance(message, list):
             self.handle_batch(message)
             return
-        response = self._handle(message, self._send, inline=True)
+        response = self.handle_safely(message, self._send, inline=True)
         if isinstance(response, dict):
             self.write(response)
 
@@ -8961,7 +8966,7 @@ class _HttpApp:
 
     def _post_safely(self, environ: Dict[str, Any]) -> _Reply:
         """_post, never raising: a bug of ours is still one answer, -32603 with
-        the request's id (as _Connection._handle answers on stdio), never a
+        the request's id (as _Connection.handle_safely answers a message), never a
         connection closed by the WSGI server."""
         try:
             return self._post(environ)
@@ -9036,9 +9041,9 @@ class _HttpApp:
         checks below read its fields (method, params) as JSON-RPC defines them."""
         exchange = _HttpExchange(self, environ)
         id_ = message.get("id") if _valid_id(message.get("id")) else None
-        kind, invalid = exchange.rpc.classify(message)
-        if kind == "invalid":
-            return _json_reply(_error_response(id_, invalid), modern=True)
+        classified = exchange.rpc.classify(message)  # once: handle_message is given it
+        if classified[0] == "invalid":
+            return _json_reply(_error_response(id_, classified[1]), modern=True)
         mismatch = _header_mismatch(message, environ)
         if mismatch is None and message.get("method") == "tools/call":
             mismatch = self._param_mismatch(message, environ)
@@ -9051,11 +9056,11 @@ class _HttpApp:
         # and answers only when the client goes away; see _HttpApp._exchange.
         # It holds a thread while open: counted against the client's streams.
         if message.get("method") not in _LONG_LIVED:
-            return self._exchange(exchange, message, environ, modern=True)
+            return self._exchange(exchange, message, environ, modern=True, classified=classified)
         release = self.table.open_stream(exchange.client)
         if release is None:
             return _busy(id_, f"{self.table.client_streams} streams open by this client, the limit")
-        status, headers, body = self._exchange(exchange, message, environ, modern=True)
+        status, headers, body = self._exchange(exchange, message, environ, modern=True, classified=classified)
         if isinstance(body, list):  # answered at once (an error): no stream is held
             release()
             return status, headers, body
@@ -9077,7 +9082,9 @@ class _HttpApp:
     def _initialize(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
         """The handshake opens a session; its id is sent only with a successful result."""
         session = _HttpSession(self, environ)
-        response = self._handle(session, message, _ResponseQueue(), True)
+        channel = _ResponseQueue()
+        response = session.handle_safely(message, channel.reply, True,
+                                          session.write if self._to_get_stream(session) else channel.send)
         if not isinstance(response, dict) or "result" not in response:
             return _json_reply(response, modern=False)
         busy = self.table.add(session)
@@ -9089,24 +9096,19 @@ class _HttpApp:
 
     # -- a request and its answer --------------------------------------------------
 
-    def _handle(self, conn: _Connection, message: Dict[str, Any], channel: _ResponseQueue, inline: bool) -> Any:
-        """handle_message, never raising (as _Connection._handle does for stdio)."""
-        stream: Callable[[bytes], None] = channel.send
-        if self.json_response and isinstance(conn, _HttpSession):
-            stream = conn.write  # no SSE on the POST: what comes before the response goes to the GET stream
-        try:
-            return conn.handle_message(message, channel.reply, inline, stream)
-        except Exception as exc:
-            _log_exception("internal error", exc)
-            id_ = message.get("id")
-            return _error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")) if _valid_id(id_) else None
+    def _to_get_stream(self, conn: _Connection) -> bool:
+        """Whether a request's messages before its response go to the session's
+        GET stream (answered in JSON: no SSE on the POST) rather than its channel."""
+        return self.json_response and isinstance(conn, _HttpSession)
 
     def _exchange(self, conn: _Connection, message: Dict[str, Any], environ: Dict[str, Any],
-                  modern: bool) -> _Reply:
+                  modern: bool, classified: Optional[Tuple[str, Any]] = None) -> _Reply:
         """Answer one message: 202 for a notification or a response, JSON for a
         ready answer, else wait for the call (JSON or SSE: _answer_call)."""
+        inline, to_session = self._inline(message), self._to_get_stream(conn)
         channel = self._channel(conn, message.get("method"))
-        response = self._handle(conn, message, channel, self._inline(message))
+        response = conn.handle_safely(message, channel.reply, inline, conn.write if to_session else channel.send,
+                                      classified)
         if response is None:
             return _plain(202, "")
         # Outside a session, an error's HTTP status says what it is (_HTTP_STATUS).
@@ -9334,7 +9336,9 @@ class _HttpApp:
         batch = _Batch(len(members), lambda parts: channel.reply(
             b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n" if parts else None))
         for message in members:
-            response = self._handle(session, message, _BatchMember(channel, batch), False) \
+            member = _BatchMember(channel, batch)
+            response = session.handle_safely(message, member.reply, False,
+                                             session.write if self._to_get_stream(session) else member.send) \
                 if isinstance(message, dict) else _error_response(None, _RpcError(
                     INVALID_REQUEST, "Invalid Request: a message must be a JSON object"))
             if response is not _STARTED:
@@ -9454,6 +9458,35 @@ def _end_listens_at_sigterm(app: _HttpApp) -> None:
     handler.apps.append(weakref.ref(app))
 
 
+class _HttpCall:
+    """A call being answered on an HTTP response: its deadline, and what
+    happens when the response ends before the call does.  2026-07-28: the
+    client closing the stream cancels the call (basic/patterns/cancellation);
+    before it, a disconnection is not a cancellation (2025-11-25 basic/transports)."""
+
+    def __init__(self, conn: _Connection, id_: Any, cancel_on_close: bool, deadline: Optional[float]) -> None:
+        self.conn, self.id, self.cancel_on_close, self.deadline = conn, id_, cancel_on_close, deadline
+        self.done = False
+        self.stop = False  # no use waiting on: the client went, or the server is stopping
+        self.closed: Callable[[], None] = _nothing
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def late_text(self) -> str:
+        return "Internal error: the call did not finish within the server's request timeout"
+
+    def cancel(self) -> None:
+        if self.id is not None and not self.done:
+            self.done = True
+            self.conn.notification("notifications/cancelled", {"requestId": self.id})
+
+    def close(self) -> None:
+        if self.cancel_on_close:
+            self.cancel()
+        self.closed()
+
+
 def _forget_connection(server: MCPServer, conn: _Connection) -> None:
     try:
         server._connections.remove(conn)
@@ -9471,9 +9504,18 @@ class _HttpExchange(_Connection):
         self.loop = app.loop  # one loop and one pool for the whole app, both started when first needed
         # Who sent the request: the verified token's principal (None without
         # auth), which a session and a requestState are bound to; and the
-        # client its limits and its share of the pool are counted for.
+        # client its limits and its share of the pool are counted for (client,
+        # found when first asked: a call answered at once never asks).
         self.principal: Optional[str] = None if environ is None else environ.get(_PRINCIPAL)
-        self.client = "" if environ is None else _client_of(environ)
+        self._environ = environ
+        self._client: Optional[str] = None
+
+    @property
+    def client(self) -> str:
+        if self._client is None:
+            self._client = "" if self._environ is None else _client_of(self._environ)
+            self._environ = None  # (read once: the request's environ is not kept)
+        return self._client
 
     def write(self, message: Any) -> None:
         pass  # handle_message is always given the response's own stream
@@ -9494,6 +9536,7 @@ class _HttpSession(_HttpExchange):
         import secrets
 
         super().__init__(app, environ)
+        self._client, self._environ = "" if environ is None else _client_of(environ), None  # it outlives the request
         self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
         self.last_used = time.monotonic()
         self.stream: Optional[_ResponseQueue] = None  # the GET stream's, kept while no response has it
@@ -10101,35 +10144,6 @@ class _BatchMember(_ResponseQueue):
 
     def reply(self, data: Optional[bytes]) -> None:
         self.batch.add(data)
-
-
-class _HttpCall:
-    """A call being answered on an HTTP response: its deadline, and what
-    happens when the response ends before the call does.  2026-07-28: the
-    client closing the stream cancels the call (basic/patterns/cancellation);
-    before it, a disconnection is not a cancellation (2025-11-25 basic/transports)."""
-
-    def __init__(self, conn: _Connection, id_: Any, cancel_on_close: bool, deadline: Optional[float]) -> None:
-        self.conn, self.id, self.cancel_on_close, self.deadline = conn, id_, cancel_on_close, deadline
-        self.done = False
-        self.stop = False  # no use waiting on: the client went, or the server is stopping
-        self.closed: Callable[[], None] = _nothing
-
-    def expired(self) -> bool:
-        return self.deadline is not None and time.monotonic() >= self.deadline
-
-    def late_text(self) -> str:
-        return "Internal error: the call did not finish within the server's request timeout"
-
-    def cancel(self) -> None:
-        if self.id is not None and not self.done:
-            self.done = True
-            self.conn.notification("notifications/cancelled", {"requestId": self.id})
-
-    def close(self) -> None:
-        if self.cancel_on_close:
-            self.cancel()
-        self.closed()
 
 
 def _nothing() -> None:
