@@ -6113,27 +6113,6 @@ def _valid_id(id_: Any) -> bool:
     return isinstance(id_, str) or (isinstance(id_, int) and not isinstance(id_, bool))
 
 
-# The requests of each era (server/tools, basic/lifecycle, basic/versioning):
-# method -> the _Dispatcher method that answers it ("tools_call": _Connection).
-# Resources, prompts, completion: server/resources, server/prompts,
-# server/utilities/completion; resources/subscribe left 2026-07-28 for
-# subscriptions/listen.
-_HANDSHAKE_REQUESTS = {"ping": "ping", "logging/setLevel": "set_level", "tools/list": "tools_list",
-                       "tools/call": "tools_call",
-                       "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
-                       "resources/read": "resources_read", "resources/subscribe": "resources_subscribe",
-                       "resources/unsubscribe": "resources_unsubscribe", "prompts/list": "prompts_list",
-                       "prompts/get": "prompts_get", "completion/complete": "complete",
-                       "tasks/get": "tasks_get", "tasks/result": "tasks_result", "tasks/list": "tasks_list",
-                       "tasks/cancel": "tasks_cancel"}
-_STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list", "tools/call": "tools_call",
-                       "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
-                       "resources/read": "resources_read", "prompts/list": "prompts_list",
-                       "prompts/get": "prompts_get", "completion/complete": "complete",
-                       "subscriptions/listen": "listen",
-                       "tasks/get": "tasks_get", "tasks/update": "tasks_update", "tasks/cancel": "tasks_cancel"}
-# The requests whose function may take a Context: answered as a call is when it does (_runs_with_context).
-_CONTEXT_HANDLERS = ("resources_read", "prompts_get")
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # What a subscriptions/listen stream can carry (SubscriptionFilter of 2026-07-28),
 # besides resourceSubscriptions, a list of URIs.
@@ -6176,8 +6155,8 @@ class _Dispatcher:
             return "invalid", _RpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
         return ("notification", None) if id_ is _MISSING else ("request", id_)
 
-    def route(self, method: str, params: Dict[str, Any]) -> Tuple[str, Optional[str]]:
-        """(the name of the method that answers, revision) for a request, or raises _RpcError."""
+    def route(self, method: str, params: Dict[str, Any]) -> Tuple[_Handler, Optional[str]]:
+        """(its handler, revision) for a request (the tables below), or raises _RpcError."""
         meta = params.get("_meta")
         if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:  # 2026-07-28: no initialize
             version = meta[META_PROTOCOL_VERSION]
@@ -6194,21 +6173,21 @@ class _Dispatcher:
                 # server/utilities/logging, "Error Handling": as logging/setLevel refuses one
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: {META_LOG_LEVEL} must be one of "
                                                 f"{', '.join(_LOG_LEVELS)}")
-            return _STATELESS_REQUESTS.get(method, "extension_method"), str(version)
+            return _STATELESS_REQUESTS.get(method, _extension_request), str(version)
         if method == "initialize":
-            return "initialize", None
+            return _INITIALIZE, None
         if method == "server/discover":
             raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_PROTOCOL_VERSION} "
                                             f"and {META_CLIENT_CAPABILITIES}")
         if self.version is None:
             if method == "ping":  # allowed before initialization (basic/lifecycle)
-                return "ping", None
+                return _HANDSHAKE_REQUESTS["ping"], None
             raise _RpcError(INVALID_PARAMS, f"Invalid params: send initialize first, or carry "
                                             f"{META_PROTOCOL_VERSION} in _meta (protocol 2026-07-28)")
         if method in _HANDSHAKE_REQUESTS:
             return _HANDSHAKE_REQUESTS[method], self.version
         if self.extension_serves(method, self.version):
-            return "extension_method", self.version
+            return _extension_request, self.version
         raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
     def extension_serves(self, method: str, version: str) -> bool:
@@ -6218,7 +6197,7 @@ class _Dispatcher:
         versions = getattr(served, "protocol_versions", None)
         return served is not None and (versions is None or version in versions)
 
-    # -- the requests, each answered at once (tools/call: by _Connection.start_call) ------
+    # -- the requests answered at once (each wrapped in _at_once by the tables) -----------
 
     def initialize(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         requested = params.get("protocolVersion")
@@ -6334,6 +6313,27 @@ class _Dispatcher:
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
         return self.server._tool_named(name), arguments  # step 1 of tools/call (section 14)
 
+    def tools_call(self, id_: Any, method: str, params: Dict[str, Any], version: Optional[str],
+                   reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> Any:
+        """tools/call's handler: step 1 (tool_for_call), the call's _Request (2026-07-28:
+        with the answers of the client's retry, and those of earlier rounds from its
+        verified requestState), then the call started where section 17 decides
+        (start_call), or a task made instead (section 16)."""
+        tool, arguments = self.tool_for_call(params)
+        conn = self.conn
+        request = _Request(conn, None, version, params)
+        if request.stateless:
+            _open_retry(request, self.server, "tools/call", tool.name, arguments, params)
+        if tool.task_support != "forbidden" or "task" in params:  # section 16: perhaps a task
+            created = self.server._tasks.for_call(tool, arguments, request)
+            if isinstance(created, _Deferred):  # the store may wait: made as a call is
+                conn.start_request(id_, created, params, version, reply, inline, stream)
+                return _STARTED
+            if created is not None:
+                return self.response(id_, created, version)
+        conn.start_call(id_, tool, arguments, request, reply, inline, stream)
+        return _STARTED
+
     # -- resources, prompts and completion (sections 10 and 11) --------------------
 
     def _offered(self, feature: str, method: str) -> None:
@@ -6432,6 +6432,10 @@ class _Dispatcher:
         _completion_allowed(self.server, self.conn)
         return _complete(self.server, params)
 
+    def response(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
+        """A request's response: its result decorated for its revision (finish)."""
+        return {"jsonrpc": "2.0", "id": id_, "result": self.finish(result, version)}
+
     def finish(self, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         """Decorate a result for its revision (2026-07-28: resultType and serverInfo)."""
         if version in STATELESS_VERSIONS:
@@ -6439,6 +6443,93 @@ class _Dispatcher:
             meta[META_SERVER_INFO] = _server_info(self.server, str(version))
             result = dict(result, resultType=result.get("resultType", "complete"), _meta=meta)
         return result
+
+
+# -- each request's handler: answered at once, or run as a call is -------------------
+#
+# One signature, (dispatcher, id, method, params, revision, reply, inline,
+# stream): the response, or _STARTED for a request that ``reply`` answers
+# later (section 17 runs it: _Connection.start_request, start_call).
+if TYPE_CHECKING:
+    _Handler = Callable[..., Any]
+
+
+def _at_once(answer: Callable[..., Dict[str, Any]], rpc: _Dispatcher, id_: Any, method: str,
+             params: Dict[str, Any], version: Optional[str], *started: Any) -> Dict[str, Any]:
+    """A request ``answer`` (a _Dispatcher method) answers at once."""
+    return rpc.response(id_, answer(rpc, params, version), version)
+
+
+def _now(answer: Callable[..., Dict[str, Any]]) -> _Handler:
+    return functools.partial(_at_once, answer)
+
+
+def _perhaps_as_call(answer: Callable[..., Dict[str, Any]], rpc: _Dispatcher, id_: Any, method: str,
+                     params: Dict[str, Any], version: Optional[str], reply: Callable[[Optional[bytes]], None],
+                     inline: bool, stream: Callable[[bytes], None]) -> Any:
+    """resources/read, prompts/get: run as a call is when the function takes a
+    Context (_runs_with_context), else answered at once."""
+    if not _runs_with_context(rpc.server, method, params):
+        return _at_once(answer, rpc, id_, method, params, version)
+    rpc.conn.start_request(id_, functools.partial(answer, rpc), params, version, reply, inline, stream)
+    return _STARTED
+
+
+def _extension_request(rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any], version: Optional[str],
+                       reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> Any:
+    """A request an extension added: it may wait, as a call may."""
+    rpc.conn.start_request(id_, rpc.extension_method(method), params, version, reply, inline, stream)
+    return _STARTED
+
+
+def _tasks_result(rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any], version: Optional[str],
+                  reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> Any:
+    """tasks/result (section 16): it waits for the task, on the pool."""
+    rpc.conn.start_request(id_, rpc.tasks_result, params, version, reply, False, stream)
+    return _STARTED
+
+
+def _task_operation(name: str, rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any],
+                  version: Optional[str], reply: Callable[[Optional[bytes]], None], inline: bool,
+                  stream: Callable[[bytes], None]) -> Any:
+    """tasks/get, update, cancel, list (section 16, ``name``: its operation): about a
+    task of this connection's principal; run as a call is when the store may
+    wait (as a call: never held on stdio's reader)."""
+    tasks, conn = rpc.server._tasks, rpc.conn
+    if tasks.store.blocking:
+        conn.start_request(id_, lambda p, v, _: tasks.answer(name, p, v, conn), params, version, reply, inline,
+                           stream)
+        return _STARTED
+    return rpc.response(id_, tasks.answer(name, params, version, conn), version)
+
+
+def _listen(rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any], version: Optional[str],
+            reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> Any:
+    return rpc.conn.listen(id_, params, version, stream)  # subscriptions/listen (section 17)
+
+
+# The requests of each era (server/tools, basic/lifecycle, basic/versioning):
+# method -> its handler.  Resources, prompts, completion: server/resources,
+# server/prompts, server/utilities/completion; resources/subscribe left
+# 2026-07-28 for subscriptions/listen.
+_INITIALIZE = _now(_Dispatcher.initialize)
+_BOTH_ERAS: Dict[str, _Handler] = {
+    "tools/list": _now(_Dispatcher.tools_list), "tools/call": _Dispatcher.tools_call,
+    "resources/list": _now(_Dispatcher.resources_list),
+    "resources/templates/list": _now(_Dispatcher.resource_templates_list),
+    "resources/read": functools.partial(_perhaps_as_call, _Dispatcher.resources_read),
+    "prompts/list": _now(_Dispatcher.prompts_list),
+    "prompts/get": functools.partial(_perhaps_as_call, _Dispatcher.prompts_get),
+    "completion/complete": _now(_Dispatcher.complete), "tasks/get": functools.partial(_task_operation, "tasks_get"),
+    "tasks/cancel": functools.partial(_task_operation, "tasks_cancel")}
+_HANDSHAKE_REQUESTS: Dict[str, _Handler] = dict(
+    _BOTH_ERAS, **{"ping": _now(_Dispatcher.ping), "logging/setLevel": _now(_Dispatcher.set_level),
+                   "resources/subscribe": _now(_Dispatcher.resources_subscribe),
+                   "resources/unsubscribe": _now(_Dispatcher.resources_unsubscribe),
+                   "tasks/result": _tasks_result, "tasks/list": functools.partial(_task_operation, "tasks_list")})
+_STATELESS_REQUESTS: Dict[str, _Handler] = dict(
+    _BOTH_ERAS, **{"server/discover": _now(_Dispatcher.discover), "subscriptions/listen": _listen,
+                   "tasks/update": functools.partial(_task_operation, "tasks_update")})
 
 
 def _extensions_declared(server: MCPServer) -> Dict[str, Any]:
@@ -6583,7 +6674,6 @@ _TASK_LEASE = 30.0  # seconds a worker vouches for a task it runs; renewed every
 _TASK_POLL_MS = 1000  # the pollIntervalMs suggested ("Task Polling")
 _TASK_STOP = 1.0  # seconds a graceful stop gives the store to fail the tasks this process runs
 _TASK_RETRIES = 100  # compare-and-set attempts before a busy task is reported as an internal error
-_TASK_METHODS = frozenset(("tasks_get", "tasks_update", "tasks_cancel", "tasks_list"))
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
 _RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
@@ -7820,7 +7910,7 @@ class _Connection:
             meta = {META_SUBSCRIPTION_ID: id_}
             out.append(_encode_safely({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
                 "requestId": id_, "reason": "the server is stopping", "_meta": meta}}))
-            out.append(_encode_safely(self._ok(id_, {"_meta": meta}, STATELESS_VERSIONS[-1])))
+            out.append(_encode_safely(self.rpc.response(id_, {"_meta": meta}, STATELESS_VERSIONS[-1])))
         return out
 
     # -- our requests to the client (Context's questions, handshake era) --------------
@@ -7912,54 +8002,11 @@ class _Connection:
             return None
         id_ = detail
         version: Optional[str] = None
-        try:
+        try:  # the handler of the method in its revision (section 15's tables)
             handler, version = self.rpc.route(message["method"], params)
-            if handler == "listen":
-                return self.listen(id_, params, version, stream or self.write)
-            if handler in _CONTEXT_HANDLERS and _runs_with_context(self.server, message["method"], params):
-                self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
-                return _STARTED
-            if handler == "extension_method":  # an extension's own request: it may wait, as a call may
-                self.start_request(id_, self.rpc.extension_method(message["method"]), params, version, reply,
-                                   inline, stream or self.write)
-                return _STARTED
-            if handler == "tasks_result":  # section 16: it waits for the task, on the pool
-                self.start_request(id_, handler, params, version, reply, False, stream or self.write)
-                return _STARTED
-            if handler in _TASK_METHODS:  # section 16: a task of this connection's principal
-                if self.server._tasks.store.blocking:  # (as a call: never held on stdio's reader)
-                    tasks, name = self.server._tasks, handler
-                    self.start_request(id_, lambda p, v, _: tasks.answer(name, p, v, self), params, version, reply,
-                                       inline, stream or self.write)
-                    return _STARTED
-                return self._ok(id_, self.server._tasks.answer(handler, params, version, self), version)
-            if handler != "tools_call":
-                return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
-            tool, arguments = self.rpc.tool_for_call(params)
-            request = self._request_for(tool, arguments, params, version)
-            if tool.task_support != "forbidden" or "task" in params:  # section 16: perhaps a task
-                created = self.server._tasks.for_call(tool, arguments, request)
-                if isinstance(created, _Deferred):  # the store may wait: made as a call is
-                    self.start_request(id_, created, params, version, reply, inline, stream or self.write)
-                    return _STARTED
-                if created is not None:
-                    return self._ok(id_, created, version)
+            return handler(self.rpc, id_, message["method"], params, version, reply, inline, stream or self.write)
         except _RpcError as exc:
             return _error_response(id_, _for_revision(exc, version))
-        self.start_call(id_, tool, arguments, request, reply, inline, stream or self.write)
-        return _STARTED
-
-    def _request_for(self, tool: _Tool, arguments: Dict[str, Any], params: Dict[str, Any],
-                     version: Optional[str]) -> _Request:
-        """A call's _Request; 2026-07-28: with the answers of the client's retry,
-        and those of earlier rounds from its verified requestState."""
-        request = _Request(self, None, version, params)
-        if request.stateless:
-            _open_retry(request, self.server, "tools/call", tool.name, arguments, params)
-        return request
-
-    def _ok(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
-        return {"jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(result, version)}
 
     def notification(self, method: str, params: Dict[str, Any]) -> None:
         if method == "notifications/cancelled" and _valid_id(params.get("requestId")):
@@ -8014,15 +8061,14 @@ class _Connection:
 
     # -- tools/call ----------------------------------------------------------------
 
-    def start_request(self, id_: Any, handler: Union[str, Callable[..., Dict[str, Any]]], params: Dict[str, Any],
+    def start_request(self, id_: Any, answers: Callable[..., Dict[str, Any]], params: Dict[str, Any],
                       version: Optional[str], reply: Callable[[Optional[bytes]], None], inline: bool,
                       stream: Callable[[bytes], None]) -> None:
         """A resources/read or prompts/get whose function takes a Context, run as
         a tools/call is (start_call): inline or on the pool, cancellable, its
         messages on ``stream`` before its one response to ``reply``.  So are
         tasks/result, and the tasks requests of a store that may wait (section
-        16): ``handler`` then answers (params, version, request) itself."""
-        answers = handler if callable(handler) else getattr(self.rpc, handler)
+        16).  ``answers`` takes (params, version, request)."""
         call = _CallInFlight(id_, reply, stream)
         request = _Request(self, call, version, params)
         key = _id_key(id_)
@@ -8036,7 +8082,7 @@ class _Connection:
 
         def answer() -> bytes:
             try:
-                return _encode_safely(self._ok(id_, answers(params, version, request), version))
+                return _encode_safely(self.rpc.response(id_, answers(params, version, request), version))
             except _RpcError as exc:
                 return _encode_safely(_error_response(id_, _for_revision(exc, version)))
             except BaseException as exc:  # a bug of ours: the call is still answered
