@@ -106,13 +106,13 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     13. Request state           the signed requestState of multi round-trip requests
                                 (basic/patterns/mrtr)
     14. MCPServer               the public API of the SDK's MCPServer
-    15. JSON-RPC dispatch       routing, per-revision fields (basic/lifecycle, server/tools,
+    15. JSON-RPC dispatch       wire encoding, routing, per-revision fields (basic/lifecycle, server/tools,
                                 server/utilities/pagination, server/utilities/caching)
     16. Tasks                   long-running calls: a task answers tools/call; get, result, cancel
                                 (basic/utilities/tasks; the io.modelcontextprotocol/tasks extension)
     17. Connections             a connection's batches, calls in flight and their cancellation
                                 (basic/utilities/cancellation)
-    18. stdio                   wire encoding; the stdio transport (basic/transports)
+    18. stdio                   the stdio transport (basic/transports)
     19. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
     20. SSE streams             a response's messages, bounded; resumable streams and the event store
                                 (basic/transports, "Resumability and Redelivery")
@@ -6113,6 +6113,55 @@ def _valid_id(id_: Any) -> bool:
     return isinstance(id_, str) or (isinstance(id_, int) and not isinstance(id_, bool))
 
 
+# -- wire encoding (both transports) ---------------------------------------------
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_dumps_message = _ENCODER.encode  # or _fast_dumps: see _use_accelerators
+
+
+def _encode(message: Any) -> bytes:
+    """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
+    text = _dumps_message(message)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # A lone surrogate (a client's "\ud800", echoed in an id or an error
+        # text) has no UTF-8 form; JSON's \u escapes carry it.
+        return json.dumps(message, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def _encode_safely(message: Any) -> bytes:
+    """_encode for a message of ours: one that cannot be encoded (a bug) is
+    logged, and its id, when it has one, gets -32603 instead."""
+    try:
+        return _encode(message)
+    except Exception as exc:
+        _log_exception("a response could not be encoded", exc)
+        id_ = message.get("id") if isinstance(message, dict) else None
+        return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# NaN and Infinity are no JSON (RFC 8259), whatever Python's json accepts.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
+
+
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # What a subscriptions/listen stream can carry (SubscriptionFilter of 2026-07-28),
 # besides resourceSubscriptions, a list of URIs.
@@ -6565,7 +6614,8 @@ def _server_info(server: MCPServer, version: str) -> Dict[str, Any]:
     info: Dict[str, Any] = {"name": server.name, "version": server.version}
     if server.title is not None and _has(version, "impl.title"):
         info["title"] = server.title
-    if _has(version, "impl.extra"):
+    if (server.description is not None or server.website_url is not None or server.icons is not None) and \
+            _has(version, "impl.extra"):  # (looked at only when there are any: most servers have none)
         extra = {"description": server.description, "websiteUrl": server.website_url,
                  "icons": server.icons and _icons_wire(server.icons)}
         info.update(_jsonable(_drop_none(extra)))
@@ -8143,8 +8193,8 @@ class _Connection:
             return _encode_safely(_error_response(id_, _for_revision(result, version)))
         if result is None:
             result = _tool_error(f"Error executing tool {tool.name}")
-        return self.server._encode_result(tool, _result_for(result, version), lambda r: {
-            "jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(r, version)})
+        return self.server._encode_result(tool, _result_for(result, version),
+                                          functools.partial(self.rpc.response, id_, version=version))
 
     def _complete(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """Settle a call exactly once, on every path: answer it unless it was
@@ -8467,55 +8517,6 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 # ---------------------------------------------------------------------------
 # 18. stdio
 # ---------------------------------------------------------------------------
-
-
-# -- wire encoding ------------------------------------------------------------
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-_dumps_message = _ENCODER.encode  # or _fast_dumps: see _use_accelerators
-
-
-def _encode(message: Any) -> bytes:
-    """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
-    text = _dumps_message(message)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        # A lone surrogate (a client's "\ud800", echoed in an id or an error
-        # text) has no UTF-8 form; JSON's \u escapes carry it.
-        return json.dumps(message, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
-
-
-def _encode_safely(message: Any) -> bytes:
-    """_encode for a message of ours: one that cannot be encoded (a bug) is
-    logged, and its id, when it has one, gets -32603 instead."""
-    try:
-        return _encode(message)
-    except Exception as exc:
-        _log_exception("a response could not be encoded", exc)
-        id_ = message.get("id") if isinstance(message, dict) else None
-        return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# NaN and Infinity are no JSON (RFC 8259), whatever Python's json accepts.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def _too_deep(value: Any, limit: int) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
-    return False
 
 
 class _StdioServer(_Connection):
@@ -20505,7 +20506,7 @@ __all__ += ("wsgi_app",)
 #                                                      in a few passes (_fast_list)
 #   _fast_structured  _structured_result (section 8)   a list of two or more non-empty dicts of
 #                                                      leaves: their texts in one C pass
-#   _fast_dumps       _dumps_message (section 18)      every message: json's C encoder made once;
+#   _fast_dumps       _dumps_message (section 15)      every message: json's C encoder made once;
 #                                                      a polled Task's kept text (_ShownTask)
 #   _rx_accelerated   _rx_compile_pattern (section 28) patterns proven linear on Python's re
 #                                                      (_RX_ACCELERATE: the switch)
