@@ -8075,34 +8075,47 @@ class _Connection:
             self.rpc.initialized = self.rpc.version is not None
         # Any other notification needs no action.
 
-    def handle_batch(self, members: List[Any]) -> None:
-        """A JSON-RPC batch (2025-03-26 only): each member handled like a single
-        message, calls concurrently; one array of the responses, written when
-        the last is ready.  No thread waits for it."""
+    def batch_refused(self, members: List[Any]) -> Optional[_RpcError]:
+        """Why a JSON-RPC batch is refused (-32600), or None: batches exist in
+        2025-03-26 only, and one must have members, at most ``max_batch``."""
         version = self.rpc.version
         if version not in _BATCH_VERSIONS:
-            self.write(_error_response(None, _RpcError(
-                INVALID_REQUEST, f"Invalid Request: JSON-RPC batches are not part of protocol revision "
-                                 f"{version or '(none negotiated)'}")))
-        elif not members:
-            self.write(_error_response(None, _RpcError(INVALID_REQUEST, "Invalid Request: empty batch")))
-        elif len(members) > self.server.max_batch:
-            self.write(_error_response(None, _RpcError(
-                INVALID_REQUEST, f"Invalid Request: a batch of {len(members)} messages, over this server's "
-                                 f"limit of {self.server.max_batch}")))
-        else:
-            with self.state:
-                self.in_flight += 1  # the batch itself, until its reply is written
-            batch = _Batch(len(members), self._batch_done)
-            for message in members:
-                response = self.handle_safely(message, batch.add, inline=False)
-                if response is not _STARTED:
-                    batch.add(None if response is None else _encode_safely(response))
+            return _RpcError(INVALID_REQUEST, f"Invalid Request: JSON-RPC batches are not part of protocol revision "
+                                              f"{version or '(none negotiated)'}")
+        if not members:
+            return _RpcError(INVALID_REQUEST, "Invalid Request: empty batch")
+        if len(members) > self.server.max_batch:
+            return _RpcError(INVALID_REQUEST, f"Invalid Request: a batch of {len(members)} messages, over this "
+                                              f"server's limit of {self.server.max_batch}")
+        return None
 
-    def _batch_done(self, parts: List[bytes]) -> None:
+    def run_batch(self, members: List[Any], done: Callable[[Optional[bytes]], None],
+                  stream: Optional[Callable[[bytes], None]] = None) -> None:
+        """A batch not refused, for every transport: each member handled like a
+        single message, calls concurrently; ``done`` gets the one array of the
+        responses when the last is ready (None: nothing to send, JSON-RPC 2.0,
+        "Batch": only notifications, or cancelled calls).  No thread waits for it."""
+        batch = _Batch(len(members), lambda parts: done(
+            b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n" if parts else None))
+        for message in members:
+            response = self.handle_safely(message, batch.add, False, stream)
+            if response is not _STARTED:
+                batch.add(None if response is None else _encode_safely(response))
+
+    def handle_batch(self, members: List[Any]) -> None:
+        """A JSON-RPC batch on stdio (run_batch), its array written when ready."""
+        refused = self.batch_refused(members)
+        if refused is not None:
+            self.write(_error_response(None, refused))
+            return
+        with self.state:
+            self.in_flight += 1  # the batch itself, until its reply is written
+        self.run_batch(members, self._batch_done)
+
+    def _batch_done(self, array: Optional[bytes]) -> None:
         try:
-            if parts:  # nothing at all is sent for a batch of notifications (JSON-RPC 2.0, "Batch")
-                self.write(b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n")
+            if array is not None:
+                self.write(array)
         finally:
             with self.state:
                 self.in_flight -= 1
@@ -9371,25 +9384,13 @@ class _HttpApp:
     # -- 2025-03-26 batches ----------------------------------------------------------
 
     def _batch(self, session: _HttpSession, members: List[Any], environ: Dict[str, Any]) -> _Reply:
-        """A JSON-RPC batch (2025-03-26 only), as _Connection.handle_batch
-        answers one on stdio, its responses in one array on this POST."""
-        version = session.rpc.version
-        if version not in _BATCH_VERSIONS or not members or len(members) > self.server.max_batch:
-            reason = "an empty batch" if not members else \
-                f"a batch of {len(members)} messages, over this server's limit of {self.server.max_batch}" \
-                if version in _BATCH_VERSIONS else f"JSON-RPC batches are not part of protocol revision {version}"
-            return _error_reply(400, None, INVALID_REQUEST, f"Invalid Request: {reason}")
+        """A JSON-RPC batch (2025-03-26 only), run as on stdio (_Connection.run_batch),
+        its responses in one array on this POST."""
+        refused = session.batch_refused(members)
+        if refused is not None:
+            return _error_reply(400, None, INVALID_REQUEST, refused.message)
         channel = _ResponseQueue(self.max_stream_buffer)
-        batch = _Batch(len(members), lambda parts: channel.reply(
-            b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n" if parts else None))
-        for message in members:
-            member = _BatchMember(channel, batch)
-            response = session.handle_safely(message, member.reply, False,
-                                             session.write if self._to_get_stream(session) else member.send) \
-                if isinstance(message, dict) else _error_response(None, _RpcError(
-                    INVALID_REQUEST, "Invalid Request: a message must be a JSON object"))
-            if response is not _STARTED:
-                batch.add(None if response is None else _encode(response))
+        session.run_batch(members, channel.reply, session.write if self._to_get_stream(session) else channel.send)
         if all(isinstance(m, dict) and "id" not in m for m in members):
             return _plain(202, "")
         return self._answer_call(session, None, channel, environ, cancel_on_close=False)
@@ -10178,19 +10179,6 @@ class _Events:
         if not inspect.isawaitable(value):
             return value
         return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
-
-
-class _BatchMember(_ResponseQueue):
-    """A batch member's channel: its messages go to the batch's response, its reply into the batch."""
-
-    def __init__(self, channel: _ResponseQueue, batch: _Batch) -> None:
-        self.channel, self.batch = channel, batch
-
-    def send(self, data: bytes) -> None:
-        self.channel.send(data)
-
-    def reply(self, data: Optional[bytes]) -> None:
-        self.batch.add(data)
 
 
 def _nothing() -> None:
@@ -20755,7 +20743,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-_RESPONSE_KEYS = ("jsonrpc", "id", "result")  # a response as _Connection._ok makes it, in its order
+_RESPONSE_KEYS = ("jsonrpc", "id", "result")  # a response as _Dispatcher.response makes it, in its order
 
 
 def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
