@@ -6379,7 +6379,7 @@ class _Dispatcher:
                 conn.start_request(id_, created, params, version, reply, inline, stream)
                 return _STARTED
             if created is not None:
-                return self.response(id_, created, version)
+                return self.response(id_, version, created)
         conn.start_call(id_, tool, arguments, request, reply, inline, stream)
         return _STARTED
 
@@ -6481,17 +6481,14 @@ class _Dispatcher:
         _completion_allowed(self.server, self.conn)
         return _complete(self.server, params)
 
-    def response(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
-        """A request's response: its result decorated for its revision (finish)."""
-        return {"jsonrpc": "2.0", "id": id_, "result": self.finish(result, version)}
-
-    def finish(self, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
-        """Decorate a result for its revision (2026-07-28: resultType and serverInfo)."""
+    def response(self, id_: Any, version: Optional[str], result: Dict[str, Any]) -> Dict[str, Any]:
+        """A request's response, its result decorated for its revision: the one
+        place that does (2026-07-28: resultType, and serverInfo in _meta)."""
         if version in STATELESS_VERSIONS:
             meta = dict(result.get("_meta") or {})
             meta[META_SERVER_INFO] = _server_info(self.server, str(version))
             result = dict(result, resultType=result.get("resultType", "complete"), _meta=meta)
-        return result
+        return {"jsonrpc": "2.0", "id": id_, "result": result}
 
 
 # -- each request's handler: answered at once, or run as a call is -------------------
@@ -6504,9 +6501,10 @@ if TYPE_CHECKING:
 
 
 def _at_once(answer: Callable[..., Dict[str, Any]], rpc: _Dispatcher, id_: Any, method: str,
-             params: Dict[str, Any], version: Optional[str], *started: Any) -> Dict[str, Any]:
+             params: Dict[str, Any], version: Optional[str], reply: Any = None, inline: bool = False,
+             stream: Any = None) -> Dict[str, Any]:
     """A request ``answer`` (a _Dispatcher method) answers at once."""
-    return rpc.response(id_, answer(rpc, params, version), version)
+    return rpc.response(id_, version, answer(rpc, params, version))
 
 
 def _now(answer: Callable[..., Dict[str, Any]]) -> _Handler:
@@ -6549,7 +6547,7 @@ def _task_operation(name: str, rpc: _Dispatcher, id_: Any, method: str, params: 
         conn.start_request(id_, lambda p, v, _: tasks.answer(name, p, v, conn), params, version, reply, inline,
                            stream)
         return _STARTED
-    return rpc.response(id_, tasks.answer(name, params, version, conn), version)
+    return rpc.response(id_, version, tasks.answer(name, params, version, conn))
 
 
 def _listen(rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any], version: Optional[str],
@@ -7960,7 +7958,7 @@ class _Connection:
             meta = {META_SUBSCRIPTION_ID: id_}
             out.append(_encode_safely({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
                 "requestId": id_, "reason": "the server is stopping", "_meta": meta}}))
-            out.append(_encode_safely(self.rpc.response(id_, {"_meta": meta}, STATELESS_VERSIONS[-1])))
+            out.append(_encode_safely(self.rpc.response(id_, STATELESS_VERSIONS[-1], {"_meta": meta})))
         return out
 
     # -- our requests to the client (Context's questions, handshake era) --------------
@@ -8145,7 +8143,7 @@ class _Connection:
 
         def answer() -> bytes:
             try:
-                return _encode_safely(self.rpc.response(id_, answers(params, version, request), version))
+                return _encode_safely(self.rpc.response(id_, version, answers(params, version, request)))
             except _RpcError as exc:
                 return _encode_safely(_error_response(id_, _for_revision(exc, version)))
             except BaseException as exc:  # a bug of ours: the call is still answered
@@ -8207,7 +8205,7 @@ class _Connection:
         if result is None:
             result = _tool_error(f"Error executing tool {tool.name}")
         return self.server._encode_result(tool, _result_for(result, version),
-                                          functools.partial(self.rpc.response, id_, version=version))
+                                          functools.partial(self.rpc.response, id_, version))
 
     def _complete(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """Settle a call exactly once, on every path: answer it unless it was
