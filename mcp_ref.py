@@ -15,12 +15,17 @@ for the official SDK's ``mcp.server.MCPServer``: the same decorators, the same
 ... def add(a: int, b: int = 1) -> int:
 ...     '''Add two numbers.'''
 ...     return a + b
->>> server.call_tool("add", {"a": "2"})
+>>> server.call_tool("add", {"a": 2})
 {'content': [{'type': 'text', 'text': '3'}], 'structuredContent': {'result': 3}, 'isError': False}
 >>> print(server.call_tool("add", {"b": 2})["content"][0]["text"])
 Error executing tool add: 1 validation error for addArguments
-a
-  Field required [type=missing, input_value={'b': 2}, input_type=dict]
+...
+
+Arguments are checked against the published inputSchema before the tool
+runs; a refusal is a tool error whose text names the failing field.  The core
+(the file above its line "# ---- layers") checks strictly and words each
+failure plainly; the SDK layer converts as the SDK's pydantic does ("2" for
+an int) and words errors as pydantic does (_pydantic_format_errors shows both).
 
 The return annotation IS the output schema (docs/servers/structured-output.md).
 Each row is one branch of ``_output_schema``, labelled with its row (section 9):
@@ -128,7 +133,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 message classes
     26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
                                 it sends it, its constructor's keywords, FastMCP; hand-written schemas;
-                                Image, Audio, ToolAnnotations; its event store's shape; its registration;
+                                Image, Audio; its event store's shape; its registration;
                                 its extensions (SEP-2133) and MCP Apps (io.modelcontextprotocol/ui);
                                 skills (io.modelcontextprotocol/skills) through the same interface
     27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
@@ -304,8 +309,8 @@ _NoneType = type(None)
 # Two kinds of failure, as server/tools ("Error Handling") separates them: a
 # protocol error is a JSON-RPC error response (_RpcError, JSON-RPC 2.0 section
 # 5.1), and a tool's own failure is a result with ``isError: true`` (ToolError,
-# ValidationError), which the model reads.  A ValidationError's text is
-# pydantic's report, through the hook _format_errors (section 22).
+# ValidationError), which the model reads.  A ValidationError's text is the
+# core's own (_format_errors): a line per failure, naming the failing value.
 
 class InvalidSignature(TypeError):
     """A function cannot be registered as a tool; the message names it and why."""
@@ -341,14 +346,24 @@ class ValidationError(ValueError):
 
     ``errors`` lists every failure with its ``loc`` (a tuple of keys and
     indexes), ``path`` (JSON path), ``msg`` and ``kind`` (the SDK's error
-    type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text in
-    the SDK's format (_format_errors, section 22), without help-page links.
+    type, such as ``missing`` or ``int_parsing``).  ``str()`` gives the text
+    _format_errors writes.
     """
 
     def __init__(self, errors: List[_ErrorItem], title: str = "value") -> None:
         self.errors = errors
         self.title = title
         super().__init__(_format_errors(errors, title))
+
+
+# A seam: the SDK layer writes pydantic's text (_pydantic_format_errors, section 22).
+def _format_errors(errors: List[_ErrorItem], title: str) -> str:
+    """A ValidationError's text: how many failures in what, then a line per
+    failure: the failing value's JSON path (``$.a``, ``$.items[0]``) and why."""
+    n = len(errors)
+    lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
+    lines.extend(f"  {e.path}: {e.msg}" for e in errors)
+    return "\n".join(lines)
 
 
 class _NotJSON(Exception):
@@ -384,6 +399,25 @@ class _RpcError(Exception):
         if self.data is not _MISSING:
             error["data"] = self.data
         return error
+
+
+def _truncated_repr(value: Any) -> str:
+    """A value as an error or a log line shows it: its repr, at most 50 bytes."""
+    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
+    # and last 24 bytes, each cut moved inwards to a character boundary
+    # (write_truncated_to_limited_bytes): 'é' counts two.
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= 50:
+        return text
+    # A partial character at either cut is dropped: the boundary is the floor
+    # of the head's end and the ceiling of the tail's start.
+    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
 
 
 # ---------------------------------------------------------------------------
@@ -1216,7 +1250,7 @@ def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dic
     if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
         keys.pop("type", None)
         schema["propertyNames"] = keys
-    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _arm_label, section 22)
+    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _pydantic_arm_label, section 22)
         return _ContainerSchema(schema, "dict")
     # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
     return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
@@ -1503,14 +1537,13 @@ def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], An
 # failure.  Three modes:
 #   strict  JSON Schema 2020-12 as written: ``validate()``.
 #   input   tool arguments (MUST, server/tools "Security Considerations":
-#           servers validate all tool inputs), with the SDK's leniencies (its
-#           lax mode, section 23):
-#           "17" and 17.0 for integers, "true" for booleans, extra keys dropped;
-#           a type JSON Schema cannot name (a date, a Decimal, dict[int, T]'s
-#           keys) converted through its annotation (_LAX_TABLE, section 23).
-#   output  tool results: the same, plus Python values turned into JSON
-#           (dataclasses, objects read by attribute, datetime, UUID, Enum, ...)
-#           and absent fields filled with their published defaults.
+#           servers validate all tool inputs).
+#   output  tool results.
+# _Compiler is the rule, JSON Schema 2020-12 as written, for all three: the
+# core checks arguments and results strictly against the published schema.
+# The SDK layer refines input and output with the SDK's leniencies (pydantic's
+# lax mode): _LaxCompiler (section 27), a subclass of _Compiler chosen for
+# those modes through the seam _compiler_for.
 
 if TYPE_CHECKING:
     _Checker = Callable[[Any, Tuple[Any, ...], List[_ErrorItem]], Any]
@@ -1534,8 +1567,7 @@ def validate(instance: Any, schema: Any) -> None:
     Traceback (most recent call last):
     ...
     mcp_ref.ValidationError: 1 validation error for value
-    n
-      Input should be greater than or equal to 5 [type=greater_than_equal, input_value=3, input_type=int]
+    ...
     """
     entry = _COMPILED.get(id(schema))
     if entry is None or entry[0] is not schema:
@@ -1559,7 +1591,13 @@ def _checker(schema: Any, mode: str = "strict", class_kinds: Optional[Dict[str, 
         problem = _dialect_problem(schema)
         if problem is not None:
             raise ValueError(f"the schema declares {problem}")
-    return _COMPILER(schema, mode, class_kinds).compile(schema)
+    return _compiler_for(mode)(schema, mode, class_kinds).compile(schema)
+
+
+def _compiler_for(mode: str) -> type[_Compiler]:
+    """The compiler of a mode: the strict _Compiler for every mode (a seam:
+    the SDK layer's lax compiler refines input and output)."""
+    return _Compiler
 
 
 # The one dialect implemented here: a schema without $schema is one of it
@@ -1653,19 +1691,16 @@ def _distinct_names(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value) and len(set(value)) == len(value)
 
 
-# Twin: _FastCompiler, section 34 (_COMPILER below picks one).
 class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into
     checkers, as above.  Each keyword family has its method, in the order
-    ``compile`` runs them; the lax modes' refinements are hooks (section 27)."""
+    ``compile`` runs them, and builds its check in a step method that a
+    refinement overrides (_LaxCompiler, section 27: pydantic's lax mode)."""
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         self.root = root
         self.mode = mode
-        # "arms": strict, as a lax union tries its arms first (see _any_of)
-        self.lax = mode not in ("strict", "arms")
-        self.output = mode == "output"
-        # Which Python family each object title came from, for the SDK's wording
+        # Which Python family each object title came from, for the wording
         # of type errors ("a dictionary or an instance of Point").
         self.class_kinds = class_kinds or {}
         self._by_pointer: Dict[str, _Checker] = {}
@@ -1676,8 +1711,8 @@ class _Compiler:
     def compile(self, schema: Any, is_def: bool = False) -> _Checker:
         """The checker of one (sub)schema: its ``type`` first (a type error stops
         there, as the SDK reports one error per value), then each keyword."""
-        if schema is True or schema == {}:  # fidelity hook: the lax modes make a Python value JSON (section 27)
-            return _lax_anything if self.lax else self._anything
+        if schema is True or schema == {}:
+            return self._anything
         if schema is False:
             return self._nothing
         if not isinstance(schema, dict):
@@ -1686,12 +1721,10 @@ class _Compiler:
             return self._unevaluated(schema, is_def)  # only these schemas pay for the annotations
         if "$dynamicRef" in schema:
             return self._dynamic_ref(schema, is_def)
-        if self.lax and type(schema) is _TypedSchema:  # fidelity hook: a type JSON Schema cannot name (section 23)
-            return _lax_typed(self, schema)
-        if self.mode == "arms" and _python_only(self, schema):  # fidelity hook: the smart union (section 22)
-            return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
-        if self.lax and type(schema) is _UnionSchema:
-            schema = dict(schema, anyOf=schema.members)
+        return self._keywords(schema, is_def)
+
+    def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        """The checker of a schema object by its keywords, $ref among them."""
         steps: List[_Checker] = []
         if "$ref" in schema:
             # In 2020-12, $ref applies beside its sibling keywords, "type" included.
@@ -1709,17 +1742,13 @@ class _Compiler:
         ):
             steps.extend(keyword_steps)
         if type_step is None and not steps:
-            return _lax_anything if self.lax else self._anything
+            return self._anything
         return self._steps_in_order(schema, type_step, steps)
 
     def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
                   steps: List[_Checker]) -> _Checker:
         """The type step, then the keyword steps, as one checker: a value is valid
-        when every keyword's assertion holds (Core 2020-12 §7.6).  The lax modes
-        first turn a Python value into JSON: the hook _lax_steps (section 23)."""
-        if self.lax:  # fidelity hook: a dataclass, a datetime, an Enum member made JSON (section 23)
-            return _lax_steps(schema, type_step, steps)
-
+        when every keyword's assertion holds (Core 2020-12 §7.6)."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             sent = value
             if type_step is not None:
@@ -1844,22 +1873,20 @@ class _Compiler:
     def _type(self, schema: Dict[str, Any]) -> Optional[Callable[..., Any]]:
         """type (Validation 2020-12 §6.1.1): the value is of one of the listed
         JSON types, and "integer" matches "any number with a zero fractional
-        part" (1.0).  The lax modes convert what the SDK takes instead: the
-        hook _lax_type (section 23)."""
+        part" (1.0)."""
         declared = schema.get("type")
         if declared is None:
             return None
         types = [declared] if isinstance(declared, str) else list(declared)
-        if self.lax:  # fidelity hook: "17" and 17.0 for an integer (section 23)
-            return _lax_type(self, schema, types)
-        # The error's words are pydantic's (_type_error, section 22).
         msg, kind = _type_error(types[0], *_type_words(self, schema)) if len(types) == 1 else (
             f"Input should be of type {' or '.join(types)}", "type")
-        arms = self.mode == "arms"  # the smart union's strict int (_Union, section 22) takes no 2.0
+        return self._type_check(schema, types, msg, kind)
 
+    def _type_check(self, schema: Dict[str, Any], types: List[str], msg: str, kind: str) -> _Checker:
+        """The type step: ``msg`` (_type_error's words) for a value of another type."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             for t in types:
-                if _is_json_type(value, t) and not (arms and t == "integer" and type(value) is float):
+                if _is_json_type(value, t):
                     return value
             errors.append(_ErrorItem(loc, msg, kind, value))
             return value
@@ -1870,27 +1897,26 @@ class _Compiler:
 
     def _enum_const(self, schema: Dict[str, Any], is_def: bool) -> List[_Checker]:
         """const and enum (Validation 2020-12 §6.1.2-3): the value equals an
-        allowed one.  The lax modes take what the SDK's Literal and Enum take:
-        the hook _lax_allowed (section 27)."""
+        allowed one."""
         steps: List[_Checker] = []
         kind = "enum" if is_def else "literal_error"  # an Enum class, or a Literal
         for keyword in ("const", "enum"):
             if keyword not in schema:
                 continue
             allowed = [schema["const"]] if keyword == "const" else list(schema["enum"])
-            if self.lax:  # fidelity hook: 2.0 is Literal[1, 2]'s 2, "1" an IntEnum's 1 (section 27)
-                steps.append(_lax_allowed(self, schema, is_def, allowed, kind))
-                continue
-
-            def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], allowed: List[Any] = allowed) -> Any:
-                for candidate in allowed:
-                    if _json_equal(value, candidate):
-                        return value
-                errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
-                return value
-
-            steps.append(check)
+            steps.append(self._allowed_check(schema, is_def, allowed, kind))
         return steps
+
+    def _allowed_check(self, schema: Dict[str, Any], is_def: bool, allowed: List[Any], kind: str) -> _Checker:
+        """The step of one const or enum: a value equal to an allowed one as JSON."""
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            for candidate in allowed:
+                if _json_equal(value, candidate):
+                    return value
+            errors.append(_ErrorItem(loc, f"Input should be {_one_of_text(allowed)}", kind, value))
+            return value
+
+        return check
 
     # -- numbers -------------------------------------------------------------
 
@@ -1913,9 +1939,11 @@ class _Compiler:
             "maximum": lambda v, b: v <= b, "exclusiveMaximum": lambda v, b: v < b,
         }
         checks = [(ops[k], bound, kind, text) for k, bound, kind, text in bounds]
-        if self.lax:  # fidelity hook: the SDK stops at the first failure, in its order (section 22)
-            return [_first_bound_failure(checks, multiple)]
+        return [self._numeric_check(checks, multiple)]
 
+    def _numeric_check(self, checks: List[Tuple[Callable[[Any, Any], bool], Any, str, str]],
+                       multiple: Any) -> _Checker:
+        """The step of a number's bounds and multipleOf: every failure reported."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, (int, float)) or isinstance(value, bool):
                 return value
@@ -1927,21 +1955,22 @@ class _Compiler:
                                          "multiple_of", value))
             return value
 
-        return [check]
+        return check
 
     # -- strings -------------------------------------------------------------
 
     def _string(self, schema: Dict[str, Any]) -> List[_Checker]:
         """minLength, maxLength and pattern (ECMA-262, searched, not anchored;
-        Validation 2020-12 §6.3).  The lax modes stop at the first length error:
-        the hook _lax_string (section 27)."""
+        Validation 2020-12 §6.3)."""
         low, high, pattern = schema.get("minLength"), schema.get("maxLength"), schema.get("pattern")
         if low is None and high is None and pattern is None:
             return []
         search = None if pattern is None else _compile_pattern(pattern)  # a seam: plain, or ECMA-262
-        if self.lax:  # fidelity hook: the first length error only, and then no pattern (section 27)
-            return [_lax_string(low, high, pattern, search)]
+        return [self._string_check(low, high, pattern, search)]
 
+    def _string_check(self, low: Optional[int], high: Optional[int], pattern: Optional[str],
+                      search: Optional[Callable[[str], Any]]) -> _Checker:
+        """The step of a string's lengths and pattern: every failure reported."""
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, str):
                 return value
@@ -1952,13 +1981,11 @@ class _Compiler:
                                          value))
             return value
 
-        return [check]
+        return check
 
     def _array(self, schema: Dict[str, Any]) -> List[_Checker]:
         """prefixItems and items, then uniqueItems, minItems/maxItems and contains
-        (Core 2020-12 §10.3.1, Validation 2020-12 §6.4).  The lax modes keep one
-        of each item of a set and report a short tuple's members: the hook
-        _lax_array (section 27)."""
+        (Core 2020-12 §10.3.1, Validation 2020-12 §6.4)."""
         prefix = [self.compile(s) for s in schema.get("prefixItems", ())]
         items = self.compile(schema["items"]) if "items" in schema else None
         contains = self.compile(schema["contains"]) if "contains" in schema else None
@@ -1966,10 +1993,15 @@ class _Compiler:
         unique = schema.get("uniqueItems") is True
         if not (prefix or items or contains or low is not None or high is not None or unique):
             return []
-        noun = _array_noun(schema, bool(prefix), unique)  # fidelity hook: its errors' words (section 27)
+        noun = _array_noun(schema, bool(prefix), unique)  # its errors' words
         each = self._each_item(items) if items is not None and not prefix else None
-        if self.lax:  # fidelity hook: a set keeps one of each, a tuple's members reported (section 27)
-            return [_lax_array(schema, noun, prefix, items, each, contains, self.output)]
+        return [self._array_check(schema, noun, prefix, items, each, contains)]
+
+    def _array_check(self, schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
+                     each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
+        """The step of an array: its items checked, then every keyword's failure."""
+        low, high = schema.get("minItems"), schema.get("maxItems")
+        unique = schema.get("uniqueItems") is True
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
@@ -1988,7 +2020,7 @@ class _Compiler:
                 _check_contains(schema, contains, out, loc, value, errors)
             return out
 
-        return [check]
+        return check
 
     def _each_item(self, items: _Checker) -> Callable[[List[Any], Tuple[Any, ...], List[_ErrorItem]], List[Any]]:
         """The checked items of an array with one schema for all of them."""
@@ -2002,13 +2034,15 @@ class _Compiler:
     def _object(self, schema: Dict[str, Any]) -> List[_Checker]:
         """properties, patternProperties, additionalProperties and propertyNames
         key by key; then required, minProperties/maxProperties, dependentRequired
-        (Validation 2020-12 §6.5).  The lax modes fill defaults and report as
-        pydantic does: the hook _lax_object (section 27)."""
+        (Validation 2020-12 §6.5)."""
         properties = {k: self.compile(s) for k, s in (schema.get("properties") or {}).items()}
         required = list(schema.get("required", ()))
         members = self._members(schema, properties)
-        if self.lax:  # fidelity hook: defaults filled, errors in the model's field order (section 27)
-            return _lax_object(self, schema, properties, required, members)
+        return self._object_steps(schema, properties, required, members)
+
+    def _object_steps(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                      members: Optional[_Checker]) -> List[_Checker]:
+        """The step of an object: its members checked, then every keyword's failure."""
         low, high = schema.get("minProperties"), schema.get("maxProperties")
         dependent = schema.get("dependentRequired") or {}
         if members is None and not (required or low is not None or high is not None or dependent):
@@ -2028,26 +2062,23 @@ class _Compiler:
 
         return [check]
 
-    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
-                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
-        """The step for an object of declared properties only (what the schema
-        builder makes): ``general`` here; the accelerators replace it."""
-        return general
-
     def _members(self, schema: Dict[str, Any], properties: Dict[str, _Checker]) -> Optional[_Checker]:
         """Checks each member by the keywords that name or match its key:
         properties, patternProperties, additionalProperties and propertyNames
         (Core 2020-12 §10.3.2.1-4); a new dict of the members kept (None: no such
-        keyword).  The lax modes drop or convert keys as the SDK: _lax_members."""
+        keyword)."""
         extra = schema.get("additionalProperties", _MISSING)
         extra_check = None if extra is _MISSING else self.compile(extra)
         patterns = [(_compile_pattern(p), self.compile(s)) for p, s in (schema.get("patternProperties") or {}).items()]
         names = self.compile(schema["propertyNames"]) if "propertyNames" in schema else None
         if not (properties or extra_check or patterns or names):
             return None
-        if self.lax:  # fidelity hook: extra keys dropped, keys made strings (section 23)
-            return _lax_members(schema, properties, extra, extra_check, patterns, names, self.class_kinds)
+        return self._members_check(schema, properties, extra, extra_check, patterns, names)
 
+    def _members_check(self, schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any,
+                       extra_check: Optional[_Checker], patterns: List[Tuple[Any, _Checker]],
+                       names: Optional[_Checker]) -> _Checker:
+        """The step of an object's members: each checked by the keywords that name or match its key."""
         def members(value: Dict[Any, Any], loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Dict[str, Any]:
             out: Dict[str, Any] = {}
             for key, item in value.items():
@@ -2132,15 +2163,21 @@ class _Compiler:
         return steps
 
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
-        union = _Union(self, arms, schemas)
-        if self.lax:  # fidelity hook: the smart union (_Union, section 22) picks the arm (section 27)
-            return _lax_any_of(union)
+        """anyOf (Core 2020-12 §10.2.1.2): the value is valid against an arm;
+        else each arm's errors, under the arm's name (_arm_errors)."""
+        labels = [_arm_label(s, self.class_kinds) for s in schemas]
+        null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
 
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
-            for arm in union.strict:
-                if _passes(arm, value, loc):
+            collected: List[List[_ErrorItem]] = []
+            for arm in arms:
+                arm_errors: List[_ErrorItem] = []
+                arm(value, loc, arm_errors)
+                if not arm_errors:
                     return value
-            return union.first_or_errors(value, loc, errors)
+                collected.append(arm_errors)
+            _arm_errors(collected, labels, null_arm, False, value, loc, errors)
+            return value
 
         return check
 
@@ -2275,9 +2312,6 @@ def _unevaluated_one(check: _Checker, refuse: bool, item: Any, loc: Tuple[Any, .
     return check(item, loc, errors)
 
 
-_COMPILER = _Compiler  # or _FastCompiler: see _use_accelerators
-
-
 def _is_multiple(value: Any, multiple: Any) -> bool:
     """multipleOf in exact arithmetic: "division by this keyword's value results
     in an integer" (JSON Schema validation 6.2.1), with each number taken as the
@@ -2358,6 +2392,132 @@ def _passes(check: _Checker, value: Any, loc: Tuple[Any, ...]) -> bool:
     errors: List[_ErrorItem] = []
     check(value, loc, errors)
     return not errors
+
+
+# -- the words of the errors -------------------------------------------------
+#
+# A failure's message says what the value should be, in the words a Python
+# programmer reads ("Input should be a valid integer", "List should have at
+# least 2 items after validation, not 1"): the same words pydantic uses, so
+# the SDK layer refines the lax modes' checks, not their vocabulary.
+
+def _arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
+    """The name of an anyOf arm, which locates that arm's errors
+    (``value.integer``): its JSON type, or the definition its $ref names,
+    else "any" (a seam: the SDK layer names an arm as pydantic does, from the
+    classes in ``class_kinds``)."""
+    if isinstance(schema, dict):
+        ref, kind = schema.get("$ref"), schema.get("type")
+        if isinstance(ref, str):
+            return ref.rsplit("/", 1)[-1]
+        if isinstance(kind, str):
+            return kind
+    return "any"
+
+
+def _arm_errors(collected: List[List[_ErrorItem]], labels: List[str], null_arm: List[int], nullable: bool,
+                value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> None:
+    """The errors of an anyOf no arm takes: each arm's, under the arm's name
+    (_arm_label); one arm's alone, as they are.  A value that is not null
+    fails the null arm of an optional (``nullable``: whatever its other arms;
+    else of one other arm) without a report: the other arms say what is wrong."""
+    if null_arm and value is not None and len(null_arm) < len(collected) and (nullable or len(collected) == 2):
+        collected = [c for i, c in enumerate(collected) if i not in null_arm]
+        labels = [label for i, label in enumerate(labels) if i not in null_arm]
+    if len(collected) == 1:
+        errors.extend(collected[0])
+        return
+    depth = len(loc)
+    for label, arm_errors in zip(labels, collected):
+        for e in arm_errors:
+            errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
+
+
+def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
+    """An error shows the value as sent, where a step checked a converted or
+    copied one (pydantic's lax mode checks a bound on -3 and shows '-3'): the
+    errors from ``before`` on that show the converted value show the sent one."""
+    for error in errors[before:]:
+        if error.value is converted:
+            error.value = sent
+
+
+def _type_words(compiler: _Compiler, schema: Dict[str, Any]) -> Tuple[str, Optional[str], Optional[str]]:
+    """What _type_error's words depend on: the kind of array, the object's
+    title and the Python family it came from (a dataclass: "a dictionary or an
+    instance of Point"; bytes)."""
+    title = schema.get("title")
+    family = compiler.class_kinds.get(str(title)) if "properties" in schema else None
+    if schema.get("format") == "binary":
+        family = "bytes"
+    array_kind = schema.container if type(schema) is _ContainerSchema else \
+        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
+    return array_kind, title, family
+
+
+def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
+    if family == "bytes":
+        return "Input should be a valid bytes", "bytes_type"
+    if kind == "object" and family == "dataclass":
+        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
+    if kind == "object" and family == "model":
+        return f"Input should be a valid dictionary or instance of {title}", "model_type"
+    if kind == "array":
+        return {"set": ("Input should be a valid set", "set_type"),
+                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
+                "tuple": ("Input should be a valid tuple", "tuple_type"),
+                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
+                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
+                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
+            array_kind, ("Input should be a valid list", "list_type"))
+    return {
+        "string": ("Input should be a valid string", "string_type"),
+        "integer": ("Input should be a valid integer", "int_type"),
+        "number": ("Input should be a valid number", "float_type"),
+        "boolean": ("Input should be a valid boolean", "bool_type"),
+        "null": ("Input should be None", "none_required"),
+        "object": ("Input should be a valid dictionary", "dict_type"),
+    }.get(kind, (f"Input should be of type {kind}", "type"))
+
+
+def _show(value: Any) -> str:
+    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
+    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
+
+
+def _one_of_text(values: List[Any]) -> str:
+    shown = [_show(v) for v in values]
+    if not shown:
+        return "one of no values (the enum is empty)"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
+                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
+                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
+    """pydantic's length errors: "List should have at least 2 items after
+    validation, not 1", "String should have at most 3 characters"."""
+    tail = f" after validation, not {n}" if after else ""
+    if low is not None and n < low:
+        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
+    if high is not None and n > high:
+        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
+
+
+def _number_text(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
+    """What an array's errors call it: the container its schema was made for
+    (a _ContainerSchema's), "List", "Tuple", "Set" or "Frozenset", as pydantic's do."""
+    container = schema.container if type(schema) is _ContainerSchema else ""
+    return "Frozenset" if container == "frozenset" else "Set" if unique else \
+        "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
 
 
 # -- patterns ----------------------------------------------------------------
@@ -2650,8 +2810,11 @@ class _PlainSearch:
 # against the published inputSchema first (section 6); then each value becomes
 # what the annotation asks for (a dataclass, an Enum member, a datetime, a
 # tuple...), as the SDK's tools receive it.  A parameter whose annotation
-# involves pydantic (the hook _involves_pydantic, section 22) is not read here:
-# the tool's arguments model takes it whole (section 9).
+# another library validates (_involves_pydantic, section 9; none in the core)
+# is not read here: the tool's arguments model takes it whole (section 9).  A
+# date, a UUID, a Decimal... is read from the form its schema publishes
+# (_lax_parse), a union's argument as the first arm it passes (_build_union);
+# the SDK layer refines both to pydantic's lax forms and smart union.
 
 
 def _build(tp: Any, value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem], sent: Any = _MISSING) -> Any:
@@ -2729,7 +2892,7 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
         return {k: _build_value(_strip_qualifiers(hints.get(k, object)), v) for k, v in value.items()}
     hints = _type_hints(tp)
     built = {k: _build_value(hints.get(k, object), v) for k, v in value.items() if k in hints}
-    _fill_field_defaults(tp, hints, built)  # fidelity hook: a Field's default, as the SDK fills it (section 24)
+    _fill_field_defaults(tp, hints, built)  # a Field's default, as the SDK fills it
     if _is_dataclass(tp):
         init = {f.name for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
         obj = tp(**{k: v for k, v in built.items() if k in init})
@@ -2743,6 +2906,23 @@ def _build_object(tp: type, value: Dict[str, Any]) -> Any:
     return obj
 
 
+def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
+    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
+    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
+    the class itself would take the Field object as the value."""
+    if _is_dataclass(tp):
+        missing = _dataclass_missing()
+        defaults = {f.name: _MISSING if f.default is missing else f.default
+                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
+    else:
+        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
+    for name, default in defaults.items():
+        if name not in built:
+            holder = _field_holder(hints.get(name, object), default)
+            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
+                built[name] = _field_default(holder)
+
+
 def _strip_qualifiers(tp: Any) -> Any:
     while _qualifier(tp) is not None:
         tp = _args(tp)[0]
@@ -2750,9 +2930,123 @@ def _strip_qualifiers(tp: Any) -> Any:
 
 
 def _build_stdlib(tp: type, value: Any) -> Any:
-    """A value of one of _LAX_TABLE's types (section 23) from its checked JSON form."""
+    """A value of one of the standard library's value types (_lax_kind) from its checked JSON form."""
     kind = _lax_kind(tp)
     return value if kind is None else _lax_parse(kind, tp, value)
+
+
+def _lax_kind(tp: Any) -> Optional[str]:
+    """Which of the standard library's value types a class is (None: none of
+    them): the kinds _lax_parse builds (in the SDK layer, the rows of _LAX_TABLE)."""
+    if not isinstance(tp, type):
+        return None
+    dt = _module("datetime")
+    if dt is not None:
+        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
+            if issubclass(tp, cls):
+                return kind
+    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
+                                   ("pathlib", "PurePath", "path")):
+        m = _module(module)
+        if m is not None and issubclass(tp, getattr(m, cls_name)):
+            return kind
+    return None
+
+
+# What _lax_parse's strict rule takes for each kind: the form JSON Schema's
+# "format" names in the published schema (section 5), or a number for a Decimal.
+_STRICT_FORMS = {
+    "date": "a valid date (RFC 3339 full-date: YYYY-MM-DD)",
+    "datetime": "a valid date-time (RFC 3339: YYYY-MM-DDTHH:MM:SS, then Z or an offset)",
+    "time": "a valid time (RFC 3339: HH:MM:SS, then Z or an offset)",
+    "timedelta": "a valid duration (ISO 8601, without years or months: P1DT2H30M)",
+    "uuid": "a valid UUID",
+    "decimal": "a number, or its JSON text",
+    "path": "a path (a string)",
+}
+
+
+# A seam: the SDK layer takes what pydantic's lax mode takes (_pydantic_parse, section 23).
+def _lax_parse(kind: str, tp: type, value: Any) -> Any:
+    """A value of ``tp`` (of the kind _lax_kind says) from the form its schema
+    publishes; _BuildError naming that form for anything else."""
+    try:
+        made = _strict_value(kind, tp, value)
+    except (TypeError, ValueError, ArithmeticError):  # ArithmeticError: decimal's InvalidOperation
+        made = None
+    if made is None:
+        raise _BuildError(f"Input should be {_STRICT_FORMS[kind]}", f"{kind}_parsing", value)
+    return made
+
+
+def _strict_value(kind: str, tp: Any, value: Any) -> Any:
+    if kind == "decimal":
+        if type(value) is str:
+            import re
+
+            number = tp(value) if re.fullmatch(_JSON_NUMBER, value) else None  # not " 1", "1_000" or "NaN"
+        else:
+            number = tp(repr(value)) if type(value) is float else tp(value) if type(value) is int else None
+        return number if number is not None and number.is_finite() else None
+    if type(value) is not str:
+        return None
+    if kind in ("uuid", "path"):
+        return tp(value)
+    if kind == "timedelta":
+        return _parsed_duration(tp, value)
+    if value[-1:] in ("Z", "z"):  # RFC 3339's UTC, which fromisoformat reads only from Python 3.11
+        value = value[:-1] + "+00:00"
+    return tp.fromisoformat(value)
+
+
+_JSON_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"  # RFC 8259 section 6
+
+# JSON Schema's "duration" (ISO 8601, RFC 3339 appendix A) in the units a
+# timedelta holds: weeks, days, hours, minutes, seconds; a leading "-" as the
+# SDK sends a negative one.
+_ISO_DURATION = r"(-?)P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?"
+
+
+def _parsed_duration(tp: Any, text: str) -> Any:
+    import re
+
+    match = re.fullmatch(_ISO_DURATION, text)
+    if match is None or text.endswith(("P", "T")):
+        return None
+    sign, weeks, days, hours, minutes, seconds = match.groups()
+    made = tp(weeks=int(weeks or 0), days=int(days or 0), hours=int(hours or 0), minutes=int(minutes or 0),
+              seconds=float(seconds or 0))
+    return -made if sign else made
+
+
+# A seam: the SDK layer picks the arm pydantic's smart union picks (_smart_union_value, section 22).
+def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
+    """A union's argument as the first arm whose schema it passes, built as that
+    arm (an arm that refuses to build it yields to the next)."""
+    builder = _SchemaBuilder()
+    for arm in _args(tp):
+        if arm is _NoneType:
+            continue
+        try:
+            if _passes(_checker(builder.finish(builder.schema(arm))), value, ()):
+                return _build_value(arm, value)
+        except (_Unsupported, _BuildError, TypeError, ValueError):
+            continue
+    return value
+
+
+# A seam: the SDK layer knows pydantic's FieldInfo (_is_field_info, section 22).
+def _is_pydantic_field(obj: Any) -> bool:
+    """Whether a default or an Annotated item is another library's field (a
+    pydantic ``Field``), which that library validates: none in the core."""
+    return False
+
+
+# A seam: the SDK layer has pydantic build it (_type_adapter_value, section 22).
+def _pydantic_value(tp: Any, value: Any) -> Any:
+    """An argument whose Annotated metadata holds another library's field
+    (_is_pydantic_field): none in the core, so it is built as its type."""
+    return _build_value(tp.__origin__, value)
 
 
 # ---------------------------------------------------------------------------
@@ -3051,7 +3345,9 @@ def _wire_value(value: Any) -> Any:
 # enforced by _Tool.check_output, whose mismatch is an isError result.  MUST
 # (server/tools, "Security Considerations"): servers validate all tool inputs;
 # enforced by _Tool.arguments against _checked_input_schema's schema.
-# Annotations that _involves_pydantic finds go to pydantic (section 22).
+# The SDK layer refines a tool at the seams below (the SDK's Resolve(...) and
+# Context parameters, pydantic's own annotations, its lax pre-parse): the
+# core's rule for each is that there is none.
 
 # Parameter types whose checked JSON value is already the Python value.
 _AS_IS = (str, int, float, bool, object, _MISSING)
@@ -3141,8 +3437,8 @@ class _Tool:
         self.is_async = _is_async(fn)
         self.params, return_annotation = _signature(fn, fn_name)
         self.context_param = _context_parameter(fn)
-        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
-        # Parameters filled by resolvers, and the resolvers (section 25); None: none.
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)
+        # Parameters filled by resolvers, and the resolvers; None: none.
         self.resolved = _resolvers_of(fn, self.name, [p.name for p in self.params], return_annotation)
         self.input_schema, class_kinds, self._arguments_model = _input_schema(fn_name, self.params)
         self.output_schema, self.wrap, self.validate_ctr, out_kinds, self._output_adapter = _output_schema(
@@ -3157,14 +3453,14 @@ class _Tool:
         self._field_defaults = {p.name: holder for p in self._own
                                 if (holder := _field_holder(p.annotation, p.default)) is not None}
         self.output_title = (self.output_schema or {}).get("title", "Output")
-        # Where a string argument may be JSON text: the SDK's pre-parse (_json_text_params, section 27).
+        # Where a string argument may be JSON text: the SDK's pre-parse (none in the core).
         self._json_params = _json_text_params(self.params, self.input_schema)
 
     # -- the three steps of a call ---------------------------------------------
 
     def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """Validated keyword arguments for the function, or ValidationError."""
-        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse (section 23)
+        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse
         errors: List[_ErrorItem] = []
         checked = self._input_check(arguments, (), errors)
         kwargs = {}
@@ -3176,7 +3472,7 @@ class _Tool:
                                                                   arguments.get(p.name, _MISSING))
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
-        if self._arguments_model is not None:  # pydantic's own parameters (section 22)
+        if self._arguments_model is not None:  # pydantic's own parameters (_pydantic_arguments)
             _pydantic_read(self._arguments_model, arguments, kwargs, errors)
         if errors:
             raise ValidationError(errors, self.input_title)
@@ -3201,7 +3497,7 @@ class _Tool:
         errors: List[_ErrorItem] = []
         assert self._output_check is not None
         try:
-            checked = self._output_check(value, (), errors)
+            checked = self._output_check(_output_json(value), (), errors)
         except RecursionError:
             errors.append(_ErrorItem((), "Recursion error - cyclic reference detected", "recursion_loop",
                                      "<cyclic value>"))
@@ -3241,9 +3537,45 @@ class _Tool:
         return tool
 
 
+class ToolAnnotations:
+    """Hints about a tool's behaviour (server/tools, "Tool": ``annotations``;
+    protocol revisions from 2025-03-26), with the SDK's keywords in Python's
+    spelling (``read_only_hint``) or the wire's (``readOnlyHint``)."""
+
+    def __init__(self, title: Optional[str] = None, read_only_hint: Optional[bool] = None,
+                 destructive_hint: Optional[bool] = None, idempotent_hint: Optional[bool] = None,
+                 open_world_hint: Optional[bool] = None, **kwargs: Any) -> None:
+        self.wire = _drop_none({
+            "title": title,
+            "readOnlyHint": kwargs.get("readOnlyHint", read_only_hint),
+            "destructiveHint": kwargs.get("destructiveHint", destructive_hint),
+            "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
+            "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
+        })
+
+
+# A seam: the SDK layer writes the SDK's own models (_pydantic_model_json, section 26).
+def _sdk_model_json(value: Any) -> Any:
+    """One of the SDK's models (its ToolAnnotations, its Annotations) as the JSON
+    it sends: none in the core, so anything is as it is."""
+    return value
+
+
+# A seam: the SDK layer's output checker reads the Python value itself (_as_returned, section 22).
+def _output_json(value: Any) -> Any:
+    """A returned value as the JSON its result sends, which the outputSchema
+    checks (server/tools, "Output Schema": structured results conform to it):
+    a dataclass's fields, an Enum's value, a datetime's ISO text (section 4).
+    A value with no JSON form is checked as it is, and refused there."""
+    try:
+        return _jsonable(value)
+    except _NotJSON:
+        return value
+
+
 def _annotations_wire(annotations: Any) -> Dict[str, Any]:
-    annotations = _sdk_model_json(annotations)  # the SDK's ToolAnnotations model, as its JSON (section 26)
-    if isinstance(annotations, ToolAnnotations):  # the SDK's class, in Python's spelling (section 26)
+    annotations = _sdk_model_json(annotations)  # the SDK's ToolAnnotations model, as its JSON
+    if isinstance(annotations, ToolAnnotations):  # keywords in Python's spelling
         return annotations.wire
     if isinstance(annotations, dict):
         return _drop_none(annotations)
@@ -3273,7 +3605,7 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     params = []
     for name, kind, default in _parameters(fn, fn_name):
         if _is_context(hints.get(name)) or _resolve_marker(hints.get(name)) is not None:
-            continue  # filled by the server (section 25), no argument
+            continue  # filled by the server (a Context, a resolver), no argument
         if name.startswith("_"):
             raise InvalidSignature(f"Parameter {name} of {fn_name} cannot start with '_'")
         if kind in (_VAR_POSITIONAL, _VAR_KEYWORD):
@@ -3285,6 +3617,26 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
                                    "passed by name")
         params.append(_Param(name, hints.get(name, _MISSING), default))
     return params, hints.get("return", _MISSING)
+
+
+# A seam: the SDK layer reads ``Annotated[T, Resolve(fn)]`` (_sdk_resolve_marker, section 25).
+def _resolve_marker(tp: Any) -> Any:
+    """(the resolver's marker, whether the whole outcome is wanted) of a
+    parameter a resolver fills, which takes no argument: none in the core."""
+    return None
+
+
+# A seam: the SDK layer plans the Resolve(...) parameters (_sdk_resolvers, section 25).
+def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str], returns: Any) -> Any:
+    """A tool's resolved parameters and their resolvers, or None: none in the core."""
+    return None
+
+
+# A seam: the SDK layer knows the SDK's own Context (_sdk_context_annotated, section 26).
+def _takes_sdk_context(fn: Any, context_param: Optional[str]) -> bool:
+    """Whether ``fn``'s Context parameter is annotated with the SDK's own Context
+    (it then gets the SDK's own objects): never in the core."""
+    return False
 
 
 def _is_context(tp: Any) -> bool:
@@ -3367,6 +3719,21 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.class_kinds, arguments_model
 
 
+# A seam: the SDK layer builds its arguments model (_delegated_arguments, section 22).
+def _pydantic_arguments(fn_name: str, params: List[_Param],
+                        builder: _SchemaBuilder) -> Tuple[Any, Dict[str, Tuple[Any, bool]]]:
+    """(the model that reads the parameters another library validates, by name
+    their schemas and whether each is required): none in the core, (None, {})."""
+    return None, {}
+
+
+# A seam: the SDK layer has pydantic read them (_arguments_model_read, section 22).
+def _pydantic_read(arguments_model: Any, arguments: Dict[str, Any], kwargs: Dict[str, Any],
+                   errors: List[_ErrorItem]) -> None:
+    """The parameters _pydantic_arguments' model reads, into ``kwargs`` (its
+    failures into ``errors``): none in the core, which makes no such model."""
+
+
 def _parameter_schema(fn_name: str, p: _Param, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
     """A parameter's schema, with its default, and whether it is required (it
     has none).  The default may come from a Field (_field_default_of)."""
@@ -3381,6 +3748,70 @@ def _parameter_schema(fn_name: str, p: _Param, builder: _SchemaBuilder) -> Tuple
     except (_Unsupported, _NotJSON) as exc:
         raise InvalidSignature(f"Parameter {p.name} of {fn_name}: {exc}") from None
     return schema, default is _MISSING and not factory
+
+
+def _field_default_of(tp: Any, default: Any) -> Tuple[Optional[Field], Any, bool]:
+    """A parameter's Field given as its default (its keywords go into the
+    schema), and its default and whether a factory makes it: from that Field,
+    from Annotated[T, Field(default=...)] (the SDK's default), or as written."""
+    if isinstance(default, Field):
+        factory = default.default_factory is not None
+        return default, _MISSING if factory else default.default, factory
+    holder = _field_holder(tp, _MISSING)
+    if holder is not None:
+        return None, _field_value(holder), holder.default_factory is not None
+    return None, default, False
+
+
+def _field_holder(tp: Any, default: Any) -> Any:
+    """The Field (ours, or another library's: _is_pydantic_field) that gives a field's default, or None."""
+    if isinstance(default, Field) or _is_pydantic_field(default):
+        return default
+    if default is _MISSING and _is_annotated(tp):
+        for meta in reversed(tp.__metadata__):  # the last one wins, as the SDK merges them
+            if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
+                    _field_value(meta) is not _MISSING or meta.default_factory is not None):
+                return meta
+    return None
+
+
+def _field_value(field: Any) -> Any:
+    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
+    value = field.default
+    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
+        return _MISSING
+    return value
+
+
+def _field_default(field: Any) -> Any:
+    """A Field's default for one call: a mutable one copied, as the SDK's
+    smart_deepcopy does, so that no call sees what another did to it."""
+    if isinstance(field, Field):
+        value = field.default_factory() if field.default_factory is not None else field.default
+    else:
+        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
+    if type(value) in _IMMUTABLE:
+        return value
+    import copy
+
+    return copy.deepcopy(value)
+
+
+_IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
+
+
+# A seam: the SDK layer pre-parses JSON text (_pre_parsed_params, section 27).
+def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
+    """The parameters whose string argument may be a list or an object sent as
+    JSON text, with the strings they take as they are: none in the core, whose
+    arguments are the JSON the schema describes."""
+    return {}
+
+
+# A seam: the SDK layer parses that text (_pre_parse_json, section 23).
+def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
+    """The arguments with JSON text parsed where _json_text_params says: none in the core."""
+    return arguments
 
 
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
@@ -3432,7 +3863,7 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     """(outputSchema, wrap in {"result": ...}, check a returned CallToolResult,
     class_kinds, _pydantic_structured's TypeAdapter or None) by the table above: the SDK's
     ``func_metadata`` rules, without its crashes."""
-    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows (section 26)
+    annotation = _data_arms(annotation)  # an InputRequiredResult arm is no data: the rest's rows
     if structured is False or annotation is _ABSENT:  # S1; InputRequiredResult alone
         return _UNSTRUCTURED
     if annotation is _MISSING:  # S2
@@ -3475,6 +3906,59 @@ def _output_schema(fn_name: str, annotation: Any, structured: Optional[bool]) ->
     return schema, wrap, check_result, builder.class_kinds, adapter
 
 
+def _data_arms(annotation: Any) -> Any:
+    """A tool's return annotation without its InputRequiredResult arms, as the
+    SDK's func_metadata strips them: a round that asks the client
+    (basic/patterns/mrtr) carries no data, so the output schema is the rest of
+    the union's (an Annotated around the union dropped, as there); _ABSENT when
+    nothing is left: no output schema, and no word on stderr."""
+    inner = _origin(annotation) if _is_annotated(annotation) else annotation
+    if _is_input_required(inner):
+        return _ABSENT
+    if not _is_union(inner):
+        return annotation
+    rest = tuple(arm for arm in _args(inner) if not _is_input_required(arm))
+    if len(rest) == len(_args(inner)):
+        return annotation
+    if not rest:
+        return _ABSENT
+    import typing  # (a union of types alone, X | Y, can be read without it)
+
+    return rest[0] if len(rest) == 1 else typing.Union[rest]
+
+
+def _is_input_required(tp: Any) -> bool:
+    """InputRequiredResult, ours or the SDK's (mcp.types)."""
+    return _is_subclass(tp, InputRequiredResult) or (isinstance(tp, type) and tp.__name__ == "InputRequiredResult"
+                                                      and tp.__module__.startswith("mcp"))
+
+
+# A seam: the SDK layer finds pydantic's types and metadata (_holds_pydantic, section 22).
+def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
+    """Whether an annotation holds anywhere a type or metadata another library
+    (pydantic) validates, which then validates and writes it whole: none in the core."""
+    return False
+
+
+# A seam: the SDK layer builds pydantic's output model (_output_adapter_of, section 22).
+def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
+    """Rows S7-S13 for an annotation _involves_pydantic finds: (outputSchema,
+    wrapped, the adapter that checks and writes a result), or None (S13): none in the core."""
+    return None
+
+
+# A seam: the SDK layer has pydantic's adapter check and write it (_output_adapter_result, section 22).
+def _pydantic_output(adapter: Any, value: Any) -> Any:
+    """A result _pydantic_structured's adapter checks and writes as JSON: none in the core."""
+    return value
+
+
+# A seam: the SDK layer has pydantic's adapter check it (_output_adapter_checked, section 22).
+def _pydantic_checked(adapter: Any, value: Any) -> Any:
+    """A CallToolResult's structured content, checked by that adapter and sent as given: none in the core."""
+    return value
+
+
 def _structured_schema(fn_name: str, annotation: Any, inner: Any,
                        builder: _SchemaBuilder) -> Optional[Tuple[Dict[str, Any], bool]]:
     """Rows S7-S13 of the structured-output table: (outputSchema, wrapped), or None (S13)."""
@@ -3492,11 +3976,27 @@ def _structured_schema(fn_name: str, annotation: Any, inner: Any,
     if _has_annotations(inner):  # S12
         # The SDK rebuilds every other annotated class (dataclasses included)
         # as a model of its annotations: no docstring, class values as defaults.
-        _class_values_json(inner)  # (one it cannot write: no schema; section 24)
+        _class_values_json(inner)  # (one it cannot write: no schema)
         schema = builder.finish(builder.annotated_class(inner))
         builder.class_kinds[inner.__name__] = "model"
         return schema, False
     return None  # S13
+
+
+def _class_values_json(cls: type) -> None:
+    """Row S12 as the SDK's ``_create_model_from_class`` reads a class: its class
+    values are the model's defaults, and a default pydantic cannot write as JSON
+    (a ``__slots__`` entry, an object of no JSON type) fails its StrictJsonSchema,
+    so the tool has no outputSchema: _Unsupported.  NaN it writes."""
+    for name in _type_hints(cls):
+        value = getattr(cls, name, _MISSING)
+        if name.startswith("_") or value is _MISSING or isinstance(value, Field) or _is_pydantic_field(value):
+            continue
+        try:
+            _jsonable(value)
+        except _NotJSON as exc:
+            if exc.kind != "finite_number":
+                raise _Unsupported(f"{cls.__name__}.{name}'s class value is no JSON default ({exc.msg})") from None
 
 
 def _wrapped_schema(fn_name: str, annotation: Any, builder: _SchemaBuilder) -> Tuple[Dict[str, Any], bool]:
@@ -3799,7 +4299,7 @@ class FunctionResource(Resource):
         super().__init__(uri, **options)
         self.fn = fn
         self.context_param = _context_parameter(fn)
-        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # section 26
+        self.sdk_models = _takes_sdk_context(fn, self.context_param)  # a seam (section 9)
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], uri: str, name: Optional[str] = None,
@@ -4922,6 +5422,103 @@ class _Answer:
         return self.value()
 
 
+class _AwaitableAnswer:
+    """An async tool's wait for the client's response, on its event loop: the SDK's
+    Context methods are coroutines (_Request.ask, section 12)."""
+
+    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
+        self.answer, self.timeout, self.convert = answer, timeout, convert
+
+    def __await__(self) -> Any:
+        return self._wait().__await__()
+
+    async def _wait(self) -> Any:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        arrived = loop.create_future()
+        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_wake, arrived), None)[1])
+        if self.answer.done.is_set():
+            _wake(arrived)
+        try:
+            await asyncio.wait_for(arrived, self.timeout)
+        except asyncio.TimeoutError:
+            self.answer.give_up(self.timeout)
+        return self.convert(self.answer.value())
+
+
+def _wake(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class _JsonObject:
+    """A JSON object from the client read by attribute, as the SDK's models are:
+    ``result.stop_reason`` reads ``stopReason``."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        data = self.__dict__.get("_data", {})
+        first, *rest = name.split("_")
+        camel = first + "".join(word.title() for word in rest)
+        for key in (name, camel):
+            if key in data:
+                value = data[key]
+                if isinstance(value, dict):
+                    return _JsonObject(value)
+                if isinstance(value, list):
+                    return [_JsonObject(v) if isinstance(v, dict) else v for v in value]
+                return value
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return None  # an optional field the client left out
+
+    def model_dump(self, **options: Any) -> Dict[str, Any]:
+        return dict(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _JsonObject) and other._data == self._data
+
+    def __repr__(self) -> str:
+        return f"JsonObject({self._data!r})"
+
+
+class ElicitationResult:
+    """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
+    holds the answer, converted to the schema's type), "decline" or "cancel"."""
+
+    action = ""
+
+    def __init__(self, data: Any = None) -> None:
+        self.data = data
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(action={self.action!r}, data={self.data!r})"
+
+
+class AcceptedElicitation(ElicitationResult):
+    action = "accept"
+
+
+class DeclinedElicitation(ElicitationResult):
+    action = "decline"
+
+
+class CancelledElicitation(ElicitationResult):
+    action = "cancel"
+
+
+_ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
+
+
 class Context:
     """The request a tool is serving, and what it may do besides returning.
 
@@ -4967,9 +5564,10 @@ class Context:
         return _JsonObject(self._request.meta)
 
     @property
-    def request_context(self) -> _RequestContext:
-        """The SDK's spelling: ``.request_id``, ``.meta``, ``.lifespan_context``, ``.session``."""
-        return _RequestContext(self)
+    def request_context(self) -> Any:
+        """The SDK's spelling: ``.request_id``, ``.meta``, ``.lifespan_context``,
+        ``.session``; the SDK layer's (the seam _request_context_of)."""
+        return _request_context_of(self)
 
     @property
     def lifespan_context(self) -> Any:
@@ -5009,9 +5607,11 @@ class Context:
         return self._request.user_state
 
     @property
-    def session(self) -> _ClientSession:
-        """The SDK's ``ctx.session``: sampling, roots and the raw notifications."""
-        return _ClientSession(self._request, self._sdk_models)
+    def session(self) -> Any:
+        """The SDK's ``ctx.session`` (its ServerSession): sampling, roots and the
+        raw notifications; the SDK layer's (the seam _session_of).  The Context
+        asks the client itself: create_message, list_roots, elicit."""
+        return _session_of(self)
 
     # -- logging and progress ----------------------------------------------------------
 
@@ -5130,6 +5730,96 @@ class Context:
                                  lambda result: _ELICITATION.get(str(result.get("action")), CancelledElicitation)(),
                                  request_read_timeout_seconds)
 
+    def create_message(self, messages: List[Any], max_tokens: int, *,
+                       request_read_timeout_seconds: Optional[float] = None, **options: Any) -> Any:
+        """Ask the client's model (client/sampling, sampling/createMessage): the
+        answer is its CreateMessageResult as JSON (a dict, checked against the
+        schema).  ``messages``: SamplingMessages as JSON; the other fields of the
+        request as options in Python's spelling (``system_prompt``, ``temperature``,
+        ``include_context``, ``tools``, ...).  A timeout as ``elicit``'s."""
+        params = _sampling_params(messages, max_tokens, options)
+        return self._request.ask("sampling/createMessage", params, ("sampling",),
+                                 functools.partial(_checked_answer, "sampling/createMessage", None),
+                                 request_read_timeout_seconds)
+
+    def list_roots(self, *, request_read_timeout_seconds: Optional[float] = None) -> Any:
+        """The client's roots (client/roots, roots/list): its ListRootsResult as
+        JSON (a dict, checked against the schema).  A timeout as ``elicit``'s."""
+        return self._request.ask("roots/list", {}, ("roots",), functools.partial(_checked_answer, "roots/list", None),
+                                 request_read_timeout_seconds)
+
+
+# -- what the SDK layer gives a Context (seams: section 25 and 26 refine them) ----------
+
+
+def _session_of(ctx: Context) -> Any:
+    """``ctx.session``: the SDK's ServerSession, which the SDK layer gives.  The
+    core has none: an AttributeError that says how the Context asks instead."""
+    raise AttributeError("'Context' object has no attribute 'session' (the SDK's ServerSession): ask the client "
+                         "with ctx.create_message, ctx.list_roots or ctx.elicit")
+
+
+def _request_context_of(ctx: Context) -> Any:
+    """``ctx.request_context``: the SDK's RequestContext, which the SDK layer
+    gives.  The core has none: the request is the Context's own (request_id,
+    meta, lifespan_context)."""
+    raise AttributeError("'Context' object has no attribute 'request_context' (the SDK's RequestContext): read "
+                         "ctx.request_id, ctx.meta or ctx.lifespan_context")
+
+
+def _input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
+    """``ctx.input_responses``: each answer as the client sent it, by its
+    question's key.  The SDK layer reads each as the result class its shape is
+    (``sdk_models``: the function took the SDK's own Context, given its models)."""
+    return dict(responses)
+
+
+def _elicitation_view(outcome: ElicitationResult, sdk_models: bool) -> Any:
+    """ctx.elicit's outcome as the tool gets it: the ElicitationResult itself.
+    The SDK layer gives a function that took the SDK's own Context
+    (``sdk_models``) the SDK's class of it."""
+    return outcome
+
+
+# -- reading a resource of this server (server/resources) -------------------------------
+
+
+def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_JsonObject]:
+    """``ctx.read_resource(uri)``: as the SDK's ReadResourceContents, each with
+    ``.content`` (text, or bytes for a blob) and ``.mime_type``; its errors as
+    ResourceNotFoundError or ResourceError."""
+    import base64
+
+    try:
+        result, _ = _read_resource(server, uri, request)
+    except _RpcError as exc:
+        raise _read_failure(exc) from None
+    except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
+        raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
+    return [_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
+                         "mime_type": c.get("mimeType")}) for c in result["contents"]]
+
+
+def _read_failure(exc: _RpcError) -> Exception:
+    """A failed read as ctx.read_resource raises it: the resource's own MCPError
+    stays one (the SDK passes it on); otherwise ResourceNotFoundError or ResourceError."""
+    if isinstance(exc, _PassedOn):
+        return MCPError(exc.code, exc.message, None if exc.data is _MISSING else exc.data)
+    return (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message)
+
+
+def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
+    """sampling/createMessage's params (client/sampling): the messages as JSON,
+    each option under its field's name (``system_prompt``: ``systemPrompt``)."""
+    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
+    for name, value in options.items():
+        # related_request_id picks the SDK's stream for the request, it is no
+        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
+        if value is not None and name != "related_request_id":
+            first, *rest = name.split("_")
+            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
+    return params
+
 
 def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> Dict[str, Any]:
     """A form elicitation's params: ``mode`` from 2025-11-25 on, where
@@ -5142,32 +5832,36 @@ def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> 
 
 
 # What the client answers each question with (2026-07-28 schema.ts: ElicitResult,
-# CreateMessageResult, ListRootsResult), as leniently as the SDK's models take
-# it (a content block's "type" may be left out; null for what may be absent).
-_BLOCK: Dict[str, Any] = {"anyOf": [
-    {"type": "object", "required": ["text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
-    {"type": "object", "required": ["data", "mimeType"], "properties": {
+# CreateMessageResult, ListRootsResult; the earlier revisions' are narrower), as
+# the schema writes them.  A seam: the SDK layer takes them as leniently as the
+# SDK's models do (_SDK_ANSWERS, section 25).
+_META_OBJECT = {"type": "object"}
+_SAMPLED: Dict[str, Any] = {"anyOf": [  # SamplingMessageContentBlock
+    {"type": "object", "required": ["type", "text"], "properties": {
+        "type": {"const": "text"}, "text": {"type": "string"}}},
+    {"type": "object", "required": ["type", "data", "mimeType"], "properties": {
         "type": {"enum": ["image", "audio"]}, "data": {"type": "string"}, "mimeType": {"type": "string"}}},
-    {"type": "object", "required": ["name", "id", "input"], "properties": {
-        "type": {"const": "tool_use"}, "name": {"type": "string"}, "id": {"type": "string"},
+    {"type": "object", "required": ["type", "id", "name", "input"], "properties": {
+        "type": {"const": "tool_use"}, "id": {"type": "string"}, "name": {"type": "string"},
         "input": {"type": "object"}}},
-    {"type": "object", "required": ["toolUseId"], "properties": {
-        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}}}]}
-_META_FIELD = {"type": ["object", "null"]}
+    {"type": "object", "required": ["type", "toolUseId", "content"], "properties": {
+        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}, "content": {"type": "array"},
+        "isError": {"type": "boolean"}}}]}
 _ANSWERS: Dict[str, Dict[str, Any]] = {
     "elicitation/create": {"type": "object", "required": ["action"], "properties": {
-        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _META_FIELD,
-        "content": {"type": ["object", "null"], "additionalProperties": {"anyOf": [
-            {"type": ["string", "number", "boolean", "null"]}, {"type": "array", "items": {"type": "string"}}]}}}},
+        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _META_OBJECT,
+        "content": {"type": "object", "additionalProperties": {"anyOf": [
+            {"type": ["string", "number", "boolean"]}, {"type": "array", "items": {"type": "string"}}]}}}},
     "sampling/createMessage": {"type": "object", "required": ["role", "content", "model"], "properties": {
-        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"},
-        "stopReason": {"type": ["string", "null"]}, "_meta": _META_FIELD,
-        "content": {"anyOf": [_BLOCK, {"type": "array", "items": _BLOCK}]}}},
-    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _META_FIELD, "roots": {
+        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"}, "stopReason": {"type": "string"},
+        "_meta": _META_OBJECT, "content": {"anyOf": [_SAMPLED, {"type": "array", "items": _SAMPLED}]}}},
+    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _META_OBJECT, "roots": {
         "type": "array", "items": {"type": "object", "required": ["uri"], "properties": {
-            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": ["string", "null"]},
-            "_meta": _META_FIELD}}}}},
+            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": "string"},
+            "_meta": _META_OBJECT}}}}},
 }
+
+
 @functools.lru_cache(maxsize=None)
 def _answer_checker(method: str) -> _Checker:
     return _checker(_ANSWERS[method], "strict")
@@ -5188,6 +5882,27 @@ def _where(value: Any, loc: Tuple[Any, ...]) -> str:
             value = value[step]
             path += f"[{step}]" if isinstance(step, int) else f".{step}"
     return path
+
+
+_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
+                 "roots/list": "ListRootsResult"}
+
+
+def _checked_answer(method: str, requested: Any, result: Dict[str, Any]) -> Dict[str, Any]:
+    """The client's answer, checked against what was asked: the result of that
+    request (schema.ts; the SDK validates it as its model), and an accepted
+    form's content against its requestedSchema (client/elicitation)."""
+    problem = _answer_problem(method, result)
+    if problem is not None:
+        problem += f" does not fit {_RESULT_NAMES[method]}"
+    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
+        errors: List[_ErrorItem] = []
+        _checker(requested, "strict")(result["content"], (), errors)
+        if errors:
+            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
+    if problem is not None:
+        raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
+    return result
 
 
 _ELICITABLE = frozenset(("string", "number", "integer", "boolean"))
@@ -5220,6 +5935,20 @@ def _elicited(schema: Any, requested: Dict[str, Any], content: Any) -> Any:
     if isinstance(schema, dict):
         return checked
     return _build_value(schema, checked)
+
+
+def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any], *,
+                         sdk: bool = False) -> Any:
+    """The client's ElicitResult as its outcome class, an accepted one's
+    ``.data`` built as the schema's class (``sdk``: the function took the SDK's
+    own Context; _elicitation_view)."""
+    outcome = _ELICITATION.get(str(result.get("action")))
+    if outcome is None:
+        raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
+                                         f"{_truncated_repr(result.get('action'))}")
+    made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
+                                                                                  result.get("content")))
+    return _elicitation_view(made, sdk)
 
 
 # ---------------------------------------------------------------------------
@@ -11310,11 +12039,33 @@ def _date() -> str:
 #
 # (the rows, by topic:)
 #   -- validation (section 6)
+#   _compiler_for         the strict _Compiler for every mode         _sdk_compiler_for (section 27): the SDK's
+#                                                                     lax mode (_LaxCompiler) for input, output
+#   _arm_label            an anyOf arm named by its type or $ref      _pydantic_arm_label (section 22): the
+#                                                                     validator's name pydantic gives the arm
 #   -- schemas, arguments and tools (sections 2-9)
 #   _is_pydantic_model    _native (section 4),                        pydantic's BaseModel (_is_basemodel,
 #                         _SchemaBuilder.ref (section 5): no class    section 22)
 #   _pydantic_schema      _SchemaBuilder.annotated and .ref           pydantic's own schema of its types
 #                         (section 5): none                           (_pydantic_own_schema, section 22)
+#   _format_errors        a line per failure: its JSON path, why      _pydantic_format_errors (section 22)
+#   _lax_parse            a date, a UUID... from its schema's form    _pydantic_parse (section 23)
+#   _build_union          the first arm the argument passes           _smart_union_value (section 22)
+#   _is_pydantic_field    no other library's Field                    _is_field_info (section 22)
+#   _pydantic_value       built as its type                           _type_adapter_value (section 22)
+#   _involves_pydantic    no annotation another library validates     _holds_pydantic (section 22)
+#   _pydantic_arguments   no arguments model                          _delegated_arguments (section 22)
+#   _pydantic_read        nothing to read                             _arguments_model_read (section 22)
+#   _pydantic_structured  no output model                             _output_adapter_of (section 22)
+#   _pydantic_output      the result as it is                         _output_adapter_result (section 22)
+#   _pydantic_checked     the content as it is                        _output_adapter_checked (section 22)
+#   _json_text_params     no argument is JSON text                    _pre_parsed_params (section 27)
+#   _json_text_arguments  the arguments as they are                   _pre_parse_json (section 23)
+#   _resolve_marker       no parameter a resolver fills               _sdk_resolve_marker (section 25)
+#   _resolvers_of         no resolvers                                _sdk_resolvers (section 25)
+#   _takes_sdk_context    no Context of the SDK's                     _sdk_context_annotated (section 26)
+#   _sdk_model_json       a value as it is                            _pydantic_model_json (section 26)
+#   _output_json          a result checked as the JSON it sends       _as_returned (section 22)
 #   -- patterns (section 6)
 #   _compile_pattern      a plain pattern (characters, '.', escapes,  _rx_compile_pattern (section 28): all of
 #                         [classes], quantified, between ^ and $),    ECMA-262 in linear time, on re where
@@ -11334,16 +12085,33 @@ def _date() -> str:
 #   _intercepted          MCPServer._calling (section 14): the call    the extensions' intercept_tool_call
 #   _resolved_parameters, MCPServer._call, _keywords_taken (sections  the SDK's Resolve(...) parameters
 #   _resolve_parameters   9, 14): none
+#   _session_of           Context.session (section 12): none, an       the SDK's ServerSession (_sdk_session,
+#                         AttributeError                              section 25)
+#   _request_context_of   Context.request_context (section 12): none,  the SDK's RequestContext
+#                         an AttributeError                           (_sdk_request_context, section 25)
+#   _input_responses      Context.input_responses (section 12): the    each answer as the SDK's result class
+#                         client's JSON                               (_sdk_input_responses, section 26)
+#   _elicitation_view     _elicitation_outcome (section 12): the       the SDK's own outcome class, to a function
+#                         ElicitationResult itself                    that took its Context (_sdk_elicitation,
+#                                                                     section 26)
+#   _ANSWERS              _answer_checker (section 12): the client's   as leniently as the SDK's models take
+#                         results as schema.ts writes them            them (_SDK_ANSWERS, section 25)
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
+    "_compiler_for", "_arm_label",
     # schemas, arguments and tools (sections 2-9)
     "_is_pydantic_model", "_pydantic_schema",
+    "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_pydantic_value",
+    "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
+    "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_resolve_marker", "_resolvers_of",
+    "_takes_sdk_context", "_sdk_model_json", "_output_json",
     # patterns (section 6)
     "_compile_pattern",
     # content, resources, prompts, the server and its transports (sections 8, 10-21)
     "_is_sdk_content", "_sdk_block", "_foreign_error", "_foreign_object", "_foreign_prompt", "_server_settings",
     "_apply_extension", "_intercepted", "_resolve_parameters", "_resolved_parameters",
+    "_session_of", "_request_context_of", "_input_responses", "_elicitation_view", "_ANSWERS",
 ))
 
 
@@ -11373,44 +12141,40 @@ def _refine(**rules: Any) -> None:
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _format_errors        ValidationError (section 2)         "1 validation error for addArguments", then  1
+#   _pydantic_format_errors  _format_errors (section 2)       "1 validation error for addArguments", then  1
 #                                                             a location and a message per error
-#   _involves_pydantic    _output_schema (section 9)          an annotation holding a pydantic type or     24, 25
+#   _holds_pydantic       _involves_pydantic (section 9)      an annotation holding a pydantic type or     24, 25
 #                                                             pydantic metadata is pydantic's whole
-#   _pydantic_arguments   _input_schema (section 9)           the SDK's arguments model (func_metadata)    24
+#   _delegated_arguments  _pydantic_arguments (section 9)     the SDK's arguments model (func_metadata)    24
 #                                                             publishes the parameters pydantic validates
-#   _pydantic_structured  _output_schema (section 9)          rows S7-S13 through the SDK's output model   12
+#   _output_adapter_of    _pydantic_structured (section 9)    rows S7-S13 through the SDK's output model   12
 #   _pydantic_own_schema  _SchemaBuilder.ref (section 5)      S11: a BaseModel's schema is pydantic's      -
-#   _pydantic_value       _build_value (section 7)            an argument with pydantic's own Field        -
-#   _pydantic_read        _Tool.arguments (section 9)         the parameters pydantic validates, its own   1
+#   _type_adapter_value   _pydantic_value (section 7)         an argument with pydantic's own Field        -
+#   _arguments_model_read  _pydantic_read (section 9)          the parameters pydantic validates, its own   1
 #                                                             errors read as ours (_from_pydantic)
-#   _pydantic_output      _Tool.result (section 9)            a result pydantic validates and dumps        12
-#   _pydantic_checked     _Tool.check_output (section 9)      a CallToolResult's structured content, by    -
+#   _output_adapter_result  _pydantic_output (section 9)        a result pydantic validates and dumps        12
+#   _as_returned          _output_json (section 9)            a result checked as returned: the lax        -
+#                                                             output checker makes it JSON itself
+#   _output_adapter_checked  _pydantic_checked (section 9)       a CallToolResult's structured content, by    -
 #                                                             pydantic's own output model
-#   _Union                _Compiler._any_of (section 6)       the smart union: an arm of the value's exact 7, 9
+#   _Union                _LaxCompiler._any_of (section 27)   the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
-#   _build_union          _build_value (section 7)            a union's argument becomes the arm that took -
+#   _pydantic_arm_label   seam _arm_label (section 6)         a union member named as pydantic's validator -
+#                                                             is: value.list[int].0, nullable[...]
+#   _smart_union_value    _build_union (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
-#   _type_error           _Compiler._type (section 6)         "Input should be a valid integer", its type  -
-#   _type_words           _Compiler._type (section 6)         what those words name: a set, a dataclass    -
 #   _bound_failure        _lax_type (section 23)              'nan' and 'inf' refused by a bound           9
-#   _first_bound_failure  _Compiler._numeric (section 6)      bounds: the first failure only, in its order -
-#   _show_as_sent         _Compiler._steps_in_order (section 6)  an error shows the value as sent          5
-#   _check_size           _Compiler._string (section 6)       lengths: one error, the minimum's first      -
-#   _one_of_text          _Compiler._enum_const (section 6)   "Input should be 'a' or 'b'"                 -
+#   _first_bound_failure  _LaxCompiler._numeric_check (section 27)  bounds: the first failure only, in  -
+#                                                             its order
 #   _in_field_order       _lax_object (section 27)            errors in the model's field order            -
 #   _BOUNDS               _lax_type (section 23)              the order pydantic-core checks bounds in     -
-#   _number_text          _Compiler._numeric (section 6)      a bound as pydantic writes it (2, not 2.0)   -
-#   _plural               _check_contains (section 6)         "1 item", "2 items"                          -
 #   _too_many             _lax_array (section 27)             a set past max_length: one error, "not more" -
 #   _no_members           _lax_object (section 27)            an empty TypedDict or dataclass: every key   -
 #                                                             ignored
-#   _truncated_repr       _Request.check_question (section 12)  a value in an error, cut as pydantic-core  -
-#                                                             cuts it (also in sections 11 and 15)
 #   _pydantic_base        _is_basemodel (section 22)          pydantic's BaseModel, if the program has it  -
 #   _is_basemodel         _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel (and _native, -
 #                                                             section 4: its instance, as its model_dump)
-#   _is_pydantic_field    _Param.__init__ (section 9)         a default that is pydantic's own Field       -
+#   _is_field_info        _is_pydantic_field (section 7)      a default that is pydantic's own Field       -
 #
 # README: the numbered item of "Where mcp_ref differs from the SDK" that the row
 # bears on.  test_differential compares what these produce with the SDK's own.
@@ -11419,7 +12183,7 @@ _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean":
                 "null": "none", "array": "list", "object": "dict"}
 
 
-def _arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
+def _pydantic_arm_label(schema: Any, class_kinds: Dict[str, str]) -> str:
     """pydantic's name of a union member (its validator's name, as pydantic-core
     gives it), which locates the member's errors: ``value.list[int].0``."""
     label = _bare_label(schema, class_kinds)
@@ -11434,9 +12198,10 @@ def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
         tp = schema.py_type
         origin = _origin(tp)
         if origin in (set, frozenset):  # a set whose items may not hash
-            return f"{origin.__name__}[{_arm_label(schema.get('items'), class_kinds)}]"
+            return f"{origin.__name__}[{_pydantic_arm_label(schema.get('items'), class_kinds)}]"
         if origin is not None:  # a dict whose keys are converted
-            return f"dict[{_type_label(_args(tp)[0])},{_arm_label(schema.get('additionalProperties'), class_kinds)}]"
+            value_label = _pydantic_arm_label(schema.get("additionalProperties"), class_kinds)
+            return f"dict[{_type_label(_args(tp)[0])},{value_label}]"
         return _type_label(tp)
     if "$ref" in schema:
         name = str(schema["$ref"]).rsplit("/", 1)[-1]
@@ -11449,7 +12214,7 @@ def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
             return f"literal[{','.join(repr(v) for v in values)}]"
     if "anyOf" in schema:
         arms = [a for a in schema["anyOf"] if a != {"type": "null"}]
-        inner = ",".join(_arm_label(a, class_kinds) for a in arms)
+        inner = ",".join(_pydantic_arm_label(a, class_kinds) for a in arms)
         inner = inner if len(arms) == 1 else f"union[{inner}]"
         return inner if len(arms) == len(schema["anyOf"]) else f"nullable[{inner}]"
     kind = schema.get("type")
@@ -11459,7 +12224,7 @@ def _bare_label(schema: Any, class_kinds: Dict[str, str]) -> str:
         values = schema.get("additionalProperties")
         if type(schema) is _ContainerSchema:  # a bare dict
             return "dict[any,any]"
-        return f"dict[str,{_arm_label(values, class_kinds)}]" if "properties" not in schema else "dict"
+        return f"dict[str,{_pydantic_arm_label(values, class_kinds)}]" if "properties" not in schema else "dict"
     if not isinstance(kind, str):
         return "any"
     constrained = any(k in schema for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -11472,9 +12237,9 @@ def _array_label(schema: Dict[str, Any], class_kinds: Dict[str, str]) -> str:
     container = schema.container if type(schema) is _ContainerSchema else \
         "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
     items = schema.get("items")
-    item = _arm_label(items, class_kinds)
+    item = _pydantic_arm_label(items, class_kinds)
     if container == "tuple" or "prefixItems" in schema:
-        labels = [_arm_label(s, class_kinds) for s in schema.get("prefixItems", ())]
+        labels = [_pydantic_arm_label(s, class_kinds) for s in schema.get("prefixItems", ())]
         if items is not None and items is not False:
             labels.append(f"{item}, ...")
         return f"tuple[{', '.join(labels)}]"
@@ -11563,31 +12328,20 @@ def _in_field_order(errors: List[_ErrorItem], before: int, depth: int, rank: Dic
     errors[before:] = sorted(errors[before:], key=place)
 
 
-def _show_as_sent(errors: List[_ErrorItem], before: int, converted: Any, sent: Any) -> None:
-    """pydantic checks a bound or a length on the converted value but shows the
-    value as sent ('-3', not -3; True, not 1.0): the errors from ``before`` on
-    that show the converted value show the sent one."""
-    for error in errors[before:]:
-        if error.value is converted:
-            error.value = sent
-
-
 class _Union:
     """An anyOf's arms and what pydantic's "smart" union needs to know of them
-    (_Compiler._any_of): an arm of exactly the value's type wins (5 is
+    (_LaxCompiler._any_of): an arm of exactly the value's type wins (5 is
     Union[float, int]'s int, "17" stays a string in Union[int, str]), then of
     the arms the value fits strictly, Any among them, the one pydantic-core
     ranks first (_smart_pick: the class that sets the most fields, else the
     most exact), then the lax arms in order."""
 
-    def __init__(self, compiler: _Compiler, arms: List[_Checker], schemas: List[Any]) -> None:
-        lax = compiler.lax
+    def __init__(self, compiler: _LaxCompiler, arms: List[_Checker], schemas: List[Any]) -> None:
         self.arms = arms
-        self.strict = [type(compiler)(compiler.root, "arms").compile(s) for s in schemas] if lax else arms
-        self.labels = [_arm_label(s, compiler.class_kinds) for s in schemas]
+        self.strict = [_ArmsCompiler(compiler.root, "arms").compile(s) for s in schemas]
+        self.labels = [_pydantic_arm_label(s, compiler.class_kinds) for s in schemas]
         self.null_arm = [i for i, s in enumerate(schemas) if s == {"type": "null"}]
-        self.lax = lax
-        self.by_class = _class_arms(compiler, schemas) if lax else {}
+        self.by_class = _class_arms(compiler, schemas)
         # A type converted through its annotation (a UUID, a date), bytes, an
         # Enum, a set and a tuple are exact for their objects alone, never for
         # JSON data: pydantic's strict Python mode, which the SDK's model_validate
@@ -11596,7 +12350,7 @@ class _Union:
         self.inexact = [_python_only(compiler, s) for s in schemas]
         self.exact = [s.py_type if type(s) is _TypedSchema else None if self.inexact[i] else _exact_type(s)
                       for i, s in enumerate(schemas)]
-        self.fields = [_declared_names(compiler, s) for s in schemas] if lax else []
+        self.fields = [_declared_names(compiler, s) for s in schemas]
         self.compiler, self.schemas = compiler, schemas  # for _exactness
         # pydantic finds a Literal's value by Python's equality, as exactly as an
         # arm of the value's type: true is Union[Any, Literal[1]]'s 1.
@@ -11656,7 +12410,7 @@ class _Union:
                     yield 1, None, self.arms[i](value, loc, [])
                     continue
                 strict = _passes(arm, value, loc)
-                names = self.fields[i] if type(value) is dict and self.lax else None
+                names = self.fields[i] if type(value) is dict else None
                 if not strict and names is None:
                     continue
                 chosen, converted = _taken(self.arms[i], value, loc)
@@ -11679,20 +12433,9 @@ class _Union:
             if not arm_errors:
                 return converted
             collected.append(arm_errors)
-        labelled = self.labels
-        null_arm = self.null_arm
-        if null_arm and value is not None and len(null_arm) < len(collected) and (self.lax or len(collected) == 2):
-            # pydantic's Optional[Union[...]] is nullable[union[...]]: the null
-            # arm reports nothing, and Optional[T] reports T's errors alone.
-            collected = [c for i, c in enumerate(collected) if i not in null_arm]
-            labelled = [label for i, label in enumerate(labelled) if i not in null_arm]
-        if len(collected) == 1:
-            errors.extend(collected[0])
-            return value
-        depth = len(loc)
-        for label, arm_errors in zip(labelled, collected):
-            for e in arm_errors:
-                errors.append(_ErrorItem(e.loc[:depth] + (label,) + e.loc[depth:], e.msg, e.kind, e.value))
+        # pydantic's Optional[Union[...]] is nullable[union[...]]: the null arm
+        # reports nothing, and Optional[T] reports T's errors alone.
+        _arm_errors(collected, self.labels, self.null_arm, True, value, loc, errors)
         return value
 
 
@@ -11712,72 +12455,6 @@ def _exact_type(schema: Any) -> Optional[type]:
         kind) if isinstance(kind, str) else None
 
 
-def _type_words(compiler: _Compiler, schema: Dict[str, Any]) -> Tuple[str, Optional[str], Optional[str]]:
-    """What _type_error's words depend on: the kind of array, the object's
-    title and the Python family it came from (a dataclass: "a dictionary or an
-    instance of Point"; bytes)."""
-    title = schema.get("title")
-    family = compiler.class_kinds.get(str(title)) if "properties" in schema else None
-    if schema.get("format") == "binary":
-        family = "bytes"
-    array_kind = schema.container if type(schema) is _ContainerSchema else \
-        "set" if schema.get("uniqueItems") else "tuple" if "prefixItems" in schema else "list"
-    return array_kind, title, family
-
-
-def _type_error(kind: str, array_kind: str, title: Optional[str], family: Optional[str] = None) -> Tuple[str, str]:
-    if family == "bytes":
-        return "Input should be a valid bytes", "bytes_type"
-    if kind == "object" and family == "dataclass":
-        return f"Input should be a dictionary or an instance of {title}", "dataclass_type"
-    if kind == "object" and family == "model":
-        return f"Input should be a valid dictionary or instance of {title}", "model_type"
-    if kind == "array":
-        return {"set": ("Input should be a valid set", "set_type"),
-                "frozenset": ("Input should be a valid frozenset", "frozen_set_type"),
-                "tuple": ("Input should be a valid tuple", "tuple_type"),
-                # Sequence is an isinstance check to pydantic, and a str is refused by its own rule.
-                "sequence": ("Input should be an instance of Sequence", "is_instance_of"),
-                "sequence_str": ("'str' instances are not allowed as a Sequence value", "sequence_str")}.get(
-            array_kind, ("Input should be a valid list", "list_type"))
-    return {
-        "string": ("Input should be a valid string", "string_type"),
-        "integer": ("Input should be a valid integer", "int_type"),
-        "number": ("Input should be a valid number", "float_type"),
-        "boolean": ("Input should be a valid boolean", "bool_type"),
-        "null": ("Input should be None", "none_required"),
-        "object": ("Input should be a valid dictionary", "dict_type"),
-    }.get(kind, (f"Input should be of type {kind}", "type"))
-
-
-def _show(value: Any) -> str:
-    # pydantic prints Python reprs: "Input should be 'a' or 'b'", "... be True".
-    return repr(value) if isinstance(value, (str, bool)) or value is None else json.dumps(value)
-
-
-def _one_of_text(values: List[Any]) -> str:
-    shown = [_show(v) for v in values]
-    if not shown:
-        return "one of no values (the enum is empty)"
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
-
-
-def _plural(n: int, unit: str) -> str:
-    return f"{n} {unit}{'' if n == 1 else 's'}"
-
-
-def _check_size(n: int, low: Optional[int], high: Optional[int], subject: str, unit: str, after: bool,
-                loc: Tuple[Any, ...], value: Any, errors: List[_ErrorItem],
-                kinds: Tuple[str, str] = ("too_short", "too_long")) -> None:
-    """pydantic's length errors: "List should have at least 2 items after
-    validation, not 1", "String should have at most 3 characters"."""
-    tail = f" after validation, not {n}" if after else ""
-    if low is not None and n < low:
-        errors.append(_ErrorItem(loc, f"{subject} should have at least {_plural(low, unit)}{tail}", kinds[0], value))
-    if high is not None and n > high:
-        errors.append(_ErrorItem(loc, f"{subject} should have at most {_plural(high, unit)}{tail}", kinds[1], value))
-
-
 def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _ErrorItem:
     """pydantic's length error of a container that stopped as soon as it held
     more than ``high`` items: "not more", not their count."""
@@ -11785,11 +12462,7 @@ def _too_many(subject: str, high: int, loc: Tuple[Any, ...], value: Any) -> _Err
                       "too_long", value)
 
 
-def _number_text(value: Any) -> str:
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-
-
-def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, int]],
+def _arguments_model_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, int]],
                    arguments: Dict[str, Any], kwargs: Dict[str, Any], errors: List[_ErrorItem]) -> None:
     """The parameters pydantic validates, as the SDK's arguments model does:
     the whole arguments object goes in (the others' keys are ignored), so
@@ -11808,7 +12481,7 @@ def _pydantic_read(arguments_model: Tuple[Any, List[Tuple[str, str]], Dict[str, 
         kwargs[name] = getattr(instance, field)
 
 
-def _pydantic_output(adapter: Any, value: Any) -> Any:
+def _output_adapter_result(adapter: Any, value: Any) -> Any:
     """A result pydantic validates and serialises, with the SDK's options
     (``convert_result``): Python names or aliases accepted, aliases sent; a
     model is dumped from its instance, so a returned subclass keeps its
@@ -11822,7 +12495,7 @@ def _pydantic_output(adapter: Any, value: Any) -> Any:
     return adapter.dump_python(validated, mode="json", by_alias=True)
 
 
-def _pydantic_checked(adapter: Any, value: Any) -> Any:
+def _output_adapter_checked(adapter: Any, value: Any) -> Any:
     """A CallToolResult's own structured content, checked by pydantic and sent as given."""
     try:
         adapter.validate_python(value)
@@ -11839,25 +12512,28 @@ def _from_pydantic(exc: Any) -> ValidationError:
     return ValidationError(errors, str(exc.title))
 
 
-def _truncated_repr(value: Any) -> str:
-    # pydantic-core shortens a repr of more than 50 UTF-8 bytes to its first 25
-    # and last 24 bytes, each cut moved inwards to a character boundary
-    # (write_truncated_to_limited_bytes): 'é' counts two.
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__} object>"
-    if len(text) <= 12 or (text.isascii() and len(text) <= 50):
-        return text
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= 50:
-        return text
-    # A partial character at either cut is dropped: the boundary is the floor
-    # of the head's end and the ceiling of the tail's start.
-    return f"{data[:25].decode('utf-8', 'ignore')}...{data[-24:].decode('utf-8', 'ignore')}"
+def _as_returned(value: Any) -> Any:
+    """A returned value as it is: the lax output checker makes it JSON itself,
+    in pydantic's order and words (an error shows the value as returned)."""
+    return value
 
 
-def _format_errors(errors: List[_ErrorItem], title: str) -> str:
+def _pydantic_format_errors(errors: List[_ErrorItem], title: str) -> str:
+    """pydantic's text: a location line, then the message with its type and input.
+    With this layer a tool's arguments are also converted as pydantic's lax mode
+    converts them (section 23):
+
+    >>> server = MCPServer("demo")
+    >>> @server.tool()
+    ... def add(a: int, b: int = 1) -> int:
+    ...     return a + b
+    >>> server.call_tool("add", {"a": "2"})["structuredContent"]
+    {'result': 3}
+    >>> print(server.call_tool("add", {"b": 2})["content"][0]["text"])
+    Error executing tool add: 1 validation error for addArguments
+    a
+      Field required [type=missing, input_value={'b': 2}, input_type=dict]
+    """
     n = len(errors)
     lines = [f"{n} validation error{'s' if n != 1 else ''} for {title}"]
     for e in errors:
@@ -11882,7 +12558,7 @@ def _is_basemodel(tp: Any) -> bool:
     return base is not None and isinstance(tp, type) and issubclass(tp, base)
 
 
-def _is_pydantic_field(obj: Any) -> bool:
+def _is_field_info(obj: Any) -> bool:
     fields = _module("pydantic.fields")
     return fields is not None and isinstance(obj, fields.FieldInfo)
 
@@ -11902,7 +12578,7 @@ def _is_pydantic_metadata(obj: Any) -> bool:
     return type(obj).__module__.split(".")[0] in ("pydantic", "pydantic_core", "annotated_types")
 
 
-def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
+def _holds_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
     """Whether an annotation is, or holds anywhere, a pydantic type or pydantic
     metadata: in ``Annotated``, a union arm, a generic's argument, or a field of a
     dataclass or TypedDict.  Such an annotation is validated and serialised by
@@ -11945,7 +12621,7 @@ def _pydantic_own_schema(builder: _SchemaBuilder, tp: Any) -> Dict[str, Any]:
     return schema  # type: ignore[no-any-return]
 
 
-def _pydantic_value(tp: Any, value: Any) -> Any:
+def _type_adapter_value(tp: Any, value: Any) -> Any:
     """An argument whose annotation carries pydantic's own Field: pydantic builds it."""
     return _module("pydantic").TypeAdapter(tp).validate_python(value)
 
@@ -11964,7 +12640,7 @@ def _pydantic_field(field: Field) -> Any:
     return _module("pydantic").Field(**kwargs)
 
 
-def _pydantic_arguments(fn_name: str, params: List[_Param],
+def _delegated_arguments(fn_name: str, params: List[_Param],
                         builder: _SchemaBuilder) -> Tuple[Any, Dict[str, Tuple[Any, bool]]]:
     """The parameters pydantic validates, as the SDK's arguments model publishes
     them: (the model, its fields and the parameters' positions, for _pydantic_read;
@@ -12077,7 +12753,7 @@ def _readable_typeddict(cls: type) -> Any:
     return rebuilt
 
 
-def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
+def _output_adapter_of(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
     """Rows S7-S13 for an annotation pydantic validates (_involves_pydantic):
     (outputSchema, wrapped, TypeAdapter), or None (S13).  The adapter is the
     SDK's output model (``_create_output_model``), built once here; the schema
@@ -12155,7 +12831,7 @@ def _declared_names(compiler: _Compiler, schema: Any) -> Optional[frozenset[str]
     return frozenset(properties) if isinstance(properties, dict) else None
 
 
-def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
+def _smart_union_value(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     # The arm the schema check chose (the SDK's smart union, _Union, section 22): the arm of exactly the
     # value's type, else the first arm the JSON value is already an instance of (a Literal's string, a
     # list), else the first arm that converts it (a Path, bytes, an Enum, a date from a string).  A string
@@ -12210,8 +12886,17 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
     return None
 
 
+# The SDK layer's refinements of sections 2, 7 and 9 (the seams, section 21).
+_refine(_format_errors=_pydantic_format_errors, _build_union=_smart_union_value,
+        _is_pydantic_field=_is_field_info, _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic,
+        _pydantic_arguments=_delegated_arguments, _pydantic_read=_arguments_model_read,
+        _pydantic_structured=_output_adapter_of, _pydantic_output=_output_adapter_result,
+        _pydantic_checked=_output_adapter_checked, _output_json=_as_returned)
+
 # pydantic's own types where the core's schemas and values have a seam for them.
 _refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
+# pydantic's names of a union's members, where an anyOf's errors name its arms.
+_refine(_arm_label=_pydantic_arm_label)
 
 
 # ---------------------------------------------------------------------------
@@ -12228,27 +12913,27 @@ _refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _lax_type             _Compiler._type (section 6)         17.0 for an int; other types converted by    -
-#                                                             _coerce, refused in pydantic's words
-#   _lax_steps            _Compiler._steps_in_order (section 6)  a Python value made JSON first (_native); -
-#                                                             a float field's 2 becomes 2.0
+#   _lax_type             _LaxCompiler._type_check (section 27)  17.0 for an int; other types converted -
+#                                                             by _coerce, refused in pydantic's words
+#   _lax_steps            _LaxCompiler._steps_in_order (section 27)  a Python value made JSON first       -
+#                                                             (_native); a float field's 2 becomes 2.0
 #   _coerce               _lax_type (section 23)              "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
-#   _json_text_arguments  _Tool.arguments (section 9)         a list or an object argument sent as JSON    7
+#   _pre_parse_json       _json_text_arguments (section 9)    a list or an object argument sent as JSON    7
 #                                                             text, parsed (the SDK's pre_parse_json)
-#   _lax_typed            _Compiler.compile (section 6)       a type JSON Schema cannot name (a date, a    11, 30
+#   _lax_typed            _LaxCompiler._keywords (section 27)  a type JSON Schema cannot name (a date, a   11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
 #   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
-#   _lax_parse            _build_stdlib (section 7)           the argument built from its JSON form        11
-#   _lax_members          _Compiler._members (section 6)      extra keys dropped, keys made strings (not   -
-#                                                             for dict[str, T] or a dataclass: refused), a
-#                                                             key's own errors under "[key]"
-#   _strings_taken        _json_text_params (section 27)      the strings _json_text_arguments keeps       7
+#   _pydantic_parse       _lax_parse (section 7)              the argument built from its JSON form        11
+#   _lax_members          _LaxCompiler._members_check (section 27)  extra keys dropped, keys made strings -
+#                                                             (not for dict[str, T] or a dataclass:
+#                                                             refused), a key's own errors under "[key]"
+#   _strings_taken        _pre_parsed_params (section 27)     the strings _pre_parse_json keeps            7
 #
 # README: as in section 22's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
 
-def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
+def _pre_parse_json(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
     """Some clients send lists and objects as JSON text; like the SDK
     (pre_parse_json) we parse such a string, but only where the parameter
     cannot take that string (_strings_taken)."""
@@ -12363,7 +13048,7 @@ def _lax_members(schema: Dict[str, Any], properties: Dict[str, _Checker], extra:
 _INT_FLOAT_LIMIT = 2.0 ** 63  # the SDK's int from a float is an i64
 
 
-def _lax_type(compiler: _Compiler, schema: Dict[str, Any], types: List[str]) -> _Checker:
+def _lax_type(compiler: _LaxCompiler, schema: Dict[str, Any], types: List[str]) -> _Checker:
     """_Compiler._type in the lax modes: 17.0 is the int 17; a value of another
     JSON type is converted where pydantic's lax mode converts it (_coerce: "17"
     for an int, "true" for a bool), and refused in pydantic's words."""
@@ -12656,24 +13341,7 @@ _UNIX_MS = 2e10  # pydantic reads a larger Unix time as milliseconds
 _MAX_DURATION_DAYS = 999_999_999  # timedelta's limit, which pydantic keeps for numbers of seconds
 
 
-def _lax_kind(tp: Any) -> Optional[str]:
-    """The row of _LAX_TABLE a class converts by (None: not one of them)."""
-    if not isinstance(tp, type):
-        return None
-    dt = _module("datetime")
-    if dt is not None:
-        for cls, kind in ((dt.datetime, "datetime"), (dt.date, "date"), (dt.time, "time"), (dt.timedelta, "timedelta")):
-            if issubclass(tp, cls):
-                return kind
-    for module, cls_name, kind in (("uuid", "UUID", "uuid"), ("decimal", "Decimal", "decimal"),
-                                   ("pathlib", "PurePath", "path")):
-        m = _module(module)
-        if m is not None and issubclass(tp, getattr(m, cls_name)):
-            return kind
-    return None
-
-
-def _lax_parse(kind: str, tp: type, value: Any) -> Any:
+def _pydantic_parse(kind: str, tp: type, value: Any) -> Any:
     """A value of ``tp`` from what pydantic's lax mode takes for it (its row
     in _LAX_TABLE); raises _BuildError with pydantic's error type."""
     try:
@@ -13060,6 +13728,11 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
     return check
 
 
+# The SDK layer's refinements of sections 7 and 9 (the seams, section 21).
+_refine(_lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json)
+
+
+
 # ---------------------------------------------------------------------------
 # 24. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
@@ -13074,103 +13747,15 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _field_holder         _Tool.__init__ (section 9)          a default given as Field(default=...), or    -
-#                                                             in Annotated[T, Field(default=...)]
-#   _field_default_of     _parameter_schema (section 9)       the same, published: the schema's default    -
-#   _field_default        _Tool.arguments (section 9)         a mutable default copied for each call       -
-#   _fill_field_defaults  _build_object (section 7)           absent fields get their Field's default      -
-#   _python_only          _Compiler.compile (section 6)       a class no JSON value is an instance of      -
-#   _python_only_type     _build_union (section 22)           the same, of a type (Annotated[T, ...]: T)   -
+#   _python_only          _ArmsCompiler._keywords (section 27)  a class no JSON value is an instance of    -
+#   _python_only_type     _smart_union_value (section 22)     the same, of a type (Annotated[T, ...]: T)   -
 #   _as_sent              _lax_array (section 27)             values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
-#   _class_values_json    _structured_schema (section 9)      S12: a class value pydantic cannot write as  -
-#                                                             a default (a __slots__ entry): no schema
 #
 # README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
 
 
-def _class_values_json(cls: type) -> None:
-    """Row S12 as the SDK's ``_create_model_from_class`` reads a class: its class
-    values are the model's defaults, and a default pydantic cannot write as JSON
-    (a ``__slots__`` entry, an object of no JSON type) fails its StrictJsonSchema,
-    so the tool has no outputSchema: _Unsupported.  NaN it writes."""
-    for name in _type_hints(cls):
-        value = getattr(cls, name, _MISSING)
-        if name.startswith("_") or value is _MISSING or isinstance(value, Field) or _is_pydantic_field(value):
-            continue
-        try:
-            _jsonable(value)
-        except _NotJSON as exc:
-            if exc.kind != "finite_number":
-                raise _Unsupported(f"{cls.__name__}.{name}'s class value is no JSON default ({exc.msg})") from None
-
-
-def _field_holder(tp: Any, default: Any) -> Any:
-    """The Field (ours, or one _is_pydantic_field knows) that gives a field's default, or None."""
-    if isinstance(default, Field) or _is_pydantic_field(default):
-        return default
-    if default is _MISSING and _is_annotated(tp):
-        for meta in reversed(tp.__metadata__):  # the last one wins, as the SDK merges them
-            if (isinstance(meta, Field) or _is_pydantic_field(meta)) and (
-                    _field_value(meta) is not _MISSING or meta.default_factory is not None):
-                return meta
-    return None
-
-
-def _fill_field_defaults(tp: type, hints: Dict[str, Any], built: Dict[str, Any]) -> None:
-    """Absent fields whose default a Field gives (the value ``= Field(3)``, or
-    ``Annotated[T, Field(default=3)]``): its default, as the SDK fills them;
-    the class itself would take the Field object as the value."""
-    if _is_dataclass(tp):
-        missing = _dataclass_missing()
-        defaults = {f.name: _MISSING if f.default is missing else f.default
-                    for f in tp.__dataclass_fields__.values() if f.init}  # type: ignore[attr-defined]
-    else:
-        defaults = {name: getattr(tp, name, _MISSING) for name in hints if not name.startswith("_")}
-    for name, default in defaults.items():
-        if name not in built:
-            holder = _field_holder(hints.get(name, object), default)
-            if holder is not None and (_field_value(holder) is not _MISSING or holder.default_factory is not None):
-                built[name] = _field_default(holder)
-
-
-def _field_default_of(tp: Any, default: Any) -> Tuple[Optional[Field], Any, bool]:
-    """A parameter's Field given as its default (its keywords go into the
-    schema), and its default and whether a factory makes it: from that Field,
-    from Annotated[T, Field(default=...)] (the SDK's default), or as written."""
-    if isinstance(default, Field):
-        factory = default.default_factory is not None
-        return default, _MISSING if factory else default.default, factory
-    holder = _field_holder(tp, _MISSING)
-    if holder is not None:
-        return None, _field_value(holder), holder.default_factory is not None
-    return None, default, False
-
-
-def _field_value(field: Any) -> Any:
-    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
-    value = field.default
-    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
-        return _MISSING
-    return value
-
-
-def _field_default(field: Any) -> Any:
-    """A Field's default for one call: a mutable one copied, as the SDK's
-    smart_deepcopy does, so that no call sees what another did to it."""
-    if isinstance(field, Field):
-        value = field.default_factory() if field.default_factory is not None else field.default
-    else:
-        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
-    if type(value) in _IMMUTABLE:
-        return value
-    import copy
-
-    return copy.deepcopy(value)
-
-
-_IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
 
 
 def _as_sent(schema: Any) -> bool:
@@ -13247,24 +13832,15 @@ def _strict_json_schema() -> Any:
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _resolvers_of         _Tool.__init__ (section 9)          Resolve(...) parameters and their DAG        -
-#   _resolve_marker       _signature (section 9)              such a parameter is no argument              -
+#   _sdk_resolvers        _resolvers_of (section 9)           Resolve(...) parameters and their DAG        -
+#   _sdk_resolve_marker   _resolve_marker (section 9)         such a parameter is no argument              -
 #   _sdk_resolve_parameters  MCPServer._call (section 14)     the resolvers run before the tool            -
-#   _ClientSession        Context.session (section 12)        ctx.session: the SDK's ServerSession         -
-#   _RequestContext       Context.request_context (section 12)  ctx.request_context, meta in snake_case    -
-#   _JsonObject           Context.client_capabilities (section 12)  the client's JSON read by attribute,   -
-#                                                             as the SDK's models are
-#   _ELICITATION          Context.elicit_url (section 12)     an answer as Accepted-, Declined- or         -
-#                                                             CancelledElicitation
-#   ElicitationResult     Context.elicit (section 12)         the SDK's outcome classes, generic in the    -
-#                                                             accepted data's type
-#   AcceptedElicitation   Context.elicit (section 12)         ``.data``: the answer built as the schema    -
-#   CancelledElicitation  Context.elicit_url (section 12)     an action the client did not send right      -
-#   _contents_read        Context.read_resource (section 12)  ctx.read_resource: ReadResourceContents      -
-#   _elicitation_outcome  Context.elicit (section 12)         an answer as Accepted-, Declined- or         -
-#                                                             CancelledElicitation, ``.data`` built
-#   _AwaitableAnswer      _Request.ask (section 12)           an async tool awaits the client's answer on  -
-#                                                             its loop: the SDK's Context is async
+#   _sdk_session          seam _session_of (section 12)       ctx.session: the SDK's ServerSession         -
+#                                                             (_ClientSession)
+#   _sdk_request_context  seam _request_context_of (section 12)  ctx.request_context, meta in snake_case   -
+#                                                             (_RequestContext)
+#   _SDK_ANSWERS          seam _ANSWERS (section 12)          the client's answers as leniently as the     -
+#                                                             SDK's models take them
 #
 # README: as in section 22's table.  test_context checks these on the wire.
 #
@@ -13337,7 +13913,7 @@ class _Resolver:
         self.is_async = _is_async(fn)
 
 
-def _resolve_marker(tp: Any) -> Optional[Tuple[Resolve, bool]]:
+def _sdk_resolve_marker(tp: Any) -> Optional[Tuple[Resolve, bool]]:
     """(the Resolve, whether the whole outcome is wanted) of ``Annotated[T, Resolve(fn)]``."""
     if not _is_annotated(tp):
         return None
@@ -13369,7 +13945,7 @@ def _sdk_resolved_parameters(fn: Callable[..., Any], fn_name: str) -> Dict[str, 
     return resolved
 
 
-def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
+def _sdk_resolvers(fn: Callable[..., Any], tool_name: str, arguments: List[str],
                   returns: Any) -> Optional[Tuple[Dict[str, Tuple[Resolve, bool]], Dict[Any, _Resolver]]]:
     """A tool's resolved parameters and its resolvers (the DAG, each once), or
     None when it has none; InvalidSignature for what cannot be resolved."""
@@ -13401,7 +13977,7 @@ def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str],
             tp = hints.get(param)
             marker = _resolve_marker(tp)
             if tp is not None and _is_context(_args(tp)[0] if _is_annotated(tp) else tp):
-                params.append((param, "context", _takes_sdk_context(fn, param)))  # section 26
+                params.append((param, "context", _takes_sdk_context(fn, param)))  # the seam (section 9)
             elif marker is not None:
                 params.append((param, "resolve", marker))
             elif param in arguments:
@@ -13591,59 +14167,41 @@ def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
                         "requested schema") from None
 
 
-class _JsonObject:
-    """A JSON object from the client read by attribute, as the SDK's models are:
-    ``result.stop_reason`` reads ``stopReason``."""
-
-    def __init__(self, data: Dict[str, Any]) -> None:
-        self._data = data
-
-    def __getattr__(self, name: str) -> Any:
-        data = self.__dict__.get("_data", {})
-        first, *rest = name.split("_")
-        camel = first + "".join(word.title() for word in rest)
-        for key in (name, camel):
-            if key in data:
-                value = data[key]
-                if isinstance(value, dict):
-                    return _JsonObject(value)
-                if isinstance(value, list):
-                    return [_JsonObject(v) if isinstance(v, dict) else v for v in value]
-                return value
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return None  # an optional field the client left out
-
-    def model_dump(self, **options: Any) -> Dict[str, Any]:
-        return dict(self._data)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _JsonObject) and other._data == self._data
-
-    def __repr__(self) -> str:
-        return f"JsonObject({self._data!r})"
-
-
-_RESULT_NAMES = {"elicitation/create": "ElicitResult", "sampling/createMessage": "CreateMessageResult",
-                 "roots/list": "ListRootsResult"}
-
-
 def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
-    asked: the result of that request (the SDK validates it as its model), and
-    an accepted form's content against its requestedSchema (client/elicitation).
-    It is that model (section 26; the SDK's own to the SDK's Context)."""
-    problem = _answer_problem(method, result)
-    if problem is not None:
-        problem += f" does not fit {_RESULT_NAMES[method]}"
-    elif requested is not None and result.get("action") == "accept" and result.get("content") is not None:
-        errors: List[_ErrorItem] = []
-        _checker(requested, "strict")(result["content"], (), errors)
-        if errors:
-            problem = _where(result, ("content",) + errors[0].loc) + " does not match the requested schema"
-    if problem is not None:
-        raise _BadAnswer(INVALID_PARAMS, f"the client's answer to {method} is invalid: {problem}")
-    return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], result)
+    asked (_checked_answer, section 12): that result's model (section 26; the
+    SDK's own to the SDK's Context)."""
+    checked = _checked_answer(method, requested, result)
+    return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], checked)
+
+
+# The client's answers (the seam _ANSWERS, section 12) as leniently as the SDK's
+# models take them: a content block's "type" may be left out, null stands for
+# what may be absent.
+_SDK_BLOCK: Dict[str, Any] = {"anyOf": [
+    {"type": "object", "required": ["text"], "properties": {"type": {"const": "text"}, "text": {"type": "string"}}},
+    {"type": "object", "required": ["data", "mimeType"], "properties": {
+        "type": {"enum": ["image", "audio"]}, "data": {"type": "string"}, "mimeType": {"type": "string"}}},
+    {"type": "object", "required": ["name", "id", "input"], "properties": {
+        "type": {"const": "tool_use"}, "name": {"type": "string"}, "id": {"type": "string"},
+        "input": {"type": "object"}}},
+    {"type": "object", "required": ["toolUseId"], "properties": {
+        "type": {"const": "tool_result"}, "toolUseId": {"type": "string"}}}]}
+_SDK_META = {"type": ["object", "null"]}
+_SDK_ANSWERS: Dict[str, Dict[str, Any]] = {
+    "elicitation/create": {"type": "object", "required": ["action"], "properties": {
+        "action": {"enum": ["accept", "decline", "cancel"]}, "_meta": _SDK_META,
+        "content": {"type": ["object", "null"], "additionalProperties": {"anyOf": [
+            {"type": ["string", "number", "boolean", "null"]}, {"type": "array", "items": {"type": "string"}}]}}}},
+    "sampling/createMessage": {"type": "object", "required": ["role", "content", "model"], "properties": {
+        "role": {"enum": ["user", "assistant"]}, "model": {"type": "string"},
+        "stopReason": {"type": ["string", "null"]}, "_meta": _SDK_META,
+        "content": {"anyOf": [_SDK_BLOCK, {"type": "array", "items": _SDK_BLOCK}]}}},
+    "roots/list": {"type": "object", "required": ["roots"], "properties": {"_meta": _SDK_META, "roots": {
+        "type": "array", "items": {"type": "object", "required": ["uri"], "properties": {
+            "uri": {"type": "string", "pattern": "^file://"}, "name": {"type": ["string", "null"]},
+            "_meta": _SDK_META}}}}},
+}
 
 
 class _ClientSession:
@@ -13705,6 +14263,16 @@ class _ClientSession:
         return _AwaitableValue()
 
 
+def _sdk_session(ctx: Context) -> _ClientSession:
+    """``ctx.session`` (the seam _session_of): the SDK's ServerSession's methods."""
+    return _ClientSession(ctx._request, ctx._sdk_models)
+
+
+def _sdk_request_context(ctx: Context) -> _RequestContext:
+    """``ctx.request_context`` (the seam _request_context_of)."""
+    return _RequestContext(ctx)
+
+
 class _RequestContext:
     """``ctx.request_context``, as the SDK's: ``meta`` a dict with its keys in
     Python's spelling (``meta.get("progress_token")``, or ``meta.progress_token``),
@@ -13731,17 +14299,6 @@ def _snake_case(key: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in key)
 
 
-def _sampling_params(messages: List[Any], max_tokens: int, options: Dict[str, Any]) -> Dict[str, Any]:
-    params: Dict[str, Any] = {"messages": [_wire_value(m) for m in messages], "maxTokens": max_tokens}
-    for name, value in options.items():
-        # related_request_id picks the SDK's stream for the request, it is no
-        # param of it (CreateMessageRequestParams has none): ours go on the call's own.
-        if value is not None and name != "related_request_id":
-            first, *rest = name.split("_")
-            params[first + "".join(word.title() for word in rest)] = _wire_value(value)
-    return params
-
-
 def _declares(declared: Any, wanted: Any) -> bool:
     """Each key of ``wanted`` declared, nested keys too; a value (listChanged: true,
     an experimental setting) declared equal, as the SDK compares them."""
@@ -13753,98 +14310,12 @@ def _declares(declared: Any, wanted: Any) -> bool:
                                               for key, value in wanted.items())
 
 
-class ElicitationResult:
-    """The user's answer to ``ctx.elicit``: ``action`` is "accept" (``data``
-    holds the answer, converted to the schema's type), "decline" or "cancel"."""
-
-    action = ""
-
-    def __init__(self, data: Any = None) -> None:
-        self.data = data
-
-    def __class_getitem__(cls, item: Any) -> Any:
-        return cls  # ElicitationResult[T], AcceptedElicitation[T], as the SDK's generics are written
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.data == self.data  # type: ignore[attr-defined, unused-ignore]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(action={self.action!r}, data={self.data!r})"
+# The SDK's session, request context and reading of answers where the core's Context has a seam.
+_refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS)
 
 
-class AcceptedElicitation(ElicitationResult):
-    action = "accept"
-
-
-class DeclinedElicitation(ElicitationResult):
-    action = "decline"
-
-
-class CancelledElicitation(ElicitationResult):
-    action = "cancel"
-
-
-_ELICITATION = {"accept": AcceptedElicitation, "decline": DeclinedElicitation, "cancel": CancelledElicitation}
-
-
-class _AwaitableAnswer:
-    """An async tool's wait for the client's response, on its event loop: the SDK's
-    Context methods are coroutines (_Request.ask, section 12)."""
-
-    def __init__(self, answer: _Answer, timeout: float, convert: Callable[[Dict[str, Any]], Any]) -> None:
-        self.answer, self.timeout, self.convert = answer, timeout, convert
-
-    def __await__(self) -> Any:
-        return self._wait().__await__()
-
-    async def _wait(self) -> Any:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        arrived = loop.create_future()
-        self.answer.then.append(lambda: (loop.call_soon_threadsafe(_wake, arrived), None)[1])
-        if self.answer.done.is_set():
-            _wake(arrived)
-        try:
-            await asyncio.wait_for(arrived, self.timeout)
-        except asyncio.TimeoutError:
-            self.answer.give_up(self.timeout)
-        return self.convert(self.answer.value())
-
-
-def _wake(future: Any) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[str, Any], *,
-                         sdk: bool = False) -> ElicitationResult:
-    """The client's ElicitResult as the SDK's outcome class (the SDK's own to
-    the SDK's Context); an accepted one's ``.data`` built as its class."""
-    outcome = _ELICITATION.get(str(result.get("action")))
-    if outcome is None:
-        raise _BadAnswer(INVALID_PARAMS, f"the client's elicitation answer has no valid action: "
-                                         f"{_truncated_repr(result.get('action'))}")
-    made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
-                                                                                  result.get("content")))
-    return _sdk_elicitation(made) if sdk else made
-
-
-def _contents_read(server: MCPServer, uri: str, request: _Request) -> List[_JsonObject]:
-    """``ctx.read_resource(uri)``: the SDK's ReadResourceContents, each with
-    ``.content`` (text, or bytes for a blob) and ``.mime_type``; its errors as
-    ResourceNotFoundError or ResourceError."""
-    import base64
-
-    try:
-        result, _ = _read_resource(server, uri, request)
-    except _RpcError as exc:
-        raise _read_failure(exc) from None
-    except _Asking:  # its own InputRequiredResult answers a resources/read, not this call
-        raise ResourceError(f"Resource {uri} asks the client: read it with resources/read") from None
-    return [_JsonObject({"content": c["text"] if "text" in c else base64.b64decode(c.get("blob", "")),
-                         "mime_type": c.get("mimeType")}) for c in result["contents"]]
-
+# The SDK layer's refinements of section 9 (the seams, section 21).
+_refine(_resolve_marker=_sdk_resolve_marker, _resolvers_of=_sdk_resolvers)
 
 # The public names this section adds to the core's.
 __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
@@ -13858,17 +14329,19 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 # its decorators: the names it imports (mcp.types, mcp.server), the SDK's own
 # objects it returns, the MCPError it raises, its constructor's keywords and its
 # 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
-# takes them; its Image, Audio and ToolAnnotations, the shape of its event
+# takes them; its Image and Audio, the shape of its event
 # store, and how its decorators and registration fail; its extension interface
 # (Extension and its bindings, MCPServer(extensions=[...])), MCP Apps, and skills
 # through the same interface.  Nothing here costs a server that does not use it.
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _input_responses      Context.input_responses (section 12)  each answer as the SDK's result class      -
-#   _sdk_model,           _answer, _elicitation_outcome       to a function that took the SDK's Context:  -
-#   _sdk_elicitation      (section 25)                        the SDK's own classes (ctx.session, elicit)
-#   _takes_sdk_context    _Tool.__init__ (section 9)          a function that takes the SDK's Context      -
+#   _sdk_input_responses  seam _input_responses (section 12)  each answer as the SDK's result class         -
+#   _sdk_model            _answer (section 25)                to a function that took the SDK's Context:  -
+#                                                             the SDK's own models (ctx.session)
+#   _sdk_elicitation      seam _elicitation_view (section 12)  to a function that took the SDK's Context:  -
+#                                                             the SDK's own outcome classes (ctx.elicit)
+#   _sdk_context_annotated  _takes_sdk_context (section 9)      a function that takes the SDK's Context      -
 #   _sdk_prompt           MCPServer.add_prompt (section 14)   the SDK's own Prompt object, registered      -
 #                                                             reads the SDK's own models (_sdk_model)
 #   _sdk_object           MCPServer._call (section 14),        the SDK's InputRequiredResult, CallTool-     40
@@ -13877,15 +14350,9 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 #   _sdk_model_block      _content_block (section 8)          the SDK's content blocks as it sends them    -
 #   _sdk_error            _protocol_error (section 10)        the SDK's MCPError, 1.x's McpError: its      -
 #                                                             JSON-RPC error, passed on
-#   _read_failure         _contents_read (section 25)         a resource's MCPError reaches the tool as    -
-#                                                             one
 #   _sdk_settings         MCPServer.__init__ (section 14)     the SDK's other keywords; unknown: TypeError  35
-#   _data_arms            _output_schema (section 9)          an InputRequiredResult arm is no data: the   -
-#                                                             output schema is the rest of the union's
 #   _sdk_content          _is_content_class (section 8)       the SDK's own blocks are content blocks (S5) -
-#   ToolAnnotations       _annotations_wire (section 9)       the SDK's class for a tool's hints, its      -
-#                                                             keywords in Python's spelling
-#   _sdk_model_json       _annotations_wire (section 9),      one of the SDK's models (ToolAnnotations,    -
+#   _pydantic_model_json  _sdk_model_json (section 9),        one of the SDK's models (ToolAnnotations,    -
 #                         _resource_annotations (section 10)  Annotations) as the JSON it sends
 #   _sdk_apply_extension  MCPServer._add_extensions           MCPServer(extensions=[...]): the SDK's       -
 #                         (section 14)                        Extension objects (and Apps) onto the
@@ -14042,8 +14509,8 @@ def _sdk_name(name: str) -> Any:
     return found
 
 
-def _input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
-    """ctx.input_responses as the SDK gives them: each answer the result its
+def _sdk_input_responses(responses: Dict[str, Any], sdk_models: bool = False) -> Dict[str, Any]:
+    """ctx.input_responses as the SDK gives them (the seam _input_responses): each answer the result its
     shape is (ElicitResult, ListRootsResult, CreateMessageResult, as pydantic's
     smart union picks), still the client's JSON underneath; to a function that
     took the SDK's own Context, the SDK's own models (mcp.types), as it checks
@@ -14063,9 +14530,13 @@ def _sdk_model(kind: str, value: Dict[str, Any]) -> Any:
         return _model_view(kind, value)
 
 
-def _sdk_elicitation(outcome: Any) -> Any:
-    """ctx.elicit's outcome as the SDK's own class of mcp.server.elicitation;
-    ours where it refuses the value (a dict schema's data: no BaseModel)."""
+def _sdk_elicitation(outcome: Any, sdk_models: bool) -> Any:
+    """ctx.elicit's outcome (the seam _elicitation_view) to a function that took
+    the SDK's own Context (``sdk_models``): the SDK's own class of
+    mcp.server.elicitation; ours where it refuses the value (a dict schema's
+    data: no BaseModel), and to any other function."""
+    if not sdk_models:
+        return outcome
     try:
         made = getattr(sys.modules["mcp.server.elicitation"], type(outcome).__name__)
         return made(data=outcome.data) if isinstance(outcome, AcceptedElicitation) else made()
@@ -14081,7 +14552,7 @@ def _sdk_prompt(prompt: Any) -> Prompt:
     return Prompt(prompt.fn, prompt.name, prompt.title, prompt.description, prompt.icons)
 
 
-def _takes_sdk_context(fn: Any, context_param: Optional[str]) -> bool:
+def _sdk_context_annotated(fn: Any, context_param: Optional[str]) -> bool:
     """Whether ``fn``'s Context parameter is annotated with the SDK's own Context."""
     if context_param is None:
         return False
@@ -14299,47 +14770,12 @@ def _sdk_error(exc: BaseException) -> Optional[Tuple[Any, Any, Any]]:
     return None
 
 
-def _read_failure(exc: _RpcError) -> Exception:
-    """A failed read as ctx.read_resource raises it: the resource's own MCPError
-    stays one (the SDK passes it on); otherwise ResourceNotFoundError or ResourceError."""
-    if isinstance(exc, _PassedOn):
-        return MCPError(exc.code, exc.message, None if exc.data is _MISSING else exc.data)
-    return (ResourceNotFoundError if exc.code == RESOURCE_NOT_FOUND else ResourceError)(exc.message)
-
-
 def _has_input_required(tp: Any) -> bool:
     if _is_annotated(tp):
         return _has_input_required(_args(tp)[0] if _args(tp) else _origin(tp))
     if _is_union(tp):
         return any(_has_input_required(arg) for arg in _args(tp))
     return _is_input_required(tp)
-
-
-def _is_input_required(tp: Any) -> bool:
-    """InputRequiredResult, ours or the SDK's (mcp.types)."""
-    return _is_subclass(tp, InputRequiredResult) or (isinstance(tp, type) and tp.__name__ == "InputRequiredResult"
-                                                      and tp.__module__.startswith("mcp"))
-
-
-def _data_arms(annotation: Any) -> Any:
-    """A tool's return annotation without its InputRequiredResult arms, as the
-    SDK's func_metadata strips them: a round that asks the client
-    (basic/patterns/mrtr) carries no data, so the output schema is the rest of
-    the union's (an Annotated around the union dropped, as there); _ABSENT when
-    nothing is left: no output schema, and no word on stderr."""
-    inner = _origin(annotation) if _is_annotated(annotation) else annotation
-    if _is_input_required(inner):
-        return _ABSENT
-    if not _is_union(inner):
-        return annotation
-    rest = tuple(arm for arm in _args(inner) if not _is_input_required(arm))
-    if len(rest) == len(_args(inner)):
-        return annotation
-    if not rest:
-        return _ABSENT
-    import typing  # (a union of types alone, X | Y, can be read without it)
-
-    return rest[0] if len(rest) == 1 else typing.Union[rest]
 
 
 # -- the SDK's content models (mcp.types) ----------------------------------------
@@ -14352,24 +14788,7 @@ def _sdk_content(tp: Any) -> bool:
         "TextContent", "ImageContent", "AudioContent", "EmbeddedResource", "ResourceLink", "Image", "Audio")
 
 
-# -- the SDK's ToolAnnotations (mcp.types) -----------------------------------------
-
-class ToolAnnotations:
-    """Hints about a tool's behaviour (protocol revisions from 2025-03-26)."""
-
-    def __init__(self, title: Optional[str] = None, read_only_hint: Optional[bool] = None,
-                 destructive_hint: Optional[bool] = None, idempotent_hint: Optional[bool] = None,
-                 open_world_hint: Optional[bool] = None, **kwargs: Any) -> None:
-        self.wire = _drop_none({
-            "title": title,
-            "readOnlyHint": kwargs.get("readOnlyHint", read_only_hint),
-            "destructiveHint": kwargs.get("destructiveHint", destructive_hint),
-            "idempotentHint": kwargs.get("idempotentHint", idempotent_hint),
-            "openWorldHint": kwargs.get("openWorldHint", open_world_hint),
-        })
-
-
-def _sdk_model_json(value: Any) -> Any:
+def _pydantic_model_json(value: Any) -> Any:
     """One of the SDK's models (its ToolAnnotations, its Annotations) as the
     JSON it sends, by alias and without nulls; anything else as it is."""
     if hasattr(value, "model_dump"):
@@ -15076,11 +15495,16 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
     return text
 
 
+# The SDK layer's refinements of section 9 (the seams, section 21).
+_refine(_takes_sdk_context=_sdk_context_annotated, _sdk_model_json=_pydantic_model_json)
+
 # The SDK's objects where the core has a seam for them.
 _refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_error=_sdk_error,
         _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt, _server_settings=_sdk_settings,
         _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
         _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters)
+# The SDK's models and outcome classes for a function that took the SDK's own Context.
+_refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation)
 
 
 # The public names this section adds to the core's.
@@ -15099,37 +15523,36 @@ __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELIC
 # 27. SDK fidelity: lax validation and URI template matching
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  Two parts.  Lax validation: where pydantic's lax
-# mode (section 23) checks a keyword family in its own order, the rule of
-# section 6 hands the lax modes to a hook here; and the words and families
-# its errors name, which section 5 records.  URI template matching: RFC
-# 6570 defines how a template expands, not how a URI is matched against it;
-# the SDK's matcher decides which URIs a template serves and what each
-# variable receives.  This is that matcher, re-derived to run in linear time.
+# A layer, as section 22 is.  Lax validation: where pydantic's lax mode
+# (section 23) checks a keyword family in its own order, _LaxCompiler refines
+# the rule of section 6 (_Compiler, strict) by overriding that family's step
+# with a hook here.  The URI template matcher is the core's now (section 10).
 #
 #   hook                  the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _array_noun           _Compiler._array (section 6)        "List", "Tuple", "Set", "Frozenset" in its   -
-#                                                             errors, the container pydantic reads
-#   _lax_anything         _Compiler.compile (section 6)       any value, made JSON as the SDK writes it    -
-#   _lax_allowed          _Compiler._enum_const (section 6)   the allowed value itself (2.0 for 2), or     -
-#                                                             what _lax_member converts
-#   _lax_string           _Compiler._string (section 6)       the first length error only; then no pattern -
-#   _lax_any_of           _Compiler._any_of (section 6)       the smart union's arm (_Union.smart) first   7, 9
-#   _lax_array            _Compiler._array (section 6)        a set keeps one of each item (_dedupe); a    -
-#                                                             short tuple's missing members, each
-#   _lax_object           _Compiler._object (section 6)       defaults filled; errors in field order; a    -
-#                                                             dict's size counted once its items pass
+#   _LaxCompiler          seam _compiler_for (section 6)      pydantic's lax mode, for tool arguments and  -
+#                                                             results: _Compiler with the steps below
+#   _ArmsCompiler         seam _compiler_for (section 6)      the smart union's strict try of each arm     -
+#   _lax_anything         _LaxCompiler (section 27)           any value, made JSON as the SDK writes it    -
+#   _lax_allowed          _LaxCompiler._allowed_check (section 27)  the allowed value itself (2.0 for 2), -
+#                                                             or what _lax_member converts
+#   _lax_string           _LaxCompiler._string_check (section 27)  the first length error only; then no   -
+#                                                             pattern
+#   _lax_any_of           _LaxCompiler._any_of (section 27)   the smart union's arm (_Union.smart) first   7, 9
+#   _lax_array            _LaxCompiler._array_check (section 27)  a set keeps one of each item (_dedupe);  -
+#                                                             a short tuple's missing members, each
+#   _lax_object           _LaxCompiler._object_steps (section 27)  defaults filled; errors in field order; -
+#                                                             a dict's size counted once its items pass
 #   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
 #   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
 #                                                             is dumped in (hash order)
 #   _smart_pick,          _Union._most_fields (section 22),   the smart union's rank of the arms a value   -
-#   _exactness, _ranked   _build_union (section 22)           fits: fields set, then exactness
-#   _first_converting     _build_union (section 22)           a string the check read as a number ('3' an  -
+#   _exactness, _ranked   _smart_union_value (section 22)     fits: fields set, then exactness
+#   _first_converting     _smart_union_value (section 22)     a string the check read as a number ('3' an  -
 #                                                             IntEnum's 3): the first arm that takes it
 #   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
-#   _json_text_params     _Tool.__init__ (section 9)          where a string argument may be JSON text:    7
+#   _pre_parsed_params    _json_text_params (section 9)       where a string argument may be JSON text:    7
 #                                                             _strings_taken (section 23) for each
 #
 # test_resources checks these on the wire.
@@ -15140,16 +15563,7 @@ __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELIC
 # pydantic's lax mode (section 23) checks a container's size and members in its
 # own order and words.  Each _lax_ hook here is the lax modes' copy of one
 # keyword family of _Compiler (section 6): the same assertions, with pydantic's
-# stops.  First the words: the class families and containers errors name.
-
-
-def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
-    """What pydantic's errors call an array: the container it reads it as
-    (_ContainerSchema, section 5), "List", "Tuple", "Set" or "Frozenset"."""
-    container = schema.container if type(schema) is _ContainerSchema else ""
-    return "Frozenset" if container == "frozenset" else "Set" if unique else \
-        "Tuple" if tuple_like or container == "tuple" else "Value" if container == "sequence" else "List"
-
+# stops; _LaxCompiler, after them, overrides each step with its hook.
 
 def _lax_anything(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
     """_Compiler._anything in the lax modes: any value, made JSON as the SDK writes it."""
@@ -15335,7 +15749,7 @@ def _lax_sizes(container: str, valid: List[Any], bad: bool, low: Optional[int], 
         _check_size(count, low, high, noun, "item", True, loc, value, errors)
 
 
-def _lax_object(compiler: _Compiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
+def _lax_object(compiler: _LaxCompiler, schema: Dict[str, Any], properties: Dict[str, _Checker],
                 required: List[str], members: Optional[_Checker]) -> List[_Checker]:
     """_Compiler._object as pydantic checks a model or a dict: the output mode
     fills absent fields with their published defaults; errors come in the
@@ -15548,12 +15962,117 @@ def _first_converting(tp: Any, value: Any, sent: str) -> Any:
     return value
 
 
-def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
-    """The parameters whose string argument _json_text_arguments (section 23)
+def _pre_parsed_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
+    """The parameters whose string argument _pre_parse_json (section 23)
     may read as JSON text, each with the strings it keeps as they are."""
     published = input_schema["properties"]
     return {p.key: taken for p in params if p.key in published and
             (taken := _strings_taken(published[p.key], input_schema)) is not None}
+
+
+class _LaxCompiler(_Compiler):
+    """_Compiler (section 6) as the SDK validates tool arguments ("input") and
+    results ("output"): pydantic's lax mode, which converts what it takes
+    ("17" and 17.0 for an int, "true" for a bool, a date from its string),
+    drops extra keys, makes a result's Python values JSON and fills its absent
+    fields with their published defaults, and stops and words its errors as
+    pydantic does.  Each step the lax mode changes is one method here, which
+    hands it to its _lax_ function (sections 23 and 27); the keywords'
+    assertions stay the rule's.  Chosen through the seam _compiler_for."""
+
+    # Twin: _FastCompiler, section 34 (_COMPILER below picks one).
+
+    def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
+        super().__init__(root, mode, class_kinds)
+        self.output = mode == "output"
+
+    _anything = staticmethod(_lax_anything)  # any value, made JSON as the SDK writes it
+
+    def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        if type(schema) is _TypedSchema:  # a type JSON Schema cannot name: _lax_typed (section 23)
+            return _lax_typed(self, schema)
+        if type(schema) is _UnionSchema:  # a union checked by its members, not its flattened anyOf
+            schema = dict(schema, anyOf=schema.members)
+        return super()._keywords(schema, is_def)
+
+    def _steps_in_order(self, schema: Dict[str, Any], type_step: Optional[Callable[..., Any]],
+                        steps: List[_Checker]) -> _Checker:
+        return _lax_steps(schema, type_step, steps)  # a dataclass, a datetime, an Enum member made JSON first
+
+    def _type_check(self, schema: Dict[str, Any], types: List[str], msg: str, kind: str) -> _Checker:
+        return _lax_type(self, schema, types)  # "17" and 17.0 for an integer
+
+    def _allowed_check(self, schema: Dict[str, Any], is_def: bool, allowed: List[Any], kind: str) -> _Checker:
+        return _lax_allowed(self, schema, is_def, allowed, kind)  # 2.0 is Literal[1, 2]'s 2, "1" an IntEnum's 1
+
+    def _numeric_check(self, checks: List[Tuple[Callable[[Any, Any], bool], Any, str, str]],
+                       multiple: Any) -> _Checker:
+        return _first_bound_failure(checks, multiple)  # the first failure only, in pydantic-core's order
+
+    def _string_check(self, low: Optional[int], high: Optional[int], pattern: Optional[str],
+                      search: Optional[Callable[[str], Any]]) -> _Checker:
+        return _lax_string(low, high, pattern, search)  # the first length error only, and then no pattern
+
+    def _array_check(self, schema: Dict[str, Any], noun: str, prefix: List[_Checker], items: Optional[_Checker],
+                     each: Optional[_Checker], contains: Optional[_Checker]) -> _Checker:
+        return _lax_array(schema, noun, prefix, items, each, contains, self.output)  # a set keeps one of each
+
+    def _object_steps(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                      members: Optional[_Checker]) -> List[_Checker]:
+        return _lax_object(self, schema, properties, required, members)  # defaults filled, errors in field order
+
+    def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
+                     defaults: Dict[str, Any], general: _Checker) -> _Checker:
+        """The step for an object of declared properties only (what the schema
+        builder makes): ``general`` here; the accelerators replace it."""
+        return general
+
+    def _members_check(self, schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any,
+                       extra_check: Optional[_Checker], patterns: List[Tuple[Any, _Checker]],
+                       names: Optional[_Checker]) -> _Checker:
+        # extra keys dropped, keys made strings (section 23)
+        return _lax_members(schema, properties, extra, extra_check, patterns, names, self.class_kinds)
+
+    def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
+        return _lax_any_of(_Union(self, arms, schemas))  # the smart union picks the arm (section 22)
+
+
+class _ArmsCompiler(_Compiler):
+    """The strict compiler as pydantic's smart union first tries a value on
+    each arm (_Union, section 22): a Python class no JSON value is an instance
+    of takes nothing (_python_only, section 24), and an int takes no 2.0."""
+
+    def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
+        if _python_only(self, schema):
+            return self._nothing  # no JSON value is an instance of the class, as the SDK's strict mode sees it
+        return super()._keywords(schema, is_def)
+
+    def _type_check(self, schema: Dict[str, Any], types: List[str], msg: str, kind: str) -> _Checker:
+        def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
+            for t in types:
+                if _is_json_type(value, t) and not (t == "integer" and type(value) is float):
+                    return value
+            errors.append(_ErrorItem(loc, msg, kind, value))
+            return value
+
+        return check
+
+
+_COMPILER: type[_LaxCompiler] = _LaxCompiler  # or _FastCompiler: see _use_accelerators
+
+
+def _sdk_compiler_for(mode: str) -> type[_Compiler]:
+    """_compiler_for (section 6) with the SDK's modes: the rule for strict, the
+    smart union's strict arms, and pydantic's lax mode for tool arguments and
+    results (_COMPILER)."""
+    return _Compiler if mode == "strict" else _ArmsCompiler if mode == "arms" else _COMPILER
+
+
+_refine(_compiler_for=_sdk_compiler_for)
+
+
+# The SDK layer's refinements of section 9 (the seams, section 21).
+_refine(_json_text_params=_pre_parsed_params)
 
 
 # ---------------------------------------------------------------------------
@@ -20486,7 +21005,7 @@ __all__ += ("wsgi_app",)
 #   _fast_pretty      _pretty (section 4)              dicts with string keys, lists, and exact
 #                                                      str, int, float, bool, None: json's C
 #                                                      string encoder, the common leaves inline
-#   _FastCompiler     _Compiler (section 6)            object schemas of declared leaf properties:
+#   _FastCompiler     _LaxCompiler (section 27)        object schemas of declared leaf properties:
 #                                                      a dict or dataclass whose values are
 #                                                      exactly their JSON types, lists of them
 #                                                      in a few passes (_fast_list)
@@ -20565,8 +21084,8 @@ if TYPE_CHECKING:
     _Shape = Tuple[Tuple[str, ...], Tuple[type, ...], List[str]]  # keys, their types, the float keys
 
 
-class _FastCompiler(_Compiler):
-    """_Compiler, with a faster step for the objects that the schema builder
+class _FastCompiler(_LaxCompiler):
+    """_LaxCompiler, with a faster step for the objects that the schema builder
     makes (declared properties, extra keys dropped) and for lists of them."""
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
@@ -20890,7 +21409,7 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
 
 # -- the one place that picks ---------------------------------------------------
 
-_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _Compiler, "_structured_result": _structured_result,
+_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _LaxCompiler, "_structured_result": _structured_result,
                           "_dumps_message": _dumps_message, "_RX_ACCELERATE": False}
 _ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
                                  "_structured_result": _fast_structured,

@@ -127,8 +127,8 @@ class SwitchTest(unittest.TestCase):
         for name, rule in mcp_ref._RULES.items():
             self.assertIsNot(mcp_ref._ACCELERATORS[name], rule, name)
         self.assertIs(mcp_ref._ACCELERATORS["_COMPILER"], mcp_ref._FastCompiler)
-        self.assertIs(mcp_ref._RULES["_COMPILER"], mcp_ref._Compiler)
-        self.assertTrue(issubclass(mcp_ref._FastCompiler, mcp_ref._Compiler))
+        self.assertIs(mcp_ref._RULES["_COMPILER"], mcp_ref._LaxCompiler)
+        self.assertTrue(issubclass(mcp_ref._FastCompiler, mcp_ref._LaxCompiler))
         with accelerators(False):
             for name, rule in mcp_ref._RULES.items():
                 self.assertIs(getattr(mcp_ref, name), rule, name)
@@ -196,7 +196,7 @@ class PrettyTextTest(unittest.TestCase):
 
 
 class CompilerTest(unittest.TestCase):
-    """_Compiler (section 6) and _FastCompiler: the same checked values and the
+    """_LaxCompiler (section 27) and _FastCompiler: the same checked values and the
     same errors, through whole tools registered in each mode."""
 
     def results(self, fns: List[Any], calls: List[Tuple[str, Dict[str, Any]]], on: bool) -> List[Any]:

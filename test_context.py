@@ -1838,6 +1838,168 @@ class InitializedTest(unittest.TestCase):
                                                                                                 self.REFUSED)]))
 
 
+# -- the Context's own questions: answers as the client's JSON ---------------------------------------------
+
+
+def plain_server() -> mcp_ref.MCPServer:
+    """Tools that ask with the Context's own methods (create_message, list_roots),
+    async and sync: each answer is the client's result as JSON, a dict."""
+    server = mcp_ref.MCPServer("context", version="1.0")
+    said = [{"role": "user", "content": {"type": "text", "text": "hi"}}]
+
+    @server.tool()
+    async def sample(ctx: mcp_ref.Context) -> str:
+        answer = await ctx.create_message(said, 5, system_prompt="Be brief.", temperature=None)
+        return f"{type(answer).__name__} {json.dumps(answer, sort_keys=True)}"
+
+    @server.tool()
+    async def roots(ctx: mcp_ref.Context) -> str:
+        answer = await ctx.list_roots()
+        return f"{type(answer).__name__} {json.dumps(answer, sort_keys=True)}"
+
+    @server.tool()
+    def sync_roots(ctx: mcp_ref.Context) -> str:  # (a sync tool: the answer is .result())
+        answer = ctx.list_roots().result()
+        return f"{type(answer).__name__} {json.dumps(answer, sort_keys=True)}"
+
+    return server
+
+
+class ContextQuestionTest(unittest.TestCase):
+    """ctx.create_message and ctx.list_roots (client/sampling, client/roots)
+    ask as ctx.session's methods do, and give the client's result as JSON,
+    checked against the schema: in a session, and in 2026-07-28 over stdio and HTTP."""
+
+    SAMPLING = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5,
+                "systemPrompt": "Be brief."}
+
+    def setUp(self) -> None:
+        self.server = plain_server()
+
+    def test_in_a_session(self) -> None:
+        wire = StdioWire(self.server, LATEST, ALL_CAPS)
+        self.addCleanup(wire.close)
+        for n, (tool, method, params, answer) in enumerate((
+                ("sample", "sampling/createMessage", self.SAMPLING, SAMPLING_ANSWER),
+                ("roots", "roots/list", {}, ROOTS_ANSWER)), start=1):
+            with self.subTest(tool=tool):
+                asked = until_asked(wire, tools_call(n, tool))
+                self.assertEqual(asked[-1], question(n, method, params))
+                frames = wire.send({"jsonrpc": "2.0", "id": asked[-1]["id"], "result": answer})
+                self.assertEqual(frames, [result_frame(n, LATEST, f"dict {json.dumps(answer, sort_keys=True)}")])
+
+    def test_an_answer_that_does_not_fit_is_a_tool_error(self) -> None:
+        wire = StdioWire(self.server, LATEST, ALL_CAPS)
+        self.addCleanup(wire.close)
+        asked = until_asked(wire, tools_call(1, "sample"))
+        frames = wire.send({"jsonrpc": "2.0", "id": asked[-1]["id"], "result": {"role": "assistant", "content": {
+            "type": "text", "text": "x"}}})
+        self.assertEqual(frames, [tool_error_frame(1, LATEST, "Error executing tool sample: the client's answer to "
+                                                              "sampling/createMessage is invalid: $ does not fit "
+                                                              "CreateMessageResult")])
+
+    def test_in_2026_07_28_over_stdio_and_http(self) -> None:
+        wire = StdioWire(self.server)
+        self.addCleanup(wire.close)
+        app = self.server.streamable_http_app()
+        self.addCleanup(app.close)
+        meta = {META_VERSION: MODERN, META_CAPS: ALL_CAPS}
+        for tool, key, method, params, answer in (
+                ("sample", "sampling_0", "sampling/createMessage", self.SAMPLING, SAMPLING_ANSWER),
+                ("roots", "roots_0", "roots/list", {}, ROOTS_ANSWER),
+                ("sync_roots", "roots_0", "roots/list", {}, ROOTS_ANSWER)):
+            for transport, send in (("stdio", wire.send), ("http", lambda message: wsgi_post(app, message)[1])):
+                with self.subTest(tool=tool, transport=transport):
+                    frames = send(tools_call(1, tool, meta))
+                    state = take_state(frames[-1])
+                    self.assertEqual(frames, [input_required_frame(1, {key: {"method": method, "params": params}})])
+                    retry = tools_call(2, tool, meta)
+                    retry["params"].update(inputResponses={key: answer}, requestState=state)
+                    text = f"dict {json.dumps(answer, sort_keys=True)}"
+                    self.assertEqual(send(retry), [result_frame(2, MODERN, text)])
+
+
+# -- the core alone: the Context without the SDK layer -----------------------------------------------------
+
+_CORE: List[Any] = []
+
+
+def core_alone() -> Any:
+    """mcp_ref.py cut at its line "# ---- layers" as .ci/cut_core.py cuts it: the
+    core, a module of its own (made once, in this process)."""
+    if not _CORE:
+        import types
+
+        spec = importlib.util.spec_from_file_location("cut_core", os.path.join(HERE, ".ci", "cut_core.py"))
+        cut_core = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(cut_core)  # type: ignore[union-attr]
+        with open(MCP_REF, encoding="utf-8") as f:
+            core = cut_core.split(f.read())[0]
+        module = types.ModuleType("mcp_ref_core_alone")
+        module.__file__ = MCP_REF
+        sys.modules[module.__name__] = module  # (for the classes' __module__), gone again at once
+        try:
+            exec(compile(core, MCP_REF, "exec"), module.__dict__)
+        finally:
+            del sys.modules[module.__name__]
+        _CORE.append(module)
+    return _CORE[0]
+
+
+class CoreAloneContextTest(unittest.TestCase):
+    """The core's Context has no SDK shapes: no ctx.session or ctx.request_context
+    (the SDK layer gives them, section 25), the client's answers as JSON,
+    checked as schema.ts writes them (the SDK layer: as its models take them), and
+    ctx.elicit's outcome as the core's classes even where the function took the
+    SDK's own Context (section 26 gives that one the SDK's classes)."""
+
+    def test_no_session_nor_request_context(self) -> None:
+        ctx = core_alone().Context()
+        self.assertFalse(hasattr(ctx, "session"))
+        self.assertFalse(hasattr(ctx, "request_context"))
+        with self.assertRaisesRegex(AttributeError, r"ask the client with ctx\.create_message, ctx\.list_roots or "
+                                                    r"ctx\.elicit"):
+            _ = ctx.session
+        self.assertEqual(type(mcp_ref.Context().session).__name__, "_ClientSession")  # the whole file's
+
+    def test_answers_as_the_client_sent_them(self) -> None:
+        core = core_alone()
+        responses = {"q": {"action": "accept", "content": {"x": 1}}, "r": ROOTS_ANSWER}
+        for sdk_models in (False, True):
+            plain = core._input_responses(responses, sdk_models)
+            self.assertEqual((type(plain), [type(answer) for answer in plain.values()]), (dict, [dict, dict]))
+            self.assertEqual(plain, responses)
+            outcome = core._elicitation_outcome({}, {}, {"action": "decline"}, sdk=sdk_models)
+            self.assertIs(type(outcome), core.DeclinedElicitation)
+            schema = {"type": "object", "properties": {"x": {"type": "string"}}}
+            outcome = core._elicitation_outcome(schema, schema, {"action": "accept", "content": {"x": "1"}},
+                                                sdk=sdk_models)
+            self.assertEqual(outcome, core.AcceptedElicitation({"x": "1"}))
+        whole = mcp_ref._input_responses(responses)  # the SDK layer's: each read as its result class
+        self.assertEqual([type(answer).__name__ for answer in whole.values()], ["ElicitResult", "ListRootsResult"])
+
+    def test_answers_checked_as_the_schema_writes_them(self) -> None:
+        # The core's results as schema.ts has them; the SDK layer's as leniently as
+        # the SDK's models take them.
+        block = {"type": "text", "text": "x"}
+        for method, answer, core_says in (
+                ("sampling/createMessage", SAMPLING_ANSWER, None),
+                ("sampling/createMessage", dict(SAMPLING_ANSWER, content=[block, {"type": "tool_use", "id": "1",
+                                                                                  "name": "t", "input": {}}]), None),
+                ("sampling/createMessage", dict(SAMPLING_ANSWER, stopReason=None), "$.stopReason"),
+                ("sampling/createMessage", dict(SAMPLING_ANSWER, content={"text": "x"}), "$.content"),
+                ("sampling/createMessage", dict(SAMPLING_ANSWER, content=[{"type": "tool_result", "toolUseId": "1"}]),
+                 "$.content"),
+                ("roots/list", ROOTS_ANSWER, None),
+                ("roots/list", {"roots": [{"uri": "file:///a", "name": None}]}, "$.roots[0].name"),
+                ("elicitation/create", {"action": "accept", "content": {"a": 1, "b": ["x"], "c": True}}, None),
+                ("elicitation/create", {"action": "accept", "content": {"a": None}}, "$.content.a"),
+                ("elicitation/create", {"action": "cancel", "_meta": None}, "$._meta")):
+            with self.subTest(method=method, answer=answer):
+                self.assertEqual(core_alone()._answer_problem(method, answer), core_says)
+                self.assertIsNone(mcp_ref._answer_problem(method, answer))
+
+
 # -- the SDK's client: mcp_ref against the SDK serving the same file ------------------------------------------
 
 HAVE_SDK = importlib.util.find_spec("mcp") is not None and importlib.util.find_spec("mcp.client") is not None

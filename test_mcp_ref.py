@@ -61,7 +61,7 @@ import tempfile
 import time
 import unittest
 import urllib.request
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Set, Tuple
 
 from _testing import BOTH, HERE, SOURCE, UNDER_TEST, accelerators, mcp_ref, needs_layers, python_command
 
@@ -291,24 +291,11 @@ def _load_cut_core() -> Any:
 # layer) and on a listed name the core no longer uses (take it off: the list only
 # shrinks, to empty, when the core stands alone).  Code and annotations alike
 # (.ci/cut_core.py says why annotations count).
-KNOWN_FORWARD = {
-    "CancelledElicitation", "ToolAnnotations", "_AwaitableAnswer", "_ClientSession", "_ELICITATION", "_JsonObject",
-    "_RequestContext", "_Union", "_array_noun", "_build_union", "_check_size", "_class_values_json",
-    "_contents_read", "_data_arms", "_elicitation_outcome", "_field_default", "_field_default_of", "_field_holder",
-    "_field_value", "_fill_field_defaults", "_first_bound_failure", "_format_errors", "_input_responses",
-    "_involves_pydantic", "_is_pydantic_field", "_json_text_arguments", "_json_text_params", "_lax_allowed",
-    "_lax_any_of", "_lax_anything", "_lax_array", "_lax_kind", "_lax_members", "_lax_object", "_lax_parse",
-    "_lax_steps", "_lax_string", "_lax_type", "_lax_typed", "_number_text", "_one_of_text", "_plural",
-    "_pydantic_arguments", "_pydantic_checked", "_pydantic_output", "_pydantic_read", "_pydantic_structured",
-    "_pydantic_value", "_python_only", "_resolve_marker", "_resolvers_of", "_sdk_model_json", "_show_as_sent",
-    "_takes_sdk_context", "_truncated_repr", "_type_error", "_type_words",
-}
+KNOWN_FORWARD: Set[str] = set()
 # The names the core's __all__ exports that only the layers define (the cut file's
 # ``from mcp_ref import *`` fails on them): a ratchet as well; a layer extends
 # __all__ with its own names.
-KNOWN_FORWARD_EXPORTS = {
-    "AcceptedElicitation", "DeclinedElicitation", "ElicitationResult",
-}
+KNOWN_FORWARD_EXPORTS: Set[str] = set()
 
 
 class CoreAloneTest(unittest.TestCase):

@@ -2,7 +2,7 @@
 
 * A tool returning a union with ``InputRequiredResult`` (2026-07-28,
   basic/patterns/mrtr): the output schema is the rest of the union's, as the
-  SDK's func_metadata strips that arm (section 25, _data_arms), and the final
+  SDK's func_metadata strips that arm (section 9, _data_arms), and the final
   round sends ``structuredContent``.
 * ``Field(json_schema_extra=...)``, a dict or a callable, as pydantic applies it
   (section 24): ``x-mcp-header`` (checked over HTTP, 2026-07-28

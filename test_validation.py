@@ -181,6 +181,74 @@ class ValidateTest(unittest.TestCase):
         self.assertRegex(run.stdout.strip().splitlines()[-1], r"^jsts: \d+ passed, 0 failed, \d+ skipped$")
 
 
+class StrictRuleTest(unittest.TestCase):
+    """_Compiler is the rule, strict in every mode; pydantic's lax mode refines
+    it as a subclass (_LaxCompiler, section 27), chosen through the seam
+    _compiler_for, never through hooks inside the rule."""
+
+    def test_the_rule_is_strict_in_every_mode(self) -> None:
+        schema = {"type": "object", "properties": {"n": {"type": "integer"}, "e": {"enum": [1, 2]}}}
+        for mode in ("strict", "input", "output"):
+            with self.subTest(mode=mode):
+                errors: List[Any] = []
+                out = mcp_ref._Compiler(schema, mode).compile(schema)({"n": "17", "e": 2.0, "x": 1}, (), errors)
+                self.assertEqual([(e.path, e.kind) for e in errors], [("$.n", "int_type")])
+                self.assertEqual(out, {"n": "17", "e": 2.0, "x": 1})
+                self.assertIs(type(out["e"]), float)
+        errors = []
+        out = mcp_ref._LaxCompiler(schema, "input").compile(schema)({"n": "17", "e": 2.0, "x": 1}, (), errors)
+        self.assertEqual((errors, out), ([], {"n": 17, "e": 2}))
+
+    def test_each_mode_has_its_compiler(self) -> None:
+        self.assertIs(mcp_ref._compiler_for("strict"), mcp_ref._Compiler)
+        self.assertIs(mcp_ref._compiler_for("arms"), mcp_ref._ArmsCompiler)
+        for mode in ("input", "output"):
+            self.assertIs(mcp_ref._compiler_for(mode), mcp_ref._COMPILER)
+        for refinement in (mcp_ref._LaxCompiler, mcp_ref._ArmsCompiler, mcp_ref._FastCompiler):
+            self.assertTrue(issubclass(refinement, mcp_ref._Compiler), refinement)
+
+    def test_the_rule_names_no_refinement(self) -> None:
+        import ast
+        import inspect
+
+        source = inspect.getsource(mcp_ref._Compiler)
+        names = {node.id for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Name)}
+        self.assertEqual({n for n in names if n.startswith("_lax") or n in (
+            "_TypedSchema", "_UnionSchema", "_Union", "_python_only", "_first_bound_failure", "_LaxCompiler")},
+            set())
+        self.assertNotIn(".lax", source)
+
+    def test_the_core_alone_validates_strictly(self) -> None:
+        """The file cut at its layers line: every mode is the strict rule, and an
+        anyOf's arms are named by the core's own words (_arm_label)."""
+        import tempfile
+
+        with open(mcp_ref.__file__, encoding="utf-8") as f:
+            source = f.read()
+        core = source[:source.index("\n# ---- layers")]
+        script = ("import mcp_ref\n"
+                  "assert all(mcp_ref._compiler_for(m) is mcp_ref._Compiler for m in ('strict', 'input', 'output'))\n"
+                  "schema = {'$defs': {'A': {'const': 'a'}}, 'anyOf': [{'$ref': '#/$defs/A'}, {'enum': [1, 2]}]}\n"
+                  "for mode in ('input', 'output'):\n"
+                  "    errors = []\n"
+                  "    out = mcp_ref._checker(schema, mode)(2.0, (), errors)\n"
+                  "    assert errors == [] and type(out) is float, (errors, out)\n"
+                  "    mcp_ref._checker(schema, mode)(3, (), errors)\n"
+                  "    print(sorted((e.path, e.msg) for e in errors))\n")
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "mcp_ref.py"), "w", encoding="utf-8") as f:
+                f.write(core)
+            run = subprocess.run([sys.executable, "-E", "-s", "-S", "-c", script], cwd=folder, capture_output=True,
+                                 text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr[-2000:])
+        self.assertEqual(run.stdout.splitlines(), [
+            "[('$.A', \"Input should be 'a'\"), ('$.any', 'Input should be 1 or 2')]"] * 2)
+        errors: List[Any] = []
+        schema = {"$defs": {"A": {"const": "a"}}, "anyOf": [{"$ref": "#/$defs/A"}, {"enum": [1, 2]}]}
+        mcp_ref._checker(schema)(3, (), errors)
+        self.assertEqual(sorted(e.path for e in errors), ["$.A", "$.literal[1,2]"])  # the SDK layer's names
+
+
 def _jsts_dir() -> Optional[str]:
     """The JSON Schema Test Suite copy (../shared/jsts beside the main checkout), if any."""
     for up in (("..",), ("..", "..")):
