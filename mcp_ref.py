@@ -7266,8 +7266,8 @@ def _tasks_result(rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any
 
 
 def _task_operation(name: str, rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any],
-                  version: Optional[str], reply: Callable[[Optional[bytes]], None], inline: bool,
-                  stream: Callable[[bytes], None]) -> Any:
+                    version: Optional[str], reply: Callable[[Optional[bytes]], None], inline: bool,
+                    stream: Callable[[bytes], None]) -> Any:
     """tasks/get, update, cancel, list (section 16, ``name``: its operation): about a
     task of this connection's principal; run as a call is when the store may
     wait (as a call: never held on stdio's reader)."""
