@@ -504,5 +504,69 @@ def _post(port: int, message: Any, headers: Dict[str, str], session: Any = None)
     return [json.loads(line[5:]) for line in body.splitlines() if line.startswith("data:")][-1]
 
 
+# Issue 34 asks that one stateless tools/call over HTTP move between sections
+# at most 23 times (46 before it, accelerated).  A ratchet: lower it as the flow
+# shortens.  Without the accelerators the SDK layer's lax checks (sections 23
+# and 27) refine the core's compiler step by step; the core alone moves less.
+MAX_CALL_MOVES = {True: 30, False: 38}
+
+
+class OneFlowTest(unittest.TestCase):
+    """One stateless tools/call over HTTP, traced: the sections it passes
+    through, and how often it moves from one to another (a leaf of the
+    accelerators or of a layer's refinement counts as two moves)."""
+
+    def moves(self) -> Tuple[int, List[int]]:
+        import bisect
+        import io
+        import sys
+
+        starts = [(m.start(), int(m.group(1))) for m in _BANNER.finditer(SOURCE_TEXT)]
+        lines = [SOURCE_TEXT.count("\n", 0, start) + 2 for start, _ in starts]
+        server = mcp_ref.MCPServer("trace")
+
+        @server.tool()
+        def add(a: int, b: int = 1) -> int:
+            return a + b
+
+        app = server.streamable_http_app()
+        meta = dict(_MODERN, **{"io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}})
+
+        def call(i: int) -> bytes:
+            body = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                "name": "add", "arguments": {"a": 2, "b": 3}, "_meta": meta}}).encode()
+            environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/mcp", "HTTP_HOST": "127.0.0.1:8000",
+                       "REMOTE_ADDR": "127.0.0.1", "CONTENT_TYPE": "application/json",
+                       "CONTENT_LENGTH": str(len(body)), "HTTP_ACCEPT": "application/json, text/event-stream",
+                       "HTTP_MCP_PROTOCOL_VERSION": "2026-07-28", "HTTP_MCP_METHOD": "tools/call",
+                       "HTTP_MCP_NAME": "add", "wsgi.input": io.BytesIO(body)}
+            return b"".join(app(environ, lambda status, headers, exc=None: None))
+
+        call(0)  # warm: what is made once is not the call's
+        path, seen = str(mcp_ref.__file__), []
+
+        def profile(frame: Any, event: str, arg: Any) -> None:
+            if event == "call" and frame.f_code.co_filename == path:
+                seen.append(starts[bisect.bisect_right(lines, frame.f_code.co_firstlineno) - 1][1])
+
+        sys.setprofile(profile)
+        try:
+            answer = call(1)
+        finally:
+            sys.setprofile(None)
+        self.assertIn(b'"structuredContent"', answer)
+        route = [seen[0]] + [b for a, b in zip(seen, seen[1:]) if a != b]
+        return len(route) - 1, route
+
+    def test_a_tools_call_moves_between_sections_at_most(self) -> None:
+        for on in BOTH:
+            with self.subTest(accelerated=on), accelerators(on):
+                moves, route = self.moves()
+                self.assertLessEqual(moves, MAX_CALL_MOVES[on], "->".join(map(str, route)))
+
+
+with open(str(mcp_ref.__file__), encoding="utf-8") as _f:
+    SOURCE_TEXT = _f.read()  # the file under test (the cut core under MCP_REF_UNDER_TEST)
+
 if __name__ == "__main__":
     unittest.main()
