@@ -111,13 +111,13 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     13. Request state           the signed requestState of multi round-trip requests
                                 (basic/patterns/mrtr)
     14. MCPServer               the public API of the SDK's MCPServer
-    15. JSON-RPC dispatch       routing, per-revision fields (basic/lifecycle, server/tools,
+    15. JSON-RPC dispatch       wire encoding, routing, per-revision fields (basic/lifecycle, server/tools,
                                 server/utilities/pagination, server/utilities/caching)
     16. Tasks                   long-running calls: a task answers tools/call; get, result, cancel
                                 (basic/utilities/tasks; the io.modelcontextprotocol/tasks extension)
     17. Connections             a connection's batches, calls in flight and their cancellation
                                 (basic/utilities/cancellation)
-    18. stdio                   wire encoding; the stdio transport (basic/transports)
+    18. stdio                   the stdio transport (basic/transports)
     19. Streamable HTTP         one endpoint for both eras, a WSGI app (basic/transports)
     20. SSE streams             a response's messages, bounded; resumable streams and the event store
                                 (basic/transports, "Resumability and Redelivery")
@@ -5974,8 +5974,9 @@ def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[st
 # that needs the client's input ends with an InputRequiredResult (section 12,
 # _Request.ask), and the client retries with inputResponses and the
 # requestState the server gave it.  The state carries the answers of earlier
-# rounds and the tool's own request_state; the dispatcher opens it (section 15)
-# and MCPServer (section 14) seals it into the next InputRequiredResult.
+# rounds and the tool's own request_state; the dispatcher opens it (_open_retry,
+# for each request it routes) and MCPServer (section 14) seals it into the next
+# InputRequiredResult.
 
 
 # -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
@@ -6044,6 +6045,26 @@ def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Opt
     if not isinstance(payload.get("x"), int) or payload["x"] < time.time():
         raise refuse("has expired")
     return dict(payload.get("r") or {}), payload.get("s")
+
+
+def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
+                params: Dict[str, Any]) -> None:
+    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
+    and the answers of earlier rounds from its verified requestState: of a
+    tools/call, a resources/read or a prompts/get."""
+    request.binding = _state_binding(method, target, arguments, getattr(request.conn, "principal", None))
+    responses = params.get("inputResponses")
+    if "inputResponses" in params and not isinstance(responses, dict):
+        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+    # Each answer must be one of the results the spec allows there, before anything
+    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
+    for key, response in (responses or {}).items():
+        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
+            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
+                                            f"CreateMessageResult or ListRootsResult")
+    if params.get("requestState") is not None:
+        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
+    request.answers.update(responses or {})
 
 
 # ---------------------------------------------------------------------------
@@ -6836,27 +6857,55 @@ def _valid_id(id_: Any) -> bool:
     return isinstance(id_, str) or (isinstance(id_, int) and not isinstance(id_, bool))
 
 
-# The requests of each era (server/tools, basic/lifecycle, basic/versioning):
-# method -> the _Dispatcher method that answers it ("tools_call": _Connection).
-# Resources, prompts, completion: server/resources, server/prompts,
-# server/utilities/completion; resources/subscribe left 2026-07-28 for
-# subscriptions/listen.
-_HANDSHAKE_REQUESTS = {"ping": "ping", "logging/setLevel": "set_level", "tools/list": "tools_list",
-                       "tools/call": "tools_call",
-                       "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
-                       "resources/read": "resources_read", "resources/subscribe": "resources_subscribe",
-                       "resources/unsubscribe": "resources_unsubscribe", "prompts/list": "prompts_list",
-                       "prompts/get": "prompts_get", "completion/complete": "complete",
-                       "tasks/get": "tasks_get", "tasks/result": "tasks_result", "tasks/list": "tasks_list",
-                       "tasks/cancel": "tasks_cancel"}
-_STATELESS_REQUESTS = {"server/discover": "discover", "tools/list": "tools_list", "tools/call": "tools_call",
-                       "resources/list": "resources_list", "resources/templates/list": "resource_templates_list",
-                       "resources/read": "resources_read", "prompts/list": "prompts_list",
-                       "prompts/get": "prompts_get", "completion/complete": "complete",
-                       "subscriptions/listen": "listen",
-                       "tasks/get": "tasks_get", "tasks/update": "tasks_update", "tasks/cancel": "tasks_cancel"}
-# The requests whose function may take a Context: answered as a call is when it does (_runs_with_context).
-_CONTEXT_HANDLERS = ("resources_read", "prompts_get")
+# -- wire encoding (both transports) ---------------------------------------------
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_dumps_message = _ENCODER.encode  # or _fast_dumps: see _use_accelerators
+
+
+def _encode(message: Any) -> bytes:
+    """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
+    text = _dumps_message(message)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        # A lone surrogate (a client's "\ud800", echoed in an id or an error
+        # text) has no UTF-8 form; JSON's \u escapes carry it.
+        return json.dumps(message, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def _encode_safely(message: Any) -> bytes:
+    """_encode for a message of ours: one that cannot be encoded (a bug) is
+    logged, and its id, when it has one, gets -32603 instead."""
+    try:
+        return _encode(message)
+    except Exception as exc:
+        _log_exception("a response could not be encoded", exc)
+        id_ = message.get("id") if isinstance(message, dict) else None
+        return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+# NaN and Infinity are no JSON (RFC 8259), whatever Python's json accepts.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
+
+
 META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # What a subscriptions/listen stream can carry (SubscriptionFilter of 2026-07-28),
 # besides resourceSubscriptions, a list of URIs.
@@ -6899,8 +6948,8 @@ class _Dispatcher:
             return "invalid", _RpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
         return ("notification", None) if id_ is _MISSING else ("request", id_)
 
-    def route(self, method: str, params: Dict[str, Any]) -> Tuple[str, Optional[str]]:
-        """(the name of the method that answers, revision) for a request, or raises _RpcError."""
+    def route(self, method: str, params: Dict[str, Any]) -> Tuple[_Handler, Optional[str]]:
+        """(its handler, revision) for a request (the tables below), or raises _RpcError."""
         meta = params.get("_meta")
         if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:  # 2026-07-28: no initialize
             version = meta[META_PROTOCOL_VERSION]
@@ -6917,21 +6966,21 @@ class _Dispatcher:
                 # server/utilities/logging, "Error Handling": as logging/setLevel refuses one
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: {META_LOG_LEVEL} must be one of "
                                                 f"{', '.join(_LOG_LEVELS)}")
-            return _STATELESS_REQUESTS.get(method, "extension_method"), str(version)
+            return _STATELESS_REQUESTS.get(method, _extension_request), str(version)
         if method == "initialize":
-            return "initialize", None
+            return _INITIALIZE, None
         if method == "server/discover":
             raise _RpcError(INVALID_PARAMS, f"Invalid params: _meta must carry {META_PROTOCOL_VERSION} "
                                             f"and {META_CLIENT_CAPABILITIES}")
         if self.version is None:
             if method == "ping":  # allowed before initialization (basic/lifecycle)
-                return "ping", None
+                return _HANDSHAKE_REQUESTS["ping"], None
             raise _RpcError(INVALID_PARAMS, f"Invalid params: send initialize first, or carry "
                                             f"{META_PROTOCOL_VERSION} in _meta (protocol 2026-07-28)")
         if method in _HANDSHAKE_REQUESTS:
             return _HANDSHAKE_REQUESTS[method], self.version
         if self.extension_serves(method, self.version):
-            return "extension_method", self.version
+            return _extension_request, self.version
         raise _RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
     def extension_serves(self, method: str, version: str) -> bool:
@@ -6941,7 +6990,7 @@ class _Dispatcher:
         versions = getattr(served, "protocol_versions", None)
         return served is not None and (versions is None or version in versions)
 
-    # -- the requests, each answered at once (tools/call: by _Connection.start_call) ------
+    # -- the requests answered at once (each wrapped in _at_once by the tables) -----------
 
     def initialize(self, params: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
         requested = params.get("protocolVersion")
@@ -7057,6 +7106,27 @@ class _Dispatcher:
             raise _RpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object')
         return self.server._tool_named(name), arguments  # step 1 of tools/call (section 14)
 
+    def tools_call(self, id_: Any, method: str, params: Dict[str, Any], version: Optional[str],
+                   reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> Any:
+        """tools/call's handler: step 1 (tool_for_call), the call's _Request (2026-07-28:
+        with the answers of the client's retry, and those of earlier rounds from its
+        verified requestState), then the call started where section 17 decides
+        (start_call), or a task made instead (section 16)."""
+        tool, arguments = self.tool_for_call(params)
+        conn = self.conn
+        request = _Request(conn, None, version, params)
+        if request.stateless:
+            _open_retry(request, self.server, "tools/call", tool.name, arguments, params)
+        if tool.task_support != "forbidden" or "task" in params:  # section 16: perhaps a task
+            created = self.server._tasks.for_call(tool, arguments, request)
+            if isinstance(created, _Deferred):  # the store may wait: made as a call is
+                conn.start_request(id_, created, params, version, reply, inline, stream)
+                return _STARTED
+            if created is not None:
+                return self.response(id_, version, created)
+        conn.start_call(id_, tool, arguments, request, reply, inline, stream)
+        return _STARTED
+
     # -- resources, prompts and completion (sections 10 and 11) --------------------
 
     def _offered(self, feature: str, method: str) -> None:
@@ -7155,33 +7225,102 @@ class _Dispatcher:
         _completion_allowed(self.server, self.conn)
         return _complete(self.server, params)
 
-    def finish(self, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
-        """Decorate a result for its revision (2026-07-28: resultType and serverInfo)."""
+    def response(self, id_: Any, version: Optional[str], result: Dict[str, Any]) -> Dict[str, Any]:
+        """A request's response, its result decorated for its revision: the one
+        place that does (2026-07-28: resultType, and serverInfo in _meta)."""
         if version in STATELESS_VERSIONS:
             meta = dict(result.get("_meta") or {})
             meta[META_SERVER_INFO] = _server_info(self.server, str(version))
             result = dict(result, resultType=result.get("resultType", "complete"), _meta=meta)
-        return result
+        return {"jsonrpc": "2.0", "id": id_, "result": result}
 
 
-def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
-                params: Dict[str, Any]) -> None:
-    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
-    and the answers of earlier rounds from its verified requestState: of a
-    tools/call, a resources/read or a prompts/get."""
-    request.binding = _state_binding(method, target, arguments, getattr(request.conn, "principal", None))
-    responses = params.get("inputResponses")
-    if "inputResponses" in params and not isinstance(responses, dict):
-        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
-    # Each answer must be one of the results the spec allows there, before anything
-    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
-    for key, response in (responses or {}).items():
-        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
-            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
-                                            f"CreateMessageResult or ListRootsResult")
-    if params.get("requestState") is not None:
-        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
-    request.answers.update(responses or {})
+# -- each request's handler: answered at once, or run as a call is -------------------
+#
+# One signature, (dispatcher, id, method, params, revision, reply, inline,
+# stream): the response, or _STARTED for a request that ``reply`` answers
+# later (section 17 runs it: _Connection.start_request, start_call).
+if TYPE_CHECKING:
+    _Handler = Callable[..., Any]
+
+
+def _at_once(answer: Callable[..., Dict[str, Any]], rpc: _Dispatcher, id_: Any, method: str,
+             params: Dict[str, Any], version: Optional[str], reply: Any = None, inline: bool = False,
+             stream: Any = None) -> Dict[str, Any]:
+    """A request ``answer`` (a _Dispatcher method) answers at once."""
+    return rpc.response(id_, version, answer(rpc, params, version))
+
+
+def _now(answer: Callable[..., Dict[str, Any]]) -> _Handler:
+    return functools.partial(_at_once, answer)
+
+
+def _perhaps_as_call(answer: Callable[..., Dict[str, Any]], rpc: _Dispatcher, id_: Any, method: str,
+                     params: Dict[str, Any], version: Optional[str], reply: Callable[[Optional[bytes]], None],
+                     inline: bool, stream: Callable[[bytes], None]) -> Any:
+    """resources/read, prompts/get: run as a call is when the function takes a
+    Context (_runs_with_context), else answered at once."""
+    if not _runs_with_context(rpc.server, method, params):
+        return _at_once(answer, rpc, id_, method, params, version)
+    rpc.conn.start_request(id_, functools.partial(answer, rpc), params, version, reply, inline, stream)
+    return _STARTED
+
+
+def _extension_request(rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any], version: Optional[str],
+                       reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> Any:
+    """A request an extension added: it may wait, as a call may."""
+    rpc.conn.start_request(id_, rpc.extension_method(method), params, version, reply, inline, stream)
+    return _STARTED
+
+
+def _tasks_result(rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any], version: Optional[str],
+                  reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> Any:
+    """tasks/result (section 16): it waits for the task, on the pool."""
+    rpc.conn.start_request(id_, rpc.tasks_result, params, version, reply, False, stream)
+    return _STARTED
+
+
+def _task_operation(name: str, rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any],
+                    version: Optional[str], reply: Callable[[Optional[bytes]], None], inline: bool,
+                    stream: Callable[[bytes], None]) -> Any:
+    """tasks/get, update, cancel, list (section 16, ``name``: its operation): about a
+    task of this connection's principal; run as a call is when the store may
+    wait (as a call: never held on stdio's reader)."""
+    tasks, conn = rpc.server._tasks, rpc.conn
+    if tasks.store.blocking:
+        conn.start_request(id_, lambda p, v, _: tasks.answer(name, p, v, conn), params, version, reply, inline,
+                           stream)
+        return _STARTED
+    return rpc.response(id_, version, tasks.answer(name, params, version, conn))
+
+
+def _listen(rpc: _Dispatcher, id_: Any, method: str, params: Dict[str, Any], version: Optional[str],
+            reply: Callable[[Optional[bytes]], None], inline: bool, stream: Callable[[bytes], None]) -> Any:
+    return rpc.conn.listen(id_, params, version, stream)  # subscriptions/listen (section 17)
+
+
+# The requests of each era (server/tools, basic/lifecycle, basic/versioning):
+# method -> its handler.  Resources, prompts, completion: server/resources,
+# server/prompts, server/utilities/completion; resources/subscribe left
+# 2026-07-28 for subscriptions/listen.
+_INITIALIZE = _now(_Dispatcher.initialize)
+_BOTH_ERAS: Dict[str, _Handler] = {
+    "tools/list": _now(_Dispatcher.tools_list), "tools/call": _Dispatcher.tools_call,
+    "resources/list": _now(_Dispatcher.resources_list),
+    "resources/templates/list": _now(_Dispatcher.resource_templates_list),
+    "resources/read": functools.partial(_perhaps_as_call, _Dispatcher.resources_read),
+    "prompts/list": _now(_Dispatcher.prompts_list),
+    "prompts/get": functools.partial(_perhaps_as_call, _Dispatcher.prompts_get),
+    "completion/complete": _now(_Dispatcher.complete), "tasks/get": functools.partial(_task_operation, "tasks_get"),
+    "tasks/cancel": functools.partial(_task_operation, "tasks_cancel")}
+_HANDSHAKE_REQUESTS: Dict[str, _Handler] = dict(
+    _BOTH_ERAS, **{"ping": _now(_Dispatcher.ping), "logging/setLevel": _now(_Dispatcher.set_level),
+                   "resources/subscribe": _now(_Dispatcher.resources_subscribe),
+                   "resources/unsubscribe": _now(_Dispatcher.resources_unsubscribe),
+                   "tasks/result": _tasks_result, "tasks/list": functools.partial(_task_operation, "tasks_list")})
+_STATELESS_REQUESTS: Dict[str, _Handler] = dict(
+    _BOTH_ERAS, **{"server/discover": _now(_Dispatcher.discover), "subscriptions/listen": _listen,
+                   "tasks/update": functools.partial(_task_operation, "tasks_update")})
 
 
 def _extensions_declared(server: MCPServer) -> Dict[str, Any]:
@@ -7217,7 +7356,8 @@ def _server_info(server: MCPServer, version: str) -> Dict[str, Any]:
     info: Dict[str, Any] = {"name": server.name, "version": server.version}
     if server.title is not None and _has(version, "impl.title"):
         info["title"] = server.title
-    if _has(version, "impl.extra"):
+    if (server.description is not None or server.website_url is not None or server.icons is not None) and \
+            _has(version, "impl.extra"):  # (looked at only when there are any: most servers have none)
         extra = {"description": server.description, "websiteUrl": server.website_url,
                  "icons": server.icons and _icons_wire(server.icons)}
         info.update(_jsonable(_drop_none(extra)))
@@ -7326,7 +7466,6 @@ _TASK_LEASE = 30.0  # seconds a worker vouches for a task it runs; renewed every
 _TASK_POLL_MS = 1000  # the pollIntervalMs suggested ("Task Polling")
 _TASK_STOP = 1.0  # seconds a graceful stop gives the store to fail the tasks this process runs
 _TASK_RETRIES = 100  # compare-and-set attempts before a busy task is reported as an internal error
-_TASK_METHODS = frozenset(("tasks_get", "tasks_update", "tasks_cancel", "tasks_list"))
 _TASKS_SINCE = "2025-11-25"  # the first revision with tasks (basic/utilities/tasks, experimental there)
 _RELATED_TASK = "io.modelcontextprotocol/related-task"  # 2025-11-25: tasks/result's _meta key
 _TASK_NOT_FOUND = "Failed to retrieve task: Task not found"  # the extension's own example text
@@ -8563,7 +8702,7 @@ class _Connection:
             meta = {META_SUBSCRIPTION_ID: id_}
             out.append(_encode_safely({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
                 "requestId": id_, "reason": "the server is stopping", "_meta": meta}}))
-            out.append(_encode_safely(self._ok(id_, {"_meta": meta}, STATELESS_VERSIONS[-1])))
+            out.append(_encode_safely(self.rpc.response(id_, STATELESS_VERSIONS[-1], {"_meta": meta})))
         return out
 
     # -- our requests to the client (Context's questions, handshake era) --------------
@@ -8620,23 +8759,27 @@ class _Connection:
 
     # -- messages ----------------------------------------------------------------
 
-    def _handle(self, message: Any, reply: Callable[[Optional[bytes]], None], inline: bool) -> Any:
-        """handle_message, never raising: a bug of ours is answered with
-        -32603 (a notification, as ever, is not answered)."""
+    def handle_safely(self, message: Any, reply: Callable[[Optional[bytes]], None], inline: bool,
+                      stream: Optional[Callable[[bytes], None]] = None,
+                      classified: Optional[Tuple[str, Any]] = None) -> Any:
+        """handle_message, never raising, for every transport: a bug of ours is
+        answered with -32603 (a notification, as ever, is not answered)."""
         try:
-            return self.handle_message(message, reply, inline)
+            return self.handle_message(message, reply, inline, stream, classified)
         except Exception as exc:
             _log_exception("internal error", exc)
             id_ = message.get("id") if isinstance(message, dict) else None
             return _error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")) if _valid_id(id_) else None
 
     def handle_message(self, message: Any, reply: Callable[[Optional[bytes]], None],
-                       inline: bool = False, stream: Optional[Callable[[bytes], None]] = None) -> Any:
+                       inline: bool = False, stream: Optional[Callable[[bytes], None]] = None,
+                       classified: Optional[Tuple[str, Any]] = None) -> Any:
         """The immediate response; None for a notification or a response;
         _STARTED for a call that ``reply`` will answer (None there: cancelled).
         ``stream`` carries the messages a call sends before its response
-        (notifications, requests to the client); by default, ``write``."""
-        kind, detail = self.rpc.classify(message)
+        (notifications, requests to the client); by default, ``write``.
+        ``classified``: the message's classify(), when the transport has it already."""
+        kind, detail = classified or self.rpc.classify(message)
         if kind == "invalid":
             id_ = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
             return _error_response(id_, detail)
@@ -8651,54 +8794,11 @@ class _Connection:
             return None
         id_ = detail
         version: Optional[str] = None
-        try:
+        try:  # the handler of the method in its revision (section 15's tables)
             handler, version = self.rpc.route(message["method"], params)
-            if handler == "listen":
-                return self.listen(id_, params, version, stream or self.write)
-            if handler in _CONTEXT_HANDLERS and _runs_with_context(self.server, message["method"], params):
-                self.start_request(id_, handler, params, version, reply, inline, stream or self.write)
-                return _STARTED
-            if handler == "extension_method":  # an extension's own request: it may wait, as a call may
-                self.start_request(id_, self.rpc.extension_method(message["method"]), params, version, reply,
-                                   inline, stream or self.write)
-                return _STARTED
-            if handler == "tasks_result":  # section 16: it waits for the task, on the pool
-                self.start_request(id_, handler, params, version, reply, False, stream or self.write)
-                return _STARTED
-            if handler in _TASK_METHODS:  # section 16: a task of this connection's principal
-                if self.server._tasks.store.blocking:  # (as a call: never held on stdio's reader)
-                    tasks, name = self.server._tasks, handler
-                    self.start_request(id_, lambda p, v, _: tasks.answer(name, p, v, self), params, version, reply,
-                                       inline, stream or self.write)
-                    return _STARTED
-                return self._ok(id_, self.server._tasks.answer(handler, params, version, self), version)
-            if handler != "tools_call":
-                return self._ok(id_, getattr(self.rpc, handler)(params, version), version)
-            tool, arguments = self.rpc.tool_for_call(params)
-            request = self._request_for(tool, arguments, params, version)
-            if tool.task_support != "forbidden" or "task" in params:  # section 16: perhaps a task
-                created = self.server._tasks.for_call(tool, arguments, request)
-                if isinstance(created, _Deferred):  # the store may wait: made as a call is
-                    self.start_request(id_, created, params, version, reply, inline, stream or self.write)
-                    return _STARTED
-                if created is not None:
-                    return self._ok(id_, created, version)
+            return handler(self.rpc, id_, message["method"], params, version, reply, inline, stream or self.write)
         except _RpcError as exc:
             return _error_response(id_, _for_revision(exc, version))
-        self.start_call(id_, tool, arguments, request, reply, inline, stream or self.write)
-        return _STARTED
-
-    def _request_for(self, tool: _Tool, arguments: Dict[str, Any], params: Dict[str, Any],
-                     version: Optional[str]) -> _Request:
-        """A call's _Request; 2026-07-28: with the answers of the client's retry,
-        and those of earlier rounds from its verified requestState."""
-        request = _Request(self, None, version, params)
-        if request.stateless:
-            _open_retry(request, self.server, "tools/call", tool.name, arguments, params)
-        return request
-
-    def _ok(self, id_: Any, result: Dict[str, Any], version: Optional[str]) -> Dict[str, Any]:
-        return {"jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(result, version)}
 
     def notification(self, method: str, params: Dict[str, Any]) -> None:
         if method == "notifications/cancelled" and _valid_id(params.get("requestId")):
@@ -8717,34 +8817,47 @@ class _Connection:
             self.rpc.initialized = self.rpc.version is not None
         # Any other notification needs no action.
 
-    def handle_batch(self, members: List[Any]) -> None:
-        """A JSON-RPC batch (2025-03-26 only): each member handled like a single
-        message, calls concurrently; one array of the responses, written when
-        the last is ready.  No thread waits for it."""
+    def batch_refused(self, members: List[Any]) -> Optional[_RpcError]:
+        """Why a JSON-RPC batch is refused (-32600), or None: batches exist in
+        2025-03-26 only, and one must have members, at most ``max_batch``."""
         version = self.rpc.version
         if version not in _BATCH_VERSIONS:
-            self.write(_error_response(None, _RpcError(
-                INVALID_REQUEST, f"Invalid Request: JSON-RPC batches are not part of protocol revision "
-                                 f"{version or '(none negotiated)'}")))
-        elif not members:
-            self.write(_error_response(None, _RpcError(INVALID_REQUEST, "Invalid Request: empty batch")))
-        elif len(members) > self.server.max_batch:
-            self.write(_error_response(None, _RpcError(
-                INVALID_REQUEST, f"Invalid Request: a batch of {len(members)} messages, over this server's "
-                                 f"limit of {self.server.max_batch}")))
-        else:
-            with self.state:
-                self.in_flight += 1  # the batch itself, until its reply is written
-            batch = _Batch(len(members), self._batch_done)
-            for message in members:
-                response = self._handle(message, batch.add, inline=False)
-                if response is not _STARTED:
-                    batch.add(None if response is None else _encode_safely(response))
+            return _RpcError(INVALID_REQUEST, f"Invalid Request: JSON-RPC batches are not part of protocol revision "
+                                              f"{version or '(none negotiated)'}")
+        if not members:
+            return _RpcError(INVALID_REQUEST, "Invalid Request: empty batch")
+        if len(members) > self.server.max_batch:
+            return _RpcError(INVALID_REQUEST, f"Invalid Request: a batch of {len(members)} messages, over this "
+                                              f"server's limit of {self.server.max_batch}")
+        return None
 
-    def _batch_done(self, parts: List[bytes]) -> None:
+    def run_batch(self, members: List[Any], done: Callable[[Optional[bytes]], None],
+                  stream: Optional[Callable[[bytes], None]] = None) -> None:
+        """A batch not refused, for every transport: each member handled like a
+        single message, calls concurrently; ``done`` gets the one array of the
+        responses when the last is ready (None: nothing to send, JSON-RPC 2.0,
+        "Batch": only notifications, or cancelled calls).  No thread waits for it."""
+        batch = _Batch(len(members), lambda parts: done(
+            b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n" if parts else None))
+        for message in members:
+            response = self.handle_safely(message, batch.add, False, stream)
+            if response is not _STARTED:
+                batch.add(None if response is None else _encode_safely(response))
+
+    def handle_batch(self, members: List[Any]) -> None:
+        """A JSON-RPC batch on stdio (run_batch), its array written when ready."""
+        refused = self.batch_refused(members)
+        if refused is not None:
+            self.write(_error_response(None, refused))
+            return
+        with self.state:
+            self.in_flight += 1  # the batch itself, until its reply is written
+        self.run_batch(members, self._batch_done)
+
+    def _batch_done(self, array: Optional[bytes]) -> None:
         try:
-            if parts:  # nothing at all is sent for a batch of notifications (JSON-RPC 2.0, "Batch")
-                self.write(b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n")
+            if array is not None:
+                self.write(array)
         finally:
             with self.state:
                 self.in_flight -= 1
@@ -8753,15 +8866,14 @@ class _Connection:
 
     # -- tools/call ----------------------------------------------------------------
 
-    def start_request(self, id_: Any, handler: Union[str, Callable[..., Dict[str, Any]]], params: Dict[str, Any],
+    def start_request(self, id_: Any, answers: Callable[..., Dict[str, Any]], params: Dict[str, Any],
                       version: Optional[str], reply: Callable[[Optional[bytes]], None], inline: bool,
                       stream: Callable[[bytes], None]) -> None:
         """A resources/read or prompts/get whose function takes a Context, run as
         a tools/call is (start_call): inline or on the pool, cancellable, its
         messages on ``stream`` before its one response to ``reply``.  So are
         tasks/result, and the tasks requests of a store that may wait (section
-        16): ``handler`` then answers (params, version, request) itself."""
-        answers = handler if callable(handler) else getattr(self.rpc, handler)
+        16).  ``answers`` takes (params, version, request)."""
         call = _CallInFlight(id_, reply, stream)
         request = _Request(self, call, version, params)
         key = _id_key(id_)
@@ -8775,7 +8887,7 @@ class _Connection:
 
         def answer() -> bytes:
             try:
-                return _encode_safely(self._ok(id_, answers(params, version, request), version))
+                return _encode_safely(self.rpc.response(id_, version, answers(params, version, request)))
             except _RpcError as exc:
                 return _encode_safely(_error_response(id_, _for_revision(exc, version)))
             except BaseException as exc:  # a bug of ours: the call is still answered
@@ -8836,8 +8948,8 @@ class _Connection:
             return _encode_safely(_error_response(id_, _for_revision(result, version)))
         if result is None:
             result = _tool_error(f"Error executing tool {tool.name}")
-        return self.server._encode_result(tool, _result_for(result, version), lambda r: {
-            "jsonrpc": "2.0", "id": id_, "result": self.rpc.finish(r, version)})
+        return self.server._encode_result(tool, _result_for(result, version),
+                                          functools.partial(self.rpc.response, id_, version))
 
     def _complete(self, call: _CallInFlight, key: Tuple[str, Any], answer: Callable[[], None]) -> None:
         """Settle a call exactly once, on every path: answer it unless it was
@@ -9162,55 +9274,6 @@ def _id_key(id_: Any) -> Tuple[str, Any]:
 # ---------------------------------------------------------------------------
 
 
-# -- wire encoding ------------------------------------------------------------
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-_dumps_message = _ENCODER.encode  # or _fast_dumps: see _use_accelerators
-
-
-def _encode(message: Any) -> bytes:
-    """One JSON-RPC message as one line of UTF-8 (stdio: no embedded newlines)."""
-    text = _dumps_message(message)
-    try:
-        return text.encode("utf-8") + b"\n"
-    except UnicodeEncodeError:
-        # A lone surrogate (a client's "\ud800", echoed in an id or an error
-        # text) has no UTF-8 form; JSON's \u escapes carry it.
-        return json.dumps(message, allow_nan=False, separators=(",", ":")).encode("ascii") + b"\n"
-
-
-def _encode_safely(message: Any) -> bytes:
-    """_encode for a message of ours: one that cannot be encoded (a bug) is
-    logged, and its id, when it has one, gets -32603 instead."""
-    try:
-        return _encode(message)
-    except Exception as exc:
-        _log_exception("a response could not be encoded", exc)
-        id_ = message.get("id") if isinstance(message, dict) else None
-        return _encode(_error_response(id_ if _valid_id(id_) else None, _RpcError(INTERNAL_ERROR, "Internal error")))
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-# NaN and Infinity are no JSON (RFC 8259), whatever Python's json accepts.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def _too_deep(value: Any, limit: int) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
-    return False
-
-
 class _StdioServer(_Connection):
     """Newline-delimited JSON-RPC on stdin/stdout (basic/transports/stdio).
 
@@ -9404,7 +9467,7 @@ class _StdioServer(_Connection):
         if isinstance(message, list):
             self.handle_batch(message)
             return
-        response = self._handle(message, self._send, inline=True)
+        response = self.handle_safely(message, self._send, inline=True)
         if isinstance(response, dict):
             self.write(response)
 
@@ -9705,7 +9768,7 @@ class _HttpApp:
 
     def _post_safely(self, environ: Dict[str, Any]) -> _Reply:
         """_post, never raising: a bug of ours is still one answer, -32603 with
-        the request's id (as _Connection._handle answers on stdio), never a
+        the request's id (as _Connection.handle_safely answers a message), never a
         connection closed by the WSGI server."""
         try:
             return self._post(environ)
@@ -9780,9 +9843,9 @@ class _HttpApp:
         checks below read its fields (method, params) as JSON-RPC defines them."""
         exchange = _HttpExchange(self, environ)
         id_ = message.get("id") if _valid_id(message.get("id")) else None
-        kind, invalid = exchange.rpc.classify(message)
-        if kind == "invalid":
-            return _json_reply(_error_response(id_, invalid), modern=True)
+        classified = exchange.rpc.classify(message)  # once: handle_message is given it
+        if classified[0] == "invalid":
+            return _json_reply(_error_response(id_, classified[1]), modern=True)
         mismatch = _header_mismatch(message, environ)
         if mismatch is None and message.get("method") == "tools/call":
             mismatch = self._param_mismatch(message, environ)
@@ -9795,11 +9858,11 @@ class _HttpApp:
         # and answers only when the client goes away; see _HttpApp._exchange.
         # It holds a thread while open: counted against the client's streams.
         if message.get("method") not in _LONG_LIVED:
-            return self._exchange(exchange, message, environ, modern=True)
+            return self._exchange(exchange, message, environ, modern=True, classified=classified)
         release = self.table.open_stream(exchange.client)
         if release is None:
             return _busy(id_, f"{self.table.client_streams} streams open by this client, the limit")
-        status, headers, body = self._exchange(exchange, message, environ, modern=True)
+        status, headers, body = self._exchange(exchange, message, environ, modern=True, classified=classified)
         if isinstance(body, list):  # answered at once (an error): no stream is held
             release()
             return status, headers, body
@@ -9821,7 +9884,9 @@ class _HttpApp:
     def _initialize(self, message: Dict[str, Any], environ: Dict[str, Any]) -> _Reply:
         """The handshake opens a session; its id is sent only with a successful result."""
         session = _HttpSession(self, environ)
-        response = self._handle(session, message, _ResponseQueue(), True)
+        channel = _ResponseQueue()
+        response = session.handle_safely(message, channel.reply, True,
+                                          session.write if self._to_get_stream(session) else channel.send)
         if not isinstance(response, dict) or "result" not in response:
             return _json_reply(response, modern=False)
         busy = self.table.add(session)
@@ -9833,24 +9898,19 @@ class _HttpApp:
 
     # -- a request and its answer --------------------------------------------------
 
-    def _handle(self, conn: _Connection, message: Dict[str, Any], channel: _ResponseQueue, inline: bool) -> Any:
-        """handle_message, never raising (as _Connection._handle does for stdio)."""
-        stream: Callable[[bytes], None] = channel.send
-        if self.json_response and isinstance(conn, _HttpSession):
-            stream = conn.write  # no SSE on the POST: what comes before the response goes to the GET stream
-        try:
-            return conn.handle_message(message, channel.reply, inline, stream)
-        except Exception as exc:
-            _log_exception("internal error", exc)
-            id_ = message.get("id")
-            return _error_response(id_, _RpcError(INTERNAL_ERROR, "Internal error")) if _valid_id(id_) else None
+    def _to_get_stream(self, conn: _Connection) -> bool:
+        """Whether a request's messages before its response go to the session's
+        GET stream (answered in JSON: no SSE on the POST) rather than its channel."""
+        return self.json_response and isinstance(conn, _HttpSession)
 
     def _exchange(self, conn: _Connection, message: Dict[str, Any], environ: Dict[str, Any],
-                  modern: bool) -> _Reply:
+                  modern: bool, classified: Optional[Tuple[str, Any]] = None) -> _Reply:
         """Answer one message: 202 for a notification or a response, JSON for a
         ready answer, else wait for the call (JSON or SSE: _answer_call)."""
+        inline, to_session = self._inline(message), self._to_get_stream(conn)
         channel = self._channel(conn, message.get("method"))
-        response = self._handle(conn, message, channel, self._inline(message))
+        response = conn.handle_safely(message, channel.reply, inline, conn.write if to_session else channel.send,
+                                      classified)
         if response is None:
             return _plain(202, "")
         # Outside a session, an error's HTTP status says what it is (_HTTP_STATUS).
@@ -10066,23 +10126,13 @@ class _HttpApp:
     # -- 2025-03-26 batches ----------------------------------------------------------
 
     def _batch(self, session: _HttpSession, members: List[Any], environ: Dict[str, Any]) -> _Reply:
-        """A JSON-RPC batch (2025-03-26 only), as _Connection.handle_batch
-        answers one on stdio, its responses in one array on this POST."""
-        version = session.rpc.version
-        if version not in _BATCH_VERSIONS or not members or len(members) > self.server.max_batch:
-            reason = "an empty batch" if not members else \
-                f"a batch of {len(members)} messages, over this server's limit of {self.server.max_batch}" \
-                if version in _BATCH_VERSIONS else f"JSON-RPC batches are not part of protocol revision {version}"
-            return _error_reply(400, None, INVALID_REQUEST, f"Invalid Request: {reason}")
+        """A JSON-RPC batch (2025-03-26 only), run as on stdio (_Connection.run_batch),
+        its responses in one array on this POST."""
+        refused = session.batch_refused(members)
+        if refused is not None:
+            return _error_reply(400, None, INVALID_REQUEST, refused.message)
         channel = _ResponseQueue(self.max_stream_buffer)
-        batch = _Batch(len(members), lambda parts: channel.reply(
-            b"[" + b",".join(part.rstrip(b"\n") for part in parts) + b"]\n" if parts else None))
-        for message in members:
-            response = self._handle(session, message, _BatchMember(channel, batch), False) \
-                if isinstance(message, dict) else _error_response(None, _RpcError(
-                    INVALID_REQUEST, "Invalid Request: a message must be a JSON object"))
-            if response is not _STARTED:
-                batch.add(None if response is None else _encode(response))
+        session.run_batch(members, channel.reply, session.write if self._to_get_stream(session) else channel.send)
         if all(isinstance(m, dict) and "id" not in m for m in members):
             return _plain(202, "")
         return self._answer_call(session, None, channel, environ, cancel_on_close=False)
@@ -10198,6 +10248,35 @@ def _end_listens_at_sigterm(app: _HttpApp) -> None:
     handler.apps.append(weakref.ref(app))
 
 
+class _HttpCall:
+    """A call being answered on an HTTP response: its deadline, and what
+    happens when the response ends before the call does.  2026-07-28: the
+    client closing the stream cancels the call (basic/patterns/cancellation);
+    before it, a disconnection is not a cancellation (2025-11-25 basic/transports)."""
+
+    def __init__(self, conn: _Connection, id_: Any, cancel_on_close: bool, deadline: Optional[float]) -> None:
+        self.conn, self.id, self.cancel_on_close, self.deadline = conn, id_, cancel_on_close, deadline
+        self.done = False
+        self.stop = False  # no use waiting on: the client went, or the server is stopping
+        self.closed: Callable[[], None] = _nothing
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def late_text(self) -> str:
+        return "Internal error: the call did not finish within the server's request timeout"
+
+    def cancel(self) -> None:
+        if self.id is not None and not self.done:
+            self.done = True
+            self.conn.notification("notifications/cancelled", {"requestId": self.id})
+
+    def close(self) -> None:
+        if self.cancel_on_close:
+            self.cancel()
+        self.closed()
+
+
 def _forget_connection(server: MCPServer, conn: _Connection) -> None:
     try:
         server._connections.remove(conn)
@@ -10215,9 +10294,18 @@ class _HttpExchange(_Connection):
         self.loop = app.loop  # one loop and one pool for the whole app, both started when first needed
         # Who sent the request: the verified token's principal (None without
         # auth), which a session and a requestState are bound to; and the
-        # client its limits and its share of the pool are counted for.
+        # client its limits and its share of the pool are counted for (client,
+        # found when first asked: a call answered at once never asks).
         self.principal: Optional[str] = None if environ is None else environ.get(_PRINCIPAL)
-        self.client = "" if environ is None else _client_of(environ)
+        self._environ = environ
+        self._client: Optional[str] = None
+
+    @property
+    def client(self) -> str:
+        if self._client is None:
+            self._client = "" if self._environ is None else _client_of(self._environ)
+            self._environ = None  # (read once: the request's environ is not kept)
+        return self._client
 
     def write(self, message: Any) -> None:
         pass  # handle_message is always given the response's own stream
@@ -10238,6 +10326,7 @@ class _HttpSession(_HttpExchange):
         import secrets
 
         super().__init__(app, environ)
+        self._client, self._environ = "" if environ is None else _client_of(environ), None  # it outlives the request
         self.id = secrets.token_hex(16)  # visible ASCII, unguessable ("Session Management")
         self.last_used = time.monotonic()
         self.stream: Optional[_ResponseQueue] = None  # the GET stream's, kept while no response has it
@@ -10832,48 +10921,6 @@ class _Events:
         if not inspect.isawaitable(value):
             return value
         return asyncio.run_coroutine_threadsafe(value, self.loop).result(30)  # type: ignore[arg-type]
-
-
-class _BatchMember(_ResponseQueue):
-    """A batch member's channel: its messages go to the batch's response, its reply into the batch."""
-
-    def __init__(self, channel: _ResponseQueue, batch: _Batch) -> None:
-        self.channel, self.batch = channel, batch
-
-    def send(self, data: bytes) -> None:
-        self.channel.send(data)
-
-    def reply(self, data: Optional[bytes]) -> None:
-        self.batch.add(data)
-
-
-class _HttpCall:
-    """A call being answered on an HTTP response: its deadline, and what
-    happens when the response ends before the call does.  2026-07-28: the
-    client closing the stream cancels the call (basic/patterns/cancellation);
-    before it, a disconnection is not a cancellation (2025-11-25 basic/transports)."""
-
-    def __init__(self, conn: _Connection, id_: Any, cancel_on_close: bool, deadline: Optional[float]) -> None:
-        self.conn, self.id, self.cancel_on_close, self.deadline = conn, id_, cancel_on_close, deadline
-        self.done = False
-        self.stop = False  # no use waiting on: the client went, or the server is stopping
-        self.closed: Callable[[], None] = _nothing
-
-    def expired(self) -> bool:
-        return self.deadline is not None and time.monotonic() >= self.deadline
-
-    def late_text(self) -> str:
-        return "Internal error: the call did not finish within the server's request timeout"
-
-    def cancel(self) -> None:
-        if self.id is not None and not self.done:
-            self.done = True
-            self.conn.notification("notifications/cancelled", {"requestId": self.id})
-
-    def close(self) -> None:
-        if self.cancel_on_close:
-            self.cancel()
-        self.closed()
 
 
 def _nothing() -> None:
@@ -12099,15 +12146,16 @@ def _refine(**rules: Any) -> None:
 # 22. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
-# Fenced, like the accelerators (section 34): nothing here is an MCP rule.  The
-# SDK validates tool arguments and results with pydantic, so to answer as it
-# does a rule of the spec path calls a hook where pydantic refines it.  The rule
-# reads whole without the hook; this is where the hook's body waits.  Here:
+# The SDK layer (sections 22 to 27), the first of the layers: nothing here is
+# an MCP rule.  The SDK validates tool arguments and results with pydantic, so
+# to answer as it does this layer refines rules of the core at their seams (the
+# core's table: _refine, section 21; its one call at the end of section 27).
+# The core's rule reads whole without it.  Here:
 # annotations that hold pydantic's own types (pydantic itself validates them),
 # pydantic's "smart" union, which picks the arm a value belongs to, and
 # pydantic's error texts, locations (``value.list[int].0``) and order.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _pydantic_format_errors  _format_errors (section 2)       "1 validation error for addArguments", then  1
 #                                                             a location and a message per error
@@ -12854,24 +12902,11 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
     return None
 
 
-# The SDK layer's refinements of sections 2, 7 and 9 (the seams, section 21).
-_refine(_format_errors=_pydantic_format_errors, _build_union=_smart_union_value,
-        _is_pydantic_field=_is_field_info, _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic,
-        _pydantic_arguments=_delegated_arguments, _pydantic_read=_arguments_model_read,
-        _pydantic_structured=_output_adapter_of, _pydantic_output=_output_adapter_result,
-        _pydantic_checked=_output_adapter_checked, _output_json=_as_returned)
-
-# pydantic's own types where the core's schemas and values have a seam for them.
-_refine(_is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema)
-# pydantic's names of a union's members, where an anyOf's errors name its arms.
-_refine(_arm_label=_pydantic_arm_label)
-
-
 # ---------------------------------------------------------------------------
 # 23. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  pydantic's lax mode, which the SDK's tool
+# Part of the SDK layer (section 22).  pydantic's lax mode, which the SDK's tool
 # arguments and results go through: "17" and 17.0 for an int, "yes" for a
 # bool, an object read by attribute, then the standard library's value types
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
@@ -12879,7 +12914,7 @@ _refine(_arm_label=_pydantic_arm_label)
 # that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema,
 # section 5) is still the JSON Schema it looks like to everyone but the lax checkers.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _lax_type             _LaxCompiler._type_check (section 27)  17.0 for an int; other types converted -
 #                                                             by _coerce, refused in pydantic's words
@@ -13696,16 +13731,11 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
     return check
 
 
-# The SDK layer's refinements of sections 7 and 9 (the seams, section 21).
-_refine(_lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json)
-
-
-
 # ---------------------------------------------------------------------------
 # 24. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  The structured-output page asks for a JSON Schema
+# Part of the SDK layer (section 22).  The structured-output page asks for a JSON Schema
 # of each tool's input and output; the SDK publishes the one pydantic writes,
 # and its clients compare them.  Section 5 writes pydantic's spellings (the
 # Field class the SDK re-exports, the names of $defs, sorted keys, flattened
@@ -13713,7 +13743,7 @@ _refine(_lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json)
 # Field's default as the SDK takes it (ours or pydantic's), and the schemas of
 # a class no JSON value is, for section 22's smart union and the lax checkers.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _python_only          _ArmsCompiler._keywords (section 27)  a class no JSON value is an instance of    -
 #   _python_only_type     _smart_union_value (section 22)     the same, of a type (Annotated[T, ...]: T)   -
@@ -13722,8 +13752,6 @@ _refine(_lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json)
 #
 # README: as in section 22's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
-
-
 
 
 def _as_sent(schema: Any) -> bool:
@@ -13791,14 +13819,14 @@ def _strict_json_schema() -> Any:
 # 25. SDK fidelity: the SDK's API
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  What a tool sees of the SDK beyond the spec's
+# Part of the SDK layer (section 22).  What a tool sees of the SDK beyond the spec's
 # messages: parameters the server fills (``Annotated[T, Resolve(fn)]``), the
 # SDK's session object, and its classes for results, resources and messages.
 # The messages themselves (elicitation/create, sampling/createMessage,
 # roots/list, InputRequiredResult) are section 12's and section 13's; these
 # call them.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _sdk_resolvers        _resolvers_of (section 9)           Resolve(...) parameters and their DAG        -
 #   _sdk_resolve_marker   _resolve_marker (section 9)         such a parameter is no argument              -
@@ -14278,13 +14306,6 @@ def _declares(declared: Any, wanted: Any) -> bool:
                                               for key, value in wanted.items())
 
 
-# The SDK's session, request context and reading of answers where the core's Context has a seam.
-_refine(_session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS)
-
-
-# The SDK layer's refinements of section 9 (the seams, section 21).
-_refine(_resolve_marker=_sdk_resolve_marker, _resolvers_of=_sdk_resolvers)
-
 # The public names this section adds to the core's.
 __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 
@@ -14293,7 +14314,7 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 # 26. SDK fidelity: the SDK's names, objects and errors
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 22 is.  What a server written for the SDK brings beyond
+# Part of the SDK layer (section 22).  What a server written for the SDK brings beyond
 # its decorators: the names it imports (mcp.types, mcp.server), the SDK's own
 # objects it returns, the MCPError it raises, its constructor's keywords and its
 # 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
@@ -14302,7 +14323,7 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 # (Extension and its bindings, MCPServer(extensions=[...])), MCP Apps, and skills
 # through the same interface.  Nothing here costs a server that does not use it.
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _sdk_input_responses  seam _input_responses (section 12)  each answer as the SDK's result class         -
 #   _sdk_model            _answer (section 25)                to a function that took the SDK's Context:  -
@@ -15463,18 +15484,6 @@ def _yaml_scalar(text: str, number: int, where: str) -> Any:
     return text
 
 
-# The SDK layer's refinements of section 9 (the seams, section 21).
-_refine(_takes_sdk_context=_sdk_context_annotated, _sdk_model_json=_pydantic_model_json)
-
-# The SDK's objects where the core has a seam for them.
-_refine(_is_sdk_content=_sdk_content, _sdk_block=_sdk_model_block, _foreign_error=_sdk_error,
-        _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt, _server_settings=_sdk_settings,
-        _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
-        _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters)
-# The SDK's models and outcome classes for a function that took the SDK's own Context.
-_refine(_input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation)
-
-
 # The public names this section adds to the core's.
 __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELICITATION_REQUIRED",
     "CompletionArgument", "CompletionContext", "EmptyResult", "InputRequest", "CreateMessageRequest",
@@ -15496,7 +15505,7 @@ __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELIC
 # the rule of section 6 (_Compiler, strict) by overriding that family's step
 # with a hook here.  The URI template matcher is the core's now (section 10).
 #
-#   hook                  the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _LaxCompiler          seam _compiler_for (section 6)      pydantic's lax mode, for tool arguments and  -
 #                                                             results: _Compiler with the steps below
@@ -16036,11 +16045,28 @@ def _sdk_compiler_for(mode: str) -> type[_Compiler]:
     return _Compiler if mode == "strict" else _ArmsCompiler if mode == "arms" else _COMPILER
 
 
-_refine(_compiler_for=_sdk_compiler_for)
-
-
-# The SDK layer's refinements of section 9 (the seams, section 21).
-_refine(_json_text_params=_pre_parsed_params)
+# The SDK layer (sections 22 to 27), set at the core's seams in one call (section 21's table).
+_refine(
+    # pydantic's types, texts and unions (section 22)
+    _format_errors=_pydantic_format_errors, _build_union=_smart_union_value, _is_pydantic_field=_is_field_info,
+    _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic, _pydantic_arguments=_delegated_arguments,
+    _pydantic_read=_arguments_model_read, _pydantic_structured=_output_adapter_of,
+    _pydantic_output=_output_adapter_result, _pydantic_checked=_output_adapter_checked, _output_json=_as_returned,
+    _is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema, _arm_label=_pydantic_arm_label,
+    # lax conversions (section 23)
+    _lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json,
+    # the SDK's API (section 25)
+    _session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS,
+    _resolve_marker=_sdk_resolve_marker, _resolvers_of=_sdk_resolvers,
+    # the SDK's names, objects and errors (section 26)
+    _takes_sdk_context=_sdk_context_annotated, _sdk_model_json=_pydantic_model_json, _is_sdk_content=_sdk_content,
+    _sdk_block=_sdk_model_block, _foreign_error=_sdk_error, _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt,
+    _server_settings=_sdk_settings, _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
+    _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters,
+    _input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation,
+    # lax validation (section 27)
+    _compiler_for=_sdk_compiler_for, _json_text_params=_pre_parsed_params,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -16087,7 +16113,7 @@ _refine(_json_text_params=_pre_parsed_params)
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 34, _rx_accelerated) only where
+# Python's re serves as an accelerator (section 34, _rx_accelerated, set as _rx_re_form) only where
 # its backtracking provably stays linear.
 
 
@@ -16680,18 +16706,25 @@ class _RxMatcher:
 
 # --- The re accelerator, for patterns on which re's backtracking stays linear ---
 
+# The re form of a pattern, where re provably runs in linear time: the
+# accelerators (the last layer, section 34) set it; without them every pattern
+# runs on the automaton above.
+_rx_re_form: Optional[Callable[[_RxNode], Optional[Callable[[str], bool]]]] = None
+
+
 def _rx_compile_pattern(pattern: str, accelerate: bool | None = None) -> Callable[[str], bool]:
     """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
     in the string (JSON Schema patterns are not anchored).  ValueError names the
-    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE).
-    It refines the core's _compile_pattern (section 6), which checks plain patterns only."""
+    problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE), through
+    _rx_re_form (twin: _rx_accelerated, section 34).  It refines the core's
+    _compile_pattern (section 6), which checks plain patterns only."""
     try:
         node = _RxParser(pattern).parse()
         compiler = _RxCompiler(pattern)
         prog = compiler.program(node, reverse=False)  # even for re: same errors either way
         if (_RX_ACCELERATE if accelerate is None else accelerate) and not compiler.looks \
-                and compiler.size <= _RX_MAX_ACCELERATED:
-            fast = _rx_accelerated(node)
+                and compiler.size <= _RX_MAX_ACCELERATED and _rx_re_form is not None:
+            fast = _rx_re_form(node)
             if fast is not None:
                 return fast
     except RecursionError:
@@ -16706,7 +16739,7 @@ _refine(_compile_pattern=_rx_compile_pattern)
 # 29. A client
 # ---------------------------------------------------------------------------
 #
-# Fenced: the spec path is the server; this client serves users and the command line.
+# A layer: the core is the server; this client serves users and the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
@@ -18631,7 +18664,7 @@ __all__ += ("Client",)
 # 30. A client: Streamable HTTP
 # ---------------------------------------------------------------------------
 #
-# Fenced, as section 29 is: the client's side of Streamable HTTP
+# The client layer, as section 29: the client's side of Streamable HTTP
 # (basic/transports): one POST per message, answered with JSON or an SSE
 # stream; the session id and revision of the handshake era in headers; the
 # 2026-07-28 request headers that mirror the body.
@@ -20012,7 +20045,7 @@ __all__ += ("OAuthClientProvider", "OAuthFlowError")
 # 32. Command line
 # ---------------------------------------------------------------------------
 #
-# Fenced: not MCP, the tool around it.
+# A layer: not MCP, the tool around it.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
@@ -20934,8 +20967,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 # 33. Command line: a WSGI server's entry
 # ---------------------------------------------------------------------------
 #
-# Fenced: not MCP.  The embedded HTTP server of run("streamable-http") and
-# serve --http is the core's (section 21); what stays here is a server file's
+# Not MCP.  The embedded HTTP server of run("streamable-http") and serve
+# --http is the core's (_run_http, section 21); what stays here is a server file's
 # app for another WSGI server (gunicorn, waitress).
 #
 #   entry                 where it is used                    what it serves
@@ -20979,7 +21012,7 @@ __all__ += ("wsgi_app",)
 #                                                      in a few passes (_fast_list)
 #   _fast_structured  _structured_result (section 8)   a list of two or more non-empty dicts of
 #                                                      leaves: their texts in one C pass
-#   _fast_dumps       _dumps_message (section 18)      every message: json's C encoder made once;
+#   _fast_dumps       _dumps_message (section 15)      every message: json's C encoder made once;
 #                                                      a polled Task's kept text (_ShownTask)
 #   _rx_accelerated   _rx_compile_pattern (section 28) patterns proven linear on Python's re
 #                                                      (_RX_ACCELERATE: the switch)
@@ -21228,7 +21261,7 @@ def _fast_dumps(message: Any) -> str:
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
-_RESPONSE_KEYS = ("jsonrpc", "id", "result")  # a response as _Connection._ok makes it, in its order
+_RESPONSE_KEYS = ("jsonrpc", "id", "result")  # a response as _Dispatcher.response makes it, in its order
 
 
 def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
@@ -21373,6 +21406,9 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
     regex = re.compile(_rx_to_re(node), re.ASCII)
     find = regex.match if anchored else regex.search
     return lambda text: find(text) is not None
+
+
+_rx_re_form = _rx_accelerated  # section 28's slot (_RX_ACCELERATE still switches it per call)
 
 
 # -- the one place that picks ---------------------------------------------------

@@ -334,6 +334,12 @@ class HandshakeEraTest(SharedServer):
         self.assertEqual(s.in_session(old, batch[1:2], "2025-03-26").status, 202)
         new = s.initialize("2025-11-25")
         self.assertEqual(error_of(s.in_session(new, batch)), (400, -32600, None))
+        # Refused as on stdio, by the same rule (_Connection.batch_refused): the revision first.
+        for session, version, text in ((new, "2025-11-25", "JSON-RPC batches are not part of protocol revision "
+                                                           "2025-11-25"), (old, "2025-03-26", "empty batch")):
+            reply = s.in_session(session, [], version)
+            self.assertEqual((reply.status, reply.json()["error"]), (400, {
+                "code": -32600, "message": f"Invalid Request: {text}"}))
 
     def test_client_responses_are_accepted(self) -> None:
         session = self.server.initialize()
@@ -1371,6 +1377,59 @@ class AuthSettings:
                  scopes: Optional[List[str]] = None, validate: Optional[bool] = None) -> None:
         self.resource_server_url, self.issuer_url, self.required_scopes = resource, issuer, scopes
         self.validate_token_resource = validate
+
+
+class OneFlowTest(unittest.TestCase):
+    """One flow per rule (issue 34): a message is classified once, whichever
+    transport carries it, and the dispatcher's tables map each method to its
+    handler, the same for stdio and HTTP."""
+
+    @staticmethod
+    def post(app: Any, message: Dict[str, Any], **headers: str) -> Tuple[str, bytes]:
+        body = json.dumps(message).encode()
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/mcp", "SCRIPT_NAME": "", "QUERY_STRING": "",
+                   "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000", "HTTP_HOST": "127.0.0.1:8000",
+                   "REMOTE_ADDR": "127.0.0.1", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.url_scheme": "http",
+                   "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.version": (1, 0),
+                   "wsgi.multithread": True, "wsgi.multiprocess": False, "wsgi.run_once": False,
+                   "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)), "HTTP_ACCEPT": ACCEPT}
+        environ.update(("HTTP_" + key.upper(), value) for key, value in headers.items())
+        status: List[str] = []
+        out = b"".join(app(environ, lambda s, h, exc=None: status.append(s)))
+        return status[0], out
+
+    def test_a_message_is_classified_once(self) -> None:
+        # Before, a 2026-07-28 POST was classified by the HTTP app, then again by handle_message.
+        server = mcp_ref.MCPServer("flow")
+
+        @server.tool()
+        def add(a: int, b: int = 1) -> int:
+            return a + b
+
+        app = server.streamable_http_app()
+        calls: List[Any] = []
+        classify = mcp_ref._Dispatcher.classify
+
+        def counted(rpc: Any, message: Any) -> Any:
+            calls.append(message)
+            return classify(rpc, message)
+
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": META}}
+        with unittest.mock.patch.object(mcp_ref._Dispatcher, "classify", counted):
+            status, body = self.post(app, call, mcp_protocol_version=MODERN, mcp_method="tools/call",
+                                     mcp_name="add")
+        self.assertEqual(status, "200 OK", body)
+        self.assertEqual(json.loads(body)["result"]["structuredContent"], {"result": 5})
+        self.assertEqual(len(calls), 1)
+
+    def test_dispatch_is_a_table_of_handlers(self) -> None:
+        # Before, the tables named methods of the dispatcher as strings, and tools/call as "tools_call".
+        for table in (mcp_ref._HANDSHAKE_REQUESTS, mcp_ref._STATELESS_REQUESTS):
+            for method, handler in table.items():
+                with self.subTest(method=method):
+                    self.assertTrue(callable(handler), handler)
+        self.assertIs(mcp_ref._HANDSHAKE_REQUESTS["tools/call"], mcp_ref._STATELESS_REQUESTS["tools/call"])
 
 
 class BearerTokenTest(unittest.TestCase):
