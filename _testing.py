@@ -124,7 +124,7 @@ def python_command(script: str, *args: str, flags: Sequence[str] = ()) -> List[s
     return [sys.executable, *flags, "-c", _PRELUDE.format(folder=UNDER_TEST), script, *args]
 
 
-# -- the accelerators (section 34) ------------------------------------------------
+# -- the accelerators (section 35) ------------------------------------------------
 
 # The two modes a test runs in (``for on in BOTH: with self.subTest(accelerated=on),
 # accelerators(on): ...``): every name of mcp_ref._RULES bound to its accelerator,

@@ -122,30 +122,31 @@ Contents, in the order data flows (a section per topic; the spec page each follo
     20. SSE streams             a response's messages, bounded; resumable streams and the event store
                                 (basic/transports, "Resumability and Redelivery")
     21. HTTP access control     Host and Origin checks; bearer tokens; sessions bound to their user,
-                                limits per client (basic/security_best_practices, basic/authorization);
-                                the embedded HTTP server of run("streamable-http") and serve --http:
-                                the standard library's, for the WSGI app (RFC 9112 framing, limits per client)
-    22. SDK fidelity            fenced from here on: pydantic's own types, smart union, error texts
-    23. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
-    24. SDK fidelity            pydantic's schema spellings: a Field's default as the SDK takes it,
+                                limits per client (basic/security_best_practices, basic/authorization)
+    22. The embedded HTTP server  the standard library's, for the WSGI app, behind run("streamable-http")
+                                and serve --http (RFC 9112 framing, limits per peer)
+    23. Seams                   where a layer refines a rule of the core: one table; _refine
+        ---- layers: the file cut above here is the core, MCP alone; each layer below uses what is above it
+    24. SDK fidelity            pydantic's own types, smart union, error texts
+    25. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
+    26. SDK fidelity            pydantic's schema spellings: a Field's default as the SDK takes it,
                                 classes no JSON value is
-    25. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, its result, resource and
-                                message classes
-    26. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
-                                it sends it, its constructor's keywords, FastMCP; hand-written schemas;
-                                Image, Audio; its event store's shape; its registration;
+    27. SDK fidelity            the SDK's API: Resolve(...) parameters, ctx.session, ctx.request_context,
+                                the SDK's answers to a question
+    28. SDK fidelity            the SDK's names a server imports (mcp.types), its own objects, MCPError as
+                                it sends it, its constructor's keywords, FastMCP; its registration;
                                 its extensions (SEP-2133) and MCP Apps (io.modelcontextprotocol/ui);
                                 skills (io.modelcontextprotocol/skills) through the same interface
-    27. SDK fidelity            lax validation: pydantic's checks of containers, in its order;
-                                URI template matching: the SDK's matcher, in linear time
-    28. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
+    29. SDK fidelity            lax validation: pydantic's checks of containers, in its order (_LaxCompiler);
+                                the SDK layer's refinements, set in one call
+    30. Patterns                ECMA-262 regular expressions in linear time, for pattern and patternProperties
                                 (the core, section 6, checks plain patterns alone and refuses the others)
-    29. A client                mcp_ref.Client over stdio or HTTP, every revision; callbacks
-    30. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
-    31. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
-    32. Command line            list, call, resources, read, prompts, prompt, serve
-    33. Command line            wsgi_app: a server file's app for another WSGI server (gunicorn)
-    34. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
+    31. A client                mcp_ref.Client over stdio or HTTP, every revision; callbacks
+    32. A client                Streamable HTTP: POST, SSE, sessions, headers (basic/transports)
+    33. A client                OAuth 2.1: discovery, registration, PKCE, tokens (basic/authorization)
+    34. Command line            list, call, resources, read, prompts, prompt, serve; wsgi_app for another
+                                WSGI server (gunicorn)
+    35. Accelerators            faster twins of rules above, chosen in one place (MCP_REF_PURE=1: off)
 
 Run a server file with ``python mcp_ref.py serve server.py`` (over HTTP: add
 ``--http 127.0.0.1:8000``), or call ``server.run()`` (``run(transport=
@@ -171,7 +172,7 @@ if sys.version_info < (3, 9):  # else the first failure would be an obscure one,
     _TOO_OLD = "mcp_ref needs Python 3.9 or newer, not %d.%d" % sys.version_info[:2]
     raise SystemExit(_TOO_OLD) if __name__ == "__main__" else ImportError(_TOO_OLD)  # one line, or a traceback
 
-from bisect import bisect_right  # for the classes of patterns (sections 6 and 28)
+from bisect import bisect_right  # for the classes of patterns (sections 6 and 30)
 from operator import eq, length_hint
 from types import MappingProxyType  # loaded by json already (re, enum)
 
@@ -356,7 +357,7 @@ class ValidationError(ValueError):
         super().__init__(_format_errors(errors, title))
 
 
-# A seam: the SDK layer writes pydantic's text (_pydantic_format_errors, section 22).
+# A seam: the SDK layer writes pydantic's text (_pydantic_format_errors, section 24).
 def _format_errors(errors: List[_ErrorItem], title: str) -> str:
     """A ValidationError's text: how many failures in what, then a line per
     failure: the failing value's JSON path (``$.a``, ``$.items[0]``) and why."""
@@ -647,7 +648,7 @@ def _native(value: Any) -> Any:
                         "string_unicode") from None
     if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
         return _dataclass_dict(value)
-    if _is_pydantic_model(tp):  # a seam: the core knows no BaseModel (section 22 does)
+    if _is_pydantic_model(tp):  # a seam: the core knows no BaseModel (section 24 does)
         return value.model_dump(mode="json", by_alias=True)
     dt = _module("datetime")
     if dt is not None:
@@ -737,7 +738,7 @@ def _json_equal(a: Any, b: Any) -> bool:
 def _pretty(value: Any) -> str:
     """JSON data as the text the model reads: ``json.dumps(value, indent=2,
     ensure_ascii=False)``, which is what the SDK's ``to_json(value, indent=2)``
-    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 34."""
+    writes (docs/servers/structured-output.md, "content").  Twin: _fast_pretty, section 35."""
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
@@ -1107,7 +1108,7 @@ def json_schema(annotation: Any) -> Dict[str, Any]:
         raise TypeError(str(exc)) from None
 
 
-# A seam: the SDK layer knows pydantic's BaseModel (section 22).
+# A seam: the SDK layer knows pydantic's BaseModel (section 24).
 def _is_pydantic_model(cls: Any) -> bool:
     """Whether a class is a pydantic model (row S11): none in the core."""
     return False
@@ -1250,7 +1251,7 @@ def _dict_schema(builder: _SchemaBuilder, tp: Any, args: Tuple[Any, ...]) -> Dic
     if (keys.get("type") == "string" and len(keys) > 1) or "$ref" in keys:
         keys.pop("type", None)
         schema["propertyNames"] = keys
-    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _pydantic_arm_label, section 22)
+    if not args:  # (the SDK names a bare dict's validator dict[any,any]: _pydantic_arm_label, section 24)
         return _ContainerSchema(schema, "dict")
     # Keys that the SDK converts (dict[int, T]: "1" -> 1, "x" refused) keep their type.
     return _TypedSchema(schema, tp) if args[0] in (int, float) or _lax_kind(args[0]) else schema
@@ -1421,7 +1422,7 @@ def _reachable(schema: Dict[str, Any], defs: Dict[str, Any]) -> set[str]:
 def _stdlib_scalar_schema(tp: type) -> Optional[Dict[str, Any]]:
     """_SchemaBuilder.scalar's other types: the SDK's schemas for the standard
     library's value types (a date, a UUID, a Decimal), typed where _lax_kind
-    says a value is built as one (section 7; in the lax modes, section 23)."""
+    says a value is built as one (section 7; in the lax modes, section 25)."""
     schema = _stdlib_scalar_json(tp)
     return _TypedSchema(schema, tp) if schema is not None and _lax_kind(tp) is not None else schema
 
@@ -1457,7 +1458,7 @@ class _TypedSchema(dict):  # type: ignore[type-arg]
     """A schema that remembers the annotation it describes, where JSON Schema
     alone cannot say how pydantic converts a value (a Decimal is any number or
     string, a date any string, a dict's int keys are strings): the lax modes of
-    sections 6 and 23 convert through ``py_type``.  It is a dict to everything else."""
+    sections 6 and 25 convert through ``py_type``.  It is a dict to everything else."""
 
     __slots__ = ("py_type",)
 
@@ -1542,7 +1543,7 @@ def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], An
 # _Compiler is the rule, JSON Schema 2020-12 as written, for all three: the
 # core checks arguments and results strictly against the published schema.
 # The SDK layer refines input and output with the SDK's leniencies (pydantic's
-# lax mode): _LaxCompiler (section 27), a subclass of _Compiler chosen for
+# lax mode): _LaxCompiler (section 29), a subclass of _Compiler chosen for
 # those modes through the seam _compiler_for.
 
 if TYPE_CHECKING:
@@ -1695,7 +1696,7 @@ class _Compiler:
     """Compiles one root schema (and the ``$ref`` targets inside it) into
     checkers, as above.  Each keyword family has its method, in the order
     ``compile`` runs them, and builds its check in a step method that a
-    refinement overrides (_LaxCompiler, section 27: pydantic's lax mode)."""
+    refinement overrides (_LaxCompiler, section 29: pydantic's lax mode)."""
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         self.root = root
@@ -2533,7 +2534,7 @@ def _array_noun(schema: Dict[str, Any], tuple_like: bool, unique: bool) -> str:
 # ("^file://", "^[a-z0-9_-]{3,16}$").  Any other pattern is refused with a
 # ValueError where its schema is compiled (a tool's registration, validate()),
 # as a pattern no engine can check is: groups, alternatives, lookarounds, \b,
-# \p{..} and \x \u escapes need the pattern layer (section 28, all of ECMA-262 in
+# \p{..} and \x \u escapes need the pattern layer (section 30, all of ECMA-262 in
 # linear time), which refines _compile_pattern.
 
 if TYPE_CHECKING:
@@ -2595,7 +2596,7 @@ def _rx_is_digit(ch: str) -> bool:
 
 class _PatternParser:
     """ECMA-262 §22.2.1 Pattern[+UnicodeMode]: the core reads a plain pattern
-    (``plain``); the pattern layer's _RxParser (section 28) reads the rest."""
+    (``plain``); the pattern layer's _RxParser (section 30) reads the rest."""
 
     def __init__(self, src: str) -> None:
         self.src, self.pos, self.atom_at = src, 0, 0
@@ -2606,7 +2607,7 @@ class _PatternParser:
     def unsupported(self, what: str) -> ValueError:
         return ValueError(f"pattern {_rx_shown(self.src)} is not supported by the core: {what} (at offset "
                           f"{self.atom_at}); the core checks characters, '.', escapes and [classes], each maybe "
-                          "quantified, between an optional ^ and $; mcp_ref's pattern layer (section 28) supports it")
+                          "quantified, between an optional ^ and $; mcp_ref's pattern layer (section 30) supports it")
 
     def peek(self, ahead: int = 0) -> str:
         return self.src[self.pos + ahead:self.pos + ahead + 1]
@@ -2966,7 +2967,7 @@ _STRICT_FORMS = {
 }
 
 
-# A seam: the SDK layer takes what pydantic's lax mode takes (_pydantic_parse, section 23).
+# A seam: the SDK layer takes what pydantic's lax mode takes (_pydantic_parse, section 25).
 def _lax_parse(kind: str, tp: type, value: Any) -> Any:
     """A value of ``tp`` (of the kind _lax_kind says) from the form its schema
     publishes; _BuildError naming that form for anything else."""
@@ -3019,7 +3020,7 @@ def _parsed_duration(tp: Any, text: str) -> Any:
     return -made if sign else made
 
 
-# A seam: the SDK layer picks the arm pydantic's smart union picks (_smart_union_value, section 22).
+# A seam: the SDK layer picks the arm pydantic's smart union picks (_smart_union_value, section 24).
 def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     """A union's argument as the first arm whose schema it passes, built as that
     arm (an arm that refuses to build it yields to the next)."""
@@ -3035,14 +3036,14 @@ def _build_union(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
     return value
 
 
-# A seam: the SDK layer knows pydantic's FieldInfo (_is_field_info, section 22).
+# A seam: the SDK layer knows pydantic's FieldInfo (_is_field_info, section 24).
 def _is_pydantic_field(obj: Any) -> bool:
     """Whether a default or an Annotated item is another library's field (a
     pydantic ``Field``), which that library validates: none in the core."""
     return False
 
 
-# A seam: the SDK layer has pydantic build it (_type_adapter_value, section 22).
+# A seam: the SDK layer has pydantic build it (_type_adapter_value, section 24).
 def _pydantic_value(tp: Any, value: Any) -> Any:
     """An argument whose Annotated metadata holds another library's field
     (_is_pydantic_field): none in the core, so it is built as its type."""
@@ -3308,7 +3309,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
     when ``wrap``) and its ``content`` written from the same checked value
-    (server/tools, "Structured Content").  Twin: _fast_structured, section 34."""
+    (server/tools, "Structured Content").  Twin: _fast_structured, section 35."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -3554,14 +3555,14 @@ class ToolAnnotations:
         })
 
 
-# A seam: the SDK layer writes the SDK's own models (_pydantic_model_json, section 26).
+# A seam: the SDK layer writes the SDK's own models (_pydantic_model_json, section 28).
 def _sdk_model_json(value: Any) -> Any:
     """One of the SDK's models (its ToolAnnotations, its Annotations) as the JSON
     it sends: none in the core, so anything is as it is."""
     return value
 
 
-# A seam: the SDK layer's output checker reads the Python value itself (_as_returned, section 22).
+# A seam: the SDK layer's output checker reads the Python value itself (_as_returned, section 24).
 def _output_json(value: Any) -> Any:
     """A returned value as the JSON its result sends, which the outputSchema
     checks (server/tools, "Output Schema": structured results conform to it):
@@ -3619,20 +3620,20 @@ def _signature(fn: Callable[..., Any], fn_name: str) -> Tuple[List[_Param], Any]
     return params, hints.get("return", _MISSING)
 
 
-# A seam: the SDK layer reads ``Annotated[T, Resolve(fn)]`` (_sdk_resolve_marker, section 25).
+# A seam: the SDK layer reads ``Annotated[T, Resolve(fn)]`` (_sdk_resolve_marker, section 27).
 def _resolve_marker(tp: Any) -> Any:
     """(the resolver's marker, whether the whole outcome is wanted) of a
     parameter a resolver fills, which takes no argument: none in the core."""
     return None
 
 
-# A seam: the SDK layer plans the Resolve(...) parameters (_sdk_resolvers, section 25).
+# A seam: the SDK layer plans the Resolve(...) parameters (_sdk_resolvers, section 27).
 def _resolvers_of(fn: Callable[..., Any], tool_name: str, arguments: List[str], returns: Any) -> Any:
     """A tool's resolved parameters and their resolvers, or None: none in the core."""
     return None
 
 
-# A seam: the SDK layer knows the SDK's own Context (_sdk_context_annotated, section 26).
+# A seam: the SDK layer knows the SDK's own Context (_sdk_context_annotated, section 28).
 def _takes_sdk_context(fn: Any, context_param: Optional[str]) -> bool:
     """Whether ``fn``'s Context parameter is annotated with the SDK's own Context
     (it then gets the SDK's own objects): never in the core."""
@@ -3719,7 +3720,7 @@ def _input_schema(fn_name: str, params: List[_Param]) -> Tuple[Dict[str, Any], D
     return {"type": "object", **{k: v for k, v in schema.items() if k != "type"}}, builder.class_kinds, arguments_model
 
 
-# A seam: the SDK layer builds its arguments model (_delegated_arguments, section 22).
+# A seam: the SDK layer builds its arguments model (_delegated_arguments, section 24).
 def _pydantic_arguments(fn_name: str, params: List[_Param],
                         builder: _SchemaBuilder) -> Tuple[Any, Dict[str, Tuple[Any, bool]]]:
     """(the model that reads the parameters another library validates, by name
@@ -3727,7 +3728,7 @@ def _pydantic_arguments(fn_name: str, params: List[_Param],
     return None, {}
 
 
-# A seam: the SDK layer has pydantic read them (_arguments_model_read, section 22).
+# A seam: the SDK layer has pydantic read them (_arguments_model_read, section 24).
 def _pydantic_read(arguments_model: Any, arguments: Dict[str, Any], kwargs: Dict[str, Any],
                    errors: List[_ErrorItem]) -> None:
     """The parameters _pydantic_arguments' model reads, into ``kwargs`` (its
@@ -3800,7 +3801,7 @@ def _field_default(field: Any) -> Any:
 _IMMUTABLE = frozenset({int, float, bool, str, bytes, type(None), complex, tuple, frozenset, range})
 
 
-# A seam: the SDK layer pre-parses JSON text (_pre_parsed_params, section 27).
+# A seam: the SDK layer pre-parses JSON text (_pre_parsed_params, section 29).
 def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
     """The parameters whose string argument may be a list or an object sent as
     JSON text, with the strings they take as they are: none in the core, whose
@@ -3808,7 +3809,7 @@ def _json_text_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dic
     return {}
 
 
-# A seam: the SDK layer parses that text (_pre_parse_json, section 23).
+# A seam: the SDK layer parses that text (_pre_parse_json, section 25).
 def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
     """The arguments with JSON text parsed where _json_text_params says: none in the core."""
     return arguments
@@ -3933,27 +3934,27 @@ def _is_input_required(tp: Any) -> bool:
                                                       and tp.__module__.startswith("mcp"))
 
 
-# A seam: the SDK layer finds pydantic's types and metadata (_holds_pydantic, section 22).
+# A seam: the SDK layer finds pydantic's types and metadata (_holds_pydantic, section 24).
 def _involves_pydantic(tp: Any, seen: Optional[set[int]] = None) -> bool:
     """Whether an annotation holds anywhere a type or metadata another library
     (pydantic) validates, which then validates and writes it whole: none in the core."""
     return False
 
 
-# A seam: the SDK layer builds pydantic's output model (_output_adapter_of, section 22).
+# A seam: the SDK layer builds pydantic's output model (_output_adapter_of, section 24).
 def _pydantic_structured(fn_name: str, annotation: Any, inner: Any) -> Optional[Tuple[Dict[str, Any], bool, Any]]:
     """Rows S7-S13 for an annotation _involves_pydantic finds: (outputSchema,
     wrapped, the adapter that checks and writes a result), or None (S13): none in the core."""
     return None
 
 
-# A seam: the SDK layer has pydantic's adapter check and write it (_output_adapter_result, section 22).
+# A seam: the SDK layer has pydantic's adapter check and write it (_output_adapter_result, section 24).
 def _pydantic_output(adapter: Any, value: Any) -> Any:
     """A result _pydantic_structured's adapter checks and writes as JSON: none in the core."""
     return value
 
 
-# A seam: the SDK layer has pydantic's adapter check it (_output_adapter_checked, section 22).
+# A seam: the SDK layer has pydantic's adapter check it (_output_adapter_checked, section 24).
 def _pydantic_checked(adapter: Any, value: Any) -> Any:
     """A CallToolResult's structured content, checked by that adapter and sent as given: none in the core."""
     return value
@@ -4218,7 +4219,7 @@ def _icons_wire(icons: List[Any]) -> List[Any]:
 
 def _resource_annotations(value: Any, where: str) -> Dict[str, Any]:
     """Annotations (audience, priority, lastModified) as a dict, checked."""
-    value = _sdk_model_json(value)  # the SDK's Annotations model, as its JSON (section 26)
+    value = _sdk_model_json(value)  # the SDK's Annotations model, as its JSON (section 28)
     if not isinstance(value, dict):
         raise TypeError(f"The annotations of {where} must be a dict, not {type(value).__name__}")
     notes = _drop_none(value)
@@ -5764,7 +5765,7 @@ class Context:
                                  request_read_timeout_seconds)
 
 
-# -- what the SDK layer gives a Context (seams: section 25 and 26 refine them) ----------
+# -- what the SDK layer gives a Context (seams: section 27 and 28 refine them) ----------
 
 
 def _session_of(ctx: Context) -> Any:
@@ -5849,7 +5850,7 @@ def _form_params(request: _Request, message: str, requested: Dict[str, Any]) -> 
 # What the client answers each question with (2026-07-28 schema.ts: ElicitResult,
 # CreateMessageResult, ListRootsResult; the earlier revisions' are narrower), as
 # the schema writes them.  A seam: the SDK layer takes them as leniently as the
-# SDK's models do (_SDK_ANSWERS, section 25).
+# SDK's models do (_SDK_ANSWERS, section 27).
 _META_OBJECT = {"type": "object"}
 _SAMPLED: Dict[str, Any] = {"anyOf": [  # SamplingMessageContentBlock
     {"type": "object", "required": ["type", "text"], "properties": {
@@ -6009,7 +6010,7 @@ def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Opt
 
     payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
                          separators=(",", ":")).encode()
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 26): it seals
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28): it seals
         return key.seal(payload)  # type: ignore[no-any-return]
     body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
     signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
@@ -6026,7 +6027,7 @@ def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Opt
     def refuse(why: str) -> _RpcError:
         return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
 
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 26) opens it
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28) opens it
         key, token = key.opened(token)
     # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
     # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
@@ -6103,7 +6104,7 @@ class MCPServer:
     ``max_tasks`` (stored, 10000); a client is a token's principal, else the
     peer address (HTTP), else the connection (stdio).
     ``scope_hierarchy``: each scope with the narrower ones it implies (HTTP's bearer tokens, section 21).
-    The SDK's other keywords: ``request_state_security`` (section 25), those of
+    The SDK's other keywords: ``request_state_security`` (section 27), those of
     no effect here (``debug``, ``log_level``, ...); a few refused; any other a TypeError.
     """
 
@@ -6199,7 +6200,7 @@ class MCPServer:
         identifier's settings, declared under capabilities.extensions in 2026-07-28
         (None: not now); the request methods they add, each a function of (params,
         _Request); their tools/call interceptors, the first given outermost
-        (_calling).  ``extensions``: the SDK's Extension objects (section 26)."""
+        (_calling).  ``extensions``: the SDK's Extension objects (section 28)."""
         self._extensions: Dict[str, Callable[[], Optional[Dict[str, Any]]]] = {  # section 16's, as it declares it
             TASKS_EXTENSION: lambda: _tasks_declared(self, STATELESS_VERSIONS[-1], None).get("extensions", {}).get(
                 TASKS_EXTENSION)}
@@ -6312,7 +6313,7 @@ class MCPServer:
         The list changes it makes are announced once, when it ends."""
         token = _CHANGES.set(changes := {})  # type: ignore[var-annotated]
         try:
-            if tool.is_async or self._interceptors:  # an interceptor may wait (section 26)
+            if tool.is_async or self._interceptors:  # an interceptor may wait (section 28)
                 return _run_coroutine(self._calling(tool, arguments, request))
             return _run_without_loop(self._call(tool, arguments, request))
         finally:  # (most calls change nothing: the context's only reset)
@@ -6359,7 +6360,7 @@ class MCPServer:
 
     def _calling(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """The coroutine of steps 2 to 4: _call, inside the extensions' interceptors
-        when there are any (SEP-2133: an extension may wrap tools/call; section 26)."""
+        when there are any (SEP-2133: an extension may wrap tools/call; section 28)."""
         return _intercepted(self, tool, arguments, request) if self._interceptors else \
             self._call(tool, arguments, request)
 
@@ -6373,7 +6374,7 @@ class MCPServer:
             # are a tool execution error (server/tools, "Error Handling", 2025-11-25:
             # "Input validation errors"; the SDK answers so in every revision).
             kwargs = self._arguments(tool, arguments, request)
-            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 25)
+            if tool.resolved is not None:  # the SDK's Resolve(...) parameters (section 27)
                 kwargs.update(await _resolve_parameters(tool, kwargs, request, self))
             # 3. Run.  What the tool raises is a tool execution error too ("API
             # failures", "Business logic errors"): isError (_failure).  An MCPError
@@ -6652,9 +6653,9 @@ class MCPServer:
         and ``read_timeout``; an address it cannot serve on is SystemExit(2)."""
         if transport not in ("stdio", "streamable-http"):
             raise ValueError(f"mcp_ref serves the stdio and streamable-http transports, not {transport!r}")
-        if _IMPORTING:  # the command line's serve is importing the file (section 32): it would serve twice
+        if _IMPORTING:  # the command line's serve is importing the file (section 34): it would serve twice
             raise RuntimeError('run() is called as the file is imported; call it under if __name__ == "__main__":')
-        # HTTP: the app of section 19 on the embedded server (_run_http, section 21).
+        # HTTP: the app of section 19 on the embedded server (_run_http, section 22).
         code = _run_http(self, exit_process=False, **kwargs) if transport == "streamable-http" else \
             _StdioServer(self, exit_process=False).serve()  # (the command line's ends the process)
         if code:
@@ -6703,7 +6704,7 @@ class MCPServer:
 
 # The lists a call has changed so far (None outside a call): MCPServer._announce_changes.
 _CHANGES: Any = contextvars.ContextVar("mcp_ref_changes", default=None)
-# The server file the command line's serve is importing, while it does (section 32):
+# The server file the command line's serve is importing, while it does (section 34):
 # run() refuses then (MCPServer.run).
 _IMPORTING: List[str] = []
 
@@ -6746,7 +6747,7 @@ def _run_without_loop(coro: Any) -> Any:
     raise RuntimeError("a synchronous tool's call waited for something")
 
 
-# -- what a layer adds to the server (seams; section 23's table) -------------------
+# -- what a layer adds to the server (seams; section 25's table) -------------------
 #
 # The core's plain rules where a layer lets a server written for another
 # library run as written: its objects, its keywords, its extensions.
@@ -9639,7 +9640,7 @@ class _Stderr:
 #
 # One endpoint (``/mcp``) serves both eras, as a WSGI application
 # (``MCPServer.streamable_http_app()``), so that any WSGI server can run it;
-# _HttpServer (section 21) is the standard library's own.  Which era a POST
+# _HttpServer (section 22) is the standard library's own.  Which era a POST
 # belongs to is read from the message, never guessed:
 #
 #   POST body                                   served by
@@ -10607,7 +10608,7 @@ def _param_header_problem(raw: Optional[str], value: Any, kind: Any) -> Optional
 
 def _finite(text: str) -> float:
     """A number's text read as a float; OverflowError for one beyond a double
-    (the command line's JSON reader, section 29, refuses it so)."""
+    (the command line's JSON reader, section 31, refuses it so)."""
     value = float(text)
     if abs(value) == float("inf"):
         raise OverflowError(text)  # not a ValueError: key=value must not take it for text
@@ -11422,18 +11423,20 @@ class _Counted:
             self.release()
 
 
-# -- The embedded HTTP server: RFC 9112 framing, limits per client ------------
+# ---------------------------------------------------------------------------
+# 22. The embedded HTTP server: RFC 9112 framing, limits per peer
+# ---------------------------------------------------------------------------
 #
 # Streamable HTTP is the WSGI app of section 19; any WSGI server can serve it
 # (gunicorn, waitress).  This one is for a machine that may install nothing:
 # MCPServer.run(transport="streamable-http") serves on it, and so does the
-# command line's serve --http (section 32).
+# command line's serve --http (section 34).
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   _run_http             MCPServer.run (section 14)          run("streamable-http") and serve --http
-#   _serve_http           _run_http (section 21)              the WSGI app served until SIGINT or SIGTERM
-#   _HttpServer           _serve_http (section 21)            connections, each request's framing and bounds
+#   _serve_http           _run_http (section 22)              the WSGI app served until SIGINT or SIGTERM
+#   _HttpServer           _serve_http (section 22)            connections, each request's framing and bounds
 #
 # The standard library's own server for the WSGI app: threads, keep-alive,
 # streamed responses and a clean stop on SIGINT or SIGTERM.  It frames
@@ -12041,7 +12044,9 @@ def _date() -> str:
     return line
 
 
-# -- Seams: where a layer refines a rule of the core -------------------------
+# ---------------------------------------------------------------------------
+# 23. Seams: where a layer refines a rule of the core
+# ---------------------------------------------------------------------------
 #
 # Every name above this block is the core: MCP as the specification says it,
 # complete without anything below the line "# ---- layers" (the file cut there
@@ -12054,37 +12059,37 @@ def _date() -> str:
 #
 # (the rows, by topic:)
 #   -- validation (section 6)
-#   _compiler_for         the strict _Compiler for every mode         _sdk_compiler_for (section 27): the SDK's
+#   _compiler_for         the strict _Compiler for every mode         _sdk_compiler_for (section 29): the SDK's
 #                                                                     lax mode (_LaxCompiler) for input, output
-#   _arm_label            an anyOf arm named by its type or $ref      _pydantic_arm_label (section 22): the
+#   _arm_label            an anyOf arm named by its type or $ref      _pydantic_arm_label (section 24): the
 #                                                                     validator's name pydantic gives the arm
 #   -- schemas, arguments and tools (sections 2-9)
 #   _is_pydantic_model    _native (section 4),                        pydantic's BaseModel (_is_basemodel,
-#                         _SchemaBuilder.ref (section 5): no class    section 22)
+#                         _SchemaBuilder.ref (section 5): no class    section 24)
 #   _pydantic_schema      _SchemaBuilder.annotated and .ref           pydantic's own schema of its types
-#                         (section 5): none                           (_pydantic_own_schema, section 22)
-#   _format_errors        a line per failure: its JSON path, why      _pydantic_format_errors (section 22)
-#   _lax_parse            a date, a UUID... from its schema's form    _pydantic_parse (section 23)
-#   _build_union          the first arm the argument passes           _smart_union_value (section 22)
-#   _is_pydantic_field    no other library's Field                    _is_field_info (section 22)
-#   _pydantic_value       built as its type                           _type_adapter_value (section 22)
-#   _involves_pydantic    no annotation another library validates     _holds_pydantic (section 22)
-#   _pydantic_arguments   no arguments model                          _delegated_arguments (section 22)
-#   _pydantic_read        nothing to read                             _arguments_model_read (section 22)
-#   _pydantic_structured  no output model                             _output_adapter_of (section 22)
-#   _pydantic_output      the result as it is                         _output_adapter_result (section 22)
-#   _pydantic_checked     the content as it is                        _output_adapter_checked (section 22)
-#   _json_text_params     no argument is JSON text                    _pre_parsed_params (section 27)
-#   _json_text_arguments  the arguments as they are                   _pre_parse_json (section 23)
-#   _resolve_marker       no parameter a resolver fills               _sdk_resolve_marker (section 25)
-#   _resolvers_of         no resolvers                                _sdk_resolvers (section 25)
-#   _takes_sdk_context    no Context of the SDK's                     _sdk_context_annotated (section 26)
-#   _sdk_model_json       a value as it is                            _pydantic_model_json (section 26)
-#   _output_json          a result checked as the JSON it sends       _as_returned (section 22)
+#                         (section 5): none                           (_pydantic_own_schema, section 24)
+#   _format_errors        a line per failure: its JSON path, why      _pydantic_format_errors (section 24)
+#   _lax_parse            a date, a UUID... from its schema's form    _pydantic_parse (section 25)
+#   _build_union          the first arm the argument passes           _smart_union_value (section 24)
+#   _is_pydantic_field    no other library's Field                    _is_field_info (section 24)
+#   _pydantic_value       built as its type                           _type_adapter_value (section 24)
+#   _involves_pydantic    no annotation another library validates     _holds_pydantic (section 24)
+#   _pydantic_arguments   no arguments model                          _delegated_arguments (section 24)
+#   _pydantic_read        nothing to read                             _arguments_model_read (section 24)
+#   _pydantic_structured  no output model                             _output_adapter_of (section 24)
+#   _pydantic_output      the result as it is                         _output_adapter_result (section 24)
+#   _pydantic_checked     the content as it is                        _output_adapter_checked (section 24)
+#   _json_text_params     no argument is JSON text                    _pre_parsed_params (section 29)
+#   _json_text_arguments  the arguments as they are                   _pre_parse_json (section 25)
+#   _resolve_marker       no parameter a resolver fills               _sdk_resolve_marker (section 27)
+#   _resolvers_of         no resolvers                                _sdk_resolvers (section 27)
+#   _takes_sdk_context    no Context of the SDK's                     _sdk_context_annotated (section 28)
+#   _sdk_model_json       a value as it is                            _pydantic_model_json (section 28)
+#   _output_json          a result checked as the JSON it sends       _as_returned (section 24)
 #   -- patterns (section 6)
-#   _compile_pattern      a plain pattern (characters, '.', escapes,  _rx_compile_pattern (section 28): all of
+#   _compile_pattern      a plain pattern (characters, '.', escapes,  _rx_compile_pattern (section 30): all of
 #                         [classes], quantified, between ^ and $),    ECMA-262 in linear time, on re where
-#                         searched in linear time; ValueError else    provably safe (section 34)
+#                         searched in linear time; ValueError else    provably safe (section 35)
 #   -- content, resources, prompts, the server and its transports (sections 8, 10-21)
 #   _is_sdk_content       _is_content_class (section 8): no class      the SDK's content models (mcp.types)
 #   _sdk_block            _content_block (section 8): none             such a model as the SDK sends it
@@ -12101,16 +12106,16 @@ def _date() -> str:
 #   _resolved_parameters, MCPServer._call, _keywords_taken (sections  the SDK's Resolve(...) parameters
 #   _resolve_parameters   9, 14): none
 #   _session_of           Context.session (section 12): none, an       the SDK's ServerSession (_sdk_session,
-#                         AttributeError                              section 25)
+#                         AttributeError                              section 27)
 #   _request_context_of   Context.request_context (section 12): none,  the SDK's RequestContext
-#                         an AttributeError                           (_sdk_request_context, section 25)
+#                         an AttributeError                           (_sdk_request_context, section 27)
 #   _input_responses      Context.input_responses (section 12): the    each answer as the SDK's result class
-#                         client's JSON                               (_sdk_input_responses, section 26)
+#                         client's JSON                               (_sdk_input_responses, section 28)
 #   _elicitation_view     _elicitation_outcome (section 12): the       the SDK's own outcome class, to a function
 #                         ElicitationResult itself                    that took its Context (_sdk_elicitation,
-#                                                                     section 26)
+#                                                                     section 28)
 #   _ANSWERS              _answer_checker (section 12): the client's   as leniently as the SDK's models take
-#                         results as schema.ts writes them            them (_SDK_ANSWERS, section 25)
+#                         results as schema.ts writes them            them (_SDK_ANSWERS, section 27)
 
 _SEAMS: FrozenSet[str] = frozenset((
     # validation (section 6)
@@ -12143,13 +12148,13 @@ def _refine(**rules: Any) -> None:
 
 
 # ---------------------------------------------------------------------------
-# 22. SDK fidelity: pydantic's types, unions and error texts
+# 24. SDK fidelity: pydantic's types, unions and error texts
 # ---------------------------------------------------------------------------
 #
-# The SDK layer (sections 22 to 27), the first of the layers: nothing here is
+# The SDK layer (sections 24 to 29), the first of the layers: nothing here is
 # an MCP rule.  The SDK validates tool arguments and results with pydantic, so
 # to answer as it does this layer refines rules of the core at their seams (the
-# core's table: _refine, section 21; its one call at the end of section 27).
+# core's table: _refine, section 23; its one call at the end of section 29).
 # The core's rule reads whole without it.  Here:
 # annotations that hold pydantic's own types (pydantic itself validates them),
 # pydantic's "smart" union, which picks the arm a value belongs to, and
@@ -12173,21 +12178,21 @@ def _refine(**rules: Any) -> None:
 #                                                             output checker makes it JSON itself
 #   _output_adapter_checked  _pydantic_checked (section 9)       a CallToolResult's structured content, by    -
 #                                                             pydantic's own output model
-#   _Union                _LaxCompiler._any_of (section 27)   the smart union: an arm of the value's exact 7, 9
+#   _Union                _LaxCompiler._any_of (section 29)   the smart union: an arm of the value's exact 7, 9
 #                                                             type first, then the one it fills most
 #   _pydantic_arm_label   seam _arm_label (section 6)         a union member named as pydantic's validator -
 #                                                             is: value.list[int].0, nullable[...]
 #   _smart_union_value    _build_union (section 7)            a union's argument becomes the arm that took -
 #                                                             it (a Unix time for Union[date, str]: a date)
-#   _bound_failure        _lax_type (section 23)              'nan' and 'inf' refused by a bound           9
-#   _first_bound_failure  _LaxCompiler._numeric_check (section 27)  bounds: the first failure only, in  -
+#   _bound_failure        _lax_type (section 25)              'nan' and 'inf' refused by a bound           9
+#   _first_bound_failure  _LaxCompiler._numeric_check (section 29)  bounds: the first failure only, in  -
 #                                                             its order
-#   _in_field_order       _lax_object (section 27)            errors in the model's field order            -
-#   _BOUNDS               _lax_type (section 23)              the order pydantic-core checks bounds in     -
-#   _too_many             _lax_array (section 27)             a set past max_length: one error, "not more" -
-#   _no_members           _lax_object (section 27)            an empty TypedDict or dataclass: every key   -
+#   _in_field_order       _lax_object (section 29)            errors in the model's field order            -
+#   _BOUNDS               _lax_type (section 25)              the order pydantic-core checks bounds in     -
+#   _too_many             _lax_array (section 29)             a set past max_length: one error, "not more" -
+#   _no_members           _lax_object (section 29)            an empty TypedDict or dataclass: every key   -
 #                                                             ignored
-#   _pydantic_base        _is_basemodel (section 22)          pydantic's BaseModel, if the program has it  -
+#   _pydantic_base        _is_basemodel (section 24)          pydantic's BaseModel, if the program has it  -
 #   _is_basemodel         _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel (and _native, -
 #                                                             section 4: its instance, as its model_dump)
 #   _is_field_info        _is_pydantic_field (section 7)      a default that is pydantic's own Field       -
@@ -12537,7 +12542,7 @@ def _as_returned(value: Any) -> Any:
 def _pydantic_format_errors(errors: List[_ErrorItem], title: str) -> str:
     """pydantic's text: a location line, then the message with its type and input.
     With this layer a tool's arguments are also converted as pydantic's lax mode
-    converts them (section 23):
+    converts them (section 25):
 
     >>> server = MCPServer("demo")
     >>> @server.tool()
@@ -12848,7 +12853,7 @@ def _declared_names(compiler: _Compiler, schema: Any) -> Optional[frozenset[str]
 
 
 def _smart_union_value(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
-    # The arm the schema check chose (the SDK's smart union, _Union, section 22): the arm of exactly the
+    # The arm the schema check chose (the SDK's smart union, _Union, section 24): the arm of exactly the
     # value's type, else the first arm the JSON value is already an instance of (a Literal's string, a
     # list), else the first arm that converts it (a Path, bytes, an Enum, a date from a string).  A string
     # the check made of a number (a Unix time a date's, a number a Decimal's) comes from an arm that
@@ -12903,10 +12908,10 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 
 
 # ---------------------------------------------------------------------------
-# 23. SDK fidelity: lax conversions
+# 25. SDK fidelity: lax conversions
 # ---------------------------------------------------------------------------
 #
-# Part of the SDK layer (section 22).  pydantic's lax mode, which the SDK's tool
+# Part of the SDK layer (section 24).  pydantic's lax mode, which the SDK's tool
 # arguments and results go through: "17" and 17.0 for an int, "yes" for a
 # bool, an object read by attribute, then the standard library's value types
 # (a date, a Decimal, a UUID) from the JSON forms pydantic takes, which
@@ -12916,24 +12921,24 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 #
 #   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _lax_type             _LaxCompiler._type_check (section 27)  17.0 for an int; other types converted -
+#   _lax_type             _LaxCompiler._type_check (section 29)  17.0 for an int; other types converted -
 #                                                             by _coerce, refused in pydantic's words
-#   _lax_steps            _LaxCompiler._steps_in_order (section 27)  a Python value made JSON first       -
+#   _lax_steps            _LaxCompiler._steps_in_order (section 29)  a Python value made JSON first       -
 #                                                             (_native); a float field's 2 becomes 2.0
-#   _coerce               _lax_type (section 23)              "17" and 17.0 for an int, "yes" for a bool,  7
+#   _coerce               _lax_type (section 25)              "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
 #   _pre_parse_json       _json_text_arguments (section 9)    a list or an object argument sent as JSON    7
 #                                                             text, parsed (the SDK's pre_parse_json)
-#   _lax_typed            _LaxCompiler._keywords (section 27)  a type JSON Schema cannot name (a date, a   11, 30
+#   _lax_typed            _LaxCompiler._keywords (section 29)  a type JSON Schema cannot name (a date, a   11, 30
 #                                                             Decimal, dict[int, T]'s keys), converted
-#   _lax_member           _lax_allowed (section 27)           true for 1, "1" for an IntEnum's 1           -
+#   _lax_member           _lax_allowed (section 29)           true for 1, "1" for an IntEnum's 1           -
 #   _pydantic_parse       _lax_parse (section 7)              the argument built from its JSON form        11
-#   _lax_members          _LaxCompiler._members_check (section 27)  extra keys dropped, keys made strings -
+#   _lax_members          _LaxCompiler._members_check (section 29)  extra keys dropped, keys made strings -
 #                                                             (not for dict[str, T] or a dataclass:
 #                                                             refused), a key's own errors under "[key]"
-#   _strings_taken        _pre_parsed_params (section 27)     the strings _pre_parse_json keeps            7
+#   _strings_taken        _pre_parsed_params (section 29)     the strings _pre_parse_json keeps            7
 #
-# README: as in section 22's table.  The wording of a refused date, time or
+# README: as in section 24's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is README difference 11.
 
 def _pre_parse_json(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
@@ -13732,25 +13737,25 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 
 
 # ---------------------------------------------------------------------------
-# 24. SDK fidelity: schema shapes
+# 26. SDK fidelity: schema shapes
 # ---------------------------------------------------------------------------
 #
-# Part of the SDK layer (section 22).  The structured-output page asks for a JSON Schema
+# Part of the SDK layer (section 24).  The structured-output page asks for a JSON Schema
 # of each tool's input and output; the SDK publishes the one pydantic writes,
 # and its clients compare them.  Section 5 writes pydantic's spellings (the
 # Field class the SDK re-exports, the names of $defs, sorted keys, flattened
 # anyOf) and section 4 the JSON forms of datetime and timedelta; here are a
 # Field's default as the SDK takes it (ours or pydantic's), and the schemas of
-# a class no JSON value is, for section 22's smart union and the lax checkers.
+# a class no JSON value is, for section 24's smart union and the lax checkers.
 #
 #   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _python_only          _ArmsCompiler._keywords (section 27)  a class no JSON value is an instance of    -
-#   _python_only_type     _smart_union_value (section 22)     the same, of a type (Annotated[T, ...]: T)   -
-#   _as_sent              _lax_array (section 27)             values built as their JSON (no date, no      -
+#   _python_only          _ArmsCompiler._keywords (section 29)  a class no JSON value is an instance of    -
+#   _python_only_type     _smart_union_value (section 24)     the same, of a type (Annotated[T, ...]: T)   -
+#   _as_sent              _lax_array (section 29)             values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
 #
-# README: as in section 22's table.  test_schema compares the schemas with the
+# README: as in section 24's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
 
 
@@ -13816,10 +13821,10 @@ def _strict_json_schema() -> Any:
 
 
 # ---------------------------------------------------------------------------
-# 25. SDK fidelity: the SDK's API
+# 27. SDK fidelity: the SDK's API
 # ---------------------------------------------------------------------------
 #
-# Part of the SDK layer (section 22).  What a tool sees of the SDK beyond the spec's
+# Part of the SDK layer (section 24).  What a tool sees of the SDK beyond the spec's
 # messages: parameters the server fills (``Annotated[T, Resolve(fn)]``), the
 # SDK's session object, and its classes for results, resources and messages.
 # The messages themselves (elicitation/create, sampling/createMessage,
@@ -13838,7 +13843,7 @@ def _strict_json_schema() -> Any:
 #   _SDK_ANSWERS          seam _ANSWERS (section 12)          the client's answers as leniently as the     -
 #                                                             SDK's models take them
 #
-# README: as in section 22's table.  test_context checks these on the wire.
+# README: as in section 24's table.  test_context checks these on the wire.
 #
 # A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
 # inputSchema): the server fills it by running ``fn`` before the tool, as the
@@ -14165,7 +14170,7 @@ def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
 
 def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
-    asked (_checked_answer, section 12): that result's model (section 26; the
+    asked (_checked_answer, section 12): that result's model (section 28; the
     SDK's own to the SDK's Context)."""
     checked = _checked_answer(method, requested, result)
     return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], checked)
@@ -14311,10 +14316,10 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 
 
 # ---------------------------------------------------------------------------
-# 26. SDK fidelity: the SDK's names, objects and errors
+# 28. SDK fidelity: the SDK's names, objects and errors
 # ---------------------------------------------------------------------------
 #
-# Part of the SDK layer (section 22).  What a server written for the SDK brings beyond
+# Part of the SDK layer (section 24).  What a server written for the SDK brings beyond
 # its decorators: the names it imports (mcp.types, mcp.server), the SDK's own
 # objects it returns, the MCPError it raises, its constructor's keywords and its
 # 1.x name, FastMCP; hand-written schemas, as the SDK's low-level Server
@@ -14326,7 +14331,7 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 #   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _sdk_input_responses  seam _input_responses (section 12)  each answer as the SDK's result class         -
-#   _sdk_model            _answer (section 25)                to a function that took the SDK's Context:  -
+#   _sdk_model            _answer (section 27)                to a function that took the SDK's Context:  -
 #                                                             the SDK's own models (ctx.session)
 #   _sdk_elicitation      seam _elicitation_view (section 12)  to a function that took the SDK's Context:  -
 #                                                             the SDK's own outcome classes (ctx.elicit)
@@ -14349,7 +14354,7 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 #   _sdk_intercepted      MCPServer._calling (section 14)     the extensions' intercept_tool_call around   -
 #                                                             tools/call, the first given outermost
 #
-# README: as in section 22's table.  test_sdk_names, test_sdk_objects,
+# README: as in section 24's table.  test_sdk_names, test_sdk_objects,
 # test_sdk_errors and test_hand_written check these on the wire.
 
 
@@ -14381,7 +14386,7 @@ _SDK_MODELS = {
     "UnsubscribeRequestParams": "uri! _meta",
     "TextResourceContents": "uri! mime_type _meta text!", "BlobResourceContents": "uri! mime_type _meta blob!",
 }
-# Already here under another name (section 25), or no class: what the SDK's name stands for.
+# Already here under another name (section 27), or no class: what the SDK's name stands for.
 _SDK_ALIASES = {"CompletionArgument": "_CompletionArgument", "CompletionContext": "_CompletionContext",
                 "ServerRequestContext": "_RequestContext"}
 # Declared without a value, for readers and checkers: __getattr__ makes each.
@@ -15497,11 +15502,11 @@ __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELIC
 
 
 # ---------------------------------------------------------------------------
-# 27. SDK fidelity: lax validation and URI template matching
+# 29. SDK fidelity: lax validation
 # ---------------------------------------------------------------------------
 #
-# A layer, as section 22 is.  Lax validation: where pydantic's lax mode
-# (section 23) checks a keyword family in its own order, _LaxCompiler refines
+# A layer, as section 24 is.  Lax validation: where pydantic's lax mode
+# (section 25) checks a keyword family in its own order, _LaxCompiler refines
 # the rule of section 6 (_Compiler, strict) by overriding that family's step
 # with a hook here.  The URI template matcher is the core's now (section 10).
 #
@@ -15510,34 +15515,34 @@ __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELIC
 #   _LaxCompiler          seam _compiler_for (section 6)      pydantic's lax mode, for tool arguments and  -
 #                                                             results: _Compiler with the steps below
 #   _ArmsCompiler         seam _compiler_for (section 6)      the smart union's strict try of each arm     -
-#   _lax_anything         _LaxCompiler (section 27)           any value, made JSON as the SDK writes it    -
-#   _lax_allowed          _LaxCompiler._allowed_check (section 27)  the allowed value itself (2.0 for 2), -
+#   _lax_anything         _LaxCompiler (section 29)           any value, made JSON as the SDK writes it    -
+#   _lax_allowed          _LaxCompiler._allowed_check (section 29)  the allowed value itself (2.0 for 2), -
 #                                                             or what _lax_member converts
-#   _lax_string           _LaxCompiler._string_check (section 27)  the first length error only; then no   -
+#   _lax_string           _LaxCompiler._string_check (section 29)  the first length error only; then no   -
 #                                                             pattern
-#   _lax_any_of           _LaxCompiler._any_of (section 27)   the smart union's arm (_Union.smart) first   7, 9
-#   _lax_array            _LaxCompiler._array_check (section 27)  a set keeps one of each item (_dedupe);  -
+#   _lax_any_of           _LaxCompiler._any_of (section 29)   the smart union's arm (_Union.smart) first   7, 9
+#   _lax_array            _LaxCompiler._array_check (section 29)  a set keeps one of each item (_dedupe);  -
 #                                                             a short tuple's missing members, each
-#   _lax_object           _LaxCompiler._object_steps (section 27)  defaults filled; errors in field order; -
+#   _lax_object           _LaxCompiler._object_steps (section 29)  defaults filled; errors in field order; -
 #                                                             a dict's size counted once its items pass
-#   _dict_too_long        _lax_object (section 27)            a dict past max_length: one error            -
-#   _set_order            _lax_array (section 27)             a set's items in the order pydantic's set    -
+#   _dict_too_long        _lax_object (section 29)            a dict past max_length: one error            -
+#   _set_order            _lax_array (section 29)             a set's items in the order pydantic's set    -
 #                                                             is dumped in (hash order)
-#   _smart_pick,          _Union._most_fields (section 22),   the smart union's rank of the arms a value   -
-#   _exactness, _ranked   _smart_union_value (section 22)     fits: fields set, then exactness
-#   _first_converting     _smart_union_value (section 22)     a string the check read as a number ('3' an  -
+#   _smart_pick,          _Union._most_fields (section 24),   the smart union's rank of the arms a value   -
+#   _exactness, _ranked   _smart_union_value (section 24)     fits: fields set, then exactness
+#   _first_converting     _smart_union_value (section 24)     a string the check read as a number ('3' an  -
 #                                                             IntEnum's 3): the first arm that takes it
-#   _dedupe               _lax_array (section 27)             items equal as JSON kept once; a set of      -
+#   _dedupe               _lax_array (section 29)             items equal as JSON kept once; a set of      -
 #                                                             sets whatever their order (_same_set)
 #   _pre_parsed_params    _json_text_params (section 9)       where a string argument may be JSON text:    7
-#                                                             _strings_taken (section 23) for each
+#                                                             _strings_taken (section 25) for each
 #
 # test_resources checks these on the wire.
 
 
 # -- Lax validation ----------------------------------------------------------------
 #
-# pydantic's lax mode (section 23) checks a container's size and members in its
+# pydantic's lax mode (section 25) checks a container's size and members in its
 # own order and words.  Each _lax_ hook here is the lax modes' copy of one
 # keyword family of _Compiler (section 6): the same assertions, with pydantic's
 # stops; _LaxCompiler, after them, overrides each step with its hook.
@@ -15940,7 +15945,7 @@ def _first_converting(tp: Any, value: Any, sent: str) -> Any:
 
 
 def _pre_parsed_params(params: List[_Param], input_schema: Dict[str, Any]) -> Dict[str, FrozenSet[str]]:
-    """The parameters whose string argument _pre_parse_json (section 23)
+    """The parameters whose string argument _pre_parse_json (section 25)
     may read as JSON text, each with the strings it keeps as they are."""
     published = input_schema["properties"]
     return {p.key: taken for p in params if p.key in published and
@@ -15954,10 +15959,10 @@ class _LaxCompiler(_Compiler):
     drops extra keys, makes a result's Python values JSON and fills its absent
     fields with their published defaults, and stops and words its errors as
     pydantic does.  Each step the lax mode changes is one method here, which
-    hands it to its _lax_ function (sections 23 and 27); the keywords'
+    hands it to its _lax_ function (sections 25 and 29); the keywords'
     assertions stay the rule's.  Chosen through the seam _compiler_for."""
 
-    # Twin: _FastCompiler, section 34 (_COMPILER below picks one).
+    # Twin: _FastCompiler, section 35 (_COMPILER below picks one).
 
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         super().__init__(root, mode, class_kinds)
@@ -15966,7 +15971,7 @@ class _LaxCompiler(_Compiler):
     _anything = staticmethod(_lax_anything)  # any value, made JSON as the SDK writes it
 
     def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
-        if type(schema) is _TypedSchema:  # a type JSON Schema cannot name: _lax_typed (section 23)
+        if type(schema) is _TypedSchema:  # a type JSON Schema cannot name: _lax_typed (section 25)
             return _lax_typed(self, schema)
         if type(schema) is _UnionSchema:  # a union checked by its members, not its flattened anyOf
             schema = dict(schema, anyOf=schema.members)
@@ -16007,17 +16012,17 @@ class _LaxCompiler(_Compiler):
     def _members_check(self, schema: Dict[str, Any], properties: Dict[str, _Checker], extra: Any,
                        extra_check: Optional[_Checker], patterns: List[Tuple[Any, _Checker]],
                        names: Optional[_Checker]) -> _Checker:
-        # extra keys dropped, keys made strings (section 23)
+        # extra keys dropped, keys made strings (section 25)
         return _lax_members(schema, properties, extra, extra_check, patterns, names, self.class_kinds)
 
     def _any_of(self, arms: List[_Checker], schemas: List[Any]) -> _Checker:
-        return _lax_any_of(_Union(self, arms, schemas))  # the smart union picks the arm (section 22)
+        return _lax_any_of(_Union(self, arms, schemas))  # the smart union picks the arm (section 24)
 
 
 class _ArmsCompiler(_Compiler):
     """The strict compiler as pydantic's smart union first tries a value on
-    each arm (_Union, section 22): a Python class no JSON value is an instance
-    of takes nothing (_python_only, section 24), and an int takes no 2.0."""
+    each arm (_Union, section 24): a Python class no JSON value is an instance
+    of takes nothing (_python_only, section 26), and an int takes no 2.0."""
 
     def _keywords(self, schema: Dict[str, Any], is_def: bool) -> _Checker:
         if _python_only(self, schema):
@@ -16045,32 +16050,32 @@ def _sdk_compiler_for(mode: str) -> type[_Compiler]:
     return _Compiler if mode == "strict" else _ArmsCompiler if mode == "arms" else _COMPILER
 
 
-# The SDK layer (sections 22 to 27), set at the core's seams in one call (section 21's table).
+# The SDK layer (sections 24 to 29), set at the core's seams in one call (section 23's table).
 _refine(
-    # pydantic's types, texts and unions (section 22)
+    # pydantic's types, texts and unions (section 24)
     _format_errors=_pydantic_format_errors, _build_union=_smart_union_value, _is_pydantic_field=_is_field_info,
     _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic, _pydantic_arguments=_delegated_arguments,
     _pydantic_read=_arguments_model_read, _pydantic_structured=_output_adapter_of,
     _pydantic_output=_output_adapter_result, _pydantic_checked=_output_adapter_checked, _output_json=_as_returned,
     _is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema, _arm_label=_pydantic_arm_label,
-    # lax conversions (section 23)
+    # lax conversions (section 25)
     _lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json,
-    # the SDK's API (section 25)
+    # the SDK's API (section 27)
     _session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS,
     _resolve_marker=_sdk_resolve_marker, _resolvers_of=_sdk_resolvers,
-    # the SDK's names, objects and errors (section 26)
+    # the SDK's names, objects and errors (section 28)
     _takes_sdk_context=_sdk_context_annotated, _sdk_model_json=_pydantic_model_json, _is_sdk_content=_sdk_content,
     _sdk_block=_sdk_model_block, _foreign_error=_sdk_error, _foreign_object=_sdk_object, _foreign_prompt=_sdk_prompt,
     _server_settings=_sdk_settings, _apply_extension=_sdk_apply_extension, _intercepted=_sdk_intercepted,
     _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters,
     _input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation,
-    # lax validation (section 27)
+    # lax validation (section 29)
     _compiler_for=_sdk_compiler_for, _json_text_params=_pre_parsed_params,
 )
 
 
 # ---------------------------------------------------------------------------
-# 28. Patterns: ECMA-262 regular expressions in linear time
+# 30. Patterns: ECMA-262 regular expressions in linear time
 # ---------------------------------------------------------------------------
 #
 # A layer: the core checks plain patterns only (_compile_pattern, section 6);
@@ -16113,7 +16118,7 @@ _refine(
 # other than Any, ASCII and Assigned.  General_Category comes from unicodedata
 # (the running Python's Unicode version).
 #
-# Python's re serves as an accelerator (section 34, _rx_accelerated, set as _rx_re_form) only where
+# Python's re serves as an accelerator (section 35, _rx_accelerated, set as _rx_re_form) only where
 # its backtracking provably stays linear.
 
 
@@ -16707,7 +16712,7 @@ class _RxMatcher:
 # --- The re accelerator, for patterns on which re's backtracking stays linear ---
 
 # The re form of a pattern, where re provably runs in linear time: the
-# accelerators (the last layer, section 34) set it; without them every pattern
+# accelerators (the last layer, section 35) set it; without them every pattern
 # runs on the automaton above.
 _rx_re_form: Optional[Callable[[_RxNode], Optional[Callable[[str], bool]]]] = None
 
@@ -16716,7 +16721,7 @@ def _rx_compile_pattern(pattern: str, accelerate: bool | None = None) -> Callabl
     """A search predicate for an ECMA-262 ``pattern``: true where it matches anywhere
     in the string (JSON Schema patterns are not anchored).  ValueError names the
     problem.  accelerate: use re where provably safe (default: _RX_ACCELERATE), through
-    _rx_re_form (twin: _rx_accelerated, section 34).  It refines the core's
+    _rx_re_form (twin: _rx_accelerated, section 35).  It refines the core's
     _compile_pattern (section 6), which checks plain patterns only."""
     try:
         node = _RxParser(pattern).parse()
@@ -16736,16 +16741,16 @@ _refine(_compile_pattern=_rx_compile_pattern)
 
 
 # ---------------------------------------------------------------------------
-# 29. A client
+# 31. A client
 # ---------------------------------------------------------------------------
 #
 # A layer: the core is the server; this client serves users and the command line.
 #
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
-#   Client                users (public), _cli (section 32)   a server over stdio or HTTP, every revision
+#   Client                users (public), _cli (section 34)   a server over stdio or HTTP, every revision
 #   _StdioClient          Client                              a server over stdio, started as a child
-#   _load_server          wsgi_app (section 33)               a server file, for serve and for WSGI servers
+#   _load_server          wsgi_app (section 34)               a server file, for serve and for WSGI servers
 #
 # A client over stdio (a child process it starts) or Streamable HTTP: it
 # speaks to a server as a real client would (initialize, or 2026-07-28's
@@ -17242,7 +17247,7 @@ class Client:
     added) and ``unauthorized(url, status, www_authenticate) -> bool`` (on a
     401, or a 403 with ``insufficient_scope``; True: sent again with fresh
     headers, twice at most).  Sessions, the GET stream, resumption, headers:
-    section 30.  The API is synchronous (no async one); a ``$ref`` is never fetched.
+    section 32.  The API is synchronous (no async one); a ``$ref`` is never fetched.
 
     ``tasks=True`` takes tasks (section 16): in 2026-07-28 the client declares
     the tasks extension, in 2025-11-25 it asks for a task where a tool's
@@ -17467,7 +17472,7 @@ class Client:
             raise ValueError(f"a request's method is a non-empty string, not {method!r}")
         return self._request(method, dict(params or {}))
 
-    # -- skills (io.modelcontextprotocol/skills, section 26) ---------------------------
+    # -- skills (io.modelcontextprotocol/skills, section 28) ---------------------------
 
     def list_skills(self, cursor: Optional[str] = None, *, all_pages: bool = False) -> Dict[str, Any]:
         """skills/list: the Skill entries the server lists (one page, or all)."""
@@ -18116,7 +18121,7 @@ def _content_bytes(contents: Dict[str, Any]) -> bytes:
 
 def _client_extensions(extensions: Optional[Dict[str, Dict[str, Any]]], apps: bool) -> Dict[str, Dict[str, Any]]:
     """Client(extensions=..., apps=...): identifier -> settings, each identifier
-    checked as the SDK checks it (section 26); Apps with the MIME type it renders."""
+    checked as the SDK checks it (section 28); Apps with the MIME type it renders."""
     declared = dict(extensions or {})
     for identifier, settings in declared.items():
         validate_extension_identifier(identifier, owner="Client.extensions")
@@ -18451,7 +18456,7 @@ def _with_defaults(schema: Any, content: Any) -> Any:
 # subschemas, or a per-validation time budget" against a malicious schema.
 # allOf of two $refs to the next of forty $defs is 2**40 checks of one value;
 # a schema of a million subschemas, a million closures.  Patterns need no
-# bound: section 28 matches in linear time.
+# bound: section 30 matches in linear time.
 _SCHEMA_MAX_DEPTH = 64  # subschemas within subschemas
 _SCHEMA_MAX_SUBSCHEMAS = 20000
 _SCHEMA_CHECK_SECONDS = 5.0  # one value checked against one schema
@@ -18661,10 +18666,10 @@ __all__ += ("Client",)
 
 
 # ---------------------------------------------------------------------------
-# 30. A client: Streamable HTTP
+# 32. A client: Streamable HTTP
 # ---------------------------------------------------------------------------
 #
-# The client layer, as section 29: the client's side of Streamable HTTP
+# The client layer, as section 31: the client's side of Streamable HTTP
 # (basic/transports): one POST per message, answered with JSON or an SSE
 # stream; the session id and revision of the handshake era in headers; the
 # 2026-07-28 request headers that mirror the body.
@@ -19250,7 +19255,7 @@ def _header_value(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 31. A client: OAuth 2.1
+# 33. A client: OAuth 2.1
 # ---------------------------------------------------------------------------
 #
 # The client's side of basic/authorization: discovering the authorization
@@ -20042,7 +20047,7 @@ __all__ += ("OAuthClientProvider", "OAuthFlowError")
 
 
 # ---------------------------------------------------------------------------
-# 32. Command line
+# 34. Command line
 # ---------------------------------------------------------------------------
 #
 # A layer: not MCP, the tool around it.
@@ -20050,10 +20055,10 @@ __all__ += ("OAuthClientProvider", "OAuthFlowError")
 #   entry                 where it is used                    what it serves
 #   --------------------  ----------------------------------  ---------------------------------------------
 #   main                  the end of the file                 mcp-ref COMMAND ... (python mcp_ref.py COMMAND ...)
-#   _cli                  main (section 32)                   each command, its options and exit codes
-#   _answer_elicitation   Client (section 29), for _cli       the server's questions, as the user answers them
-#   _progress_line        _show_progress (section 32)         progress: one line that updates, on a terminal
-#   _stderr_line          _show_log (section 32)              a log message, after any progress line
+#   _cli                  main (section 34)                   each command, its options and exit codes
+#   _answer_elicitation   Client (section 31), for _cli       the server's questions, as the user answers them
+#   _progress_line        _show_progress (section 34)         progress: one line that updates, on a terminal
+#   _stderr_line          _show_log (section 34)              a log message, after any progress line
 #
 # The commands and their words are _COMMANDS below, and its usage text.
 # SERVER is a Python file that defines an mcp_ref MCPServer, any other
@@ -20412,7 +20417,7 @@ def _cli(argv: List[str]) -> int:
 
 
 def _oauth(url: str) -> Any:
-    """--auth: OAuth 2.1 (section 31), the browser sent to the authorization
+    """--auth: OAuth 2.1 (section 33), the browser sent to the authorization
     server and its redirect received on 127.0.0.1; the tokens kept in memory."""
     return OAuthClientProvider(url)
 
@@ -20963,12 +20968,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
 
 
-# ---------------------------------------------------------------------------
-# 33. Command line: a WSGI server's entry
-# ---------------------------------------------------------------------------
+# -- a WSGI server's entry -------------------------------------------------------
 #
 # Not MCP.  The embedded HTTP server of run("streamable-http") and serve
-# --http is the core's (_run_http, section 21); what stays here is a server file's
+# --http is the core's (_run_http, section 22); what stays here is a server file's
 # app for another WSGI server (gunicorn, waitress).
 #
 #   entry                 where it is used                    what it serves
@@ -20989,7 +20992,7 @@ __all__ += ("wsgi_app",)
 
 
 # ---------------------------------------------------------------------------
-# 34. Accelerators
+# 35. Accelerators
 # ---------------------------------------------------------------------------
 #
 # The json package's pattern.  Every rule above is complete and correct on its
@@ -21006,7 +21009,7 @@ __all__ += ("wsgi_app",)
 #   _fast_pretty      _pretty (section 4)              dicts with string keys, lists, and exact
 #                                                      str, int, float, bool, None: json's C
 #                                                      string encoder, the common leaves inline
-#   _FastCompiler     _LaxCompiler (section 27)        object schemas of declared leaf properties:
+#   _FastCompiler     _LaxCompiler (section 29)        object schemas of declared leaf properties:
 #                                                      a dict or dataclass whose values are
 #                                                      exactly their JSON types, lists of them
 #                                                      in a few passes (_fast_list)
@@ -21014,10 +21017,10 @@ __all__ += ("wsgi_app",)
 #                                                      leaves: their texts in one C pass
 #   _fast_dumps       _dumps_message (section 15)      every message: json's C encoder made once;
 #                                                      a polled Task's kept text (_ShownTask)
-#   _rx_accelerated   _rx_compile_pattern (section 28) patterns proven linear on Python's re
+#   _rx_accelerated   _rx_compile_pattern (section 30) patterns proven linear on Python's re
 #                                                      (_RX_ACCELERATE: the switch)
 #
-# Each rule names its twin where it is written ("twin: _fast_x, section 34"),
+# Each rule names its twin where it is written ("twin: _fast_x, section 35"),
 # and test_mcp_ref checks this table against the file.
 #
 # Each is kept because it pays on the benchmark row it is for, measured alone
@@ -21096,7 +21099,7 @@ class _FastCompiler(_LaxCompiler):
 
     def _object_step(self, schema: Dict[str, Any], properties: Dict[str, _Checker], required: List[str],
                      defaults: Dict[str, Any], general: _Checker) -> _Checker:
-        """_lax_object's check (section 27), in one loop: a leaf whose value is exactly
+        """_lax_object's check (section 29), in one loop: a leaf whose value is exactly
         its JSON type is taken without a call; anything else is checked by its
         property's checker, as the rule does; keys that need converting go the
         general way from the start."""
@@ -21270,7 +21273,7 @@ def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
     return '{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(id_, 0)) + ',"result":' + task.json + "}"  # type: ignore[misc]
 
 
-# -- patterns on Python's re (the rule: _rx_compile_pattern's automaton, section 28)
+# -- patterns on Python's re (the rule: _rx_compile_pattern's automaton, section 30)
 #
 # re backtracks; it is used for a pattern only where its backtracking provably
 # stays linear: every choice is decided by the next character (and loop bodies
@@ -21408,7 +21411,7 @@ def _rx_accelerated(node: _RxNode) -> Callable[[str], bool] | None:
     return lambda text: find(text) is not None
 
 
-_rx_re_form = _rx_accelerated  # section 28's slot (_RX_ACCELERATE still switches it per call)
+_rx_re_form = _rx_accelerated  # section 30's slot (_RX_ACCELERATE still switches it per call)
 
 
 # -- the one place that picks ---------------------------------------------------

@@ -1,4 +1,4 @@
-"""Section 34, Accelerators: each faster twin against the rule it replaces.
+"""Section 35, Accelerators: each faster twin against the rule it replaces.
 
 For each accelerator (``mcp_ref._ACCELERATORS``; ``_RULES`` holds the rules):
   * it gives what its rule gives, on seeded random inputs (the rule called
@@ -196,7 +196,7 @@ class PrettyTextTest(unittest.TestCase):
 
 
 class CompilerTest(unittest.TestCase):
-    """_LaxCompiler (section 27) and _FastCompiler: the same checked values and the
+    """_LaxCompiler (section 29) and _FastCompiler: the same checked values and the
     same errors, through whole tools registered in each mode."""
 
     def results(self, fns: List[Any], calls: List[Tuple[str, Dict[str, Any]]], on: bool) -> List[Any]:

@@ -1,6 +1,6 @@
 """Section 7, Arguments: JSON arguments back into the parameters' Python types
 (dataclasses, Enum members, datetimes, tuples, sets...), as pydantic hands
-them to the SDK's tools, after the lax input check of sections 6, 22 and 23.
+them to the SDK's tools, after the lax input check of sections 6, 24 and 25.
 """
 
 import dataclasses

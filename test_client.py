@@ -1,4 +1,4 @@
-"""mcp_ref.Client (sections 29 and 30): against mcp_ref's own server
+"""mcp_ref.Client (sections 31 and 32): against mcp_ref's own server
 (examples/everything.py) over stdio and Streamable HTTP, in both eras, and
 against the official SDK's server (skipped when the SDK is not installed)."""
 
@@ -910,7 +910,7 @@ def hostile_schema(kind: str, rng: Any) -> Any:
         return kind, {"$defs": defs, "$ref": "#/$defs/d0"}, 1
     if kind == "enum":  # a huge enum of unhashable values, the value not in it
         return kind, {"enum": [[i] for i in range(rng.randint(50000, 150000))]}, [-1]
-    if kind == "pattern":  # catastrophic for a backtracking engine; section 28 is linear
+    if kind == "pattern":  # catastrophic for a backtracking engine; section 30 is linear
         pattern = rng.choice(["^(a+)+$", "^(a|a)*$", "^(a|aa)+$", "(x+x+)+y", "^(\\w+\\s?)*$"])
         return kind, {"type": "object", "properties": {"s": {"pattern": pattern}}}, \
             {"s": "a" * rng.randint(20000, 60000) + "!"}

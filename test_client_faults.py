@@ -1,4 +1,4 @@
-"""mcp_ref.Client against servers that misbehave (sections 29 and 30): seeded
+"""mcp_ref.Client against servers that misbehave (sections 31 and 32): seeded
 fake servers over stdio (testdata/client_fault_server.py, a child process) and
 Streamable HTTP (a loopback socket server on a thread of this process) that
 cut, stall, flood, repeat, reorder, mutate and oversize frames and streams.

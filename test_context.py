@@ -1,4 +1,4 @@
-"""Context and resolvers (sections 12, 13 and 25) on the wire: whole frames over
+"""Context and resolvers (sections 12, 13 and 27) on the wire: whole frames over
 real pipes, in every revision that has each feature, with the test playing the
 client.
 
@@ -1995,10 +1995,10 @@ def core_alone() -> Any:
 
 class CoreAloneContextTest(unittest.TestCase):
     """The core's Context has no SDK shapes: no ctx.session or ctx.request_context
-    (the SDK layer gives them, section 25), the client's answers as JSON,
+    (the SDK layer gives them, section 27), the client's answers as JSON,
     checked as schema.ts writes them (the SDK layer: as its models take them), and
     ctx.elicit's outcome as the core's classes even where the function took the
-    SDK's own Context (section 26 gives that one the SDK's classes)."""
+    SDK's own Context (section 28 gives that one the SDK's classes)."""
 
     def test_no_session_nor_request_context(self) -> None:
         ctx = core_alone().Context()

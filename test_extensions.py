@@ -3,13 +3,13 @@
 * The core's declaration (sections 14 and 15): ``capabilities.extensions`` in
   2026-07-28, none in the handshake revisions (the SDK's ServerCapabilities of
   2025-11-25 has no such field); the tasks extension declared through it.
-* The SDK's interface (section 26): Extension, ToolBinding, ResourceBinding,
+* The SDK's interface (section 28): Extension, ToolBinding, ResourceBinding,
   MethodBinding (params read through a RequestParams subclass, by mcp_ref's own
   introspection; a spec method refused), intercept_tool_call in the order given,
   identifiers checked as the SDK checks them.
-* MCP Apps (section 26): Apps, ResourceCsp, ResourcePermissions,
+* MCP Apps (section 28): Apps, ResourceCsp, ResourcePermissions,
   client_supports_apps, ``ui://`` only, ``_meta.ui`` on tools, resources and contents.
-* The client (section 29): the extensions it declares, the server's, send_request.
+* The client (section 31): the extensions it declares, the server's, send_request.
 * Drop-in: examples/apps_sdk.py, a server written for the SDK, served by mcp_ref
   with only its ``from mcp... import`` lines changed, over stdio and HTTP,
   answers the SDK's frames (recorded below; with the SDK installed, compared live).

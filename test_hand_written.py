@@ -1,4 +1,4 @@
-"""Hand-written schemas (section 26, _SchemaTool): ``add_tool(fn, input_schema=...,
+"""Hand-written schemas (section 28, _SchemaTool): ``add_tool(fn, input_schema=...,
 output_schema=...)`` and ``@tool(...)`` publish them as written, check the
 arguments against the inputSchema strictly (section 6) and hand them over as
 JSON values, and check a result against the outputSchema.

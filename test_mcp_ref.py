@@ -1,50 +1,52 @@
 """mcp_ref as a whole: the examples in its module docstring (the quick start,
 and one per row of the structured-output table) run as tests, in both modes.
 
-The tests of each section are in the module named for it:
+The tests of each section are in the module named for it (the core: 1-23;
+the layers: 24-35):
 
     3       Type introspection        test_introspection.py
     4, 8    Values as JSON, Content   test_content.py
-    5, 24   JSON Schema generation,   test_schema.py
+    5, 26   JSON Schema generation,   test_schema.py
             schema shapes
     6       Validation                test_validation.py (the lax modes through tools: test_arguments.py,
-    22, 23, SDK fidelity: unions,     test_content.py, test_tools.py)
-    27      error texts, lax
+    24, 25, SDK fidelity: unions,     test_content.py, test_tools.py)
+    29      error texts, lax
             conversions and checks
     7       Arguments                 test_arguments.py
     7, 9    with pydantic             test_pydantic.py
     9, 14   Tools, MCPServer          test_tools.py
-    10, 11, Resources, prompts and    test_resources.py
-    27      completion; URI templates
+    10, 11  Resources, prompts and    test_resources.py
+            completion; URI templates
     12, 13  Context, request state    test_context.py
-    25      the SDK's API: resolvers, test_context.py
+    27      the SDK's API: resolvers, test_context.py
             ctx.session
-    26      the SDK's names, objects, test_sdk_names.py, test_sdk_objects.py, test_hand_written.py
+    28      the SDK's names, objects, test_sdk_names.py, test_sdk_objects.py, test_hand_written.py
             keywords, FastMCP, run()
     9-11,   MCPError as the SDK       test_sdk_errors.py
-    14, 26  sends it
-    5, 24,  Field(json_schema_extra), test_sdk_schemas.py
-    26      InputRequiredResult unions
+    14, 28  sends it
+    5, 26,  Field(json_schema_extra), test_sdk_schemas.py
+    28      InputRequiredResult unions
     15, 17, Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
     18      stdio                     test_malformed.py
     16      Tasks                     test_tasks.py
-    19-21,  Streamable HTTP, SSE      test_http.py, test_http_streams.py (resumable streams, announcements),
-    33      streams, access control,  test_http_sessions.py (several users: sessions, limits per client,
-            HTTP server               the fair pool), test_http_faults.py (seeded faults over sockets)
-    28      Patterns                  test_patterns.py
-    29-32   A client, Command line    test_client.py, test_oauth.py, test_cli.py
-    34      Accelerators              test_accelerators.py
+    19-22   Streamable HTTP, SSE      test_http.py, test_http_streams.py (resumable streams, announcements),
+            streams, access control,  test_http_sessions.py (several users: sessions, limits per client,
+            the embedded HTTP server  the fair pool), test_http_faults.py (seeded faults over sockets)
+    30      Patterns                  test_patterns.py
+    31-34   A client, Command line    test_client.py, test_oauth.py, test_cli.py
+    35      Accelerators              test_accelerators.py
 
 Also here: the file's shape (SectionsTest): its sections numbered in order, each
 in the docstring's table of contents, and no function longer than 60 (a section
 is as long as its topic; issue 34 retired the caps on section and spec-path
-lines); the spec path first, each of its sections citing a page and naming
-pydantic only at a hook, and the fenced sections after it (SDK fidelity, patterns, client, command
-line, accelerators), whose head tables name real functions in the sections they
-say; each rule names its accelerator or hook where it is written; the spec path
-reaches the fences only through what their tables list; a name given with a
-section is defined there; the README quotes no figure about the file that is
-not true.
+lines); the core first, each of its sections citing a page, and the layers after
+the line "# ---- layers" (SDK fidelity, patterns, client, command line,
+accelerators), whose head tables name real functions in the sections they say;
+each rule names its accelerator or the seam a layer refines where it is written;
+a name given with a section is defined there; the README quotes no figure about
+the file that is not true.  The core alone (CoreAloneTest): it names nothing
+defined after it, and run() serves from it (RunTest); one tools/call's path
+through the sections (OneFlowTest).
 
 What they share is in _testing.py.
 """
@@ -229,7 +231,7 @@ class SectionsTest(unittest.TestCase):
                                          f"{name}: {rule.group(0)}")
 
     def test_rules_name_their_twins_and_hooks(self) -> None:
-        """Where a rule is written it names its accelerator (section 34's table)
+        """Where a rule is written it names its accelerator (section 35's table)
         or the fidelity hook it calls (the SDK fidelity sections' tables)."""
         definitions = _definitions(self.source)
         lines = self.source.split("\n")
@@ -259,7 +261,7 @@ class SectionsTest(unittest.TestCase):
 
     def test_names_given_a_section_are_defined_there(self) -> None:
         """Wherever the file names a function or class with a section ("_Events
-        (section 26)", "twin: _fast_pretty, section 34"), continuation lines of the
+        (section 28)", "twin: _fast_pretty, section 35"), continuation lines of the
         fences' tables too, the name is defined in that section."""
         definitions = _definitions(self.source)
         named = re.compile(r"\b([A-Za-z_][\w.]*)(?: \(|,? )section (\d+)\b")
@@ -506,7 +508,7 @@ def _post(port: int, message: Any, headers: Dict[str, str], session: Any = None)
 
 # Issue 34 asks that one stateless tools/call over HTTP move between sections
 # at most 23 times (46 before it, accelerated).  A ratchet: lower it as the flow
-# shortens.  Without the accelerators the SDK layer's lax checks (sections 23
+# shortens.  Without the accelerators the SDK layer's lax checks (sections 25
 # and 27) refine the core's compiler step by step; the core alone moves less.
 MAX_CALL_MOVES = {True: 30, False: 38}
 

@@ -1,4 +1,4 @@
-"""Section 31, the client's OAuth 2.1: OAuthClientProvider against a small
+"""Section 33, the client's OAuth 2.1: OAuthClientProvider against a small
 authorization server and protected resource written here (http.server on
 127.0.0.1, an ephemeral port), driven as the client drives it: ``unauthorized``
 with the resource's challenge, then ``headers``.  Each request the provider

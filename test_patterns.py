@@ -1,4 +1,4 @@
-"""Section 28, patterns: ECMA-262 regular expressions matched in linear time.
+"""Section 30, patterns: ECMA-262 regular expressions matched in linear time.
 
 The JSON Schema Test Suite's pattern cases, ECMA-262 semantics where they differ
 from Python's re, a seeded differential test against re on safe patterns (and
@@ -548,7 +548,7 @@ class TestCoreRule(unittest.TestCase):
                 self.core.validate("a", schema)
             message = str(caught.exception)
             self.assertIn("is not supported by the core", message)
-            self.assertIn("pattern layer (section 28) supports it", message)
+            self.assertIn("pattern layer (section 30) supports it", message)
         with self.assertRaisesRegex(ValueError, r"^invalid pattern 'a\*\*': nothing to repeat before '\*'"):
             self.core.validate("a", {"pattern": "a**"})
         with self.assertRaisesRegex(ValueError, "backreferences are not supported"):

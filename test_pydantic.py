@@ -660,7 +660,7 @@ def returning(annotation: Any, value: Any) -> Any:
 @unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
 class SetOrderTest(unittest.TestCase):
     """A returned set in the order pydantic dumps it: a Python set of the built
-    items, in this process's hash order (section 27: _set_order, _set_key)."""
+    items, in this process's hash order (section 29: _set_order, _set_key)."""
 
     def test_sets_of_tuples_dates_decimals_and_bytes(self) -> None:
         import datetime

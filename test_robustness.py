@@ -294,7 +294,7 @@ class HostilePatternTest(unittest.TestCase):
     def test_ping_is_answered_while_hostile_arguments_are_checked(self) -> None:
         """A benign pattern, a hostile argument: "1" * 12000 + "x" against \\d+$
         makes Python's re backtrack for seconds while holding the GIL; the
-        pattern matcher (section 28) is linear, so a ping sent behind ten such
+        pattern matcher (section 30) is linear, so a ping sent behind ten such
         calls is still answered at once (the bound is generous: a frozen server
         takes seconds)."""
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata", "pattern_server.py")

@@ -1,4 +1,4 @@
-"""The SDK's names a server file imports (section 24's models, section 25's
+"""The SDK's names a server file imports (section 26's models, section 27's
 classes), FastMCP, MCPServer's keywords and run() returning (issue 23).
 
 Each name is tested where a server uses it, on the wire: through the WSGI app

@@ -1,4 +1,4 @@
-"""The SDK's own objects (section 26: _sdk_object, _sdk_block, _wire_value, _sdk_model, _sdk_prompt).
+"""The SDK's own objects (section 28: _sdk_object, _sdk_block, _wire_value, _sdk_model, _sdk_prompt).
 
 A server written for the SDK returns the SDK's models (mcp.types, its prompt
 messages, its Image helper); mcp_ref reads them where it reads its own, and
@@ -175,7 +175,7 @@ class InsideOurObjectsTest(unittest.TestCase):
 
 @unittest.skipUnless(HAVE_SDK, NEEDS_SDK)
 class SdkServerCodeTest(unittest.TestCase):
-    """What SDK-written server code does with the SDK's own classes (section 26)."""
+    """What SDK-written server code does with the SDK's own classes (section 28)."""
 
     def answers(self, fn: Any) -> str:
         """What ``fn`` returns on the retry that carries ANSWER."""

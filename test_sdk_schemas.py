@@ -5,7 +5,7 @@
   SDK's func_metadata strips that arm (section 9, _data_arms), and the final
   round sends ``structuredContent``.
 * ``Field(json_schema_extra=...)``, a dict or a callable, as pydantic applies it
-  (section 24): ``x-mcp-header`` (checked over HTTP, 2026-07-28
+  (section 26): ``x-mcp-header`` (checked over HTTP, 2026-07-28
   basic/transports) and SEP-1330's titled enums among them.
 
 The expected schemas are the SDK's (mcp 2.3 with pydantic 2), written out; with

@@ -753,7 +753,7 @@ class BoundsTest(Case):
             "working"])
 
     def test_peers_of_the_http_server(self) -> None:
-        # The same, from two loopback addresses to the embedded server (section 33).
+        # The same, from two loopback addresses to the embedded server (section 34).
         try:
             socket.create_connection(("127.0.0.1", 9), 0.01, source_address=("127.0.0.3", 0)).close()
         except ConnectionRefusedError:
@@ -1247,7 +1247,7 @@ def fuzz_frames(client: Any, msg: Dict[str, Any], header: Any, body: bytes) -> L
 
 
 class FuzzHttp:
-    """A client of the embedded HTTP server (section 33): its own connection (from the address ``peer``)."""
+    """A client of the embedded HTTP server (section 34): its own connection (from the address ``peer``)."""
 
     def __init__(self, port: int, era: str, peer: str = "127.0.0.1") -> None:
         self.era, self.session = era, None

@@ -1,7 +1,7 @@
 """Section 6, Validation: the JSON Schema 2020-12 checkers (``validate()``, the
 strict mode), their error list and message, and the compiled-schema cache.
 
-The lax modes (sections 22 and 23) are tested through tools: arguments in
+The lax modes (sections 24 and 25) are tested through tools: arguments in
 test_arguments.py and test_content.py's parity test, results in test_content.py
 and test_tools.py; the accelerated compiler (_FastCompiler) in
 test_accelerators.py.
@@ -183,7 +183,7 @@ class ValidateTest(unittest.TestCase):
 
 class StrictRuleTest(unittest.TestCase):
     """_Compiler is the rule, strict in every mode; pydantic's lax mode refines
-    it as a subclass (_LaxCompiler, section 27), chosen through the seam
+    it as a subclass (_LaxCompiler, section 29), chosen through the seam
     _compiler_for, never through hooks inside the rule."""
 
     def test_the_rule_is_strict_in_every_mode(self) -> None:

@@ -115,7 +115,7 @@ FIXTURE_EXPECTED: Dict[str, List[str]] = {
 # (auth/..., which pass once examples/conformance_auth.py is there: they are
 # listed in CLIENT_AUTH and reported, not yet required).
 # The auth scenarios run with examples/conformance_auth.py's OAuthClientProvider
-# (section 31); every scored one of each set.
+# (section 33); every scored one of each set.
 _AUTH_2025 = [
     "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
     "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
