@@ -12056,8 +12056,6 @@ def _date() -> str:
 #
 #   seam                  the core's rule                             refined by
 #   --------------------  ------------------------------------------  ----------------------------------------
-#
-# (the rows, by topic:)
 #   -- validation (section 6)
 #   _compiler_for         the strict _Compiler for every mode         _sdk_compiler_for (section 29): the SDK's
 #                                                                     lax mode (_LaxCompiler) for input, output

@@ -188,6 +188,9 @@ class SectionsTest(unittest.TestCase):
         assert line is not None
         return {int(m.group(1)) for m in _BANNER.finditer(self.source) if m.start() > line.start()}
 
+    def _core_numbers(self) -> set[int]:
+        return {number for number, _, _ in self.sections} - self._layer_numbers()
+
     def _spec_path(self) -> List[Tuple[int, str, int]]:
         layers = self._layer_numbers()
         return [section for section in self.sections if section[0] not in layers]
@@ -258,6 +261,18 @@ class SectionsTest(unittest.TestCase):
         dangling = [m.group(0) for m in reference.finditer(self.source)
                     if not {int(n) for n in re.findall(r"\d+", m.group(0))} <= numbers]
         self.assertEqual(dangling, [])
+
+    def test_the_seams_table_lists_each_seam_and_a_layer_refines_each(self) -> None:
+        """The core's seams (_SEAMS) are the rows of its table, and each is set
+        by a layer's call to _refine: no seam undeclared, none left unused."""
+        lines = self._section_lines(max(self._core_numbers()))
+        rows = {m.group(1) for line in lines if (m := re.match(r"^#   (_[A-Za-z_]+),?\s", line))}
+        seams = set(mcp_ref._SEAMS) if hasattr(mcp_ref, "_SEAMS") else set()
+        self.assertEqual(rows, seams)
+        refined = {keyword.arg for node in ast.walk(ast.parse(self.source))
+                   if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_refine"
+                   for keyword in node.keywords}
+        self.assertEqual(refined, seams)
 
     def test_names_given_a_section_are_defined_there(self) -> None:
         """Wherever the file names a function or class with a section ("_Events
