@@ -2007,13 +2007,7 @@ class _Compiler:
         def check(value: Any, loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> Any:
             if not isinstance(value, list):
                 return value
-            out = value
-            if each is not None:  # the usual array: one schema for every item
-                out = each(value, loc, errors)
-            elif prefix or items is not None:
-                subs = prefix + [items] * (len(value) - len(prefix)) if items is not None else prefix
-                out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
-                out += value[len(out):]
+            out = _checked_items(each, prefix, items, value, loc, errors)
             if unique and not _all_unique(out):
                 errors.append(_ErrorItem(loc, f"{noun} should have unique items", "unique_items", value))
             _check_size(len(out), low, high, noun, "item", True, loc, value, errors)
@@ -2346,6 +2340,19 @@ def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
 def _all_unique(items: List[Any]) -> bool:
     """uniqueItems (Validation 2020-12 §6.4.3): no two items equal as JSON values."""
     return not any(_json_equal(item, seen) for i, item in enumerate(items) for seen in items[:i])
+
+
+def _checked_items(each: Optional[_Checker], prefix: List[_Checker], items: Optional[_Checker], value: List[Any],
+                   loc: Tuple[Any, ...], errors: List[_ErrorItem]) -> List[Any]:
+    """An array's items, each checked by its schema (prefixItems, then items:
+    Core 2020-12 §10.3.1), the rest as they are; ``each``: one schema for all."""
+    if each is not None:  # the usual array: one schema for every item
+        return each(value, loc, errors)  # type: ignore[no-any-return]
+    if not prefix and items is None:
+        return value
+    subs = prefix + [items] * (len(value) - len(prefix)) if items is not None else prefix
+    out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
+    return out + value[len(out):]
 
 
 def _check_contains(schema: Dict[str, Any], contains: _Checker, items: List[Any], loc: Tuple[Any, ...], value: Any,
@@ -15634,16 +15641,10 @@ def _lax_array(schema: Dict[str, Any], noun: str, prefix: List[_Checker], items:
             _check_size(len(value), None, high, noun, "item", True, loc, value, errors)
             return value
         before = len(errors)
-        out = value
-        if each is not None:  # the usual array: one schema for every item
-            out = each(value, loc, errors)
-        elif prefix or items is not None:
-            subs = prefix + [items] * (len(value) - len(prefix)) if items is not None else prefix
-            out = [sub(item, loc + (i,), errors) for i, (sub, item) in enumerate(zip(subs, value))]
-            out += value[len(out):]
-            if missing_members and len(value) < len(prefix):
-                out = out[:len(value)] + _missing_members(schema, len(value), min(len(prefix), low or 0), loc,
-                                                          value, errors)
+        out = _checked_items(each, prefix, items, value, loc, errors)  # the rule's, section 6
+        if missing_members and len(value) < len(prefix):
+            out = out[:len(value)] + _missing_members(schema, len(value), min(len(prefix), low or 0), loc,
+                                                      value, errors)
         bad = {e.loc[len(loc)] for e in errors[before:] if len(e.loc) > len(loc)}
         if unique:
             out = _set_order(_dedupe(out, sets_of_sets), set_key)  # one of each, in the order of the SDK's set
