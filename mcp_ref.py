@@ -1698,6 +1698,10 @@ class _Compiler:
     ``compile`` runs them, and builds its check in a step method that a
     refinement overrides (_LaxCompiler, section 29: pydantic's lax mode)."""
 
+    # Whether its checks take Python values: not the rule's, which checks JSON
+    # (a tool's returned value is made JSON first: _output_json, section 9).
+    reads_python = False
+
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         self.root = root
         self.mode = mode
@@ -3455,6 +3459,7 @@ class _Tool:
         self._input_check = _checker(_checked_input_schema(self.input_schema, self.params), "input", class_kinds)
         self._output_check = _checker(self.output_schema, "output", out_kinds) \
             if self.output_schema and self._output_adapter is None else None
+        self._output_json = _output_reader()
         self._own = [p for p in self.params if not p.delegated]  # the parameters our checker converts
         # A default given as Field(...) (or in Annotated[T, Field(default=...)]) is
         # filled in by arguments(): the function's own default is the Field object.
@@ -3505,7 +3510,8 @@ class _Tool:
         errors: List[_ErrorItem] = []
         assert self._output_check is not None
         try:
-            checked = self._output_check(_output_json(value), (), errors)
+            as_json = self._output_json
+            checked = self._output_check(value if as_json is None else as_json(value), (), errors)
         except RecursionError:
             errors.append(_ErrorItem((), "Recursion error - cyclic reference detected", "recursion_loop",
                                      "<cyclic value>"))
@@ -3569,7 +3575,13 @@ def _sdk_model_json(value: Any) -> Any:
     return value
 
 
-# A seam: the SDK layer's output checker reads the Python value itself (_as_returned, section 24).
+def _output_reader() -> Optional[Callable[[Any], Any]]:
+    """What a tool's output check is given, decided once, at registration: the
+    returned value as JSON (_output_json), or None, as it is, where the output
+    checker reads Python values itself (the SDK's lax mode, section 29)."""
+    return None if _compiler_for("output").reads_python else _output_json
+
+
 def _output_json(value: Any) -> Any:
     """A returned value as the JSON its result sends, which the outputSchema
     checks (server/tools, "Output Schema": structured results conform to it):
@@ -4061,9 +4073,11 @@ class _SchemaTool(_Tool):
                 self._output_check = _checker(self.output_schema, "output", out_kinds) \
                     if self.output_schema and self._output_adapter is None else None
                 self.output_title = (self.output_schema or {}).get("title", "Output")
+                self._output_json = _output_reader()
         if output_schema is not None:
             self.output_schema, self._output_check = _hand_written(output_schema, "outputSchema", self.name)
             self.wrap, self.validate_ctr, self._output_adapter = False, True, None
+            self._output_json = None  # check_output makes the value JSON itself (strict, as the core's)
             self.output_title = self.output_schema.get("title", "Output")
 
     def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
@@ -6727,6 +6741,18 @@ def _least_size(result: Dict[str, Any]) -> int:
     return size
 
 
+def _result_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
+    """A tools/call result with only the fields and block types ``version`` defines."""
+    if version >= _ALL_RESULT_FIELDS_SINCE or "content" not in result:  # (an InputRequiredResult has none)
+        return result
+    if not _has(version, "result.structuredContent") and "structuredContent" in result:
+        result = {k: v for k, v in result.items() if k != "structuredContent"}
+    blocks = result["content"]
+    if any(b.get("type") in ("audio", "resource_link") for b in blocks):
+        result = dict(result, content=[_block_for(b, version) for b in blocks])
+    return result
+
+
 def _tool_error(text: str) -> Dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
@@ -7402,18 +7428,6 @@ def _contents_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
 def _messages_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
     """A prompts/get result with only the block types ``version`` defines."""
     return dict(result, messages=[dict(m, content=_block_for(m["content"], version)) for m in result["messages"]])
-
-
-def _result_for(result: Dict[str, Any], version: str) -> Dict[str, Any]:
-    """A tools/call result with only the fields and block types ``version`` defines."""
-    if version >= _ALL_RESULT_FIELDS_SINCE or "content" not in result:  # (an InputRequiredResult has none)
-        return result
-    if not _has(version, "result.structuredContent") and "structuredContent" in result:
-        result = {k: v for k, v in result.items() if k != "structuredContent"}
-    blocks = result["content"]
-    if any(b.get("type") in ("audio", "resource_link") for b in blocks):
-        result = dict(result, content=[_block_for(b, version) for b in blocks])
-    return result
 
 
 def _block_for(block: Dict[str, Any], version: str) -> Dict[str, Any]:
@@ -12090,7 +12104,6 @@ def _date() -> str:
 #   _resolvers_of         no resolvers                                _sdk_resolvers (section 27)
 #   _takes_sdk_context    no Context of the SDK's                     _sdk_context_annotated (section 28)
 #   _sdk_model_json       a value as it is                            _pydantic_model_json (section 28)
-#   _output_json          a result checked as the JSON it sends       _as_returned (section 24)
 #   -- patterns (section 6)
 #   _compile_pattern      a plain pattern (characters, '.', escapes,  _rx_compile_pattern (section 30): all of
 #                         [classes], quantified, between ^ and $),    ECMA-262 in linear time, on re where
@@ -12130,7 +12143,7 @@ _SEAMS: FrozenSet[str] = frozenset((
     "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_pydantic_value",
     "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
     "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_resolve_marker", "_resolvers_of",
-    "_takes_sdk_context", "_sdk_model_json", "_output_json",
+    "_takes_sdk_context", "_sdk_model_json",
     # patterns (section 6)
     "_compile_pattern",
     # content, resources, prompts, the server and its transports (sections 8, 10-21)
@@ -12179,8 +12192,6 @@ def _refine(**rules: Any) -> None:
 #   _arguments_model_read  _pydantic_read (section 9)          the parameters pydantic validates, its own   1
 #                                                             errors read as ours (_from_pydantic)
 #   _output_adapter_result  _pydantic_output (section 9)        a result pydantic validates and dumps        12
-#   _as_returned          _output_json (section 9)            a result checked as returned: the lax        -
-#                                                             output checker makes it JSON itself
 #   _output_adapter_checked  _pydantic_checked (section 9)       a CallToolResult's structured content, by    -
 #                                                             pydantic's own output model
 #   _Union                _LaxCompiler._any_of (section 29)   the smart union: an arm of the value's exact 7, 9
@@ -12536,12 +12547,6 @@ def _from_pydantic(exc: Any) -> ValidationError:
     errors = [_ErrorItem(tuple(e["loc"]), e["msg"], e["type"], e.get("input"))
               for e in exc.errors(include_url=False)]
     return ValidationError(errors, str(exc.title))
-
-
-def _as_returned(value: Any) -> Any:
-    """A returned value as it is: the lax output checker makes it JSON itself,
-    in pydantic's order and words (an error shows the value as returned)."""
-    return value
 
 
 def _pydantic_format_errors(errors: List[_ErrorItem], title: str) -> str:
@@ -15963,6 +15968,10 @@ class _LaxCompiler(_Compiler):
 
     # Twin: _FastCompiler, section 35 (_COMPILER below picks one).
 
+    # A result is checked as returned: this mode makes its Python values JSON
+    # itself, in pydantic's order and words (an error shows the value as returned).
+    reads_python = True
+
     def __init__(self, root: Any, mode: str, class_kinds: Optional[Dict[str, str]] = None) -> None:
         super().__init__(root, mode, class_kinds)
         self.output = mode == "output"
@@ -16055,7 +16064,7 @@ _refine(
     _format_errors=_pydantic_format_errors, _build_union=_smart_union_value, _is_pydantic_field=_is_field_info,
     _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic, _pydantic_arguments=_delegated_arguments,
     _pydantic_read=_arguments_model_read, _pydantic_structured=_output_adapter_of,
-    _pydantic_output=_output_adapter_result, _pydantic_checked=_output_adapter_checked, _output_json=_as_returned,
+    _pydantic_output=_output_adapter_result, _pydantic_checked=_output_adapter_checked,
     _is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema, _arm_label=_pydantic_arm_label,
     # lax conversions (section 25)
     _lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json,
