@@ -125,7 +125,7 @@ Contents, in the order data flows (a section per topic; the spec page each follo
                                 limits per client (basic/security_best_practices, basic/authorization)
     22. The embedded HTTP server  the standard library's, for the WSGI app, behind run("streamable-http")
                                 and serve --http (RFC 9112 framing, limits per peer)
-    23. Seams                   where a layer refines a rule of the core: one table; _refine
+    23. Seams                   where the core may be refined: one table; _refine
         ---- layers: the file cut above here is the core, MCP alone; each layer below uses what is above it
     24. SDK fidelity            pydantic's own types, smart union, error texts
     25. SDK fidelity            pydantic's lax mode, as the SDK validates: its conversion table
@@ -12066,7 +12066,7 @@ def _date() -> str:
 
 
 # ---------------------------------------------------------------------------
-# 23. Seams: where a layer refines a rule of the core
+# 23. Seams: where the core may be refined, and by what
 # ---------------------------------------------------------------------------
 #
 # Every name above this block is the core: MCP as the specification says it,
