@@ -20028,6 +20028,7 @@ class _LoopbackCallback:
             self.server = http.server.HTTPServer(("127.0.0.1", parts.port or 0), Handler)
         except OSError as error:
             raise OAuthFlowError(f"the redirect's loopback server cannot listen at {redirect_uri}: {error}") from None
+        self.server.handle_error = lambda request, address: None  # type: ignore[method-assign,assignment]  # a browser's dropped connection: no traceback
         self.redirect_uri = f"http://{parts.hostname}:{self.server.server_address[1]}{self.path}"
 
     def wait(self, url: str) -> str:

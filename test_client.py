@@ -1218,6 +1218,7 @@ class FakeHttp:
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda request, address: None  # type: ignore[method-assign]  # a client's reset is the test's
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/mcp"
         threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 

@@ -78,6 +78,7 @@ class Fake:
                 pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.handle_error = lambda request, address: None  # type: ignore[method-assign]  # a client's reset is the test's
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.url = self.base + "/mcp"
         self.issuer = self.base + self.options["as_path"]
