@@ -1,40 +1,12 @@
 """mcp_ref as a whole: the examples in its module docstring (the quick start,
 and one per row of the structured-output table) run as tests, in both modes.
 
-The tests of each section are in the module named for it (the core: 1-23;
-the layers: 24-35):
-
-    3       Type introspection        test_introspection.py
-    4, 8    Values as JSON, Content   test_content.py
-    5, 26   JSON Schema generation,   test_schema.py
-            schema shapes
-    6       Validation                test_validation.py (the lax modes through tools: test_arguments.py,
-    24, 25, SDK fidelity: unions,     test_content.py, test_tools.py)
-    29      error texts, lax
-            conversions and checks
-    7       Arguments                 test_arguments.py
-    7, 9    with pydantic             test_pydantic.py
-    9, 14   Tools, MCPServer          test_tools.py
-    10, 11  Resources, prompts and    test_resources.py
-            completion; URI templates
-    12, 13  Context, request state    test_context.py
-    27      the SDK's API: resolvers, test_context.py
-            ctx.session
-    28      the SDK's names, objects, test_sdk_names.py, test_sdk_objects.py, test_hand_written.py
-            keywords, FastMCP, run()
-    9-11,   MCPError as the SDK       test_sdk_errors.py
-    14, 28  sends it
-    5, 26,  Field(json_schema_extra), test_sdk_schemas.py
-    28      InputRequiredResult unions
-    15, 17, Dispatch, Connections,    test_wire.py, test_robustness.py, test_faults.py, test_interop.py,
-    18      stdio                     test_malformed.py
-    16      Tasks                     test_tasks.py
-    19-22   Streamable HTTP, SSE      test_http.py, test_http_streams.py (resumable streams, announcements),
-            streams, access control,  test_http_sessions.py (several users: sessions, limits per client,
-            the embedded HTTP server  the fair pool), test_http_faults.py (seeded faults over sockets)
-    30      Patterns                  test_patterns.py
-    31-34   A client, Command line    test_client.py, test_oauth.py, test_cli.py
-    35      Accelerators              test_accelerators.py
+Run by name (``python -m unittest test_mcp_ref``) it holds the core's tests too:
+every module of tests/core (load_tests below), which is what runs on the core
+alone (MCP_REF_UNDER_TEST, .ci/run).  The tests of each section are in the module
+named for it: the core's in tests/core, the layers' in tests/layers, one module
+per section or topic; tests/README.md is the map (MapTest holds it to the files
+and to the sections' titles).
 
 Also here: the file's shape (SectionsTest): its sections numbered in order, each
 in the docstring's table of contents, and no function longer than 60 (a section
@@ -48,7 +20,7 @@ the file that is not true.  The core alone (CoreAloneTest): it names nothing
 defined after it, and run() serves from it (RunTest); one tools/call's path
 through the sections (OneFlowTest).
 
-What they share is in _testing.py.
+What they share is in tests/_testing.py.
 """
 
 import ast
@@ -65,7 +37,7 @@ import unittest
 import urllib.request
 from typing import Any, Dict, List, Set, Tuple
 
-from _testing import BOTH, HERE, SOURCE, UNDER_TEST, accelerators, mcp_ref, needs_layers, python_command
+from tests._testing import BOTH, HERE, SOURCE, UNDER_TEST, accelerators, mcp_ref, needs_layers, python_command
 
 
 class DoctestTest(unittest.TestCase):
@@ -392,7 +364,7 @@ class CoreAloneTest(unittest.TestCase):
         self.assertEqual(found["_later"][1], 11)
 
     def test_a_test_that_needs_a_layer_skips_on_the_core(self) -> None:
-        """``_testing.needs_layers``: skipped under MCP_REF_UNDER_TEST with the
+        """``tests._testing.needs_layers``: skipped under MCP_REF_UNDER_TEST with the
         layers it names as the reason, run otherwise; a layer it does not know is an error."""
         test = needs_layers("sdk", "cli")(lambda: None)
         self.assertEqual(getattr(test, "__unittest_skip__", False), UNDER_TEST is not None)
@@ -580,6 +552,71 @@ class OneFlowTest(unittest.TestCase):
             with self.subTest(accelerated=on), accelerators(on):
                 moves, route = self.moves()
                 self.assertLessEqual(moves, MAX_CALL_MOVES[on], "->".join(map(str, route)))
+
+
+# -- the map: tests/README.md, module -> section or topic (issue 34) ------------------
+
+_MAP_ROW = re.compile(r"^\| `(tests/[\w/]+\.py)` \| ([^|]*?) \| ([^|]*?) \|$", re.M)
+
+
+def _map_rows() -> List[Tuple[str, str, str]]:
+    """(module path, sections, title or topic) for each row of tests/README.md's table."""
+    with open(os.path.join(HERE, "tests", "README.md"), encoding="utf-8") as f:
+        return [m.groups() for m in _MAP_ROW.finditer(f.read())]
+
+
+def _numbers(sections: str) -> List[int]:
+    """"4", "24-29", "9, 14", or "all" (the whole file: every section)."""
+    out: List[int] = []
+    for part in sections.split(","):
+        first, _, last = part.strip().partition("-")
+        out += range(int(first), int(last or first) + 1)
+    return out
+
+
+class MapTest(unittest.TestCase):
+    """tests/README.md maps each test module to the section (number and title)
+    or the topic it tests, one to one: every module on disk has one row, no two
+    rows the same sections and topic; a section named is a section of the file,
+    a module of tests/core names the core's sections only, and a row with one
+    section begins its topic with that section's title as its banner has it."""
+
+    def test_the_map_lists_each_module_once(self) -> None:
+        rows = _map_rows()
+        on_disk = sorted(os.path.relpath(os.path.join(folder, name), HERE).replace(os.sep, "/")
+                         for folder, _, names in os.walk(os.path.join(HERE, "tests"))
+                         for name in names if name.startswith("test_") and name.endswith(".py"))
+        self.assertEqual(sorted(path for path, _, _ in rows), on_disk)
+        self.assertEqual(len({(sections, topic) for _, sections, topic in rows}), len(rows))
+
+    def test_the_map_names_the_sections_as_the_file_does(self) -> None:
+        with open(SOURCE, encoding="utf-8") as f:
+            text = f.read()
+        titles = {int(number): title for number, title in _BANNER.findall(text)}
+        core = max(int(number) for number, _ in _BANNER.findall(_LAYERS_LINE.split(text, 1)[0]))
+        for path, sections, topic in _map_rows():
+            with self.subTest(module=path):
+                numbers = list(titles) if sections == "all" else _numbers(sections)
+                self.assertTrue(set(numbers) <= set(titles), f"{sections}: not the file's sections")
+                if path.startswith("tests/core/"):
+                    self.assertLessEqual(max(numbers), core, "a module of tests/core tests the core")
+                if sections.isdigit():
+                    title = titles[int(sections)]
+                    self.assertTrue(topic.startswith(title), f"{topic!r}: not {title!r}")
+
+
+def load_tests(loader: unittest.TestLoader, standard_tests: unittest.TestSuite,
+               pattern: Any) -> unittest.TestSuite:
+    """Loaded by name (``python -m unittest test_mcp_ref``: no pattern), this
+    module holds the core's tests too, every module of tests/core; under
+    discovery (a pattern) they are found in tests/core, and run once.  (pytest
+    does not call load_tests: it collects tests/ itself.)"""
+    if pattern is None:
+        folder = os.path.join(HERE, "tests", "core")
+        for name in sorted(os.listdir(folder)):
+            if name.startswith("test_") and name.endswith(".py"):
+                standard_tests.addTests(loader.loadTestsFromName(f"tests.core.{name[:-3]}"))
+    return standard_tests
 
 
 with open(str(mcp_ref.__file__), encoding="utf-8") as _f:

@@ -2,8 +2,10 @@
 
     python .ci/durations.py [-n 30] [module ...]
 
-Runs the modules (all test_*.py by default) one after the other in this process,
-as ``python -m unittest`` would, and prints each module's total (its class and
+Runs the modules (test_mcp_ref and every module of tests/ by default, dotted:
+tests.core.test_http) one after the other in this process, as ``python -m
+unittest`` discovers them (test_mcp_ref without the core's modules it adds when
+loaded by name), and prints each module's total (its class and
 module fixtures included) and the N slowest tests (setUp and tearDown included,
 setUpClass counted in the module's total only), in wall and CPU seconds (the
 CPU of finished children included).  Failures are listed, not hidden.
@@ -11,6 +13,7 @@ CPU of finished children included).  Failures are listed, not hidden.
 
 import argparse
 import glob
+import importlib
 import os
 import sys
 import time
@@ -49,14 +52,15 @@ def main() -> int:
     args = parser.parse_args()
     os.chdir(ROOT)
     sys.path.insert(0, ROOT)
-    names = args.modules or sorted(os.path.basename(p)[:-3] for p in glob.glob("test_*.py"))
+    names = args.modules or sorted(p[:-3].replace(os.sep, ".") for p in glob.glob("test_*.py") +
+                                   glob.glob(os.path.join("tests", "**", "test_*.py"), recursive=True))
     totals: List[Tuple[float, float, str, int]] = []
     times: Dict[str, Tuple[float, float]] = {}
     bad: List[str] = []
     start = time.perf_counter()
     for name in names:
         began, cpu = time.perf_counter(), _cpu()
-        suite = unittest.defaultTestLoader.loadTestsFromName(name)
+        suite = unittest.defaultTestLoader.loadTestsFromModule(importlib.import_module(name), pattern="test*.py")
         result = _TimedResult()
         suite.run(result)
         totals.append((time.perf_counter() - began, _cpu() - cpu, name, result.testsRun))

@@ -6,7 +6,7 @@
     python bench/bench.py --baseline REV   # also the code of git revision REV, side by side (repeatable)
 
 Three servers serve the same tools (bench/tools_server.py): mcp_ref, the SDK's
-MCPServer (the same file through testdata/sdk_launcher.py) and bench/floor.py,
+MCPServer (the same file through tests/testdata/sdk_launcher.py) and bench/floor.py,
 a loop that only does json.loads/json.dumps.  All run on the interpreter of
 bench/.venv, pinned to one CPU with taskset when it exists.  The servers take
 turns start by start and, running side by side, block by block of calls, in
@@ -62,7 +62,7 @@ def servers(baselines: List[str]) -> Dict[str, List[str]]:
     commands = {
         "floor": [VENV_PY, "-I", os.path.join(HERE, "floor.py")],
         "mcp_ref": [VENV_PY, "-I", TOOLS],
-        "sdk": [VENV_PY, os.path.join(ROOT, "testdata", "sdk_launcher.py"), TOOLS],
+        "sdk": [VENV_PY, os.path.join(ROOT, "tests", "testdata", "sdk_launcher.py"), TOOLS],
     }
     for rev in baselines:
         commands[f"at {rev}"] = [VENV_PY, "-I", checkout(rev)]

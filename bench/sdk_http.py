@@ -2,7 +2,7 @@
 
     python bench/sdk_http.py PORT
 
-The same file as mcp_ref serves (testdata/sdk_launcher.py maps its imports onto
+The same file as mcp_ref serves (tests/testdata/sdk_launcher.py maps its imports onto
 the SDK), served statelessly with JSON answers: the SDK's fastest settings.
 """
 
@@ -11,7 +11,7 @@ import runpy
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "testdata"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "testdata"))
 
 import sdk_launcher  # noqa: E402,F401  (installs the mcp_ref stand-in)
 import uvicorn  # noqa: E402

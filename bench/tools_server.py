@@ -3,7 +3,7 @@ that reports progress (Context) a given number of times, and the scalar one
 as a task (mcp_ref only).
 
 Served by mcp_ref as it is, and by the official SDK through
-testdata/sdk_launcher.py: the same file, the same tools.
+tests/testdata/sdk_launcher.py: the same file, the same tools.
 """
 
 import os

@@ -15,7 +15,7 @@ normalised sentence, so a re-run keeps ids; the `test` and `binds` columns of
 rows already in the files are kept (merge), so mappings and corrections
 survive. Rows whose sentence is gone are printed with their test, to carry by
 hand. Standard library only; CI never runs it (it cannot fetch): the
-committed files are its output and test_requirements.py checks them.
+committed files are its output and tests/test_requirements.py checks them.
 """
 
 import argparse
