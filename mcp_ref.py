@@ -3306,7 +3306,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
         return [block]
     if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
         if _one_json_text(set(map(type, raw))) and not any(type(c) is str for c in checked):
-            return [{"type": "text", "text": _pretty(item)} for item in checked]
+            return [{"type": "text", "text": text} for text in _texts_of(checked)]
         # (no JSON item becomes null or comes of one: such a pair is a set's reordered item, written as checked)
         return [b for r, c in zip(raw, checked) for b in _checked_content(
             c if r is None or c is None and type(r) in (str, int, float, bool) else r, c)]
@@ -3317,10 +3317,16 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     return [{"type": "text", "text": _pretty(checked)}]  # checked values are JSON data already
 
 
+def _texts_of(items: List[Any]) -> List[str]:
+    """Each item's text for the model, a list's block per item: its JSON as
+    _pretty writes it.  Twin: _fast_texts, section 35."""
+    return [_pretty(item) for item in items]
+
+
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
     when ``wrap``) and its ``content`` written from the same checked value
-    (server/tools, "Structured Content").  Twin: _fast_structured, section 35."""
+    (server/tools, "Structured Content")."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -21022,7 +21028,7 @@ __all__ += ("wsgi_app",)
 #                                                      a dict or dataclass whose values are
 #                                                      exactly their JSON types, lists of them
 #                                                      in a few passes (_fast_list)
-#   _fast_structured  _structured_result (section 8)   a list of two or more non-empty dicts of
+#   _fast_texts       _texts_of (section 8)            a list of two or more non-empty dicts of
 #                                                      leaves: their texts in one C pass
 #   _fast_dumps       _dumps_message (section 15)      every message: json's C encoder made once;
 #                                                      a polled Task's kept text (_ShownTask)
@@ -21229,31 +21235,27 @@ def _fast_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
 
 
 _LEAVES = frozenset((str, int, float, bool, _NoneType))
-# json's C encoder writing ",\n  " between items: see _fast_structured.
+# json's C encoder writing ",\n  " between items: see _fast_texts.
 _ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
     None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
 
 
-def _fast_structured(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
-    """_structured_result, for a list of at least two flat objects (each a
-    non-empty dict of leaves, one block of text each); any other value: the rule.
+def _fast_texts(items: List[Any]) -> List[str]:
+    """_texts_of, for a list of at least two flat objects (each a non-empty
+    dict of leaves); any other list: the rule.
 
-    The same result as the rule's, the same dict: only its content's texts are
-    written differently.  json's C encoder writes the list in one pass: with
-    ",\n  " between items, each object comes out with exactly the line breaks
-    of indent=2, which is its text for the model (the rule's _pretty of the
-    item); an encoded string never holds a raw newline, so "},\n  {" occurs
-    only between two objects."""
-    if not (type(shown) is list and len(shown) > 1 and type(raw) in (list, tuple) and len(raw) == len(shown)
-            and _one_json_text(set(map(type, raw))) and set(map(type, shown)) == {dict} and all(shown)
-            and _LEAVES.issuperset(map(type, _chain(map(dict.values, shown))))):
-        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
+    json's C encoder writes the list in one pass: with ",\n  " between items,
+    each object comes out with exactly the line breaks of indent=2, which is
+    its text (the rule's _pretty of the item); an encoded string never holds a
+    raw newline, so "},\n  {" occurs only between two objects."""
+    if not (type(items) is list and len(items) > 1 and set(map(type, items)) == {dict} and all(items)
+            and _LEAVES.issuperset(map(type, _chain(map(dict.values, items))))):
+        return _RULES["_texts_of"](items)  # type: ignore[no-any-return]
     try:
-        text = "".join(_ITEMS_ENCODER(shown, 0))  # type: ignore[misc]
+        text = "".join(_ITEMS_ENCODER(items, 0))  # type: ignore[misc]
     except ValueError:  # NaN or infinity: the rule raises what _pretty raises
-        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
-    blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
-    return {"content": blocks, "structuredContent": structured, "isError": False}
+        return _RULES["_texts_of"](items)  # type: ignore[no-any-return]
+    return ["{\n  " + body + "\n}" for body in text[2:-2].split("},\n  {")]
 
 
 # The wire encoder as json's C object, made once rather than per message, and
@@ -21425,10 +21427,9 @@ _rx_re_form = _rx_accelerated  # section 30's slot (_RX_ACCELERATE still switche
 
 # -- the one place that picks ---------------------------------------------------
 
-_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _LaxCompiler, "_structured_result": _structured_result,
+_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _LaxCompiler, "_texts_of": _texts_of,
                           "_dumps_message": _dumps_message, "_RX_ACCELERATE": False}
-_ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
-                                 "_structured_result": _fast_structured,
+_ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler, "_texts_of": _fast_texts,
                                  "_dumps_message": _fast_dumps, "_RX_ACCELERATE": True}
 
 
