@@ -5711,7 +5711,7 @@ class Context:
         a resumable stream (a session's, over HTTP) is closed; else nothing."""
         call = self._request.call
         channel = getattr(call.stream, "__self__", None) if call is not None else None
-        if isinstance(channel, _ResponseQueue):
+        if isinstance(channel, (_ResponseQueue, _Pending)):
             channel.close()
         return _AwaitableValue()
 
@@ -9934,10 +9934,12 @@ class _HttpApp:
     def _exchange(self, conn: _Connection, message: Dict[str, Any], environ: Dict[str, Any],
                   modern: bool, classified: Optional[Tuple[str, Any]] = None) -> _Reply:
         """Answer one message: 202 for a notification or a response, JSON for a
-        ready answer, else wait for the call (JSON or SSE: _answer_call)."""
+        ready answer (a call's too, when it was answered on this thread: no
+        channel is opened for it), else wait for the call (JSON or SSE: _answer_call)."""
         inline, to_session = self._inline(message), self._to_get_stream(conn)
-        channel = self._channel(conn, message.get("method"))
-        response = conn.handle_safely(message, channel.reply, inline, conn.write if to_session else channel.send,
+        method = message.get("method")
+        pending = _Pending(functools.partial(self._channel, conn, method))
+        response = conn.handle_safely(message, pending.reply, inline, conn.write if to_session else pending.send,
                                       classified)
         if response is None:
             return _plain(202, "")
@@ -9945,8 +9947,14 @@ class _HttpApp:
         table = not isinstance(conn, _HttpSession) and (modern or not self.stateless)
         if response is not _STARTED:
             return _json_reply(response, table)
+        channel = pending.settle()
+        if channel is None:  # answered already: what _answer_call would send at once
+            if (self.json_response or self.sse_after > 0) and method not in _LONG_LIVED:
+                return _ready_reply(pending.answer, table)
+            channel = pending.open()  # (sse_after=0: an SSE stream from the start)
+            channel.reply(pending.answer)
         return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
-                                 long_lived=message.get("method") in _LONG_LIVED, table=table)
+                                 long_lived=method in _LONG_LIVED, table=table)
 
     def _channel(self, conn: _Connection, method: Any) -> _ResponseQueue:
         """A response's channel: bounded; in a session, for a request that may
@@ -9995,12 +10003,7 @@ class _HttpApp:
             watch.close()  # the client gone: the call goes on before 2026-07-28 (_HttpCall)
             return _json_reply(_error_response(id_, _RpcError(INTERNAL_ERROR, watch.late_text())), False)
         watch.done = True
-        if first[1] is None:  # cancelled by the client (notifications/cancelled): nothing to send
-            return "200 OK", list(_SSE_HEADERS), []
-        if table and b'"error"' in first[1]:  # a tool's -32021 is a 400 too (basic/index)
-            status, headers, _ = _json_reply(json.loads(first[1]), True)
-            return status, headers, [first[1]]
-        return "200 OK", [("Content-Type", "application/json")], [first[1]]
+        return _ready_reply(first[1], table)
 
     def _wait(self, channel: _ResponseQueue, seconds: Optional[float], environ: Dict[str, Any],
               watch: _HttpCall) -> Any:
@@ -10274,6 +10277,68 @@ def _end_listens_at_sigterm(app: _HttpApp) -> None:
         signal.signal(signal.SIGTERM, handler)
         signal.siginterrupt(signal.SIGTERM, False)  # as gunicorn set it ("Don't let SIGTERM ... interrupt")
     handler.apps.append(weakref.ref(app))
+
+
+def _ready_reply(data: Optional[bytes], table: bool) -> _Reply:
+    """A call's response, come before the POST had to wait: JSON (an error's
+    status from _HTTP_STATUS when ``table``), or nothing when the client
+    cancelled the call (notifications/cancelled)."""
+    if data is None:
+        return "200 OK", list(_SSE_HEADERS), []
+    if table and b'"error"' in data:  # a tool's -32021 is a 400 too (basic/index)
+        status, headers, _ = _json_reply(json.loads(data), True)
+        return status, headers, [data]
+    return "200 OK", [("Content-Type", "application/json")], [data]
+
+
+class _Pending:
+    """A request's way back to its POST.  A call answered on the POST's own
+    thread (most are: _HttpApp._inline) leaves its response here, and it goes
+    out as JSON with no channel at all; a message before the response, or a
+    response that comes once the POST has begun to wait, goes to the channel
+    (section 20), opened when first needed.  The lock orders a response from
+    another thread against the POST's own look (``settle``)."""
+
+    __slots__ = ("open", "channel", "answered", "answer", "lock")
+
+    def __init__(self, open_channel: Callable[[], _ResponseQueue]) -> None:
+        import threading
+
+        self.open = open_channel
+        self.channel: Optional[_ResponseQueue] = None
+        self.answered = False
+        self.answer: Optional[bytes] = None  # None answered: the client cancelled the call
+        self.lock = threading.Lock()
+
+    def reply(self, data: Optional[bytes]) -> None:
+        with self.lock:
+            if self.channel is None and not self.answered:
+                self.answered, self.answer = True, data
+                return
+            channel = self._opened()
+        channel.reply(data)
+
+    def send(self, data: bytes) -> None:
+        with self.lock:
+            channel = self._opened()
+        channel.send(data)
+
+    def close(self) -> None:
+        """Context.close_sse_stream: the channel's (opened for it, if the POST has not yet)."""
+        with self.lock:
+            channel = self._opened()
+        channel.close()
+
+    def settle(self) -> Optional[_ResponseQueue]:
+        """The POST's look, once the call has started: None if the response
+        is here (``answer``), else the channel it comes on."""
+        with self.lock:
+            return None if self.answered and self.channel is None else self._opened()
+
+    def _opened(self) -> _ResponseQueue:
+        if self.channel is None:
+            self.channel = self.open()
+        return self.channel
 
 
 class _HttpCall:

@@ -525,7 +525,7 @@ def _post(port: int, message: Any, headers: Dict[str, str], session: Any = None)
 # at most 23 times (46 before it, accelerated).  A ratchet: lower it as the flow
 # shortens.  Without the accelerators the SDK layer's lax checks (sections 25
 # and 27) refine the core's compiler step by step; the core alone moves less.
-MAX_CALL_MOVES = {True: 28, False: 36}
+MAX_CALL_MOVES = {True: 25, False: 33}
 
 
 class OneFlowTest(unittest.TestCase):
