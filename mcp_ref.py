@@ -105,11 +105,11 @@ Contents, in the order data flows (a section per topic; the spec page each follo
      9. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
     10. Resources               resources and URI templates (server/resources, RFC 6570)
     11. Prompts and completion  prompts, completion (server/prompts, server/utilities/completion)
-    12. Context                 logging, progress, cancellation, questions to the client
+    12. Requests                what a call knows and asks the client; the signed requestState of
+                                multi round-trip requests (basic/patterns/mrtr)
+    13. Context                 logging, progress, cancellation, questions to the client
                                 (server/utilities/logging, basic/utilities/progress, client/elicitation,
                                 client/sampling, client/roots)
-    13. Request state           the signed requestState of multi round-trip requests
-                                (basic/patterns/mrtr)
     14. MCPServer               the public API of the SDK's MCPServer
     15. JSON-RPC dispatch       wire encoding, routing, per-revision fields (basic/lifecycle, server/tools,
                                 server/utilities/pagination, server/utilities/caching)
@@ -4321,7 +4321,7 @@ def _file_encoding(mime_type: str) -> Optional[str]:
 class FunctionResource(Resource):
     """A function without parameters, called at each read; it returns text,
     bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
-    A parameter annotated Context gets the read's (section 12)."""
+    A parameter annotated Context gets the read's (section 13)."""
 
     def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
         super().__init__(uri, **options)
@@ -4393,7 +4393,7 @@ def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Opti
 
 def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
     """A template's or a prompt's parameter annotated Context gets the request's
-    (section 12): it logs, reports progress and asks the client as a tool's
+    (section 13): it logs, reports progress and asks the client as a tool's
     does (the dispatcher runs such a function as a call: _Connection.start_request)."""
     if params.context_param is not None:
         kwargs[params.context_param] = Context(request, server, sdk_models=params.sdk_models)
@@ -5127,29 +5127,26 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 
 
 # ---------------------------------------------------------------------------
-# 12. Context
+# 12. Requests: what a call knows and asks, and its state between rounds
 # ---------------------------------------------------------------------------
 #
-# What a tool, a resource or a prompt may do besides returning (the SDK's
-# mcp.server.mcpserver.Context): log to the client (server/utilities/logging),
-# report progress (basic/utilities/progress), see that it was cancelled
-# (basic/utilities/cancellation), and ask the client a question: elicitation,
-# sampling, roots (client/elicitation, client/sampling, client/roots).  A
-# resources/read or prompts/get whose function takes a Context runs as a
-# tools/call does (_Connection.start_request), so the same holds there.
+# What a call knows of its request (_Request): id, revision, params and
+# _meta, the client, and where its messages go; how it asks the client a
+# question (_Request.ask); and what a 2026-07-28 request carries from one
+# round to the next.  Context (section 13) is a tool's view of all of it.
 #
 # A question travels differently in the two eras, with the same tool code:
 #   handshake   a server-to-client JSON-RPC request on the same connection; the
 #               call waits for the client's response (_Connection.ask).
 #   2026-07-28  no server-to-client requests (basic/patterns/mrtr): the call
 #               ends with an InputRequiredResult that carries the question;
-#               the client retries with inputResponses and the tool runs again
-#               from the start, now finding the answer.  Answers from earlier
-#               rounds ride a signed requestState (section 13).
-#
-# Every Context method is awaitable, as in the SDK.  A sync tool (on its own
-# thread) may call them without await: the work is done at once, and a
-# question's answer is the ``.result()`` of what the method returns.
+#               the client retries with inputResponses and the requestState
+#               the server gave it, and the tool runs again from the start, now
+#               finding the answer.  The state carries the answers of earlier
+#               rounds and the tool's own request_state, signed (below): the
+#               dispatcher opens it (_open_retry, for each request it routes)
+#               and MCPServer (section 14) seals it into the next
+#               InputRequiredResult.
 
 _LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"  # 2026-07-28: a request's own log level
@@ -5478,6 +5475,112 @@ class _AwaitableAnswer:
 def _wake(future: Any) -> None:
     if not future.done():
         future.set_result(None)
+
+
+# -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
+#
+# The client must not be able to alter what it echoes (the spec: "MUST protect
+# its integrity ... and MUST reject state that fails verification"): the state is
+# signed with HMAC-SHA256 under the server's key, bound to the method, its
+# target and a digest of its arguments, and it expires.  It is signed, not
+# encrypted: a tool must not put secrets in its own request_state.
+
+_STATE_TTL = 600.0  # seconds a requestState stays valid
+
+
+def _state_binding(method: str, target: str, arguments: Any, principal: Optional[str] = None) -> str:
+    """What a requestState belongs to: the request, and over HTTP with a token
+    verifier the principal it was issued to, so another user's replay is
+    refused (basic/security_best_practices: bind state to the user)."""
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    if principal is None:
+        return f"{method}\n{target}\n{digest[:32]}"
+    return f"{method}\n{target}\n{digest[:32]}\n{hashlib.sha256(principal.encode()).hexdigest()[:32]}"
+
+
+def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
+    import base64
+    import hashlib
+    import hmac
+
+    payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
+                         separators=(",", ":")).encode()
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28): it seals
+        return key.seal(payload)  # type: ignore[no-any-return]
+    body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
+    signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
+    return f"v1.{body}.{signature}"
+
+
+def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Optional[str]]:
+    """(earlier answers, the tool's own state) from a requestState; -32602 if it
+    was altered, has expired, or belongs to another request."""
+    import base64
+    import hashlib
+    import hmac
+
+    def refuse(why: str) -> _RpcError:
+        return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
+
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28) opens it
+        key, token = key.opened(token)
+    # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
+    # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
+    if not isinstance(token, str) or not token.isascii() or token.count(".") != 2 or not token.startswith("v1."):
+        raise refuse("is malformed")
+    _, body, signature = token.split(".")
+    expected = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
+    if not hmac.compare_digest(expected, signature):
+        raise refuse("fails verification")
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except ValueError:
+        raise refuse("is malformed") from None
+    if not isinstance(payload, dict) or payload.get("b") != binding:
+        raise refuse("belongs to another request")
+    if not isinstance(payload.get("x"), int) or payload["x"] < time.time():
+        raise refuse("has expired")
+    return dict(payload.get("r") or {}), payload.get("s")
+
+
+def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
+                params: Dict[str, Any]) -> None:
+    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
+    and the answers of earlier rounds from its verified requestState: of a
+    tools/call, a resources/read or a prompts/get."""
+    request.binding = _state_binding(method, target, arguments, getattr(request.conn, "principal", None))
+    responses = params.get("inputResponses")
+    if "inputResponses" in params and not isinstance(responses, dict):
+        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+    # Each answer must be one of the results the spec allows there, before anything
+    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
+    for key, response in (responses or {}).items():
+        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
+            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
+                                            f"CreateMessageResult or ListRootsResult")
+    if params.get("requestState") is not None:
+        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
+    request.answers.update(responses or {})
+
+
+# ---------------------------------------------------------------------------
+# 13. Context
+# ---------------------------------------------------------------------------
+#
+# What a tool, a resource or a prompt may do besides returning (the SDK's
+# mcp.server.mcpserver.Context): log to the client (server/utilities/logging),
+# report progress (basic/utilities/progress), see that it was cancelled
+# (basic/utilities/cancellation), and ask the client a question: elicitation,
+# sampling, roots (client/elicitation, client/sampling, client/roots), as its
+# request asks it (section 12).  A resources/read or prompts/get whose
+# function takes a Context runs as a tools/call does
+# (_Connection.start_request), so the same holds there.
+#
+# Every Context method is awaitable, as in the SDK.  A sync tool (on its own
+# thread) may call them without await: the work is done at once, and a
+# question's answer is the ``.result()`` of what the method returns.
 
 
 class _JsonObject:
@@ -5992,107 +6095,6 @@ def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[st
     made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
                                                                                   result.get("content")))
     return _elicitation_view(made, sdk)
-
-
-# ---------------------------------------------------------------------------
-# 13. Request state
-# ---------------------------------------------------------------------------
-#
-# 2026-07-28 has no server-to-client requests (basic/patterns/mrtr): a call
-# that needs the client's input ends with an InputRequiredResult (section 12,
-# _Request.ask), and the client retries with inputResponses and the
-# requestState the server gave it.  The state carries the answers of earlier
-# rounds and the tool's own request_state; the dispatcher opens it (_open_retry,
-# for each request it routes) and MCPServer (section 14) seals it into the next
-# InputRequiredResult.
-
-
-# -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
-#
-# The client must not be able to alter what it echoes (the spec: "MUST protect
-# its integrity ... and MUST reject state that fails verification"): the state is
-# signed with HMAC-SHA256 under the server's key, bound to the method, its
-# target and a digest of its arguments, and it expires.  It is signed, not
-# encrypted: a tool must not put secrets in its own request_state.
-
-_STATE_TTL = 600.0  # seconds a requestState stays valid
-
-
-def _state_binding(method: str, target: str, arguments: Any, principal: Optional[str] = None) -> str:
-    """What a requestState belongs to: the request, and over HTTP with a token
-    verifier the principal it was issued to, so another user's replay is
-    refused (basic/security_best_practices: bind state to the user)."""
-    import hashlib
-
-    digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-    if principal is None:
-        return f"{method}\n{target}\n{digest[:32]}"
-    return f"{method}\n{target}\n{digest[:32]}\n{hashlib.sha256(principal.encode()).hexdigest()[:32]}"
-
-
-def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
-    import base64
-    import hashlib
-    import hmac
-
-    payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
-                         separators=(",", ":")).encode()
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28): it seals
-        return key.seal(payload)  # type: ignore[no-any-return]
-    body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
-    signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
-    return f"v1.{body}.{signature}"
-
-
-def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Optional[str]]:
-    """(earlier answers, the tool's own state) from a requestState; -32602 if it
-    was altered, has expired, or belongs to another request."""
-    import base64
-    import hashlib
-    import hmac
-
-    def refuse(why: str) -> _RpcError:
-        return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
-
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28) opens it
-        key, token = key.opened(token)
-    # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
-    # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
-    if not isinstance(token, str) or not token.isascii() or token.count(".") != 2 or not token.startswith("v1."):
-        raise refuse("is malformed")
-    _, body, signature = token.split(".")
-    expected = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
-    if not hmac.compare_digest(expected, signature):
-        raise refuse("fails verification")
-    try:
-        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-    except ValueError:
-        raise refuse("is malformed") from None
-    if not isinstance(payload, dict) or payload.get("b") != binding:
-        raise refuse("belongs to another request")
-    if not isinstance(payload.get("x"), int) or payload["x"] < time.time():
-        raise refuse("has expired")
-    return dict(payload.get("r") or {}), payload.get("s")
-
-
-def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
-                params: Dict[str, Any]) -> None:
-    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
-    and the answers of earlier rounds from its verified requestState: of a
-    tools/call, a resources/read or a prompts/get."""
-    request.binding = _state_binding(method, target, arguments, getattr(request.conn, "principal", None))
-    responses = params.get("inputResponses")
-    if "inputResponses" in params and not isinstance(responses, dict):
-        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
-    # Each answer must be one of the results the spec allows there, before anything
-    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
-    for key, response in (responses or {}).items():
-        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
-            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
-                                            f"CreateMessageResult or ListRootsResult")
-    if params.get("requestState") is not None:
-        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
-    request.answers.update(responses or {})
 
 
 # ---------------------------------------------------------------------------
@@ -12194,16 +12196,16 @@ def _date() -> str:
 #   _intercepted          MCPServer._calling (section 14): the call    the extensions' intercept_tool_call
 #   _resolved_parameters, MCPServer._call, _keywords_taken (sections  the SDK's Resolve(...) parameters
 #   _resolve_parameters   9, 14): none
-#   _session_of           Context.session (section 12): none, an       the SDK's ServerSession (_sdk_session,
+#   _session_of           Context.session (section 13): none, an       the SDK's ServerSession (_sdk_session,
 #                         AttributeError                              section 27)
-#   _request_context_of   Context.request_context (section 12): none,  the SDK's RequestContext
+#   _request_context_of   Context.request_context (section 13): none,  the SDK's RequestContext
 #                         an AttributeError                           (_sdk_request_context, section 27)
-#   _input_responses      Context.input_responses (section 12): the    each answer as the SDK's result class
+#   _input_responses      Context.input_responses (section 13): the    each answer as the SDK's result class
 #                         client's JSON                               (_sdk_input_responses, section 28)
-#   _elicitation_view     _elicitation_outcome (section 12): the       the SDK's own outcome class, to a function
+#   _elicitation_view     _elicitation_outcome (section 13): the       the SDK's own outcome class, to a function
 #                         ElicitationResult itself                    that took its Context (_sdk_elicitation,
 #                                                                     section 28)
-#   _ANSWERS              _answer_checker (section 12): the client's   as leniently as the SDK's models take
+#   _ANSWERS              _answer_checker (section 13): the client's   as leniently as the SDK's models take
 #                         results as schema.ts writes them            them (_SDK_ANSWERS, section 27)
 
 _SEAMS: FrozenSet[str] = frozenset((
@@ -13917,11 +13919,11 @@ def _strict_json_schema() -> Any:
 #   _sdk_resolvers        _resolvers_of (section 9)           Resolve(...) parameters and their DAG        -
 #   _sdk_resolve_marker   _resolve_marker (section 9)         such a parameter is no argument              -
 #   _sdk_resolve_parameters  MCPServer._call (section 14)     the resolvers run before the tool            -
-#   _sdk_session          seam _session_of (section 12)       ctx.session: the SDK's ServerSession         -
+#   _sdk_session          seam _session_of (section 13)       ctx.session: the SDK's ServerSession         -
 #                                                             (_ClientSession)
-#   _sdk_request_context  seam _request_context_of (section 12)  ctx.request_context, meta in snake_case   -
+#   _sdk_request_context  seam _request_context_of (section 13)  ctx.request_context, meta in snake_case   -
 #                                                             (_RequestContext)
-#   _SDK_ANSWERS          seam _ANSWERS (section 12)          the client's answers as leniently as the     -
+#   _SDK_ANSWERS          seam _ANSWERS (section 13)          the client's answers as leniently as the     -
 #                                                             SDK's models take them
 #
 # README: as in section 24's table.  test_context checks these on the wire.
@@ -14251,13 +14253,13 @@ def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
 
 def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
-    asked (_checked_answer, section 12): that result's model (section 28; the
+    asked (_checked_answer, section 13): that result's model (section 28; the
     SDK's own to the SDK's Context)."""
     checked = _checked_answer(method, requested, result)
     return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], checked)
 
 
-# The client's answers (the seam _ANSWERS, section 12) as leniently as the SDK's
+# The client's answers (the seam _ANSWERS, section 13) as leniently as the SDK's
 # models take them: a content block's "type" may be left out, null stands for
 # what may be absent.
 _SDK_BLOCK: Dict[str, Any] = {"anyOf": [
@@ -14411,10 +14413,10 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 #
 #   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _sdk_input_responses  seam _input_responses (section 12)  each answer as the SDK's result class         -
+#   _sdk_input_responses  seam _input_responses (section 13)  each answer as the SDK's result class         -
 #   _sdk_model            _answer (section 27)                to a function that took the SDK's Context:  -
 #                                                             the SDK's own models (ctx.session)
-#   _sdk_elicitation      seam _elicitation_view (section 12)  to a function that took the SDK's Context:  -
+#   _sdk_elicitation      seam _elicitation_view (section 13)  to a function that took the SDK's Context:  -
 #                                                             the SDK's own outcome classes (ctx.elicit)
 #   _sdk_context_annotated  _takes_sdk_context (section 9)      a function that takes the SDK's Context      -
 #   _sdk_prompt           MCPServer.add_prompt (section 14)   the SDK's own Prompt object, registered      -
@@ -14710,7 +14712,7 @@ _STATE_FIXED = ("mcp_ref's requestState lives 600 seconds and is bound to the be
 def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any],
                   scope_hierarchy: Any = None) -> Dict[str, Any]:
     """MCPServer's other keywords, as Python refuses an unknown one; the SDK's
-    request_state_security mapped onto section 13's signing key; the SDK's
+    request_state_security mapped onto section 12's signing key; the SDK's
     token_verifier and auth, with mcp_ref's scope_hierarchy, checked (section 21)."""
     for keyword, value in settings.items():
         if keyword not in _SDK_KEYWORDS:
@@ -14737,7 +14739,7 @@ def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settin
 
 
 class RequestStateSecurity:
-    """The SDK's policy for the 2026-07-28 requestState (section 13): ``keys=[secret]``
+    """The SDK's policy for the 2026-07-28 requestState (section 12): ``keys=[secret]``
     (32 bytes or more) signs it (HMAC-SHA256) under a key bound to ``audience``
     (by default the server's name).  A key ring, a ``codec``, ``bind_principal``, another ``ttl``: refused."""
 
@@ -14769,7 +14771,7 @@ class RequestStateSecurity:
 
 
 class _SdkStateCodec:
-    """The SDK's own RequestStateSecurity as section 13's key: its codec (AES-GCM) seals the payload
+    """The SDK's own RequestStateSecurity as section 12's key: its codec (AES-GCM) seals the payload
     after the audience; a token it opens goes on signed by this process, for _open_state's checks."""
 
     def __init__(self, codec: Any, audience: str) -> None:
