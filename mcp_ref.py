@@ -3305,7 +3305,7 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     if block is not None:
         return [block]
     if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
-        if _one_json_text(set(map(type, raw))) and not any(type(c) is str for c in checked):
+        if _one_json_text(set(map(type, raw))) and str not in map(type, checked):
             return [{"type": "text", "text": text} for text in _texts_of(checked)]
         # (no JSON item becomes null or comes of one: such a pair is a set's reordered item, written as checked)
         return [b for r, c in zip(raw, checked) for b in _checked_content(
@@ -21096,9 +21096,11 @@ __all__ += ("wsgi_app",)
 #                                                      exactly their JSON types, lists of them
 #                                                      in a few passes (_fast_list)
 #   _fast_texts       _texts_of (section 8)            a list of two or more non-empty dicts of
-#                                                      leaves: their texts in one C pass
+#                                                      leaves: their texts and the list's JSON in
+#                                                      one C pass (the JSON kept: _WRITTEN)
 #   _fast_dumps       _dumps_message (section 15)      every message: json's C encoder made once;
-#                                                      a polled Task's kept text (_ShownTask)
+#                                                      a polled Task's kept text (_ShownTask), a
+#                                                      list's JSON _fast_texts kept
 #   _rx_accelerated   _rx_compile_pattern (section 30) patterns proven linear on Python's re
 #                                                      (_RX_ACCELERATE: the switch)
 #
@@ -21302,27 +21304,36 @@ def _fast_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
 
 
 _LEAVES = frozenset((str, int, float, bool, _NoneType))
-# json's C encoder writing ",\n  " between items: see _fast_texts.
-_ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
-    None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
+# json's C encoder writing separators no encoded JSON holds (a string's control
+# characters are always escaped): "\x01" after a key, "\x02" between items.
+# One pass gives a list of flat objects both as texts and as compact JSON.
+_MARKED_ENCODER = None if _make_encoder is None else _make_encoder(
+    None, None, _encode_str, None, "\x01", "\x02", False, False, False)
+# The last list _fast_texts wrote, per thread: (the list, its compact JSON),
+# for _fast_dumps to put in as written when the same list is sent.
+_WRITTEN = _thread._local()
 
 
 def _fast_texts(items: List[Any]) -> List[str]:
     """_texts_of, for a list of at least two flat objects (each a non-empty
     dict of leaves); any other list: the rule.
 
-    json's C encoder writes the list in one pass: with ",\n  " between items,
-    each object comes out with exactly the line breaks of indent=2, which is
-    its text (the rule's _pretty of the item); an encoded string never holds a
-    raw newline, so "},\n  {" occurs only between two objects."""
+    json's C encoder writes the list in one pass (_MARKED_ENCODER).  With
+    ": " and ",\n  " for its separators, each object is exactly the rule's
+    _pretty of it (indent=2), and "},\n  {" occurs only between two objects
+    (an encoded string holds no raw newline).  With ":" and ",", the same
+    pass is the list's compact JSON, which the wire's encoder would write
+    again: kept for _fast_dumps (_WRITTEN)."""
     if not (type(items) is list and len(items) > 1 and set(map(type, items)) == {dict} and all(items)
             and _LEAVES.issuperset(map(type, _chain(map(dict.values, items))))):
         return _RULES["_texts_of"](items)  # type: ignore[no-any-return]
     try:
-        text = "".join(_ITEMS_ENCODER(items, 0))  # type: ignore[misc]
+        text = "".join(_MARKED_ENCODER(items, 0))  # type: ignore[misc]
     except ValueError:  # NaN or infinity: the rule raises what _pretty raises
         return _RULES["_texts_of"](items)  # type: ignore[no-any-return]
-    return ["{\n  " + body + "\n}" for body in text[2:-2].split("},\n  {")]
+    _WRITTEN.last = (items, text.replace("\x01", ":").replace("\x02", ","))
+    pretty = text.replace("\x01", ": ").replace("\x02", ",\n  ")  # an encoded string holds no raw newline
+    return ["{\n  " + body + "\n}" for body in pretty[2:-2].split("},\n  {")]
 
 
 # The wire encoder as json's C object, made once rather than per message, and
@@ -21335,20 +21346,40 @@ _C_ENCODER = None if _make_encoder is None else _make_encoder(
 
 def _fast_dumps(message: Any) -> str:
     """_dumps_message, through json's C encoder made once; a response whose
-    result is a polled Task (_ShownTask, section 16) splices the Task's text."""
+    result is a polled Task (_ShownTask, section 16) splices the Task's text,
+    one whose structuredContent is the list _fast_texts just wrote, its JSON."""
     result = message.get("result") if type(message) is dict else None
     if type(result) is _ShownTask and tuple(message) == _RESPONSE_KEYS and message["jsonrpc"] == "2.0":
         return _fast_dumps_polled(message["id"], result)
+    written = getattr(_WRITTEN, "last", None)
+    if written is not None:
+        _WRITTEN.last = None
+        structured = result.get("structuredContent") if type(result) is dict else None
+        if type(structured) is dict and len(structured) == 1 and structured.get("result") is written[0]:
+            return _fast_dumps_written(message, '{"result":' + written[1] + "}")
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
 _RESPONSE_KEYS = ("jsonrpc", "id", "result")  # a response as _Dispatcher.response makes it, in its order
+# Stands in for a written structuredContent while the rest is encoded: a string
+# no tool returns (the process's own random suffix), found exactly once.
+_PLACEHOLDER = "\x00mcp_ref:" + os.urandom(8).hex()
+_PLACEHOLDER_JSON = _encode_str(_PLACEHOLDER)
 
 
 def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
     """A response whose result is a polled Task: the Task's JSON text, written
     once per revision (the Task is not changed once shown), the frame around it."""
     return '{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(id_, 0)) + ',"result":' + task.json + "}"  # type: ignore[misc]
+
+
+def _fast_dumps_written(message: Dict[str, Any], structured: str) -> str:
+    """The message with its result's structuredContent put in as written."""
+    held = dict(message, result=dict(message["result"], structuredContent=_PLACEHOLDER))
+    data = "".join(_C_ENCODER(held, 0))  # type: ignore[misc]
+    if data.count(_PLACEHOLDER_JSON) != 1:  # (a value holding the placeholder itself: written whole)
+        return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
+    return data.replace(_PLACEHOLDER_JSON, structured)
 
 
 # -- patterns on Python's re (the rule: _rx_compile_pattern's automaton, section 30)

@@ -428,10 +428,15 @@ class TextsOfTest(unittest.TestCase):
             items = [flat() for _ in range(rng.randint(1, 5))]
             if rng.random() < 0.2:  # one item that is not an object of leaves
                 items[rng.randrange(len(items))] = rng.choice([{}, {"a": [1]}, {"b": {"c": 1}}, [1, 2], "s", 3])
+            mcp_ref._WRITTEN.last = None
             with mock.patch.dict(mcp_ref._RULES, {"_texts_of": Spy(rule_of)}):
                 got = mcp_ref._fast_texts(items)
-                one_pass += not mcp_ref._RULES["_texts_of"].calls
+                written = not mcp_ref._RULES["_texts_of"].calls
+            one_pass += written
             self.assertEqual(got, rule_of(items))
+            if written:  # the same pass gave the list's compact JSON, as the wire's encoder writes it
+                self.assertIs(mcp_ref._WRITTEN.last[0], items)
+                self.assertEqual(mcp_ref._WRITTEN.last[1], mcp_ref._ENCODER.encode(items))
             self.assertEqual(got, [json.dumps(item, indent=2, ensure_ascii=False) for item in items])
         self.assertGreater(one_pass, 500)
         nan = [{"a": 1.0}, {"a": float("nan")}]
@@ -525,6 +530,20 @@ def rows_result(n: int) -> Dict[str, Any]:
     items = [{"city": f"city {i}", "temperature": 0.5 + i, "count": i} for i in range(n)]
     return {"content": [{"type": "text", "text": json.dumps(item, indent=2)} for item in items],
             "structuredContent": {"result": items}, "isError": False}
+
+
+def wire_call(server: Any, name: str, arguments: Dict[str, Any]) -> bytes:
+    """One tools/call's response as sent, on a connection of its own (2025-11-25)."""
+    class Quiet(mcp_ref._Connection):
+        def write(self, data: bytes) -> None:
+            pass
+
+    conn, got = Quiet(server), []  # type: ignore[var-annotated]
+    for message in ({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}):
+        conn.handle_safely(message, got.append, True, got.append)
+    return got[-1]  # type: ignore[no-any-return]
 
 
 class FiresTest(unittest.TestCase):
@@ -629,6 +648,26 @@ class FiresTest(unittest.TestCase):
                 # The lists of ten were written in one pass; the one item by the rule.
                 self.assertEqual([args[0] for args, _ in mcp_ref._RULES["_texts_of"].calls],
                                  [[{"city": "city 0", "temperature": 0.5, "count": 0}]])
+
+    def test_fast_dumps_puts_in_the_list_fast_texts_wrote(self) -> None:
+        """The list's JSON comes from _fast_texts's one pass, put into the
+        response by _fast_dumps: the same bytes as the rule's, whichever is on."""
+        plain: List[bytes] = []
+        for label, on in [("none", set()), ("texts alone", {"_texts_of"}), ("dumps alone", {"_dumps_message"}),
+                          ("both", {"_texts_of", "_dumps_message"})]:
+            with self.subTest(label), switched(on):
+                server = server_with(rows)
+                wire_call(server, "rows", {"n": 2})  # (a type's results take the quick paths once seen)
+                with mock.patch.object(mcp_ref, "_fast_dumps_written", Spy(mcp_ref._fast_dumps_written)) as spy:
+                    got = [wire_call(server, "rows", {"n": n}) for n in (10, 10, 1)]
+                plain = plain or got
+                self.assertEqual(got, plain)
+                self.assertEqual(len(spy.calls), 2 if on == {"_texts_of", "_dumps_message"} else 0)
+        holder = [{"a": mcp_ref._PLACEHOLDER}, {"a": 2}]  # the placeholder itself in a value: written whole
+        with switched({"_texts_of", "_dumps_message"}):
+            message = {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"result": holder}}}
+            mcp_ref._fast_texts(holder)
+            self.assertEqual(mcp_ref._fast_dumps(message), mcp_ref._ENCODER.encode(message))
 
     def test_fast_dumps_encodes_every_message(self) -> None:
         def add(a: int) -> int:
