@@ -3054,6 +3054,14 @@ def _is_pydantic_field(obj: Any) -> bool:
     return False
 
 
+# A seam: the SDK layer reads pydantic's (_field_info_default, section 24).
+def _foreign_default(field: Any, per_call: bool) -> Any:
+    """Another library's field's default (_is_pydantic_field), or _MISSING;
+    ``per_call``: the value one call gets, its factory's if it has one.  None
+    in the core, where every field is a Field."""
+    return _MISSING
+
+
 # A seam: the SDK layer has pydantic build it (_type_adapter_value, section 24).
 def _pydantic_value(tp: Any, value: Any) -> Any:
     """An argument whose Annotated metadata holds another library's field
@@ -3802,20 +3810,19 @@ def _field_holder(tp: Any, default: Any) -> Any:
 
 
 def _field_value(field: Any) -> Any:
-    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
-    value = field.default
-    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
-        return _MISSING
-    return value
+    """A Field's own default, or _MISSING (``...``)."""
+    if not isinstance(field, Field):
+        return _foreign_default(field, False)
+    return _MISSING if field.default is ... else field.default
 
 
 def _field_default(field: Any) -> Any:
     """A Field's default for one call: a mutable one copied, as the SDK's
     smart_deepcopy does, so that no call sees what another did to it."""
-    if isinstance(field, Field):
-        value = field.default_factory() if field.default_factory is not None else field.default
+    if not isinstance(field, Field):
+        value = _foreign_default(field, True)
     else:
-        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
+        value = field.default_factory() if field.default_factory is not None else field.default
     if type(value) in _IMMUTABLE:
         return value
     import copy
@@ -12164,6 +12171,7 @@ def _date() -> str:
 #   _lax_parse            a date, a UUID... from its schema's form    _pydantic_parse (section 25)
 #   _build_union          the first arm the argument passes           _smart_union_value (section 24)
 #   _is_pydantic_field    no other library's Field                    _is_field_info (section 24)
+#   _foreign_default      no other library's Field                    _field_info_default (section 24)
 #   _pydantic_value       built as its type                           _type_adapter_value (section 24)
 #   _involves_pydantic    no annotation another library validates     _holds_pydantic (section 24)
 #   _pydantic_arguments   no arguments model                          _delegated_arguments (section 24)
@@ -12213,7 +12221,7 @@ _SEAMS: FrozenSet[str] = frozenset((
     "_compiler_for", "_arm_label",
     # schemas, arguments and tools (sections 2-9)
     "_is_pydantic_model", "_pydantic_schema",
-    "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_pydantic_value",
+    "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_foreign_default", "_pydantic_value",
     "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
     "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_resolve_marker", "_resolvers_of",
     "_takes_sdk_context", "_sdk_model_json",
@@ -12285,6 +12293,8 @@ def _refine(**rules: Any) -> None:
 #   _is_basemodel         _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel (and _native, -
 #                                                             section 4: its instance, as its model_dump)
 #   _is_field_info        _is_pydantic_field (section 7)      a default that is pydantic's own Field       -
+#   _field_info_default   _foreign_default (section 7)        that Field's default: its undefined none,    -
+#                                                             its factory's value for a call
 #
 # README: the numbered item of "Where mcp_ref differs from the SDK" that the row
 # bears on.  test_differential compares what these produce with the SDK's own.
@@ -12665,6 +12675,15 @@ def _is_basemodel(tp: Any) -> bool:
 def _is_field_info(obj: Any) -> bool:
     fields = _module("pydantic.fields")
     return fields is not None and isinstance(obj, fields.FieldInfo)
+
+
+def _field_info_default(field: Any, per_call: bool) -> Any:
+    """A pydantic FieldInfo's default: its undefined (and ``...``) none; for a
+    call, what pydantic gives it (its factory called)."""
+    if per_call:
+        return field.get_default(call_default_factory=True)
+    value = field.default
+    return _MISSING if value is ... or type(value).__name__ == "PydanticUndefinedType" else value
 
 
 def _is_pydantic_type(tp: Any) -> bool:
@@ -16135,6 +16154,7 @@ def _sdk_compiler_for(mode: str) -> type[_Compiler]:
 _refine(
     # pydantic's types, texts and unions (section 24)
     _format_errors=_pydantic_format_errors, _build_union=_smart_union_value, _is_pydantic_field=_is_field_info,
+    _foreign_default=_field_info_default,
     _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic, _pydantic_arguments=_delegated_arguments,
     _pydantic_read=_arguments_model_read, _pydantic_structured=_output_adapter_of,
     _pydantic_output=_output_adapter_result, _pydantic_checked=_output_adapter_checked,
