@@ -105,11 +105,11 @@ Contents, in the order data flows (a section per topic; the spec page each follo
      9. Tools                   registration; the structured-output table (docs/servers/structured-output.md)
     10. Resources               resources and URI templates (server/resources, RFC 6570)
     11. Prompts and completion  prompts, completion (server/prompts, server/utilities/completion)
-    12. Context                 logging, progress, cancellation, questions to the client
+    12. Requests                what a call knows and asks the client; the signed requestState of
+                                multi round-trip requests (basic/patterns/mrtr)
+    13. Context                 logging, progress, cancellation, questions to the client
                                 (server/utilities/logging, basic/utilities/progress, client/elicitation,
                                 client/sampling, client/roots)
-    13. Request state           the signed requestState of multi round-trip requests
-                                (basic/patterns/mrtr)
     14. MCPServer               the public API of the SDK's MCPServer
     15. JSON-RPC dispatch       wire encoding, routing, per-revision fields (basic/lifecycle, server/tools,
                                 server/utilities/pagination, server/utilities/caching)
@@ -3054,6 +3054,14 @@ def _is_pydantic_field(obj: Any) -> bool:
     return False
 
 
+# A seam: the SDK layer reads pydantic's (_field_info_default, section 24).
+def _foreign_default(field: Any, per_call: bool) -> Any:
+    """Another library's field's default (_is_pydantic_field), or _MISSING;
+    ``per_call``: the value one call gets, its factory's if it has one.  None
+    in the core, where every field is a Field."""
+    return _MISSING
+
+
 # A seam: the SDK layer has pydantic build it (_type_adapter_value, section 24).
 def _pydantic_value(tp: Any, value: Any) -> Any:
     """An argument whose Annotated metadata holds another library's field
@@ -3305,8 +3313,8 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     if block is not None:
         return [block]
     if isinstance(raw, (list, tuple)) and isinstance(checked, list) and len(raw) == len(checked):
-        if _one_json_text(set(map(type, raw))) and not any(type(c) is str for c in checked):
-            return [{"type": "text", "text": _pretty(item)} for item in checked]
+        if _one_json_text(set(map(type, raw))) and str not in map(type, checked):
+            return [{"type": "text", "text": text} for text in _texts_of(checked)]
         # (no JSON item becomes null or comes of one: such a pair is a set's reordered item, written as checked)
         return [b for r, c in zip(raw, checked) for b in _checked_content(
             c if r is None or c is None and type(r) in (str, int, float, bool) else r, c)]
@@ -3317,10 +3325,16 @@ def _checked_content(raw: Any, checked: Any) -> List[Dict[str, Any]]:
     return [{"type": "text", "text": _pretty(checked)}]  # checked values are JSON data already
 
 
+def _texts_of(items: List[Any]) -> List[str]:
+    """Each item's text for the model, a list's block per item: its JSON as
+    _pretty writes it.  Twin: _fast_texts, section 35."""
+    return [_pretty(item) for item in items]
+
+
 def _structured_result(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
     """A tools/call result with ``structuredContent`` (``{"result": shown}``
     when ``wrap``) and its ``content`` written from the same checked value
-    (server/tools, "Structured Content").  Twin: _fast_structured, section 35."""
+    (server/tools, "Structured Content")."""
     return {"content": _checked_content(raw, shown), "structuredContent": structured, "isError": False}
 
 
@@ -3796,20 +3810,19 @@ def _field_holder(tp: Any, default: Any) -> Any:
 
 
 def _field_value(field: Any) -> Any:
-    """A Field's own default, or _MISSING (``...``, and the undefined of a field _is_pydantic_field knows)."""
-    value = field.default
-    if value is ... or type(value).__name__ == "PydanticUndefinedType":  # _is_pydantic_field's
-        return _MISSING
-    return value
+    """A Field's own default, or _MISSING (``...``)."""
+    if not isinstance(field, Field):
+        return _foreign_default(field, False)
+    return _MISSING if field.default is ... else field.default
 
 
 def _field_default(field: Any) -> Any:
     """A Field's default for one call: a mutable one copied, as the SDK's
     smart_deepcopy does, so that no call sees what another did to it."""
-    if isinstance(field, Field):
-        value = field.default_factory() if field.default_factory is not None else field.default
+    if not isinstance(field, Field):
+        value = _foreign_default(field, True)
     else:
-        value = field.get_default(call_default_factory=True)  # a FieldInfo (_is_pydantic_field)
+        value = field.default_factory() if field.default_factory is not None else field.default
     if type(value) in _IMMUTABLE:
         return value
     import copy
@@ -4315,7 +4328,7 @@ def _file_encoding(mime_type: str) -> Optional[str]:
 class FunctionResource(Resource):
     """A function without parameters, called at each read; it returns text,
     bytes, or anything else, sent as JSON text (indented by 2, as the SDK does).
-    A parameter annotated Context gets the read's (section 12)."""
+    A parameter annotated Context gets the read's (section 13)."""
 
     def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
         super().__init__(uri, **options)
@@ -4387,7 +4400,7 @@ def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Opti
 
 def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
     """A template's or a prompt's parameter annotated Context gets the request's
-    (section 12): it logs, reports progress and asks the client as a tool's
+    (section 13): it logs, reports progress and asks the client as a tool's
     does (the dispatcher runs such a function as a call: _Connection.start_request)."""
     if params.context_param is not None:
         kwargs[params.context_param] = Context(request, server, sdk_models=params.sdk_models)
@@ -5121,29 +5134,26 @@ def _offers(server: MCPServer) -> Dict[str, bool]:
 
 
 # ---------------------------------------------------------------------------
-# 12. Context
+# 12. Requests: what a call knows and asks, and its state between rounds
 # ---------------------------------------------------------------------------
 #
-# What a tool, a resource or a prompt may do besides returning (the SDK's
-# mcp.server.mcpserver.Context): log to the client (server/utilities/logging),
-# report progress (basic/utilities/progress), see that it was cancelled
-# (basic/utilities/cancellation), and ask the client a question: elicitation,
-# sampling, roots (client/elicitation, client/sampling, client/roots).  A
-# resources/read or prompts/get whose function takes a Context runs as a
-# tools/call does (_Connection.start_request), so the same holds there.
+# What a call knows of its request (_Request): id, revision, params and
+# _meta, the client, and where its messages go; how it asks the client a
+# question (_Request.ask); and what a 2026-07-28 request carries from one
+# round to the next.  Context (section 13) is a tool's view of all of it.
 #
 # A question travels differently in the two eras, with the same tool code:
 #   handshake   a server-to-client JSON-RPC request on the same connection; the
 #               call waits for the client's response (_Connection.ask).
 #   2026-07-28  no server-to-client requests (basic/patterns/mrtr): the call
 #               ends with an InputRequiredResult that carries the question;
-#               the client retries with inputResponses and the tool runs again
-#               from the start, now finding the answer.  Answers from earlier
-#               rounds ride a signed requestState (section 13).
-#
-# Every Context method is awaitable, as in the SDK.  A sync tool (on its own
-# thread) may call them without await: the work is done at once, and a
-# question's answer is the ``.result()`` of what the method returns.
+#               the client retries with inputResponses and the requestState
+#               the server gave it, and the tool runs again from the start, now
+#               finding the answer.  The state carries the answers of earlier
+#               rounds and the tool's own request_state, signed (below): the
+#               dispatcher opens it (_open_retry, for each request it routes)
+#               and MCPServer (section 14) seals it into the next
+#               InputRequiredResult.
 
 _LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"  # 2026-07-28: a request's own log level
@@ -5474,6 +5484,112 @@ def _wake(future: Any) -> None:
         future.set_result(None)
 
 
+# -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
+#
+# The client must not be able to alter what it echoes (the spec: "MUST protect
+# its integrity ... and MUST reject state that fails verification"): the state is
+# signed with HMAC-SHA256 under the server's key, bound to the method, its
+# target and a digest of its arguments, and it expires.  It is signed, not
+# encrypted: a tool must not put secrets in its own request_state.
+
+_STATE_TTL = 600.0  # seconds a requestState stays valid
+
+
+def _state_binding(method: str, target: str, arguments: Any, principal: Optional[str] = None) -> str:
+    """What a requestState belongs to: the request, and over HTTP with a token
+    verifier the principal it was issued to, so another user's replay is
+    refused (basic/security_best_practices: bind state to the user)."""
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    if principal is None:
+        return f"{method}\n{target}\n{digest[:32]}"
+    return f"{method}\n{target}\n{digest[:32]}\n{hashlib.sha256(principal.encode()).hexdigest()[:32]}"
+
+
+def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
+    import base64
+    import hashlib
+    import hmac
+
+    payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
+                         separators=(",", ":")).encode()
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28): it seals
+        return key.seal(payload)  # type: ignore[no-any-return]
+    body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
+    signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
+    return f"v1.{body}.{signature}"
+
+
+def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Optional[str]]:
+    """(earlier answers, the tool's own state) from a requestState; -32602 if it
+    was altered, has expired, or belongs to another request."""
+    import base64
+    import hashlib
+    import hmac
+
+    def refuse(why: str) -> _RpcError:
+        return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
+
+    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28) opens it
+        key, token = key.opened(token)
+    # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
+    # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
+    if not isinstance(token, str) or not token.isascii() or token.count(".") != 2 or not token.startswith("v1."):
+        raise refuse("is malformed")
+    _, body, signature = token.split(".")
+    expected = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
+    if not hmac.compare_digest(expected, signature):
+        raise refuse("fails verification")
+    try:
+        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except ValueError:
+        raise refuse("is malformed") from None
+    if not isinstance(payload, dict) or payload.get("b") != binding:
+        raise refuse("belongs to another request")
+    if not isinstance(payload.get("x"), int) or payload["x"] < time.time():
+        raise refuse("has expired")
+    return dict(payload.get("r") or {}), payload.get("s")
+
+
+def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
+                params: Dict[str, Any]) -> None:
+    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
+    and the answers of earlier rounds from its verified requestState: of a
+    tools/call, a resources/read or a prompts/get."""
+    request.binding = _state_binding(method, target, arguments, getattr(request.conn, "principal", None))
+    responses = params.get("inputResponses")
+    if "inputResponses" in params and not isinstance(responses, dict):
+        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
+    # Each answer must be one of the results the spec allows there, before anything
+    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
+    for key, response in (responses or {}).items():
+        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
+            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
+                                            f"CreateMessageResult or ListRootsResult")
+    if params.get("requestState") is not None:
+        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
+    request.answers.update(responses or {})
+
+
+# ---------------------------------------------------------------------------
+# 13. Context
+# ---------------------------------------------------------------------------
+#
+# What a tool, a resource or a prompt may do besides returning (the SDK's
+# mcp.server.mcpserver.Context): log to the client (server/utilities/logging),
+# report progress (basic/utilities/progress), see that it was cancelled
+# (basic/utilities/cancellation), and ask the client a question: elicitation,
+# sampling, roots (client/elicitation, client/sampling, client/roots), as its
+# request asks it (section 12).  A resources/read or prompts/get whose
+# function takes a Context runs as a tools/call does
+# (_Connection.start_request), so the same holds there.
+#
+# Every Context method is awaitable, as in the SDK.  A sync tool (on its own
+# thread) may call them without await: the work is done at once, and a
+# question's answer is the ``.result()`` of what the method returns.
+
+
 class _JsonObject:
     """A JSON object from the client read by attribute, as the SDK's models are:
     ``result.stop_reason`` reads ``stopReason``."""
@@ -5705,7 +5821,7 @@ class Context:
         a resumable stream (a session's, over HTTP) is closed; else nothing."""
         call = self._request.call
         channel = getattr(call.stream, "__self__", None) if call is not None else None
-        if isinstance(channel, _ResponseQueue):
+        if isinstance(channel, (_ResponseQueue, _Pending)):
             channel.close()
         return _AwaitableValue()
 
@@ -5986,107 +6102,6 @@ def _elicitation_outcome(schema: Any, requested: Dict[str, Any], result: Dict[st
     made = outcome() if outcome is not AcceptedElicitation else outcome(_elicited(schema, requested,
                                                                                   result.get("content")))
     return _elicitation_view(made, sdk)
-
-
-# ---------------------------------------------------------------------------
-# 13. Request state
-# ---------------------------------------------------------------------------
-#
-# 2026-07-28 has no server-to-client requests (basic/patterns/mrtr): a call
-# that needs the client's input ends with an InputRequiredResult (section 12,
-# _Request.ask), and the client retries with inputResponses and the
-# requestState the server gave it.  The state carries the answers of earlier
-# rounds and the tool's own request_state; the dispatcher opens it (_open_retry,
-# for each request it routes) and MCPServer (section 14) seals it into the next
-# InputRequiredResult.
-
-
-# -- requestState (2026-07-28, basic/patterns/mrtr) -------------------------------------
-#
-# The client must not be able to alter what it echoes (the spec: "MUST protect
-# its integrity ... and MUST reject state that fails verification"): the state is
-# signed with HMAC-SHA256 under the server's key, bound to the method, its
-# target and a digest of its arguments, and it expires.  It is signed, not
-# encrypted: a tool must not put secrets in its own request_state.
-
-_STATE_TTL = 600.0  # seconds a requestState stays valid
-
-
-def _state_binding(method: str, target: str, arguments: Any, principal: Optional[str] = None) -> str:
-    """What a requestState belongs to: the request, and over HTTP with a token
-    verifier the principal it was issued to, so another user's replay is
-    refused (basic/security_best_practices: bind state to the user)."""
-    import hashlib
-
-    digest = hashlib.sha256(json.dumps(arguments, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-    if principal is None:
-        return f"{method}\n{target}\n{digest[:32]}"
-    return f"{method}\n{target}\n{digest[:32]}\n{hashlib.sha256(principal.encode()).hexdigest()[:32]}"
-
-
-def _seal_state(key: Any, binding: str, answers: Dict[str, Any], user_state: Optional[str]) -> str:
-    import base64
-    import hashlib
-    import hmac
-
-    payload = json.dumps({"b": binding, "x": int(time.time() + _STATE_TTL), "r": answers, "s": user_state},
-                         separators=(",", ":")).encode()
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28): it seals
-        return key.seal(payload)  # type: ignore[no-any-return]
-    body = base64.urlsafe_b64encode(payload).decode().rstrip("=")
-    signature = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
-    return f"v1.{body}.{signature}"
-
-
-def _open_state(key: Any, binding: str, token: Any) -> Tuple[Dict[str, Any], Optional[str]]:
-    """(earlier answers, the tool's own state) from a requestState; -32602 if it
-    was altered, has expired, or belongs to another request."""
-    import base64
-    import hashlib
-    import hmac
-
-    def refuse(why: str) -> _RpcError:
-        return _RpcError(INVALID_PARAMS, f"Invalid params: requestState {why}")
-
-    if not isinstance(key, bytes):  # the SDK's RequestStateSecurity (_SdkStateCodec, section 28) opens it
-        key, token = key.opened(token)
-    # Our tokens are ASCII: anything else (a lone surrogate too) is forged, and
-    # hmac.compare_digest refuses non-ASCII text (a TypeError, not a verdict).
-    if not isinstance(token, str) or not token.isascii() or token.count(".") != 2 or not token.startswith("v1."):
-        raise refuse("is malformed")
-    _, body, signature = token.split(".")
-    expected = base64.urlsafe_b64encode(hmac.new(key, body.encode(), hashlib.sha256).digest()).decode().rstrip("=")
-    if not hmac.compare_digest(expected, signature):
-        raise refuse("fails verification")
-    try:
-        payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-    except ValueError:
-        raise refuse("is malformed") from None
-    if not isinstance(payload, dict) or payload.get("b") != binding:
-        raise refuse("belongs to another request")
-    if not isinstance(payload.get("x"), int) or payload["x"] < time.time():
-        raise refuse("has expired")
-    return dict(payload.get("r") or {}), payload.get("s")
-
-
-def _open_retry(request: _Request, server: MCPServer, method: str, target: str, arguments: Any,
-                params: Dict[str, Any]) -> None:
-    """2026-07-28: what a retry answers (basic/patterns/mrtr), its inputResponses
-    and the answers of earlier rounds from its verified requestState: of a
-    tools/call, a resources/read or a prompts/get."""
-    request.binding = _state_binding(method, target, arguments, getattr(request.conn, "principal", None))
-    responses = params.get("inputResponses")
-    if "inputResponses" in params and not isinstance(responses, dict):
-        raise _RpcError(INVALID_PARAMS, 'Invalid params: "inputResponses" must be an object')
-    # Each answer must be one of the results the spec allows there, before anything
-    # runs (basic/patterns/mrtr, "Error Handling"; the SDK: -32602 otherwise).
-    for key, response in (responses or {}).items():
-        if all(_answer_problem(kind, response) is not None for kind in _ANSWERS):
-            raise _RpcError(INVALID_PARAMS, f"Invalid params: inputResponses[{key!r}] is no ElicitResult, "
-                                            f"CreateMessageResult or ListRootsResult")
-    if params.get("requestState") is not None:
-        request.answers, request.user_state = _open_state(server._state_key, request.binding, params["requestState"])
-    request.answers.update(responses or {})
 
 
 # ---------------------------------------------------------------------------
@@ -9928,10 +9943,12 @@ class _HttpApp:
     def _exchange(self, conn: _Connection, message: Dict[str, Any], environ: Dict[str, Any],
                   modern: bool, classified: Optional[Tuple[str, Any]] = None) -> _Reply:
         """Answer one message: 202 for a notification or a response, JSON for a
-        ready answer, else wait for the call (JSON or SSE: _answer_call)."""
+        ready answer (a call's too, when it was answered on this thread: no
+        channel is opened for it), else wait for the call (JSON or SSE: _answer_call)."""
         inline, to_session = self._inline(message), self._to_get_stream(conn)
-        channel = self._channel(conn, message.get("method"))
-        response = conn.handle_safely(message, channel.reply, inline, conn.write if to_session else channel.send,
+        method = message.get("method")
+        pending = _Pending(functools.partial(self._channel, conn, method))
+        response = conn.handle_safely(message, pending.reply, inline, conn.write if to_session else pending.send,
                                       classified)
         if response is None:
             return _plain(202, "")
@@ -9939,8 +9956,14 @@ class _HttpApp:
         table = not isinstance(conn, _HttpSession) and (modern or not self.stateless)
         if response is not _STARTED:
             return _json_reply(response, table)
+        channel = pending.settle()
+        if channel is None:  # answered already: what _answer_call would send at once
+            if (self.json_response or self.sse_after > 0) and method not in _LONG_LIVED:
+                return _ready_reply(pending.answer, table)
+            channel = pending.open()  # (sse_after=0: an SSE stream from the start)
+            channel.reply(pending.answer)
         return self._answer_call(conn, message["id"], channel, environ, cancel_on_close=modern,
-                                 long_lived=message.get("method") in _LONG_LIVED, table=table)
+                                 long_lived=method in _LONG_LIVED, table=table)
 
     def _channel(self, conn: _Connection, method: Any) -> _ResponseQueue:
         """A response's channel: bounded; in a session, for a request that may
@@ -9989,12 +10012,7 @@ class _HttpApp:
             watch.close()  # the client gone: the call goes on before 2026-07-28 (_HttpCall)
             return _json_reply(_error_response(id_, _RpcError(INTERNAL_ERROR, watch.late_text())), False)
         watch.done = True
-        if first[1] is None:  # cancelled by the client (notifications/cancelled): nothing to send
-            return "200 OK", list(_SSE_HEADERS), []
-        if table and b'"error"' in first[1]:  # a tool's -32021 is a 400 too (basic/index)
-            status, headers, _ = _json_reply(json.loads(first[1]), True)
-            return status, headers, [first[1]]
-        return "200 OK", [("Content-Type", "application/json")], [first[1]]
+        return _ready_reply(first[1], table)
 
     def _wait(self, channel: _ResponseQueue, seconds: Optional[float], environ: Dict[str, Any],
               watch: _HttpCall) -> Any:
@@ -10268,6 +10286,68 @@ def _end_listens_at_sigterm(app: _HttpApp) -> None:
         signal.signal(signal.SIGTERM, handler)
         signal.siginterrupt(signal.SIGTERM, False)  # as gunicorn set it ("Don't let SIGTERM ... interrupt")
     handler.apps.append(weakref.ref(app))
+
+
+def _ready_reply(data: Optional[bytes], table: bool) -> _Reply:
+    """A call's response, come before the POST had to wait: JSON (an error's
+    status from _HTTP_STATUS when ``table``), or nothing when the client
+    cancelled the call (notifications/cancelled)."""
+    if data is None:
+        return "200 OK", list(_SSE_HEADERS), []
+    if table and b'"error"' in data:  # a tool's -32021 is a 400 too (basic/index)
+        status, headers, _ = _json_reply(json.loads(data), True)
+        return status, headers, [data]
+    return "200 OK", [("Content-Type", "application/json")], [data]
+
+
+class _Pending:
+    """A request's way back to its POST.  A call answered on the POST's own
+    thread (most are: _HttpApp._inline) leaves its response here, and it goes
+    out as JSON with no channel at all; a message before the response, or a
+    response that comes once the POST has begun to wait, goes to the channel
+    (section 20), opened when first needed.  The lock orders a response from
+    another thread against the POST's own look (``settle``)."""
+
+    __slots__ = ("open", "channel", "answered", "answer", "lock")
+
+    def __init__(self, open_channel: Callable[[], _ResponseQueue]) -> None:
+        import threading
+
+        self.open = open_channel
+        self.channel: Optional[_ResponseQueue] = None
+        self.answered = False
+        self.answer: Optional[bytes] = None  # None answered: the client cancelled the call
+        self.lock = threading.Lock()
+
+    def reply(self, data: Optional[bytes]) -> None:
+        with self.lock:
+            if self.channel is None and not self.answered:
+                self.answered, self.answer = True, data
+                return
+            channel = self._opened()
+        channel.reply(data)
+
+    def send(self, data: bytes) -> None:
+        with self.lock:
+            channel = self._opened()
+        channel.send(data)
+
+    def close(self) -> None:
+        """Context.close_sse_stream: the channel's (opened for it, if the POST has not yet)."""
+        with self.lock:
+            channel = self._opened()
+        channel.close()
+
+    def settle(self) -> Optional[_ResponseQueue]:
+        """The POST's look, once the call has started: None if the response
+        is here (``answer``), else the channel it comes on."""
+        with self.lock:
+            return None if self.answered and self.channel is None else self._opened()
+
+    def _opened(self) -> _ResponseQueue:
+        if self.channel is None:
+            self.channel = self.open()
+        return self.channel
 
 
 class _HttpCall:
@@ -12091,6 +12171,7 @@ def _date() -> str:
 #   _lax_parse            a date, a UUID... from its schema's form    _pydantic_parse (section 25)
 #   _build_union          the first arm the argument passes           _smart_union_value (section 24)
 #   _is_pydantic_field    no other library's Field                    _is_field_info (section 24)
+#   _foreign_default      no other library's Field                    _field_info_default (section 24)
 #   _pydantic_value       built as its type                           _type_adapter_value (section 24)
 #   _involves_pydantic    no annotation another library validates     _holds_pydantic (section 24)
 #   _pydantic_arguments   no arguments model                          _delegated_arguments (section 24)
@@ -12123,16 +12204,16 @@ def _date() -> str:
 #   _intercepted          MCPServer._calling (section 14): the call    the extensions' intercept_tool_call
 #   _resolved_parameters, MCPServer._call, _keywords_taken (sections  the SDK's Resolve(...) parameters
 #   _resolve_parameters   9, 14): none
-#   _session_of           Context.session (section 12): none, an       the SDK's ServerSession (_sdk_session,
+#   _session_of           Context.session (section 13): none, an       the SDK's ServerSession (_sdk_session,
 #                         AttributeError                              section 27)
-#   _request_context_of   Context.request_context (section 12): none,  the SDK's RequestContext
+#   _request_context_of   Context.request_context (section 13): none,  the SDK's RequestContext
 #                         an AttributeError                           (_sdk_request_context, section 27)
-#   _input_responses      Context.input_responses (section 12): the    each answer as the SDK's result class
+#   _input_responses      Context.input_responses (section 13): the    each answer as the SDK's result class
 #                         client's JSON                               (_sdk_input_responses, section 28)
-#   _elicitation_view     _elicitation_outcome (section 12): the       the SDK's own outcome class, to a function
+#   _elicitation_view     _elicitation_outcome (section 13): the       the SDK's own outcome class, to a function
 #                         ElicitationResult itself                    that took its Context (_sdk_elicitation,
 #                                                                     section 28)
-#   _ANSWERS              _answer_checker (section 12): the client's   as leniently as the SDK's models take
+#   _ANSWERS              _answer_checker (section 13): the client's   as leniently as the SDK's models take
 #                         results as schema.ts writes them            them (_SDK_ANSWERS, section 27)
 
 _SEAMS: FrozenSet[str] = frozenset((
@@ -12140,7 +12221,7 @@ _SEAMS: FrozenSet[str] = frozenset((
     "_compiler_for", "_arm_label",
     # schemas, arguments and tools (sections 2-9)
     "_is_pydantic_model", "_pydantic_schema",
-    "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_pydantic_value",
+    "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_foreign_default", "_pydantic_value",
     "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
     "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_resolve_marker", "_resolvers_of",
     "_takes_sdk_context", "_sdk_model_json",
@@ -12212,6 +12293,8 @@ def _refine(**rules: Any) -> None:
 #   _is_basemodel         _SchemaBuilder.ref (section 5)      S11: is this class a BaseModel (and _native, -
 #                                                             section 4: its instance, as its model_dump)
 #   _is_field_info        _is_pydantic_field (section 7)      a default that is pydantic's own Field       -
+#   _field_info_default   _foreign_default (section 7)        that Field's default: its undefined none,    -
+#                                                             its factory's value for a call
 #
 # README: the numbered item of "Where mcp_ref differs from the SDK" that the row
 # bears on.  test_differential compares what these produce with the SDK's own.
@@ -12592,6 +12675,15 @@ def _is_basemodel(tp: Any) -> bool:
 def _is_field_info(obj: Any) -> bool:
     fields = _module("pydantic.fields")
     return fields is not None and isinstance(obj, fields.FieldInfo)
+
+
+def _field_info_default(field: Any, per_call: bool) -> Any:
+    """A pydantic FieldInfo's default: its undefined (and ``...``) none; for a
+    call, what pydantic gives it (its factory called)."""
+    if per_call:
+        return field.get_default(call_default_factory=True)
+    value = field.default
+    return _MISSING if value is ... or type(value).__name__ == "PydanticUndefinedType" else value
 
 
 def _is_pydantic_type(tp: Any) -> bool:
@@ -13846,11 +13938,11 @@ def _strict_json_schema() -> Any:
 #   _sdk_resolvers        _resolvers_of (section 9)           Resolve(...) parameters and their DAG        -
 #   _sdk_resolve_marker   _resolve_marker (section 9)         such a parameter is no argument              -
 #   _sdk_resolve_parameters  MCPServer._call (section 14)     the resolvers run before the tool            -
-#   _sdk_session          seam _session_of (section 12)       ctx.session: the SDK's ServerSession         -
+#   _sdk_session          seam _session_of (section 13)       ctx.session: the SDK's ServerSession         -
 #                                                             (_ClientSession)
-#   _sdk_request_context  seam _request_context_of (section 12)  ctx.request_context, meta in snake_case   -
+#   _sdk_request_context  seam _request_context_of (section 13)  ctx.request_context, meta in snake_case   -
 #                                                             (_RequestContext)
-#   _SDK_ANSWERS          seam _ANSWERS (section 12)          the client's answers as leniently as the     -
+#   _SDK_ANSWERS          seam _ANSWERS (section 13)          the client's answers as leniently as the     -
 #                                                             SDK's models take them
 #
 # README: as in section 24's table.  test_context checks these on the wire.
@@ -14180,13 +14272,13 @@ def _resolver_answer(question: Any, key: str, answer: Any) -> ElicitationResult:
 
 def _answer(method: str, requested: Any, sdk_models: bool, result: Dict[str, Any]) -> Any:
     """ctx.session's view of the client's answer, checked against what was
-    asked (_checked_answer, section 12): that result's model (section 28; the
+    asked (_checked_answer, section 13): that result's model (section 28; the
     SDK's own to the SDK's Context)."""
     checked = _checked_answer(method, requested, result)
     return (_sdk_model if sdk_models else _model_view)(_RESULT_NAMES[method], checked)
 
 
-# The client's answers (the seam _ANSWERS, section 12) as leniently as the SDK's
+# The client's answers (the seam _ANSWERS, section 13) as leniently as the SDK's
 # models take them: a content block's "type" may be left out, null stands for
 # what may be absent.
 _SDK_BLOCK: Dict[str, Any] = {"anyOf": [
@@ -14340,10 +14432,10 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 #
 #   refinement            the rule it refines                 what pydantic or the SDK does                README
 #   --------------------  ----------------------------------  -------------------------------------------  ------
-#   _sdk_input_responses  seam _input_responses (section 12)  each answer as the SDK's result class         -
+#   _sdk_input_responses  seam _input_responses (section 13)  each answer as the SDK's result class         -
 #   _sdk_model            _answer (section 27)                to a function that took the SDK's Context:  -
 #                                                             the SDK's own models (ctx.session)
-#   _sdk_elicitation      seam _elicitation_view (section 12)  to a function that took the SDK's Context:  -
+#   _sdk_elicitation      seam _elicitation_view (section 13)  to a function that took the SDK's Context:  -
 #                                                             the SDK's own outcome classes (ctx.elicit)
 #   _sdk_context_annotated  _takes_sdk_context (section 9)      a function that takes the SDK's Context      -
 #   _sdk_prompt           MCPServer.add_prompt (section 14)   the SDK's own Prompt object, registered      -
@@ -14639,7 +14731,7 @@ _STATE_FIXED = ("mcp_ref's requestState lives 600 seconds and is bound to the be
 def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settings: Dict[str, Any],
                   scope_hierarchy: Any = None) -> Dict[str, Any]:
     """MCPServer's other keywords, as Python refuses an unknown one; the SDK's
-    request_state_security mapped onto section 13's signing key; the SDK's
+    request_state_security mapped onto section 12's signing key; the SDK's
     token_verifier and auth, with mcp_ref's scope_hierarchy, checked (section 21)."""
     for keyword, value in settings.items():
         if keyword not in _SDK_KEYWORDS:
@@ -14666,7 +14758,7 @@ def _sdk_settings(server: MCPServer, name: Optional[str], state_key: Any, settin
 
 
 class RequestStateSecurity:
-    """The SDK's policy for the 2026-07-28 requestState (section 13): ``keys=[secret]``
+    """The SDK's policy for the 2026-07-28 requestState (section 12): ``keys=[secret]``
     (32 bytes or more) signs it (HMAC-SHA256) under a key bound to ``audience``
     (by default the server's name).  A key ring, a ``codec``, ``bind_principal``, another ``ttl``: refused."""
 
@@ -14698,7 +14790,7 @@ class RequestStateSecurity:
 
 
 class _SdkStateCodec:
-    """The SDK's own RequestStateSecurity as section 13's key: its codec (AES-GCM) seals the payload
+    """The SDK's own RequestStateSecurity as section 12's key: its codec (AES-GCM) seals the payload
     after the audience; a token it opens goes on signed by this process, for _open_state's checks."""
 
     def __init__(self, codec: Any, audience: str) -> None:
@@ -16062,6 +16154,7 @@ def _sdk_compiler_for(mode: str) -> type[_Compiler]:
 _refine(
     # pydantic's types, texts and unions (section 24)
     _format_errors=_pydantic_format_errors, _build_union=_smart_union_value, _is_pydantic_field=_is_field_info,
+    _foreign_default=_field_info_default,
     _pydantic_value=_type_adapter_value, _involves_pydantic=_holds_pydantic, _pydantic_arguments=_delegated_arguments,
     _pydantic_read=_arguments_model_read, _pydantic_structured=_output_adapter_of,
     _pydantic_output=_output_adapter_result, _pydantic_checked=_output_adapter_checked,
@@ -21022,10 +21115,12 @@ __all__ += ("wsgi_app",)
 #                                                      a dict or dataclass whose values are
 #                                                      exactly their JSON types, lists of them
 #                                                      in a few passes (_fast_list)
-#   _fast_structured  _structured_result (section 8)   a list of two or more non-empty dicts of
-#                                                      leaves: their texts in one C pass
+#   _fast_texts       _texts_of (section 8)            a list of two or more non-empty dicts of
+#                                                      leaves: their texts and the list's JSON in
+#                                                      one C pass (the JSON kept: _WRITTEN)
 #   _fast_dumps       _dumps_message (section 15)      every message: json's C encoder made once;
-#                                                      a polled Task's kept text (_ShownTask)
+#                                                      a polled Task's kept text (_ShownTask), a
+#                                                      list's JSON _fast_texts kept
 #   _rx_accelerated   _rx_compile_pattern (section 30) patterns proven linear on Python's re
 #                                                      (_RX_ACCELERATE: the switch)
 #
@@ -21229,31 +21324,36 @@ def _fast_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
 
 
 _LEAVES = frozenset((str, int, float, bool, _NoneType))
-# json's C encoder writing ",\n  " between items: see _fast_structured.
-_ITEMS_ENCODER = None if _make_encoder is None else _make_encoder(
-    None, None, _encode_str, None, ": ", ",\n  ", False, False, False)
+# json's C encoder writing separators no encoded JSON holds (a string's control
+# characters are always escaped): "\x01" after a key, "\x02" between items.
+# One pass gives a list of flat objects both as texts and as compact JSON.
+_MARKED_ENCODER = None if _make_encoder is None else _make_encoder(
+    None, None, _encode_str, None, "\x01", "\x02", False, False, False)
+# The last list _fast_texts wrote, per thread: (the list, its compact JSON),
+# for _fast_dumps to put in as written when the same list is sent.
+_WRITTEN = _thread._local()
 
 
-def _fast_structured(raw: Any, shown: Any, structured: Any, wrap: bool) -> Dict[str, Any]:
-    """_structured_result, for a list of at least two flat objects (each a
-    non-empty dict of leaves, one block of text each); any other value: the rule.
+def _fast_texts(items: List[Any]) -> List[str]:
+    """_texts_of, for a list of at least two flat objects (each a non-empty
+    dict of leaves); any other list: the rule.
 
-    The same result as the rule's, the same dict: only its content's texts are
-    written differently.  json's C encoder writes the list in one pass: with
-    ",\n  " between items, each object comes out with exactly the line breaks
-    of indent=2, which is its text for the model (the rule's _pretty of the
-    item); an encoded string never holds a raw newline, so "},\n  {" occurs
-    only between two objects."""
-    if not (type(shown) is list and len(shown) > 1 and type(raw) in (list, tuple) and len(raw) == len(shown)
-            and _one_json_text(set(map(type, raw))) and set(map(type, shown)) == {dict} and all(shown)
-            and _LEAVES.issuperset(map(type, _chain(map(dict.values, shown))))):
-        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
+    json's C encoder writes the list in one pass (_MARKED_ENCODER).  With
+    ": " and ",\n  " for its separators, each object is exactly the rule's
+    _pretty of it (indent=2), and "},\n  {" occurs only between two objects
+    (an encoded string holds no raw newline).  With ":" and ",", the same
+    pass is the list's compact JSON, which the wire's encoder would write
+    again: kept for _fast_dumps (_WRITTEN)."""
+    if not (type(items) is list and len(items) > 1 and set(map(type, items)) == {dict} and all(items)
+            and _LEAVES.issuperset(map(type, _chain(map(dict.values, items))))):
+        return _RULES["_texts_of"](items)  # type: ignore[no-any-return]
     try:
-        text = "".join(_ITEMS_ENCODER(shown, 0))  # type: ignore[misc]
+        text = "".join(_MARKED_ENCODER(items, 0))  # type: ignore[misc]
     except ValueError:  # NaN or infinity: the rule raises what _pretty raises
-        return _RULES["_structured_result"](raw, shown, structured, wrap)  # type: ignore[no-any-return]
-    blocks = [{"type": "text", "text": "{\n  " + body + "\n}"} for body in text[2:-2].split("},\n  {")]
-    return {"content": blocks, "structuredContent": structured, "isError": False}
+        return _RULES["_texts_of"](items)  # type: ignore[no-any-return]
+    _WRITTEN.last = (items, text.replace("\x01", ":").replace("\x02", ","))
+    pretty = text.replace("\x01", ": ").replace("\x02", ",\n  ")  # an encoded string holds no raw newline
+    return ["{\n  " + body + "\n}" for body in pretty[2:-2].split("},\n  {")]
 
 
 # The wire encoder as json's C object, made once rather than per message, and
@@ -21266,20 +21366,40 @@ _C_ENCODER = None if _make_encoder is None else _make_encoder(
 
 def _fast_dumps(message: Any) -> str:
     """_dumps_message, through json's C encoder made once; a response whose
-    result is a polled Task (_ShownTask, section 16) splices the Task's text."""
+    result is a polled Task (_ShownTask, section 16) splices the Task's text,
+    one whose structuredContent is the list _fast_texts just wrote, its JSON."""
     result = message.get("result") if type(message) is dict else None
     if type(result) is _ShownTask and tuple(message) == _RESPONSE_KEYS and message["jsonrpc"] == "2.0":
         return _fast_dumps_polled(message["id"], result)
+    written = getattr(_WRITTEN, "last", None)
+    if written is not None:
+        _WRITTEN.last = None
+        structured = result.get("structuredContent") if type(result) is dict else None
+        if type(structured) is dict and len(structured) == 1 and structured.get("result") is written[0]:
+            return _fast_dumps_written(message, '{"result":' + written[1] + "}")
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
 _RESPONSE_KEYS = ("jsonrpc", "id", "result")  # a response as _Dispatcher.response makes it, in its order
+# Stands in for a written structuredContent while the rest is encoded: a string
+# no tool returns (the process's own random suffix), found exactly once.
+_PLACEHOLDER = "\x00mcp_ref:" + os.urandom(8).hex()
+_PLACEHOLDER_JSON = _encode_str(_PLACEHOLDER)
 
 
 def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
     """A response whose result is a polled Task: the Task's JSON text, written
     once per revision (the Task is not changed once shown), the frame around it."""
     return '{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(id_, 0)) + ',"result":' + task.json + "}"  # type: ignore[misc]
+
+
+def _fast_dumps_written(message: Dict[str, Any], structured: str) -> str:
+    """The message with its result's structuredContent put in as written."""
+    held = dict(message, result=dict(message["result"], structuredContent=_PLACEHOLDER))
+    data = "".join(_C_ENCODER(held, 0))  # type: ignore[misc]
+    if data.count(_PLACEHOLDER_JSON) != 1:  # (a value holding the placeholder itself: written whole)
+        return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
+    return data.replace(_PLACEHOLDER_JSON, structured)
 
 
 # -- patterns on Python's re (the rule: _rx_compile_pattern's automaton, section 30)
@@ -21425,10 +21545,9 @@ _rx_re_form = _rx_accelerated  # section 30's slot (_RX_ACCELERATE still switche
 
 # -- the one place that picks ---------------------------------------------------
 
-_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _LaxCompiler, "_structured_result": _structured_result,
+_RULES: Dict[str, Any] = {"_pretty": _pretty, "_COMPILER": _LaxCompiler, "_texts_of": _texts_of,
                           "_dumps_message": _dumps_message, "_RX_ACCELERATE": False}
-_ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler,
-                                 "_structured_result": _fast_structured,
+_ACCELERATORS: Dict[str, Any] = {"_pretty": _fast_pretty, "_COMPILER": _FastCompiler, "_texts_of": _fast_texts,
                                  "_dumps_message": _fast_dumps, "_RX_ACCELERATE": True}
 
 

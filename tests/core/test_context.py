@@ -180,7 +180,7 @@ def take_state(frame: Dict[str, Any]) -> str:
 
 def resign(state: str, key: bytes, **changes: Any) -> str:
     """A requestState with its payload changed and signed again with ``key``: the
-    format section 13 describes (v1.<base64url JSON>.<base64url HMAC-SHA256 of the body>)."""
+    format section 12 describes (v1.<base64url JSON>.<base64url HMAC-SHA256 of the body>)."""
     _, body, _ = state.split(".")
     payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     payload.update(changes)

@@ -829,5 +829,98 @@ class OneFlowTest(unittest.TestCase):
         self.assertIs(mcp_ref._HANDSHAKE_REQUESTS["tools/call"], mcp_ref._STATELESS_REQUESTS["tools/call"])
 
 
+class InlineAnswerTest(unittest.TestCase):
+    """A call answered on the POST's own thread goes out as JSON with no
+    channel opened (_Pending); one answered elsewhere, or with messages first,
+    comes on the channel as before."""
+
+    @staticmethod
+    def post(app: Any, message: Dict[str, Any]) -> Any:
+        body = json.dumps(message).encode()
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/mcp", "HTTP_HOST": "127.0.0.1:8000",
+                   "REMOTE_ADDR": "127.0.0.1", "CONTENT_TYPE": "application/json",
+                   "CONTENT_LENGTH": str(len(body)), "HTTP_ACCEPT": "application/json, text/event-stream",
+                   "HTTP_MCP_PROTOCOL_VERSION": "2026-07-28", "HTTP_MCP_METHOD": "tools/call",
+                   "HTTP_MCP_NAME": message["params"]["name"], "wsgi.input": io.BytesIO(body)}
+        status: List[Any] = []
+        data = b"".join(app(environ, lambda s, h, exc=None: status.append((s, dict(h)))))
+        return status[0], data
+
+    def test_no_channel_for_an_answer_on_the_posts_thread(self) -> None:
+        server = mcp_ref.MCPServer("inline")
+
+        @server.tool()
+        def add(a: int, b: int) -> int:
+            return a + b
+
+        @server.tool()
+        async def later(a: int) -> int:  # runs on the event loop: another thread answers
+            return a
+
+        @server.tool()
+        def chatty(ctx: mcp_ref.Context) -> str:  # a message before its response
+            ctx.info("working")
+            return "done"
+
+        app = server.streamable_http_app()
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                "io.modelcontextprotocol/logLevel": "info"}
+        opened: List[Any] = []
+        channel_of = mcp_ref._HttpApp._channel
+
+        def spy(app_: Any, conn: Any, method: Any) -> Any:
+            opened.append(method)
+            return channel_of(app_, conn, method)
+
+        with unittest.mock.patch.object(mcp_ref._HttpApp, "_channel", spy):
+            for i, (name, arguments) in enumerate([("add", {"a": 2, "b": 3}), ("later", {"a": 7}),
+                                                   ("chatty", {})]):
+                del opened[:]
+                (status, headers), data = self.post(app, {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                                          "params": {"name": name, "arguments": arguments,
+                                                                     "_meta": meta}})
+                self.assertEqual(status, "200 OK", data)
+                if name == "add":
+                    self.assertEqual(opened, [])
+                    self.assertEqual(headers["Content-Type"], "application/json")
+                    self.assertEqual(json.loads(data)["result"]["structuredContent"], {"result": 5})
+                elif name == "chatty":  # the log message first, on the stream
+                    self.assertEqual(opened, ["tools/call"])
+                    events = [json.loads(line[5:]) for line in data.decode().splitlines() if line.startswith("data:")]
+                    self.assertEqual([e.get("method") for e in events], ["notifications/message", None])
+                    self.assertEqual(events[-1]["result"]["content"][0]["text"], "done")
+                else:
+                    self.assertIn(b'"structuredContent":{"result":7}', data)
+
+    def test_pending_orders_a_response_from_any_thread(self) -> None:
+        for _ in range(200):
+            channel = mcp_ref._ResponseQueue()
+            pending = mcp_ref._Pending(lambda channel=channel: channel)
+            thread = threading.Thread(target=pending.reply, args=(b"r",))
+            thread.start()
+            got = pending.settle()
+            thread.join()
+            if got is None:  # the response came first: kept, no channel
+                self.assertTrue(pending.answered)
+                self.assertEqual(pending.answer, b"r")
+                self.assertEqual(channel.get(0), None)
+            else:  # the POST looked first: the response on the channel, nothing kept
+                self.assertIs(got, channel)
+                self.assertEqual(channel.get(5), (True, b"r", None))
+                self.assertFalse(pending.answered)
+        cancelled = mcp_ref._Pending(mcp_ref._ResponseQueue)
+        cancelled.reply(None)  # a cancelled call: answered, with nothing to send
+        self.assertIsNone(cancelled.settle())
+        self.assertTrue(cancelled.answered)
+        first = mcp_ref._Pending(mcp_ref._ResponseQueue)
+        first.send(b"m")
+        first.reply(b"r")
+        channel = first.settle()
+        assert channel is not None
+        self.assertEqual([channel.get(0), channel.get(0)], [(False, b"m", None), (True, b"r", None)])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -116,7 +116,7 @@ class Outer:
 
 class SwitchTest(unittest.TestCase):
     def test_use_accelerators_binds_every_rule_or_every_accelerator(self) -> None:
-        self.assertEqual(set(mcp_ref._RULES), {"_pretty", "_COMPILER", "_structured_result", "_dumps_message",
+        self.assertEqual(set(mcp_ref._RULES), {"_pretty", "_COMPILER", "_texts_of", "_dumps_message",
                                                "_RX_ACCELERATE"})
         self.assertEqual(set(mcp_ref._ACCELERATORS), set(mcp_ref._RULES))
         for name, rule in mcp_ref._RULES.items():
@@ -396,18 +396,18 @@ class CompilerTest(unittest.TestCase):
             self.assertIn("result.1.temperature\n  Input should be a finite number", result["content"][0]["text"])
 
 
-class StructuredResultTest(unittest.TestCase):
-    """_structured_result (section 8) and _fast_structured."""
+class TextsOfTest(unittest.TestCase):
+    """_texts_of (section 8) and _fast_texts."""
 
     def test_objects_written_in_one_pass(self) -> None:
-        """_fast_structured: a list of two or more objects of leaves gets its
-        content texts from one pass of json's C encoder; whatever the value, the
-        result is exactly what the rule, _structured_result, gives (the same
-        structuredContent object, the same texts), and NaN fails as in the rule."""
+        """_fast_texts: a list of two or more objects of leaves gets its texts
+        from one pass of json's C encoder; whatever the list, the texts are
+        exactly the rule's, _texts_of (each item as _pretty writes it), and NaN
+        fails as in the rule."""
         rng = random.Random(11)
         leaves = ["", "},\n  {", ",\n  ", "},\\n  {", "\\", 'a"b', '\\"', "é\n✓\x00", 0, -7, 16.2, 1e300, True, None,
                   -0.0, 10**30]
-        rule_of = mcp_ref._RULES["_structured_result"]
+        rule_of = mcp_ref._RULES["_texts_of"]
 
         def flat() -> Dict[Any, Any]:
             return {rng.choice(["a", "é", '"k', "},", 1, None, True, 2.5]) if rng.random() < 0.9 else 7: rng.choice(
@@ -418,21 +418,21 @@ class StructuredResultTest(unittest.TestCase):
             items = [flat() for _ in range(rng.randint(1, 5))]
             if rng.random() < 0.2:  # one item that is not an object of leaves
                 items[rng.randrange(len(items))] = rng.choice([{}, {"a": [1]}, {"b": {"c": 1}}, [1, 2], "s", 3])
-            wrap = rng.random() < 0.5
-            structured = {"result": items} if wrap else items
-            with mock.patch.dict(mcp_ref._RULES, {"_structured_result": Spy(rule_of)}):
-                got = mcp_ref._fast_structured(items, items, structured, wrap)
-                one_pass += not mcp_ref._RULES["_structured_result"].calls
-            self.assertEqual(got, rule_of(items, items, structured, wrap))
-            self.assertIs(got["structuredContent"], structured)
+            mcp_ref._WRITTEN.last = None
+            with mock.patch.dict(mcp_ref._RULES, {"_texts_of": Spy(rule_of)}):
+                got = mcp_ref._fast_texts(items)
+                written = not mcp_ref._RULES["_texts_of"].calls
+            one_pass += written
+            self.assertEqual(got, rule_of(items))
+            if written:  # the same pass gave the list's compact JSON, as the wire's encoder writes it
+                self.assertIs(mcp_ref._WRITTEN.last[0], items)
+                self.assertEqual(mcp_ref._WRITTEN.last[1], mcp_ref._ENCODER.encode(items))
+            self.assertEqual(got, [json.dumps(item, indent=2, ensure_ascii=False) for item in items])
         self.assertGreater(one_pass, 500)
         nan = [{"a": 1.0}, {"a": float("nan")}]
-        for structured_result in (mcp_ref._fast_structured, rule_of):
-            with self.subTest(structured_result), self.assertRaises(mcp_ref._NotJSON):  # as the rule: never sent
-                structured_result(nan, nan, nan, False)
-        strings = ["a", "b"]  # a string item is its own text
-        self.assertEqual(mcp_ref._fast_structured(strings, [{"a": 1}, {"a": 2}], strings, False),
-                         rule_of(strings, [{"a": 1}, {"a": 2}], strings, False))
+        for texts_of in (mcp_ref._fast_texts, rule_of):
+            with self.subTest(texts_of), self.assertRaises(mcp_ref._NotJSON):  # as the rule: never sent
+                texts_of(nan)
 
 
 class WireEncodingTest(unittest.TestCase):
@@ -515,6 +515,20 @@ def rows_result(n: int) -> Dict[str, Any]:
     items = [{"city": f"city {i}", "temperature": 0.5 + i, "count": i} for i in range(n)]
     return {"content": [{"type": "text", "text": json.dumps(item, indent=2)} for item in items],
             "structuredContent": {"result": items}, "isError": False}
+
+
+def wire_call(server: Any, name: str, arguments: Dict[str, Any]) -> bytes:
+    """One tools/call's response as sent, on a connection of its own (2025-11-25)."""
+    class Quiet(mcp_ref._Connection):
+        def write(self, data: bytes) -> None:
+            pass
+
+    conn, got = Quiet(server), []  # type: ignore[var-annotated]
+    for message in ({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}):
+        conn.handle_safely(message, got.append, True, got.append)
+    return got[-1]  # type: ignore[no-any-return]
 
 
 class FiresTest(unittest.TestCase):
@@ -603,21 +617,42 @@ class FiresTest(unittest.TestCase):
                     else:  # the spy does see the rule at work
                         self.assertGreater(len(members_calls), 0)
 
-    def test_fast_structured_writes_a_list_of_flat_objects(self) -> None:
-        rule_of = mcp_ref._RULES["_structured_result"]
+    def test_fast_texts_writes_a_list_of_flat_objects(self) -> None:
+        rule_of = mcp_ref._RULES["_texts_of"]
+        texts = [block["text"] for block in rows_result(10)["content"]]
         for on in BOTH:
-            with self.subTest(accelerated=on), spying("_structured_result", on) as spy, \
-                    mock.patch.dict(mcp_ref._RULES, {"_structured_result": Spy(rule_of)}):
+            with self.subTest(accelerated=on), spying("_texts_of", on) as spy, \
+                    mock.patch.dict(mcp_ref._RULES, {"_texts_of": Spy(rule_of)}):
                 server = server_with(rows)
                 for n in (10, 10, 1):  # a type's results take the quick paths once it has been seen
                     self.assertEqual(server.call_tool("rows", {"n": n}), rows_result(n))
                 if not on:
                     self.assertEqual(spy.calls, [])
                     continue
-                self.assertEqual(spy.results, [rows_result(10), rows_result(10), rows_result(1)])
+                self.assertEqual(spy.results, [texts, texts, texts[:1]])
                 # The lists of ten were written in one pass; the one item by the rule.
-                self.assertEqual([args[0] for args, _ in mcp_ref._RULES["_structured_result"].calls],
-                                 [[Row("city 0", 0.5, 0)]])
+                self.assertEqual([args[0] for args, _ in mcp_ref._RULES["_texts_of"].calls],
+                                 [[{"city": "city 0", "temperature": 0.5, "count": 0}]])
+
+    def test_fast_dumps_puts_in_the_list_fast_texts_wrote(self) -> None:
+        """The list's JSON comes from _fast_texts's one pass, put into the
+        response by _fast_dumps: the same bytes as the rule's, whichever is on."""
+        plain: List[bytes] = []
+        for label, on in [("none", set()), ("texts alone", {"_texts_of"}), ("dumps alone", {"_dumps_message"}),
+                          ("both", {"_texts_of", "_dumps_message"})]:
+            with self.subTest(label), switched(on):
+                server = server_with(rows)
+                wire_call(server, "rows", {"n": 2})  # (a type's results take the quick paths once seen)
+                with mock.patch.object(mcp_ref, "_fast_dumps_written", Spy(mcp_ref._fast_dumps_written)) as spy:
+                    got = [wire_call(server, "rows", {"n": n}) for n in (10, 10, 1)]
+                plain = plain or got
+                self.assertEqual(got, plain)
+                self.assertEqual(len(spy.calls), 2 if on == {"_texts_of", "_dumps_message"} else 0)
+        holder = [{"a": mcp_ref._PLACEHOLDER}, {"a": 2}]  # the placeholder itself in a value: written whole
+        with switched({"_texts_of", "_dumps_message"}):
+            message = {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"result": holder}}}
+            mcp_ref._fast_texts(holder)
+            self.assertEqual(mcp_ref._fast_dumps(message), mcp_ref._ENCODER.encode(message))
 
     def test_fast_dumps_encodes_every_message(self) -> None:
         def add(a: int) -> int:
@@ -857,7 +892,7 @@ class AloneTest(unittest.TestCase):
                 self.assertEqual(got, plain, label)
 
     def test_a_list_of_flat_objects_with_every_other_rule_plain(self) -> None:
-        """The case that once failed: _fast_structured alone answered a list of
+        """The case that once failed: the list accelerator alone answered a list of
         flat objects with "the result cannot be converted to JSON (TypeError)"."""
         def flat() -> List[dict]:  # type: ignore[type-arg]
             return [{"a": 1}, {"a": 2}]
