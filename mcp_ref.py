@@ -5495,6 +5495,26 @@ def _wake(future: Any) -> None:
 _STATE_TTL = 600.0  # seconds a requestState stays valid
 
 
+def _state_key_given(key: Any) -> bytes:
+    """The key that signs requestState: ``request_state_key``, else
+    $MCP_REF_STATE_KEY, else one of this process's own.  An empty one is
+    refused: anyone could sign with it, and a state its client forged would
+    pass verification (basic/patterns/mrtr: servers MUST protect its
+    integrity).  An environment's ``MCP_REF_STATE_KEY=$(cat missing-file)`` is
+    one."""
+    where = "request_state_key"
+    if key is None:
+        key, where = os.environ.get("MCP_REF_STATE_KEY"), "MCP_REF_STATE_KEY"
+        if key is None:
+            return os.urandom(32)
+    key = key.encode() if isinstance(key, str) else bytes(key)
+    if not key:
+        raise ValueError(f"{where} is empty: a requestState signed with an empty key could be forged; give a "
+                         f"secret (the same one to every process behind one endpoint), or none for a key of "
+                         f"this process's own")
+    return key  # type: ignore[no-any-return]
+
+
 def _state_binding(method: str, target: str, arguments: Any, principal: Optional[str] = None) -> str:
     """What a requestState belongs to: the request, and over HTTP with a token
     verifier the principal it was issued to, so another user's replay is
@@ -6188,8 +6208,7 @@ class MCPServer:
         self.drain_timeout, self.request_timeout = drain_timeout, request_timeout
         self.lifespan = lifespan
         self._lifespan_state: Any = None
-        key = request_state_key if request_state_key is not None else os.environ.get("MCP_REF_STATE_KEY")
-        self._state_key: Any = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
+        self._state_key: Any = _state_key_given(request_state_key)
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
         self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope  # checked (the properties below)
         self.settings = _server_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
