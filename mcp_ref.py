@@ -11584,8 +11584,12 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     # could interrupt the main thread while it holds that very lock, and wait
     # for it forever.  It is in place before the socket listens: a client may
     # connect, and a signal come, as soon as it does.
+    # Off the main thread (a program that serves while it does other work) no
+    # handler can be set, and the standard streams stay the program's: it
+    # serves until the process ends, as the SDK's run() does there.
+    main = threading.current_thread() is threading.main_thread()
     signals: List[int] = []
-    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name)]
+    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name) and main]
     before = {name: signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
               for name in names}
     try:
@@ -11596,14 +11600,18 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
         shown = f"[{host}]" if ":" in host else host
         print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    bound = httpd.server_address
+    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
+    if not main:
+        print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
+        httpd.serve_forever(poll_interval=0.2)
+        return 0
     _standard_fds()  # (fd 0 or 1 may be closed)
     standard = None if exit_process else (os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))  # for run()
     stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
                               daemon=True)
     thread.start()
-    bound = httpd.server_address
-    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
     print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
     while not signals:  # the main thread stays free for signals
         time.sleep(0.1)
