@@ -5495,6 +5495,26 @@ def _wake(future: Any) -> None:
 _STATE_TTL = 600.0  # seconds a requestState stays valid
 
 
+def _state_key_given(key: Any) -> bytes:
+    """The key that signs requestState: ``request_state_key``, else
+    $MCP_REF_STATE_KEY, else one of this process's own.  An empty one is
+    refused: anyone could sign with it, and a state its client forged would
+    pass verification (basic/patterns/mrtr: servers MUST protect its
+    integrity).  An environment's ``MCP_REF_STATE_KEY=$(cat missing-file)`` is
+    one."""
+    where = "request_state_key"
+    if key is None:
+        key, where = os.environ.get("MCP_REF_STATE_KEY"), "MCP_REF_STATE_KEY"
+        if key is None:
+            return os.urandom(32)
+    key = key.encode() if isinstance(key, str) else bytes(key)
+    if not key:
+        raise ValueError(f"{where} is empty: a requestState signed with an empty key could be forged; give a "
+                         f"secret (the same one to every process behind one endpoint), or none for a key of "
+                         f"this process's own")
+    return key  # type: ignore[no-any-return]
+
+
 def _state_binding(method: str, target: str, arguments: Any, principal: Optional[str] = None) -> str:
     """What a requestState belongs to: the request, and over HTTP with a token
     verifier the principal it was issued to, so another user's replay is
@@ -6188,8 +6208,7 @@ class MCPServer:
         self.drain_timeout, self.request_timeout = drain_timeout, request_timeout
         self.lifespan = lifespan
         self._lifespan_state: Any = None
-        key = request_state_key if request_state_key is not None else os.environ.get("MCP_REF_STATE_KEY")
-        self._state_key: Any = key.encode() if isinstance(key, str) else bytes(key) if key else os.urandom(32)
+        self._state_key: Any = _state_key_given(request_state_key)
         self._connections: List[Any] = []  # the connections serving now: list_changed goes to each
         self.cache_ttl_ms, self.cache_scope = cache_ttl_ms, cache_scope  # checked (the properties below)
         self.settings = _server_settings(self, name, request_state_key, sdk_settings, scope_hierarchy)
@@ -11565,8 +11584,12 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     # could interrupt the main thread while it holds that very lock, and wait
     # for it forever.  It is in place before the socket listens: a client may
     # connect, and a signal come, as soon as it does.
+    # Off the main thread (a program that serves while it does other work) no
+    # handler can be set, and the standard streams stay the program's: it
+    # serves until the process ends, as the SDK's run() does there.
+    main = threading.current_thread() is threading.main_thread()
     signals: List[int] = []
-    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name)]
+    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name) and main]
     before = {name: signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
               for name in names}
     try:
@@ -11577,14 +11600,18 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
         shown = f"[{host}]" if ":" in host else host
         print(f"mcp_ref: cannot serve on {shown}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    bound = httpd.server_address
+    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
+    if not main:
+        print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
+        httpd.serve_forever(poll_interval=0.2)
+        return 0
     _standard_fds()  # (fd 0 or 1 may be closed)
     standard = None if exit_process else (os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb"))  # for run()
     stderr = _hold_standard_streams()  # as on stdio: a tool's print, or a closed fd 1, reaches no client
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="mcp_ref-http",
                               daemon=True)
     thread.start()
-    bound = httpd.server_address
-    shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
     print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
     while not signals:  # the main thread stays free for signals
         time.sleep(0.1)

@@ -403,7 +403,19 @@ def make(x: int, y: str = "a") -> Point:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:]:
+    if sys.argv[2:] == ["thread"]:  # served by a thread of a program that goes on with its own work
+        import socket, threading, time
+        threading.Thread(target=mcp.run, kwargs=dict(transport="streamable-http", port=int(sys.argv[1])),
+                         daemon=True).start()
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        print("the program's own stdout", flush=True)
+        sys.stdin.read()  # until the test is done
+    elif sys.argv[1:]:
         mcp.run(transport="streamable-http", port=int(sys.argv[1]))
     else:
         mcp.run()
@@ -462,6 +474,26 @@ class RunTest(unittest.TestCase):
         finally:
             process.terminate()
             _, stderr = process.communicate(timeout=30)
+        self.assertEqual(process.returncode, 0, stderr.decode(errors="replace"))
+
+
+    def test_streamable_http_off_the_main_thread(self) -> None:
+        # run() on another thread serves (it was a ValueError: no signal handler
+        # can be set there) and leaves the program its standard streams.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        process = subprocess.Popen(python_command(self.script, str(port), "thread", flags=("-E", "-s", "-S")),
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            _wait_for_server(process, port)
+            modern = dict(_CALL, params=dict(_CALL["params"], _meta=_MODERN))
+            reply = _post(port, modern, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                                         "Mcp-Name": "make"})
+            self.assertEqual(reply["result"]["structuredContent"], {"x": 3, "y": "a"})
+            self.assertEqual(process.stdout.readline(), b"the program's own stdout\n")  # type: ignore[union-attr]
+        finally:
+            _, stderr = process.communicate(b"", timeout=30)
         self.assertEqual(process.returncode, 0, stderr.decode(errors="replace"))
 
 

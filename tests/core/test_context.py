@@ -34,6 +34,7 @@ import tempfile
 import threading
 import time
 import unittest
+import unittest.mock
 from typing import Any, Dict, List, Optional, Tuple
 
 from tests._testing import mcp_ref
@@ -912,6 +913,23 @@ class InputRequiredTest(ContextTestCase):
         frames = self.modern_call(server, 20, "book_twice", requestState=state,
                                   inputResponses={"elicitation_0": {"action": "decline"}})
         self.assertEqual(frames[-1]["result"]["resultType"], "input_required")  # the real one still works
+
+    def test_an_empty_key_is_refused(self) -> None:
+        # With an empty key anyone can sign: a state the client forged would pass
+        # verification.  An environment's MCP_REF_STATE_KEY=$(cat missing-file) is one.
+        for key in ("", b""):
+            with self.subTest(key=key), self.assertRaisesRegex(ValueError, "^request_state_key is empty: "):
+                mcp_ref.MCPServer("x", request_state_key=key)
+        with unittest.mock.patch.dict(os.environ, {"MCP_REF_STATE_KEY": ""}), \
+                self.assertRaisesRegex(ValueError, "^MCP_REF_STATE_KEY is empty: a requestState signed with an "
+                                                   "empty key could be forged"):
+            mcp_ref.MCPServer("x")
+        with unittest.mock.patch.dict(os.environ, {"MCP_REF_STATE_KEY": "k"}):
+            self.assertEqual(mcp_ref.MCPServer("x")._state_key, b"k")
+        with unittest.mock.patch.dict(os.environ):
+            os.environ.pop("MCP_REF_STATE_KEY", None)
+            one, two = mcp_ref.MCPServer("x")._state_key, mcp_ref.MCPServer("x")._state_key
+            self.assertEqual((len(one), one == two), (32, False))  # a key of its own, each
 
     def test_state_of_another_call_is_refused(self) -> None:
         server = self.shared()

@@ -969,5 +969,53 @@ class ImportTest(unittest.TestCase):
         self.assertEqual(out.stdout, "[]\n", out.stderr)
 
 
+
+# A browser for the command line's sign-in: it opens the page in the
+# background (webbrowser waits for a $BROWSER command to exit) and follows the
+# authorization server's redirect to the command's loopback callback.
+_BROWSER = """import subprocess, sys, urllib.request
+if sys.argv[1] != "--now":
+    subprocess.Popen([sys.executable, __file__, "--now", sys.argv[1]], start_new_session=True)
+else:
+    urllib.request.urlopen(sys.argv[2], timeout=30).read()
+"""
+
+
+class DemoTest(unittest.TestCase):
+    """examples/oauth_demo.py: OAuth 2.1 end to end on one machine, with its
+    authorization server, a protected server and a client (and the command
+    line's --auth against the same servers)."""
+
+    DEMO = os.path.join(HERE, "examples", "oauth_demo.py")
+
+    def test_the_client_signs_in_and_calls(self) -> None:
+        run = subprocess.run([sys.executable, self.DEMO], capture_output=True, text=True, timeout=60)
+        self.assertEqual((run.returncode, run.stdout), (0, '{"result": ["signed in"]}\n'), run.stderr)
+
+    def test_the_command_line_signs_in(self) -> None:
+        import tempfile
+
+        servers = subprocess.Popen([sys.executable, self.DEMO, "serve", "0", "0"], stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, text=True)
+        self.addCleanup(servers.stdout.close)  # type: ignore[union-attr]
+        self.addCleanup(servers.wait, 10)
+        self.addCleanup(servers.kill)
+        url = servers.stdout.readline().split()[3]  # type: ignore[union-attr]  # "MCP server at URL, ..."
+        self.assertRegex(url, r"^http://127\.0\.0\.1:\d+/mcp,$")
+        unsigned = subprocess.run([sys.executable, "-m", "mcp_ref", "call", url[:-1], "add_note", "text=x"],
+                                  capture_output=True, text=True, timeout=60, cwd=HERE)
+        self.assertEqual(unsigned.returncode, 3, unsigned.stderr)  # (refused: no token)
+        self.assertIn("HTTP 401 Unauthorized", unsigned.stderr)
+        with tempfile.TemporaryDirectory() as folder:
+            browser = os.path.join(folder, "browser.py")
+            with open(browser, "w", encoding="utf-8") as f:
+                f.write(_BROWSER)
+            run = subprocess.run([sys.executable, "-m", "mcp_ref", "call", url[:-1], "add_note", "text=hello",
+                                  "--auth"], capture_output=True, text=True, timeout=60, cwd=HERE,
+                                 env=dict(os.environ, BROWSER=f"{sys.executable} {browser} %s"))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn('"hello"', run.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()
