@@ -27,6 +27,7 @@ import json
 import os
 import sys
 import unittest
+import unittest.mock
 from typing import Any, Dict, List, Tuple
 
 from tests._testing import mcp_ref

@@ -969,7 +969,6 @@ class ImportTest(unittest.TestCase):
         self.assertEqual(out.stdout, "[]\n", out.stderr)
 
 
-
 # A browser for the command line's sign-in: it opens the page in the
 # background (webbrowser waits for a $BROWSER command to exit) and follows the
 # authorization server's redirect to the command's loopback callback.

@@ -24,7 +24,8 @@ import threading
 import unittest
 from typing import Any, Dict, List, Optional, Tuple
 
-from _testing import HERE, mcp_ref, needs_layers
+from tests._testing import HERE, mcp_ref, needs_layers
+
 
 EVERYTHING = os.path.join(HERE, "examples", "everything.py")
 
