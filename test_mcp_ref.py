@@ -456,18 +456,25 @@ class RunTest(unittest.TestCase):
         self.assertIs(answers[2]["result"]["isError"], False)
         self.assertEqual(run.returncode, 0, run.stderr)
 
-    def test_streamable_http(self) -> None:
+    def serve_http(self, *args: str) -> Tuple["subprocess.Popen[bytes]", int]:
+        """The script serving on a free port (``args`` after it), once it
+        listens and has answered a 2026-07-28 tools/call."""
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        process = subprocess.Popen(python_command(self.script, str(port), flags=("-E", "-s", "-S")),
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process = subprocess.Popen(python_command(self.script, str(port), *args, flags=("-E", "-s", "-S")),
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.addCleanup(lambda: process.poll() is not None or process.kill())
+        _wait_for_server(process, port)
+        modern = dict(_CALL, params=dict(_CALL["params"], _meta=_MODERN))
+        reply = _post(port, modern, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                                     "Mcp-Name": "make"})
+        self.assertEqual(reply["result"]["structuredContent"], {"x": 3, "y": "a"})
+        return process, port
+
+    def test_streamable_http(self) -> None:
+        process, port = self.serve_http()
         try:
-            _wait_for_server(process, port)
-            modern = dict(_CALL, params=dict(_CALL["params"], _meta=_MODERN))
-            reply = _post(port, modern, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-                                         "Mcp-Name": "make"})
-            self.assertEqual(reply["result"]["structuredContent"], {"x": 3, "y": "a"})
             session: Dict[str, str] = {}
             self.assertEqual(_post(port, _HANDSHAKE, {}, session)["result"]["protocolVersion"], "2025-11-25")
             self.assertEqual(_post(port, _CALL, session)["result"]["structuredContent"], {"x": 3, "y": "a"})
@@ -476,21 +483,11 @@ class RunTest(unittest.TestCase):
             _, stderr = process.communicate(timeout=30)
         self.assertEqual(process.returncode, 0, stderr.decode(errors="replace"))
 
-
     def test_streamable_http_off_the_main_thread(self) -> None:
         # run() on another thread serves (it was a ValueError: no signal handler
         # can be set there) and leaves the program its standard streams.
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        process = subprocess.Popen(python_command(self.script, str(port), "thread", flags=("-E", "-s", "-S")),
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process, _ = self.serve_http("thread")
         try:
-            _wait_for_server(process, port)
-            modern = dict(_CALL, params=dict(_CALL["params"], _meta=_MODERN))
-            reply = _post(port, modern, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
-                                         "Mcp-Name": "make"})
-            self.assertEqual(reply["result"]["structuredContent"], {"x": 3, "y": "a"})
             self.assertEqual(process.stdout.readline(), b"the program's own stdout\n")  # type: ignore[union-attr]
         finally:
             _, stderr = process.communicate(b"", timeout=30)
