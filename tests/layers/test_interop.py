@@ -52,7 +52,7 @@ class TypeScriptClientTest(unittest.TestCase):
 
 
     def test_weather_example_over_http(self) -> None:
-        from test_http import ServerProcess
+        from tests.core.test_http import ServerProcess
 
         from tests._testing import copy_into
 
