@@ -607,9 +607,10 @@ def _numbers(sections: str) -> List[int]:
 
 
 class MapTest(unittest.TestCase):
-    """tests/README.md maps each test module to the section (number and title)
-    or the topic it tests, one to one: every module on disk has one row, no two
-    rows the same sections and topic; a section named is a section of the file,
+    """tests/README.md maps each test module to the sections (numbers and
+    titles) or the topic it tests: every module on disk has exactly one row, no
+    two rows the same sections and topic (a section's tests may still be in
+    more than one module: the map is not one to one); a section named is a section of the file,
     a module of tests/core names the core's sections only, and a row with one
     section begins its topic with that section's title as its banner has it."""
 
