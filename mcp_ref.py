@@ -11587,9 +11587,9 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
     # Off the main thread (a program that serves while it does other work) no
     # handler can be set, and the standard streams stay the program's: it
     # serves until the process ends, as the SDK's run() does there.
-    main = threading.current_thread() is threading.main_thread()
+    on_main = threading.current_thread() is threading.main_thread()
     signals: List[int] = []
-    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name) and main]
+    names = [name for name in ("SIGTERM", "SIGINT") if hasattr(signal, name) and on_main]
     before = {name: signal.signal(getattr(signal, name), lambda signum, frame: signals.append(signum))
               for name in names}
     try:
@@ -11602,7 +11602,7 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
         return 2
     bound = httpd.server_address
     shown = f"[{bound[0]}]" if ":" in str(bound[0]) else bound[0]
-    if not main:
+    if not on_main:
         print(f"mcp_ref: serving {app.server.name} on http://{shown}:{bound[1]}{app.path}", file=sys.stderr)
         httpd.serve_forever(poll_interval=0.2)
         return 0
