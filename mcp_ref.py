@@ -21398,12 +21398,13 @@ def _fast_dumps(message: Any) -> str:
     result = message.get("result") if type(message) is dict else None
     if type(result) is _ShownTask and tuple(message) == _RESPONSE_KEYS and message["jsonrpc"] == "2.0":
         return _fast_dumps_polled(message["id"], result)
-    written = getattr(_WRITTEN, "last", None)
-    if written is not None:
-        _WRITTEN.last = None
-        structured = result.get("structuredContent") if type(result) is dict else None
-        if type(structured) is dict and len(structured) == 1 and structured.get("result") is written[0]:
-            return _fast_dumps_written(message, '{"result":' + written[1] + "}")
+    if type(result) is dict and "structuredContent" in result:  # (a notification never is)
+        written = getattr(_WRITTEN, "last", None)
+        if written is not None:
+            _WRITTEN.last = None
+            structured = result["structuredContent"]
+            if type(structured) is dict and len(structured) == 1 and structured.get("result") is written[0]:
+                return _fast_dumps_written(message, '{"result":' + written[1] + "}")
     return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]
 
 
