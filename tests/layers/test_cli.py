@@ -810,7 +810,11 @@ class TaskCommandTest(CliTestCase):
         """A call interrupted (SIGINT, as Ctrl-C sends, to it alone) once it has shown its task's id."""
         import signal
 
-        process = subprocess.Popen([*COMMAND, "call", server, *args], stdout=subprocess.PIPE,
+        # SIGINT as a terminal leaves it: a suite started in the background by a
+        # shell without job control ignores SIGINT, and its children inherit that.
+        command = [*COMMAND[:3], "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                   + COMMAND[3]]
+        process = subprocess.Popen([*command, "call", server, *args], stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=ENV)
         lines = [process.stderr.readline() for _ in range(1)]  # type: ignore[union-attr]
         while lines[-1] and not TASK_ID.search(lines[-1]):
