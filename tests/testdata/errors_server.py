@@ -1,4 +1,4 @@
-"""A server whose tools, resources, prompts and completion raise, for test_sdk_errors.
+"""A server whose tools, resources, prompts and completion raise, for tests/core/test_errors.py.
 
 Runs on mcp_ref, or with ERRORS_SERVER=sdk on the SDK (through
 testdata/sdk_launcher.py's stand-in module).  What it raises is picked by
