@@ -105,14 +105,8 @@ class AuthSettings:
         self.validate_token_resource = validate
 
 
-class BearerTokenTest(unittest.TestCase):
-    """basic/authorization (2025-11-25 and 2026-07-28), "Token Handling": servers
-    MUST validate that access tokens were issued specifically for them as the
-    intended audience (RFC 8707), the server's own resource identifier taken from
-    its settings, never from a request's Host; 2026-07-28 "Step-Up Authorization
-    Flow": servers MUST account for scope hierarchies; "Authorization Server
-    Location": whenever tokens are verified, the metadata (RFC 9728) is served
-    and every 401 names it."""
+class _BearerTokenTestShared:
+    """What BearerTokenTest here and its part in tests/layers share."""
 
     def serve(self, tokens: Dict[str, Token], auth: AuthSettings, **options: Any) -> InProcess:
         verifier = type("Verifier", (), {"verify_token": staticmethod(tokens.get)})()
@@ -129,6 +123,16 @@ class BearerTokenTest(unittest.TestCase):
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
             bearer)
         return init.status, endpoint.modern("tools/call", {"name": "hello"}, headers=bearer).status
+
+
+class BearerTokenTest(_BearerTokenTestShared, unittest.TestCase):
+    """basic/authorization (2025-11-25 and 2026-07-28), "Token Handling": servers
+    MUST validate that access tokens were issued specifically for them as the
+    intended audience (RFC 8707), the server's own resource identifier taken from
+    its settings, never from a request's Host; 2026-07-28 "Step-Up Authorization
+    Flow": servers MUST account for scope hierarchies; "Authorization Server
+    Location": whenever tokens are verified, the metadata (RFC 9728) is served
+    and every 401 names it."""
 
     def test_only_tokens_issued_for_this_server_are_accepted(self) -> None:
         ours = "https://mcp.example.com/mcp"

@@ -55,8 +55,8 @@ def call_deviation(name: str, arguments: Dict[str, Any], expected: Dict[str, Any
     return None
 
 
-class ResultParityTest(unittest.TestCase):
-    """Every (tool, arguments) case of the corpus, against the SDK's result."""
+class _ResultParityTestShared:
+    """What ResultParityTest here and its part in tests/layers share."""
 
     def check_deviation(self, kind: str, name: str, got: Dict[str, Any], expected: Dict[str, Any]) -> None:
         if kind == "detailed_output_error":
@@ -87,6 +87,10 @@ class ResultParityTest(unittest.TestCase):
             self.assertEqual(kinds[0], kinds[1])
         else:
             self.fail(kind)
+
+
+class ResultParityTest(_ResultParityTestShared, unittest.TestCase):
+    """Every (tool, arguments) case of the corpus, against the SDK's result."""
 
     def test_structured_content_conforms_to_the_output_schema(self) -> None:
         """The property the SDK promises: every successful structured result

@@ -245,9 +245,8 @@ FIELD_DEFAULTS = {
     "required": ["b"], "title": "FieldDefaults", "type": "object"}
 
 
-class PydanticRulesTest(unittest.TestCase):
-    """Unions flattened and de-duplicated, no title on additionalProperties,
-    classes of one name, Enum aliases, Field(...) defaults: pydantic's rules."""
+class _PydanticRulesTestShared:
+    """What PydanticRulesTest here and its part in tests/layers share."""
 
     def cases(self, field: Any) -> List[Tuple[Any, Dict[str, Any]]]:
         import decimal
@@ -301,6 +300,11 @@ class PydanticRulesTest(unittest.TestCase):
                 "patternProperties": {"^x": {"type": "integer"}}, "propertyNames": {"minLength": 2},
                 "type": "object"}),
         ]
+
+
+class PydanticRulesTest(_PydanticRulesTestShared, unittest.TestCase):
+    """Unions flattened and de-duplicated, no title on additionalProperties,
+    classes of one name, Enum aliases, Field(...) defaults: pydantic's rules."""
 
     def test_cases(self) -> None:
         for annotation, expected in self.cases(Field):

@@ -305,13 +305,8 @@ class ProgressFloodTest(unittest.TestCase):
             self.assertEqual(sse(reply.body)[-1]["result"]["content"], [{"type": "text", "text": "hi"}])
 
 
-class QuestionTimeoutTest(Case):
-    """2025-11-25 basic/lifecycle "Timeouts": a question to the client that is not
-    answered in time is given up with notifications/cancelled ("the sender SHOULD
-    issue a cancellation notification for that request and stop waiting"), and
-    its timeout may be set per request ("SDKs ... SHOULD allow these timeouts to
-    be configured on a per-request basis": ``request_read_timeout_seconds``, the
-    SDK's name)."""
+class _QuestionTimeoutTestShared:
+    """What QuestionTimeoutTest here and its part in tests/layers share."""
 
     def check_gave_up(self, frames: List[Dict[str, Any]], id_: int, seconds: str) -> None:
         reason = f"the client did not answer within {seconds} s"
@@ -321,6 +316,15 @@ class QuestionTimeoutTest(Case):
                                      "params": {"requestId": asked["id"], "reason": reason}})
         self.assertEqual(response["id"], id_)
         self.assertIn(reason, json.dumps(response))
+
+
+class QuestionTimeoutTest(_QuestionTimeoutTestShared, Case):
+    """2025-11-25 basic/lifecycle "Timeouts": a question to the client that is not
+    answered in time is given up with notifications/cancelled ("the sender SHOULD
+    issue a cancellation notification for that request and stop waiting"), and
+    its timeout may be set per request ("SDKs ... SHOULD allow these timeouts to
+    be configured on a per-request basis": ``request_read_timeout_seconds``, the
+    SDK's name)."""
 
     def test_a_question_given_up_is_cancelled_over_stdio(self) -> None:
         session = StdioSession(asking_server(None, request_timeout=0.2), ALL_QUESTIONS)

@@ -1344,14 +1344,8 @@ class StdioPeer:
         return self.wait(lambda f: f.get("id") == id_ and "method" not in f)
 
 
-class AskingTest(Case):
-    """A task that asks the client what it declared (elicitation, sampling), in
-    both revisions: 2025-11-25, its questions relayed on tasks/result with the
-    related-task _meta ("Input Required Status"); 2026-07-28, inputRequests and
-    tasks/update.  The capabilities reach the run (they were lost: "the client
-    does not support elicitation")."""
-
-    maxDiff = None
+class _AskingTestShared:
+    """What AskingTest here and its part in tests/layers share."""
 
     def session_task(self, peer: Any, name: str, progress: bool = False) -> str:
         peer.request("initialize", dict(malformed.initialize(SESSION)["params"], capabilities=ASKING_CAPS))
@@ -1370,6 +1364,24 @@ class AskingTest(Case):
         peer.post({"jsonrpc": "2.0", "id": asked["id"], "result": answer})
         result = peer.wait(lambda f: f.get("id") == "r")["result"]
         self.assertEqual(result["content"], [{"type": "text", "text": text}])
+
+    def modern_settled(self, client: Any, task_id: str, meta: Dict[str, Any]) -> Dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while True:
+            task = answer_of(client, "tasks/get", {"taskId": task_id, "_meta": meta})
+            if task["status"] != "working" or time.monotonic() > deadline:
+                return task
+            time.sleep(0.01)
+
+
+class AskingTest(_AskingTestShared, Case):
+    """A task that asks the client what it declared (elicitation, sampling), in
+    both revisions: 2025-11-25, its questions relayed on tasks/result with the
+    related-task _meta ("Input Required Status"); 2026-07-28, inputRequests and
+    tasks/update.  The capabilities reach the run (they were lost: "the client
+    does not support elicitation")."""
+
+    maxDiff = None
 
     def test_a_refused_question_fails_the_task(self) -> None:
         # The client answers with an error, or with no result of the question:
@@ -1413,14 +1425,6 @@ class AskingTest(Case):
         self.assertEqual((question["method"], question["params"]["_meta"]), (
             "elicitation/create", {"io.modelcontextprotocol/related-task": {"taskId": task_id}}))
         self.assertEqual(result["content"], [{"type": "text", "text": "Hello, Ada!"}])
-
-    def modern_settled(self, client: Any, task_id: str, meta: Dict[str, Any]) -> Dict[str, Any]:
-        deadline = time.monotonic() + WAIT
-        while True:
-            task = answer_of(client, "tasks/get", {"taskId": task_id, "_meta": meta})
-            if task["status"] != "working" or time.monotonic() > deadline:
-                return task
-            time.sleep(0.01)
 
 
 class TaskProgressTest(Case):

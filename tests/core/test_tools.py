@@ -213,9 +213,8 @@ def wrapped(name: str, result: Dict[str, Any], **extra: Any) -> Dict[str, Any]:
             "required": ["result"], "title": f"{name}Output", "type": "object"}
 
 
-class StructuredOutputTest(unittest.TestCase):
-    """Each row of the table in ``_output_schema`` (section 9): the exact
-    outputSchema (None: not published) and one call's exact result."""
+class _StructuredOutputTestShared:
+    """What StructuredOutputTest here and its part in tests/layers share."""
 
     def check(self, fn: Any, schema: Optional[Dict[str, Any]], result: Dict[str, Any], **options: Any) -> None:
         server = server_with(fn, **options)
@@ -224,6 +223,16 @@ class StructuredOutputTest(unittest.TestCase):
         if schema is not None:  # in the order pydantic writes it: the frames are byte-identical
             self.assertEqual(json.dumps(tool["outputSchema"]), json.dumps(schema))
         self.assertEqual(server.call_tool(fn.__name__, {}), result)
+
+    def refused(self, fn: Any) -> str:
+        with self.assertRaises(mcp_ref.InvalidSignature) as caught:
+            server_with(fn, structured_output=True)
+        return str(caught.exception)
+
+
+class StructuredOutputTest(_StructuredOutputTestShared, unittest.TestCase):
+    """Each row of the table in ``_output_schema`` (section 9): the exact
+    outputSchema (None: not published) and one call's exact result."""
 
     def test_s1_opted_out(self) -> None:
         def count() -> int:
@@ -370,11 +379,6 @@ class StructuredOutputTest(unittest.TestCase):
         self.check(opaque, None, {"content": [text('"Opaque()"')], "isError": False})
         self.check(when, None, {"content": [text('"2024-05-01T10:00:00"')], "isError": False})
         self.check(shade, None, {"content": [text('"dark"')], "isError": False})
-
-    def refused(self, fn: Any) -> str:
-        with self.assertRaises(mcp_ref.InvalidSignature) as caught:
-            server_with(fn, structured_output=True)
-        return str(caught.exception)
 
     def test_e1_structured_output_without_annotation(self) -> None:
         def untyped(x: int):  # type: ignore[no-untyped-def]

@@ -25,13 +25,18 @@ from tests._testing import BOTH, HERE, NEEDS_JSONSCHEMA, NEEDS_PYDANTIC, Field, 
 validate, ValidationError = mcp_ref.validate, mcp_ref.ValidationError
 
 
-class ValidateTest(unittest.TestCase):
+class _ValidateTestShared:
+    """What ValidateTest here and its part in tests/layers share."""
+
     def errors(self, instance: Any, schema: Any) -> List[Tuple[str, str, str]]:
         try:
             validate(instance, schema)
         except ValidationError as exc:
             return [(e.path, e.kind, e.msg) for e in exc.errors]
         return []
+
+
+class ValidateTest(_ValidateTestShared, unittest.TestCase):
 
     def test_every_error_is_listed_with_its_path(self) -> None:
         schema = {"type": "object", "required": ["a", "b"], "properties": {
@@ -196,13 +201,8 @@ JSTS_GROUPS = {"additionalProperties": ["dependentSchemas with additionalPropert
                "unevaluatedProperties": None, "unevaluatedItems": None, "dependentSchemas": None, "anchor": None}
 
 
-class Full2020Test(unittest.TestCase):
-    """JSON Schema 2020-12's dependentSchemas, unevaluatedProperties and
-    unevaluatedItems checked (Core 2020-12 §10.2.2.4, §11), $anchor refs
-    resolved, $dynamicRef resolved in a schema of one resource and refused
-    across resources, never half-checked (2025-11-25 and
-    2026-07-28 basic/index, "JSON Schema Usage": implementations MUST support
-    2020-12).  Before, the three keywords were ignored: every value passed."""
+class _Full2020TestShared:
+    """What Full2020Test here and its part in tests/layers share."""
 
     def valid(self, instance: Any, schema: Any) -> bool:
         try:
@@ -210,6 +210,24 @@ class Full2020Test(unittest.TestCase):
         except ValidationError:
             return False
         return True
+
+    def check_all(self, cases: List[Tuple[Dict[str, Any], Any, bool]]) -> None:
+        for on in BOTH:
+            with accelerators(on):
+                for schema, instance, expected in cases:
+                    with self.subTest(accelerated=on, schema=schema, instance=instance):
+                        self.assertIs(self.valid(instance, json.loads(json.dumps(schema))), expected)
+                        errors = mcp_ref._bounded_errors(instance, json.loads(json.dumps(schema)))
+                        self.assertIs(not errors, expected)
+
+
+class Full2020Test(_Full2020TestShared, unittest.TestCase):
+    """JSON Schema 2020-12's dependentSchemas, unevaluatedProperties and
+    unevaluatedItems checked (Core 2020-12 §10.2.2.4, §11), $anchor refs
+    resolved, $dynamicRef resolved in a schema of one resource and refused
+    across resources, never half-checked (2025-11-25 and
+    2026-07-28 basic/index, "JSON Schema Usage": implementations MUST support
+    2020-12).  Before, the three keywords were ignored: every value passed."""
 
     def test_dependent_schemas(self) -> None:
         schema = {"dependentSchemas": {"a": {"required": ["b"], "properties": {"b": {"type": "integer"}}}}}
@@ -220,15 +238,6 @@ class Full2020Test(unittest.TestCase):
                 for instance, expected in cases:
                     with self.subTest(accelerated=on, instance=instance):
                         self.assertIs(self.valid(instance, dict(schema)), expected)
-
-    def check_all(self, cases: List[Tuple[Dict[str, Any], Any, bool]]) -> None:
-        for on in BOTH:
-            with accelerators(on):
-                for schema, instance, expected in cases:
-                    with self.subTest(accelerated=on, schema=schema, instance=instance):
-                        self.assertIs(self.valid(instance, json.loads(json.dumps(schema))), expected)
-                        errors = mcp_ref._bounded_errors(instance, json.loads(json.dumps(schema)))
-                        self.assertIs(not errors, expected)
 
     def test_dynamic_ref(self) -> None:
         # In a schema of one resource (mcp_ref follows no remote ref) the dynamic scope is the root
@@ -498,8 +507,8 @@ ERROR_TEXTS: List[Tuple[Any, Any, List[str]]] = [
 ]
 
 
-class ErrorTextTest(unittest.TestCase):
-    """Arguments refused with pydantic's words, located where pydantic locates them."""
+class _ErrorTextTestShared:
+    """What ErrorTextTest here and its part in tests/layers share."""
 
     @staticmethod
     def refused(tp: Any, value: Any) -> List[str]:
@@ -511,6 +520,10 @@ class ErrorTextTest(unittest.TestCase):
         server.add_tool(f, structured_output=False)
         result = server.call_tool("f", {"value": value})
         return result["content"][0]["text"].splitlines()[1:]  # type: ignore[no-any-return]
+
+
+class ErrorTextTest(_ErrorTextTestShared, unittest.TestCase):
+    """Arguments refused with pydantic's words, located where pydantic locates them."""
 
     @unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
     def test_the_texts_are_pydantic(self) -> None:

@@ -26,10 +26,10 @@ from typing import Any, Dict, List, Optional, Union
 from tests._testing import BOTH, NEEDS_PYDANTIC, SDK, accelerators, has_module, load_corpus, load_example, mcp_ref, \
     server_with, without_help_links
 
-from tests.core.test_content import Inner, Outer, Point, call_deviation
+from tests.core.test_content import Inner, Outer, Point, call_deviation, _ResultParityTestShared
 
 
-class ResultParityTest(unittest.TestCase):
+class ResultParityTest(_ResultParityTestShared, unittest.TestCase):
     """Every (tool, arguments) case of the corpus, against the SDK's result."""
 
     def test_calls(self) -> None:
@@ -54,36 +54,6 @@ class ResultParityTest(unittest.TestCase):
                 checked += 1
         self.assertGreaterEqual(checked, 300)
         self.assertLessEqual(deviations, 30)
-
-    def check_deviation(self, kind: str, name: str, got: Dict[str, Any], expected: Dict[str, Any]) -> None:
-        if kind == "detailed_output_error":
-            self.assertEqual(expected["content"][0]["text"], f"Error executing tool {name}")
-            self.assertTrue(got["isError"])
-            self.assertNotIn("structuredContent", got)
-            self.assertRegex(got["content"][0]["text"],
-                             rf"^Error executing tool {name}: \d+ validation errors? for \w+\n")
-        elif kind == "text_from_checked_value":
-            self.assertEqual(got["structuredContent"], expected["structuredContent"])
-            self.assertEqual(got["content"][0]["text"], json.dumps(got["structuredContent"].get(
-                "result", got["structuredContent"]), indent=2))
-        elif kind == "typing.Dict":
-            self.assertEqual(got["structuredContent"], expected["structuredContent"]["result"])
-            self.assertEqual(got["content"], expected["content"])
-        elif kind == "json_text_for_strings":
-            self.assertEqual(got["structuredContent"], {"result": '["a"]'})
-        elif kind == "generator_consumed":
-            self.assertEqual(expected["structuredContent"], {"result": []})
-            self.assertEqual(got["structuredContent"], {"result": [0, 1, 2]})
-            self.assertEqual(got["content"], expected["content"])
-        elif kind == "parser_message":
-            self.assertTrue(got["isError"])
-            # Same header, location and error type; pydantic's parsers explain more.
-            got_lines, expected_lines = got["content"][0]["text"], expected["content"][0]["text"]
-            self.assertEqual(got_lines.splitlines()[:2], expected_lines.splitlines()[:2])
-            kinds = [text.split("[type=", 1)[1].split(",", 1)[0] for text in (got_lines, expected_lines)]
-            self.assertEqual(kinds[0], kinds[1])
-        else:
-            self.fail(kind)
 
 
 class DocsPageResultTest(unittest.TestCase):

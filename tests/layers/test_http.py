@@ -31,13 +31,13 @@ import sys
 import time
 import unittest
 import unittest.mock
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import mcp_ref  # noqa: E402
 
-from tests.core.test_access import AuthSettings
+from tests.core.test_access import AuthSettings, _BearerTokenTestShared
 from tests.core.test_http import (ACCEPT, CLI, Endpoint, InProcess, META, MODERN, SERVER, ServerProcess, SharedServer,
-    Token, error_of)
+    error_of)
 
 
 sys.path.insert(0, HERE)
@@ -140,7 +140,7 @@ class InProcessTest(unittest.TestCase):
             endpoint.stop()
 
 
-class BearerTokenTest(unittest.TestCase):
+class BearerTokenTest(_BearerTokenTestShared, unittest.TestCase):
     """basic/authorization (2025-11-25 and 2026-07-28), "Token Handling": servers
     MUST validate that access tokens were issued specifically for them as the
     intended audience (RFC 8707), the server's own resource identifier taken from
@@ -148,22 +148,6 @@ class BearerTokenTest(unittest.TestCase):
     Flow": servers MUST account for scope hierarchies; "Authorization Server
     Location": whenever tokens are verified, the metadata (RFC 9728) is served
     and every 401 names it."""
-
-    def serve(self, tokens: Dict[str, Token], auth: AuthSettings, **options: Any) -> InProcess:
-        verifier = type("Verifier", (), {"verify_token": staticmethod(tokens.get)})()
-        server = mcp_ref.MCPServer("auth", token_verifier=verifier, auth=auth, **options)
-        server.add_tool(lambda: "ok", name="hello")
-        endpoint = InProcess(server)
-        self.addCleanup(endpoint.stop)
-        return endpoint
-
-    def statuses(self, endpoint: InProcess, token: str) -> Tuple[int, int]:
-        """(handshake era: initialize, 2026-07-28: tools/call) for one token."""
-        bearer = {"Authorization": f"Bearer {token}"}
-        init = endpoint.request("POST", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
-            bearer)
-        return init.status, endpoint.modern("tools/call", {"name": "hello"}, headers=bearer).status
 
     def test_a_set_up_that_cannot_be_served_is_refused_when_made(self) -> None:
         verifier = type("Verifier", (), {"verify_token": staticmethod(lambda token: None)})()

@@ -15,69 +15,16 @@ behaviour and names the difference.
 import dataclasses
 import typing
 import unittest
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, List
 
 from tests._testing import NEEDS_PYDANTIC, Field, has_module, mcp_ref
 
-from tests.core.test_schema import Aliased, FIELD_DEFAULTS, OtherTwin, Twin
+from tests.core.test_schema import FIELD_DEFAULTS, _PydanticRulesTestShared
 
 
-class PydanticRulesTest(unittest.TestCase):
+class PydanticRulesTest(_PydanticRulesTestShared, unittest.TestCase):
     """Unions flattened and de-duplicated, no title on additionalProperties,
     classes of one name, Enum aliases, Field(...) defaults: pydantic's rules."""
-
-    def cases(self, field: Any) -> List[Tuple[Any, Dict[str, Any]]]:
-        import decimal
-
-        number_or_text = [{"type": "number"}, {"type": "string"}]
-        module = Twin.__module__.replace(".", "__")  # pydantic's normalize_name: a dot is "__"
-        twin = f"{module}__Twin"
-        other = f"{module}___other_twin___locals___Twin"
-        return [
-            (Optional[decimal.Decimal], {"anyOf": number_or_text + [{"type": "null"}]}),
-            (Union[decimal.Decimal, float], {"anyOf": number_or_text}),
-            (Union[decimal.Decimal, int, None], {"anyOf": number_or_text + [{"type": "integer"}, {"type": "null"}]}),
-            (Union[List[int], typing.Sequence[int]], {"items": {"type": "integer"}, "type": "array"}),
-            (Union[int, typing.Annotated[Optional[str], field(min_length=1)]],
-             {"anyOf": [{"type": "integer"}, {"minLength": 1, "type": "string"}, {"type": "null"}]}),
-            (Union[Optional[int], List[Optional[str]]],
-             {"anyOf": [{"type": "integer"}, {"items": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-                                              "type": "array"}, {"type": "null"}]}),
-            (Dict[str, typing.Annotated[int, field(title="T", description="d")]],
-             {"additionalProperties": {"description": "d", "type": "integer"}, "type": "object"}),
-            (Dict[str, Dict[str, typing.Annotated[int, field(title="T")]]],
-             {"additionalProperties": {"additionalProperties": {"type": "integer"}, "type": "object"},
-              "type": "object"}),
-            (List[typing.Annotated[int, field(title="T")]], {"items": {"title": "T", "type": "integer"},
-                                                             "type": "array"}),
-            (Dict[str, typing.Annotated[Twin, field(title="T", description="d")]], {
-                "$defs": {"Twin": {"properties": {"x": {"title": "X", "type": "integer"}}, "required": ["x"],
-                                   "title": "Twin", "type": "object"}},
-                "additionalProperties": {"$ref": "#/$defs/Twin", "description": "d"}, "type": "object"}),
-            (List[typing.Annotated[Aliased, field(title="T")]], {
-                "$defs": {"Aliased": {"enum": [1, 1, 2], "title": "Aliased", "type": "integer"}},
-                "items": {"$ref": "#/$defs/Aliased", "title": "T"}, "type": "array"}),
-            (Tuple[Twin, OtherTwin, Twin], {
-                "$defs": {twin: {"properties": {"x": {"title": "X", "type": "integer"}}, "required": ["x"],
-                                 "title": "Twin", "type": "object"},
-                          other: {"properties": {"y": {"title": "Y", "type": "string"}}, "required": ["y"],
-                                  "title": "Twin", "type": "object"}},
-                "maxItems": 3, "minItems": 3, "prefixItems": [{"$ref": f"#/$defs/{twin}"},
-                                                              {"$ref": f"#/$defs/{other}"},
-                                                              {"$ref": f"#/$defs/{twin}"}],
-                "type": "array"}),
-            (Aliased, {"enum": [1, 1, 2], "title": "Aliased", "type": "integer"}),
-            (Dict[typing.Literal["a", "b"], int], {"additionalProperties": {"type": "integer"},
-                                                   "propertyNames": {"enum": ["a", "b"]}, "type": "object"}),
-            (Dict[Aliased, str], {"$defs": {"Aliased": {"enum": [1, 1, 2], "title": "Aliased", "type": "integer"}},
-                                  "additionalProperties": {"type": "string"},
-                                  "propertyNames": {"$ref": "#/$defs/Aliased"}, "type": "object"}),
-            (Dict[typing.Annotated[str, field(pattern="^x")], Any], {"patternProperties": {"^x": {}},
-                                                                     "type": "object"}),
-            (Dict[typing.Annotated[str, field(pattern="^x", min_length=2)], int], {
-                "patternProperties": {"^x": {"type": "integer"}}, "propertyNames": {"minLength": 2},
-                "type": "object"}),
-        ]
 
     @unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)
     def test_same_as_pydantic(self) -> None:

@@ -23,6 +23,7 @@ from tests.core.test_http import InProcess
 from tests.core.test_spec_server import ALL_QUESTIONS, StdioSession, WAIT, asking_server, sse
 from tests.core.test_tasks import ACCEPT, Case, Client as TaskClient, NAME_QUESTION, opened, task_server
 from tests.core.test_wire import META
+from tests.core.test_spec_server import _QuestionTimeoutTestShared
 
 
 class HttpDefaultsTest(unittest.TestCase):
@@ -36,22 +37,13 @@ class HttpDefaultsTest(unittest.TestCase):
         self.assertEqual(mcp_ref._host_port("8000"), ("127.0.0.1", 8000))  # serve --http PORT
 
 
-class QuestionTimeoutTest(Case):
+class QuestionTimeoutTest(_QuestionTimeoutTestShared, Case):
     """2025-11-25 basic/lifecycle "Timeouts": a question to the client that is not
     answered in time is given up with notifications/cancelled ("the sender SHOULD
     issue a cancellation notification for that request and stop waiting"), and
     its timeout may be set per request ("SDKs ... SHOULD allow these timeouts to
     be configured on a per-request basis": ``request_read_timeout_seconds``, the
     SDK's name)."""
-
-    def check_gave_up(self, frames: List[Dict[str, Any]], id_: int, seconds: str) -> None:
-        reason = f"the client did not answer within {seconds} s"
-        asked, cancelled, response = frames[-3:]
-        self.assertIn(asked["method"], ("elicitation/create", "sampling/createMessage", "roots/list"))
-        self.assertEqual(cancelled, {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                     "params": {"requestId": asked["id"], "reason": reason}})
-        self.assertEqual(response["id"], id_)
-        self.assertIn(reason, json.dumps(response))
 
 
     def test_a_timeout_per_request(self) -> None:

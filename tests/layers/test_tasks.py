@@ -19,7 +19,6 @@ import io
 import json
 import random
 import threading
-import time
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List
@@ -28,9 +27,10 @@ import mcp_ref
 from mcp_ref import Context, MCPServer
 
 from tests.core.test_tasks import (ACCEPT, ASKING_CAPS, CAPS, Case, Client, FuzzHttp, FuzzStdio, FuzzWsgi, MISSING,
-    MODEL_ANSWER, MODERN, NAME_QUESTION, NOT_FOUND, PV, SEEDS, SESSION, StdioPeer, TASK, TASKS_CAPS, WAIT, answer_of,
+    MODEL_ANSWER, MODERN, NAME_QUESTION, NOT_FOUND, PV, SEEDS, SESSION, TASK, TASKS_CAPS, answer_of,
     asking_server, opened, plain_task, task_server)
 from tests.core import test_malformed as malformed
+from tests.core.test_tasks import _AskingTestShared
 
 
 class WireTest(Case):
@@ -297,7 +297,7 @@ class FuzzTest(Case):
         return clients, port
 
 
-class AskingTest(Case):
+class AskingTest(_AskingTestShared, Case):
     """A task that asks the client what it declared (elicitation, sampling), in
     both revisions: 2025-11-25, its questions relayed on tasks/result with the
     related-task _meta ("Input Required Status"); 2026-07-28, inputRequests and
@@ -306,30 +306,12 @@ class AskingTest(Case):
 
     maxDiff = None
 
-    def session_task(self, peer: Any, name: str, progress: bool = False) -> str:
-        peer.request("initialize", dict(malformed.initialize(SESSION)["params"], capabilities=ASKING_CAPS))
-        params: Dict[str, Any] = {"name": name, "arguments": {}, "task": {}}
-        if progress:
-            params["_meta"] = {"progressToken": "p1"}
-        return str(peer.request("tools/call", params)["result"]["task"]["taskId"])
-
     def test_session_questions_over_stdio(self) -> None:
         for name, question, answer, text in (
                 ("ask_name", "elicitation/create", {"action": "accept", "content": {"name": "Ada"}}, "Hello, Ada!"),
                 ("ask_model", "sampling/createMessage", MODEL_ANSWER, "The model says 42")):
             with self.subTest(name):
                 self.stdio_question(name, question, answer, text)
-
-    def stdio_question(self, name: str, question: str, answer: Dict[str, Any], text: str) -> None:
-        peer = StdioPeer(asking_server())
-        task_id = self.session_task(peer, name)
-        peer.post({"jsonrpc": "2.0", "id": "r", "method": "tasks/result", "params": {"taskId": task_id}})
-        asked = peer.wait(lambda f: f.get("method") == question)
-        self.assertEqual(asked["params"]["_meta"], {"io.modelcontextprotocol/related-task": {"taskId": task_id}})
-        self.assertEqual(peer.request("tasks/get", {"taskId": task_id})["result"]["status"], "input_required")
-        peer.post({"jsonrpc": "2.0", "id": asked["id"], "result": answer})
-        result = peer.wait(lambda f: f.get("id") == "r")["result"]
-        self.assertEqual(result["content"], [{"type": "text", "text": text}])
 
     def test_modern_questions(self) -> None:
         caps = dict(TASKS_CAPS, **ASKING_CAPS)
@@ -347,14 +329,6 @@ class AskingTest(Case):
                                                        "_meta": meta})
                     task = self.modern_settled(client, task_id, meta)
                     self.assertEqual(task["result"]["content"], [{"type": "text", "text": text}])
-
-    def modern_settled(self, client: Any, task_id: str, meta: Dict[str, Any]) -> Dict[str, Any]:
-        deadline = time.monotonic() + WAIT
-        while True:
-            task = answer_of(client, "tasks/get", {"taskId": task_id, "_meta": meta})
-            if task["status"] != "working" or time.monotonic() > deadline:
-                return task
-            time.sleep(0.01)
 
 
 if __name__ == "__main__":

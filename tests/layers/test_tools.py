@@ -15,11 +15,12 @@ import io
 import json
 import typing
 import unittest
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Union
 
-from tests._testing import BOTH, NEEDS_PYDANTIC, Field, MCPServer, accelerators, has_module, mcp_ref, server_with
+from tests._testing import BOTH, NEEDS_PYDANTIC, Field, MCPServer, accelerators, has_module, server_with
 
 from tests.core.test_tools import DOCS_WEATHER_SCHEMA, Point, POINT_SCHEMA, Shade, Station, text, wrapped
+from tests.core.test_tools import _StructuredOutputTestShared
 
 
 class RegistrationTest(unittest.TestCase):
@@ -58,17 +59,9 @@ class RegistrationTest(unittest.TestCase):
             self.assertNotIn("outputSchema", self.register(opaque))
 
 
-class StructuredOutputTest(unittest.TestCase):
+class StructuredOutputTest(_StructuredOutputTestShared, unittest.TestCase):
     """Each row of the table in ``_output_schema`` (section 9): the exact
     outputSchema (None: not published) and one call's exact result."""
-
-    def check(self, fn: Any, schema: Optional[Dict[str, Any]], result: Dict[str, Any], **options: Any) -> None:
-        server = server_with(fn, **options)
-        tool = server.list_tools()[0]
-        self.assertEqual(tool.get("outputSchema"), schema)
-        if schema is not None:  # in the order pydantic writes it: the frames are byte-identical
-            self.assertEqual(json.dumps(tool["outputSchema"]), json.dumps(schema))
-        self.assertEqual(server.call_tool(fn.__name__, {}), result)
 
     def test_a_decimal_equal_to_a_literal_is_sent_as_the_decimal(self) -> None:
         # README 47: pydantic's union finds the Literal's 1 by Python's equality and sends 1
@@ -168,11 +161,6 @@ class StructuredOutputTest(unittest.TestCase):
                              "required": ["name"], "title": "Station", "type": "object"},
                    {"content": [text('{\n  "name": "a",\n  "online": true\n}')],
                     "structuredContent": {"name": "a", "online": True}, "isError": False})
-
-    def refused(self, fn: Any) -> str:
-        with self.assertRaises(mcp_ref.InvalidSignature) as caught:
-            server_with(fn, structured_output=True)
-        return str(caught.exception)
 
 
 @unittest.skipUnless(has_module("pydantic"), NEEDS_PYDANTIC)

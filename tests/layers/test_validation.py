@@ -31,15 +31,10 @@ except ImportError:
     from typing import TypedDict
 
 from tests.core.test_validation import ERROR_TEXTS, ValidationError, validate
+from tests.core.test_validation import _ErrorTextTestShared, _Full2020TestShared, _ValidateTestShared
 
 
-class ValidateTest(unittest.TestCase):
-    def errors(self, instance: Any, schema: Any) -> List[Tuple[str, str, str]]:
-        try:
-            validate(instance, schema)
-        except ValidationError as exc:
-            return [(e.path, e.kind, e.msg) for e in exc.errors]
-        return []
+class ValidateTest(_ValidateTestShared, unittest.TestCase):
 
     # (instance, multipleOf, exact answer, what jsonschema 4 says where it differs)
     MULTIPLES = [
@@ -142,20 +137,13 @@ class StrictRuleTest(unittest.TestCase):
         self.assertEqual(sorted(e.path for e in errors), ["$.A", "$.literal[1,2]"])  # the SDK layer's names
 
 
-class Full2020Test(unittest.TestCase):
+class Full2020Test(_Full2020TestShared, unittest.TestCase):
     """JSON Schema 2020-12's dependentSchemas, unevaluatedProperties and
     unevaluatedItems checked (Core 2020-12 §10.2.2.4, §11), $anchor refs
     resolved, $dynamicRef resolved in a schema of one resource and refused
     across resources, never half-checked (2025-11-25 and
     2026-07-28 basic/index, "JSON Schema Usage": implementations MUST support
     2020-12).  Before, the three keywords were ignored: every value passed."""
-
-    def valid(self, instance: Any, schema: Any) -> bool:
-        try:
-            validate(instance, schema)
-        except ValidationError:
-            return False
-        return True
 
     def test_unevaluated_properties(self) -> None:
         cases = [
@@ -204,15 +192,6 @@ class Full2020Test(unittest.TestCase):
             ({"unevaluatedItems": False}, {"a": 1}, True),
         ]
         self.check_all(cases)
-
-    def check_all(self, cases: List[Tuple[Dict[str, Any], Any, bool]]) -> None:
-        for on in BOTH:
-            with accelerators(on):
-                for schema, instance, expected in cases:
-                    with self.subTest(accelerated=on, schema=schema, instance=instance):
-                        self.assertIs(self.valid(instance, json.loads(json.dumps(schema))), expected)
-                        errors = mcp_ref._bounded_errors(instance, json.loads(json.dumps(schema)))
-                        self.assertIs(not errors, expected)
 
     def test_many_dynamic_refs_compile_in_linear_time(self) -> None:
         # The walk for an inner $id is made once per schema, not once per $dynamicRef (a hostile
@@ -495,19 +474,8 @@ class LaxTableTest(unittest.TestCase):
                 self.assertEqual(ours, theirs, (name, value))
 
 
-class ErrorTextTest(unittest.TestCase):
+class ErrorTextTest(_ErrorTextTestShared, unittest.TestCase):
     """Arguments refused with pydantic's words, located where pydantic locates them."""
-
-    @staticmethod
-    def refused(tp: Any, value: Any) -> List[str]:
-        def f(value):  # type: ignore[no-untyped-def]
-            return None
-
-        f.__annotations__["value"] = tp
-        server = mcp_ref.MCPServer("errors")
-        server.add_tool(f, structured_output=False)
-        result = server.call_tool("f", {"value": value})
-        return result["content"][0]["text"].splitlines()[1:]  # type: ignore[no-any-return]
 
     def test_refused_as_pydantic_words_it(self) -> None:
         for on in BOTH:
