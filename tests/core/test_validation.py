@@ -28,6 +28,35 @@ validate, ValidationError = mcp_ref.validate, mcp_ref.ValidationError
 class _ValidateTestShared:
     """What ValidateTest here and its part in tests/layers share."""
 
+    # (instance, multipleOf, exact answer, what jsonschema 4 says where it differs)
+    MULTIPLES = [
+        (1e20, 3, False, None),  # 10**20 % 3 == 1: the float quotient 3.33e19 looks integral
+        (1e20, 5, True, None),
+        (9007199254740993, 2.0, False, True),  # the int rounds to an even float on the way
+        (10 ** 400, 0.5, True, "OverflowError"),  # the int has no float
+        (10 ** 400, 3, False, None),
+        (1e308, 1e-308, True, False),  # the float quotient overflows to infinity
+        (1e308, 0.123456789, False, None),
+        (0.3, 0.1, True, False),  # decimals, as JSON writes them: 3/10 is 3 * 1/10
+        (0.0075, 0.0001, True, None),
+        (0.00751, 0.0001, False, None),
+        (4.5, 1.5, True, None),
+        (-9.0, 3, True, None),
+        (2.0 ** 60, 2 ** 59, False, True),  # JSON writes 2.0**60 as 1.152921504606847e+18
+        (7, 0, False, None),  # not a valid schema: nothing is a multiple of 0
+    ]
+
+    # Keywords beside a $ref, each with an instance it refuses: in 2020-12 $ref
+    # is one more keyword, applied together with its siblings (Core 8.2.3.1).
+    BESIDE_REF = [
+        ({"type": "number"}, ""), ({"type": ["string", "null"]}, 1), ({"minimum": 3}, 2), ({"multipleOf": 2}, 3),
+        ({"maxLength": 1}, "ab"), ({"enum": [1, "a"]}, 2), ({"const": "x"}, "y"),
+        ({"items": {"type": "integer"}}, ["a"]),
+        ({"minItems": 2}, [1]), ({"properties": {"a": {"type": "string"}}}, {"a": 1}), ({"required": ["b"]}, {}),
+        ({"additionalProperties": False}, {"z": 1}), ({"anyOf": [{"type": "integer"}]}, "s"),
+        ({"not": {"type": "string"}}, "s"), ({"format": "email", "type": "integer"}, "a@b"),
+    ]
+
     def errors(self, instance: Any, schema: Any) -> List[Tuple[str, str, str]]:
         try:
             validate(instance, schema)
@@ -68,24 +97,6 @@ class ValidateTest(_ValidateTestShared, unittest.TestCase):
         self.assertEqual(self.errors({"next": {"x": 1}}, schema),
                          [("$.next.x", "extra_forbidden", "Extra inputs are not permitted")])
 
-    # (instance, multipleOf, exact answer, what jsonschema 4 says where it differs)
-    MULTIPLES = [
-        (1e20, 3, False, None),  # 10**20 % 3 == 1: the float quotient 3.33e19 looks integral
-        (1e20, 5, True, None),
-        (9007199254740993, 2.0, False, True),  # the int rounds to an even float on the way
-        (10 ** 400, 0.5, True, "OverflowError"),  # the int has no float
-        (10 ** 400, 3, False, None),
-        (1e308, 1e-308, True, False),  # the float quotient overflows to infinity
-        (1e308, 0.123456789, False, None),
-        (0.3, 0.1, True, False),  # decimals, as JSON writes them: 3/10 is 3 * 1/10
-        (0.0075, 0.0001, True, None),
-        (0.00751, 0.0001, False, None),
-        (4.5, 1.5, True, None),
-        (-9.0, 3, True, None),
-        (2.0 ** 60, 2 ** 59, False, True),  # JSON writes 2.0**60 as 1.152921504606847e+18
-        (7, 0, False, None),  # not a valid schema: nothing is a multiple of 0
-    ]
-
     def test_multiple_of_in_exact_arithmetic(self) -> None:
         for instance, multiple, expected, _ in self.MULTIPLES:
             with self.subTest(instance=instance, multiple=multiple):
@@ -104,17 +115,6 @@ class ValidateTest(_ValidateTestShared, unittest.TestCase):
                     self.assertRaises(OverflowError, check, instance)
                 else:
                     self.assertEqual(check(instance), expected if theirs is None else theirs)
-
-    # Keywords beside a $ref, each with an instance it refuses: in 2020-12 $ref
-    # is one more keyword, applied together with its siblings (Core 8.2.3.1).
-    BESIDE_REF = [
-        ({"type": "number"}, ""), ({"type": ["string", "null"]}, 1), ({"minimum": 3}, 2), ({"multipleOf": 2}, 3),
-        ({"maxLength": 1}, "ab"), ({"enum": [1, "a"]}, 2), ({"const": "x"}, "y"),
-        ({"items": {"type": "integer"}}, ["a"]),
-        ({"minItems": 2}, [1]), ({"properties": {"a": {"type": "string"}}}, {"a": 1}), ({"required": ["b"]}, {}),
-        ({"additionalProperties": False}, {"z": 1}), ({"anyOf": [{"type": "integer"}]}, "s"),
-        ({"not": {"type": "string"}}, "s"), ({"format": "email", "type": "integer"}, "a@b"),
-    ]
 
     def test_keywords_beside_ref_apply(self) -> None:
         defs = {"B": {}, "S": {"type": "string"}}
