@@ -3487,7 +3487,8 @@ class _Tool:
 
     def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """Validated keyword arguments for the function, or ValidationError."""
-        arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse
+        if self._json_params and any(isinstance(v, str) for v in arguments.values()):  # only text is parsed
+            arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse
         errors: List[_ErrorItem] = []
         checked = self._input_check(arguments, (), errors)
         kwargs = {}
