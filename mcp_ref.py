@@ -2051,9 +2051,7 @@ class _Compiler:
             if not isinstance(value, dict):
                 return value
             out = value if members is None else members(value, loc, errors)
-            for key in required:
-                if key not in value:
-                    errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
+            _check_required(required, value, loc, errors)
             _check_size(len(value), low, high, "Dictionary", "item", True, loc, value, errors)
             if dependent:
                 _check_dependent(dependent, value, loc, errors)
@@ -2339,6 +2337,14 @@ def _decimal_parts(number: Any) -> Optional[Tuple[int, int]]:
     mantissa, _, exponent = repr(number).partition("e")
     whole, _, fraction = mantissa.partition(".")
     return int(whole + fraction), int(exponent or 0) - len(fraction)
+
+
+def _check_required(required: List[str], value: Dict[str, Any], loc: Tuple[Any, ...],
+                    errors: List[_ErrorItem]) -> None:
+    """required (Validation 2020-12 §6.5.3): one error for each absent key."""
+    for key in required:
+        if key not in value:
+            errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
 
 
 def _all_unique(items: List[Any]) -> bool:
@@ -15879,12 +15885,9 @@ def _lax_object(compiler: _LaxCompiler, schema: Dict[str, Any], properties: Dict
             return value
         before = len(errors)
         out = value if members is None else members(value, loc, errors)
-        for key in required:
-            if key not in value:
-                errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
-        for key, default in defaults.items():
-            if key not in out:
-                out[key] = default() if type(default) is _Factory else default
+        _check_required(required, value, loc, errors)
+        if defaults:
+            _fill_defaults(defaults, out)
         if len(errors) > before + 1 and rank:
             _in_field_order(errors, before, len(loc), rank)
         if high is not None:
@@ -15900,6 +15903,14 @@ def _lax_object(compiler: _LaxCompiler, schema: Dict[str, Any], properties: Dict
                            or "additionalProperties" in schema or "patternProperties" in schema):
         return [compiler._object_step(schema, properties, required, defaults, check)]
     return [check]
+
+
+def _fill_defaults(defaults: Dict[str, Any], out: Dict[str, Any]) -> None:
+    """The output mode's absent fields, each its published default (or its
+    default_factory's new value), as pydantic fills a model's."""
+    for key, default in defaults.items():
+        if key not in out:
+            out[key] = default() if type(default) is _Factory else default
 
 
 def _dict_too_long(value: Dict[str, Any], high: int, loc: Tuple[Any, ...], errors: List[_ErrorItem],
@@ -21261,12 +21272,8 @@ class _FastCompiler(_LaxCompiler):
                     del errors[before:]
                     return general(value, loc, errors)
             if len(out) != count:  # some property absent: required and defaults as the rule
-                for key in required:
-                    if key not in value:
-                        errors.append(_ErrorItem(loc + (key,), "Field required", "missing", value))
-                for key, default in defaults.items():
-                    if key not in out:
-                        out[key] = default() if type(default) is _Factory else default
+                _check_required(required, value, loc, errors)
+                _fill_defaults(defaults, out)
             if len(errors) > before + 1:
                 _in_field_order(errors, before, len(loc), rank)
             return out
