@@ -3493,7 +3493,7 @@ class _Tool:
 
     def arguments(self, arguments: Dict[str, Any]) -> Dict[str, Any]:
         """Validated keyword arguments for the function, or ValidationError."""
-        if self._json_params and any(isinstance(v, str) for v in arguments.values()):  # only text is parsed
+        if self._json_params and any(map(isinstance, arguments.values(), itertools.repeat(str))):  # (text only)
             arguments = _json_text_arguments(arguments, self._json_params)  # the SDK's pre-parse
         errors: List[_ErrorItem] = []
         checked = self._input_check(arguments, (), errors)
