@@ -21429,9 +21429,20 @@ def _fast_dumps_polled(id_: Any, task: _ShownTask) -> str:
     return '{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(id_, 0)) + ',"result":' + task.json + "}"  # type: ignore[misc]
 
 
+_STRUCTURED_KEYS = ("content", "structuredContent", "isError")  # a result as _structured_result makes it
+
+
 def _fast_dumps_written(message: Dict[str, Any], structured: str) -> str:
-    """The message with its result's structuredContent put in as written."""
-    held = dict(message, result=dict(message["result"], structuredContent=_PLACEHOLDER))
+    """The message with its result's structuredContent put in as written: a
+    response and result exactly as the core makes them are framed here, any
+    other around a placeholder."""
+    result = message["result"]
+    if tuple(message) == _RESPONSE_KEYS and message["jsonrpc"] == "2.0" and tuple(result) == _STRUCTURED_KEYS \
+            and result["isError"] is False:
+        return ('{"jsonrpc":"2.0","id":' + "".join(_C_ENCODER(message["id"], 0))  # type: ignore[misc]
+                + ',"result":{"content":' + "".join(_C_ENCODER(result["content"], 0))  # type: ignore[misc]
+                + ',"structuredContent":' + structured + ',"isError":false}}')
+    held = dict(message, result=dict(result, structuredContent=_PLACEHOLDER))
     data = "".join(_C_ENCODER(held, 0))  # type: ignore[misc]
     if data.count(_PLACEHOLDER_JSON) != 1:  # (a value holding the placeholder itself: written whole)
         return "".join(_C_ENCODER(message, 0))  # type: ignore[misc]

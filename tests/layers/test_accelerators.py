@@ -654,6 +654,34 @@ class FiresTest(unittest.TestCase):
             mcp_ref._fast_texts(holder)
             self.assertEqual(mcp_ref._fast_dumps(message), mcp_ref._ENCODER.encode(message))
 
+    def test_fast_dumps_written_frames_as_the_encoder_does(self) -> None:
+        """_fast_dumps_written frames a response as the core makes it itself
+        (no placeholder), and any other around the placeholder: either way the
+        bytes of the plain encoder, on seeded messages."""
+        rng = random.Random(35)
+        framed = 0
+        for _ in range(500):
+            structured = {"result": [random_json(rng) for _ in range(rng.randint(0, 3))]}
+            result: Dict[str, Any] = {"content": [{"type": "text", "text": json.dumps(v, indent=2)}
+                                                  for v in structured["result"]],
+                                      "structuredContent": structured, "isError": False}
+            if rng.random() < 0.3:
+                result = dict(result, isError=rng.choice([True, 0, None]))
+            if rng.random() < 0.2:
+                result["_meta"] = random_json(rng)
+            if rng.random() < 0.2:
+                result = {k: result[k] for k in sorted(result)}
+            message = {"jsonrpc": "2.0", "id": rng.choice([1, -7, 2**53, "é\"\n", ""]), "result": result}
+            if rng.random() < 0.1:
+                message = {"id": message["id"], "jsonrpc": "2.0", "result": result}
+            expected = mcp_ref._ENCODER.encode(message)
+            written = mcp_ref._ENCODER.encode(structured)
+            with self.subTest(message=message):
+                self.assertEqual(mcp_ref._fast_dumps_written(message, written), expected)
+            framed += tuple(message) == mcp_ref._RESPONSE_KEYS and tuple(result) == mcp_ref._STRUCTURED_KEYS \
+                and result["isError"] is False
+        self.assertGreater(framed, 100)  # both ways were taken, many times
+
     def test_fast_dumps_encodes_every_message(self) -> None:
         def add(a: int) -> int:
             return a + 1
