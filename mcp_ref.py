@@ -14715,11 +14715,23 @@ def __getattr__(name: str) -> Any:  # PEP 562: the SDK's names, made when first 
 def _sdk_object(value: Any, rule: str) -> Any:
     """Our equivalent of the SDK's model, when it is one that ``rule`` (a key of
     _SDK_TAKEN) takes; anything else as it is."""
-    accepted = _SDK_TAKEN[rule]
-    for cls in type(value).__mro__[:-1]:  # a subclass of the SDK's model too
-        if cls.__name__ in accepted and cls.__module__.split(".")[0] in ("mcp", "mcp_types"):
-            return _SDK_OBJECTS[cls.__name__](value)
+    kind = type(value)
+    if kind in _NOT_SDK:
+        return value
+    accepted, sdk = _SDK_TAKEN[rule], False
+    for cls in kind.__mro__[:-1]:  # a subclass of the SDK's model too
+        if cls.__module__.split(".")[0] in ("mcp", "mcp_types"):
+            if cls.__name__ in accepted:
+                return _SDK_OBJECTS[cls.__name__](value)
+            sdk = True
+    if not sdk and len(_NOT_SDK) < 1000:  # (a type's MRO does not change)
+        _NOT_SDK.add(kind)
     return value
+
+
+# Types seen with no class of the SDK's in their MRO: a dataclass a tool returns
+# on every call is then passed on after one set lookup.
+_NOT_SDK: Set[type] = set()
 
 
 _SDK_OBJECTS: Dict[str, Callable[[Any], Any]] = {
