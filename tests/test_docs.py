@@ -313,7 +313,7 @@ class PagesTest(unittest.TestCase):
         readme = read("README.md")
         self.assertLessEqual(readme.count("\n"), 500)
         first = "\n".join(readme.split("\n")[:40])
-        self.assertIn("$ python -m mcp_ref call examples/weather.py get_weather city=London", first)
+        self.assertIn("$ python -m mcp_ref call examples/quickstart.py add a=2 b=3", first)
         self.assertIn("$ python -m unittest\n", first)
         self.assertIn("```python\nfrom mcp_ref import MCPServer\n", first)
         self.assertIn("a server, a client and a command line", " ".join(readme.split("\n\n")[1].split()))
