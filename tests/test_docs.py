@@ -333,6 +333,16 @@ class PagesTest(unittest.TestCase):
         for page in PAGES[1:]:
             self.assertIn(f"]({page})", readme)
 
+    def test_the_commands_are_the_command_lines(self) -> None:
+        """The commands the README names, and the rows of docs/command-line.md's
+        table, are the ones ``--help`` lists."""
+        done = run([sys.executable, "-m", "mcp_ref", "--help"])
+        helped = re.findall(r"^  python -m mcp_ref (\w+) ", done.stdout + done.stderr, re.M)
+        self.assertGreaterEqual(len(helped), 12)
+        named = re.search(r"The commands are (.*?);", " ".join(read("README.md").split())).group(1)  # type: ignore
+        self.assertEqual(re.findall(r"`(\w+)`", named), helped)
+        self.assertEqual(re.findall(r"^\| `(\w+) ", read("docs/command-line.md"), re.M), helped)
+
     def test_the_differences_keep_their_numbers(self) -> None:
         """Tests, mcp_ref.py and spec/*.tsv cite a difference by its number: one
         item per number, in order, none missing."""
