@@ -267,11 +267,15 @@ class Checks(unittest.TestCase):
             folder = tempfile.mkdtemp()
             self.addCleanup(shutil.rmtree, folder, True)
             conf = os.path.join(folder, "nginx.conf")
+            # The block inside an http context, without TLS (no certificate here), and every
+            # file nginx would write in the folder (as an unprivileged user it may write nowhere else).
+            temps = " ".join(f"{kind}_temp_path {folder}/{kind};" for kind in ("client_body", "proxy", "fastcgi",
+                                                                                  "uwsgi", "scgi"))
             with open(conf, "w", encoding="utf-8") as f:
-                f.write(f"pid {folder}/pid; error_log stderr; events {{}}\nhttp {{\n"
+                f.write(f"pid {folder}/pid; error_log stderr; events {{}}\nhttp {{\naccess_log off; {temps}\n"
                         + code.replace(" ssl;", ";").replace("listen 443", "listen 127.0.0.1:" + str(free_port()))
                         + "\n}\n")
-            done = run(["nginx", "-t", "-c", conf])
+            done = run(["nginx", "-t", "-p", folder + "/", "-c", conf])
             self.assertEqual(done.returncode, 0, done.stderr)
 
     # -- text -----------------------------------------------------------------
