@@ -15,7 +15,7 @@ lines); the core first, each of its sections citing a page, and the layers after
 the line "# ---- layers" (SDK fidelity, patterns, client, command line,
 accelerators), whose head tables name real functions in the sections they say;
 each rule names its accelerator or the seam a layer refines where it is written;
-a name given with a section is defined there; the README quotes no figure about
+a name given with a section is defined there; the README and docs/ quote no figure about
 the file that is not true.  The core alone (CoreAloneTest): it names nothing
 defined after it, and run() serves from it (RunTest); one tools/call's path
 through the sections (OneFlowTest).
@@ -258,11 +258,14 @@ class SectionsTest(unittest.TestCase):
         self.assertEqual(wrong, [])
 
     def test_readme_quotes_no_false_figure_about_the_file(self) -> None:
-        """A size the README gives the file is its size; limits are the ones tested
+        """A size the README or a page of docs/ gives the file is its size; limits are the ones tested
         here; a size given of an earlier revision names that revision's commit."""
-        readme_path = os.path.join(HERE, "README.md")
-        with open(readme_path, encoding="utf-8") as f:
-            readme = f.read()
+        docs = os.path.join(HERE, "docs")
+        pages = [os.path.join(HERE, "README.md")] + [os.path.join(docs, name) for name in sorted(os.listdir(docs))]
+        readme = ""
+        for page in pages:
+            with open(page, encoding="utf-8") as f:
+                readme += f.read() + "\n"
         total = self.source.count("\n")
         for sentence in re.split(r"(?<=[.;])\s", readme):
             sentence = " ".join(sentence.split())

@@ -153,7 +153,7 @@ def main(argv: List[str]) -> int:
             runs.append((f"mcp_ref {requirements}", requirements, run_suite(node, suite, url, requirements)))
     if gunicorn:
         # Workers behind one address share the key that signs a 2026-07-28
-        # requestState: a retry may reach any of them (README, "past one process").
+        # requestState: a retry may reach any of them (docs/deployment.md, "Past one machine").
         import secrets
 
         os.environ.setdefault("MCP_REF_STATE_KEY", secrets.token_hex(32))

@@ -2,8 +2,8 @@
 user (elicitation), ask the client's model (sampling), read the client's roots,
 and use what the server set up once (lifespan).
 
-    python mcp_ref.py serve examples/context_demo.py     (for an MCP client)
-    python mcp_ref.py list examples/context_demo.py
+    python -m mcp_ref serve examples/context_demo.py     (for an MCP client)
+    python -m mcp_ref list examples/context_demo.py
 
 A parameter annotated ``Context`` (any name) is filled in by the server and is
 no argument of the tool.  In a session (protocol up to 2025-11-25) a question

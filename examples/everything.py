@@ -3,7 +3,7 @@ server scenarios of ``@modelcontextprotocol/conformance`` call, with the names
 and results its reference server (examples/servers/typescript/everything-server.ts
 in that repository) gives them.
 
-    python mcp_ref.py serve examples/everything.py --http 127.0.0.1:8000
+    python -m mcp_ref serve examples/everything.py --http 127.0.0.1:8000
     gunicorn -k gthread -w 4 'mcp_ref:wsgi_app("examples/everything.py")'
 
 Each part is registered only when mcp_ref has the feature it needs, so the

@@ -1,8 +1,8 @@
 """A notes server: a resource, a resource template, a prompt and completion.
 
-    python mcp_ref.py resources examples/notes.py
-    python mcp_ref.py read examples/notes.py notes://shopping
-    python mcp_ref.py prompt examples/notes.py summarize title=shopping
+    python -m mcp_ref resources examples/notes.py
+    python -m mcp_ref read examples/notes.py notes://shopping
+    python -m mcp_ref prompt examples/notes.py summarize title=shopping
 """
 
 import os

@@ -1,6 +1,6 @@
 """The README's first server: three tools, one file, no packages.
 
-    python mcp_ref.py call examples/quickstart.py add a=2 b=3
+    python -m mcp_ref call examples/quickstart.py add a=2 b=3
 """
 
 import asyncio

@@ -1,7 +1,7 @@
 """Every example of the SDK's "Structured output" page, as one mcp_ref server.
 
-    python mcp_ref.py list examples/weather.py
-    python mcp_ref.py call examples/weather.py get_weather city=London
+    python -m mcp_ref list examples/weather.py
+    python -m mcp_ref call examples/weather.py get_weather city=London
 
 The same file runs on the official SDK by changing the import to
 ``from mcp.server import MCPServer`` (and ``Field`` to pydantic's).

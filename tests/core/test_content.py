@@ -20,7 +20,7 @@ from tests._testing import load_corpus, load_example, mcp_ref, server_with
 validate = mcp_ref.validate
 
 
-# Calls whose result differs on purpose (README, "Where mcp_ref differs"), by kind of difference.
+# Calls whose result differs on purpose (docs/sdk-differences.md), by kind of difference.
 CALL_DEVIATIONS = {
     # The SDK 2.3 hides why a result failed its schema; the documentation shows it.
     "detailed_output_error": {

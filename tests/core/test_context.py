@@ -1494,7 +1494,7 @@ class SdkSessionMethodsTest(ContextTestCase):
                 self.assertEqual(server.until(n), [result_frame(n, LATEST, "true" if declared else "false",
                                                                 {"result": declared})])
 
-    # README, "Where mcp_ref differs from the SDK", 33: every key asked for must
+    # docs/sdk-differences.md, 33: every key asked for must
     # be declared; the SDK's v1 rule answers true for tasks and for elicitation's modes.
     def test_check_client_capability_asks_for_every_key(self) -> None:
         server = self.session(caps={"elicitation": {}, "sampling": {}})
@@ -1839,7 +1839,7 @@ RESOLVED = {"reserve", "reserve_outcome", "survey"}
 
 QUESTIONS = {"book", "book_twice", "book_form", "visit", "summarize", "roots", "everything"}
 
-# Where mcp_ref differs on purpose (README, "Where mcp_ref differs"), asserted apart:
+# Where mcp_ref differs on purpose (docs/sdk-differences.md), asserted apart:
 #   progress_back  a progress value that does not increase is dropped (the spec: MUST increase);
 #   register       tools/list_changed is sent to sessions when a tool is added;
 # and lifespan_sdk_style, meta_sdk_style, whose progress token differs in 2026-07-28.

@@ -53,7 +53,7 @@ def error_in(kind: str, version: str, method: str = "") -> Dict[str, Any]:
     """ERRORS[kind] as sent in ``version`` by ``method``: 2026-07-28 basic/index,
     "Error Codes", forbids -32002 (-32602 replaced it) and any code of
     -32020..-32099 it does not define, -32042 included (-32603 then; a tool's is
-    an InputRequiredResult round); message and data as raised (README 52)."""
+    an InputRequiredResult round); message and data as raised (docs/sdk-differences.md, 52)."""
     error = dict(ERRORS[kind])
     if version == MODERN and error["code"] == -32042 and method == "tools/call":
         return URL_ROUND_REFUSED
@@ -239,7 +239,7 @@ class SdkParityTest(unittest.TestCase):
                     expected = theirs.ask(method, params)
                     error = expected.get("error")
                     if version == MODERN and error is not None and error["code"] in (-32002, -32042):
-                        # README 52: the SDK sends the codes 2026-07-28 forbids as raised
+                        # docs/sdk-differences.md, 52: the SDK sends the codes 2026-07-28 forbids as raised
                         expected = {"error": dict(error, code=-32602 if error["code"] == -32002 else -32603)}
                         if error["code"] == -32042 and method == "tools/call":
                             expected = {"error": URL_ROUND_REFUSED}

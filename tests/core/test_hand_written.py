@@ -116,7 +116,7 @@ class RegistrationTest(unittest.TestCase):
     def test_only_json_schema_2020_12(self) -> None:
         # basic/index (2025-11-25, 2026-07-28), "JSON Schema Usage": no $schema is
         # 2020-12; a declared dialect the validator does not implement MUST be
-        # refused with an error saying so.  2020-12 alone is implemented (README,
+        # refused with an error saying so.  2020-12 alone is implemented (docs/servers.md,
         # "Hand-written schemas"): draft-07 reads items, dependencies and $ref otherwise.
         def f() -> Any:
             return {}

@@ -958,7 +958,7 @@ def run_streams(client: Client) -> None:
 
 def run_leaver(client: Client, ready: threading.Event, stop: threading.Event, calls: int = 2) -> None:
     """basic/transports (2025-03-26 .. 2025-11-25): "The disconnection SHOULD NOT be
-    interpreted as the client cancelling its request"; the README says so too.  Calls
+    interpreted as the client cancelling its request"; docs/http.md says so too.  Calls
     left before their answer (JSON or stream) must still run to their end."""
     ready.set()
     session = client.sessions[0]  # opened before the abusers started

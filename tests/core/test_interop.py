@@ -232,7 +232,7 @@ class PythonSdkClientResourcesTest(unittest.TestCase):
         theirs = asyncio.run(run_resources_client([sys.executable, LAUNCHER, path], mode))
         self.assertEqual(ours["version"], theirs["version"])
         missing = ours.pop("notes://nothing"), theirs.pop("notes://nothing")
-        # README, "Where mcp_ref differs", 16: not found is -32002 in the handshake revisions.
+        # docs/sdk-differences.md, 16: not found is -32002 in the handshake revisions.
         self.assertEqual(missing[0], {"code": -32602 if ours["version"] == "2026-07-28" else -32002,
                                       "message": "No note titled 'nothing'"})
         self.assertEqual(missing[1], {"code": -32602, "message": "No note titled 'nothing'"})

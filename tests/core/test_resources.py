@@ -4,7 +4,7 @@ Runs with ``python -m unittest`` and no package installed.  What the SDK
 publishes and answers comes from ``testdata/sdk_resource_expectations.json``
 (recorded by ``testdata/regen_resource_expectations.py`` from
 ``testdata/resource_corpus.py``); where mcp_ref deliberately differs (the
-README's list, "Where mcp_ref differs"), the test asserts our behaviour and
+docs/sdk-differences.md), the test asserts our behaviour and
 names the item.  Frames are whole JSON-RPC responses, made in process by a
 connection without a transport (test_wire.py drives the same over pipes).
 """
@@ -151,7 +151,7 @@ def cleandoc(item: Dict[str, Any]) -> Dict[str, Any]:
 def expected_capabilities(version: str) -> Dict[str, Any]:
     """14: what is registered, and subscribe in the revisions that have resources/subscribe;
     22: logging in both eras; every list's changes announced (the SDK declares no listChanged but
-    tools' in a session, and 2026-07-28 nothing: README, "Where mcp_ref differs")."""
+    tools' in a session, and 2026-07-28 nothing: docs/sdk-differences.md)."""
     changes = {"tools": {"listChanged": True}, "resources": {"subscribe": True, "listChanged": True},
                "prompts": {"listChanged": True}}
     capabilities = dict({"logging": {}}, **changes, completions={})
@@ -881,7 +881,7 @@ class ContextTest(unittest.TestCase):
             raise mcp_ref.MCPError(-32042, "not now")
 
         for version in ("2025-11-25", MODERN):
-            # 2026-07-28 forbids -32042 (basic/index, "Error Codes"): -32603 there (README 52).
+            # 2026-07-28 forbids -32042 (basic/index, "Error Codes"): -32603 there (docs/sdk-differences.md, 52).
             code = -32603 if version == MODERN else -32042
             frames = Frames(server, version)
             self.assertEqual(frames.ask("resources/read", {"uri": "data://x"}), {"error": {

@@ -363,7 +363,7 @@ server.run()
 
 
 class BoundsTest(unittest.TestCase):
-    """The bounds the README's limits table states."""
+    """The bounds docs/wire-and-limits.md's limits table states."""
 
     def start(self) -> "subprocess.Popen[bytes]":
         import tempfile

@@ -4,7 +4,7 @@ Every corpus tool's inputSchema and outputSchema against what the official SDK
 publishes (``testdata/sdk_expectations.json``, recorded by
 ``testdata/regen_expectations.py``), json_schema() against pydantic's
 TypeAdapter, and the published schemas as valid JSON Schema 2020-12.  Where
-mcp_ref deliberately differs (the README's list), the test asserts our
+mcp_ref deliberately differs (docs/sdk-differences.md), the test asserts our
 behaviour and names the difference.
 """
 
@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from tests._testing import NEEDS_JSONSCHEMA, NEEDS_PYDANTIC, SDK, Field, has_module, load_corpus, mcp_ref
 
 
-# Tools whose published schema differs on purpose (README, "Where mcp_ref differs").
+# Tools whose published schema differs on purpose (docs/sdk-differences.md).
 SCHEMA_DEVIATIONS = {
     # The SDK wraps typing.Dict[str, T] but not dict[str, T]; both are objects here.
     "echo_Dict_str_int": "typing.Dict",
@@ -316,7 +316,7 @@ class PydanticRulesTest(_PydanticRulesTestShared, unittest.TestCase):
 
     def test_defaults_that_are_no_json_are_left_out(self) -> None:
         # pydantic leaves out a default it cannot serialise (with a warning), but
-        # writes NaN and infinity, which JSON has not: left out here too (README).
+        # writes NaN and infinity, which JSON has not: left out here too (docs/sdk-differences.md, 29).
         @dataclasses.dataclass
         class Odd:
             a: float = float("nan")

@@ -258,7 +258,7 @@ class WireTest(Case):
 
     def test_a_failed_tasks_error_carries_no_code_2026_forbids(self) -> None:
         # 2026-07-28 basic/index, "Error Codes": an MCPError of -32002 or of an undefined
-        # code of -32020..-32099 fails the task with -32602 or -32603 (README 52).
+        # code of -32020..-32099 fails the task with -32602 or -32603 (docs/sdk-differences.md, 52).
         @self.server.tool(task_support="required")
         def gone(code: int) -> str:
             raise mcp_ref.MCPError(code, "no such thing", {"uri": "x://a"})
@@ -1251,7 +1251,7 @@ class IsolationTest(Case):
 
     def test_the_limitation_is_documented(self) -> None:
         # "receivers SHOULD document this limitation clearly" where tasks cannot be bound to a requestor
-        with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+        with open(os.path.join(HERE, "docs", "context-and-tasks.md"), encoding="utf-8") as f:
             readme = " ".join(f.read().split())
         self.assertIn("A request with neither token nor session (2026-07-28 over HTTP without auth, "
                       "`stateless_http`) cannot be told from another: its task id (a random UUID, 122 bits) "
@@ -1648,7 +1648,7 @@ class LockedStoreTest(Case):
 
 
 class ChoicesTest(Case):
-    """Where the spec lets the server choose, mcp_ref's choice (README, "Tasks"):
+    """Where the spec lets the server choose, mcp_ref's choice (docs/context-and-tasks.md, "Tasks"):
     a requested ttl above task_ttl is lowered to it ("Receivers MAY override
     the requested ttl"), one below is honoured, none is task_ttl, and
     task_ttl=None keeps a task until it is deleted; a tool error (isError) is

@@ -361,7 +361,8 @@ class StructuredOutputTest(_StructuredOutputTestShared, unittest.TestCase):
         with self.assertRaises(mcp_ref.InvalidSignature):
             server_with(slotted, structured_output=True)
 
-        def take(value: Slotted) -> str:  # as a parameter (README 10), a slot is no default: the field is required
+        # As a parameter (docs/sdk-differences.md, 10), a slot is no default: the field is required.
+        def take(value: Slotted) -> str:
             return value.name
 
         self.assertEqual(server_with(take).list_tools()[0]["inputSchema"]["$defs"]["Slotted"]["required"], ["name"])

@@ -209,7 +209,7 @@ class ArgumentsTest(unittest.TestCase):
                 self.assertIs(type(seen[0]), type(expected))
 
     def test_a_nested_union_weighs_the_number_the_check_made(self) -> None:
-        # README 46: only a parameter's own union sees the string as sent ("3" is Level.LOW,
+        # docs/sdk-differences.md, 46: only a parameter's own union sees the string as sent ("3" is Level.LOW,
         # above); inside a list, a dict or a class it weighs the number, where pydantic
         # gives the member.  What goes back on the wire is the same.
         class Level(enum.IntEnum):

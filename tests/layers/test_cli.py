@@ -249,7 +249,7 @@ class UsageTest(CliTestCase):
         self.assertNotIn("Traceback", run.stderr)
 
     def test_serve_http_where_it_cannot(self) -> None:
-        """README, "The command line": a failure is one line on stderr and exit 2."""
+        """docs/command-line.md: a failure is one line on stderr and exit 2."""
         import socket
 
         with socket.socket() as taken:
@@ -576,7 +576,7 @@ class ArgumentsTest(CliTestCase):
         self.assertFailed(runs[2], 2, "echo's inputSchema refuses the arguments: days: Input should be a valid integer")
 
     def test_refused_arguments_exit_2(self) -> None:
-        # As the README says: what the schema refuses, or the server with -32602.
+        # As docs/command-line.md says: what the schema refuses, or the server with -32602.
         refuse = "send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32602, 'message': 'no'}})"
         cases = [
             (["call", QUICKSTART, "add", "a=x"], "add's inputSchema refuses the arguments: a: Input should be a "
@@ -921,7 +921,7 @@ class CommandTest(CliTestCase):
 
     def test_the_file_as_a_script(self) -> None:
         # The other tests run the command line from its cached bytecode (COMMAND):
-        # the file itself, run as the README runs it, gives the same.
+        # the file itself, run as a script (python mcp_ref.py ...), gives the same.
         args = ["call", EVERYTHING, "test_simple_text"]
         self.assertEqual(run_cli(args, script=True)[:3], run_cli(args)[:3])
         self.assertEqual(run_cli(args)[:3], (0, "content:\n  This is a simple text response for testing.\n"

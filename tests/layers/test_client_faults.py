@@ -3,7 +3,7 @@ fake servers over stdio (testdata/client_fault_server.py, a child process) and
 Streamable HTTP (a loopback socket server on a thread of this process) that
 cut, stall, flood, repeat, reorder, mutate and oversize frames and streams.
 
-For each seed the client must keep its promises (README, "A client"):
+For each seed the client must keep its promises (docs/client.md):
 
 * a call ends, with its result or a documented exception (``ConnectionError``,
   ``MCPError``), within its timeout and a little slack: a server that streams

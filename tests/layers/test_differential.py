@@ -9,10 +9,10 @@ cases, ``MCP_REF_DIFF_N`` (default 5000) how many of each part.  A failure
 prints the seed and the smallest unlisted cases in full: the classes, the
 annotation, the value and both outputs.
 
-Only the README's differences ("Where mcp_ref differs from the SDK") are
+Only the differences in docs/sdk-differences.md are
 normalised, each by one named function citing its number; every other kind of
 disagreement still found is listed in ``KNOWN`` (a predicate over the case, the
-reason, the README number or "open"), so that the test passes only when
+reason, the number of its difference or "open"), so that the test passes only when
 nothing unlisted remains.  Needs the SDK, pydantic and jsonschema (CI's venv).
 """
 
@@ -77,9 +77,9 @@ class Node:
 
     expr = "Any"
     hashable = True
-    is_typing_dict = False  # typing.Dict[str, T] at the top (README 3)
-    has_dt = False  # dates, times or UUIDs inside (README 11)
-    has_dc_description = False  # a dataclass field with a Field description (README 12)
+    is_typing_dict = False  # typing.Dict[str, T] at the top (docs/sdk-differences.md, 3)
+    has_dt = False  # dates, times or UUIDs inside (docs/sdk-differences.md, 11)
+    has_dc_description = False  # a dataclass field with a Field description (docs/sdk-differences.md, 12)
     strict = False  # a pydantic model with strict config inside
 
     def sample(self, rng: random.Random) -> Any:
@@ -227,7 +227,7 @@ class Seq(Node):
     def lax(self, rng: random.Random) -> Any:
         roll = rng.random()
         if roll < 0.3:
-            return json.dumps(self.sample(rng))  # JSON text for a list (README 7)
+            return json.dumps(self.sample(rng))  # JSON text for a list (docs/sdk-differences.md, 7)
         if roll < 0.5 and self.unique:
             one = self.item.sample(rng)
             return [one, one]
@@ -301,7 +301,7 @@ class LiteralNode(Node):
         v = rng.choice(self.values)
         if isinstance(v, str):
             return v
-        return json.dumps(v) if rng.random() < 0.5 else str(v)  # "null", "true": JSON text (README 7)
+        return json.dumps(v) if rng.random() < 0.5 else str(v)  # "null", "true": JSON text (docs/sdk-differences.md, 7)
 
     def wrong(self, rng: random.Random) -> Any:
         return rng.choice(["zz", 99, None, True, False, "A", 1.0, 0, "null"])
@@ -387,7 +387,8 @@ class Struct(Node):
         if rng.random() < 0.35:
             spec.has_default = True
             spec.default = spec.node.sample(rng)
-            # run for a missing key, even in a result (README 30); pydantic takes no Field default beside it
+            # run for a missing key, even in a result (docs/sdk-differences.md, 30); pydantic takes no
+            # Field default beside it
             spec.factory = rng.random() < 0.3 and "default=" not in spec.node.expr
             if "default=" in spec.node.expr and isinstance(spec.default, (list, dict)):
                 spec.has_default = False  # a list's default is a default_factory, which pydantic takes not beside it
@@ -423,7 +424,8 @@ class Struct(Node):
         self.order_defaults()
         doc = '    """A record."""\n' if rng.random() < 0.3 else ""
         body = self.field_lines(rng, "dataclasses.field", True)
-        if self.fields and rng.random() < 0.25:  # Annotated[T, Field(description=...)] on a field (README 12)
+        # Annotated[T, Field(description=...)] on a field (docs/sdk-differences.md, 12)
+        if self.fields and rng.random() < 0.25:
             spec = self.fields[0]
             described = f"Annotated[{spec.node.expr}, Field(description='The {spec.name}')]"
             body = body.replace(f"    {spec.name}: {spec.node.expr}", f"    {spec.name}: {described}", 1)
@@ -548,7 +550,7 @@ class Struct(Node):
 class PlainClass(Node):
     """A class with annotations that is no dataclass (row S12), its attributes
     in __slots__ or with class values as defaults; only ever a whole return
-    type (README 10: the SDK takes it nowhere else)."""
+    type (docs/sdk-differences.md, 10: the SDK takes it nowhere else)."""
 
     def __init__(self, defs: Defs, rng: random.Random) -> None:
         self.expr = defs.name("Plain")
@@ -794,7 +796,7 @@ def _text(result: Any) -> str:
 
 
 def readme_1_output_errors_name_the_field(case: "Case", theirs: Any, ours: Any) -> None:
-    """README 1: the SDK replaces why a result failed its schema with a bare
+    """docs/sdk-differences.md, 1: the SDK replaces why a result failed its schema with a bare
     'Error executing tool NAME'; we keep pydantic's text."""
     name = case.tool
     if theirs.get("isError") and ours.get("isError") and _text(theirs) == f"Error executing tool {name}" \
@@ -803,7 +805,7 @@ def readme_1_output_errors_name_the_field(case: "Case", theirs: Any, ours: Any) 
 
 
 def readme_3_typing_dict_is_an_object(case: "Case", theirs: Any, ours: Any) -> None:
-    """README 3: typing.Dict[str, T] is the object itself, as dict[str, T] is;
+    """docs/sdk-differences.md, 3: typing.Dict[str, T] is the object itself, as dict[str, T] is;
     the SDK wraps it in {"result": ...}."""
     if not case.node.is_typing_dict:
         return
@@ -821,7 +823,7 @@ def readme_3_typing_dict_is_an_object(case: "Case", theirs: Any, ours: Any) -> N
 
 
 def readme_5_content_from_the_checked_value(case: "Case", theirs: Any, ours: Any) -> None:
-    """README 5: content is written from the checked value (so that it agrees
+    """docs/sdk-differences.md, 5: content is written from the checked value (so that it agrees
     with structuredContent); the SDK writes it from the value returned."""
     if theirs.get("isError") or ours.get("isError") or "structuredContent" not in ours:
         return
@@ -853,7 +855,7 @@ def _texts(value: Any) -> List[str]:
 
 
 def readme_7_json_text_for_strings(case: "Case", theirs: Any, ours: Any) -> None:
-    """README 7: JSON text is parsed only where a string is not acceptable; the
+    """docs/sdk-differences.md, 7: JSON text is parsed only where a string is not acceptable; the
     SDK turns '["a"]' into a list even for a parameter that takes a string."""
     arg = case.argument
     if not isinstance(arg, str) or not arg.lstrip().startswith(("[", "{")):
@@ -866,7 +868,7 @@ def readme_7_json_text_for_strings(case: "Case", theirs: Any, ours: Any) -> None
 
 
 def readme_9_nan_is_an_error(case: "Case", theirs: Any, ours: Any) -> None:
-    """README 9: NaN and infinity in a result are errors; pydantic sends them as null."""
+    """docs/sdk-differences.md, 9: NaN and infinity in a result are errors; pydantic sends them as null."""
     if ours.get("isError") and "finite number" in _text(ours) and not theirs.get("isError"):
         theirs.clear()
         theirs.update(ours)
@@ -878,7 +880,7 @@ PARSER_TYPES = {"datetime_parsing", "datetime_from_date_parsing", "date_parsing"
 
 
 def readme_11_parser_messages(case: "Case", theirs: Any, ours: Any) -> None:
-    """README 11: date, time and UUID parse errors are worded more briefly than
+    """docs/sdk-differences.md, 11: date, time and UUID parse errors are worded more briefly than
     pydantic's (same location, same count, same error type)."""
     if not (case.node.has_dt and theirs.get("isError") and ours.get("isError")):
         return
@@ -895,7 +897,7 @@ def readme_11_parser_messages(case: "Case", theirs: Any, ours: Any) -> None:
 
 
 def readme_12_dataclass_metadata(case: "Case", theirs: Any, ours: Any) -> None:
-    """README 12: a returned dataclass keeps its fields' Annotated[..., Field(...)]
+    """docs/sdk-differences.md, 12: a returned dataclass keeps its fields' Annotated[..., Field(...)]
     metadata; the SDK rebuilds it without (no description, title, examples or
     constraints in its outputSchema)."""
     if "outputSchema" not in ours or "outputSchema" not in theirs or not re.search(
@@ -966,7 +968,7 @@ class Known:
     name: str
     applies: Callable[[Case], bool]
     reason: str
-    readme: str  # the README difference's number, or "open"
+    readme: str  # the number of its difference in docs/sdk-differences.md, or "open"
 
 
 def _types(result: Any) -> List[str]:
@@ -1054,7 +1056,8 @@ def _both_succeed(case: Case) -> bool:
 
 
 def _decimal_as_a_literal(case: Case) -> bool:
-    """The SDK sends a Literal's number (1, or True) where mcp_ref sends an equal Decimal's text: README 47."""
+    """The SDK sends a Literal's number (1, or True) where mcp_ref sends an equal Decimal's text:
+    docs/sdk-differences.md, 47."""
     ours = (case.ours.get("structuredContent") or {}).get("result")
     theirs = (case.theirs.get("structuredContent") or {}).get("result")
     with contextlib.suppress(decimal.InvalidOperation):
@@ -1065,7 +1068,7 @@ def _decimal_as_a_literal(case: Case) -> bool:
 
 def _json_text_for_a_string(case: Case) -> bool:
     """The argument is JSON text of null, a list or an object, for a parameter
-    that takes a string as it is (Any, or a union with str, bytes or a Path): README 7."""
+    that takes a string as it is (Any, or a union with str, bytes or a Path): docs/sdk-differences.md, 7."""
     if not isinstance(case.argument, str) or re.search(r"\bAny\b|\bstr\b|\bbytes\b|pathlib\.Path\b",
                                                         case.source) is None:
         return False
@@ -1123,8 +1126,8 @@ def _errors(result: Any) -> List[Tuple[str, str]]:
 
 
 def _dataclass_return_constraint(case: Case) -> bool:
-    """README 12: mcp_ref refuses a returned dataclass that breaks its own fields' constraints; the SDK
-    rebuilds the class without its Field metadata and takes it.  In a union field, the other arms'
+    """docs/sdk-differences.md, 12: mcp_ref refuses a returned dataclass that breaks its own fields'
+    constraints; the SDK rebuilds the class without its Field metadata and takes it.  In a union field, the other arms'
     errors come beside the constraint's."""
     header = re.match(r"Error executing tool [fg]: \d+ validation errors? for (\w+)\n", _text(case.ours))
     errors = _errors(case.ours)
@@ -1135,8 +1138,8 @@ def _dataclass_return_constraint(case: Case) -> bool:
 
 
 # Every kind of disagreement still found, the first that applies naming a case.
-# "open" marks a gap to close (in mcp_ref, or by a README entry); a number is the
-# README's difference the kind belongs to.
+# "open" marks a gap to close (in mcp_ref, or by an entry of docs/sdk-differences.md); a number is the
+# difference the kind belongs to.
 KNOWN: List[Known] = [
     # -- tools/list
     Known("dataclass_return_metadata", lambda c: c.part == "schema" and _returns_dataclass(c) and all(
@@ -1159,7 +1162,7 @@ KNOWN: List[Known] = [
           "11"),
     Known("error_finite_number_extra", lambda c: _both_errors(c) and _without_finite(_text(c.ours)) == _without_finite(
         _text(c.theirs)) and "type=finite_number" in _text(c.ours),
-          "README 9's rule in arguments: 'nan' and 'inf' sent for a float are refused (no JSON number), beside "
+          "difference 9's rule in arguments: 'nan' and 'inf' sent for a float are refused (no JSON number), beside "
           "the errors both report; pydantic takes them", "9"),
     # -- both succeed, in another order
     Known("set_order", lambda c: _both_succeed(c) and SETS.search(c.source) is not None
@@ -1178,7 +1181,7 @@ KNOWN: List[Known] = [
     Known("infinity_text", lambda c: _both_succeed(c) and str(c.argument).strip().lower().lstrip("+-") in (
         "inf", "infinity", "nan") and (c.theirs.get("structuredContent") or {}).get("result", 0) is None,
           "pydantic reads the string 'inf' as a float's infinity, which the SDK then sends as null; mcp_ref takes no "
-          "infinity or NaN for a float (README 9), so a later arm takes the string", "9"),
+          "infinity or NaN for a float (docs/sdk-differences.md, 9), so a later arm takes the string", "9"),
     Known("decimal_result_as_a_literal", lambda c: _both_succeed(c) and _decimal_as_a_literal(c),
           "a Decimal equal to a Literal's number in a union (Literal[1] | Decimal given '1'): pydantic's Python-mode "
           "Literal finds it by hash equality and sends the literal (1, or True of Literal[1, True]); mcp_ref sends "
@@ -1204,7 +1207,7 @@ KNOWN: List[Known] = [
     Known("error_after_infinity_text", lambda c: _both_errors(c) and "finite_number" not in _types(c.theirs)
           and re.search(r"type=finite_number, input_value='[+-]?(inf|infinity|nan)', input_type=str",
                         _text(c.ours), re.I) is not None,
-          "README 9's rule in arguments: 'inf' sent for a float is refused, so what pydantic builds of it (a dict "
+          "difference 9's rule in arguments: 'inf' sent for a float is refused, so what pydantic builds of it (a dict "
           "that a set then refuses as unhashable) is never built: the errors differ from there", "9"),
     # -- results
     Known("typing_dict_output_lengths", lambda c: c.part == "return" and bool(c.theirs.get("isError"))
@@ -1346,7 +1349,8 @@ class ToolDifferentialTest(unittest.TestCase):
                 ours_annotation = theirs_annotation if shared else build(defs, node.expr, mcp_ref.Field)
             except Exception as exc:  # the generator wrote something Python refuses: its own bug
                 self.fail(f"case {index} does not build: {exc!r}\n{source}")
-            plain = isinstance(node, PlainClass)  # a return type only (README 10): g's entry instead of f's
+            # a return type only (docs/sdk-differences.md, 10): g's entry instead of f's
+            plain = isinstance(node, PlainClass)
             tool = return_tool if plain else echo_tool
             theirs, ours = sides.register(tool(theirs_annotation), tool(ours_annotation))
             tally.add(index, Case("schema", source, node, "g" if plain else "f"), theirs, ours)
@@ -1561,7 +1565,7 @@ def exact_decimal_makes_us_right(schema: Any, instance: Any, ours: bool) -> bool
 
 
 # The kinds of disagreement validate() still has, over (schema, instance, our verdict).
-KNOWN_VALIDATE: List[Known] = []  # none: only exact decimal arithmetic (README 28) tells them apart
+KNOWN_VALIDATE: List[Known] = []  # none: only exact decimal arithmetic (docs/sdk-differences.md, 28) tells them apart
 
 
 @unittest.skipUnless(HAVE_ALL, "needs the SDK, pydantic and jsonschema (CI's venv)")

@@ -348,13 +348,14 @@ class MethodTest(Case):
         wire = self.wire(MCPServer(extensions=[Greeter(refuses)]))
         frame = wire.send("greeter/greet", {"name": "a"})
         self.assertEqual(frame, {"error": {"code": -31000, "message": "not today", "data": {"why": "closed"}}})
-        # A code of -32020..-32099 that 2026-07-28 does not define is -32603 (basic/index, README 52).
+        # A code of -32020..-32099 that 2026-07-28 does not define is -32603 (basic/index, docs/sdk-differences.md, 52).
         frame = wire.send("greeter/greet", {"name": "a"})
         self.assertEqual(frame, {"error": {"code": -32603, "message": "not today", "data": {"why": "closed"}}})
         with contextlib.redirect_stderr(io.StringIO()) as stderr:  # (logged there, with its traceback)
             frame = self.wire(MCPServer(extensions=[Greeter(breaks)])).send("greeter/greet", {"name": "a"})
         self.assertIn("KeyError: 'k'", stderr.getvalue())
-        self.assertEqual(frame, {"error": {"code": -32603, "message": "'k'"}})  # the SDK's code: 0 (README 50)
+        # The SDK's code: 0 (docs/sdk-differences.md, 50).
+        self.assertEqual(frame, {"error": {"code": -32603, "message": "'k'"}})
 
     def test_a_result_is_an_object(self) -> None:
         with contextlib.redirect_stderr(io.StringIO()):
@@ -477,7 +478,8 @@ class InterceptTest(Case):
         with contextlib.redirect_stderr(io.StringIO()):
             frame = self.wire(self.server(Recorder("a", [], raises=ValueError("bad")))).send(
                 "tools/call", {"name": "double", "arguments": {"n": 1}})
-        self.assertEqual(frame, {"error": {"code": -32603, "message": "bad"}})  # the SDK's code: 0 (README 50)
+        # The SDK's code: 0 (docs/sdk-differences.md, 50).
+        self.assertEqual(frame, {"error": {"code": -32603, "message": "bad"}})
         frame = self.wire(self.server(Recorder("a", [], raises=mcp_ref.MCPError(-32001, "stop")))).send(
             "tools/call", {"name": "double", "arguments": {"n": 1}})
         self.assertEqual(frame, {"error": {"code": -32001, "message": "stop"}})
@@ -617,7 +619,7 @@ UI_META = {"ui": {"csp": {"connectDomains": ["https://api.example.com"], "resour
 
 def sdk_frames(apps: bool) -> List[Dict[str, Any]]:
     """What the SDK answers to REQUESTS (recorded from mcp 2.3.0, resultType and
-    _meta left out), the invalid params as their code (README 51)."""
+    _meta left out), the invalid params as their code (docs/sdk-differences.md, 51)."""
     text = "12:00" if apps else "It is 12:00."
     result = {"content": [{"type": "text", "text": text}], "structuredContent": {"result": text}, "isError": False}
     return [
@@ -784,7 +786,7 @@ def stop(process: "subprocess.Popen[bytes]") -> None:
 class SdkDifferentialTest(Case):
     """With the SDK installed: the file as written, served by the SDK, and with
     its imports changed, served by mcp_ref, send the same frames (the invalid
-    params' error compared by code: README 51)."""
+    params' error compared by code: docs/sdk-differences.md, 51)."""
 
     def test_the_same_frames_as_the_sdk_in_each_scenario(self) -> None:
         directory = tempfile.mkdtemp()
@@ -849,11 +851,11 @@ class OwnExtensionTest(Case):
                                                                   "error for CountParams\ntext\n  Field required"):
                         client.send_request("letters/count", {})
 
-    def test_it_is_short_and_the_readme_shows_it(self) -> None:
+    def test_it_is_short_and_the_docs_show_it(self) -> None:
         with open(OWN_FILE, encoding="utf-8") as f:
             code = f.read().split('"""')[2].strip()
         self.assertLess(len([line for line in code.split("\n") if line.strip()]), 20)
-        with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+        with open(os.path.join(HERE, "docs", "servers.md"), encoding="utf-8") as f:
             self.assertIn(f"```python\n{code}\n```", f.read())
 
 

@@ -15,7 +15,7 @@ from tests._testing import mcp_ref
 
 class TypeHintsTest(unittest.TestCase):
     def test_a_class_of_a_module_not_imported(self) -> None:
-        # Code run by exec() under a module name sys.modules lacks (a README block, a
+        # Code run by exec() under a module name sys.modules lacks (a block of the docs, a
         # notebook): CPython 3.9's get_type_hints looks each base's module up there and
         # raised KeyError; a subclass of one of mcp_ref's classes has two such bases.
         namespace: dict = {"__name__": "not_a_module", "RequestParams": mcp_ref.RequestParams}

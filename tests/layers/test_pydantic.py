@@ -267,8 +267,7 @@ CALLS: List[Tuple[str, Dict[str, Any]]] = [
 ]
 
 
-# Where mcp_ref differs from the SDK on purpose (README, "Where mcp_ref differs
-# from the SDK"), asserted in PydanticTest instead.
+# Where mcp_ref differs from the SDK on purpose (docs/sdk-differences.md), asserted in PydanticTest instead.
 DELIBERATE = {
     # 1: the SDK hides why a result failed its schema ("Error executing tool NAME").
     ("exact_back", '{"count": "3"}'), ("positive", '{"n": 50, "m": 3}'),
@@ -375,7 +374,7 @@ class SameAsSdkTest(unittest.TestCase):
                         self.assertEqual(call(server, name, arguments), expected)
 
     def test_the_deliberate_differences_are_still_differences(self) -> None:
-        # If the SDK changes, DELIBERATE (and the README) must follow.
+        # If the SDK changes, DELIBERATE (and docs/sdk-differences.md) must follow.
         for (name, arguments), expected in zip(CALLS, self.sdk[False][1]):
             if (name, json.dumps(arguments)) in DELIBERATE:
                 with self.subTest(tool=name, arguments=arguments):
@@ -623,7 +622,7 @@ class PydanticTest(unittest.TestCase):
         refuse.assert_not_called()
 
     def test_json_text_for_a_root_model_of_a_uuid(self) -> None:
-        # README 7: a UUID is no such text, a pydantic model's (a RootModel) no more than ours:
+        # docs/sdk-differences.md, 7: a UUID is no such text, a pydantic model's (a RootModel) no more than ours:
         # "null" is the Literal's None, as the SDK's pre_parse_json reads it (differential, seed 11)
         import uuid
         from typing import Literal, Union

@@ -8,7 +8,7 @@ Every corpus tool's inputSchema and outputSchema against what the official SDK
 publishes (``testdata/sdk_expectations.json``, recorded by
 ``testdata/regen_expectations.py``), json_schema() against pydantic's
 TypeAdapter, and the published schemas as valid JSON Schema 2020-12.  Where
-mcp_ref deliberately differs (the README's list), the test asserts our
+mcp_ref deliberately differs (docs/sdk-differences.md), the test asserts our
 behaviour and names the difference.
 """
 

@@ -130,7 +130,7 @@ class FixtureTest(unittest.TestCase):
         tools, resources, templates, prompts = asyncio.run(listed())
         our_tools, our_resources, our_templates, our_prompts = _ours()
         # everything.py gains its hand-written-schema tool with add_tool(input_schema=...), and serves
-        # the tasks scenarios' tools, which the SDK cannot (it has no tasks: README difference 44)
+        # the tasks scenarios' tools, which the SDK cannot (it has no tasks: docs/sdk-differences.md, 44)
         self.assertEqual(tools, (our_tools - TASK_TOOLS) | {"json_schema_2020_12_tool"})
         self.assertEqual((resources, templates, prompts), (our_resources, our_templates, our_prompts))
 

@@ -213,7 +213,7 @@ class WireTest(unittest.TestCase):
         self.assertEqual(server.get_prompt("with_resource")["messages"], [{"role": "user", "content": wire}])
 
     def test_resource_contents_returned_from_a_resource_is_its_json_text(self) -> None:
-        """As the SDK sends it, without its "_meta": null (README difference 37)."""
+        """As the SDK sends it, without its "_meta": null (docs/sdk-differences.md, 37)."""
         from mcp_ref import MCPServer, TextResourceContents
 
         server = MCPServer("contents")

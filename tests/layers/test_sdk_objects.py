@@ -51,12 +51,12 @@ MODERN_REQUESTS: List[Tuple[str, Dict[str, Any]]] = [
     ("resources/read", {"uri": "test://asking/x"}),
 ]
 
-# README, "Where mcp_ref differs from the SDK", 35: the SDK sends these as the JSON text of the model.
+# docs/sdk-differences.md, 35: the SDK sends these as the JSON text of the model.
 DELIBERATE = {"prompts/get prompt_message", "prompts/get whole_result"}
 
 
 def with_mime_types(frame: Any) -> Any:
-    """README, "Where mcp_ref differs from the SDK", 55: an embedded resource
+    """docs/sdk-differences.md, 55: an embedded resource
     in a prompt message without a mimeType gets one (the SDK sends none)."""
     for message in (frame.get("result") or {}).get("messages") or []:
         resource = message["content"].get("resource") if message["content"].get("type") == "resource" else None
@@ -166,7 +166,7 @@ class InsideOurObjectsTest(unittest.TestCase):
         self.assertEqual(server.get_prompt("embedded")["messages"],
                          [{"role": "user", "content": {"type": "resource", "resource": {
                              "uri": "test://b", "blob": "AA==",
-                             "mimeType": "application/octet-stream"}}}])  # README 55: supplied
+                             "mimeType": "application/octet-stream"}}}])  # docs/sdk-differences.md, 55: supplied
 
     def test_the_sdks_input_required_result_in_a_session_is_refused_as_ours(self) -> None:
         from mcp.types import InputRequiredResult

@@ -265,7 +265,7 @@ class FieldExtraTest(unittest.TestCase):
             self.assertEqual(server.call_tool(name, {})["structuredContent"], {"result": 3})
 
     def test_its_keywords_are_checked(self) -> None:
-        # README difference 39: published, so checked (pydantic publishes them only).
+        # docs/sdk-differences.md, 39: published, so checked (pydantic publishes them only).
         server = server_of(extra_tools(mcp_ref.Field))
         self.assertEqual(server.call_tool("titled", {"color": "r"})["structuredContent"], {"result": "r"})
         self.assertEqual(server.call_tool("titled", {"color": "b"}), {"content": [{"type": "text", "text": (

@@ -64,7 +64,7 @@ class StructuredOutputTest(_StructuredOutputTestShared, unittest.TestCase):
     outputSchema (None: not published) and one call's exact result."""
 
     def test_a_decimal_equal_to_a_literal_is_sent_as_the_decimal(self) -> None:
-        # README 47: pydantic's union finds the Literal's 1 by Python's equality and sends 1
+        # docs/sdk-differences.md, 47: pydantic's union finds the Literal's 1 by Python's equality and sends 1
         import decimal
 
         def pick() -> Union[typing.Literal[1], decimal.Decimal]:
@@ -297,7 +297,7 @@ class MCPServerTest(unittest.TestCase):
             "input_type=str]"))
 
     def test_multiple_of_is_exact(self) -> None:
-        # README, "Where mcp_ref differs": pydantic's float multiple_of allows a
+        # docs/sdk-differences.md: pydantic's float multiple_of allows a
         # relative error of 1e-9, so the SDK takes 1e20 as a multiple of 3 and
         # 0.30000000000000004 as one of 0.1; here both are refused, 0.3 is taken.
         def scaled(x: typing.Annotated[float, Field(multiple_of=3)] = 0.0,
