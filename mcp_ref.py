@@ -764,7 +764,7 @@ def _pretty(value: Any) -> str:
 class Field:
     """Field metadata, as the SDK's ``Field`` spells it, for ``Annotated[T, Field(...)]``
     or as a parameter default.  Produces the same schema keywords the SDK does;
-    what its json_schema_extra adds is checked too (README's differences, 39)."""
+    what its json_schema_extra adds is checked too (docs/sdk-differences.md, 39)."""
 
     _KEYWORDS = {
         "ge": "minimum",
@@ -1525,7 +1525,7 @@ class _Factory:
 
 def _with_factories(schema: Dict[str, Any], factories: Dict[str, Callable[[], Any]]) -> Dict[str, Any]:
     """A dataclass's schema with its default_factory fields, run for a result
-    that lacks one (README's differences, 30)."""
+    that lacks one (docs/sdk-differences.md, 30)."""
     return _FactorySchema(schema, {k: _Factory(f) for k, f in factories.items()}) if factories else schema
 
 
@@ -4241,7 +4241,7 @@ def _check_uri(uri: str) -> None:
     follows is its variables' to fill: ``{+base}/x`` may become a URI).  The
     rest is left as given, as the SDK leaves it (it percent-encodes nothing;
     SDK 2.x takes any string, 1.x's AnyUrl refused one without a scheme:
-    README, differences)."""
+    docs/sdk-differences.md, 55)."""
     literal, brace, _ = uri.partition("{")
     scheme, colon, _ = literal.partition(":")
     begins_a_scheme = not scheme or scheme[0].isascii() and scheme[0].isalpha() and set(scheme) <= _SCHEME_CHARS
@@ -4875,8 +4875,8 @@ def _embedded_contents(resource: Any) -> Dict[str, Any]:
     "Embedded Resources").  A URI is checked as a resource's (_check_uri); a
     missing MIME type is supplied, "text/plain" for a text and
     "application/octet-stream" (RFC 2046: arbitrary bytes) for a blob, since
-    the SDK's is optional and a server written for it leaves it out (README,
-    differences)."""
+    the SDK's is optional and a server written for it leaves it out
+    (docs/sdk-differences.md, 55)."""
     import base64
     import binascii
 
@@ -6751,7 +6751,7 @@ class MCPServer:
         """The Streamable HTTP transport (section 19) as a WSGI application: one
         endpoint, both eras (2026-07-28 stateless; 2025-03-26 .. 2025-11-25 with
         sessions).  The keywords are the SDK's where it has them; what each one
-        does, and its default: README, "Serving over HTTP"."""
+        does, and its default: docs/http.md, "The WSGI application and its options"."""
         options = dict(streamable_http_path=streamable_http_path, json_response=json_response,
                        stateless_http=stateless_http, max_request_body_size=max_request_body_size,
                        session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
@@ -8481,7 +8481,7 @@ def _task_owner(conn: Any) -> str:
     "" is stdio's one client, and over HTTP a request with neither token nor
     session (2026-07-28 without auth, stateless_http), where a task id is a
     bearer token (the extension: "MAY use task IDs as bearer tokens"; 122
-    random bits) and tasks/list is not offered (README, "Tasks")."""
+    random bits) and tasks/list is not offered (docs/context-and-tasks.md, "Tasks")."""
     principal = getattr(conn, "principal", None)
     if principal:
         return str(principal)
@@ -10295,7 +10295,7 @@ def _end_listens_at_sigterm(app: _HttpApp) -> None:
     cut at the timeout.  gunicorn has no hook for it, so the app chains the
     worker's own handler when it is built in the worker's main thread
     (gunicorn loads the app after setting its handlers; not with --preload,
-    README).  Any other process's handlers are left alone."""
+    docs/deployment.md).  Any other process's handlers are left alone."""
     if "gunicorn" not in sys.modules:
         return
     import signal
@@ -10767,8 +10767,8 @@ class _ResponseQueue:
     An answer that goes out as one JSON object stores nothing.  Bounded:
     once more than ``limit`` bytes wait for a client that does not read, the
     response ends (``overflowed``; ``on_overflow`` runs) and nothing more is
-    queued for it; a resumable channel goes on storing (README, "Limits and
-    guarantees")."""
+    queued for it; a resumable channel goes on storing (docs/wire-and-limits.md,
+    "Limits and guarantees")."""
 
     __slots__ = ("items", "lock", "ready", "limit", "queued", "attached", "overflowed", "on_overflow", "events",
                  "stream_id", "primer", "live", "finished", "storing", "held", "prime", "taken")
@@ -11636,7 +11636,7 @@ def _serve_http(app: _HttpApp, host: str, port: int, max_client_connections: int
 
 
 def _stop_http(httpd: Any, app: _HttpApp) -> None:
-    """SIGTERM or SIGINT (README, "Serving over HTTP"): the listening socket
+    """SIGTERM or SIGINT (docs/http.md, "The embedded server"): the listening socket
     closes (a new connection is refused) and a new request on an open one
     gets 503; requests in flight, a call streaming its answer too, get up to
     ``min(drain_timeout, 5)`` seconds to finish; then the open streams end."""
@@ -12293,7 +12293,7 @@ def _refine(**rules: Any) -> None:
 # pydantic's "smart" union, which picks the arm a value belongs to, and
 # pydantic's error texts, locations (``value.list[int].0``) and order.
 #
-#   refinement            the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                diff
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _pydantic_format_errors  _format_errors (section 2)       "1 validation error for addArguments", then  1
 #                                                             a location and a message per error
@@ -12330,8 +12330,8 @@ def _refine(**rules: Any) -> None:
 #   _field_info_default   _foreign_default (section 7)        that Field's default: its undefined none,    -
 #                                                             its factory's value for a call
 #
-# README: the numbered item of "Where mcp_ref differs from the SDK" that the row
-# bears on.  test_differential compares what these produce with the SDK's own.
+# diff: the numbered item of docs/sdk-differences.md that the row bears on.
+# test_differential compares what these produce with the SDK's own.
 
 _TYPE_LABELS = {"integer": "int", "number": "float", "string": "str", "boolean": "bool",
                 "null": "none", "array": "list", "object": "dict"}
@@ -13055,7 +13055,7 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 # that carries such a Python type (_TypedSchema, _UnionSchema, _ContainerSchema,
 # section 5) is still the JSON Schema it looks like to everyone but the lax checkers.
 #
-#   refinement            the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                diff
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _lax_type             _LaxCompiler._type_check (section 29)  17.0 for an int; other types converted -
 #                                                             by _coerce, refused in pydantic's words
@@ -13074,8 +13074,8 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 #                                                             refused), a key's own errors under "[key]"
 #   _strings_taken        _pre_parsed_params (section 29)     the strings _pre_parse_json keeps            7
 #
-# README: as in section 24's table.  The wording of a refused date, time or
-# duration (_duration_complaint copies speedate's) is README difference 11.
+# diff: as in section 24's table.  The wording of a refused date, time or
+# duration (_duration_complaint copies speedate's) is docs/sdk-differences.md, 11.
 
 def _pre_parse_json(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
     """Some clients send lists and objects as JSON text; like the SDK
@@ -13884,14 +13884,14 @@ def _lax_dict_keys(compiler: _Compiler, key_type: Any, plain: _Checker, values: 
 # Field's default as the SDK takes it (ours or pydantic's), and the schemas of
 # a class no JSON value is, for section 24's smart union and the lax checkers.
 #
-#   refinement            the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                diff
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _python_only          _ArmsCompiler._keywords (section 29)  a class no JSON value is an instance of    -
 #   _python_only_type     _smart_union_value (section 24)     the same, of a type (Annotated[T, ...]: T)   -
 #   _as_sent              _lax_array (section 29)             values built as their JSON (no date, no      -
 #                                                             Enum): a set's order is theirs (_set_order)
 #
-# README: as in section 24's table.  test_schema compares the schemas with the
+# diff: as in section 24's table.  test_schema compares the schemas with the
 # SDK's (testdata/corpus.py).
 
 
@@ -13967,7 +13967,7 @@ def _strict_json_schema() -> Any:
 # roots/list, InputRequiredResult) are section 12's and section 13's; these
 # call them.
 #
-#   refinement            the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                diff
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _sdk_resolvers        _resolvers_of (section 9)           Resolve(...) parameters and their DAG        -
 #   _sdk_resolve_marker   _resolve_marker (section 9)         such a parameter is no argument              -
@@ -13979,7 +13979,7 @@ def _strict_json_schema() -> Any:
 #   _SDK_ANSWERS          seam _ANSWERS (section 13)          the client's answers as leniently as the     -
 #                                                             SDK's models take them
 #
-# README: as in section 24's table.  test_context checks these on the wire.
+# diff: as in section 24's table.  test_context checks these on the wire.
 #
 # A tool parameter annotated ``Annotated[T, Resolve(fn)]`` is no argument (not in
 # inputSchema): the server fills it by running ``fn`` before the tool, as the
@@ -14464,7 +14464,7 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 # (Extension and its bindings, MCPServer(extensions=[...])), MCP Apps, and skills
 # through the same interface.  Nothing here costs a server that does not use it.
 #
-#   refinement            the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                diff
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _sdk_input_responses  seam _input_responses (section 13)  each answer as the SDK's result class         -
 #   _sdk_model            _answer (section 27)                to a function that took the SDK's Context:  -
@@ -14490,7 +14490,7 @@ __all__ += ("Resolve", "Elicit", "Sample", "ListRoots")
 #   _sdk_intercepted      MCPServer._calling (section 14)     the extensions' intercept_tool_call around   -
 #                                                             tools/call, the first given outermost
 #
-# README: as in section 24's table.  test_sdk_names, test_sdk_objects,
+# diff: as in section 24's table.  test_sdk_names, test_sdk_objects,
 # test_sdk_errors and test_hand_written check these on the wire.
 
 
@@ -15122,7 +15122,7 @@ class _ExtensionMethod:
 def _handler_error(what: str, exc: Exception) -> _RpcError:
     """What an extension's handler or interceptor raised, as the error sent: an
     MCPError's own (as the SDK sends it); anything else -32603 with its text
-    (the SDK sends its text with code 0, no JSON-RPC error code: README 50)."""
+    (the SDK sends its text with code 0, no JSON-RPC error code: docs/sdk-differences.md, 50)."""
     error = _protocol_error(exc)
     if error is not None:
         return error
@@ -15132,7 +15132,7 @@ def _handler_error(what: str, exc: Exception) -> _RpcError:
 
 def _params_errors(text: str, kind: str) -> str:
     """The errors of the params read as a tool's one argument, told of the params
-    (the SDK says only "Invalid request parameters": README 51)."""
+    (the SDK says only "Invalid request parameters": docs/sdk-differences.md, 51)."""
     text = text.replace(" for paramsArguments", " for " + kind, 1)
     return text.replace("\nparams.", "\n").replace("\nparams\n", "\n(the params)\n")
 
@@ -15169,7 +15169,7 @@ async def _sdk_intercepted(server: MCPServer, tool: _Tool, arguments: Dict[str, 
         return _interceptor_result(await chain(_extension_context(server, request)))
     except _RpcError as exc:
         return exc
-    except Exception as exc:  # a protocol error, as the SDK sends it (README 50)
+    except Exception as exc:  # a protocol error, as the SDK sends it (docs/sdk-differences.md, 50)
         return _handler_error(f"intercepting tool {tool.name!r}", exc)
     except BaseException as exc:  # cancelled
         return server._stopped(tool, request, exc)
@@ -15658,7 +15658,7 @@ __all__ += ("FastMCP", "RequestStateSecurity", "ServerRequestContext", "URL_ELIC
 # the rule of section 6 (_Compiler, strict) by overriding that family's step
 # with a hook here.  The URI template matcher is the core's now (section 10).
 #
-#   refinement            the rule it refines                 what pydantic or the SDK does                README
+#   refinement            the rule it refines                 what pydantic or the SDK does                diff
 #   --------------------  ----------------------------------  -------------------------------------------  ------
 #   _LaxCompiler          seam _compiler_for (section 6)      pydantic's lax mode, for tool arguments and  -
 #                                                             results: _Compiler with the steps below
