@@ -430,7 +430,8 @@ class ProcessEdgeTest(unittest.TestCase):
         try:
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=15)
             body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                    "params": {"name": "waits", "arguments": {"seconds": 2}, "_meta": META}}
+                    "params": {"name": "waits", "arguments": {"seconds": 2.0}, "_meta": META}}  # (2: an int
+            # to the core, 2.0 to the SDK's lax conversion, section 25: "waited 2" or "waited 2.0")
             conn.request("POST", "/mcp", body=json.dumps(body), headers={
                 "Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": MODERN,
                 "Mcp-Method": "tools/call", "Mcp-Name": "waits"})
