@@ -9,7 +9,6 @@ import os
 import random
 import re
 import subprocess
-import sys
 import threading
 import time
 import unittest
@@ -18,7 +17,8 @@ from typing import Any, Dict, Optional, Tuple
 
 from tests.core.test_wire import ServerProcess
 
-from tests._testing import TESTDATA
+from tests._testing import TESTDATA, needs_layers
+from tests._testing import python_command  # a server's command line, on the module under test
 
 
 LONG = os.environ.get("MCP_REF_FUZZ_LONG") == "1"
@@ -278,28 +278,48 @@ class ToolFaultTest(unittest.TestCase):
             ("fail", {"kind": "tool"}, "Error executing tool fail: asked to fail"),
             ("fail", {"kind": "crash"}, "Error executing tool fail"),
             ("fail", {"kind": "exit"}, "Error executing tool fail"),
-            ("cyclic", {}, "Error executing tool cyclic: 1 validation error for cyclicDictOutput\nme\n"
-                           "  Recursion error - cyclic reference detected [type=recursion_loop, "
-                           "input_value={'me': {...}}, input_type=dict]"),
-            ("unserialisable", {}, "Error executing tool unserialisable: 1 validation error for "
-                                   "unserialisableDictOutput\n"
-                                   "x\n  Unable to serialize unknown type: object [type=serialization, "
-                                   "input_value=<object object at 0x...>, input_type=object]"),
-            ("wrong_type", {}, "Error executing tool wrong_type: 1 validation error for wrong_typeOutput\nresult\n"
-                               "  Input should be a valid integer, unable to parse string as an integer "
-                               "[type=int_parsing, input_value='seventeen', input_type=str]"),
         ]
         for i, (name, arguments, text) in enumerate(cases):
             with self.subTest(tool=name, arguments=arguments):
                 reply = server.request(i, "tools/call", {"name": name, "arguments": arguments})
-                reply["result"]["content"][0]["text"] = re.sub("0x[0-9a-f]+", "0x...",
-                                                               reply["result"]["content"][0]["text"])
                 self.assertEqual(reply["result"], {"content": [{"type": "text", "text": text}], "isError": True})
+        # A result that cannot be its output: an error result that says why (in
+        # the SDK's words with its layer: test_faults_in_the_sdk_words).
+        for i, name in enumerate(("cyclic", "unserialisable", "wrong_type"), len(cases)):
+            with self.subTest(tool=name):
+                reply = server.request(i, "tools/call", {"name": name, "arguments": {}})
+                self.assertIs(reply["result"]["isError"], True)
+                self.assertTrue(reply["result"]["content"][0]["text"].startswith(f"Error executing tool {name}: "),
+                                reply)
         generator = server.request("g", "tools/call", {"name": "generator", "arguments": {"n": 4}})
         self.assertEqual(generator["result"]["structuredContent"], {"result": [0, 1, 4, 9]})
         self.assertEqual(server.close(), 0)
         # Tracebacks go to stderr, never to the model.
         self.assertIn("RuntimeError: an internal detail at /srv/secret.py", server.stderr)
+
+    @needs_layers("sdk")  # pydantic's words (section 24); the core's say the same in its own
+    def test_faults_in_the_sdk_words(self) -> None:
+        server = ServerProcess()
+        self.addCleanup(server.kill)
+        server.initialize()
+        cases = [
+            ("cyclic", "Error executing tool cyclic: 1 validation error for cyclicDictOutput\nme\n"
+                       "  Recursion error - cyclic reference detected [type=recursion_loop, "
+                       "input_value={'me': {...}}, input_type=dict]"),
+            ("unserialisable", "Error executing tool unserialisable: 1 validation error for "
+                               "unserialisableDictOutput\n"
+                               "x\n  Unable to serialize unknown type: object [type=serialization, "
+                               "input_value=<object object at 0x...>, input_type=object]"),
+            ("wrong_type", "Error executing tool wrong_type: 1 validation error for wrong_typeOutput\nresult\n"
+                           "  Input should be a valid integer, unable to parse string as an integer "
+                           "[type=int_parsing, input_value='seventeen', input_type=str]"),
+        ]
+        for i, (name, text) in enumerate(cases):
+            with self.subTest(tool=name):
+                reply = server.request(i, "tools/call", {"name": name, "arguments": {}})
+                reply["result"]["content"][0]["text"] = re.sub("0x[0-9a-f]+", "0x...",
+                                                               reply["result"]["content"][0]["text"])
+                self.assertEqual(reply["result"], {"content": [{"type": "text", "text": text}], "isError": True})
 
 
 class HostilePatternTest(unittest.TestCase):
@@ -310,7 +330,7 @@ class HostilePatternTest(unittest.TestCase):
         calls is still answered at once (the bound is generous: a frozen server
         takes seconds)."""
         path = os.path.join(TESTDATA, "pattern_server.py")
-        process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        process = subprocess.Popen(python_command(path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL)
         self.addCleanup(reap, process)
         assert process.stdin is not None and process.stdout is not None
@@ -373,7 +393,7 @@ class BoundsTest(unittest.TestCase):
         with open(path, "w", encoding="utf-8") as f:
             f.write(BOUNDS_SERVER % os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
         # stderr is a pipe nobody reads: 2 MB of it would fill the pipe 30 times over.
-        process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        process = subprocess.Popen(python_command(path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
         self.addCleanup(reap, process)
         return process
@@ -484,7 +504,7 @@ class StopTest(unittest.TestCase):
         path = os.path.join(folder, "stop_server.py")
         with open(path, "w", encoding="utf-8") as f:
             f.write(STOP_SERVER % os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-        process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        process = subprocess.Popen(python_command(path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
         self.addCleanup(process.kill)
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
