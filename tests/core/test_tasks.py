@@ -9,7 +9,7 @@ MCP_REF_TASKS_SEED=N runs seed N only.  So is the bad input of FuzzTest: every
 tasks request with each param broken in turn, as test_malformed breaks the others.
 """
 
-from tests._testing import end_threads
+from tests._testing import end_threads, needs_layers
 from tests._testing import HERE  # the repository's root
 from tests._testing import python_command  # a server's command line, on the module under test
 
@@ -1568,8 +1568,9 @@ class GracefulStopTest(Case):
         self.stopped(process, frame["result"]["taskId"])
 
     def test_embedded_http(self) -> None:
-        self.http([sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", self.script, "--http", "127.0.0.1:0"],
-                  r"serving .* on http://127\.0\.0\.1:(\d+)/")
+        with open(self.script, "a") as f:
+            f.write('mcp.run(transport="streamable-http", host="127.0.0.1", port=0)\n')
+        self.http(python_command(self.script), r"serving .* on http://127\.0\.0\.1:(\d+)/")
 
     def test_interpreter_exit(self) -> None:
         # A WSGI server's worker ends as a script does: atexit, where Python
@@ -1591,6 +1592,7 @@ class GracefulStopTest(Case):
             "failed", "The server stopped while the task ran"))
 
     @unittest.skipUnless(os.path.exists(GUNICORN), "needs gunicorn")
+    @needs_layers("cli")  # mcp_ref:wsgi_app, the app gunicorn imports, is the command line's (section 34)
     def test_gunicorn(self) -> None:
         self.http([GUNICORN, "-k", "gthread", "--threads", "4", "-w", "1", "--chdir", HERE, "-b", "127.0.0.1:0",
                    f'mcp_ref:wsgi_app("{self.script}")'], r"Listening at: http://127\.0\.0\.1:(\d+)")
