@@ -13,7 +13,7 @@ import threading
 import time
 import unittest
 from collections import Counter
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from tests.core.test_wire import ServerProcess
 
@@ -320,6 +320,57 @@ class ToolFaultTest(unittest.TestCase):
                 reply["result"]["content"][0]["text"] = re.sub("0x[0-9a-f]+", "0x...",
                                                                reply["result"]["content"][0]["text"])
                 self.assertEqual(reply["result"], {"content": [{"type": "text", "text": text}], "isError": True})
+
+
+# Where a module of tests/core may start ``sys.executable`` itself rather than
+# through python_command (which runs a server of ours on the module under test,
+# the core alone under MCP_REF_UNDER_TEST): (module, what follows
+# sys.executable in the command, as the source spells it) -> why.
+DIRECT_INTERPRETER = {
+    ("test_context.py", "MCP_REF"): "ContextServer(cli=True): 'mcp_ref.py serve', the command line itself, "
+                                    "for tests/layers/test_context.ServeTest only",
+    ("test_context.py", "SDK_LAUNCHER"): "the SDK serving the file (the differential's other side)",
+    ("test_context.py", "FRAME_TAP"): "a tap that imports no mcp_ref; the command it runs after it is "
+                                      "python_command's or the SDK launcher's",
+    ("test_interop.py", "LAUNCHER"): "the SDK serving the example (the differential's other side)",
+    ("test_interop.py", "os.path.join(HERE, 'examples', 'notes.py')"):
+        "the TypeScript driver starts the servers with the bare interpreter it is given; "
+        "the test needs the sdk layer (needs_layers)",
+    ("test_validation.py", "os.path.join(HERE, '..', 'shared', 'jsts', 'run_jsts.py')"):
+        "the JSON Schema Test Suite's runner, given the module under test by path (--module)",
+}
+
+
+class ServersOnTheModuleUnderTestTest(unittest.TestCase):
+    """Every process of tests/core that runs a script of ours starts through
+    python_command, or DIRECT_INTERPRETER says why not: a ``[sys.executable,
+    script]`` runs the whole file even when the core alone is under test."""
+
+    def test_no_bare_interpreter(self) -> None:
+        import ast
+
+        folder = os.path.dirname(os.path.abspath(__file__))
+        found: Set[Tuple[str, str]] = set()
+        unexplained: List[str] = []
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".py"):
+                continue
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                tree = ast.parse(f.read(), name)
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.List, ast.Tuple)):
+                    elts = node.elts
+                    for i, elt in enumerate(elts):
+                        if ast.unparse(elt) == "sys.executable":
+                            key = (name, ast.unparse(elts[i + 1]) if i + 1 < len(elts) else "")
+                            found.add(key)
+                            if key not in DIRECT_INTERPRETER:
+                                unexplained.append(f"{name}:{node.lineno}: {ast.unparse(node)[:100]}")
+                elif isinstance(node, ast.FormattedValue) and ast.unparse(node.value) == "sys.executable":
+                    unexplained.append(f"{name}:{node.lineno}: an f-string with sys.executable")
+        self.assertEqual(unexplained, [], "start these through tests._testing.python_command (or add them to "
+                                          "DIRECT_INTERPRETER, with the reason)")
+        self.assertEqual(sorted(set(DIRECT_INTERPRETER) - found), [], "DIRECT_INTERPRETER's entries no longer used")
 
 
 class HostilePatternTest(unittest.TestCase):
