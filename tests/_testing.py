@@ -132,7 +132,7 @@ def python_command(script: str, *args: str, flags: Sequence[str] = ()) -> List[s
 # core's own run(transport="streamable-http"), on 127.0.0.1 and a free port
 # (its stderr says which, as ``mcp_ref.py serve FILE --http 127.0.0.1:0`` does):
 # for python_command, where the command line (a layer) would serve the file.
-_HTTP_SCRIPT = """import runpy, sys
+_HTTP_SCRIPT = """import runpy
 served = runpy.run_path({server_file!r}, run_name="served")
 served[{name!r}].run(transport="streamable-http", host="127.0.0.1", port=0)
 """

@@ -122,7 +122,6 @@ class PythonSdkClientTest(unittest.TestCase):
             self.assertEqual(self.check_example(example, "legacy"), "2025-11-25")
 
 
-
 @unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
 class PythonSdkClientOverHttpTest(unittest.TestCase):
     """The SDK's client over Streamable HTTP gets what it gets over stdio (which
@@ -213,7 +212,6 @@ class PythonSdkClientResourcesTest(unittest.TestCase):
 
     def test_legacy_mode(self) -> None:
         self.assertEqual(self.check("legacy"), "2025-11-25")
-
 
 
 HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(
