@@ -2067,7 +2067,7 @@ class SdkClientTest(unittest.TestCase):
                 rounds = [json.loads(line[2:])["result"]["inputRequests"] for line in f
                           if line.startswith("< ") and '"inputRequests"' in line]
             rounds = rounds[-5:-2] if side == "ref" else rounds[-3:]  # the resolvers' (then ref: note, plan)
-            module = "context_server" if side == "ref" else "__main__"  # how each loads the file
+            module = "__main__"  # both run the file as a script (serve would import it as context_server)
             self.assertEqual([sorted(r) for r in rounds], [[f"{module}:resolve_booking"]] * 2 + [sorted(
                 f"{module}:resolve_{n}" for n in ("booking", "roots", "summary"))])
             self.assertEqual(rounds[-1][f"{module}:resolve_roots"]["method"], "roots/list")
