@@ -128,6 +128,25 @@ def python_command(script: str, *args: str, flags: Sequence[str] = ()) -> List[s
     return [sys.executable, *flags, "-c", _PRELUDE.format(folder=UNDER_TEST), script, *args]
 
 
+# A script that serves a server file's ``mcp`` over Streamable HTTP with the
+# core's own run(transport="streamable-http"), on 127.0.0.1 and a free port
+# (its stderr says which, as ``mcp_ref.py serve FILE --http 127.0.0.1:0`` does):
+# for python_command, where the command line (a layer) would serve the file.
+_HTTP_SCRIPT = """import runpy
+served = runpy.run_path({server_file!r}, run_name="served")
+served[{name!r}].run(transport="streamable-http", host="127.0.0.1", port=0)
+"""
+
+
+def http_script(folder: str, server_file: str, name: str = "mcp") -> str:
+    """The path of a script, written in ``folder``, that serves ``server_file``'s
+    MCPServer ``name`` over Streamable HTTP (run it with ``python_command``)."""
+    path = os.path.join(folder, f"http_{os.path.splitext(os.path.basename(server_file))[0]}.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(_HTTP_SCRIPT.format(server_file=os.path.abspath(server_file), name=name))
+    return path
+
+
 # -- the accelerators (section 35) ------------------------------------------------
 
 # The two modes a test runs in (``for on in BOTH: with self.subTest(accelerated=on),

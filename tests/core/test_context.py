@@ -2,8 +2,9 @@
 real pipes, in every revision that has each feature, with the test playing the
 client.
 
-testdata/context_server.py is served as a subprocess (``python mcp_ref.py serve``
-where the command line matters, the file itself elsewhere).  Covered: logging
+testdata/context_server.py is served as a subprocess: the file itself, on the
+module under test (python_command; tests/layers/test_context.py runs three of
+these tests on ``python mcp_ref.py serve`` too).  Covered: logging
 (logging/setLevel; 2026-07-28's per-request level), progress, questions to the
 client (elicitation in form and URL mode, sampling, roots) as server-to-client
 requests in a session and as InputRequiredResult rounds with a signed
@@ -37,9 +38,10 @@ import unittest
 import unittest.mock
 from typing import Any, Dict, List, Optional, Tuple
 
-from tests._testing import mcp_ref
+from tests._testing import mcp_ref, needs_layers
 
 from tests._testing import HERE  # the repository's root
+from tests._testing import python_command  # a server's command line, on the module under test
 
 from tests.core.test_wire import ServerProcess, StdioWire, wsgi_post, wsgi_session
 
@@ -194,7 +196,7 @@ class ContextServer(ServerProcess):
     """testdata/context_server.py on real pipes: the file itself, or ``mcp_ref.py serve`` it."""
 
     def __init__(self, env: Optional[Dict[str, str]] = None, cli: bool = False, script: str = SERVER) -> None:
-        command = [sys.executable, MCP_REF, "serve", script] if cli else [sys.executable, script]
+        command = [sys.executable, MCP_REF, "serve", script] if cli else python_command(script)
         full_env = dict(os.environ, PYTHONUNBUFFERED="1")
         # PYTHONDONTWRITEBYTECODE would have every server compile mcp_ref.py anew
         # (a quarter of a second, some sixty times).
@@ -269,6 +271,10 @@ def tearDownModule() -> None:  # noqa: N802  (unittest's name)
     SPARES.close()
 
 
+# testdata/context_server.py and examples/context_demo.py import Resolve and Elicit
+# (and Sample, ListRoots): section 27, SDK fidelity, the SDK's API.  Every test
+# that starts them (each subclass) needs that layer.
+@needs_layers("sdk")
 class ContextTestCase(unittest.TestCase):
     maxDiff = None
 
@@ -711,23 +717,7 @@ class SessionQuestionTest(ContextTestCase):
             "content": [{"type": "text", "text": "m1/assistant/endTurn: short"}], "isError": False}}, frames)
 
     def test_closing_stdin_fails_open_questions(self) -> None:
-        server = self.session(cli=True)
-        self.call(server, 1, "book")
-        self.call(server, 2, "sync_everything")
-        self.call(server, 3, "summarize", {"text": "x"})
-        asked = [server.recv() for _ in range(4)]  # three questions and sync_everything's log line
-        self.assertEqual(sorted(str(frame.get("id")) for frame in asked),
-                         ["None", "mcp_ref-1", "mcp_ref-2", "mcp_ref-3"])
-        self.assertEqual(server.request(4, "ping")["result"], {})
-        self.assertEqual(server.close(), 0)
-        replies = server.remaining()
-        self.assertEqual(sorted(frame["id"] for frame in replies), [1, 2, 3])  # each exactly once
-        for frame in replies:
-            tool = {1: "book", 2: "sync_everything", 3: "summarize"}[frame["id"]]
-            self.assertEqual(frame, rpc_error_frame(frame["id"], -32603, "the client closed its end of the connection"),
-                             tool)
-        self.assertIn("context_server: lifespan exited", server.stderr)
-        self.assertNotIn("Traceback", server.stderr)
+        closing_stdin_fails_open_questions(self, cli=False)
 
     def test_cancelled_while_asking(self) -> None:
         server = self.session()
@@ -1375,12 +1365,7 @@ class InjectionTest(ContextTestCase):
 
 class LifespanTest(ContextTestCase):
     def test_entered_before_serving_and_left_after(self) -> None:
-        server = self.session(cli=True)
-        self.call(server, 1, "seen")
-        self.assertEqual(server.until(1)[-1]["result"]["structuredContent"], {"result": ["lifespan entered"]})
-        self.assertNotIn("lifespan exited", server.stderr)
-        self.assertEqual(server.close(), 0)
-        self.assertIn("context_server: lifespan exited", server.stderr)
+        lifespan_entered_before_serving_and_left_after(self, cli=False)
 
     # The object the lifespan yielded, as in the SDK (it was once wrapped in a
     # _Record, so a dict could not be indexed; fixed in 310fb45).
@@ -1545,56 +1530,96 @@ class SdkSessionMethodsTest(ContextTestCase):
 
 class DemoTest(ContextTestCase):
     def test_every_tool_as_documented(self) -> None:
-        server = ContextServer(cli=True, script=DEMO)  # python mcp_ref.py serve examples/context_demo.py
-        self.addCleanup(server.kill)
-        reply = server.request(0, "initialize", {"protocolVersion": LATEST, "capabilities": ALL_CAPS,
-                                                 "clientInfo": {"name": "t", "version": "1"}})
-        self.assertEqual(reply["result"]["serverInfo"], {"name": "context-demo", "version": ""})
-        server.send(notification("notifications/initialized"))  # before it the server may ask nothing
-        self.call(server, 1, "count", {"to": 2}, {"progressToken": "c"})
-        self.assertEqual(server.until(1), [
-            log_frame("info", "counting to 2"), progress_frame("c", 1, 2, "at 1"), progress_frame("c", 2, 2, "at 2"),
-            result_frame(1, LATEST, "counted to 2")])
-        self.call(server, 2, "greet", {"name": "Ada"})
-        self.assertEqual(server.until(2), [log_frame("debug", "greeting Ada"), result_frame(2, LATEST, "Hello, Ada!")])
-        self.call(server, 3, "schedule")
-        asked = server.recv()
-        self.assertEqual(asked, question(1, "elicitation/create", {"mode": "form", "message": "When shall we meet?",
-                                                                   "requestedSchema": {
-            "properties": {"day": {"title": "Day", "type": "string"},
-                           "minutes": {"default": 30, "title": "Minutes", "type": "integer"}},
-            "required": ["day"], "title": "Meeting", "type": "object"}}))
-        server.answer(asked, {"action": "accept", "content": {"day": "Monday"}})
-        self.assertEqual(server.until(3), [result_frame(3, LATEST, "meeting on Monday for 30 minutes")])
-        self.call(server, 4, "haiku", {"topic": "rain"})
-        asked = server.recv()
-        self.assertEqual(asked["params"], {"messages": [{"role": "user", "content": {
-            "type": "text", "text": "Write a haiku about rain."}}], "maxTokens": 60})
-        server.answer(asked, {"role": "assistant", "content": {"type": "text", "text": "drops"}, "model": "m"})
-        self.assertEqual(server.until(4), [result_frame(4, LATEST, "drops")])
-        self.call(server, 5, "workspace")
-        server.answer(server.recv(), ROOTS_ANSWER)
-        self.assertEqual(server.until(5)[-1]["result"]["structuredContent"], {"result": ["file:///a", "file:///b"]})
-        # The same tool in 2026-07-28: the question comes back as input_required.
-        frames = self.modern_call(server, 6, "schedule")
-        state = take_state(frames[-1])
-        self.assertEqual(list(frames[-1]["result"]["inputRequests"]), ["elicitation_0"])
-        frames = self.modern_call(server, 7, "schedule", requestState=state,
-                                  inputResponses={"elicitation_0": {"action": "decline"}})
-        self.assertEqual(len(frames), 1)
-        self.assertEqual(frames[0]["result"]["structuredContent"], {"result": "no meeting (decline)"})
-        # A parameter filled by a resolver, and a resource that logs.
-        self.call(server, 8, "book_room", {"room": "Attic"})
-        asked = server.recv()
-        self.assertEqual(asked["params"]["message"], "When do you need Attic?")
-        server.answer(asked, {"action": "accept", "content": {"day": "Friday", "minutes": 45}})
-        self.assertEqual(server.until(8), [result_frame(8, LATEST, "Attic booked on Friday for 45 minutes")])
-        server.send({"jsonrpc": "2.0", "id": 9, "method": "resources/read", "params": {"uri": "minutes://monday"}})
-        text = "Minutes of monday: nothing decided."
-        self.assertEqual(server.until(9), [log_frame("info", "reading the minutes of monday"), {
-            "jsonrpc": "2.0", "id": 9, "result": {"contents": [
-                {"uri": "minutes://monday", "mimeType": "text/plain", "text": text}]}}])
-        self.assertEqual(server.close(), 0)
+        demo_every_tool_as_documented(self, cli=False)
+
+
+# Three tests of the core run twice: here on the file itself, and in
+# tests/layers/test_context.py on the file served by the command line (``cli``).
+
+def closing_stdin_fails_open_questions(self: "ContextTestCase", cli: bool) -> None:
+    """The file itself in tests/core (the core), ``mcp_ref.py serve`` it in tests/layers/test_context.py."""
+    server = self.session(cli=cli)
+    self.call(server, 1, "book")
+    self.call(server, 2, "sync_everything")
+    self.call(server, 3, "summarize", {"text": "x"})
+    asked = [server.recv() for _ in range(4)]  # three questions and sync_everything's log line
+    self.assertEqual(sorted(str(frame.get("id")) for frame in asked),
+                     ["None", "mcp_ref-1", "mcp_ref-2", "mcp_ref-3"])
+    self.assertEqual(server.request(4, "ping")["result"], {})
+    self.assertEqual(server.close(), 0)
+    replies = server.remaining()
+    self.assertEqual(sorted(frame["id"] for frame in replies), [1, 2, 3])  # each exactly once
+    for frame in replies:
+        tool = {1: "book", 2: "sync_everything", 3: "summarize"}[frame["id"]]
+        self.assertEqual(frame, rpc_error_frame(frame["id"], -32603, "the client closed its end of the connection"),
+                         tool)
+    self.assertIn("context_server: lifespan exited", server.stderr)
+    self.assertNotIn("Traceback", server.stderr)
+
+
+def lifespan_entered_before_serving_and_left_after(self: "ContextTestCase", cli: bool) -> None:
+    """The file itself in tests/core (the core), ``mcp_ref.py serve`` it in tests/layers/test_context.py."""
+    server = self.session(cli=cli)
+    self.call(server, 1, "seen")
+    self.assertEqual(server.until(1)[-1]["result"]["structuredContent"], {"result": ["lifespan entered"]})
+    self.assertNotIn("lifespan exited", server.stderr)
+    self.assertEqual(server.close(), 0)
+    self.assertIn("context_server: lifespan exited", server.stderr)
+
+
+def demo_every_tool_as_documented(self: "ContextTestCase", cli: bool) -> None:
+    """examples/context_demo.py run as a script in tests/core (the core); as its docstring says,
+    ``python mcp_ref.py serve examples/context_demo.py``, in tests/layers/test_context.py."""
+    server = ContextServer(cli=cli, script=DEMO)
+    self.addCleanup(server.kill)
+    reply = server.request(0, "initialize", {"protocolVersion": LATEST, "capabilities": ALL_CAPS,
+                                             "clientInfo": {"name": "t", "version": "1"}})
+    self.assertEqual(reply["result"]["serverInfo"], {"name": "context-demo", "version": ""})
+    server.send(notification("notifications/initialized"))  # before it the server may ask nothing
+    self.call(server, 1, "count", {"to": 2}, {"progressToken": "c"})
+    self.assertEqual(server.until(1), [
+        log_frame("info", "counting to 2"), progress_frame("c", 1, 2, "at 1"), progress_frame("c", 2, 2, "at 2"),
+        result_frame(1, LATEST, "counted to 2")])
+    self.call(server, 2, "greet", {"name": "Ada"})
+    self.assertEqual(server.until(2), [log_frame("debug", "greeting Ada"), result_frame(2, LATEST, "Hello, Ada!")])
+    self.call(server, 3, "schedule")
+    asked = server.recv()
+    self.assertEqual(asked, question(1, "elicitation/create", {"mode": "form", "message": "When shall we meet?",
+                                                               "requestedSchema": {
+        "properties": {"day": {"title": "Day", "type": "string"},
+                       "minutes": {"default": 30, "title": "Minutes", "type": "integer"}},
+        "required": ["day"], "title": "Meeting", "type": "object"}}))
+    server.answer(asked, {"action": "accept", "content": {"day": "Monday"}})
+    self.assertEqual(server.until(3), [result_frame(3, LATEST, "meeting on Monday for 30 minutes")])
+    self.call(server, 4, "haiku", {"topic": "rain"})
+    asked = server.recv()
+    self.assertEqual(asked["params"], {"messages": [{"role": "user", "content": {
+        "type": "text", "text": "Write a haiku about rain."}}], "maxTokens": 60})
+    server.answer(asked, {"role": "assistant", "content": {"type": "text", "text": "drops"}, "model": "m"})
+    self.assertEqual(server.until(4), [result_frame(4, LATEST, "drops")])
+    self.call(server, 5, "workspace")
+    server.answer(server.recv(), ROOTS_ANSWER)
+    self.assertEqual(server.until(5)[-1]["result"]["structuredContent"], {"result": ["file:///a", "file:///b"]})
+    # The same tool in 2026-07-28: the question comes back as input_required.
+    frames = self.modern_call(server, 6, "schedule")
+    state = take_state(frames[-1])
+    self.assertEqual(list(frames[-1]["result"]["inputRequests"]), ["elicitation_0"])
+    frames = self.modern_call(server, 7, "schedule", requestState=state,
+                              inputResponses={"elicitation_0": {"action": "decline"}})
+    self.assertEqual(len(frames), 1)
+    self.assertEqual(frames[0]["result"]["structuredContent"], {"result": "no meeting (decline)"})
+    # A parameter filled by a resolver, and a resource that logs.
+    self.call(server, 8, "book_room", {"room": "Attic"})
+    asked = server.recv()
+    self.assertEqual(asked["params"]["message"], "When do you need Attic?")
+    server.answer(asked, {"action": "accept", "content": {"day": "Friday", "minutes": 45}})
+    self.assertEqual(server.until(8), [result_frame(8, LATEST, "Attic booked on Friday for 45 minutes")])
+    server.send({"jsonrpc": "2.0", "id": 9, "method": "resources/read", "params": {"uri": "minutes://monday"}})
+    text = "Minutes of monday: nothing decided."
+    self.assertEqual(server.until(9), [log_frame("info", "reading the minutes of monday"), {
+        "jsonrpc": "2.0", "id": 9, "result": {"contents": [
+            {"uri": "minutes://monday", "mimeType": "text/plain", "text": text}]}}])
+    self.assertEqual(server.close(), 0)
 
 
 class InProcessTest(unittest.TestCase):
@@ -1948,8 +1973,8 @@ def _server_frames(log: str) -> List[Any]:
 
 @unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
 class SdkClientTest(unittest.TestCase):
-    """The SDK's client against ``mcp_ref.py serve testdata/context_server.py``
-    and against the SDK serving the same file, in legacy mode (2025-11-25) and
+    """The SDK's client against testdata/context_server.py run as a script (on
+    the module under test) and against the SDK serving the same file, in legacy mode (2025-11-25) and
     in its default mode (2026-07-28)."""
 
     runs: Dict[Tuple[str, str], Dict[str, Any]] = {}
@@ -1958,7 +1983,7 @@ class SdkClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls) -> None:
         cls.folder = tempfile.mkdtemp(prefix="mcp_ref-context-")
-        commands = {"ref": [sys.executable, MCP_REF, "serve", SERVER], "sdk": [sys.executable, SDK_LAUNCHER, SERVER]}
+        commands = {"ref": python_command(SERVER), "sdk": [sys.executable, SDK_LAUNCHER, SERVER]}
         keys = [(mode, side) for mode in ("legacy", "auto") for side in ("ref", "sdk")]
 
         async def all_runs() -> List[Dict[str, Any]]:
@@ -2042,7 +2067,7 @@ class SdkClientTest(unittest.TestCase):
                 rounds = [json.loads(line[2:])["result"]["inputRequests"] for line in f
                           if line.startswith("< ") and '"inputRequests"' in line]
             rounds = rounds[-5:-2] if side == "ref" else rounds[-3:]  # the resolvers' (then ref: note, plan)
-            module = "context_server" if side == "ref" else "__main__"  # how each loads the file
+            module = "__main__"  # both run the file as a script (serve would import it as context_server)
             self.assertEqual([sorted(r) for r in rounds], [[f"{module}:resolve_booking"]] * 2 + [sorted(
                 f"{module}:resolve_{n}" for n in ("booking", "roots", "summary"))])
             self.assertEqual(rounds[-1][f"{module}:resolve_roots"]["method"], "roots/list")

@@ -15,6 +15,7 @@
 """
 
 from tests._testing import HERE  # the repository's root
+from tests._testing import python_command  # a server's command line, on the module under test
 
 import base64
 import http.client
@@ -112,7 +113,7 @@ class ServerProcess(Endpoint):
 
     def __init__(self, options: Optional[Dict[str, Any]] = None, env: Optional[Dict[str, str]] = None,
                  command: Optional[List[str]] = None) -> None:
-        command = command or [sys.executable, SERVER, "0", json.dumps(options or {})]
+        command = command or python_command(SERVER, "0", json.dumps(options or {}))
         self.process = subprocess.Popen(command, stderr=subprocess.PIPE, env=dict(os.environ, **(env or {})))
         line = self.process.stderr.readline().decode()  # type: ignore[union-attr]
         assert "serving" in line, line

@@ -64,13 +64,13 @@ import random
 import re
 import socket
 import subprocess
-import sys
 import threading
 import time
 import unittest
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from tests._testing import HERE  # the repository's root
+from tests._testing import python_command  # a server's command line, on the module under test
 
 
 SERVER = os.path.join(HERE, "tests", "testdata", "http_fault_server.py")
@@ -296,7 +296,7 @@ class Server:
 
     def __init__(self, host: str = "127.0.0.1", auth: bool = False, options: Optional[Dict[str, Any]] = None) -> None:
         config = {"host": host, "auth": auth, "options": dict(OPTIONS, **(options or {}))}
-        self.process = subprocess.Popen([sys.executable, SERVER, json.dumps(config)], stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen(python_command(SERVER, json.dumps(config)), stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         line = self.process.stderr.readline().decode()  # type: ignore[union-attr]
         if "serving" not in line:

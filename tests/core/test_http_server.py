@@ -4,6 +4,7 @@ sending, the Date header, and the edge process (its fds, stderr and SIGTERM).
 """
 
 from tests._testing import HERE  # the repository's root
+from tests._testing import python_command  # a server's command line, on the module under test
 
 import http.client
 import io
@@ -361,7 +362,7 @@ class EdgeServer(ServerProcess):
 
     def __init__(self, options: Optional[Dict[str, Any]] = None, drain: bool = True) -> None:
         self.stdout = tempfile.TemporaryFile()
-        self.process = subprocess.Popen([sys.executable, EDGE_SERVER, "0", json.dumps(options or {})],
+        self.process = subprocess.Popen(python_command(EDGE_SERVER, "0", json.dumps(options or {})),
                                         stdout=self.stdout, stderr=subprocess.PIPE)
         line = self.process.stderr.readline().decode()  # type: ignore[union-attr]
         assert "serving" in line, line
@@ -429,7 +430,8 @@ class ProcessEdgeTest(unittest.TestCase):
         try:
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=15)
             body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                    "params": {"name": "waits", "arguments": {"seconds": 2}, "_meta": META}}
+                    "params": {"name": "waits", "arguments": {"seconds": 2.0}, "_meta": META}}  # (2: an int
+            # to the core, 2.0 to the SDK's lax conversion, section 25: "waited 2" or "waited 2.0")
             conn.request("POST", "/mcp", body=json.dumps(body), headers={
                 "Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": MODERN,
                 "Mcp-Method": "tools/call", "Mcp-Name": "waits"})

@@ -20,10 +20,12 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 from typing import Any, Dict, List, Tuple
 
 from tests._testing import HERE  # the repository's root
+from tests._testing import http_script, needs_layers, python_command  # servers on the module under test
 
 
 LAUNCHER = os.path.join(HERE, "tests", "testdata", "sdk_launcher.py")
@@ -92,7 +94,7 @@ class PythonSdkClientTest(unittest.TestCase):
         """Compares every call; returns the revision the client negotiated with mcp_ref."""
         calls = EXAMPLES[example]
         path = os.path.join(HERE, example)
-        ours = asyncio.run(run_python_client([sys.executable, path], mode, calls))
+        ours = asyncio.run(run_python_client(python_command(path), mode, calls))
         theirs = asyncio.run(run_python_client([sys.executable, LAUNCHER, path], mode, calls))
         self.assertEqual(ours[1], theirs[1], "the same tools, in the same order")
         self.assertEqual(set(ours[1]), {name for name, _ in calls})
@@ -119,44 +121,6 @@ class PythonSdkClientTest(unittest.TestCase):
         for example in EXAMPLES:
             self.assertEqual(self.check_example(example, "legacy"), "2025-11-25")
 
-    def test_cli_talks_to_the_sdk_server(self) -> None:
-        # Our command line is a client too: against the SDK serving the same file.
-        path = os.path.join(HERE, "examples", "weather.py")
-        for protocol in ("2026-07-28", "2025-06-18"):
-            run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), "call",
-                                  f"{sys.executable} {LAUNCHER} {path}", "get_temperature", "city=London",
-                                  "--protocol", protocol], capture_output=True, text=True, timeout=60)
-            self.assertEqual(run.returncode, 0, run.stderr)
-            self.assertIn('structuredContent:\n  {\n    "result": 17\n  }', run.stdout)
-
-    def test_cli_talks_to_the_sdk_server_over_http(self) -> None:
-        # Our command line as an HTTP client, against the SDK's Streamable HTTP app (under uvicorn).
-        import socket
-        import time
-
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        server = subprocess.Popen([sys.executable, LAUNCHER, os.path.join(HERE, "examples", "weather.py"), "--http",
-                                   str(port)], stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            for protocol in ("2026-07-28", "2025-11-25", "2025-03-26"):
-                run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), "call",
-                                      f"http://127.0.0.1:{port}/mcp", "get_temperature", "city=London", "--protocol",
-                                      protocol], capture_output=True, text=True, timeout=60)
-                self.assertEqual(run.returncode, 0, run.stderr)
-                self.assertTrue(run.stdout.startswith("content:\n  17\n"), run.stdout)
-        finally:
-            server.terminate()
-            server.wait(10)
-
 
 @unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
 class PythonSdkClientOverHttpTest(unittest.TestCase):
@@ -166,16 +130,17 @@ class PythonSdkClientOverHttpTest(unittest.TestCase):
     def test_both_modes(self) -> None:
         from tests.core.test_http import ServerProcess
 
+        folder = tempfile.mkdtemp(prefix="mcp_ref-interop-")
+        self.addCleanup(shutil.rmtree, folder, True)
         for example, calls in EXAMPLES.items():
             path = os.path.join(HERE, example)
-            server = ServerProcess(command=[sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", path,
-                                            "--http", "127.0.0.1:0"])
+            server = ServerProcess(command=python_command(http_script(folder, path)))
             try:
                 for mode, version in (("auto", "2026-07-28"), ("legacy", "2025-11-25")):
                     with self.subTest(example=example, mode=mode):
                         url = f"http://127.0.0.1:{server.port}/mcp"
                         over_http = asyncio.run(run_python_client(url, mode, calls))
-                        over_stdio = asyncio.run(run_python_client([sys.executable, path], mode, calls))
+                        over_stdio = asyncio.run(run_python_client(python_command(path), mode, calls))
                         self.assertEqual(over_http[0], version)
                         self.assertEqual(normalise({"r": over_http[1:]}), normalise({"r": over_stdio[1:]}))
             finally:
@@ -228,7 +193,7 @@ class PythonSdkClientResourcesTest(unittest.TestCase):
 
     def check(self, mode: str) -> str:
         path = os.path.join(HERE, "examples", "notes.py")
-        ours = asyncio.run(run_resources_client([sys.executable, path], mode))
+        ours = asyncio.run(run_resources_client(python_command(path), mode))
         theirs = asyncio.run(run_resources_client([sys.executable, LAUNCHER, path], mode))
         self.assertEqual(ours["version"], theirs["version"])
         missing = ours.pop("notes://nothing"), theirs.pop("notes://nothing")
@@ -248,18 +213,6 @@ class PythonSdkClientResourcesTest(unittest.TestCase):
     def test_legacy_mode(self) -> None:
         self.assertEqual(self.check("legacy"), "2025-11-25")
 
-    def test_cli_reads_from_the_sdk_server(self) -> None:
-        # Our command line against the SDK serving the same file, in both eras.
-        path = os.path.join(HERE, "examples", "notes.py")
-        for protocol in ("2026-07-28", "2025-06-18"):
-            for args, expected in ((["read", "notes://ideas"], "notes://ideas (text/plain)\n  A server in one file.\n"),
-                                   (["prompt", "summarize", "title=todo"], "  Write the README.\n")):
-                run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), args[0],
-                                      f"{sys.executable} {LAUNCHER} {path}", *args[1:], "--protocol", protocol],
-                                     capture_output=True, text=True, timeout=60)
-                self.assertEqual(run.returncode, 0, run.stderr)
-                self.assertTrue(run.stdout.endswith(expected), run.stdout)
-
 
 HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(
     os.path.join(NODE_DIR, "node_modules", "@modelcontextprotocol", "sdk"))
@@ -270,6 +223,10 @@ HAVE_TS_SDK = bool(shutil.which("node")) and os.path.isdir(
                      "@modelcontextprotocol/sdk); .ci/run installs it")
 class TypeScriptClientTest(unittest.TestCase):
 
+    # ts_everything_client.mjs starts the servers with the bare interpreter it is
+    # given (the whole file), and examples/context_demo.py imports Resolve and
+    # Elicit (section 27): the sdk layer.
+    @needs_layers("sdk")
     def test_resources_prompts_completion_and_context(self) -> None:
         """The TypeScript client lists and reads resources and templates, lists
         and gets prompts, completes an argument (examples/notes.py), and calls

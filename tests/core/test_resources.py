@@ -25,6 +25,7 @@ import unittest
 from typing import Any, Dict, List, Optional
 
 from tests._testing import HERE  # the repository's root
+from tests._testing import python_command  # a server's command line, on the module under test
 
 
 sys.path.insert(0, HERE)
@@ -976,7 +977,7 @@ class ListenTest(unittest.TestCase):
                                                               "promptsListChanged": True}}},
                  {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                   "params": {"name": "change", "arguments": {}, "_meta": META}}]
-        done = subprocess.run([sys.executable, path], input="".join(json.dumps(m) + "\n" for m in lines).encode(),
+        done = subprocess.run(python_command(path), input="".join(json.dumps(m) + "\n" for m in lines).encode(),
                               capture_output=True, timeout=30)
         frames = [json.loads(line) for line in done.stdout.splitlines()]
         sub = {"io.modelcontextprotocol/subscriptionId": "s"}

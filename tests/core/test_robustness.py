@@ -9,16 +9,16 @@ import os
 import random
 import re
 import subprocess
-import sys
 import threading
 import time
 import unittest
 from collections import Counter
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from tests.core.test_wire import ServerProcess
 
-from tests._testing import TESTDATA
+from tests._testing import TESTDATA, needs_layers
+from tests._testing import python_command  # a server's command line, on the module under test
 
 
 LONG = os.environ.get("MCP_REF_FUZZ_LONG") == "1"
@@ -278,28 +278,99 @@ class ToolFaultTest(unittest.TestCase):
             ("fail", {"kind": "tool"}, "Error executing tool fail: asked to fail"),
             ("fail", {"kind": "crash"}, "Error executing tool fail"),
             ("fail", {"kind": "exit"}, "Error executing tool fail"),
-            ("cyclic", {}, "Error executing tool cyclic: 1 validation error for cyclicDictOutput\nme\n"
-                           "  Recursion error - cyclic reference detected [type=recursion_loop, "
-                           "input_value={'me': {...}}, input_type=dict]"),
-            ("unserialisable", {}, "Error executing tool unserialisable: 1 validation error for "
-                                   "unserialisableDictOutput\n"
-                                   "x\n  Unable to serialize unknown type: object [type=serialization, "
-                                   "input_value=<object object at 0x...>, input_type=object]"),
-            ("wrong_type", {}, "Error executing tool wrong_type: 1 validation error for wrong_typeOutput\nresult\n"
-                               "  Input should be a valid integer, unable to parse string as an integer "
-                               "[type=int_parsing, input_value='seventeen', input_type=str]"),
         ]
         for i, (name, arguments, text) in enumerate(cases):
             with self.subTest(tool=name, arguments=arguments):
                 reply = server.request(i, "tools/call", {"name": name, "arguments": arguments})
-                reply["result"]["content"][0]["text"] = re.sub("0x[0-9a-f]+", "0x...",
-                                                               reply["result"]["content"][0]["text"])
                 self.assertEqual(reply["result"], {"content": [{"type": "text", "text": text}], "isError": True})
+        # A result that cannot be its output: an error result that says why (in
+        # the SDK's words with its layer: test_faults_in_the_sdk_words).
+        for i, name in enumerate(("cyclic", "unserialisable", "wrong_type"), len(cases)):
+            with self.subTest(tool=name):
+                reply = server.request(i, "tools/call", {"name": name, "arguments": {}})
+                self.assertIs(reply["result"]["isError"], True)
+                self.assertTrue(reply["result"]["content"][0]["text"].startswith(f"Error executing tool {name}: "),
+                                reply)
         generator = server.request("g", "tools/call", {"name": "generator", "arguments": {"n": 4}})
         self.assertEqual(generator["result"]["structuredContent"], {"result": [0, 1, 4, 9]})
         self.assertEqual(server.close(), 0)
         # Tracebacks go to stderr, never to the model.
         self.assertIn("RuntimeError: an internal detail at /srv/secret.py", server.stderr)
+
+    @needs_layers("sdk")  # pydantic's words (section 24); the core's say the same in its own
+    def test_faults_in_the_sdk_words(self) -> None:
+        server = ServerProcess()
+        self.addCleanup(server.kill)
+        server.initialize()
+        cases = [
+            ("cyclic", "Error executing tool cyclic: 1 validation error for cyclicDictOutput\nme\n"
+                       "  Recursion error - cyclic reference detected [type=recursion_loop, "
+                       "input_value={'me': {...}}, input_type=dict]"),
+            ("unserialisable", "Error executing tool unserialisable: 1 validation error for "
+                               "unserialisableDictOutput\n"
+                               "x\n  Unable to serialize unknown type: object [type=serialization, "
+                               "input_value=<object object at 0x...>, input_type=object]"),
+            ("wrong_type", "Error executing tool wrong_type: 1 validation error for wrong_typeOutput\nresult\n"
+                           "  Input should be a valid integer, unable to parse string as an integer "
+                           "[type=int_parsing, input_value='seventeen', input_type=str]"),
+        ]
+        for i, (name, text) in enumerate(cases):
+            with self.subTest(tool=name):
+                reply = server.request(i, "tools/call", {"name": name, "arguments": {}})
+                reply["result"]["content"][0]["text"] = re.sub("0x[0-9a-f]+", "0x...",
+                                                               reply["result"]["content"][0]["text"])
+                self.assertEqual(reply["result"], {"content": [{"type": "text", "text": text}], "isError": True})
+
+
+# Where a module of tests/core may start ``sys.executable`` itself rather than
+# through python_command (which runs a server of ours on the module under test,
+# the core alone under MCP_REF_UNDER_TEST): (module, what follows
+# sys.executable in the command, as the source spells it) -> why.
+DIRECT_INTERPRETER = {
+    ("test_context.py", "MCP_REF"): "ContextServer(cli=True): 'mcp_ref.py serve', the command line itself, "
+                                    "for tests/layers/test_context.ServeTest only",
+    ("test_context.py", "SDK_LAUNCHER"): "the SDK serving the file (the differential's other side)",
+    ("test_context.py", "FRAME_TAP"): "a tap that imports no mcp_ref; the command it runs after it is "
+                                      "python_command's or the SDK launcher's",
+    ("test_interop.py", "LAUNCHER"): "the SDK serving the example (the differential's other side)",
+    ("test_interop.py", "os.path.join(HERE, 'examples', 'notes.py')"):
+        "the TypeScript driver starts the servers with the bare interpreter it is given; "
+        "the test needs the sdk layer (needs_layers)",
+    ("test_validation.py", "os.path.join(HERE, '..', 'shared', 'jsts', 'run_jsts.py')"):
+        "the JSON Schema Test Suite's runner, given the module under test by path (--module)",
+}
+
+
+class ServersOnTheModuleUnderTestTest(unittest.TestCase):
+    """Every process of tests/core that runs a script of ours starts through
+    python_command, or DIRECT_INTERPRETER says why not: a ``[sys.executable,
+    script]`` runs the whole file even when the core alone is under test."""
+
+    def test_no_bare_interpreter(self) -> None:
+        import ast
+
+        folder = os.path.dirname(os.path.abspath(__file__))
+        found: Set[Tuple[str, str]] = set()
+        unexplained: List[str] = []
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".py"):
+                continue
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                tree = ast.parse(f.read(), name)
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.List, ast.Tuple)):
+                    elts = node.elts
+                    for i, elt in enumerate(elts):
+                        if ast.unparse(elt) == "sys.executable":
+                            key = (name, ast.unparse(elts[i + 1]) if i + 1 < len(elts) else "")
+                            found.add(key)
+                            if key not in DIRECT_INTERPRETER:
+                                unexplained.append(f"{name}:{node.lineno}: {ast.unparse(node)[:100]}")
+                elif isinstance(node, ast.FormattedValue) and ast.unparse(node.value) == "sys.executable":
+                    unexplained.append(f"{name}:{node.lineno}: an f-string with sys.executable")
+        self.assertEqual(unexplained, [], "start these through tests._testing.python_command (or add them to "
+                                          "DIRECT_INTERPRETER, with the reason)")
+        self.assertEqual(sorted(set(DIRECT_INTERPRETER) - found), [], "DIRECT_INTERPRETER's entries no longer used")
 
 
 class HostilePatternTest(unittest.TestCase):
@@ -310,7 +381,7 @@ class HostilePatternTest(unittest.TestCase):
         calls is still answered at once (the bound is generous: a frozen server
         takes seconds)."""
         path = os.path.join(TESTDATA, "pattern_server.py")
-        process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        process = subprocess.Popen(python_command(path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL)
         self.addCleanup(reap, process)
         assert process.stdin is not None and process.stdout is not None
@@ -373,7 +444,7 @@ class BoundsTest(unittest.TestCase):
         with open(path, "w", encoding="utf-8") as f:
             f.write(BOUNDS_SERVER % os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
         # stderr is a pipe nobody reads: 2 MB of it would fill the pipe 30 times over.
-        process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        process = subprocess.Popen(python_command(path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
         self.addCleanup(reap, process)
         return process
@@ -484,7 +555,7 @@ class StopTest(unittest.TestCase):
         path = os.path.join(folder, "stop_server.py")
         with open(path, "w", encoding="utf-8") as f:
             f.write(STOP_SERVER % os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-        process = subprocess.Popen([sys.executable, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        process = subprocess.Popen(python_command(path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE)
         self.addCleanup(process.kill)
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None

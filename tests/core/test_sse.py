@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -26,8 +27,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import mcp_ref
 
-from tests._testing import HERE
-from tests.core.test_http import ACCEPT, CLI, InProcess, META, MODERN, ServerProcess
+from tests._testing import HERE, http_script, needs_layers, python_command
+from tests.core.test_http import ACCEPT, InProcess, META, MODERN, ServerProcess
 
 
 HANDSHAKE = "2025-11-25"
@@ -543,16 +544,20 @@ class ListenEndTest(unittest.TestCase):
         return time.monotonic() - started
 
     def test_sigterm_ends_listen_streams_first(self) -> None:
-        # serve --http: SIGTERM gives requests in flight up to 5 s to finish,
-        # and an open listen stream counted as one (it never ends by itself):
-        # the exit waited the whole 5 s.  Now listen streams end first.
-        server = ServerProcess(command=[sys.executable, CLI, "serve", os.path.join(HERE, "examples", "weather.py"),
-                                        "--http", "127.0.0.1:0"])
+        # The embedded server (serve --http, run(transport="streamable-http")):
+        # SIGTERM gives requests in flight up to 5 s to finish, and an open
+        # listen stream counted as one (it never ends by itself): the exit
+        # waited the whole 5 s.  Now listen streams end first.
+        folder = tempfile.mkdtemp(prefix="mcp_ref-sse-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        script = http_script(folder, os.path.join(HERE, "examples", "weather.py"))
+        server = ServerProcess(command=python_command(script))
         self.addCleanup(server.stop)
         took = self.ends(server.port, lambda: (server.process.send_signal(signal.SIGTERM), server.process)[1])
         self.assertLess(took, 3.0)  # (0.25 s unloaded: a stream looks every _POLL)
 
     @unittest.skipUnless(os.path.exists(GUNICORN), "needs gunicorn")
+    @needs_layers("cli")  # mcp_ref:wsgi_app, the app gunicorn imports, is the command line's (section 34)
     def test_gunicorn(self) -> None:
         # Under gunicorn the worker's graceful timeout cut the stream, with no
         # notifications/cancelled: the app chains the worker's SIGTERM handler.

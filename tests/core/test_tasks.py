@@ -9,8 +9,9 @@ MCP_REF_TASKS_SEED=N runs seed N only.  So is the bad input of FuzzTest: every
 tasks request with each param broken in turn, as test_malformed breaks the others.
 """
 
-from tests._testing import end_threads
+from tests._testing import end_threads, needs_layers
 from tests._testing import HERE  # the repository's root
+from tests._testing import python_command  # a server's command line, on the module under test
 
 import contextlib
 import dataclasses
@@ -920,9 +921,9 @@ mcp._tasks.lease = float(os.environ.get("TASK_LEASE", "30"))
 @mcp.tool(task_support="optional")
 async def ask_name(ctx: Context) -> str:
     await ctx.start_task()
-    answer = await ctx.session.elicit(message="Your name?", requested_schema={{
+    answer = await ctx.elicit_form("Your name?", {{
         "type": "object", "properties": {{"name": {{"type": "string"}}}}, "required": ["name"]}})
-    return f"Hello, {{answer.content['name']}} from process {{os.getpid()}}"
+    return f"Hello, {{answer['content']['name']}} from process {{os.getpid()}}"
 
 @mcp.tool(task_support="optional")
 def forever() -> str:
@@ -938,7 +939,7 @@ class Process:
 
     def __init__(self, script: str, db: str, lease: float = 30.0, **more: str) -> None:
         env = dict(os.environ, TASK_DB=db, TASK_LEASE=str(lease), **more)
-        self.process = subprocess.Popen([sys.executable, script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.process = subprocess.Popen(python_command(script), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, env=env)
         self.ids = 0
 
@@ -1567,8 +1568,9 @@ class GracefulStopTest(Case):
         self.stopped(process, frame["result"]["taskId"])
 
     def test_embedded_http(self) -> None:
-        self.http([sys.executable, os.path.join(HERE, "mcp_ref.py"), "serve", self.script, "--http", "127.0.0.1:0"],
-                  r"serving .* on http://127\.0\.0\.1:(\d+)/")
+        with open(self.script, "a") as f:
+            f.write('mcp.run(transport="streamable-http", host="127.0.0.1", port=0)\n')
+        self.http(python_command(self.script), r"serving .* on http://127\.0\.0\.1:(\d+)/")
 
     def test_interpreter_exit(self) -> None:
         # A WSGI server's worker ends as a script does: atexit, where Python
@@ -1579,7 +1581,7 @@ class GracefulStopTest(Case):
         headers = fuzz_headers(client, msg)
         with open(self.script, "a") as f:
             f.write(WSGI_CALL)
-        done = subprocess.run([sys.executable, self.script, json.dumps([msg, headers])], capture_output=True,
+        done = subprocess.run(python_command(self.script, json.dumps([msg, headers])), capture_output=True,
                               env=dict(os.environ, TASK_DB=self.db), timeout=WAIT, check=True)
         task_id = re.search(r'"taskId": ?"([^"]+)"', done.stdout.decode())
         self.assertTrue(task_id, done.stdout.decode() + done.stderr.decode())
@@ -1590,6 +1592,7 @@ class GracefulStopTest(Case):
             "failed", "The server stopped while the task ran"))
 
     @unittest.skipUnless(os.path.exists(GUNICORN), "needs gunicorn")
+    @needs_layers("cli")  # mcp_ref:wsgi_app, the app gunicorn imports, is the command line's (section 34)
     def test_gunicorn(self) -> None:
         self.http([GUNICORN, "-k", "gthread", "--threads", "4", "-w", "1", "--chdir", HERE, "-b", "127.0.0.1:0",
                    f'mcp_ref:wsgi_app("{self.script}")'], r"Listening at: http://127\.0\.0\.1:(\d+)")

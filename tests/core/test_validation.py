@@ -19,7 +19,8 @@ import unittest
 import uuid
 from typing import Annotated, Any, Dict, FrozenSet, List, Literal, Optional, Sequence, Set, Tuple, Union
 
-from tests._testing import BOTH, HERE, NEEDS_JSONSCHEMA, NEEDS_PYDANTIC, Field, accelerators, has_module, mcp_ref
+from tests._testing import (BOTH, HERE, NEEDS_JSONSCHEMA, NEEDS_PYDANTIC, UNDER_TEST, Field, accelerators,
+                            has_module, mcp_ref)
 
 
 validate, ValidationError = mcp_ref.validate, mcp_ref.ValidationError
@@ -160,10 +161,24 @@ class ValidateTest(_ValidateTestShared, unittest.TestCase):
     @unittest.skipUnless(os.path.exists(os.path.join(HERE, "..", "shared", "jsts", "run_jsts.py")),
                          "the JSON Schema Test Suite runner (../shared/jsts) is not beside this checkout")
     def test_json_schema_test_suite(self) -> None:
-        run = subprocess.run([sys.executable, os.path.join(HERE, "..", "shared", "jsts", "run_jsts.py")],
+        # --module: the module under test (by default run_jsts loads ./mcp_ref.py, the whole file).
+        run = subprocess.run([sys.executable, os.path.join(HERE, "..", "shared", "jsts", "run_jsts.py"),
+                              "--module", os.path.abspath(str(mcp_ref.__file__)), "-v"],
                              cwd=HERE, capture_output=True, text=True, timeout=300)
-        self.assertEqual(run.returncode, 0, run.stdout[-3000:])
-        self.assertRegex(run.stdout.strip().splitlines()[-1], r"^jsts: \d+ passed, 0 failed, \d+ skipped$")
+        last = run.stdout.strip().splitlines()[-1]
+        if UNDER_TEST is None:
+            self.assertEqual(run.returncode, 0, run.stdout[-3000:])
+            self.assertRegex(last, r"^jsts: \d+ passed, 0 failed, \d+ skipped$")
+            return
+        # The core alone refuses, by design, the patterns only the patterns layer
+        # (section 30) matches: \p{Letter} in 3 cases of pattern.json and 2 of
+        # patternProperties.json.  Every other case passes as with the layers.
+        failed = [line for line in ("\n" + run.stdout).partition("\nFAILURES\n")[2].partition("\nSKIPPED\n")[0]
+                  .splitlines() if line.startswith("  [")]
+        self.assertEqual(len(failed), 5, run.stdout[-3000:])
+        for line in failed:
+            self.assertIn("is not supported by the core: the escape '\\p'", line)
+        self.assertRegex(last, r"^jsts: \d+ passed, 5 failed, \d+ skipped$")
 
 
 class StrictRuleTest(unittest.TestCase):

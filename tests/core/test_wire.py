@@ -16,6 +16,7 @@ import unittest
 from typing import Any, Dict, List, Optional, Tuple
 
 from tests._testing import HERE  # the repository's root
+from tests._testing import python_command  # a server's command line, on the module under test
 
 
 SERVER = os.path.join(HERE, "tests", "testdata", "wire_server.py")
@@ -34,7 +35,7 @@ class ServerProcess:
 
     def __init__(self, env: Optional[Dict[str, str]] = None, script: str = SERVER, pump: bool = True) -> None:
         full_env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
-        self.process = subprocess.Popen([sys.executable, script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.process = subprocess.Popen(python_command(script), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, env=full_env)
         self.lines: "queue.Queue[Optional[bytes]]" = queue.Queue()
         self.stderr_chunks: List[bytes] = []

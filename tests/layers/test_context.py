@@ -30,13 +30,15 @@ import unittest
 import unittest.mock
 from typing import Any, Dict, List, Tuple
 
-from tests._testing import mcp_ref
+from tests._testing import mcp_ref, needs_layers
 
 from tests._testing import HERE  # the repository's root
 
 from tests.core.test_context import (ALL_CAPS, FORM, FORM_ANSWER, FORM_PARAMS, LATEST, MCP_REF, META_CAPS,
     META_VERSION, MODERN, ROOTS_ANSWER, SAMPLING_ANSWER, SPARES, asking_server, question, result_frame,
     rpc_error_frame, tool_error_frame, tools_call, until_asked)
+from tests.core.test_context import (ContextTestCase, closing_stdin_fails_open_questions,
+    demo_every_tool_as_documented, lifespan_entered_before_serving_and_left_after)
 from tests.core.test_wire import StdioWire, wsgi_post, wsgi_session
 
 
@@ -299,6 +301,22 @@ class CoreAloneContextTest(unittest.TestCase):
                     error = text.startswith("Error")
                     self.assertEqual(frames, [tool_error_frame(n, LATEST, text) if error else
                                               result_frame(n, LATEST, text)])
+
+
+@needs_layers("cli")
+class ServeTest(ContextTestCase):
+    """Three tests of the core (tests/core/test_context.py runs them on the file
+    itself) on ``python mcp_ref.py serve`` the file: the command line imports it
+    and serves what it finds, lifespan and all."""
+
+    def test_closing_stdin_fails_open_questions(self) -> None:
+        closing_stdin_fails_open_questions(self, cli=True)
+
+    def test_lifespan_entered_before_serving_and_left_after(self) -> None:
+        lifespan_entered_before_serving_and_left_after(self, cli=True)
+
+    def test_demo_every_tool_as_documented(self) -> None:
+        demo_every_tool_as_documented(self, cli=True)
 
 
 if __name__ == "__main__":

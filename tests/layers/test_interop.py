@@ -22,9 +22,66 @@ import subprocess
 import sys
 import unittest
 
-from tests._testing import HERE  # the repository's root
+from tests._testing import HERE, needs_layers  # the repository's root
 
-from tests.core.test_interop import EXAMPLES, HAVE_TS_SDK, NODE_DIR, normalise
+from tests.core.test_interop import EXAMPLES, HAVE_SDK, HAVE_TS_SDK, LAUNCHER, NODE_DIR, normalise
+
+
+@unittest.skipUnless(HAVE_SDK, "the official SDK (pip install 'mcp==2.3.*') is not installed; .ci/run installs it")
+@needs_layers("cli", "client")
+class CliAgainstTheSdkTest(unittest.TestCase):
+    """Our command line (a client) against the SDK serving the same file, over
+    stdio and over Streamable HTTP."""
+
+    def test_cli_talks_to_the_sdk_server(self) -> None:
+        # Our command line is a client too: against the SDK serving the same file.
+        path = os.path.join(HERE, "examples", "weather.py")
+        for protocol in ("2026-07-28", "2025-06-18"):
+            run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), "call",
+                                  f"{sys.executable} {LAUNCHER} {path}", "get_temperature", "city=London",
+                                  "--protocol", protocol], capture_output=True, text=True, timeout=60)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            self.assertIn('structuredContent:\n  {\n    "result": 17\n  }', run.stdout)
+
+    def test_cli_talks_to_the_sdk_server_over_http(self) -> None:
+        # Our command line as an HTTP client, against the SDK's Streamable HTTP app (under uvicorn).
+        import socket
+        import time
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = subprocess.Popen([sys.executable, LAUNCHER, os.path.join(HERE, "examples", "weather.py"), "--http",
+                                   str(port)], stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            for protocol in ("2026-07-28", "2025-11-25", "2025-03-26"):
+                run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), "call",
+                                      f"http://127.0.0.1:{port}/mcp", "get_temperature", "city=London", "--protocol",
+                                      protocol], capture_output=True, text=True, timeout=60)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertTrue(run.stdout.startswith("content:\n  17\n"), run.stdout)
+        finally:
+            server.terminate()
+            server.wait(10)
+
+    def test_cli_reads_from_the_sdk_server(self) -> None:
+        # Our command line against the SDK serving the same file, in both eras.
+        path = os.path.join(HERE, "examples", "notes.py")
+        for protocol in ("2026-07-28", "2025-06-18"):
+            for args, expected in ((["read", "notes://ideas"], "notes://ideas (text/plain)\n  A server in one file.\n"),
+                                   (["prompt", "summarize", "title=todo"], "  Write the README.\n")):
+                run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), args[0],
+                                      f"{sys.executable} {LAUNCHER} {path}", *args[1:], "--protocol", protocol],
+                                     capture_output=True, text=True, timeout=60)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertTrue(run.stdout.endswith(expected), run.stdout)
 
 
 @unittest.skipUnless(HAVE_TS_SDK,
