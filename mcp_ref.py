@@ -4405,6 +4405,33 @@ def _arguments_of(fn: Callable[..., Any], name: Optional[str], description: Opti
     return params
 
 
+# A seam: the SDK layer reads such text with pydantic's lax conversions (_lax_text_arguments, section 25).
+def _text_arguments(params: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """A prompt's or a template's keyword arguments from text: prompts/get's
+    arguments are strings (schema.ts: ``arguments?: { [key: string]: string }``)
+    and a URI's variables are text, but a parameter may be an int or a bool.
+    Checked as they are; where that fails, each failing argument that is JSON
+    text ("2", "true") is read as that value and all are checked again; when
+    that fails too, the first refusal stands (it names what the client sent)."""
+    try:
+        return params.arguments(arguments)
+    except ValidationError as refused:
+        failing = {e.loc[0] for e in refused.errors if e.loc}
+        read = dict(arguments)
+        for name in failing & set(arguments):
+            if type(arguments[name]) is str:
+                try:
+                    read[name] = json.loads(arguments[name])
+                except (ValueError, RecursionError):
+                    pass
+        if read == arguments:
+            raise
+        try:
+            return params.arguments(read)
+        except ValidationError:
+            raise refused from None
+
+
 def _give_context(params: _Tool, kwargs: Dict[str, Any], server: MCPServer, request: Optional[_Request]) -> None:
     """A template's or a prompt's parameter annotated Context gets the request's
     (section 13): it logs, reports progress and asks the client as a tool's
@@ -4438,7 +4465,7 @@ def _read_resource(server: MCPServer, uri: str, request: Optional[_Request] = No
                 _call(resource.fn, **{context_param: Context(request, server, sdk_models=resource.sdk_models)})
         else:
             try:
-                kwargs = resource.params.arguments(found)
+                kwargs = _text_arguments(resource.params, found)
             except ValidationError as exc:  # the URI's variables do not convert: the client's error
                 raise _RpcError(INVALID_PARAMS, f"Invalid params: {uri} does not fit resource template "
                                                 f"{resource.pattern.template}: {exc}", data) from None
@@ -4935,7 +4962,7 @@ class Prompt(_Record):
             raise _RpcError(INVALID_PARAMS, f"Missing required arguments for prompt {self.name}: {', '.join(missing)}")
         try:
             try:
-                kwargs = self.params.arguments(arguments)
+                kwargs = _text_arguments(self.params, arguments)
             except ValidationError as exc:
                 raise _RpcError(INVALID_PARAMS, f"Invalid arguments for prompt {self.name}: {exc}") from None
             if server is not None:
@@ -12215,6 +12242,9 @@ def _date() -> str:
 #   _pydantic_checked     the content as it is                        _output_adapter_checked (section 24)
 #   _json_text_params     no argument is JSON text                    _pre_parsed_params (section 29)
 #   _json_text_arguments  the arguments as they are                   _pre_parse_json (section 25)
+#   _text_arguments       a prompt's or a template's text arguments:   _lax_text_arguments (section 25): read
+#                         JSON text read where the check refuses it   by the lax conversions, as the SDK does
+#                         (section 10)
 #   _resolve_marker       no parameter a resolver fills               _sdk_resolve_marker (section 27)
 #   _resolvers_of         no resolvers                                _sdk_resolvers (section 27)
 #   _takes_sdk_context    no Context of the SDK's                     _sdk_context_annotated (section 28)
@@ -12257,7 +12287,8 @@ _SEAMS: FrozenSet[str] = frozenset((
     "_is_pydantic_model", "_pydantic_schema",
     "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_foreign_default", "_pydantic_value",
     "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
-    "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_resolve_marker", "_resolvers_of",
+    "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_text_arguments", "_resolve_marker",
+    "_resolvers_of",
     "_takes_sdk_context", "_sdk_model_json",
     # patterns (section 6)
     "_compile_pattern",
@@ -13063,6 +13094,8 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 #                                                             (_native); a float field's 2 becomes 2.0
 #   _coerce               _lax_type (section 25)              "17" and 17.0 for an int, "yes" for a bool,  7
 #                                                             a list or an object sent as JSON text
+#   _lax_text_arguments   _text_arguments (section 10)        a prompt's or template's text read by the    -
+#                                                             lax conversions only, as validate_call does
 #   _pre_parse_json       _json_text_arguments (section 9)    a list or an object argument sent as JSON    7
 #                                                             text, parsed (the SDK's pre_parse_json)
 #   _lax_typed            _LaxCompiler._keywords (section 29)  a type JSON Schema cannot name (a date, a   11, 30
@@ -13076,6 +13109,13 @@ def _field_names_of(tp: Any) -> Optional[set[str]]:
 #
 # diff: as in section 24's table.  The wording of a refused date, time or
 # duration (_duration_complaint copies speedate's) is docs/sdk-differences.md, 11.
+
+def _lax_text_arguments(params: _Tool, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """A prompt's or a template's text arguments as the SDK reads them: its
+    validate_call's lax mode converts "2" for an int itself (here the lax
+    compiler, section 29), and reads no other JSON text ("[1]" stays a string)."""
+    return params.arguments(arguments)
+
 
 def _pre_parse_json(arguments: Dict[str, Any], json_params: Dict[str, FrozenSet[str]]) -> Dict[str, Any]:
     """Some clients send lists and objects as JSON text; like the SDK
@@ -16211,7 +16251,7 @@ _refine(
     _pydantic_output=_output_adapter_result, _pydantic_checked=_output_adapter_checked,
     _is_pydantic_model=_is_basemodel, _pydantic_schema=_pydantic_own_schema, _arm_label=_pydantic_arm_label,
     # lax conversions (section 25)
-    _lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json,
+    _lax_parse=_pydantic_parse, _json_text_arguments=_pre_parse_json, _text_arguments=_lax_text_arguments,
     # the SDK's API (section 27)
     _session_of=_sdk_session, _request_context_of=_sdk_request_context, _ANSWERS=_SDK_ANSWERS,
     _resolve_marker=_sdk_resolve_marker, _resolvers_of=_sdk_resolvers,

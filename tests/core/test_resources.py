@@ -455,6 +455,34 @@ class ApiTest(unittest.TestCase):
         self.assertEqual(corpus.server.get_prompt("greet", {"name": "Ada", "times": 2})["messages"][0]["content"],
                          {"type": "text", "text": "Hello, Ada! Hello, Ada!"})
 
+    def test_text_arguments_reach_typed_parameters(self) -> None:
+        """prompts/get's arguments are strings and a URI's variables are text:
+        an int, a float or a bool parameter still gets its value ("2" is 2),
+        a str parameter the text as sent, and text that is no such value is
+        refused, naming the argument (server/prompts; _text_arguments)."""
+        server = MCPServer("t")
+
+        @server.prompt()
+        def repeat(word: str, times: int, loud: bool = False, scale: float = 1.0) -> str:
+            return f"{word!r} {times!r} {loud!r} {scale!r}"
+
+        @server.resource("count://{n}/{half}")
+        def count(n: int, half: float) -> str:
+            return f"{n!r} {half!r}"
+
+        def text(arguments: Dict[str, str]) -> str:
+            return server.get_prompt("repeat", arguments)["messages"][0]["content"]["text"]  # type: ignore
+
+        self.assertEqual(text({"word": "2", "times": "3", "loud": "true", "scale": "0.5"}), "'2' 3 True 0.5")
+        self.assertEqual(text({"word": "[1]", "times": "1"}), "'[1]' 1 False 1.0")
+        self.assertEqual(server.read_resource("count://7/2.5")["contents"][0]["text"], "7 2.5")
+        for bad in ("abc", "2.5", "[1]", "null", ""):
+            with self.subTest(times=bad), self.assertRaisesRegex(ValueError, "(?s)Invalid arguments for prompt "
+                                                                 "repeat.*times"):
+                text({"word": "w", "times": bad})
+        with self.assertRaisesRegex(mcp_ref.ResourceError, "(?s)does not fit resource template count://{n}/{half}.*n"):
+            server.read_resource("count://seven/1")
+
     def test_resource_values(self) -> None:
         server = MCPServer("r")
         server.resource("x://gen", name="gen")(lambda: (i for i in range(2)))
