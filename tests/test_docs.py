@@ -364,6 +364,21 @@ class PagesTest(unittest.TestCase):
         self.assertGreater(len(cited), 20)
         self.assertEqual([(path, n) for path, n in cited if n not in numbers], [])
 
+    def test_each_difference_names_its_tests(self) -> None:
+        """Each numbered difference names at least one test, and each test it
+        names is one unittest collects (a module, a class or a method)."""
+        text = read("docs/sdk-differences.md")
+        listed = text.split("\n## The differences\n", 1)[1].split("\n## ", 1)[0]
+        items = re.split(r"^(?=\d+\. \*\*)", listed, flags=re.M)
+        loader = unittest.TestLoader()
+        for item in items[1:]:
+            number = item.split(".", 1)[0]
+            with self.subTest(difference=number):
+                named = re.findall(r"`(tests\.[\w.]+)`", item)
+                self.assertTrue(named, f"difference {number} names no test")
+                for name in named:
+                    self.assertGreater(loader.loadTestsFromName(name).countTestCases(), 0, name)
+
 
 class FiguresTest(unittest.TestCase):
     """A figure the pages give is the code's."""
