@@ -314,6 +314,11 @@ class BlocksTest(Checks):
                 self.assertNotIn("mcp_ref.py ", code, f"{page}:{line}")
 
 
+def flat(suite: unittest.TestSuite) -> List[unittest.TestCase]:
+    """The tests of a suite and of the suites in it."""
+    return [t for item in suite for t in (flat(item) if isinstance(item, unittest.TestSuite) else [item])]
+
+
 class PagesTest(unittest.TestCase):
     def test_the_readme_is_for_users(self) -> None:
         readme = read("README.md")
@@ -377,7 +382,19 @@ class PagesTest(unittest.TestCase):
                 named = re.findall(r"`(tests\.[\w.]+)`", item)
                 self.assertTrue(named, f"difference {number} names no test")
                 for name in named:
-                    self.assertGreater(loader.loadTestsFromName(name).countTestCases(), 0, name)
+                    self.check_collected(loader, name)
+
+    def test_every_test_a_page_names_is_collected(self) -> None:
+        loader = unittest.TestLoader()
+        for page in PAGES:
+            for name in sorted(set(re.findall(r"`(tests\.(?:core|layers)\.test_\w+(?:\.\w+)*)`", read(page)))):
+                with self.subTest(page=page, test=name):
+                    self.check_collected(loader, name)
+
+    def check_collected(self, loader: unittest.TestLoader, name: str) -> None:
+        found = flat(loader.loadTestsFromName(name))
+        self.assertTrue(found, name)  # (a name that does not resolve is loaded as a failing test)
+        self.assertNotIn("_FailedTest", {type(test).__name__ for test in found}, name)
 
 
 class FiguresTest(unittest.TestCase):
