@@ -13,7 +13,8 @@ block cannot be added that nothing tests:
 - sh: each command is checked: ``python -m mcp_ref serve FILE`` serves FILE (its
   tools listed), gunicorn's options and app are gunicorn's own ``--check-config``
   (with the venv's gunicorn; skipped without it), the Inspector's command runs
-  what it names;
+  what it names (and, where ``MCP_REF_INSPECTOR`` names the Inspector's
+  launcher, its ``--cli`` commands run for real);
 - nginx: the directives the deployment page relies on, balanced braces, and
   ``nginx -t`` where nginx is installed;
 - text: the text a command or call of the examples gives.
@@ -141,7 +142,8 @@ class Checks(unittest.TestCase):
 
     def check_json(self, code: str) -> None:
         config = json.loads(code)
-        for name, server in config.get("mcpServers", {}).items():
+        self.assertTrue(config.get("mcpServers"), "a json block is a client's configuration (no other check)")
+        for name, server in config["mcpServers"].items():
             self.assertIn(server["command"], ("python3", "python", "mcp-ref"), name)
             for arg in server["args"]:
                 if arg.endswith(".py"):  # /absolute/path/to/examples/x.py: a file of the checkout
@@ -248,6 +250,33 @@ class Checks(unittest.TestCase):
         else:
             cut = rest.index("--method") if "--method" in rest else len(rest)
             self.check_serves(rest[:cut])
+        if argv[2:3] == ["--cli"] and os.environ.get("MCP_REF_INSPECTOR"):
+            self.run_inspector(rest, urls)
+
+    def run_inspector(self, rest: List[str], urls: Dict[str, str]) -> None:
+        """With ``MCP_REF_INSPECTOR`` naming the Inspector's launcher (its
+        ``clients/launcher/build/index.js``, or an ``inspector`` command), its
+        ``--cli`` command runs as shown, against a server on a free port for a
+        URL, and prints the JSON result."""
+        launcher = os.environ["MCP_REF_INSPECTOR"]
+        start = ["node", launcher] if launcher.endswith(".js") else [launcher]
+        words = [sys.executable if w in ("python", "python3") else w for w in rest]
+        server = None
+        if rest[0].startswith("http://"):
+            port = str(free_port())
+            server = subprocess.Popen([sys.executable, "-m", "mcp_ref", "serve", urls[rest[0]], "--http",
+                                       "127.0.0.1:" + port], cwd=HERE, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True)
+            server.stderr.readline()  # type: ignore[union-attr]  # "serving ... on URL": it listens
+            words[0] = f"http://127.0.0.1:{port}/mcp"
+        try:
+            done = run(start + ["--cli"] + words, timeout=120)
+        finally:
+            if server:
+                server.terminate()
+                server.communicate(timeout=30)
+        self.assertEqual(done.returncode, 0, done.stdout[-2000:] + done.stderr[-2000:])
+        self.assertIsInstance(json.loads(done.stdout), dict)
 
     # -- nginx ----------------------------------------------------------------
 
@@ -301,6 +330,18 @@ class BlocksTest(Checks):
                     check = getattr(self, "check_" + language, None) if language else None
                     self.assertIsNotNone(check, f"{page}:{line}: no check for a ```{language} block")
                     check(code)  # type: ignore[misc]
+
+    def test_no_block_escapes_the_checks(self) -> None:
+        """A block is checked only when FENCE finds it: no fence elsewhere (indented,
+        in a list, of tildes, or left open), and no indented code block."""
+        for page in PAGES:
+            outside = FENCE.sub("", read(page)).split("\n")
+            for n, line in enumerate(outside):
+                with self.subTest(page=page, line=line):
+                    self.assertNotRegex(line, r"^\s*(```|~~~)", "a fence the checks do not see")
+                    before = [b for b in outside[:n] if b.strip()]
+                    if n and not outside[n - 1].strip() and line.startswith("    ") and before:
+                        self.assertRegex(before[-1], r"^(\s+|[-*] |\d+\. )", "an indented code block")
 
     def test_the_languages_checked(self) -> None:
         found = {language for page in PAGES for language, _, _ in blocks(page)}
