@@ -5,7 +5,7 @@ A block's language decides its check, and a language with no check fails, so a
 block cannot be added that nothing tests:
 
 - python, py: run (a server file's ``if __name__ == "__main__"`` stays off);
-- json: parses; a client configuration names a server file that exists;
+- json: a client configuration, whose server file exists;
 - console: each ``$ `` command runs and prints what follows it (a ``serve
   --http`` command is started and its first line compared, on a free port; a
   gunicorn command is checked as the sh blocks' are; ``python -m unittest`` is
@@ -18,6 +18,11 @@ block cannot be added that nothing tests:
 - nginx: the directives the deployment page relies on, balanced braces, and
   ``nginx -t`` where nginx is installed;
 - text: the text a command or call of the examples gives.
+
+A fence indented, in a list or of tildes, and an indented code block, would
+escape those checks: none may be there.  Each test a page names
+(``tests.core...``, ``tests.layers...``) is one unittest collects, and each
+difference from the SDK names at least one.
 """
 
 import contextlib
