@@ -23,6 +23,7 @@ import http.server
 import json
 import os
 import secrets
+import socket
 import sys
 import threading
 import time
@@ -208,7 +209,8 @@ def approve(authorization_url: str) -> str:
 def serve(mcp_port: int = 0, as_port: int = 0) -> Any:
     """Both servers, on threads; the MCP endpoint's URL and the two servers."""
     auth = AuthorizationServer(as_port)
-    probe = __import__("socket").socket()
+    probe = socket.socket()
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server's own socket: free again at once
     probe.bind((HOST, mcp_port))
     port = probe.getsockname()[1]
     probe.close()

@@ -5,7 +5,7 @@ A block's language decides its check, and a language with no check fails, so a
 block cannot be added that nothing tests:
 
 - python, py: run (a server file's ``if __name__ == "__main__"`` stays off);
-- json: parses; a client configuration names a server file that exists;
+- json: a client configuration, whose server file exists;
 - console: each ``$ `` command runs and prints what follows it (a ``serve
   --http`` command is started and its first line compared, on a free port; a
   gunicorn command is checked as the sh blocks' are; ``python -m unittest`` is
@@ -13,10 +13,16 @@ block cannot be added that nothing tests:
 - sh: each command is checked: ``python -m mcp_ref serve FILE`` serves FILE (its
   tools listed), gunicorn's options and app are gunicorn's own ``--check-config``
   (with the venv's gunicorn; skipped without it), the Inspector's command runs
-  what it names;
+  what it names (and, where ``MCP_REF_INSPECTOR`` names the Inspector's
+  launcher, its ``--cli`` commands run for real);
 - nginx: the directives the deployment page relies on, balanced braces, and
   ``nginx -t`` where nginx is installed;
 - text: the text a command or call of the examples gives.
+
+A fence indented, in a list or of tildes, and an indented code block, would
+escape those checks: none may be there.  Each test a page names
+(``tests.core...``, ``tests.layers...``) is one unittest collects, and each
+difference from the SDK names at least one.
 """
 
 import contextlib
@@ -141,7 +147,8 @@ class Checks(unittest.TestCase):
 
     def check_json(self, code: str) -> None:
         config = json.loads(code)
-        for name, server in config.get("mcpServers", {}).items():
+        self.assertTrue(config.get("mcpServers"), "a json block is a client's configuration (no other check)")
+        for name, server in config["mcpServers"].items():
             self.assertIn(server["command"], ("python3", "python", "mcp-ref"), name)
             for arg in server["args"]:
                 if arg.endswith(".py"):  # /absolute/path/to/examples/x.py: a file of the checkout
@@ -248,6 +255,33 @@ class Checks(unittest.TestCase):
         else:
             cut = rest.index("--method") if "--method" in rest else len(rest)
             self.check_serves(rest[:cut])
+        if argv[2:3] == ["--cli"] and os.environ.get("MCP_REF_INSPECTOR"):
+            self.run_inspector(rest, urls)
+
+    def run_inspector(self, rest: List[str], urls: Dict[str, str]) -> None:
+        """With ``MCP_REF_INSPECTOR`` naming the Inspector's launcher (its
+        ``clients/launcher/build/index.js``, or an ``inspector`` command), its
+        ``--cli`` command runs as shown, against a server on a free port for a
+        URL, and prints the JSON result."""
+        launcher = os.environ["MCP_REF_INSPECTOR"]
+        start = ["node", launcher] if launcher.endswith(".js") else [launcher]
+        words = [sys.executable if w in ("python", "python3") else w for w in rest]
+        server = None
+        if rest[0].startswith("http://"):
+            port = str(free_port())
+            server = subprocess.Popen([sys.executable, "-m", "mcp_ref", "serve", urls[rest[0]], "--http",
+                                       "127.0.0.1:" + port], cwd=HERE, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True)
+            server.stderr.readline()  # type: ignore[union-attr]  # "serving ... on URL": it listens
+            words[0] = f"http://127.0.0.1:{port}/mcp"
+        try:
+            done = run(start + ["--cli"] + words, timeout=120)
+        finally:
+            if server:
+                server.terminate()
+                server.communicate(timeout=30)
+        self.assertEqual(done.returncode, 0, done.stdout[-2000:] + done.stderr[-2000:])
+        self.assertIsInstance(json.loads(done.stdout), dict)
 
     # -- nginx ----------------------------------------------------------------
 
@@ -302,6 +336,18 @@ class BlocksTest(Checks):
                     self.assertIsNotNone(check, f"{page}:{line}: no check for a ```{language} block")
                     check(code)  # type: ignore[misc]
 
+    def test_no_block_escapes_the_checks(self) -> None:
+        """A block is checked only when FENCE finds it: no fence elsewhere (indented,
+        in a list, of tildes, or left open), and no indented code block."""
+        for page in PAGES:
+            outside = FENCE.sub("", read(page)).split("\n")
+            for n, line in enumerate(outside):
+                with self.subTest(page=page, line=line):
+                    self.assertNotRegex(line, r"^\s*(```|~~~)", "a fence the checks do not see")
+                    before = [b for b in outside[:n] if b.strip()]
+                    if n and not outside[n - 1].strip() and line.startswith("    ") and before:
+                        self.assertRegex(before[-1], r"^(\s+|[-*] |\d+\. )", "an indented code block")
+
     def test_the_languages_checked(self) -> None:
         found = {language for page in PAGES for language, _, _ in blocks(page)}
         self.assertEqual(found, {"python", "py", "json", "console", "sh", "nginx", "text"})
@@ -312,6 +358,11 @@ class BlocksTest(Checks):
         for page in PAGES:
             for _, code, line in blocks(page):
                 self.assertNotIn("mcp_ref.py ", code, f"{page}:{line}")
+
+
+def flat(suite: unittest.TestSuite) -> List[unittest.TestCase]:
+    """The tests of a suite and of the suites in it."""
+    return [t for item in suite for t in (flat(item) if isinstance(item, unittest.TestSuite) else [item])]
 
 
 class PagesTest(unittest.TestCase):
@@ -363,6 +414,33 @@ class PagesTest(unittest.TestCase):
                     cited += [(path, int(n)) for n in re.findall(r"docs/sdk-differences\.md, (\d+)", f.read())]
         self.assertGreater(len(cited), 20)
         self.assertEqual([(path, n) for path, n in cited if n not in numbers], [])
+
+    def test_each_difference_names_its_tests(self) -> None:
+        """Each numbered difference names at least one test, and each test it
+        names is one unittest collects (a module, a class or a method)."""
+        text = read("docs/sdk-differences.md")
+        listed = text.split("\n## The differences\n", 1)[1].split("\n## ", 1)[0]
+        items = re.split(r"^(?=\d+\. \*\*)", listed, flags=re.M)
+        loader = unittest.TestLoader()
+        for item in items[1:]:
+            number = item.split(".", 1)[0]
+            with self.subTest(difference=number):
+                named = re.findall(r"`(tests\.[\w.]+)`", item)
+                self.assertTrue(named, f"difference {number} names no test")
+                for name in named:
+                    self.check_collected(loader, name)
+
+    def test_every_test_a_page_names_is_collected(self) -> None:
+        loader = unittest.TestLoader()
+        for page in PAGES:
+            for name in sorted(set(re.findall(r"`(tests\.(?:core|layers)\.test_\w+(?:\.\w+)*)`", read(page)))):
+                with self.subTest(page=page, test=name):
+                    self.check_collected(loader, name)
+
+    def check_collected(self, loader: unittest.TestLoader, name: str) -> None:
+        found = flat(loader.loadTestsFromName(name))
+        self.assertTrue(found, name)  # (a name that does not resolve is loaded as a failing test)
+        self.assertNotIn("_FailedTest", {type(test).__name__ for test in found}, name)
 
 
 class FiguresTest(unittest.TestCase):
