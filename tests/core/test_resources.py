@@ -3,8 +3,8 @@
 Runs with ``python -m unittest`` and no package installed.  What the SDK
 publishes and answers comes from ``testdata/sdk_resource_expectations.json``
 (recorded by ``testdata/regen_resource_expectations.py`` from
-``testdata/resource_corpus.py``); where mcp_ref deliberately differs (the
-docs/sdk-differences.md), the test asserts our behaviour and
+``testdata/resource_corpus.py``); where mcp_ref deliberately differs
+(docs/sdk-differences.md), the test asserts our behaviour and
 names the item.  Frames are whole JSON-RPC responses, made in process by a
 connection without a transport (test_wire.py drives the same over pipes).
 """
