@@ -12242,7 +12242,7 @@ def _date() -> str:
 #   _pydantic_checked     the content as it is                        _output_adapter_checked (section 24)
 #   _json_text_params     no argument is JSON text                    _pre_parsed_params (section 29)
 #   _json_text_arguments  the arguments as they are                   _pre_parse_json (section 25)
-#   _text_arguments       a prompt's or a template's text arguments:   _lax_text_arguments (section 25): read
+#   _text_arguments       a prompt's or a template's text arguments:  _lax_text_arguments (section 25): read
 #                         JSON text read where the check refuses it   by the lax conversions, as the SDK does
 #                         (section 10)
 #   _resolve_marker       no parameter a resolver fills               _sdk_resolve_marker (section 27)
