@@ -20325,12 +20325,16 @@ def _prog() -> str:
     name, extension = os.path.splitext(os.path.basename(sys.argv[0] if sys.argv else ""))
     if name and not name.startswith("-") and extension in ("", ".exe"):
         return name
-    return "python -m mcp_ref" if _run_as_module(list(getattr(sys, "orig_argv", ()))) else "python mcp_ref.py"
+    return "python -m mcp_ref" if _run_as_module(getattr(sys, "orig_argv", None)) else "python mcp_ref.py"
 
 
-def _run_as_module(argv: List[str]) -> bool:
+def _run_as_module(argv: Optional[List[str]]) -> bool:
     """Whether Python was started as ``python [options] -m mcp_ref ...``
-    (sys.orig_argv, 3.10+): its options come first, -W and -X with a word each."""
+    (sys.orig_argv, 3.10+): its options come first, -W and -X with a word each.
+    On 3.9 (no orig_argv), whether ``__main__`` is this module run by -m."""
+    if argv is None:
+        spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+        return spec is not None and spec.name in ("mcp_ref", "mcp_ref.__main__")
     words = iter(argv[1:])
     for word in words:
         if word.startswith("-m"):

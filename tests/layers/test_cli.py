@@ -937,9 +937,9 @@ class CommandTest(CliTestCase):
         self.assertIn("\n  mcp-ref call SERVER TOOL [key=value ...]", run.stdout)
         self.assertNotIn("python mcp_ref.py", run.stdout)
 
-    @unittest.skipIf(sys.version_info < (3, 10), "sys.orig_argv is 3.10's")
     def test_run_as_a_module(self) -> None:
-        # Before, `python -m mcp_ref --help` printed `usage: python mcp_ref.py`.
+        # Before, `python -m mcp_ref --help` printed `usage: python mcp_ref.py`
+        # (on 3.9, with no sys.orig_argv, until __main__'s spec was read).
         for options in ([], ["-W", "error", "-X", "dev"]):
             run = subprocess.run([sys.executable, "-S", *options, "-m", "mcp_ref", "--help"], capture_output=True,
                                  text=True, timeout=30, cwd=HERE)
@@ -952,6 +952,7 @@ class CommandTest(CliTestCase):
                              (["python", "mcp_ref.py", "-m"], False), (["python", "-c", "x", "-m"], False),
                              (["python", "-W", "-m", "mcp_ref.py"], False), (["python"], False)):
             self.assertEqual(mcp_ref._run_as_module(argv), module, argv)
+        self.assertFalse(mcp_ref._run_as_module(None))  # 3.9's way: this __main__ is the test runner
 
     def test_serve_refuses_a_file_that_serves_on_import(self) -> None:
         path = self.write("eager.py", f"import sys\nsys.path.insert(0, {HERE!r})\nfrom mcp_ref import MCPServer\n"
