@@ -22,7 +22,7 @@ import subprocess
 import sys
 import unittest
 
-from tests._testing import HERE, needs_layers  # the repository's root
+from tests._testing import HERE, needs_layers, wait_for_port  # (HERE: the repository's root)
 
 from tests.core.test_interop import EXAMPLES, HAVE_SDK, HAVE_TS_SDK, LAUNCHER, NODE_DIR, normalise
 
@@ -46,7 +46,6 @@ class CliAgainstTheSdkTest(unittest.TestCase):
     def test_cli_talks_to_the_sdk_server_over_http(self) -> None:
         # Our command line as an HTTP client, against the SDK's Streamable HTTP app (under uvicorn).
         import socket
-        import time
 
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -54,13 +53,7 @@ class CliAgainstTheSdkTest(unittest.TestCase):
         server = subprocess.Popen([sys.executable, LAUNCHER, os.path.join(HERE, "examples", "weather.py"), "--http",
                                    str(port)], stderr=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+            wait_for_port(port)
             for protocol in ("2026-07-28", "2025-11-25", "2025-03-26"):
                 run = subprocess.run([sys.executable, os.path.join(HERE, "mcp_ref.py"), "call",
                                       f"http://127.0.0.1:{port}/mcp", "get_temperature", "city=London", "--protocol",
