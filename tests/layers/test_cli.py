@@ -39,6 +39,10 @@ ENV = dict(os.environ, PYTHONIOENCODING="utf-8")
 # 150 times.  CommandTest runs the file itself.
 COMMAND = [sys.executable, "-S", "-c", f"import runpy, sys; sys.path[0] = {HERE!r}; "
            "runpy.run_module('mcp_ref', run_name='__main__', alter_sys=True)"]
+# How COMMAND's usage lines name the command (_prog): 3.10+ reads sys.orig_argv,
+# which shows -c, so the script's name; 3.9 has none and reads __main__'s spec,
+# which run_module made as -m does.
+PROG = "python mcp_ref.py" if sys.version_info >= (3, 10) else "python -m mcp_ref"
 
 
 # A fake server's frame: it marks that it started, then answers line by line.
@@ -507,9 +511,9 @@ class ResourcesAndPromptsTest(CliTestCase):
             (["prompt", NOTES, "summarize", "title=x", "style=long"], "Input should be 'short' or 'detailed'"),
             (["prompt", NOTES, "nope"], "no prompt named 'nope'; this server has: summarize"),
             (["read", QUICKSTART, "x://a"], "resources/read: Method not found: resources/read (JSON-RPC error -32601)"),
-            (["read", NOTES], "usage: python mcp_ref.py read SERVER URI"),
-            (["read", NOTES, "a", "b"], "usage: python mcp_ref.py read SERVER URI"),
-            (["prompt", NOTES], "usage: python mcp_ref.py prompt SERVER NAME [key=value ...]"),
+            (["read", NOTES], f"usage: {PROG} read SERVER URI"),
+            (["read", NOTES, "a", "b"], f"usage: {PROG} read SERVER URI"),
+            (["prompt", NOTES], f"usage: {PROG} prompt SERVER NAME [key=value ...]"),
             (["resources", NOTES, "extra"], "resources takes one SERVER"),
             (["prompt", NOTES, "summarize", "title"], "expected key=value, got 'title'"),
         ]
@@ -645,7 +649,7 @@ class OutputTest(CliTestCase):
             (0, "", "shopping\nideas\ntodo\n"), (0, "", "shopping\n"), (0, "", "(none)\n"),
             (0, "", 'bx\n{"arguments": {"c": "d"}}\n... (250 in all)\n')])
         self.assertFailed(runs[4], 2, "completion/complete: Method not found")
-        self.assertFailed(runs[5], 2, "usage: python mcp_ref.py complete SERVER PROMPT|TEMPLATE NAME=PREFIX")
+        self.assertFailed(runs[5], 2, f"usage: {PROG} complete SERVER PROMPT|TEMPLATE NAME=PREFIX")
 
 
 class QuestionsTest(CliTestCase):
@@ -917,7 +921,7 @@ class CommandTest(CliTestCase):
         self.assertFailed(run, 2, "unknown command 'frob'; the commands: list, call, resources, read, prompts, "
                                   "prompt, complete, tasks, task, result, cancel, serve (python mcp_ref.py --help "
                                   "tells more)")
-        self.assertFailed(run_cli(["list"]), 2, "list needs a SERVER: usage: python mcp_ref.py list SERVER")
+        self.assertFailed(run_cli(["list"]), 2, f"list needs a SERVER: usage: {PROG} list SERVER")
 
     def test_the_file_as_a_script(self) -> None:
         # The other tests run the command line from its cached bytecode (COMMAND):
