@@ -141,13 +141,8 @@ class InProcessTest(unittest.TestCase):
 
 
 class BearerTokenTest(_BearerTokenTestShared, unittest.TestCase):
-    """basic/authorization (2025-11-25 and 2026-07-28), "Token Handling": servers
-    MUST validate that access tokens were issued specifically for them as the
-    intended audience (RFC 8707), the server's own resource identifier taken from
-    its settings, never from a request's Host; 2026-07-28 "Step-Up Authorization
-    Flow": servers MUST account for scope hierarchies; "Authorization Server
-    Location": whenever tokens are verified, the metadata (RFC 9728) is served
-    and every 401 names it."""
+    """tests.core.test_access.BearerTokenTest's requirement (its
+    docstring quotes the spec), with the SDK's auth settings and token objects."""
 
     def test_a_set_up_that_cannot_be_served_is_refused_when_made(self) -> None:
         verifier = type("Verifier", (), {"verify_token": staticmethod(lambda token: None)})()

@@ -38,12 +38,8 @@ class HttpDefaultsTest(unittest.TestCase):
 
 
 class QuestionTimeoutTest(_QuestionTimeoutTestShared, Case):
-    """2025-11-25 basic/lifecycle "Timeouts": a question to the client that is not
-    answered in time is given up with notifications/cancelled ("the sender SHOULD
-    issue a cancellation notification for that request and stop waiting"), and
-    its timeout may be set per request ("SDKs ... SHOULD allow these timeouts to
-    be configured on a per-request basis": ``request_read_timeout_seconds``, the
-    SDK's name)."""
+    """tests.core.test_spec_server.QuestionTimeoutTest's requirement (its
+    docstring quotes the spec), with the SDK's API."""
 
 
     def test_a_timeout_per_request(self) -> None:

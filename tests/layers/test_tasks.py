@@ -298,11 +298,8 @@ class FuzzTest(Case):
 
 
 class AskingTest(_AskingTestShared, Case):
-    """A task that asks the client what it declared (elicitation, sampling), in
-    both revisions: 2025-11-25, its questions relayed on tasks/result with the
-    related-task _meta ("Input Required Status"); 2026-07-28, inputRequests and
-    tasks/update.  The capabilities reach the run (they were lost: "the client
-    does not support elicitation")."""
+    """tests.core.test_tasks.AskingTest's requirement (its
+    docstring quotes the spec), with the SDK's API."""
 
     maxDiff = None
 

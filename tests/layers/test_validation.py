@@ -109,12 +109,8 @@ class StrictRuleTest(unittest.TestCase):
 
 
 class Full2020Test(_Full2020TestShared, unittest.TestCase):
-    """JSON Schema 2020-12's dependentSchemas, unevaluatedProperties and
-    unevaluatedItems checked (Core 2020-12 §10.2.2.4, §11), $anchor refs
-    resolved, $dynamicRef resolved in a schema of one resource and refused
-    across resources, never half-checked (2025-11-25 and
-    2026-07-28 basic/index, "JSON Schema Usage": implementations MUST support
-    2020-12).  Before, the three keywords were ignored: every value passed."""
+    """tests.core.test_validation.Full2020Test's requirement (its
+    docstring quotes the spec), with the layers' checks."""
 
     def test_unevaluated_properties(self) -> None:
         cases = [
