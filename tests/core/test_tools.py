@@ -584,5 +584,54 @@ class MCPServerTest(unittest.TestCase):
         self.assertIn("cyclic", result["content"][0]["text"])
 
 
+
+class CallNowTest(unittest.TestCase):
+    """MCPServer._call_now, the steps of _call without its awaits (for a call
+    that never waits), ends every call as _call does: generated tools and
+    arguments, seeded, through both, in every revision."""
+
+    def test_the_same_outcome_as_call(self) -> None:
+        import random
+
+        server = MCPServer("t")
+        outcomes: Dict[str, Any] = {
+            "value": lambda n: n, "wrong type": lambda n: "x" * n, "raises": lambda n: 1 // 0,
+            "protocol error": lambda n: (_ for _ in ()).throw(mcp_ref.MCPError(-32001, f"no {n}", {"n": n})),
+            "input required": lambda n: mcp_ref.InputRequiredResult({"a": {"method": "roots/list", "params": {}}}),
+            "dict": lambda n: {"n": n}, "none": lambda n: None}
+
+        def typed(outcome: Any) -> Any:
+            def tool(n: int, label: str = "") -> int:
+                return outcome(n)  # type: ignore[no-any-return]
+            return tool
+
+        def untyped(outcome: Any) -> Any:
+            return lambda n: outcome(n)
+
+        for name, outcome in outcomes.items():
+            server.add_tool(typed(outcome), name=name.replace(" ", "_"))
+            server.add_tool(untyped(outcome), name=name.replace(" ", "_") + "_untyped")
+        arguments: List[Any] = [{"n": 2}, {"n": "2"}, {"n": 2.5}, {}, {"n": 1, "label": 3}, {"n": True},
+                                {"n": 3, "extra": None}, {"n": -(2 ** 70)}]
+        rng = random.Random(7)
+        for _ in range(300):
+            tool = rng.choice(list(server._tools.values()))
+            args = dict(rng.choice(arguments))
+            version = rng.choice(mcp_ref._ALL_VERSIONS)
+            with self.subTest(tool=tool.name, arguments=args, version=version), \
+                    contextlib.redirect_stderr(io.StringIO()):  # (the server logs what a tool raises)
+                now = server._call_now(tool, dict(args), mcp_ref._Request(None, None, version, {}))
+                awaited = mcp_ref._run_without_loop(server._call(tool, dict(args), mcp_ref._Request(None, None, version,
+                                                                                                    {})))
+                self.assertEqual(self._shown(now), self._shown(awaited))
+
+    @staticmethod
+    def _shown(outcome: Any) -> Any:
+        """An outcome as comparable data: an _RpcError by its fields."""
+        if isinstance(outcome, Exception):
+            return type(outcome).__name__, vars(outcome)
+        return outcome
+
+
 if __name__ == "__main__":
     unittest.main()
