@@ -21435,10 +21435,11 @@ def _fast_list(keys: Tuple[str, ...], shape: Tuple[type, ...],
 
 _LEAVES = frozenset((str, int, float, bool, _NoneType))
 # json's C encoder writing separators no encoded JSON holds (a string's control
-# characters are always escaped): "\x01" after a key, "\x02" between items.
-# One pass gives a list of flat objects both as texts and as compact JSON.
+# characters and newlines are always escaped): "\x01" after a key, ",\n  "
+# between items, as indent=2 writes them.  One pass gives a list of flat objects
+# both as texts and as compact JSON.
 _MARKED_ENCODER = None if _make_encoder is None else _make_encoder(
-    None, None, _encode_str, None, "\x01", "\x02", False, False, False)
+    None, None, _encode_str, None, "\x01", ",\n  ", False, False, False)
 # The last list _fast_texts wrote, per thread: (the list, its compact JSON),
 # for _fast_dumps to put in as written when the same list is sent.  The class
 # gives every thread None at first: a missing attribute of a thread-local costs
@@ -21467,8 +21468,8 @@ def _fast_texts(items: List[Any]) -> List[str]:
         text = "".join(_MARKED_ENCODER(items, 0))  # type: ignore[misc]
     except ValueError:  # NaN or infinity: the rule raises what _pretty raises
         return _RULES["_texts_of"](items)  # type: ignore[no-any-return]
-    _WRITTEN.last = (items, text.replace("\x01", ":").replace("\x02", ","))
-    pretty = text.replace("\x01", ": ").replace("\x02", ",\n  ")  # an encoded string holds no raw newline
+    _WRITTEN.last = (items, text.replace("\x01", ":").replace(",\n  ", ","))
+    pretty = text.replace("\x01", ": ")
     return ["{\n  " + body + "\n}" for body in pretty[2:-2].split("},\n  {")]
 
 
