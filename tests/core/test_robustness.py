@@ -329,9 +329,6 @@ class ToolFaultTest(unittest.TestCase):
 DIRECT_INTERPRETER = {
     ("test_context.py", "MCP_REF"): "ContextServer(cli=True): 'mcp_ref.py serve', the command line itself, "
                                     "for tests/layers/test_context.ServeTest only",
-    ("test_context.py", "SDK_LAUNCHER"): "the SDK serving the file (the differential's other side)",
-    ("test_context.py", "FRAME_TAP"): "a tap that imports no mcp_ref; the command it runs after it is "
-                                      "python_command's or the SDK launcher's",
     ("test_interop.py", "LAUNCHER"): "the SDK serving the example (the differential's other side)",
     ("test_interop.py", "os.path.join(HERE, 'examples', 'notes.py')"):
         "the TypeScript driver starts the servers with the bare interpreter it is given; "

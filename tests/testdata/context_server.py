@@ -10,7 +10,9 @@ file runs on the SDK's MCPServer too (testdata/sdk_context_launcher.py) for the
 interoperability tests.  The tools after ``if not ON_SDK`` use what only mcp_ref
 offers (a sync tool calling Context without await, ``ctx.cancelled``,
 ``InputRequiredResult`` from mcp_ref, string and ``Context[...]`` annotations
-checked against the SDK elsewhere).
+checked against the SDK elsewhere).  On mcp_ref's core alone (no SDK layer: the
+file cut at "# ---- layers") the tools ask with the Context's own methods
+(``session``, below) and those only the SDK's API can write are left out.
 
 CONTEXT_REQUEST_TIMEOUT sets ``request_timeout`` (mcp_ref only).
 """
@@ -26,9 +28,14 @@ from typing import Annotated, Any, AsyncIterator, Dict, List
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 import mcp_ref  # noqa: E402  (on the SDK: the launcher's stand-in module)
-from mcp_ref import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample  # noqa: E402
+from mcp_ref import Context, MCPServer  # noqa: E402
 
 ON_SDK = bool(getattr(mcp_ref, "ON_SDK", False))
+# The SDK's API (ctx.session, ctx.request_context, Resolve(...)): the SDK's own, or mcp_ref's
+# SDK layer (sections 27-28); mcp_ref's core alone has none of it.
+SDK_API = hasattr(mcp_ref, "Resolve")
+if SDK_API:
+    from mcp_ref import Elicit, ElicitationResult, ListRoots, Resolve, Sample
 
 # What the tools saw, for the tools that report it (cancellation, lifespan).
 SEEN: List[str] = []
@@ -72,6 +79,56 @@ def _user(text: str) -> Any:
 
         return SamplingMessage(role="user", content=TextContent(type="text", text=text))
     return {"role": "user", "content": {"type": "text", "text": text}}
+
+
+# -- ctx.session, or on the core alone the Context's own methods -------------------------
+
+
+class _CoreSession:
+    """ctx.session on the core alone: each of its methods this file calls as the
+    Context's own method that sends the same frames (related_request_id only
+    routes the SDK's request), the client's answers read by attribute as the
+    SDK's models are (the core gives them as JSON)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.client_capabilities = ctx.client_capabilities
+
+    def create_message(self, messages: List[Any], max_tokens: int, **options: Any) -> Any:
+        return _Read(self.ctx.create_message(messages, max_tokens, **options))
+
+    def list_roots(self) -> Any:
+        return _Read(self.ctx.list_roots())
+
+    def elicit_form(self, message: str, requested_schema: Dict[str, Any], related_request_id: Any = None) -> Any:
+        return _Read(self.ctx.elicit_form(message, requested_schema))
+
+    def send_log_message(self, level: str, data: Any, logger: Any = None) -> Any:
+        return self.ctx.log(level, data, logger_name=logger)
+
+    def report_progress(self, progress: float, total: Any = None, message: Any = None) -> Any:
+        return self.ctx.report_progress(progress, total, message)
+
+    def send_tool_list_changed(self) -> Any:
+        return self.ctx.notify_tools_changed()
+
+
+class _Read:
+    """A question asked by _CoreSession: awaited, or ``.result()`` in a sync tool."""
+
+    def __init__(self, asked: Any) -> None:
+        self.asked = asked
+
+    def __await__(self) -> Any:
+        return mcp_ref._JsonObject((yield from self.asked.__await__()))
+
+    def result(self) -> Any:
+        return mcp_ref._JsonObject(self.asked.result())
+
+
+def session(ctx: Context) -> Any:
+    """``ctx.session`` where the SDK's API is (the SDK, the whole of mcp_ref), else its stand-in."""
+    return ctx.session if SDK_API else _CoreSession(ctx)
 
 
 def _booking_text(answer: Any) -> str:
@@ -131,8 +188,8 @@ async def book_twice(ctx: Context) -> str:
 @server.tool()
 async def book_form(ctx: Context) -> str:
     """ctx.session.elicit_form: the schema as JSON, the answer as sent."""
-    answer = await ctx.session.elicit_form("When?", {"type": "object", "properties": {"date": {"type": "string"}}},
-                                           related_request_id=ctx.request_id)
+    answer = await session(ctx).elicit_form("When?", {"type": "object", "properties": {"date": {"type": "string"}}},
+                                            related_request_id=ctx.request_id)
     return str(answer.action)
 
 
@@ -146,7 +203,7 @@ async def visit(ctx: Context) -> str:
 @server.tool()
 async def summarize(text: str, ctx: Context) -> str:
     """Ask the client's model (sampling)."""
-    result = await ctx.session.create_message(
+    result = await session(ctx).create_message(
         [_user(f"Summarize: {text}")],
         max_tokens=50, system_prompt="Be brief.", temperature=0.5, related_request_id=ctx.request_id)
     return f"{result.model}/{result.role}/{result.stop_reason}: {result.content.text}"
@@ -155,7 +212,7 @@ async def summarize(text: str, ctx: Context) -> str:
 @server.tool()
 async def roots(ctx: Context) -> List[str]:
     """The client's roots."""
-    result = await ctx.session.list_roots()
+    result = await session(ctx).list_roots()
     return [f"{root.name}={root.uri}" for root in result.roots]
 
 
@@ -163,9 +220,9 @@ async def roots(ctx: Context) -> List[str]:
 async def everything(ctx: Context) -> str:
     """Elicit, sample and list roots, in that order (2026-07-28: three rounds)."""
     booking = await ctx.elicit("When?", Booking)
-    sample = await ctx.session.create_message(
+    sample = await session(ctx).create_message(
         [_user("hi")], max_tokens=5)
-    listed = await ctx.session.list_roots()
+    listed = await session(ctx).list_roots()
     return f"{_booking_text(booking)}; {sample.content.text}; {len(listed.roots)} roots"
 
 
@@ -175,7 +232,7 @@ async def everything(ctx: Context) -> str:
 @server.tool()
 async def about(ctx: Context) -> "dict[str, Any]":
     """What the Context knows of the request."""
-    caps = ctx.session.client_capabilities
+    caps = session(ctx).client_capabilities
     return {
         "request_id": ctx.request_id,
         "protocol_version": ctx.protocol_version,
@@ -185,18 +242,19 @@ async def about(ctx: Context) -> "dict[str, Any]":
     }
 
 
-@server.tool()
-async def lifespan_sdk_style(ctx: Context) -> str:
-    """What the lifespan yielded, read as the SDK reads it: ``request_context.lifespan_context``
-    is that very object (a dict here)."""
-    return str(ctx.request_context.lifespan_context["db"])
+if SDK_API:  # ctx.request_context is the SDK's (the core's Context: ctx.lifespan_context, ctx.meta)
 
+    @server.tool()
+    async def lifespan_sdk_style(ctx: Context) -> str:
+        """What the lifespan yielded, read as the SDK reads it: ``request_context.lifespan_context``
+        is that very object (a dict here)."""
+        return str(ctx.request_context.lifespan_context["db"])
 
-@server.tool()
-async def meta_sdk_style(ctx: Context) -> str:
-    """The progress token, read as the SDK 2.3 reads it: ``request_context.meta`` is a dict
-    (mcp_types.RequestParamsMeta, snake_case keys)."""
-    return f"token {ctx.request_context.meta.get('progress_token')}"
+    @server.tool()
+    async def meta_sdk_style(ctx: Context) -> str:
+        """The progress token, read as the SDK 2.3 reads it: ``request_context.meta`` is a dict
+        (mcp_types.RequestParamsMeta, snake_case keys)."""
+        return f"token {ctx.request_context.meta.get('progress_token')}"
 
 
 @server.tool()
@@ -244,50 +302,47 @@ async def register(name: str, ctx: Context) -> str:
 @server.tool()
 async def announce(ctx: Context) -> str:
     """Tell the client the tool list changed, as the SDK's ServerSession does."""
-    await ctx.session.send_tool_list_changed()
+    await session(ctx).send_tool_list_changed()
     return "announced"
 
 
-# -- resolvers: the SDK's Resolve(...) markers ------------------------------------------
+# -- resolvers: the SDK's Resolve(...) markers (mcp_ref: its SDK layer; not the core's) ---------
 
+if SDK_API:
 
-def resolve_booking(venue: str) -> Elicit[Booking]:
-    """Asks the user (the same question for every parameter that needs it: asked once)."""
-    return Elicit(f"Book {venue}: when and for how many?", Booking)
+    def resolve_booking(venue: str) -> Elicit[Booking]:
+        """Asks the user (the same question for every parameter that needs it: asked once)."""
+        return Elicit(f"Book {venue}: when and for how many?", Booking)
 
+    async def resolve_summary(venue: str, ctx: Context) -> Sample:
+        await ctx.warning(f"sampling for {venue}")
+        return Sample([_user(f"Describe {venue}")], max_tokens=20, system_prompt="One line.")
 
-async def resolve_summary(venue: str, ctx: Context) -> Sample:
-    await ctx.warning(f"sampling for {venue}")
-    return Sample([_user(f"Describe {venue}")], max_tokens=20, system_prompt="One line.")
+    def resolve_roots() -> ListRoots:
+        return ListRoots()
 
+    def resolve_line(booking: Annotated[Booking, Resolve(resolve_booking)], venue: str) -> str:
+        """A resolver of a resolver's value, and an argument by name."""
+        return f"{venue} on {booking.date}"
 
-def resolve_roots() -> ListRoots:
-    return ListRoots()
+    @server.tool()
+    async def reserve(venue: str, line: Annotated[str, Resolve(resolve_line)],
+                      booking: Annotated[Booking, Resolve(resolve_booking)]) -> str:
+        """Parameters filled by resolvers (not in inputSchema)."""
+        return f"{line} for {booking.guests}"
 
+    @server.tool()
+    async def reserve_outcome(venue: str,
+                              booking: Annotated[ElicitationResult[Booking], Resolve(resolve_booking)]) -> str:
+        """The whole outcome of the question, accepted or not."""
+        return f"{venue}: {_booking_text(booking)}"
 
-def resolve_line(booking: Annotated[Booking, Resolve(resolve_booking)], venue: str) -> str:
-    """A resolver of a resolver's value, and an argument by name."""
-    return f"{venue} on {booking.date}"
-
-
-@server.tool()
-async def reserve(venue: str, line: Annotated[str, Resolve(resolve_line)],
-                  booking: Annotated[Booking, Resolve(resolve_booking)]) -> str:
-    """Parameters filled by resolvers (not in inputSchema)."""
-    return f"{line} for {booking.guests}"
-
-
-@server.tool()
-async def reserve_outcome(venue: str, booking: Annotated[ElicitationResult[Booking], Resolve(resolve_booking)]) -> str:
-    """The whole outcome of the question, accepted or not."""
-    return f"{venue}: {_booking_text(booking)}"
-
-
-@server.tool()
-def survey(venue: str, summary: Annotated[Any, Resolve(resolve_summary)], found: Annotated[Any, Resolve(resolve_roots)],
-           booking: Annotated[Booking, Resolve(resolve_booking)]) -> str:
-    """Three questions: sampling, roots and elicitation (2026-07-28: one round)."""
-    return f"{summary.content.text}; {len(found.roots)} roots; {booking.date}"
+    @server.tool()
+    def survey(venue: str, summary: Annotated[Any, Resolve(resolve_summary)],
+               found: Annotated[Any, Resolve(resolve_roots)],
+               booking: Annotated[Booking, Resolve(resolve_booking)]) -> str:
+        """Three questions: sampling, roots and elicitation (2026-07-28: one round)."""
+        return f"{summary.content.text}; {len(found.roots)} roots; {booking.date}"
 
 
 # -- a resource and a prompt that log and ask, as a tool does ------------------------------
@@ -306,7 +361,7 @@ async def note(topic: str, ctx: Context) -> str:
 async def plan(topic: str, ctx: Context) -> str:
     """A prompt that logs and asks the client's model."""
     await ctx.warning(f"planning {topic}")
-    result = await ctx.session.create_message([_user(f"Plan {topic}")], max_tokens=10)
+    result = await session(ctx).create_message([_user(f"Plan {topic}")], max_tokens=10)
     return f"Plan for {topic}: {result.content.text}"
 
 
@@ -321,9 +376,9 @@ if not ON_SDK:
         ctx.info("sync info")
         ctx.report_progress(1, 2, "half")
         answer = ctx.elicit("When?", Booking).result()
-        sample = ctx.session.create_message([{"role": "user", "content": {"type": "text", "text": "q"}}],
-                                            max_tokens=5).result()
-        listed = ctx.session.list_roots().result()
+        sample = session(ctx).create_message([{"role": "user", "content": {"type": "text", "text": "q"}}],
+                                             max_tokens=5).result()
+        listed = session(ctx).list_roots().result()
         ctx.report_progress(2, 2, "all")
         return f"{_booking_text(answer)}; {sample.content.text}; {len(listed.roots)} roots"
 
@@ -337,7 +392,8 @@ if not ON_SDK:
             "client": None if info is None else info.name,
             "capabilities": None if ctx.client_capabilities is None else ctx.client_capabilities.model_dump(),
             "meta": ctx.meta.model_dump(),
-            "progress_token": ctx.request_context.meta.progress_token,
+            # ctx.request_context, the SDK's, where the SDK's API is; the core's Context: ctx.meta
+            "progress_token": (ctx.request_context.meta if SDK_API else ctx.meta).progress_token,
             "lifespan": ctx.lifespan_context,
             "input_responses": ctx.input_responses,
             "request_state": ctx.request_state,
@@ -348,8 +404,8 @@ if not ON_SDK:
         """Logging and progress from a sync tool, through ctx and ctx.session, without await."""
         ctx.info("sync info")
         ctx.report_progress(1, 2, "half")
-        ctx.session.send_log_message("warning", {"n": 1}, logger="session")
-        ctx.session.report_progress(2, 2)
+        session(ctx).send_log_message("warning", {"n": 1}, logger="session")
+        session(ctx).report_progress(2, 2)
         return "done"
 
     @server.tool()
@@ -393,16 +449,18 @@ if not ON_SDK:
             return f"swallowed {type(exc).__name__}: {exc}"
         return _booking_text(answer)
 
-    @server.tool()
-    def check_capability(capability: Dict[str, Any], ctx: Context) -> bool:
-        """ctx.session.check_client_capability, as a tool may ask before it asks the client."""
-        return bool(ctx.session.check_client_capability(capability))
+    if SDK_API:  # the SDK's ServerSession method; the core's Context has none (it checks as it asks)
+
+        @server.tool()
+        def check_capability(capability: Dict[str, Any], ctx: Context) -> bool:
+            """ctx.session.check_client_capability, as a tool may ask before it asks the client."""
+            return bool(ctx.session.check_client_capability(capability))
 
     @server.resource("notes://today")
     def today(ctx: Context) -> str:
         """A static resource whose function takes a Context (the SDK refuses one): sync, without await."""
         ctx.info("today read")
-        return f"today: {ctx.session.list_roots().result().roots[0].name}"
+        return f"today: {session(ctx).list_roots().result().roots[0].name}"
 
     @server.resource("notes://own/{topic}")
     def own_note(topic: str, ctx: Context) -> Any:
@@ -418,7 +476,6 @@ if not ON_SDK:
     def unregister(name: str) -> str:
         server.remove_tool(name)
         return f"removed {name}"
-
 
 
 if __name__ == "__main__":
