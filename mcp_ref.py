@@ -6547,7 +6547,8 @@ class MCPServer:
                                                     "use Resolve(...)"), request)
         if not request.stateless:
             return _tool_error(f"Error executing tool {tool.name}: InputRequiredResult exists only in protocol "
-                               "2026-07-28; in a session, ctx.elicit and ctx.session ask the client directly")
+                               "2026-07-28; in a session, ctx.elicit, ctx.create_message and ctx.list_roots "
+                               "ask the client directly")
         questions = dict(request.wanted)
         if value is not None:
             for key, question in (value.input_requests or {}).items():

@@ -710,7 +710,7 @@ class SessionQuestionTest(ContextTestCase):
         self.call(server, 1, "ask_own", {"topic": "fruit"})
         self.assertEqual(server.until(1), [tool_error_frame(
             1, LATEST, "Error executing tool ask_own: InputRequiredResult exists only in protocol 2026-07-28; in a "
-                       "session, ctx.elicit and ctx.session ask the client directly")])
+                       "session, ctx.elicit, ctx.create_message and ctx.list_roots ask the client directly")])
 
 
 class InputRequiredTest(ContextTestCase):
