@@ -17508,7 +17508,9 @@ class Client:
         self._progress: Dict[int, Callable[..., Any]] = {}
         self._tokens = itertools.count(1)
         self._answering = False  # whether the server's requests are answered: the handshake era's only
-        self._restarting, self._restarted_at = False, 0.0  # _restart_if_exited: under way; when last
+        # _restart_if_exited: under way; when last (never: not 0.0, which the
+        # monotonic clock, counting from boot, is near on a machine just started)
+        self._restarting, self._restarted_at = False, float("-inf")
 
     def __enter__(self) -> Client:
         self.initialize()
