@@ -6,7 +6,8 @@ bench.py's --quick rounds are one block of 500 calls per row and round, too few
 when other work shares the machine.  Here ``pairs`` pairs of server processes
 (the tools file and mcp_ref.py of now and of REV, bench.checkout) are started
 in turn, both pinned to the CPU of this driver; each pair is driven in
-``blocks`` blocks of ``size`` sequential calls per row, the two servers taking
+``blocks`` blocks of ``size`` calls per row (sequential, but for the pipelined
+row: all sent, then every answer read), the two servers taking
 turns in alternating order.  Every block gives a ratio (now's time over
 before's), and the median of all is printed, with each server's poll and
 scalar call in pings (the same block's ping).  Several pairs, because one
@@ -24,6 +25,7 @@ import bench
 ROWS = {"ping": ("ping", {}), "scalar": ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}),
         "object": ("tools/call", {"name": "reading", "arguments": {"city": "London"}}),
         "list of 10 objects": ("tools/call", {"name": "readings", "arguments": {"city": "London", "n": 10}}),
+        "pipelined scalar": ("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}),  # all sent, then read
         "tasks/get": ("tasks/get", {}),  # of a finished task of add_task
         "progress (size / 10)": ("tools/call", {"name": "progress", "arguments": {"steps": 100},
                                                 "_meta": {"progressToken": "b"}})}
@@ -55,8 +57,9 @@ def main() -> None:
             for row, (method, params) in rows.items():
                 for k in first if block % 2 == 0 else list(reversed(first)):
                     n = size // 10 if row.startswith("progress") else size
-                    seconds[k, row] = bench.sequential(sessions[k], {"taskId": tasks[k]} if method == "tasks/get"
-                                                       else params, n, warm_up=block == 0, method=method)
+                    run = bench.pipelined if row.startswith("pipelined") else bench.sequential
+                    seconds[k, row] = run(sessions[k], {"taskId": tasks[k]} if method == "tasks/get" else params, n,
+                                          warm_up=block == 0, method=method)
             for row in rows:
                 ratios[row].append(seconds["now", row] / seconds["before", row])
             for k, row in in_pings:
