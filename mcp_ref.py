@@ -14794,10 +14794,15 @@ def _sdk_object(value: Any, rule: str) -> Any:
 _NOT_SDK: Set[type] = set()
 
 
+def _sdk_prompt_messages(result: Any) -> List[Any]:
+    """The SDK's GetPromptResult: its messages, each as ours (the SDK: its JSON text)."""
+    return [_sdk_object(message, "message") for message in result.messages]
+
+
 _SDK_OBJECTS: Dict[str, Callable[[Any], Any]] = {
     "InputRequiredResult": lambda v: InputRequiredResult(v.input_requests, v.request_state),
     "CallToolResult": lambda v: CallToolResult(v.content, v.structured_content, bool(v.is_error), v.meta),
-    "GetPromptResult": lambda v: [_sdk_object(m, "message") for m in v.messages],  # (the SDK: its JSON text)
+    "GetPromptResult": _sdk_prompt_messages,
     **dict.fromkeys(("PromptMessage", "Message", "UserMessage", "AssistantMessage"),
                     lambda v: Message(v.content, v.role)),
 }
@@ -18767,7 +18772,8 @@ def _bounded_checker(schema: Any) -> Tuple[_BoundedCompiler, _Checker]:
 # (basic/index: implementations "SHOULD document which additional dialects
 # they support"): draft-07 and draft-06, which the TypeScript SDK publishes
 # (zod's JSON Schema), read by their own rules through _as_2020_12.
-_DRAFTS_READ = frozenset(f"http://json-schema.org/draft-0{n}/schema{end}" for n in (6, 7) for end in ("", "#"))
+_DRAFTS_READ = frozenset(("http://json-schema.org/draft-06/schema", "http://json-schema.org/draft-06/schema#",
+                          "http://json-schema.org/draft-07/schema", "http://json-schema.org/draft-07/schema#"))
 _DRAFT_MAPS = ("properties", "patternProperties", "definitions")
 _DRAFT_ONE = ("additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else")
 
