@@ -9342,8 +9342,20 @@ def _start_event_loop() -> Any:
     import threading
 
     loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_forever, name="mcp_ref-loop", daemon=True).start()
+    loop.mcp_thread = threading.Thread(target=loop.run_forever, name="mcp_ref-loop", daemon=True)  # type: ignore[attr-defined]
+    loop.mcp_thread.start()  # type: ignore[attr-defined]
     return loop
+
+
+def _stop_event_loop(loop: Any, timeout: float = 1.0) -> None:
+    """Stop a loop of _start_event_loop and close it.  A stopped loop left to
+    the garbage collector at exit may find its self-pipe closed first, and its
+    __del__ prints a traceback on stderr (CPython 3.13: "Invalid file
+    descriptor: -1"); one still running after ``timeout`` seconds is left."""
+    loop.call_soon_threadsafe(loop.stop)
+    loop.mcp_thread.join(timeout)
+    if not loop.is_running():
+        loop.close()
 
 
 def _answer_with_error(call: _CallInFlight, error: _RpcError) -> None:
@@ -9504,7 +9516,7 @@ class _StdioServer(_Connection):
         if unanswered:
             print(f"mcp_ref: {unanswered} batches unanswered at exit", file=sys.stderr)
         if self.loop is not None:
-            self.loop.call_soon_threadsafe(self.loop.stop)
+            _stop_event_loop(self.loop)
         if self.pool is not None:
             self.pool.close()
         if self.exit_process:

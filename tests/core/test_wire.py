@@ -549,6 +549,28 @@ class ProcessTest(WireTestCase):
         self.assertEqual(self.server.process.wait(timeout=10), 0)
         self.assertNotIn("Traceback", self.server.stderr)
 
+    def test_run_returns_with_its_event_loop_closed(self) -> None:
+        # An async tool's event loop, stopped at the end of input and left open,
+        # was closed by the garbage collector at exit, after its self-pipe: a
+        # traceback on stderr on CPython 3.13 ("Invalid file descriptor: -1").
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            script = os.path.join(folder, "loop_server.py")
+            with open(script, "w", encoding="utf-8") as f:
+                f.write(f"import gc, asyncio, sys\nsys.path.insert(0, {HERE!r})\nfrom mcp_ref import MCPServer\n"
+                        "mcp = MCPServer('loop')\n@mcp.tool()\nasync def wait() -> int:\n"
+                        "    await asyncio.sleep(0)\n    return 1\nmcp.run()\n"
+                        "loops = [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)]\n"
+                        "print('loops', len(loops), 'open', sum(not o.is_closed() for o in loops), file=sys.stderr)\n")
+            frames = [{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "wait", "arguments": {}, "_meta": META}}]
+            done = subprocess.run(python_command(script), input="".join(json.dumps(f) + "\n" for f in frames),
+                                  capture_output=True, text=True, timeout=60)
+        self.assertEqual(json.loads(done.stdout)["result"]["structuredContent"], {"result": 1})
+        self.assertIn("loops 1 open 0", done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+
 
 CORPUS = os.path.join(HERE, "tests", "testdata", "resource_corpus.py")
 
