@@ -6489,7 +6489,7 @@ class MCPServer:
     def _call_now(self, tool: _Tool, arguments: Dict[str, Any], request: _Request) -> Any:
         """_call for a call that never waits (a sync tool, no resolvers), step for
         step without the awaits, so without a coroutine: making, starting and
-        ending one costs about 4% of a scalar call (bench/alternate.py)."""
+        ending one costs about 4% of a scalar call (bench/README.md)."""
         try:
             value = tool.fn(**self._arguments(tool, arguments, request))  # steps 2 and 3
             value = value if type(value) in _NATIVE else _foreign_object(value, "tool")
