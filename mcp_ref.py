@@ -7015,6 +7015,14 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+def _parse_error(exc: Exception) -> _RpcError:
+    """The answer to a message _DECODER could not read (JSON-RPC 2.0 5.1:
+    -32700), saying why: over stdio and HTTP alike."""
+    reason = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) else \
+        "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
+    return _RpcError(PARSE_ERROR, f"Parse error: {reason}")
+
+
 def _too_deep(value: Any, limit: int) -> bool:
     stack = [(value, 1)]
     while stack:
@@ -9575,9 +9583,7 @@ class _StdioServer(_Connection):
         try:
             message = _DECODER.decode(line.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            reason = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) else \
-                "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
-            self.write(_error_response(None, _RpcError(PARSE_ERROR, f"Parse error: {reason}")))
+            self.write(_error_response(None, _parse_error(exc)))
             return
         # Each level of nesting opens with a bracket: a line with no more than
         # max_depth of them cannot be too deep, and needs no walk (a speed choice).
@@ -9948,9 +9954,7 @@ class _HttpApp:
         try:
             message = _DECODER.decode(body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            reason = "invalid UTF-8" if isinstance(exc, UnicodeDecodeError) else \
-                "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
-            return _error_reply(400, None, PARSE_ERROR, f"Parse error: {reason}")
+            return _error_reply(400, None, PARSE_ERROR, _parse_error(exc).message)
         limit = self.server.max_depth
         if body.count(b"{") + body.count(b"[") > limit and _too_deep(message, limit):
             return _error_reply(400, None, INVALID_REQUEST, f"Invalid Request: nested deeper than {limit} levels")

@@ -357,6 +357,11 @@ class HostileTest(SharedServer):
         for body, expected in cases:
             with self.subTest(body=body[:20]):
                 self.assertEqual(error_of(s.request("POST", body)), expected)
+        # Why a body is no JSON, in the words stdio uses (test_robustness: each reason there).
+        for body, reason in ((b"{nope", "not valid JSON"), (b"\xff\xfe{}", "invalid UTF-8"),
+                             (b"NaN", "not valid JSON"), (b"[" * 50000, "nested too deeply")):
+            with self.subTest(body=body[:20]):
+                self.assertEqual(s.request("POST", body).json()["error"]["message"], f"Parse error: {reason}")
 
     def test_size_limit(self) -> None:
         s = self.server
