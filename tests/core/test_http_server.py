@@ -10,6 +10,8 @@ import http.client
 import io
 import json
 import os
+import random
+import re
 import signal
 import socket
 import subprocess
@@ -19,7 +21,7 @@ import threading
 import time
 import unittest
 import unittest.mock
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import mcp_ref  # noqa: E402
 
@@ -120,6 +122,110 @@ class FramingTest(SharedServer):
     def test_one_value_repeated_is_that_value(self) -> None:  # RFC 9110, 8.6
         data, _ = raw_exchange(self.server.port, ping_request(b"Content-Length: 40, 40", b"Connection: close"))
         self.assertEqual(data.split(b"\r\n")[0], b"HTTP/1.1 200 OK")
+
+
+# Generated heads (FramingGeneratedTest): seeds 0-3, 0-39 with MCP_REF_FUZZ_LONG=1.
+SEEDS = range(40) if os.environ.get("MCP_REF_FUZZ_LONG") == "1" else range(4)
+_NAMES = {"host": ("Host", "host", "HOST"), "length": ("Content-Length", "content-length", "CONTENT-LENGTH"),
+          "coding": ("Transfer-Encoding", "transfer-encoding"),
+          "other": ("X-A", "Connection", "Mcp-Name", "Content-Type", "Bad Name", "Caf\xe9", "", "X\0", "X-A ")}
+_VALUES = {"host": ("127.0.0.1", "h", "", "evil.example"),
+           "length": ("40", "040", "40, 40", "40,40", "40, 4", "40, , 40", "+40", "-1", "0x28", "", " 40 ", "4 0",
+                      "9" * 18, "9" * 19, "9" * 25, "\u0664\u0660", "\u00b2", "0", "40 "),
+           "coding": ("chunked", "Chunked", "gzip", "chunked, gzip", "gzip, chunked", "", " chunked", "identity",
+                      "chunked,", "chunked, chunked"),
+           "other": ("v", "", "a\rb", "a\0b", "close", " padded ")}
+
+
+def _generated_head(rng: Any, lines: Sequence[str] = ()) -> bytes:
+    """The header lines of a request head, drawn so that framing's cases meet:
+    Host, Content-Length and Transfer-Encoding none, once or more, in any
+    case and spelling, among other fields; now and then a line folded, ended
+    by a bare LF or CR, or a space before its colon.  Given ``lines``, up to
+    two drawn lines follow them."""
+    lines = list(lines)
+    for _ in range(rng.randrange(3) if lines else rng.randrange(7)):
+        kind = rng.choice(("host", "host", "length", "length", "coding", "other"))
+        name, value = rng.choice(_NAMES[kind]), rng.choice(_VALUES[kind])
+        sep = rng.choice((": ", ": ", ":", ":\t", " : ")) if rng.random() < 0.2 else ": "
+        end = rng.choice(("\n", "\r", "\r\n")) if rng.random() < 0.1 else "\r\n"
+        lines.append(f"{name}{sep}{value}{end}")
+        if rng.random() < 0.05:
+            lines.append(" folded\r\n")
+    return "".join(lines).encode("utf-8") + b"\r\n"
+
+
+class FramingGeneratedTest(SharedServer):
+    """The two speed choices of the head's reading, held to their rule over
+    generated heads: a head split at once from the buffer (_buffered_fields)
+    gives what the rule line by line gives (_read_fields), and the common case
+    of _framing (read from ``fields``) what its rule gives; and the rule itself
+    keeps RFC 9112's MUSTs whatever the head: Transfer-Encoding with
+    Content-Length, or in HTTP/1.0, is refused (6.1), an HTTP/1.1 request
+    without exactly one Host is refused (3.2), differing lengths are refused
+    (6.3 (5)), and a refused request closes the connection, so a request
+    smuggled behind it is never read."""
+
+    def test_a_buffered_head_reads_as_the_rule_does(self) -> None:
+        for seed in SEEDS:
+            rng = random.Random(seed)
+            for n in range(300):
+                raw = b"POST /mcp HTTP/1.1\r\n" + _generated_head(rng) + b"body"
+                fast, slow = io.BufferedReader(io.BytesIO(raw)), io.BufferedReader(io.BytesIO(raw))
+                slow.readline()
+                head, expected = mcp_ref._read_head(fast), mcp_ref._read_fields(slow)
+                with self.subTest(seed=seed, n=n, raw=raw):
+                    self.assertEqual(head if len(head) == 2 else head[3], expected)
+                    if isinstance(expected, list):
+                        self.assertEqual(fast.read(), slow.read())
+
+    def test_framing_keeps_its_rule_and_the_rfc(self) -> None:
+        refusals = {(400, "Bad Request"), (400, "Bad Content-Length"), (411, "Length Required")}
+        for seed in SEEDS:
+            rng = random.Random(seed)
+            for n in range(500):
+                headers = mcp_ref._read_fields(io.BufferedReader(io.BytesIO(_generated_head(rng))))
+                if not isinstance(headers, list):
+                    continue
+                version = rng.choice(("HTTP/1.1", "HTTP/1.1", "HTTP/1.0"))
+                fields = {name.lower(): value for name, value in headers}  # as the server builds them
+                got = mcp_ref._framing(version, headers, fields)
+                named = [name.lower() for name, _ in headers]
+                lengths = {v.strip(" \t") for name, value in headers if name.lower() == "content-length"
+                           for v in value.split(",")}
+                with self.subTest(seed=seed, n=n, version=version, headers=headers):
+                    self.assertEqual(got, mcp_ref._framing(version, headers, {}))  # {}: the rule, no common case
+                    self.assertTrue(got in refusals or isinstance(got, int) and got >= 0, got)
+                    if "transfer-encoding" in named and ("content-length" in named or version == "HTTP/1.0"):
+                        self.assertEqual(got, (400, "Bad Request"))
+                    if "transfer-encoding" not in named and version == "HTTP/1.1" and named.count("host") != 1:
+                        self.assertEqual(got, (400, "Bad Request"))
+                    if isinstance(got, int):
+                        self.assertTrue("transfer-encoding" not in named and len(lengths) <= 1)
+                        self.assertEqual(got, min(int(lengths.pop()), 10 ** 18) if lengths else 0)
+
+    def test_a_refused_head_closes_before_the_request_behind_it(self) -> None:
+        body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'  # 40 bytes
+        behind = ping_request(b"Content-Length: 40", b"Connection: close")  # what a proxy framing it otherwise sent next
+        for seed in SEEDS:
+            rng = random.Random(seed)
+            for n in range(16):
+                # A head of ping_request's fields and a few drawn after them, or all drawn
+                # (their lengths are 40 and others: the body's and not).
+                head = _generated_head(rng, [] if n % 2 else [
+                    "Host: 127.0.0.1\r\n", "Content-Type: application/json\r\n",
+                    "Accept: application/json, text/event-stream\r\n", "Content-Length: 40\r\n"])
+                raw = b"POST /mcp HTTP/1.1\r\n" + head + body + behind
+                read = mcp_ref._read_head(io.BufferedReader(io.BytesIO(raw)))  # (a head may not end where it seems)
+                framing = read if len(read) == 2 else mcp_ref._framing("HTTP/1.1", read[3], {})
+                data, closed = raw_exchange(self.server.port, raw)
+                statuses = re.findall(rb"(?:^|\n)HTTP/1\.1 (\d{3}) ", data)
+                with self.subTest(seed=seed, n=n, raw=raw):
+                    self.assertTrue(closed)
+                    if framing == len(body):  # read as sent: this request and the one behind it, answered
+                        self.assertEqual(statuses[1:], [b"200"], data)
+                    elif not isinstance(framing, int):  # refused: nothing after it is read
+                        self.assertEqual([s.decode() for s in statuses], [str(framing[0])], data)
 
 
 class StalledClientTest(unittest.TestCase):
