@@ -2854,6 +2854,8 @@ def _build_value(tp: Any, value: Any, sent: Any = _MISSING) -> Any:
         if any(_is_pydantic_field(m) for m in tp.__metadata__):
             return _pydantic_value(tp, value)
         return _build_value(tp.__origin__, value, sent)
+    if tp is int and type(value) is float:  # 2.0 is an integer (JSON Schema 2020-12 Validation, 6.1.1): int 2
+        return int(value)
     if value is None or tp is object or tp in (str, int, float, bool, _NoneType) or _is_any(tp):
         return value
     if tp is bytes:
@@ -3016,6 +3018,10 @@ def _strict_value(kind: str, tp: Any, value: Any) -> Any:
         return _parsed_duration(tp, value)
     if value[-1:] in ("Z", "z"):  # RFC 3339's UTC, which fromisoformat reads only from Python 3.11
         value = value[:-1] + "+00:00"
+    if "." in value:  # RFC 3339's time-secfrac has any number of digits; fromisoformat reads
+        import re  # 3 or 6 before Python 3.11: to microseconds, as 3.11 and pydantic read it
+
+        value = re.sub(r"(?<=:\d\d)\.(\d+)", lambda m: "." + m.group(1)[:6].ljust(6, "0"), value, count=1)
     return tp.fromisoformat(value)
 
 
@@ -3504,8 +3510,9 @@ class _Tool:
             for p in self._own:
                 if p.name in checked:
                     value = checked[p.name]
-                    kwargs[p.name] = value if p.as_is else _build(p.annotation, value, (p.name,), errors,
-                                                                  arguments.get(p.name, _MISSING))
+                    # (a float may be an int parameter's integer, 2.0: _build_value makes it the int)
+                    kwargs[p.name] = value if p.as_is and type(value) is not float else _build(
+                        p.annotation, value, (p.name,), errors, arguments.get(p.name, _MISSING))
                 elif p.name in self._field_defaults:
                     kwargs[p.name] = _field_default(self._field_defaults[p.name])
         if self._arguments_model is not None:  # pydantic's own parameters (_pydantic_arguments)
@@ -3856,15 +3863,24 @@ def _json_text_arguments(arguments: Dict[str, Any], json_params: Dict[str, Froze
     return arguments
 
 
+# A seam: the SDK layer takes any value there, as the SDK's Any does (_sdk_unannotated_check, section 29).
+def _unannotated_check(published: Dict[str, Any]) -> Dict[str, Any]:
+    """The schema an unannotated parameter's argument is checked against: the
+    one it is published with (a string: the SDK's WithJsonSchema)."""
+    return published
+
+
 def _checked_input_schema(schema: Dict[str, Any], params: List[_Param]) -> Dict[str, Any]:
     """The schema our own checker applies to the arguments (MUST, server/tools
     "Security Considerations": servers validate all tool inputs; a refused one is
-    a tool execution error, "Error Handling"): an unannotated parameter takes
-    any value (the SDK's Any, published as a string), and
-    those _pydantic_arguments publishes are left to _pydantic_read."""
+    a tool execution error, "Error Handling"): the published one, an unannotated
+    parameter's as _unannotated_check says, and those _pydantic_arguments
+    publishes left to _pydantic_read."""
     delegated = {p.key for p in params if p.delegated}
-    free = {p.key for p in params if p.annotation is _MISSING} | delegated
-    checked = dict(schema, properties={k: {} if k in free else v for k, v in schema["properties"].items()})
+    unannotated = {p.key for p in params if p.annotation is _MISSING}
+    checked = dict(schema, properties={
+        k: {} if k in delegated else _unannotated_check(v) if k in unannotated else v
+        for k, v in schema["properties"].items()})
     required = [k for k in schema.get("required", ()) if k not in delegated]
     if required:
         checked["required"] = required
@@ -12277,6 +12293,8 @@ def _date() -> str:
 #   _pydantic_output      the result as it is                         _output_adapter_result (section 24)
 #   _pydantic_checked     the content as it is                        _output_adapter_checked (section 24)
 #   _json_text_params     no argument is JSON text                    _pre_parsed_params (section 29)
+#   _unannotated_check    an unannotated parameter checked as         _sdk_unannotated_check (section 29): any
+#                         published, a string (section 9)             value, as the SDK's Any takes
 #   _json_text_arguments  the arguments as they are                   _pre_parse_json (section 25)
 #   _text_arguments       a prompt's or a template's text arguments:  _lax_text_arguments (section 25): read
 #                         JSON text read where the check refuses it   by the lax conversions, as the SDK does
@@ -12323,7 +12341,8 @@ _SEAMS: FrozenSet[str] = frozenset((
     "_is_pydantic_model", "_pydantic_schema",
     "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_foreign_default", "_pydantic_value",
     "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
-    "_pydantic_checked", "_json_text_params", "_json_text_arguments", "_text_arguments", "_resolve_marker",
+    "_pydantic_checked", "_json_text_params", "_unannotated_check", "_json_text_arguments", "_text_arguments",
+    "_resolve_marker",
     "_resolvers_of",
     "_takes_sdk_context", "_sdk_model_json",
     # patterns (section 6)
@@ -16275,6 +16294,12 @@ class _ArmsCompiler(_Compiler):
 _COMPILER: type[_LaxCompiler] = _LaxCompiler  # or _FastCompiler: see _use_accelerators
 
 
+def _sdk_unannotated_check(published: Dict[str, Any]) -> Dict[str, Any]:
+    """_unannotated_check (section 9) as the SDK does it: any value, which its
+    Any takes whatever its WithJsonSchema publishes (a string)."""
+    return {}
+
+
 def _sdk_compiler_for(mode: str) -> type[_Compiler]:
     """_compiler_for (section 6) with the SDK's modes: the rule for strict, the
     smart union's strict arms, and pydantic's lax mode for tool arguments and
@@ -16303,7 +16328,7 @@ _refine(
     _resolve_parameters=_sdk_resolve_parameters, _resolved_parameters=_sdk_resolved_parameters,
     _input_responses=_sdk_input_responses, _elicitation_view=_sdk_elicitation,
     # lax validation (section 29)
-    _compiler_for=_sdk_compiler_for, _json_text_params=_pre_parsed_params,
+    _compiler_for=_sdk_compiler_for, _json_text_params=_pre_parsed_params, _unannotated_check=_sdk_unannotated_check,
 )
 
 

@@ -125,6 +125,50 @@ class CoreRulesTest(unittest.TestCase):
                 self.assertEqual(result["content"][0]["text"],
                                  f"Error executing tool add: 1 validation error for addArguments\n  {text}")
 
+    def test_an_integer_sent_with_a_fraction_of_zero_is_an_int(self) -> None:
+        # 15.0 is an integer to JSON Schema (2020-12 Validation, 6.1.1), so the strict
+        # check passes it; the parameter, wherever an int sits in its type, gets the int.
+        server = self.core.MCPServer("core")
+
+        @server.tool()
+        def take(n: int, items: List[int], maybe: Optional[int] = None, point: Optional[Inner] = None) -> str:
+            return repr((n, items, maybe, point))
+
+        self.assertEqual(server.call_tool("take", {"n": 15.0, "items": [1.0, 2], "maybe": 3.0, "point": {"n": 4.0}})[
+            "content"][0]["text"], "(15, [1, 2], 3, Inner(n=4))")
+        self.assertTrue(server.call_tool("take", {"n": 15.5, "items": []})["isError"])
+
+    def test_a_fraction_of_a_second_has_any_number_of_digits(self) -> None:
+        # RFC 3339's time-secfrac is "." 1*DIGIT: read to microseconds on every CPython
+        # (fromisoformat reads 3 or 6 digits only before 3.11).
+        utc = datetime.timezone.utc
+        for kind, tp, sent, made in (
+                ("time", datetime.time, "10:20:30.5", datetime.time(10, 20, 30, 500000)),
+                ("time", datetime.time, "10:20:30.1234567Z", datetime.time(10, 20, 30, 123456, tzinfo=utc)),
+                ("datetime", datetime.datetime, "2024-05-01T10:00:00.25+00:00",
+                 datetime.datetime(2024, 5, 1, 10, 0, 0, 250000, tzinfo=utc)),
+                ("datetime", datetime.datetime, "2024-05-01T10:00:00.1234z",
+                 datetime.datetime(2024, 5, 1, 10, 0, 0, 123400, tzinfo=utc))):
+            with self.subTest(sent=sent):
+                self.assertEqual(self.core._lax_parse(kind, tp, sent), made)
+
+    def test_an_unannotated_parameter_is_checked_as_published(self) -> None:
+        # Published as the SDK publishes it, a string (its WithJsonSchema), and checked
+        # so; the SDK layer takes any value there, as the SDK's Any does (_unannotated_check).
+        server = self.core.MCPServer("core")
+
+        @server.tool()
+        def join(x, y=3):  # type: ignore[no-untyped-def]
+            return f"{x}-{y}"
+
+        schema = server.list_tools()[0]["inputSchema"]
+        self.assertEqual(schema["properties"]["y"], {"default": 3, "title": "y", "type": "string"})
+        self.assertEqual(server.call_tool("join", {"x": "a", "y": "b"})["content"][0]["text"], "a-b")
+        refused = server.call_tool("join", {"x": "a", "y": [1]})
+        self.assertEqual((refused["isError"], refused["content"][0]["text"]), (
+            True, "Error executing tool join: 1 validation error for joinArguments\n  $.y: Input should be a valid "
+                  "string"))
+
     def test_a_result_is_checked_as_the_json_it_sends(self) -> None:
         server = self.core.MCPServer("core")
 

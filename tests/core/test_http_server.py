@@ -206,7 +206,7 @@ class FramingGeneratedTest(SharedServer):
 
     def test_a_refused_head_closes_before_the_request_behind_it(self) -> None:
         body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'  # 40 bytes
-        behind = ping_request(b"Content-Length: 40", b"Connection: close")  # what a proxy framing it otherwise sent next
+        behind = ping_request(b"Content-Length: 40", b"Connection: close")  # what a proxy framing it otherwise sent
         for seed in SEEDS:
             rng = random.Random(seed)
             for n in range(16):

@@ -278,7 +278,8 @@ class CoreRulesTest(unittest.TestCase):
         seams = ("_is_pydantic_model", "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field",
                  "_pydantic_value", "_involves_pydantic", "_pydantic_arguments", "_pydantic_read",
                  "_pydantic_structured", "_pydantic_output", "_pydantic_checked", "_json_text_params",
-                 "_json_text_arguments", "_resolve_marker", "_resolvers_of", "_takes_sdk_context", "_sdk_model_json")
+                 "_unannotated_check", "_json_text_arguments", "_resolve_marker", "_resolvers_of", "_takes_sdk_context",
+                 "_sdk_model_json")
         for name in seams:
             with self.subTest(seam=name):
                 self.assertIn(name, self.core._SEAMS)

