@@ -31,7 +31,7 @@ who keeps only the core serves; docs/layout.md).  Every tool of the tools file
 runs on the core.  It has no accelerators (they are a layer), so its calls
 measure the plain rules; compare them with MCP_REF_PURE=1 python bench/bench.py,
 where the whole file runs its plain rules too.  Its own table gives its ratios
-to the SDK and to the whole file; it adds about a twentieth to the run's time
+to the SDK and to the whole file; it adds about a tenth to the run's time
 (--no-core leaves it out).
 """
 
