@@ -4,6 +4,7 @@
     python bench/bench.py --quick    # fewer rounds, for a look
     python bench/bench.py --json     # also write every measurement to bench/results.json
     python bench/bench.py --baseline REV   # also the code of git revision REV, side by side (repeatable)
+    python bench/bench.py --no-core  # without the core alone (below)
 
 Three servers serve the same tools (bench/tools_server.py): mcp_ref, the SDK's
 MCPServer (the same file through tests/testdata/sdk_launcher.py) and bench/floor.py,
@@ -22,6 +23,16 @@ mcp_ref.py of that git revision, so that a change is measured against the code
 before it on the same machine at the same time (a table for each: the ratios of
 both to the SDK, and of today's code to the earlier one).  A metric the earlier
 tools file has no tool for is left out for it.
+
+By default one more server runs in the same turns, "mcp_ref core": the same
+tools file on the core alone, the working tree's mcp_ref.py cut at its
+"# ---- layers" line by .ci/cut_core.py into a temporary folder (what a user
+who keeps only the core serves; docs/layout.md).  Every tool of the tools file
+runs on the core.  It has no accelerators (they are a layer), so its calls
+measure the plain rules; compare them with MCP_REF_PURE=1 python bench/bench.py,
+where the whole file runs its plain rules too.  Its own table gives its ratios
+to the SDK and to the whole file; it adds about a tenth to the run's time
+(--no-core leaves it out).
 """
 
 import json
@@ -31,10 +42,11 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import venv
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -44,6 +56,7 @@ TOOLS = os.path.join(HERE, "tools_server.py")
 CALLS = {"scalar": ("add", {"a": 1, "b": 2}), "object": ("reading", {"city": "London"}),
          "list of 10 objects": ("readings", {"city": "London", "n": 10})}
 MAIN = ("floor", "mcp_ref", "sdk")  # the first table's servers (--baseline adds one)
+CORE = "mcp_ref core"  # the tools file on the cut core (cut_core)
 PROGRESS = "progress, 100 notifications"  # a Context tool: each call sends 100 notifications/progress
 PING, POLL = "ping", "tasks/get, a finished task"  # polling a task against the cheapest request there is
 METRICS = list(CALLS) + ["pipelined scalar", PROGRESS, PING, POLL]
@@ -58,15 +71,35 @@ def ensure_venv() -> None:
                     "mcp==2.3.*", "fastjsonschema", "jsonschema"], check=True)
 
 
-def servers(baselines: List[str]) -> Dict[str, List[str]]:
+def servers(baselines: List[str], core: str = "") -> Dict[str, List[str]]:
     commands = {
         "floor": [VENV_PY, "-I", os.path.join(HERE, "floor.py")],
         "mcp_ref": [VENV_PY, "-I", TOOLS],
         "sdk": [VENV_PY, os.path.join(ROOT, "tests", "testdata", "sdk_launcher.py"), TOOLS],
     }
+    if core:
+        commands[CORE] = [VENV_PY, "-I", os.path.join(core, "bench", "tools_server.py")]
     for rev in baselines:
         commands[f"at {rev}"] = [VENV_PY, "-I", checkout(rev)]
     return commands
+
+
+def cut_core(directory: str) -> None:
+    """The working tree's core as ``directory``/mcp_ref.py, beside a copy of the
+    tools file in ``directory``/bench/ (it finds its mcp_ref.py one level up,
+    as a baseline's does)."""
+    subprocess.run([sys.executable, os.path.join(ROOT, ".ci", "cut_core.py"), directory], check=True,
+                   stdout=subprocess.DEVNULL)
+    os.makedirs(os.path.join(directory, "bench"))
+    shutil.copy(TOOLS, os.path.join(directory, "bench", "tools_server.py"))
+
+
+def compile_files(*paths: str) -> List[str]:
+    """Write each file's bytecode, as installing does, so that no cold start
+    compiles; the .pyc files' paths."""
+    code = "import py_compile, sys; [print(py_compile.compile(p, doraise=True)) for p in sys.argv[1:]]"
+    return subprocess.run([VENV_PY, "-c", code, *paths], capture_output=True, text=True,
+                          check=True).stdout.split()
 
 
 def checkout(rev: str) -> str:
@@ -253,15 +286,17 @@ def check_replies(replies: List[bytes], first: int) -> None:
         assert not reply["result"].get("isError"), reply
 
 
-def import_time() -> Dict[str, float]:
-    """import mcp_ref in a fresh interpreter: beyond json (which every stdio server needs), and in all."""
+def import_time(directory: str = ROOT, name: str = "mcp_ref") -> Dict[str, float]:
+    """import mcp_ref (of ``directory``) in a fresh interpreter: beyond json
+    (which every stdio server needs), and in all."""
     code = ("import sys, time; sys.path.insert(0, %r); t0 = time.perf_counter(); import json; "
-            "t1 = time.perf_counter(); import mcp_ref; t2 = time.perf_counter(); print(t2 - t0, t2 - t1)" % ROOT)
+            "t1 = time.perf_counter(); import mcp_ref; t2 = time.perf_counter(); print(t2 - t0, t2 - t1)"
+            % directory)
     runs = [subprocess.run([VENV_PY, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
             for _ in range(15)]
     totals, alone = zip(*(map(float, r.stdout.split()) for r in runs))
-    return {"import mcp_ref beyond json (ms)": statistics.median(alone) * 1000,
-            "import json and mcp_ref (ms)": statistics.median(totals) * 1000}
+    return {f"import {name} beyond json (ms)": statistics.median(alone) * 1000,
+            f"import json and {name} (ms)": statistics.median(totals) * 1000}
 
 
 def fmt(values: List[float], digits: int = 0) -> str:
@@ -278,7 +313,13 @@ def main() -> None:
     ensure_venv()
     rounds, starts, n = (3, 5, 500) if quick else (7, 10, 2000)
     baselines = [sys.argv[i + 1] for i, word in enumerate(sys.argv[:-1]) if word == "--baseline"]
-    commands = servers(baselines)
+    # The cut core lives as long as this process (the folder goes when the object does).
+    folder = None if "--no-core" in sys.argv else tempfile.TemporaryDirectory(prefix="mcp_ref-core-")
+    core = folder.name if folder else ""
+    if core:
+        cut_core(core)
+    pyc = compile_files(os.path.join(ROOT, "mcp_ref.py"), *([os.path.join(core, "mcp_ref.py")] if core else []))
+    commands = servers(baselines, core)
     cold: Dict[str, List[float]] = {k: [] for k in commands}
     runs: Dict[str, Dict[str, List[float]]] = {k: {} for k in commands}
     for round_ in range(rounds):
@@ -293,6 +334,9 @@ def main() -> None:
     micro = json.loads(subprocess.run([VENV_PY, os.path.join(HERE, "micro.py")], capture_output=True, text=True,
                                       check=True).stdout)
     imports = import_time()
+    if core:
+        imports.update(import_time(core, "mcp_ref core"))
+    pyc_kib = {name: os.path.getsize(path) / 1024 for name, path in zip(("mcp_ref", CORE), pyc)}
     python = subprocess.run([VENV_PY, "-c", "import platform; print(platform.python_version())"],
                             capture_output=True, text=True).stdout.strip()
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
@@ -317,18 +361,26 @@ def main() -> None:
             row(f"{metric} (calls/s)", {k: runs[k][metric] for k in MAIN}, lambda o, s: o / s)
     row("peak RSS after the calls (MiB)", {k: runs[k]["peak RSS (MiB)"] for k in MAIN}, lambda o, s: s / o, 1)
     print()
+    if core:  # the whole file against its core alone, both against the SDK
+        compare_table("mcp_ref", CORE, cold, runs, ("mcp_ref", CORE, "mcp_ref vs SDK", "core vs SDK",
+                                                    "core / mcp_ref"))
     for rev in baselines:
-        compare_table(rev, cold, runs)
+        compare_table(f"at {rev}", "mcp_ref", cold, runs, (f"mcp_ref at {rev}", "mcp_ref", "before vs SDK",
+                                                           "now vs SDK", "now / before"))
+    ours = ("mcp_ref", CORE) if core else ("mcp_ref",)
     # A notification's cost in plain calls: (1/progress rate - 1/scalar rate) / 100, over 1/scalar rate.
-    for name in ("mcp_ref", "sdk"):
+    for name in ours + ("sdk",):
         scalar, notifying = med(runs[name]["scalar"]), med(runs[name][PROGRESS])
         print(f"{name}: a progress notification costs {(scalar / notifying - 1) / 100:.2f} plain calls")
     # Polling a task against a ping, and an ordinary call against both (issue 24: polling costs about a ping).
-    ping, poll, scalar = (med(runs["mcp_ref"][k]) for k in (PING, POLL, "scalar"))
-    print(f"mcp_ref: {poll:,.0f} tasks/get of a finished task/s, {ping:,.0f} pings/s: a poll costs "
-          f"{ping / poll:.2f} pings; a scalar tools/call costs {ping / scalar:.2f}")
+    for name in ours:
+        ping, poll, scalar = (med(runs[name][k]) for k in (PING, POLL, "scalar"))
+        print(f"{name}: {poll:,.0f} tasks/get of a finished task/s, {ping:,.0f} pings/s: a poll costs "
+              f"{ping / poll:.2f} pings; a scalar tools/call costs {ping / scalar:.2f}")
     for label, value in imports.items():
         print(f"{label}: {value:.1f}")
+    for name, size in pyc_kib.items():
+        print(f"{name}: its .pyc {size:,.0f} KiB")
     print(f"schema building: {micro['schema_build_speedup']:.1f}x faster than pydantic's TypeAdapter")
     print(f"validation per value: {micro['validate_vs_fastjsonschema']:.2f}x fastjsonschema's time, "
           f"{micro['validate_vs_jsonschema']:.2f}x jsonschema's")
@@ -339,24 +391,25 @@ def main() -> None:
     if "--json" in sys.argv:
         with open(os.path.join(HERE, "results.json"), "w") as f:
             json.dump({"cold_ms": cold, "runs": runs, "micro": micro, "imports": imports,
-                       "baselines": baselines}, f, indent=1)
+                       "baselines": baselines, "pyc_kib": pyc_kib}, f, indent=1)
 
 
-def compare_table(rev: str, cold: Dict[str, List[float]], runs: Dict[str, Dict[str, List[float]]]) -> None:
-    """mcp_ref now and at git revision ``rev``, each against the SDK of the same run."""
+def compare_table(first: str, second: str, cold: Dict[str, List[float]], runs: Dict[str, Dict[str, List[float]]],
+                  heads: Tuple[str, str, str, str, str]) -> None:
+    """Two servers side by side (an earlier revision and today's mcp_ref, or
+    mcp_ref and its core alone), each against the SDK of the same run, and how
+    many times better ``second`` does than ``first`` (faster, or smaller)."""
     med = statistics.median
-    baseline = f"at {rev}"
-    print(f"| {'metric':34} | {'mcp_ref ' + baseline:>24} | {'mcp_ref':>24} | {'before vs SDK':>13} |"
-          f" {'now vs SDK':>10} | {'now / before':>12} |")
-    print("|" + "|".join("-" * w for w in (36, 26, 26, 15, 12, 14)) + "|")
+    print(f"| {'metric':34} | {heads[0]:>24} | {heads[1]:>24} | {heads[2]:>14} | {heads[3]:>11} | {heads[4]:>14} |")
+    print("|" + "|".join("-" * w for w in (36, 26, 26, 16, 13, 16)) + "|")
     rows = [("cold start to tools/list (ms)", cold, True)]
     rows += [(f"{metric} (calls/s)", {k: v.get(metric, []) for k, v in runs.items()}, False)
              for metric in METRICS]
     rows.append(("peak RSS after the calls (MiB)", {k: v["peak RSS (MiB)"] for k, v in runs.items()}, True))
     for label, values, lower_is_better in rows:
-        if not values[baseline]:
-            continue  # the earlier tools file has no such tool
-        before, now = med(values[baseline]), med(values["mcp_ref"])
+        if not values[first] or not values[second]:
+            continue  # an earlier tools file has no such tool
+        before, now = med(values[first]), med(values[second])
         # how many times better than the SDK: faster, or smaller ("-": tasks/get, the SDK has none)
         then_x = now_x = "-"
         if values["sdk"]:
@@ -364,9 +417,9 @@ def compare_table(rev: str, cold: Dict[str, List[float]], runs: Dict[str, Dict[s
             ratios = (sdk / before, sdk / now) if lower_is_better else (before / sdk, now / sdk)
             then_x, now_x = (f"{ratio:.1f}x" for ratio in ratios)
         now_before = before / now if lower_is_better else now / before
-        print(f"| {label:34} | {fmt(values[baseline], 1 if lower_is_better else 0):>24} | "
-              f"{fmt(values['mcp_ref'], 1 if lower_is_better else 0):>24} | {then_x:>13} | "
-              f"{now_x:>10} | {now_before:>12.2f} |")
+        digits = 1 if lower_is_better else 0
+        print(f"| {label:34} | {fmt(values[first], digits):>24} | {fmt(values[second], digits):>24} | {then_x:>14} | "
+              f"{now_x:>11} | {now_before:>14.2f} |")
     print()
 
 
