@@ -680,12 +680,14 @@ def stdio_frames(script: str, scenario: str, env: Optional[Dict[str, str]] = Non
         if version == MODERN:
             meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
                     "io.modelcontextprotocol/clientCapabilities": caps}
-            declared = server.request(0, "server/discover", {"_meta": meta})["result"]["capabilities"]
+            server.send({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}})
         else:
             meta = {}
-            declared = server.request(0, "initialize", {"protocolVersion": version, "capabilities": caps,
-                                                        "clientInfo": {"name": "t", "version": "1"}})
-            declared = declared["result"]["capabilities"]
+            server.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": version, "capabilities": caps, "clientInfo": {"name": "t", "version": "1"}}})
+        # The first answer waits for the process to start: the SDK's imports take seconds on a loaded machine.
+        declared = server.recv(timeout=60)["result"]["capabilities"]
+        if version != MODERN:
             server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         frames = []
         for id_, (method, params) in enumerate(REQUESTS, 1):
