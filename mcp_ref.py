@@ -3018,8 +3018,10 @@ def _strict_value(kind: str, tp: Any, value: Any) -> Any:
         return _parsed_duration(tp, value)
     if value[-1:] in ("Z", "z"):  # RFC 3339's UTC, which fromisoformat reads only from Python 3.11
         value = value[:-1] + "+00:00"
-    if "." in value:  # RFC 3339's time-secfrac has any number of digits; fromisoformat reads
-        import re  # 3 or 6 before Python 3.11: to microseconds, as 3.11 and pydantic read it
+    if "." in value:
+        # RFC 3339's time-secfrac has any number of digits; fromisoformat reads 3 or 6
+        # before Python 3.11: cut or padded to microseconds, as 3.11 and pydantic read it.
+        import re
 
         value = re.sub(r"(?<=:\d\d)\.(\d+)", lambda m: "." + m.group(1)[:6].ljust(6, "0"), value, count=1)
     return tp.fromisoformat(value)
@@ -12342,8 +12344,7 @@ _SEAMS: FrozenSet[str] = frozenset((
     "_format_errors", "_lax_parse", "_build_union", "_is_pydantic_field", "_foreign_default", "_pydantic_value",
     "_involves_pydantic", "_pydantic_arguments", "_pydantic_read", "_pydantic_structured", "_pydantic_output",
     "_pydantic_checked", "_json_text_params", "_unannotated_check", "_json_text_arguments", "_text_arguments",
-    "_resolve_marker",
-    "_resolvers_of",
+    "_resolve_marker", "_resolvers_of",
     "_takes_sdk_context", "_sdk_model_json",
     # patterns (section 6)
     "_compile_pattern",
