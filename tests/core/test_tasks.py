@@ -1176,7 +1176,11 @@ class ForbiddenTest(Case):
 
     def test_stdio_and_http(self) -> None:
         with_tasks, without = task_server(), MCPServer("plain")
-        without.add_tool(lambda n: n, name="plain")
+
+        def plain(n: int) -> int:  # (as task_server's: an unannotated n is a string to the core alone)
+            return n
+
+        without.add_tool(plain)
         call = {"name": "plain", "arguments": {"n": 3}, "task": {}}
         for transport in (FuzzStdio, FuzzWsgi):
             with self.subTest(transport.__name__):
